@@ -1,0 +1,52 @@
+//! Raw FFI for NVIDIA's management library (NVML), generated from `nvml.h`.
+//!
+//! Every type, constant, enum and function of the header is here. Nothing is linked at build
+//! time: [`NvmlLib`] opens `libnvidia-ml.so.1` (then `libnvidia-ml.so`, or the path in
+//! `NVML_LIBRARY_PATH`) at run time, so a binary starts on any machine, and resolves each
+//! function on first use, so a driver older than the header gives an `Err` naming the missing
+//! symbol instead of a `symbol lookup error`.
+//!
+//! - Each function `nvmlX` has an accessor `NvmlLib::nvmlX()` returning its typed pointer.
+//! - Each versioned family (`nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount`, ...) has a resolver
+//!   `NvmlLib::nvmlDeviceGetCount_newest()` that returns the newest version the library has.
+//! - C enums are integer types with constants, so values newer than the header fit.
+//!
+//! ```no_run
+//! use nvml_sys::*;
+//!
+//! let lib = NvmlLib::open()?;
+//! let mut count = 0;
+//! // SAFETY: the pointers are valid for the duration of each call.
+//! unsafe {
+//!     assert_eq!(lib.nvmlInit_v2()?(), NVML_SUCCESS);
+//!     assert_eq!(lib.nvmlDeviceGetCount_v2()?(&mut count), NVML_SUCCESS);
+//!     lib.nvmlShutdown()?();
+//! }
+//! println!("{count} GPUs");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Everything under `src/generated/` is written by `cargo xtask regen`; this file and
+//! `loader.rs` are written by hand.
+
+#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
+#![allow(clippy::all)]
+
+#[macro_use]
+mod macros;
+mod loader;
+
+mod generated {
+    pub mod consts;
+    pub mod functions;
+    // Clang computed the layout for LP64 (x86-64 and aarch64 Linux); on other data models
+    // `long` and pointer sizes differ, so the numbers do not apply there.
+    #[cfg(all(target_pointer_width = "64", not(windows)))]
+    mod layout;
+    pub mod types;
+}
+
+pub use generated::consts::*;
+pub use generated::functions::*;
+pub use generated::types::*;
+pub use loader::{LoadError, MissingSymbol, NvmlLib, DEFAULT_LIBRARY_NAMES, LIBRARY_PATH_ENV};

@@ -1,0 +1,11 @@
+//! The goldens of `tests/fixtures/basic`, in nvml-sys's module layout.
+
+#[macro_use]
+#[path = "../../../crates/nvml-sys/src/macros.rs"]
+mod macros;
+#[path = "../../../crates/nvml-sys/src/loader.rs"]
+pub mod loader;
+pub mod generated;
+
+pub use generated::{consts::*, functions::*, types::*};
+pub use loader::{MissingSymbol, NvmlLib};

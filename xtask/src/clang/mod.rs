@@ -1,0 +1,214 @@
+//! The clang stage: `nvml.h` → [`Model`].
+//!
+//! Two parses of the header:
+//! 1. **Defines pass** — the header as a user sees it, with the preprocessing record kept. It
+//!    yields every `#define` (including the `#define nvmlX nvmlX_vN` table, which
+//!    `NVML_NO_UNVERSIONED_FUNC_DEFS` switches off) and the functions a normal build sees.
+//! 2. **Full pass** — a small generated C file that includes the header with
+//!    `-DNVML_NO_UNVERSIONED_FUNC_DEFS` (so the legacy prototypes are seen too) and declares
+//!    one `static const __auto_type` per object-like macro, so clang evaluates every constant
+//!    expression (`NVML_STRUCT_VERSION(...)` with its `sizeof` included) for us.
+//!
+//! Lowering is split by construct: [`records`], [`enums`], [`functions`], [`macros`],
+//! with C types mapped in [`types`].
+
+#![allow(non_upper_case_globals)] // clang-sys names its constants as libclang does.
+
+mod comments;
+mod cx;
+mod enums;
+mod functions;
+mod macros;
+mod records;
+mod types;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clang_sys::*;
+
+use crate::diag::Diagnostics;
+use crate::model::{HeaderInfo, Model};
+use cx::{Cursor, Index, Severity};
+
+/// Arguments shared by both passes: C, a fixed LP64 target so the output does not depend on
+/// the host, and GNU extensions for `__auto_type`.
+const CLANG_ARGS: &[&str] = &["-xc", "-std=gnu11", "--target=x86_64-unknown-linux-gnu", "-Wno-everything"];
+
+/// Name of the generated file of the full pass; it lives next to the header but never on disk.
+const EVAL_FILE: &str = "__nvmlgen_eval.c";
+
+/// Parses `path` into a model. Errors in the header abort with clang's diagnostics; anything
+/// the model cannot represent is collected into the returned diagnostics.
+pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnostics)> {
+    let source = std::fs::read_to_string(path).with_context(|| format!("cannot read header {}", path.display()))?;
+    let abs = std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+    let display = path.display().to_string();
+    let index = Index::new()?;
+    let mut diags = Diagnostics::new("parse");
+
+    // Pass 1: defines and the functions of a normal build.
+    let tu = index.parse(&abs, None, CLANG_ARGS, true)?;
+    check_clang_diagnostics(&tu.diagnostics(), &abs, &display)?;
+    let abs_str = abs.to_string_lossy().into_owned();
+    let mut current_functions = BTreeSet::new();
+    let mut macro_cursors = Vec::new();
+    for c in tu.cursor().children() {
+        if c.location().file != abs_str {
+            continue;
+        }
+        match c.kind() {
+            CXCursor_FunctionDecl => {
+                current_functions.insert(c.spelling());
+            }
+            CXCursor_MacroDefinition if !c.is_macro_builtin() && !c.is_macro_function_like() => {
+                macro_cursors.push((c.spelling(), c.location().line, tu.tokens(c)));
+            }
+            _ => {}
+        }
+    }
+    let source_lines: Vec<&str> = source.lines().collect();
+    let defines = macros::classify(macro_cursors, &source_lines);
+    drop(tu);
+
+    // Pass 2: everything else, with the macros evaluated in a generated file.
+    let eval_path: PathBuf = abs.with_file_name(EVAL_FILE);
+    let eval_source = macros::eval_source(&abs_str, &defines.evaluate);
+    let mut args = CLANG_ARGS.to_vec();
+    args.push("-DNVML_NO_UNVERSIONED_FUNC_DEFS");
+    let tu = index.parse(&eval_path, Some(&eval_source), &args, false)?;
+    let clang_diags = tu.diagnostics();
+    check_clang_diagnostics(&clang_diags, &abs, &display)?;
+
+    let mut model = Model { header, ..Model::default() };
+    let mut lower = Lower {
+        header_file: abs_str.clone(),
+        display,
+        anon_names: BTreeMap::new(),
+        current_functions,
+        model: &mut model,
+        diags: &mut diags,
+    };
+    let top = tu.cursor().children();
+    lower.name_anonymous_typedefs(&top);
+    for c in &top {
+        lower.top_level(*c);
+    }
+    macros::lower_evaluated(&mut lower, &top, &defines, &clang_diags);
+    macros::lower_strings_and_aliases(&mut lower, &defines);
+    lower.check_references();
+    drop(lower);
+    Ok((model, diags))
+}
+
+/// Fails with every clang error located in the header, `file:line:col: message` each.
+fn check_clang_diagnostics(diags: &[cx::Diagnostic], abs: &Path, display: &str) -> Result<()> {
+    let abs = abs.to_string_lossy();
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error && !d.file.ends_with(EVAL_FILE))
+        .map(|d| {
+            let file = if d.file == abs { display } else { d.file.as_str() };
+            format!("{file}:{}:{}: error: {}", d.line, d.column, d.message)
+        })
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!("clang reported {} error(s) in the header:\n{}", errors.len(), errors.join("\n"))
+}
+
+/// State of the full pass while it lowers cursors into the model.
+pub(crate) struct Lower<'m> {
+    header_file: String,
+    display: String,
+    /// Names given to anonymous records and enums, keyed by their declaration's file offset.
+    anon_names: BTreeMap<u32, String>,
+    /// Functions seen by the defines pass; the others are legacy.
+    current_functions: BTreeSet<String>,
+    model: &'m mut Model,
+    diags: &'m mut Diagnostics,
+}
+
+impl Lower<'_> {
+    fn place(&self, line: u32) -> String {
+        format!("{}:{line}", self.display)
+    }
+
+    fn in_header(&self, c: Cursor<'_>) -> bool {
+        c.location().file == self.header_file
+    }
+
+    /// `typedef struct { ... } name;` names the anonymous struct `name`.
+    fn name_anonymous_typedefs(&mut self, top: &[Cursor<'_>]) {
+        for c in top {
+            if c.kind() != CXCursor_TypedefDecl || !self.in_header(*c) {
+                continue;
+            }
+            let decl = types::strip_elaborated(c.typedef_underlying()).declaration();
+            if matches!(decl.kind(), CXCursor_StructDecl | CXCursor_UnionDecl | CXCursor_EnumDecl) && decl.is_anonymous() {
+                self.anon_names.entry(decl.location().offset).or_insert_with(|| c.spelling());
+            }
+        }
+    }
+
+    fn top_level(&mut self, c: Cursor<'_>) {
+        if !self.in_header(c) {
+            return;
+        }
+        match c.kind() {
+            CXCursor_StructDecl | CXCursor_UnionDecl if c.is_definition() => {
+                if let Some(name) = self.decl_name(c) {
+                    self.lower_record(c, name, None);
+                }
+            }
+            CXCursor_EnumDecl if c.is_definition() => {
+                if let Some(name) = self.decl_name(c) {
+                    self.lower_enum(c, name);
+                }
+            }
+            CXCursor_TypedefDecl => self.lower_typedef(c),
+            CXCursor_FunctionDecl => self.lower_function(c),
+            _ => {}
+        }
+    }
+
+    /// The model name of a record or enum declaration.
+    fn decl_name(&mut self, c: Cursor<'_>) -> Option<String> {
+        if !c.is_anonymous() {
+            return Some(c.spelling());
+        }
+        let name = self.anon_names.get(&c.location().offset).cloned();
+        if name.is_none() {
+            let line = c.location().line;
+            self.diags.error(self.place(line), "anonymous type that no typedef or field names");
+        }
+        name
+    }
+
+    /// Every `Ty::Named` must refer to a type of the model.
+    fn check_references(&mut self) {
+        let mut missing: BTreeMap<String, String> = BTreeMap::new();
+        let mut visit = |owner: &str, ty: &crate::model::Ty| {
+            types::for_each_named(ty, &mut |n| {
+                if !self.model.has_type(n) {
+                    missing.entry(n.to_string()).or_insert_with(|| owner.to_string());
+                }
+            })
+        };
+        for f in self.model.functions.values() {
+            visit(&f.name, &f.ret);
+            f.params.iter().for_each(|p| visit(&f.name, &p.ty));
+        }
+        for r in self.model.records.values() {
+            r.fields.iter().for_each(|fl| visit(&r.name, &fl.ty));
+        }
+        for t in self.model.typedefs.values() {
+            visit(&t.name, &t.ty);
+        }
+        for (name, owner) in missing {
+            self.diags.error(self.display.clone(), format!("type `{name}` (used by `{owner}`) is not declared in the header"));
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! NVIDIA's Doxygen comments → rustdoc Markdown, and `#[doc]` attributes.
+//!
+//! The output must never turn into a doctest or a broken intra-doc link: indentation is
+//! flattened (an indented line would be a Rust code block), brackets and angle brackets are
+//! escaped, and bare URLs are wrapped in `<...>`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Converts one Doxygen comment to Markdown.
+pub fn to_markdown(doxygen: &str) -> String {
+    // An inline command at the end of a line takes its argument from the next line.
+    let mut joined = String::with_capacity(doxygen.len());
+    let mut lines = doxygen.lines().peekable();
+    while let Some(line) = lines.next() {
+        let l = line.trim_end();
+        joined.push_str(l);
+        let dangling = ["\\ref", "@ref", "\\p", "\\a", "\\c"].iter().any(|c| l.ends_with(&format!(" {c}")) || l == *c);
+        if dangling && lines.peek().is_some_and(|n| !n.trim().is_empty()) {
+            joined.push(' ');
+            let next = lines.next().unwrap_or_default();
+            joined.push_str(next.trim_start());
+        }
+        joined.push('\n');
+    }
+    let mut out: Vec<String> = Vec::new();
+    for raw in joined.lines() {
+        let line = raw.trim();
+        if line.is_empty() {
+            if out.last().is_some_and(|l| !l.is_empty()) {
+                out.push(String::new());
+            }
+            continue;
+        }
+        let Some(line) = convert_line(line) else { continue };
+        out.push(line);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+/// One line, with block commands turned into Markdown; `None` drops the line.
+fn convert_line(line: &str) -> Option<String> {
+    if ["@{", "@}", "\\{", "\\}"].contains(&line) {
+        return None;
+    }
+    let (cmd, rest) = match line.strip_prefix('@').or_else(|| line.strip_prefix('\\')) {
+        Some(after) => {
+            let end = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '[' || c == ']' || c == ',')).unwrap_or(after.len());
+            (Some(&after[..end]), after[end..].trim_start())
+        }
+        None => (None, line),
+    };
+    let text = match cmd {
+        Some(c) if c.starts_with("defgroup") || c.starts_with("ingroup") || c.starts_with("addtogroup") => return None,
+        Some("brief" | "details") => inline(rest),
+        Some(c) if c.starts_with("param") => {
+            let dir = c.strip_prefix("param").unwrap_or("").trim_matches(|ch| ch == '[' || ch == ']');
+            let (name, desc) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let dir = if dir.is_empty() { String::new() } else { format!(" ({dir})") };
+            format!("* `{name}`{dir}: {}", inline(desc.trim_start()))
+        }
+        Some("return" | "returns" | "retval") => format!("**Returns:** {}", inline(rest)).trim_end().to_string(),
+        Some("note") => format!("**Note:** {}", inline(rest)),
+        Some("deprecated") => format!("**Deprecated:** {}", inline(rest)),
+        Some("see" | "sa") => format!("See also: {}", inline(rest)),
+        Some("warning") => format!("**Warning:** {}", inline(rest)),
+        _ => inline(line),
+    };
+    // Markdown would read a leading `#` as a heading and `1)` patterns are harmless.
+    Some(match text.strip_prefix('#') {
+        Some(r) => format!("\\#{r}"),
+        None => text,
+    })
+}
+
+/// Inline commands (`\ref x`, `\p x`, ...) and escaping.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut words = text.split(' ').peekable();
+    let mut first = true;
+    while let Some(w) = words.next() {
+        if !first {
+            out.push(' ');
+        }
+        first = false;
+        let code_cmd = ["\\ref", "@ref", "\\p", "@p", "\\a", "@a", "\\c", "@c", "\\b", "@b", "\\e", "@e"];
+        if code_cmd.contains(&w) {
+            // Skip runs of spaces between the command and its argument.
+            while words.peek() == Some(&"") {
+                words.next();
+            }
+            if let Some(arg) = words.next() {
+                let end = arg.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':')).unwrap_or(arg.len());
+                let (ident, tail) = arg.split_at(end);
+                let ident = ident.rsplit("::").next().unwrap_or(ident);
+                if ident.is_empty() {
+                    out.push_str(&escape(tail));
+                } else {
+                    out.push('`');
+                    out.push_str(ident);
+                    out.push('`');
+                    out.push_str(&escape(tail));
+                }
+            }
+            continue;
+        }
+        out.push_str(&escape(w));
+    }
+    out
+}
+
+fn escape(word: &str) -> String {
+    let word = word.replace("&tm;", "™");
+    if let Some(pos) = word.find("http://").or_else(|| word.find("https://")) {
+        let (before, rest) = word.split_at(pos);
+        let end = rest.find([')', ',', '"']).unwrap_or(rest.len());
+        let url = rest[..end].trim_end_matches('.');
+        return format!("{}<{url}>{}", escape(before), escape(&rest[url.len()..]));
+    }
+    let mut s = String::with_capacity(word.len());
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' => s.push_str("\\["),
+            ']' => s.push_str("\\]"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '`' => s.push_str("\\`"),
+            '\\' => match chars.peek().copied() {
+                Some(n @ ('%' | '\\' | '&' | '#' | '"' | '@' | '$')) => {
+                    chars.next();
+                    s.push(n);
+                }
+                _ => s.push_str("\\\\"),
+            },
+            _ => s.push(c),
+        }
+    }
+    s
+}
+
+/// `#[doc = "..."]` attributes, one per line, for an optional Doxygen comment.
+pub fn attrs(doxygen: Option<&str>) -> TokenStream {
+    match doxygen {
+        Some(d) => lines(&to_markdown(d)),
+        None => TokenStream::new(),
+    }
+}
+
+/// `#[doc]` attributes for Markdown that is already written.
+pub fn lines(markdown: &str) -> TokenStream {
+    let attrs = markdown.lines().map(|l| {
+        let l = format!(" {l}");
+        quote!(#[doc = #l])
+    });
+    quote!(#(#attrs)*)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_markdown;
+
+    #[test]
+    fn doxygen_to_markdown() {
+        let md = to_markdown(
+            "Retrieves the name.\n\nSee \\ref\nnvmlConstants::NVML_DEVICE_NAME_V2_BUFFER_SIZE.\n\n@param[out] name   Reference in which to return \\a name\n@return\n        - \\ref NVML_SUCCESS if set\n    indented [1] <x> https://docs.nvidia.com/x.",
+        );
+        assert_eq!(
+            md,
+            "Retrieves the name.\n\nSee `NVML_DEVICE_NAME_V2_BUFFER_SIZE`.\n\n* `name` (out): Reference in which to return `name`\n**Returns:**\n- `NVML_SUCCESS` if set\nindented \\[1\\] &lt;x&gt; <https://docs.nvidia.com/x>."
+        );
+    }
+
+    #[test]
+    fn groups_and_headings() {
+        assert_eq!(to_markdown("@{\n#define X\nTesla &tm; C2070"), "\\#define X\nTesla ™ C2070");
+    }
+}

@@ -1,0 +1,55 @@
+//! The NVML binding generator behind `cargo xtask`.
+//!
+//! Pipeline: [`clang`] parses `nvml.h` into the plain-data [`model`]; [`rules`] applies
+//! `gen-config/nvml.yaml` to it; [`emit`] turns the result into formatted Rust; [`regen`]
+//! swaps that into place, or compares it with what is checked in.
+
+pub mod clang;
+pub mod diag;
+pub mod emit;
+pub mod headers;
+pub mod model;
+pub mod regen;
+pub mod rules;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+/// The workspace root (the parent of this crate).
+pub fn project_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().map(PathBuf::from).unwrap_or_default()
+}
+
+/// The default rules file.
+pub const RULES_FILE: &str = "gen-config/nvml.yaml";
+
+/// What to generate from.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// A vendored version or a header path; `None` for the newest vendored header.
+    pub header: Option<String>,
+    /// The rules file; `None` for `gen-config/nvml.yaml`.
+    pub rules: Option<PathBuf>,
+    /// Print notes too, not only warnings and errors.
+    pub verbose: bool,
+}
+
+/// Parses the header and applies the rules: every phase's diagnostics are printed, and an
+/// error in a phase stops the pipeline there.
+pub fn bindings(root: &Path, inputs: &Inputs) -> Result<rules::Bindings> {
+    let header = headers::resolve(root, inputs.header.as_deref())?;
+    let (model, diags) = clang::parse_header(&header.path, header.info)?;
+    diags.finish(inputs.verbose)?;
+    let rules_path = inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE));
+    let shown = rules_path.strip_prefix(root).unwrap_or(&rules_path).display().to_string();
+    let rules = rules::load(&rules_path)?;
+    let (bindings, diags) = rules::apply(model, &rules, &shown);
+    diags.finish(inputs.verbose)?;
+    Ok(bindings)
+}
+
+/// The whole pipeline up to formatted files.
+pub fn generate(root: &Path, inputs: &Inputs) -> Result<emit::Output> {
+    emit::emit_all(&bindings(root, inputs)?)
+}

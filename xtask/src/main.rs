@@ -1,0 +1,120 @@
+//! `cargo xtask`: the command line of the NVML binding generator (see the library docs).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use xtask::{generate, model, project_root, regen, Inputs};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "The NVML binding generator", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args)]
+struct InputArgs {
+    /// A vendored header version (e.g. 13.5.37) or a path to an nvml.h; default: the newest
+    /// vendored header.
+    #[arg(long)]
+    header: Option<String>,
+    /// The rules file; default: gen-config/nvml.yaml.
+    #[arg(long)]
+    rules: Option<PathBuf>,
+    /// Also print notes (e.g. #defines that are not constants).
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+impl InputArgs {
+    fn inputs(&self) -> Inputs {
+        Inputs { header: self.header.clone(), rules: self.rules.clone(), verbose: self.verbose }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Regenerates every file under crates/*/src/generated/ from the header and the rules.
+    Regen {
+        #[command(flatten)]
+        input: InputArgs,
+        /// Write nothing; exit 1 and name each stale, missing or extra file if any.
+        #[arg(long)]
+        check: bool,
+        /// Write under this directory instead of the workspace (it gets the same layout).
+        #[arg(long, value_name = "DIR")]
+        out_root: Option<PathBuf>,
+    },
+    /// Prints a summary of a header's model, or the whole model as JSON.
+    Model {
+        #[command(flatten)]
+        input: InputArgs,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let root = project_root();
+    match cli.command {
+        Command::Regen { input, check, out_root } => {
+            let out = generate(&root, &input.inputs())?;
+            let target = out_root.unwrap_or_else(|| root.clone());
+            if check {
+                let problems = regen::check(&target, &out)?;
+                if problems.is_empty() {
+                    println!("generated files are up to date ({} files)", out.files.len());
+                    return Ok(ExitCode::SUCCESS);
+                }
+                for p in &problems {
+                    eprintln!("{p}");
+                }
+                eprintln!("error: {} generated file(s) out of date; run `cargo xtask regen`", problems.len());
+                return Ok(ExitCode::FAILURE);
+            }
+            let changed = regen::write(&target, &out)?;
+            println!("wrote {} files under {} ({} changed)", out.files.len(), target.display(), changed.len());
+            for c in changed {
+                println!("  {}", c.display());
+            }
+        }
+        Command::Model { input, json } => {
+            let b = xtask::bindings(&root, &input.inputs())?;
+            let m = &b.model;
+            if json {
+                println!("{}", serde_json::to_string_pretty(m)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            let top = |kind| m.records.values().filter(|r| r.kind == kind && r.parent.is_none()).count();
+            let nested = m.records.values().filter(|r| r.parent.is_some()).count();
+            let legacy = m.functions.values().filter(|f| f.legacy).count();
+            println!("header {} (sha256 {})", m.header.version, m.header.sha256);
+            println!("functions: {} ({legacy} only in the legacy block)", m.functions.len());
+            println!(
+                "records:   {} structs, {} unions (+{nested} nested anonymous)",
+                top(model::RecordKind::Struct),
+                top(model::RecordKind::Union)
+            );
+            println!("enums:     {}", m.enums.len());
+            println!("handles:   {}", m.handles.len());
+            println!("typedefs:  {}", m.typedefs.len());
+            println!("constants: {}", m.constants.len());
+            println!("aliases:   {} (#define nvmlX nvmlY)", m.aliases.len());
+            println!("families:  {} versioned", b.families.len());
+            println!("shapes:    {} string buffers, {} count+array", b.strings.len(), b.arrays.len());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,263 @@
+//! The plain-data model of `nvml.h`: what the clang stage produces and every later stage reads.
+//!
+//! Nothing here refers to libclang. Every collection is a `BTreeMap` keyed by the C name, so
+//! iteration (and therefore generated output) is in name order by construction.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// Everything the generator knows about one header.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Model {
+    pub header: HeaderInfo,
+    /// Every function prototype, the legacy (`NVML_NO_UNVERSIONED_FUNC_DEFS`) block included.
+    pub functions: BTreeMap<String, Function>,
+    /// Structs and unions, named by their tag or, when anonymous, their typedef (nested
+    /// anonymous records get `Parent_field` names).
+    pub records: BTreeMap<String, Record>,
+    /// Enums, named like records.
+    pub enums: BTreeMap<String, Enum>,
+    /// Integer, float and string `#define`s.
+    pub constants: BTreeMap<String, Constant>,
+    /// `typedef struct x_st *x_t;` where `x_st` is never defined.
+    pub handles: BTreeMap<String, Handle>,
+    /// Every other typedef: scalars, and aliases of records and enums.
+    pub typedefs: BTreeMap<String, Typedef>,
+    /// `#define nvmlX nvmlX_vN` and friends: the header's own "current version" table.
+    pub aliases: BTreeMap<String, Alias>,
+}
+
+/// Identity of the parsed header.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HeaderInfo {
+    /// Release version, e.g. `13.5.37`, or the file name for a header outside `nvml-headers/`.
+    pub version: String,
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Function {
+    pub name: String,
+    pub ret: Ty,
+    pub params: Vec<Param>,
+    pub doc: Option<String>,
+    pub deprecated: bool,
+    /// Declared only inside `#ifdef NVML_NO_UNVERSIONED_FUNC_DEFS`.
+    pub legacy: bool,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RecordKind {
+    Struct,
+    Union,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    pub name: String,
+    pub kind: RecordKind,
+    /// The C tag (`struct nvmlPciInfo_st`), if it has one.
+    pub tag: Option<String>,
+    pub size: u64,
+    pub align: u64,
+    pub fields: Vec<Field>,
+    pub doc: Option<String>,
+    /// For a nested anonymous record: the record it is declared in.
+    pub parent: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Field {
+    /// The C name; `anonN` for an unnamed struct or union member.
+    pub name: String,
+    pub ty: Ty,
+    /// Byte offset within the record.
+    pub offset: u64,
+    /// Set for bit-fields (then `offset` is the bit offset).
+    pub bit_width: Option<u32>,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Enum {
+    pub name: String,
+    pub tag: Option<String>,
+    /// The integer type clang chose (`UInt` for NVML's enums, `Int` when a value is negative).
+    pub repr: Ty,
+    /// In declaration order; duplicates and values above `INT_MAX` are kept as written.
+    pub constants: Vec<EnumConstant>,
+    pub doc: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnumConstant {
+    pub name: String,
+    pub value: IntValue,
+    pub doc: Option<String>,
+}
+
+/// An integer that keeps its signedness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum IntValue {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+impl IntValue {
+    pub fn as_i128(self) -> i128 {
+        match self {
+            IntValue::Signed(v) => v as i128,
+            IntValue::Unsigned(v) => v as i128,
+        }
+    }
+}
+
+impl std::fmt::Display for IntValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.as_i128())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Constant {
+    pub name: String,
+    pub value: ConstValue,
+    pub doc: Option<String>,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ConstValue {
+    /// An integer and the C type clang gave the expression.
+    Int { value: IntValue, ty: Ty },
+    Float(f64),
+    Str(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Handle {
+    pub name: String,
+    /// The never-defined struct it points to, e.g. `nvmlDevice_st`.
+    pub tag: String,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Typedef {
+    pub name: String,
+    pub ty: Ty,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Alias {
+    pub name: String,
+    pub target: String,
+    pub kind: AliasKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum AliasKind {
+    Function,
+    Type,
+}
+
+/// A C type, reduced to what bindings need.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Ty {
+    Void,
+    Bool,
+    Char,
+    SChar,
+    UChar,
+    Short,
+    UShort,
+    Int,
+    UInt,
+    Long,
+    ULong,
+    LongLong,
+    ULongLong,
+    Float,
+    Double,
+    /// A typedef, record or enum of the header, by its model name.
+    Named(String),
+    Pointer { pointee: Box<Ty>, is_const: bool },
+    Array { elem: Box<Ty>, len: u64 },
+    FnPtr { ret: Box<Ty>, params: Vec<Ty> },
+}
+
+impl Ty {
+    pub fn pointer(pointee: Ty, is_const: bool) -> Ty {
+        Ty::Pointer { pointee: Box::new(pointee), is_const }
+    }
+
+    /// The C spelling, for reports and diagnostics.
+    pub fn c_spelling(&self) -> String {
+        match self {
+            Ty::Void => "void".into(),
+            Ty::Bool => "_Bool".into(),
+            Ty::Char => "char".into(),
+            Ty::SChar => "signed char".into(),
+            Ty::UChar => "unsigned char".into(),
+            Ty::Short => "short".into(),
+            Ty::UShort => "unsigned short".into(),
+            Ty::Int => "int".into(),
+            Ty::UInt => "unsigned int".into(),
+            Ty::Long => "long".into(),
+            Ty::ULong => "unsigned long".into(),
+            Ty::LongLong => "long long".into(),
+            Ty::ULongLong => "unsigned long long".into(),
+            Ty::Float => "float".into(),
+            Ty::Double => "double".into(),
+            Ty::Named(n) => n.clone(),
+            Ty::Pointer { pointee, is_const } => {
+                format!("{}{} *", if *is_const { "const " } else { "" }, pointee.c_spelling())
+            }
+            Ty::Array { elem, len } => format!("{}[{len}]", elem.c_spelling()),
+            Ty::FnPtr { ret, params } => {
+                let ps: Vec<String> = params.iter().map(Ty::c_spelling).collect();
+                format!("{} (*)({})", ret.c_spelling(), ps.join(", "))
+            }
+        }
+    }
+}
+
+impl Model {
+    /// Functions callable without `NVML_NO_UNVERSIONED_FUNC_DEFS`.
+    pub fn current_functions(&self) -> impl Iterator<Item = &Function> {
+        self.functions.values().filter(|f| !f.legacy)
+    }
+
+    /// Whether `name` is a type of this header (record, enum, handle or typedef).
+    pub fn has_type(&self, name: &str) -> bool {
+        self.records.contains_key(name)
+            || self.enums.contains_key(name)
+            || self.handles.contains_key(name)
+            || self.typedefs.contains_key(name)
+    }
+
+    /// Follows typedef aliases to the record, enum or handle a name stands for.
+    pub fn resolve_typedef<'a>(&'a self, mut ty: &'a Ty) -> &'a Ty {
+        for _ in 0..16 {
+            match ty {
+                Ty::Named(n) => match self.typedefs.get(n) {
+                    Some(td) => ty = &td.ty,
+                    None => return ty,
+                },
+                _ => return ty,
+            }
+        }
+        ty
+    }
+}

@@ -1,0 +1,428 @@
+//! The rules stage: `gen-config/nvml.yaml` applied to the [`Model`].
+//!
+//! The YAML file is deserialised into [`Rules`] (unknown keys are errors) and checked against
+//! the model: a rule naming a function, parameter, type or constant the header lacks is an
+//! error that names the rule and the file; a rule that changes nothing is a warning, so a rule
+//! made stale by a header bump surfaces.
+//!
+//! Precedence, for every table below: an explicit rule wins over what the stage derives from
+//! the header by pattern; `skip` and `manual` win over every shape.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::diag::Diagnostics;
+use crate::model::{ConstValue, Function, Model, Ty};
+
+/// The contents of `gen-config/nvml.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Rules {
+    /// Opaque handle typedef → the name of its safe handle type, e.g. `nvmlDevice_t: Device`.
+    /// Every handle of the header needs one; a name that is not an opaque handle is an error.
+    pub handles: BTreeMap<String, String>,
+    /// Versioned-symbol overrides: API name → the symbols to try, newest first. Without an
+    /// override a family is derived from the header: the `#define nvmlX nvmlX_vN` table plus
+    /// every prototype `nvmlX_vN` or `nvmlXV` of a base `nvmlX`, ordered `_vN` (highest first),
+    /// then `V`, then the base name.
+    pub versions: BTreeMap<String, Vec<String>>,
+    /// String-buffer functions: the `char *` parameter, its length parameter and the header
+    /// constant (or number) that sizes it. Derived when a `char *` is followed by an
+    /// `unsigned int` length and the documentation names exactly one `..._SIZE` constant.
+    pub strings: BTreeMap<String, StringRule>,
+    /// Buffer-growth (count + array) functions. Derived when an `unsigned int *` whose name
+    /// contains `count`/`Count` sits next to a non-`char` pointer.
+    pub arrays: BTreeMap<String, ArrayRule>,
+    /// Function → method name in the safe crate, where the derived snake-case name is wrong.
+    pub renames: BTreeMap<String, String>,
+    /// Functions (a trailing `*` matches a prefix) the safe crate does not wrap, with the reason.
+    pub skip: BTreeMap<String, String>,
+    /// Functions wrapped by a hand-written file of the safe crate, with that file's path.
+    pub manual: BTreeMap<String, String>,
+}
+
+/// `char *buffer` sized by `length`, which must hold at least `size` bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StringRule {
+    pub buffer: String,
+    pub length: String,
+    /// A header constant, e.g. `NVML_DEVICE_NAME_V2_BUFFER_SIZE`, or a byte count.
+    #[serde(default)]
+    pub size: Option<SizeSpec>,
+}
+
+/// A buffer size: a header constant or a literal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SizeSpec {
+    Bytes(u64),
+    Constant(String),
+}
+
+/// `count` is in/out: capacity of `array` in, elements written (or needed) out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrayRule {
+    pub count: String,
+    pub array: String,
+}
+
+/// Where a shape came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Origin {
+    Derived,
+    Rule,
+}
+
+/// A resolved string buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StringBuffer {
+    pub buffer: String,
+    pub length: String,
+    /// The constant's name (when sized by one) and its value.
+    pub size: Option<(Option<String>, u64)>,
+    pub origin: Origin,
+}
+
+/// A resolved count + array pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArrayBuffer {
+    pub count: String,
+    pub array: String,
+    pub origin: Origin,
+}
+
+/// The model with every rule applied: what the emitters read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bindings {
+    pub model: Model,
+    /// Handle typedef → safe type name.
+    pub handles: BTreeMap<String, String>,
+    /// API name → symbols newest first (at least two each).
+    pub families: BTreeMap<String, Vec<String>>,
+    pub strings: BTreeMap<String, StringBuffer>,
+    pub arrays: BTreeMap<String, ArrayBuffer>,
+    pub renames: BTreeMap<String, String>,
+    /// Function → reason.
+    pub skipped: BTreeMap<String, String>,
+    /// Function → hand-written file.
+    pub manual: BTreeMap<String, String>,
+}
+
+/// Reads and parses a rules file; YAML errors carry the file, line and column.
+pub fn load(path: &Path) -> Result<Rules> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read rules file {}", path.display()))?;
+    parse(&text, &path.display().to_string())
+}
+
+pub fn parse(text: &str, origin: &str) -> Result<Rules> {
+    if text.trim().is_empty() {
+        return Ok(Rules::default());
+    }
+    serde_yaml::from_str(text).map_err(|e| match e.location() {
+        Some(l) => anyhow::anyhow!("{origin}:{}:{}: {e}", l.line(), l.column()),
+        None => anyhow::anyhow!("{origin}: {e}"),
+    })
+}
+
+/// Applies `rules` (read from `file`, for messages) to `model`.
+pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics) {
+    let mut d = Diagnostics::new("rules");
+    let place = |section: &str, key: &str| format!("{file}: {section}.{key}");
+
+    // Handles.
+    for (typedef, safe) in &rules.handles {
+        if !model.handles.contains_key(typedef) {
+            d.error(place("handles", typedef), format!("`{typedef}` is not an opaque handle of the header"));
+        } else if !is_rust_type_name(safe) {
+            d.error(place("handles", typedef), format!("`{safe}` is not a Rust type name"));
+        }
+    }
+    for h in model.handles.keys().filter(|h| !rules.handles.contains_key(*h)) {
+        d.warn(format!("{file}: handles"), format!("opaque handle `{h}` has no rule; give it a safe type name"));
+    }
+
+    // Versioned families.
+    let mut families = derive_families(&model);
+    for (api, symbols) in &rules.versions {
+        let missing: Vec<&String> = symbols.iter().filter(|s| !model.functions.contains_key(*s)).collect();
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+            d.error(place("versions", api), format!("names functions the header does not declare: {}", names.join(", ")));
+            continue;
+        }
+        if symbols.len() < 2 {
+            d.error(place("versions", api), "a versioned family needs at least two symbols");
+            continue;
+        }
+        if families.get(api) == Some(symbols) {
+            d.warn(place("versions", api), "matches nothing: the header already gives this order");
+        }
+        families.insert(api.clone(), symbols.clone());
+    }
+
+    // String buffers: derived, then explicit rules.
+    let mut strings = BTreeMap::new();
+    for f in model.functions.values() {
+        if let Some(s) = derive_string(&model, f) {
+            strings.insert(f.name.clone(), s);
+        }
+    }
+    for (func, rule) in &rules.strings {
+        let p = place("strings", func);
+        let Some(f) = function(&model, func, &p, &mut d) else { continue };
+        let ok = check_param(f, &rule.buffer, &p, &mut d, |t| matches!(t, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))
+            & check_param(f, &rule.length, &p, &mut d, |t| is_uint(t) || matches!(t, Ty::Pointer { pointee, .. } if is_uint(pointee)));
+        let size = match &rule.size {
+            None => None,
+            Some(SizeSpec::Bytes(n)) => Some((None, *n)),
+            Some(SizeSpec::Constant(c)) => match constant_value(&model, c) {
+                Some(v) => Some((Some(c.clone()), v)),
+                None => {
+                    d.error(p.clone(), format!("`{c}` is not an integer constant of the header"));
+                    continue;
+                }
+            },
+        };
+        if !ok {
+            continue;
+        }
+        let resolved = StringBuffer { buffer: rule.buffer.clone(), length: rule.length.clone(), size, origin: Origin::Rule };
+        if strings.get(func).map(|s: &StringBuffer| StringBuffer { origin: Origin::Rule, ..s.clone() }) == Some(resolved.clone()) {
+            d.warn(p, "matches nothing: the same shape is derived from the header");
+        }
+        strings.insert(func.clone(), resolved);
+    }
+
+    // Count + array pairs.
+    let mut arrays = BTreeMap::new();
+    for f in model.functions.values() {
+        if let Some(a) = derive_array(f) {
+            arrays.insert(f.name.clone(), a);
+        }
+    }
+    for (func, rule) in &rules.arrays {
+        let p = place("arrays", func);
+        let Some(f) = function(&model, func, &p, &mut d) else { continue };
+        let ok = check_param(f, &rule.count, &p, &mut d, |t| matches!(t, Ty::Pointer { pointee, is_const: false } if is_uint(pointee)))
+            & check_param(f, &rule.array, &p, &mut d, |t| matches!(t, Ty::Pointer { .. }));
+        if !ok {
+            continue;
+        }
+        let resolved = ArrayBuffer { count: rule.count.clone(), array: rule.array.clone(), origin: Origin::Rule };
+        if arrays.get(func).map(|a: &ArrayBuffer| ArrayBuffer { origin: Origin::Rule, ..a.clone() }) == Some(resolved.clone()) {
+            d.warn(p, "matches nothing: the same shape is derived from the header");
+        }
+        arrays.insert(func.clone(), resolved);
+    }
+
+    // Renames, skips, manual wrappers.
+    for (func, name) in &rules.renames {
+        let p = place("renames", func);
+        if function(&model, func, &p, &mut d).is_some() && !is_rust_fn_name(name) {
+            d.error(p, format!("`{name}` is not a snake_case Rust method name"));
+        }
+    }
+    let mut skipped = BTreeMap::new();
+    for (pattern, reason) in &rules.skip {
+        let matched: Vec<&String> = model.functions.keys().filter(|n| glob_match(pattern, n)).collect();
+        if matched.is_empty() {
+            if pattern.ends_with('*') {
+                d.warn(place("skip", pattern), "matches no function of the header");
+            } else {
+                d.error(place("skip", pattern), format!("`{pattern}` is not a function of the header"));
+            }
+        }
+        for m in matched {
+            skipped.insert(m.clone(), reason.clone());
+        }
+    }
+    for (func, file_path) in &rules.manual {
+        let p = place("manual", func);
+        if function(&model, func, &p, &mut d).is_some() && skipped.contains_key(func) {
+            d.error(p, "is both skipped and wrapped by hand");
+        }
+        let _ = file_path;
+    }
+
+    let bindings = Bindings {
+        model,
+        handles: rules.handles.clone(),
+        families,
+        strings,
+        arrays,
+        renames: rules.renames.clone(),
+        skipped,
+        manual: rules.manual.clone(),
+    };
+    (bindings, d)
+}
+
+fn function<'m>(model: &'m Model, name: &str, place: &str, d: &mut Diagnostics) -> Option<&'m Function> {
+    let f = model.functions.get(name);
+    if f.is_none() {
+        d.error(place.to_string(), format!("`{name}` is not a function of the header"));
+    }
+    f
+}
+
+/// Checks that `f` has a parameter `name` whose type passes `ok`; reports otherwise.
+fn check_param(f: &Function, name: &str, place: &str, d: &mut Diagnostics, ok: impl Fn(&Ty) -> bool) -> bool {
+    match f.params.iter().find(|p| p.name == name) {
+        None => {
+            let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+            d.error(place.to_string(), format!("`{}` has no parameter `{name}` (it has: {})", f.name, names.join(", ")));
+            false
+        }
+        Some(p) if !ok(&p.ty) => {
+            d.error(place.to_string(), format!("parameter `{name}` of `{}` has type `{}`, which does not fit this rule", f.name, p.ty.c_spelling()));
+            false
+        }
+        Some(_) => true,
+    }
+}
+
+fn is_uint(t: &Ty) -> bool {
+    matches!(t, Ty::UInt)
+}
+
+fn constant_value(model: &Model, name: &str) -> Option<u64> {
+    match &model.constants.get(name)?.value {
+        ConstValue::Int { value, .. } => u64::try_from(value.as_i128()).ok(),
+        _ => None,
+    }
+}
+
+/// `prefix*` matches by prefix; anything else matches exactly.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => pattern == name,
+    }
+}
+
+fn is_rust_type_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_rust_fn_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Splits `nvmlX_v3` into (`nvmlX`, 3) and `nvmlXV` into (`nvmlX`, 1); the base name ranks 0.
+fn version_of(name: &str) -> Option<(&str, u32)> {
+    if let Some((base, v)) = name.rsplit_once("_v") {
+        if let Ok(n) = v.parse::<u32>() {
+            return Some((base, n * 2));
+        }
+    }
+    name.strip_suffix('V').map(|base| (base, 1))
+}
+
+/// Families from the header: every `_vN`/`V` prototype with its base, plus the define table.
+pub fn derive_families(model: &Model) -> BTreeMap<String, Vec<String>> {
+    let mut by_base: BTreeMap<String, BTreeSet<(u32, String)>> = BTreeMap::new();
+    for name in model.functions.keys() {
+        if let Some((base, rank)) = version_of(name) {
+            if rank >= 2 || model.functions.contains_key(base) {
+                by_base.entry(base.to_string()).or_default().insert((rank, name.clone()));
+            }
+        }
+    }
+    let mut families = BTreeMap::new();
+    for (base, versions) in by_base {
+        let mut symbols: Vec<String> = versions.into_iter().rev().map(|(_, n)| n).collect();
+        if model.functions.contains_key(&base) {
+            symbols.push(base.clone());
+        }
+        if symbols.len() >= 2 {
+            families.insert(base, symbols);
+        }
+    }
+    // A `#define nvmlX nvmlY` whose target has no version suffix (e.g. the Blacklist →
+    // Excluded renames) is a family of the target alone: resolving the old name still works
+    // against drivers that predate the rename.
+    for alias in model.aliases.values().filter(|a| a.kind == crate::model::AliasKind::Function) {
+        if version_of(&alias.target).is_none() && !families.contains_key(&alias.name) {
+            let mut symbols = vec![alias.target.clone()];
+            if model.functions.contains_key(&alias.name) {
+                symbols.push(alias.name.clone());
+            }
+            if symbols.len() >= 2 {
+                families.insert(alias.name.clone(), symbols);
+            }
+        }
+    }
+    families
+}
+
+/// `char *buf, unsigned int length` (or `unsigned int *length`), sized by the one
+/// `..._SIZE`/`..._LEN` constant the documentation names, if it names exactly one.
+fn derive_string(model: &Model, f: &Function) -> Option<StringBuffer> {
+    let i = f.params.iter().position(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))?;
+    let len = f.params.get(i + 1)?;
+    let len_ok = is_uint(&len.ty) || matches!(&len.ty, Ty::Pointer { pointee, is_const: false } if is_uint(pointee));
+    if !len_ok {
+        return None;
+    }
+    let mentioned: BTreeSet<&str> = f
+        .doc
+        .as_deref()
+        .unwrap_or("")
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with("NVML_") && (w.ends_with("_SIZE") || w.ends_with("_LEN")))
+        .filter(|w| constant_value(model, w).is_some())
+        .collect();
+    let size = match mentioned.into_iter().collect::<Vec<_>>().as_slice() {
+        [one] => Some((Some(one.to_string()), constant_value(model, one)?)),
+        _ => None,
+    };
+    Some(StringBuffer { buffer: f.params[i].name.clone(), length: len.name.clone(), size, origin: Origin::Derived })
+}
+
+/// `unsigned int *count` next to a non-`char` pointer `array`.
+fn derive_array(f: &Function) -> Option<ArrayBuffer> {
+    let ps = &f.params;
+    let i = ps.iter().position(|p| {
+        (p.name.contains("count") || p.name.contains("Count"))
+            && matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if is_uint(pointee))
+    })?;
+    let is_array = |j: usize| {
+        ps.get(j).is_some_and(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee != Ty::Char && **pointee != Ty::Void))
+    };
+    let j = if is_array(i + 1) { i + 1 } else if i > 0 && is_array(i - 1) { i - 1 } else { return None };
+    Some(ArrayBuffer { count: ps[i].name.clone(), array: ps[j].name.clone(), origin: Origin::Derived })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_errors_with_a_location() {
+        let err = parse("handles: {}\nbogus: 1\n", "x.yaml").unwrap_err().to_string();
+        assert!(err.starts_with("x.yaml:2:1:"), "{err}");
+        assert!(err.contains("bogus"), "{err}");
+    }
+
+    #[test]
+    fn rules_roundtrip_through_yaml() {
+        let text = std::fs::read_to_string(crate::project_root().join("gen-config/nvml.yaml")).unwrap();
+        let rules = parse(&text, "nvml.yaml").unwrap();
+        let again = parse(&serde_yaml::to_string(&rules).unwrap(), "again").unwrap();
+        assert_eq!(rules, again);
+    }
+
+    #[test]
+    fn versions_rank() {
+        assert_eq!(version_of("nvmlInit_v2"), Some(("nvmlInit", 4)));
+        assert_eq!(version_of("nvmlDeviceGetTemperatureV"), Some(("nvmlDeviceGetTemperature", 1)));
+        assert_eq!(version_of("nvmlInit"), None);
+        assert!(glob_match("nvmlVgpu*", "nvmlVgpuTypeGetName"));
+        assert!(!glob_match("nvmlVgpu", "nvmlVgpuTypeGetName"));
+    }
+}

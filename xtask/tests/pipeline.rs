@@ -1,0 +1,200 @@
+//! End-to-end tests of the generator: fixture goldens, the real header, freshness of the
+//! checked-in files, and bad input.
+//!
+//! Set `UPDATE_GOLDEN=1` to rewrite the fixtures' expected files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use xtask::emit::{GeneratedFile, Output};
+use xtask::{generate, project_root, regen, Inputs};
+
+fn fixture(case: &str) -> PathBuf {
+    project_root().join("tests/fixtures").join(case)
+}
+
+fn fixture_inputs(case: &str) -> Inputs {
+    let dir = fixture(case);
+    Inputs { header: Some(dir.join("input.h").display().to_string()), rules: Some(dir.join("rules.yaml")), verbose: false }
+}
+
+/// A fresh empty directory under the target dir.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn fixture_goldens() {
+    let out = generate(&project_root(), &fixture_inputs("basic")).unwrap();
+    let expected_dir = fixture("basic").join("expected");
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut mismatched = Vec::new();
+    for f in &out.files {
+        let golden = expected_dir.join(f.path.file_name().unwrap());
+        if update {
+            std::fs::create_dir_all(&expected_dir).unwrap();
+            std::fs::write(&golden, &f.contents).unwrap();
+        } else if std::fs::read_to_string(&golden).ok().as_deref() != Some(f.contents.as_str()) {
+            mismatched.push(golden.display().to_string());
+        }
+    }
+    assert!(mismatched.is_empty(), "goldens differ (rerun with UPDATE_GOLDEN=1 and review): {mismatched:?}");
+}
+
+#[test]
+fn fixture_model_has_every_construct() {
+    let b = xtask::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
+    let m = &b.model;
+    assert_eq!(m.functions.len(), 12);
+    let legacy: Vec<&str> = m.functions.values().filter(|f| f.legacy).map(|f| f.name.as_str()).collect();
+    assert_eq!(legacy, ["nvmlDeviceGetCount", "nvmlInit"]);
+    assert!(m.functions["nvmlDeviceGetTemperature"].deprecated);
+    assert!(!m.functions["nvmlDeviceGetTemperatureV"].deprecated);
+    // Enum values above INT_MAX and duplicates survive.
+    let flags = &m.enums["nvmlFlags_t"];
+    assert_eq!(flags.constants[1].value, xtask::model::IntValue::Unsigned(0x8000_0000));
+    let ret = &m.enums["nvmlReturn_enum"];
+    assert_eq!(ret.constants.iter().filter(|c| c.value.as_i128() == 7).count(), 2);
+    // Layout comes from clang: 4 + pad + 8 + 4 + 6 (align 1) + pad + 4 + 8.
+    let mem = &m.records["nvmlMemory_v2_t"];
+    assert_eq!((mem.size, mem.align), (40, 8));
+    let offsets: Vec<(&str, u64)> = mem.fields.iter().map(|f| (f.name.as_str(), f.offset)).collect();
+    assert_eq!(offsets, [("version", 0), ("total", 8), ("type", 16), ("anon0", 20), ("data", 28), ("value", 32)]);
+    assert!(m.records.contains_key("nvmlMemory_v2_t_anon0"));
+    assert!(m.records.contains_key("nvmlMemory_v2_t_data"));
+    // The struct-version macro is evaluated by clang, sizeof included: 40 | 2 << 24.
+    let v = &m.constants["nvmlMemory_v2"].value;
+    assert_eq!(*v, xtask::model::ConstValue::Int { value: xtask::model::IntValue::Unsigned(40 | 2 << 24), ty: xtask::model::Ty::UInt });
+    assert!(!m.constants.contains_key("NVML_CAP_RANGE"));
+    assert_eq!(m.aliases["nvmlInit"].target, "nvmlInit_v2");
+    assert_eq!(m.aliases["nvmlBlacklistInfo_t"].kind, xtask::model::AliasKind::Type);
+    // Families: derived newest-first, and the rule's override.
+    assert_eq!(b.families["nvmlInit"], ["nvmlInit_v2", "nvmlInit"]);
+    assert_eq!(b.families["nvmlDeviceGetTemperature"], ["nvmlDeviceGetTemperature", "nvmlDeviceGetTemperatureV"]);
+    assert_eq!(b.strings["nvmlDeviceGetName"].size, Some((None, 96)));
+    assert_eq!(b.arrays["nvmlDeviceGetPids"].array, "pids");
+    assert!(b.skipped.contains_key("nvmlErrorString"));
+}
+
+#[test]
+fn real_header_model_counts() {
+    let b = xtask::bindings(&project_root(), &Inputs::default()).unwrap();
+    let m = &b.model;
+    assert_eq!(m.header.version, "13.5.37");
+    assert_eq!(m.functions.len(), 436);
+    assert_eq!(m.functions.values().filter(|f| f.legacy).count(), 23);
+    assert_eq!(m.current_functions().count(), 413);
+    let top = |k| m.records.values().filter(|r| r.kind == k && r.parent.is_none()).count();
+    assert_eq!(top(xtask::model::RecordKind::Struct), 194);
+    assert_eq!(top(xtask::model::RecordKind::Union), 4);
+    assert_eq!(m.enums.len(), 67);
+    assert_eq!(m.handles.len(), 7);
+    // The header's define table points nvmlEventSetWait at _v2; the family knows _v3.
+    assert_eq!(m.aliases["nvmlEventSetWait"].target, "nvmlEventSetWait_v2");
+    assert_eq!(b.families["nvmlEventSetWait"], ["nvmlEventSetWait_v3", "nvmlEventSetWait_v2", "nvmlEventSetWait"]);
+    assert_eq!(b.families["nvmlDeviceGetPciInfo"], ["nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"]);
+}
+
+#[test]
+fn checked_in_files_are_fresh() {
+    let root = project_root();
+    let out = generate(&root, &Inputs::default()).unwrap();
+    let problems = regen::check(&root, &out).unwrap();
+    let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+    assert!(problems.is_empty(), "generated files are out of date, run `cargo xtask regen`:\n{}", listed.join("\n"));
+}
+
+#[test]
+fn two_regens_are_byte_identical() {
+    let a = generate(&project_root(), &Inputs::default()).unwrap();
+    let b = generate(&project_root(), &Inputs::default()).unwrap();
+    assert_eq!(a.files, b.files);
+}
+
+#[test]
+fn regen_check_names_missing_and_extra_files() {
+    let dir = scratch("check-cli");
+    let extra = dir.join("crates/nvml-sys/src/generated/old.rs");
+    std::fs::create_dir_all(extra.parent().unwrap()).unwrap();
+    std::fs::write(&extra, "// left over").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--check", "--out-root"]).arg(&dir).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("missing: crates/nvml-sys/src/generated/types.rs"), "{stderr}");
+    assert!(stderr.contains("extra:   crates/nvml-sys/src/generated/old.rs"), "{stderr}");
+    assert!(extra.exists(), "--check must not write or delete");
+    // A regen there replaces the directory: the extra file goes, and a second check passes.
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--out-root"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!extra.exists());
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--check", "--out-root"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn broken_header_reports_clang_locations() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["regen", "--check", "--header"])
+        .arg(fixture("broken").join("input.h"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr.contains("input.h:5:25: error: expected ';' at end of declaration list"), "{stderr}");
+    assert!(stderr.contains("input.h:9:1: error: unknown type name 'nvmlReturn_t'"), "{stderr}");
+}
+
+fn rules_error(yaml: &str) -> String {
+    let dir = scratch(&format!("rules-{:x}", yaml.len() * 31 + yaml.bytes().map(usize::from).sum::<usize>()));
+    let rules = dir.join("bad.yaml");
+    std::fs::write(&rules, yaml).unwrap();
+    let inputs = Inputs { rules: Some(rules), ..fixture_inputs("basic") };
+    format!("{:#}", xtask::bindings(&project_root(), &inputs).unwrap_err())
+}
+
+#[test]
+fn bad_rules_name_the_rule_and_the_file() {
+    let e = rules_error("handles:\n  nvmlDevice_t: Device\nrenamez: {}\n");
+    assert!(e.contains("bad.yaml:3:1: unknown field `renamez`"), "{e}");
+    // Errors from one phase are reported together; the message counts them.
+    let e = rules_error("versions:\n  nvmlInit: [nvmlInit_v9, nvmlInit]\nstrings:\n  nvmlDeviceGetName: { buffer: nom, length: length }\n");
+    assert!(e.contains("rules phase failed with 2 error(s)"), "{e}");
+    let e = rules_error("handles:\n  nvmlUnit_t: Unit\n");
+    assert!(e.contains("rules phase failed with 1 error(s)"), "{e}");
+}
+
+#[test]
+fn rule_diagnostics_are_specific() {
+    let b = xtask::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
+    let rules = xtask::rules::parse(
+        "handles: {nvmlDevice_t: Device}\narrays:\n  nvmlDeviceGetPids: { count: count, array: pids }\nskip:\n  'nvmlVgpu*': none\n  nvmlNope: x\n",
+        "r.yaml",
+    )
+    .unwrap();
+    let (_, d) = xtask::rules::apply(b.model, &rules, "r.yaml");
+    let msgs: Vec<String> = d.items().iter().map(|x| x.to_string()).collect();
+    assert!(msgs.contains(&"warning: r.yaml: arrays.nvmlDeviceGetPids: matches nothing: the same shape is derived from the header".to_string()), "{msgs:?}");
+    assert!(msgs.contains(&"warning: r.yaml: skip.nvmlVgpu*: matches no function of the header".to_string()), "{msgs:?}");
+    assert!(msgs.contains(&"error: r.yaml: skip.nvmlNope: `nvmlNope` is not a function of the header".to_string()), "{msgs:?}");
+}
+
+#[test]
+fn failed_write_leaves_existing_files_untouched() {
+    let dir = scratch("unwritable");
+    let good = PathBuf::from("good/generated");
+    std::fs::create_dir_all(dir.join(&good)).unwrap();
+    std::fs::write(dir.join(&good).join("a.rs"), "old").unwrap();
+    // The second directory cannot be created: its parent is a regular file.
+    std::fs::write(dir.join("blocked"), "a file").unwrap();
+    let bad = PathBuf::from("blocked/generated");
+    let file = |d: &Path, n: &str| GeneratedFile { path: d.join(n), contents: "new".into() };
+    let out = Output { dirs: vec![good.clone(), bad.clone()], files: vec![file(&good, "a.rs"), file(&bad, "b.rs")] };
+    let err = format!("{:#}", regen::write(&dir, &out).unwrap_err());
+    assert!(err.contains("the checked-in files are untouched"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join(&good).join("a.rs")).unwrap(), "old");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("good")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers, ["generated"], "no staging directory may be left behind");
+}
