@@ -4,6 +4,7 @@
 //! `gen-config/nvml.yaml` to it; [`emit`] turns the result into formatted Rust; [`regen`]
 //! swaps that into place, or compares it with what is checked in.
 
+pub mod bench;
 pub mod clang;
 pub mod diag;
 pub mod emit;

@@ -47,6 +47,16 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out_root: Option<PathBuf>,
     },
+    /// Times a full regen phase by phase (and bindgen on the same header, if available).
+    Bench {
+        #[command(flatten)]
+        input: InputArgs,
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// The bindgen CLI to compare with; default: `bindgen` if it is on PATH.
+        #[arg(long)]
+        bindgen: Option<String>,
+    },
     /// Prints a summary of a header's model, or the whole model as JSON.
     Model {
         #[command(flatten)]
@@ -89,6 +99,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             for c in changed {
                 println!("  {}", c.display());
             }
+        }
+        Command::Bench { input, runs, bindgen } => {
+            let on_path = || {
+                std::env::var_os("PATH")
+                    .and_then(|p| std::env::split_paths(&p).map(|d| d.join("bindgen")).find(|b| b.is_file()))
+                    .map(|b| b.display().to_string())
+            };
+            let bindgen = bindgen.or_else(on_path);
+            xtask::bench::run(&root, &input.inputs(), runs, bindgen.as_deref())?;
         }
         Command::Model { input, json } => {
             let b = xtask::bindings(&root, &input.inputs())?;

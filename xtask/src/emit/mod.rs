@@ -4,6 +4,7 @@
 //! prettyplease, so the output's layout depends on nothing installed on the machine.
 
 pub mod doc;
+pub mod mock;
 pub mod sys;
 
 use std::path::PathBuf;
@@ -34,6 +35,7 @@ pub struct Output {
 pub fn emit_all(b: &Bindings) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
+    mock::emit(b, &mut out)?;
     Ok(out)
 }
 

@@ -1,0 +1,101 @@
+//! Reading and writing through the pointers a C caller hands over, with NVML's protocols for
+//! strings and lists. Every `unsafe` block of the mock is here.
+
+use std::ffi::{c_char, c_uint, CStr};
+
+use nvml_sys::*;
+
+/// The status of an engine operation: `Err` carries the NVML code the caller gets.
+pub type Status = Result<(), nvmlReturn_t>;
+
+/// Writes `v` through an out-pointer; a null pointer is `NVML_ERROR_INVALID_ARGUMENT`.
+pub fn put<T>(p: *mut T, v: T) -> Status {
+    if p.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: NVML's contract is that a non-null out-pointer points to writable memory for a
+    // `T` (the type of the C prototype); unaligned writes keep a sloppy caller safe too.
+    unsafe { p.write_unaligned(v) };
+    Ok(())
+}
+
+/// Reads an in-pointer (or the current value of an in/out pointer).
+pub fn get<T: Copy>(p: *const T) -> Result<T, nvmlReturn_t> {
+    if p.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: as for `put`: a non-null pointer from the caller points to a readable `T`.
+    Ok(unsafe { p.read_unaligned() })
+}
+
+/// Reads the `version` field every versioned struct starts with, and checks it.
+pub fn check_version<T>(p: *mut T, expected: c_uint) -> Status {
+    let version = get(p as *const c_uint)?;
+    if version != expected {
+        return Err(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    }
+    Ok(())
+}
+
+/// A NUL-terminated string argument.
+pub fn read_str(p: *const c_char) -> Result<String, nvmlReturn_t> {
+    if p.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: string arguments of NVML functions are NUL-terminated C strings.
+    Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+/// Copies `s` and a NUL into `buf` of `len` bytes, or answers `INSUFFICIENT_SIZE`.
+pub fn put_str(buf: *mut c_char, len: c_uint, s: &str) -> Status {
+    if buf.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    if (len as usize) < s.len() + 1 {
+        return Err(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    // SAFETY: `buf` is non-null and, per the caller's `len`, holds at least `s.len() + 1`
+    // bytes; the source is a distinct Rust string.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), buf as *mut u8, s.len());
+        *buf.add(s.len()) = 0;
+    }
+    Ok(())
+}
+
+/// Copies `s` into a fixed `char` array field of a struct, truncating to leave the NUL.
+pub fn set_chars<const N: usize>(dst: &mut [c_char; N], s: &str) {
+    let n = s.len().min(N.saturating_sub(1));
+    for (d, b) in dst.iter_mut().zip(s.as_bytes()[..n].iter()) {
+        *d = *b as c_char;
+    }
+    if N > 0 {
+        dst[n] = 0;
+    }
+}
+
+/// NVML's two-call list protocol: `*count` is the capacity on entry and the number of items
+/// on return; a null array or a short capacity answers `INSUFFICIENT_SIZE` (an empty list
+/// always succeeds).
+pub fn put_list<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Status {
+    let capacity = get(count)? as usize;
+    put(count, items.len() as c_uint)?;
+    if items.is_empty() {
+        return Ok(());
+    }
+    if array.is_null() || capacity < items.len() {
+        return Err(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    // SAFETY: `array` is non-null and the caller said it holds `capacity >= items.len()`
+    // elements of `T`.
+    unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), array, items.len()) };
+    Ok(())
+}
+
+/// Turns a status into the code returned to C.
+pub fn code(s: Status) -> nvmlReturn_t {
+    match s {
+        Ok(()) => NVML_SUCCESS,
+        Err(c) => c,
+    }
+}

@@ -1,0 +1,240 @@
+//! The mock's behaviour: one process-wide [`Engine`] that every exported function reaches
+//! through [`entry`], which guards against panics crossing into C, applies injected faults and
+//! older-driver emulation, and enforces `nvmlInit` before use.
+
+mod api;
+mod events;
+pub mod ffi;
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use nvml_sys::*;
+
+use crate::profile::{self, FaultSpec, Flat, Profile};
+pub use events::EventSet;
+
+/// Functions that work before `nvmlInit` (or decide that for themselves).
+const NO_INIT: &[&str] = &["nvmlInit", "nvmlInit_v2", "nvmlInitWithFlags", "nvmlShutdown", "nvmlErrorString"];
+
+/// Mutable state of one device (what setters change).
+#[derive(Debug, Default)]
+pub struct DeviceState {
+    pub persistence_mode: Option<bool>,
+    pub compute_mode: Option<u32>,
+    pub power_limit_mw: Option<u32>,
+    pub application_clocks: Option<(u32, u32)>,
+    /// Processes added by `grow_processes`.
+    pub extra_processes: u32,
+    pub grow_remaining: u32,
+}
+
+/// One GPU: its handle is the address of this struct, stable while the library is initialised.
+#[derive(Debug)]
+pub struct Device {
+    pub index: usize,
+    pub spec: Flat,
+    pub state: Mutex<DeviceState>,
+}
+
+/// Everything that exists between the first `nvmlInit` and the last `nvmlShutdown`.
+#[derive(Debug)]
+pub struct System {
+    pub profile: Profile,
+    pub devices: Vec<Box<Device>>,
+    pub event_sets: Mutex<Vec<Arc<EventSet>>>,
+}
+
+impl System {
+    fn new(profile: Profile) -> System {
+        let devices = profile
+            .devices
+            .iter()
+            .enumerate()
+            .map(|(index, spec)| {
+                let state = DeviceState { grow_remaining: profile.grow_processes, ..DeviceState::default() };
+                Box::new(Device { index, spec: spec.clone(), state: Mutex::new(state) })
+            })
+            .collect();
+        System { profile, devices, event_sets: Mutex::new(Vec::new()) }
+    }
+
+    /// The device behind a handle; anything that is not one of ours is rejected without
+    /// being dereferenced.
+    pub fn device(&self, handle: nvmlDevice_t) -> Result<&Device, nvmlReturn_t> {
+        self.devices
+            .iter()
+            .find(|d| std::ptr::eq::<Device>(&***d, handle as *const Device))
+            .map(|d| &**d)
+            .ok_or(NVML_ERROR_INVALID_ARGUMENT)
+    }
+
+    pub fn handle(&self, index: usize) -> nvmlDevice_t {
+        &*self.devices[index] as *const Device as nvmlDevice_t
+    }
+}
+
+/// A fault and how often its function has been called.
+#[derive(Debug)]
+struct Fault {
+    spec: FaultSpec,
+    calls: AtomicU64,
+}
+
+/// The process-wide mock.
+#[derive(Debug)]
+pub struct Engine {
+    /// Serialises init and shutdown; holds the reference count.
+    lifecycle: Mutex<u32>,
+    system: RwLock<Option<Arc<System>>>,
+    /// Faults from `NVML_MOCK_FAULTS` (fixed) and from the profile (set at init).
+    env_faults: Vec<Fault>,
+    profile_faults: RwLock<Vec<Arc<Fault>>>,
+    env_error: Option<String>,
+    strict: bool,
+    unimplemented_calls: AtomicU32,
+}
+
+static ENGINE: OnceLock<Engine> = OnceLock::new();
+
+pub fn engine() -> &'static Engine {
+    ENGINE.get_or_init(|| {
+        let (env_faults, env_error) = match profile::parse_faults(&std::env::var("NVML_MOCK_FAULTS").unwrap_or_default()) {
+            Ok(f) => (f, None),
+            Err(e) => (Vec::new(), Some(e)),
+        };
+        Engine {
+            lifecycle: Mutex::new(0),
+            system: RwLock::new(None),
+            env_faults: env_faults.into_iter().map(|spec| Fault { spec, calls: AtomicU64::new(0) }).collect(),
+            profile_faults: RwLock::new(Vec::new()),
+            env_error,
+            strict: std::env::var("NVML_MOCK_STRICT").is_ok_and(|v| !v.is_empty() && v != "0"),
+            unimplemented_calls: AtomicU32::new(0),
+        }
+    })
+}
+
+/// Runs an exported function that returns `nvmlReturn_t`.
+pub fn entry(name: &'static str, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvmlReturn_t {
+    let e = engine();
+    let run = AssertUnwindSafe(|| match e.intercept(name) {
+        Some(code) => code,
+        None => f(e),
+    });
+    catch_unwind(run).unwrap_or_else(|_| {
+        eprintln!("nvml-mock: {name} panicked; answering NVML_ERROR_UNKNOWN (this is a bug in the mock)");
+        NVML_ERROR_UNKNOWN
+    })
+}
+
+/// Runs an exported function with another return type (`nvmlErrorString`).
+pub fn plain_entry<R>(name: &'static str, fallback: R, f: impl FnOnce(&Engine) -> R) -> R {
+    catch_unwind(AssertUnwindSafe(|| f(engine()))).unwrap_or_else(|_| {
+        eprintln!("nvml-mock: {name} panicked (this is a bug in the mock)");
+        fallback
+    })
+}
+
+impl Engine {
+    /// Faults, older-driver emulation and the init check, before the function itself runs.
+    fn intercept(&self, name: &str) -> Option<nvmlReturn_t> {
+        let fire = |f: &Fault| f.spec.matches(name) && f.calls.fetch_add(1, Ordering::Relaxed) >= f.spec.after;
+        if let Some(f) = self.env_faults.iter().find(|f| fire(f)) {
+            return Some(f.spec.code);
+        }
+        if let Ok(faults) = self.profile_faults.read() {
+            if let Some(f) = faults.iter().find(|f| fire(f)) {
+                return Some(f.spec.code);
+            }
+        }
+        let sys = self.system();
+        match sys {
+            None if !NO_INIT.contains(&name) => Some(NVML_ERROR_UNINITIALIZED),
+            Some(s) if s.profile.missing_functions.iter().any(|m| m == name) => Some(NVML_ERROR_FUNCTION_NOT_FOUND),
+            _ => None,
+        }
+    }
+
+    /// The initialised system, if `nvmlInit` has succeeded more often than `nvmlShutdown`.
+    pub fn system(&self) -> Option<Arc<System>> {
+        self.system.read().ok()?.clone()
+    }
+
+    /// The system, or `UNINITIALIZED` (a shutdown may race with a call).
+    pub fn sys(&self) -> Result<Arc<System>, nvmlReturn_t> {
+        self.system().ok_or(NVML_ERROR_UNINITIALIZED)
+    }
+
+    /// `nvmlInit*`: the first call loads the profile; later ones only count.
+    pub fn init(&self) -> nvmlReturn_t {
+        let Ok(mut count) = self.lifecycle.lock() else { return NVML_ERROR_UNKNOWN };
+        if *count == 0 {
+            if let Some(e) = &self.env_error {
+                eprintln!("nvml-mock: {e}");
+                return NVML_ERROR_UNKNOWN;
+            }
+            let profile = match profile::load_from_env() {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("nvml-mock: {e}");
+                    return NVML_ERROR_UNKNOWN;
+                }
+            };
+            if self.strict {
+                eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices", profile.name, profile.devices.len());
+            }
+            let faults = profile.faults.iter().map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) })).collect();
+            if let Ok(mut f) = self.profile_faults.write() {
+                *f = faults;
+            }
+            let Ok(mut sys) = self.system.write() else { return NVML_ERROR_UNKNOWN };
+            *sys = Some(Arc::new(System::new(profile)));
+        }
+        *count += 1;
+        NVML_SUCCESS
+    }
+
+    /// `nvmlShutdown`: the last one drops the system and its handles.
+    pub fn shutdown(&self) -> nvmlReturn_t {
+        let Ok(mut count) = self.lifecycle.lock() else { return NVML_ERROR_UNKNOWN };
+        if *count == 0 {
+            return NVML_ERROR_UNINITIALIZED;
+        }
+        *count -= 1;
+        if *count == 0 {
+            if let Ok(mut sys) = self.system.write() {
+                *sys = None;
+            }
+        }
+        NVML_SUCCESS
+    }
+
+    /// Called for every function the engine does not implement.
+    pub fn report_unimplemented(&self, function: &'static str) -> nvmlReturn_t {
+        self.unimplemented_calls.fetch_add(1, Ordering::Relaxed);
+        if self.strict {
+            eprintln!("nvml-mock (strict): {function} is not implemented by the mock; answering NVML_ERROR_NOT_SUPPORTED");
+        }
+        NVML_ERROR_NOT_SUPPORTED
+    }
+}
+
+/// The static text of every return code (`nvmlErrorString`).
+pub fn error_string(code: nvmlReturn_t) -> &'static std::ffi::CStr {
+    static TABLE: OnceLock<BTreeMap<nvmlReturn_t, std::ffi::CString>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        crate::generated::names::CONSTANTS
+            .iter()
+            .filter(|(n, _)| *n == "NVML_SUCCESS" || n.starts_with("NVML_ERROR_"))
+            .filter_map(|(n, v)| {
+                let text = n.trim_start_matches("NVML_ERROR_").trim_start_matches("NVML_").replace('_', " ").to_lowercase();
+                let text = format!("{}{}", text[..1].to_uppercase(), &text[1..]);
+                Some((u32::try_from(*v).ok()?, std::ffi::CString::new(text).ok()?))
+            })
+            .collect()
+    });
+    table.get(&code).map(|s| s.as_c_str()).unwrap_or(c"Unknown Error")
+}

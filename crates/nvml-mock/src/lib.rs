@@ -1,0 +1,26 @@
+//! A mock `libnvidia-ml.so`: every function of `nvml.h`, backed by YAML GPU profiles, so any
+//! NVML client runs without a GPU.
+//!
+//! - `generated/exports.rs` exports every symbol of the header (legacy names included) with its
+//!   exact C signature; `generated/api.rs` is the trait those exports call, whose default
+//!   methods answer `NVML_ERROR_NOT_SUPPORTED`.
+//! - `engine/` is the hand-written behaviour: init/shutdown reference counting, handles,
+//!   NVML's buffer protocols, fault injection, events.
+//! - `profile.rs` loads a profile: `NVML_MOCK_PROFILE` names a built-in (`a100`, `h100`,
+//!   `b200`, `gb200`, `l40s`, `t4`; default `h100`) or a YAML file.
+//!
+//! Environment: `NVML_MOCK_PROFILE`, `NVML_MOCK_FAULTS` (e.g.
+//! `nvmlDeviceGetName=NVML_ERROR_GPU_IS_LOST,nvmlDeviceGetPowerUsage=NVML_ERROR_UNKNOWN@3`),
+//! `NVML_MOCK_STRICT=1` (print every call of an unimplemented function on stderr).
+
+// Trait methods and exports carry the C names of the functions they implement.
+#![allow(non_snake_case)]
+
+mod engine;
+mod profile;
+
+mod generated {
+    pub mod api;
+    pub mod exports;
+    pub mod names;
+}

@@ -1,0 +1,472 @@
+//! GPU profiles: YAML files describing a system and its devices.
+//!
+//! A profile has `system`, `device_defaults` and a `devices` list (one entry per GPU, each
+//! overriding the defaults). Device values are flattened to dotted paths (`memory.total`) and
+//! checked against [`DEVICE_KEYS`] when the profile loads, so a typo or a wrong kind is an
+//! error naming its path. A value a profile leaves out means the GPU does not support that
+//! query: the engine answers `NVML_ERROR_NOT_SUPPORTED`, as the driver does.
+//! In strings, `{index}` is replaced by the device's index.
+
+use std::collections::BTreeMap;
+
+use serde_yaml::{Mapping, Value};
+
+use crate::generated::names::CONSTANTS;
+
+/// The built-in profiles, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("a100", include_str!("../profiles/a100.yaml")),
+    ("b200", include_str!("../profiles/b200.yaml")),
+    ("gb200", include_str!("../profiles/gb200.yaml")),
+    ("h100", include_str!("../profiles/h100.yaml")),
+    ("l40s", include_str!("../profiles/l40s.yaml")),
+    ("t4", include_str!("../profiles/t4.yaml")),
+];
+
+/// The profile used when `NVML_MOCK_PROFILE` is unset.
+pub const DEFAULT: &str = "h100";
+
+/// Kinds of profile values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A non-negative integer.
+    UInt,
+    /// A signed integer.
+    Int,
+    Bool,
+    Str,
+    /// An NVML constant by name (`NVML_COMPUTEMODE_DEFAULT`) or its number.
+    Const,
+    /// A YAML list, read by the function that needs it.
+    List,
+    /// A YAML mapping with free-form keys (e.g. field values by field name).
+    Map,
+}
+
+/// Every key a device may have, after flattening.
+pub const DEVICE_KEYS: &[(&str, Kind)] = &[
+    ("name", Kind::Str),
+    ("brand", Kind::Const),
+    ("architecture", Kind::Const),
+    ("uuid", Kind::Str),
+    ("serial", Kind::Str),
+    ("board_id", Kind::UInt),
+    ("module_id", Kind::UInt),
+    ("board_part_number", Kind::Str),
+    ("vbios_version", Kind::Str),
+    ("inforom.image", Kind::Str),
+    ("minor_number", Kind::UInt),
+    ("multi_gpu_board", Kind::Bool),
+    ("gpu_cores", Kind::UInt),
+    ("cuda_compute_capability.major", Kind::Int),
+    ("cuda_compute_capability.minor", Kind::Int),
+    ("numa_node", Kind::Int),
+    ("pci.domain", Kind::UInt),
+    ("pci.bus", Kind::UInt),
+    ("pci.device", Kind::UInt),
+    ("pci.device_id", Kind::UInt),
+    ("pci.subsystem_id", Kind::UInt),
+    ("pci.base_class", Kind::UInt),
+    ("pci.sub_class", Kind::UInt),
+    ("pcie.max_link_gen", Kind::UInt),
+    ("pcie.max_link_width", Kind::UInt),
+    ("pcie.link_gen", Kind::UInt),
+    ("pcie.link_width", Kind::UInt),
+    ("pcie.gpu_max_link_gen", Kind::UInt),
+    ("pcie.tx_kbps", Kind::UInt),
+    ("pcie.rx_kbps", Kind::UInt),
+    ("pcie.replay_counter", Kind::UInt),
+    ("pcie.speed_mbps", Kind::UInt),
+    ("pcie.max_speed_mbps", Kind::UInt),
+    ("memory.total", Kind::UInt),
+    ("memory.reserved", Kind::UInt),
+    ("memory.used", Kind::UInt),
+    ("bar1.total", Kind::UInt),
+    ("bar1.used", Kind::UInt),
+    ("clocks.graphics", Kind::UInt),
+    ("clocks.sm", Kind::UInt),
+    ("clocks.memory", Kind::UInt),
+    ("clocks.video", Kind::UInt),
+    ("max_clocks.graphics", Kind::UInt),
+    ("max_clocks.sm", Kind::UInt),
+    ("max_clocks.memory", Kind::UInt),
+    ("max_clocks.video", Kind::UInt),
+    ("application_clocks.graphics", Kind::UInt),
+    ("application_clocks.memory", Kind::UInt),
+    ("default_application_clocks.graphics", Kind::UInt),
+    ("default_application_clocks.memory", Kind::UInt),
+    ("supported_memory_clocks", Kind::List),
+    ("supported_graphics_clocks", Kind::List),
+    ("power.usage_mw", Kind::UInt),
+    ("power.limit_mw", Kind::UInt),
+    ("power.default_limit_mw", Kind::UInt),
+    ("power.min_limit_mw", Kind::UInt),
+    ("power.max_limit_mw", Kind::UInt),
+    ("power.enforced_limit_mw", Kind::UInt),
+    ("power.energy_mj", Kind::UInt),
+    ("power.management", Kind::Bool),
+    ("temperature.gpu", Kind::UInt),
+    ("temperature.memory", Kind::UInt),
+    ("temperature.shutdown", Kind::UInt),
+    ("temperature.slowdown", Kind::UInt),
+    ("temperature.gpu_max", Kind::UInt),
+    ("temperature.memory_max", Kind::UInt),
+    ("fans", Kind::List),
+    ("performance_state", Kind::UInt),
+    ("utilization.gpu", Kind::UInt),
+    ("utilization.memory", Kind::UInt),
+    ("encoder.utilization", Kind::UInt),
+    ("encoder.sampling_period_us", Kind::UInt),
+    ("decoder.utilization", Kind::UInt),
+    ("decoder.sampling_period_us", Kind::UInt),
+    ("compute_mode", Kind::Const),
+    ("persistence_mode", Kind::Bool),
+    ("display_mode", Kind::Bool),
+    ("display_active", Kind::Bool),
+    ("ecc.enabled", Kind::Bool),
+    ("ecc.pending", Kind::Bool),
+    ("ecc.volatile.corrected", Kind::UInt),
+    ("ecc.volatile.uncorrected", Kind::UInt),
+    ("ecc.aggregate.corrected", Kind::UInt),
+    ("ecc.aggregate.uncorrected", Kind::UInt),
+    ("retired_pages.single_bit", Kind::List),
+    ("retired_pages.double_bit", Kind::List),
+    ("retired_pages.pending", Kind::Bool),
+    ("remapped_rows.corrected", Kind::UInt),
+    ("remapped_rows.uncorrected", Kind::UInt),
+    ("remapped_rows.pending", Kind::Bool),
+    ("remapped_rows.failure", Kind::Bool),
+    ("nvlink.links", Kind::UInt),
+    ("nvlink.version", Kind::UInt),
+    ("nvlink.inactive_links", Kind::List),
+    ("mig.mode", Kind::Bool),
+    ("mig.pending", Kind::Bool),
+    ("mig.max_devices", Kind::UInt),
+    ("mig.gpu_instance_profiles", Kind::List),
+    ("processes.compute", Kind::List),
+    ("processes.graphics", Kind::List),
+    ("supported_events", Kind::List),
+    ("field_values", Kind::Map),
+];
+
+/// Keys of the `system` section.
+pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
+    ("driver_version", Kind::Str),
+    ("nvml_version", Kind::Str),
+    ("cuda_driver_version", Kind::Int),
+    ("hic_version", Kind::Str),
+];
+
+const TOP_KEYS: &[&str] =
+    &["name", "description", "system", "device_defaults", "devices", "faults", "missing_functions", "grow_processes", "events"];
+
+/// Looks up an NVML constant by name.
+pub fn constant(name: &str) -> Option<i128> {
+    CONSTANTS.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| CONSTANTS[i].1)
+}
+
+/// Values by dotted path.
+#[derive(Debug, Clone, Default)]
+pub struct Flat(BTreeMap<String, Value>);
+
+impl Flat {
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    pub fn u64(&self, key: &str) -> Option<u64> {
+        self.0.get(key).and_then(Value::as_u64)
+    }
+
+    pub fn u32(&self, key: &str) -> Option<u32> {
+        self.u64(key).and_then(|v| u32::try_from(v).ok())
+    }
+
+    pub fn i64(&self, key: &str) -> Option<i64> {
+        self.0.get(key).and_then(Value::as_i64)
+    }
+
+    pub fn bool(&self, key: &str) -> Option<bool> {
+        self.0.get(key).and_then(Value::as_bool)
+    }
+
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    pub fn list(&self, key: &str) -> Option<&[Value]> {
+        self.0.get(key).and_then(Value::as_sequence).map(|s| s.as_slice())
+    }
+
+    /// A `Const` value: a constant's name or a number.
+    pub fn constant(&self, key: &str) -> Option<i128> {
+        const_value(self.0.get(key)?)
+    }
+}
+
+/// A number, or the name of an NVML constant.
+pub fn const_value(v: &Value) -> Option<i128> {
+    match v {
+        Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)),
+        Value::String(s) => constant(s),
+        _ => None,
+    }
+}
+
+/// A fault: `function` (a trailing `*` matches a prefix) returns `code` once it has been
+/// called `after` times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultSpec {
+    pub function: String,
+    pub code: u32,
+    pub after: u64,
+}
+
+impl FaultSpec {
+    pub fn matches(&self, function: &str) -> bool {
+        match self.function.strip_suffix('*') {
+            Some(prefix) => function.starts_with(prefix),
+            None => self.function == function,
+        }
+    }
+}
+
+/// An event delivered to event sets that register for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSpec {
+    pub device: usize,
+    pub event_type: u64,
+    pub data: u64,
+}
+
+/// A loaded profile.
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    pub name: String,
+    pub system: Flat,
+    pub devices: Vec<Flat>,
+    pub faults: Vec<FaultSpec>,
+    /// Functions the emulated driver lacks: they answer `NVML_ERROR_FUNCTION_NOT_FOUND`.
+    pub missing_functions: Vec<String>,
+    /// How many times a process list grows by one between a size query and the fill.
+    pub grow_processes: u32,
+    pub events: Vec<EventSpec>,
+}
+
+/// Loads the profile `NVML_MOCK_PROFILE` names: a built-in name or a path to a YAML file.
+pub fn load_from_env() -> Result<Profile, String> {
+    let spec = std::env::var("NVML_MOCK_PROFILE").unwrap_or_default();
+    let spec = if spec.is_empty() { DEFAULT.to_string() } else { spec };
+    if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(&spec)) {
+        return parse(text, &format!("built-in profile `{name}`"));
+    }
+    let text = std::fs::read_to_string(&spec).map_err(|e| {
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        format!("profile `{spec}` is neither a built-in ({}) nor a readable file: {e}", names.join(", "))
+    })?;
+    parse(&text, &spec)
+}
+
+/// Parses and checks a profile; the error names `origin` and the offending path.
+pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
+    let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
+    let root: Value = serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}"))?;
+    let top = root.as_mapping().ok_or_else(|| fail("(top level)", "expected a mapping".into()))?;
+    for k in top.keys() {
+        let k = k.as_str().unwrap_or("");
+        if !TOP_KEYS.contains(&k) {
+            return Err(fail(k, format!("unknown key (expected one of: {})", TOP_KEYS.join(", "))));
+        }
+    }
+    let mut p = Profile { name: top.get("name").and_then(Value::as_str).unwrap_or(origin).to_string(), ..Profile::default() };
+
+    let mut system = BTreeMap::new();
+    if let Some(s) = top.get("system") {
+        flatten("system", s, &mut system).map_err(|(path, m)| fail(&path, m))?;
+    }
+    p.system = Flat(system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect());
+    check_keys(&p.system, SYSTEM_KEYS, "system.").map_err(|(path, m)| fail(&path, m))?;
+
+    let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
+    let devices = top.get("devices").and_then(Value::as_sequence).ok_or_else(|| fail("devices", "expected a list of devices".into()))?;
+    if devices.is_empty() {
+        return Err(fail("devices", "a profile needs at least one device".into()));
+    }
+    for (i, d) in devices.iter().enumerate() {
+        let mut merged = defaults.clone();
+        merge(&mut merged, d);
+        let mut flat = BTreeMap::new();
+        flatten("", &merged, &mut flat).map_err(|(path, m)| fail(&format!("devices[{i}].{path}"), m))?;
+        for v in flat.values_mut() {
+            template(v, i);
+        }
+        let flat = Flat(flat);
+        check_keys(&flat, DEVICE_KEYS, "").map_err(|(path, m)| fail(&format!("devices[{i}].{path}"), m))?;
+        p.devices.push(flat);
+    }
+
+    for (i, f) in top.get("faults").and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default().iter().enumerate() {
+        let path = format!("faults[{i}]");
+        let function = f.get("function").and_then(Value::as_str).ok_or_else(|| fail(&path, "needs `function`".into()))?;
+        let code = f.get("error").and_then(const_value).ok_or_else(|| fail(&path, "needs `error`: an NVML return code".into()))?;
+        let after = f.get("after").and_then(Value::as_u64).unwrap_or(0);
+        p.faults.push(FaultSpec { function: function.to_string(), code: code as u32, after });
+    }
+    for (i, m) in top.get("missing_functions").and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default().iter().enumerate() {
+        let name = m.as_str().ok_or_else(|| fail(&format!("missing_functions[{i}]"), "expected a function name".into()))?;
+        p.missing_functions.push(name.to_string());
+    }
+    p.grow_processes = top.get("grow_processes").and_then(Value::as_u64).unwrap_or(0) as u32;
+    for (i, e) in top.get("events").and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default().iter().enumerate() {
+        let path = format!("events[{i}]");
+        let device = e.get("device").and_then(Value::as_u64).ok_or_else(|| fail(&path, "needs `device`: an index".into()))? as usize;
+        if device >= p.devices.len() {
+            return Err(fail(&path, format!("device {device} does not exist")));
+        }
+        let event_type = e.get("type").and_then(const_value).ok_or_else(|| fail(&path, "needs `type`: an NVML event type".into()))? as u64;
+        let data = e.get("data").and_then(Value::as_u64).unwrap_or(0);
+        p.events.push(EventSpec { device, event_type, data });
+    }
+    Ok(p)
+}
+
+/// Parses `NVML_MOCK_FAULTS`: `function=CODE` or `function=CODE@N`, comma-separated.
+pub fn parse_faults(spec: &str) -> Result<Vec<FaultSpec>, String> {
+    let mut out = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (function, rest) = item.split_once('=').ok_or_else(|| format!("NVML_MOCK_FAULTS: `{item}`: expected function=CODE[@N]"))?;
+        let (code, after) = match rest.split_once('@') {
+            Some((c, n)) => (c, n.parse::<u64>().map_err(|_| format!("NVML_MOCK_FAULTS: `{item}`: `{n}` is not a call count"))?),
+            None => (rest, 0),
+        };
+        let code = code.parse::<i128>().ok().or_else(|| constant(code)).ok_or_else(|| format!("NVML_MOCK_FAULTS: `{item}`: `{code}` is not an NVML return code"))?;
+        out.push(FaultSpec { function: function.to_string(), code: code as u32, after });
+    }
+    Ok(out)
+}
+
+/// `over` replaces what it names in `base`, mapping by mapping.
+fn merge(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Mapping(b), Value::Mapping(o)) => {
+            for (k, v) in o {
+                match b.get_mut(k) {
+                    Some(existing) => merge(existing, v),
+                    None => {
+                        b.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
+
+/// Flattens nested mappings into dotted keys; lists and `Map`-kind values stay whole.
+fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result<(), (String, String)> {
+    let Value::Mapping(m) = v else {
+        out.insert(prefix.to_string(), v.clone());
+        return Ok(());
+    };
+    let whole = DEVICE_KEYS.iter().any(|(k, kind)| *k == prefix && *kind == Kind::Map);
+    if whole {
+        out.insert(prefix.to_string(), v.clone());
+        return Ok(());
+    }
+    for (k, val) in m {
+        let k = k.as_str().ok_or_else(|| (prefix.to_string(), "keys must be strings".to_string()))?;
+        let path = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
+        flatten(&path, val, out)?;
+    }
+    Ok(())
+}
+
+fn template(v: &mut Value, index: usize) {
+    if let Value::String(s) = v {
+        if s.contains("{index}") {
+            *s = s.replace("{index}", &index.to_string());
+        }
+    }
+}
+
+/// Every key must be known and of its kind; `null` (to remove a default) is allowed.
+fn check_keys(flat: &Flat, schema: &[(&str, Kind)], shown_prefix: &str) -> Result<(), (String, String)> {
+    for (k, v) in &flat.0 {
+        let Some((_, kind)) = schema.iter().find(|(s, _)| s == k) else {
+            return Err((format!("{shown_prefix}{k}"), "unknown key".into()));
+        };
+        let ok = match kind {
+            _ if v.is_null() => true,
+            Kind::UInt => v.as_u64().is_some(),
+            Kind::Int => v.as_i64().is_some(),
+            Kind::Bool => v.is_bool(),
+            Kind::Str => v.is_string(),
+            Kind::Const => const_value(v).is_some(),
+            Kind::List => v.is_sequence(),
+            Kind::Map => v.is_mapping(),
+        };
+        if !ok {
+            let want = match kind {
+                Kind::UInt => "a non-negative integer",
+                Kind::Int => "an integer",
+                Kind::Bool => "true or false",
+                Kind::Str => "a string",
+                Kind::Const => "an NVML constant name or a number",
+                Kind::List => "a list",
+                Kind::Map => "a mapping",
+            };
+            return Err((format!("{shown_prefix}{k}"), format!("expected {want}, found {v:?}")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_profile_loads_with_at_least_eight_devices() {
+        for (name, text) in BUILTIN {
+            let p = parse(text, name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(p.devices.len() >= 8, "{name} has {} devices", p.devices.len());
+            let uuids: std::collections::BTreeSet<_> = p.devices.iter().map(|d| d.str("uuid").unwrap().to_string()).collect();
+            assert_eq!(uuids.len(), p.devices.len(), "{name}: UUIDs must differ");
+        }
+    }
+
+    #[test]
+    fn bad_profiles_name_the_path() {
+        let e = parse("devices:\n  - memory: {totl: 1}\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: devices[0].memory.totl: unknown key");
+        let e = parse("devices:\n  - memory: {total: lots}\n", "x.yaml").unwrap_err();
+        assert!(e.starts_with("profile x.yaml: devices[0].memory.total: expected a non-negative integer"), "{e}");
+        let e = parse("devices: []\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: devices: a profile needs at least one device");
+        let e = parse("devices:\n  - {}\n  bad", "x.yaml").unwrap_err();
+        assert!(e.starts_with("profile x.yaml: "), "{e}");
+    }
+
+    #[test]
+    fn defaults_merge_and_templates_apply() {
+        let p = parse(
+            "device_defaults: {name: 'GPU {index}', memory: {total: 10, used: 1}}\ndevices:\n  - {}\n  - {memory: {used: 5}}\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(p.devices[1].str("name"), Some("GPU 1"));
+        assert_eq!((p.devices[1].u64("memory.total"), p.devices[1].u64("memory.used")), (Some(10), Some(5)));
+        assert_eq!(p.devices[0].u64("memory.used"), Some(1));
+    }
+
+    #[test]
+    fn faults_parse_names_and_counts() {
+        let f = parse_faults("nvmlDeviceGetName=NVML_ERROR_GPU_IS_LOST, nvmlInit*=3@2").unwrap();
+        assert_eq!(f[0], FaultSpec { function: "nvmlDeviceGetName".into(), code: NVML_GPU_IS_LOST, after: 0 });
+        assert_eq!(f[1], FaultSpec { function: "nvmlInit*".into(), code: 3, after: 2 });
+        assert!(f[1].matches("nvmlInit_v2"));
+        assert!(parse_faults("nvmlInit=NVML_NOPE").unwrap_err().contains("not an NVML return code"));
+    }
+
+    const NVML_GPU_IS_LOST: u32 = nvml_sys::NVML_ERROR_GPU_IS_LOST;
+}

@@ -1,0 +1,420 @@
+//! The built mock library, loaded the way clients load NVML: through `dlopen` (with our own
+//! raw crate), by a C program linked with `-lnvidia-ml -Wl,-z,now`, and by NVIDIA's official
+//! Python binding when it is installed.
+//!
+//! The mock's state is per process, so each scenario runs in a child process: the test re-runs
+//! this binary for itself alone, with the scenario's environment.
+
+use std::ffi::{c_char, CStr};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nvml_sys::*;
+
+/// `target/<profile>/libnvml_mock.so`, next to the `deps/` folder holding this test binary.
+fn mock_path() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().and_then(Path::parent).unwrap();
+    let lib = dir.join("libnvml_mock.so");
+    assert!(lib.is_file(), "{} is missing: build the mock first (`cargo build -p nvmlkit-mock`)", lib.display());
+    lib
+}
+
+/// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
+fn mock_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mock-lib");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["libnvidia-ml.so.1", "libnvidia-ml.so"] {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(mock_path(), &link).unwrap();
+    }
+    dir
+}
+
+const CHILD: &str = "NVML_MOCK_TEST_CHILD";
+
+/// In the parent: re-runs test `name` alone in a child with `env` and checks it passed.
+/// In the child: returns true, and the test body runs.
+fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
+    if std::env::var_os(CHILD).is_some() {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove("NVML_MOCK_PROFILE")
+        .env_remove("NVML_MOCK_FAULTS")
+        .env_remove("NVML_MOCK_STRICT")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "scenario {name} failed:\n{text}");
+    assert!(text.contains("1 passed"), "scenario {name} did not run:\n{text}");
+    false
+}
+
+fn lib() -> NvmlLib {
+    NvmlLib::open_path(mock_path()).unwrap()
+}
+
+/// Calls a string getter with a buffer of `len` bytes.
+fn string(len: u32, f: impl FnOnce(*mut c_char, u32) -> nvmlReturn_t) -> Result<String, nvmlReturn_t> {
+    let mut buf = vec![0 as c_char; len as usize];
+    match f(buf.as_mut_ptr(), len) {
+        NVML_SUCCESS => Ok(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned()),
+        e => Err(e),
+    }
+}
+
+fn device(lib: &NvmlLib, i: u32) -> nvmlDevice_t {
+    let mut d = std::ptr::null_mut();
+    assert_eq!(unsafe { lib.nvmlDeviceGetHandleByIndex_v2().unwrap()(i, &mut d) }, NVML_SUCCESS);
+    d
+}
+
+#[test]
+fn h100_values_match_the_profile() {
+    if !in_child("h100_values_match_the_profile", &[("NVML_MOCK_PROFILE", "h100")]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let mut n = 0;
+        assert_eq!(lib.nvmlDeviceGetCount_v2().unwrap()(&mut n), NVML_SUCCESS);
+        assert_eq!(n, 8);
+        let d0 = device(&lib, 0);
+        let name = string(NVML_DEVICE_NAME_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l));
+        assert_eq!(name.as_deref(), Ok("NVIDIA H100 80GB HBM3"));
+        let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l));
+        assert_eq!(drv.as_deref(), Ok("580.82.07"));
+        let mut mem = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut mem), NVML_SUCCESS);
+        assert_eq!(mem.total, 81559 << 20);
+        assert_eq!(mem.used + mem.reserved + mem.free, mem.total);
+        let (mut major, mut minor) = (0, 0);
+        assert_eq!(lib.nvmlDeviceGetCudaComputeCapability().unwrap()(d0, &mut major, &mut minor), NVML_SUCCESS);
+        assert_eq!((major, minor), (9, 0));
+        let mut limit = 0;
+        assert_eq!(lib.nvmlDeviceGetPowerManagementLimit().unwrap()(d0, &mut limit), NVML_SUCCESS);
+        assert_eq!(limit, 700_000);
+        let mut pci = nvmlPciInfo_t::default();
+        let d3 = device(&lib, 3);
+        assert_eq!(lib.nvmlDeviceGetPciInfo_v3().unwrap()(d3, &mut pci), NVML_SUCCESS);
+        assert_eq!(CStr::from_ptr(pci.busId.as_ptr()).to_str(), Ok("00000000:5D:00.0"));
+        // Handles round-trip through UUID and PCI bus id lookups.
+        let uuid = string(NVML_DEVICE_UUID_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetUUID().unwrap()(d3, b, l)).unwrap();
+        let c = std::ffi::CString::new(uuid).unwrap();
+        let mut found = std::ptr::null_mut();
+        assert_eq!(lib.nvmlDeviceGetHandleByUUID().unwrap()(c.as_ptr(), &mut found), NVML_SUCCESS);
+        assert_eq!(found, d3);
+        assert_eq!(lib.nvmlDeviceGetHandleByPciBusId_v2().unwrap()(c"0000:5D:00.0".as_ptr(), &mut found), NVML_SUCCESS);
+        assert_eq!(found, d3);
+        // Passive cooling: no fans.
+        let mut speed = 0;
+        assert_eq!(lib.nvmlDeviceGetFanSpeed().unwrap()(d0, &mut speed), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
+    }
+}
+
+#[test]
+fn every_builtin_profile_initialises() {
+    for profile in ["a100", "b200", "gb200", "h100", "l40s", "t4"] {
+        if !in_child("every_builtin_profile_initialises", &[("NVML_MOCK_PROFILE", profile)]) {
+            continue;
+        }
+        let lib = lib();
+        unsafe {
+            assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+            let mut n = 0;
+            assert_eq!(lib.nvmlDeviceGetCount_v2().unwrap()(&mut n), NVML_SUCCESS);
+            assert!(n >= 8);
+            let mut arch = 0;
+            assert_eq!(lib.nvmlDeviceGetArchitecture().unwrap()(device(&lib, 7), &mut arch), NVML_SUCCESS);
+            assert!(arch >= NVML_DEVICE_ARCH_TURING as u32);
+        }
+        return;
+    }
+}
+
+#[test]
+fn init_is_reference_counted() {
+    if !in_child("init_is_reference_counted", &[]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        let mut n = 0;
+        assert_eq!(lib.nvmlDeviceGetCount_v2().unwrap()(&mut n), NVML_ERROR_UNINITIALIZED);
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_ERROR_UNINITIALIZED);
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        assert_eq!(lib.nvmlInitWithFlags().unwrap()(0), NVML_SUCCESS);
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
+        // One init is still outstanding.
+        assert_eq!(lib.nvmlDeviceGetCount_v2().unwrap()(&mut n), NVML_SUCCESS);
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
+        assert_eq!(lib.nvmlDeviceGetCount_v2().unwrap()(&mut n), NVML_ERROR_UNINITIALIZED);
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_ERROR_UNINITIALIZED);
+        // Every return code has a static string, and unknown codes have one too.
+        let s = CStr::from_ptr(lib.nvmlErrorString().unwrap()(NVML_ERROR_INSUFFICIENT_SIZE));
+        assert_eq!(s.to_str(), Ok("Insufficient size"));
+        assert_eq!(CStr::from_ptr(lib.nvmlErrorString().unwrap()(12345)).to_str(), Ok("Unknown Error"));
+    }
+}
+
+#[test]
+fn protocols_follow_nvml_h() {
+    if !in_child("protocols_follow_nvml_h", &[]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let d0 = device(&lib, 0);
+        // Invalid handles are rejected without being dereferenced.
+        let mut n = 0;
+        let bogus = 0x1234 as nvmlDevice_t;
+        assert_eq!(lib.nvmlDeviceGetIndex().unwrap()(bogus, &mut n), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(lib.nvmlDeviceGetHandleByIndex_v2().unwrap()(8, &mut std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        // A short string buffer.
+        assert_eq!(string(8, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l)), Err(NVML_ERROR_INSUFFICIENT_SIZE));
+        // A versioned struct with the wrong version.
+        let mut mem = nvmlMemory_v2_t { version: 1, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut mem), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        // The two-call list pattern.
+        let mut count = 0;
+        let f = lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap();
+        assert_eq!(f(d0, &mut count, std::ptr::null_mut()), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(count, 2);
+        let mut procs = vec![nvmlProcessInfo_t::default(); count as usize];
+        assert_eq!(f(d0, &mut count, procs.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!((procs[0].pid, procs[0].usedGpuMemory), (4242, 1 << 30));
+        // The legacy symbol fills the legacy (v1) layout.
+        let mut v1 = vec![nvmlProcessInfo_v1_t::default(); 2];
+        let mut count = 2;
+        assert_eq!(lib.nvmlDeviceGetComputeRunningProcesses().unwrap()(d0, &mut count, v1.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!((v1[1].pid, v1[1].usedGpuMemory), (4250, 512 << 20));
+        // A device without processes succeeds with zero.
+        let mut count = 0;
+        assert_eq!(f(device(&lib, 1), &mut count, std::ptr::null_mut()), NVML_SUCCESS);
+        assert_eq!(count, 0);
+        // Functions the engine does not implement answer NOT_SUPPORTED.
+        let mut mode = 0;
+        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_ERROR_NOT_SUPPORTED);
+        // Setters change what getters return.
+        assert_eq!(lib.nvmlDeviceSetPowerManagementLimit().unwrap()(d0, 450_000), NVML_SUCCESS);
+        let mut limit = 0;
+        assert_eq!(lib.nvmlDeviceGetPowerManagementLimit().unwrap()(d0, &mut limit), NVML_SUCCESS);
+        assert_eq!(limit, 450_000);
+        assert_eq!(lib.nvmlDeviceSetPowerManagementLimit().unwrap()(d0, 10), NVML_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+#[test]
+fn faults_fire_always_or_after_n_calls() {
+    let faults = "nvmlDeviceGetName=NVML_ERROR_GPU_IS_LOST,nvmlDeviceGetPowerUsage=NVML_ERROR_UNKNOWN@2";
+    if !in_child("faults_fire_always_or_after_n_calls", &[("NVML_MOCK_FAULTS", faults)]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let d0 = device(&lib, 0);
+        assert_eq!(string(96, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l)), Err(NVML_ERROR_GPU_IS_LOST));
+        let mut mw = 0;
+        let power = lib.nvmlDeviceGetPowerUsage().unwrap();
+        assert_eq!(power(d0, &mut mw), NVML_SUCCESS);
+        assert_eq!(power(d0, &mut mw), NVML_SUCCESS);
+        assert_eq!(power(d0, &mut mw), NVML_ERROR_UNKNOWN);
+    }
+}
+
+#[test]
+fn older_driver_and_growing_lists() {
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("old-driver.yaml");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/t4.yaml")).unwrap()
+        + "missing_functions: [nvmlDeviceGetMemoryInfo_v2]\ngrow_processes: 2\n";
+    std::fs::write(&profile, text).unwrap();
+    if !in_child("older_driver_and_growing_lists", &[("NVML_MOCK_PROFILE", profile.to_str().unwrap())]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let d1 = device(&lib, 1);
+        let mut mem = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d1, &mut mem), NVML_ERROR_FUNCTION_NOT_FOUND);
+        let mut v1 = nvmlMemory_t::default();
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo().unwrap()(d1, &mut v1), NVML_SUCCESS);
+        assert_eq!(v1.total, 15360 << 20);
+        // Device 0 starts with two processes. Each size query adds one before the fill,
+        // twice; the third round settles with four.
+        let d0 = device(&lib, 0);
+        let f = lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap();
+        let mut rounds = 0;
+        let list = loop {
+            rounds += 1;
+            let mut count = 0;
+            f(d0, &mut count, std::ptr::null_mut());
+            let mut buf = vec![nvmlProcessInfo_t::default(); count as usize];
+            match f(d0, &mut count, buf.as_mut_ptr()) {
+                NVML_SUCCESS => break buf,
+                NVML_ERROR_INSUFFICIENT_SIZE => assert!(rounds < 5),
+                e => panic!("unexpected {e}"),
+            }
+        };
+        assert_eq!((rounds, list.len()), (3, 4));
+        assert_eq!(list[2].pid, 4251);
+    }
+}
+
+#[test]
+fn bad_profile_fails_init_with_a_message() {
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad.yaml");
+    std::fs::write(&profile, "devices:\n  - {memory: {total: -5}}\n").unwrap();
+    if !in_child("bad_profile_fails_init_with_a_message", &[("NVML_MOCK_PROFILE", profile.to_str().unwrap())]) {
+        return;
+    }
+    let lib = lib();
+    unsafe { assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN) };
+}
+
+#[test]
+fn events_are_delivered_and_waits_time_out() {
+    if !in_child("events_are_delivered_and_waits_time_out", &[]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let d2 = device(&lib, 2);
+        let mut set = std::ptr::null_mut();
+        assert_eq!(lib.nvmlEventSetCreate().unwrap()(&mut set), NVML_SUCCESS);
+        assert_eq!(lib.nvmlDeviceRegisterEvents().unwrap()(d2, nvmlEventTypeXidCriticalError as u64, set), NVML_SUCCESS);
+        let mut data = nvmlEventData_t::default();
+        let wait = lib.nvmlEventSetWait_v2().unwrap();
+        let t = std::time::Instant::now();
+        assert_eq!(wait(set, &mut data, 50), NVML_ERROR_TIMEOUT);
+        assert!(t.elapsed() >= std::time::Duration::from_millis(50));
+        let inject: unsafe extern "C" fn(nvmlDevice_t, u64, u64) -> nvmlReturn_t =
+            std::mem::transmute(*lib.library().get::<*mut std::ffi::c_void>(b"nvmlMockInjectEvent").unwrap());
+        assert_eq!(inject(d2, nvmlEventTypeXidCriticalError as u64, 79), NVML_SUCCESS);
+        assert_eq!(wait(set, &mut data, 1000), NVML_SUCCESS);
+        assert_eq!((data.device, data.eventType, data.eventData), (d2, nvmlEventTypeXidCriticalError as u64, 79));
+        assert_eq!(lib.nvmlEventSetFree().unwrap()(set), NVML_SUCCESS);
+        assert_eq!(lib.nvmlEventSetFree().unwrap()(set), NVML_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+#[test]
+fn many_threads_at_once() {
+    if !in_child("many_threads_at_once", &[]) {
+        return;
+    }
+    let lib = lib();
+    unsafe { assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS) };
+    std::thread::scope(|s| {
+        for t in 0..16u32 {
+            let lib = &lib;
+            s.spawn(move || unsafe {
+                let init = lib.nvmlInit_v2().unwrap();
+                let shutdown = lib.nvmlShutdown().unwrap();
+                for i in 0..500u32 {
+                    assert_eq!(init(), NVML_SUCCESS);
+                    let d = device(lib, (t + i) % 8);
+                    let mut idx = 0;
+                    assert_eq!(lib.nvmlDeviceGetIndex().unwrap()(d, &mut idx), NVML_SUCCESS);
+                    assert_eq!(idx, (t + i) % 8);
+                    assert_eq!(shutdown(), NVML_SUCCESS);
+                }
+            });
+        }
+    });
+    // The outer init is still the only one outstanding.
+    unsafe {
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_ERROR_UNINITIALIZED);
+    }
+}
+
+/// Every function of the header is exported under its own name, legacy ones included.
+#[test]
+fn every_symbol_is_exported() {
+    let lib = lib();
+    let missing: Vec<&str> = SYMBOLS.iter().copied().filter(|s| !lib.has_symbol(s)).collect();
+    assert!(missing.is_empty(), "{missing:?}");
+}
+
+/// A C program linked against the mock by its soname, with immediate binding.
+#[test]
+fn c_program_links_with_z_now() {
+    let dir = mock_dir();
+    let src = dir.join("client.c");
+    std::fs::write(
+        &src,
+        r#"
+#include <stdio.h>
+typedef struct nvmlDevice_st *nvmlDevice_t;
+int nvmlInit_v2(void);
+int nvmlShutdown(void);
+int nvmlDeviceGetCount_v2(unsigned int *);
+int nvmlDeviceGetHandleByIndex_v2(unsigned int, nvmlDevice_t *);
+int nvmlDeviceGetName(nvmlDevice_t, char *, unsigned int);
+int main(void) {
+    unsigned int n = 0; nvmlDevice_t d; char name[96];
+    if (nvmlInit_v2() || nvmlDeviceGetCount_v2(&n) || nvmlDeviceGetHandleByIndex_v2(n - 1, &d)) return 1;
+    if (nvmlDeviceGetName(d, name, sizeof name)) return 2;
+    printf("%u %s\n", n, name);
+    return nvmlShutdown();
+}
+"#,
+    )
+    .unwrap();
+    let exe = dir.join("client");
+    let status = Command::new("cc")
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", dir.display()))
+        .args(["-lnvidia-ml", "-Wl,-z,now"])
+        .status()
+        .expect("needs a C compiler (`cc`)");
+    assert!(status.success());
+    let out = Command::new(&exe).env("LD_LIBRARY_PATH", &dir).env("NVML_MOCK_PROFILE", "l40s").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "8 NVIDIA L40S\n", "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success());
+}
+
+/// NVIDIA's official Python binding (`pip install nvidia-ml-py`) against the mock. Skipped
+/// with a message when the binding is not installed, unless `NVML_MOCK_REQUIRE_PYNVML` is set
+/// (CI sets it).
+#[test]
+fn official_python_binding() {
+    let has = Command::new("python3").args(["-c", "import pynvml"]).status().is_ok_and(|s| s.success());
+    if !has {
+        assert!(std::env::var_os("NVML_MOCK_REQUIRE_PYNVML").is_none(), "pynvml is required here: pip install nvidia-ml-py");
+        eprintln!("skipped: the official Python binding is not installed (pip install nvidia-ml-py)");
+        return;
+    }
+    let script = r#"
+import pynvml as n
+n.nvmlInit()
+h = n.nvmlDeviceGetHandleByIndex(0)
+mem = n.nvmlDeviceGetMemoryInfo(h)
+procs = n.nvmlDeviceGetComputeRunningProcesses(h)
+print(n.nvmlDeviceGetCount(), n.nvmlDeviceGetName(h), mem.total, n.nvmlSystemGetDriverVersion(),
+      n.nvmlDeviceGetPowerManagementLimit(h), sorted(p.pid for p in procs), n.nvmlDeviceGetUUID(h)[:4])
+n.nvmlShutdown()
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .env("LD_LIBRARY_PATH", mock_dir())
+        .env("NVML_MOCK_PROFILE", "a100")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.trim(), format!("8 NVIDIA A100-SXM4-80GB {} 580.82.07 400000 [4242, 4250] GPU-", 81920u64 << 20));
+}

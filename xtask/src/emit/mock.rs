@@ -1,0 +1,156 @@
+//! The mock library's export layer, `crates/nvml-mock/src/generated/`:
+//! - `api.rs`: the `Api` trait, one method per function of the header with its C signature;
+//!   each default body reports the call as unimplemented and answers `NOT_SUPPORTED`, so the
+//!   hand-written engine overrides only what it implements;
+//! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
+//!   which hands the call to the engine through its `entry` guard.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{banner, c_ty, format_file, ident, ret_ty, GeneratedFile, Output};
+use crate::model::{ConstValue, Function, Ty};
+use crate::rules::Bindings;
+
+pub const DIR: &str = "crates/nvml-mock/src/generated";
+
+pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
+    let m = &b.model;
+    let dir = PathBuf::from(DIR);
+    out.dirs.push(dir.clone());
+    let files: [(&str, &str, TokenStream); 3] = [
+        ("api.rs", "The mock's engine interface: one method per function of nvml.h.", api(b)),
+        ("names.rs", "Names of nvml.h's integer constants, for profiles and fault specs.", names(b)),
+        ("exports.rs", "Every symbol of nvml.h, exported with its C signature.", exports(b)),
+    ];
+    for (name, what, tokens) in files {
+        let path = dir.join(name);
+        let contents = format_file(&banner(&m.header, what), tokens, &path.display().to_string())?;
+        out.files.push(GeneratedFile { path, contents });
+    }
+    Ok(())
+}
+
+/// Every enum constant and integer `#define`, sorted by name, so profiles can say
+/// `NVML_ERROR_GPU_IS_LOST` or `NVML_FI_DEV_POWER_INSTANT` instead of numbers.
+fn names(b: &Bindings) -> TokenStream {
+    let mut all: std::collections::BTreeMap<&str, i128> = std::collections::BTreeMap::new();
+    for e in b.model.enums.values() {
+        for k in &e.constants {
+            all.insert(&k.name, k.value.as_i128());
+        }
+    }
+    for c in b.model.constants.values() {
+        if let ConstValue::Int { value, .. } = c.value {
+            all.insert(&c.name, value.as_i128());
+        }
+    }
+    let rows = all.iter().map(|(n, v)| {
+        let abs = proc_macro2::Literal::u128_unsuffixed(v.unsigned_abs());
+        if *v < 0 {
+            quote!((#n, -#abs))
+        } else {
+            quote!((#n, #abs))
+        }
+    });
+    let count = all.len();
+    quote! {
+        /// `(name, value)` of every integer constant of nvml.h, sorted by name.
+        pub static CONSTANTS: [(&str, i128); #count] = [#(#rows),*];
+    }
+}
+
+fn returns_status(f: &Function) -> bool {
+    f.ret == Ty::Named("nvmlReturn_t".into())
+}
+
+fn params(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let decls = f
+        .params
+        .iter()
+        .map(|p| {
+            let (n, t) = (ident(&p.name), c_ty(&p.ty));
+            quote!(#n: #t)
+        })
+        .collect();
+    let names = f
+        .params
+        .iter()
+        .map(|p| {
+            let n = ident(&p.name);
+            quote!(#n)
+        })
+        .collect();
+    (decls, names)
+}
+
+fn api(b: &Bindings) -> TokenStream {
+    let methods = b.model.functions.values().map(|f| {
+        let (name, s) = (ident(&f.name), f.name.as_str());
+        let (decls, _) = params(f);
+        let ret = ret_ty(&f.ret);
+        let body = if returns_status(f) {
+            quote!(self.unimplemented(#s))
+        } else {
+            let fallback = fallback(&f.ret);
+            quote!({ self.unimplemented(#s); #fallback })
+        };
+        let doc = format!(" `{s}`{}.", if f.legacy { " (legacy symbol)" } else { "" });
+        quote! {
+            #[doc = #doc]
+            fn #name(&self, #(#decls),*) #ret { #body }
+        }
+    });
+    quote! {
+        use core::ffi::*;
+        use nvml_sys::*;
+
+        /// The functions of nvml.h as methods of the mock's engine. Pointer arguments come
+        /// straight from the C caller; implementations check them before use.
+        #[allow(unused_variables, clippy::too_many_arguments)]
+        pub trait Api {
+            /// Called by every method the engine does not implement; returns the status the
+            /// caller sees (`NVML_ERROR_NOT_SUPPORTED`).
+            fn unimplemented(&self, function: &'static str) -> nvmlReturn_t;
+            #(#methods)*
+        }
+    }
+}
+
+/// The value a non-status function returns when it is not implemented or fails.
+fn fallback(ret: &Ty) -> TokenStream {
+    match ret {
+        Ty::Pointer { .. } => quote!(core::ptr::null()),
+        Ty::Void => quote!(()),
+        _ => quote!(Default::default()),
+    }
+}
+
+fn exports(b: &Bindings) -> TokenStream {
+    let fns = b.model.functions.values().map(|f| {
+        let (name, s) = (ident(&f.name), f.name.as_str());
+        let (decls, names) = params(f);
+        let ret = ret_ty(&f.ret);
+        let body = if returns_status(f) {
+            quote!(entry(#s, |e| e.#name(#(#names),*)))
+        } else {
+            let fallback = fallback(&f.ret);
+            quote!(plain_entry(#s, #fallback, |e| e.#name(#(#names),*)))
+        };
+        quote! {
+            #[no_mangle]
+            pub unsafe extern "C" fn #name(#(#decls),*) #ret { #body }
+        }
+    });
+    quote! {
+        use core::ffi::*;
+        use nvml_sys::*;
+        use super::api::Api;
+        use super::super::engine::{entry, plain_entry};
+
+        #(#fns)*
+    }
+}
