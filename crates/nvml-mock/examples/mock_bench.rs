@@ -1,7 +1,6 @@
 //! How fast the mock answers: a simple getter's cost per call, and a client session of a
 //! thousand calls (init, enumerate, read, shutdown). Run with
-//! `cargo build --release -p nvmlkit-mock && cargo run --release -p nvmlkit-mock --example mock_bench`
-//! (cargo does not build a cdylib for an example, so build the library first).
+//! `cargo run --release -p nvmlkit-mock --example mock_bench`.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -10,9 +9,10 @@ use std::time::Instant;
 use nvml_sys::*;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // target/<profile>/examples/mock_bench → target/<profile>/libnvml_mock.so
+    // target/<profile>/examples/mock_bench → target/<profile>/deps/libnvml_mock.so, which cargo
+    // rebuilds as a dependency of the example.
     let exe = std::env::current_exe()?;
-    let lib_path = exe.parent().and_then(Path::parent).map(|d| d.join("libnvml_mock.so")).ok_or("no target dir")?;
+    let lib_path = exe.parent().and_then(Path::parent).map(|d| d.join("deps/libnvml_mock.so")).ok_or("no target dir")?;
     let lib = NvmlLib::open_path(&lib_path)?;
     let (init, shutdown) = (lib.nvmlInit_v2()?, lib.nvmlShutdown()?);
     let (by_index, power, clock, name) =

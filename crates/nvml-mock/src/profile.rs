@@ -143,6 +143,8 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("mig.pending", Kind::Bool),
     ("mig.max_devices", Kind::UInt),
     ("mig.gpu_instance_profiles", Kind::List),
+    ("mig.compute_instance_profiles", Kind::List),
+    ("mig.gpu_instances", Kind::List),
     ("processes.compute", Kind::List),
     ("processes.graphics", Kind::List),
     ("supported_events", Kind::List),

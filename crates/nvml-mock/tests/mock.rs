@@ -11,11 +11,11 @@ use std::process::Command;
 
 use nvml_sys::*;
 
-/// `target/<profile>/libnvml_mock.so`, next to the `deps/` folder holding this test binary.
+/// `target/<profile>/deps/libnvml_mock.so`: cargo rebuilds it there, next to this test
+/// binary, before running the tests (the library is also an rlib the tests depend on).
 fn mock_path() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(Path::parent).unwrap();
-    let lib = dir.join("libnvml_mock.so");
+    let lib = exe.parent().unwrap().join("libnvml_mock.so");
     assert!(lib.is_file(), "{} is missing: build the mock first (`cargo build -p nvmlkit-mock`)", lib.display());
     lib
 }
@@ -209,6 +209,52 @@ fn protocols_follow_nvml_h() {
         assert_eq!(lib.nvmlDeviceGetPowerManagementLimit().unwrap()(d0, &mut limit), NVML_SUCCESS);
         assert_eq!(limit, 450_000);
         assert_eq!(lib.nvmlDeviceSetPowerManagementLimit().unwrap()(d0, 10), NVML_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+#[test]
+fn mig_instances_follow_the_profile() {
+    if !in_child("mig_instances_follow_the_profile", &[("NVML_MOCK_PROFILE", "h100")]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let (d0, d7) = (device(&lib, 0), device(&lib, 7));
+        let (mut cur, mut pend) = (9, 9);
+        assert_eq!(lib.nvmlDeviceGetMigMode().unwrap()(d7, &mut cur, &mut pend), NVML_SUCCESS);
+        assert_eq!((cur, pend), (1, 1));
+        // The 3g.40gb profile: unique id 9, two instances on device 7, none without MIG mode.
+        let mut info = nvmlGpuInstanceProfileInfo_v2_t { version: nvmlGpuInstanceProfileInfo_v2, ..Default::default() };
+        let profile = NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32;
+        assert_eq!(lib.nvmlDeviceGetGpuInstanceProfileInfoV().unwrap()(d7, profile, &mut info), NVML_SUCCESS);
+        assert_eq!((info.id, info.sliceCount, info.memorySizeMB), (9, 3, 40192));
+        let mut gis = [std::ptr::null_mut(); 2];
+        let mut n = 0;
+        let get_gis = lib.nvmlDeviceGetGpuInstances().unwrap();
+        assert_eq!(get_gis(d0, info.id, gis.as_mut_ptr(), &mut n), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(get_gis(d7, info.id, gis.as_mut_ptr(), &mut n), NVML_SUCCESS);
+        assert_eq!(n, 2);
+        let mut gi_info = nvmlGpuInstanceInfo_t::default();
+        assert_eq!(lib.nvmlGpuInstanceGetInfo().unwrap()(gis[1], &mut gi_info), NVML_SUCCESS);
+        assert_eq!((gi_info.device, gi_info.id, gi_info.placement.start, gi_info.placement.size), (d7, 2, 4, 3));
+        // Its two 1-slice compute instances.
+        let ci_profile = NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32;
+        let mut cis = [std::ptr::null_mut(); 3];
+        assert_eq!(lib.nvmlGpuInstanceGetComputeInstances().unwrap()(gis[1], ci_profile, cis.as_mut_ptr(), &mut n), NVML_SUCCESS);
+        assert_eq!(n, 2);
+        let mut ci_info = nvmlComputeInstanceInfo_t::default();
+        assert_eq!(lib.nvmlComputeInstanceGetInfo_v2().unwrap()(cis[1], &mut ci_info), NVML_SUCCESS);
+        assert_eq!((ci_info.gpuInstance, ci_info.id, ci_info.placement.start), (gis[1], 1, 1));
+        let mut cp = nvmlComputeInstanceProfileInfo_v2_t { version: nvmlComputeInstanceProfileInfo_v2, ..Default::default() };
+        let shared = NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32;
+        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap()(gis[1], ci_profile, shared, &mut cp), NVML_SUCCESS);
+        assert_eq!((cp.sliceCount, cp.instanceCount, cp.multiprocessorCount), (1, 3, 16));
+        // The 7-slice compute profile does not fit a 3-slice GPU instance.
+        let seven = NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE as u32;
+        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap()(gis[1], seven, shared, &mut cp), NVML_ERROR_NOT_SUPPORTED);
+        // A compute-instance handle is not a GPU-instance handle.
+        assert_eq!(lib.nvmlGpuInstanceGetInfo().unwrap()(cis[0] as nvmlGpuInstance_t, &mut gi_info), NVML_ERROR_INVALID_ARGUMENT);
     }
 }
 

@@ -11,6 +11,7 @@ use nvml_sys::*;
 use serde_yaml::Value;
 
 use super::ffi::{check_version, code, get, put, put_list, put_str, read_str, set_chars, Status};
+use super::mig::{ci_handle, gi_handle, GpuInstance};
 use super::{error_string, Device, Engine, System};
 use crate::generated::api::Api;
 use crate::profile::const_value;
@@ -194,6 +195,50 @@ impl Engine {
         info.ofaCount = u("ofas") as u32;
         info.memorySizeMB = u("memory_mb");
         set_chars(&mut info.name, p.get("name").and_then(Value::as_str).unwrap_or(""));
+    }
+
+    /// A compute-instance profile usable in `gi`: `(info, found)`.
+    fn compute_instance_profile(sys: &System, gi: &GpuInstance, profile: c_uint) -> Result<nvmlComputeInstanceProfileInfo_v2_t, nvmlReturn_t> {
+        let d = &sys.devices[gi.device];
+        let p = need(d.spec.list("mig.compute_instance_profiles"))?
+            .iter()
+            .find(|p| p.get("profile").and_then(const_value) == Some(profile as i128))
+            .ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+        let u = |k: &str| p.get(k).and_then(Value::as_u64).unwrap_or(0) as u32;
+        if u("slices") > gi.slices {
+            return Err(NVML_ERROR_NOT_SUPPORTED);
+        }
+        let mut info = nvmlComputeInstanceProfileInfo_v2_t {
+            version: nvmlComputeInstanceProfileInfo_v2,
+            id: u("id"),
+            sliceCount: u("slices"),
+            instanceCount: gi.slices / u("slices").max(1),
+            multiprocessorCount: u("multiprocessors"),
+            sharedCopyEngineCount: u("copy_engines"),
+            sharedDecoderCount: u("decoders"),
+            sharedEncoderCount: u("encoders"),
+            sharedJpegCount: u("jpegs"),
+            sharedOfaCount: u("ofas"),
+            ..Default::default()
+        };
+        set_chars(&mut info.name, p.get("name").and_then(Value::as_str).unwrap_or(""));
+        Ok(info)
+    }
+
+    fn compute_instance_info(&self, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            let (gi, c) = sys.compute_instance(ci)?;
+            put(
+                info,
+                nvmlComputeInstanceInfo_t {
+                    device: sys.handle(gi.device),
+                    gpuInstance: gi_handle(gi),
+                    id: c.id,
+                    profileId: c.profile,
+                    placement: nvmlComputeInstancePlacement_t { start: c.placement.0, size: c.placement.1 },
+                },
+            )
+        }))
     }
 
     fn temperature(d: &Device, sensor: nvmlTemperatureSensors_t) -> Result<u32, nvmlReturn_t> {
@@ -906,6 +951,106 @@ impl Api for Engine {
             Self::fill_gpu_instance_profile(Self::gpu_instance_profile(d, profile)?, &mut v2);
             put(info, v2)
         })
+    }
+
+    fn nvmlDeviceGetGpuInstances(&self, device: nvmlDevice_t, profile_id: c_uint, gis: *mut nvmlGpuInstance_t, count: *mut c_uint) -> nvmlReturn_t {
+        self.dev(device, |sys, d| {
+            if d.spec.bool("mig.mode") != Some(true) {
+                return Err(NVML_ERROR_NOT_SUPPORTED);
+            }
+            if gis.is_null() {
+                return Err(NVML_ERROR_INVALID_ARGUMENT);
+            }
+            let found: Vec<nvmlGpuInstance_t> =
+                sys.gpu_instances.iter().filter(|g| g.device == d.index && g.profile_id == profile_id).map(|g| gi_handle(g)).collect();
+            // The caller sizes the array for the profile's instance count; `count` is out only.
+            put(count, found.len() as c_uint)?;
+            for (i, h) in found.iter().enumerate() {
+                put(gis.wrapping_add(i), *h)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn nvmlDeviceGetGpuInstanceById(&self, device: nvmlDevice_t, id: c_uint, gi: *mut nvmlGpuInstance_t) -> nvmlReturn_t {
+        self.dev(device, |sys, d| {
+            if d.spec.bool("mig.mode") != Some(true) {
+                return Err(NVML_ERROR_NOT_SUPPORTED);
+            }
+            let g = sys.gpu_instances.iter().find(|g| g.device == d.index && g.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
+            put(gi, gi_handle(g))
+        })
+    }
+
+    fn nvmlGpuInstanceGetInfo(&self, gi: nvmlGpuInstance_t, info: *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            let g = sys.gpu_instance(gi)?;
+            put(
+                info,
+                nvmlGpuInstanceInfo_t {
+                    device: sys.handle(g.device),
+                    id: g.id,
+                    profileId: g.profile_id,
+                    placement: nvmlGpuInstancePlacement_t { start: g.placement.0, size: g.placement.1 },
+                },
+            )
+        }))
+    }
+
+    fn nvmlGpuInstanceGetComputeInstanceProfileInfo(&self, gi: nvmlGpuInstance_t, profile: c_uint, eng: c_uint, info: *mut nvmlComputeInstanceProfileInfo_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            if eng != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as c_uint {
+                return Err(NVML_ERROR_NOT_SUPPORTED);
+            }
+            let v2 = Self::compute_instance_profile(&sys, sys.gpu_instance(gi)?, profile)?;
+            put(
+                info,
+                nvmlComputeInstanceProfileInfo_t {
+                    id: v2.id,
+                    sliceCount: v2.sliceCount,
+                    instanceCount: v2.instanceCount,
+                    multiprocessorCount: v2.multiprocessorCount,
+                    sharedCopyEngineCount: v2.sharedCopyEngineCount,
+                    sharedDecoderCount: v2.sharedDecoderCount,
+                    sharedEncoderCount: v2.sharedEncoderCount,
+                    sharedJpegCount: v2.sharedJpegCount,
+                    sharedOfaCount: v2.sharedOfaCount,
+                },
+            )
+        }))
+    }
+
+    fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(&self, gi: nvmlGpuInstance_t, profile: c_uint, eng: c_uint, info: *mut nvmlComputeInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            check_version(info, nvmlComputeInstanceProfileInfo_v2)?;
+            if eng != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as c_uint {
+                return Err(NVML_ERROR_NOT_SUPPORTED);
+            }
+            put(info, Self::compute_instance_profile(&sys, sys.gpu_instance(gi)?, profile)?)
+        }))
+    }
+
+    fn nvmlGpuInstanceGetComputeInstances(&self, gi: nvmlGpuInstance_t, profile_id: c_uint, cis: *mut nvmlComputeInstance_t, count: *mut c_uint) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            let g = sys.gpu_instance(gi)?;
+            if cis.is_null() {
+                return Err(NVML_ERROR_INVALID_ARGUMENT);
+            }
+            let found: Vec<nvmlComputeInstance_t> = g.compute_instances.iter().filter(|c| c.profile == profile_id).map(|c| ci_handle(c)).collect();
+            put(count, found.len() as c_uint)?;
+            for (i, h) in found.iter().enumerate() {
+                put(cis.wrapping_add(i), *h)?;
+            }
+            Ok(())
+        }))
+    }
+
+    fn nvmlComputeInstanceGetInfo(&self, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+        self.compute_instance_info(ci, info)
+    }
+
+    fn nvmlComputeInstanceGetInfo_v2(&self, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+        self.compute_instance_info(ci, info)
     }
 
     // Processes: the legacy symbols use the v1 layout, `_v2` and `_v3` the v2 layout.

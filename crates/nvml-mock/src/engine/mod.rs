@@ -5,6 +5,7 @@
 mod api;
 mod events;
 pub mod ffi;
+mod mig;
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -15,6 +16,7 @@ use nvml_sys::*;
 
 use crate::profile::{self, FaultSpec, Flat, Profile};
 pub use events::EventSet;
+pub use mig::GpuInstance;
 
 /// Functions that work before `nvmlInit` (or decide that for themselves).
 const NO_INIT: &[&str] = &["nvmlInit", "nvmlInit_v2", "nvmlInitWithFlags", "nvmlShutdown", "nvmlErrorString"];
@@ -44,12 +46,14 @@ pub struct Device {
 pub struct System {
     pub profile: Profile,
     pub devices: Vec<Box<Device>>,
+    /// Every device's GPU instances (MIG), in device order.
+    pub gpu_instances: Vec<Box<GpuInstance>>,
     pub event_sets: Mutex<Vec<Arc<EventSet>>>,
 }
 
 impl System {
     fn new(profile: Profile) -> System {
-        let devices = profile
+        let devices: Vec<Box<Device>> = profile
             .devices
             .iter()
             .enumerate()
@@ -58,7 +62,8 @@ impl System {
                 Box::new(Device { index, spec: spec.clone(), state: Mutex::new(state) })
             })
             .collect();
-        System { profile, devices, event_sets: Mutex::new(Vec::new()) }
+        let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
+        System { profile, devices, gpu_instances, event_sets: Mutex::new(Vec::new()) }
     }
 
     /// The device behind a handle; anything that is not one of ours is rejected without
