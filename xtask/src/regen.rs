@@ -94,8 +94,8 @@ pub fn write(root: &Path, out: &Output) -> Result<Vec<PathBuf>> {
     let changed: Vec<PathBuf> = check(root, out)
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|p| match p {
-            Problem::Missing(p) | Problem::Stale(p) | Problem::Extra(p) => Some(p),
+        .map(|p| match p {
+            Problem::Missing(p) | Problem::Stale(p) | Problem::Extra(p) => p,
         })
         .collect();
     let mut staged = Vec::new();

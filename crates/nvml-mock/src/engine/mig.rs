@@ -2,6 +2,9 @@
 //! `mig.gpu_instances` when its `mig.mode` is on. Their handles are the addresses of these
 //! objects, checked like device handles.
 
+// Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
+#![allow(clippy::vec_box)]
+
 use nvml_sys::*;
 use serde_yaml::Value;
 
