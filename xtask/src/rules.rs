@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostics;
-use crate::model::{ConstValue, Function, Model, Ty};
+use crate::model::{ConstValue, Function, Model, Param, Ty};
 
 /// The contents of `gen-config/nvml.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -283,7 +283,9 @@ impl Bindings {
     /// is wrapped automatically when it returns `nvmlReturn_t`, its string buffer (if any) has a
     /// known size, and every other parameter is a scalar, enum, handle or record passed by value,
     /// a pointer to one of those (an out-parameter, or an input when `const`), a `const char *`
-    /// input, or part of its count + array pair.
+    /// input, or part of its count + array pair. A pointer next to an integer passed by value
+    /// whose name ends in `count`, `size` or `length` is an array the caller sizes, which needs
+    /// a rule.
     pub fn wrapping(&self, f: &Function) -> Wrapping {
         if let Some(reason) = self.skipped.get(&f.name) {
             return Wrapping::Skipped(reason.clone());
@@ -299,14 +301,22 @@ impl Bindings {
         if let Some(s) = string.filter(|s| s.size.is_none()) {
             return Wrapping::NeedsRule(format!("string buffer `{}` has no known size (a `strings` rule can give one)", s.buffer));
         }
-        for p in &f.params {
-            let shaped = string.is_some_and(|s| p.name == s.buffer || p.name == s.length)
-                || array.is_some_and(|a| p.name == a.count || p.name == a.array);
-            if shaped {
-                continue;
-            }
+        let shaped = |p: &Param| {
+            string.is_some_and(|s| p.name == s.buffer || p.name == s.length) || array.is_some_and(|a| p.name == a.count || p.name == a.array)
+        };
+        for (i, p) in f.params.iter().enumerate().filter(|(_, p)| !shaped(p)) {
             if let Some(why) = unwrappable(&self.model, &p.ty) {
                 return Wrapping::NeedsRule(format!("parameter `{}` is `{}`: {why}", p.name, p.ty.c_spelling()));
+            }
+            // `int valuesCount, nvmlFieldValue_t *values`: an array the caller sizes.
+            let sized = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().filter_map(|j| f.params.get(j)).find(|len| {
+                !shaped(len) && matches!(len.ty, Ty::Int | Ty::UInt) && {
+                    let n = len.name.to_ascii_lowercase();
+                    n.ends_with("count") || n.ends_with("size") || n.ends_with("length")
+                }
+            });
+            if let (Some(len), Ty::Pointer { .. }) = (sized, &p.ty) {
+                return Wrapping::NeedsRule(format!("parameter `{}` is an array sized by `{}`", p.name, len.name));
             }
         }
         let shape = match (string, array) {
