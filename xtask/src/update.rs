@@ -53,9 +53,7 @@ impl TempDir {
 
     /// A fresh directory in the system's temporary directory, unique to this call.
     fn unique(what: &str) -> Result<TempDir> {
-        static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, Ordering::Relaxed);
-        TempDir::new(&std::env::temp_dir(), &format!("nvmlkit-{what}-{}-{n}", std::process::id()))
+        TempDir::new(&std::env::temp_dir(), &format!("nvmlkit-{what}-{}-{}", std::process::id(), next_id()))
     }
 }
 
@@ -63,6 +61,12 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// A number unique within this process, for names of staging directories.
+fn next_id() -> usize {
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    COUNT.fetch_add(1, Ordering::Relaxed)
 }
 
 fn python() -> Command {
@@ -176,7 +180,7 @@ fn list_files(dir: &Path) -> Result<Vec<String>> {
 fn install(parent: &Path, fetched: &Fetched) -> Result<PathBuf> {
     let version = &fetched.provenance.version;
     let dest = parent.join(version);
-    let staged = parent.join(format!("{version}.update-new"));
+    let staged = parent.join(format!("{version}-{}-{}.update-new", std::process::id(), next_id()));
     let write = || -> Result<()> {
         if staged.exists() {
             std::fs::remove_dir_all(&staged).with_context(|| format!("cannot clear {}", staged.display()))?;
