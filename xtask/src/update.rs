@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{bail, Context, Result};
 
+use crate::diff::HeaderDiff;
 use crate::headers::{self, version_key, CorpusEntry, Provenance};
 
 /// The platform tags pip is asked for: the wheels are built for x86-64 Linux only (the header
@@ -251,8 +252,8 @@ pub enum Updated {
         provenance: Provenance,
         /// The default before the update, if any header was vendored.
         previous: Option<String>,
-        /// The header-diff against `previous`, as Markdown.
-        diff: Option<String>,
+        /// The header-diff against `previous`.
+        diff: Option<Box<HeaderDiff>>,
     },
 }
 
@@ -305,7 +306,7 @@ pub fn update_header(root: &Path, wanted: &Wanted, pip: &Pip) -> Result<Updated>
         Some(p) => {
             let new_spec = staged.join("nvml.h").display().to_string();
             let d = crate::diff::between(root, p, &new_spec, None, pip).with_context(|| format!("nvml.h {version} was not vendored"))?;
-            Some(d.to_markdown())
+            Some(Box::new(d))
         }
         None => None,
     };

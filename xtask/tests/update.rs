@@ -108,12 +108,18 @@ fn update_vendors_makes_default_and_regen_works() {
 }
 
 #[test]
-fn latest_takes_the_newest_wheel() {
+fn latest_takes_the_newest_wheel_and_rule_errors_come_first() {
     let (root, wheels) = setup("update-latest");
+    // A rule for a handle the new header lacks: regen would fail, so the next steps say so.
+    let rules = root.join("gen-config/nvml.yaml");
+    let text = std::fs::read_to_string(&rules).unwrap().replace("handles:\n", "handles:\n  nvmlUnit_t: Unit\n");
+    std::fs::write(&rules, text).unwrap();
     let (ok, stdout, stderr) = update(&root, &wheels, &["--latest"]);
     assert!(ok, "{stderr}");
     assert!(stdout.contains("vendored nvml.h 99.0.2"), "{stdout}");
     assert_eq!(headers::vendored_versions(&root).unwrap(), ["98.0.1", "99.0.2"]);
+    assert!(stdout.contains("- error: gen-config/nvml.yaml: handles.nvmlUnit_t: `nvmlUnit_t` is not an opaque handle"), "{stdout}");
+    assert!(stdout.contains("0. fix gen-config/nvml.yaml: 1 rule error(s) against the new header"), "{stdout}");
 }
 
 #[test]
