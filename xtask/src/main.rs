@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use xtask::update::{update_header, Pip, Updated, Wanted};
-use xtask::{generate, headers, model, project_root, regen, Inputs};
+use xtask::update::{update_header, Pip, Wanted};
+use xtask::{generate, model, project_root, regen, Inputs};
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "The NVML binding generator", version)]
@@ -168,24 +168,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 _ => Wanted::Latest,
             };
             let dir = dir.unwrap_or(root);
-            match update_header(&dir, &wanted, &Pip { find_links })? {
-                Updated::AlreadyDefault(v) => println!("nvml.h {v} is vendored already and is the default; nothing to do"),
-                Updated::Vendored { provenance: p, previous, diff } => {
-                    let at = headers::headers_dir(&dir).join(&p.version);
-                    println!("vendored nvml.h {} from {} under {}; it is now the default header", p.version, p.package, at.display());
-                    let rule_errors = diff.as_ref().map_or(0, |d| d.rules.iter().filter(|r| r.starts_with("error")).count());
-                    if let (Some(prev), Some(diff)) = (previous, diff) {
-                        println!("\nChanges since the previous default, {prev}:\n\n{}", diff.to_markdown());
-                    }
-                    println!("Next steps:");
-                    if rule_errors > 0 {
-                        println!("  0. fix gen-config/nvml.yaml: {rule_errors} rule error(s) against the new header (listed above); regen fails until then");
-                    }
-                    println!("  1. cargo xtask regen              # regenerate crates/*/src/generated/ from {}", p.version);
-                    println!("  2. review the diff above and `git diff`; update gen-config/nvml.yaml for new functions that need a rule");
-                    println!("  3. cargo test --workspace         # goldens, freshness, the real header's counts");
-                }
-            }
+            print!("{}", update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
         }
     }
     Ok(ExitCode::SUCCESS)

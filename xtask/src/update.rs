@@ -257,6 +257,32 @@ pub enum Updated {
     },
 }
 
+impl Updated {
+    /// What `update-header` prints: what was vendored, the diff, and the next steps.
+    pub fn report(&self, root: &Path) -> String {
+        let (p, previous, diff) = match self {
+            Updated::AlreadyDefault(v) => return format!("nvml.h {v} is vendored already and is the default; nothing to do\n"),
+            Updated::Vendored { provenance, previous, diff } => (provenance, previous, diff),
+        };
+        let at = headers::headers_dir(root).join(&p.version);
+        let mut out = format!("vendored nvml.h {} from {} under {}; it is now the default header\n", p.version, p.package, at.display());
+        if let (Some(prev), Some(diff)) = (previous, diff) {
+            out.push_str(&format!("\nChanges since the previous default, {prev}:\n\n{}", diff.to_markdown()));
+        }
+        out.push_str("\nNext steps:\n");
+        let rule_errors = diff.as_ref().map_or(0, |d| d.rules.iter().filter(|r| r.starts_with("error:")).count());
+        if rule_errors > 0 {
+            out.push_str(&format!(
+                "  0. fix gen-config/nvml.yaml: {rule_errors} rule error(s) against the new header (listed above); regen fails until then\n"
+            ));
+        }
+        out.push_str(&format!("  1. cargo xtask regen              # regenerate crates/*/src/generated/ from {}\n", p.version));
+        out.push_str("  2. review the diff above and `git diff`; give new functions that need one a rule in gen-config/nvml.yaml\n");
+        out.push_str("  3. cargo test --workspace         # goldens, freshness, the real header's counts\n");
+        out
+    }
+}
+
 /// Vendors a header under `root/nvml-headers/<version>/` (which makes it the default, being
 /// the newest) and adds it to `nvml-headers/corpus.txt`. A version that is not newer than
 /// the default, or that pip cannot fetch, or whose header the generator cannot parse, is an
