@@ -7,11 +7,13 @@
 pub mod bench;
 pub mod clang;
 pub mod diag;
+pub mod diff;
 pub mod emit;
 pub mod headers;
 pub mod model;
 pub mod regen;
 pub mod rules;
+pub mod update;
 
 use std::path::{Path, PathBuf};
 
@@ -36,18 +38,30 @@ pub struct Inputs {
     pub verbose: bool,
 }
 
-/// Parses the header and applies the rules: every phase's diagnostics are printed, and an
-/// error in a phase stops the pipeline there.
-pub fn bindings(root: &Path, inputs: &Inputs) -> Result<rules::Bindings> {
+/// Parses the header of `inputs` into its model; the parse diagnostics are printed, and an
+/// error among them fails.
+pub fn header_model(root: &Path, inputs: &Inputs) -> Result<model::Model> {
     let header = headers::resolve(root, inputs.header.as_deref())?;
     let (model, diags) = clang::parse_header(&header.path, header.info)?;
     diags.finish(inputs.verbose)?;
-    let rules_path = inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE));
-    let shown = rules_path.strip_prefix(root).unwrap_or(&rules_path).display().to_string();
-    let rules = rules::load(&rules_path)?;
+    Ok(model)
+}
+
+/// Parses the header and applies the rules: every phase's diagnostics are printed, and an
+/// error in a phase stops the pipeline there.
+pub fn bindings(root: &Path, inputs: &Inputs) -> Result<rules::Bindings> {
+    let model = header_model(root, inputs)?;
+    let (rules, shown) = load_rules(root, inputs)?;
     let (bindings, diags) = rules::apply(model, &rules, &shown);
     diags.finish(inputs.verbose)?;
     Ok(bindings)
+}
+
+/// Reads the rules file of `inputs`; returns it with its path as diagnostics name it.
+pub fn load_rules(root: &Path, inputs: &Inputs) -> Result<(rules::Rules, String)> {
+    let rules_path = inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE));
+    let shown = rules_path.strip_prefix(root).unwrap_or(&rules_path).display().to_string();
+    Ok((rules::load(&rules_path)?, shown))
 }
 
 /// The whole pipeline up to formatted files.

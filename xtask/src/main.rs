@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use xtask::update::{update_header, Pip, Wanted};
 use xtask::{generate, model, project_root, regen, Inputs};
 
 #[derive(Parser)]
@@ -64,6 +65,45 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Compares the API of two headers (vendored versions, cached or fetchable versions, or
+    /// paths): functions, versioned defines, records, enums, constants, types, deprecations,
+    /// and how the current rules wrap the new functions.
+    HeaderDiff {
+        /// The old header.
+        old: String,
+        /// The new header.
+        new: String,
+        #[arg(long, value_enum, default_value = "md")]
+        format: DiffFormat,
+        /// The rules applied to the new header; default: gen-config/nvml.yaml.
+        #[arg(long)]
+        rules: Option<PathBuf>,
+    },
+    /// Fetches nvml.h VERSION (or the newest) with pip, vendors it under nvml-headers/ as the
+    /// new default, and prints the header-diff against the previous default.
+    UpdateHeader {
+        /// A published version, e.g. 13.5.37.
+        #[arg(required_unless_present = "latest", conflicts_with = "latest")]
+        version: Option<String>,
+        /// The newest version of nvidia-nvml-dev.
+        #[arg(long)]
+        latest: bool,
+        /// The workspace to update (default: this one); for tests.
+        #[arg(long, value_name = "DIR", hide = true)]
+        root: Option<PathBuf>,
+        /// Make pip look only in DIR for wheels (--no-index --find-links DIR); for tests and
+        /// offline mirrors.
+        #[arg(long, value_name = "DIR", hide = true)]
+        find_links: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum DiffFormat {
+    /// Markdown, for a pull-request description.
+    Md,
+    /// JSON, for tools.
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -133,6 +173,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("aliases:   {} (#define nvmlX nvmlY)", m.aliases.len());
             println!("families:  {} versioned", b.families.len());
             println!("shapes:    {} string buffers, {} count+array", b.strings.len(), b.arrays.len());
+        }
+        Command::HeaderDiff { old, new, format, rules } => {
+            let diff = xtask::diff::between(&root, &old, &new, rules.as_deref(), &Pip::default())?;
+            match format {
+                DiffFormat::Md => print!("{}", diff.to_markdown()),
+                DiffFormat::Json => println!("{}", serde_json::to_string_pretty(&diff)?),
+            }
+        }
+        Command::UpdateHeader { version, latest, root: dir, find_links } => {
+            let wanted = match (version, latest) {
+                (Some(v), false) => Wanted::Version(v),
+                _ => Wanted::Latest,
+            };
+            let dir = dir.unwrap_or(root);
+            print!("{}", update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -233,6 +233,15 @@ impl Ty {
     }
 }
 
+impl Function {
+    /// The C prototype, e.g. `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int * deviceCount)`.
+    pub fn prototype(&self) -> String {
+        let ps: Vec<String> = self.params.iter().map(|p| format!("{} {}", p.ty.c_spelling(), p.name)).collect();
+        let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
+        format!("{} {}({ps})", self.ret.c_spelling(), self.name)
+    }
+}
+
 impl Model {
     /// Functions callable without `NVML_NO_UNVERSIONED_FUNC_DEFS`.
     pub fn current_functions(&self) -> impl Iterator<Item = &Function> {

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostics;
-use crate::model::{ConstValue, Function, Model, Ty};
+use crate::model::{ConstValue, Function, Model, Param, Ty};
 
 /// The contents of `gen-config/nvml.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -262,6 +262,91 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     (bindings, d)
 }
 
+/// How the safe crate wraps a function under the rules: the contract its emitter follows, and
+/// what `cargo xtask header-diff` reports for new functions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "how", content = "detail", rename_all = "snake_case")]
+pub enum Wrapping {
+    /// A `skip` rule leaves it unwrapped, for this reason.
+    Skipped(String),
+    /// A `manual` rule names the hand-written file that wraps it.
+    Manual(String),
+    /// Wrapped from its shape, named here: `plain`, `string buffer` or `count + array`.
+    Automatic(String),
+    /// No shape fits, for the reason given: it needs a rule (`strings`, `arrays`, `skip` or
+    /// `manual`) or hand-written code.
+    NeedsRule(String),
+}
+
+impl Bindings {
+    /// How the safe crate wraps `f`. `skip` and `manual` rules come first. Otherwise a function
+    /// is wrapped automatically when it returns `nvmlReturn_t`, its string buffer (if any) has a
+    /// known size, and every other parameter is a scalar, enum, handle or record passed by value,
+    /// a pointer to one of those (an out-parameter, or an input when `const`), a `const char *`
+    /// input, or part of its count + array pair. A pointer next to an integer passed by value
+    /// whose name ends in `count`, `size` or `length` is an array the caller sizes, which needs
+    /// a rule.
+    pub fn wrapping(&self, f: &Function) -> Wrapping {
+        if let Some(reason) = self.skipped.get(&f.name) {
+            return Wrapping::Skipped(reason.clone());
+        }
+        if let Some(file) = self.manual.get(&f.name) {
+            return Wrapping::Manual(file.clone());
+        }
+        if f.ret != Ty::Named("nvmlReturn_t".into()) {
+            return Wrapping::NeedsRule(format!("returns `{}`, not `nvmlReturn_t`", f.ret.c_spelling()));
+        }
+        let string = self.strings.get(&f.name);
+        let array = self.arrays.get(&f.name);
+        if let Some(s) = string.filter(|s| s.size.is_none()) {
+            return Wrapping::NeedsRule(format!("string buffer `{}` has no known size (a `strings` rule can give one)", s.buffer));
+        }
+        let shaped = |p: &Param| {
+            string.is_some_and(|s| p.name == s.buffer || p.name == s.length) || array.is_some_and(|a| p.name == a.count || p.name == a.array)
+        };
+        for (i, p) in f.params.iter().enumerate().filter(|(_, p)| !shaped(p)) {
+            if let Some(why) = unwrappable(&self.model, &p.ty) {
+                return Wrapping::NeedsRule(format!("parameter `{}` is `{}`: {why}", p.name, p.ty.c_spelling()));
+            }
+            // `int valuesCount, nvmlFieldValue_t *values`: an array the caller sizes.
+            let sized = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().filter_map(|j| f.params.get(j)).find(|len| {
+                !shaped(len) && matches!(len.ty, Ty::Int | Ty::UInt) && {
+                    let n = len.name.to_ascii_lowercase();
+                    n.ends_with("count") || n.ends_with("size") || n.ends_with("length")
+                }
+            });
+            if let (Some(len), Ty::Pointer { .. }) = (sized, &p.ty) {
+                return Wrapping::NeedsRule(format!("parameter `{}` is an array sized by `{}`", p.name, len.name));
+            }
+        }
+        let shape = match (string, array) {
+            (Some(_), Some(_)) => "string buffer + count + array",
+            (Some(_), None) => "string buffer",
+            (None, Some(_)) => "count + array",
+            (None, None) => "plain",
+        };
+        Wrapping::Automatic(shape.to_string())
+    }
+}
+
+/// Why a parameter of type `ty` fits no automatic shape, or `None` when it fits one.
+fn unwrappable(model: &Model, ty: &Ty) -> Option<&'static str> {
+    match model.resolve_typedef(ty) {
+        Ty::Pointer { pointee, is_const } => match model.resolve_typedef(pointee) {
+            Ty::Char if *is_const => None,
+            Ty::Char => Some("a `char` buffer with no length"),
+            Ty::Void => Some("an untyped pointer"),
+            Ty::Pointer { .. } => Some("a pointer to a pointer"),
+            Ty::FnPtr { .. } => Some("a callback"),
+            Ty::Array { .. } => Some("a pointer to an array"),
+            _ => None,
+        },
+        Ty::FnPtr { .. } => Some("a callback"),
+        Ty::Void => Some("`void`"),
+        _ => None,
+    }
+}
+
 fn function<'m>(model: &'m Model, name: &str, place: &str, d: &mut Diagnostics) -> Option<&'m Function> {
     let f = model.functions.get(name);
     if f.is_none() {
@@ -313,8 +398,9 @@ fn is_rust_fn_name(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Splits `nvmlX_v3` into (`nvmlX`, 3) and `nvmlXV` into (`nvmlX`, 1); the base name ranks 0.
-fn version_of(name: &str) -> Option<(&str, u32)> {
+/// Splits `nvmlX_v3` into (`nvmlX`, 6) and `nvmlXV` into (`nvmlX`, 1): the rank orders
+/// versions, `_vN` ranking `2N` so that `V` sits between the base name (0) and `_v1`.
+pub fn version_of(name: &str) -> Option<(&str, u32)> {
     if let Some((base, v)) = name.rsplit_once("_v") {
         if let Ok(n) = v.parse::<u32>() {
             return Some((base, n * 2));

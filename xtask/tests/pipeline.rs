@@ -3,44 +3,26 @@
 //!
 //! Set `UPDATE_GOLDEN=1` to rewrite the fixtures' expected files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::{check_golden, fixture, scratch};
 use xtask::emit::{GeneratedFile, Output};
 use xtask::{generate, project_root, regen, Inputs};
-
-fn fixture(case: &str) -> PathBuf {
-    project_root().join("tests/fixtures").join(case)
-}
 
 fn fixture_inputs(case: &str) -> Inputs {
     let dir = fixture(case);
     Inputs { header: Some(dir.join("input.h").display().to_string()), rules: Some(dir.join("rules.yaml")), verbose: false }
 }
 
-/// A fresh empty directory under the target dir.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 #[test]
 fn fixture_goldens() {
     let out = generate(&project_root(), &fixture_inputs("basic")).unwrap();
     let expected_dir = fixture("basic").join("expected");
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let mut mismatched = Vec::new();
-    for f in &out.files {
-        let golden = expected_dir.join(f.path.file_name().unwrap());
-        if update {
-            std::fs::create_dir_all(&expected_dir).unwrap();
-            std::fs::write(&golden, &f.contents).unwrap();
-        } else if std::fs::read_to_string(&golden).ok().as_deref() != Some(f.contents.as_str()) {
-            mismatched.push(golden.display().to_string());
-        }
-    }
+    let mismatched: Vec<String> =
+        out.files.iter().filter_map(|f| check_golden(&expected_dir.join(f.path.file_name().unwrap()), &f.contents)).collect();
     assert!(mismatched.is_empty(), "goldens differ (rerun with UPDATE_GOLDEN=1 and review): {mismatched:?}");
 }
 

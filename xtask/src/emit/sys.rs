@@ -17,7 +17,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{banner, c_ty, doc, format_file, ident, int_lit, ret_ty, GeneratedFile, Output};
-use crate::model::{ConstValue, Function, Model, Record, RecordKind, Ty};
+use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml-sys/src/generated";
@@ -157,13 +157,6 @@ fn consts(m: &Model) -> TokenStream {
     }
 }
 
-/// The C prototype, for the docs.
-fn prototype(f: &Function) -> String {
-    let ps: Vec<String> = f.params.iter().map(|p| format!("{} {}", p.ty.c_spelling(), p.name)).collect();
-    let ps = if ps.is_empty() { "void".to_string() } else { ps.join(", ") };
-    format!("{} {}({ps})", f.ret.c_spelling(), f.name)
-}
-
 fn functions(b: &Bindings) -> TokenStream {
     let m = &b.model;
     let names: Vec<&String> = m.functions.keys().collect();
@@ -175,7 +168,7 @@ fn functions(b: &Bindings) -> TokenStream {
         let params = f.params.iter().map(|p| c_ty(&p.ty));
         let ret = ret_ty(&f.ret);
         let docs = doc::attrs(f.doc.as_deref());
-        let mut extra = format!("\nC prototype: `{}`.", prototype(f));
+        let mut extra = format!("\nC prototype: `{}`.", f.prototype());
         if f.legacy {
             extra.push_str(" A legacy symbol: nvml.h declares it only under `NVML_NO_UNVERSIONED_FUNC_DEFS`.");
         }
