@@ -241,12 +241,11 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             skipped.insert(m.clone(), reason.clone());
         }
     }
-    for (func, file_path) in &rules.manual {
+    for func in rules.manual.keys() {
         let p = place("manual", func);
         if function(&model, func, &p, &mut d).is_some() && skipped.contains_key(func) {
             d.error(p, "is both skipped and wrapped by hand");
         }
-        let _ = file_path;
     }
 
     let bindings = Bindings {

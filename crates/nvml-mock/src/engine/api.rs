@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_int, c_uint, c_ulonglong, CStr};
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{check_version, code, get, put, put_list, put_str, read_str, set_chars, Status};
+use super::ffi::{check_version, code, get, put, put_all, put_list, put_str, read_str, set_chars, Status};
 use super::mig::{ci_handle, gi_handle, GpuInstance};
 use super::{error_string, Device, Engine, System};
 use crate::generated::api::Api;
@@ -958,17 +958,9 @@ impl Api for Engine {
             if d.spec.bool("mig.mode") != Some(true) {
                 return Err(NVML_ERROR_NOT_SUPPORTED);
             }
-            if gis.is_null() {
-                return Err(NVML_ERROR_INVALID_ARGUMENT);
-            }
             let found: Vec<nvmlGpuInstance_t> =
                 sys.gpu_instances.iter().filter(|g| g.device == d.index && g.profile_id == profile_id).map(|g| gi_handle(g)).collect();
-            // The caller sizes the array for the profile's instance count; `count` is out only.
-            put(count, found.len() as c_uint)?;
-            for (i, h) in found.iter().enumerate() {
-                put(gis.wrapping_add(i), *h)?;
-            }
-            Ok(())
+            put_all(count, gis, &found)
         })
     }
 
@@ -1033,15 +1025,8 @@ impl Api for Engine {
     fn nvmlGpuInstanceGetComputeInstances(&self, gi: nvmlGpuInstance_t, profile_id: c_uint, cis: *mut nvmlComputeInstance_t, count: *mut c_uint) -> nvmlReturn_t {
         code(self.sys().and_then(|sys| {
             let g = sys.gpu_instance(gi)?;
-            if cis.is_null() {
-                return Err(NVML_ERROR_INVALID_ARGUMENT);
-            }
             let found: Vec<nvmlComputeInstance_t> = g.compute_instances.iter().filter(|c| c.profile == profile_id).map(|c| ci_handle(c)).collect();
-            put(count, found.len() as c_uint)?;
-            for (i, h) in found.iter().enumerate() {
-                put(cis.wrapping_add(i), *h)?;
-            }
-            Ok(())
+            put_all(count, cis, &found)
         }))
     }
 

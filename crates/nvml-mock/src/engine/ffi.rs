@@ -92,6 +92,20 @@ pub fn put_list<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Stat
     Ok(())
 }
 
+/// Writes `items` into a caller-sized array and their number into `*count` (out only): the
+/// protocol of calls such as `nvmlDeviceGetGpuInstances`, where the caller sizes the array
+/// from a profile's instance count.
+pub fn put_all<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Status {
+    if array.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    put(count, items.len() as c_uint)?;
+    for (i, item) in items.iter().enumerate() {
+        put(array.wrapping_add(i), *item)?;
+    }
+    Ok(())
+}
+
 /// Turns a status into the code returned to C.
 pub fn code(s: Status) -> nvmlReturn_t {
     match s {

@@ -158,8 +158,9 @@ impl Engine {
                 return Some(f.spec.code);
             }
         }
-        let sys = self.system();
-        match sys {
+        // Looked at under the read lock: no `Arc` clone on every call just to check this.
+        let guard = self.system.read().ok()?;
+        match guard.as_deref() {
             None if !NO_INIT.contains(&name) => Some(NVML_ERROR_UNINITIALIZED),
             Some(s) if s.profile.missing_functions.iter().any(|m| m == name) => Some(NVML_ERROR_FUNCTION_NOT_FOUND),
             _ => None,
