@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod clang;
+pub mod coverage;
 pub mod diag;
 pub mod diff;
 pub mod emit;

@@ -65,6 +65,13 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Prints how many functions of the header have a safe method, and why the others do not.
+    Coverage {
+        #[command(flatten)]
+        input: InputArgs,
+        #[arg(long)]
+        json: bool,
+    },
     /// Compares the API of two headers (vendored versions, cached or fetchable versions, or
     /// paths): functions, versioned defines, records, enums, constants, types, deprecations,
     /// and how the current rules wrap the new functions.
@@ -173,6 +180,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             println!("aliases:   {} (#define nvmlX nvmlY)", m.aliases.len());
             println!("families:  {} versioned", b.families.len());
             println!("shapes:    {} string buffers, {} count+array", b.strings.len(), b.arrays.len());
+        }
+        Command::Coverage { input, json } => {
+            let report = xtask::coverage::coverage(&xtask::bindings(&root, &input.inputs())?);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.to_text());
+            }
         }
         Command::HeaderDiff { old, new, format, rules } => {
             let diff = xtask::diff::between(&root, &old, &new, rules.as_deref(), &Pip::default())?;

@@ -127,7 +127,7 @@ impl NvmlLib {
 }
 
 /// The library could not be opened.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
     /// Each path tried, with the loader's reason for refusing it.
     pub attempts: Vec<(PathBuf, String)>,

@@ -5,6 +5,7 @@
 
 pub mod doc;
 pub mod mock;
+pub mod safe;
 pub mod sys;
 
 use std::path::PathBuf;
@@ -36,6 +37,7 @@ pub fn emit_all(b: &Bindings) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
     mock::emit(b, &mut out)?;
+    safe::emit(b, &mut out)?;
     Ok(out)
 }
 

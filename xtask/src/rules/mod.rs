@@ -8,6 +8,9 @@
 //! Precedence, for every table below: an explicit rule wins over what the stage derives from
 //! the header by pattern; `skip` and `manual` win over every shape.
 
+pub mod names;
+pub mod shape;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -15,7 +18,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostics;
-use crate::model::{ConstValue, Function, Model, Param, Ty};
+use crate::model::{ConstValue, Function, Model, Ty};
 
 /// The contents of `gen-config/nvml.yaml`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -42,6 +45,37 @@ pub struct Rules {
     pub skip: BTreeMap<String, String>,
     /// Functions wrapped by a hand-written file of the safe crate, with that file's path.
     pub manual: BTreeMap<String, String>,
+    /// Integer typedefs that identify an object, e.g. `nvmlVgpuInstance_t: VgpuInstance`: they
+    /// become handle types like the opaque handles.
+    pub ids: BTreeMap<String, String>,
+    /// `function.parameter` → `in`, `out` or `inout`, for a non-const pointer whose direction
+    /// the header does not make clear (see `shape::direction` for the default).
+    pub directions: BTreeMap<String, Direction>,
+    /// Bit masks defined as `#define`s: a bitflags type name → the constants' prefix and the
+    /// parameters (`function.parameter`) and record fields (`record.field`) that carry it.
+    pub bitflags: BTreeMap<String, FlagsRule>,
+    /// Versioned record → the constant that gives its `version` field, where the header's
+    /// `nvmlX_vN` naming does not.
+    pub struct_versions: BTreeMap<String, String>,
+}
+
+/// Which way a pointer parameter carries data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    In,
+    Out,
+    InOut,
+}
+
+/// A bitflags type made of `#define`d bits.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlagsRule {
+    /// Every integer constant whose name starts with this is a flag (zero-valued ones aside).
+    pub prefix: String,
+    pub params: Vec<String>,
+    pub fields: Vec<String>,
 }
 
 /// `char *buffer` sized by `length`, which must hold at least `size` bytes.
@@ -111,6 +145,15 @@ pub struct Bindings {
     pub skipped: BTreeMap<String, String>,
     /// Function → hand-written file.
     pub manual: BTreeMap<String, String>,
+    /// Id typedef → safe handle type.
+    pub ids: BTreeMap<String, String>,
+    pub directions: BTreeMap<String, Direction>,
+    pub bitflags: BTreeMap<String, FlagsRule>,
+    /// Versioned record → constant holding its version, derived (`nvmlX_vN_t` → `nvmlX_vN`)
+    /// or from `struct_versions`.
+    pub struct_versions: BTreeMap<String, String>,
+    /// How the safe crate wraps every function.
+    pub plan: shape::Plan,
 }
 
 /// Reads and parses a rules file; YAML errors carry the file, line and column.
@@ -248,7 +291,73 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
     }
 
-    let bindings = Bindings {
+    for (typedef, safe) in &rules.ids {
+        let p = place("ids", typedef);
+        match model.typedefs.get(typedef).map(|t| model.resolve_typedef(&t.ty)) {
+            Some(Ty::UInt | Ty::Int | Ty::ULongLong) if is_rust_type_name(safe) => {}
+            Some(_) => d.error(p, format!("`{typedef}` is not an integer typedef, or `{safe}` is not a Rust type name")),
+            None => d.error(p, format!("`{typedef}` is not a typedef of the header")),
+        }
+    }
+    for (key, _) in &rules.directions {
+        let p = place("directions", key);
+        match key.split_once('.') {
+            Some((func, param)) => {
+                if let Some(f) = function(&model, func, &p, &mut d) {
+                    check_param(f, param, &p, &mut d, |t| matches!(t, Ty::Pointer { is_const: false, .. }));
+                }
+            }
+            None => d.error(p, "expected `function.parameter`"),
+        }
+    }
+    for (name, flags) in &rules.bitflags {
+        let p = place("bitflags", name);
+        if !is_rust_type_name(name) {
+            d.error(p.clone(), format!("`{name}` is not a Rust type name"));
+        }
+        if !model.constants.keys().any(|c| c.starts_with(&flags.prefix) && constant_value(&model, c).is_some()) {
+            d.error(p.clone(), format!("no integer constant starts with `{}`", flags.prefix));
+        }
+        for fp in &flags.params {
+            match fp.split_once('.') {
+                Some((func, param)) => {
+                    if let Some(f) = function(&model, func, &p, &mut d) {
+                        check_param(f, param, &p, &mut d, |t| !matches!(t, Ty::Pointer { pointee, .. } if !is_integer(pointee)));
+                    }
+                }
+                None => d.error(p.clone(), format!("`{fp}`: expected `function.parameter`")),
+            }
+        }
+        for ff in &flags.fields {
+            let ok = ff.split_once('.').is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
+            if !ok {
+                d.error(p.clone(), format!("`{ff}` is not a `record.field` of the header"));
+            }
+        }
+    }
+    let mut struct_versions = BTreeMap::new();
+    for r in model.records.values().filter(|r| r.fields.first().is_some_and(|f| f.name == "version")) {
+        let names = model.typedefs.values().filter(|t| t.ty == Ty::Named(r.name.clone())).map(|t| t.name.as_str()).chain([r.name.as_str()]);
+        let found = names.filter_map(|n| n.strip_suffix("_t")).find(|c| constant_value(&model, c).is_some());
+        if let Some(c) = found {
+            struct_versions.insert(r.name.clone(), c.to_string());
+        }
+    }
+    for (rec, c) in &rules.struct_versions {
+        let p = place("struct_versions", rec);
+        if !model.records.contains_key(rec) {
+            d.error(p, format!("`{rec}` is not a record of the header"));
+        } else if constant_value(&model, c).is_none() {
+            d.error(p, format!("`{c}` is not an integer constant of the header"));
+        } else {
+            if struct_versions.get(rec) == Some(c) {
+                d.warn(p, "matches nothing: the header's naming gives the same constant");
+            }
+            struct_versions.insert(rec.clone(), c.clone());
+        }
+    }
+
+    let mut bindings = Bindings {
         model,
         handles: rules.handles.clone(),
         families,
@@ -257,7 +366,18 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         renames: rules.renames.clone(),
         skipped,
         manual: rules.manual.clone(),
+        ids: rules.ids.clone(),
+        directions: rules.directions.clone(),
+        bitflags: rules.bitflags.clone(),
+        struct_versions,
+        plan: shape::Plan::default(),
     };
+    bindings.plan = shape::plan(&bindings, &mut d);
+    for key in rules.renames.keys() {
+        if bindings.plan.method(key).is_none() && bindings.model.functions.contains_key(key) {
+            d.warn(place("renames", key), "names no generated method (a family member is renamed under its API name)");
+        }
+    }
     (bindings, d)
 }
 
@@ -278,71 +398,33 @@ pub enum Wrapping {
 }
 
 impl Bindings {
-    /// How the safe crate wraps `f`. `skip` and `manual` rules come first. Otherwise a function
-    /// is wrapped automatically when it returns `nvmlReturn_t`, its string buffer (if any) has a
-    /// known size, and every other parameter is a scalar, enum, handle or record passed by value,
-    /// a pointer to one of those (an out-parameter, or an input when `const`), a `const char *`
-    /// input, or part of its count + array pair. A pointer next to an integer passed by value
-    /// whose name ends in `count`, `size` or `length` is an array the caller sizes, which needs
-    /// a rule.
+    /// How the safe crate wraps `f`, from the plan its emitter follows.
     pub fn wrapping(&self, f: &Function) -> Wrapping {
-        if let Some(reason) = self.skipped.get(&f.name) {
-            return Wrapping::Skipped(reason.clone());
+        if let Some(w) = self.plan.unwrapped.get(&f.name) {
+            return w.clone();
         }
-        if let Some(file) = self.manual.get(&f.name) {
-            return Wrapping::Manual(file.clone());
+        match self.plan.wrapped_by.get(&f.name).and_then(|k| self.plan.method(k)) {
+            Some(m) => Wrapping::Automatic(m.shape.to_string()),
+            None if f.legacy => Wrapping::NeedsRule("a legacy symbol that no versioned family reaches".into()),
+            None => Wrapping::NeedsRule("no method was planned for it".into()),
         }
-        if f.ret != Ty::Named("nvmlReturn_t".into()) {
-            return Wrapping::NeedsRule(format!("returns `{}`, not `nvmlReturn_t`", f.ret.c_spelling()));
-        }
-        let string = self.strings.get(&f.name);
-        let array = self.arrays.get(&f.name);
-        if let Some(s) = string.filter(|s| s.size.is_none()) {
-            return Wrapping::NeedsRule(format!("string buffer `{}` has no known size (a `strings` rule can give one)", s.buffer));
-        }
-        let shaped = |p: &Param| {
-            string.is_some_and(|s| p.name == s.buffer || p.name == s.length) || array.is_some_and(|a| p.name == a.count || p.name == a.array)
-        };
-        for (i, p) in f.params.iter().enumerate().filter(|(_, p)| !shaped(p)) {
-            if let Some(why) = unwrappable(&self.model, &p.ty) {
-                return Wrapping::NeedsRule(format!("parameter `{}` is `{}`: {why}", p.name, p.ty.c_spelling()));
-            }
-            // `int valuesCount, nvmlFieldValue_t *values`: an array the caller sizes.
-            let sized = [i.checked_sub(1), Some(i + 1)].into_iter().flatten().filter_map(|j| f.params.get(j)).find(|len| {
-                !shaped(len) && matches!(len.ty, Ty::Int | Ty::UInt) && {
-                    let n = len.name.to_ascii_lowercase();
-                    n.ends_with("count") || n.ends_with("size") || n.ends_with("length")
-                }
-            });
-            if let (Some(len), Ty::Pointer { .. }) = (sized, &p.ty) {
-                return Wrapping::NeedsRule(format!("parameter `{}` is an array sized by `{}`", p.name, len.name));
-            }
-        }
-        let shape = match (string, array) {
-            (Some(_), Some(_)) => "string buffer + count + array",
-            (Some(_), None) => "string buffer",
-            (None, Some(_)) => "count + array",
-            (None, None) => "plain",
-        };
-        Wrapping::Automatic(shape.to_string())
     }
-}
 
-/// Why a parameter of type `ty` fits no automatic shape, or `None` when it fits one.
-fn unwrappable(model: &Model, ty: &Ty) -> Option<&'static str> {
-    match model.resolve_typedef(ty) {
-        Ty::Pointer { pointee, is_const } => match model.resolve_typedef(pointee) {
-            Ty::Char if *is_const => None,
-            Ty::Char => Some("a `char` buffer with no length"),
-            Ty::Void => Some("an untyped pointer"),
-            Ty::Pointer { .. } => Some("a pointer to a pointer"),
-            Ty::FnPtr { .. } => Some("a callback"),
-            Ty::Array { .. } => Some("a pointer to an array"),
-            _ => None,
-        },
-        Ty::FnPtr { .. } => Some("a callback"),
-        Ty::Void => Some("`void`"),
-        _ => None,
+    /// The safe type of a handle typedef, opaque or id.
+    pub fn handle_type(&self, typedef: &str) -> Option<&str> {
+        self.handles.get(typedef).or_else(|| self.ids.get(typedef)).map(String::as_str)
+    }
+
+    /// The bitflags type a parameter carries, if a rule says so.
+    pub fn flags_of_param(&self, func: &str, param: &str) -> Option<String> {
+        let key = format!("{func}.{param}");
+        self.bitflags.iter().find(|(_, r)| r.params.contains(&key)).map(|(n, _)| n.clone())
+    }
+
+    /// The bitflags type a record field carries, if a rule says so.
+    pub fn flags_of_field(&self, record: &str, field: &str) -> Option<String> {
+        let key = format!("{record}.{field}");
+        self.bitflags.iter().find(|(_, r)| r.fields.contains(&key)).map(|(n, _)| n.clone())
     }
 }
 
@@ -372,6 +454,10 @@ fn check_param(f: &Function, name: &str, place: &str, d: &mut Diagnostics, ok: i
 
 fn is_uint(t: &Ty) -> bool {
     matches!(t, Ty::UInt)
+}
+
+fn is_integer(t: &Ty) -> bool {
+    matches!(t, Ty::UInt | Ty::Int | Ty::ULongLong | Ty::LongLong | Ty::ULong | Ty::Long)
 }
 
 fn constant_value(model: &Model, name: &str) -> Option<u64> {

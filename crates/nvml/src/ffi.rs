@@ -1,0 +1,101 @@
+//! The helpers generated methods call: every `unsafe` block of the safe crate's calls into
+//! the library is here, each with its justification.
+
+use std::ffi::{c_char, c_uint, CStr, CString};
+
+use nvml_sys as sys;
+
+use crate::Error;
+
+/// Calls a resolved NVML function pointer with arguments prepared by a generated method.
+///
+/// Only generated code and the core invoke it, always with a pointer obtained from
+/// `NvmlLib`'s accessor for that very symbol (so the Rust type is the header's prototype),
+/// and with arguments that are handles from the same library, values of the declared C
+/// types, or pointers to locals, vectors and buffers owned by the caller that outlive the
+/// call and have the size the header documents (string buffers of the documented length,
+/// arrays of the count passed alongside).
+macro_rules! call {
+    ($f:ident ( $($arg:expr),* $(,)? )) => {{
+        let f = $f;
+        // SAFETY: see the macro's documentation: `f` has the prototype of its symbol in
+        // nvml.h, and every pointer argument is valid for the access NVML makes during the
+        // call (nothing is retained after it returns).
+        unsafe { f($($arg),*) }
+    }};
+}
+
+/// `Ok` for `NVML_SUCCESS`, the error otherwise.
+#[inline]
+pub fn check(code: sys::nvmlReturn_t) -> Result<(), Error> {
+    match Error::from_code(code) {
+        None => Ok(()),
+        Some(e) => Err(e),
+    }
+}
+
+/// A NUL-terminated copy of `s`; an interior NUL is `InvalidArgument`.
+pub fn cstring(s: &str) -> Result<CString, Error> {
+    CString::new(s).map_err(|_| Error::InvalidArgument)
+}
+
+/// The text of a C buffer up to its first NUL (or its end when there is none), with invalid
+/// UTF-8 replaced.
+pub fn string_from(buf: &[c_char]) -> String {
+    let bytes: Vec<u8> = buf.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// Copies `s` into a C buffer, cut to leave room for the NUL.
+pub fn set_string(buf: &mut [c_char], s: &str) {
+    let n = s.len().min(buf.len().saturating_sub(1));
+    for (d, b) in buf.iter_mut().zip(s.as_bytes()[..n].iter()) {
+        *d = *b as c_char;
+    }
+    for d in buf.iter_mut().skip(n) {
+        *d = 0;
+    }
+}
+
+/// How many times a list is re-fetched when it keeps growing between the size query and the
+/// fill.
+pub const LIST_ATTEMPTS: usize = 4;
+
+/// The count + array protocol: asks for the size with a NULL array, then fills a buffer of
+/// that size; if the list grew in between (`NVML_ERROR_INSUFFICIENT_SIZE`), it retries with
+/// the new count, at most [`LIST_ATTEMPTS`] times. Two calls in the steady state.
+pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(*mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
+    let mut count: c_uint = 0;
+    let mut buf: Vec<T> = Vec::new();
+    for _ in 0..LIST_ATTEMPTS {
+        buf.clear();
+        buf.resize(count as usize, init);
+        let mut n = count;
+        let ptr = if buf.is_empty() { std::ptr::null_mut() } else { buf.as_mut_ptr() };
+        match call(&mut n, ptr) {
+            sys::NVML_SUCCESS => {
+                buf.truncate(n as usize);
+                return Ok(buf);
+            }
+            sys::NVML_ERROR_INSUFFICIENT_SIZE if n > count => count = n,
+            code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
+        }
+    }
+    Err(Error::InsufficientSize)
+}
+
+/// `nvmlErrorString(code)` of `lib`, if the library exports it.
+pub fn error_string(lib: &sys::NvmlLib, code: sys::nvmlReturn_t) -> Option<String> {
+    let f = lib.nvmlErrorString().ok()?;
+    let p = call!(f(code));
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: nvmlErrorString returns a pointer to a static NUL-terminated string of the
+    // library (checked non-null above); it is copied out before the library can be unloaded,
+    // which the caller prevents by holding the library.
+    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}

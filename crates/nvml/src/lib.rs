@@ -1,0 +1,52 @@
+//! Safe bindings to NVIDIA's management library (NVML), generated from `nvml.h`.
+//!
+//! [`Nvml::init`] loads `libnvidia-ml` at run time (nothing is linked at build time) and
+//! initialises it; handles such as [`Device`] borrow it and expose a method for every
+//! function of the header that the generator wraps. Each method calls the newest version of
+//! its function that the loaded driver exports, so one binary runs on old and new drivers: a
+//! function the driver lacks is [`Error::FunctionNotFound`], never a crash.
+//!
+//! ```no_run
+//! use nvml::Nvml;
+//!
+//! let nvml = Nvml::init()?;
+//! println!("driver {}", nvml.driver_version()?);
+//! for i in 0..nvml.device_count()? {
+//!     let gpu = nvml.device_by_index(i)?;
+//!     let mem = gpu.memory_info()?;
+//!     println!("{} {}: {} MiB used of {}", gpu.uuid()?, gpu.name()?, mem.used >> 20, mem.total >> 20);
+//! }
+//! # Ok::<(), nvml::Error>(())
+//! ```
+//!
+//! - Enums are open newtypes ([`ClockType`]`(u32)` with constants): values newer than the
+//!   header survive. Bit masks are [`bitflags`] types that keep unknown bits.
+//! - Records are plain Rust structs converted from the C layout; versioned ones get their
+//!   `version` filled in by the method.
+//! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows.
+//! - The `serde` feature implements `serde::Serialize` for the data types.
+//! - [`sys`] is the raw layer, for anything else.
+//!
+//! Everything under `src/generated/` is written by `cargo xtask regen`; the other files are
+//! written by hand.
+
+#[macro_use]
+mod ffi;
+#[macro_use]
+mod handle;
+mod error;
+mod nvml;
+
+mod generated {
+    pub mod error;
+    pub mod handles;
+    mod methods;
+    pub mod types;
+}
+
+pub use error::Error;
+pub use generated::handles::*;
+pub use generated::types::*;
+pub use handle::RawHandle;
+pub use nvml::{Builder, Nvml};
+pub use nvml_sys as sys;

@@ -1,0 +1,156 @@
+//! The library's lifetime: loading, `nvmlInit`, and `nvmlShutdown` when the last user is gone.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+
+use nvml_sys as sys;
+
+use crate::{Error, InitFlags};
+
+/// The loaded library between `nvmlInit` and `nvmlShutdown`.
+pub(crate) struct Inner {
+    lib: sys::NvmlLib,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // A library without `nvmlShutdown` (or one that fails it) is left as it is: drop must
+        // not fail.
+        if let Ok(shutdown) = self.lib.nvmlShutdown() {
+            let _ = call!(shutdown());
+        }
+    }
+}
+
+/// The most recently initialised library, for `Error`'s `Display` (`nvmlErrorString`).
+static CURRENT: Mutex<Weak<Inner>> = Mutex::new(Weak::new());
+
+/// `nvmlErrorString(code)` from the current library, if one is alive.
+pub(crate) fn current_error_string(code: sys::nvmlReturn_t) -> Option<String> {
+    let inner = CURRENT.lock().ok()?.upgrade()?;
+    crate::ffi::error_string(&inner.lib, code)
+}
+
+/// How a handle reaches its library: borrowing an `Nvml`, or owning a reference to it.
+#[derive(Clone)]
+pub(crate) enum NvmlRef<'n> {
+    Borrowed(&'n Arc<Inner>),
+    Owned(Arc<Inner>),
+}
+
+impl NvmlRef<'_> {
+    #[inline]
+    pub(crate) fn lib(&self) -> &sys::NvmlLib {
+        match self {
+            NvmlRef::Borrowed(i) => &i.lib,
+            NvmlRef::Owned(i) => &i.lib,
+        }
+    }
+
+    pub(crate) fn into_owned(self) -> NvmlRef<'static> {
+        match self {
+            NvmlRef::Borrowed(i) => NvmlRef::Owned(Arc::clone(i)),
+            NvmlRef::Owned(i) => NvmlRef::Owned(i),
+        }
+    }
+
+    pub(crate) fn to_nvml(&self) -> Nvml {
+        match self {
+            NvmlRef::Borrowed(i) => Nvml { inner: Arc::clone(i) },
+            NvmlRef::Owned(i) => Nvml { inner: Arc::clone(i) },
+        }
+    }
+}
+
+/// An initialised NVML library. Cloning is cheap and shares it; `nvmlShutdown` runs when the
+/// last clone and the last owned handle are dropped.
+///
+/// ```no_run
+/// let nvml = nvml::Nvml::init()?;
+/// for i in 0..nvml.device_count()? {
+///     let gpu = nvml.device_by_index(i)?;
+///     println!("{i}: {} {}", gpu.name()?, gpu.uuid()?);
+/// }
+/// # Ok::<(), nvml::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Nvml {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Nvml {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Nvml").field("library", &self.inner.lib.path()).finish()
+    }
+}
+
+impl Nvml {
+    /// Loads the library (`NVML_LIBRARY_PATH` if set, else `libnvidia-ml.so.1`, then
+    /// `libnvidia-ml.so`) and initialises it with `nvmlInit`.
+    pub fn init() -> Result<Nvml, Error> {
+        Nvml::builder().init()
+    }
+
+    /// Options for loading and initialising.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The raw function table, for what the safe API does not cover.
+    pub fn lib(&self) -> &sys::NvmlLib {
+        &self.inner.lib
+    }
+
+    pub(crate) fn nref(&self) -> NvmlRef<'_> {
+        NvmlRef::Borrowed(&self.inner)
+    }
+}
+
+/// Where to load the library from and how to initialise it.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    path: Option<PathBuf>,
+    flags: Option<InitFlags>,
+}
+
+impl Builder {
+    /// Loads this file (or name, searched by the dynamic loader) instead of the defaults.
+    pub fn library_path(mut self, path: impl Into<PathBuf>) -> Builder {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Initialises with `nvmlInitWithFlags(flags)` instead of `nvmlInit`.
+    pub fn flags(mut self, flags: InitFlags) -> Builder {
+        self.flags = Some(flags);
+        self
+    }
+
+    /// Loads and initialises. A library that cannot be loaded is
+    /// [`Error::LibraryNotFound`] listing every path tried; one without `nvmlInit` is
+    /// [`Error::FunctionNotFound`].
+    pub fn init(self) -> Result<Nvml, Error> {
+        let opened = match &self.path {
+            Some(p) => sys::NvmlLib::open_path(p),
+            None => sys::NvmlLib::open(),
+        };
+        let lib = opened.map_err(|e| Error::LibraryNotFound(Some(Arc::new(e))))?;
+        let code = match self.flags {
+            Some(flags) => {
+                let f = lib.nvmlInitWithFlags()?;
+                call!(f(flags.bits()))
+            }
+            None => match lib.nvmlInit_newest()? {
+                sys::nvmlInit_versions::nvmlInit_v2(f) => call!(f()),
+                sys::nvmlInit_versions::nvmlInit(f) => call!(f()),
+            },
+        };
+        // On failure `lib` is dropped without `nvmlShutdown`: there is nothing to shut down.
+        crate::ffi::check(code)?;
+        let inner = Arc::new(Inner { lib });
+        if let Ok(mut current) = CURRENT.lock() {
+            *current = Arc::downgrade(&inner);
+        }
+        Ok(Nvml { inner })
+    }
+}

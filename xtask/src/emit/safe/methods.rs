@@ -1,0 +1,459 @@
+//! `methods.rs` of the safe crate: one method per planned method, grouped by owner.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::types::{field_conv, scalar};
+use super::Names;
+use crate::emit::{doc, ident};
+use crate::model::Ty;
+use crate::rules::names::snake;
+use crate::rules::shape::{Call, Method, Owner, Role, Val};
+use crate::rules::Bindings;
+
+pub fn methods(b: &Bindings, names: &Names) -> TokenStream {
+    let mut by_owner: BTreeMap<&Owner, Vec<&Method>> = BTreeMap::new();
+    for m in &b.plan.methods {
+        by_owner.entry(&m.owner).or_default().push(m);
+    }
+    let blocks = by_owner.into_iter().map(|(owner, ms)| {
+        let g = Gen { b, names, owner };
+        let items = ms.iter().map(|m| g.method(m));
+        match owner {
+            Owner::Nvml => quote!(impl Nvml { #(#items)* }),
+            Owner::Handle(h) => {
+                let t = format_ident!("{}", b.handle_type(h).unwrap_or(h));
+                quote!(impl<'n> #t<'n> { #(#items)* })
+            }
+        }
+    });
+    quote! {
+        #![allow(deprecated, unused_mut, unused_parens, unused_variables, clippy::all)]
+        use nvml_sys as sys;
+        use crate::ffi;
+        use crate::{Error, Nvml};
+        use super::handles::*;
+        use super::types::*;
+        #(#blocks)*
+    }
+}
+
+struct Gen<'a> {
+    b: &'a Bindings,
+    names: &'a Names,
+    owner: &'a Owner,
+}
+
+/// What one parameter contributes to a call.
+#[derive(Default)]
+struct Part {
+    pre: TokenStream,
+    arg: TokenStream,
+    post: Option<TokenStream>,
+}
+
+impl Gen<'_> {
+    fn lifetime(&self) -> TokenStream {
+        match self.owner {
+            Owner::Nvml => quote!('_),
+            Owner::Handle(_) => quote!('n),
+        }
+    }
+
+    fn lib(&self) -> TokenStream {
+        match self.owner {
+            Owner::Nvml => quote!(self.lib()),
+            Owner::Handle(_) => quote!(self.nvml.lib()),
+        }
+    }
+
+    fn nref(&self) -> TokenStream {
+        match self.owner {
+            Owner::Nvml => quote!(self.nref()),
+            Owner::Handle(_) => quote!(self.nvml.clone()),
+        }
+    }
+
+    /// The safe type of a value.
+    fn rust_ty(&self, v: &Val, lt: &TokenStream) -> TokenStream {
+        match v {
+            Val::Scalar(t) => scalar(t),
+            Val::Enum(n) | Val::Record(n) => {
+                let t = self.names.ty(n);
+                quote!(#t)
+            }
+            Val::Handle(h) => {
+                let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
+                quote!(#t<#lt>)
+            }
+            Val::Flags(n, _) => {
+                let t = format_ident!("{n}");
+                quote!(#t)
+            }
+            Val::Raw(n) => {
+                let t = format_ident!("{n}");
+                quote!(sys::#t)
+            }
+        }
+    }
+
+    /// The C type of a value, for locals.
+    fn raw_ty(&self, v: &Val) -> TokenStream {
+        match v {
+            Val::Scalar(t) | Val::Flags(_, t) => scalar(t),
+            Val::Enum(n) | Val::Record(n) | Val::Raw(n) | Val::Handle(n) => {
+                let t = format_ident!("{n}");
+                quote!(sys::#t)
+            }
+        }
+    }
+
+    /// A zeroed C value, with its `version` filled in.
+    fn raw_init(&self, v: &Val) -> TokenStream {
+        match v {
+            Val::Handle(h) if self.b.model.handles.contains_key(h) => quote!(core::ptr::null_mut()),
+            Val::Record(n) => match self.b.struct_versions.get(n) {
+                Some(c) => {
+                    let (c, t) = (format_ident!("{c}"), format_ident!("{n}"));
+                    quote!(sys::#t { version: sys::#c as _, ..Default::default() })
+                }
+                None => quote!(Default::default()),
+            },
+            _ => quote!(Default::default()),
+        }
+    }
+
+    /// Safe `x` → C value, for an input of type `v`.
+    fn to_c(&self, v: &Val, x: TokenStream) -> TokenStream {
+        match v {
+            Val::Scalar(_) | Val::Raw(_) => quote!(#x),
+            Val::Enum(_) => quote!(#x.0),
+            Val::Handle(_) => quote!(#x.raw),
+            Val::Flags(..) => quote!(#x.bits() as _),
+            Val::Record(n) => match self.b.struct_versions.get(n) {
+                Some(c) => {
+                    let (c, t) = (format_ident!("{c}"), format_ident!("{n}"));
+                    quote!(sys::#t { version: sys::#c as _, ..#x.to_raw() })
+                }
+                None => quote!(#x.to_raw()),
+            },
+        }
+    }
+
+    /// C value `x` → safe value of type `v`.
+    fn from_c(&self, v: &Val, x: TokenStream) -> TokenStream {
+        match v {
+            Val::Scalar(_) | Val::Raw(_) => x,
+            Val::Enum(n) => {
+                let t = self.names.ty(n);
+                quote!(#t(#x))
+            }
+            Val::Handle(h) => {
+                let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
+                let nref = self.nref();
+                quote!(#t::wrap(#x, #nref))
+            }
+            Val::Flags(n, _) => {
+                let t = format_ident!("{n}");
+                quote!(#t::from_bits_retain(#x as _))
+            }
+            Val::Record(n) => {
+                let t = self.names.ty(n);
+                quote!(#t::from(&#x))
+            }
+        }
+    }
+
+    /// `new` built from the fields of `old` that have the same name and type.
+    fn convert(&self, old: &str, new: &str, x: TokenStream) -> TokenStream {
+        let m = &self.b.model;
+        let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
+        let (ot, nt) = (self.names.ty(old), self.names.ty(new));
+        let same = n.fields.iter().filter(|f| f.name != "version").filter(|f| {
+            o.fields.iter().any(|g| {
+                g.name == f.name
+                    && field_conv(self.b, self.names, &g.ty, None).ty.to_string()
+                        == field_conv(self.b, self.names, &f.ty, None).ty.to_string()
+            })
+        });
+        let fields: Vec<_> = same.map(|f| super::types::field_ident(&f.name)).collect();
+        quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* ..Default::default() } })
+    }
+
+    fn method(&self, m: &Method) -> TokenStream {
+        let head = &m.calls[0];
+        let f = &self.b.model.functions[&head.symbol];
+        let lt = self.lifetime();
+        let name = ident(&m.name);
+        let mut args = Vec::new();
+        let mut rets = Vec::new();
+        let sized_input = head.params.iter().any(|p| matches!(p.role, Role::SizedArray { input: true, .. }));
+        for p in &head.params {
+            let pn = ident(&snake(&p.name));
+            match &p.role {
+                Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => {
+                    let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
+                    args.push(quote!(#pn: &#t<'_>));
+                }
+                Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..))) => {
+                    let t = self.rust_ty(v, &lt);
+                    args.push(quote!(#pn: #t));
+                }
+                Role::InPtr(v) => {
+                    let t = self.rust_ty(v, &lt);
+                    args.push(quote!(#pn: &#t));
+                }
+                Role::InOut(v) => {
+                    let t = self.rust_ty(v, &lt);
+                    args.push(quote!(#pn: &#t));
+                    rets.push(t);
+                }
+                Role::InStr => args.push(quote!(#pn: &str)),
+                Role::Out(v) => rets.push(self.rust_ty(v, &lt)),
+                Role::StrBuf { .. } => rets.push(quote!(String)),
+                Role::Array(v) => {
+                    let t = self.rust_ty(v, &lt);
+                    rets.push(quote!(Vec<#t>));
+                }
+                Role::SizedLen if !sized_input => args.push(quote!(#pn: u32)),
+                Role::SizedArray { val, input } => {
+                    let t = self.rust_ty(val, &lt);
+                    if *input {
+                        args.push(quote!(#pn: &[#t]));
+                    }
+                    rets.push(quote!(Vec<#t>));
+                }
+                Role::SelfHandle | Role::StrLen { .. } | Role::Count | Role::SizedLen => {}
+            }
+        }
+        let ret = match rets.len() {
+            0 => quote!(()),
+            1 => rets.pop().unwrap_or_default(),
+            _ => quote!((#(#rets),*)),
+        };
+        let lib = self.lib();
+        let body = if m.calls.len() == 1 {
+            let sym = ident(&head.symbol);
+            let call = self.call(head, head);
+            quote! {
+                let sym = #lib.#sym()?;
+                #call
+            }
+        } else {
+            let tries = m.calls.iter().map(|c| {
+                let sym = ident(&c.symbol);
+                let call = self.call(head, c);
+                quote!(if let Ok(sym) = lib.#sym() { return (|| -> Result<#ret, Error> { #call })(); })
+            });
+            let first = &head.symbol;
+            quote! {
+                let lib = #lib;
+                #(#tries)*
+                Err(Error::FunctionNotFound(Some(#first)))
+            }
+        };
+        let docs = doc::attrs(f.doc.as_deref());
+        let symbols: Vec<String> = m.calls.iter().map(|c| format!("`{}`", c.symbol)).collect();
+        let via = if symbols.len() == 1 {
+            format!("Calls {}.", symbols[0])
+        } else {
+            format!("Calls the newest of {} the library exports; older layouts are converted.", symbols.join(", "))
+        };
+        let via = doc::lines(&format!("\n{via}"));
+        let deprecated = f.deprecated.then(|| quote!(#[deprecated(note = "deprecated in nvml.h")]));
+        quote! {
+            #docs
+            #via
+            #deprecated
+            pub fn #name(&self, #(#args),*) -> Result<#ret, Error> {
+                #body
+            }
+        }
+    }
+
+    /// The body calling `c` (a member of the chain headed by `head`) through `sym`.
+    fn call(&self, head: &Call, c: &Call) -> TokenStream {
+        let mut parts = Vec::new();
+        let string_size = c.params.iter().find_map(|p| match p.role {
+            Role::StrBuf { size } => Some(size),
+            _ => None,
+        });
+        let sized_arr = c.params.iter().find_map(|p| match &p.role {
+            Role::SizedArray { input: true, .. } => Some(ident(&format!("c_{}", snake(&p.name)))),
+            _ => None,
+        });
+        let mut array: Option<(Val, Option<String>)> = None;
+        for (p, hp) in c.params.iter().zip(&head.params) {
+            let pn = ident(&snake(&hp.name));
+            let local = ident(&format!("c_{}", snake(&hp.name)));
+            let is_const = matches!(&p.ty, Ty::Pointer { is_const: true, .. });
+            let mut part = Part::default();
+            match (&p.role, &hp.role) {
+                (Role::SelfHandle, _) => part.arg = quote!(self.raw),
+                (Role::In(v), Role::In(hv)) => part.arg = self.input(v, hv, quote!(#pn)),
+                (Role::InStr, _) => {
+                    part.pre = quote!(let #local = ffi::cstring(#pn)?;);
+                    part.arg = quote!(#local.as_ptr());
+                }
+                (Role::InPtr(v), Role::InPtr(hv)) => {
+                    let value = match hv {
+                        Val::Handle(_) => quote!(#pn.raw),
+                        Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) => self.to_c(v, quote!(#pn)),
+                        _ => self.input(v, hv, quote!((*#pn))),
+                    };
+                    part.pre = quote!(let mut #local = #value;);
+                    part.arg = if is_const { quote!(&#local) } else { quote!(&mut #local) };
+                }
+                (Role::InOut(v), Role::InOut(hv)) => {
+                    let value = self.input(v, hv, quote!((*#pn)));
+                    part.pre = quote!(let mut #local = #value;);
+                    part.arg = quote!(&mut #local);
+                    part.post = Some(self.output(v, hv, quote!(#local)));
+                }
+                (Role::Out(v), Role::Out(hv)) => {
+                    let (t, init) = (self.raw_ty(v), self.raw_init(v));
+                    part.pre = quote!(let mut #local: #t = #init;);
+                    part.arg = quote!(&mut #local);
+                    part.post = Some(self.output(v, hv, quote!(#local)));
+                }
+                (Role::StrBuf { size }, _) => {
+                    let n = Literal::u64_unsuffixed(*size);
+                    part.pre = quote!(let mut #local = [0 as core::ffi::c_char; #n];);
+                    part.arg = quote!(#local.as_mut_ptr());
+                    part.post = Some(quote!(ffi::string_from(&#local)));
+                }
+                (Role::StrLen { by_ptr }, _) => {
+                    let n = Literal::u64_unsuffixed(string_size.unwrap_or(0));
+                    if *by_ptr {
+                        part.pre = quote!(let mut #local = #n as _;);
+                        part.arg = quote!(&mut #local);
+                    } else {
+                        part.arg = quote!(#n as _);
+                    }
+                }
+                (Role::Count, _) => part.arg = quote!(count),
+                (Role::Array(v), Role::Array(hv)) => {
+                    part.arg = quote!(ptr);
+                    let old = match (v, hv) {
+                        (Val::Record(o), Val::Record(n)) if o != n => Some(o.clone()),
+                        _ => None,
+                    };
+                    array = Some((v.clone(), old));
+                    let _ = hv;
+                }
+                (Role::SizedLen, _) => {
+                    part.arg = match &sized_arr {
+                        Some(arr) => quote!(#arr.len() as _),
+                        None => quote!(#pn as _),
+                    };
+                }
+                (Role::SizedArray { val, input: true }, Role::SizedArray { val: hv, .. }) => {
+                    let conv = self.input(val, hv, quote!((*e)));
+                    let t = self.raw_ty(val);
+                    part.pre = quote!(let mut #local: Vec<#t> = #pn.iter().map(|e| #conv).collect(););
+                    part.arg = quote!(#local.as_mut_ptr());
+                    let out = self.output(val, hv, quote!((*e)));
+                    part.post = Some(quote!(#local.iter().map(|e| #out).collect()));
+                }
+                (Role::SizedArray { val, input: false }, Role::SizedArray { val: hv, .. }) => {
+                    let (t, init) = (self.raw_ty(val), self.raw_init(val));
+                    let len = c.params.iter().find(|q| q.role == Role::SizedLen).map(|q| ident(&snake(&q.name)));
+                    part.pre = quote!(let mut #local: Vec<#t> = vec![#init; #len as usize];);
+                    part.arg = quote!(#local.as_mut_ptr());
+                    let out = self.output(val, hv, quote!((*e)));
+                    part.post = Some(quote!(#local.iter().map(|e| #out).collect()));
+                }
+                (r, h) => {
+                    let msg = format!("generator bug: roles {r:?} / {h:?} do not match");
+                    part.arg = quote!(compile_error!(#msg));
+                }
+            }
+            parts.push(part);
+        }
+        let pre = parts.iter().map(|p| &p.pre);
+        let args: Vec<&TokenStream> = parts.iter().map(|p| &p.arg).collect();
+        let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
+        let call = match array {
+            Some((v, old)) => {
+                let (init, out) = (self.raw_init(&v), self.from_c(&v, quote!((*e))));
+                let out = match (old, head_array_val(head)) {
+                    (Some(o), Some(Val::Record(n))) => self.convert(&o, &n, out),
+                    _ => out,
+                };
+                posts.insert(array_position(c).min(posts.len()), quote!(list.iter().map(|e| #out).collect::<Vec<_>>()));
+                quote!(let list = ffi::fill_list(#init, |count, ptr| call!(sym(#(#args),*)))?;)
+            }
+            None => quote!(ffi::check(call!(sym(#(#args),*)))?;),
+        };
+        let result = match posts.len() {
+            0 => quote!(()),
+            1 => posts.pop().unwrap_or_default(),
+            _ => quote!((#(#posts),*)),
+        };
+        quote! {
+            #(#pre)*
+            #call
+            Ok(#result)
+        }
+    }
+
+    /// A C input from safe `x`: of `v`'s type, converting from the head's record type `hv`.
+    fn input(&self, v: &Val, hv: &Val, x: TokenStream) -> TokenStream {
+        match (v, hv) {
+            (Val::Record(o), Val::Record(n)) if o != n => {
+                let ot = self.names.ty(o);
+                let conv = self.convert_back(o, n, x);
+                self.to_c(v, quote!({ let o: #ot = #conv; o }))
+            }
+            _ => self.to_c(v, x),
+        }
+    }
+
+    /// A safe output of the head's type `hv` from C value `x` of type `v`.
+    fn output(&self, v: &Val, hv: &Val, x: TokenStream) -> TokenStream {
+        let safe = self.from_c(v, x);
+        match (v, hv) {
+            (Val::Record(o), Val::Record(n)) if o != n => self.convert(o, n, safe),
+            _ => safe,
+        }
+    }
+
+    /// An older record `old` built from the head's record `new`.
+    fn convert_back(&self, old: &str, new: &str, x: TokenStream) -> TokenStream {
+        let m = &self.b.model;
+        let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
+        let ot = self.names.ty(old);
+        let fields: Vec<_> = o
+            .fields
+            .iter()
+            .filter(|f| f.name != "version")
+            .filter(|f| {
+                n.fields.iter().any(|g| {
+                    g.name == f.name
+                        && field_conv(self.b, self.names, &g.ty, None).ty.to_string()
+                            == field_conv(self.b, self.names, &f.ty, None).ty.to_string()
+                })
+            })
+            .map(|f| super::types::field_ident(&f.name))
+            .collect();
+        quote!(#ot { #(#fields: #x.#fields.clone(),)* ..Default::default() })
+    }
+}
+
+fn head_array_val(head: &Call) -> Option<Val> {
+    head.params.iter().find_map(|p| match &p.role {
+        Role::Array(v) => Some(v.clone()),
+        _ => None,
+    })
+}
+
+/// Where the array's `Vec` goes among the outputs (they are in parameter order).
+fn array_position(c: &Call) -> usize {
+    c.params
+        .iter()
+        .take_while(|p| !matches!(p.role, Role::Array(_)))
+        .filter(|p| matches!(p.role, Role::InOut(_) | Role::Out(_) | Role::StrBuf { .. } | Role::SizedArray { .. }))
+        .count()
+}

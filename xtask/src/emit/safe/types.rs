@@ -1,0 +1,443 @@
+//! `error.rs` and `types.rs` of the safe crate.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::Names;
+use crate::emit::{doc, ident};
+use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
+use crate::rules::names::{camel_from_screaming, constant_names, screaming, snake};
+use crate::rules::Bindings;
+
+/// The Rust spelling of a C scalar in the safe API.
+pub fn scalar(t: &Ty) -> TokenStream {
+    match t {
+        Ty::Bool => quote!(bool),
+        Ty::Char => quote!(core::ffi::c_char),
+        Ty::SChar => quote!(i8),
+        Ty::UChar => quote!(u8),
+        Ty::Short => quote!(i16),
+        Ty::UShort => quote!(u16),
+        Ty::Int => quote!(i32),
+        Ty::UInt => quote!(u32),
+        Ty::Long => quote!(core::ffi::c_long),
+        Ty::ULong => quote!(core::ffi::c_ulong),
+        Ty::LongLong => quote!(i64),
+        Ty::ULongLong => quote!(u64),
+        Ty::Float => quote!(f32),
+        Ty::Double => quote!(f64),
+        other => {
+            let s = other.c_spelling();
+            quote!(compile_error!(#s))
+        }
+    }
+}
+
+/// The return-code enum of the header.
+fn return_enum(m: &Model) -> Option<&crate::model::Enum> {
+    m.enums.values().find(|e| e.constants.iter().any(|c| c.name == "NVML_SUCCESS"))
+}
+
+/// Codes whose variant carries what this crate knows beyond the code.
+const PAYLOAD: &[(&str, &str)] = &[
+    ("NVML_ERROR_LIBRARY_NOT_FOUND", "Option<std::sync::Arc<nvml_sys::LoadError>>"),
+    ("NVML_ERROR_FUNCTION_NOT_FOUND", "Option<&'static str>"),
+];
+
+pub fn error(b: &Bindings) -> TokenStream {
+    let Some(e) = return_enum(&b.model) else {
+        return quote!(compile_error!("nvml.h has no nvmlReturn_t"););
+    };
+    let mut variants = Vec::new();
+    let mut to_code = Vec::new();
+    let mut from_code = Vec::new();
+    let mut messages = Vec::new();
+    let mut seen = BTreeSet::new();
+    for k in e.constants.iter().filter(|k| k.name != "NVML_SUCCESS" && k.name != "NVML_ERROR_UNKNOWN") {
+        if !seen.insert(k.value.as_i128()) {
+            continue;
+        }
+        let v = format_ident!("{}", camel_from_screaming(k.name.strip_prefix("NVML_ERROR_").unwrap_or(&k.name)));
+        let c = format_ident!("{}", k.name);
+        let docs = doc::attrs(k.doc.as_deref());
+        let text = k.doc.as_deref().map(|d| doc::to_markdown(d).replace('\n', " ")).unwrap_or_else(|| k.name.clone());
+        match PAYLOAD.iter().find(|(n, _)| *n == k.name) {
+            Some((_, ty)) => {
+                let ty: TokenStream = ty.parse().unwrap_or_default();
+                variants.push(quote!(#docs #v(#ty)));
+                to_code.push(quote!(Error::#v(_) => sys::#c));
+                from_code.push(quote!(sys::#c => Error::#v(None)));
+                messages.push(quote!(Error::#v(_) => #text));
+            }
+            None => {
+                variants.push(quote!(#docs #v));
+                to_code.push(quote!(Error::#v => sys::#c));
+                from_code.push(quote!(sys::#c => Error::#v));
+                messages.push(quote!(Error::#v => #text));
+            }
+        }
+    }
+    quote! {
+        use nvml_sys as sys;
+
+        /// An NVML error: a variant per `nvmlReturn_t` value of nvml.h, and [`Error::Unknown`]
+        /// for `NVML_ERROR_UNKNOWN` and for codes newer than the header.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum Error {
+            #(#variants,)*
+            /// `NVML_ERROR_UNKNOWN` (999), or a code this header does not know (a newer driver).
+            Unknown(u32),
+        }
+
+        impl Error {
+            /// The `nvmlReturn_t` value.
+            pub fn code(&self) -> sys::nvmlReturn_t {
+                match self {
+                    #(#to_code,)*
+                    Error::Unknown(c) => *c,
+                }
+            }
+
+            /// The error for a return code; `None` for `NVML_SUCCESS`.
+            pub fn from_code(code: sys::nvmlReturn_t) -> Option<Error> {
+                Some(match code {
+                    sys::NVML_SUCCESS => return None,
+                    #(#from_code,)*
+                    other => Error::Unknown(other),
+                })
+            }
+
+            /// nvml.h's description of the code, used when the library cannot be asked.
+            pub fn description(&self) -> &'static str {
+                match self {
+                    #(#messages,)*
+                    Error::Unknown(_) => "An internal driver error occurred, or a code newer than this crate",
+                }
+            }
+        }
+    }
+}
+
+pub fn types(b: &Bindings, names: &Names) -> TokenStream {
+    let m = &b.model;
+    let mut items = Vec::new();
+    for e in m.enums.values() {
+        items.push(open_enum(e, names));
+    }
+    for (name, rule) in &b.bitflags {
+        items.push(flags(m, name, &rule.prefix));
+    }
+    for r in b.plan.records.iter().filter_map(|r| m.records.get(r)) {
+        items.push(record(b, r, names));
+    }
+    quote! {
+        #![allow(unused_parens, clippy::all)]
+        use nvml_sys as sys;
+        #[allow(unused_imports)]
+        use crate::ffi;
+        #(#items)*
+    }
+}
+
+fn open_enum(e: &crate::model::Enum, names: &Names) -> TokenStream {
+    let name = names.ty(&e.name);
+    let repr = scalar(&e.repr);
+    let docs = doc::attrs(e.doc.as_deref());
+    let raw = format_ident!("{}", e.name);
+    let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
+    let rust_names = constant_names(&cnames);
+    let mut consts = Vec::new();
+    let mut arms = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (k, rn) in e.constants.iter().zip(&rust_names) {
+        let (kn, c, kdocs) = (format_ident!("{rn}"), format_ident!("{}", k.name), doc::attrs(k.doc.as_deref()));
+        let cdoc = format!("`{}`", k.name);
+        consts.push(quote!(#kdocs #[doc = ""] #[doc = #cdoc] pub const #kn: #name = #name(sys::#c);));
+        if seen.insert(k.value.as_i128()) {
+            arms.push(quote!(sys::#c => Some(#rn)));
+        }
+    }
+    let note = format!("A C enum as an open newtype: a value newer than the header is kept as is (see [`{name}::name`]).");
+    quote! {
+        #docs
+        #[doc = ""]
+        #[doc = #note]
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        #[repr(transparent)]
+        pub struct #name(pub sys::#raw);
+
+        impl #name {
+            #(#consts)*
+
+            /// The constant's name, or `None` for a value the header does not define.
+            pub const fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    #(#arms,)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl core::fmt::Debug for #name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                match self.name() {
+                    Some(n) => write!(f, "{}::{}", stringify!(#name), n),
+                    None => write!(f, "{}({})", stringify!(#name), self.0),
+                }
+            }
+        }
+
+        impl From<#repr> for #name {
+            fn from(v: #repr) -> Self {
+                #name(v)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self.name() {
+                    Some(n) => s.serialize_str(n),
+                    None => s.serialize_i64(self.0 as i64),
+                }
+            }
+        }
+    }
+}
+
+fn flags(m: &Model, name: &str, prefix: &str) -> TokenStream {
+    let ty = format_ident!("{name}");
+    let mut bits: Vec<(&str, i128, &Ty, Option<&str>)> = m
+        .constants
+        .values()
+        .filter(|c| c.name.starts_with(prefix))
+        .filter_map(|c| match &c.value {
+            ConstValue::Int { value, ty } => Some((c.name.as_str(), value.as_i128(), ty, c.doc.as_deref())),
+            _ => None,
+        })
+        .filter(|(_, v, _, _)| *v != 0)
+        .collect();
+    bits.sort_by_key(|(n, v, _, _)| (*v, *n));
+    let repr = if bits.iter().any(|(_, v, _, _)| *v > u32::MAX as i128) { quote!(u64) } else { quote!(u32) };
+    let consts = bits.iter().map(|(n, _, _, d)| {
+        let k = format_ident!("{}", screaming(n.strip_prefix(prefix).unwrap_or(n).trim_start_matches('_')));
+        let c = format_ident!("{n}");
+        let docs = doc::attrs(*d);
+        quote!(#docs const #k = sys::#c as #repr;)
+    });
+    let d = format!("Bit flags `{prefix}*` of nvml.h. Bits the header does not name are kept.");
+    quote! {
+        bitflags::bitflags! {
+            #[doc = #d]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+            pub struct #ty: #repr {
+                #(#consts)*
+                const _ = !0;
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for #ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_u64(self.bits() as u64)
+            }
+        }
+    }
+}
+
+/// How a record field crosses: its safe type, and expressions to convert.
+pub struct FieldConv {
+    pub ty: TokenStream,
+    /// Whether the safe type implements `PartialEq` (raw unions do not).
+    pub eq: bool,
+    pub serde: bool,
+}
+
+/// The safe type of a field (or array element) of C type `t`.
+pub fn field_conv(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>) -> FieldConv {
+    let m = &b.model;
+    if let Some(f) = flags {
+        let f = format_ident!("{f}");
+        return FieldConv { ty: quote!(#f), eq: true, serde: true };
+    }
+    if let Ty::Named(n) = t {
+        if let Some(h) = m.handles.get(n) {
+            let tag = format_ident!("{}", h.tag);
+            return FieldConv { ty: quote!(crate::RawHandle<sys::#tag>), eq: true, serde: false };
+        }
+    }
+    match m.resolve_typedef(t) {
+        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => FieldConv { ty: quote!(String), eq: true, serde: true },
+        Ty::Array { elem, .. } => {
+            let inner = field_conv(b, names, elem, None);
+            let ty = inner.ty;
+            FieldConv { ty: quote!(Vec<#ty>), ..inner }
+        }
+        Ty::Named(n) if m.enums.contains_key(n) => {
+            let ty = names.ty(n);
+            FieldConv { ty: quote!(#ty), eq: true, serde: true }
+        }
+        Ty::Named(n) if b.plan.records.contains(n) => {
+            let ty = names.ty(n);
+            FieldConv { ty: quote!(#ty), eq: !holds_union(m, n), serde: true }
+        }
+        Ty::Named(n) => {
+            let raw = format_ident!("{n}");
+            FieldConv { ty: quote!(sys::#raw), eq: false, serde: false }
+        }
+        s => FieldConv { ty: scalar(s), eq: true, serde: true },
+    }
+}
+
+/// `raw → safe` for a value of C type `t` at place `src`.
+pub fn from_raw(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>, src: TokenStream) -> TokenStream {
+    let m = &b.model;
+    if let Some(f) = flags {
+        let f = format_ident!("{f}");
+        return quote!(#f::from_bits_retain(#src as _));
+    }
+    if let Ty::Named(n) = t {
+        if m.handles.contains_key(n) {
+            return quote!(crate::RawHandle::new(#src));
+        }
+    }
+    match m.resolve_typedef(t) {
+        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => quote!(ffi::string_from(&#src)),
+        Ty::Array { elem, .. } => {
+            let inner = from_raw(b, names, elem, None, quote!((*x)));
+            quote!(#src.iter().map(|x| #inner).collect())
+        }
+        Ty::Named(n) if m.enums.contains_key(n) => {
+            let ty = names.ty(n);
+            quote!(#ty(#src))
+        }
+        Ty::Named(n) if b.plan.records.contains(n) => {
+            let ty = names.ty(n);
+            quote!(#ty::from(&#src))
+        }
+        _ => src,
+    }
+}
+
+/// `dst = safe → raw` for a value of C type `t`.
+pub fn to_raw(b: &Bindings, t: &Ty, flags: bool, dst: TokenStream, src: TokenStream) -> TokenStream {
+    let m = &b.model;
+    if flags {
+        return quote!(#dst = #src.bits() as _;);
+    }
+    if let Ty::Named(n) = t {
+        if m.handles.contains_key(n) {
+            return quote!(#dst = #src.as_ptr(););
+        }
+    }
+    match m.resolve_typedef(t) {
+        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => quote!(ffi::set_string(&mut #dst, &#src);),
+        Ty::Array { elem, .. } => {
+            let inner = to_raw(b, elem, false, quote!(*d), quote!((*s)));
+            quote!(for (d, s) in #dst.iter_mut().zip(#src.iter()) { #inner })
+        }
+        Ty::Named(n) if m.enums.contains_key(n) => quote!(#dst = #src.0;),
+        Ty::Named(n) if b.plan.records.contains(n) => quote!(#dst = #src.to_raw();),
+        _ => quote!(#dst = #src;),
+    }
+}
+
+fn holds_union(m: &Model, name: &str) -> bool {
+    fn walk(m: &Model, t: &Ty, depth: usize) -> bool {
+        match m.resolve_typedef(t) {
+            Ty::Array { elem, .. } => walk(m, elem, depth),
+            Ty::Named(n) => match m.records.get(n) {
+                Some(r) if r.kind == RecordKind::Union => true,
+                Some(r) if depth < 8 => r.fields.iter().any(|f| walk(m, &f.ty, depth + 1)),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+    walk(m, &Ty::Named(name.to_string()), 0)
+}
+
+/// A record's safe struct, `From<&raw>` and `to_raw`.
+fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
+    let name = names.ty(&r.name);
+    let raw = format_ident!("{}", r.name);
+    let docs = doc::attrs(r.doc.as_deref());
+    let mut fields = Vec::new();
+    let mut froms = Vec::new();
+    let mut tos = Vec::new();
+    let mut ser = Vec::new();
+    let mut eq = true;
+    for f in &r.fields {
+        let fname = field_ident(&f.name);
+        let flags = b.flags_of_field(&r.name, &f.name);
+        let conv = field_conv(b, names, &f.ty, flags.as_deref());
+        eq &= conv.eq;
+        let ty = conv.ty;
+        let fdocs = doc::attrs(f.doc.as_deref());
+        fields.push(quote!(#fdocs pub #fname: #ty));
+        let c = ident(&f.name);
+        let src = quote!(r.#c);
+        let from = from_raw(b, names, &f.ty, flags.as_deref(), src);
+        froms.push(quote!(#fname: #from));
+        tos.push(to_raw(b, &f.ty, flags.is_some(), quote!(r.#c), quote!(self.#fname)));
+        if conv.serde {
+            let key = f.name.clone();
+            ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
+        }
+    }
+    let derive_eq = eq.then(|| quote!(PartialEq,));
+    let n_ser = Literal::usize_unsuffixed(ser.len());
+    let cname = r.name.clone();
+    let version = b.struct_versions.get(&r.name).map(|c| {
+        let c = format_ident!("{c}");
+        quote! {
+            /// The `version` value this layout is used with.
+            pub const VERSION: u32 = sys::#c as u32;
+        }
+    });
+    let conv_doc = format!("The safe form of `{}`.", r.name);
+    quote! {
+        #docs
+        #[doc = ""]
+        #[doc = #conv_doc]
+        #[derive(Debug, Clone, #derive_eq Default)]
+        pub struct #name { #(#fields,)* }
+
+        impl #name {
+            #version
+
+            /// The raw layout of these values (strings cut to fit, longer lists truncated).
+            pub fn to_raw(&self) -> sys::#raw {
+                #[allow(unused_mut)]
+                let mut r = sys::#raw::default();
+                #(#tos)*
+                r
+            }
+        }
+
+        impl From<&sys::#raw> for #name {
+            fn from(r: &sys::#raw) -> Self {
+                #name { #(#froms,)* }
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct;
+                #[allow(unused_mut)]
+                let mut st = s.serialize_struct(#cname, #n_ser)?;
+                #(#ser)*
+                st.end()
+            }
+        }
+    }
+}
+
+/// The safe field name of a C field.
+pub fn field_ident(c: &str) -> proc_macro2::Ident {
+    ident(&snake(c))
+}
