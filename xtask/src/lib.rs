@@ -67,5 +67,20 @@ pub fn load_rules(root: &Path, inputs: &Inputs) -> Result<(rules::Rules, String)
 
 /// The whole pipeline up to formatted files.
 pub fn generate(root: &Path, inputs: &Inputs) -> Result<emit::Output> {
-    emit::emit_all(&bindings(root, inputs)?)
+    let b = bindings(root, inputs)?;
+    check_manual(root, &b).finish(inputs.verbose)?;
+    emit::emit_all(&b)
+}
+
+/// Each `manual` rule should name a file under `root` that mentions its function: a warning
+/// otherwise, so that a hand-written wrapper that went away is noticed.
+pub fn check_manual(root: &Path, b: &rules::Bindings) -> diag::Diagnostics {
+    let mut d = diag::Diagnostics::new("emit");
+    for (func, file) in &b.manual {
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        if !text.contains(func.as_str()) {
+            d.warn(format!("{RULES_FILE}: manual.{func}"), format!("`{file}` does not exist or never mentions `{func}`"));
+        }
+    }
+    d
 }

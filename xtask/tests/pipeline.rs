@@ -21,8 +21,17 @@ fn fixture_inputs(case: &str) -> Inputs {
 fn fixture_goldens() {
     let out = generate(&project_root(), &fixture_inputs("basic")).unwrap();
     let expected_dir = fixture("basic").join("expected");
-    let mismatched: Vec<String> =
-        out.files.iter().filter_map(|f| check_golden(&expected_dir.join(f.path.file_name().unwrap()), &f.contents)).collect();
+    // `crates/nvml-sys/src/generated/x.rs` → `expected/sys/x.rs`, and likewise `mock`, `safe`.
+    let short = |p: &Path| {
+        let krate = p.components().nth(1).map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default();
+        let dir = match krate.as_str() {
+            "nvml-sys" => "sys",
+            "nvml-mock" => "mock",
+            _ => "safe",
+        };
+        expected_dir.join(dir).join(p.file_name().unwrap())
+    };
+    let mismatched: Vec<String> = out.files.iter().filter_map(|f| check_golden(&short(&f.path), &f.contents)).collect();
     assert!(mismatched.is_empty(), "goldens differ (rerun with UPDATE_GOLDEN=1 and review): {mismatched:?}");
 }
 

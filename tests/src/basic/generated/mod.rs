@@ -1,10 +1,10 @@
 //! The generated files of the `basic` fixture, mounted where nvml-sys keeps its own.
 
-#[path = "../../../fixtures/basic/expected/consts.rs"]
+#[path = "../../../fixtures/basic/expected/sys/consts.rs"]
 pub mod consts;
-#[path = "../../../fixtures/basic/expected/functions.rs"]
+#[path = "../../../fixtures/basic/expected/sys/functions.rs"]
 pub mod functions;
-#[path = "../../../fixtures/basic/expected/layout.rs"]
+#[path = "../../../fixtures/basic/expected/sys/layout.rs"]
 mod layout;
-#[path = "../../../fixtures/basic/expected/types.rs"]
+#[path = "../../../fixtures/basic/expected/sys/types.rs"]
 pub mod types;
