@@ -10,6 +10,7 @@ pub mod diag;
 pub mod diff;
 pub mod emit;
 pub mod headers;
+pub mod history;
 pub mod model;
 pub mod regen;
 pub mod rules;
