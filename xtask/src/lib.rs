@@ -67,5 +67,21 @@ pub fn load_rules(root: &Path, inputs: &Inputs) -> Result<(rules::Rules, String)
 
 /// The whole pipeline up to formatted files.
 pub fn generate(root: &Path, inputs: &Inputs) -> Result<emit::Output> {
-    emit::emit_all(&bindings(root, inputs)?)
+    let b = bindings(root, inputs)?;
+    let table = driver_table(root, inputs, &b.model)?;
+    let mut out = emit::emit_all(&b)?;
+    emit::mock::emit_history(&b, &table, &mut out)?;
+    Ok(out)
+}
+
+/// Reads the function history beside the rules file of `inputs`
+/// (`gen-config/function-history.yaml` for the default rules) for the functions of `model`; its
+/// warnings are printed, and a file that does not parse fails.
+pub fn driver_table(root: &Path, inputs: &Inputs, model: &model::Model) -> Result<history::DriverTable> {
+    let rules_path = inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE));
+    let file = history::path_for_rules(&rules_path);
+    let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+    let (table, diags) = history::for_regen(&file, &shown, model);
+    diags.finish(inputs.verbose)?;
+    Ok(table)
 }
