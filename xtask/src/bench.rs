@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: how long a full regen takes, phase by phase, and — when a `bindgen`
 //! binary is available — bindgen's CLI on the same header in the same run, as a ratio.
-//! Medians of several runs; build with `--release` for numbers worth reporting.
+//! The emit phase includes reading the function history. Medians of several runs; build with
+//! `--release` for numbers worth reporting.
 
 use std::path::Path;
 use std::process::Command;
@@ -34,7 +35,9 @@ pub fn run(root: &Path, inputs: &Inputs, runs: usize, bindgen: Option<&str>) -> 
         let t1 = Instant::now();
         let (bindings, _) = rules::apply(model, &rule_set, RULES_FILE);
         let t2 = Instant::now();
-        let out = emit::emit_all(&bindings)?;
+        let table = crate::driver_table(root, inputs, &bindings.model)?;
+        let mut out = emit::emit_all(&bindings)?;
+        emit::mock::emit_history(&bindings, &table, &mut out)?;
         let t3 = Instant::now();
         regen::check(root, &out)?;
         let t4 = Instant::now();

@@ -11,6 +11,7 @@ pub mod diag;
 pub mod diff;
 pub mod emit;
 pub mod headers;
+pub mod history;
 pub mod model;
 pub mod regen;
 pub mod rules;
@@ -69,7 +70,10 @@ pub fn load_rules(root: &Path, inputs: &Inputs) -> Result<(rules::Rules, String)
 pub fn generate(root: &Path, inputs: &Inputs) -> Result<emit::Output> {
     let b = bindings(root, inputs)?;
     check_manual(root, &b).finish(inputs.verbose)?;
-    emit::emit_all(&b)
+    let table = driver_table(root, inputs, &b.model)?;
+    let mut out = emit::emit_all(&b)?;
+    emit::mock::emit_history(&b, &table, &mut out)?;
+    Ok(out)
 }
 
 /// Each `manual` rule should name a file under `root` that mentions its function: a warning
@@ -83,4 +87,16 @@ pub fn check_manual(root: &Path, b: &rules::Bindings) -> diag::Diagnostics {
         }
     }
     d
+}
+
+/// Reads the function history beside the rules file of `inputs`
+/// (`gen-config/function-history.yaml` for the default rules) for the functions of `model`; its
+/// warnings are printed, and a file that does not parse fails.
+pub fn driver_table(root: &Path, inputs: &Inputs, model: &model::Model) -> Result<history::DriverTable> {
+    let rules_path = inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE));
+    let file = history::path_for_rules(&rules_path);
+    let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+    let (table, diags) = history::for_regen(&file, &shown, model);
+    diags.finish(inputs.verbose)?;
+    Ok(table)
 }

@@ -86,6 +86,13 @@ enum Command {
         #[arg(long)]
         rules: Option<PathBuf>,
     },
+    /// Writes gen-config/function-history.yaml: the first header of nvml-headers/corpus.txt
+    /// that declares each function of the default header (pip fetches headers not cached).
+    History {
+        /// Write nothing; exit 1 if the file is stale.
+        #[arg(long)]
+        check: bool,
+    },
     /// Fetches nvml.h VERSION (or the newest) with pip, vendors it under nvml-headers/ as the
     /// new default, and prints the header-diff against the previous default.
     UpdateHeader {
@@ -194,6 +201,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             match format {
                 DiffFormat::Md => print!("{}", diff.to_markdown()),
                 DiffFormat::Json => println!("{}", serde_json::to_string_pretty(&diff)?),
+            }
+        }
+        Command::History { check } => {
+            if !xtask::history::run(&root, check, &Pip::default())? {
+                return Ok(ExitCode::FAILURE);
             }
         }
         Command::UpdateHeader { version, latest, root: dir, find_links } => {

@@ -276,9 +276,10 @@ impl Updated {
                 "  0. fix gen-config/nvml.yaml: {rule_errors} rule error(s) against the new header (listed above); regen fails until then\n"
             ));
         }
-        out.push_str(&format!("  1. cargo xtask regen              # regenerate crates/*/src/generated/ from {}\n", p.version));
-        out.push_str("  2. review the diff above and `git diff`; give new functions that need one a rule in gen-config/nvml.yaml\n");
-        out.push_str("  3. cargo test --workspace         # goldens, freshness, the real header's counts\n");
+        out.push_str("  1. cargo xtask history            # record the new functions in gen-config/function-history.yaml\n");
+        out.push_str(&format!("  2. cargo xtask regen              # regenerate crates/*/src/generated/ from {}\n", p.version));
+        out.push_str("  3. review the diff above and `git diff`; give new functions that need one a rule in gen-config/nvml.yaml\n");
+        out.push_str("  4. cargo test --workspace         # goldens, freshness, the real header's counts\n");
         out
     }
 }

@@ -125,6 +125,32 @@ fn regen_check_names_missing_and_extra_files() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
+/// The function history sits beside the rules file. A function it lacks, or no history at
+/// all, is a warning: regen still writes everything, with those functions in every driver.
+#[test]
+fn missing_or_incomplete_history_warns() {
+    let dir = scratch("history");
+    let regen = |rules: &Path, out: &Path| {
+        let mut args = vec!["regen".into(), "--header".into(), fixture("basic").join("input.h").into_os_string()];
+        args.extend(["--rules".into(), rules.as_os_str().to_owned(), "--out-root".into(), out.as_os_str().to_owned()]);
+        let out = common::xtask(args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let history = |out: &Path| std::fs::read_to_string(out.join("crates/nvml-mock/src/generated/history.rs")).unwrap();
+    let stderr = regen(&fixture("basic").join("rules.yaml"), &dir.join("incomplete"));
+    assert!(
+        stderr.contains("warning: tests/fixtures/basic/function-history.yaml: 1 function(s) of input.h are not listed (treated as present in every driver; run `cargo xtask history`): nvmlDeviceGetPids"),
+        "{stderr}"
+    );
+    assert!(history(&dir.join("incomplete")).contains(r#"("nvmlGetExcludedCount", "13.1.68", 581)"#));
+    let rules = dir.join("rules.yaml");
+    std::fs::copy(fixture("basic").join("rules.yaml"), &rules).unwrap();
+    let stderr = regen(&rules, &dir.join("none"));
+    assert!(stderr.contains("function-history.yaml: not found: every function is treated as present in every driver"), "{stderr}");
+    assert!(history(&dir.join("none")).contains("pub static INTRODUCED: [(&str, &str, u32); 0] = [];"));
+}
+
 #[test]
 fn broken_header_reports_clang_locations() {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))

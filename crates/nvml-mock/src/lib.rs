@@ -3,11 +3,12 @@
 //!
 //! - `generated/exports.rs` exports every symbol of the header (legacy names included) with its
 //!   exact C signature; `generated/api.rs` is the trait those exports call, whose default
-//!   methods answer `NVML_ERROR_NOT_SUPPORTED`.
+//!   methods answer `NVML_ERROR_NOT_SUPPORTED`; `generated/history.rs` is the driver branch
+//!   that introduced each function newer than the oldest published header.
 //! - `engine/` is the hand-written behaviour: init/shutdown reference counting, handles,
-//!   NVML's buffer protocols, fault injection, events.
-//! - `profile.rs` loads a profile: `NVML_MOCK_PROFILE` names a built-in (`a100`, `h100`,
-//!   `b200`, `gb200`, `l40s`, `t4`; default `h100`) or a YAML file.
+//!   NVML's buffer protocols, fault injection, older-driver emulation, events.
+//! - `profile.rs` loads a profile: `NVML_MOCK_PROFILE` names a built-in (`a100`, `a100-r525`,
+//!   `h100`, `b200`, `gb200`, `l40s`, `t4`; default `h100`) or a YAML file.
 //!
 //! Environment: `NVML_MOCK_PROFILE`, `NVML_MOCK_FAULTS` (e.g.
 //! `nvmlDeviceGetName=NVML_ERROR_GPU_IS_LOST,nvmlDeviceGetPowerUsage=NVML_ERROR_UNKNOWN@3`),
@@ -22,5 +23,6 @@ mod profile;
 mod generated {
     pub mod api;
     pub mod exports;
+    pub mod history;
     pub mod names;
 }

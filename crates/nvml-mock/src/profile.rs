@@ -16,6 +16,7 @@ use crate::generated::names::CONSTANTS;
 /// The built-in profiles, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
     ("a100", include_str!("../profiles/a100.yaml")),
+    ("a100-r525", include_str!("../profiles/a100-r525.yaml")),
     ("b200", include_str!("../profiles/b200.yaml")),
     ("gb200", include_str!("../profiles/gb200.yaml")),
     ("h100", include_str!("../profiles/h100.yaml")),
@@ -168,7 +169,7 @@ pub fn constant(name: &str) -> Option<i128> {
 }
 
 /// Values by dotted path.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Flat(BTreeMap<String, Value>);
 
 impl Flat {
@@ -250,6 +251,10 @@ pub struct Profile {
     pub faults: Vec<FaultSpec>,
     /// Functions the emulated driver lacks: they answer `NVML_ERROR_FUNCTION_NOT_FOUND`.
     pub missing_functions: Vec<String>,
+    /// The major version of `system.driver_version` (`535.104.05` → 535): functions a later
+    /// driver branch introduced answer `NVML_ERROR_FUNCTION_NOT_FOUND`. `None` without a
+    /// driver version: every function is present.
+    pub driver_branch: Option<u32>,
     /// How many times a process list grows by one between a size query and the fill.
     pub grow_processes: u32,
     pub events: Vec<EventSpec>,
@@ -288,6 +293,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     }
     p.system = Flat(system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect());
     check_keys(&p.system, SYSTEM_KEYS, "system.").map_err(|(path, m)| fail(&path, m))?;
+    if let Some(v) = p.system.str("driver_version") {
+        let major = v.split('.').next().and_then(|m| m.parse::<u32>().ok());
+        p.driver_branch = Some(major.ok_or_else(|| fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07")))?);
+    }
 
     let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
     let devices = top.get("devices").and_then(Value::as_sequence).ok_or_else(|| fail("devices", "expected a list of devices".into()))?;
@@ -459,6 +468,23 @@ mod tests {
         assert_eq!(p.devices[1].str("name"), Some("GPU 1"));
         assert_eq!((p.devices[1].u64("memory.total"), p.devices[1].u64("memory.used")), (Some(10), Some(5)));
         assert_eq!(p.devices[0].u64("memory.used"), Some(1));
+    }
+
+    #[test]
+    fn a100_r525_is_the_a100_on_an_older_driver() {
+        let profile = |name: &str| parse(BUILTIN.iter().find(|(n, _)| *n == name).unwrap().1, name).unwrap();
+        let (new, old) = (profile("a100"), profile("a100-r525"));
+        assert_eq!(old.devices, new.devices, "a100-r525.yaml's devices must stay those of a100.yaml");
+        assert_eq!((new.driver_branch, old.driver_branch), (Some(580), Some(525)));
+    }
+
+    #[test]
+    fn the_driver_branch_is_the_major_version() {
+        let p = parse("system: {driver_version: '525.147.05'}\ndevices: [{}]\n", "x.yaml").unwrap();
+        assert_eq!(p.driver_branch, Some(525));
+        assert_eq!(parse("devices: [{}]\n", "x.yaml").unwrap().driver_branch, None);
+        let e = parse("system: {driver_version: r525}\ndevices: [{}]\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: system.driver_version: `r525` is not a driver version such as 580.82.07");
     }
 
     #[test]

@@ -121,7 +121,7 @@ fn h100_values_match_the_profile() {
 
 #[test]
 fn every_builtin_profile_initialises() {
-    for profile in ["a100", "b200", "gb200", "h100", "l40s", "t4"] {
+    for profile in ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "t4"] {
         if !in_child("every_builtin_profile_initialises", &[("NVML_MOCK_PROFILE", profile)]) {
             continue;
         }
@@ -313,6 +313,111 @@ fn older_driver_and_growing_lists() {
         };
         assert_eq!((rounds, list.len()), (3, 4));
         assert_eq!(list[2].pid, 4251);
+    }
+}
+
+/// `a100-r525` (driver 525.147.05): functions of later branches (gen-config/function-history.yaml)
+/// answer FUNCTION_NOT_FOUND; older ones, legacy symbols, init and shutdown work.
+#[test]
+fn older_driver_lacks_functions_of_later_branches() {
+    if !in_child("older_driver_lacks_functions_of_later_branches", &[("NVML_MOCK_PROFILE", "a100-r525")]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l));
+        assert_eq!(drv.as_deref(), Ok("525.147.05"));
+        let mut cuda = 0;
+        assert_eq!(lib.nvmlSystemGetCudaDriverVersion_v2().unwrap()(&mut cuda), NVML_SUCCESS);
+        assert_eq!(cuda, 12000);
+        // The legacy symbol is as old as the oldest header.
+        let mut n = 0;
+        assert_eq!(lib.nvmlDeviceGetCount().unwrap()(&mut n), NVML_SUCCESS);
+        assert_eq!(n, 8);
+        let d0 = device(&lib, 0);
+        let mut limit = 0;
+        assert_eq!(lib.nvmlDeviceGetPowerManagementLimit().unwrap()(d0, &mut limit), NVML_SUCCESS);
+        assert_eq!(limit, 400_000);
+        // nvmlDeviceGetTemperatureV is first declared by 12.8.55 (570).
+        let mut tv = nvmlTemperature_t { version: nvmlTemperature_v1, sensorType: NVML_TEMPERATURE_GPU, temperature: 0 };
+        assert_eq!(lib.nvmlDeviceGetTemperatureV().unwrap()(d0, &mut tv), NVML_ERROR_FUNCTION_NOT_FOUND);
+        assert_eq!(tv.temperature, 0, "an absent function writes nothing");
+        // 12.2.81 (535) is newer than 525; 12.0.76 (525) is not.
+        let mut id = 0;
+        assert_eq!(lib.nvmlDeviceGetModuleId().unwrap()(d0, &mut id), NVML_ERROR_FUNCTION_NOT_FOUND);
+        let mut gen = 0;
+        assert_eq!(lib.nvmlDeviceGetGpuMaxPcieLinkGeneration().unwrap()(d0, &mut gen), NVML_SUCCESS);
+        assert_eq!(gen, 4);
+        // 13.1.68: newer than every mapped branch.
+        assert_eq!(lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
+        assert_eq!(CStr::from_ptr(lib.nvmlErrorString().unwrap()(NVML_ERROR_FUNCTION_NOT_FOUND)).to_str(), Ok("Function not found"));
+        assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
+    }
+}
+
+/// The default profile (driver 580.82.07) has every function up to the 13.0 headers (580);
+/// those of 13.1 and later headers, whose branch is not recorded, count as newer than 580.
+#[test]
+fn default_driver_has_functions_up_to_its_branch() {
+    if !in_child("default_driver_has_functions_up_to_its_branch", &[]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let d0 = device(&lib, 0);
+        let mut tv = nvmlTemperature_t { version: nvmlTemperature_v1, sensorType: NVML_TEMPERATURE_GPU, temperature: 0 };
+        assert_eq!(lib.nvmlDeviceGetTemperatureV().unwrap()(d0, &mut tv), NVML_SUCCESS);
+        assert_eq!(tv.temperature, 31);
+        let mut id = 0;
+        assert_eq!(lib.nvmlDeviceGetModuleId().unwrap()(d0, &mut id), NVML_SUCCESS);
+        assert_eq!(id, 1);
+        // 13.0.39 (580): present; the mock does not implement it.
+        let mut pdi = nvmlPdi_t { version: nvmlPdi_v1, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetPdi().unwrap()(d0, &mut pdi), NVML_ERROR_NOT_SUPPORTED);
+        // 13.1.68 and 13.4.61: absent; the family's older member works.
+        assert_eq!(lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
+        let mut set = std::ptr::null_mut();
+        assert_eq!(lib.nvmlEventSetCreate().unwrap()(&mut set), NVML_SUCCESS);
+        let mut data = nvmlEventData_t::default();
+        assert_eq!(lib.nvmlEventSetWait_v3().unwrap()(set, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
+        assert_eq!(lib.nvmlEventSetWait_v2().unwrap()(set, &mut data, 0), NVML_ERROR_TIMEOUT);
+    }
+}
+
+/// The boundaries: the built-in `t4` (535.247.01) has 12.2's functions (535) but not 12.4's
+/// (550); a profile with a driver after 580 has the functions of 13.1 and later headers.
+#[test]
+fn driver_branch_boundaries() {
+    let newer = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("driver-590.yaml");
+    let t4 = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/t4.yaml")).unwrap();
+    assert!(t4.contains("driver_version: \"535.247.01\""));
+    std::fs::write(&newer, t4.replace("driver_version: \"535.247.01\"", "driver_version: \"590.44.01\"")).unwrap();
+    let newer = newer.to_str().unwrap();
+    for profile in ["t4", newer] {
+        if !in_child("driver_branch_boundaries", &[("NVML_MOCK_PROFILE", profile)]) {
+            continue;
+        }
+        let lib = lib();
+        unsafe {
+            assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l)).unwrap();
+            let d0 = device(&lib, 0);
+            let (mut id, mut node) = (0, 9);
+            assert_eq!(lib.nvmlDeviceGetModuleId().unwrap()(d0, &mut id), NVML_SUCCESS);
+            assert_eq!(id, 1);
+            let numa = lib.nvmlDeviceGetNumaNodeId().unwrap()(d0, &mut node);
+            let prm = lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut());
+            if drv.starts_with("535.") {
+                assert_eq!((numa, prm), (NVML_ERROR_FUNCTION_NOT_FOUND, NVML_ERROR_FUNCTION_NOT_FOUND));
+            } else {
+                assert_eq!(drv, "590.44.01");
+                assert_eq!((numa, node), (NVML_SUCCESS, 0));
+                assert_eq!(prm, NVML_ERROR_NOT_SUPPORTED, "present, and not implemented by the mock");
+            }
+        }
+        return;
     }
 }
 

@@ -3,15 +3,19 @@
 //!   each default body reports the call as unimplemented and answers `NOT_SUPPORTED`, so the
 //!   hand-written engine overrides only what it implements;
 //! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
-//!   which hands the call to the engine through its `entry` guard.
+//!   which hands the call to the engine through its `entry` guard;
+//! - `history.rs` ([`emit_history`]): the driver branch that introduced each function newer
+//!   than the oldest published header, from `gen-config/function-history.yaml`, so a profile
+//!   with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{banner, c_ty, format_file, ident, ret_ty, GeneratedFile, Output};
+use crate::history::DriverTable;
 use crate::model::{ConstValue, Function, Ty};
 use crate::rules::Bindings;
 
@@ -32,6 +36,38 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
         out.files.push(GeneratedFile { path, contents });
     }
     Ok(())
+}
+
+/// `history.rs`: the [`DriverTable`] regen read for this header.
+pub fn emit_history(b: &Bindings, table: &DriverTable, out: &mut Output) -> Result<()> {
+    let path = PathBuf::from(DIR).join("history.rs");
+    let what = "The driver branch that introduced each function newer than the oldest published nvml.h.";
+    let contents = format_file(&banner(&b.model.header, what), history(table), &path.display().to_string())?;
+    out.files.push(GeneratedFile { path, contents });
+    Ok(())
+}
+
+fn history(t: &DriverTable) -> TokenStream {
+    let rows = t.introduced.iter().map(|i| {
+        let (f, h, d) = (i.function.as_str(), i.header.as_str(), Literal::u32_unsuffixed(i.min_driver));
+        quote!((#f, #h, #d))
+    });
+    let count = Literal::usize_unsuffixed(t.introduced.len());
+    let (newest, next) = (t.newest_branch, t.newest_branch + 1);
+    let mut doc = vec![
+        " `(symbol, first header that declares it, lowest driver major version that has it)` for".to_string(),
+        " every function first declared after the oldest published header, sorted by name; every".to_string(),
+    ];
+    if newest == 0 {
+        doc.push(" other function is in every driver. There was no function history: the table is empty.".to_string());
+    } else {
+        doc.push(" other function is in every driver. A function of a toolkit newer than the history's".to_string());
+        doc.push(format!(" branch table has {next}: any driver after {newest}."));
+    }
+    quote! {
+        #(#[doc = #doc])*
+        pub static INTRODUCED: [(&str, &str, u32); #count] = [#(#rows),*];
+    }
 }
 
 /// Every enum constant and integer `#define`, sorted by name, so profiles can say

@@ -10,13 +10,14 @@ mod events;
 pub mod ffi;
 mod mig;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
 
+use crate::generated::history::INTRODUCED;
 use crate::profile::{self, FaultSpec, Flat, Profile};
 pub use events::EventSet;
 pub use mig::GpuInstance;
@@ -52,6 +53,21 @@ pub struct System {
     /// Every device's GPU instances (MIG), in device order.
     pub gpu_instances: Vec<Box<GpuInstance>>,
     pub event_sets: Mutex<Vec<Arc<EventSet>>>,
+    /// Functions the emulated driver lacks (see [`absent_functions`]).
+    pub absent: BTreeSet<String>,
+}
+
+/// The functions a profile's driver lacks, which answer `NVML_ERROR_FUNCTION_NOT_FOUND`: its
+/// `missing_functions`, and every function that a driver branch newer than its
+/// `system.driver_version` introduced (`generated/history.rs`), legacy symbols included
+/// (each has its own history). Init, shutdown and `nvmlErrorString` are always present.
+pub fn absent_functions(profile: &Profile) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = profile.missing_functions.iter().cloned().collect();
+    if let Some(branch) = profile.driver_branch {
+        let newer = INTRODUCED.iter().filter(|(f, _, since)| branch < *since && !NO_INIT.contains(f));
+        out.extend(newer.map(|(f, _, _)| f.to_string()));
+    }
+    out
 }
 
 impl System {
@@ -66,7 +82,8 @@ impl System {
             })
             .collect();
         let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
-        System { profile, devices, gpu_instances, event_sets: Mutex::new(Vec::new()) }
+        let absent = absent_functions(&profile);
+        System { profile, devices, gpu_instances, event_sets: Mutex::new(Vec::new()), absent }
     }
 
     /// The device behind a handle; anything that is not one of ours is rejected without
@@ -162,7 +179,7 @@ impl Engine {
         let guard = self.system.read().ok()?;
         match guard.as_deref() {
             None if !NO_INIT.contains(&name) => Some(NVML_ERROR_UNINITIALIZED),
-            Some(s) if s.profile.missing_functions.iter().any(|m| m == name) => Some(NVML_ERROR_FUNCTION_NOT_FOUND),
+            Some(s) if s.absent.contains(name) => Some(NVML_ERROR_FUNCTION_NOT_FOUND),
             _ => None,
         }
     }
@@ -192,15 +209,17 @@ impl Engine {
                     return NVML_ERROR_UNKNOWN;
                 }
             };
+            let system = System::new(profile);
             if self.strict {
-                eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices", profile.name, profile.devices.len());
+                let (p, absent) = (&system.profile, system.absent.len());
+                eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices; {absent} functions answer NVML_ERROR_FUNCTION_NOT_FOUND", p.name, p.devices.len());
             }
-            let faults = profile.faults.iter().map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) })).collect();
+            let faults = system.profile.faults.iter().map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) })).collect();
             if let Ok(mut f) = self.profile_faults.write() {
                 *f = faults;
             }
             let Ok(mut sys) = self.system.write() else { return NVML_ERROR_UNKNOWN };
-            *sys = Some(Arc::new(System::new(profile)));
+            *sys = Some(Arc::new(system));
         }
         *count += 1;
         NVML_SUCCESS

@@ -100,21 +100,24 @@ impl Nvml {
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
     ///
-    /// Calls the newest of `nvmlSystemGetConfComputeSettings_v2`, `nvmlSystemGetConfComputeSettings` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlSystemGetConfComputeSettings_v2`, `nvmlSystemGetConfComputeSettings` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn conf_compute_settings(&self) -> Result<SystemConfComputeSettingsV2, Error> {
         let lib = self.lib();
         if let Ok(sym) = lib.nvmlSystemGetConfComputeSettings_v2() {
-            return (|| -> Result<SystemConfComputeSettingsV2, Error> {
+            match (|| -> Result<SystemConfComputeSettingsV2, Error> {
                 let mut c_settings: sys::nvmlSystemConfComputeSettings_v2_t = sys::nvmlSystemConfComputeSettings_v2_t {
                     version: sys::nvmlSystemConfComputeSettings_v2 as _,
                     ..Default::default()
                 };
                 ffi::check(call!(sym(& mut c_settings)))?;
                 Ok(SystemConfComputeSettingsV2::from(&c_settings))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlSystemGetConfComputeSettings() {
-            return (|| -> Result<SystemConfComputeSettingsV2, Error> {
+            match (|| -> Result<SystemConfComputeSettingsV2, Error> {
                 let mut c_settings: sys::nvmlSystemConfComputeSettings_v1_t = sys::nvmlSystemConfComputeSettings_v1_t {
                     version: sys::nvmlSystemConfComputeSettings_v1 as _,
                     ..Default::default()
@@ -132,7 +135,10 @@ impl Nvml {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlSystemGetConfComputeSettings_v2")))
     }
@@ -170,22 +176,28 @@ impl Nvml {
     /// - `NVML_ERROR_LIBRARY_NOT_FOUND`  if `libcuda`.so.1 or libcuda.dll is not found
     /// - `NVML_ERROR_FUNCTION_NOT_FOUND` if `cuDriverGetVersion`() is not found in the shared library
     ///
-    /// Calls the newest of `nvmlSystemGetCudaDriverVersion_v2`, `nvmlSystemGetCudaDriverVersion` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlSystemGetCudaDriverVersion_v2`, `nvmlSystemGetCudaDriverVersion` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn cuda_driver_version(&self) -> Result<i32, Error> {
         let lib = self.lib();
         if let Ok(sym) = lib.nvmlSystemGetCudaDriverVersion_v2() {
-            return (|| -> Result<i32, Error> {
+            match (|| -> Result<i32, Error> {
                 let mut c_cuda_driver_version: i32 = Default::default();
                 ffi::check(call!(sym(& mut c_cuda_driver_version)))?;
                 Ok(c_cuda_driver_version)
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlSystemGetCudaDriverVersion() {
-            return (|| -> Result<i32, Error> {
+            match (|| -> Result<i32, Error> {
                 let mut c_cuda_driver_version: i32 = Default::default();
                 ffi::check(call!(sym(& mut c_cuda_driver_version)))?;
                 Ok(c_cuda_driver_version)
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlSystemGetCudaDriverVersion_v2")))
     }
@@ -237,22 +249,28 @@ impl Nvml {
     /// See also: nvmlDeviceGetIndex
     /// See also: nvmlDeviceGetCount
     ///
-    /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn device_by_index(&self, index: u32) -> Result<Device<'_>, Error> {
         let lib = self.lib();
         if let Ok(sym) = lib.nvmlDeviceGetHandleByIndex_v2() {
-            return (|| -> Result<Device<'_>, Error> {
+            match (|| -> Result<Device<'_>, Error> {
                 let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
                 ffi::check(call!(sym(index, & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetHandleByIndex() {
-            return (|| -> Result<Device<'_>, Error> {
+            match (|| -> Result<Device<'_>, Error> {
                 let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
                 ffi::check(call!(sym(index, & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetHandleByIndex_v2")))
     }
@@ -293,24 +311,30 @@ impl Nvml {
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetHandleByPciBusId_v2`, `nvmlDeviceGetHandleByPciBusId` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetHandleByPciBusId_v2`, `nvmlDeviceGetHandleByPciBusId` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn device_by_pci_bus_id(&self, pci_bus_id: &str) -> Result<Device<'_>, Error> {
         let lib = self.lib();
         if let Ok(sym) = lib.nvmlDeviceGetHandleByPciBusId_v2() {
-            return (|| -> Result<Device<'_>, Error> {
+            match (|| -> Result<Device<'_>, Error> {
                 let c_pci_bus_id = ffi::cstring(pci_bus_id)?;
                 let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
                 ffi::check(call!(sym(c_pci_bus_id.as_ptr(), & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetHandleByPciBusId() {
-            return (|| -> Result<Device<'_>, Error> {
+            match (|| -> Result<Device<'_>, Error> {
                 let c_pci_bus_id = ffi::cstring(pci_bus_id)?;
                 let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
                 ffi::check(call!(sym(c_pci_bus_id.as_ptr(), & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetHandleByPciBusId_v2")))
     }
@@ -446,22 +470,28 @@ impl Nvml {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `deviceCount` is NULL
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn device_count(&self) -> Result<u32, Error> {
         let lib = self.lib();
         if let Ok(sym) = lib.nvmlDeviceGetCount_v2() {
-            return (|| -> Result<u32, Error> {
+            match (|| -> Result<u32, Error> {
                 let mut c_device_count: u32 = Default::default();
                 ffi::check(call!(sym(& mut c_device_count)))?;
                 Ok(c_device_count)
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetCount() {
-            return (|| -> Result<u32, Error> {
+            match (|| -> Result<u32, Error> {
                 let mut c_device_count: u32 = Default::default();
                 ffi::check(call!(sym(& mut c_device_count)))?;
                 Ok(c_device_count)
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetCount_v2")))
     }
@@ -1223,22 +1253,28 @@ impl<'n> ComputeInstance<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If `computeInstance` or `info` are invalid
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
-    /// Calls the newest of `nvmlComputeInstanceGetInfo_v2`, `nvmlComputeInstanceGetInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlComputeInstanceGetInfo_v2`, `nvmlComputeInstanceGetInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn info(&self) -> Result<ComputeInstanceInfo, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlComputeInstanceGetInfo_v2() {
-            return (|| -> Result<ComputeInstanceInfo, Error> {
+            match (|| -> Result<ComputeInstanceInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok(ComputeInstanceInfo::from(&c_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlComputeInstanceGetInfo() {
-            return (|| -> Result<ComputeInstanceInfo, Error> {
+            match (|| -> Result<ComputeInstanceInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok(ComputeInstanceInfo::from(&c_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlComputeInstanceGetInfo_v2")))
     }
@@ -1620,22 +1656,28 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`      if this query is not supported by the device
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn attributes(&self) -> Result<DeviceAttributes, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetAttributes_v2() {
-            return (|| -> Result<DeviceAttributes, Error> {
+            match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
                 Ok(DeviceAttributes::from(&c_attributes))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetAttributes() {
-            return (|| -> Result<DeviceAttributes, Error> {
+            match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
                 Ok(DeviceAttributes::from(&c_attributes))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetAttributes_v2")))
     }
@@ -2196,29 +2238,35 @@ impl<'n> Device<'n> {
     ///
     /// See also: `nvmlSystemGetProcessName`
     ///
-    /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
@@ -2236,7 +2284,10 @@ impl<'n> Device<'n> {
                         })
                         .collect::<Vec<_>>(),
                 )
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetComputeRunningProcesses_v3")))
     }
@@ -2985,24 +3036,30 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceSetDriverModel_v2()
     ///
-    /// Calls the newest of `nvmlDeviceGetDriverModel_v2`, `nvmlDeviceGetDriverModel` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetDriverModel_v2`, `nvmlDeviceGetDriverModel` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn driver_model(&self) -> Result<(DriverModel, DriverModel), Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetDriverModel_v2() {
-            return (|| -> Result<(DriverModel, DriverModel), Error> {
+            match (|| -> Result<(DriverModel, DriverModel), Error> {
                 let mut c_current: sys::nvmlDriverModel_enum = Default::default();
                 let mut c_pending: sys::nvmlDriverModel_enum = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
                 Ok((DriverModel(c_current), DriverModel(c_pending)))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetDriverModel() {
-            return (|| -> Result<(DriverModel, DriverModel), Error> {
+            match (|| -> Result<(DriverModel, DriverModel), Error> {
                 let mut c_current: sys::nvmlDriverModel_enum = Default::default();
                 let mut c_pending: sys::nvmlDriverModel_enum = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
                 Ok((DriverModel(c_current), DriverModel(c_pending)))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetDriverModel_v2")))
     }
@@ -3614,18 +3671,21 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support gpu fabric
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device` or `gpuFabricInfo` is invalid
     ///
-    /// Calls the newest of `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn gpu_fabric_info(&self) -> Result<GpuFabricInfoV4, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfo_v4() {
-            return (|| -> Result<GpuFabricInfoV4, Error> {
+            match (|| -> Result<GpuFabricInfoV4, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v4_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
                 Ok(GpuFabricInfoV4::from(&c_gpu_fabric_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfoV() {
-            return (|| -> Result<GpuFabricInfoV4, Error> {
+            match (|| -> Result<GpuFabricInfoV4, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v3_t = sys::nvmlGpuFabricInfo_v3_t {
                     version: sys::nvmlGpuFabricInfo_v3 as _,
                     ..Default::default()
@@ -3642,10 +3702,13 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfo() {
-            return (|| -> Result<GpuFabricInfoV4, Error> {
+            match (|| -> Result<GpuFabricInfoV4, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
                 Ok({
@@ -3657,7 +3720,10 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetGpuFabricInfo_v4")))
     }
@@ -3735,14 +3801,14 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support MIG or `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
-    /// Calls the newest of `nvmlDeviceGetGpuInstancePossiblePlacements_v2`, `nvmlDeviceGetGpuInstancePossiblePlacements` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetGpuInstancePossiblePlacements_v2`, `nvmlDeviceGetGpuInstancePossiblePlacements` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn gpu_instance_possible_placements(
         &self,
         profile_id: u32,
     ) -> Result<Vec<GpuInstancePlacement>, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
-            return (|| -> Result<Vec<GpuInstancePlacement>, Error> {
+            match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
@@ -3753,10 +3819,13 @@ impl<'n> Device<'n> {
                         .map(|e| GpuInstancePlacement::from(&(*e)))
                         .collect::<Vec<_>>(),
                 )
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
-            return (|| -> Result<Vec<GpuInstancePlacement>, Error> {
+            match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
@@ -3767,7 +3836,10 @@ impl<'n> Device<'n> {
                         .map(|e| GpuInstancePlacement::from(&(*e)))
                         .collect::<Vec<_>>(),
                 )
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(
             Error::FunctionNotFound(
@@ -3802,24 +3874,27 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profile` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
-    /// Calls the newest of `nvmlDeviceGetGpuInstanceProfileInfoV`, `nvmlDeviceGetGpuInstanceProfileInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetGpuInstanceProfileInfoV`, `nvmlDeviceGetGpuInstanceProfileInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn gpu_instance_profile_info(
         &self,
         profile: u32,
     ) -> Result<GpuInstanceProfileInfoV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfoV() {
-            return (|| -> Result<GpuInstanceProfileInfoV2, Error> {
+            match (|| -> Result<GpuInstanceProfileInfoV2, Error> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_v2_st = sys::nvmlGpuInstanceProfileInfo_v2_st {
                     version: sys::nvmlGpuInstanceProfileInfo_v2 as _,
                     ..Default::default()
                 };
                 ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
                 Ok(GpuInstanceProfileInfoV2::from(&c_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfo() {
-            return (|| -> Result<GpuInstanceProfileInfoV2, Error> {
+            match (|| -> Result<GpuInstanceProfileInfoV2, Error> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
                 Ok({
@@ -3841,7 +3916,10 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetGpuInstanceProfileInfoV")))
     }
@@ -4063,29 +4141,35 @@ impl<'n> Device<'n> {
     ///
     /// See also: `nvmlSystemGetProcessName`
     ///
-    /// Calls the newest of `nvmlDeviceGetGraphicsRunningProcesses_v3`, `nvmlDeviceGetGraphicsRunningProcesses_v2`, `nvmlDeviceGetGraphicsRunningProcesses` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetGraphicsRunningProcesses_v3`, `nvmlDeviceGetGraphicsRunningProcesses_v2`, `nvmlDeviceGetGraphicsRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn graphics_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
@@ -4103,7 +4187,10 @@ impl<'n> Device<'n> {
                         })
                         .collect::<Vec<_>>(),
                 )
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetGraphicsRunningProcesses_v3")))
     }
@@ -4120,36 +4207,48 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `pGridLicensableFeatures` is NULL
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn grid_licensable_features(&self) -> Result<GridLicensableFeatures, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetGridLicensableFeatures_v4() {
-            return (|| -> Result<GridLicensableFeatures, Error> {
+            match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGridLicensableFeatures_v3() {
-            return (|| -> Result<GridLicensableFeatures, Error> {
+            match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGridLicensableFeatures_v2() {
-            return (|| -> Result<GridLicensableFeatures, Error> {
+            match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGridLicensableFeatures() {
-            return (|| -> Result<GridLicensableFeatures, Error> {
+            match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetGridLicensableFeatures_v4")))
     }
@@ -4823,21 +4922,24 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     if video memory is unsupported on the device
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn memory_info(&self) -> Result<MemoryV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetMemoryInfo_v2() {
-            return (|| -> Result<MemoryV2, Error> {
+            match (|| -> Result<MemoryV2, Error> {
                 let mut c_memory: sys::nvmlMemory_v2_st = sys::nvmlMemory_v2_st {
                     version: sys::nvmlMemory_v2 as _,
                     ..Default::default()
                 };
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
                 Ok(MemoryV2::from(&c_memory))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetMemoryInfo() {
-            return (|| -> Result<MemoryV2, Error> {
+            match (|| -> Result<MemoryV2, Error> {
                 let mut c_memory: sys::nvmlMemory_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
                 Ok({
@@ -4849,7 +4951,10 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2")))
     }
@@ -5050,29 +5155,35 @@ impl<'n> Device<'n> {
     ///
     /// See also: `nvmlSystemGetProcessName`
     ///
-    /// Calls the newest of `nvmlDeviceGetMPSComputeRunningProcesses_v3`, `nvmlDeviceGetMPSComputeRunningProcesses_v2`, `nvmlDeviceGetMPSComputeRunningProcesses` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetMPSComputeRunningProcesses_v3`, `nvmlDeviceGetMPSComputeRunningProcesses_v2`, `nvmlDeviceGetMPSComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
-            return (|| -> Result<Vec<ProcessInfo>, Error> {
+            match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
                     Default::default(),
                     |count, ptr| call!(sym(self.raw, count, ptr)),
@@ -5090,7 +5201,10 @@ impl<'n> Device<'n> {
                         })
                         .collect::<Vec<_>>(),
                 )
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetMPSComputeRunningProcesses_v3")))
     }
@@ -5286,18 +5400,21 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_GPU_IS_LOST`                if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn nv_link_info(&self) -> Result<NvLinkInfoV3, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo_v3() {
-            return (|| -> Result<NvLinkInfoV3, Error> {
+            match (|| -> Result<NvLinkInfoV3, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v3_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok(NvLinkInfoV3::from(&c_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo() {
-            return (|| -> Result<NvLinkInfoV3, Error> {
+            match (|| -> Result<NvLinkInfoV3, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v2_t = sys::nvmlNvLinkInfo_v2_t {
                     version: sys::nvmlNvLinkInfo_v2 as _,
                     ..Default::default()
@@ -5311,7 +5428,10 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3")))
     }
@@ -5357,22 +5477,28 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2() {
-            return (|| -> Result<PciInfo, Error> {
+            match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo() {
-            return (|| -> Result<PciInfo, Error> {
+            match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkRemotePciInfo_v2")))
     }
@@ -5680,29 +5806,38 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetPciInfo_v3`, `nvmlDeviceGetPciInfo_v2`, `nvmlDeviceGetPciInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetPciInfo_v3`, `nvmlDeviceGetPciInfo_v2`, `nvmlDeviceGetPciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn pci_info(&self) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetPciInfo_v3() {
-            return (|| -> Result<PciInfo, Error> {
+            match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetPciInfo_v2() {
-            return (|| -> Result<PciInfo, Error> {
+            match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetPciInfo() {
-            return (|| -> Result<PciInfo, Error> {
+            match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetPciInfo_v3")))
     }
@@ -8912,18 +9047,21 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetVgpuSchedulerLog_v2`, `nvmlDeviceGetVgpuSchedulerLog` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetVgpuSchedulerLog_v2`, `nvmlDeviceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerLog_v2() {
-            return (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
                 let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerLog() {
-            return (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
                 let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLog_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok({
@@ -8937,7 +9075,10 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetVgpuSchedulerLog_v2")))
     }
@@ -8955,18 +9096,21 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
     /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetVgpuSchedulerState_v2`, `nvmlDeviceGetVgpuSchedulerState` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlDeviceGetVgpuSchedulerState_v2`, `nvmlDeviceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerState_v2() {
-            return (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
                 let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerState() {
-            return (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
                 let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerGetState_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok({
@@ -8978,7 +9122,10 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlDeviceGetVgpuSchedulerState_v2")))
     }
@@ -9511,22 +9658,28 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlEventType
     /// See also: nvmlDeviceRegisterEvents
     ///
-    /// Calls the newest of `nvmlEventSetWait_v2`, `nvmlEventSetWait` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlEventSetWait_v2`, `nvmlEventSetWait` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn wait(&self, data: &EventData, timeoutms: u32) -> Result<(), Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlEventSetWait_v2() {
-            return (|| -> Result<(), Error> {
+            match (|| -> Result<(), Error> {
                 let mut c_data = (*data).to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
                 Ok(())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlEventSetWait() {
-            return (|| -> Result<(), Error> {
+            match (|| -> Result<(), Error> {
                 let mut c_data = (*data).to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
                 Ok(())
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlEventSetWait_v2")))
     }
@@ -9699,7 +9852,7 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `profile` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
-    /// Calls the newest of `nvmlGpuInstanceGetComputeInstanceProfileInfoV`, `nvmlGpuInstanceGetComputeInstanceProfileInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlGpuInstanceGetComputeInstanceProfileInfoV`, `nvmlGpuInstanceGetComputeInstanceProfileInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn compute_instance_profile_info(
         &self,
         profile: u32,
@@ -9707,17 +9860,20 @@ impl<'n> GpuInstance<'n> {
     ) -> Result<ComputeInstanceProfileInfoV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV() {
-            return (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
+            match (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_v2_st = sys::nvmlComputeInstanceProfileInfo_v2_st {
                     version: sys::nvmlComputeInstanceProfileInfo_v2 as _,
                     ..Default::default()
                 };
                 ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
                 Ok(ComputeInstanceProfileInfoV2::from(&c_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfo() {
-            return (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
+            match (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
                 Ok({
@@ -9737,7 +9893,10 @@ impl<'n> GpuInstance<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(
             Error::FunctionNotFound(
@@ -10087,18 +10246,21 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`             If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
     ///
-    /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
-            return (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
                 let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog() {
-            return (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
                 let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v1_t = sys::nvmlVgpuSchedulerLogInfo_v1_t {
                     version: sys::nvmlVgpuSchedulerLogInfo_v1 as _,
                     ..Default::default()
@@ -10115,7 +10277,10 @@ impl<'n> GpuInstance<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlGpuInstanceGetVgpuSchedulerLog_v2")))
     }
@@ -10135,18 +10300,21 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
-    /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
-            return (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
                 let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState() {
-            return (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
                 let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v1_t = sys::nvmlVgpuSchedulerStateInfo_v1_t {
                     version: sys::nvmlVgpuSchedulerStateInfo_v1 as _,
                     ..Default::default()
@@ -10162,7 +10330,10 @@ impl<'n> GpuInstance<'n> {
                         ..Default::default()
                     }
                 })
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlGpuInstanceGetVgpuSchedulerState_v2")))
     }
@@ -10720,22 +10891,28 @@ impl<'n> VgpuInstance<'n> {
     /// - `NVML_ERROR_DRIVER_NOT_LOADED` if NVIDIA driver is not running on the vGPU instance
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// Calls the newest of `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo` the library exports; older layouts are converted.
+    /// Calls the newest of `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn license_info(&self) -> Result<VgpuLicenseInfo, Error> {
         let lib = self.nvml.lib();
         if let Ok(sym) = lib.nvmlVgpuInstanceGetLicenseInfo_v2() {
-            return (|| -> Result<VgpuLicenseInfo, Error> {
+            match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
                 Ok(VgpuLicenseInfo::from(&c_license_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         if let Ok(sym) = lib.nvmlVgpuInstanceGetLicenseInfo() {
-            return (|| -> Result<VgpuLicenseInfo, Error> {
+            match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
                 Ok(VgpuLicenseInfo::from(&c_license_info))
-            })();
+            })() {
+                Err(Error::FunctionNotFound(_)) => {}
+                result => return result,
+            }
         }
         Err(Error::FunctionNotFound(Some("nvmlVgpuInstanceGetLicenseInfo_v2")))
     }

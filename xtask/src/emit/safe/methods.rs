@@ -242,10 +242,19 @@ impl Gen<'_> {
                 #call
             }
         } else {
+            // A member the library lacks, or one that answers `NVML_ERROR_FUNCTION_NOT_FOUND`
+            // (a stub of a driver that predates it), passes to the next.
             let tries = m.calls.iter().map(|c| {
                 let sym = ident(&c.symbol);
                 let call = self.call(head, c);
-                quote!(if let Ok(sym) = lib.#sym() { return (|| -> Result<#ret, Error> { #call })(); })
+                quote! {
+                    if let Ok(sym) = lib.#sym() {
+                        match (|| -> Result<#ret, Error> { #call })() {
+                            Err(Error::FunctionNotFound(_)) => {}
+                            result => return result,
+                        }
+                    }
+                }
             });
             let first = &head.symbol;
             quote! {
@@ -259,7 +268,10 @@ impl Gen<'_> {
         let via = if symbols.len() == 1 {
             format!("Calls {}.", symbols[0])
         } else {
-            format!("Calls the newest of {} the library exports; older layouts are converted.", symbols.join(", "))
+            format!(
+                "Calls the newest of {} that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.",
+                symbols.join(", ")
+            )
         };
         let via = doc::lines(&format!("\n{via}"));
         let deprecated = f.deprecated.then(|| quote!(#[deprecated(note = "deprecated in nvml.h")]));
