@@ -64,9 +64,10 @@ pub fn set_string(buf: &mut [c_char], s: &str) {
 /// fill.
 pub const LIST_ATTEMPTS: usize = 4;
 
-/// The count + array protocol: asks for the size with a NULL array, then fills a buffer of
-/// that size; if the list grew in between (`NVML_ERROR_INSUFFICIENT_SIZE`), it retries with
-/// the new count, at most [`LIST_ATTEMPTS`] times. Two calls in the steady state.
+/// The count + array protocol: asks for the size with a NULL array (answered with
+/// `NVML_ERROR_INSUFFICIENT_SIZE`, or success, and the count), then fills a buffer of that
+/// size; if the list grew in between (`NVML_ERROR_INSUFFICIENT_SIZE`), it retries with the new
+/// count, at most [`LIST_ATTEMPTS`] times. Two calls in the steady state.
 pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(*mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
     let mut count: c_uint = 0;
     let mut buf: Vec<T> = Vec::new();
@@ -76,6 +77,9 @@ pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(*mut c_uint, *mut T) -> 
         let mut n = count;
         let ptr = if buf.is_empty() { std::ptr::null_mut() } else { buf.as_mut_ptr() };
         match call(&mut n, ptr) {
+            // A NULL array answered with only the count (the protocol of the placement
+            // queries): fetch that many.
+            sys::NVML_SUCCESS if buf.is_empty() && n > 0 => count = n,
             sys::NVML_SUCCESS => {
                 buf.truncate(n as usize);
                 return Ok(buf);

@@ -39,10 +39,15 @@ mod nvml;
 
 mod generated {
     pub mod error;
+    #[cfg(test)]
+    pub mod exercise;
     pub mod handles;
     mod methods;
     pub mod types;
 }
+
+#[cfg(test)]
+mod tests;
 
 pub use error::Error;
 pub use generated::handles::*;

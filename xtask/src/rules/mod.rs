@@ -103,6 +103,10 @@ pub enum SizeSpec {
 pub struct ArrayRule {
     pub count: String,
     pub array: String,
+    /// For an out-only count: the caller allocates this many elements (a header constant or
+    /// a number) and the library writes how many it filled, in one call.
+    #[serde(default)]
+    pub capacity: Option<SizeSpec>,
 }
 
 /// Where a shape came from.
@@ -127,6 +131,8 @@ pub struct StringBuffer {
 pub struct ArrayBuffer {
     pub count: String,
     pub array: String,
+    /// Elements the caller allocates when the count is out-only (no size query).
+    pub capacity: Option<u64>,
     pub origin: Origin,
 }
 
@@ -256,7 +262,18 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         if !ok {
             continue;
         }
-        let resolved = ArrayBuffer { count: rule.count.clone(), array: rule.array.clone(), origin: Origin::Rule };
+        let capacity = match &rule.capacity {
+            None => None,
+            Some(SizeSpec::Bytes(n)) => Some(*n),
+            Some(SizeSpec::Constant(c)) => match constant_value(&model, c) {
+                Some(v) => Some(v),
+                None => {
+                    d.error(p.clone(), format!("`{c}` is not an integer constant of the header"));
+                    continue;
+                }
+            },
+        };
+        let resolved = ArrayBuffer { count: rule.count.clone(), array: rule.array.clone(), capacity, origin: Origin::Rule };
         if arrays.get(func).map(|a: &ArrayBuffer| ArrayBuffer { origin: Origin::Rule, ..a.clone() }) == Some(resolved.clone()) {
             d.warn(p, "matches nothing: the same shape is derived from the header");
         }
@@ -566,7 +583,7 @@ fn derive_array(f: &Function) -> Option<ArrayBuffer> {
         ps.get(j).is_some_and(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee != Ty::Char && **pointee != Ty::Void))
     };
     let j = if is_array(i + 1) { i + 1 } else if i > 0 && is_array(i - 1) { i - 1 } else { return None };
-    Some(ArrayBuffer { count: ps[i].name.clone(), array: ps[j].name.clone(), origin: Origin::Derived })
+    Some(ArrayBuffer { count: ps[i].name.clone(), array: ps[j].name.clone(), capacity: None, origin: Origin::Derived })
 }
 
 #[cfg(test)]

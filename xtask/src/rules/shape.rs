@@ -64,6 +64,8 @@ pub enum Role {
     Count,
     /// The array of a count + array pair, returned as a `Vec`.
     Array(Val),
+    /// The array of an out-only count: `capacity` elements allocated by the caller.
+    Capped { val: Val, capacity: u64 },
     /// The length of an array the caller sizes.
     SizedLen,
     /// An array the caller sizes: an input slice of records (returned updated) or a number
@@ -270,13 +272,18 @@ fn method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
         if !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii_digit()) {
             s = rest;
         }
+    } else if *owner == Owner::Nvml {
+        // `unit_get_count` → `unit_count`: a getter of another object's table.
+        if let Some(i) = s.find("_get_") {
+            return format!("{}_{}", &s[..i], &s[i + 5..]);
+        }
     }
     s.to_string()
 }
 
 fn shape_of(c: &Call) -> &'static str {
     let has = |f: fn(&Role) -> bool| c.params.iter().any(|p| f(&p.role));
-    match (has(|r| matches!(r, Role::StrBuf { .. })), has(|r| matches!(r, Role::Array(_))), has(|r| matches!(r, Role::SizedArray { .. }))) {
+    match (has(|r| matches!(r, Role::StrBuf { .. })), has(|r| matches!(r, Role::Array(_) | Role::Capped { .. })), has(|r| matches!(r, Role::SizedArray { .. }))) {
         (true, true, _) => "string buffer + count + array",
         (true, false, _) => "string buffer",
         (false, true, _) => "count + array",
@@ -292,6 +299,7 @@ fn compatible(ctx: &Ctx, f: &Function, g: &Function) -> bool {
         && a.params.iter().zip(&b.params).all(|(x, y)| match (&x.role, &y.role) {
             (Role::Out(Val::Record(_)), Role::Out(Val::Record(_))) => true,
             (Role::Array(Val::Record(_)), Role::Array(Val::Record(_))) => true,
+            (Role::Capped { val: Val::Record(_), capacity: a }, Role::Capped { val: Val::Record(_), capacity: b }) => a == b,
             (Role::InOut(Val::Record(_)), Role::InOut(Val::Record(_))) => true,
             (r, s) => r == s,
         })
@@ -327,8 +335,12 @@ impl Ctx<'_> {
                 Role::StrLen { by_ptr: matches!(p.ty, Ty::Pointer { .. }) }
             } else if array.is_some_and(|a| a.count == p.name) {
                 Role::Count
-            } else if array.is_some_and(|a| a.array == p.name) {
-                Role::Array(self.pointee_val(f, p).map_err(|e| format!("{place}: {e}"))?)
+            } else if let Some(a) = array.filter(|a| a.array == p.name) {
+                let val = self.pointee_val(f, p).map_err(|e| format!("{place}: {e}"))?;
+                match a.capacity {
+                    Some(capacity) => Role::Capped { val, capacity },
+                    None => Role::Array(val),
+                }
             } else if sized.is_some_and(|(len, _)| len == i) {
                 Role::SizedLen
             } else if sized.is_some_and(|(_, arr)| arr == i) {

@@ -1052,25 +1052,6 @@ impl Nvml {
         )?;
         Ok(list.iter().map(|e| Device::wrap((*e), self.nref())).collect::<Vec<_>>())
     }
-    /// Retrieves the number of units in the system.
-    ///
-    /// For S-class products.
-    ///
-    /// * `unitCount`: Reference in which to return the number of units
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `unitCount` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unitCount` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
-    /// Calls `nvmlUnitGetCount`.
-    pub fn unit_get_count(&self) -> Result<u32, Error> {
-        let sym = self.lib().nvmlUnitGetCount()?;
-        let mut c_unit_count: u32 = Default::default();
-        ffi::check(call!(sym(& mut c_unit_count)))?;
-        Ok(c_unit_count)
-    }
     /// Acquire the handle for a particular unit, based on its index.
     ///
     /// For S-class products.
@@ -1090,11 +1071,30 @@ impl Nvml {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlUnitGetHandleByIndex`.
-    pub fn unit_get_handle_by_index(&self, index: u32) -> Result<Unit<'_>, Error> {
+    pub fn unit_by_index(&self, index: u32) -> Result<Unit<'_>, Error> {
         let sym = self.lib().nvmlUnitGetHandleByIndex()?;
         let mut c_unit: sys::nvmlUnit_t = core::ptr::null_mut();
         ffi::check(call!(sym(index, & mut c_unit)))?;
         Ok(Unit::wrap(c_unit, self.nref()))
+    }
+    /// Retrieves the number of units in the system.
+    ///
+    /// For S-class products.
+    ///
+    /// * `unitCount`: Reference in which to return the number of units
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                 if `unitCount` has been set
+    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unitCount` is NULL
+    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    ///
+    /// Calls `nvmlUnitGetCount`.
+    pub fn unit_count(&self) -> Result<u32, Error> {
+        let sym = self.lib().nvmlUnitGetCount()?;
+        let mut c_unit_count: u32 = Default::default();
+        ffi::check(call!(sym(& mut c_unit_count)))?;
+        Ok(c_unit_count)
     }
     /// Takes a vGPU instance metadata structure read from `nvmlVgpuInstanceGetMetadata`(), and a vGPU metadata structure for a
     /// physical GPU read from `nvmlDeviceGetVgpuMetadata`(), and returns compatibility information of the vGPU instance and the
@@ -1178,7 +1178,7 @@ impl Nvml {
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerGpuInstance`.
-    pub fn vgpu_type_get_max_instances_per_gpu_instance(
+    pub fn vgpu_type_max_instances_per_gpu_instance(
         &self,
     ) -> Result<VgpuTypeMaxInstanceV1, Error> {
         let sym = self.lib().nvmlVgpuTypeGetMaxInstancesPerGpuInstance()?;
@@ -4013,15 +4013,19 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetGpuInstances`.
     pub fn gpu_instances(&self, profile_id: u32) -> Result<Vec<GpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstances()?;
-        let list = ffi::fill_list(
-            core::ptr::null_mut(),
-            |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
+        let mut c_gpu_instances: Vec<sys::nvmlGpuInstance_t> = vec![
+            core::ptr::null_mut(); 32
+        ];
+        let mut c_count: core::ffi::c_uint = 32;
+        ffi::check(
+            call!(sym(self.raw, profile_id, c_gpu_instances.as_mut_ptr(), & mut c_count)),
         )?;
         Ok(
-            list
+            c_gpu_instances
                 .iter()
+                .take(c_count as usize)
                 .map(|e| GpuInstance::wrap((*e), self.nvml.clone()))
-                .collect::<Vec<_>>(),
+                .collect(),
         )
     }
     /// Retrieves the maximum PCIe link generation supported by this device
@@ -9960,15 +9964,22 @@ impl<'n> GpuInstance<'n> {
         profile_id: u32,
     ) -> Result<Vec<ComputeInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetComputeInstances()?;
-        let list = ffi::fill_list(
-            core::ptr::null_mut(),
-            |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
+        let mut c_compute_instances: Vec<sys::nvmlComputeInstance_t> = vec![
+            core::ptr::null_mut(); 32
+        ];
+        let mut c_count: core::ffi::c_uint = 32;
+        ffi::check(
+            call!(
+                sym(self.raw, profile_id, c_compute_instances.as_mut_ptr(), & mut
+                c_count)
+            ),
         )?;
         Ok(
-            list
+            c_compute_instances
                 .iter()
+                .take(c_count as usize)
                 .map(|e| ComputeInstance::wrap((*e), self.nvml.clone()))
-                .collect::<Vec<_>>(),
+                .collect(),
         )
     }
     /// Create compute instance.

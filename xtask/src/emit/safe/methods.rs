@@ -187,45 +187,40 @@ impl Gen<'_> {
         let f = &self.b.model.functions[&head.symbol];
         let lt = self.lifetime();
         let name = ident(&m.name);
-        let mut args = Vec::new();
-        let mut rets = Vec::new();
-        let sized_input = head.params.iter().any(|p| matches!(p.role, Role::SizedArray { input: true, .. }));
-        for p in &head.params {
-            let pn = ident(&snake(&p.name));
-            match &p.role {
-                Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => {
-                    let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
-                    args.push(quote!(#pn: &#t<'_>));
-                }
-                Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..))) => {
-                    let t = self.rust_ty(v, &lt);
-                    args.push(quote!(#pn: #t));
-                }
-                Role::InPtr(v) => {
-                    let t = self.rust_ty(v, &lt);
-                    args.push(quote!(#pn: &#t));
-                }
-                Role::InOut(v) => {
-                    let t = self.rust_ty(v, &lt);
-                    args.push(quote!(#pn: &#t));
-                    rets.push(t);
-                }
-                Role::InStr => args.push(quote!(#pn: &str)),
-                Role::Out(v) => rets.push(self.rust_ty(v, &lt)),
-                Role::StrBuf { .. } => rets.push(quote!(String)),
-                Role::Array(v) => {
-                    let t = self.rust_ty(v, &lt);
-                    rets.push(quote!(Vec<#t>));
-                }
-                Role::SizedLen if !sized_input => args.push(quote!(#pn: u32)),
-                Role::SizedArray { val, input } => {
-                    let t = self.rust_ty(val, &lt);
-                    if *input {
-                        args.push(quote!(#pn: &[#t]));
+        let args: Vec<TokenStream> = args(head)
+            .into_iter()
+            .map(|(c, arg)| {
+                let pn = ident(&snake(c));
+                let t = match arg {
+                    Arg::Handle(h) => {
+                        let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
+                        quote!(&#t<'_>)
                     }
+                    Arg::Value(v) => self.rust_ty(v, &lt),
+                    Arg::Ref(v) => {
+                        let t = self.rust_ty(v, &lt);
+                        quote!(&#t)
+                    }
+                    Arg::Str => quote!(&str),
+                    Arg::Slice(v) => {
+                        let t = self.rust_ty(v, &lt);
+                        quote!(&[#t])
+                    }
+                    Arg::Len => quote!(u32),
+                };
+                quote!(#pn: #t)
+            })
+            .collect();
+        let mut rets = Vec::new();
+        for p in &head.params {
+            match &p.role {
+                Role::InOut(v) | Role::Out(v) => rets.push(self.rust_ty(v, &lt)),
+                Role::StrBuf { .. } => rets.push(quote!(String)),
+                Role::Array(v) | Role::SizedArray { val: v, .. } | Role::Capped { val: v, .. } => {
+                    let t = self.rust_ty(v, &lt);
                     rets.push(quote!(Vec<#t>));
                 }
-                Role::SelfHandle | Role::StrLen { .. } | Role::Count | Role::SizedLen => {}
+                _ => {}
             }
         }
         let ret = match rets.len() {
@@ -297,6 +292,7 @@ impl Gen<'_> {
             _ => None,
         });
         let mut array: Option<(Val, Option<String>)> = None;
+        let capped = c.params.iter().any(|p| matches!(p.role, Role::Capped { .. }));
         for (p, hp) in c.params.iter().zip(&head.params) {
             let pn = ident(&snake(&hp.name));
             let local = ident(&format!("c_{}", snake(&hp.name)));
@@ -345,7 +341,19 @@ impl Gen<'_> {
                         part.arg = quote!(#n as _);
                     }
                 }
+                (Role::Count, _) if capped => part.arg = quote!(&mut c_count),
                 (Role::Count, _) => part.arg = quote!(count),
+                (Role::Capped { val, capacity }, Role::Capped { val: hv, .. }) => {
+                    let (t, init) = (self.raw_ty(val), self.raw_init(val));
+                    let n = Literal::u64_unsuffixed(*capacity);
+                    part.pre = quote! {
+                        let mut #local: Vec<#t> = vec![#init; #n];
+                        let mut c_count: core::ffi::c_uint = #n;
+                    };
+                    part.arg = quote!(#local.as_mut_ptr());
+                    let out = self.output(val, hv, quote!((*e)));
+                    part.post = Some(quote!(#local.iter().take(c_count as usize).map(|e| #out).collect()));
+                }
                 (Role::Array(v), Role::Array(hv)) => {
                     part.arg = quote!(ptr);
                     let old = match (v, hv) {
@@ -454,6 +462,42 @@ impl Gen<'_> {
     }
 }
 
+/// A parameter of a generated method.
+pub enum Arg<'a> {
+    /// `&Handle<'_>`, by handle typedef.
+    Handle(&'a str),
+    /// By value.
+    Value(&'a Val),
+    /// By reference.
+    Ref(&'a Val),
+    /// `&str`.
+    Str,
+    /// `&[T]`.
+    Slice(&'a Val),
+    /// The number of elements to fetch, `u32`.
+    Len,
+}
+
+/// The Rust parameters of a method whose chain is headed by `head`, with their C names.
+pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
+    let sized_input = head.params.iter().any(|p| matches!(p.role, Role::SizedArray { input: true, .. }));
+    head.params
+        .iter()
+        .filter_map(|p| {
+            let arg = match &p.role {
+                Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => Arg::Handle(h),
+                Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..))) => Arg::Value(v),
+                Role::InPtr(v) | Role::InOut(v) => Arg::Ref(v),
+                Role::InStr => Arg::Str,
+                Role::SizedLen if !sized_input => Arg::Len,
+                Role::SizedArray { val, input: true } => Arg::Slice(val),
+                _ => return None,
+            };
+            Some((p.name.as_str(), arg))
+        })
+        .collect()
+}
+
 fn head_array_val(head: &Call) -> Option<Val> {
     head.params.iter().find_map(|p| match &p.role {
         Role::Array(v) => Some(v.clone()),
@@ -466,6 +510,6 @@ fn array_position(c: &Call) -> usize {
     c.params
         .iter()
         .take_while(|p| !matches!(p.role, Role::Array(_)))
-        .filter(|p| matches!(p.role, Role::InOut(_) | Role::Out(_) | Role::StrBuf { .. } | Role::SizedArray { .. }))
+        .filter(|p| matches!(p.role, Role::InOut(_) | Role::Out(_) | Role::StrBuf { .. } | Role::SizedArray { .. } | Role::Capped { .. }))
         .count()
 }

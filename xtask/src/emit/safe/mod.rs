@@ -3,11 +3,13 @@
 //! - `types.rs`: an open newtype per enum, a bitflags type per `bitflags` rule, and a Rust
 //!   struct per plain record with conversions from and to the raw layout;
 //! - `handles.rs`: the handle types, declared through the core's `handles!` macro;
-//! - `methods.rs`: a method per planned [`Method`](crate::rules::shape::Method).
+//! - `methods.rs`: a method per planned [`Method`](crate::rules::shape::Method);
+//! - `exercise.rs` (tests only): a call of every generated method.
 //!
 //! Generated code reaches the hand-written core only through `crate::` items that the core
 //! documents for it (`call!`, `ffi::*`, `Error`, the handle types), and holds no `unsafe`.
 
+mod exercise;
 mod methods;
 mod types;
 
@@ -29,11 +31,12 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
     let names = Names::new(b)?;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    let files: [(&str, &str, TokenStream); 4] = [
+    let files: [(&str, &str, TokenStream); 5] = [
         ("error.rs", "The error type: a variant per nvmlReturn_t value of nvml.h.", types::error(b)),
         ("types.rs", "Enums, bit flags and records of nvml.h as Rust types.", types::types(b, &names)),
         ("handles.rs", "The handle types of nvml.h (see gen-config/nvml.yaml `handles` and `ids`).", handles(b)),
         ("methods.rs", "A safe method for every function of nvml.h the rules wrap.", methods::methods(b, &names)),
+        ("exercise.rs", "For the crate's tests: every generated method called once.", exercise::exercise(b)),
     ];
     for (name, what, tokens) in files {
         let path = dir.join(name);
