@@ -1,0 +1,37 @@
+//! The safe crate, generated from the newest header, against a library that reports an older
+//! driver: the mock's `a100-r525` profile (driver 525, CUDA 12.0), where every function that
+//! appeared after that branch answers `NVML_ERROR_FUNCTION_NOT_FOUND`.
+
+use nvml::{Error, Nvml, TemperatureSensors, TemperatureV1};
+
+fn mock_path() -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let lib = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").join("deps/libnvml_mock.so");
+    assert!(lib.is_file(), "{} is missing: build nvmlkit-mock", lib.display());
+    lib
+}
+
+#[test]
+fn newest_header_on_a_525_driver() {
+    // The only test of this binary, so the environment is its own.
+    std::env::set_var("NVML_MOCK_PROFILE", "a100-r525");
+    let nvml = Nvml::builder().library_path(mock_path()).init().expect("init on the old driver");
+    assert_eq!(nvml.driver_version().unwrap(), "525.147.05");
+    assert_eq!(nvml.cuda_driver_version().unwrap(), 12000);
+    assert_eq!(nvml.device_count().unwrap(), 8);
+    let gpu = nvml.device_by_index(0).unwrap();
+
+    // Functions the 525 branch has work, versioned families included.
+    assert!(gpu.name().unwrap().starts_with("NVIDIA A100"), "{}", gpu.name().unwrap());
+    let mem = gpu.memory_info().unwrap();
+    assert!(mem.total > 0 && mem.used <= mem.total, "{mem:?}");
+    assert!(gpu.temperature(TemperatureSensors::GPU).unwrap() > 0);
+
+    // Functions of later branches are errors, not crashes: nvmlDeviceGetTemperatureV (12.8,
+    // branch 570) and nvmlDeviceGetModuleId (12.2, branch 535).
+    let request = TemperatureV1 { sensor_type: TemperatureSensors::GPU, ..Default::default() };
+    assert!(matches!(gpu.temperature_v(&request), Err(Error::FunctionNotFound(_))), "{:?}", gpu.temperature_v(&request));
+    assert!(matches!(gpu.module_id(), Err(Error::FunctionNotFound(_))), "{:?}", gpu.module_id());
+    let e = gpu.module_id().unwrap_err();
+    assert_eq!(e.code(), nvml::sys::NVML_ERROR_FUNCTION_NOT_FOUND);
+}
