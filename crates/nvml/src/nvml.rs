@@ -22,12 +22,13 @@ impl Drop for Inner {
     }
 }
 
-/// The most recently initialised library, for `Error`'s `Display` (`nvmlErrorString`).
-static CURRENT: Mutex<Weak<Inner>> = Mutex::new(Weak::new());
+/// The initialised libraries, oldest first, for `Error`'s `Display` (`nvmlErrorString`). Dead
+/// entries are dropped at each `init`, so the list stays as long as the number of live ones.
+static LIVE: Mutex<Vec<Weak<Inner>>> = Mutex::new(Vec::new());
 
-/// `nvmlErrorString(code)` from the current library, if one is alive.
+/// `nvmlErrorString(code)` from the most recently initialised library that is still alive.
 pub(crate) fn current_error_string(code: sys::nvmlReturn_t) -> Option<String> {
-    let inner = CURRENT.lock().ok()?.upgrade()?;
+    let inner = LIVE.lock().ok()?.iter().rev().find_map(Weak::upgrade)?;
     crate::ffi::error_string(&inner.lib, code)
 }
 
@@ -148,8 +149,9 @@ impl Builder {
         // On failure `lib` is dropped without `nvmlShutdown`: there is nothing to shut down.
         crate::ffi::check(code)?;
         let inner = Arc::new(Inner { lib });
-        if let Ok(mut current) = CURRENT.lock() {
-            *current = Arc::downgrade(&inner);
+        if let Ok(mut live) = LIVE.lock() {
+            live.retain(|w| w.strong_count() > 0);
+            live.push(Arc::downgrade(&inner));
         }
         Ok(Nvml { inner })
     }
