@@ -9,6 +9,8 @@
 //!   NVML's buffer protocols, fault injection, older-driver emulation, events.
 //! - `profile.rs` loads a profile: `NVML_MOCK_PROFILE` names a built-in (`a100`, `a100-r525`,
 //!   `h100`, `b200`, `gb200`, `l40s`, `t4`; default `h100`) or a YAML file.
+//! - [`testing`] helps tests of NVML clients: the path of the built mock, and a test run in a
+//!   child process with its own environment (the mock's state is per process).
 //!
 //! Environment: `NVML_MOCK_PROFILE`, `NVML_MOCK_FAULTS` (e.g.
 //! `nvmlDeviceGetName=NVML_ERROR_GPU_IS_LOST,nvmlDeviceGetPowerUsage=NVML_ERROR_UNKNOWN@3`),
@@ -19,6 +21,7 @@
 
 mod engine;
 mod profile;
+pub mod testing;
 
 mod generated {
     pub mod api;

@@ -1,0 +1,89 @@
+//! Helpers for tests of NVML clients: path of the built mock, run a test in a child process
+//! with an environment.
+//!
+//! The mock's state (the `nvmlInit` reference count, the profile read at the first
+//! `nvmlInit`, the faults of `NVML_MOCK_FAULTS`, what setters changed) belongs to the process
+//! that loaded it. A test that needs its own profile or faults therefore runs in a child: the
+//! test binary re-runs itself for that one test with the scenario's environment.
+//!
+//! ```no_run
+//! use nvml_mock::testing::{in_child, mock_path};
+//!
+//! #[test]
+//! fn t4_has_no_nvlink() {
+//!     if !in_child("t4_has_no_nvlink", &[("NVML_MOCK_PROFILE", "t4")]) {
+//!         return; // the parent: the child passed
+//!     }
+//!     // The child: load `mock_path()` and assert.
+//! }
+//! ```
+//!
+//! The built-in profiles' text is available through [`builtin_profile`], for tests that write
+//! a variant of one (a file whose path goes into `NVML_MOCK_PROFILE`).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Set in the environment of the child processes [`in_child`] starts.
+pub const CHILD_ENV: &str = "NVML_MOCK_TEST_CHILD";
+
+/// Variables [`in_child`] removes from a child's environment before adding the scenario's, so
+/// that the caller's environment cannot leak into a scenario.
+pub const CLEARED_ENV: &[&str] = &["NVML_MOCK_PROFILE", "NVML_MOCK_FAULTS", "NVML_MOCK_STRICT", "NVML_LIBRARY_PATH"];
+
+/// The built mock, `libnvml_mock.so`, in `target/<profile>/deps/`: next to the running test
+/// binary, or beside the directory of an example (`target/<profile>/examples/`). Cargo puts it
+/// there when the package depends on `nvmlkit-mock` (a dev-dependency is enough: the library
+/// is also an rlib, so cargo rebuilds the `.so` before the tests and examples).
+///
+/// # Panics
+///
+/// If it is in neither place, with a message saying how to build it.
+pub fn mock_path() -> PathBuf {
+    let exe = std::env::current_exe().expect("the path of the running binary");
+    let dir = exe.parent().expect("the binary's directory");
+    let candidates = [dir.join("libnvml_mock.so"), dir.join("../deps/libnvml_mock.so")];
+    match candidates.iter().find(|p| p.is_file()) {
+        Some(lib) => lib.clone(),
+        None => panic!(
+            "{} is missing: build the mock first (`cargo build -p nvmlkit-mock`), or depend on `nvmlkit-mock` from the tested package",
+            candidates[0].display()
+        ),
+    }
+}
+
+/// Runs the test `name` in a child process with `env`.
+///
+/// In the parent (the test run by the harness): re-runs this test binary for test `name` alone
+/// (`--exact`) with [`CHILD_ENV`] and `env` set and the variables of [`CLEARED_ENV`] removed
+/// first, asserts that the child passed that one test (its output is in the panic message
+/// otherwise), and returns `false`: the caller returns.
+///
+/// In the child: returns `true` at once, and the caller runs the test body. A test that
+/// calls `in_child` in a loop over several environments runs its body once per child, with
+/// the environment of that iteration.
+///
+/// `name` must be the test's full path as the harness prints it (a test function at the top
+/// of an integration test file is just its name).
+pub fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return true;
+    }
+    let mut cmd = Command::new(std::env::current_exe().expect("the path of the running test binary"));
+    // `--include-ignored`: the parent runs, so the test was selected, `#[ignore]` or not.
+    cmd.args([name, "--exact", "--include-ignored", "--nocapture", "--test-threads=1"]).env(CHILD_ENV, "1");
+    for var in CLEARED_ENV {
+        cmd.env_remove(var);
+    }
+    let out = cmd.envs(env.iter().copied()).output().expect("could not start the test binary as a child");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "scenario {name} with {env:?} failed:\n{text}");
+    assert!(text.contains("1 passed"), "scenario {name} did not run (is the name exact?):\n{text}");
+    false
+}
+
+/// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`,
+/// `t4`), to write a variant of it; `None` for another name.
+pub fn builtin_profile(name: &str) -> Option<&'static str> {
+    crate::profile::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
