@@ -480,11 +480,17 @@ fn direction(b: &Bindings, f: &Function, param: &str, record: bool) -> Direction
     if record && (text.contains("(input)") || text.contains("input") && text.contains("output")) {
         return Direction::InOut;
     }
-    let stem = f.name.strip_prefix("nvml").unwrap_or(&f.name);
-    let setter = ["Set", "Create", "Register"].iter().any(|w| {
-        stem.match_indices(w).any(|(i, _)| stem[i + w.len()..].starts_with(|c: char| c.is_ascii_uppercase() || c == '_') || i + w.len() == stem.len())
-    });
-    if record && setter && !stem.contains("Get") {
+    // The verb after the object: `nvmlDeviceSetX`, `nvmlSystemEventSetCreate` (not the `Set`
+    // of `EventSet`).
+    let mut stem = f.name.strip_prefix("nvml").unwrap_or(&f.name);
+    let mut objects: Vec<&str> = b.handles.values().chain(b.ids.values()).map(String::as_str).collect();
+    objects.extend(["System", "VgpuType"]);
+    objects.sort_by_key(|o| std::cmp::Reverse(o.len()));
+    while let Some(rest) = objects.iter().find_map(|o| stem.strip_prefix(o)) {
+        stem = rest;
+    }
+    let setter = ["Set", "Create", "Register"].iter().any(|w| stem.starts_with(w));
+    if record && setter {
         return Direction::In;
     }
     Direction::Out

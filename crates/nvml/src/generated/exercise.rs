@@ -72,15 +72,21 @@ pub fn call_all(
     out.push(("Nvml::device_count", (|| { Some(nvml.device_count().map(|_| ())) })()));
     out.push((
         "Nvml::device_discover_gpus",
-        (|| { Some(nvml.device_discover_gpus().map(|_| ())) })(),
+        (|| { Some(nvml.device_discover_gpus(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
         "Nvml::device_modify_drain_state",
-        (|| { Some(nvml.device_modify_drain_state(Default::default()).map(|_| ())) })(),
+        (|| {
+            Some(
+                nvml
+                    .device_modify_drain_state(&Default::default(), Default::default())
+                    .map(|_| ()),
+            )
+        })(),
     ));
     out.push((
         "Nvml::device_query_drain_state",
-        (|| { Some(nvml.device_query_drain_state().map(|_| ())) })(),
+        (|| { Some(nvml.device_query_drain_state(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
         "Nvml::driver_branch",
@@ -299,6 +305,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.board_id().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::board_part_number",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.board_part_number().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1374,7 +1387,7 @@ pub fn call_all(
         "Device::power_smoothing_set_state",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.power_smoothing_set_state(&Default::default()).map(|_| ()))
+            Some(s.power_smoothing_set_state().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2117,11 +2130,7 @@ pub fn call_all(
         "Device::workload_power_profile_set_requested_profiles",
         (|| {
             let s = h.device.as_ref()?;
-            Some(
-                s
-                    .workload_power_profile_set_requested_profiles(&Default::default())
-                    .map(|_| ()),
-            )
+            Some(s.workload_power_profile_set_requested_profiles().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2167,7 +2176,7 @@ pub fn call_all(
         "EventSet::wait",
         (|| {
             let s = h.event_set.as_ref()?;
-            Some(s.wait(&Default::default(), Default::default()).map(|_| ()))
+            Some(s.wait(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2609,14 +2618,18 @@ pub fn call_all(
         (|| {
             Some(
                 nvml
-                    .device_remove_gpu_v2(Default::default(), Default::default())
+                    .device_remove_gpu_v2(
+                        &Default::default(),
+                        Default::default(),
+                        Default::default(),
+                    )
                     .map(|_| ()),
             )
         })(),
     ));
     out.push((
         "Nvml::event_set_free",
-        (|| { Some(nvml.event_set_free(&Default::default()).map(|_| ())) })(),
+        (|| { Some(nvml.event_set_free().map(|_| ())) })(),
     ));
     out.push((
         "ComputeInstance::destroy",

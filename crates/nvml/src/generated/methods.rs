@@ -103,6 +103,9 @@ impl Nvml {
     /// Calls the newest of `nvmlSystemGetConfComputeSettings_v2`, `nvmlSystemGetConfComputeSettings` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn conf_compute_settings(&self) -> Result<SystemConfComputeSettingsV2, Error> {
         let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlSystemGetConfComputeSettings_v2"),
+        );
         if let Ok(sym) = lib.nvmlSystemGetConfComputeSettings_v2() {
             match (|| -> Result<SystemConfComputeSettingsV2, Error> {
                 let mut c_settings: sys::nvmlSystemConfComputeSettings_v2_t = sys::nvmlSystemConfComputeSettings_v2_t {
@@ -112,7 +115,7 @@ impl Nvml {
                 ffi::check(call!(sym(& mut c_settings)))?;
                 Ok(SystemConfComputeSettingsV2::from(&c_settings))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -136,11 +139,11 @@ impl Nvml {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlSystemGetConfComputeSettings_v2")))
+        Err(missing)
     }
     /// Get Conf Computing System State.
     ///
@@ -179,13 +182,16 @@ impl Nvml {
     /// Calls the newest of `nvmlSystemGetCudaDriverVersion_v2`, `nvmlSystemGetCudaDriverVersion` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn cuda_driver_version(&self) -> Result<i32, Error> {
         let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlSystemGetCudaDriverVersion_v2"),
+        );
         if let Ok(sym) = lib.nvmlSystemGetCudaDriverVersion_v2() {
             match (|| -> Result<i32, Error> {
                 let mut c_cuda_driver_version: i32 = Default::default();
                 ffi::check(call!(sym(& mut c_cuda_driver_version)))?;
                 Ok(c_cuda_driver_version)
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -195,11 +201,11 @@ impl Nvml {
                 ffi::check(call!(sym(& mut c_cuda_driver_version)))?;
                 Ok(c_cuda_driver_version)
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlSystemGetCudaDriverVersion_v2")))
+        Err(missing)
     }
     /// Acquire the handle for a particular device, based on its index.
     ///
@@ -252,13 +258,14 @@ impl Nvml {
     /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn device_by_index(&self, index: u32) -> Result<Device<'_>, Error> {
         let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetHandleByIndex_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetHandleByIndex_v2() {
             match (|| -> Result<Device<'_>, Error> {
                 let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
                 ffi::check(call!(sym(index, & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -268,11 +275,11 @@ impl Nvml {
                 ffi::check(call!(sym(index, & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetHandleByIndex_v2")))
+        Err(missing)
     }
     /// Acquire the handle for a particular device, based on its PCI bus id.
     ///
@@ -314,6 +321,9 @@ impl Nvml {
     /// Calls the newest of `nvmlDeviceGetHandleByPciBusId_v2`, `nvmlDeviceGetHandleByPciBusId` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn device_by_pci_bus_id(&self, pci_bus_id: &str) -> Result<Device<'_>, Error> {
         let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetHandleByPciBusId_v2"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetHandleByPciBusId_v2() {
             match (|| -> Result<Device<'_>, Error> {
                 let c_pci_bus_id = ffi::cstring(pci_bus_id)?;
@@ -321,7 +331,7 @@ impl Nvml {
                 ffi::check(call!(sym(c_pci_bus_id.as_ptr(), & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -332,11 +342,11 @@ impl Nvml {
                 ffi::check(call!(sym(c_pci_bus_id.as_ptr(), & mut c_device)))?;
                 Ok(Device::wrap(c_device, self.nref()))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetHandleByPciBusId_v2")))
+        Err(missing)
     }
     /// Acquire the handle for a particular device, based on its board serial number.
     ///
@@ -473,13 +483,14 @@ impl Nvml {
     /// Calls the newest of `nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn device_count(&self) -> Result<u32, Error> {
         let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCount_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetCount_v2() {
             match (|| -> Result<u32, Error> {
                 let mut c_device_count: u32 = Default::default();
                 ffi::check(call!(sym(& mut c_device_count)))?;
                 Ok(c_device_count)
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -489,11 +500,11 @@ impl Nvml {
                 ffi::check(call!(sym(& mut c_device_count)))?;
                 Ok(c_device_count)
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetCount_v2")))
+        Err(missing)
     }
     /// Request the OS and the NVIDIA kernel driver to rediscover a portion of the PCI subsystem looking for GPUs that
     /// were previously removed. The portion of the PCI tree can be narrowed by specifying a domain, bus, and device.
@@ -522,11 +533,11 @@ impl Nvml {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceDiscoverGpus`.
-    pub fn device_discover_gpus(&self) -> Result<PciInfo, Error> {
+    pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceDiscoverGpus()?;
-        let mut c_pci_info: sys::nvmlPciInfo_st = Default::default();
+        let mut c_pci_info = (*pci_info).to_raw();
         ffi::check(call!(sym(& mut c_pci_info)))?;
-        Ok(PciInfo::from(&c_pci_info))
+        Ok(())
     }
     /// Modify the drain state of a GPU.  This method forces a GPU to no longer accept new incoming requests.
     /// Any new NVML process will no longer see this GPU.  Persistence mode for this GPU must be turned off before
@@ -552,12 +563,13 @@ impl Nvml {
     /// Calls `nvmlDeviceModifyDrainState`.
     pub fn device_modify_drain_state(
         &self,
+        pci_info: &PciInfo,
         new_state: EnableState,
-    ) -> Result<PciInfo, Error> {
+    ) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceModifyDrainState()?;
-        let mut c_pci_info: sys::nvmlPciInfo_st = Default::default();
+        let mut c_pci_info = (*pci_info).to_raw();
         ffi::check(call!(sym(& mut c_pci_info, new_state.0)))?;
-        Ok(PciInfo::from(&c_pci_info))
+        Ok(())
     }
     /// Query the drain state of a GPU.  This method is used to check if a GPU is in a currently draining
     /// state.
@@ -577,12 +589,15 @@ impl Nvml {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceQueryDrainState`.
-    pub fn device_query_drain_state(&self) -> Result<(PciInfo, EnableState), Error> {
+    pub fn device_query_drain_state(
+        &self,
+        pci_info: &PciInfo,
+    ) -> Result<EnableState, Error> {
         let sym = self.lib().nvmlDeviceQueryDrainState()?;
-        let mut c_pci_info: sys::nvmlPciInfo_st = Default::default();
+        let mut c_pci_info = (*pci_info).to_raw();
         let mut c_current_state: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(& mut c_pci_info, & mut c_current_state)))?;
-        Ok((PciInfo::from(&c_pci_info), EnableState(c_current_state)))
+        Ok(EnableState(c_current_state))
     }
     /// This method will remove the specified GPU from the view of both NVML and the NVIDIA kernel driver
     /// as long as no other processes are attached. If other processes are attached, this call will return
@@ -616,13 +631,14 @@ impl Nvml {
     /// Calls `nvmlDeviceRemoveGpu_v2`.
     pub fn device_remove_gpu_v2(
         &self,
+        pci_info: &PciInfo,
         gpu_state: DetachGpuState,
         link_state: PcieLinkState,
-    ) -> Result<PciInfo, Error> {
+    ) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceRemoveGpu_v2()?;
-        let mut c_pci_info: sys::nvmlPciInfo_st = Default::default();
+        let mut c_pci_info = (*pci_info).to_raw();
         ffi::check(call!(sym(& mut c_pci_info, gpu_state.0, link_state.0)))?;
-        Ok(PciInfo::from(&c_pci_info))
+        Ok(())
     }
     /// Retrieves the driver branch of the NVIDIA driver installed on the system.
     ///
@@ -717,17 +733,14 @@ impl Nvml {
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls `nvmlSystemEventSetFree`.
-    pub fn event_set_free(
-        &self,
-        request: &SystemEventSetFreeRequestV1,
-    ) -> Result<(), Error> {
+    pub fn event_set_free(&self) -> Result<SystemEventSetFreeRequestV1, Error> {
         let sym = self.lib().nvmlSystemEventSetFree()?;
-        let mut c_request = sys::nvmlSystemEventSetFreeRequest_v1_t {
+        let mut c_request: sys::nvmlSystemEventSetFreeRequest_v1_t = sys::nvmlSystemEventSetFreeRequest_v1_t {
             version: sys::nvmlSystemEventSetFreeRequest_v1 as _,
-            ..(*request).to_raw()
+            ..Default::default()
         };
         ffi::check(call!(sym(& mut c_request)))?;
-        Ok(())
+        Ok(SystemEventSetFreeRequestV1::from(&c_request))
     }
     /// Retrieves the number of excluded GPU devices in the system.
     ///
@@ -1256,13 +1269,14 @@ impl<'n> ComputeInstance<'n> {
     /// Calls the newest of `nvmlComputeInstanceGetInfo_v2`, `nvmlComputeInstanceGetInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn info(&self) -> Result<ComputeInstanceInfo, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlComputeInstanceGetInfo_v2"));
         if let Ok(sym) = lib.nvmlComputeInstanceGetInfo_v2() {
             match (|| -> Result<ComputeInstanceInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok(ComputeInstanceInfo::from(&c_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -1272,11 +1286,11 @@ impl<'n> ComputeInstance<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok(ComputeInstanceInfo::from(&c_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlComputeInstanceGetInfo_v2")))
+        Err(missing)
     }
 }
 impl<'n> Device<'n> {
@@ -1659,13 +1673,14 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn attributes(&self) -> Result<DeviceAttributes, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAttributes_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetAttributes_v2() {
             match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
                 Ok(DeviceAttributes::from(&c_attributes))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -1675,11 +1690,11 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
                 Ok(DeviceAttributes::from(&c_attributes))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetAttributes_v2")))
+        Err(missing)
     }
     /// Retrieve the current state of Auto Boosted clocks on a device and store it in `isEnabled`
     ///
@@ -1817,6 +1832,29 @@ impl<'n> Device<'n> {
         let mut c_board_id: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_board_id)))?;
         Ok(c_board_id)
+    }
+    /// Retrieves the the device board part number which is programmed into the board's InfoROM
+    ///
+    /// For all products.
+    ///
+    /// * `device`: Identifier of the target device
+    /// * `partNumber`: Reference to the buffer to return
+    /// * `length`: Length of the buffer reference
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                  if `partNumber` has been set
+    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
+    /// - `NVML_ERROR_NOT_SUPPORTED`      if the needed VBIOS fields have not been filled
+    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` is invalid or `serial` is NULL
+    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
+    ///
+    /// Calls `nvmlDeviceGetBoardPartNumber`.
+    pub fn board_part_number(&self) -> Result<String, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetBoardPartNumber()?;
+        let mut c_part_number = [0 as core::ffi::c_char; 80];
+        ffi::check(call!(sym(self.raw, c_part_number.as_mut_ptr(), 80 as _)))?;
+        Ok(ffi::string_from(&c_part_number))
     }
     /// Retrieves the brand of this device.
     ///
@@ -2241,6 +2279,9 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetComputeRunningProcesses_v3"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
@@ -2249,7 +2290,7 @@ impl<'n> Device<'n> {
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -2261,7 +2302,7 @@ impl<'n> Device<'n> {
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -2285,11 +2326,11 @@ impl<'n> Device<'n> {
                         .collect::<Vec<_>>(),
                 )
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetComputeRunningProcesses_v3")))
+        Err(missing)
     }
     /// Get Conf Computing GPU attestation report.
     ///
@@ -3039,6 +3080,7 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetDriverModel_v2`, `nvmlDeviceGetDriverModel` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn driver_model(&self) -> Result<(DriverModel, DriverModel), Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetDriverModel_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetDriverModel_v2() {
             match (|| -> Result<(DriverModel, DriverModel), Error> {
                 let mut c_current: sys::nvmlDriverModel_enum = Default::default();
@@ -3046,7 +3088,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
                 Ok((DriverModel(c_current), DriverModel(c_pending)))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -3057,11 +3099,11 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
                 Ok((DriverModel(c_current), DriverModel(c_pending)))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetDriverModel_v2")))
+        Err(missing)
     }
     /// Retrieve performance monitor samples from the associated subdevice.
     ///
@@ -3674,13 +3716,14 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn gpu_fabric_info(&self) -> Result<GpuFabricInfoV4, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetGpuFabricInfo_v4"));
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfo_v4() {
             match (|| -> Result<GpuFabricInfoV4, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v4_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
                 Ok(GpuFabricInfoV4::from(&c_gpu_fabric_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -3703,7 +3746,7 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -3721,11 +3764,11 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetGpuFabricInfo_v4")))
+        Err(missing)
     }
     /// Get GPU instances for given instance ID.
     ///
@@ -3807,6 +3850,9 @@ impl<'n> Device<'n> {
         profile_id: u32,
     ) -> Result<Vec<GpuInstancePlacement>, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGpuInstancePossiblePlacements_v2"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
                 let list = ffi::fill_list(
@@ -3820,7 +3866,7 @@ impl<'n> Device<'n> {
                         .collect::<Vec<_>>(),
                 )
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -3837,15 +3883,11 @@ impl<'n> Device<'n> {
                         .collect::<Vec<_>>(),
                 )
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(
-            Error::FunctionNotFound(
-                Some("nvmlDeviceGetGpuInstancePossiblePlacements_v2"),
-            ),
-        )
+        Err(missing)
     }
     /// Versioned wrapper around `nvmlDeviceGetGpuInstanceProfileInfo` that accepts a versioned
     /// `nvmlGpuInstanceProfileInfo_v2_t` or later output structure.
@@ -3880,6 +3922,9 @@ impl<'n> Device<'n> {
         profile: u32,
     ) -> Result<GpuInstanceProfileInfoV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGpuInstanceProfileInfoV"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfoV() {
             match (|| -> Result<GpuInstanceProfileInfoV2, Error> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_v2_st = sys::nvmlGpuInstanceProfileInfo_v2_st {
@@ -3889,7 +3934,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
                 Ok(GpuInstanceProfileInfoV2::from(&c_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -3917,11 +3962,11 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetGpuInstanceProfileInfoV")))
+        Err(missing)
     }
     /// GPU instance profile query function that accepts profile ID, instead of profile name.
     /// It accepts a versioned `nvmlGpuInstanceProfileInfo_v2_t` or later output structure.
@@ -4148,6 +4193,9 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetGraphicsRunningProcesses_v3`, `nvmlDeviceGetGraphicsRunningProcesses_v2`, `nvmlDeviceGetGraphicsRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn graphics_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGraphicsRunningProcesses_v3"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
@@ -4156,7 +4204,7 @@ impl<'n> Device<'n> {
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -4168,7 +4216,7 @@ impl<'n> Device<'n> {
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -4192,11 +4240,11 @@ impl<'n> Device<'n> {
                         .collect::<Vec<_>>(),
                 )
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetGraphicsRunningProcesses_v3")))
+        Err(missing)
     }
     /// Retrieve the vGPU Software licensable features.
     ///
@@ -4214,13 +4262,16 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn grid_licensable_features(&self) -> Result<GridLicensableFeatures, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGridLicensableFeatures_v4"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetGridLicensableFeatures_v4() {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -4230,7 +4281,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -4240,7 +4291,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -4250,11 +4301,11 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
                 Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetGridLicensableFeatures_v4")))
+        Err(missing)
     }
     /// Retrieve GSP firmware mode.
     ///
@@ -4929,6 +4980,7 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn memory_info(&self) -> Result<MemoryV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetMemoryInfo_v2() {
             match (|| -> Result<MemoryV2, Error> {
                 let mut c_memory: sys::nvmlMemory_v2_st = sys::nvmlMemory_v2_st {
@@ -4938,7 +4990,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
                 Ok(MemoryV2::from(&c_memory))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -4956,11 +5008,11 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2")))
+        Err(missing)
     }
     /// Get MIG device handle for the given index under its parent NVML device.
     ///
@@ -5162,6 +5214,9 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetMPSComputeRunningProcesses_v3`, `nvmlDeviceGetMPSComputeRunningProcesses_v2`, `nvmlDeviceGetMPSComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetMPSComputeRunningProcesses_v3"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
                 let list = ffi::fill_list(
@@ -5170,7 +5225,7 @@ impl<'n> Device<'n> {
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -5182,7 +5237,7 @@ impl<'n> Device<'n> {
                 )?;
                 Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -5206,11 +5261,11 @@ impl<'n> Device<'n> {
                         .collect::<Vec<_>>(),
                 )
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetMPSComputeRunningProcesses_v3")))
+        Err(missing)
     }
     /// Retrieves whether the device is on a Multi-GPU Board
     /// Devices that are on multi-GPU boards will set `multiGpuBool` to a non-zero value.
@@ -5407,13 +5462,14 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn nv_link_info(&self) -> Result<NvLinkInfoV3, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3"));
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo_v3() {
             match (|| -> Result<NvLinkInfoV3, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v3_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok(NvLinkInfoV3::from(&c_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -5433,11 +5489,11 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3")))
+        Err(missing)
     }
     /// Get the NVLink device type of the remote device connected over the given link.
     ///
@@ -5484,13 +5540,16 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2() {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -5500,11 +5559,11 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkRemotePciInfo_v2")))
+        Err(missing)
     }
     /// Retrieves the state of the device's NvLink for the link specified
     ///
@@ -5813,13 +5872,14 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetPciInfo_v3`, `nvmlDeviceGetPciInfo_v2`, `nvmlDeviceGetPciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn pci_info(&self) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetPciInfo_v3"));
         if let Ok(sym) = lib.nvmlDeviceGetPciInfo_v3() {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -5829,7 +5889,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -5839,11 +5899,11 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
                 Ok(PciInfo::from(&c_pci))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetPciInfo_v3")))
+        Err(missing)
     }
     /// Retrieves PCI attributes of this device.
     ///
@@ -6332,17 +6392,14 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
     ///
     /// Calls `nvmlDevicePowerSmoothingSetState`.
-    pub fn power_smoothing_set_state(
-        &self,
-        state: &PowerSmoothingStateV1,
-    ) -> Result<(), Error> {
+    pub fn power_smoothing_set_state(&self) -> Result<PowerSmoothingStateV1, Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingSetState()?;
-        let mut c_state = sys::nvmlPowerSmoothingState_v1_t {
+        let mut c_state: sys::nvmlPowerSmoothingState_v1_t = sys::nvmlPowerSmoothingState_v1_t {
             version: sys::nvmlPowerSmoothingState_v1 as _,
-            ..(*state).to_raw()
+            ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
-        Ok(())
+        Ok(PowerSmoothingStateV1::from(&c_state))
     }
     /// Update the value of a specific profile parameter contained within `nvmlPowerSmoothingProfile_v1_t`.
     /// Requires root/admin permissions.
@@ -9054,13 +9111,16 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetVgpuSchedulerLog_v2`, `nvmlDeviceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetVgpuSchedulerLog_v2"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerLog_v2() {
             match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
                 let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -9080,11 +9140,11 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetVgpuSchedulerLog_v2")))
+        Err(missing)
     }
     /// Returns the vGPU scheduler state.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
@@ -9103,13 +9163,16 @@ impl<'n> Device<'n> {
     /// Calls the newest of `nvmlDeviceGetVgpuSchedulerState_v2`, `nvmlDeviceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetVgpuSchedulerState_v2"),
+        );
         if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerState_v2() {
             match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
                 let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -9127,11 +9190,11 @@ impl<'n> Device<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlDeviceGetVgpuSchedulerState_v2")))
+        Err(missing)
     }
     /// Retrieve the maximum number of vGPU instances creatable on a device for given vGPU type
     ///
@@ -9407,15 +9470,14 @@ impl<'n> Device<'n> {
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
-        requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,
-    ) -> Result<(), Error> {
+    ) -> Result<WorkloadPowerProfileRequestedProfilesV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileSetRequestedProfiles()?;
-        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+        let mut c_requested_profiles: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
             version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..(*requested_profiles).to_raw()
+            ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
-        Ok(())
+        Ok(WorkloadPowerProfileRequestedProfilesV1::from(&c_requested_profiles))
     }
     /// Update Requested Performance Profiles
     ///
@@ -9663,29 +9725,30 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls the newest of `nvmlEventSetWait_v2`, `nvmlEventSetWait` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    pub fn wait(&self, data: &EventData, timeoutms: u32) -> Result<(), Error> {
+    pub fn wait(&self, timeoutms: u32) -> Result<EventData, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlEventSetWait_v2"));
         if let Ok(sym) = lib.nvmlEventSetWait_v2() {
-            match (|| -> Result<(), Error> {
-                let mut c_data = (*data).to_raw();
+            match (|| -> Result<EventData, Error> {
+                let mut c_data: sys::nvmlEventData_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
-                Ok(())
+                Ok(EventData::from(&c_data))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlEventSetWait() {
-            match (|| -> Result<(), Error> {
-                let mut c_data = (*data).to_raw();
+            match (|| -> Result<EventData, Error> {
+                let mut c_data: sys::nvmlEventData_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
-                Ok(())
+                Ok(EventData::from(&c_data))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlEventSetWait_v2")))
+        Err(missing)
     }
     /// Waits on an event set and returns the next event in the extended event format.
     ///
@@ -9863,6 +9926,9 @@ impl<'n> GpuInstance<'n> {
         eng_profile: u32,
     ) -> Result<ComputeInstanceProfileInfoV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlGpuInstanceGetComputeInstanceProfileInfoV"),
+        );
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV() {
             match (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_v2_st = sys::nvmlComputeInstanceProfileInfo_v2_st {
@@ -9872,7 +9938,7 @@ impl<'n> GpuInstance<'n> {
                 ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
                 Ok(ComputeInstanceProfileInfoV2::from(&c_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -9898,15 +9964,11 @@ impl<'n> GpuInstance<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(
-            Error::FunctionNotFound(
-                Some("nvmlGpuInstanceGetComputeInstanceProfileInfoV"),
-            ),
-        )
+        Err(missing)
     }
     /// Get compute instance profile capacity.
     ///
@@ -10260,13 +10322,16 @@ impl<'n> GpuInstance<'n> {
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlGpuInstanceGetVgpuSchedulerLog_v2"),
+        );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
             match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
                 let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -10289,11 +10354,11 @@ impl<'n> GpuInstance<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlGpuInstanceGetVgpuSchedulerLog_v2")))
+        Err(missing)
     }
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
@@ -10314,13 +10379,16 @@ impl<'n> GpuInstance<'n> {
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlGpuInstanceGetVgpuSchedulerState_v2"),
+        );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
             match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
                 let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -10342,11 +10410,11 @@ impl<'n> GpuInstance<'n> {
                     }
                 })
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlGpuInstanceGetVgpuSchedulerState_v2")))
+        Err(missing)
     }
 }
 impl<'n> Unit<'n> {
@@ -10905,13 +10973,16 @@ impl<'n> VgpuInstance<'n> {
     /// Calls the newest of `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     pub fn license_info(&self) -> Result<VgpuLicenseInfo, Error> {
         let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetLicenseInfo_v2"),
+        );
         if let Ok(sym) = lib.nvmlVgpuInstanceGetLicenseInfo_v2() {
             match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
                 Ok(VgpuLicenseInfo::from(&c_license_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
@@ -10921,11 +10992,11 @@ impl<'n> VgpuInstance<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
                 Ok(VgpuLicenseInfo::from(&c_license_info))
             })() {
-                Err(Error::FunctionNotFound(_)) => {}
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
-        Err(Error::FunctionNotFound(Some("nvmlVgpuInstanceGetLicenseInfo_v2")))
+        Err(missing)
     }
     /// **Deprecated:** Use `nvmlVgpuInstanceGetLicenseInfo_v2`.
     ///

@@ -245,7 +245,7 @@ impl Gen<'_> {
                 quote! {
                     if let Ok(sym) = lib.#sym() {
                         match (|| -> Result<#ret, Error> { #call })() {
-                            Err(Error::FunctionNotFound(_)) => {}
+                            Err(e @ Error::FunctionNotFound(_)) => missing = e,
                             result => return result,
                         }
                     }
@@ -254,8 +254,11 @@ impl Gen<'_> {
             let first = &head.symbol;
             quote! {
                 let lib = #lib;
+                // What to report if no member serves: the newest symbol when none is exported,
+                // else the library's own answer.
+                let mut missing = Error::FunctionNotFound(Some(#first));
                 #(#tries)*
-                Err(Error::FunctionNotFound(Some(#first)))
+                Err(missing)
             }
         };
         let docs = doc::attrs(f.doc.as_deref());
