@@ -1,0 +1,93 @@
+//! What the safe layer costs, measured against the mock in one run:
+//!
+//! - a getter, `Device::power_usage()`, against calling `nvmlDeviceGetPowerUsage` through its
+//!   function pointer, resolved once before the loop (the floor: the mock's own work);
+//! - `Nvml::init()` + drop (`dlopen`, `nvmlInit_v2`, `nvmlShutdown`, `dlclose`) against the
+//!   same four steps through the raw layer.
+//!
+//! ```sh
+//! cargo run --release -p nvmlkit --example bench
+//! ```
+//!
+//! The library is `$NVML_LIBRARY_PATH`, else the mock cargo built next to this example
+//! (`target/release/deps/libnvml_mock.so`). Each figure is the median of several runs (see
+//! `timing.rs`); the lines are `name value unit  what`, for `benches/compare.sh`, which also
+//! sets these figures beside nvml-wrapper's. Speed targets belong here, as ratios measured in
+//! one run, not in timed tests.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use nvml::sys::{NvmlLib, NVML_SUCCESS};
+use nvml::Nvml;
+
+mod timing;
+use timing::{compare, report, GETTER_CALLS, INIT_CYCLES};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let lib_path = library_path()?;
+    let nvml = Nvml::builder().library_path(&lib_path).init()?;
+    let gpu = nvml.device_by_index(0)?;
+
+    // The raw floor: the pointer is resolved once, outside the loop.
+    let raw_fn = nvml.lib().nvmlDeviceGetPowerUsage()?;
+    let raw_dev = gpu.as_raw();
+    let raw_power = || {
+        let mut mw = 0;
+        // SAFETY: `raw_fn` is nvmlDeviceGetPowerUsage of the library `nvml` keeps initialised,
+        // `raw_dev` one of its device handles, and `mw` a valid out-pointer.
+        let code = unsafe { raw_fn(black_box(raw_dev), &mut mw) };
+        (code, mw)
+    };
+    assert_eq!(raw_power(), (NVML_SUCCESS, gpu.power_usage()?));
+    let (safe, raw) = compare(
+        GETTER_CALLS,
+        || {
+            black_box(black_box(&gpu).power_usage()).ok();
+        },
+        || {
+            black_box(raw_power());
+        },
+    );
+    report("getter", "ns/call", ("safe", safe, "Device::power_usage()"), ("raw", raw, "nvmlDeviceGetPowerUsage through a pointer resolved once"));
+
+    // Dropped first, so that each cycle below loads and unloads the library.
+    drop(gpu);
+    drop(nvml);
+    let (safe, raw) = compare(
+        INIT_CYCLES,
+        || {
+            drop(black_box(Nvml::builder().library_path(&lib_path).init().expect("init")));
+        },
+        || {
+            let lib = NvmlLib::open_path(&lib_path).expect("open");
+            let (init, shutdown) = (lib.nvmlInit_v2().expect("nvmlInit_v2"), lib.nvmlShutdown().expect("nvmlShutdown"));
+            // SAFETY: both functions take no arguments; `lib` stays loaded across the calls.
+            unsafe {
+                assert_eq!(init(), NVML_SUCCESS);
+                assert_eq!(shutdown(), NVML_SUCCESS);
+            }
+            drop(black_box(lib));
+        },
+    );
+    report(
+        "init_drop",
+        "ns/cycle",
+        ("safe", safe, "Nvml::builder().library_path(..).init() + drop"),
+        ("raw", raw, "NvmlLib::open_path, nvmlInit_v2, nvmlShutdown, drop"),
+    );
+    Ok(())
+}
+
+/// `$NVML_LIBRARY_PATH`, else `target/<profile>/deps/libnvml_mock.so` next to this example.
+fn library_path() -> Result<PathBuf, Box<dyn std::error::Error>> {
+    if let Some(p) = std::env::var_os("NVML_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+        return Ok(p.into());
+    }
+    let exe = std::env::current_exe()?;
+    let lib = exe.parent().and_then(Path::parent).map(|d| d.join("deps/libnvml_mock.so")).ok_or("no target directory")?;
+    if !lib.exists() {
+        return Err(format!("{} is missing; set NVML_LIBRARY_PATH", lib.display()).into());
+    }
+    Ok(lib)
+}
