@@ -50,3 +50,8 @@ pub use generated::consts::*;
 pub use generated::functions::*;
 pub use generated::types::*;
 pub use loader::{LoadError, MissingSymbol, NvmlLib, DEFAULT_LIBRARY_NAMES, LIBRARY_PATH_ENV};
+
+/// The README's examples, compiled as doc tests so that they stay right.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

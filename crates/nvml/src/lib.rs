@@ -55,3 +55,8 @@ pub use generated::types::*;
 pub use handle::RawHandle;
 pub use nvml::{Builder, Nvml};
 pub use nvml_sys as sys;
+
+/// The README's examples, compiled as doc tests so that they stay right.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
