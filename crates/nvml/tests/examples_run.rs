@@ -5,25 +5,19 @@
 //! selects tests only (`cargo test --test examples_run`) does not build them: build them first
 //! with `cargo build -p nvmlkit --examples`.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-/// `target/<profile>/deps/`, where this test and the mock's `libnvml_mock.so` are.
-fn deps_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().to_path_buf()
-}
+use nvml_mock::testing::mock_path;
 
 /// Runs the example `name` against the mock with `profile`; its stdout, after checking that it
 /// succeeded and printed nothing on stderr.
 fn run_example(name: &str, profile: &str) -> String {
-    let deps = deps_dir();
-    let exe = deps.parent().unwrap().join("examples").join(name);
+    // This test runs in target/<profile>/deps/; the examples are in target/<profile>/examples/.
+    let test_exe = std::env::current_exe().unwrap();
+    let exe = test_exe.parent().unwrap().with_file_name("examples").join(name);
     assert!(exe.exists(), "{} is missing: build the examples first (`cargo build -p nvmlkit --examples`)", exe.display());
-    let lib = deps.join("libnvml_mock.so");
-    assert!(lib.exists(), "{} is missing", lib.display());
     let out = Command::new(&exe)
-        .env("NVML_LIBRARY_PATH", &lib)
+        .env("NVML_LIBRARY_PATH", mock_path())
         .env("NVML_MOCK_PROFILE", profile)
         .env_remove("NVML_MOCK_FAULTS")
         .env_remove("NVML_MOCK_STRICT")

@@ -16,7 +16,7 @@
 //! one run, not in timed tests.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use nvml::sys::{NvmlLib, NVML_SUCCESS};
 use nvml::Nvml;
@@ -25,7 +25,7 @@ mod timing;
 use timing::{compare, report, GETTER_CALLS, INIT_CYCLES};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let lib_path = library_path()?;
+    let lib_path = library_path();
     let nvml = Nvml::builder().library_path(&lib_path).init()?;
     let gpu = nvml.device_by_index(0)?;
 
@@ -79,15 +79,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// `$NVML_LIBRARY_PATH`, else `target/<profile>/deps/libnvml_mock.so` next to this example.
-fn library_path() -> Result<PathBuf, Box<dyn std::error::Error>> {
-    if let Some(p) = std::env::var_os("NVML_LIBRARY_PATH").filter(|p| !p.is_empty()) {
-        return Ok(p.into());
+/// `$NVML_LIBRARY_PATH`, else the mock cargo built next to this example.
+fn library_path() -> PathBuf {
+    match std::env::var_os("NVML_LIBRARY_PATH").filter(|p| !p.is_empty()) {
+        Some(p) => p.into(),
+        None => nvml_mock::testing::mock_path(),
     }
-    let exe = std::env::current_exe()?;
-    let lib = exe.parent().and_then(Path::parent).map(|d| d.join("deps/libnvml_mock.so")).ok_or("no target directory")?;
-    if !lib.exists() {
-        return Err(format!("{} is missing; set NVML_LIBRARY_PATH", lib.display()).into());
-    }
-    Ok(lib)
 }
