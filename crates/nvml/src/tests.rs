@@ -5,11 +5,8 @@ use crate::{Error, Nvml};
 
 /// The mock, built next to this test binary (nvmlkit-mock is a dev-dependency).
 fn mock() -> Nvml {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let lib = exe.parent().expect("a directory").join("libnvml_mock.so");
-    assert!(lib.is_file(), "{} is missing: build nvmlkit-mock", lib.display());
     std::env::set_var("NVML_MOCK_PROFILE", "h100");
-    Nvml::builder().library_path(lib).init().expect("the mock initialises")
+    Nvml::builder().library_path(nvml_mock::testing::mock_path()).init().expect("the mock initialises")
 }
 
 #[test]

@@ -3,13 +3,6 @@
 
 use nvml::{ComputeMode, Error, Nvml};
 
-fn mock_path() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let lib = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").join("deps/libnvml_mock.so");
-    assert!(lib.is_file(), "{} is missing: build nvmlkit-mock", lib.display());
-    lib
-}
-
 #[test]
 fn codes_and_enum_values_newer_than_the_header() {
     // A profile whose devices report compute mode 77 (no such constant in nvml.h) and a fault
@@ -23,7 +16,7 @@ fn codes_and_enum_values_newer_than_the_header() {
     std::env::set_var("NVML_MOCK_PROFILE", &path);
     std::env::set_var("NVML_MOCK_FAULTS", "nvmlDeviceGetSerial=1234");
 
-    let nvml = Nvml::builder().library_path(mock_path()).init().expect("init");
+    let nvml = Nvml::builder().library_path(nvml_mock::testing::mock_path()).init().expect("init");
     let gpu = nvml.device_by_index(0).unwrap();
     let mode = gpu.compute_mode().expect("an unknown value is still a value");
     assert_eq!(mode, ComputeMode(77));

@@ -4,18 +4,12 @@
 
 use nvml::{Error, Nvml, TemperatureSensors, TemperatureV1};
 
-fn mock_path() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let lib = exe.parent().and_then(|d| d.parent()).expect("target/<profile>").join("deps/libnvml_mock.so");
-    assert!(lib.is_file(), "{} is missing: build nvmlkit-mock", lib.display());
-    lib
-}
-
 #[test]
+#[allow(deprecated)] // nvmlDeviceGetTemperature, deprecated in 13.x, is what a 525 driver has.
 fn newest_header_on_a_525_driver() {
     // The only test of this binary, so the environment is its own.
     std::env::set_var("NVML_MOCK_PROFILE", "a100-r525");
-    let nvml = Nvml::builder().library_path(mock_path()).init().expect("init on the old driver");
+    let nvml = Nvml::builder().library_path(nvml_mock::testing::mock_path()).init().expect("init on the old driver");
     assert_eq!(nvml.driver_version().unwrap(), "525.147.05");
     assert_eq!(nvml.cuda_driver_version().unwrap(), 12000);
     assert_eq!(nvml.device_count().unwrap(), 8);

@@ -7,6 +7,7 @@ use super::handles::*;
 use crate::{Error, Nvml};
 /// One handle of each type to call methods on; `None` skips that type's methods.
 #[derive(Default)]
+#[allow(dead_code)]
 pub struct Handles<'n> {
     pub compute_instance: Option<ComputeInstance<'n>>,
     pub device: Option<Device<'n>>,

@@ -63,6 +63,7 @@ pub fn exercise(b: &Bindings) -> TokenStream {
 
         /// One handle of each type to call methods on; `None` skips that type's methods.
         #[derive(Default)]
+        #[allow(dead_code)]
         pub struct Handles<'n> {
             #(#fields,)*
         }
