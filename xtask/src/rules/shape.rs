@@ -163,6 +163,9 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
     let records = safe_records(m);
     let mut plan = Plan { records, ..Plan::default() };
     let ctx = Ctx { b, records: &plan.records };
+    // Every function's roles, worked out once.
+    let planned: BTreeMap<&str, Result<Call, String>> = m.functions.values().map(|f| (f.name.as_str(), ctx.call(f))).collect();
+    let call_of = |f: &Function| planned.get(f.name.as_str()).cloned().unwrap_or_else(|| Err("not in the model".into()));
 
     // Chains: a family's members grouped into runs of one shape; other functions alone.
     let mut in_family: BTreeSet<&str> = BTreeSet::new();
@@ -173,7 +176,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         let mut runs: Vec<Vec<&Function>> = Vec::new();
         for f in members {
             match runs.last_mut() {
-                Some(run) if compatible(&ctx, run[0], f) => run.push(f),
+                Some(run) if compatible(&planned[run[0].name.as_str()], &planned[f.name.as_str()]) => run.push(f),
                 _ => runs.push(vec![f]),
             }
         }
@@ -201,7 +204,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         } else if let Some(file) = b.manual.get(&head.name).or_else(|| b.manual.get(&key)) {
             Err(Wrapping::Manual(file.clone()))
         } else {
-            ctx.call(head).map_err(Wrapping::NeedsRule)
+            call_of(head).map_err(Wrapping::NeedsRule)
         };
         let first = match verdict {
             Ok(c) => c,
@@ -214,11 +217,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         };
         let owner = owner_of(b, head);
         let mut calls = vec![first];
-        for f in &run[1..] {
-            if let Ok(c) = ctx.call(f) {
-                calls.push(c);
-            }
-        }
+        calls.extend(run[1..].iter().filter_map(|f| call_of(f).ok()));
         let name = b.renames.get(&key).cloned().unwrap_or_else(|| method_name(b, &owner, &key));
         if let Some(other) = names.insert((owner.clone(), name.clone()), key.clone()) {
             d.error(
@@ -292,9 +291,10 @@ fn shape_of(c: &Call) -> &'static str {
     }
 }
 
-/// Whether `g` can serve as a fallback of `f`: the same roles, records converted by field.
-fn compatible(ctx: &Ctx, f: &Function, g: &Function) -> bool {
-    let (Ok(a), Ok(b)) = (ctx.call(f), ctx.call(g)) else { return false };
+/// Whether the call planned as `g` can serve as a fallback of `f`: the same roles, records
+/// converted by field.
+fn compatible(f: &Result<Call, String>, g: &Result<Call, String>) -> bool {
+    let (Ok(a), Ok(b)) = (f, g) else { return false };
     a.params.len() == b.params.len()
         && a.params.iter().zip(&b.params).all(|(x, y)| match (&x.role, &y.role) {
             (Role::Out(Val::Record(_)), Role::Out(Val::Record(_))) => true,

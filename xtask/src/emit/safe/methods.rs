@@ -8,7 +8,7 @@ use quote::{format_ident, quote};
 use super::types::{field_conv, scalar};
 use super::Names;
 use crate::emit::{doc, ident};
-use crate::model::Ty;
+use crate::model::{Record, Ty};
 use crate::rules::names::snake;
 use crate::rules::shape::{Call, Method, Owner, Role, Val};
 use crate::rules::Bindings;
@@ -171,15 +171,20 @@ impl Gen<'_> {
         let m = &self.b.model;
         let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
         let (ot, nt) = (self.names.ty(old), self.names.ty(new));
-        let same = n.fields.iter().filter(|f| f.name != "version").filter(|f| {
-            o.fields.iter().any(|g| {
-                g.name == f.name
-                    && field_conv(self.b, self.names, &g.ty, None).ty.to_string()
-                        == field_conv(self.b, self.names, &f.ty, None).ty.to_string()
-            })
-        });
-        let fields: Vec<_> = same.map(|f| super::types::field_ident(&f.name)).collect();
+        let fields = self.shared_fields(o, n);
         quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* ..Default::default() } })
+    }
+
+    /// The fields of record `to` that `from` has too, with the same name and safe type, in
+    /// `to`'s order (`version` aside: each layout has its own).
+    fn shared_fields(&self, from: &Record, to: &Record) -> Vec<proc_macro2::Ident> {
+        let safe_ty = |t: &Ty| field_conv(self.b, self.names, t, None).ty.to_string();
+        to.fields
+            .iter()
+            .filter(|f| f.name != "version")
+            .filter(|f| from.fields.iter().any(|g| g.name == f.name && safe_ty(&g.ty) == safe_ty(&f.ty)))
+            .map(|f| super::types::field_ident(&f.name))
+            .collect()
     }
 
     fn method(&self, m: &Method) -> TokenStream {
@@ -448,19 +453,7 @@ impl Gen<'_> {
         let m = &self.b.model;
         let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
         let ot = self.names.ty(old);
-        let fields: Vec<_> = o
-            .fields
-            .iter()
-            .filter(|f| f.name != "version")
-            .filter(|f| {
-                n.fields.iter().any(|g| {
-                    g.name == f.name
-                        && field_conv(self.b, self.names, &g.ty, None).ty.to_string()
-                            == field_conv(self.b, self.names, &f.ty, None).ty.to_string()
-                })
-            })
-            .map(|f| super::types::field_ident(&f.name))
-            .collect();
+        let fields = self.shared_fields(n, o);
         quote!(#ot { #(#fields: #x.#fields.clone(),)* ..Default::default() })
     }
 }
