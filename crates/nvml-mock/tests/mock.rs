@@ -9,16 +9,8 @@ use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use nvml_mock::testing::{in_child, mock_path};
 use nvml_sys::*;
-
-/// `target/<profile>/deps/libnvml_mock.so`: cargo rebuilds it there, next to this test
-/// binary, before running the tests (the library is also an rlib the tests depend on).
-fn mock_path() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let lib = exe.parent().unwrap().join("libnvml_mock.so");
-    assert!(lib.is_file(), "{} is missing: build the mock first (`cargo build -p nvmlkit-mock`)", lib.display());
-    lib
-}
 
 /// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
 fn mock_dir() -> PathBuf {
@@ -30,29 +22,6 @@ fn mock_dir() -> PathBuf {
         std::os::unix::fs::symlink(mock_path(), &link).unwrap();
     }
     dir
-}
-
-const CHILD: &str = "NVML_MOCK_TEST_CHILD";
-
-/// In the parent: re-runs test `name` alone in a child with `env` and checks it passed.
-/// In the child: returns true, and the test body runs.
-fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
-    if std::env::var_os(CHILD).is_some() {
-        return true;
-    }
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env_remove("NVML_MOCK_PROFILE")
-        .env_remove("NVML_MOCK_FAULTS")
-        .env_remove("NVML_MOCK_STRICT")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "scenario {name} failed:\n{text}");
-    assert!(text.contains("1 passed"), "scenario {name} did not run:\n{text}");
-    false
 }
 
 fn lib() -> NvmlLib {
