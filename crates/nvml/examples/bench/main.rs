@@ -54,14 +54,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Dropped first, so that each cycle below loads and unloads the library.
     drop(gpu);
     drop(nvml);
+    // One cycle of each kind outside the timing, so that a library that cannot do them is an
+    // error here; the timed cycles below repeat exactly these steps.
+    drop(Nvml::builder().library_path(&lib_path).init()?);
+    {
+        let lib = NvmlLib::open_path(&lib_path)?;
+        let (init, shutdown) = (lib.nvmlInit_v2()?, lib.nvmlShutdown()?);
+        // SAFETY: both functions take no arguments; `lib` stays loaded across the calls.
+        let codes = unsafe { (init(), shutdown()) };
+        if codes != (NVML_SUCCESS, NVML_SUCCESS) {
+            return Err(format!("nvmlInit_v2/nvmlShutdown of {} answered {codes:?}", lib_path.display()).into());
+        }
+    }
     let (safe, raw) = compare(
         INIT_CYCLES,
         || {
-            drop(black_box(Nvml::builder().library_path(&lib_path).init().expect("init")));
+            drop(black_box(Nvml::builder().library_path(&lib_path).init().expect("init worked before the timing")));
         },
         || {
-            let lib = NvmlLib::open_path(&lib_path).expect("open");
-            let (init, shutdown) = (lib.nvmlInit_v2().expect("nvmlInit_v2"), lib.nvmlShutdown().expect("nvmlShutdown"));
+            let lib = NvmlLib::open_path(&lib_path).expect("opened before the timing");
+            let (init, shutdown) = (
+                lib.nvmlInit_v2().expect("resolved before the timing"),
+                lib.nvmlShutdown().expect("resolved before the timing"),
+            );
             // SAFETY: both functions take no arguments; `lib` stays loaded across the calls.
             unsafe {
                 assert_eq!(init(), NVML_SUCCESS);
