@@ -181,6 +181,28 @@ fn bad_rules_name_the_rule_and_the_file() {
     assert!(e.contains("rules phase failed with 2 error(s)"), "{e}");
     let e = rules_error("handles:\n  nvmlUnit_t: Unit\n");
     assert!(e.contains("rules phase failed with 1 error(s)"), "{e}");
+    // Each error names its rule and says what is wrong.
+    let stderr = regen_stderr("strings:\n  nvmlDeviceGetName: { buffer: name }\nbitflags:\n  Big:\n    prefix: NVML_BIG_\n    exclude: [NVML_API_VERSION_STR]\n");
+    assert!(stderr.contains("strings.nvmlDeviceGetName: a buffer without a `length` needs a `size`"), "{stderr}");
+    assert!(stderr.contains("bitflags.Big: exclude: `NVML_API_VERSION_STR` is not a constant starting with `NVML_BIG_`"), "{stderr}");
+    assert!(stderr.contains("rules phase failed with 2 error(s)"), "{stderr}");
+}
+
+/// The diagnostics `cargo xtask regen --check` prints for the basic fixture with `yaml` as
+/// its rules.
+fn regen_stderr(yaml: &str) -> String {
+    let dir = scratch(&format!("rules-cli-{:x}", yaml.len()));
+    let rules = dir.join("bad.yaml");
+    std::fs::write(&rules, yaml).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["regen", "--check", "--header"])
+        .arg(fixture("basic").join("input.h"))
+        .arg("--rules")
+        .arg(&rules)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

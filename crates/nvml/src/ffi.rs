@@ -9,7 +9,7 @@ use crate::Error;
 
 /// Calls a resolved NVML function pointer with arguments prepared by a generated method.
 ///
-/// Only generated code and the core invoke it, always with a pointer obtained from
+/// Only generated code, the core and the hand-written wrappers of `manual/` invoke it, always with a pointer obtained from
 /// `NvmlLib`'s accessor for that very symbol (so the Rust type is the header's prototype),
 /// and with arguments that are handles from the same library, values of the declared C
 /// types, or pointers to locals, vectors and buffers owned by the caller that outlive the
@@ -68,7 +68,7 @@ pub const LIST_ATTEMPTS: usize = 4;
 /// `NVML_ERROR_INSUFFICIENT_SIZE`, or success, and the count), then fills a buffer of that
 /// size; if the list grew in between (`NVML_ERROR_INSUFFICIENT_SIZE`), it retries with the new
 /// count, at most [`LIST_ATTEMPTS`] times. Two calls in the steady state.
-pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(*mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
+pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(&mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
     let mut count: c_uint = 0;
     let mut buf: Vec<T> = Vec::new();
     for _ in 0..LIST_ATTEMPTS {
@@ -91,6 +91,22 @@ pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(*mut c_uint, *mut T) -> 
     Err(Error::InsufficientSize)
 }
 
+/// [`fill_list`] for an array that a record points to: `make` builds the record from the
+/// capacity and the array pointer, `call` passes it to the library, and `count_of` reads the
+/// count the library wrote back.
+pub fn fill_in_record<T: Copy + Default, R>(
+    make: impl Fn(c_uint, *mut T) -> R,
+    count_of: impl Fn(&R) -> c_uint,
+    mut call: impl FnMut(&mut R) -> sys::nvmlReturn_t,
+) -> Result<Vec<T>, Error> {
+    fill_list(T::default(), |count, ptr| {
+        let mut r = make(*count, ptr);
+        let code = call(&mut r);
+        *count = count_of(&r);
+        code
+    })
+}
+
 /// `nvmlErrorString(code)` of `lib`, if the library exports it.
 pub fn error_string(lib: &sys::NvmlLib, code: sys::nvmlReturn_t) -> Option<String> {
     let f = lib.nvmlErrorString().ok()?;
@@ -101,5 +117,17 @@ pub fn error_string(lib: &sys::NvmlLib, code: sys::nvmlReturn_t) -> Option<Strin
     // SAFETY: nvmlErrorString returns a pointer to a static NUL-terminated string of the
     // library (checked non-null above); it is copied out before the library can be unloaded,
     // which the caller prevents by holding the library.
+    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+}
+
+/// A string the library owns for as long as it is loaded (NULL: none), such as the names of
+/// GPM metrics.
+pub fn library_string(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the caller passes a pointer the library returned to a NUL-terminated string of
+    // its own static data (checked non-null above), and holds the library loaded (through the
+    // `Nvml` it borrows) while the string is copied out here.
     Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }

@@ -28,14 +28,17 @@
 //! - [`sys`] is the raw layer, for anything else.
 //!
 //! Everything under `src/generated/` is written by `cargo xtask regen`; the other files are
-//! written by hand.
+//! written by hand: the core (loading, lifetime, errors, handles) and, in `src/manual/`, the
+//! few functions whose shape needs hand code (each named by a `manual` rule).
 
 #[macro_use]
 mod ffi;
 #[macro_use]
 mod handle;
 mod error;
+mod manual;
 mod nvml;
+mod value;
 
 mod generated {
     pub mod error;
@@ -53,7 +56,9 @@ pub use error::Error;
 pub use generated::handles::*;
 pub use generated::types::*;
 pub use handle::RawHandle;
+pub use manual::*;
 pub use nvml::{Builder, Nvml};
+pub use value::Value;
 pub use nvml_sys as sys;
 
 /// The README's examples, compiled as doc tests so that they stay right.

@@ -89,15 +89,27 @@ unsigned int stub_shutdowns(void) { return shutdowns; }
 
 /// Builds `lib<name>.so` from `source` (after [`PRELUDE`]) with the system C compiler.
 fn stub(name: &str, source: &str) -> PathBuf {
+    build(name, &format!("{PRELUDE}{source}"), &[])
+}
+
+/// Builds `lib<name>.so` from `source` compiled against the vendored `nvml.h` (which it
+/// includes): its records have exactly the header's layouts.
+fn stub_with_header(name: &str, source: &str) -> PathBuf {
+    let headers = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers").join(sys::HEADER_VERSION);
+    build(name, source, &[format!("-I{}", headers.display())])
+}
+
+fn build(name: &str, source: &str, args: &[String]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nvmlkit-stubs");
     std::fs::create_dir_all(&dir).unwrap();
     let src = dir.join(format!("{name}.c"));
     let lib = dir.join(format!("lib{name}.so"));
-    std::fs::write(&src, format!("{PRELUDE}{source}")).unwrap();
+    std::fs::write(&src, source).unwrap();
     let status = Command::new("cc")
         .args(["-shared", "-fPIC", "-o"])
         .arg(&lib)
         .arg(&src)
+        .args(args)
         .status()
         .expect("these tests need a C compiler (`cc`) to build stub libraries");
     assert!(status.success(), "cc failed to build {}", src.display());
@@ -231,4 +243,223 @@ fn a_library_without_nvml_init_is_function_not_found() {
     let e = Nvml::builder().library_path("libc.so.6").init().unwrap_err();
     assert_eq!(e, Error::FunctionNotFound(Some("nvmlInit_v2")), "the newest of the nvmlInit family is named");
     assert_eq!(e.to_string(), "the loaded NVML library does not export `nvmlInit_v2` (a driver older than this function?)");
+}
+
+/// A vGPU host's library compiled against nvml.h, for the hand-written wrappers of records
+/// that point to caller-allocated arrays (the mock has no vGPU, PRM, NVLink telemetry or GPM
+/// data). Its creatable-placement query only knows the v1 record layout, as older drivers do.
+const VGPU_HOST: &str = r#"
+#define NVML_NO_UNVERSIONED_FUNC_DEFS
+#include <string.h>
+#include "nvml.h"
+static int device, gpu_instance, event_set, gpm_samples[2];
+static unsigned int placement_calls;
+nvmlReturn_t nvmlInit_v2(void) { return NVML_SUCCESS; }
+nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d) {
+    if (i != 0) return NVML_ERROR_INVALID_ARGUMENT;
+    *d = (nvmlDevice_t)&device;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetGpuInstanceById(nvmlDevice_t d, unsigned int id, nvmlGpuInstance_t *gi) {
+    *gi = (nvmlGpuInstance_t)&gpu_instance;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlEventSetCreate(nvmlEventSet_t *set) { *set = (nvmlEventSet_t)&event_set; return NVML_SUCCESS; }
+nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *s) {
+    static unsigned int n;
+    *s = (nvmlGpmSample_t)&gpm_samples[n++ % 2];
+    return NVML_SUCCESS;
+}
+/* Copies n ids into a caller array of *count entries, or asks for more room. */
+static nvmlReturn_t ids(unsigned int *count, unsigned int *out, const unsigned int *src, unsigned int n) {
+    unsigned int capacity = *count, i;
+    *count = n;
+    if (n == 0) return NVML_SUCCESS;
+    if (!out || capacity < n) return NVML_ERROR_INSUFFICIENT_SIZE;
+    for (i = 0; i < n; i++) out[i] = src[i];
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t d, nvmlVgpuTypeId_t t, nvmlVgpuPlacementList_t *p) {
+    static const unsigned int hetero[] = {0, 2, 4, 6}, homo[] = {0, 4};
+    placement_calls++;
+    if (p->version != nvmlVgpuPlacementList_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (t != 5) return NVML_ERROR_INVALID_ARGUMENT;
+    p->placementSize = 2;
+    if (p->mode == NVML_VGPU_PGPU_HOMOGENEOUS_MODE) return ids(&p->count, p->placementIds, homo, 2);
+    return ids(&p->count, p->placementIds, hetero, 4);
+}
+nvmlReturn_t nvmlDeviceGetVgpuTypeCreatablePlacements(nvmlDevice_t d, nvmlVgpuTypeId_t t, nvmlVgpuPlacementList_t *p) {
+    static const unsigned int free_slots[] = {1, 3};
+    nvmlVgpuPlacementList_v1_t *v1 = (nvmlVgpuPlacementList_v1_t *)p;
+    if (v1->version != nvmlVgpuPlacementList_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    v1->placementSize = 1;
+    return ids(&v1->count, v1->placementIds, free_slots, 2);
+}
+nvmlReturn_t nvmlDeviceGetVgpuInstancesUtilizationInfo(nvmlDevice_t d, nvmlVgpuInstancesUtilizationInfo_t *u) {
+    unsigned int capacity = u->vgpuInstanceCount, i;
+    if (u->version != nvmlVgpuInstancesUtilizationInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    u->vgpuInstanceCount = 2;
+    if (!u->vgpuUtilArray || capacity < 2) return NVML_ERROR_INSUFFICIENT_SIZE;
+    u->sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    for (i = 0; i < 2; i++) {
+        memset(&u->vgpuUtilArray[i], 0, sizeof u->vgpuUtilArray[i]);
+        u->vgpuUtilArray[i].timeStamp = u->lastSeenTimeStamp + 100 + i;
+        u->vgpuUtilArray[i].vgpuInstance = 11 + i;
+        u->vgpuUtilArray[i].smUtil.uiVal = 40 + 10 * i;
+        u->vgpuUtilArray[i].memUtil.uiVal = 7;
+    }
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetVgpuProcessesUtilizationInfo(nvmlDevice_t d, nvmlVgpuProcessesUtilizationInfo_t *u) {
+    unsigned int capacity = u->vgpuProcessCount;
+    if (u->version != nvmlVgpuProcessesUtilizationInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    u->vgpuProcessCount = 1;
+    if (!u->vgpuProcUtilArray || capacity < 1) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memset(u->vgpuProcUtilArray, 0, sizeof *u->vgpuProcUtilArray);
+    strcpy(u->vgpuProcUtilArray[0].processName, "render-vm");
+    u->vgpuProcUtilArray[0].pid = 99;
+    u->vgpuProcUtilArray[0].vgpuInstance = 11;
+    u->vgpuProcUtilArray[0].smUtil = 33;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gi, nvmlActiveVgpuInstanceInfo_t *a) {
+    static const unsigned int active[] = {21, 22};
+    if (a->version != nvmlActiveVgpuInstanceInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    return ids(&a->vgpuCount, a->vgpuInstances, active, 2);
+}
+nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gi, nvmlVgpuTypeIdInfo_t *a) {
+    static const unsigned int types[] = {31};
+    if (a->version != nvmlVgpuTypeIdInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    return ids(&a->vgpuCount, a->vgpuTypeIds, types, 1);
+}
+nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gi, nvmlVgpuCreatablePlacementInfo_t *p) {
+    static const unsigned int slots[] = {0, 1, 2};
+    if (p->version != nvmlVgpuCreatablePlacementInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (p->vgpuTypeId != 31) return NVML_ERROR_INVALID_ARGUMENT;
+    p->placementSize = 1;
+    return ids(&p->count, p->placementIds, slots, 3);
+}
+nvmlReturn_t nvmlDeviceReadPRMCounters_v1(nvmlDevice_t d, nvmlPRMCounterList_v1_t *l) {
+    unsigned int i;
+    for (i = 0; i < l->numCounters; i++) {
+        nvmlPRMCounter_v1_t *c = &l->counters[i];
+        c->counterValue.status = c->counterId == 0 ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
+        c->counterValue.outputType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+        c->counterValue.outputValue.ullVal = 100ULL * c->counterId + c->inData.localPort;
+    }
+    return NVML_SUCCESS;
+}
+/* Link 0 keeps 3 samples, link 1 keeps none; other links do not exist. */
+nvmlReturn_t nvmlDeviceGetNvLinkTelemetrySamples_v1(nvmlDevice_t d, nvmlNvlinkTelemetrySamples_v1_t *b) {
+    unsigned int i, j;
+    for (i = 0; i < b->telemetryCount; i++) {
+        nvmlNvlinkTelemetrySample_v1_t *s = &b->telemetrySamples[i];
+        unsigned int max = s->linkId == 0 ? 3 : 0;
+        s->nvmlReturn = NVML_SUCCESS;
+        if (s->linkId > 1) { s->nvmlReturn = NVML_ERROR_INVALID_ARGUMENT; continue; }
+        if (s->sampleCount == 0) { s->sampleCount = max; continue; }
+        if (!s->samples || s->sampleCount > max) return NVML_ERROR_INVALID_ARGUMENT;
+        for (j = 0; j < s->sampleCount; j++) s->samples[j] = 1000ULL * (s->sampleType + 1) + j;
+    }
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *g) {
+    static char short_name[] = "gr_util", long_name[] = "graphics engine utilization", unit[] = "%";
+    unsigned int i;
+    if (g->version != NVML_GPM_METRICS_GET_VERSION) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (g->sample1 == g->sample2) return NVML_ERROR_INVALID_ARGUMENT;
+    for (i = 0; i < g->numMetrics; i++) {
+        nvmlGpmMetric_t *m = &g->metrics[i];
+        if (m->metricId == NVML_GPM_METRIC_GRAPHICS_UTIL) {
+            m->nvmlReturn = NVML_SUCCESS;
+            m->value = 12.5;
+            m->metricInfo.shortName = short_name;
+            m->metricInfo.longName = long_name;
+            m->metricInfo.unit = unit;
+        } else {
+            m->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        }
+    }
+    return NVML_SUCCESS;
+}
+/* Context 0 of the last event carries 5 bytes, context 1 none; there are no others. */
+nvmlReturn_t nvmlEventSetGetContextData_v1(nvmlEventSet_t set, nvmlEventSetGetContextData_v1_t *p) {
+    static const unsigned char payload[] = {1, 2, 3, 4, 5};
+    unsigned int need, capacity = p->dataSize;
+    if (p->index > 1) return NVML_ERROR_INVALID_ARGUMENT;
+    need = p->index == 0 ? 5 : 0;
+    p->dataSize = need;
+    if (need == 0) return NVML_SUCCESS;
+    if (!p->data || capacity < need) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(p->data, payload, need);
+    return NVML_SUCCESS;
+}
+unsigned int stub_placement_calls(void) { return placement_calls; }
+"#;
+
+#[test]
+fn records_pointing_to_arrays_are_filled_in_two_calls() {
+    let path = stub_with_header("vgpu-host", VGPU_HOST);
+    let nvml = Nvml::builder().library_path(&path).init().expect("the stub initialises");
+    let d = nvml.device_by_index(0).unwrap();
+    let vgpu_type = VgpuTypeId::from_id(&nvml, 5);
+    let p = d.vgpu_type_supported_placements(&vgpu_type, sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE as u32).unwrap();
+    assert_eq!(p, VgpuPlacements { placement_size: 2, placement_ids: vec![0, 2, 4, 6] });
+    assert_eq!(counter(nvml.lib(), "stub_placement_calls"), 2, "a size query and a fill");
+    let p = d.vgpu_type_supported_placements(&vgpu_type, sys::NVML_VGPU_PGPU_HOMOGENEOUS_MODE as u32).unwrap();
+    assert_eq!(p.placement_ids, [0, 4], "the mode reaches the library");
+    assert_eq!(d.vgpu_type_supported_placements(&VgpuTypeId::from_id(&nvml, 6), 0), Err(Error::InvalidArgument));
+    // Only the v1 layout: the wrapper retries with it.
+    let p = d.vgpu_type_creatable_placements(&vgpu_type, 0).unwrap();
+    assert_eq!(p, VgpuPlacements { placement_size: 1, placement_ids: vec![1, 3] });
+
+    let u = d.vgpu_instances_utilization_info(1000).unwrap();
+    let rows: Vec<_> = u.iter().map(|s| (s.time_stamp, s.vgpu_instance, s.sm_util, s.mem_util)).collect();
+    assert_eq!(rows, [(1100, 11, Value::UnsignedInt(40), Value::UnsignedInt(7)), (1101, 12, Value::UnsignedInt(50), Value::UnsignedInt(7))]);
+    let procs = d.vgpu_processes_utilization_info(0).unwrap();
+    assert_eq!(procs.iter().map(|p| (p.process_name.as_str(), p.pid, p.vgpu_instance, p.sm_util)).collect::<Vec<_>>(), [("render-vm", 99, 11, 33)]);
+
+    let gi = d.gpu_instance_by_id(1).unwrap();
+    assert_eq!(gi.active_vgpus().unwrap().iter().map(|v| v.as_raw()).collect::<Vec<_>>(), [21, 22]);
+    let types = gi.creatable_vgpus().unwrap();
+    assert_eq!(types.iter().map(|t| t.as_raw()).collect::<Vec<_>>(), [31]);
+    assert_eq!(gi.vgpu_type_creatable_placements(&types[0]).unwrap(), VgpuPlacements { placement_size: 1, placement_ids: vec![0, 1, 2] });
+}
+
+#[test]
+fn per_item_results_of_batched_queries_stay_per_item() {
+    let path = stub_with_header("vgpu-host-batches", VGPU_HOST);
+    let nvml = Nvml::builder().library_path(&path).init().expect("the stub initialises");
+    let d = nvml.device_by_index(0).unwrap();
+
+    let request = |id: u32, port: u32| PRMCounterV1 { counter_id: id, in_data: PRMCounterInputV1 { local_port: port }, ..Default::default() };
+    let read = d.read_prm_counters(&[request(3, 1), request(0, 2)]).unwrap();
+    assert_eq!(read[0].counter_value.status, Return::SUCCESS);
+    assert_eq!(Value::from_raw(read[0].counter_value.output_type, &read[0].counter_value.output_value), Value::UnsignedLongLong(301));
+    assert_eq!(read[1].counter_value.status, Return::ERROR_NOT_SUPPORTED, "counter 0 fails alone");
+
+    let slot = |link_id: u32, sample_type: u32| NvlinkTelemetryRequest { link_id, sample_type: NvlinkTelemetrySampleType(sample_type) };
+    let t = d.nvlink_telemetry_samples(&[slot(0, 1), slot(1, 0), slot(7, 0)]).unwrap();
+    assert_eq!(t[0].samples, Ok(vec![2000, 2001, 2002]), "link 0 keeps 3 samples");
+    assert_eq!(t[1].samples, Ok(vec![]), "link 1 keeps none");
+    assert_eq!(t[2].samples, Err(Error::InvalidArgument), "link 7 does not exist");
+    assert_eq!(t[2].request, slot(7, 0));
+
+    let (s1, s2) = (nvml.gpm_sample_alloc().unwrap(), nvml.gpm_sample_alloc().unwrap());
+    let m = nvml.gpm_metrics_get(&s1, &s2, &[GpmMetricId::GRAPHICS_UTIL, GpmMetricId::SM_UTIL]).unwrap();
+    assert_eq!(m[0].value, Ok(12.5));
+    assert_eq!((m[0].short_name.as_deref(), m[0].long_name.as_deref(), m[0].unit.as_deref()), (Some("gr_util"), Some("graphics engine utilization"), Some("%")));
+    assert_eq!((m[1].id, &m[1].value, &m[1].unit), (GpmMetricId::SM_UTIL, &Err(Error::NotSupported), &None));
+    assert_eq!(nvml.gpm_metrics_get(&s1, &s1, &[GpmMetricId::GRAPHICS_UTIL]).map(|_| ()), Err(Error::InvalidArgument));
+    // More metrics than one request holds: split across calls, order kept.
+    let many: Vec<GpmMetricId> = (0..1000).map(|i| if i % 2 == 0 { GpmMetricId::GRAPHICS_UTIL } else { GpmMetricId::SM_UTIL }).collect();
+    let m = nvml.gpm_metrics_get(&s1, &s2, &many).unwrap();
+    assert_eq!(m.len(), 1000);
+    assert!(m.iter().enumerate().all(|(i, x)| x.id == many[i] && x.value.is_ok() == (i % 2 == 0)));
+
+    let set = nvml.event_set_create().unwrap();
+    assert_eq!(set.context_data_v1(0), Ok(vec![1, 2, 3, 4, 5]));
+    assert_eq!(set.context_data_v1(1), Ok(vec![]), "an empty payload");
+    assert_eq!(set.context_data_v1(2), Err(Error::InvalidArgument));
 }

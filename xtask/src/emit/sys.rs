@@ -151,8 +151,11 @@ fn consts(m: &Model) -> TokenStream {
             ConstValue::Str(s) => quote!(#docs pub const #name: &str = #s;),
         }
     });
+    let version = &m.header.version;
     quote! {
         use core::ffi::*;
+        /// The version of the `nvml.h` these bindings were generated from.
+        pub const HEADER_VERSION: &str = #version;
         #(#items)*
     }
 }

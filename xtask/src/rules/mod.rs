@@ -74,16 +74,20 @@ pub enum Direction {
 pub struct FlagsRule {
     /// Every integer constant whose name starts with this is a flag (zero-valued ones aside).
     pub prefix: String,
+    /// Constants with the prefix that are not bits (e.g. a `...Count` of the types).
+    pub exclude: Vec<String>,
     pub params: Vec<String>,
     pub fields: Vec<String>,
 }
 
-/// `char *buffer` sized by `length`, which must hold at least `size` bytes.
+/// `char *buffer` sized by `length`, which must hold at least `size` bytes. Without `length`
+/// the buffer has no length parameter: the library writes at most `size` bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StringRule {
     pub buffer: String,
-    pub length: String,
+    #[serde(default)]
+    pub length: Option<String>,
     /// A header constant, e.g. `NVML_DEVICE_NAME_V2_BUFFER_SIZE`, or a byte count.
     #[serde(default)]
     pub size: Option<SizeSpec>,
@@ -120,7 +124,8 @@ pub enum Origin {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StringBuffer {
     pub buffer: String,
-    pub length: String,
+    /// The length parameter; `None` for a fixed-size buffer without one.
+    pub length: Option<String>,
     /// The constant's name (when sized by one) and its value.
     pub size: Option<(Option<String>, u64)>,
     pub origin: Origin,
@@ -225,7 +230,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         let p = place("strings", func);
         let Some(f) = function(&model, func, &p, &mut d) else { continue };
         let ok = check_param(f, &rule.buffer, &p, &mut d, |t| matches!(t, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))
-            & check_param(f, &rule.length, &p, &mut d, |t| is_uint(t) || matches!(t, Ty::Pointer { pointee, .. } if is_uint(pointee)));
+            & rule.length.as_ref().is_none_or(|length| {
+                check_param(f, length, &p, &mut d, |t| is_uint(t) || matches!(t, Ty::Pointer { pointee, .. } if is_uint(pointee)))
+            });
         let size = match &rule.size {
             None => None,
             Some(SizeSpec::Bytes(n)) => Some((None, *n)),
@@ -237,6 +244,10 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
                 }
             },
         };
+        if rule.length.is_none() && size.is_none() {
+            d.error(p.clone(), "a buffer without a `length` needs a `size`");
+            continue;
+        }
         if !ok {
             continue;
         }
@@ -316,7 +327,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             None => d.error(p, format!("`{typedef}` is not a typedef of the header")),
         }
     }
-    for (key, _) in &rules.directions {
+    for key in rules.directions.keys() {
         let p = place("directions", key);
         match key.split_once('.') {
             Some((func, param)) => {
@@ -334,6 +345,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
         if !model.constants.keys().any(|c| c.starts_with(&flags.prefix) && constant_value(&model, c).is_some()) {
             d.error(p.clone(), format!("no integer constant starts with `{}`", flags.prefix));
+        }
+        for c in flags.exclude.iter().filter(|c| !c.starts_with(&flags.prefix) || !model.constants.contains_key(*c)) {
+            d.error(p.clone(), format!("exclude: `{c}` is not a constant starting with `{}`", flags.prefix));
         }
         for fp in &flags.params {
             match fp.split_once('.') {
@@ -569,7 +583,7 @@ fn derive_string(model: &Model, f: &Function) -> Option<StringBuffer> {
         [one] => Some((Some(one.to_string()), constant_value(model, one)?)),
         _ => None,
     };
-    Some(StringBuffer { buffer: f.params[i].name.clone(), length: len.name.clone(), size, origin: Origin::Derived })
+    Some(StringBuffer { buffer: f.params[i].name.clone(), length: Some(len.name.clone()), size, origin: Origin::Derived })
 }
 
 /// `unsigned int *count` next to a non-`char` pointer `array`.

@@ -319,7 +319,7 @@ impl Ctx<'_> {
         }
         let string = b.strings.get(&f.name);
         let array = b.arrays.get(&f.name);
-        let sized = sized_array(&b.model, f, string.map(|s| (s.buffer.as_str(), s.length.as_str())));
+        let sized = sized_array(&b.model, f, string.map(|s| (s.buffer.as_str(), s.length.as_deref())));
         let owner = owner_of(b, f);
         let mut params = Vec::new();
         for (i, p) in f.params.iter().enumerate() {
@@ -331,7 +331,7 @@ impl Ctx<'_> {
                     Some((_, size)) => Role::StrBuf { size },
                     None => return Err(format!("string buffer `{}` has no known size (a `strings` rule can give one)", s.buffer)),
                 }
-            } else if string.is_some_and(|s| s.length == p.name) {
+            } else if string.is_some_and(|s| s.length.as_deref() == Some(p.name.as_str())) {
                 Role::StrLen { by_ptr: matches!(p.ty, Ty::Pointer { .. }) }
             } else if array.is_some_and(|a| a.count == p.name) {
                 Role::Count
@@ -433,10 +433,10 @@ impl Ctx<'_> {
 
 /// `int valuesCount, nvmlFieldValue_t *values`: the indices of a length passed by value and
 /// the pointer next to it, where the length's name ends in `count`, `size` or `length`.
-fn sized_array(m: &Model, f: &Function, string: Option<(&str, &str)>) -> Option<(usize, usize)> {
+fn sized_array(m: &Model, f: &Function, string: Option<(&str, Option<&str>)>) -> Option<(usize, usize)> {
     let string_buffer = string.map(|s| s.0);
     for (i, p) in f.params.iter().enumerate() {
-        if string.is_some_and(|s| s.1 == p.name) || !matches!(m.resolve_typedef(&p.ty), Ty::Int | Ty::UInt) {
+        if string.is_some_and(|s| s.1 == Some(p.name.as_str())) || !matches!(m.resolve_typedef(&p.ty), Ty::Int | Ty::UInt) {
             continue;
         }
         let n = p.name.to_ascii_lowercase();

@@ -3,6 +3,8 @@
 // Do not edit by hand: change xtask/ or gen-config/ and run `cargo xtask regen`.
 
 use core::ffi::*;
+/// The version of the `nvml.h` these bindings were generated from.
+pub const HEADER_VERSION: &str = "13.5.37";
 pub const INVALID_GPU_INSTANCE_ID: c_uint = 4294967295;
 pub const INVALID_GPU_INSTANCE_PROFILE_ID: c_uint = 4294967295;
 /// Maximum number of clock domains.

@@ -122,8 +122,8 @@ pub fn call_all(
     ));
     out.push(("Nvml::nvml_version", (|| { Some(nvml.nvml_version().map(|_| ())) })()));
     out.push((
-        "Nvml::register_events",
-        (|| { Some(nvml.register_events(&Default::default()).map(|_| ())) })(),
+        "Nvml::process_name",
+        (|| { Some(nvml.process_name(Default::default()).map(|_| ())) })(),
     ));
     out.push((
         "Nvml::set_conf_compute_gpus_ready_state",
@@ -148,10 +148,6 @@ pub fn call_all(
     out.push((
         "Nvml::set_vgpu_version",
         (|| { Some(nvml.set_vgpu_version(&Default::default()).map(|_| ())) })(),
-    ));
-    out.push((
-        "Nvml::system_event_set_create",
-        (|| { Some(nvml.system_event_set_create(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
         "Nvml::topology_gpu_set",
@@ -871,6 +867,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.gsp_firmware_mode().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::gsp_firmware_version",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.gsp_firmware_version().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2440,6 +2443,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "VgpuInstance::gpu_pci_id",
+        (|| {
+            let s = h.vgpu_instance.as_ref()?;
+            Some(s.gpu_pci_id().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "VgpuInstance::license_info",
         (|| {
             let s = h.vgpu_instance.as_ref()?;
@@ -2627,10 +2637,6 @@ pub fn call_all(
                     .map(|_| ()),
             )
         })(),
-    ));
-    out.push((
-        "Nvml::event_set_free",
-        (|| { Some(nvml.event_set_free().map(|_| ())) })(),
     ));
     out.push((
         "ComputeInstance::destroy",

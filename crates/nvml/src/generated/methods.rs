@@ -717,31 +717,6 @@ impl Nvml {
         ffi::check(call!(sym(& mut c_set)))?;
         Ok(EventSet::wrap(c_set, self.nref()))
     }
-    /// Releases system event set
-    ///
-    /// For Fermi ™ or newer fully supported devices.
-    ///
-    /// * `request`: Reference to nvmlSystemEventSetFreeRequest_t
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the event has been set
-    /// - `NVML_ERROR_UNINITIALIZED`             if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if request is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` for unsupported version
-    /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
-    ///
-    /// See also: nvmlDeviceRegisterEvents
-    ///
-    /// Calls `nvmlSystemEventSetFree`.
-    pub fn event_set_free(&self) -> Result<SystemEventSetFreeRequestV1, Error> {
-        let sym = self.lib().nvmlSystemEventSetFree()?;
-        let mut c_request: sys::nvmlSystemEventSetFreeRequest_v1_t = sys::nvmlSystemEventSetFreeRequest_v1_t {
-            version: sys::nvmlSystemEventSetFreeRequest_v1 as _,
-            ..Default::default()
-        };
-        ffi::check(call!(sym(& mut c_request)))?;
-        Ok(SystemEventSetFreeRequestV1::from(&c_request))
-    }
     /// Retrieves the number of excluded GPU devices in the system.
     ///
     /// For all products.
@@ -871,43 +846,31 @@ impl Nvml {
         ffi::check(call!(sym(c_version.as_mut_ptr(), 80 as _)))?;
         Ok(ffi::string_from(&c_version))
     }
-    /// Starts recording of events on system and add the events to specified `nvmlSystemEventSet_t`
+    /// Gets name of the process with provided process id
     ///
-    /// For Linux only.
+    /// For all products.
     ///
-    /// This call starts recording of events on specific device.
-    /// All events that occurred before this call are not recorded.
-    /// Checking if some event occurred can be done with `nvmlSystemEventSetWait`
+    /// Returned process name is cropped to provided length.
+    /// name string is encoded in ANSI.
     ///
-    /// If function reports NVML_ERROR_UNKNOWN, event set is in undefined state and should be freed.
-    /// If function reports NVML_ERROR_NOT_SUPPORTED, event set can still be used. None of the requested eventTypes
-    /// are registered in that case.
-    ///
-    /// * `request`: Reference to the struct nvmlSystemRegisterEventRequest_t
+    /// * `pid`: The identifier of the process
+    /// * `name`: Reference in which to return the process name
+    /// * `length`: The maximum allowed length of the string returned in `name`
     ///
     /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the event has been set
-    /// - `NVML_ERROR_UNINITIALIZED`             if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if request is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` for unsupported version
-    /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
+    /// - `NVML_SUCCESS`                 if `name` has been set
+    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `name` is NULL or `length` is 0.
+    /// - `NVML_ERROR_NOT_FOUND`         if process doesn't exists
+    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
+    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
-    /// See also: nvmlSystemEventType
-    /// See also: nvmlSystemEventSetWait
-    /// See also: nvmlEventSetFree
-    ///
-    /// Calls `nvmlSystemRegisterEvents`.
-    pub fn register_events(
-        &self,
-        request: &SystemRegisterEventRequestV1,
-    ) -> Result<(), Error> {
-        let sym = self.lib().nvmlSystemRegisterEvents()?;
-        let mut c_request = sys::nvmlSystemRegisterEventRequest_v1_t {
-            version: sys::nvmlSystemRegisterEventRequest_v1 as _,
-            ..(*request).to_raw()
-        };
-        ffi::check(call!(sym(& mut c_request)))?;
-        Ok(())
+    /// Calls `nvmlSystemGetProcessName`.
+    pub fn process_name(&self, pid: u32) -> Result<String, Error> {
+        let sym = self.lib().nvmlSystemGetProcessName()?;
+        let mut c_name = [0 as core::ffi::c_char; 1024];
+        ffi::check(call!(sym(pid, c_name.as_mut_ptr(), 1024 as _)))?;
+        Ok(ffi::string_from(&c_name))
     }
     /// Set Conf Computing GPUs ready state.
     ///
@@ -1010,34 +973,6 @@ impl Nvml {
         let sym = self.lib().nvmlSetVgpuVersion()?;
         let mut c_vgpu_version = (*vgpu_version).to_raw();
         ffi::check(call!(sym(& mut c_vgpu_version)))?;
-        Ok(())
-    }
-    /// Create an empty set of system events.
-    /// Event set should be freed by `nvmlSystemEventSetFree`
-    ///
-    /// For Fermi ™ or newer fully supported devices.
-    /// * `request`: Reference to nvmlSystemEventSetCreateRequest_t
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the event has been set
-    /// - `NVML_ERROR_UNINITIALIZED`             if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if request is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` for unsupported version
-    /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
-    ///
-    /// See also: nvmlSystemEventSetFree
-    ///
-    /// Calls `nvmlSystemEventSetCreate`.
-    pub fn system_event_set_create(
-        &self,
-        request: &SystemEventSetCreateRequestV1,
-    ) -> Result<(), Error> {
-        let sym = self.lib().nvmlSystemEventSetCreate()?;
-        let mut c_request = sys::nvmlSystemEventSetCreateRequest_v1_t {
-            version: sys::nvmlSystemEventSetCreateRequest_v1 as _,
-            ..(*request).to_raw()
-        };
-        ffi::check(call!(sym(& mut c_request)))?;
         Ok(())
     }
     /// Retrieve the set of GPUs that have a CPU affinity with the given CPU number
@@ -4329,6 +4264,27 @@ impl<'n> Device<'n> {
         let mut c_default_mode: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_enabled, & mut c_default_mode)))?;
         Ok((c_is_enabled, c_default_mode))
+    }
+    /// Retrieve GSP firmware version.
+    ///
+    /// The caller passes in buffer via `version` and corresponding GSP firmware numbered version
+    /// is returned with the same parameter in string format.
+    ///
+    /// * `device`: Device handle
+    /// * `version`: The retrieved GSP firmware version
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                 if GSP firmware version is successfully retrieved
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or GSP `version` pointer is NULL
+    /// - `NVML_ERROR_NOT_SUPPORTED`     if GSP firmware is not enabled for GPU
+    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    ///
+    /// Calls `nvmlDeviceGetGspFirmwareVersion`.
+    pub fn gsp_firmware_version(&self) -> Result<String, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetGspFirmwareVersion()?;
+        let mut c_version = [0 as core::ffi::c_char; 64];
+        ffi::check(call!(sym(self.raw, c_version.as_mut_ptr())))?;
+        Ok(ffi::string_from(&c_version))
     }
     /// Queries if SR-IOV host operation is supported on a vGPU supported device.
     ///
@@ -10955,6 +10911,31 @@ impl<'n> VgpuInstance<'n> {
         let mut c_gpu_instance_id: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_gpu_instance_id)))?;
         Ok(c_gpu_instance_id)
+    }
+    /// Retrieves the PCI Id of the given vGPU Instance i.e. the PCI Id of the GPU as seen inside the VM.
+    ///
+    /// The vGPU PCI id is returned as "00000000:00:00.0" if NVIDIA driver is not installed on the vGPU instance.
+    ///
+    /// * `vgpuInstance`: Identifier of the target vGPU instance
+    /// * `vgpuPciId`: Caller-supplied buffer to return vGPU PCI Id string
+    /// * `length`: Size of the vgpuPciId buffer
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                 if vGPU PCI Id is successfully retrieved
+    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `vgpuPciId` is NULL
+    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - `NVML_ERROR_DRIVER_NOT_LOADED` if NVIDIA driver is not running on the vGPU instance
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small, `length` is set to required length
+    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    ///
+    /// Calls `nvmlVgpuInstanceGetGpuPciId`.
+    pub fn gpu_pci_id(&self) -> Result<String, Error> {
+        let sym = self.nvml.lib().nvmlVgpuInstanceGetGpuPciId()?;
+        let mut c_vgpu_pci_id = [0 as core::ffi::c_char; 32];
+        let mut c_length = 32 as _;
+        ffi::check(call!(sym(self.raw, c_vgpu_pci_id.as_mut_ptr(), & mut c_length)))?;
+        Ok(ffi::string_from(&c_vgpu_pci_id))
     }
     /// Query the license information of the vGPU instance.
     ///

@@ -8290,24 +8290,24 @@ bitflags::bitflags! {
     #[doc =
     "Bit flags `nvmlClocksEventReason*` of nvml.h. Bits the header does not name are kept."]
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)] pub struct
-    ClocksEventReasons : u32 { #[doc = " GPU is idle."] const GPU_IDLE =
-    sys::nvmlClocksEventReasonGpuIdle as u32; #[doc =
+    ClocksEventReasons : u64 { #[doc = " GPU is idle."] const GPU_IDLE =
+    sys::nvmlClocksEventReasonGpuIdle as u64; #[doc =
     " Clocks are set to application-specific values."] const APPLICATIONS_CLOCKS_SETTING
-    = sys::nvmlClocksEventReasonApplicationsClocksSetting as u32; #[doc =
+    = sys::nvmlClocksEventReasonApplicationsClocksSetting as u64; #[doc =
     " Software power cap activated."] const SW_POWER_CAP =
-    sys::nvmlClocksEventReasonSwPowerCap as u32; #[doc = " Sync boost activated."] const
-    SYNC_BOOST = sys::nvmlClocksEventReasonSyncBoost as u32; #[doc =
+    sys::nvmlClocksEventReasonSwPowerCap as u64; #[doc = " Sync boost activated."] const
+    SYNC_BOOST = sys::nvmlClocksEventReasonSyncBoost as u64; #[doc =
     " Software thermal slowdown activated."] const SW_THERMAL_SLOWDOWN =
-    sys::nvmlClocksEventReasonSwThermalSlowdown as u32; #[doc =
+    sys::nvmlClocksEventReasonSwThermalSlowdown as u64; #[doc =
     " Display clock setting limited."] const DISPLAY_CLOCK_SETTING =
-    sys::nvmlClocksEventReasonDisplayClockSetting as u32; #[doc =
+    sys::nvmlClocksEventReasonDisplayClockSetting as u64; #[doc =
     " Board limit policy is limiting clocks."] const BOARD_LIMIT =
-    sys::nvmlClocksEventReasonBoardLimit as u32; #[doc =
+    sys::nvmlClocksEventReasonBoardLimit as u64; #[doc =
     " Reliability policy is limiting clocks."] const RELIABILITY =
-    sys::nvmlClocksEventReasonReliability as u32; #[doc =
+    sys::nvmlClocksEventReasonReliability as u64; #[doc =
     " Bit mask representing all supported clocks throttling reasons"] #[doc =
     " New reasons might be added to this list in the future"] const ALL =
-    sys::nvmlClocksEventReasonAll as u32; const _ = ! 0; }
+    sys::nvmlClocksEventReasonAll as u64; const _ = ! 0; }
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for ClocksEventReasons {
@@ -8319,26 +8319,26 @@ bitflags::bitflags! {
     #[doc =
     "Bit flags `nvmlEventType*` of nvml.h. Bits the header does not name are kept."]
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)] pub struct EventTypes :
-    u32 { #[doc = " Single bit ECC error event."] const SINGLE_BIT_ECC_ERROR =
-    sys::nvmlEventTypeSingleBitEccError as u32; #[doc = " Double bit ECC error event."]
-    const DOUBLE_BIT_ECC_ERROR = sys::nvmlEventTypeDoubleBitEccError as u32; #[doc =
-    " PState change event."] const P_STATE = sys::nvmlEventTypePState as u32; #[doc =
+    u64 { #[doc = " Single bit ECC error event."] const SINGLE_BIT_ECC_ERROR =
+    sys::nvmlEventTypeSingleBitEccError as u64; #[doc = " Double bit ECC error event."]
+    const DOUBLE_BIT_ECC_ERROR = sys::nvmlEventTypeDoubleBitEccError as u64; #[doc =
+    " PState change event."] const P_STATE = sys::nvmlEventTypePState as u64; #[doc =
     " XID critical error event."] const XID_CRITICAL_ERROR =
-    sys::nvmlEventTypeXidCriticalError as u32; #[doc = " Clock change event."] const
-    CLOCK = sys::nvmlEventTypeClock as u32; #[doc = " Power source change event."] const
-    POWER_SOURCE_CHANGE = sys::nvmlEventTypePowerSourceChange as u32; #[doc =
+    sys::nvmlEventTypeXidCriticalError as u64; #[doc = " Clock change event."] const
+    CLOCK = sys::nvmlEventTypeClock as u64; #[doc = " Power source change event."] const
+    POWER_SOURCE_CHANGE = sys::nvmlEventTypePowerSourceChange as u64; #[doc =
     " Single bit ECC error storm event."] const SINGLE_BIT_ECC_ERROR_STORM =
-    sys::nvmlEventTypeSingleBitEccErrorStorm as u32; #[doc = " DRAM retirement event."]
-    const DRAM_RETIREMENT_EVENT = sys::nvmlEventTypeDramRetirementEvent as u32; #[doc =
+    sys::nvmlEventTypeSingleBitEccErrorStorm as u64; #[doc = " DRAM retirement event."]
+    const DRAM_RETIREMENT_EVENT = sys::nvmlEventTypeDramRetirementEvent as u64; #[doc =
     " DRAM retirement failure event."] const DRAM_RETIREMENT_FAILURE =
-    sys::nvmlEventTypeDramRetirementFailure as u32; #[doc =
+    sys::nvmlEventTypeDramRetirementFailure as u64; #[doc =
     " Non-fatal poison error event."] const NON_FATAL_POISON_ERROR =
-    sys::nvmlEventTypeNonFatalPoisonError as u32; #[doc = " Fatal poison error event."]
-    const FATAL_POISON_ERROR = sys::nvmlEventTypeFatalPoisonError as u32; #[doc =
+    sys::nvmlEventTypeNonFatalPoisonError as u64; #[doc = " Fatal poison error event."]
+    const FATAL_POISON_ERROR = sys::nvmlEventTypeFatalPoisonError as u64; #[doc =
     " GPU unavailable error event."] const GPU_UNAVAILABLE_ERROR =
-    sys::nvmlEventTypeGpuUnavailableError as u32; #[doc = " GPU recovery action event."]
-    const GPU_RECOVERY_ACTION = sys::nvmlEventTypeGpuRecoveryAction as u32; const ALL =
-    sys::nvmlEventTypeAll as u32; const _ = ! 0; }
+    sys::nvmlEventTypeGpuUnavailableError as u64; #[doc = " GPU recovery action event."]
+    const GPU_RECOVERY_ACTION = sys::nvmlEventTypeGpuRecoveryAction as u64; const ALL =
+    sys::nvmlEventTypeAll as u64; const _ = ! 0; }
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for EventTypes {
@@ -8359,6 +8359,21 @@ bitflags::bitflags! {
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for InitFlags {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.bits() as u64)
+    }
+}
+bitflags::bitflags! {
+    #[doc =
+    "Bit flags `nvmlSystemEventType*` of nvml.h. Bits the header does not name are kept."]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)] pub struct
+    SystemEventTypes : u64 { #[doc = " Bitmask value of Driver Unbind System Event"]
+    const GPU_DRIVER_UNBIND = sys::nvmlSystemEventTypeGpuDriverUnbind as u64; #[doc =
+    " Bitmask value of Driver Bind System Event"] const GPU_DRIVER_BIND =
+    sys::nvmlSystemEventTypeGpuDriverBind as u64; const _ = ! 0; }
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for SystemEventTypes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(self.bits() as u64)
     }
@@ -15177,7 +15192,7 @@ impl serde::Serialize for SystemDriverBranchInfoV1 {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventDataV1 {
     /// Information about what specific system event occurred
-    pub event_type: u64,
+    pub event_type: SystemEventTypes,
     /// gpuId in PCI format
     pub gpu_id: u32,
 }
@@ -15186,7 +15201,7 @@ impl SystemEventDataV1 {
     pub fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventData_v1_t::default();
-        r.eventType = self.event_type;
+        r.eventType = self.event_type.bits() as _;
         r.gpuId = self.gpu_id;
         r
     }
@@ -15194,7 +15209,7 @@ impl SystemEventDataV1 {
 impl From<&sys::nvmlSystemEventData_v1_t> for SystemEventDataV1 {
     fn from(r: &sys::nvmlSystemEventData_v1_t) -> Self {
         SystemEventDataV1 {
-            event_type: r.eventType,
+            event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
             gpu_id: r.gpuId,
         }
     }
@@ -15300,7 +15315,7 @@ pub struct SystemRegisterEventRequestV1 {
     /// Bitmask of `nvmlEventType` to record
     /// For example eventTypes = (nvmlEventTypeBind | nvmlEventTypeUnbind)
     /// to listen to both Bind and Unbind events.
-    pub event_types: u64,
+    pub event_types: SystemEventTypes,
     /// Set to which add new event types
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
@@ -15312,7 +15327,7 @@ impl SystemRegisterEventRequestV1 {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemRegisterEventRequest_v1_t::default();
         r.version = self.version;
-        r.eventTypes = self.event_types;
+        r.eventTypes = self.event_types.bits() as _;
         r.set = self.set.as_ptr();
         r
     }
@@ -15321,7 +15336,7 @@ impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequ
     fn from(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
         SystemRegisterEventRequestV1 {
             version: r.version,
-            event_types: r.eventTypes,
+            event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
             set: crate::RawHandle::new(r.set),
         }
     }

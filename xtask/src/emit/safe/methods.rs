@@ -143,7 +143,7 @@ impl Gen<'_> {
     }
 
     /// C value `x` → safe value of type `v`.
-    fn from_c(&self, v: &Val, x: TokenStream) -> TokenStream {
+    fn safe_of(&self, v: &Val, x: TokenStream) -> TokenStream {
         match v {
             Val::Scalar(_) | Val::Raw(_) => x,
             Val::Enum(n) => {
@@ -405,7 +405,7 @@ impl Gen<'_> {
         let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
         let call = match array {
             Some((v, old)) => {
-                let (init, out) = (self.raw_init(&v), self.from_c(&v, quote!((*e))));
+                let (init, out) = (self.raw_init(&v), self.safe_of(&v, quote!((*e))));
                 let out = match (old, head_array_val(head)) {
                     (Some(o), Some(Val::Record(n))) => self.convert(&o, &n, out),
                     _ => out,
@@ -441,7 +441,7 @@ impl Gen<'_> {
 
     /// A safe output of the head's type `hv` from C value `x` of type `v`.
     fn output(&self, v: &Val, hv: &Val, x: TokenStream) -> TokenStream {
-        let safe = self.from_c(v, x);
+        let safe = self.safe_of(v, x);
         match (v, hv) {
             (Val::Record(o), Val::Record(n)) if o != n => self.convert(o, n, safe),
             _ => safe,

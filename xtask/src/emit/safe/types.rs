@@ -9,7 +9,7 @@ use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
 use crate::rules::names::{camel_from_screaming, constant_names, screaming, snake};
-use crate::rules::Bindings;
+use crate::rules::{Bindings, FlagsRule};
 
 /// The Rust spelling of a C scalar in the safe API.
 pub fn scalar(t: &Ty) -> TokenStream {
@@ -128,7 +128,7 @@ pub fn types(b: &Bindings, names: &Names) -> TokenStream {
         items.push(open_enum(e, names));
     }
     for (name, rule) in &b.bitflags {
-        items.push(flags(m, name, &rule.prefix));
+        items.push(flags(m, name, rule));
     }
     for r in b.plan.records.iter().filter_map(|r| m.records.get(r)) {
         items.push(record(b, r, names));
@@ -208,12 +208,12 @@ fn open_enum(e: &crate::model::Enum, names: &Names) -> TokenStream {
     }
 }
 
-fn flags(m: &Model, name: &str, prefix: &str) -> TokenStream {
-    let ty = format_ident!("{name}");
+fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
+    let (ty, prefix) = (format_ident!("{name}"), rule.prefix.as_str());
     let mut bits: Vec<(&str, i128, &Ty, Option<&str>)> = m
         .constants
         .values()
-        .filter(|c| c.name.starts_with(prefix))
+        .filter(|c| c.name.starts_with(prefix) && !rule.exclude.contains(&c.name))
         .filter_map(|c| match &c.value {
             ConstValue::Int { value, ty } => Some((c.name.as_str(), value.as_i128(), ty, c.doc.as_deref())),
             _ => None,
@@ -221,7 +221,10 @@ fn flags(m: &Model, name: &str, prefix: &str) -> TokenStream {
         .filter(|(_, v, _, _)| *v != 0)
         .collect();
     bits.sort_by_key(|(n, v, _, _)| (*v, *n));
-    let repr = if bits.iter().any(|(_, v, _, _)| *v > u32::MAX as i128) { quote!(u64) } else { quote!(u32) };
+    // 64 bits when a bit needs them or the header spells the constants `...LL`, as it does
+    // for masks carried in `unsigned long long`s.
+    let wide = |v: i128, t: &Ty| v > u32::MAX as i128 || matches!(t, Ty::LongLong | Ty::ULongLong);
+    let repr = if bits.iter().any(|(_, v, t, _)| wide(*v, t)) { quote!(u64) } else { quote!(u32) };
     let consts = bits.iter().map(|(n, _, _, d)| {
         let k = format_ident!("{}", screaming(n.strip_prefix(prefix).unwrap_or(n).trim_start_matches('_')));
         let c = format_ident!("{n}");

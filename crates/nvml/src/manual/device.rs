@@ -1,0 +1,137 @@
+//! Device queries whose records hold pointers: SRAM ECC entries, PRM counters, cgroup memory
+//! limits and NVLink telemetry.
+
+use std::ffi::{c_uint, c_ulonglong};
+
+use nvml_sys as sys;
+
+use crate::ffi;
+use crate::{Device, EccSramUniqueUncorrectedErrorEntryV1, Error, NvlinkTelemetrySampleType, PRMCounterV1};
+
+/// The memory limits of a device inside a cgroup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryLimits {
+    /// Memory guaranteed before allocations may fail under memory pressure, in bytes.
+    pub soft_limit: u64,
+    /// The most memory that can be allocated, in bytes (`sys::NVML_DEVICE_MEMORY_LIMIT_MAX`
+    /// with a zero soft limit: no limit).
+    pub hard_limit: u64,
+    /// Memory used now, in bytes (only in what [`Device::memory_limits`] returns).
+    pub current_used: u64,
+}
+
+/// One (link, sample type) slot of [`Device::nvlink_telemetry_samples`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NvlinkTelemetryRequest {
+    pub link_id: u32,
+    pub sample_type: NvlinkTelemetrySampleType,
+}
+
+/// The samples of one requested slot, or why there are none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NvlinkTelemetry {
+    pub request: NvlinkTelemetryRequest,
+    /// About one sample per 100 ms, oldest first; the slot's own error when it failed.
+    pub samples: Result<Vec<u64>, Error>,
+}
+
+impl Device<'_> {
+    /// The unique uncorrected SRAM ECC error entries (location, address, parity, count). ECC
+    /// must be enabled.
+    ///
+    /// Calls `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (size query, then fill).
+    pub fn sram_unique_uncorrected_ecc_error_counts(&self) -> Result<Vec<EccSramUniqueUncorrectedErrorEntryV1>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts()?;
+        let list: Vec<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlEccSramUniqueUncorrectedErrorCounts_t { version: sys::nvmlEccSramUniqueUncorrectedErrorCounts_v1, entryCount: count, entries: ptr },
+            |r| r.entryCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntryV1::from).collect())
+    }
+
+    /// Reads PRM counters: each request gives `counter_id` and `in_data`; the result is the
+    /// same list with each `counter_value` (and its own `status`) filled in.
+    ///
+    /// Calls `nvmlDeviceReadPRMCounters_v1` once.
+    pub fn read_prm_counters(&self, requests: &[PRMCounterV1]) -> Result<Vec<PRMCounterV1>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
+        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounterV1::to_raw).collect();
+        let mut list = sys::nvmlPRMCounterList_v1_t { numCounters: len_u32(raw.len())?, counters: raw.as_mut_ptr() };
+        ffi::check(call!(sym(self.raw, &mut list)))?;
+        Ok(raw.iter().map(PRMCounterV1::from).collect())
+    }
+
+    /// The memory limits set for the cgroup at `namespace` (full sysfs path of its file),
+    /// and the memory it uses now.
+    ///
+    /// Calls `nvmlDeviceGetMemoryLimits_v1`.
+    pub fn memory_limits(&self, namespace: &str) -> Result<MemoryLimits, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetMemoryLimits_v1()?;
+        let ns = ffi::cstring(namespace)?;
+        let mut r = sys::nvmlGetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 0, hardLimit: 0, currentUsed: 0 };
+        ffi::check(call!(sym(self.raw, &mut r)))?;
+        Ok(MemoryLimits { soft_limit: r.softLimit, hard_limit: r.hardLimit, current_used: r.currentUsed })
+    }
+
+    /// Sets the soft and hard memory limits of the cgroup at `namespace`
+    /// (`current_used` is ignored). A soft limit of 0 and a hard limit of
+    /// `sys::NVML_DEVICE_MEMORY_LIMIT_MAX` clear them.
+    ///
+    /// Calls `nvmlDeviceSetMemoryLimits_v1`.
+    pub fn set_memory_limits(&self, namespace: &str, limits: &MemoryLimits) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlDeviceSetMemoryLimits_v1()?;
+        let ns = ffi::cstring(namespace)?;
+        let mut r = sys::nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: limits.soft_limit, hardLimit: limits.hard_limit };
+        ffi::check(call!(sym(self.raw, &mut r)))
+    }
+
+    /// Recent NVLink telemetry samples for each (link, sample type) request, as many as the
+    /// driver keeps for each.
+    ///
+    /// Calls `nvmlDeviceGetNvLinkTelemetrySamples_v1` twice: once with every slot's
+    /// `sampleCount` 0 to learn how many samples each supports, once to fetch them. A slot
+    /// that fails has its own error; the call as a whole fails only when the library does.
+    pub fn nvlink_telemetry_samples(&self, requests: &[NvlinkTelemetryRequest]) -> Result<Vec<NvlinkTelemetry>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvLinkTelemetrySamples_v1()?;
+        let mut slots: Vec<sys::nvmlNvlinkTelemetrySample_v1_t> = requests
+            .iter()
+            .map(|q| sys::nvmlNvlinkTelemetrySample_v1_t {
+                linkId: q.link_id,
+                sampleType: q.sample_type.0,
+                sampleCount: 0,
+                samples: std::ptr::null_mut(),
+                nvmlReturn: sys::NVML_SUCCESS,
+            })
+            .collect();
+        let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: len_u32(slots.len())?, telemetrySamples: slots.as_mut_ptr() };
+        ffi::check(call!(sym(self.raw, &mut batch)))?;
+        // One buffer per slot that has samples, sized as the driver said; kept alive (and
+        // unmoved) until the second call returns.
+        let mut buffers: Vec<Vec<c_ulonglong>> = slots.iter().map(|s| vec![0; if s.nvmlReturn == sys::NVML_SUCCESS { s.sampleCount as usize } else { 0 }]).collect();
+        let first: Vec<sys::nvmlReturn_t> = slots.iter().map(|s| s.nvmlReturn).collect();
+        for (slot, buf) in slots.iter_mut().zip(buffers.iter_mut()) {
+            slot.sampleCount = buf.len() as c_uint;
+            slot.samples = if buf.is_empty() { std::ptr::null_mut() } else { buf.as_mut_ptr() };
+        }
+        let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: len_u32(slots.len())?, telemetrySamples: slots.as_mut_ptr() };
+        ffi::check(call!(sym(self.raw, &mut batch)))?;
+        Ok(requests
+            .iter()
+            .zip(slots.iter().zip(buffers).zip(first))
+            .map(|(q, ((slot, mut buf), first))| {
+                let code = if first == sys::NVML_SUCCESS { slot.nvmlReturn } else { first };
+                let samples = ffi::check(code).map(|()| {
+                    buf.truncate(slot.sampleCount as usize);
+                    buf
+                });
+                NvlinkTelemetry { request: *q, samples }
+            })
+            .collect())
+    }
+}
+
+/// A caller's list length as the `unsigned int` NVML counts in.
+fn len_u32(n: usize) -> Result<c_uint, Error> {
+    c_uint::try_from(n).map_err(|_| Error::InvalidArgument)
+}

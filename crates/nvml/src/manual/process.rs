@@ -1,0 +1,43 @@
+//! Process lists whose array sits inside a versioned record.
+
+use nvml_sys as sys;
+
+use crate::ffi;
+use crate::{Device, Error, ProcessDetailV1, ProcessMode, ProcessUtilizationInfoV1};
+
+impl Device<'_> {
+    /// The processes running on the device in `mode` (compute, graphics, MPS or all), with
+    /// their memory use, MIG instance ids (`0xFFFFFFFF` without MIG) and confidential-compute
+    /// protected memory.
+    ///
+    /// Calls `nvmlDeviceGetRunningProcessDetailList` (size query, then fill).
+    pub fn running_process_detail_list(&self, mode: ProcessMode) -> Result<Vec<ProcessDetailV1>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetRunningProcessDetailList()?;
+        let list: Vec<sys::nvmlProcessDetail_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlProcessDetailList_t { version: sys::nvmlProcessDetailList_v1, mode: mode.0, numProcArrayEntries: count, procArray: ptr },
+            |r| r.numProcArrayEntries,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(list.iter().map(ProcessDetailV1::from).collect())
+    }
+
+    /// Per-process utilisation (SM, memory, encoder, decoder, JPEG, OFA) from the samples
+    /// newer than `last_seen_time_stamp` (CPU microseconds; 0 for every sample the driver
+    /// keeps).
+    ///
+    /// Calls `nvmlDeviceGetProcessesUtilizationInfo` (size query, then fill).
+    pub fn processes_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<ProcessUtilizationInfoV1>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetProcessesUtilizationInfo()?;
+        let list: Vec<sys::nvmlProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlProcessesUtilizationInfo_t {
+                version: sys::nvmlProcessesUtilizationInfo_v1,
+                processSamplesCount: count,
+                lastSeenTimeStamp: last_seen_time_stamp,
+                procUtilArray: ptr,
+            },
+            |r| r.processSamplesCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(list.iter().map(ProcessUtilizationInfoV1::from).collect())
+    }
+}

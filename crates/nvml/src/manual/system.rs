@@ -1,0 +1,120 @@
+//! System event sets (created and used through request records) and CPER records (a cursor
+//! over byte buffers).
+
+use std::ffi::c_uchar;
+
+use nvml_sys as sys;
+
+use crate::ffi;
+use crate::{Error, Nvml, SystemEventDataV1, SystemEventSet, SystemEventTypes};
+
+impl Nvml {
+    /// A new system event set, for GPU driver bind/unbind events.
+    ///
+    /// Calls `nvmlSystemEventSetCreate`. Free it with [`SystemEventSet::free`].
+    pub fn system_event_set_create(&self) -> Result<SystemEventSet<'_>, Error> {
+        let sym = self.lib().nvmlSystemEventSetCreate()?;
+        let mut r = sys::nvmlSystemEventSetCreateRequest_t { version: sys::nvmlSystemEventSetCreateRequest_v1, set: std::ptr::null_mut() };
+        ffi::check(call!(sym(&mut r)))?;
+        if r.set.is_null() {
+            return Err(Error::Unknown(sys::NVML_ERROR_UNKNOWN));
+        }
+        Ok(SystemEventSet::wrap(r.set, self.nref()))
+    }
+
+    /// The next Common Platform Error Record of the iteration `cursor` tracks, or `None` when
+    /// there are no more. Needs root.
+    ///
+    /// Calls `nvmlSystemGetCPER_v1` twice per record (size query, then fill).
+    pub fn cper_next(&self, cursor: &mut CperCursor) -> Result<Option<Vec<u8>>, Error> {
+        let sym = self.lib().nvmlSystemGetCPER_v1()?;
+        // Every attempt starts from the cursor as the caller left it, so a size query can
+        // never move the read position past a record that was not fetched.
+        let start = cursor.raw;
+        let mut end = start;
+        let record: Vec<c_uchar> = ffi::fill_in_record(
+            |size, ptr| sys::nvmlGetCPER_v1_t { cursor: start, buffer: ptr, bufferSize: size },
+            |r| r.bufferSize,
+            |r| {
+                let code = call!(sym(r));
+                if code == sys::NVML_SUCCESS && (!r.buffer.is_null() || r.bufferSize == 0) {
+                    end = r.cursor;
+                }
+                code
+            },
+        )?;
+        cursor.raw = end;
+        Ok(if record.is_empty() { None } else { Some(record) })
+    }
+}
+
+/// Where an iteration over CPER records stands ([`Nvml::cper_next`]).
+#[derive(Clone, Copy)]
+pub struct CperCursor {
+    raw: sys::nvmlCPERCursor_v1_t,
+}
+
+impl CperCursor {
+    /// A cursor at the first record of the types in `type_mask` (a mask of
+    /// `nvmlCPERType_t` values), of the GPU with `uuid` or of every source (`None`).
+    pub fn new(type_mask: u32, uuid: Option<&str>) -> CperCursor {
+        let mut raw = sys::nvmlCPERCursor_v1_t { cperTypeMask: type_mask, handle: sys::NVML_CPER_CURSOR_HANDLE_INIT, ..Default::default() };
+        ffi::set_string(&mut raw.uuid, uuid.unwrap_or(""));
+        CperCursor { raw }
+    }
+
+    /// Starts the iteration again.
+    pub fn rewind(&mut self) {
+        self.raw.handle = sys::NVML_CPER_CURSOR_HANDLE_INIT;
+    }
+}
+
+impl std::fmt::Debug for CperCursor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CperCursor")
+            .field("type_mask", &self.raw.cperTypeMask)
+            .field("uuid", &ffi::string_from(&self.raw.uuid))
+            .field("handle", &self.raw.handle)
+            .finish()
+    }
+}
+
+impl SystemEventSet<'_> {
+    /// Records the events of `types` in this set.
+    ///
+    /// Calls `nvmlSystemRegisterEvents`.
+    pub fn register(&self, types: SystemEventTypes) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlSystemRegisterEvents()?;
+        let mut r = sys::nvmlSystemRegisterEventRequest_t { version: sys::nvmlSystemRegisterEventRequest_v1, eventTypes: types.bits() as _, set: self.raw };
+        ffi::check(call!(sym(&mut r)))
+    }
+
+    /// Waits up to `timeout_ms` (0: do not wait) for events and returns at most `max_events`
+    /// of them; none within the timeout is [`Error::Timeout`].
+    ///
+    /// Calls `nvmlSystemEventSetWait`.
+    pub fn wait(&self, timeout_ms: u32, max_events: u32) -> Result<Vec<SystemEventDataV1>, Error> {
+        let sym = self.nvml.lib().nvmlSystemEventSetWait()?;
+        let mut data = vec![sys::nvmlSystemEventData_v1_t::default(); max_events as usize];
+        let mut r = sys::nvmlSystemEventSetWaitRequest_t {
+            version: sys::nvmlSystemEventSetWaitRequest_v1,
+            timeoutms: timeout_ms,
+            set: self.raw,
+            data: data.as_mut_ptr(),
+            dataSize: max_events,
+            numEvent: 0,
+        };
+        ffi::check(call!(sym(&mut r)))?;
+        data.truncate(r.numEvent as usize);
+        Ok(data.iter().map(SystemEventDataV1::from).collect())
+    }
+
+    /// Frees the set; it must not be used afterwards.
+    ///
+    /// Calls `nvmlSystemEventSetFree`.
+    pub fn free(self) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlSystemEventSetFree()?;
+        let mut r = sys::nvmlSystemEventSetFreeRequest_t { version: sys::nvmlSystemEventSetFreeRequest_v1, set: self.raw };
+        ffi::check(call!(sym(&mut r)))
+    }
+}

@@ -1,0 +1,208 @@
+//! vGPU lists whose array sits inside a versioned record, and the pGPU metadata string.
+
+use std::ffi::c_char;
+
+use nvml_sys as sys;
+
+use crate::ffi;
+use crate::{Device, Error, GpuInstance, Value, ValueType, VgpuInstance, VgpuProcessUtilizationInfoV1, VgpuTypeId};
+
+/// The placements of a vGPU type: where on the GPU an instance of it can start.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct VgpuPlacements {
+    /// The number of slots an instance of the type occupies.
+    pub placement_size: u32,
+    /// The placement ids.
+    pub placement_ids: Vec<u32>,
+}
+
+/// One vGPU instance's utilisation sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VgpuInstanceUtilization {
+    /// CPU timestamp of the sample, in microseconds.
+    pub time_stamp: u64,
+    /// The vGPU instance's id (see [`VgpuInstance::from_id`]).
+    pub vgpu_instance: u32,
+    /// SM (3D/compute) utilisation.
+    pub sm_util: Value,
+    /// Frame buffer memory utilisation.
+    pub mem_util: Value,
+    /// Encoder utilisation.
+    pub enc_util: Value,
+    /// Decoder utilisation.
+    pub dec_util: Value,
+    /// JPEG utilisation.
+    pub jpg_util: Value,
+    /// OFA utilisation.
+    pub ofa_util: Value,
+}
+
+/// Which placements a device query lists (`NVML_VGPU_PGPU_*_MODE`).
+fn placements(
+    mode: u32,
+    mut call: impl FnMut(&mut sys::nvmlVgpuPlacementList_t) -> sys::nvmlReturn_t,
+) -> Result<VgpuPlacements, Error> {
+    let (mut placement_size, mut v1_only) = (0, false);
+    let ids = ffi::fill_in_record(
+        |count, ptr| sys::nvmlVgpuPlacementList_t { version: sys::nvmlVgpuPlacementList_v2, placementSize: 0, count, placementIds: ptr, mode },
+        |r| r.count,
+        |r| {
+            if v1_only {
+                r.version = sys::nvmlVgpuPlacementList_v1;
+            }
+            let mut code = call(r);
+            // A driver that only knows the first layout (no `mode`, which it then ignores).
+            if code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH && !v1_only {
+                v1_only = true;
+                r.version = sys::nvmlVgpuPlacementList_v1;
+                code = call(r);
+            }
+            placement_size = r.placementSize;
+            code
+        },
+    )?;
+    Ok(VgpuPlacements { placement_size, placement_ids: ids })
+}
+
+impl<'n> Device<'n> {
+    /// The placements the device supports for `vgpu_type`; `mode` is
+    /// `sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE` (the default) or
+    /// `sys::NVML_VGPU_PGPU_HOMOGENEOUS_MODE`.
+    ///
+    /// Calls `nvmlDeviceGetVgpuTypeSupportedPlacements` (size query, then fill); a driver
+    /// that only knows `nvmlVgpuPlacementList_v1` gets that layout and ignores `mode`.
+    pub fn vgpu_type_supported_placements(&self, vgpu_type: &VgpuTypeId<'_>, mode: u32) -> Result<VgpuPlacements, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuTypeSupportedPlacements()?;
+        placements(mode, |r| call!(sym(self.raw, vgpu_type.raw, r)))
+    }
+
+    /// The placements at which an instance of `vgpu_type` can be created now; `mode` as for
+    /// [`Device::vgpu_type_supported_placements`].
+    ///
+    /// Calls `nvmlDeviceGetVgpuTypeCreatablePlacements` (size query, then fill).
+    pub fn vgpu_type_creatable_placements(&self, vgpu_type: &VgpuTypeId<'_>, mode: u32) -> Result<VgpuPlacements, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuTypeCreatablePlacements()?;
+        placements(mode, |r| call!(sym(self.raw, vgpu_type.raw, r)))
+    }
+
+    /// Utilisation of the device's vGPU instances from the samples newer than
+    /// `last_seen_time_stamp` (CPU microseconds; 0 for every sample the driver keeps).
+    ///
+    /// Calls `nvmlDeviceGetVgpuInstancesUtilizationInfo` (size query, then fill); each value
+    /// is typed by the `sampleValType` the driver returns.
+    pub fn vgpu_instances_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<VgpuInstanceUtilization>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuInstancesUtilizationInfo()?;
+        let mut value_type = ValueType::UNSIGNED_INT;
+        let list: Vec<sys::nvmlVgpuInstanceUtilizationInfo_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuInstancesUtilizationInfo_t {
+                version: sys::nvmlVgpuInstancesUtilizationInfo_v1,
+                sampleValType: 0,
+                vgpuInstanceCount: count,
+                lastSeenTimeStamp: last_seen_time_stamp,
+                vgpuUtilArray: ptr,
+            },
+            |r| r.vgpuInstanceCount,
+            |r| {
+                let code = call!(sym(self.raw, r));
+                value_type = ValueType(r.sampleValType);
+                code
+            },
+        )?;
+        let v = |raw: &sys::nvmlValue_t| Value::from_raw(value_type, raw);
+        Ok(list
+            .iter()
+            .map(|s| VgpuInstanceUtilization {
+                time_stamp: s.timeStamp,
+                vgpu_instance: s.vgpuInstance,
+                sm_util: v(&s.smUtil),
+                mem_util: v(&s.memUtil),
+                enc_util: v(&s.encUtil),
+                dec_util: v(&s.decUtil),
+                jpg_util: v(&s.jpgUtil),
+                ofa_util: v(&s.ofaUtil),
+            })
+            .collect())
+    }
+
+    /// Utilisation of the processes running inside the device's vGPU instances, from the
+    /// samples newer than `last_seen_time_stamp`.
+    ///
+    /// Calls `nvmlDeviceGetVgpuProcessesUtilizationInfo` (size query, then fill).
+    pub fn vgpu_processes_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<VgpuProcessUtilizationInfoV1>, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessesUtilizationInfo()?;
+        let list: Vec<sys::nvmlVgpuProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuProcessesUtilizationInfo_t {
+                version: sys::nvmlVgpuProcessesUtilizationInfo_v1,
+                vgpuProcessCount: count,
+                lastSeenTimeStamp: last_seen_time_stamp,
+                vgpuProcUtilArray: ptr,
+            },
+            |r| r.vgpuProcessCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(list.iter().map(VgpuProcessUtilizationInfoV1::from).collect())
+    }
+
+    /// The properties of the physical GPU as an ASCII string, for vGPU migration
+    /// compatibility checks.
+    ///
+    /// Calls `nvmlDeviceGetPgpuMetadataString` (size query, then fill).
+    pub fn pgpu_metadata_string(&self) -> Result<String, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetPgpuMetadataString()?;
+        let buf = ffi::fill_list(0 as c_char, |size, ptr| call!(sym(self.raw, ptr, size)))?;
+        Ok(ffi::string_from(&buf))
+    }
+}
+
+impl<'n> GpuInstance<'n> {
+    /// The vGPU instances active in this GPU instance.
+    ///
+    /// Calls `nvmlGpuInstanceGetActiveVgpus` (size query, then fill).
+    pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceGetActiveVgpus()?;
+        let ids: Vec<sys::nvmlVgpuInstance_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlActiveVgpuInstanceInfo_t { version: sys::nvmlActiveVgpuInstanceInfo_v1, vgpuCount: count, vgpuInstances: ptr },
+            |r| r.vgpuCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(ids.into_iter().map(|id| VgpuInstance::wrap(id, self.nvml.clone())).collect())
+    }
+
+    /// The vGPU types that can be created in this GPU instance.
+    ///
+    /// Calls `nvmlGpuInstanceGetCreatableVgpus` (size query, then fill).
+    pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceGetCreatableVgpus()?;
+        let ids: Vec<sys::nvmlVgpuTypeId_t> = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuTypeIdInfo_t { version: sys::nvmlVgpuTypeIdInfo_v1, vgpuCount: count, vgpuTypeIds: ptr },
+            |r| r.vgpuCount,
+            |r| call!(sym(self.raw, r)),
+        )?;
+        Ok(ids.into_iter().map(|id| VgpuTypeId::wrap(id, self.nvml.clone())).collect())
+    }
+
+    /// The placements at which an instance of `vgpu_type` can be created in this GPU
+    /// instance now.
+    ///
+    /// Calls `nvmlGpuInstanceGetVgpuTypeCreatablePlacements` (size query, then fill).
+    pub fn vgpu_type_creatable_placements(&self, vgpu_type: &VgpuTypeId<'_>) -> Result<VgpuPlacements, Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceGetVgpuTypeCreatablePlacements()?;
+        let mut placement_size = 0;
+        let ids = ffi::fill_in_record(
+            |count, ptr| sys::nvmlVgpuCreatablePlacementInfo_t {
+                version: sys::nvmlVgpuCreatablePlacementInfo_v1,
+                vgpuTypeId: vgpu_type.raw,
+                count,
+                placementIds: ptr,
+                placementSize: 0,
+            },
+            |r| r.count,
+            |r| {
+                let code = call!(sym(self.raw, r));
+                placement_size = r.placementSize;
+                code
+            },
+        )?;
+        Ok(VgpuPlacements { placement_size, placement_ids: ids })
+    }
+}
