@@ -57,6 +57,10 @@ pub struct Rules {
     /// Versioned record → the constant that gives its `version` field, where the header's
     /// `nvmlX_vN` naming does not.
     pub struct_versions: BTreeMap<String, String>,
+    /// `record.field` → its value (a header constant or a number) when the record is built
+    /// from an older layout of a versioned family that lacks the field; other missing fields
+    /// are zero. For sentinels such as "no MIG instance" (`0xFFFFFFFF`), where 0 is a real id.
+    pub absent_fields: BTreeMap<String, SizeSpec>,
 }
 
 /// Which way a pointer parameter carries data.
@@ -163,6 +167,9 @@ pub struct Bindings {
     /// Versioned record → constant holding its version, derived (`nvmlX_vN_t` → `nvmlX_vN`)
     /// or from `struct_versions`.
     pub struct_versions: BTreeMap<String, String>,
+    /// `record.field` → the value of a field an older layout lacks: the constant's name (if
+    /// given by one) and its value.
+    pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
     /// How the safe crate wraps every function.
     pub plan: shape::Plan,
 }
@@ -388,6 +395,26 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
     }
 
+    let mut absent_fields = BTreeMap::new();
+    for (key, value) in &rules.absent_fields {
+        let p = place("absent_fields", key);
+        let known = key.split_once('.').is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
+        if !known {
+            d.error(p.clone(), format!("`{key}` is not a `record.field` of the header"));
+        }
+        let resolved = match value {
+            SizeSpec::Bytes(n) => Some((None, *n)),
+            SizeSpec::Constant(c) => constant_value(&model, c).map(|v| (Some(c.clone()), v)),
+        };
+        match resolved {
+            Some(v) if known => {
+                absent_fields.insert(key.clone(), v);
+            }
+            Some(_) => {}
+            None => d.error(p, format!("`{value:?}` is not an integer constant of the header")),
+        }
+    }
+
     let mut bindings = Bindings {
         model,
         handles: rules.handles.clone(),
@@ -401,9 +428,19 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         directions: rules.directions.clone(),
         bitflags: rules.bitflags.clone(),
         struct_versions,
+        absent_fields,
         plan: shape::Plan::default(),
     };
     bindings.plan = shape::plan(&bindings, &mut d);
+    let conversions = bindings.plan.conversions();
+    for key in bindings.absent_fields.keys() {
+        let Some((rec, field)) = key.split_once('.') else { continue };
+        let m = &bindings.model;
+        let lacks = |old: &str| m.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
+        if !conversions.iter().any(|(old, new)| new == rec && lacks(old)) {
+            d.warn(place("absent_fields", key), "matches nothing: no older layout lacking the field is converted into the record");
+        }
+    }
     for key in rules.renames.keys() {
         if bindings.plan.method(key).is_none() && bindings.model.functions.contains_key(key) {
             d.warn(place("renames", key), "names no generated method (a family member is renamed under its API name)");

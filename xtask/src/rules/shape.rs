@@ -41,6 +41,42 @@ pub enum Val {
     Raw(String),
 }
 
+impl Role {
+    /// The value the parameter carries, for the roles that carry one.
+    pub fn val(&self) -> Option<&Val> {
+        match self {
+            Role::In(v) | Role::InPtr(v) | Role::InOut(v) | Role::Out(v) | Role::Array(v) => Some(v),
+            Role::Capped { val, .. } | Role::SizedArray { val, .. } => Some(val),
+            _ => None,
+        }
+    }
+}
+
+impl Plan {
+    /// `(older, newer)` record pairs that a versioned family converts between: a member's
+    /// record in the place of the head's.
+    pub fn conversions(&self) -> BTreeSet<(String, String)> {
+        let record = |r: &Role| match r.val() {
+            Some(Val::Record(n)) => Some(n.clone()),
+            _ => None,
+        };
+        let mut out = BTreeSet::new();
+        for m in &self.methods {
+            let Some((head, rest)) = m.calls.split_first() else { continue };
+            for c in rest {
+                for (p, hp) in c.params.iter().zip(&head.params) {
+                    if let (Some(o), Some(n)) = (record(&p.role), record(&hp.role)) {
+                        if o != n {
+                            out.insert((o, n));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
 /// What a parameter is for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Role {

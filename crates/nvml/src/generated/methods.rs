@@ -2255,6 +2255,8 @@ impl<'n> Device<'n> {
                             ProcessInfo {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
+                                gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
+                                compute_instance_id: 4294967295 as _,
                                 ..Default::default()
                             }
                         })
@@ -4169,6 +4171,8 @@ impl<'n> Device<'n> {
                             ProcessInfo {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
+                                gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
+                                compute_instance_id: 4294967295 as _,
                                 ..Default::default()
                             }
                         })
@@ -5211,6 +5215,8 @@ impl<'n> Device<'n> {
                             ProcessInfo {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
+                                gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
+                                compute_instance_id: 4294967295 as _,
                                 ..Default::default()
                             }
                         })

@@ -172,7 +172,23 @@ impl Gen<'_> {
         let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
         let (ot, nt) = (self.names.ty(old), self.names.ty(new));
         let fields = self.shared_fields(o, n);
-        quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* ..Default::default() } })
+        // Fields the old layout lacks that an `absent_fields` rule gives a value.
+        let absent = n.fields.iter().filter(|f| !fields.contains(&super::types::field_ident(&f.name))).filter_map(|f| {
+            let (constant, value) = self.b.absent_fields.get(&format!("{new}.{}", f.name))?;
+            let v = match constant {
+                Some(c) => {
+                    let c = format_ident!("{c}");
+                    quote!(sys::#c as _)
+                }
+                None => {
+                    let v = Literal::u64_unsuffixed(*value);
+                    quote!(#v as _)
+                }
+            };
+            let fi = super::types::field_ident(&f.name);
+            Some(quote!(#fi: #v,))
+        });
+        quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* #(#absent)* ..Default::default() } })
     }
 
     /// The fields of record `to` that `from` has too, with the same name and safe type, in
