@@ -56,6 +56,8 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("board_part_number", Kind::Str),
     ("vbios_version", Kind::Str),
     ("inforom.image", Kind::Str),
+    ("gsp_firmware_version", Kind::Str),
+    ("pgpu_metadata", Kind::Str),
     ("minor_number", Kind::UInt),
     ("multi_gpu_board", Kind::Bool),
     ("gpu_cores", Kind::UInt),
@@ -130,6 +132,7 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("ecc.volatile.uncorrected", Kind::UInt),
     ("ecc.aggregate.corrected", Kind::UInt),
     ("ecc.aggregate.uncorrected", Kind::UInt),
+    ("ecc.sram_unique_uncorrected", Kind::List),
     ("retired_pages.single_bit", Kind::List),
     ("retired_pages.double_bit", Kind::List),
     ("retired_pages.pending", Kind::Bool),
@@ -160,8 +163,19 @@ pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("hic_version", Kind::Str),
 ];
 
-const TOP_KEYS: &[&str] =
-    &["name", "description", "system", "device_defaults", "devices", "faults", "missing_functions", "grow_processes", "events"];
+const TOP_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "system",
+    "device_defaults",
+    "devices",
+    "faults",
+    "missing_functions",
+    "grow_processes",
+    "events",
+    "system_events",
+    "cper_records",
+];
 
 /// Looks up an NVML constant by name.
 pub fn constant(name: &str) -> Option<i128> {
@@ -242,6 +256,22 @@ pub struct EventSpec {
     pub data: u64,
 }
 
+/// A system event (`nvmlSystemEventSetWait`), queued for every system event set that
+/// registers for its type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemEventSpec {
+    pub event_type: u64,
+    /// The GPU in the header's "PCI format": `(bus << 8) | device` for PCI domain 0.
+    pub gpu_id: u32,
+}
+
+/// A Common Platform Error Record (`nvmlSystemGetCPER_v1`) of a device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CperRecord {
+    pub device: usize,
+    pub data: Vec<u8>,
+}
+
 /// A loaded profile.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
@@ -258,6 +288,8 @@ pub struct Profile {
     /// How many times a process list grows by one between a size query and the fill.
     pub grow_processes: u32,
     pub events: Vec<EventSpec>,
+    pub system_events: Vec<SystemEventSpec>,
+    pub cper_records: Vec<CperRecord>,
 }
 
 /// Loads the profile `NVML_MOCK_PROFILE` names: a built-in name or a path to a YAML file.
@@ -316,29 +348,64 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         p.devices.push(flat);
     }
 
-    for (i, f) in top.get("faults").and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default().iter().enumerate() {
+    for (i, f) in items(top, "faults").iter().enumerate() {
         let path = format!("faults[{i}]");
         let function = f.get("function").and_then(Value::as_str).ok_or_else(|| fail(&path, "needs `function`".into()))?;
         let code = f.get("error").and_then(const_value).ok_or_else(|| fail(&path, "needs `error`: an NVML return code".into()))?;
         let after = f.get("after").and_then(Value::as_u64).unwrap_or(0);
         p.faults.push(FaultSpec { function: function.to_string(), code: code as u32, after });
     }
-    for (i, m) in top.get("missing_functions").and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default().iter().enumerate() {
+    for (i, m) in items(top, "missing_functions").iter().enumerate() {
         let name = m.as_str().ok_or_else(|| fail(&format!("missing_functions[{i}]"), "expected a function name".into()))?;
         p.missing_functions.push(name.to_string());
     }
     p.grow_processes = top.get("grow_processes").and_then(Value::as_u64).unwrap_or(0) as u32;
-    for (i, e) in top.get("events").and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default().iter().enumerate() {
-        let path = format!("events[{i}]");
-        let device = e.get("device").and_then(Value::as_u64).ok_or_else(|| fail(&path, "needs `device`: an index".into()))? as usize;
+    let device_of = |path: &str, e: &Value| {
+        let device = e.get("device").and_then(Value::as_u64).ok_or_else(|| fail(path, "needs `device`: an index".into()))? as usize;
         if device >= p.devices.len() {
-            return Err(fail(&path, format!("device {device} does not exist")));
+            return Err(fail(path, format!("device {device} does not exist")));
         }
+        Ok(device)
+    };
+    let mut events = Vec::new();
+    for (i, e) in items(top, "events").iter().enumerate() {
+        let path = format!("events[{i}]");
+        let device = device_of(&path, e)?;
         let event_type = e.get("type").and_then(const_value).ok_or_else(|| fail(&path, "needs `type`: an NVML event type".into()))? as u64;
         let data = e.get("data").and_then(Value::as_u64).unwrap_or(0);
-        p.events.push(EventSpec { device, event_type, data });
+        events.push(EventSpec { device, event_type, data });
+    }
+    let mut cper_records = Vec::new();
+    for (i, r) in items(top, "cper_records").iter().enumerate() {
+        let path = format!("cper_records[{i}]");
+        let device = device_of(&path, r)?;
+        let text = r.get("data").and_then(Value::as_str).ok_or_else(|| fail(&path, "needs `data`: the record's bytes in hex".into()))?;
+        let data = hex_bytes(text).ok_or_else(|| fail(&format!("{path}.data"), format!("`{text}` is not bytes in hex (two digits each, at least one byte)")))?;
+        cper_records.push(CperRecord { device, data });
+    }
+    (p.events, p.cper_records) = (events, cper_records);
+    for (i, e) in items(top, "system_events").iter().enumerate() {
+        let path = format!("system_events[{i}]");
+        let event_type = e.get("type").and_then(const_value).ok_or_else(|| fail(&path, "needs `type`: an NVML system event type".into()))? as u64;
+        let gpu_id = e.get("gpu_id").and_then(Value::as_u64).and_then(|g| u32::try_from(g).ok());
+        let gpu_id = gpu_id.ok_or_else(|| fail(&path, "needs `gpu_id`: the GPU's PCI id, (bus << 8) | device".into()))?;
+        p.system_events.push(SystemEventSpec { event_type, gpu_id });
     }
     Ok(p)
+}
+
+/// The entries of a top-level list (none when the key is absent).
+fn items<'a>(top: &'a Mapping, key: &str) -> &'a [Value] {
+    top.get(key).and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default()
+}
+
+/// Bytes written as hex digits, two per byte, at least one byte; whitespace is ignored.
+fn hex_bytes(text: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if digits.is_empty() || digits.len() % 2 != 0 || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    digits.chunks(2).map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()).collect()
 }
 
 /// Parses `NVML_MOCK_FAULTS`: `function=CODE` or `function=CODE@N`, comma-separated.
@@ -474,7 +541,17 @@ mod tests {
     fn a100_r525_is_the_a100_on_an_older_driver() {
         let profile = |name: &str| parse(BUILTIN.iter().find(|(n, _)| *n == name).unwrap().1, name).unwrap();
         let (new, old) = (profile("a100"), profile("a100-r525"));
-        assert_eq!(old.devices, new.devices, "a100-r525.yaml's devices must stay those of a100.yaml");
+        // The GSP firmware ships with the driver: the one key in which the devices differ.
+        let gsp = |p: &Profile, v: &str| p.devices.iter().all(|d| d.str("gsp_firmware_version") == Some(v));
+        assert!(gsp(&new, "580.82.07") && gsp(&old, "525.147.05"));
+        let without_gsp = |p: &Profile| -> Vec<Flat> {
+            let mut devices = p.devices.clone();
+            for d in &mut devices {
+                d.0.remove("gsp_firmware_version");
+            }
+            devices
+        };
+        assert_eq!(without_gsp(&old), without_gsp(&new), "a100-r525.yaml's devices must stay those of a100.yaml");
         assert_eq!((new.driver_branch, old.driver_branch), (Some(580), Some(525)));
     }
 
@@ -494,6 +571,25 @@ mod tests {
         assert_eq!(f[1], FaultSpec { function: "nvmlInit*".into(), code: 3, after: 2 });
         assert!(f[1].matches("nvmlInit_v2"));
         assert!(parse_faults("nvmlInit=NVML_NOPE").unwrap_err().contains("not an NVML return code"));
+    }
+
+    #[test]
+    fn system_events_and_cper_records_parse_and_check() {
+        let p = parse(
+            "devices: [{}, {}]\nsystem_events: [{type: nvmlSystemEventTypeGpuDriverBind, gpu_id: 0x1800}]\ncper_records: [{device: 1, data: '43 50 45 52 ff'}]\n",
+            "x.yaml",
+        )
+        .unwrap();
+        assert_eq!(p.system_events, [SystemEventSpec { event_type: 2, gpu_id: 0x1800 }]);
+        assert_eq!(p.cper_records, [CperRecord { device: 1, data: vec![0x43, 0x50, 0x45, 0x52, 0xFF] }]);
+        let e = parse("devices: [{}]\ncper_records: [{device: 0, data: 'abc'}]\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: cper_records[0].data: `abc` is not bytes in hex (two digits each, at least one byte)");
+        let e = parse("devices: [{}]\ncper_records: [{device: 0, data: ''}]\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: cper_records[0].data: `` is not bytes in hex (two digits each, at least one byte)");
+        let e = parse("devices: [{}]\ncper_records: [{device: 2, data: '00'}]\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: cper_records[0]: device 2 does not exist");
+        let e = parse("devices: [{}]\nsystem_events: [{type: nvmlSystemEventTypeGpuDriverBind}]\n", "x.yaml").unwrap_err();
+        assert!(e.starts_with("profile x.yaml: system_events[0]: needs `gpu_id`"), "{e}");
     }
 
     const NVML_GPU_IS_LOST: u32 = nvml_sys::NVML_ERROR_GPU_IS_LOST;

@@ -37,6 +37,40 @@ fn string(len: u32, f: impl FnOnce(*mut c_char, u32) -> nvmlReturn_t) -> Result<
     }
 }
 
+/// The child's side of a scenario: the mock, loaded and initialised with `profile`; `None` in
+/// the parent, once the child has passed test `name`.
+fn initialised(name: &str, profile: &str) -> Option<NvmlLib> {
+    if !in_child(name, &[("NVML_MOCK_PROFILE", profile)]) {
+        return None;
+    }
+    let lib = lib();
+    assert_eq!(unsafe { lib.nvmlInit_v2().unwrap()() }, NVML_SUCCESS);
+    Some(lib)
+}
+
+/// NVML's count+array protocol inside a struct (`s`, its version set; `fields` picks out the
+/// count and the array): the size query (count 0, null array) answers INSUFFICIENT_SIZE and the
+/// count, a short array answers the same and gets nothing, and an array of that count is
+/// filled, which this returns.
+fn list_in<S: Copy, T: Copy + Default>(s: S, fields: impl Fn(&mut S) -> (&mut u32, &mut *mut T), call: impl Fn(&mut S) -> nvmlReturn_t) -> Vec<T> {
+    let mut query = s;
+    assert_eq!(call(&mut query), NVML_ERROR_INSUFFICIENT_SIZE);
+    let n = *fields(&mut query).0;
+    assert!(n > 0);
+    let mut items = vec![T::default(); n as usize];
+    let mut fill = s;
+    let (count, array) = fields(&mut fill);
+    (*count, *array) = (n - 1, items.as_mut_ptr());
+    assert_eq!(call(&mut fill), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_eq!(*fields(&mut fill).0, n);
+    // SAFETY: the items are plain C records; their bytes are initialised.
+    let bytes = unsafe { std::slice::from_raw_parts(items.as_ptr() as *const u8, std::mem::size_of_val(items.as_slice())) };
+    assert!(bytes.iter().all(|b| *b == 0), "a short array gets nothing");
+    assert_eq!(call(&mut fill), NVML_SUCCESS);
+    assert_eq!(*fields(&mut fill).0, n);
+    items
+}
+
 fn device(lib: &NvmlLib, i: u32) -> nvmlDevice_t {
     let mut d = std::ptr::null_mut();
     assert_eq!(unsafe { lib.nvmlDeviceGetHandleByIndex_v2().unwrap()(i, &mut d) }, NVML_SUCCESS);
@@ -425,6 +459,327 @@ fn events_are_delivered_and_waits_time_out() {
         assert_eq!((data.device, data.eventType, data.eventData), (d2, nvmlEventTypeXidCriticalError as u64, 79));
         assert_eq!(lib.nvmlEventSetFree().unwrap()(set), NVML_SUCCESS);
         assert_eq!(lib.nvmlEventSetFree().unwrap()(set), NVML_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/// GSP firmware (every profile but `t4`) and the pGPU metadata string (`l40s`, a vGPU card).
+#[test]
+fn gsp_firmware_and_pgpu_metadata_follow_the_profile() {
+    for profile in ["l40s", "t4"] {
+        let Some(lib) = initialised("gsp_firmware_and_pgpu_metadata_follow_the_profile", profile) else { continue };
+        unsafe {
+            let d2 = device(&lib, 2);
+            let gsp = string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as u32, |b, _| lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d2, b));
+            let metadata = lib.nvmlDeviceGetPgpuMetadataString().unwrap();
+            let mut size = 0;
+            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l)).unwrap();
+            if drv.starts_with("535.") {
+                assert_eq!(gsp, Err(NVML_ERROR_NOT_SUPPORTED));
+                assert_eq!(metadata(d2, std::ptr::null_mut(), &mut size), NVML_ERROR_NOT_SUPPORTED);
+                return;
+            }
+            assert_eq!(gsp.as_deref(), Ok("580.82.07"));
+            assert_eq!(lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d2, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+            // Size query: a null buffer of size 0; the size includes the NUL.
+            let want = "version=1;hostDriverVersion=580.82.07;pciDeviceId=0x26B910DE;pgpuVirtualizationCaps=0x1;pgpuIndex=2";
+            assert_eq!(metadata(d2, std::ptr::null_mut(), &mut size), NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_eq!(size, want.len() as u32 + 1);
+            let mut buf = vec![0 as c_char; size as usize];
+            let mut short = size - 1;
+            assert_eq!(metadata(d2, buf.as_mut_ptr(), &mut short), NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_eq!(short, size);
+            let mut nonzero = 4;
+            assert_eq!(metadata(d2, std::ptr::null_mut(), &mut nonzero), NVML_ERROR_INVALID_ARGUMENT);
+            assert_eq!(metadata(d2, buf.as_mut_ptr(), std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+            assert_eq!(metadata(d2, buf.as_mut_ptr(), &mut size), NVML_SUCCESS);
+            assert_eq!(CStr::from_ptr(buf.as_ptr()).to_str(), Ok(want));
+        }
+        return;
+    }
+}
+
+/// The H100 profile's device 0 runs two compute processes with utilisation; device 3 has two
+/// unique SRAM errors; device 7 is in MIG mode.
+#[test]
+fn process_details_utilization_and_sram_errors() {
+    let Some(lib) = initialised("process_details_utilization_and_sram_errors", "h100") else { return };
+    unsafe {
+        let (d0, d1, d3, d7) = (device(&lib, 0), device(&lib, 1), device(&lib, 3), device(&lib, 7));
+        let gsp = string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as u32, |b, _| lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d0, b));
+        assert_eq!(gsp.as_deref(), Ok("580.82.07"));
+
+        // nvmlDeviceGetRunningProcessDetailList: the count+array protocol inside the struct.
+        let details = lib.nvmlDeviceGetRunningProcessDetailList().unwrap();
+        let list = |mode: u32| nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode, ..Default::default() };
+        let mut l = nvmlProcessDetailList_t { version: 1, ..list(NVML_PROCESS_MODE_COMPUTE) };
+        assert_eq!(details(d0, &mut l), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let procs = list_in(list(NVML_PROCESS_MODE_COMPUTE), |l| (&mut l.numProcArrayEntries, &mut l.procArray), |l| details(d0, l));
+        assert_eq!(procs.len(), 2);
+        let p = procs[1];
+        assert_eq!((p.pid, p.usedGpuMemory, p.gpuInstanceId, p.computeInstanceId, p.usedGpuCcProtectedMemory), (4250, 512 << 20, !0, !0, 0));
+        assert_eq!((procs[0].pid, procs[0].usedGpuMemory), (4242, 1 << 30));
+        // ALL is compute then graphics; no graphics, no MPS processes: success with zero.
+        let all = list_in(list(NVML_PROCESS_MODE_ALL), |l| (&mut l.numProcArrayEntries, &mut l.procArray), |l| details(d0, l));
+        assert_eq!((all[0].pid, all[1].pid), (4242, 4250));
+        for mode in [NVML_PROCESS_MODE_GRAPHICS, NVML_PROCESS_MODE_MPS] {
+            let mut l = list(mode);
+            assert_eq!(details(d0, &mut l), NVML_SUCCESS);
+            assert_eq!(l.numProcArrayEntries, 0);
+        }
+        let mut l = list(NVML_PROCESS_MODE_COMPUTE);
+        assert_eq!(details(d1, &mut l), NVML_SUCCESS);
+        assert_eq!(l.numProcArrayEntries, 0);
+        assert_eq!(details(d0, &mut list(NVML_PROCESS_MODE_MAX)), NVML_ERROR_INVALID_ARGUMENT);
+
+        // nvmlDeviceGetProcessesUtilizationInfo: samples newer than lastSeenTimeStamp.
+        let util = lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap();
+        let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
+        assert_eq!(util(d0, &mut nvmlProcessesUtilizationInfo_t { version: 2, ..info(0) }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        assert_eq!(samples.len(), 2);
+        let s = |i: usize| {
+            let s = samples[i];
+            (s.pid, s.timeStamp, s.smUtil, s.memUtil, s.encUtil, s.decUtil, s.jpgUtil, s.ofaUtil)
+        };
+        assert_eq!(s(0), (4242, 1_700_000_001_000_000, 38, 11, 0, 0, 0, 0));
+        assert_eq!(s(1), (4250, 1_700_000_000_000_000, 21, 6, 0, 3, 0, 0));
+        // Since the default time stamp: only pid 4242's later sample.
+        let later = list_in(info(1_700_000_000_000_000), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        assert_eq!((later.len(), later[0].pid, later[0].smUtil), (1, 4242, 38));
+        let mut u = info(1_700_000_001_000_000);
+        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND);
+        assert_eq!(u.processSamplesCount, 0);
+        let mut u = info(0);
+        assert_eq!(util(d1, &mut u), NVML_SUCCESS);
+        assert_eq!(u.processSamplesCount, 0);
+        assert_eq!(util(d7, &mut info(0)), NVML_ERROR_NOT_SUPPORTED, "not in MIG mode");
+
+        // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts.
+        let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
+        let counts = || nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
+        assert_eq!(sram(d3, &mut nvmlEccSramUniqueUncorrectedErrorCounts_t { version: 0, ..counts() }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let entries = list_in(counts(), |c| (&mut c.entryCount, &mut c.entries), |c| sram(d3, c));
+        let e = |i: usize| {
+            let e = entries[i];
+            (e.unit, e.location, e.sublocation, e.extlocation, e.address, e.isParity, e.count)
+        };
+        assert_eq!((e(0), e(1)), ((2, 5, 1, 0, 0x1A40, 0, 1), (7, 0, 3, 0, 0xC8, 1, 2)));
+        let mut c = counts();
+        assert_eq!(sram(d0, &mut c), NVML_SUCCESS);
+        assert_eq!(c.entryCount, 0);
+    }
+}
+
+/// `grow_processes` applies to the detail list too: its size query grows the list it answered.
+#[test]
+fn process_detail_list_grows_between_size_query_and_fill() {
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-grow.yaml");
+    std::fs::write(&profile, nvml_mock::testing::builtin_profile("h100").unwrap().to_string() + "grow_processes: 1\n").unwrap();
+    let Some(lib) = initialised("process_detail_list_grows_between_size_query_and_fill", profile.to_str().unwrap()) else { return };
+    unsafe {
+        let details = lib.nvmlDeviceGetRunningProcessDetailList().unwrap();
+        let mut l = nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode: NVML_PROCESS_MODE_ALL, ..Default::default() };
+        assert_eq!(details(device(&lib, 0), &mut l), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(l.numProcArrayEntries, 2);
+        let mut procs = vec![nvmlProcessDetail_v1_t::default(); 3];
+        l.procArray = procs.as_mut_ptr();
+        assert_eq!(details(device(&lib, 0), &mut l), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(l.numProcArrayEntries, 3);
+        assert_eq!(details(device(&lib, 0), &mut l), NVML_SUCCESS);
+        assert_eq!((procs[2].pid, procs[2].usedGpuMemory, procs[2].usedGpuCcProtectedMemory), (4251, 256 << 20, 0));
+    }
+}
+
+/// The H100 profile queues a driver unbind and a bind of GPU 0 (PCI id 0x1800); each set gets
+/// the events of the types it registered, once.
+#[test]
+fn system_event_sets_deliver_each_event_once() {
+    let Some(lib) = initialised("system_event_sets_deliver_each_event_once", "h100") else { return };
+    unsafe {
+        let (create, register, wait, free) = (
+            lib.nvmlSystemEventSetCreate().unwrap(),
+            lib.nvmlSystemRegisterEvents().unwrap(),
+            lib.nvmlSystemEventSetWait().unwrap(),
+            lib.nvmlSystemEventSetFree().unwrap(),
+        );
+        let new_set = || {
+            let mut c = nvmlSystemEventSetCreateRequest_t { version: nvmlSystemEventSetCreateRequest_v1, set: std::ptr::null_mut() };
+            assert_eq!(create(&mut c), NVML_SUCCESS);
+            assert!(!c.set.is_null());
+            c.set
+        };
+        let mut c = nvmlSystemEventSetCreateRequest_t { version: 7, set: std::ptr::null_mut() };
+        assert_eq!(create(&mut c), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        assert_eq!(create(std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        let (a, b) = (new_set(), new_set());
+        assert_ne!(a, b);
+        let reg = |set, types: i64| {
+            let mut r = nvmlSystemRegisterEventRequest_t { version: nvmlSystemRegisterEventRequest_v1, eventTypes: types as u64, set };
+            register(&mut r)
+        };
+        let mut data = [nvmlSystemEventData_v1_t::default(); 4];
+        let mut w = |set, size: u32, timeout: u32| {
+            data = Default::default();
+            let mut r = nvmlSystemEventSetWaitRequest_t {
+                version: nvmlSystemEventSetWaitRequest_v1,
+                timeoutms: timeout,
+                set,
+                data: data.as_mut_ptr(),
+                dataSize: size,
+                numEvent: 99,
+            };
+            let rc = wait(&mut r);
+            (rc, r.numEvent, data.map(|d| (d.eventType, d.gpuId)))
+        };
+        // Nothing registered: the wait times out, after the timeout.
+        let t = std::time::Instant::now();
+        assert_eq!(w(a, 4, 50).0, NVML_ERROR_TIMEOUT);
+        assert!(t.elapsed() >= std::time::Duration::from_millis(50));
+        assert_eq!(w(a, 4, 0).1, 0);
+        assert_eq!(reg(a, 0x4), NVML_ERROR_NOT_SUPPORTED, "not a system event type");
+        let mut bad = nvmlSystemRegisterEventRequest_t { version: 0, eventTypes: 1, set: a };
+        assert_eq!(register(&mut bad), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        // Set a: the unbind, then (once registered) the bind; each once.
+        let (unbind, bind) = (nvmlSystemEventTypeGpuDriverUnbind as u64, nvmlSystemEventTypeGpuDriverBind as u64);
+        assert_eq!(reg(a, nvmlSystemEventTypeGpuDriverUnbind), NVML_SUCCESS);
+        let (rc, n, got) = w(a, 4, 0);
+        assert_eq!((rc, n, got[0], got[1]), (NVML_SUCCESS, 1, (unbind, 0x1800), (0, 0)));
+        assert_eq!(w(a, 4, 10).0, NVML_ERROR_TIMEOUT);
+        assert_eq!(reg(a, nvmlSystemEventTypeGpuDriverBind), NVML_SUCCESS);
+        let (rc, n, got) = w(a, 4, 0);
+        assert_eq!((rc, n, got[0]), (NVML_SUCCESS, 1, (bind, 0x1800)));
+        // Set b, both types, room for one at a time: the rest stays queued.
+        assert_eq!(reg(b, nvmlSystemEventTypeGpuDriverUnbind | nvmlSystemEventTypeGpuDriverBind), NVML_SUCCESS);
+        let (rc, n, got) = w(b, 1, 0);
+        assert_eq!((rc, n, got[0], got[1]), (NVML_SUCCESS, 1, (unbind, 0x1800), (0, 0)));
+        let (rc, n, got) = w(b, 1, 0);
+        assert_eq!((rc, n, got[0]), (NVML_SUCCESS, 1, (bind, 0x1800)));
+        assert_eq!(w(b, 1, 0).0, NVML_ERROR_TIMEOUT);
+        assert_eq!(w(b, 0, 0).0, NVML_ERROR_INVALID_ARGUMENT, "no room for an event");
+        // Freeing: once; a freed or made-up set is rejected everywhere.
+        let mut f = nvmlSystemEventSetFreeRequest_t { version: nvmlSystemEventSetFreeRequest_v1, set: a };
+        assert_eq!(free(&mut nvmlSystemEventSetFreeRequest_t { version: 3, set: a }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        assert_eq!(free(&mut f), NVML_SUCCESS);
+        assert_eq!(free(&mut f), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(w(a, 4, 0).0, NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(reg(a, nvmlSystemEventTypeGpuDriverBind), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(reg(0x1234 as nvmlSystemEventSet_t, nvmlSystemEventTypeGpuDriverBind), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(free(&mut nvmlSystemEventSetFreeRequest_t { version: nvmlSystemEventSetFreeRequest_v1, set: b }), NVML_SUCCESS);
+    }
+}
+
+/// CPER records and cgroup memory limits come with the 13.3 and 13.4 headers, newer than the
+/// H100 profile's driver (580): absent there, present on the same profile with driver 590.
+#[test]
+fn cper_records_and_memory_limits_on_a_newer_driver() {
+    let newer = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-590.yaml");
+    let h100 = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h100.yaml")).unwrap();
+    let text = h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\"").replace("name: trainer,", "name: trainer, cc_protected_memory: 268435456,");
+    assert_eq!(text.matches("590.44.01").count() + text.matches("cc_protected_memory").count(), 2);
+    std::fs::write(&newer, text).unwrap();
+    let newer = newer.to_str().unwrap();
+    for profile in ["h100", newer] {
+        let Some(lib) = initialised("cper_records_and_memory_limits_on_a_newer_driver", profile) else { continue };
+        unsafe {
+            let d0 = device(&lib, 0);
+            let cper = lib.nvmlSystemGetCPER_v1().unwrap();
+            let mut req = nvmlGetCPER_v1_t::default();
+            req.cursor.cperTypeMask = NVML_CPER_ACCESS_TYPE_GPU;
+            let get_limits = lib.nvmlDeviceGetMemoryLimits_v1().unwrap();
+            let set_limits = lib.nvmlDeviceSetMemoryLimits_v1().unwrap();
+            let ns = c"/sys/fs/cgroup/job-17";
+            let mut limits = nvmlGetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), ..Default::default() };
+            // The loop's first iteration runs in each child: the driver tells which one this is.
+            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l)).unwrap();
+            if drv == "580.82.07" {
+                assert_eq!(cper(&mut req), NVML_ERROR_FUNCTION_NOT_FOUND);
+                assert_eq!(get_limits(d0, &mut limits), NVML_ERROR_FUNCTION_NOT_FOUND);
+                return;
+            }
+
+            // The size query: a record remains, and the cursor stays.
+            assert_eq!(cper(&mut req), NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_eq!((req.bufferSize, req.cursor.handle), (16, NVML_CPER_CURSOR_HANDLE_INIT));
+            let mut buf = [0u8; 64];
+            req.buffer = buf.as_mut_ptr();
+            req.bufferSize = 8;
+            assert_eq!(cper(&mut req), NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_eq!((req.bufferSize, buf[0]), (16, 0));
+            req.bufferSize = 64;
+            assert_eq!(cper(&mut req), NVML_SUCCESS);
+            assert_eq!(req.bufferSize, 16);
+            assert_eq!(buf[..16], [0x43, 0x50, 0x45, 0x52, 1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 2, 0, 0, 0]);
+            assert_ne!(req.cursor.handle, NVML_CPER_CURSOR_HANDLE_INIT);
+            // The second record, then none.
+            req.buffer = std::ptr::null_mut();
+            req.bufferSize = 0;
+            assert_eq!(cper(&mut req), NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_eq!(req.bufferSize, 20);
+            req.bufferSize = 5;
+            assert_eq!(cper(&mut req), NVML_ERROR_INVALID_ARGUMENT, "a null buffer with a size");
+            req.buffer = buf.as_mut_ptr();
+            req.bufferSize = 64;
+            assert_eq!(cper(&mut req), NVML_SUCCESS);
+            assert_eq!((req.bufferSize, &buf[16..20]), (20, &[0x18, 0, 0, 0][..]));
+            assert_eq!(cper(&mut req), NVML_SUCCESS);
+            assert_eq!(req.bufferSize, 0, "no more records");
+            req.buffer = std::ptr::null_mut();
+            req.bufferSize = 0;
+            assert_eq!(cper(&mut req), NVML_SUCCESS);
+            assert_eq!(req.bufferSize, 0);
+            // A new iteration for GPU 3 only: its one record.
+            let uuid = string(NVML_DEVICE_UUID_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetUUID().unwrap()(device(&lib, 3), b, l)).unwrap();
+            for (dst, src) in req.cursor.uuid.iter_mut().zip(uuid.bytes()) {
+                *dst = src as c_char;
+            }
+            req.cursor.handle = NVML_CPER_CURSOR_HANDLE_INIT;
+            assert_eq!(cper(&mut req), NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_eq!(req.bufferSize, 20);
+            req.buffer = buf.as_mut_ptr();
+            req.bufferSize = 64;
+            assert_eq!(cper(&mut req), NVML_SUCCESS);
+            assert_eq!(cper(&mut req), NVML_SUCCESS);
+            assert_eq!(req.bufferSize, 0);
+            // No record type selected: nothing.
+            let mut none = nvmlGetCPER_v1_t::default();
+            assert_eq!(cper(&mut none), NVML_SUCCESS);
+            assert_eq!(none.bufferSize, 0);
+
+            // Memory limits: none set, then set per namespace, then cleared.
+            let total = 85_520_809_984u64;
+            assert_eq!(get_limits(d0, &mut limits), NVML_SUCCESS);
+            assert_eq!((limits.softLimit, limits.hardLimit, limits.currentUsed), (0, NVML_DEVICE_MEMORY_LIMIT_MAX, 1_612_709_888));
+            let mut set = nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 8 << 30, hardLimit: 16 << 30 };
+            assert_eq!(set_limits(d0, &mut set), NVML_SUCCESS);
+            assert_eq!(get_limits(d0, &mut limits), NVML_SUCCESS);
+            assert_eq!((limits.softLimit, limits.hardLimit), (8 << 30, 16 << 30));
+            let mut other = nvmlGetMemoryLimits_v1_t { nameSpace: c"/sys/fs/cgroup/other".as_ptr(), ..Default::default() };
+            assert_eq!(get_limits(d0, &mut other), NVML_SUCCESS);
+            assert_eq!((other.softLimit, other.hardLimit), (0, NVML_DEVICE_MEMORY_LIMIT_MAX));
+            let mut elsewhere = limits;
+            assert_eq!(get_limits(device(&lib, 1), &mut elsewhere), NVML_SUCCESS);
+            assert_eq!((elsewhere.softLimit, elsewhere.currentUsed), (0, 2_097_152), "limits are per device");
+            for (soft, hard) in [(16 << 30, 8 << 30), (0, total + 1), (total + 1, NVML_DEVICE_MEMORY_LIMIT_MAX)] {
+                let mut bad = nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: soft, hardLimit: hard };
+                assert_eq!(set_limits(d0, &mut bad), NVML_ERROR_INVALID_ARGUMENT, "{soft} {hard}");
+            }
+            let mut no_ns = nvmlSetMemoryLimits_v1_t { nameSpace: std::ptr::null(), softLimit: 0, hardLimit: 1 };
+            assert_eq!(set_limits(d0, &mut no_ns), NVML_ERROR_INVALID_ARGUMENT);
+            let mut no_ns = nvmlGetMemoryLimits_v1_t::default();
+            assert_eq!(get_limits(d0, &mut no_ns), NVML_ERROR_INVALID_ARGUMENT);
+            assert_eq!(get_limits(d0, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+            let mut clear = nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 0, hardLimit: NVML_DEVICE_MEMORY_LIMIT_MAX };
+            assert_eq!(set_limits(d0, &mut clear), NVML_SUCCESS);
+            assert_eq!(get_limits(d0, &mut limits), NVML_SUCCESS);
+            assert_eq!((limits.softLimit, limits.hardLimit), (0, NVML_DEVICE_MEMORY_LIMIT_MAX));
+
+            // A per-process protected-memory figure (set in this variant of the profile).
+            let mut procs = vec![nvmlProcessDetail_v1_t::default(); 2];
+            let mut l = nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode: NVML_PROCESS_MODE_COMPUTE, numProcArrayEntries: 2, procArray: procs.as_mut_ptr() };
+            assert_eq!(lib.nvmlDeviceGetRunningProcessDetailList().unwrap()(d0, &mut l), NVML_SUCCESS);
+            assert_eq!((procs[0].usedGpuCcProtectedMemory, procs[1].usedGpuCcProtectedMemory), (0, 256 << 20));
+        }
+        return;
     }
 }
 

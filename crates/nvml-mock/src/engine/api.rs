@@ -5,16 +5,17 @@
 //! `NVML_ERROR_NOT_SUPPORTED`. Legacy symbols behave as their legacy versions (the v1
 //! process-info layout, the legacy PCI bus id).
 
-use std::ffi::{c_char, c_int, c_uint, c_ulonglong, CStr};
+use std::collections::BTreeSet;
+use std::ffi::{c_char, c_int, c_uint, c_ulonglong};
 
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{check_version, code, get, put, put_all, put_list, put_str, read_str, set_chars, Status};
+use super::ffi::{check_version, chars_str, code, get, put, put_all, put_bytes, put_items, put_list, put_list_in, put_sized_str, put_str, read_str, set_chars, Status};
 use super::mig::{ci_handle, gi_handle, GpuInstance};
-use super::{error_string, Device, Engine, System};
+use super::{error_string, Device, Engine, EventSet, System, SystemEventSet};
 use crate::generated::api::Api;
-use crate::profile::const_value;
+use crate::profile::{const_value, CperRecord};
 
 /// `Some` value, or `NOT_SUPPORTED` when the profile leaves it out.
 fn need<T>(v: Option<T>) -> Result<T, nvmlReturn_t> {
@@ -29,6 +30,10 @@ fn enable(b: bool) -> nvmlEnableState_t {
     }
 }
 
+/// The time stamp (µs since the epoch: 2023-11-14 22:13:20 UTC) of the mock's samples that
+/// the profile does not date: process utilisation without a `time_stamp`, retired pages.
+const SAMPLE_TIME_US: u64 = 1_700_000_000_000_000;
+
 /// A running process of a profile: `{pid, used_memory, gpu_instance_id, compute_instance_id}`.
 fn process(v: &Value) -> nvmlProcessInfo_v2_t {
     let field = |k: &str| v.get(k).and_then(Value::as_u64);
@@ -40,45 +45,98 @@ fn process(v: &Value) -> nvmlProcessInfo_v2_t {
     }
 }
 
+/// `(soft, hard)` of a namespace without memory limits.
+const NO_MEMORY_LIMITS: (u64, u64) = (0, NVML_DEVICE_MEMORY_LIMIT_MAX);
+
+/// A running process, with its profile entry (`None` for one that `grow_processes` added).
+type Proc<'d> = (nvmlProcessInfo_v2_t, Option<&'d Value>);
+
+/// The processes of `kinds` (`compute`, `graphics`), in that order, then those that
+/// `grow_processes` added; `NOT_SUPPORTED` when the profile has none of those lists. A size
+/// query (`capacity` 0) grows the list once, after answering, while the profile's budget lasts.
+fn processes<'d>(dev: &'d Device, kinds: &[&str], capacity: c_uint) -> Result<Vec<Proc<'d>>, nvmlReturn_t> {
+    let lists: Vec<&[Value]> = kinds.iter().filter_map(|k| dev.spec.list(&format!("processes.{k}"))).collect();
+    if lists.is_empty() {
+        return Err(NVML_ERROR_NOT_SUPPORTED);
+    }
+    let mut list: Vec<Proc> = lists.iter().flat_map(|l| l.iter()).map(|v| (process(v), Some(v))).collect();
+    let mut state = dev.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+    let next_pid = list.iter().map(|(p, _)| p.pid).max().unwrap_or(1000) + 1;
+    list.extend((0..state.extra_processes).map(|i| {
+        let info = nvmlProcessInfo_v2_t { pid: next_pid + i, usedGpuMemory: 256 << 20, gpuInstanceId: 0xFFFF_FFFF, computeInstanceId: 0xFFFF_FFFF };
+        (info, None)
+    }));
+    if capacity == 0 && state.grow_remaining > 0 {
+        state.grow_remaining -= 1;
+        state.extra_processes += 1;
+    }
+    Ok(list)
+}
+
+/// A number from a process's profile entry (0 when absent).
+fn process_u64(v: Option<&Value>, key: &str) -> u64 {
+    v.and_then(|v| v.get(key)).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// A process's utilisation sample: its `*_util` keys and `time_stamp` (default
+/// [`SAMPLE_TIME_US`]).
+fn utilization_sample((p, v): &Proc) -> nvmlProcessUtilizationInfo_v1_t {
+    let util = |key: &str| process_u64(*v, key) as c_uint;
+    nvmlProcessUtilizationInfo_v1_t {
+        timeStamp: v.and_then(|v| v.get("time_stamp")).and_then(Value::as_u64).unwrap_or(SAMPLE_TIME_US),
+        pid: p.pid,
+        smUtil: util("sm_util"),
+        memUtil: util("mem_util"),
+        encUtil: util("enc_util"),
+        decUtil: util("dec_util"),
+        jpgUtil: util("jpg_util"),
+        ofaUtil: util("ofa_util"),
+    }
+}
+
+/// An entry of `ecc.sram_unique_uncorrected`.
+fn sram_entry(v: &Value) -> nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
+    let u = |key: &str| v.get(key).and_then(Value::as_u64).unwrap_or(0) as c_uint;
+    let parity = v.get("is_parity").and_then(|p| p.as_bool().map(c_uint::from)).unwrap_or_else(|| u("is_parity"));
+    nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
+        unit: u("unit"),
+        location: u("location"),
+        sublocation: u("sublocation"),
+        extlocation: u("extlocation"),
+        address: u("address"),
+        isParity: parity,
+        count: u("count"),
+    }
+}
+
+/// `s`, cut to at most `max` bytes.
+fn truncated(s: &str, max: usize) -> &str {
+    let mut n = s.len().min(max);
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    &s[..n]
+}
+
 impl Engine {
     /// Runs `f` on the device behind `h` (rejecting unknown handles).
     fn dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, &Device) -> Status) -> nvmlReturn_t {
         code(self.sys().and_then(|sys| f(&sys, sys.device(h)?)))
     }
 
-    /// The processes of a kind (`compute` or `graphics`), growing the list once per size
-    /// query while the profile's `grow_processes` budget lasts.
-    fn processes(&self, dev: &Device, kind: &str, count: *mut c_uint) -> Result<Vec<nvmlProcessInfo_v2_t>, nvmlReturn_t> {
-        let mut list: Vec<nvmlProcessInfo_v2_t> = need(dev.spec.list(&format!("processes.{kind}")))?.iter().map(process).collect();
-        let mut state = dev.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
-        let next_pid = list.iter().map(|p| p.pid).max().unwrap_or(1000) + 1;
-        list.extend((0..state.extra_processes).map(|i| nvmlProcessInfo_v2_t {
-            pid: next_pid + i,
-            usedGpuMemory: 256 << 20,
-            gpuInstanceId: 0xFFFF_FFFF,
-            computeInstanceId: 0xFFFF_FFFF,
-        }));
-        // A size query (capacity 0) that sees the budget left grows the list after answering.
-        if get(count)? == 0 && state.grow_remaining > 0 {
-            state.grow_remaining -= 1;
-            state.extra_processes += 1;
-        }
-        Ok(list)
-    }
-
     fn processes_v1(&self, device: nvmlDevice_t, kind: &str, count: *mut c_uint, infos: *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t {
         self.dev(device, |_, d| {
-            let list: Vec<nvmlProcessInfo_v1_t> = self
-                .processes(d, kind, count)?
-                .iter()
-                .map(|p| nvmlProcessInfo_v1_t { pid: p.pid, usedGpuMemory: p.usedGpuMemory })
-                .collect();
+            let list: Vec<nvmlProcessInfo_v1_t> =
+                processes(d, &[kind], get(count)?)?.iter().map(|(p, _)| nvmlProcessInfo_v1_t { pid: p.pid, usedGpuMemory: p.usedGpuMemory }).collect();
             put_list(count, infos, &list)
         })
     }
 
     fn processes_v2(&self, device: nvmlDevice_t, kind: &str, count: *mut c_uint, infos: *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
-        self.dev(device, |_, d| put_list(count, infos, &self.processes(d, kind, count)?))
+        self.dev(device, |_, d| {
+            let list: Vec<nvmlProcessInfo_v2_t> = processes(d, &[kind], get(count)?)?.iter().map(|(p, _)| *p).collect();
+            put_list(count, infos, &list)
+        })
     }
 
     fn handle_by_index(&self, index: c_uint, device: *mut nvmlDevice_t) -> nvmlReturn_t {
@@ -115,9 +173,7 @@ impl Engine {
 
     /// `DDDDDDDD:BB:DD.F`, or empty when the profile has no PCI location.
     fn bus_id(d: &Device) -> String {
-        let Ok(p) = Self::pci_info(d) else { return String::new() };
-        let bytes = p.busId.map(|c| c as u8);
-        CStr::from_bytes_until_nul(&bytes).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default()
+        Self::pci_info(d).map(|p| chars_str(&p.busId)).unwrap_or_default()
     }
 
     fn clock(d: &Device, section: &str, clock_type: nvmlClockType_t) -> Result<u32, nvmlReturn_t> {
@@ -150,10 +206,16 @@ impl Engine {
             NVML_AGGREGATE_ECC => "aggregate",
             _ => return Err(NVML_ERROR_INVALID_ARGUMENT),
         };
-        if !need(d.spec.bool("ecc.enabled"))? {
-            return Err(NVML_ERROR_NOT_SUPPORTED);
-        }
+        Self::ecc_enabled(d)?;
         need(d.spec.u64(&format!("ecc.{scope}.{kind}")))
+    }
+
+    /// ECC counters answer only while ECC is on.
+    fn ecc_enabled(d: &Device) -> Status {
+        match need(d.spec.bool("ecc.enabled"))? {
+            true => Ok(()),
+            false => Err(NVML_ERROR_NOT_SUPPORTED),
+        }
     }
 
     fn retired_pages(d: &Device, cause: nvmlPageRetirementCause_t) -> Result<Vec<u64>, nvmlReturn_t> {
@@ -250,7 +312,7 @@ impl Engine {
 
     fn event_wait(&self, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
         code(self.sys().and_then(|sys| {
-            let es = sys.event_set(set)?;
+            let es = sys.event_sets.get(set.cast())?;
             if data.is_null() {
                 return Err(NVML_ERROR_INVALID_ARGUMENT);
             }
@@ -312,6 +374,32 @@ impl Api for Engine {
 
     fn nvmlSystemGetCudaDriverVersion_v2(&self, v: *mut c_int) -> nvmlReturn_t {
         self.nvmlSystemGetCudaDriverVersion(v)
+    }
+
+    fn nvmlSystemGetCPER_v1(&self, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
+        // One record per call; the cursor's handle is the position of the next record among
+        // those the filter (`cperTypeMask`, `uuid`: empty for all devices) selects.
+        code(self.sys().and_then(|sys| {
+            let mut req = get(cper)?;
+            if req.buffer.is_null() && req.bufferSize != 0 {
+                return Err(NVML_ERROR_INVALID_ARGUMENT);
+            }
+            let uuid = chars_str(&req.cursor.uuid);
+            let gpu = req.cursor.cperTypeMask & NVML_CPER_ACCESS_TYPE_GPU != 0;
+            let selected = |r: &&CperRecord| gpu && (uuid.is_empty() || sys.devices[r.device].spec.str("uuid") == Some(uuid.as_str()));
+            let next = usize::try_from(req.cursor.handle).ok().and_then(|i| sys.profile.cper_records.iter().filter(selected).nth(i));
+            let Some(record) = next else {
+                req.bufferSize = 0;
+                return put(cper, req);
+            };
+            let status = put_bytes(req.buffer, req.bufferSize, &record.data);
+            req.bufferSize = record.data.len() as c_uint;
+            if status.is_ok() {
+                req.cursor.handle += 1;
+            }
+            put(cper, req)?;
+            status
+        }))
     }
 
     fn nvmlSystemGetProcessName(&self, pid: c_uint, name: *mut c_char, length: c_uint) -> nvmlReturn_t {
@@ -405,6 +493,17 @@ impl Api for Engine {
 
     fn nvmlDeviceGetInforomImageVersion(&self, device: nvmlDevice_t, version: *mut c_char, length: c_uint) -> nvmlReturn_t {
         self.dev(device, |_, d| put_str(version, length, need(d.spec.str("inforom.image"))?))
+    }
+
+    fn nvmlDeviceGetGspFirmwareVersion(&self, device: nvmlDevice_t, version: *mut c_char) -> nvmlReturn_t {
+        // The caller's buffer is NVML_GSP_FIRMWARE_VERSION_BUF_SIZE bytes: a longer profile
+        // value is cut to fit with its NUL.
+        const SIZE: usize = NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as usize;
+        self.dev(device, |_, d| put_str(version, SIZE as c_uint, truncated(need(d.spec.str("gsp_firmware_version"))?, SIZE - 1)))
+    }
+
+    fn nvmlDeviceGetPgpuMetadataString(&self, device: nvmlDevice_t, metadata: *mut c_char, size: *mut c_uint) -> nvmlReturn_t {
+        self.dev(device, |_, d| put_sized_str(metadata, size, need(d.spec.str("pgpu_metadata"))?))
     }
 
     fn nvmlDeviceGetBrand(&self, device: nvmlDevice_t, brand: *mut nvmlBrandType_t) -> nvmlReturn_t {
@@ -553,6 +652,36 @@ impl Api for Engine {
         self.dev(device, |_, d| {
             let (total, used) = (need(d.spec.u64("bar1.total"))?, need(d.spec.u64("bar1.used"))?);
             put(bar1, nvmlBAR1Memory_t { bar1Total: total, bar1Free: total.saturating_sub(used), bar1Used: used })
+        })
+    }
+
+    fn nvmlDeviceGetMemoryLimits_v1(&self, device: nvmlDevice_t, limits: *mut nvmlGetMemoryLimits_v1_t) -> nvmlReturn_t {
+        self.dev(device, |_, d| {
+            let mut l = get(limits)?;
+            let namespace = read_str(l.nameSpace)?;
+            l.currentUsed = need(d.spec.u64("memory.used"))?;
+            let state = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+            (l.softLimit, l.hardLimit) = state.memory_limits.get(&namespace).copied().unwrap_or(NO_MEMORY_LIMITS);
+            put(limits, l)
+        })
+    }
+
+    fn nvmlDeviceSetMemoryLimits_v1(&self, device: nvmlDevice_t, limits: *mut nvmlSetMemoryLimits_v1_t) -> nvmlReturn_t {
+        self.dev(device, |_, d| {
+            let l = get(limits)?;
+            let namespace = read_str(l.nameSpace)?;
+            let total = need(d.spec.u64("memory.total"))?;
+            let (soft, hard) = (l.softLimit, l.hardLimit);
+            if soft > hard || soft > total || (hard > total && hard != NO_MEMORY_LIMITS.1) {
+                return Err(NVML_ERROR_INVALID_ARGUMENT);
+            }
+            let mut state = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+            if (soft, hard) == NO_MEMORY_LIMITS {
+                state.memory_limits.remove(&namespace);
+            } else {
+                state.memory_limits.insert(namespace, (soft, hard));
+            }
+            Ok(())
         })
     }
 
@@ -857,7 +986,7 @@ impl Api for Engine {
             let pages = Self::retired_pages(d, cause)?;
             let capacity = get(count)?;
             put_list(count, addresses, &pages)?;
-            let stamps: Vec<u64> = (0..pages.len() as u64).map(|i| 1_700_000_000_000_000 + i).collect();
+            let stamps: Vec<u64> = (0..pages.len() as u64).map(|i| SAMPLE_TIME_US + i).collect();
             if !timestamps.is_null() {
                 put(count, capacity)?;
                 put_list(count, timestamps, &stamps)?;
@@ -876,6 +1005,15 @@ impl Api for Engine {
             put(unc, need(d.spec.u32("remapped_rows.uncorrected"))?)?;
             put(pending, d.spec.bool("remapped_rows.pending").unwrap_or(false) as c_uint)?;
             put(failure, d.spec.bool("remapped_rows.failure").unwrap_or(false) as c_uint)
+        })
+    }
+
+    fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(&self, device: nvmlDevice_t, counts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t) -> nvmlReturn_t {
+        self.dev(device, |_, d| {
+            check_version(counts, nvmlEccSramUniqueUncorrectedErrorCounts_v1)?;
+            Self::ecc_enabled(d)?;
+            let entries: Vec<_> = d.spec.list("ecc.sram_unique_uncorrected").unwrap_or_default().iter().map(sram_entry).collect();
+            put_list_in(counts, |c| (&mut c.entryCount, c.entries), &entries)
         })
     }
 
@@ -1064,6 +1202,56 @@ impl Api for Engine {
         self.processes_v2(device, "graphics", count, infos)
     }
 
+    fn nvmlDeviceGetRunningProcessDetailList(&self, device: nvmlDevice_t, plist: *mut nvmlProcessDetailList_t) -> nvmlReturn_t {
+        self.dev(device, |_, d| {
+            check_version(plist, nvmlProcessDetailList_v1)?;
+            let req = get(plist)?;
+            let kinds: &[&str] = match req.mode {
+                NVML_PROCESS_MODE_COMPUTE => &["compute"],
+                NVML_PROCESS_MODE_GRAPHICS => &["graphics"],
+                // The profiles run no MPS server.
+                NVML_PROCESS_MODE_MPS => &[],
+                NVML_PROCESS_MODE_ALL => &["compute", "graphics"],
+                _ => return Err(NVML_ERROR_INVALID_ARGUMENT),
+            };
+            let list = match kinds {
+                [] => need(d.spec.list("processes.compute")).map(|_| Vec::new())?,
+                _ => processes(d, kinds, req.numProcArrayEntries)?,
+            };
+            let details: Vec<nvmlProcessDetail_v1_t> = list
+                .iter()
+                .map(|(p, v)| nvmlProcessDetail_v1_t {
+                    pid: p.pid,
+                    usedGpuMemory: p.usedGpuMemory,
+                    gpuInstanceId: p.gpuInstanceId,
+                    computeInstanceId: p.computeInstanceId,
+                    usedGpuCcProtectedMemory: process_u64(*v, "cc_protected_memory"),
+                })
+                .collect();
+            put_list_in(plist, |l| (&mut l.numProcArrayEntries, l.procArray), &details)
+        })
+    }
+
+    fn nvmlDeviceGetProcessesUtilizationInfo(&self, device: nvmlDevice_t, info: *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t {
+        // One sample per process (compute, then graphics, each pid once); only those newer
+        // than `lastSeenTimeStamp`, and NOT_FOUND when the device has processes but none is.
+        self.dev(device, |_, d| {
+            check_version(info, nvmlProcessesUtilizationInfo_v1)?;
+            if d.spec.bool("mig.mode") == Some(true) {
+                return Err(NVML_ERROR_NOT_SUPPORTED);
+            }
+            let req = get(info)?;
+            let mut pids = BTreeSet::new();
+            let all: Vec<Proc> = processes(d, &["compute", "graphics"], req.processSamplesCount)?.into_iter().filter(|(p, _)| pids.insert(p.pid)).collect();
+            let fresh: Vec<_> = all.iter().map(utilization_sample).filter(|s| s.timeStamp > req.lastSeenTimeStamp).collect();
+            put_list_in(info, |i| (&mut i.processSamplesCount, i.procUtilArray), &fresh)?;
+            if fresh.is_empty() && !all.is_empty() {
+                return Err(NVML_ERROR_NOT_FOUND);
+            }
+            Ok(())
+        })
+    }
+
     // Topology.
 
     fn nvmlDeviceGetTopologyCommonAncestor(&self, a: nvmlDevice_t, b: nvmlDevice_t, path: *mut nvmlGpuTopologyLevel_t) -> nvmlReturn_t {
@@ -1123,7 +1311,7 @@ impl Api for Engine {
             if set.is_null() {
                 return Err(NVML_ERROR_INVALID_ARGUMENT);
             }
-            put(set, sys.create_event_set())
+            put(set, sys.event_sets.add(EventSet::default()) as nvmlEventSet_t)
         }))
     }
 
@@ -1140,7 +1328,7 @@ impl Api for Engine {
             if types & !supported != 0 {
                 return Err(NVML_ERROR_NOT_SUPPORTED);
             }
-            sys.event_set(set)?.register(d.index, types, &sys.profile.events);
+            sys.event_sets.get(set.cast())?.register(d.index, types, &sys.profile.events);
             Ok(())
         })
     }
@@ -1154,7 +1342,60 @@ impl Api for Engine {
     }
 
     fn nvmlEventSetFree(&self, set: nvmlEventSet_t) -> nvmlReturn_t {
-        code(self.sys().and_then(|sys| sys.free_event_set(set)))
+        code(self.sys().and_then(|sys| sys.event_sets.remove(set.cast())))
+    }
+
+    // System events.
+
+    fn nvmlSystemEventSetCreate(&self, request: *mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            check_version(request, nvmlSystemEventSetCreateRequest_v1)?;
+            let mut r = get(request)?;
+            r.set = sys.system_event_sets.add(SystemEventSet::default()) as nvmlSystemEventSet_t;
+            put(request, r)
+        }))
+    }
+
+    fn nvmlSystemRegisterEvents(&self, request: *mut nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            check_version(request, nvmlSystemRegisterEventRequest_v1)?;
+            let r = get(request)?;
+            let set = sys.system_event_sets.get(r.set.cast())?;
+            // Unknown types register nothing, as the header says of NOT_SUPPORTED.
+            let known = (nvmlSystemEventTypeGpuDriverUnbind | nvmlSystemEventTypeGpuDriverBind) as u64;
+            if r.eventTypes & !known != 0 {
+                return Err(NVML_ERROR_NOT_SUPPORTED);
+            }
+            set.register(r.eventTypes);
+            Ok(())
+        }))
+    }
+
+    fn nvmlSystemEventSetWait(&self, request: *mut nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            check_version(request, nvmlSystemEventSetWaitRequest_v1)?;
+            let mut r = get(request)?;
+            let set = sys.system_event_sets.get(r.set.cast())?;
+            if r.data.is_null() || r.dataSize == 0 {
+                return Err(NVML_ERROR_INVALID_ARGUMENT);
+            }
+            let events = set.take(&sys.profile.system_events, r.dataSize as usize, r.timeoutms);
+            let data: Vec<nvmlSystemEventData_v1_t> = events.iter().map(|e| nvmlSystemEventData_v1_t { eventType: e.event_type, gpuId: e.gpu_id }).collect();
+            put_items(r.data, &data)?;
+            r.numEvent = data.len() as c_uint;
+            put(request, r)?;
+            if data.is_empty() {
+                return Err(NVML_ERROR_TIMEOUT);
+            }
+            Ok(())
+        }))
+    }
+
+    fn nvmlSystemEventSetFree(&self, request: *mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t {
+        code(self.sys().and_then(|sys| {
+            check_version(request, nvmlSystemEventSetFreeRequest_v1)?;
+            sys.system_event_sets.remove(get(request)?.set.cast())
+        }))
     }
 }
 

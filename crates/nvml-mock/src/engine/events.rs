@@ -1,13 +1,13 @@
-//! Event sets: registration, delivery and waiting with a timeout.
+//! Event sets, of devices and of the system: registration, delivery and waiting with a timeout.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use nvml_sys::*;
 
-use super::{entry, System};
-use crate::profile::EventSpec;
+use super::entry;
+use crate::profile::{EventSpec, SystemEventSpec};
 
 /// One queued event: device index, type, data.
 pub type Pending = (usize, u64, u64);
@@ -56,29 +56,47 @@ impl EventSet {
     }
 }
 
-impl System {
-    pub fn create_event_set(&self) -> nvmlEventSet_t {
-        let set = Arc::new(EventSet::default());
-        let handle = Arc::as_ptr(&set) as nvmlEventSet_t;
-        if let Ok(mut sets) = self.event_sets.lock() {
-            sets.push(set);
+/// An `nvmlSystemEventSet_t`: its handle is the address of this struct. The profile's
+/// `system_events` are pending on a set once it registers for their type, and each is
+/// delivered once per set.
+#[derive(Debug, Default)]
+pub struct SystemEventSet {
+    state: Mutex<SystemSetState>,
+    ready: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct SystemSetState {
+    /// The registered `nvmlSystemEventType*` bits.
+    mask: u64,
+    /// Indices of the profile's system events this set has delivered.
+    delivered: BTreeSet<usize>,
+}
+
+impl SystemSetState {
+    fn pending(&self, events: &[SystemEventSpec]) -> Vec<usize> {
+        let wanted = |(i, e): &(usize, &SystemEventSpec)| e.event_type & self.mask != 0 && !self.delivered.contains(i);
+        events.iter().enumerate().filter(wanted).map(|(i, _)| i).collect()
+    }
+}
+
+impl SystemEventSet {
+    pub fn register(&self, mask: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.mask |= mask;
+            self.ready.notify_all();
         }
-        handle
     }
 
-    pub fn event_set(&self, handle: nvmlEventSet_t) -> Result<Arc<EventSet>, nvmlReturn_t> {
-        let sets = self.event_sets.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
-        sets.iter().find(|s| std::ptr::eq(Arc::as_ptr(s), handle as *const EventSet)).cloned().ok_or(NVML_ERROR_INVALID_ARGUMENT)
-    }
-
-    pub fn free_event_set(&self, handle: nvmlEventSet_t) -> Result<(), nvmlReturn_t> {
-        let mut sets = self.event_sets.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
-        let before = sets.len();
-        sets.retain(|s| !std::ptr::eq(Arc::as_ptr(s), handle as *const EventSet));
-        if sets.len() == before {
-            return Err(NVML_ERROR_INVALID_ARGUMENT);
-        }
-        Ok(())
+    /// Up to `max` of `events` pending on this set, oldest first, waiting up to `timeout_ms`
+    /// for one; what is returned counts as delivered.
+    pub fn take(&self, events: &[SystemEventSpec], max: usize, timeout_ms: u32) -> Vec<SystemEventSpec> {
+        let Ok(s) = self.state.lock() else { return Vec::new() };
+        let timeout = Duration::from_millis(timeout_ms.into());
+        let Ok((mut s, _)) = self.ready.wait_timeout_while(s, timeout, |s| s.pending(events).is_empty()) else { return Vec::new() };
+        let taken: Vec<usize> = s.pending(events).into_iter().take(max).collect();
+        s.delivered.extend(&taken);
+        taken.iter().map(|i| events[*i].clone()).collect()
     }
 }
 
@@ -89,8 +107,7 @@ pub extern "C" fn nvmlMockInjectEvent(device: nvmlDevice_t, event_type: u64, dat
     entry("nvmlMockInjectEvent", |e| {
         let Ok(sys) = e.sys() else { return NVML_ERROR_UNINITIALIZED };
         let Ok(dev) = sys.device(device) else { return NVML_ERROR_INVALID_ARGUMENT };
-        let sets: Vec<Arc<EventSet>> = sys.event_sets.lock().map(|s| s.clone()).unwrap_or_default();
-        let delivered = sets.iter().filter(|s| s.deliver(dev.index, event_type, data)).count();
+        let delivered = sys.event_sets.all().iter().filter(|s| s.deliver(dev.index, event_type, data)).count();
         if delivered == 0 {
             NVML_ERROR_NOT_FOUND
         } else {

@@ -63,6 +63,42 @@ pub fn put_str(buf: *mut c_char, len: c_uint, s: &str) -> Status {
     Ok(())
 }
 
+/// A string whose buffer size is in and out (`*size`): a buffer shorter than `s` and its NUL
+/// (a null one of size 0 included) answers `INSUFFICIENT_SIZE` with the size needed in
+/// `*size`; a null buffer with a non-zero size is `INVALID_ARGUMENT`.
+pub fn put_sized_str(buf: *mut c_char, size: *mut c_uint, s: &str) -> Status {
+    let len = get(size)?;
+    if buf.is_null() && len != 0 {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    if (len as usize) < s.len() + 1 {
+        put(size, (s.len() + 1) as c_uint)?;
+        return Err(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    put_str(buf, len, s)
+}
+
+/// Copies `bytes` into `buf` of `len` bytes: `INSUFFICIENT_SIZE` when they do not fit,
+/// `INVALID_ARGUMENT` for a null buffer.
+pub fn put_bytes(buf: *mut u8, len: c_uint, bytes: &[u8]) -> Status {
+    if (len as usize) < bytes.len() {
+        return Err(NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if buf.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: `buf` is non-null and, per the caller's `len`, holds at least `bytes.len()`
+    // bytes; the source is a distinct Rust slice.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf, bytes.len()) };
+    Ok(())
+}
+
+/// The text of a fixed `char` array field, up to its first NUL.
+pub fn chars_str(src: &[c_char]) -> String {
+    let bytes: Vec<u8> = src.iter().map(|c| *c as u8).take_while(|b| *b != 0).collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// Copies `s` into a fixed `char` array field of a struct, truncating to leave the NUL.
 pub fn set_chars<const N: usize>(dst: &mut [c_char; N], s: &str) {
     let n = s.len().min(N.saturating_sub(1));
@@ -92,6 +128,25 @@ pub fn put_list<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Stat
     Ok(())
 }
 
+/// [`put_list`] for a struct that holds the count and the array pointer (the versioned
+/// structs of newer functions): `fields` picks them out of the struct, whose count is written
+/// back whatever the outcome.
+pub fn put_list_in<S: Copy, T: Copy>(s: *mut S, fields: impl FnOnce(&mut S) -> (&mut c_uint, *mut T), items: &[T]) -> Status {
+    let mut v = get(s)?;
+    let (count, array) = fields(&mut v);
+    let status = put_list(count, array, items);
+    put(s, v)?;
+    status
+}
+
+/// Writes `items` one by one into an array the caller made long enough for them.
+pub fn put_items<T: Copy>(array: *mut T, items: &[T]) -> Status {
+    for (i, item) in items.iter().enumerate() {
+        put(array.wrapping_add(i), *item)?;
+    }
+    Ok(())
+}
+
 /// Writes `items` into a caller-sized array and their number into `*count` (out only): the
 /// protocol of calls such as `nvmlDeviceGetGpuInstances`, where the caller sizes the array
 /// from a profile's instance count.
@@ -100,10 +155,7 @@ pub fn put_all<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Statu
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
     put(count, items.len() as c_uint)?;
-    for (i, item) in items.iter().enumerate() {
-        put(array.wrapping_add(i), *item)?;
-    }
-    Ok(())
+    put_items(array, items)
 }
 
 /// Turns a status into the code returned to C.

@@ -19,7 +19,7 @@ use nvml_sys::*;
 
 use crate::generated::history::INTRODUCED;
 use crate::profile::{self, FaultSpec, Flat, Profile};
-pub use events::EventSet;
+pub use events::{EventSet, SystemEventSet};
 pub use mig::GpuInstance;
 
 /// Functions that work before `nvmlInit` (or decide that for themselves).
@@ -35,6 +35,9 @@ pub struct DeviceState {
     /// Processes added by `grow_processes`.
     pub extra_processes: u32,
     pub grow_remaining: u32,
+    /// `(soft, hard)` memory limits by cgroup namespace (`nvmlDeviceSetMemoryLimits_v1`);
+    /// a namespace without limits is absent.
+    pub memory_limits: BTreeMap<String, (u64, u64)>,
 }
 
 /// One GPU: its handle is the address of this struct, stable while the library is initialised.
@@ -52,7 +55,8 @@ pub struct System {
     pub devices: Vec<Box<Device>>,
     /// Every device's GPU instances (MIG), in device order.
     pub gpu_instances: Vec<Box<GpuInstance>>,
-    pub event_sets: Mutex<Vec<Arc<EventSet>>>,
+    pub event_sets: Handles<EventSet>,
+    pub system_event_sets: Handles<SystemEventSet>,
     /// Functions the emulated driver lacks (see [`absent_functions`]).
     pub absent: BTreeSet<String>,
 }
@@ -83,7 +87,7 @@ impl System {
             .collect();
         let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
         let absent = absent_functions(&profile);
-        System { profile, devices, gpu_instances, event_sets: Mutex::new(Vec::new()), absent }
+        System { profile, devices, gpu_instances, event_sets: Handles::default(), system_event_sets: Handles::default(), absent }
     }
 
     /// The device behind a handle; anything that is not one of ours is rejected without
@@ -98,6 +102,50 @@ impl System {
 
     pub fn handle(&self, index: usize) -> nvmlDevice_t {
         &*self.devices[index] as *const Device as nvmlDevice_t
+    }
+}
+
+/// Objects handed to C by address (event sets): a handle is looked up among them by address,
+/// never dereferenced, and stays valid until it is removed.
+#[derive(Debug)]
+pub struct Handles<T>(Mutex<Vec<Arc<T>>>);
+
+impl<T> Default for Handles<T> {
+    fn default() -> Self {
+        Handles(Mutex::new(Vec::new()))
+    }
+}
+
+impl<T> Handles<T> {
+    /// Keeps `v` and returns its handle.
+    pub fn add(&self, v: T) -> *const T {
+        let v = Arc::new(v);
+        let handle = Arc::as_ptr(&v);
+        if let Ok(mut all) = self.0.lock() {
+            all.push(v);
+        }
+        handle
+    }
+
+    /// The object behind a handle; `INVALID_ARGUMENT` for anything that is not one of ours.
+    pub fn get(&self, handle: *const T) -> Result<Arc<T>, nvmlReturn_t> {
+        let all = self.0.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+        all.iter().find(|v| std::ptr::eq(Arc::as_ptr(v), handle)).cloned().ok_or(NVML_ERROR_INVALID_ARGUMENT)
+    }
+
+    /// Frees a handle; `INVALID_ARGUMENT` for an unknown or already freed one.
+    pub fn remove(&self, handle: *const T) -> Result<(), nvmlReturn_t> {
+        let mut all = self.0.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+        let before = all.len();
+        all.retain(|v| !std::ptr::eq(Arc::as_ptr(v), handle));
+        if all.len() == before {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        Ok(())
+    }
+
+    pub fn all(&self) -> Vec<Arc<T>> {
+        self.0.lock().map(|all| all.clone()).unwrap_or_default()
     }
 }
 
