@@ -705,3 +705,126 @@ fn two_inits_and_their_drops() {
     drop(c);
     assert!(!initialised(&raw));
 }
+
+// The hand-written wrappers of `src/manual/` and the buffers sized by `strings` rules.
+
+#[test]
+fn h100_process_details_utilisation_and_names() {
+    let Some(nvml) = in_profile("h100_process_details_utilisation_and_names", "h100") else { return };
+    let d0 = nvml.device_by_index(0).unwrap();
+    assert_eq!(d0.gsp_firmware_version().as_deref(), Ok("580.82.07"), "a fixed buffer without a length parameter");
+    assert_eq!(nvml.process_name(4250).as_deref(), Ok("trainer"));
+    assert_eq!(nvml.process_name(1), Err(Error::NotFound));
+
+    let compute = d0.running_process_detail_list(ProcessMode::COMPUTE).unwrap();
+    let got: Vec<_> = compute.iter().map(|p| (p.pid, p.used_gpu_memory, p.gpu_instance_id, p.compute_instance_id, p.used_gpu_cc_protected_memory)).collect();
+    assert_eq!(got, [(4242, 1 << 30, u32::MAX, u32::MAX, 0), (4250, 512 << 20, u32::MAX, u32::MAX, 0)], "no MIG: instance ids 0xFFFFFFFF");
+    assert_eq!(d0.running_process_detail_list(ProcessMode::ALL).map(|l| l.len()), Ok(2), "compute and (no) graphics");
+    assert_eq!(d0.running_process_detail_list(ProcessMode::GRAPHICS), Ok(vec![]));
+    assert_eq!(nvml.device_by_index(1).unwrap().running_process_detail_list(ProcessMode::COMPUTE), Ok(vec![]));
+
+    let util = d0.processes_utilization_info(0).unwrap();
+    let got: Vec<_> = util.iter().map(|u| (u.pid, u.time_stamp, u.sm_util, u.mem_util, u.dec_util)).collect();
+    assert_eq!(got, [(4242, 1_700_000_001_000_000, 38, 11, 0), (4250, 1_700_000_000_000_000, 21, 6, 3)]);
+    // Only samples newer than the last one seen.
+    let newer = d0.processes_utilization_info(1_700_000_000_500_000).unwrap();
+    assert_eq!(newer.iter().map(|u| u.pid).collect::<Vec<_>>(), [4242]);
+    // The v1 legacy process list, converted: its layout has no instance ids.
+    let t4_like = d0.compute_running_processes().unwrap();
+    assert!(t4_like.iter().all(|p| p.gpu_instance_id == u32::MAX && p.compute_instance_id == u32::MAX), "{t4_like:?}");
+}
+
+#[test]
+fn h100_sram_ecc_entries() {
+    let Some(nvml) = in_profile("h100_sram_ecc_entries", "h100") else { return };
+    let entries = nvml.device_by_index(3).unwrap().sram_unique_uncorrected_ecc_error_counts().unwrap();
+    let got: Vec<_> = entries.iter().map(|e| (e.unit, e.location, e.sublocation, e.address, e.is_parity, e.count)).collect();
+    assert_eq!(got, [(2, 5, 1, 0x1A40, 0, 1), (7, 0, 3, 0xC8, 1, 2)]);
+    assert_eq!(nvml.device_by_index(0).unwrap().sram_unique_uncorrected_ecc_error_counts(), Ok(vec![]), "no errors: one call, no fill");
+}
+
+#[test]
+fn h100_system_events() {
+    let Some(nvml) = in_profile("h100_system_events", "h100") else { return };
+    let set = nvml.system_event_set_create().unwrap();
+    assert_eq!(set.wait(0, 8), Err(Error::Timeout), "nothing registered yet");
+    set.register(SystemEventTypes::GPU_DRIVER_UNBIND | SystemEventTypes::GPU_DRIVER_BIND).unwrap();
+    let first = set.wait(10, 1).unwrap();
+    assert_eq!(first.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(), [(SystemEventTypes::GPU_DRIVER_UNBIND, 0x1800)], "at most max_events");
+    let rest = set.wait(10, 8).unwrap();
+    assert_eq!(rest.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(), [(SystemEventTypes::GPU_DRIVER_BIND, 0x1800)]);
+    assert_eq!(set.wait(0, 8), Err(Error::Timeout), "each event is delivered once");
+    // A second set sees the events again; freeing one leaves the other working.
+    let other = nvml.system_event_set_create().unwrap();
+    other.register(SystemEventTypes::GPU_DRIVER_BIND).unwrap();
+    assert_eq!(other.wait(0, 8).map(|e| e.len()), Ok(1), "only the registered type");
+    assert_eq!(set.free(), Ok(()));
+    assert_eq!(other.free(), Ok(()));
+}
+
+#[test]
+fn l40s_pgpu_metadata_and_a_vgpu_less_device() {
+    let Some(nvml) = in_profile("l40s_pgpu_metadata_and_a_vgpu_less_device", "l40s") else { return };
+    let d0 = nvml.device_by_index(0).unwrap();
+    let meta = d0.pgpu_metadata_string().unwrap();
+    assert!(meta.starts_with("version=1;hostDriverVersion=580.82.07;pciDeviceId=0x26B910DE;") && meta.ends_with("pgpuIndex=0"), "{meta}");
+    // The mock has no vGPU data: the wrappers pass the library's answer through.
+    assert_eq!(d0.vgpu_instances_utilization_info(0), Err(Error::NotSupported));
+    assert_eq!(d0.vgpu_type_supported_placements(&VgpuTypeId::from_id(&nvml, 1), 0), Err(Error::NotSupported));
+    assert_eq!(VgpuInstance::from_id(&nvml, 1).gpu_pci_id(), Err(Error::NotSupported));
+}
+
+#[test]
+fn t4_has_no_gsp_firmware_or_pgpu_metadata() {
+    let Some(nvml) = in_profile("t4_has_no_gsp_firmware_or_pgpu_metadata", "t4") else { return };
+    let d0 = nvml.device_by_index(0).unwrap();
+    assert_eq!(d0.gsp_firmware_version(), Err(Error::NotSupported));
+    assert_eq!(d0.pgpu_metadata_string(), Err(Error::NotSupported));
+}
+
+/// CPER records (13.3 header) and cgroup memory limits (13.4) are newer than driver 580: the
+/// H100 profile lacks them, the same profile with driver 590 has them.
+#[test]
+fn cper_records_and_memory_limits_need_a_newer_driver() {
+    let Some(nvml) = in_profile("cper_records_and_memory_limits_need_a_newer_driver", "h100") else { return };
+    let mut cursor = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU as u32, None);
+    // The mock exports every symbol; the emulated driver answers NVML_ERROR_FUNCTION_NOT_FOUND.
+    assert_eq!(nvml.cper_next(&mut cursor), Err(Error::FunctionNotFound(None)));
+    let d0 = nvml.device_by_index(0).unwrap();
+    assert_eq!(d0.memory_limits("/sys/fs/cgroup/job"), Err(Error::FunctionNotFound(None)));
+}
+
+#[test]
+fn cper_records_and_memory_limits_on_driver_590() {
+    let h100 = builtin_profile("h100").unwrap();
+    assert!(h100.contains("driver_version: \"580.82.07\""));
+    let path = profile_file("h100-590", &h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\""));
+    let Some(nvml) = in_profile("cper_records_and_memory_limits_on_driver_590", &path) else { return };
+
+    let mut all = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU as u32, None);
+    let first = nvml.cper_next(&mut all).unwrap().expect("a first record");
+    assert_eq!(first, [0x43, 0x50, 0x45, 0x52, 1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 2, 0, 0, 0]);
+    let second = nvml.cper_next(&mut all).unwrap().expect("a second record");
+    assert_eq!(second.len(), 20);
+    assert_eq!(nvml.cper_next(&mut all), Ok(None), "no more records");
+    all.rewind();
+    assert_eq!(nvml.cper_next(&mut all).unwrap().as_deref(), Some(&first[..]), "rewound");
+    // Filtered by the UUID of device 3.
+    let mut one = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU as u32, Some(H100[3].0));
+    assert_eq!(nvml.cper_next(&mut one).unwrap().as_deref(), Some(&second[..]));
+    assert_eq!(nvml.cper_next(&mut one), Ok(None));
+
+    let d0 = nvml.device_by_index(0).unwrap();
+    let ns = "/sys/fs/cgroup/job-17";
+    let none = d0.memory_limits(ns).unwrap();
+    assert_eq!((none.soft_limit, none.hard_limit), (0, sys::NVML_DEVICE_MEMORY_LIMIT_MAX as u64), "no limit set");
+    assert!(none.current_used > 0, "{none:?}");
+    let want = MemoryLimits { soft_limit: 8 << 30, hard_limit: 16 << 30, current_used: 0 };
+    d0.set_memory_limits(ns, &want).unwrap();
+    let got = d0.memory_limits(ns).unwrap();
+    assert_eq!((got.soft_limit, got.hard_limit), (8 << 30, 16 << 30));
+    assert_eq!(d0.memory_limits("/sys/fs/cgroup/other").map(|l| l.soft_limit), Ok(0), "per namespace");
+    let bad = MemoryLimits { soft_limit: 16 << 30, hard_limit: 8 << 30, current_used: 0 };
+    assert_eq!(d0.set_memory_limits(ns, &bad), Err(Error::InvalidArgument), "soft above hard");
+    assert_eq!(d0.memory_limits("bad\0path"), Err(Error::InvalidArgument), "an interior NUL never reaches the library");
+}

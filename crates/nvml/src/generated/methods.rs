@@ -2256,7 +2256,7 @@ impl<'n> Device<'n> {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
                                 gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
-                                compute_instance_id: 4294967295 as _,
+                                compute_instance_id: 4294967295u64 as _,
                                 ..Default::default()
                             }
                         })
@@ -4172,7 +4172,7 @@ impl<'n> Device<'n> {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
                                 gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
-                                compute_instance_id: 4294967295 as _,
+                                compute_instance_id: 4294967295u64 as _,
                                 ..Default::default()
                             }
                         })
@@ -5216,7 +5216,7 @@ impl<'n> Device<'n> {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
                                 gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
-                                compute_instance_id: 4294967295 as _,
+                                compute_instance_id: 4294967295u64 as _,
                                 ..Default::default()
                             }
                         })

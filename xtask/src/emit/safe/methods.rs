@@ -181,7 +181,8 @@ impl Gen<'_> {
                     quote!(sys::#c as _)
                 }
                 None => {
-                    let v = Literal::u64_unsuffixed(*value);
+                    // Suffixed: an unsuffixed literal would be an `i32` before the cast.
+                    let v = Literal::u64_suffixed(*value);
                     quote!(#v as _)
                 }
             };
