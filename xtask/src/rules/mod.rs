@@ -432,6 +432,21 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         plan: shape::Plan::default(),
     };
     bindings.plan = shape::plan(&bindings, &mut d);
+    for (key, rule) in &rules.directions {
+        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((bindings.model.functions.get(f)?, p))) else { continue };
+        let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
+        let m = &bindings.model;
+        let fields = match m.resolve_typedef(&p.ty) {
+            Ty::Pointer { pointee, .. } => match m.resolve_typedef(pointee) {
+                Ty::Named(r) => m.records.get(r).map(|r| r.fields.as_slice()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if shape::derived_direction(&bindings, f, param, fields) == *rule {
+            d.warn(place("directions", key), "matches nothing: the header's wording gives the same direction");
+        }
+    }
     let conversions = bindings.plan.conversions();
     for key in bindings.absent_fields.keys() {
         let Some((rec, field)) = key.split_once('.') else { continue };

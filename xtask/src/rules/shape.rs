@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::names::snake;
 use super::{Bindings, Direction, Wrapping};
 use crate::diag::Diagnostics;
-use crate::model::{Function, Model, RecordKind, Ty};
+use crate::model::{Field, Function, Model, RecordKind, Ty};
 
 /// Who a method belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -405,8 +405,13 @@ impl Ctx<'_> {
                 if *is_const {
                     return Ok(Role::InPtr(val));
                 }
-                let record = matches!(val, Val::Record(_) | Val::Raw(_));
-                Ok(match direction(self.b, f, &p.name, record) {
+                let record = match &val {
+                    Val::Record(r) | Val::Raw(r) => Some(r.as_str()),
+                    _ => None,
+                };
+                let record_fields = record.and_then(|r| m.records.get(r)).map(|r| r.fields.as_slice());
+                let record = record.is_some();
+                Ok(match direction(self.b, f, &p.name, record_fields) {
                     Direction::In => Role::InPtr(val),
                     Direction::InOut if record => Role::InOut(val),
                     Direction::InOut => return Err("an in/out scalar (give it `directions: in` or `out`)".into()),
@@ -497,11 +502,18 @@ fn sized_array(m: &Model, f: &Function, string: Option<(&str, Option<&str>)>) ->
 
 /// The direction of a non-const pointer: a `directions` rule, else the `@param` annotation
 /// (`[in]`, `[out]`, `[in,out]`), else a record described as holding inputs is in/out, a
-/// setter's record is an input, and anything else is an output.
-fn direction(b: &Bindings, f: &Function, param: &str, record: bool) -> Direction {
-    if let Some(d) = b.directions.get(&format!("{}.{param}", f.name)) {
-        return *d;
+/// setter's record is an input, a record with a field documented as an input (`IN:`, `[in]`,
+/// `input:`) is in/out, and anything else is an output. `record` is the pointee's fields
+/// when it is a record.
+fn direction(b: &Bindings, f: &Function, param: &str, record: Option<&[Field]>) -> Direction {
+    match b.directions.get(&format!("{}.{param}", f.name)) {
+        Some(d) => *d,
+        None => derived_direction(b, f, param, record),
     }
+}
+
+/// The direction the header's wording gives (see [`direction`]).
+pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option<&[Field]>) -> Direction {
     let text = param_doc(f.doc.as_deref().unwrap_or(""), param).to_ascii_lowercase();
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
     if compact.contains("[in,out]") || compact.contains("[inout]") || compact.contains("[in/out]") {
@@ -513,7 +525,7 @@ fn direction(b: &Bindings, f: &Function, param: &str, record: bool) -> Direction
     if compact.contains("[in]") {
         return Direction::In;
     }
-    if record && (text.contains("(input)") || text.contains("input") && text.contains("output")) {
+    if record.is_some() && (text.contains("(input)") || text.contains("input") && text.contains("output")) {
         return Direction::InOut;
     }
     // The verb after the object: `nvmlDeviceSetX`, `nvmlSystemEventSetCreate` (not the `Set`
@@ -526,10 +538,20 @@ fn direction(b: &Bindings, f: &Function, param: &str, record: bool) -> Direction
         stem = rest;
     }
     let setter = ["Set", "Create", "Register"].iter().any(|w| stem.starts_with(w));
-    if record && setter {
+    if record.is_some() && setter {
         return Direction::In;
     }
+    if record.is_some_and(|fields| fields.iter().any(|f| f.name != "version" && documented_input(f.doc.as_deref().unwrap_or("")))) {
+        return Direction::InOut;
+    }
     Direction::Out
+}
+
+/// Whether a field's comment starts by calling it an input: `IN:`, `IN/OUT:`, `[in]`,
+/// `[in,out]`, `input:`.
+fn documented_input(doc: &str) -> bool {
+    let d = doc.trim_start().to_ascii_lowercase();
+    ["in:", "in/out", "[in]", "[in,", "[in/", "input:", "input/output"].iter().any(|p| d.starts_with(p))
 }
 
 /// The text of `@param name` in a Doxygen comment, up to the next command.

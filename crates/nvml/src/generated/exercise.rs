@@ -160,7 +160,13 @@ pub fn call_all(
     out.push(("Nvml::unit_count", (|| { Some(nvml.unit_count().map(|_| ())) })()));
     out.push((
         "Nvml::vgpu_compatibility",
-        (|| { Some(nvml.vgpu_compatibility().map(|_| ())) })(),
+        (|| {
+            Some(
+                nvml
+                    .vgpu_compatibility(&Default::default(), &Default::default())
+                    .map(|_| ()),
+            )
+        })(),
     ));
     out.push((
         "Nvml::vgpu_driver_capabilities",
@@ -168,7 +174,13 @@ pub fn call_all(
     ));
     out.push((
         "Nvml::vgpu_type_max_instances_per_gpu_instance",
-        (|| { Some(nvml.vgpu_type_max_instances_per_gpu_instance().map(|_| ())) })(),
+        (|| {
+            Some(
+                nvml
+                    .vgpu_type_max_instances_per_gpu_instance(&Default::default())
+                    .map(|_| ()),
+            )
+        })(),
     ));
     out.push(("Nvml::vgpu_version", (|| { Some(nvml.vgpu_version().map(|_| ())) })()));
     out.push((
@@ -210,7 +222,7 @@ pub fn call_all(
         "Device::accounting_stats_v2",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.accounting_stats_v2().map(|_| ()))
+            Some(s.accounting_stats_v2(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -427,7 +439,7 @@ pub fn call_all(
         "Device::conf_compute_gpu_attestation_report",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.conf_compute_gpu_attestation_report().map(|_| ()))
+            Some(s.conf_compute_gpu_attestation_report(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -455,7 +467,7 @@ pub fn call_all(
         "Device::cooler_info",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.cooler_info().map(|_| ()))
+            Some(s.cooler_info(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -597,7 +609,11 @@ pub fn call_all(
         "Device::dram_encryption_mode",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.dram_encryption_mode().map(|_| ()))
+            Some(
+                s
+                    .dram_encryption_mode(&Default::default(), &Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
@@ -1384,21 +1400,29 @@ pub fn call_all(
         "Device::power_smoothing_activate_preset_profile",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.power_smoothing_activate_preset_profile().map(|_| ()))
+            Some(
+                s
+                    .power_smoothing_activate_preset_profile(&Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
         "Device::power_smoothing_set_state",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.power_smoothing_set_state().map(|_| ()))
+            Some(s.power_smoothing_set_state(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
         "Device::power_smoothing_update_preset_profile_param",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.power_smoothing_update_preset_profile_param().map(|_| ()))
+            Some(
+                s
+                    .power_smoothing_update_preset_profile_param(&Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
@@ -2074,10 +2098,24 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::vgpu_scheduler_log_v2",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.vgpu_scheduler_log_v2(&Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::vgpu_scheduler_state",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.vgpu_scheduler_state().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::vgpu_scheduler_state_v2",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.vgpu_scheduler_state_v2(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2113,7 +2151,11 @@ pub fn call_all(
         "Device::workload_power_profile_clear_requested_profiles",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.workload_power_profile_clear_requested_profiles().map(|_| ()))
+            Some(
+                s
+                    .workload_power_profile_clear_requested_profiles(&Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
@@ -2134,14 +2176,22 @@ pub fn call_all(
         "Device::workload_power_profile_set_requested_profiles",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.workload_power_profile_set_requested_profiles().map(|_| ()))
+            Some(
+                s
+                    .workload_power_profile_set_requested_profiles(&Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
         "Device::workload_power_profile_update_profiles_v1",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.workload_power_profile_update_profiles_v1().map(|_| ()))
+            Some(
+                s
+                    .workload_power_profile_update_profiles_v1(&Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
@@ -2292,14 +2342,14 @@ pub fn call_all(
         "GpuInstance::vgpu_scheduler_log",
         (|| {
             let s = h.gpu_instance.as_ref()?;
-            Some(s.vgpu_scheduler_log().map(|_| ()))
+            Some(s.vgpu_scheduler_log(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
         "GpuInstance::vgpu_scheduler_state",
         (|| {
             let s = h.gpu_instance.as_ref()?;
-            Some(s.vgpu_scheduler_state().map(|_| ()))
+            Some(s.vgpu_scheduler_state(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((

@@ -1068,10 +1068,12 @@ impl Nvml {
     /// Calls `nvmlGetVgpuCompatibility`.
     pub fn vgpu_compatibility(
         &self,
-    ) -> Result<(VgpuMetadata, VgpuPgpuMetadata, VgpuPgpuCompatibility), Error> {
+        vgpu_metadata: &VgpuMetadata,
+        pgpu_metadata: &VgpuPgpuMetadata,
+    ) -> Result<VgpuPgpuCompatibility, Error> {
         let sym = self.lib().nvmlGetVgpuCompatibility()?;
-        let mut c_vgpu_metadata: sys::nvmlVgpuMetadata_st = Default::default();
-        let mut c_pgpu_metadata: sys::nvmlVgpuPgpuMetadata_st = Default::default();
+        let mut c_vgpu_metadata = (*vgpu_metadata).to_raw();
+        let mut c_pgpu_metadata = (*pgpu_metadata).to_raw();
         let mut c_compatibility_info: sys::nvmlVgpuPgpuCompatibility_st = Default::default();
         ffi::check(
             call!(
@@ -1079,11 +1081,7 @@ impl Nvml {
                 c_compatibility_info)
             ),
         )?;
-        Ok((
-            VgpuMetadata::from(&c_vgpu_metadata),
-            VgpuPgpuMetadata::from(&c_pgpu_metadata),
-            VgpuPgpuCompatibility::from(&c_compatibility_info),
-        ))
+        Ok(VgpuPgpuCompatibility::from(&c_compatibility_info))
     }
     /// Retrieve the requested vGPU driver capability.
     ///
@@ -1128,11 +1126,12 @@ impl Nvml {
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerGpuInstance`.
     pub fn vgpu_type_max_instances_per_gpu_instance(
         &self,
+        p_max_instance: &VgpuTypeMaxInstanceV1,
     ) -> Result<VgpuTypeMaxInstanceV1, Error> {
         let sym = self.lib().nvmlVgpuTypeGetMaxInstancesPerGpuInstance()?;
-        let mut c_p_max_instance: sys::nvmlVgpuTypeMaxInstance_v1_t = sys::nvmlVgpuTypeMaxInstance_v1_t {
+        let mut c_p_max_instance = sys::nvmlVgpuTypeMaxInstance_v1_t {
             version: sys::nvmlVgpuTypeMaxInstance_v1 as _,
-            ..Default::default()
+            ..(*p_max_instance).to_raw()
         };
         ffi::check(call!(sym(& mut c_p_max_instance)))?;
         Ok(VgpuTypeMaxInstanceV1::from(&c_p_max_instance))
@@ -1401,9 +1400,12 @@ impl<'n> Device<'n> {
     /// See also: nvmlDeviceGetAccountingBufferSize
     ///
     /// Calls `nvmlDeviceGetAccountingStats_v2`.
-    pub fn accounting_stats_v2(&self) -> Result<AccountingStatsV2, Error> {
+    pub fn accounting_stats_v2(
+        &self,
+        stats: &AccountingStatsV2,
+    ) -> Result<AccountingStatsV2, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingStats_v2()?;
-        let mut c_stats: sys::nvmlAccountingStats_v2_t = Default::default();
+        let mut c_stats = (*stats).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_stats)))?;
         Ok(AccountingStatsV2::from(&c_stats))
     }
@@ -2287,9 +2289,10 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetConfComputeGpuAttestationReport`.
     pub fn conf_compute_gpu_attestation_report(
         &self,
+        gpu_atst_report: &ConfComputeGpuAttestationReport,
     ) -> Result<ConfComputeGpuAttestationReport, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeGpuAttestationReport()?;
-        let mut c_gpu_atst_report: sys::nvmlConfComputeGpuAttestationReport_st = Default::default();
+        let mut c_gpu_atst_report = (*gpu_atst_report).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_gpu_atst_report)))?;
         Ok(ConfComputeGpuAttestationReport::from(&c_gpu_atst_report))
     }
@@ -2382,11 +2385,14 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the `device` does not support this feature
     ///
     /// Calls `nvmlDeviceGetCoolerInfo`.
-    pub fn cooler_info(&self) -> Result<CoolerInfoV1, Error> {
+    pub fn cooler_info(
+        &self,
+        cooler_info: &CoolerInfoV1,
+    ) -> Result<CoolerInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCoolerInfo()?;
-        let mut c_cooler_info: sys::nvmlCoolerInfo_v1_t = sys::nvmlCoolerInfo_v1_t {
+        let mut c_cooler_info = sys::nvmlCoolerInfo_v1_t {
             version: sys::nvmlCoolerInfo_v1 as _,
-            ..Default::default()
+            ..(*cooler_info).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_cooler_info)))?;
         Ok(CoolerInfoV1::from(&c_cooler_info))
@@ -2972,15 +2978,17 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetDramEncryptionMode`.
     pub fn dram_encryption_mode(
         &self,
+        current: &DramEncryptionInfoV1,
+        pending: &DramEncryptionInfoV1,
     ) -> Result<(DramEncryptionInfoV1, DramEncryptionInfoV1), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
-        let mut c_current: sys::nvmlDramEncryptionInfo_v1_t = sys::nvmlDramEncryptionInfo_v1_t {
+        let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
             version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..Default::default()
+            ..(*current).to_raw()
         };
-        let mut c_pending: sys::nvmlDramEncryptionInfo_v1_t = sys::nvmlDramEncryptionInfo_v1_t {
+        let mut c_pending = sys::nvmlDramEncryptionInfo_v1_t {
             version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..Default::default()
+            ..(*pending).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok((
@@ -6328,14 +6336,15 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDevicePowerSmoothingActivatePresetProfile`.
     pub fn power_smoothing_activate_preset_profile(
         &self,
-    ) -> Result<PowerSmoothingProfileV1, Error> {
+        profile: &PowerSmoothingProfileV1,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingActivatePresetProfile()?;
-        let mut c_profile: sys::nvmlPowerSmoothingProfile_v1_t = sys::nvmlPowerSmoothingProfile_v1_t {
+        let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
             version: sys::nvmlPowerSmoothingProfile_v1 as _,
-            ..Default::default()
+            ..(*profile).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_profile)))?;
-        Ok(PowerSmoothingProfileV1::from(&c_profile))
+        Ok(())
     }
     /// Enable or disable the Power Smoothing Feature.
     /// Requires root/admin permissions.
@@ -6354,14 +6363,17 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
     ///
     /// Calls `nvmlDevicePowerSmoothingSetState`.
-    pub fn power_smoothing_set_state(&self) -> Result<PowerSmoothingStateV1, Error> {
+    pub fn power_smoothing_set_state(
+        &self,
+        state: &PowerSmoothingStateV1,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingSetState()?;
-        let mut c_state: sys::nvmlPowerSmoothingState_v1_t = sys::nvmlPowerSmoothingState_v1_t {
+        let mut c_state = sys::nvmlPowerSmoothingState_v1_t {
             version: sys::nvmlPowerSmoothingState_v1 as _,
-            ..Default::default()
+            ..(*state).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
-        Ok(PowerSmoothingStateV1::from(&c_state))
+        Ok(())
     }
     /// Update the value of a specific profile parameter contained within `nvmlPowerSmoothingProfile_v1_t`.
     /// Requires root/admin permissions.
@@ -6389,14 +6401,15 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDevicePowerSmoothingUpdatePresetProfileParam`.
     pub fn power_smoothing_update_preset_profile_param(
         &self,
-    ) -> Result<PowerSmoothingProfileV1, Error> {
+        profile: &PowerSmoothingProfileV1,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingUpdatePresetProfileParam()?;
-        let mut c_profile: sys::nvmlPowerSmoothingProfile_v1_t = sys::nvmlPowerSmoothingProfile_v1_t {
+        let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
             version: sys::nvmlPowerSmoothingProfile_v1 as _,
-            ..Default::default()
+            ..(*profile).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_profile)))?;
-        Ok(PowerSmoothingProfileV1::from(&c_profile))
+        Ok(())
     }
     /// Gets the devices power source
     ///
@@ -7175,17 +7188,14 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
     ///
     /// Calls `nvmlDeviceSetClockOffsets`.
-    pub fn set_clock_offsets(
-        &self,
-        info: &ClockOffsetV1,
-    ) -> Result<ClockOffsetV1, Error> {
+    pub fn set_clock_offsets(&self, info: &ClockOffsetV1) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
             version: sys::nvmlClockOffset_v1 as _,
             ..(*info).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(ClockOffsetV1::from(&c_info))
+        Ok(())
     }
     /// Set the compute mode for the device or MIG device.
     ///
@@ -9053,6 +9063,33 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_p_capabilities)))?;
         Ok(VgpuSchedulerCapabilities::from(&c_p_capabilities))
     }
+    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead
+    ///
+    /// Returns the vGPU Software scheduler logs.
+    /// `pSchedulerLog` points to a caller-allocated structure to contain the logs. The number of elements returned will
+    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    ///
+    /// To get the entire logs, call the function atleast 5 times a second.
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// * `device`: The identifier of the target `device`
+    /// * `pSchedulerLog`: Reference in which `pSchedulerLog` is written
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                   vGPU scheduler logs were successfully obtained
+    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `pSchedulerLog` is NULL or `device` is invalid
+    /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
+    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
+    ///
+    /// Calls `nvmlDeviceGetVgpuSchedulerLog`.
+    #[deprecated(note = "deprecated in nvml.h")]
+    pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLog, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
+        let mut c_p_scheduler_log: sys::nvmlVgpuSchedulerLog_st = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log)))?;
+        Ok(VgpuSchedulerLog::from(&c_p_scheduler_log))
+    }
     /// Returns the vGPU Software scheduler logs for the device.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
     /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
@@ -9070,43 +9107,39 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetVgpuSchedulerLog_v2`, `nvmlDeviceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLogInfoV2, Error> {
-        let lib = self.nvml.lib();
-        let mut missing = Error::FunctionNotFound(
-            Some("nvmlDeviceGetVgpuSchedulerLog_v2"),
-        );
-        if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerLog_v2() {
-            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
-                let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
-                ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerLog() {
-            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
-                let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLog_st = Default::default();
-                ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok({
-                    let o: VgpuSchedulerLog = VgpuSchedulerLog::from(
-                        &c_p_scheduler_log_info,
-                    );
-                    VgpuSchedulerLogInfoV2 {
-                        engine_id: o.engine_id.clone(),
-                        scheduler_policy: o.scheduler_policy.clone(),
-                        entries_count: o.entries_count.clone(),
-                        ..Default::default()
-                    }
-                })
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        Err(missing)
+    /// Calls `nvmlDeviceGetVgpuSchedulerLog_v2`.
+    pub fn vgpu_scheduler_log_v2(
+        &self,
+        p_scheduler_log_info: &VgpuSchedulerLogInfoV2,
+    ) -> Result<VgpuSchedulerLogInfoV2, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
+        let mut c_p_scheduler_log_info = (*p_scheduler_log_info).to_raw();
+        ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
+        Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
+    }
+    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead
+    ///
+    /// Returns the vGPU scheduler state.
+    /// The information returned in `nvmlVgpuSchedulerGetState_t` is not relevant if the BEST EFFORT policy is set.
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// * `device`: The identifier of the target `device`
+    /// * `pSchedulerState`: Reference in which `pSchedulerState` is returned
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                   vGPU scheduler state is successfully obtained
+    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `pSchedulerState` is NULL or `device` is invalid
+    /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
+    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
+    ///
+    /// Calls `nvmlDeviceGetVgpuSchedulerState`.
+    #[deprecated(note = "deprecated in nvml.h")]
+    pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerGetState, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;
+        let mut c_p_scheduler_state: sys::nvmlVgpuSchedulerGetState_st = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
+        Ok(VgpuSchedulerGetState::from(&c_p_scheduler_state))
     }
     /// Returns the vGPU scheduler state.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
@@ -9122,41 +9155,15 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
     /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
     ///
-    /// Calls the newest of `nvmlDeviceGetVgpuSchedulerState_v2`, `nvmlDeviceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerStateInfoV2, Error> {
-        let lib = self.nvml.lib();
-        let mut missing = Error::FunctionNotFound(
-            Some("nvmlDeviceGetVgpuSchedulerState_v2"),
-        );
-        if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerState_v2() {
-            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
-                let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
-                ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        if let Ok(sym) = lib.nvmlDeviceGetVgpuSchedulerState() {
-            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
-                let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerGetState_st = Default::default();
-                ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok({
-                    let o: VgpuSchedulerGetState = VgpuSchedulerGetState::from(
-                        &c_p_scheduler_state_info,
-                    );
-                    VgpuSchedulerStateInfoV2 {
-                        scheduler_policy: o.scheduler_policy.clone(),
-                        ..Default::default()
-                    }
-                })
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        Err(missing)
+    /// Calls `nvmlDeviceGetVgpuSchedulerState_v2`.
+    pub fn vgpu_scheduler_state_v2(
+        &self,
+        p_scheduler_state_info: &VgpuSchedulerStateInfoV2,
+    ) -> Result<VgpuSchedulerStateInfoV2, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
+        let mut c_p_scheduler_state_info = (*p_scheduler_state_info).to_raw();
+        ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
+        Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
     }
     /// Retrieve the maximum number of vGPU instances creatable on a device for given vGPU type
     ///
@@ -9324,17 +9331,18 @@ impl<'n> Device<'n> {
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn workload_power_profile_clear_requested_profiles(
         &self,
-    ) -> Result<WorkloadPowerProfileRequestedProfilesV1, Error> {
+        requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,
+    ) -> Result<(), Error> {
         let sym = self
             .nvml
             .lib()
             .nvmlDeviceWorkloadPowerProfileClearRequestedProfiles()?;
-        let mut c_requested_profiles: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
             version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..Default::default()
+            ..(*requested_profiles).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
-        Ok(WorkloadPowerProfileRequestedProfilesV1::from(&c_requested_profiles))
+        Ok(())
     }
     /// Get Current Performance Profiles
     ///
@@ -9432,14 +9440,15 @@ impl<'n> Device<'n> {
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
-    ) -> Result<WorkloadPowerProfileRequestedProfilesV1, Error> {
+        requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileSetRequestedProfiles()?;
-        let mut c_requested_profiles: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
             version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..Default::default()
+            ..(*requested_profiles).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
-        Ok(WorkloadPowerProfileRequestedProfilesV1::from(&c_requested_profiles))
+        Ok(())
     }
     /// Update Requested Performance Profiles
     ///
@@ -9465,11 +9474,12 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1`.
     pub fn workload_power_profile_update_profiles_v1(
         &self,
-    ) -> Result<WorkloadPowerProfileUpdateProfilesV1, Error> {
+        update_profiles: &WorkloadPowerProfileUpdateProfilesV1,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1()?;
-        let mut c_update_profiles: sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t = Default::default();
+        let mut c_update_profiles = (*update_profiles).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_update_profiles)))?;
-        Ok(WorkloadPowerProfileUpdateProfilesV1::from(&c_update_profiles))
+        Ok(())
     }
 }
 impl<'n> EventSet<'n> {
@@ -10282,14 +10292,17 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
     ///
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLogInfoV2, Error> {
+    pub fn vgpu_scheduler_log(
+        &self,
+        p_scheduler_log_info: &VgpuSchedulerLogInfoV2,
+    ) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlGpuInstanceGetVgpuSchedulerLog_v2"),
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
             match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
-                let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
+                let mut c_p_scheduler_log_info = (*p_scheduler_log_info).to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
             })() {
@@ -10299,9 +10312,20 @@ impl<'n> GpuInstance<'n> {
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog() {
             match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
-                let mut c_p_scheduler_log_info: sys::nvmlVgpuSchedulerLogInfo_v1_t = sys::nvmlVgpuSchedulerLogInfo_v1_t {
+                let mut c_p_scheduler_log_info = sys::nvmlVgpuSchedulerLogInfo_v1_t {
                     version: sys::nvmlVgpuSchedulerLogInfo_v1 as _,
-                    ..Default::default()
+                    ..{
+                        let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1 {
+                            engine_id: (*p_scheduler_log_info).engine_id.clone(),
+                            scheduler_policy: (*p_scheduler_log_info)
+                                .scheduler_policy
+                                .clone(),
+                            entries_count: (*p_scheduler_log_info).entries_count.clone(),
+                            ..Default::default()
+                        };
+                        o
+                    }
+                        .to_raw()
                 };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok({
@@ -10339,14 +10363,17 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerStateInfoV2, Error> {
+    pub fn vgpu_scheduler_state(
+        &self,
+        p_scheduler_state_info: &VgpuSchedulerStateInfoV2,
+    ) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlGpuInstanceGetVgpuSchedulerState_v2"),
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
             match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
-                let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
+                let mut c_p_scheduler_state_info = (*p_scheduler_state_info).to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
             })() {
@@ -10356,9 +10383,19 @@ impl<'n> GpuInstance<'n> {
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState() {
             match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
-                let mut c_p_scheduler_state_info: sys::nvmlVgpuSchedulerStateInfo_v1_t = sys::nvmlVgpuSchedulerStateInfo_v1_t {
+                let mut c_p_scheduler_state_info = sys::nvmlVgpuSchedulerStateInfo_v1_t {
                     version: sys::nvmlVgpuSchedulerStateInfo_v1 as _,
-                    ..Default::default()
+                    ..{
+                        let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1 {
+                            engine_id: (*p_scheduler_state_info).engine_id.clone(),
+                            scheduler_policy: (*p_scheduler_state_info)
+                                .scheduler_policy
+                                .clone(),
+                            ..Default::default()
+                        };
+                        o
+                    }
+                        .to_raw()
                 };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok({
