@@ -107,6 +107,50 @@ pub fn fill_in_record<T: Copy + Default, R>(
     })
 }
 
+/// A variable-size record (a fixed part followed by opaque data) fetched with the size-query
+/// protocol of `bufferSize` in bytes: returned as its bytes.
+pub fn fill_record_bytes(mut call: impl FnMut(*mut u64, &mut c_uint) -> sys::nvmlReturn_t) -> Result<Vec<u8>, Error> {
+    let mut size: c_uint = 0;
+    for _ in 0..LIST_ATTEMPTS {
+        // 8-byte words: aligned for the record the library writes at the start.
+        let mut words = vec![0u64; (size as usize).div_ceil(8)];
+        let ptr = if words.is_empty() { std::ptr::null_mut() } else { words.as_mut_ptr() };
+        let mut n = size;
+        match call(ptr, &mut n) {
+            sys::NVML_SUCCESS if !words.is_empty() => return Ok(words.iter().flat_map(|w| w.to_ne_bytes()).take(size as usize).collect()),
+            sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE if n > size => size = n,
+            code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
+        }
+    }
+    Err(Error::InsufficientSize)
+}
+
+/// `bytes` in 8-byte-aligned words, to pass a record fetched by [`fill_record_bytes`] back to
+/// the library.
+pub fn aligned_words(bytes: &[u8]) -> Vec<u64> {
+    bytes
+        .chunks(8)
+        .map(|c| {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            u64::from_ne_bytes(w)
+        })
+        .collect()
+}
+
+/// The fixed part of record `T` at the start of `bytes` (zeros where `bytes` is shorter).
+pub fn record_prefix<T: Copy + Default>(bytes: &[u8]) -> T {
+    let mut words = aligned_words(bytes);
+    words.resize(std::mem::size_of::<T>().div_ceil(8), 0);
+    if std::mem::align_of::<T>() > 8 {
+        return T::default();
+    }
+    // SAFETY: `words` holds at least `size_of::<T>()` initialised bytes at an address aligned
+    // for `T` (checked above), and `T` is a plain C record of nvml.h (integers, chars and
+    // arrays of them, as the callers pass), for which every bit pattern is a valid value.
+    unsafe { (words.as_ptr() as *const T).read() }
+}
+
 /// `nvmlErrorString(code)` of `lib`, if the library exports it.
 pub fn error_string(lib: &sys::NvmlLib, code: sys::nvmlReturn_t) -> Option<String> {
     let f = lib.nvmlErrorString().ok()?;

@@ -787,7 +787,7 @@ fn t4_has_no_gsp_firmware_or_pgpu_metadata() {
 #[test]
 fn cper_records_and_memory_limits_need_a_newer_driver() {
     let Some(nvml) = in_profile("cper_records_and_memory_limits_need_a_newer_driver", "h100") else { return };
-    let mut cursor = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU as u32, None);
+    let mut cursor = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU, None);
     // The mock exports every symbol; the emulated driver answers NVML_ERROR_FUNCTION_NOT_FOUND.
     assert_eq!(nvml.cper_next(&mut cursor), Err(Error::FunctionNotFound(None)));
     let d0 = nvml.device_by_index(0).unwrap();
@@ -801,7 +801,7 @@ fn cper_records_and_memory_limits_on_driver_590() {
     let path = profile_file("h100-590", &h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\""));
     let Some(nvml) = in_profile("cper_records_and_memory_limits_on_driver_590", &path) else { return };
 
-    let mut all = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU as u32, None);
+    let mut all = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU, None);
     let first = nvml.cper_next(&mut all).unwrap().expect("a first record");
     assert_eq!(first, [0x43, 0x50, 0x45, 0x52, 1, 1, 0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 2, 0, 0, 0]);
     let second = nvml.cper_next(&mut all).unwrap().expect("a second record");
@@ -810,14 +810,14 @@ fn cper_records_and_memory_limits_on_driver_590() {
     all.rewind();
     assert_eq!(nvml.cper_next(&mut all).unwrap().as_deref(), Some(&first[..]), "rewound");
     // Filtered by the UUID of device 3.
-    let mut one = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU as u32, Some(H100[3].0));
+    let mut one = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU, Some(H100[3].0));
     assert_eq!(nvml.cper_next(&mut one).unwrap().as_deref(), Some(&second[..]));
     assert_eq!(nvml.cper_next(&mut one), Ok(None));
 
     let d0 = nvml.device_by_index(0).unwrap();
     let ns = "/sys/fs/cgroup/job-17";
     let none = d0.memory_limits(ns).unwrap();
-    assert_eq!((none.soft_limit, none.hard_limit), (0, sys::NVML_DEVICE_MEMORY_LIMIT_MAX as u64), "no limit set");
+    assert_eq!((none.soft_limit, none.hard_limit), (0, u64::MAX), "no limit set: NVML_DEVICE_MEMORY_LIMIT_MAX");
     assert!(none.current_used > 0, "{none:?}");
     let want = MemoryLimits { soft_limit: 8 << 30, hard_limit: 16 << 30, current_used: 0 };
     d0.set_memory_limits(ns, &want).unwrap();

@@ -250,6 +250,7 @@ fn a_library_without_nvml_init_is_function_not_found() {
 /// data). Its creatable-placement query only knows the v1 record layout, as older drivers do.
 const VGPU_HOST: &str = r#"
 #define NVML_NO_UNVERSIONED_FUNC_DEFS
+#include <stddef.h>
 #include <string.h>
 #include "nvml.h"
 static int device, gpu_instance, event_set, gpm_samples[2];
@@ -395,6 +396,45 @@ nvmlReturn_t nvmlEventSetGetContextData_v1(nvmlEventSet_t set, nvmlEventSetGetCo
     memcpy(p->data, payload, need);
     return NVML_SUCCESS;
 }
+/* Metadata: the fixed record followed by 10 bytes of opaque data. */
+#define OPAQUE "migrate-me"
+nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t d, nvmlVgpuPgpuMetadata_t *m, unsigned int *size) {
+    unsigned int need = (unsigned int)(offsetof(nvmlVgpuPgpuMetadata_t, opaqueData) + sizeof OPAQUE - 1), capacity = *size;
+    *size = need;
+    if (!m || capacity < need) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memset(m, 0, capacity);
+    m->version = 3; m->revision = 1;
+    strcpy(m->hostDriverVersion, "580.82.07");
+    m->hostSupportedVgpuRange.minVersion = 0x120000; m->hostSupportedVgpuRange.maxVersion = 0x130000;
+    m->opaqueDataSize = sizeof OPAQUE - 1;
+    memcpy(m->opaqueData, OPAQUE, sizeof OPAQUE - 1);
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlVgpuInstanceGetMetadata(nvmlVgpuInstance_t v, nvmlVgpuMetadata_t *m, unsigned int *size) {
+    unsigned int need = (unsigned int)(offsetof(nvmlVgpuMetadata_t, opaqueData) + sizeof OPAQUE - 1), capacity = *size;
+    if (v != 21) return NVML_ERROR_NOT_FOUND;
+    *size = need;
+    if (!m || capacity < need) return NVML_ERROR_INSUFFICIENT_SIZE;
+    memset(m, 0, capacity);
+    m->version = 3;
+    strcpy(m->guestDriverVersion, "575.51.03");
+    m->opaqueDataSize = sizeof OPAQUE - 1;
+    memcpy(m->opaqueData, OPAQUE, sizeof OPAQUE - 1);
+    return NVML_SUCCESS;
+}
+/* Compatible when both opaque blobs arrived whole and equal. */
+nvmlReturn_t nvmlGetVgpuCompatibility(nvmlVgpuMetadata_t *v, nvmlVgpuPgpuMetadata_t *p, nvmlVgpuPgpuCompatibility_t *c) {
+    int same = v->opaqueDataSize == p->opaqueDataSize && memcmp(v->opaqueData, p->opaqueData, v->opaqueDataSize) == 0;
+    c->vgpuVmCompatibility = same ? NVML_VGPU_VM_COMPATIBILITY_LIVE : NVML_VGPU_VM_COMPATIBILITY_NONE;
+    c->compatibilityLimitCode = same ? NVML_VGPU_COMPATIBILITY_LIMIT_NONE : NVML_VGPU_COMPATIBILITY_LIMIT_OTHER;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlSystemGetDriverBranch(nvmlSystemDriverBranchInfo_t *b, unsigned int length) {
+    if (b->version != nvmlSystemDriverBranchInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    if (length < sizeof "r580_00") return NVML_ERROR_INSUFFICIENT_SIZE;
+    strcpy(b->branch, "r580_00");
+    return NVML_SUCCESS;
+}
 unsigned int stub_placement_calls(void) { return placement_calls; }
 "#;
 
@@ -462,4 +502,31 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     assert_eq!(set.context_data_v1(0), Ok(vec![1, 2, 3, 4, 5]));
     assert_eq!(set.context_data_v1(1), Ok(vec![]), "an empty payload");
     assert_eq!(set.context_data_v1(2), Err(Error::InvalidArgument));
+}
+
+#[test]
+fn variable_size_metadata_keeps_its_opaque_data() {
+    let path = stub_with_header("vgpu-host-metadata", VGPU_HOST);
+    let nvml = Nvml::builder().library_path(&path).init().expect("the stub initialises");
+    assert_eq!(nvml.driver_branch().as_deref(), Ok("r580_00"), "a record sized by its string's length");
+    let d = nvml.device_by_index(0).unwrap();
+    let pgpu = d.vgpu_metadata().unwrap();
+    let fixed = std::mem::offset_of!(sys::nvmlVgpuPgpuMetadata_t, opaqueData);
+    assert_eq!(pgpu.as_bytes().len(), fixed + 10, "the record and its 10 opaque bytes");
+    assert_eq!(&pgpu.as_bytes()[fixed..], b"migrate-me");
+    let r = pgpu.record();
+    assert_eq!((r.version, r.revision, r.host_driver_version.as_str(), r.opaque_data_size), (3, 1, "580.82.07", 10));
+    assert_eq!((r.host_supported_vgpu_range.min_version, r.host_supported_vgpu_range.max_version), (0x120000, 0x130000));
+
+    let vm = VgpuInstance::from_id(&nvml, 21).metadata().unwrap();
+    assert_eq!(vm.record().guest_driver_version, "575.51.03");
+    assert_eq!(VgpuInstance::from_id(&nvml, 5).metadata().map(|_| ()), Err(Error::NotFound));
+    // Metadata travels as bytes (e.g. to the migration target) and is checked whole.
+    let shipped = VgpuMetadataBlob::from_bytes(vm.as_bytes().to_vec());
+    let ok = nvml.vgpu_compatibility(&shipped, &pgpu).unwrap();
+    assert_eq!((ok.vgpu_vm_compatibility, ok.compatibility_limit_code), (VgpuVmCompatibility::LIVE, VgpuPgpuCompatibilityLimitCode::NONE));
+    let mut other = vm.as_bytes().to_vec();
+    *other.last_mut().unwrap() = b'!';
+    let no = nvml.vgpu_compatibility(&VgpuMetadataBlob::from_bytes(other), &pgpu).unwrap();
+    assert_eq!(no.vgpu_vm_compatibility, VgpuVmCompatibility::NONE, "the opaque data reaches the library");
 }

@@ -90,10 +90,6 @@ pub fn call_all(
         (|| { Some(nvml.device_query_drain_state(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
-        "Nvml::driver_branch",
-        (|| { Some(nvml.driver_branch(&[Default::default()]).map(|_| ())) })(),
-    ));
-    out.push((
         "Nvml::driver_version",
         (|| { Some(nvml.driver_version().map(|_| ())) })(),
     ));
@@ -158,16 +154,6 @@ pub fn call_all(
         (|| { Some(nvml.unit_by_index(Default::default()).map(|_| ())) })(),
     ));
     out.push(("Nvml::unit_count", (|| { Some(nvml.unit_count().map(|_| ())) })()));
-    out.push((
-        "Nvml::vgpu_compatibility",
-        (|| {
-            Some(
-                nvml
-                    .vgpu_compatibility(&Default::default(), &Default::default())
-                    .map(|_| ()),
-            )
-        })(),
-    ));
     out.push((
         "Nvml::vgpu_driver_capabilities",
         (|| { Some(nvml.vgpu_driver_capabilities(Default::default()).map(|_| ())) })(),
@@ -2070,13 +2056,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::vgpu_metadata",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.vgpu_metadata().map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::vgpu_process_utilization",
         (|| {
             let s = h.device.as_ref()?;
@@ -2518,13 +2497,6 @@ pub fn call_all(
         (|| {
             let s = h.vgpu_instance.as_ref()?;
             Some(s.mdev_uuid().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "VgpuInstance::metadata",
-        (|| {
-            let s = h.vgpu_instance.as_ref()?;
-            Some(s.metadata().map(|_| ()))
         })(),
     ));
     out.push((

@@ -640,39 +640,6 @@ impl Nvml {
         ffi::check(call!(sym(& mut c_pci_info, gpu_state.0, link_state.0)))?;
         Ok(())
     }
-    /// Retrieves the driver branch of the NVIDIA driver installed on the system.
-    ///
-    /// For all products.
-    ///
-    /// The branch identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
-    ///
-    /// * `branchInfo`: Pointer to the driver branch information structure `nvmlSystemDriverBranchInfo_t`
-    /// * `length`: The maximum allowed length of the driver branch string
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `branchInfo` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
-    /// Calls `nvmlSystemGetDriverBranch`.
-    pub fn driver_branch(
-        &self,
-        branch_info: &[SystemDriverBranchInfoV1],
-    ) -> Result<Vec<SystemDriverBranchInfoV1>, Error> {
-        let sym = self.lib().nvmlSystemGetDriverBranch()?;
-        let mut c_branch_info: Vec<sys::nvmlSystemDriverBranchInfo_v1_t> = branch_info
-            .iter()
-            .map(|e| sys::nvmlSystemDriverBranchInfo_v1_t {
-                version: sys::nvmlSystemDriverBranchInfo_v1 as _,
-                ..(*e).to_raw()
-            })
-            .collect();
-        ffi::check(call!(sym(c_branch_info.as_mut_ptr(), c_branch_info.len() as _)))?;
-        Ok(c_branch_info.iter().map(|e| SystemDriverBranchInfoV1::from(&(*e))).collect())
-    }
     /// Retrieves the version of the system's graphics driver.
     ///
     /// For all products.
@@ -1043,45 +1010,6 @@ impl Nvml {
         let mut c_unit_count: u32 = Default::default();
         ffi::check(call!(sym(& mut c_unit_count)))?;
         Ok(c_unit_count)
-    }
-    /// Takes a vGPU instance metadata structure read from `nvmlVgpuInstanceGetMetadata`(), and a vGPU metadata structure for a
-    /// physical GPU read from `nvmlDeviceGetVgpuMetadata`(), and returns compatibility information of the vGPU instance and the
-    /// physical GPU.
-    ///
-    /// The caller passes in a buffer via `compatibilityInfo`, into which a compatibility information structure is written. The
-    /// structure defines the states in which the vGPU / VM may be booted on the physical GPU. If the vGPU / VM compatibility
-    /// with the physical GPU is limited, a limit code indicates the factor limiting compatability.
-    /// (see `nvmlVgpuPgpuCompatibilityLimitCode_t` for details).
-    ///
-    /// Note: vGPU compatibility does not take into account dynamic capacity conditions that may limit a system's ability to
-    /// boot a given vGPU or associated VM.
-    ///
-    /// * `vgpuMetadata`: Pointer to caller-supplied vGPU metadata structure
-    /// * `pgpuMetadata`: Pointer to caller-supplied GPU metadata structure
-    /// * `compatibilityInfo`: Pointer to caller-supplied buffer to hold compatibility info
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   vGPU metadata structure was successfully returned
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `vgpuMetadata` or `pgpuMetadata` or `bufferSize` are NULL
-    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
-    ///
-    /// Calls `nvmlGetVgpuCompatibility`.
-    pub fn vgpu_compatibility(
-        &self,
-        vgpu_metadata: &VgpuMetadata,
-        pgpu_metadata: &VgpuPgpuMetadata,
-    ) -> Result<VgpuPgpuCompatibility, Error> {
-        let sym = self.lib().nvmlGetVgpuCompatibility()?;
-        let mut c_vgpu_metadata = (*vgpu_metadata).to_raw();
-        let mut c_pgpu_metadata = (*pgpu_metadata).to_raw();
-        let mut c_compatibility_info: sys::nvmlVgpuPgpuCompatibility_st = Default::default();
-        ffi::check(
-            call!(
-                sym(& mut c_vgpu_metadata, & mut c_pgpu_metadata, & mut
-                c_compatibility_info)
-            ),
-        )?;
-        Ok(VgpuPgpuCompatibility::from(&c_compatibility_info))
     }
     /// Retrieve the requested vGPU driver capability.
     ///
@@ -8948,33 +8876,6 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
         Ok(VgpuHeterogeneousModeV1::from(&c_p_heterogeneous_mode))
     }
-    /// Returns a vGPU metadata structure for the physical GPU indicated by `device`. The structure contains information about
-    /// the GPU and the currently installed NVIDIA host driver version that's controlling it, together with an opaque data section
-    /// containing internal state.
-    ///
-    /// The caller passes in a buffer via `pgpuMetadata`, with the size of the buffer in `bufferSize`. If the `pgpuMetadata`
-    /// structure is too large to fit in the supplied buffer, the function returns NVML_ERROR_INSUFFICIENT_SIZE with the size needed
-    /// in `bufferSize`.
-    ///
-    /// * `device`: The identifier of the target device
-    /// * `pgpuMetadata`: Pointer to caller-supplied buffer into which `pgpuMetadata` is written
-    /// * `bufferSize`: Pointer to size of `pgpuMetadata` buffer
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   GPU metadata structure was successfully returned
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`   pgpuMetadata buffer is too small, required size is returned in `bufferSize`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
-    /// - `NVML_ERROR_NOT_SUPPORTED`       vGPU is not supported by the system
-    /// - `NVML_ERROR_UNKNOWN`             on any unexpected error
-    ///
-    /// Calls `nvmlDeviceGetVgpuMetadata`.
-    pub fn vgpu_metadata(&self) -> Result<(VgpuPgpuMetadata, u32), Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetVgpuMetadata()?;
-        let mut c_pgpu_metadata: sys::nvmlVgpuPgpuMetadata_st = Default::default();
-        let mut c_buffer_size: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_pgpu_metadata, & mut c_buffer_size)))?;
-        Ok((VgpuPgpuMetadata::from(&c_pgpu_metadata), c_buffer_size))
-    }
     /// Retrieves current utilization for processes running on vGPUs on a physical GPU (device).
     ///
     /// For Maxwell ™ or newer fully supported devices.
@@ -11076,40 +10977,6 @@ impl<'n> VgpuInstance<'n> {
         let mut c_mdev_uuid = [0 as core::ffi::c_char; 80];
         ffi::check(call!(sym(self.raw, c_mdev_uuid.as_mut_ptr(), 80 as _)))?;
         Ok(ffi::string_from(&c_mdev_uuid))
-    }
-    /// Returns vGPU metadata structure for a running vGPU. The structure contains information about the vGPU and its associated VM
-    /// such as the currently installed NVIDIA guest driver version, together with host driver version and an opaque data section
-    /// containing internal state.
-    ///
-    /// nvmlVgpuInstanceGetMetadata() may be called at any time for a vGPU instance. Some fields in the returned structure are
-    /// dependent on information obtained from the guest VM, which may not yet have reached a state where that information
-    /// is available. The current state of these dependent fields is reflected in the info structure's `nvmlVgpuGuestInfoState_t` field.
-    ///
-    /// The VMM may choose to read and save the vGPU's VM info as persistent metadata associated with the VM, and provide
-    /// it to Virtual GPU Manager when creating a vGPU for subsequent instances of the VM.
-    ///
-    /// The caller passes in a buffer via `vgpuMetadata`, with the size of the buffer in `bufferSize`. If the vGPU Metadata structure
-    /// is too large to fit in the supplied buffer, the function returns NVML_ERROR_INSUFFICIENT_SIZE with the size needed
-    /// in `bufferSize`.
-    ///
-    /// * `vgpuInstance`: vGPU instance handle
-    /// * `vgpuMetadata`: Pointer to caller-supplied buffer into which vGPU metadata is written
-    /// * `bufferSize`: Size of vgpuMetadata buffer
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   vGPU metadata structure was successfully returned
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`   vgpuMetadata buffer is too small, required size is returned in `bufferSize`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if `bufferSize` is NULL or `vgpuInstance` is 0; if `vgpuMetadata` is NULL and the value of `bufferSize` is not 0.
-    /// - `NVML_ERROR_NOT_FOUND`           if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`             on any unexpected error
-    ///
-    /// Calls `nvmlVgpuInstanceGetMetadata`.
-    pub fn metadata(&self) -> Result<(VgpuMetadata, u32), Error> {
-        let sym = self.nvml.lib().nvmlVgpuInstanceGetMetadata()?;
-        let mut c_vgpu_metadata: sys::nvmlVgpuMetadata_st = Default::default();
-        let mut c_buffer_size: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_vgpu_metadata, & mut c_buffer_size)))?;
-        Ok((VgpuMetadata::from(&c_vgpu_metadata), c_buffer_size))
     }
     /// Query the placement ID of active vGPU instance.
     ///

@@ -18,7 +18,7 @@ mod vgpu;
 pub use device::{MemoryLimits, NvlinkTelemetry, NvlinkTelemetryRequest};
 pub use gpm::GpmMetric;
 pub use system::CperCursor;
-pub use vgpu::{VgpuInstanceUtilization, VgpuPlacements};
+pub use vgpu::{MetadataBlob, PgpuMetadataBlob, VgpuInstanceUtilization, VgpuMetadataBlob, VgpuPlacements};
 
 /// `serde::Serialize` for a hand-written data type, field by field (no derive: the crate's
 /// build graph has no proc macros). A field given as `name => expr` is serialized as `expr`.

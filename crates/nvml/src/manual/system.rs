@@ -1,5 +1,5 @@
-//! System event sets (created and used through request records) and CPER records (a cursor
-//! over byte buffers).
+//! System event sets (created and used through request records), CPER records (a cursor
+//! over byte buffers) and the driver branch (a record sized by a string length).
 
 use std::ffi::c_uchar;
 
@@ -9,6 +9,18 @@ use crate::ffi;
 use crate::{Error, Nvml, SystemEventDataV1, SystemEventSet, SystemEventTypes};
 
 impl Nvml {
+    /// The driver branch, e.g. `r580_00`.
+    ///
+    /// Calls `nvmlSystemGetDriverBranch` (its `length` is the capacity of the record's
+    /// string, not a count of records).
+    pub fn driver_branch(&self) -> Result<String, Error> {
+        let sym = self.lib().nvmlSystemGetDriverBranch()?;
+        let mut r = sys::nvmlSystemDriverBranchInfo_t { version: sys::nvmlSystemDriverBranchInfo_v1, ..Default::default() };
+        let capacity = r.branch.len() as std::ffi::c_uint;
+        ffi::check(call!(sym(&mut r, capacity)))?;
+        Ok(ffi::string_from(&r.branch))
+    }
+
     /// A new system event set, for GPU driver bind/unbind events.
     ///
     /// Calls `nvmlSystemEventSetCreate`. Free it with [`SystemEventSet::free`].
