@@ -113,12 +113,9 @@ fn generate_member(root: &Path, header: &Path, member: &Path, version: &str, man
     // Values of fields an older layout lacks matter only where the header's family converts
     // such a layout into the record: older headers may not (planned once to find out).
     let (probe, _) = xtask::rules::apply(model.clone(), &rules, &shown);
-    let conversions = probe.plan.conversions();
-    rules.absent_fields.retain(|key, _| {
-        let (rec, field) = key.split_once('.').unwrap_or((key, ""));
-        let lacks = |old: &str| probe.model.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
-        conversions.iter().any(|(old, new)| new == rec && lacks(old))
-    });
+    for key in probe.unused_absent_fields() {
+        rules.absent_fields.remove(&key);
+    }
     let (bindings, diags) = xtask::rules::apply(model, &rules, &shown);
     let problems: Vec<String> = diags.items().iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();
     anyhow::ensure!(problems.is_empty(), "rules: {}", problems.join("; "));

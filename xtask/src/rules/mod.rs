@@ -435,26 +435,13 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     for (key, rule) in &rules.directions {
         let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((bindings.model.functions.get(f)?, p))) else { continue };
         let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
-        let m = &bindings.model;
-        let fields = match m.resolve_typedef(&p.ty) {
-            Ty::Pointer { pointee, .. } => match m.resolve_typedef(pointee) {
-                Ty::Named(r) => m.records.get(r).map(|r| r.fields.as_slice()),
-                _ => None,
-            },
-            _ => None,
-        };
+        let fields = shape::pointee_fields(&bindings.model, &p.ty);
         if shape::derived_direction(&bindings, f, param, fields) == *rule {
             d.warn(place("directions", key), "matches nothing: the header's wording gives the same direction");
         }
     }
-    let conversions = bindings.plan.conversions();
-    for key in bindings.absent_fields.keys() {
-        let Some((rec, field)) = key.split_once('.') else { continue };
-        let m = &bindings.model;
-        let lacks = |old: &str| m.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
-        if !conversions.iter().any(|(old, new)| new == rec && lacks(old)) {
-            d.warn(place("absent_fields", key), "matches nothing: no older layout lacking the field is converted into the record");
-        }
+    for key in bindings.unused_absent_fields() {
+        d.warn(place("absent_fields", &key), "matches nothing: no older layout lacking the field is converted into the record");
     }
     for key in rules.renames.keys() {
         if bindings.plan.method(key).is_none() && bindings.model.functions.contains_key(key) {
@@ -481,6 +468,21 @@ pub enum Wrapping {
 }
 
 impl Bindings {
+    /// The `absent_fields` keys (`record.field`) that no versioned family uses: none converts
+    /// an older layout lacking the field into the record.
+    pub fn unused_absent_fields(&self) -> Vec<String> {
+        let conversions = self.plan.conversions();
+        let lacks = |old: &str, field: &str| self.model.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
+        self.absent_fields
+            .keys()
+            .filter(|key| {
+                let (rec, field) = key.split_once('.').unwrap_or((key.as_str(), ""));
+                !conversions.iter().any(|(old, new)| new == rec && lacks(old, field))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// How the safe crate wraps `f`, from the plan its emitter follows.
     pub fn wrapping(&self, f: &Function) -> Wrapping {
         if let Some(w) = self.plan.unwrapped.get(&f.name) {

@@ -405,13 +405,8 @@ impl Ctx<'_> {
                 if *is_const {
                     return Ok(Role::InPtr(val));
                 }
-                let record = match &val {
-                    Val::Record(r) | Val::Raw(r) => Some(r.as_str()),
-                    _ => None,
-                };
-                let record_fields = record.and_then(|r| m.records.get(r)).map(|r| r.fields.as_slice());
-                let record = record.is_some();
-                Ok(match direction(self.b, f, &p.name, record_fields) {
+                let record = matches!(val, Val::Record(_) | Val::Raw(_));
+                Ok(match direction(self.b, f, &p.name, pointee_fields(m, &p.ty)) {
                     Direction::In => Role::InPtr(val),
                     Direction::InOut if record => Role::InOut(val),
                     Direction::InOut => return Err("an in/out scalar (give it `directions: in` or `out`)".into()),
@@ -552,6 +547,17 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
 fn documented_input(doc: &str) -> bool {
     let d = doc.trim_start().to_ascii_lowercase();
     ["in:", "in/out", "[in]", "[in,", "[in/", "input:", "input/output"].iter().any(|p| d.starts_with(p))
+}
+
+/// The fields of the record a pointer of type `ty` points to (after typedefs), if it does.
+pub fn pointee_fields<'m>(m: &'m Model, ty: &Ty) -> Option<&'m [Field]> {
+    match m.resolve_typedef(ty) {
+        Ty::Pointer { pointee, .. } => match m.resolve_typedef(pointee) {
+            Ty::Named(r) => m.records.get(r).map(|r| r.fields.as_slice()),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The text of `@param name` in a Doxygen comment, up to the next command.

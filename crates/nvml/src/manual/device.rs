@@ -104,8 +104,12 @@ impl Device<'_> {
                 nvmlReturn: sys::NVML_SUCCESS,
             })
             .collect();
-        let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: len_u32(slots.len())?, telemetrySamples: slots.as_mut_ptr() };
-        ffi::check(call!(sym(self.raw, &mut batch)))?;
+        let count = len_u32(slots.len())?;
+        let fetch = |slots: &mut [sys::nvmlNvlinkTelemetrySample_v1_t]| {
+            let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: count, telemetrySamples: slots.as_mut_ptr() };
+            ffi::check(call!(sym(self.raw, &mut batch)))
+        };
+        fetch(&mut slots)?;
         // One buffer per slot that has samples, sized as the driver said; kept alive (and
         // unmoved) until the second call returns.
         let mut buffers: Vec<Vec<c_ulonglong>> = slots.iter().map(|s| vec![0; if s.nvmlReturn == sys::NVML_SUCCESS { s.sampleCount as usize } else { 0 }]).collect();
@@ -114,8 +118,7 @@ impl Device<'_> {
             slot.sampleCount = buf.len() as c_uint;
             slot.samples = if buf.is_empty() { std::ptr::null_mut() } else { buf.as_mut_ptr() };
         }
-        let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: len_u32(slots.len())?, telemetrySamples: slots.as_mut_ptr() };
-        ffi::check(call!(sym(self.raw, &mut batch)))?;
+        fetch(&mut slots)?;
         Ok(requests
             .iter()
             .zip(slots.iter().zip(buffers).zip(first))

@@ -38,7 +38,8 @@ pub struct VgpuInstanceUtilization {
     pub ofa_util: Value,
 }
 
-/// Which placements a device query lists (`NVML_VGPU_PGPU_*_MODE`).
+/// A device placement query (`call`) for `mode` (`NVML_VGPU_PGPU_*_MODE`): size query and
+/// fill with the v2 record, or the v1 record once the library rejects v2.
 fn placements(
     mode: u32,
     mut call: impl FnMut(&mut sys::nvmlVgpuPlacementList_t) -> sys::nvmlReturn_t,
