@@ -5,7 +5,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use crate::rules::{Bindings, Wrapping};
+use crate::pipeline::Planned;
+use crate::plan::Wrapping;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Coverage {
@@ -28,13 +29,14 @@ pub struct Missing {
     pub wrapping: Wrapping,
 }
 
-pub fn coverage(b: &Bindings) -> Coverage {
+pub fn coverage(p: &Planned) -> Coverage {
+    let b = &p.bindings;
     let mut wrapped = 0;
     let mut manual = 0;
     let mut unwrapped = Vec::new();
     let current: Vec<_> = b.model.current_functions().collect();
     for f in &current {
-        match b.wrapping(f) {
+        match p.plan.wrapping(f) {
             Wrapping::Automatic(_) => wrapped += 1,
             Wrapping::Manual(_) => {
                 wrapped += 1;
@@ -43,7 +45,7 @@ pub fn coverage(b: &Bindings) -> Coverage {
             w => unwrapped.push(Missing { function: f.name.clone(), wrapping: w }),
         }
     }
-    Coverage { header: b.model.header.version.clone(), total: current.len(), wrapped, methods: b.plan.methods.len(), manual, unwrapped }
+    Coverage { header: b.model.header.version.clone(), total: current.len(), wrapped, methods: p.plan.methods.len(), manual, unwrapped }
 }
 
 impl Coverage {

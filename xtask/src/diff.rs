@@ -1,6 +1,6 @@
 //! `cargo xtask header-diff`: what changed in the API between two headers, from their models.
 //!
-//! [`compare`] is a pure function of the old [`Model`] and the new header's [`Bindings`] (the
+//! [`compare`] is a pure function of the old [`Model`] and the new header's [`Planned`] (the
 //! current rules applied to it); it returns a [`HeaderDiff`], plain data in name order that
 //! serialises to JSON for tools and renders as Markdown for a pull-request description
 //! ([`HeaderDiff::to_markdown`]). Only what the model holds counts: comments, line numbers and
@@ -15,8 +15,10 @@ use serde::Serialize;
 
 use crate::diag::{Diag, Level};
 use crate::model::{ConstValue, Enum, EnumConstant, Field, Function, HeaderInfo, Model, Record, RecordKind, Ty};
-use crate::rules::{self, Bindings, Wrapping};
-use crate::update::{available, Pip};
+use crate::plan::Wrapping;
+use crate::fetch::headers::available;
+use crate::fetch::Pip;
+use crate::pipeline::{self, Inputs, Planned};
 
 /// Everything that changed between two headers.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -135,15 +137,15 @@ impl Section {
 
 /// Compares two headers: `old`'s model with `new`, the new header with the current rules
 /// applied (`rule_diags` are that application's diagnostics).
-pub fn compare(old: &Model, new: &Bindings, rule_diags: &[Diag]) -> HeaderDiff {
-    let m = &new.model;
+pub fn compare(old: &Model, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
+    let m = &new.bindings.model;
     let functions = section(&old.functions, &m.functions, Function::prototype, compare_functions);
-    let old_families = rules::derive_families(old);
+    let old_families = crate::rules::derive_families(old);
     let new_versions = functions
         .added
         .iter()
         .filter_map(|item| {
-            let (base, _) = rules::version_of(&item.name)?;
+            let (base, _) = crate::rules::version_of(&item.name)?;
             let previous = match old_families.get(base) {
                 Some(symbols) => symbols.first()?.clone(),
                 None if old.functions.contains_key(base) => base.to_string(),
@@ -156,7 +158,7 @@ pub fn compare(old: &Model, new: &Bindings, rule_diags: &[Diag]) -> HeaderDiff {
         .added
         .iter()
         .filter_map(|item| m.functions.get(&item.name))
-        .map(|f| Wrapped { name: f.name.clone(), wrapping: new.wrapping(f) })
+        .map(|f| Wrapped { name: f.name.clone(), wrapping: new.plan.wrapping(f) })
         .collect();
     let mut diff = HeaderDiff {
         old: old.header.clone(),
@@ -385,17 +387,14 @@ fn deprecations(old: &Model, new: &Model) -> Vec<Deprecation> {
 /// path, or a version in the header cache; pip fetches a version that is in neither into the
 /// cache first.
 pub fn between(root: &Path, old: &str, new: &str, rules_file: Option<&Path>, pip: &Pip) -> Result<HeaderDiff> {
-    let inputs = |spec: String| crate::Inputs { header: Some(spec), rules: rules_file.map(Path::to_path_buf), verbose: false };
-    let old_model = crate::header_model(root, &inputs(available(root, old, pip)?))?;
-    let new_inputs = inputs(available(root, new, pip)?);
-    let new_model = crate::header_model(root, &new_inputs)?;
-    let (rules, shown) = crate::load_rules(root, &new_inputs)?;
-    let (bindings, diags) = rules::apply(new_model, &rules, &shown);
-    Ok(compare(&old_model, &bindings, diags.items()))
+    let inputs = |spec: String| Inputs { header: Some(spec), rules: rules_file.map(Path::to_path_buf), verbose: false };
+    let old_model = pipeline::header_model(root, &inputs(available(root, old, pip)?))?;
+    let (new, diags) = pipeline::planned_lenient(root, &inputs(available(root, new, pip)?))?;
+    Ok(compare(&old_model, &new, &diags))
 }
 
 fn header_name(h: &HeaderInfo) -> String {
-    match crate::headers::version_key(&h.version) {
+    match crate::fetch::headers::version_key(&h.version) {
         Some(_) => format!("nvml.h {}", h.version),
         None => h.version.clone(),
     }

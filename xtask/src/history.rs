@@ -1,11 +1,11 @@
-//! `cargo xtask history`: which published header first declares each function of the default
+//! The function history: which published header first declares each function of the default
 //! header, and which driver branch shipped that header.
 //!
-//! Every header of `nvml-headers/corpus.txt` is parsed (pip fetches the ones that are neither
-//! vendored nor in the header cache); for each function symbol of the default header, legacy
-//! symbols included, the oldest header that declares it is recorded in
-//! `gen-config/function-history.yaml`, with the table [`BRANCHES`] of the driver branch that
-//! shipped each CUDA toolkit's header. `--check` recomputes the file and fails when it differs.
+//! `gen-config/function-history.yaml` records, for each function symbol of the default header
+//! (legacy symbols included), the oldest header of `nvml-headers/corpus.txt` that declares it,
+//! with the table [`BRANCHES`] of the driver branch that shipped each CUDA toolkit's header.
+//! `cargo xtask history` (`commands/history.rs`) computes it from the corpus; this module is
+//! its file format and what the pipeline reads of it.
 //!
 //! `cargo xtask regen` reads the file beside its rules file ([`for_regen`]) and writes the
 //! mock's `generated/history.rs`: the driver branch that introduced each function newer than
@@ -15,13 +15,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use serde::Deserialize;
 
 use crate::diag::Diagnostics;
-use crate::headers::{self, version_key};
+use crate::fetch::headers::version_key;
 use crate::model::Model;
-use crate::update::{self, Pip};
 
 /// The history file of the default rules, `gen-config/function-history.yaml`.
 pub const HISTORY_FILE: &str = "gen-config/function-history.yaml";
@@ -129,66 +128,6 @@ pub fn parse(text: &str, origin: &str) -> Result<History> {
     })
 }
 
-/// What `cargo xtask history` computed.
-#[derive(Debug, Clone)]
-pub struct Computed {
-    pub text: String,
-    pub default: String,
-    pub oldest: String,
-    pub functions: BTreeMap<String, String>,
-    pub gaps: Vec<(String, String)>,
-}
-
-/// Parses every header of the corpus (fetching with pip what is neither vendored nor cached)
-/// and computes the history of the default header's functions.
-pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
-    let entries = headers::corpus(root)?;
-    let default = headers::default_version(root)?;
-    if !entries.iter().any(|e| e.version == default) {
-        bail!("the default header {default} is not listed in {}", headers::CORPUS_FILE);
-    }
-    // Fetched one at a time, so that pip's messages come in order; parsed on every core.
-    let specs: Vec<String> = entries.iter().map(|e| update::available(root, &e.version, pip)).collect::<Result<_>>()?;
-    let parsed = parse_all(root, &specs)?;
-    let headers: Vec<(String, BTreeSet<String>)> =
-        entries.iter().zip(parsed).map(|(e, fns)| (e.version.clone(), fns)).collect();
-    let current = headers.iter().find(|(v, _)| *v == default).map(|(_, f)| f.clone()).unwrap_or_default();
-    let functions = first_declared(&headers, &current);
-    let gaps = gaps(&headers, &current);
-    let oldest = entries[0].version.clone();
-    let text = render(&default, &oldest, entries.len(), &functions);
-    Ok(Computed { text, default, oldest, functions, gaps })
-}
-
-/// The function symbols of each header, in the order of `specs`.
-fn parse_all(root: &Path, specs: &[String]) -> Result<Vec<BTreeSet<String>>> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(specs.iter().map(|_| None).collect::<Vec<Option<Result<BTreeSet<String>>>>>());
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(specs.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(spec) = specs.get(i) else { break };
-                let r = functions_of(root, spec);
-                results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    results.into_iter().map(|r| r.unwrap_or_else(|| bail!("a header was not parsed (a bug)"))).collect()
-}
-
-fn functions_of(root: &Path, spec: &str) -> Result<BTreeSet<String>> {
-    let header = headers::resolve(root, Some(spec))?;
-    let (model, diags) = crate::clang::parse_header(&header.path, header.info.clone())?;
-    if diags.has_errors() {
-        let errors: Vec<String> = diags.items().iter().map(|d| d.to_string()).collect();
-        bail!("nvml.h {}: {}", header.info.version, errors.join("; "));
-    }
-    Ok(model.functions.into_keys().collect())
-}
-
 /// The history file for a rules file: `function-history.yaml` beside it.
 pub fn path_for_rules(rules: &Path) -> PathBuf {
     rules.with_file_name(FILE_NAME)
@@ -284,46 +223,6 @@ pub fn table(history: &History, shown: &str, model: &Model, d: &mut Diagnostics)
     DriverTable { introduced, newest_branch }
 }
 
-/// `cargo xtask history [--check]`: writes the history file, or compares it; `Ok(false)` when
-/// `--check` finds it stale.
-pub fn run(root: &Path, check: bool, pip: &Pip) -> Result<bool> {
-    let computed = compute(root, pip)?;
-    let path = root.join(HISTORY_FILE);
-    let newer = computed.functions.values().filter(|v| **v != computed.oldest).count();
-    let summary = format!(
-        "{} functions of nvml.h {}: {} declared by {}, {newer} first declared by a later header",
-        computed.functions.len(),
-        computed.default,
-        computed.functions.len() - newer,
-        computed.oldest
-    );
-    for (name, missing_from) in &computed.gaps {
-        println!("note: {name} is absent from nvml.h {missing_from}, after its first header");
-    }
-    if check {
-        let disk = std::fs::read_to_string(&path).unwrap_or_default().replace("\r\n", "\n");
-        if disk == computed.text {
-            println!("{HISTORY_FILE} is up to date ({summary})");
-            return Ok(true);
-        }
-        let old: BTreeSet<&str> = disk.lines().collect();
-        let new: BTreeSet<&str> = computed.text.lines().collect();
-        for l in old.difference(&new).take(20) {
-            eprintln!("- {l}");
-        }
-        for l in new.difference(&old).take(20) {
-            eprintln!("+ {l}");
-        }
-        eprintln!("error: {HISTORY_FILE} is stale; run `cargo xtask history`");
-        return Ok(false);
-    }
-    let staged = path.with_extension("yaml.new");
-    std::fs::write(&staged, &computed.text).with_context(|| format!("cannot write {}", staged.display()))?;
-    std::fs::rename(&staged, &path).with_context(|| format!("cannot move {} into place", staged.display()))?;
-    println!("wrote {HISTORY_FILE} ({summary})");
-    Ok(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,10 +310,10 @@ mod tests {
 
     #[test]
     fn the_checked_in_history_covers_the_default_header() {
-        let root = crate::project_root();
+        let root = crate::workspace::project_root();
         let text = std::fs::read_to_string(root.join(HISTORY_FILE)).unwrap();
         let h = parse(&text, HISTORY_FILE).unwrap();
-        assert_eq!(h.default, headers::default_version(&root).unwrap());
+        assert_eq!(h.default, crate::fetch::headers::default_version(&root).unwrap());
         let expected: BTreeMap<String, u32> = BRANCHES.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         assert_eq!(h.branches, expected, "regenerate with `cargo xtask history`");
     }

@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use xtask::update::{update_header, Pip, Wanted};
-use xtask::{generate, model, project_root, regen, Inputs};
+use xtask::commands::{self, header_diff, update_header::Wanted};
+use xtask::fetch::Pip;
+use xtask::pipeline::Inputs;
+use xtask::workspace::project_root;
 
 #[derive(Parser)]
 #[command(name = "cargo xtask", about = "The NVML binding generator", version)]
@@ -132,27 +134,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     let root = project_root();
-    match cli.command {
+    let ok = match cli.command {
         Command::Regen { input, check, out_root } => {
-            let out = generate(&root, &input.inputs())?;
             let target = out_root.unwrap_or_else(|| root.clone());
-            if check {
-                let problems = regen::check(&target, &out)?;
-                if problems.is_empty() {
-                    println!("generated files are up to date ({} files)", out.files.len());
-                    return Ok(ExitCode::SUCCESS);
-                }
-                for p in &problems {
-                    eprintln!("{p}");
-                }
-                eprintln!("error: {} generated file(s) out of date; run `cargo xtask regen`", problems.len());
-                return Ok(ExitCode::FAILURE);
-            }
-            let changed = regen::write(&target, &out)?;
-            println!("wrote {} files under {} ({} changed)", out.files.len(), target.display(), changed.len());
-            for c in changed {
-                println!("  {}", c.display());
-            }
+            commands::regen::run(&root, &input.inputs(), check, &target)?
         }
         Command::Bench { input, runs, bindgen } => {
             let on_path = || {
@@ -161,61 +146,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     .map(|b| b.display().to_string())
             };
             let bindgen = bindgen.or_else(on_path);
-            xtask::bench::run(&root, &input.inputs(), runs, bindgen.as_deref())?;
+            commands::bench::run(&root, &input.inputs(), runs, bindgen.as_deref())?;
+            true
         }
         Command::Model { input, json } => {
-            let b = xtask::bindings(&root, &input.inputs())?;
-            let m = &b.model;
-            if json {
-                println!("{}", serde_json::to_string_pretty(m)?);
-                return Ok(ExitCode::SUCCESS);
-            }
-            let top = |kind| m.records.values().filter(|r| r.kind == kind && r.parent.is_none()).count();
-            let nested = m.records.values().filter(|r| r.parent.is_some()).count();
-            let legacy = m.functions.values().filter(|f| f.legacy).count();
-            println!("header {} (sha256 {})", m.header.version, m.header.sha256);
-            println!("functions: {} ({legacy} only in the legacy block)", m.functions.len());
-            println!(
-                "records:   {} structs, {} unions (+{nested} nested anonymous)",
-                top(model::RecordKind::Struct),
-                top(model::RecordKind::Union)
-            );
-            println!("enums:     {}", m.enums.len());
-            println!("handles:   {}", m.handles.len());
-            println!("typedefs:  {}", m.typedefs.len());
-            println!("constants: {}", m.constants.len());
-            println!("aliases:   {} (#define nvmlX nvmlY)", m.aliases.len());
-            println!("families:  {} versioned", b.families.len());
-            println!("shapes:    {} string buffers, {} count+array", b.strings.len(), b.arrays.len());
+            commands::model::run(&root, &input.inputs(), json)?;
+            true
         }
         Command::Coverage { input, json } => {
-            let report = xtask::coverage::coverage(&xtask::bindings(&root, &input.inputs())?);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", report.to_text());
-            }
+            commands::coverage::run(&root, &input.inputs(), json)?;
+            true
         }
         Command::HeaderDiff { old, new, format, rules } => {
-            let diff = xtask::diff::between(&root, &old, &new, rules.as_deref(), &Pip::default())?;
-            match format {
-                DiffFormat::Md => print!("{}", diff.to_markdown()),
-                DiffFormat::Json => println!("{}", serde_json::to_string_pretty(&diff)?),
-            }
+            let format = match format {
+                DiffFormat::Md => header_diff::Format::Markdown,
+                DiffFormat::Json => header_diff::Format::Json,
+            };
+            header_diff::run(&root, &old, &new, rules.as_deref(), format)?;
+            true
         }
-        Command::History { check } => {
-            if !xtask::history::run(&root, check, &Pip::default())? {
-                return Ok(ExitCode::FAILURE);
-            }
-        }
+        Command::History { check } => commands::history::run(&root, check, &Pip::default())?,
         Command::UpdateHeader { version, latest, root: dir, find_links } => {
             let wanted = match (version, latest) {
                 (Some(v), false) => Wanted::Version(v),
                 _ => Wanted::Latest,
             };
             let dir = dir.unwrap_or(root);
-            print!("{}", update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
+            print!("{}", commands::update_header::update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
+            true
         }
-    }
-    Ok(ExitCode::SUCCESS)
+    };
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -15,10 +15,12 @@ use std::time::Instant;
 
 use common::{corpus_enabled, scratch, xtask};
 use xtask::diff::{between, HeaderDiff, Section};
-use xtask::headers::{self, Provenance};
-use xtask::update::{header_path, Pip};
+use xtask::fetch::headers::{self, header_path, Provenance};
+use xtask::fetch::Pip;
 use xtask::diag::Level;
-use xtask::{project_root, regen, Inputs};
+use xtask::commands::regen;
+use xtask::pipeline::{self, Inputs};
+use xtask::workspace::{project_root, RULES_FILE};
 
 /// The files of nvml-sys that are written by hand; the generated ones come from the header.
 const SYS_FILES: &[&str] = &["src/lib.rs", "src/loader.rs", "src/macros.rs"];
@@ -99,8 +101,8 @@ fn every_published_header_generates_a_sys_crate_that_compiles() {
 /// nvml-sys beside the generated ones and `manifest` renamed after `version`.
 fn generate_member(root: &Path, header: &Path, member: &Path, version: &str, manifest: &str) -> anyhow::Result<()> {
     let inputs = Inputs { header: Some(header.display().to_string()), ..Inputs::default() };
-    let model = xtask::header_model(root, &inputs)?;
-    let (mut rules, shown) = xtask::load_rules(root, &inputs)?;
+    let model = pipeline::header_model(root, &inputs)?;
+    let (mut rules, shown) = pipeline::load_rules(root, &inputs)?;
     rules.handles.retain(|handle, _| model.handles.contains_key(handle));
     let has = |f: &str| model.functions.contains_key(f.split('.').next().unwrap_or(f));
     rules.renames.retain(|f, _| has(f));
@@ -112,14 +114,14 @@ fn generate_member(root: &Path, header: &Path, member: &Path, version: &str, man
     }
     // Values of fields an older layout lacks matter only where the header's family converts
     // such a layout into the record: older headers may not (planned once to find out).
-    let (probe, _) = xtask::rules::apply(model.clone(), &rules, &shown);
-    for key in probe.unused_absent_fields() {
+    let (probe, _) = pipeline::plan_model(model.clone(), &rules, &shown)?;
+    for key in probe.plan.unused_absent_fields(&probe.bindings) {
         rules.absent_fields.remove(&key);
     }
-    let (bindings, diags) = xtask::rules::apply(model, &rules, &shown);
-    let problems: Vec<String> = diags.items().iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();
+    let (planned, diags) = pipeline::plan_model(model, &rules, &shown)?;
+    let problems: Vec<String> = diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();
     anyhow::ensure!(problems.is_empty(), "rules: {}", problems.join("; "));
-    regen::write(member, &xtask::emit::emit_all(&bindings)?)?;
+    regen::write(member, &xtask::emit::emit_all(&planned.bindings, &planned.plan)?)?;
     let crate_dir = member.join("crates/nvml-sys");
     for f in SYS_FILES {
         std::fs::copy(root.join("crates/nvml-sys").join(f), crate_dir.join(f))?;
@@ -144,7 +146,7 @@ fn counts(s: &Section) -> (usize, usize, usize) {
 }
 
 fn automatic(d: &HeaderDiff) -> usize {
-    d.wrapping.iter().filter(|w| matches!(w.wrapping, xtask::rules::Wrapping::Automatic(_))).count()
+    d.wrapping.iter().filter(|w| matches!(w.wrapping, xtask::plan::Wrapping::Automatic(_))).count()
 }
 
 // The expected counts of the real pairs below were checked by hand against the header text,
@@ -238,7 +240,7 @@ fn workspace_at_13_4_92(name: &str) -> PathBuf {
         std::fs::copy(cached.with_file_name(f), dir.join(f)).unwrap();
     }
     std::fs::create_dir_all(ws.join("gen-config")).unwrap();
-    std::fs::copy(root.join(xtask::RULES_FILE), ws.join(xtask::RULES_FILE)).unwrap();
+    std::fs::copy(root.join(RULES_FILE), ws.join(RULES_FILE)).unwrap();
     let corpus = std::fs::read_to_string(root.join(headers::CORPUS_FILE)).unwrap();
     let without: String = corpus.lines().filter(|l| !l.starts_with("13.5.37 ")).map(|l| format!("{l}\n")).collect();
     std::fs::write(ws.join(headers::CORPUS_FILE), without).unwrap();

@@ -8,8 +8,8 @@ mod common;
 
 use common::{check_golden, fixture, xtask};
 use xtask::diff::{between, HeaderDiff};
-use xtask::project_root;
-use xtask::update::Pip;
+use xtask::fetch::Pip;
+use xtask::workspace::project_root;
 
 fn diff_case(case: &str) -> HeaderDiff {
     let dir = fixture(case);

@@ -10,7 +10,9 @@ use std::process::Command;
 
 use common::{check_golden, fixture, scratch};
 use xtask::emit::{GeneratedFile, Output};
-use xtask::{generate, project_root, regen, Inputs};
+use xtask::commands::regen;
+use xtask::pipeline::{generate, Inputs};
+use xtask::workspace::project_root;
 
 fn fixture_inputs(case: &str) -> Inputs {
     let dir = fixture(case);
@@ -37,7 +39,7 @@ fn fixture_goldens() {
 
 #[test]
 fn fixture_model_has_every_construct() {
-    let b = xtask::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
+    let b = xtask::pipeline::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
     let m = &b.model;
     assert_eq!(m.functions.len(), 12);
     let legacy: Vec<&str> = m.functions.values().filter(|f| f.legacy).map(|f| f.name.as_str()).collect();
@@ -72,7 +74,7 @@ fn fixture_model_has_every_construct() {
 
 #[test]
 fn real_header_model_counts() {
-    let b = xtask::bindings(&project_root(), &Inputs::default()).unwrap();
+    let b = xtask::pipeline::bindings(&project_root(), &Inputs::default()).unwrap();
     let m = &b.model;
     assert_eq!(m.header.version, "13.5.37");
     assert_eq!(m.functions.len(), 436);
@@ -169,7 +171,7 @@ fn rules_error(yaml: &str) -> String {
     let rules = dir.join("bad.yaml");
     std::fs::write(&rules, yaml).unwrap();
     let inputs = Inputs { rules: Some(rules), ..fixture_inputs("basic") };
-    format!("{:#}", xtask::bindings(&project_root(), &inputs).unwrap_err())
+    format!("{:#}", xtask::pipeline::bindings(&project_root(), &inputs).unwrap_err())
 }
 
 #[test]
@@ -207,7 +209,7 @@ fn regen_stderr(yaml: &str) -> String {
 
 #[test]
 fn rule_diagnostics_are_specific() {
-    let b = xtask::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
+    let b = xtask::pipeline::bindings(&project_root(), &fixture_inputs("basic")).unwrap();
     let rules = xtask::rules::parse(
         "handles: {nvmlDevice_t: Device}\narrays:\n  nvmlDeviceGetPids: { count: count, array: pids }\nskip:\n  'nvmlVgpu*': none\n  nvmlNope: x\n",
         "r.yaml",

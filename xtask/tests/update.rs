@@ -8,24 +8,42 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{fixture, scratch, xtask};
-use xtask::headers::{self, Provenance};
-use xtask::{generate, regen, Inputs};
+use xtask::commands::regen;
+use xtask::fetch::headers::{self, Provenance};
+use xtask::pipeline::{generate, Inputs};
 
 /// Builds a wheel shaped like NVIDIA's (`nvidia/cu13/include/nvml.h`, a licence in the
-/// dist-info) holding `header` as version `version` of nvidia-nvml-dev.
+/// dist-info, a RECORD with each file's sha256) holding `header` as version `version` of
+/// nvidia-nvml-dev.
 fn wheel(dir: &Path, header: &Path, version: &str) {
+    build_wheel(dir, header, version, false);
+}
+
+/// [`wheel`], with a RECORD whose hash of the header is wrong when `corrupt`: as a download
+/// cut short or altered on the way would look.
+fn build_wheel(dir: &Path, header: &Path, version: &str, corrupt: bool) {
     let script = r#"
-import sys, zipfile
-out_dir, header, version = sys.argv[1:4]
+import base64, hashlib, sys, zipfile
+out_dir, header, version, corrupt = sys.argv[1:5]
 info = f"nvidia_nvml_dev-{version}.dist-info"
+files = {
+    "nvidia/cu13/include/nvml.h": open(header, "rb").read(),
+    f"{info}/METADATA": f"Metadata-Version: 2.1\nName: nvidia-nvml-dev\nVersion: {version}\n".encode(),
+    f"{info}/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-manylinux2014_x86_64\n",
+    f"{info}/licenses/License.txt": b"A test licence.\n",
+}
+def digest(name, data):
+    if corrupt == "1" and name.endswith("nvml.h"):
+        data = data + b" "
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+record = "".join(f"{n},sha256={digest(n, d)},{len(d)}\n" for n, d in files.items()) + f"{info}/RECORD,,\n"
 with zipfile.ZipFile(f"{out_dir}/nvidia_nvml_dev-{version}-py3-none-manylinux2014_x86_64.whl", "w") as z:
-    z.write(header, "nvidia/cu13/include/nvml.h")
-    z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: nvidia-nvml-dev\nVersion: {version}\n")
-    z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-manylinux2014_x86_64\n")
-    z.writestr(f"{info}/licenses/License.txt", "A test licence.\n")
-    z.writestr(f"{info}/RECORD", "")
+    for n, d in files.items():
+        z.writestr(n, d)
+    z.writestr(f"{info}/RECORD", record)
 "#;
-    let status = Command::new("python3").arg("-c").arg(script).arg(dir).arg(header).arg(version).status().unwrap();
+    let flag = if corrupt { "1" } else { "0" };
+    let status = Command::new("python3").arg("-c").arg(script).arg(dir).arg(header).arg(version).arg(flag).status().unwrap();
     assert!(status.success());
 }
 
@@ -129,7 +147,7 @@ fn failed_updates_change_nothing() {
     // A version pip cannot find.
     let (ok, _, stderr) = update(&root, &wheels, &["99.0.3"]);
     assert!(!ok);
-    assert!(stderr.contains("error: cannot download nvidia-nvml-dev==99.0.3 (does that version exist?"), "{stderr}");
+    assert!(stderr.contains("error: cannot download nvidia-nvml-dev==99.0.3 (") && stderr.contains("does that version exist?"), "{stderr}");
     assert!(stderr.contains("No matching distribution found"), "{stderr}");
     // A version older than the default.
     let (ok, _, stderr) = update(&root, &wheels, &["97.0.1"]);
@@ -140,6 +158,11 @@ fn failed_updates_change_nothing() {
     assert!(!ok && stderr.contains("`latest` is not a version such as 13.5.37"), "{stderr}");
     let (ok, _, stderr) = update(&root, &wheels, &["10.0.1"]);
     assert!(!ok && stderr.contains("no pip package publishes nvml.h 10.0.1"), "{stderr}");
+    // A corrupt wheel: its header does not match the wheel's RECORD.
+    build_wheel(&wheels, &fixture("diff-api").join("new.h"), "99.0.4", true);
+    let (ok, _, stderr) = update(&root, &wheels, &["99.0.4"]);
+    assert!(!ok);
+    assert!(stderr.contains("nvidia/cu13/include/nvml.h does not match the sha256 in the wheel's RECORD"), "{stderr}");
     // A header the generator cannot parse is not vendored.
     wheel(&wheels, &fixture("broken").join("input.h"), "99.0.5");
     let (ok, _, stderr) = update(&root, &wheels, &["99.0.5"]);

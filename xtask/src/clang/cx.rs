@@ -11,21 +11,13 @@ use std::ptr;
 use anyhow::{bail, Context, Result};
 use clang_sys::*;
 
-/// Loads libclang once per process, with an error that says how to install it.
+/// Makes libclang available to this thread: found or fetched once per process (see
+/// [`crate::fetch::libclang`]).
 pub fn load_libclang() -> Result<()> {
     if clang_sys::is_loaded() {
         return Ok(());
     }
-    clang_sys::load().map_err(|e| {
-        anyhow::anyhow!(
-            "libclang could not be loaded: {e}\n\
-             The generator parses nvml.h with libclang. Install it, e.g.\n  \
-             Debian/Ubuntu: apt-get install libclang-dev\n  \
-             Fedora:        dnf install clang-devel\n  \
-             macOS:         brew install llvm\n\
-             or point LIBCLANG_PATH at the directory that holds libclang.so."
-        )
-    })
+    crate::fetch::libclang::ensure_loaded(&crate::workspace::project_root()).map(|_| ())
 }
 
 /// Takes ownership of a `CXString` and copies it out.

@@ -15,6 +15,7 @@ use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 use crate::model::{HeaderInfo, IntValue, Ty};
+use crate::plan::Plan;
 use crate::rules::Bindings;
 
 /// One generated file.
@@ -33,18 +34,18 @@ pub struct Output {
 }
 
 /// Runs every emitter.
-pub fn emit_all(b: &Bindings) -> Result<Output> {
+pub fn emit_all(b: &Bindings, plan: &Plan) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
     mock::emit(b, &mut out)?;
-    safe::emit(b, &mut out)?;
+    safe::emit(b, plan, &mut out)?;
     Ok(out)
 }
 
 /// The first lines of every generated file. Names the command and the header; nothing that
 /// changes between runs or machines.
 pub fn banner(header: &HeaderInfo, what: &str) -> String {
-    let source = match crate::headers::version_key(&header.version) {
+    let source = match crate::fetch::headers::version_key(&header.version) {
         Some(_) => format!("nvml.h {}", header.version),
         None => header.version.clone(),
     };

@@ -9,7 +9,6 @@
 //! the header by pattern; `skip` and `manual` win over every shape.
 
 pub mod names;
-pub mod shape;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -170,8 +169,6 @@ pub struct Bindings {
     /// `record.field` → the value of a field an older layout lacks: the constant's name (if
     /// given by one) and its value.
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
-    /// How the safe crate wraps every function.
-    pub plan: shape::Plan,
 }
 
 /// Reads and parses a rules file; YAML errors carry the file, line and column.
@@ -415,7 +412,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
     }
 
-    let mut bindings = Bindings {
+    let bindings = Bindings {
         model,
         handles: rules.handles.clone(),
         families,
@@ -429,72 +426,11 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         bitflags: rules.bitflags.clone(),
         struct_versions,
         absent_fields,
-        plan: shape::Plan::default(),
     };
-    bindings.plan = shape::plan(&bindings, &mut d);
-    for (key, rule) in &rules.directions {
-        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((bindings.model.functions.get(f)?, p))) else { continue };
-        let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
-        let fields = shape::pointee_fields(&bindings.model, &p.ty);
-        if shape::derived_direction(&bindings, f, param, fields) == *rule {
-            d.warn(place("directions", key), "matches nothing: the header's wording gives the same direction");
-        }
-    }
-    for key in bindings.unused_absent_fields() {
-        d.warn(place("absent_fields", &key), "matches nothing: no older layout lacking the field is converted into the record");
-    }
-    for key in rules.renames.keys() {
-        if bindings.plan.method(key).is_none() && bindings.model.functions.contains_key(key) {
-            d.warn(place("renames", key), "names no generated method (a family member is renamed under its API name)");
-        }
-    }
     (bindings, d)
 }
 
-/// How the safe crate wraps a function under the rules: the contract its emitter follows, and
-/// what `cargo xtask header-diff` reports for new functions.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "how", content = "detail", rename_all = "snake_case")]
-pub enum Wrapping {
-    /// A `skip` rule leaves it unwrapped, for this reason.
-    Skipped(String),
-    /// A `manual` rule names the hand-written file that wraps it.
-    Manual(String),
-    /// Wrapped from its shape, named here: `plain`, `string buffer` or `count + array`.
-    Automatic(String),
-    /// No shape fits, for the reason given: it needs a rule (`strings`, `arrays`, `skip` or
-    /// `manual`) or hand-written code.
-    NeedsRule(String),
-}
-
 impl Bindings {
-    /// The `absent_fields` keys (`record.field`) that no versioned family uses: none converts
-    /// an older layout lacking the field into the record.
-    pub fn unused_absent_fields(&self) -> Vec<String> {
-        let conversions = self.plan.conversions();
-        let lacks = |old: &str, field: &str| self.model.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
-        self.absent_fields
-            .keys()
-            .filter(|key| {
-                let (rec, field) = key.split_once('.').unwrap_or((key.as_str(), ""));
-                !conversions.iter().any(|(old, new)| new == rec && lacks(old, field))
-            })
-            .cloned()
-            .collect()
-    }
-
-    /// How the safe crate wraps `f`, from the plan its emitter follows.
-    pub fn wrapping(&self, f: &Function) -> Wrapping {
-        if let Some(w) = self.plan.unwrapped.get(&f.name) {
-            return w.clone();
-        }
-        match self.plan.wrapped_by.get(&f.name).and_then(|k| self.plan.method(k)) {
-            Some(m) => Wrapping::Automatic(m.shape.to_string()),
-            None if f.legacy => Wrapping::NeedsRule("a legacy symbol that no versioned family reaches".into()),
-            None => Wrapping::NeedsRule("no method was planned for it".into()),
-        }
-    }
-
     /// The safe type of a handle typedef, opaque or id.
     pub fn handle_type(&self, typedef: &str) -> Option<&str> {
         self.handles.get(typedef).or_else(|| self.ids.get(typedef)).map(String::as_str)
@@ -564,7 +500,7 @@ fn is_rust_type_name(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
-fn is_rust_fn_name(s: &str) -> bool {
+pub fn is_rust_fn_name(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
@@ -667,7 +603,7 @@ mod tests {
 
     #[test]
     fn rules_roundtrip_through_yaml() {
-        let text = std::fs::read_to_string(crate::project_root().join("gen-config/nvml.yaml")).unwrap();
+        let text = std::fs::read_to_string(crate::workspace::project_root().join("gen-config/nvml.yaml")).unwrap();
         let rules = parse(&text, "nvml.yaml").unwrap();
         let again = parse(&serde_yaml::to_string(&rules).unwrap(), "again").unwrap();
         assert_eq!(rules, again);

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use xtask::project_root;
+use xtask::workspace::project_root;
 
 /// `tests/fixtures/<case>`.
 pub fn fixture(case: &str) -> PathBuf {

@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 use super::methods::{args, Arg};
 use crate::emit::ident;
 use crate::rules::names::snake;
-use crate::rules::shape::{Method, Owner};
+use crate::plan::{Method, Owner, Plan};
 use crate::rules::Bindings;
 
 /// Methods that end an object's life run after every other call on it.
@@ -15,13 +15,13 @@ fn is_final(m: &Method) -> bool {
     ["free", "destroy", "remove", "shutdown", "unregister"].iter().any(|w| m.name.split('_').any(|p| p == *w))
 }
 
-pub fn exercise(b: &Bindings) -> TokenStream {
+pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
     let handle_types: Vec<(&String, &String)> = b.handles.iter().chain(b.ids.iter()).collect();
     let fields = handle_types.iter().map(|(_, t)| {
         let (f, t) = (format_ident!("{}", snake(t)), format_ident!("{t}"));
         quote!(pub #f: Option<#t<'n>>)
     });
-    let mut ordered: Vec<&Method> = b.plan.methods.iter().collect();
+    let mut ordered: Vec<&Method> = plan.methods.iter().collect();
     ordered.sort_by_key(|m| is_final(m));
     let calls = ordered.iter().map(|m| {
         let name = ident(&m.name);

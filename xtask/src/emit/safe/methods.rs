@@ -10,12 +10,12 @@ use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
 use crate::rules::names::snake;
-use crate::rules::shape::{Call, Method, Owner, Role, Val};
+use crate::plan::{Call, Method, Owner, Plan, Role, Val};
 use crate::rules::Bindings;
 
-pub fn methods(b: &Bindings, names: &Names) -> TokenStream {
+pub fn methods(b: &Bindings, plan: &Plan, names: &Names) -> TokenStream {
     let mut by_owner: BTreeMap<&Owner, Vec<&Method>> = BTreeMap::new();
-    for m in &b.plan.methods {
+    for m in &plan.methods {
         by_owner.entry(&m.owner).or_default().push(m);
     }
     let blocks = by_owner.into_iter().map(|(owner, ms)| {

@@ -23,20 +23,21 @@ use quote::{format_ident, quote};
 
 use super::{banner, format_file, GeneratedFile, Output};
 use crate::model::{Model, Ty};
+use crate::plan::Plan;
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml/src/generated";
 
-pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
-    let names = Names::new(b)?;
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
+    let names = Names::new(b, plan)?;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
     let files: [(&str, &str, TokenStream); 5] = [
         ("error.rs", "The error type: a variant per nvmlReturn_t value of nvml.h.", types::error(b)),
         ("types.rs", "Enums, bit flags and records of nvml.h as Rust types.", types::types(b, &names)),
         ("handles.rs", "The handle types of nvml.h (see gen-config/nvml.yaml `handles` and `ids`).", handles(b)),
-        ("methods.rs", "A safe method for every function of nvml.h the rules wrap.", methods::methods(b, &names)),
-        ("exercise.rs", "For the crate's tests: every generated method called once.", exercise::exercise(b)),
+        ("methods.rs", "A safe method for every function of nvml.h the rules wrap.", methods::methods(b, plan, &names)),
+        ("exercise.rs", "For the crate's tests: every generated method called once.", exercise::exercise(b, plan)),
     ];
     for (name, what, tokens) in files {
         let path = dir.join(name);
@@ -49,10 +50,12 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
 /// The Rust name of every enum, record and flags type, checked for clashes.
 pub struct Names {
     types: BTreeMap<String, String>,
+    /// The records that get a safe type (the plan's).
+    pub records: std::collections::BTreeSet<String>,
 }
 
 impl Names {
-    fn new(b: &Bindings) -> Result<Names> {
+    fn new(b: &Bindings, plan: &Plan) -> Result<Names> {
         let m = &b.model;
         let mut types = BTreeMap::new();
         let mut taken: BTreeMap<String, String> = BTreeMap::new();
@@ -64,7 +67,7 @@ impl Names {
         }
         taken.insert("Error".into(), "the error type".into());
         taken.insert("Nvml".into(), "the library type".into());
-        let wanted = m.enums.keys().chain(b.plan.records.iter());
+        let wanted = m.enums.keys().chain(plan.records.iter());
         let mut clashes = Vec::new();
         for name in wanted {
             let rust = safe_type_name(m, name);
@@ -76,7 +79,7 @@ impl Names {
         if !clashes.is_empty() {
             bail!("safe type names clash: {}", clashes.join("; "));
         }
-        Ok(Names { types })
+        Ok(Names { types, records: plan.records.clone() })
     }
 
     /// The safe type of an enum or record, by model name.

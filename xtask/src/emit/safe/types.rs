@@ -130,7 +130,7 @@ pub fn types(b: &Bindings, names: &Names) -> TokenStream {
     for (name, rule) in &b.bitflags {
         items.push(flags(m, name, rule));
     }
-    for r in b.plan.records.iter().filter_map(|r| m.records.get(r)) {
+    for r in names.records.iter().filter_map(|r| m.records.get(r)) {
         items.push(record(b, r, names));
     }
     quote! {
@@ -283,7 +283,7 @@ pub fn field_conv(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>) -> F
             let ty = names.ty(n);
             FieldConv { ty: quote!(#ty), eq: true, serde: true }
         }
-        Ty::Named(n) if b.plan.records.contains(n) => {
+        Ty::Named(n) if names.records.contains(n) => {
             let ty = names.ty(n);
             FieldConv { ty: quote!(#ty), eq: !holds_union(m, n), serde: true }
         }
@@ -317,7 +317,7 @@ pub fn from_raw(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>, src: T
             let ty = names.ty(n);
             quote!(#ty(#src))
         }
-        Ty::Named(n) if b.plan.records.contains(n) => {
+        Ty::Named(n) if names.records.contains(n) => {
             let ty = names.ty(n);
             quote!(#ty::from(&#src))
         }
@@ -326,7 +326,7 @@ pub fn from_raw(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>, src: T
 }
 
 /// `dst = safe → raw` for a value of C type `t`.
-pub fn to_raw(b: &Bindings, t: &Ty, flags: bool, dst: TokenStream, src: TokenStream) -> TokenStream {
+pub fn to_raw(b: &Bindings, names: &Names, t: &Ty, flags: bool, dst: TokenStream, src: TokenStream) -> TokenStream {
     let m = &b.model;
     if flags {
         return quote!(#dst = #src.bits() as _;);
@@ -339,11 +339,11 @@ pub fn to_raw(b: &Bindings, t: &Ty, flags: bool, dst: TokenStream, src: TokenStr
     match m.resolve_typedef(t) {
         Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => quote!(ffi::set_string(&mut #dst, &#src);),
         Ty::Array { elem, .. } => {
-            let inner = to_raw(b, elem, false, quote!(*d), quote!((*s)));
+            let inner = to_raw(b, names, elem, false, quote!(*d), quote!((*s)));
             quote!(for (d, s) in #dst.iter_mut().zip(#src.iter()) { #inner })
         }
         Ty::Named(n) if m.enums.contains_key(n) => quote!(#dst = #src.0;),
-        Ty::Named(n) if b.plan.records.contains(n) => quote!(#dst = #src.to_raw();),
+        Ty::Named(n) if names.records.contains(n) => quote!(#dst = #src.to_raw();),
         _ => quote!(#dst = #src;),
     }
 }
@@ -385,7 +385,7 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
         let src = quote!(r.#c);
         let from = from_raw(b, names, &f.ty, flags.as_deref(), src);
         froms.push(quote!(#fname: #from));
-        tos.push(to_raw(b, &f.ty, flags.is_some(), quote!(r.#c), quote!(self.#fname)));
+        tos.push(to_raw(b, names, &f.ty, flags.is_some(), quote!(r.#c), quote!(self.#fname)));
         if conv.serde {
             let key = f.name.clone();
             ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));

@@ -1,5 +1,5 @@
-//! How the safe crate wraps each function: the plan its emitter follows, what
-//! `cargo xtask coverage` counts, and what `header-diff` reports for new functions.
+//! The plan stage: how the safe crate wraps each function — the plan its emitter follows,
+//! what `cargo xtask coverage` counts, and what `header-diff` reports for new functions.
 //!
 //! Every non-legacy function either becomes (part of) a [`Method`] or is listed in
 //! [`Plan::unwrapped`] with the reason. A method belongs to the handle type of its first
@@ -11,10 +11,27 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::names::snake;
-use super::{Bindings, Direction, Wrapping};
 use crate::diag::Diagnostics;
 use crate::model::{Field, Function, Model, RecordKind, Ty};
+use crate::rules::names::snake;
+use crate::rules::{Bindings, Direction, Rules};
+use crate::workspace::RULES_FILE;
+
+/// How the safe crate wraps a function under the rules: the contract its emitter follows, and
+/// what `cargo xtask header-diff` reports for new functions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "how", content = "detail", rename_all = "snake_case")]
+pub enum Wrapping {
+    /// A `skip` rule leaves it unwrapped, for this reason.
+    Skipped(String),
+    /// A `manual` rule names the hand-written file that wraps it.
+    Manual(String),
+    /// Wrapped from its shape, named here: `plain`, `string buffer` or `count + array`.
+    Automatic(String),
+    /// No shape fits, for the reason given: it needs a rule (`strings`, `arrays`, `skip` or
+    /// `manual`) or hand-written code.
+    NeedsRule(String),
+}
 
 /// Who a method belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -152,6 +169,55 @@ impl Plan {
     pub fn method(&self, key: &str) -> Option<&Method> {
         self.methods.iter().find(|m| m.key == key)
     }
+
+    /// How the safe crate wraps `f`.
+    pub fn wrapping(&self, f: &Function) -> Wrapping {
+        if let Some(w) = self.unwrapped.get(&f.name) {
+            return w.clone();
+        }
+        match self.wrapped_by.get(&f.name).and_then(|k| self.method(k)) {
+            Some(m) => Wrapping::Automatic(m.shape.to_string()),
+            None if f.legacy => Wrapping::NeedsRule("a legacy symbol that no versioned family reaches".into()),
+            None => Wrapping::NeedsRule("no method was planned for it".into()),
+        }
+    }
+
+    /// The `absent_fields` keys (`record.field`) of `b` that no versioned family uses: none
+    /// converts an older layout lacking the field into the record.
+    pub fn unused_absent_fields(&self, b: &Bindings) -> Vec<String> {
+        let conversions = self.conversions();
+        let lacks = |old: &str, field: &str| b.model.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
+        b.absent_fields
+            .keys()
+            .filter(|key| {
+                let (rec, field) = key.split_once('.').unwrap_or((key.as_str(), ""));
+                !conversions.iter().any(|(old, new)| new == rec && lacks(old, field))
+            })
+            .cloned()
+            .collect()
+    }
+}
+
+/// Reports the rules that the plan shows to change nothing: `directions` the header's wording
+/// already gives, `absent_fields` no conversion uses, `renames` of no generated method.
+pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut Diagnostics) {
+    let place = |section: &str, key: &str| format!("{file}: {section}.{key}");
+    for (key, rule) in &rules.directions {
+        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((b.model.functions.get(f)?, p))) else { continue };
+        let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
+        let fields = pointee_fields(&b.model, &p.ty);
+        if derived_direction(b, f, param, fields) == *rule {
+            d.warn(place("directions", key), "matches nothing: the header's wording gives the same direction");
+        }
+    }
+    for key in plan.unused_absent_fields(b) {
+        d.warn(place("absent_fields", &key), "matches nothing: no older layout lacking the field is converted into the record");
+    }
+    for key in rules.renames.keys() {
+        if plan.method(key).is_none() && b.model.functions.contains_key(key) {
+            d.warn(place("renames", key), "names no generated method (a family member is renamed under its API name)");
+        }
+    }
 }
 
 /// Records whose safe type can be generated: no pointers or callbacks, directly or in a
@@ -257,7 +323,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         let name = b.renames.get(&key).cloned().unwrap_or_else(|| method_name(b, &owner, &key));
         if let Some(other) = names.insert((owner.clone(), name.clone()), key.clone()) {
             d.error(
-                format!("{}: renames", super::super::RULES_FILE),
+                format!("{RULES_FILE}: renames"),
                 format!("`{other}` and `{key}` both become method `{name}` of {}; add a `renames` rule", owner_label(b, &owner)),
             );
         }

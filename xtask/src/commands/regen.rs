@@ -1,4 +1,4 @@
-//! Writing generated files, or checking them (`--check`).
+//! `cargo xtask regen [--check]`: writing generated files, or checking them.
 //!
 //! A regen never leaves a half-written tree: every generator-owned directory is first written
 //! in full next to its target (`<dir>.regen-new`), and only when all of them are complete is
@@ -11,6 +11,31 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::emit::Output;
+use crate::pipeline::{self, Inputs};
+
+/// `cargo xtask regen`: generates every file and writes it under `target` (the workspace, or
+/// `--out-root`), or with `check` compares instead; `Ok(false)` when `check` finds problems.
+pub fn run(root: &Path, inputs: &Inputs, check: bool, target: &Path) -> Result<bool> {
+    let out = pipeline::generate(root, inputs)?;
+    if check {
+        let problems = self::check(target, &out)?;
+        if problems.is_empty() {
+            println!("generated files are up to date ({} files)", out.files.len());
+            return Ok(true);
+        }
+        for p in &problems {
+            eprintln!("{p}");
+        }
+        eprintln!("error: {} generated file(s) out of date; run `cargo xtask regen`", problems.len());
+        return Ok(false);
+    }
+    let changed = write(target, &out)?;
+    println!("wrote {} files under {} ({} changed)", out.files.len(), target.display(), changed.len());
+    for c in changed {
+        println!("  {}", c.display());
+    }
+    Ok(true)
+}
 
 /// What `--check` found wrong.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

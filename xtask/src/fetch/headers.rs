@@ -1,10 +1,10 @@
-//! The vendored headers under `nvml-headers/<version>/`, each with a `provenance.yaml`.
-//! The default header is the newest vendored version.
+//! Headers: the vendored ones under `nvml-headers/<version>/`, each with a `provenance.yaml`,
+//! and the others in the cache. The default header is the newest vendored version.
 //!
-//! Headers that are not vendored can live in the header cache, `nvml-header-cache/<version>/`
-//! under the target directory, in the same layout (see [`cache_dir`]); `cargo xtask
-//! header-diff` and the corpus test fill it with pip. `nvml-headers/corpus.txt` lists every
-//! published header with its pip package.
+//! Headers that are not vendored live in the cache, `headers/<version>/` under
+//! [`super::cache_dir`], in the same layout; [`header_path`] fetches them there with pip from
+//! NVIDIA's `nvidia-nvml-dev*` wheels. `nvml-headers/corpus.txt` lists every published header
+//! with its pip package.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,13 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::{install_dir, wheel, Pip};
 use crate::model::HeaderInfo;
+
+/// The platform tags pip is asked for: the header wheels are built for x86-64 Linux only (the
+/// header inside is the same on every platform), so every host asks for those.
+const PLATFORMS: &[&str] =
+    &["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64"];
 
 /// Where a vendored header came from.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -61,18 +67,17 @@ pub fn default_version(root: &Path) -> Result<String> {
     vendored_versions(root)?.pop().with_context(|| format!("no header is vendored under {}", headers_dir(root).display()))
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
-/// The header cache: `$NVML_HEADER_CACHE` if set, else `nvml-header-cache/` in the target
-/// directory (`$CARGO_TARGET_DIR`, or `target/` under the workspace root).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    sha256(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where headers that are not vendored are cached: `headers/` in [`super::cache_dir`].
 pub fn cache_dir(root: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("NVML_HEADER_CACHE") {
-        return root.join(dir);
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR").map(|t| root.join(t)).unwrap_or_else(|| root.join("target"));
-    target.join("nvml-header-cache")
+    super::cache_dir(root).join("headers")
 }
 
 /// The header of a version in the cache, if it is there.
@@ -169,6 +174,88 @@ pub fn resolve(root: &Path, spec: Option<&str>) -> Result<Header> {
     Ok(Header { path, info: HeaderInfo { version, sha256 } })
 }
 
+/// A header read out of a downloaded wheel.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub provenance: Provenance,
+    pub header: Vec<u8>,
+    /// The wheel's licence file, if it has one.
+    pub license: Option<Vec<u8>>,
+}
+
+/// Downloads the wheel of `package` (`==version`, or the newest without one) and reads the
+/// header and licence out of it.
+pub fn fetch(package: &str, version: Option<&str>, pip: &Pip) -> Result<Fetched> {
+    let requirement = match version {
+        Some(v) => format!("{package}=={v}"),
+        None => package.to_string(),
+    };
+    let w = wheel(&requirement, PLATFORMS, pip)?;
+    if version_key(&w.version).is_none() {
+        bail!("cannot read a version from the wheel's name {}", w.name);
+    }
+    if let Some(v) = version.filter(|v| *v != w.version) {
+        bail!("asked pip for {package}=={v} and got {}", w.name);
+    }
+    let headers: Vec<&String> = w.files.iter().filter(|f| f.ends_with("/include/nvml.h")).collect();
+    let [file] = headers.as_slice() else {
+        bail!("{} holds {} files named */include/nvml.h, expected one", w.name, headers.len());
+    };
+    let header = std::fs::read(w.dir.join(file)).with_context(|| format!("cannot read {file} from {}", w.name))?;
+    let license = w
+        .files
+        .iter()
+        .find(|f| {
+            let name = f.rsplit('/').next().unwrap_or_default().to_ascii_lowercase();
+            f.contains(".dist-info/") && name.starts_with("license")
+        })
+        .map(|f| std::fs::read(w.dir.join(f)).with_context(|| format!("cannot read {f} from {}", w.name)))
+        .transpose()?;
+    let provenance = Provenance { package: package.to_string(), version: w.version.clone(), file: file.to_string(), sha256: sha256_hex(&header) };
+    Ok(Fetched { provenance, header, license })
+}
+
+/// Writes `fetched` as `<parent>/<version>/` (`nvml.h`, `LICENSE.txt` if any,
+/// `provenance.yaml`), all at once. Returns the directory.
+pub fn install(parent: &Path, fetched: &Fetched) -> Result<PathBuf> {
+    let prov = fetched.provenance.to_yaml();
+    let mut files: Vec<(&str, &[u8])> = vec![("nvml.h", &fetched.header), ("provenance.yaml", prov.as_bytes())];
+    if let Some(l) = &fetched.license {
+        files.push(("LICENSE.txt", l));
+    }
+    install_dir(parent, &fetched.provenance.version, &files)
+}
+
+/// The header of `version`: vendored, or in the cache, where pip fetches it first if it is
+/// not there yet (saying so on stderr).
+pub fn header_path(root: &Path, version: &str, pip: &Pip) -> Result<PathBuf> {
+    let vendored = headers_dir(root).join(version).join("nvml.h");
+    if vendored.is_file() {
+        return Ok(vendored);
+    }
+    if let Some(path) = cached(root, version) {
+        return Ok(path);
+    }
+    let package = package_for(version)?;
+    let cache = cache_dir(root);
+    eprintln!("fetching {package}=={version} with pip into {}", cache.display());
+    let fetched = fetch(package, Some(version), pip)?;
+    match install(&cache, &fetched) {
+        Ok(dir) => Ok(dir.join("nvml.h")),
+        // Another process (or test thread) cached it in the meantime.
+        Err(e) => cached(root, version).ok_or(e),
+    }
+}
+
+/// A header spec for [`resolve`] with any version not vendored fetched into the cache first;
+/// paths and vendored versions are returned as they are.
+pub fn available(root: &Path, spec: &str, pip: &Pip) -> Result<String> {
+    if version_key(spec).is_none() || Path::new(spec).is_file() {
+        return Ok(spec.to_string());
+    }
+    Ok(header_path(root, spec, pip)?.display().to_string())
+}
+
 impl Provenance {
     /// The text of a `provenance.yaml`, in the layout of the vendored ones.
     pub fn to_yaml(&self) -> String {
@@ -191,7 +278,7 @@ mod tests {
 
     #[test]
     fn provenance_files_have_the_written_layout() {
-        let root = crate::project_root();
+        let root = crate::workspace::project_root();
         for v in vendored_versions(&root).unwrap() {
             let path = headers_dir(&root).join(&v).join("provenance.yaml");
             let text = std::fs::read_to_string(&path).unwrap();
@@ -201,14 +288,14 @@ mod tests {
 
     #[test]
     fn corpus_lists_each_version_with_its_package() {
-        let entries = corpus(&crate::project_root()).unwrap();
+        let entries = corpus(&crate::workspace::project_root()).unwrap();
         assert_eq!(entries.len(), 33);
         for e in &entries {
             assert_eq!(package_for(&e.version).unwrap(), e.package, "{}", e.version);
         }
         let first_and_last = (entries[0].version.as_str(), entries[32].version.as_str());
         assert_eq!(first_and_last, ("11.7.91", "13.5.37"));
-        for v in vendored_versions(&crate::project_root()).unwrap() {
+        for v in vendored_versions(&crate::workspace::project_root()).unwrap() {
             assert!(entries.iter().any(|e| e.version == v), "vendored {v} is missing from the corpus");
         }
         assert!(package_for("10.1.0").is_err());

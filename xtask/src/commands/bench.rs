@@ -1,7 +1,8 @@
 //! `cargo xtask bench`: how long a full regen takes, phase by phase, and — when a `bindgen`
 //! binary is available — bindgen's CLI on the same header in the same run, as a ratio.
-//! The emit phase includes reading the function history. Medians of several runs; build with
-//! `--release` for numbers worth reporting.
+//! The phases are the pipeline's own ([`crate::pipeline::Observer`]), so the bench times
+//! exactly what `regen` runs; the emit phase includes reading the function history. Medians
+//! of several runs; build with `--release` for numbers worth reporting.
 
 use std::path::Path;
 use std::process::Command;
@@ -9,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use crate::{clang, emit, headers, regen, rules, Inputs, RULES_FILE};
+use super::regen;
+use crate::fetch::headers;
+use crate::pipeline::{self, Inputs, Observer, Phase};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -20,40 +23,52 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Times `runs` full regens (parse, rules, emit, check against the tree) of `inputs`.
+/// Durations of one run, by phase.
+#[derive(Default)]
+struct Run {
+    phases: Vec<(Phase, Duration)>,
+}
+
+impl Observer for Run {
+    fn phase(&mut self, phase: Phase, took: Duration) {
+        self.phases.push((phase, took));
+    }
+}
+
+/// Times `runs` full regens (parse, rules, plan, emit, check against the tree) of `inputs`.
 pub fn run(root: &Path, inputs: &Inputs, runs: usize, bindgen: Option<&str>) -> Result<()> {
     if runs == 0 {
         bail!("--runs must be at least 1");
     }
     let header = headers::resolve(root, inputs.header.as_deref())?;
-    let rules_path = inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE));
-    let rule_set = rules::load(&rules_path)?;
-    let (mut parse, mut apply, mut emit_t, mut check, mut total) = (vec![], vec![], vec![], vec![], vec![]);
+    let phases = [Phase::Parse, Phase::Rules, Phase::Plan, Phase::Emit];
+    let mut by_phase: Vec<Vec<Duration>> = vec![Vec::new(); phases.len()];
+    let (mut check, mut total) = (vec![], vec![]);
     for _ in 0..runs {
         let t0 = Instant::now();
-        let (model, _) = clang::parse_header(&header.path, header.info.clone())?;
+        let mut timing = Run::default();
+        let out = pipeline::generate_observed(root, inputs, &mut timing)?;
         let t1 = Instant::now();
-        let (bindings, _) = rules::apply(model, &rule_set, RULES_FILE);
-        let t2 = Instant::now();
-        let table = crate::driver_table(root, inputs, &bindings.model)?;
-        let mut out = emit::emit_all(&bindings)?;
-        emit::mock::emit_history(&bindings, &table, &mut out)?;
-        let t3 = Instant::now();
         regen::check(root, &out)?;
-        let t4 = Instant::now();
-        parse.push(t1 - t0);
-        apply.push(t2 - t1);
-        emit_t.push(t3 - t2);
-        check.push(t4 - t3);
-        total.push(t4 - t0);
+        let t2 = Instant::now();
+        for (phase, took) in timing.phases {
+            if let Some(i) = phases.iter().position(|p| *p == phase) {
+                by_phase[i].push(took);
+            }
+        }
+        check.push(t2 - t1);
+        total.push(t2 - t0);
     }
-    let ours = median(total);
     println!("regen of nvml.h {} (median of {runs} runs{}):", header.info.version, if cfg!(debug_assertions) { ", DEBUG build" } else { "" });
-    println!("  parse (clang, 2 passes) {}", ms(median(parse)));
-    println!("  rules                   {}", ms(median(apply)));
-    println!("  emit + format           {}", ms(median(emit_t)));
-    println!("  compare with the tree   {}", ms(median(check)));
-    println!("  total                   {}", ms(ours));
+    let labels = ["parse (clang, 2 passes)", "rules", "plan", "emit + format"];
+    for (label, times) in labels.iter().zip(by_phase) {
+        if !times.is_empty() {
+            println!("  {label:<23} {}", ms(median(times)));
+        }
+    }
+    println!("  {:<23} {}", "compare with the tree", ms(median(check)));
+    let ours = median(total);
+    println!("  {:<23} {}", "total", ms(ours));
     let Some(bindgen) = bindgen else {
         println!("bindgen: not measured (pass --bindgen PATH, or put `bindgen` on PATH)");
         return Ok(());

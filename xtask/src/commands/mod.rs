@@ -1,0 +1,10 @@
+//! One module per `cargo xtask` subcommand: each reads its inputs, runs the pipeline as far
+//! as it needs, and writes or prints the result.
+
+pub mod bench;
+pub mod coverage;
+pub mod header_diff;
+pub mod history;
+pub mod model;
+pub mod regen;
+pub mod update_header;

@@ -1,0 +1,205 @@
+//! The pipeline, written once: `nvml.h` → [`clang`](crate::clang) → [`model`](crate::model) →
+//! [`rules`](crate::rules) → [`plan`](crate::plan) → [`emit`](crate::emit).
+//!
+//! Every command that needs a stage's output calls the function here that ends at that stage;
+//! each one runs the stages before it. A phase's diagnostics are printed together when it
+//! ends, and an error among them stops the pipeline there.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use crate::diag::{Diag, Diagnostics};
+use crate::emit::{self, Output};
+use crate::fetch::headers;
+use crate::history;
+use crate::model::Model;
+use crate::plan::{self, Plan};
+use crate::rules::{self, Bindings, Rules};
+use crate::workspace::RULES_FILE;
+
+/// What to generate from.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// A vendored version, a cached version or a header path; `None` for the newest vendored
+    /// header.
+    pub header: Option<String>,
+    /// The rules file; `None` for `gen-config/nvml.yaml`.
+    pub rules: Option<PathBuf>,
+    /// Print notes too, not only warnings and errors.
+    pub verbose: bool,
+}
+
+/// A stage of the pipeline, as [`Observer`]s see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// clang → model.
+    Parse,
+    /// The rules applied to the model.
+    Rules,
+    /// The plan of every function.
+    Plan,
+    /// Emitting and formatting every file (the function history included).
+    Emit,
+}
+
+/// Told how long each phase took (`cargo xtask bench`).
+pub trait Observer {
+    fn phase(&mut self, phase: Phase, took: Duration);
+}
+
+impl Observer for () {
+    fn phase(&mut self, _: Phase, _: Duration) {}
+}
+
+fn timed<T>(obs: &mut dyn Observer, phase: Phase, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let start = Instant::now();
+    let r = f();
+    obs.phase(phase, start.elapsed());
+    r
+}
+
+/// The rules and the plan of a header, as the emitters read them.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub bindings: Bindings,
+    pub plan: Plan,
+}
+
+/// Parses the header `spec` (see [`headers::resolve`]; `None` for the default) into its model,
+/// returning the parse diagnostics unprinted.
+pub fn parse(root: &Path, spec: Option<&str>) -> Result<(Model, Diagnostics)> {
+    let header = headers::resolve(root, spec)?;
+    crate::clang::parse_header(&header.path, header.info)
+}
+
+/// The model of the header of `inputs`.
+pub fn header_model(root: &Path, inputs: &Inputs) -> Result<Model> {
+    header_model_observed(root, inputs, &mut ())
+}
+
+fn header_model_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -> Result<Model> {
+    timed(obs, Phase::Parse, || {
+        let (model, diags) = parse(root, inputs.header.as_deref())?;
+        diags.finish(inputs.verbose)?;
+        Ok(model)
+    })
+}
+
+/// The rules file of `inputs` with its path as diagnostics name it.
+pub fn load_rules(root: &Path, inputs: &Inputs) -> Result<(Rules, String)> {
+    let path = rules_path(root, inputs);
+    let shown = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+    Ok((rules::load(&path)?, shown))
+}
+
+fn rules_path(root: &Path, inputs: &Inputs) -> PathBuf {
+    inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE))
+}
+
+/// The model with the rules applied.
+pub fn bindings(root: &Path, inputs: &Inputs) -> Result<Bindings> {
+    let model = header_model(root, inputs)?;
+    let (rules, shown) = load_rules(root, inputs)?;
+    let (bindings, diags) = rules::apply(model, &rules, &shown);
+    diags.finish(inputs.verbose)?;
+    Ok(bindings)
+}
+
+/// The bindings and the plan of every function.
+pub fn planned(root: &Path, inputs: &Inputs) -> Result<Planned> {
+    Ok(stages(root, inputs, &mut (), Strict::Yes)?.0)
+}
+
+/// [`planned`] without stopping at errors of the rules or plan phases: their diagnostics are
+/// returned instead of printed (`header-diff` reports them against a new header). A header
+/// that does not parse is still an error.
+pub fn planned_lenient(root: &Path, inputs: &Inputs) -> Result<(Planned, Vec<Diag>)> {
+    stages(root, inputs, &mut (), Strict::No)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strict {
+    /// Print each phase's diagnostics and stop at its errors.
+    Yes,
+    /// Collect the diagnostics of the rules and plan phases.
+    No,
+}
+
+/// Parse, rules and plan, in that order.
+fn stages(root: &Path, inputs: &Inputs, obs: &mut dyn Observer, strict: Strict) -> Result<(Planned, Vec<Diag>)> {
+    let model = header_model_observed(root, inputs, obs)?;
+    let (rules, shown) = load_rules(root, inputs)?;
+    rules_and_plan(model, &rules, &shown, obs, strict, inputs.verbose)
+}
+
+/// The rules (read from `shown`) and the plan applied to a model, collecting their
+/// diagnostics: for rules adapted in memory (the corpus test adapts them to older headers).
+pub fn plan_model(model: Model, rules: &Rules, shown: &str) -> Result<(Planned, Vec<Diag>)> {
+    rules_and_plan(model, rules, shown, &mut (), Strict::No, false)
+}
+
+fn rules_and_plan(model: Model, rules: &Rules, shown: &str, obs: &mut dyn Observer, strict: Strict, verbose: bool) -> Result<(Planned, Vec<Diag>)> {
+    let mut collected = Vec::new();
+    let mut end = |d: Diagnostics| -> Result<()> {
+        match strict {
+            Strict::Yes => drop(d.finish(verbose)?),
+            Strict::No => collected.extend(d.items().iter().cloned()),
+        }
+        Ok(())
+    };
+    let bindings = timed(obs, Phase::Rules, || {
+        let (bindings, diags) = rules::apply(model, rules, shown);
+        end(diags)?;
+        Ok(bindings)
+    })?;
+    let plan = timed(obs, Phase::Plan, || {
+        let mut d = Diagnostics::new("plan");
+        let plan = plan::plan(&bindings, &mut d);
+        plan::check_rules(&bindings, &plan, rules, shown, &mut d);
+        end(d)?;
+        Ok(plan)
+    })?;
+    Ok((Planned { bindings, plan }, collected))
+}
+
+/// The whole pipeline, up to the formatted files.
+pub fn generate(root: &Path, inputs: &Inputs) -> Result<Output> {
+    generate_observed(root, inputs, &mut ())
+}
+
+/// [`generate`], telling `obs` how long each phase took.
+pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -> Result<Output> {
+    let (p, _) = stages(root, inputs, obs, Strict::Yes)?;
+    timed(obs, Phase::Emit, || {
+        check_manual(root, &p.bindings).finish(inputs.verbose)?;
+        let table = driver_table(root, inputs, &p.bindings.model)?;
+        let mut out = emit::emit_all(&p.bindings, &p.plan)?;
+        emit::mock::emit_history(&p.bindings, &table, &mut out)?;
+        Ok(out)
+    })
+}
+
+/// Each `manual` rule should name a file under `root` that mentions its function: a warning
+/// otherwise, so that a hand-written wrapper that went away is noticed.
+fn check_manual(root: &Path, b: &Bindings) -> Diagnostics {
+    let mut d = Diagnostics::new("emit");
+    for (func, file) in &b.manual {
+        let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
+        if !text.contains(func.as_str()) {
+            d.warn(format!("{RULES_FILE}: manual.{func}"), format!("`{file}` does not exist or never mentions `{func}`"));
+        }
+    }
+    d
+}
+
+/// The function history beside the rules file of `inputs` for the functions of `model`; its
+/// warnings are printed, and a file that does not parse fails.
+fn driver_table(root: &Path, inputs: &Inputs, model: &Model) -> Result<history::DriverTable> {
+    let file = history::path_for_rules(&rules_path(root, inputs));
+    let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+    let (table, diags) = history::for_regen(&file, &shown, model);
+    diags.finish(inputs.verbose)?;
+    Ok(table)
+}
