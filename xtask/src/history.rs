@@ -268,6 +268,7 @@ mod tests {
                     ret: crate::model::Ty::Void,
                     params: Vec::new(),
                     doc: None,
+                    docs: Default::default(),
                     deprecated: false,
                     legacy: false,
                     line: 0,

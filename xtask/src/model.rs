@@ -41,7 +41,11 @@ pub struct Function {
     pub name: String,
     pub ret: Ty,
     pub params: Vec<Param>,
+    /// The documentation comment as written (markers stripped, Doxygen kept).
     pub doc: Option<String>,
+    /// The same documentation, parsed once: what each parameter is and what each return code
+    /// means.
+    pub docs: FunctionDoc,
     pub deprecated: bool,
     /// Declared only inside `#ifdef NVML_NO_UNVERSIONED_FUNC_DEFS`.
     pub legacy: bool,
@@ -52,6 +56,66 @@ pub struct Function {
 pub struct Param {
     pub name: String,
     pub ty: Ty,
+}
+
+/// A function's Doxygen comment, parsed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FunctionDoc {
+    /// Each `@param` (`\param`), by parameter name.
+    pub params: BTreeMap<String, ParamDoc>,
+    /// The `@return` list, in order.
+    pub returns: Vec<ReturnDoc>,
+    /// Parameters a sentence of the comment allows to be NULL (`\a infos is allowed to be
+    /// NULL`, `Set to 0 to query the size without allocating an \a addresses buffer`).
+    pub allows_null: Vec<String>,
+}
+
+/// What the documentation says of one parameter.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ParamDoc {
+    /// `@param[in]`, `@param[out]` or `@param[in,out]`.
+    pub direction: Option<DocDirection>,
+    /// The description, continuation lines joined with single spaces.
+    pub text: String,
+    /// The unit the description names (`in bytes`, `in MHz`, `in milliwatts`...), as written
+    /// after `in`, lowercased.
+    pub unit: Option<String>,
+}
+
+/// A direction written in the documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DocDirection {
+    In,
+    Out,
+    InOut,
+}
+
+/// One item of a `@return` list: `- \ref NVML_ERROR_X if ...`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReturnDoc {
+    /// The return code's constant, e.g. `NVML_ERROR_INVALID_ARGUMENT`.
+    pub code: String,
+    /// When it is returned, as written (continuation lines joined).
+    pub when: String,
+    /// The parameters the condition names with `\a name`.
+    pub params: Vec<String>,
+}
+
+impl FunctionDoc {
+    /// The documentation of parameter `name`, if it has any.
+    pub fn param(&self, name: &str) -> Option<&ParamDoc> {
+        self.params.get(name)
+    }
+
+    /// Whether the documentation refuses `param` as NULL (so a NULL size probe of it fails):
+    /// an `NVML_ERROR_INVALID_ARGUMENT` item names it and says `NULL`, and no sentence allows it
+    /// (the comments of the process lists do both; the sentence about the probe wins).
+    pub fn refuses_null(&self, param: &str) -> bool {
+        let refused = self.returns.iter().any(|r| {
+            r.code == "NVML_ERROR_INVALID_ARGUMENT" && r.when.contains("NULL") && r.params.iter().any(|p| p == param)
+        });
+        refused && !self.allows_null.iter().any(|p| p == param)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -52,6 +52,7 @@ fn every_published_header_generates_a_sys_crate_that_compiles() {
     // Fetched one at a time, so that pip's output and failures come in order.
     let headers: Vec<PathBuf> = entries.iter().map(|e| header_path(&root, &e.version, &Pip::default()).unwrap()).collect();
 
+    let default = pipeline::planned(&root, &Inputs::default()).unwrap();
     let started = Instant::now();
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
@@ -62,7 +63,7 @@ fn every_published_header_generates_a_sys_crate_that_compiles() {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(e) = entries.get(i) else { break };
                 let member = ws.join(&e.version);
-                if let Err(err) = generate_member(&root, &headers[i], &member, &e.version, &manifest) {
+                if let Err(err) = generate_member(&root, &default, &headers[i], &member, &e.version, &manifest) {
                     failures.lock().unwrap().push(format!("{}: {err:#}", e.version));
                 }
             });
@@ -98,8 +99,9 @@ fn every_published_header_generates_a_sys_crate_that_compiles() {
 }
 
 /// Generates nvmlkit-sys from `header` under `member/`, with the hand-written files of
-/// nvml-sys beside the generated ones and `manifest` renamed after `version`.
-fn generate_member(root: &Path, header: &Path, member: &Path, version: &str, manifest: &str) -> anyhow::Result<()> {
+/// nvml-sys beside the generated ones and `manifest` renamed after `version`. The rules are
+/// the default header's (`default` is its plan), adapted to `header`.
+fn generate_member(root: &Path, default: &pipeline::Planned, header: &Path, member: &Path, version: &str, manifest: &str) -> anyhow::Result<()> {
     let inputs = Inputs { header: Some(header.display().to_string()), ..Inputs::default() };
     let model = pipeline::header_model(root, &inputs)?;
     let (mut rules, shown) = pipeline::load_rules(root, &inputs)?;
@@ -112,11 +114,29 @@ fn generate_member(root: &Path, header: &Path, member: &Path, version: &str, man
     for flags in rules.bitflags.values_mut() {
         flags.params.retain(|p| has(p));
     }
-    // Values of fields an older layout lacks matter only where the header's family converts
-    // such a layout into the record: older headers may not (planned once to find out).
+    rules.owned.retain(|handle, _| model.handles.contains_key(handle));
+    rules.not_arrays.retain(|f, _| has(f));
+    rules.arrays.retain(|f, _| has(f));
+    // Planned once to adapt the rest. Values of fields an older layout lacks matter only where
+    // the header's family converts such a layout into the record, which older headers may not.
+    // Directions an older header documents itself are not needed; parameters it leaves
+    // undocumented are read as the default header documents them.
     let (probe, _) = pipeline::plan_model(model.clone(), &rules, &shown)?;
     for key in probe.plan.unused_absent_fields(&probe.bindings) {
         rules.absent_fields.remove(&key);
+    }
+    for (key, _) in xtask::plan::redundant_directions(&probe.bindings, &rules) {
+        rules.directions.remove(&key);
+    }
+    for call in probe.plan.functions.values().filter_map(|c| c.as_ref().ok()) {
+        for key in call.undocumented_directions() {
+            let param = key.split_once('.').map_or("", |(_, p)| p);
+            let documented = default.plan.functions.get(&call.symbol).and_then(|c| c.as_ref().ok());
+            let direction = documented.and_then(|c| c.params.iter().find(|p| p.name == param)).filter(|p| !matches!(&p.basis, xtask::plan::Basis::Doc(cue) if cue.is_empty()));
+            if let Some(dir) = direction.and_then(|p| p.role.direction()) {
+                rules.directions.insert(key, dir);
+            }
+        }
     }
     let (planned, diags) = pipeline::plan_model(model, &rules, &shown)?;
     let problems: Vec<String> = diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();

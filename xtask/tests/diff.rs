@@ -42,7 +42,11 @@ fn every_kind_of_change_is_reported() {
     let renumbered = d.constants.changed.iter().find(|c| c.name == "NVML_FI_DEV_POWER").unwrap();
     assert_eq!((renumbered.old.as_str(), renumbered.new.as_str()), ("10", "20"));
     assert_eq!(d.deprecations.len(), 3);
-    assert_eq!(d.rules.len(), 1, "the new handle has no rule: {:?}", d.rules);
+    // The new handle has no rule, and the plan cannot confirm how to read four functions
+    // whose parameters the new header leaves undocumented.
+    assert!(d.rules[0].contains("opaque handle `nvmlGpuInstance_t` has no rule"), "{:?}", d.rules);
+    let unread: Vec<&str> = d.rules[1..].iter().filter_map(|r| r.split(": ").nth(2)).collect();
+    assert_eq!(unread, ["nvmlDeviceGetFan", "nvmlDeviceGetPower", "nvmlDeviceGetStats", "nvmlDeviceGetTemp"], "{:?}", d.rules);
     assert!(!d.identical);
 }
 

@@ -53,7 +53,12 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     let root = scratch(name);
     let case = fixture("diff-api");
     std::fs::create_dir_all(root.join("gen-config")).unwrap();
-    std::fs::copy(case.join("rules.yaml"), root.join("gen-config/nvml.yaml")).unwrap();
+    // The fixture's rules, and the directions a user adds after the diff reports that the new
+    // header documents four functions' parameters nowhere.
+    let rules = std::fs::read_to_string(case.join("rules.yaml")).unwrap();
+    let directions = "directions:\n  nvmlDeviceGetFan.fan: out\n  nvmlDeviceGetPower.power: out\n  \
+                      nvmlDeviceGetStats.statistics: out\n  nvmlDeviceGetTemp.temp: out\n";
+    std::fs::write(root.join("gen-config/nvml.yaml"), format!("{rules}\n{directions}")).unwrap();
     let old = root.join("nvml-headers/98.0.1");
     std::fs::create_dir_all(&old).unwrap();
     std::fs::copy(case.join("old.h"), old.join("nvml.h")).unwrap();

@@ -13,6 +13,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::LibraryNotFound(Some(e)) => return write!(f, "{e}"),
+            Error::Implausible(what) => return write!(f, "an implausible answer from the library: {what}"),
             Error::FunctionNotFound(Some(symbol)) => {
                 return write!(f, "the loaded NVML library does not export `{symbol}` (a driver older than this function?)")
             }

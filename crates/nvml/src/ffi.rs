@@ -64,31 +64,102 @@ pub fn set_string(buf: &mut [c_char], s: &str) {
 /// fill.
 pub const LIST_ATTEMPTS: usize = 4;
 
-/// The count + array protocol: asks for the size with a NULL array (answered with
-/// `NVML_ERROR_INSUFFICIENT_SIZE`, or success, and the count), then fills a buffer of that
-/// size; if the list grew in between (`NVML_ERROR_INSUFFICIENT_SIZE`), it retries with the new
-/// count, at most [`LIST_ATTEMPTS`] times. Two calls in the steady state.
-pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(&mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
-    let mut count: c_uint = 0;
-    let mut buf: Vec<T> = Vec::new();
+/// The most elements a list the library sizes may have: a count beyond it is no list a GPU has
+/// (a driver bug, or a corrupted answer) and is an error, not an allocation.
+pub const MAX_LIST_LEN: usize = 1 << 20;
+
+/// The most bytes the arrays of one list may take together (see [`MAX_LIST_LEN`]).
+pub const MAX_LIST_BYTES: usize = 256 << 20;
+
+/// How a count + array call learns the size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// A NULL array with a count of 0 asks for the size.
+    Null,
+    /// The library refuses a NULL array: start with this many elements, then grow to what it
+    /// asks for (or double, when it does not say).
+    Capacity(c_uint),
+}
+
+/// `count` as a length, unless `count` elements of `elem_bytes` bytes (all arrays of one
+/// element together) cannot be a real list: [`Error::Implausible`].
+pub fn check_count(count: c_uint, elem_bytes: usize) -> Result<usize, Error> {
+    let n = count as usize;
+    if n > MAX_LIST_LEN || n.saturating_mul(elem_bytes.max(1)) > MAX_LIST_BYTES {
+        return Err(Error::Implausible("the library answered a list length no GPU has"));
+    }
+    Ok(n)
+}
+
+/// The count + array protocol, for one or more arrays that share a count. `call(capacity,
+/// count)` allocates `capacity` elements in each array (NULL when 0, see [`ptr_or_null`]),
+/// calls the library with `*count == capacity`, and returns its code with the arrays; the
+/// library writes the elements it filled, or needs, into `count`. Returns the arrays and how
+/// many of their elements are filled (never more than were allocated).
+///
+/// With [`Probe::Null`] the first call passes NULL arrays to learn the size; with
+/// [`Probe::Capacity`] it passes that many elements. `NVML_ERROR_INSUFFICIENT_SIZE` grows the
+/// arrays to the count the library answers (doubling when it answers none), at most
+/// [`LIST_ATTEMPTS`] times; a count beyond [`MAX_LIST_LEN`] is [`Error::Implausible`].
+/// `elem_bytes` is the size of one element of every array together.
+pub fn fill_counted<A>(probe: Probe, elem_bytes: usize, mut call: impl FnMut(c_uint, &mut c_uint) -> (sys::nvmlReturn_t, A)) -> Result<(A, usize), Error> {
+    let mut capacity: c_uint = match probe {
+        Probe::Null => 0,
+        Probe::Capacity(n) => n,
+    };
+    check_count(capacity, elem_bytes)?;
     for _ in 0..LIST_ATTEMPTS {
-        buf.clear();
-        buf.resize(count as usize, init);
-        let mut n = count;
-        let ptr = if buf.is_empty() { std::ptr::null_mut() } else { buf.as_mut_ptr() };
-        match call(&mut n, ptr) {
+        let mut count = capacity;
+        let (code, arrays) = call(capacity, &mut count);
+        match code {
             // A NULL array answered with only the count (the protocol of the placement
             // queries): fetch that many.
-            sys::NVML_SUCCESS if buf.is_empty() && n > 0 => count = n,
-            sys::NVML_SUCCESS => {
-                buf.truncate(n as usize);
-                return Ok(buf);
+            sys::NVML_SUCCESS if capacity == 0 && count > 0 => capacity = check_count(count, elem_bytes)? as c_uint,
+            sys::NVML_SUCCESS => return Ok((arrays, (count as usize).min(capacity as usize))),
+            sys::NVML_ERROR_INSUFFICIENT_SIZE if count > capacity => capacity = check_count(count, elem_bytes)? as c_uint,
+            sys::NVML_ERROR_INSUFFICIENT_SIZE if matches!(probe, Probe::Capacity(_)) => {
+                capacity = check_count(capacity.saturating_mul(2).max(1), elem_bytes)? as c_uint;
             }
-            sys::NVML_ERROR_INSUFFICIENT_SIZE if n > count => count = n,
             code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
         }
     }
     Err(Error::InsufficientSize)
+}
+
+/// The count + array protocol for a single array of `T` (see [`fill_counted`]), with
+/// [`Probe::Null`].
+pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(&mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
+    let (mut buf, n) = fill_counted(Probe::Null, std::mem::size_of::<T>(), |capacity, count| {
+        let mut buf = vec![init; capacity as usize];
+        let code = call(count, ptr_or_null(&mut buf));
+        (code, buf)
+    })?;
+    buf.truncate(n);
+    Ok(buf)
+}
+
+/// The array's pointer, or NULL for an empty one (the size probe).
+pub fn ptr_or_null<T>(v: &mut [T]) -> *mut T {
+    if v.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        v.as_mut_ptr()
+    }
+}
+
+/// A length the caller asks for, if it can be a real list (see [`MAX_LIST_LEN`]); beyond,
+/// `InvalidArgument` rather than an allocation.
+pub fn checked_len(n: usize) -> Result<usize, Error> {
+    if n > MAX_LIST_LEN {
+        return Err(Error::InvalidArgument);
+    }
+    Ok(n)
+}
+
+/// `elems` elements of `elem_size` bytes as the C length argument of type `L` (in bytes when
+/// `elem_size > 1`); `InvalidArgument` when it does not fit.
+pub fn length<L: TryFrom<usize>>(elems: usize, elem_size: usize) -> Result<L, Error> {
+    elems.checked_mul(elem_size).and_then(|n| L::try_from(n).ok()).ok_or(Error::InvalidArgument)
 }
 
 /// [`fill_list`] for an array that a record points to: `make` builds the record from the
@@ -118,7 +189,7 @@ pub fn fill_record_bytes(mut call: impl FnMut(*mut u64, &mut c_uint) -> sys::nvm
         let mut n = size;
         match call(ptr, &mut n) {
             sys::NVML_SUCCESS if !words.is_empty() => return Ok(words.iter().flat_map(|w| w.to_ne_bytes()).take(size as usize).collect()),
-            sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE if n > size => size = n,
+            sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE if n > size => size = check_count(n, 1)? as c_uint,
             code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
         }
     }

@@ -61,15 +61,11 @@ unsafe impl<T> Send for RawHandle<T> {}
 // SAFETY: as above; shared access only copies the pointer value.
 unsafe impl<T> Sync for RawHandle<T> {}
 
-/// Opaque-pointer handle types: `Name(raw typedef, opaque struct)`.
-macro_rules! handles {
-    ($( $(#[$doc:meta])* $name:ident($raw:ty, $tag:ty) );* $(;)?) => {$(
+/// What every opaque-pointer handle type has: the struct, `wrap`, `as_raw`, `nvml`, equality,
+/// hashing, `Debug`, `Send` and `Sync`.
+macro_rules! handle_common {
+    ($(#[$doc:meta])* $name:ident($raw:ty)) => {
         $(#[$doc])*
-        ///
-        /// Borrows the [`Nvml`](crate::Nvml) it came from (`'n`); [`Self::into_owned`] gives a
-        /// `'static` handle that keeps the library loaded instead, to store in structs or move
-        /// across threads.
-        #[derive(Clone)]
         pub struct $name<'n> {
             pub(crate) raw: $raw,
             pub(crate) nvml: crate::nvml::NvmlRef<'n>,
@@ -86,19 +82,9 @@ macro_rules! handles {
                 self.raw
             }
 
-            /// This handle, keeping the library loaded rather than borrowing the `Nvml`.
-            pub fn into_owned(self) -> $name<'static> {
-                $name { raw: self.raw, nvml: self.nvml.into_owned() }
-            }
-
             /// The `Nvml` this handle belongs to.
             pub fn nvml(&self) -> crate::Nvml {
                 self.nvml.to_nvml()
-            }
-
-            /// A handle found in a record returned by the same library.
-            pub fn from_raw_handle(nvml: &'n crate::Nvml, raw: crate::RawHandle<$tag>) -> Self {
-                $name { raw: raw.as_ptr(), nvml: nvml.nref() }
             }
         }
 
@@ -127,6 +113,105 @@ macro_rules! handles {
         unsafe impl Send for $name<'_> {}
         // SAFETY: as above; shared access only reads the pointer value.
         unsafe impl Sync for $name<'_> {}
+    };
+}
+
+/// Handles of objects the library owns (devices, units): `Name(raw typedef, opaque struct)`.
+/// They can be copied freely.
+macro_rules! handles {
+    ($( $(#[$doc:meta])* $name:ident($raw:ty, $tag:ty) );* $(;)?) => {$(
+        handle_common! {
+            $(#[$doc])*
+            ///
+            /// Borrows the [`Nvml`](crate::Nvml) it came from (`'n`); [`Self::into_owned`] gives a
+            /// `'static` handle that keeps the library loaded instead, to store in structs or move
+            /// across threads.
+            #[derive(Clone)]
+            $name($raw)
+        }
+
+        unowned_handle_ctors!($name, $tag);
+    )*};
+}
+
+/// `into_owned` and `from_raw_handle` of a handle type with no `Drop`.
+macro_rules! unowned_handle_ctors {
+    ($name:ident, $tag:ty) => {
+        impl<'n> $name<'n> {
+            /// This handle, keeping the library loaded rather than borrowing the `Nvml`.
+            pub fn into_owned(self) -> $name<'static> {
+                $name { raw: self.raw, nvml: self.nvml.into_owned() }
+            }
+
+            /// A handle found in a record returned by the same library.
+            pub fn from_raw_handle(nvml: &'n crate::Nvml, raw: crate::RawHandle<$tag>) -> Self {
+                $name { raw: raw.as_ptr(), nvml: nvml.nref() }
+            }
+        }
+    };
+}
+
+/// Handles of driver objects that outlive the process (GPU and compute instances): not
+/// `Clone`, and never destroyed on drop; only the method that destroys the object, which takes
+/// the handle by value, does.
+macro_rules! destroyable_handles {
+    ($( $(#[$doc:meta])* $name:ident($raw:ty, $tag:ty) );* $(;)?) => {$(
+        handle_common! {
+            $(#[$doc])*
+            ///
+            /// Not `Clone`: destroying the object consumes its handle. Borrows the
+            /// [`Nvml`](crate::Nvml) it came from (`'n`); see [`Self::into_owned`].
+            $name($raw)
+        }
+
+        unowned_handle_ctors!($name, $tag);
+
+        impl<'n> $name<'n> {
+            /// The raw handle, for the method that destroys the object.
+            #[allow(dead_code)]
+            pub(crate) fn release_raw(&mut self) -> $raw {
+                self.raw
+            }
+        }
+    )*};
+}
+
+/// Handles of objects the process allocates (event sets, GPM samples): not `Clone`, and freed
+/// when dropped, by `Self::free_raw` (generated, or hand-written where the free function takes
+/// a request record); `free` reports the library's answer instead.
+macro_rules! owned_handles {
+    ($( $(#[$doc:meta])* $name:ident($raw:ty, $tag:ty) );* $(;)?) => {$(
+        handle_common! {
+            $(#[$doc])*
+            ///
+            /// Owned: not `Clone`, and freed when dropped (`free` returns the library's answer
+            /// instead). Borrows the [`Nvml`](crate::Nvml) it came from (`'n`); see
+            /// [`Self::into_owned`].
+            $name($raw)
+        }
+
+        impl<'n> $name<'n> {
+            /// This handle, keeping the library loaded rather than borrowing the `Nvml`.
+            pub fn into_owned(mut self) -> $name<'static> {
+                let raw = self.release_raw();
+                $name { raw, nvml: self.nvml.clone().into_owned() }
+            }
+
+            /// Takes the raw handle out, leaving nothing to free on drop.
+            pub(crate) fn release_raw(&mut self) -> $raw {
+                std::mem::replace(&mut self.raw, std::ptr::null_mut())
+            }
+        }
+
+        impl Drop for $name<'_> {
+            fn drop(&mut self) {
+                let raw = self.release_raw();
+                if !raw.is_null() {
+                    // Drop cannot report the library's answer; `free` does.
+                    let _ = Self::free_raw(self.nvml.lib(), raw);
+                }
+            }
+        }
     )*};
 }
 

@@ -23,9 +23,54 @@
 //!   header survive. Bit masks are [`bitflags`] types that keep unknown bits.
 //! - Records are plain Rust structs converted from the C layout; versioned ones get their
 //!   `version` filled in by the method.
-//! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows.
+//! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows; a
+//!   count no real list has is [`Error::Implausible`], never an allocation.
 //! - The `serde` feature implements `serde::Serialize` for the data types.
 //! - [`sys`] is the raw layer, for anything else.
+//!
+//! # Handles
+//!
+//! Handles of objects the library owns ([`Device`], [`Unit`], [`VgpuTypeId`]...) are `Clone`.
+//! Objects the process allocates ([`EventSet`], [`GpmSample`], [`SystemEventSet`]) are owned:
+//! not `Clone`, freed when dropped, and `free(self)` returns the library's answer instead.
+//! GPU and compute instances outlive the process: dropping their handle leaves them, and only
+//! `destroy(self)` destroys them:
+//!
+//! ```no_run
+//! fn lifetimes(nvml: &nvml::Nvml, gi: nvml::GpuInstance<'_>) -> Result<(), nvml::Error> {
+//!     let set = nvml.event_set_create()?;
+//!     set.wait(0)?;
+//!     set.free()?; // or let it drop
+//!     gi.info()?;
+//!     gi.destroy()
+//! }
+//! ```
+//!
+//! A freed or destroyed handle cannot be used, nor copied first:
+//!
+//! ```compile_fail,E0599
+//! fn twice(set: nvml::EventSet<'_>) -> Result<(), nvml::Error> {
+//!     let copy = set.clone(); // an event set is not Clone
+//!     set.free()?;
+//!     copy.wait(0).map(|_| ())
+//! }
+//! ```
+//!
+//! ```compile_fail,E0382
+//! fn after_free(set: nvml::EventSet<'_>) -> Result<(), nvml::Error> {
+//!     set.free()?;
+//!     set.wait(0).map(|_| ()) // `set` was moved into `free`
+//! }
+//! ```
+//!
+//! ```compile_fail,E0382
+//! fn after_destroy(gi: nvml::GpuInstance<'_>) -> Result<(), nvml::Error> {
+//!     gi.destroy()?;
+//!     gi.info().map(|_| ()) // `gi` was moved into `destroy`
+//! }
+//! ```
+//!
+//! [`Nvml::shutdown`] likewise takes the library by value.
 //!
 //! Everything under `src/generated/` is written by `cargo xtask regen`; the other files are
 //! written by hand: the core (loading, lifetime, errors, handles) and, in `src/manual/`, the

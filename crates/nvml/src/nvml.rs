@@ -10,15 +10,26 @@ use crate::{Error, InitFlags};
 /// The loaded library between `nvmlInit` and `nvmlShutdown`.
 pub(crate) struct Inner {
     lib: sys::NvmlLib,
+    /// `nvmlShutdown` ran already ([`Nvml::shutdown`]).
+    shut_down: bool,
+}
+
+impl Inner {
+    /// `nvmlShutdown`, once: its answer, or `FunctionNotFound` for a library without it.
+    fn shut_down(&mut self) -> Result<(), Error> {
+        if std::mem::replace(&mut self.shut_down, true) {
+            return Ok(());
+        }
+        let shutdown = self.lib.nvmlShutdown()?;
+        crate::ffi::check(call!(shutdown()))
+    }
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
         // A library without `nvmlShutdown` (or one that fails it) is left as it is: drop must
         // not fail.
-        if let Ok(shutdown) = self.lib.nvmlShutdown() {
-            let _ = call!(shutdown());
-        }
+        let _ = self.shut_down();
     }
 }
 
@@ -105,6 +116,24 @@ impl Nvml {
     pub(crate) fn nref(&self) -> NvmlRef<'_> {
         NvmlRef::Borrowed(&self.inner)
     }
+
+    /// Shuts the library down now (`nvmlShutdown`) and returns its answer, when this is its
+    /// last user: no clone of this `Nvml` and no owned handle (`into_owned`) is left.
+    /// Otherwise nothing is shut down: this reference goes, the answer is
+    /// [`Error::InUse`], and the library shuts down when its last user is dropped. Dropping an
+    /// `Nvml` shuts down the same way, without an answer.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InUse`] while other users remain; [`Error::FunctionNotFound`] for a library
+    /// without `nvmlShutdown`; else what `nvmlShutdown` answers (e.g.
+    /// [`Error::Uninitialized`]).
+    pub fn shutdown(self) -> Result<(), Error> {
+        match Arc::try_unwrap(self.inner) {
+            Ok(mut inner) => inner.shut_down(),
+            Err(_) => Err(Error::InUse),
+        }
+    }
 }
 
 /// Where to load the library from and how to initialise it.
@@ -148,7 +177,7 @@ impl Builder {
         };
         // On failure `lib` is dropped without `nvmlShutdown`: there is nothing to shut down.
         crate::ffi::check(code)?;
-        let inner = Arc::new(Inner { lib });
+        let inner = Arc::new(Inner { lib, shut_down: false });
         if let Ok(mut live) = LIVE.lock() {
             live.retain(|w| w.strong_count() > 0);
             live.push(Arc::downgrade(&inner));

@@ -21,7 +21,7 @@ fn every_generated_method_runs_against_the_mock() {
     let compute_instance = gpu_instance.as_ref().and_then(|gi| {
         (0..8).find_map(|p| gi.compute_instances(p).ok().and_then(|cis| cis.into_iter().next()))
     });
-    let handles = Handles {
+    let mut handles = Handles {
         device: Some(device.clone()),
         event_set: Some(nvml.event_set_create().expect("an event set")),
         compute_instance,
@@ -32,7 +32,18 @@ fn every_generated_method_runs_against_the_mock() {
         vgpu_type_id: Some(crate::VgpuTypeId::from_id(&nvml, 1)),
         ..Handles::default()
     };
-    let results = call_all(&nvml, &handles);
+    // Only methods needing a handle the mock does not provide are skipped: it has no units and
+    // does not implement GPM samples.
+    let missing: Vec<&str> = [
+        ("Unit", handles.unit.is_none()),
+        ("ComputeInstance", handles.compute_instance.is_none()),
+        ("GpmSample", handles.gpm_sample.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(ty, none)| none.then_some(ty))
+    .collect();
+    // Calls that free or destroy take their handle out of `handles`.
+    let results = call_all(&nvml, &mut handles);
 
     let mut ok = 0;
     let mut skipped = Vec::new();
@@ -47,16 +58,6 @@ fn every_generated_method_runs_against_the_mock() {
     }
     let called = results.len() - skipped.len();
     eprintln!("{} generated methods: {called} called, {ok} succeeded, skipped (no handle): {skipped:?}", results.len());
-    // Only methods needing a handle the mock does not provide are skipped: it has no units and
-    // does not implement GPM samples.
-    let missing: Vec<&str> = [
-        ("Unit", handles.unit.is_none()),
-        ("ComputeInstance", handles.compute_instance.is_none()),
-        ("GpmSample", handles.gpm_sample.is_none()),
-    ]
-    .into_iter()
-    .filter_map(|(ty, none)| none.then_some(ty))
-    .collect();
     assert_eq!(missing, ["Unit", "GpmSample"], "the mock gained a handle type: add it above");
     for name in &skipped {
         let needs = |ty: &str| name.starts_with(&format!("{ty}::")) || name.starts_with("Device::gpm_");

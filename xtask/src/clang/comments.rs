@@ -46,7 +46,10 @@ pub fn clean(raw: &str) -> Option<String> {
 pub fn macro_doc(source_lines: &[&str], line: u32) -> Option<String> {
     let idx = (line as usize).checked_sub(1)?;
     let text = source_lines.get(idx)?;
-    for marker in ["//!<", "///<", "/**<", "/*!<"] {
+    if let Some(doc) = trailing(source_lines, line) {
+        return Some(doc);
+    }
+    for marker in ["/**<", "/*!<"] {
         if let Some(pos) = text.find(marker) {
             return clean(&text[pos..]);
         }
@@ -64,6 +67,65 @@ pub fn macro_doc(source_lines: &[&str], line: u32) -> Option<String> {
     clean(block)
 }
 
+/// Whether a cleaned comment is only Doxygen grouping (`@}`, `@{`, `@name ...`), which says
+/// nothing about the declaration it sits on.
+pub fn is_grouping(doc: &str) -> bool {
+    doc.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t == "@}" || t == "@{" || t.starts_with("@name") || t.starts_with("@addtogroup") || t.starts_with("@defgroup")
+    })
+}
+
+/// The `/** ... */` block above the declaration on 1-based `line`, past blank lines and
+/// one-line grouping comments (`/** @} */`), which clang attaches instead when one sits in
+/// between.
+pub fn block_above(source_lines: &[&str], line: u32) -> Option<String> {
+    let mut idx = (line as usize).checked_sub(1)?;
+    loop {
+        idx = idx.checked_sub(1)?;
+        let t = source_lines.get(idx)?.trim();
+        let one_line_group = t.starts_with("/**") && t.ends_with("*/") && clean(t).as_deref().is_none_or(is_grouping);
+        if t.is_empty() || one_line_group {
+            continue;
+        }
+        if !t.ends_with("*/") {
+            return None;
+        }
+        break;
+    }
+    let start = (0..=idx).rev().find(|&i| source_lines[i].contains("/*"))?;
+    let block = source_lines[start..=idx].join("\n");
+    let block = &block[block.find("/*")?..];
+    if !(block.starts_with("/**") || block.starts_with("/*!")) {
+        return None;
+    }
+    clean(block).filter(|d| !is_grouping(d))
+}
+
+/// The trailing comment of the declaration on 1-based `line` (`int x; //!< text`) together
+/// with the comment-only lines below it whose `//` starts in the same column (`//!<`, `//!`
+/// or a plain `//` continuation, which clang does not attach). `None` when the line has no
+/// trailing doc comment.
+pub fn trailing(source_lines: &[&str], line: u32) -> Option<String> {
+    let idx = (line as usize).checked_sub(1)?;
+    let first = source_lines.get(idx)?;
+    let col = first.find("//!<").or_else(|| first.find("///<"))?;
+    if first[..col].trim().is_empty() {
+        return None;
+    }
+    let mut parts = vec![first[col..].to_string()];
+    for next in &source_lines[idx + 1..] {
+        let body = next.trim_start();
+        if next.len() - body.len() != col || !body.starts_with("//") || body.starts_with("///") && !body.starts_with("///<") {
+            break;
+        }
+        parts.push(body.to_string());
+    }
+    // Each line cleaned on its own: continuation lines carry their own indentation.
+    let text: Vec<String> = parts.iter().filter_map(|p| clean(p)).map(|t| t.trim().to_string()).collect();
+    (!text.is_empty()).then(|| text.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +141,30 @@ mod tests {
         assert_eq!(clean("//!< The bus id").as_deref(), Some("The bus id"));
         assert_eq!(clean("/**< x */").as_deref(), Some("x"));
         assert_eq!(clean("//!<").as_deref(), None);
+    }
+
+    #[test]
+    fn trailing_comments_keep_plain_continuation_lines() {
+        let src = [
+            "struct s {",
+            "    unsigned int gpuInstanceId;  //!< If MIG is enabled, stores a valid id. It is set to",
+            "                                 //  0xFFFFFFFF otherwise.",
+            "    // A comment about the next field, in another column.",
+            "    unsigned int next;           //!< Next",
+            "};",
+        ];
+        assert_eq!(trailing(&src, 2).as_deref(), Some("If MIG is enabled, stores a valid id. It is set to\n0xFFFFFFFF otherwise."));
+        assert_eq!(trailing(&src, 5).as_deref(), Some("Next"));
+        assert_eq!(trailing(&src, 1), None);
+        assert_eq!(trailing(&src, 3), None);
+    }
+
+    #[test]
+    fn a_grouping_comment_between_doc_and_declaration_is_skipped() {
+        let src = ["/**", " * Retrieve the common ancestor", " * @param pathInfo  The path", " */", "", "/** @} */", "nvmlReturn_t f(int *pathInfo);"];
+        assert_eq!(block_above(&src, 7).as_deref(), Some("Retrieve the common ancestor\n@param pathInfo  The path"));
+        assert!(is_grouping("@}"));
+        assert!(!is_grouping("Retrieve"));
     }
 
     #[test]

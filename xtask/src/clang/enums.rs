@@ -24,7 +24,7 @@ impl Lower<'_> {
             .map(|k| EnumConstant {
                 name: k.spelling(),
                 value: if unsigned { IntValue::Unsigned(k.enum_value_unsigned()) } else { IntValue::Signed(k.enum_value_signed()) },
-                doc: k.raw_comment().as_deref().and_then(comments::clean),
+                doc: self.member_doc(k),
             })
             .collect();
         let tag = (!c.is_anonymous()).then(|| c.spelling());

@@ -1,7 +1,7 @@
 //! Function prototypes, legacy ones included.
 
 use super::cx::Cursor;
-use super::{comments, Lower};
+use super::{comments, doxygen, Lower};
 use crate::model::{Function, Param};
 
 impl Lower<'_> {
@@ -29,9 +29,18 @@ impl Lower<'_> {
                 }
             }
         }
+        let attached = c.raw_comment().as_deref().and_then(comments::clean);
+        // A grouping comment (`/** @} */`) between a function's documentation and its
+        // prototype is what clang attaches; the documentation is the block above it.
+        let doc = match attached {
+            Some(d) if !comments::is_grouping(&d) => Some(d),
+            _ if c.location().file == self.header_file => comments::block_above(&self.source_lines, line),
+            _ => None,
+        };
         let f = Function {
             legacy: !self.current_functions.contains(&name),
-            doc: c.raw_comment().as_deref().and_then(comments::clean),
+            docs: doc.as_deref().map(doxygen::parse).unwrap_or_default(),
+            doc,
             deprecated: c.is_deprecated(),
             name: name.clone(),
             ret,
@@ -43,6 +52,7 @@ impl Lower<'_> {
             Some(old) if old.ret == f.ret && old.params.iter().map(|p| &p.ty).eq(f.params.iter().map(|p| &p.ty)) => {
                 if old.doc.is_none() {
                     old.doc = f.doc;
+                    old.docs = f.docs;
                 }
                 old.deprecated |= f.deprecated;
             }

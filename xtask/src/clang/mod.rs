@@ -16,6 +16,7 @@
 
 mod comments;
 mod cx;
+mod doxygen;
 mod enums;
 mod functions;
 mod macros;
@@ -87,6 +88,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
         display,
         anon_names: BTreeMap::new(),
         current_functions,
+        source_lines: source.lines().collect(),
         model: &mut model,
         diags: &mut diags,
     };
@@ -127,11 +129,22 @@ pub(crate) struct Lower<'m> {
     anon_names: BTreeMap<u32, String>,
     /// Functions seen by the defines pass; the others are legacy.
     current_functions: BTreeSet<String>,
+    /// The header's lines, for comments clang does not attach.
+    source_lines: Vec<&'m str>,
     model: &'m mut Model,
     diags: &'m mut Diagnostics,
 }
 
 impl Lower<'_> {
+    /// The documentation of a field or enum constant: its trailing `//!<` comment with the
+    /// comment lines aligned under it (plain `//` continuations included, which clang drops),
+    /// else the comment clang attaches.
+    fn member_doc(&self, c: Cursor<'_>) -> Option<String> {
+        let loc = c.location();
+        let trailing = if loc.file == self.header_file { comments::trailing(&self.source_lines, loc.line) } else { None };
+        trailing.or_else(|| c.raw_comment().as_deref().and_then(comments::clean))
+    }
+
     fn place(&self, line: u32) -> String {
         format!("{}:{line}", self.display)
     }

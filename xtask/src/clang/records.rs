@@ -57,7 +57,7 @@ impl Lower<'_> {
                     let bit_width = ch.bit_width();
                     let bits = ch.field_offset_bits().unwrap_or(0);
                     let offset = if bit_width.is_some() { bits } else { bits / 8 };
-                    let doc = ch.raw_comment().as_deref().and_then(comments::clean);
+                    let doc = self.member_doc(ch);
                     fields.push(Field { name: fname, ty: fty, offset, bit_width, doc });
                 }
                 _ => {}

@@ -5,6 +5,7 @@
 
 pub mod doc;
 pub mod mock;
+pub mod readings;
 pub mod safe;
 pub mod sys;
 

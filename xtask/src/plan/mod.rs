@@ -7,13 +7,18 @@
 //! share one shape, newest first, so an older driver is served by an older symbol whose
 //! records are converted into the newest Rust type.
 
+pub mod names;
+mod reading;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+pub use reading::{array_cue, count_cue, derived_direction, pointee_fields, scalar_cue, Basis, FIRST_CAPACITY};
+use reading::Reader;
+
 use crate::diag::Diagnostics;
-use crate::model::{Field, Function, Model, RecordKind, Ty};
-use crate::rules::names::snake;
+use crate::model::{Function, FunctionDoc, Model, RecordKind, Ty};
 use crate::rules::{Bindings, Direction, Rules};
 use crate::workspace::RULES_FILE;
 
@@ -62,10 +67,15 @@ impl Role {
     /// The value the parameter carries, for the roles that carry one.
     pub fn val(&self) -> Option<&Val> {
         match self {
-            Role::In(v) | Role::InPtr(v) | Role::InOut(v) | Role::Out(v) | Role::Array(v) => Some(v),
-            Role::Capped { val, .. } | Role::SizedArray { val, .. } => Some(val),
+            Role::In(v) | Role::InPtr(v) | Role::InOut(v) | Role::Out(v) => Some(v),
+            Role::Array { val, .. } | Role::Capped { val, .. } | Role::SizedArray { val, .. } => Some(val),
             _ => None,
         }
+    }
+
+    /// Whether the parameter is an array (of any count).
+    pub fn is_array(&self) -> bool {
+        matches!(self, Role::Array { .. } | Role::Capped { .. } | Role::SizedArray { .. })
     }
 }
 
@@ -99,6 +109,9 @@ impl Plan {
 pub enum Role {
     /// The handle the method is called on.
     SelfHandle,
+    /// The handle the method is called on, which the call frees or destroys: the method takes
+    /// `self`.
+    SelfConsumed,
     /// Passed by value.
     In(Val),
     /// `const char *`: a `&str` argument.
@@ -113,17 +126,32 @@ pub enum Role {
     StrBuf { size: u64 },
     /// The length of the string buffer, by value or through a pointer.
     StrLen { by_ptr: bool },
-    /// The in/out count of a count + array pair.
-    Count,
-    /// The array of a count + array pair, returned as a `Vec`.
-    Array(Val),
-    /// The array of an out-only count: `capacity` elements allocated by the caller.
+    /// The in/out count of the `Array` parameters: their capacity in, the elements written
+    /// (or needed) out.
+    Count { probe: Probe },
+    /// One of the arrays a `Count` sizes, returned as a `Vec`; entries equal to `unused` (a
+    /// constant) are dropped.
+    Array { val: Val, unused: Option<String> },
+    /// An out-only count: how many elements of the `Capped` arrays the library filled.
+    CappedCount,
+    /// An array of an out-only count: `capacity` elements allocated by the caller.
     Capped { val: Val, capacity: u64 },
-    /// The length of an array the caller sizes.
-    SizedLen,
-    /// An array the caller sizes: an input slice of records (returned updated) or a number
-    /// of scalars to fetch.
-    SizedArray { val: Val, input: bool },
+    /// The length of an array the caller sizes, passed by value: in elements, or in bytes.
+    /// With a `capacity` the method allocates that many and takes no length.
+    SizedLen { bytes: bool, capacity: Option<u64> },
+    /// An array the caller sizes: an input slice of records (returned updated) or a number of
+    /// values to fetch.
+    SizedArray { val: Val, input: bool, unused: Option<String> },
+}
+
+/// How a count + array call learns the size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Probe {
+    /// A NULL array (count 0) asks for the size.
+    Null,
+    /// The library refuses a NULL array: start with this many elements, then grow to what it
+    /// asks for.
+    Capacity(u64),
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -131,13 +159,18 @@ pub struct ParamPlan {
     pub name: String,
     pub ty: Ty,
     pub role: Role,
+    /// What the role rests on.
+    pub basis: Basis,
 }
 
-/// One symbol of a method's chain, with its parameters' roles.
+/// One function read: its parameters' roles.
 #[derive(Debug, Clone, Serialize)]
 pub struct Call {
     pub symbol: String,
     pub params: Vec<ParamPlan>,
+    /// Readings the documentation does not confirm, or contradicts: a function a generated
+    /// method calls may have none (each is an error naming the function).
+    pub doubts: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,6 +188,9 @@ pub struct Method {
 /// The whole plan for one header and rules.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Plan {
+    /// Every function of the header read, or why it fits no shape: what the safe and mock
+    /// emitters, coverage and header-diff read.
+    pub functions: BTreeMap<String, Result<Call, String>>,
     /// Sorted by owner, then method name.
     pub methods: Vec<Method>,
     /// Every non-legacy function without a generated method, and why.
@@ -163,6 +199,34 @@ pub struct Plan {
     pub wrapped_by: BTreeMap<String, String>,
     /// Records that get a safe Rust type.
     pub records: BTreeSet<String>,
+    /// The Rust name of every enum and safe record, by model name.
+    pub type_names: BTreeMap<String, String>,
+    /// What each handle typedef (opaque or id) becomes.
+    pub handles: BTreeMap<String, HandlePlan>,
+}
+
+/// A handle type of the safe crate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HandlePlan {
+    /// The Rust type name.
+    pub name: String,
+    pub kind: HandleKind,
+}
+
+/// How a handle's object lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum HandleKind {
+    /// An object the library owns (a device, a unit): the handle is `Clone`.
+    Plain,
+    /// An object the process allocates (an event set, a GPM sample): not `Clone`, freed on
+    /// drop with `free`, the function named; `by_handle` when it takes the handle alone (else
+    /// the hand-written code of its `manual` rule frees it).
+    Owned { free: String, by_handle: bool },
+    /// An object that outlives the process (a GPU or compute instance): not `Clone`, never
+    /// destroyed on drop, only by the method that takes it by value.
+    Destroyable,
+    /// An integer id (`ids` rules): `Clone`.
+    Id,
 }
 
 impl Plan {
@@ -176,7 +240,10 @@ impl Plan {
             return w.clone();
         }
         match self.wrapped_by.get(&f.name).and_then(|k| self.method(k)) {
-            Some(m) => Wrapping::Automatic(m.shape.to_string()),
+            Some(m) => match m.calls.iter().find(|c| c.symbol == f.name).and_then(|c| c.doubts.first()) {
+                Some(doubt) => Wrapping::NeedsRule(format!("the documentation does not confirm its reading: {doubt}")),
+                None => Wrapping::Automatic(m.shape.to_string()),
+            },
             None if f.legacy => Wrapping::NeedsRule("a legacy symbol that no versioned family reaches".into()),
             None => Wrapping::NeedsRule("no method was planned for it".into()),
         }
@@ -198,16 +265,33 @@ impl Plan {
     }
 }
 
-/// Reports the rules that the plan shows to change nothing: `directions` the header's wording
-/// already gives, `absent_fields` no conversion uses, `renames` of no generated method.
+/// Reports the rules that the plan shows to change nothing: `strings`, `arrays` and
+/// `directions` the header's text already gives, `absent_fields` no conversion uses,
+/// `renames` of no generated method.
 pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut Diagnostics) {
     let place = |section: &str, key: &str| format!("{file}: {section}.{key}");
-    for (key, rule) in &rules.directions {
-        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((b.model.functions.get(f)?, p))) else { continue };
-        let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
-        let fields = pointee_fields(&b.model, &p.ty);
-        if derived_direction(b, f, param, fields) == *rule {
-            d.warn(place("directions", key), "matches nothing: the header's wording gives the same direction");
+    let reader = Reader { b, records: &plan.records };
+    for (key, basis) in redundant_directions(b, rules) {
+        d.warn(place("directions", &key), format!("matches nothing: the header's text gives the same direction ({basis})"));
+    }
+    for (func, rule) in &b.strings {
+        let Some(f) = b.model.functions.get(func) else { continue };
+        let same = reader.derived_string(f).is_some_and(|(s, _)| s.buffer == rule.buffer && s.length == rule.length && s.size == rule.size);
+        if same {
+            d.warn(place("strings", func), "matches nothing: the same shape is derived from the header");
+        }
+    }
+    for func in b.arrays.keys() {
+        if b.model.functions.get(func).is_some_and(|f| reader.derives_arrays_rule(f)) {
+            d.warn(place("arrays", func), "matches nothing: the same shape is derived from the header");
+        }
+    }
+    for func in b.not_arrays.keys() {
+        let Some(f) = b.model.functions.get(func) else { continue };
+        let mut doubts = Vec::new();
+        let string = reader.derived_string(f).map(|(s, _)| s);
+        if reader.derived_counted(f, string.as_ref(), &mut doubts).is_none() && doubts.is_empty() {
+            d.warn(place("not_arrays", func), "matches nothing: the header gives this function no count and array");
         }
     }
     for key in plan.unused_absent_fields(b) {
@@ -216,6 +300,40 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
     for key in rules.renames.keys() {
         if plan.method(key).is_none() && b.model.functions.contains_key(key) {
             d.warn(place("renames", key), "names no generated method (a family member is renamed under its API name)");
+        }
+    }
+}
+
+/// The `directions` rules whose direction the header's text gives with a cue of its own, with
+/// that cue.
+pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)> {
+    let mut out = Vec::new();
+    for (key, rule) in &rules.directions {
+        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((b.model.functions.get(f)?, p))) else { continue };
+        let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
+        let (dir, basis) = derived_direction(b, f, param, pointee_fields(&b.model, &p.ty));
+        if dir == *rule && !matches!(basis, Basis::Doc(ref cue) if cue.is_empty()) {
+            out.push((key.clone(), basis));
+        }
+    }
+    out
+}
+
+impl Call {
+    /// The parameters whose direction no documentation gives (`function.parameter` keys).
+    pub fn undocumented_directions(&self) -> Vec<String> {
+        self.params.iter().filter(|p| matches!(&p.basis, Basis::Doc(cue) if cue.is_empty())).map(|p| format!("{}.{}", self.symbol, p.name)).collect()
+    }
+}
+
+impl Role {
+    /// The direction of a pointer that carries one value.
+    pub fn direction(&self) -> Option<Direction> {
+        match self {
+            Role::InPtr(_) => Some(Direction::In),
+            Role::InOut(_) => Some(Direction::InOut),
+            Role::Out(_) => Some(Direction::Out),
+            _ => None,
         }
     }
 }
@@ -243,7 +361,7 @@ pub fn safe_records(m: &Model) -> BTreeSet<String> {
     m.records.values().filter(|r| r.kind == RecordKind::Struct && !bad.contains(&r.name)).map(|r| r.name.clone()).collect()
 }
 
-fn has_pointer(m: &Model, rec: &str) -> bool {
+pub(crate) fn has_pointer(m: &Model, rec: &str) -> bool {
     m.records.get(rec).is_some_and(|r| r.fields.iter().any(|f| field_is_bad(m, &f.ty, &BTreeSet::new())))
 }
 
@@ -263,11 +381,23 @@ fn field_is_bad(m: &Model, t: &Ty, bad: &BTreeSet<String>) -> bool {
 pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
     let m = &b.model;
     let records = safe_records(m);
-    let mut plan = Plan { records, ..Plan::default() };
-    let ctx = Ctx { b, records: &plan.records };
-    // Every function's roles, worked out once.
-    let planned: BTreeMap<&str, Result<Call, String>> = m.functions.values().map(|f| (f.name.as_str(), ctx.call(f))).collect();
-    let call_of = |f: &Function| planned.get(f.name.as_str()).cloned().unwrap_or_else(|| Err("not in the model".into()));
+    let type_names = names::type_names(b, &records, d);
+    let mut plan = Plan { records, type_names, ..Plan::default() };
+    let reader = Reader { b, records: &plan.records };
+    // Every function read once.
+    let inherited = family_docs(b);
+    let planned: BTreeMap<String, Result<Call, String>> = m
+        .functions
+        .values()
+        .map(|f| {
+            let read = match inherited.get(&f.name) {
+                Some(docs) => reader.read(&Function { docs: docs.clone(), ..f.clone() }),
+                None => reader.read(f),
+            };
+            (f.name.clone(), read)
+        })
+        .collect();
+    let call_of = |f: &Function| planned.get(&f.name).cloned().unwrap_or_else(|| Err("not in the model".into()));
 
     // Chains: a family's members grouped into runs of one shape; other functions alone.
     let mut in_family: BTreeSet<&str> = BTreeSet::new();
@@ -278,7 +408,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         let mut runs: Vec<Vec<&Function>> = Vec::new();
         for f in members {
             match runs.last_mut() {
-                Some(run) if compatible(&planned[run[0].name.as_str()], &planned[f.name.as_str()]) => run.push(f),
+                Some(run) if compatible(&planned[&run[0].name], &planned[&f.name]) => run.push(f),
                 _ => runs.push(vec![f]),
             }
         }
@@ -320,7 +450,13 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         let owner = owner_of(b, head);
         let mut calls = vec![first];
         calls.extend(run[1..].iter().filter_map(|f| call_of(f).ok()));
-        let name = b.renames.get(&key).cloned().unwrap_or_else(|| method_name(b, &owner, &key));
+        for c in &calls {
+            for doubt in &c.doubts {
+                let line = m.functions.get(&c.symbol).map_or(0, |f| f.line);
+                d.error(format!("{}:{line}: {}", header_file(&m.header), c.symbol), doubt.clone());
+            }
+        }
+        let name = b.renames.get(&key).cloned().unwrap_or_else(|| names::method_name(b, &owner, &key));
         if let Some(other) = names.insert((owner.clone(), name.clone()), key.clone()) {
             d.error(
                 format!("{RULES_FILE}: renames"),
@@ -334,7 +470,63 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         plan.methods.push(Method { key, owner, name, calls, shape });
     }
     plan.methods.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
+    plan.handles = handle_plans(b, &planned);
+    plan.functions = planned;
     plan
+}
+
+/// The kind of every handle type: `owned` rules; handles some function destroys; the rest.
+fn handle_plans(b: &Bindings, read: &BTreeMap<String, Result<Call, String>>) -> BTreeMap<String, HandlePlan> {
+    let destroyed: BTreeSet<&str> = read
+        .values()
+        .filter_map(|c| c.as_ref().ok())
+        .filter(|c| c.params.first().is_some_and(|p| p.role == Role::SelfConsumed))
+        .filter_map(|c| match &c.params[0].ty {
+            Ty::Named(h) => Some(h.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut out = BTreeMap::new();
+    for (typedef, name) in &b.handles {
+        let kind = match b.owned.get(typedef) {
+            Some(free) => {
+                let by_handle = b.model.functions.get(free).is_some_and(|f| f.params.len() == 1 && f.params[0].ty == Ty::Named(typedef.clone()));
+                HandleKind::Owned { free: free.clone(), by_handle }
+            }
+            None if destroyed.contains(typedef.as_str()) => HandleKind::Destroyable,
+            None => HandleKind::Plain,
+        };
+        out.insert(typedef.clone(), HandlePlan { name: name.clone(), kind });
+    }
+    for (typedef, name) in &b.ids {
+        out.insert(typedef.clone(), HandlePlan { name: name.clone(), kind: HandleKind::Id });
+    }
+    out
+}
+
+/// The header as diagnostics name it: `nvml-headers/<version>/nvml.h` for a published
+/// version, else its file name.
+fn header_file(h: &crate::model::HeaderInfo) -> String {
+    match crate::fetch::headers::version_key(&h.version) {
+        Some(_) => format!("nvml-headers/{}/nvml.h", h.version),
+        None => h.version.clone(),
+    }
+}
+
+/// Legacy and older members of a versioned family often carry no documentation of their own:
+/// they are read with that of the newest member that documents the same parameters.
+fn family_docs(b: &Bindings) -> BTreeMap<String, FunctionDoc> {
+    let mut out = BTreeMap::new();
+    for symbols in b.families.values() {
+        let members: Vec<&Function> = symbols.iter().filter_map(|s| b.model.functions.get(s)).collect();
+        for f in members.iter().filter(|f| f.docs.params.is_empty()) {
+            let same_params = |g: &&&Function| !g.docs.params.is_empty() && g.params.iter().map(|p| &p.name).eq(f.params.iter().map(|p| &p.name));
+            if let Some(g) = members.iter().find(same_params) {
+                out.insert(f.name.clone(), g.docs.clone());
+            }
+        }
+    }
+    out
 }
 
 fn owner_label(b: &Bindings, o: &Owner) -> String {
@@ -344,52 +536,26 @@ fn owner_label(b: &Bindings, o: &Owner) -> String {
     }
 }
 
-fn owner_of(b: &Bindings, f: &Function) -> Owner {
+pub(crate) fn owner_of(b: &Bindings, f: &Function) -> Owner {
     match f.params.first().map(|p| &p.ty) {
         Some(Ty::Named(n)) if b.handle_type(n).is_some() => Owner::Handle(n.clone()),
         _ => Owner::Nvml,
     }
 }
 
-/// `nvmlDeviceGetPciInfo` on `Device` → `pci_info`; `nvmlSystemGetDriverVersion` on `Nvml` →
-/// `driver_version`.
-fn method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
-    let full = snake(key.strip_prefix("nvml").unwrap_or(key));
-    let mut s = full.as_str();
-    let prefixes: Vec<String> = match owner {
-        Owner::Nvml => vec!["system_".into()],
-        Owner::Handle(h) => {
-            let words: Vec<String> = snake(b.handle_type(h).unwrap_or(h)).split('_').map(String::from).collect();
-            (1..=words.len()).rev().map(|n| format!("{}_", words[..n].join("_"))).collect()
-        }
-    };
-    for p in &prefixes {
-        if let Some(rest) = s.strip_prefix(p.as_str()) {
-            s = rest;
-            break;
-        }
-    }
-    if let Some(rest) = s.strip_prefix("get_") {
-        if !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii_digit()) {
-            s = rest;
-        }
-    } else if *owner == Owner::Nvml {
-        // `unit_get_count` → `unit_count`: a getter of another object's table.
-        if let Some(i) = s.find("_get_") {
-            return format!("{}_{}", &s[..i], &s[i + 5..]);
-        }
-    }
-    s.to_string()
-}
-
-fn shape_of(c: &Call) -> &'static str {
+/// A call's shape in a few words: what `coverage` and header-diff name.
+pub fn shape_of(c: &Call) -> &'static str {
     let has = |f: fn(&Role) -> bool| c.params.iter().any(|p| f(&p.role));
-    match (has(|r| matches!(r, Role::StrBuf { .. })), has(|r| matches!(r, Role::Array(_) | Role::Capped { .. })), has(|r| matches!(r, Role::SizedArray { .. }))) {
-        (true, true, _) => "string buffer + count + array",
-        (true, false, _) => "string buffer",
-        (false, true, _) => "count + array",
-        (false, false, true) => "caller-sized array",
-        (false, false, false) => "plain",
+    let arrays = c.params.iter().filter(|p| matches!(p.role, Role::Array { .. } | Role::Capped { .. })).count();
+    let string = has(|r| matches!(r, Role::StrBuf { .. }));
+    match (string, arrays, has(|r| matches!(r, Role::SizedArray { .. }))) {
+        (true, 1.., _) => "string buffer + count + array",
+        (true, 0, _) => "string buffer",
+        (false, 2.., _) => "count + parallel arrays",
+        (false, 1, _) => "count + array",
+        (false, 0, true) => "caller-sized array",
+        (false, 0, false) if has(|r| matches!(r, Role::SelfConsumed)) => "destroys its handle",
+        (false, 0, false) => "plain",
     }
 }
 
@@ -400,260 +566,10 @@ fn compatible(f: &Result<Call, String>, g: &Result<Call, String>) -> bool {
     a.params.len() == b.params.len()
         && a.params.iter().zip(&b.params).all(|(x, y)| match (&x.role, &y.role) {
             (Role::Out(Val::Record(_)), Role::Out(Val::Record(_))) => true,
-            (Role::Array(Val::Record(_)), Role::Array(Val::Record(_))) => true,
+            (Role::Array { val: Val::Record(_), unused: a }, Role::Array { val: Val::Record(_), unused: b }) => a == b,
             (Role::Capped { val: Val::Record(_), capacity: a }, Role::Capped { val: Val::Record(_), capacity: b }) => a == b,
             (Role::InOut(Val::Record(_)), Role::InOut(Val::Record(_))) => true,
             (r, s) => r == s,
         })
 }
 
-struct Ctx<'a> {
-    b: &'a Bindings,
-    records: &'a BTreeSet<String>,
-}
-
-impl Ctx<'_> {
-    /// The roles of `f`'s parameters, or why it fits no shape.
-    fn call(&self, f: &Function) -> Result<Call, String> {
-        let b = self.b;
-        if f.ret != Ty::Named("nvmlReturn_t".into()) {
-            return Err(format!("returns `{}`, not `nvmlReturn_t`", f.ret.c_spelling()));
-        }
-        let string = b.strings.get(&f.name);
-        let array = b.arrays.get(&f.name);
-        let sized = sized_array(&b.model, f, string.map(|s| (s.buffer.as_str(), s.length.as_deref())));
-        let owner = owner_of(b, f);
-        let mut params = Vec::new();
-        for (i, p) in f.params.iter().enumerate() {
-            let place = format!("parameter `{}` (`{}`)", p.name, p.ty.c_spelling());
-            let role = if i == 0 && owner != Owner::Nvml {
-                Role::SelfHandle
-            } else if let Some(s) = string.filter(|s| s.buffer == p.name) {
-                match s.size {
-                    Some((_, size)) => Role::StrBuf { size },
-                    None => return Err(format!("string buffer `{}` has no known size (a `strings` rule can give one)", s.buffer)),
-                }
-            } else if string.is_some_and(|s| s.length.as_deref() == Some(p.name.as_str())) {
-                Role::StrLen { by_ptr: matches!(p.ty, Ty::Pointer { .. }) }
-            } else if array.is_some_and(|a| a.count == p.name) {
-                Role::Count
-            } else if let Some(a) = array.filter(|a| a.array == p.name) {
-                let val = self.pointee_val(f, p).map_err(|e| format!("{place}: {e}"))?;
-                match a.capacity {
-                    Some(capacity) => Role::Capped { val, capacity },
-                    None => Role::Array(val),
-                }
-            } else if sized.is_some_and(|(len, _)| len == i) {
-                Role::SizedLen
-            } else if sized.is_some_and(|(_, arr)| arr == i) {
-                let val = self.pointee_val(f, p).map_err(|e| format!("{place}: {e}"))?;
-                let input = matches!(val, Val::Record(_));
-                Role::SizedArray { val, input }
-            } else {
-                self.role(f, p).map_err(|e| format!("{place}: {e}"))?
-            };
-            params.push(ParamPlan { name: p.name.clone(), ty: p.ty.clone(), role });
-        }
-        Ok(Call { symbol: f.name.clone(), params })
-    }
-
-    fn role(&self, f: &Function, p: &crate::model::Param) -> Result<Role, String> {
-        let m = &self.b.model;
-        if let Some(v) = self.named_val(f, p, &p.ty) {
-            return Ok(Role::In(v?));
-        }
-        match m.resolve_typedef(&p.ty) {
-            Ty::Pointer { pointee, is_const } => {
-                if matches!(m.resolve_typedef(pointee), Ty::Char) {
-                    return if *is_const { Ok(Role::InStr) } else { Err("a `char` buffer with no length".into()) };
-                }
-                let val = self.pointee_val(f, p)?;
-                if *is_const {
-                    return Ok(Role::InPtr(val));
-                }
-                let record = matches!(val, Val::Record(_) | Val::Raw(_));
-                Ok(match direction(self.b, f, &p.name, pointee_fields(m, &p.ty)) {
-                    Direction::In => Role::InPtr(val),
-                    Direction::InOut if record => Role::InOut(val),
-                    Direction::InOut => return Err("an in/out scalar (give it `directions: in` or `out`)".into()),
-                    Direction::Out => Role::Out(val),
-                })
-            }
-            t => Ok(Role::In(self.val(t)?)),
-        }
-    }
-
-    /// A handle or bitflags parameter, recognised before typedefs are followed.
-    fn named_val(&self, f: &Function, p: &crate::model::Param, ty: &Ty) -> Option<Result<Val, String>> {
-        if let Some(flags) = self.b.flags_of_param(&f.name, &p.name) {
-            let scalar = match self.b.model.resolve_typedef(ty) {
-                Ty::Pointer { pointee, .. } => self.b.model.resolve_typedef(pointee).clone(),
-                t => t.clone(),
-            };
-            return match ty {
-                Ty::Pointer { .. } => None,
-                _ => Some(Ok(Val::Flags(flags, scalar))),
-            };
-        }
-        match ty {
-            Ty::Named(n) if self.b.handle_type(n).is_some() => Some(Ok(Val::Handle(n.clone()))),
-            _ => None,
-        }
-    }
-
-    fn pointee_val(&self, f: &Function, p: &crate::model::Param) -> Result<Val, String> {
-        let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&p.ty) else { return Err("not a pointer".into()) };
-        if let Some(flags) = self.b.flags_of_param(&f.name, &p.name) {
-            return Ok(Val::Flags(flags, self.b.model.resolve_typedef(pointee).clone()));
-        }
-        if let Ty::Named(n) = &**pointee {
-            if self.b.handle_type(n).is_some() {
-                return Ok(Val::Handle(n.clone()));
-            }
-        }
-        self.val(self.b.model.resolve_typedef(pointee))
-    }
-
-    fn val(&self, t: &Ty) -> Result<Val, String> {
-        let m = &self.b.model;
-        match t {
-            Ty::Named(n) if m.enums.contains_key(n) => Ok(Val::Enum(n.clone())),
-            Ty::Named(n) if self.records.contains(n) => Ok(Val::Record(n.clone())),
-            Ty::Named(n) => match m.records.get(n) {
-                Some(r) if r.kind == RecordKind::Union && !has_pointer(m, n) => Ok(Val::Raw(n.clone())),
-                Some(_) => Err(format!("record `{n}` holds pointers or callbacks, which need hand-written code")),
-                None => Err(format!("`{n}` is not a type this generator knows")),
-            },
-            Ty::Void => Err("an untyped pointer".into()),
-            Ty::Pointer { .. } => Err("a pointer to a pointer".into()),
-            Ty::FnPtr { .. } => Err("a callback".into()),
-            Ty::Array { .. } => Err("a pointer to an array".into()),
-            scalar => Ok(Val::Scalar(scalar.clone())),
-        }
-    }
-}
-
-/// `int valuesCount, nvmlFieldValue_t *values`: the indices of a length passed by value and
-/// the pointer next to it, where the length's name ends in `count`, `size` or `length`.
-fn sized_array(m: &Model, f: &Function, string: Option<(&str, Option<&str>)>) -> Option<(usize, usize)> {
-    let string_buffer = string.map(|s| s.0);
-    for (i, p) in f.params.iter().enumerate() {
-        if string.is_some_and(|s| s.1 == Some(p.name.as_str())) || !matches!(m.resolve_typedef(&p.ty), Ty::Int | Ty::UInt) {
-            continue;
-        }
-        let n = p.name.to_ascii_lowercase();
-        if !(n.ends_with("count") || n.ends_with("size") || n.ends_with("length")) {
-            continue;
-        }
-        for j in [i + 1, i.wrapping_sub(1)] {
-            if let Some(a) = f.params.get(j) {
-                if Some(a.name.as_str()) == string_buffer {
-                    continue;
-                }
-                if let Ty::Pointer { pointee, is_const: false } = m.resolve_typedef(&a.ty) {
-                    if !matches!(m.resolve_typedef(pointee), Ty::Char | Ty::Void) {
-                        return Some((i, j));
-                    }
-                }
-            }
-        }
-    }
-    None
-}
-
-/// The direction of a non-const pointer: a `directions` rule, else the `@param` annotation
-/// (`[in]`, `[out]`, `[in,out]`), else a record described as holding inputs is in/out, a
-/// setter's record is an input, a record with a field documented as an input (`IN:`, `[in]`,
-/// `input:`) is in/out, and anything else is an output. `record` is the pointee's fields
-/// when it is a record.
-fn direction(b: &Bindings, f: &Function, param: &str, record: Option<&[Field]>) -> Direction {
-    match b.directions.get(&format!("{}.{param}", f.name)) {
-        Some(d) => *d,
-        None => derived_direction(b, f, param, record),
-    }
-}
-
-/// The direction the header's wording gives (see [`direction`]).
-pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option<&[Field]>) -> Direction {
-    let text = param_doc(f.doc.as_deref().unwrap_or(""), param).to_ascii_lowercase();
-    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.contains("[in,out]") || compact.contains("[inout]") || compact.contains("[in/out]") {
-        return Direction::InOut;
-    }
-    if compact.contains("[out]") {
-        return Direction::Out;
-    }
-    if compact.contains("[in]") {
-        return Direction::In;
-    }
-    if record.is_some() && (text.contains("(input)") || text.contains("input") && text.contains("output")) {
-        return Direction::InOut;
-    }
-    // The verb after the object: `nvmlDeviceSetX`, `nvmlSystemEventSetCreate` (not the `Set`
-    // of `EventSet`).
-    let mut stem = f.name.strip_prefix("nvml").unwrap_or(&f.name);
-    let mut objects: Vec<&str> = b.handles.values().chain(b.ids.values()).map(String::as_str).collect();
-    objects.extend(["System", "VgpuType"]);
-    objects.sort_by_key(|o| std::cmp::Reverse(o.len()));
-    while let Some(rest) = objects.iter().find_map(|o| stem.strip_prefix(o)) {
-        stem = rest;
-    }
-    let setter = ["Set", "Create", "Register"].iter().any(|w| stem.starts_with(w));
-    if record.is_some() && setter {
-        return Direction::In;
-    }
-    if record.is_some_and(|fields| fields.iter().any(|f| f.name != "version" && documented_input(f.doc.as_deref().unwrap_or("")))) {
-        return Direction::InOut;
-    }
-    Direction::Out
-}
-
-/// Whether a field's comment starts by calling it an input: `IN:`, `IN/OUT:`, `[in]`,
-/// `[in,out]`, `input:`.
-fn documented_input(doc: &str) -> bool {
-    let d = doc.trim_start().to_ascii_lowercase();
-    ["in:", "in/out", "[in]", "[in,", "[in/", "input:", "input/output"].iter().any(|p| d.starts_with(p))
-}
-
-/// The fields of the record a pointer of type `ty` points to (after typedefs), if it does.
-pub fn pointee_fields<'m>(m: &'m Model, ty: &Ty) -> Option<&'m [Field]> {
-    match m.resolve_typedef(ty) {
-        Ty::Pointer { pointee, .. } => match m.resolve_typedef(pointee) {
-            Ty::Named(r) => m.records.get(r).map(|r| r.fields.as_slice()),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The text of `@param name` in a Doxygen comment, up to the next command.
-fn param_doc(doc: &str, name: &str) -> String {
-    let mut out = String::new();
-    let mut inside = false;
-    for line in doc.lines() {
-        let t = line.trim();
-        if t.starts_with('@') || t.starts_with('\\') && t.len() > 1 && t[1..].starts_with(|c: char| c.is_ascii_alphabetic()) && !t.starts_with("\\ref") && !t.starts_with("\\a ") {
-            inside = false;
-            if let Some(rest) = t.strip_prefix("@param").or_else(|| t.strip_prefix("\\param")) {
-                let mut words = rest.split_whitespace();
-                let mut first = words.next().unwrap_or("");
-                let mut annot = "";
-                if first.starts_with('[') {
-                    annot = first;
-                    first = words.next().unwrap_or("");
-                }
-                if first == name {
-                    inside = true;
-                    out.push_str(annot);
-                    out.push(' ');
-                    out.push_str(&words.collect::<Vec<_>>().join(" "));
-                    out.push(' ');
-                }
-            }
-        } else if inside {
-            out.push_str(t);
-            out.push(' ');
-        }
-    }
-    out
-}

@@ -5,8 +5,10 @@
 //! error that names the rule and the file; a rule that changes nothing is a warning, so a rule
 //! made stale by a header bump surfaces.
 //!
-//! Precedence, for every table below: an explicit rule wins over what the stage derives from
-//! the header by pattern; `skip` and `manual` win over every shape.
+//! Precedence: an explicit rule wins over what the plan stage derives from the header's
+//! prototypes and documentation; `skip` and `manual` win over every shape. The shapes
+//! themselves (string buffers, counts and arrays, directions) are derived and corroborated in
+//! the plan stage (`xtask/src/plan/reading.rs`); this stage checks each rule against the model.
 
 pub mod names;
 
@@ -35,9 +37,18 @@ pub struct Rules {
     /// constant (or number) that sizes it. Derived when a `char *` is followed by an
     /// `unsigned int` length and the documentation names exactly one `..._SIZE` constant.
     pub strings: BTreeMap<String, StringRule>,
-    /// Buffer-growth (count + array) functions. Derived when an `unsigned int *` whose name
-    /// contains `count`/`Count` sits next to a non-`char` pointer.
+    /// Count + array functions whose shape the header's text does not state, or states
+    /// otherwise than the plan would read it (see `ArrayRule`). Derived when an
+    /// `unsigned int *` named `...count...` sits next to a pointer and the documentation calls
+    /// them an array's size and an array.
     pub arrays: BTreeMap<String, ArrayRule>,
+    /// Functions whose pointers are plain out-parameters although their names look like a
+    /// count and an array (`sessionCount` next to `averageFps`), with the reason.
+    pub not_arrays: BTreeMap<String, String>,
+    /// Handle typedefs of objects the process allocates and must free (event sets, GPM
+    /// samples) → the function that frees them: their safe types are not `Clone` and free
+    /// the object when dropped.
+    pub owned: BTreeMap<String, String>,
     /// Function → method name in the safe crate, where the derived snake-case name is wrong.
     pub renames: BTreeMap<String, String>,
     /// Functions (a trailing `*` matches a prefix) the safe crate does not wrap, with the reason.
@@ -79,6 +90,10 @@ pub struct FlagsRule {
     pub prefix: String,
     /// Constants with the prefix that are not bits (e.g. a `...Count` of the types).
     pub exclude: Vec<String>,
+    /// Further prefixes: their constants join the type when no constant of `prefix` has the
+    /// same value (the hardware bits of `ClocksEventReasons` are spelled only
+    /// `nvmlClocksThrottleReasonHw*`).
+    pub aliases: Vec<String>,
     pub params: Vec<String>,
     pub fields: Vec<String>,
 }
@@ -104,16 +119,36 @@ pub enum SizeSpec {
     Constant(String),
 }
 
-/// `count` is in/out: capacity of `array` in, elements written (or needed) out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One count and the arrays it sizes. `count` is an `unsigned int *` (the capacity in, the
+/// elements written or needed out) or a length passed by value.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ArrayRule {
     pub count: String,
-    pub array: String,
-    /// For an out-only count: the caller allocates this many elements (a header constant or
-    /// a number) and the library writes how many it filled, in one call.
-    #[serde(default)]
+    /// The array; `arrays` when several arrays share the count (each gets `count` elements).
+    pub array: Option<String>,
+    pub arrays: Vec<String>,
+    /// Elements the caller allocates (a header constant or a number): with `out_only`, all it
+    /// gets in one call; for a count whose NULL probe the library refuses, the first try (the
+    /// list grows to what the library asks for); for a length by value, the whole request (the
+    /// method then takes no length).
     pub capacity: Option<SizeSpec>,
+    /// The library only writes the count (how many it filled): one call with `capacity`.
+    pub out_only: bool,
+    /// `false` when the library refuses a NULL array, so the size cannot be probed; default:
+    /// as the documentation's return codes say.
+    pub null_probe: Option<bool>,
+    /// The count is in bytes, not elements; default: as the documentation says (`in bytes`).
+    pub bytes: bool,
+    /// A constant marking array entries the library leaves unused; they are dropped.
+    pub unused: Option<String>,
+}
+
+impl ArrayRule {
+    /// The arrays the rule names.
+    pub fn array_names(&self) -> Vec<String> {
+        self.array.iter().chain(&self.arrays).cloned().collect()
+    }
 }
 
 /// Where a shape came from.
@@ -134,14 +169,18 @@ pub struct StringBuffer {
     pub origin: Origin,
 }
 
-/// A resolved count + array pair.
+/// A resolved `arrays` rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ArrayBuffer {
     pub count: String,
-    pub array: String,
-    /// Elements the caller allocates when the count is out-only (no size query).
+    pub arrays: Vec<String>,
+    /// Elements the caller allocates (see [`ArrayRule::capacity`]).
     pub capacity: Option<u64>,
-    pub origin: Origin,
+    pub out_only: bool,
+    pub null_probe: Option<bool>,
+    pub bytes: bool,
+    /// The constant marking unused entries, and its value.
+    pub unused: Option<(String, i128)>,
 }
 
 /// The model with every rule applied: what the emitters read.
@@ -152,8 +191,13 @@ pub struct Bindings {
     pub handles: BTreeMap<String, String>,
     /// API name → symbols newest first (at least two each).
     pub families: BTreeMap<String, Vec<String>>,
+    /// The `strings` rules, resolved (the plan derives the others).
     pub strings: BTreeMap<String, StringBuffer>,
+    /// The `arrays` rules, resolved (the plan derives the others).
     pub arrays: BTreeMap<String, ArrayBuffer>,
+    pub not_arrays: BTreeMap<String, String>,
+    /// Owned handle typedef → its free function.
+    pub owned: BTreeMap<String, String>,
     pub renames: BTreeMap<String, String>,
     /// Function → reason.
     pub skipped: BTreeMap<String, String>,
@@ -223,13 +267,8 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         families.insert(api.clone(), symbols.clone());
     }
 
-    // String buffers: derived, then explicit rules.
+    // String buffers stated by rules (the plan derives the others).
     let mut strings = BTreeMap::new();
-    for f in model.functions.values() {
-        if let Some(s) = derive_string(&model, f) {
-            strings.insert(f.name.clone(), s);
-        }
-    }
     for (func, rule) in &rules.strings {
         let p = place("strings", func);
         let Some(f) = function(&model, func, &p, &mut d) else { continue };
@@ -255,44 +294,69 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         if !ok {
             continue;
         }
-        let resolved = StringBuffer { buffer: rule.buffer.clone(), length: rule.length.clone(), size, origin: Origin::Rule };
-        if strings.get(func).map(|s: &StringBuffer| StringBuffer { origin: Origin::Rule, ..s.clone() }) == Some(resolved.clone()) {
-            d.warn(p, "matches nothing: the same shape is derived from the header");
-        }
-        strings.insert(func.clone(), resolved);
+        strings.insert(func.clone(), StringBuffer { buffer: rule.buffer.clone(), length: rule.length.clone(), size, origin: Origin::Rule });
     }
 
-    // Count + array pairs.
+    // Counts and arrays stated by rules (the plan derives the others).
     let mut arrays = BTreeMap::new();
-    for f in model.functions.values() {
-        if let Some(a) = derive_array(f) {
-            arrays.insert(f.name.clone(), a);
-        }
-    }
     for (func, rule) in &rules.arrays {
         let p = place("arrays", func);
         let Some(f) = function(&model, func, &p, &mut d) else { continue };
-        let ok = check_param(f, &rule.count, &p, &mut d, |t| matches!(t, Ty::Pointer { pointee, is_const: false } if is_uint(pointee)))
-            & check_param(f, &rule.array, &p, &mut d, |t| matches!(t, Ty::Pointer { .. }));
-        if !ok {
-            continue;
+        let names = rule.array_names();
+        let mut ok = !names.is_empty();
+        if names.is_empty() {
+            d.error(p.clone(), "names no `array` (or `arrays`)");
+        }
+        ok &= check_param(f, &rule.count, &p, &mut d, |t| is_uint(t) || is_int(t) || matches!(t, Ty::Pointer { pointee, is_const: false } if is_uint(pointee)));
+        for a in &names {
+            ok &= check_param(f, a, &p, &mut d, |t| matches!(t, Ty::Pointer { .. }));
         }
         let capacity = match &rule.capacity {
             None => None,
-            Some(SizeSpec::Bytes(n)) => Some(*n),
-            Some(SizeSpec::Constant(c)) => match constant_value(&model, c) {
+            Some(spec) => match size_value(&model, spec) {
                 Some(v) => Some(v),
                 None => {
-                    d.error(p.clone(), format!("`{c}` is not an integer constant of the header"));
+                    d.error(p.clone(), format!("`{spec:?}` is not an integer constant of the header"));
                     continue;
                 }
             },
         };
-        let resolved = ArrayBuffer { count: rule.count.clone(), array: rule.array.clone(), capacity, origin: Origin::Rule };
-        if arrays.get(func).map(|a: &ArrayBuffer| ArrayBuffer { origin: Origin::Rule, ..a.clone() }) == Some(resolved.clone()) {
-            d.warn(p, "matches nothing: the same shape is derived from the header");
+        if rule.out_only && capacity.is_none() {
+            d.error(p.clone(), "an `out_only` count needs a `capacity`");
+            ok = false;
         }
-        arrays.insert(func.clone(), resolved);
+        let unused = match &rule.unused {
+            None => None,
+            Some(c) => match enum_or_constant_value(&model, c) {
+                Some(v) => Some((c.clone(), v)),
+                None => {
+                    d.error(p.clone(), format!("unused: `{c}` is neither an enum constant nor an integer constant of the header"));
+                    continue;
+                }
+            },
+        };
+        if rules.not_arrays.contains_key(func) {
+            d.error(p.clone(), "the function is also listed under `not_arrays`");
+            ok = false;
+        }
+        if ok {
+            let resolved = ArrayBuffer { count: rule.count.clone(), arrays: names, capacity, out_only: rule.out_only, null_probe: rule.null_probe, bytes: rule.bytes, unused };
+            arrays.insert(func.clone(), resolved);
+        }
+    }
+    for func in rules.not_arrays.keys() {
+        function(&model, func, &place("not_arrays", func), &mut d);
+    }
+    for (handle, free) in &rules.owned {
+        let p = place("owned", handle);
+        if !rules.handles.contains_key(handle) {
+            d.error(p.clone(), format!("`{handle}` has no `handles` rule"));
+        }
+        if function(&model, free, &p, &mut d).is_some_and(|f| !f.params.iter().any(|p| p.ty == Ty::Named(handle.clone()))) {
+            if !rules.manual.contains_key(free) {
+                d.error(p, format!("`{free}` does not take a `{handle}`: a free function that takes a request record needs a `manual` rule"));
+            }
+        }
     }
 
     // Renames, skips, manual wrappers.
@@ -349,6 +413,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
         if !model.constants.keys().any(|c| c.starts_with(&flags.prefix) && constant_value(&model, c).is_some()) {
             d.error(p.clone(), format!("no integer constant starts with `{}`", flags.prefix));
+        }
+        for a in flags.aliases.iter().filter(|a| !model.constants.keys().any(|c| c.starts_with(a.as_str()))) {
+            d.error(p.clone(), format!("aliases: no constant starts with `{a}`"));
         }
         for c in flags.exclude.iter().filter(|c| !c.starts_with(&flags.prefix) || !model.constants.contains_key(*c)) {
             d.error(p.clone(), format!("exclude: `{c}` is not a constant starting with `{}`", flags.prefix));
@@ -418,6 +485,8 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         families,
         strings,
         arrays,
+        not_arrays: rules.not_arrays.clone(),
+        owned: rules.owned.clone(),
         renames: rules.renames.clone(),
         skipped,
         manual: rules.manual.clone(),
@@ -477,11 +546,32 @@ fn is_uint(t: &Ty) -> bool {
     matches!(t, Ty::UInt)
 }
 
+fn is_int(t: &Ty) -> bool {
+    matches!(t, Ty::Int)
+}
+
 fn is_integer(t: &Ty) -> bool {
     matches!(t, Ty::UInt | Ty::Int | Ty::ULongLong | Ty::LongLong | Ty::ULong | Ty::Long)
 }
 
-fn constant_value(model: &Model, name: &str) -> Option<u64> {
+/// The value of a size: a number, or an integer constant of the header.
+pub fn size_value(model: &Model, spec: &SizeSpec) -> Option<u64> {
+    match spec {
+        SizeSpec::Bytes(n) => Some(*n),
+        SizeSpec::Constant(c) => constant_value(model, c),
+    }
+}
+
+/// The value of an enum constant or an integer `#define`.
+pub fn enum_or_constant_value(model: &Model, name: &str) -> Option<i128> {
+    let e = model.enums.values().flat_map(|e| &e.constants).find(|k| k.name == name).map(|k| k.value.as_i128());
+    e.or_else(|| match &model.constants.get(name)?.value {
+        ConstValue::Int { value, .. } => Some(value.as_i128()),
+        _ => None,
+    })
+}
+
+pub fn constant_value(model: &Model, name: &str) -> Option<u64> {
     match &model.constants.get(name)?.value {
         ConstValue::Int { value, .. } => u64::try_from(value.as_i128()).ok(),
         _ => None,
@@ -550,44 +640,6 @@ pub fn derive_families(model: &Model) -> BTreeMap<String, Vec<String>> {
         }
     }
     families
-}
-
-/// `char *buf, unsigned int length` (or `unsigned int *length`), sized by the one
-/// `..._SIZE`/`..._LEN` constant the documentation names, if it names exactly one.
-fn derive_string(model: &Model, f: &Function) -> Option<StringBuffer> {
-    let i = f.params.iter().position(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))?;
-    let len = f.params.get(i + 1)?;
-    let len_ok = is_uint(&len.ty) || matches!(&len.ty, Ty::Pointer { pointee, is_const: false } if is_uint(pointee));
-    if !len_ok {
-        return None;
-    }
-    let mentioned: BTreeSet<&str> = f
-        .doc
-        .as_deref()
-        .unwrap_or("")
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter(|w| w.starts_with("NVML_") && (w.ends_with("_SIZE") || w.ends_with("_LEN")))
-        .filter(|w| constant_value(model, w).is_some())
-        .collect();
-    let size = match mentioned.into_iter().collect::<Vec<_>>().as_slice() {
-        [one] => Some((Some(one.to_string()), constant_value(model, one)?)),
-        _ => None,
-    };
-    Some(StringBuffer { buffer: f.params[i].name.clone(), length: Some(len.name.clone()), size, origin: Origin::Derived })
-}
-
-/// `unsigned int *count` next to a non-`char` pointer `array`.
-fn derive_array(f: &Function) -> Option<ArrayBuffer> {
-    let ps = &f.params;
-    let i = ps.iter().position(|p| {
-        (p.name.contains("count") || p.name.contains("Count"))
-            && matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if is_uint(pointee))
-    })?;
-    let is_array = |j: usize| {
-        ps.get(j).is_some_and(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee != Ty::Char && **pointee != Ty::Void))
-    };
-    let j = if is_array(i + 1) { i + 1 } else if i > 0 && is_array(i - 1) { i - 1 } else { return None };
-    Some(ArrayBuffer { count: ps[i].name.clone(), array: ps[j].name.clone(), capacity: None, origin: Origin::Derived })
 }
 
 #[cfg(test)]

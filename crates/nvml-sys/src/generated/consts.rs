@@ -535,16 +535,24 @@ pub const NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L9: c_int = 157;
 /// NVLink data ECC Error Counter total for all Links
 pub const NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_TOTAL: c_int = 160;
 /// NVLink CRC Error Counter
+/// This is unsupported for Blackwell+
+/// Please use NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_*
 pub const NVML_FI_DEV_NVLINK_ERROR_DL_CRC: c_int = 163;
 /// NVLink Recovery Error Counter
+/// This is unsupported for Blackwell+
+/// Please use NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_*
 pub const NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY: c_int = 162;
 /// NVLink Replay Error Counter
+/// This is unsupported for Blackwell+.
+/// Please use NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_*
 pub const NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY: c_int = 161;
 /// The Effective Nvlink Data rate available for transactions after accounting for FEC overhead
 pub const NVML_FI_DEV_NVLINK_GET_DATA_RATE: c_int = 296;
 /// NVLink Power state. 0=HIGH_SPEED 1=LOW_SPEED
 pub const NVML_FI_DEV_NVLINK_GET_POWER_STATE: c_int = 167;
 /// NVLink length of idle period (units can be found from
+/// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS) before
+/// transitioning links to sleep state
 pub const NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD: c_int = 168;
 /// Max Nvlink Power Threshold. See NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD
 pub const NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MAX: c_int = 200;
@@ -1217,6 +1225,7 @@ pub const NVML_POWER_MIZER_MODE_AUTO: c_int = 2;
 /// lock to GPU base clocks
 pub const NVML_POWER_MIZER_MODE_PREFER_CONSISTENT_PERFORMANCE: c_int = 3;
 /// raise GPU clocks to favor maximum performance,
+/// to the extent that thermal and other constraints allow
 pub const NVML_POWER_MIZER_MODE_PREFER_MAXIMUM_PERFORMANCE: c_int = 1;
 /// Maximum number of power scopes
 pub const NVML_POWER_SCOPE_COUNT: c_uint = 4;

@@ -8418,6 +8418,19 @@ pub type PFN_nvmlDeviceGetTopologyCommonAncestor = unsafe extern "C" fn(
     *mut nvmlGpuTopologyLevel_t,
 ) -> nvmlReturn_t;
 impl NvmlLib {
+    /// Retrieve the common ancestor for two devices
+    /// For all products.
+    /// Supported on Linux only.
+    ///
+    /// * `device1`: The identifier of the first device
+    /// * `device2`: The identifier of the second device
+    /// * `pathInfo`: A `nvmlGpuTopologyLevel_t` that gives the path type
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                 if `pathInfo` has been set
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device1`, or `device2` is invalid, or `pathInfo` is NULL
+    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device or OS does not support this feature
+    /// - `NVML_ERROR_UNKNOWN`           an error has occurred in underlying topology discovery
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t * pathInfo)`.
     ///

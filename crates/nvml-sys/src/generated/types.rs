@@ -2355,10 +2355,15 @@ pub const NVML_VGPU_VM_ID_UUID: nvmlVgpuVmIdType = 1;
 #[derive(Debug, Clone, Copy)]
 pub struct nvmlAccountingStats_st {
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
+    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
+    /// process (not just the last sample period).
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub gpuUtilization: c_uint,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub memoryUtilization: c_uint,
     /// Maximum total memory in bytes that was ever allocated by the process.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
     pub maxMemoryUsage: c_ulonglong,
     /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
     /// the process is not terminated
@@ -2380,10 +2385,15 @@ pub struct nvmlAccountingStats_v2_t {
     /// Flag to represent if the process is running (1 for running, 0 for terminated)
     pub isRunning: c_uint,
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
+    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
+    /// process (not just the last sample period).
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub gpuUtilization: c_uint,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub memoryUtilization: c_uint,
     /// Maximum total memory in bytes that was ever allocated by the process.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
     pub maxMemoryUsage: c_ulonglong,
     /// The sample counts since the process starts
     pub sampleCount: c_uint,
@@ -2392,6 +2402,7 @@ pub struct nvmlAccountingStats_v2_t {
     /// The sum of process's FB bandwidth utilization in unit of pct * 100
     pub sumFbUtil: c_ulonglong,
     /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
+    /// the process is not terminated
     pub time: c_ulonglong,
     /// CPU Timestamp in usec representing start time for the process
     pub startTime: c_ulonglong,
@@ -2946,10 +2957,15 @@ pub struct nvmlEventData_st {
     /// Information about what specific event occurred
     pub eventType: c_ulonglong,
     /// Stores Xid error for the device in the event of nvmlEventTypeXidCriticalError,
+    /// eventData is 0 for any other event. eventData is set as 999 for unknown Xid error.
     pub eventData: c_ulonglong,
     /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a GPU
+    /// instance, stores a valid GPU instance ID. gpuInstanceId is set to 0xFFFFFFFF
+    /// otherwise.
     pub gpuInstanceId: c_uint,
     /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a
+    /// compute instance, stores a valid compute instance ID. computeInstanceId is set to
+    /// 0xFFFFFFFF otherwise.
     pub computeInstanceId: c_uint,
 }
 zeroed_default!(nvmlEventData_st);
@@ -3684,6 +3700,8 @@ zeroed_default!(nvmlNvLinkInfo_v3_t);
 #[derive(Debug, Clone, Copy)]
 pub struct nvmlNvLinkPowerThres_st {
     /// Low power threshold
+    /// Units can be obtained from
+    /// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS
     pub lowPwrThreshold: c_uint,
 }
 zeroed_default!(nvmlNvLinkPowerThres_st);
@@ -3822,10 +3840,12 @@ pub struct nvmlNvlinkTelemetrySample_v1_t {
     /// \[in\] Type of telemetry to sample, specified by \`nvmlNvlinkTelemetrySampleType_t\`
     pub sampleType: c_uint,
     /// \[in,out\]: Number of samples users need to allocate. If set to 0, will return max
+    /// supported count of samples without touching the \`samples\` pointer.
     pub sampleCount: c_uint,
     /// \[in,out\]: Array of samples allocated by the user. Can be set to NULL when getting count
     pub samples: *mut c_ulonglong,
     /// \[out\]: Return code for retrieving this sample. This must be checked by the client
+    /// before looking at any output values, as they are invalid if \`nvmlReturn != NVML_SUCCESS\`.
     pub nvmlReturn: nvmlReturn_t,
 }
 zeroed_default!(nvmlNvlinkTelemetrySample_v1_t);
@@ -4175,10 +4195,14 @@ pub struct nvmlProcessDetail_v1_t {
     /// Process ID
     pub pid: c_uint,
     /// Amount of used GPU memory in bytes.
+    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// because Windows KMD manages all the memory and not the NVIDIA driver
     pub usedGpuMemory: c_ulonglong,
     /// If MIG is enabled, stores a valid GPU instance ID. gpuInstanceId is
+    /// set to 0xFFFFFFFF otherwise.
     pub gpuInstanceId: c_uint,
     /// If MIG is enabled, stores a valid compute instance ID. computeInstanceId
+    /// is set to 0xFFFFFFFF otherwise.
     pub computeInstanceId: c_uint,
     /// Amount of used GPU conf compute protected memory in bytes.
     pub usedGpuCcProtectedMemory: c_ulonglong,
@@ -4192,6 +4216,8 @@ pub struct nvmlProcessInfo_v1_st {
     /// Process ID
     pub pid: c_uint,
     /// Amount of used GPU memory in bytes.
+    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// because Windows KMD manages all the memory and not the NVIDIA driver
     pub usedGpuMemory: c_ulonglong,
 }
 zeroed_default!(nvmlProcessInfo_v1_st);
@@ -4202,10 +4228,14 @@ pub struct nvmlProcessInfo_v2_st {
     /// Process ID
     pub pid: c_uint,
     /// Amount of used GPU memory in bytes.
+    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// because Windows KMD manages all the memory and not the NVIDIA driver
     pub usedGpuMemory: c_ulonglong,
     /// If MIG is enabled, stores a valid GPU instance ID. gpuInstanceId is set to
+    /// 0xFFFFFFFF otherwise.
     pub gpuInstanceId: c_uint,
     /// If MIG is enabled, stores a valid compute instance ID. computeInstanceId is set to
+    /// 0xFFFFFFFF otherwise.
     pub computeInstanceId: c_uint,
 }
 zeroed_default!(nvmlProcessInfo_v2_st);

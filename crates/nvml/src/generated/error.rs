@@ -70,6 +70,10 @@ pub enum Error {
     ResetTypeNotSupported,
     /// `NVML_ERROR_UNKNOWN` (999), or a code this header does not know (a newer driver).
     Unknown(u32),
+    /// The library answered what the header rules out, such as a list length no GPU
+    /// has: a driver bug or a corrupted answer, reported instead of acted on. Its code
+    /// is `NVML_ERROR_UNKNOWN`.
+    Implausible(&'static str),
 }
 impl Error {
     /// The `nvmlReturn_t` value.
@@ -106,6 +110,7 @@ impl Error {
             Error::InvalidState => sys::NVML_ERROR_INVALID_STATE,
             Error::ResetTypeNotSupported => sys::NVML_ERROR_RESET_TYPE_NOT_SUPPORTED,
             Error::Unknown(c) => *c,
+            Error::Implausible(_) => sys::NVML_ERROR_UNKNOWN,
         }
     }
     /// The error for a return code; `None` for `NVML_SUCCESS`.
@@ -213,6 +218,7 @@ impl Error {
             Error::Unknown(_) => {
                 "An internal driver error occurred, or a code newer than this crate"
             }
+            Error::Implausible(what) => what,
         }
     }
 }

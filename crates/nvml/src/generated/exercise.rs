@@ -20,10 +20,11 @@ pub struct Handles<'n> {
     pub vgpu_type_id: Option<VgpuTypeId<'n>>,
 }
 /// Calls every generated method once: the method's `Type::name` and its result, or
-/// `None` where a handle it needs is missing. Methods that free or destroy run last.
+/// `None` where a handle it needs is missing. Methods that free or destroy run last,
+/// and take their handle out of `h`.
 pub fn call_all(
     nvml: &Nvml,
-    h: &Handles<'_>,
+    h: &mut Handles<'_>,
 ) -> Vec<(&'static str, Option<Result<(), Error>>)> {
     let mut out = Vec::new();
     out.push((
@@ -1925,7 +1926,7 @@ pub fn call_all(
         "Device::supported_performance_states",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.supported_performance_states(1).map(|_| ()))
+            Some(s.supported_performance_states().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2663,28 +2664,28 @@ pub fn call_all(
     out.push((
         "ComputeInstance::destroy",
         (|| {
-            let s = h.compute_instance.as_ref()?;
+            let s = h.compute_instance.take()?;
             Some(s.destroy().map(|_| ()))
         })(),
     ));
     out.push((
         "EventSet::free",
         (|| {
-            let s = h.event_set.as_ref()?;
+            let s = h.event_set.take()?;
             Some(s.free().map(|_| ()))
         })(),
     ));
     out.push((
         "GpmSample::free",
         (|| {
-            let s = h.gpm_sample.as_ref()?;
+            let s = h.gpm_sample.take()?;
             Some(s.free().map(|_| ()))
         })(),
     ));
     out.push((
         "GpuInstance::destroy",
         (|| {
-            let s = h.gpu_instance.as_ref()?;
+            let s = h.gpu_instance.take()?;
             Some(s.destroy().map(|_| ()))
         })(),
     ));

@@ -5,20 +5,26 @@
 use nvml_sys as sys;
 handles! {
     #[doc =
-    "A `nvmlComputeInstance_t` of the loaded library, valid while the `Nvml` it came from lives."]
-    ComputeInstance(sys::nvmlComputeInstance_t, sys::nvmlComputeInstance_st); #[doc =
     "A `nvmlDevice_t` of the loaded library, valid while the `Nvml` it came from lives."]
     Device(sys::nvmlDevice_t, sys::nvmlDevice_st); #[doc =
+    "A `nvmlUnit_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    Unit(sys::nvmlUnit_t, sys::nvmlUnit_st);
+}
+destroyable_handles! {
+    #[doc =
+    "A `nvmlComputeInstance_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    ComputeInstance(sys::nvmlComputeInstance_t, sys::nvmlComputeInstance_st); #[doc =
+    "A `nvmlGpuInstance_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    GpuInstance(sys::nvmlGpuInstance_t, sys::nvmlGpuInstance_st);
+}
+owned_handles! {
+    #[doc =
     "A `nvmlEventSet_t` of the loaded library, valid while the `Nvml` it came from lives."]
     EventSet(sys::nvmlEventSet_t, sys::nvmlEventSet_st); #[doc =
     "A `nvmlGpmSample_t` of the loaded library, valid while the `Nvml` it came from lives."]
     GpmSample(sys::nvmlGpmSample_t, sys::nvmlGpmSample_st); #[doc =
-    "A `nvmlGpuInstance_t` of the loaded library, valid while the `Nvml` it came from lives."]
-    GpuInstance(sys::nvmlGpuInstance_t, sys::nvmlGpuInstance_st); #[doc =
     "A `nvmlSystemEventSet_t` of the loaded library, valid while the `Nvml` it came from lives."]
-    SystemEventSet(sys::nvmlSystemEventSet_t, sys::nvmlSystemEventSet_st); #[doc =
-    "A `nvmlUnit_t` of the loaded library, valid while the `Nvml` it came from lives."]
-    Unit(sys::nvmlUnit_t, sys::nvmlUnit_st);
+    SystemEventSet(sys::nvmlSystemEventSet_t, sys::nvmlSystemEventSet_st);
 }
 id_handles! {
     #[doc =
@@ -26,4 +32,28 @@ id_handles! {
     VgpuInstance(sys::nvmlVgpuInstance_t); #[doc =
     "A `nvmlVgpuTypeId_t` (an integer id) of the loaded library, used while the `Nvml` it came from lives."]
     VgpuTypeId(sys::nvmlVgpuTypeId_t);
+}
+impl EventSet<'_> {
+    ///Frees `raw` with `nvmlEventSetFree` (for `Drop`).
+    pub(crate) fn free_raw(
+        lib: &sys::NvmlLib,
+        raw: sys::nvmlEventSet_t,
+    ) -> sys::nvmlReturn_t {
+        match lib.nvmlEventSetFree() {
+            Ok(f) => call!(f(raw)),
+            Err(_) => sys::NVML_ERROR_FUNCTION_NOT_FOUND,
+        }
+    }
+}
+impl GpmSample<'_> {
+    ///Frees `raw` with `nvmlGpmSampleFree` (for `Drop`).
+    pub(crate) fn free_raw(
+        lib: &sys::NvmlLib,
+        raw: sys::nvmlGpmSample_t,
+    ) -> sys::nvmlReturn_t {
+        match lib.nvmlGpmSampleFree() {
+            Ok(f) => call!(f(raw)),
+            Err(_) => sys::NVML_ERROR_FUNCTION_NOT_FOUND,
+        }
+    }
 }

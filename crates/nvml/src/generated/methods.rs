@@ -766,11 +766,24 @@ impl Nvml {
     /// Calls `nvmlSystemGetHicVersion`.
     pub fn hic_version(&self) -> Result<Vec<HwbcEntry>, Error> {
         let sym = self.lib().nvmlSystemGetHicVersion()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(count, ptr)),
+        let ((mut c_hwbc_entries), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlHwbcEntry_st>(),
+            |capacity, count| {
+                let mut c_hwbc_entries: Vec<sys::nvmlHwbcEntry_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(sym(count, ffi::ptr_or_null(& mut c_hwbc_entries)));
+                (code, (c_hwbc_entries))
+            },
         )?;
-        Ok(list.iter().map(|e| HwbcEntry::from(&(*e))).collect::<Vec<_>>())
+        Ok(
+            c_hwbc_entries
+                .iter()
+                .take(n)
+                .map(|e| HwbcEntry::from(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Get the global nvlink bandwith mode
     ///
@@ -961,11 +974,26 @@ impl Nvml {
     /// Calls `nvmlSystemGetTopologyGpuSet`.
     pub fn topology_gpu_set(&self, cpu_number: u32) -> Result<Vec<Device<'_>>, Error> {
         let sym = self.lib().nvmlSystemGetTopologyGpuSet()?;
-        let list = ffi::fill_list(
-            core::ptr::null_mut(),
-            |count, ptr| call!(sym(cpu_number, count, ptr)),
+        let ((mut c_device_array), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+            |capacity, count| {
+                let mut c_device_array: Vec<sys::nvmlDevice_t> = vec![
+                    core::ptr::null_mut(); capacity as usize
+                ];
+                let code = call!(
+                    sym(cpu_number, count, ffi::ptr_or_null(& mut c_device_array))
+                );
+                (code, (c_device_array))
+            },
         )?;
-        Ok(list.iter().map(|e| Device::wrap((*e), self.nref())).collect::<Vec<_>>())
+        Ok(
+            c_device_array
+                .iter()
+                .take(n)
+                .map(|e| Device::wrap((*e), self.nref()))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Acquire the handle for a particular unit, based on its index.
     ///
@@ -1109,9 +1137,10 @@ impl<'n> ComputeInstance<'n> {
     /// processes (e.g. CUDA application) are active on the compute instance.
     ///
     /// Calls `nvmlComputeInstanceDestroy`.
-    pub fn destroy(&self) -> Result<(), Error> {
+    pub fn destroy(mut self) -> Result<(), Error> {
+        let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlComputeInstanceDestroy()?;
-        ffi::check(call!(sym(self.raw)))?;
+        ffi::check(call!(sym(this_raw)))?;
         Ok(())
     }
     /// Get compute instance information.
@@ -1243,11 +1272,16 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetAccountingPids`.
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingPids()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_pids), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<u32>(),
+            |capacity, count| {
+                let mut c_pids: Vec<u32> = vec![Default::default(); capacity as usize];
+                let code = call!(sym(self.raw, count, ffi::ptr_or_null(& mut c_pids)));
+                (code, (c_pids))
+            },
         )?;
-        Ok(list.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_pids.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Queries process's accounting stats.
     ///
@@ -1366,13 +1400,23 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetActiveVgpus`.
     pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetActiveVgpus()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_vgpu_instances), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
+            |capacity, count| {
+                let mut c_vgpu_instances: Vec<sys::nvmlVgpuInstance_t> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_vgpu_instances))
+                );
+                (code, (c_vgpu_instances))
+            },
         )?;
         Ok(
-            list
+            c_vgpu_instances
                 .iter()
+                .take(n)
                 .map(|e| VgpuInstance::wrap((*e), self.nvml.clone()))
                 .collect::<Vec<_>>(),
         )
@@ -1938,8 +1982,10 @@ impl<'n> Device<'n> {
             .iter()
             .map(|e| (*e).to_raw())
             .collect();
-        ffi::check(call!(sym(self.raw, c_values.len() as _, c_values.as_mut_ptr())))?;
-        Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect())
+        ffi::check(
+            call!(sym(self.raw, ffi::length(c_values.len(), 1) ?, c_values.as_mut_ptr())),
+        )?;
+        Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect::<Vec<_>>())
     }
     /// Retrieves the frequency monitor fault status for the device.
     ///
@@ -2149,11 +2195,26 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
-                Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| ProcessInfo::from(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -2161,11 +2222,26 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
-                Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| ProcessInfo::from(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -2173,13 +2249,23 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
                 Ok(
-                    list
+                    c_infos
                         .iter()
+                        .take(n)
                         .map(|e| {
                             let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
                             ProcessInfo {
@@ -2357,10 +2443,15 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<core::ffi::c_ulong>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCpuAffinity()?;
         let mut c_cpu_set: Vec<core::ffi::c_ulong> = vec![
-            Default::default(); cpu_set_size as usize
+            Default::default(); ffi::checked_len(cpu_set_size as usize) ?
         ];
-        ffi::check(call!(sym(self.raw, cpu_set_size as _, c_cpu_set.as_mut_ptr())))?;
-        Ok(c_cpu_set.iter().map(|e| (*e)).collect())
+        ffi::check(
+            call!(
+                sym(self.raw, ffi::length(cpu_set_size as usize, 1) ?, c_cpu_set
+                .as_mut_ptr())
+            ),
+        )?;
+        Ok(c_cpu_set.iter().map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Retrieves an array of unsigned ints (sized to cpuSetSize) of bitmasks with the
     /// ideal CPU affinity within node or socket for the device.
@@ -2396,12 +2487,15 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<core::ffi::c_ulong>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCpuAffinityWithinScope()?;
         let mut c_cpu_set: Vec<core::ffi::c_ulong> = vec![
-            Default::default(); cpu_set_size as usize
+            Default::default(); ffi::checked_len(cpu_set_size as usize) ?
         ];
         ffi::check(
-            call!(sym(self.raw, cpu_set_size as _, c_cpu_set.as_mut_ptr(), scope)),
+            call!(
+                sym(self.raw, ffi::length(cpu_set_size as usize, 1) ?, c_cpu_set
+                .as_mut_ptr(), scope)
+            ),
         )?;
-        Ok(c_cpu_set.iter().map(|e| (*e)).collect())
+        Ok(c_cpu_set.iter().map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Retrieve the currently creatable vGPU types on a physical GPU (device).
     ///
@@ -2432,13 +2526,23 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetCreatableVgpus`.
     pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCreatableVgpus()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+            |capacity, count| {
+                let mut c_vgpu_type_ids: Vec<sys::nvmlVgpuTypeId_t> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_vgpu_type_ids))
+                );
+                (code, (c_vgpu_type_ids))
+            },
         )?;
         Ok(
-            list
+            c_vgpu_type_ids
                 .iter()
+                .take(n)
                 .map(|e| VgpuTypeId::wrap((*e), self.nvml.clone()))
                 .collect::<Vec<_>>(),
         )
@@ -3089,11 +3193,26 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetEncoderSessions`.
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderSessions()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_session_infos), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+            |capacity, count| {
+                let mut c_session_infos: Vec<sys::nvmlEncoderSessionInfo_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_session_infos))
+                );
+                (code, (c_session_infos))
+            },
         )?;
-        Ok(list.iter().map(|e| EncoderSessionInfo::from(&(*e))).collect::<Vec<_>>())
+        Ok(
+            c_session_infos
+                .iter()
+                .take(n)
+                .map(|e| EncoderSessionInfo::from(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Retrieves the current encoder statistics for a given device.
     ///
@@ -3113,14 +3232,18 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// Calls `nvmlDeviceGetEncoderStats`.
-    pub fn encoder_stats(&self) -> Result<(Vec<u32>, u32), Error> {
+    pub fn encoder_stats(&self) -> Result<(u32, u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderStats()?;
+        let mut c_session_count: u32 = Default::default();
+        let mut c_average_fps: u32 = Default::default();
         let mut c_average_latency: u32 = Default::default();
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr, & mut c_average_latency)),
+        ffi::check(
+            call!(
+                sym(self.raw, & mut c_session_count, & mut c_average_fps, & mut
+                c_average_latency)
+            ),
         )?;
-        Ok((list.iter().map(|e| (*e)).collect::<Vec<_>>(), c_average_latency))
+        Ok((c_session_count, c_average_fps, c_average_latency))
     }
     /// Retrieves the current utilization and sampling size in microseconds for the Encoder
     ///
@@ -3322,11 +3445,26 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetFBCSessions`.
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCSessions()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_session_info), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+            |capacity, count| {
+                let mut c_session_info: Vec<sys::nvmlFBCSessionInfo_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
+                );
+                (code, (c_session_info))
+            },
         )?;
-        Ok(list.iter().map(|e| FBCSessionInfo::from(&(*e))).collect::<Vec<_>>())
+        Ok(
+            c_session_info
+                .iter()
+                .take(n)
+                .map(|e| FBCSessionInfo::from(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Retrieves the active frame buffer capture sessions statistics for a given device.
     ///
@@ -3371,8 +3509,10 @@ impl<'n> Device<'n> {
             .iter()
             .map(|e| (*e).to_raw())
             .collect();
-        ffi::check(call!(sym(self.raw, c_values.len() as _, c_values.as_mut_ptr())))?;
-        Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect())
+        ffi::check(
+            call!(sym(self.raw, ffi::length(c_values.len(), 1) ?, c_values.as_mut_ptr())),
+        )?;
+        Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect::<Vec<_>>())
     }
     /// **Deprecated:** Freezing NVLINK utilization counters is no longer supported.
     ///
@@ -3728,13 +3868,24 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
+                let ((mut c_placements), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                    |capacity, count| {
+                        let mut c_placements: Vec<sys::nvmlGpuInstancePlacement_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, profile_id, ffi::ptr_or_null(& mut
+                            c_placements), count)
+                        );
+                        (code, (c_placements))
+                    },
                 )?;
                 Ok(
-                    list
+                    c_placements
                         .iter()
+                        .take(n)
                         .map(|e| GpuInstancePlacement::from(&(*e)))
                         .collect::<Vec<_>>(),
                 )
@@ -3745,13 +3896,24 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
             match (|| -> Result<Vec<GpuInstancePlacement>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
+                let ((mut c_placements), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                    |capacity, count| {
+                        let mut c_placements: Vec<sys::nvmlGpuInstancePlacement_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, profile_id, ffi::ptr_or_null(& mut
+                            c_placements), count)
+                        );
+                        (code, (c_placements))
+                    },
                 )?;
                 Ok(
-                    list
+                    c_placements
                         .iter()
+                        .take(n)
                         .map(|e| GpuInstancePlacement::from(&(*e)))
                         .collect::<Vec<_>>(),
                 )
@@ -4071,11 +4233,26 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
-                Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| ProcessInfo::from(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -4083,11 +4260,26 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
-                Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| ProcessInfo::from(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -4095,13 +4287,23 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
                 Ok(
-                    list
+                    c_infos
                         .iter()
+                        .take(n)
                         .map(|e| {
                             let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
                             ProcessInfo {
@@ -4753,12 +4955,15 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<core::ffi::c_ulong>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemoryAffinity()?;
         let mut c_node_set: Vec<core::ffi::c_ulong> = vec![
-            Default::default(); node_set_size as usize
+            Default::default(); ffi::checked_len(node_set_size as usize) ?
         ];
         ffi::check(
-            call!(sym(self.raw, node_set_size as _, c_node_set.as_mut_ptr(), scope)),
+            call!(
+                sym(self.raw, ffi::length(node_set_size as usize, 1) ?, c_node_set
+                .as_mut_ptr(), scope)
+            ),
         )?;
-        Ok(c_node_set.iter().map(|e| (*e)).collect())
+        Ok(c_node_set.iter().map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Gets the device's memory bus width
     ///
@@ -5115,11 +5320,26 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
-                Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| ProcessInfo::from(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -5127,11 +5347,26 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v2_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
-                Ok(list.iter().map(|e| ProcessInfo::from(&(*e))).collect::<Vec<_>>())
+                Ok(
+                    c_infos
+                        .iter()
+                        .take(n)
+                        .map(|e| ProcessInfo::from(&(*e)))
+                        .collect::<Vec<_>>(),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -5139,13 +5374,23 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
             match (|| -> Result<Vec<ProcessInfo>, Error> {
-                let list = ffi::fill_list(
-                    Default::default(),
-                    |count, ptr| call!(sym(self.raw, count, ptr)),
+                let ((mut c_infos), n) = ffi::fill_counted(
+                    ffi::Probe::Null,
+                    0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                    |capacity, count| {
+                        let mut c_infos: Vec<sys::nvmlProcessInfo_v1_st> = vec![
+                            Default::default(); capacity as usize
+                        ];
+                        let code = call!(
+                            sym(self.raw, count, ffi::ptr_or_null(& mut c_infos))
+                        );
+                        (code, (c_infos))
+                    },
                 )?;
                 Ok(
-                    list
+                    c_infos
                         .iter()
+                        .take(n)
                         .map(|e| {
                             let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
                             ProcessInfo {
@@ -6462,13 +6707,24 @@ impl<'n> Device<'n> {
         last_seen_time_stamp: u64,
     ) -> Result<Vec<ProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, ptr, count, last_seen_time_stamp)),
+        let ((mut c_utilization), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
+            |capacity, count| {
+                let mut c_utilization: Vec<sys::nvmlProcessUtilizationSample_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
+                    last_seen_time_stamp)
+                );
+                (code, (c_utilization))
+            },
         )?;
         Ok(
-            list
+            c_utilization
                 .iter()
+                .take(n)
                 .map(|e| ProcessUtilizationSample::from(&(*e)))
                 .collect::<Vec<_>>(),
         )
@@ -6768,11 +7024,20 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetRetiredPages`.
     pub fn retired_pages(&self, cause: PageRetirementCause) -> Result<Vec<u64>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, cause.0, count, ptr)),
+        let ((mut c_addresses), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<u64>(),
+            |capacity, count| {
+                let mut c_addresses: Vec<u64> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, cause.0, count, ffi::ptr_or_null(& mut c_addresses))
+                );
+                (code, (c_addresses))
+            },
         )?;
-        Ok(list.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Check if any pages are pending retirement and need a reboot to fully retire.
     ///
@@ -6828,14 +7093,29 @@ impl<'n> Device<'n> {
     pub fn retired_pages_v2(
         &self,
         cause: PageRetirementCause,
-    ) -> Result<(Vec<u64>, u64), Error> {
+    ) -> Result<(Vec<u64>, Vec<u64>), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages_v2()?;
-        let mut c_timestamps: u64 = Default::default();
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, cause.0, count, ptr, & mut c_timestamps)),
+        let ((mut c_addresses, mut c_timestamps), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<u64>() + core::mem::size_of::<u64>(),
+            |capacity, count| {
+                let mut c_addresses: Vec<u64> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let mut c_timestamps: Vec<u64> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, cause.0, count, ffi::ptr_or_null(& mut c_addresses),
+                    ffi::ptr_or_null(& mut c_timestamps))
+                );
+                (code, (c_addresses, c_timestamps))
+            },
         )?;
-        Ok((list.iter().map(|e| (*e)).collect::<Vec<_>>(), c_timestamps))
+        Ok((
+            c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
+            c_timestamps.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
+        ))
     }
     /// Get the row remapper histogram. Returns the remap availability for each bank
     /// on the GPU.
@@ -6903,18 +7183,23 @@ impl<'n> Device<'n> {
     ) -> Result<(ValueType, Vec<Sample>), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| {
-                call!(
+        let ((mut c_samples), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlSample_st>(),
+            |capacity, count| {
+                let mut c_samples: Vec<sys::nvmlSample_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
                     sym(self.raw, r#type.0, last_seen_time_stamp, & mut
-                    c_sample_val_type, count, ptr)
-                )
+                    c_sample_val_type, count, ffi::ptr_or_null(& mut c_samples))
+                );
+                (code, (c_samples))
             },
         )?;
         Ok((
             ValueType(c_sample_val_type),
-            list.iter().map(|e| Sample::from(&(*e))).collect::<Vec<_>>(),
+            c_samples.iter().take(n).map(|e| Sample::from(&(*e))).collect::<Vec<_>>(),
         ))
     }
     /// Retrieves the globally unique board serial number associated with this device's board.
@@ -8307,11 +8592,21 @@ impl<'n> Device<'n> {
         memory_clock_m_hz: u32,
     ) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedGraphicsClocks()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, memory_clock_m_hz, count, ptr)),
+        let ((mut c_clocks_m_hz), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<u32>(),
+            |capacity, count| {
+                let mut c_clocks_m_hz: Vec<u32> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, memory_clock_m_hz, count, ffi::ptr_or_null(& mut
+                    c_clocks_m_hz))
+                );
+                (code, (c_clocks_m_hz))
+            },
         )?;
-        Ok(list.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_clocks_m_hz.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Retrieves the list of possible memory clocks that can be used as an argument for `nvmlDeviceSetMemoryLockedClocks`.
     ///
@@ -8337,11 +8632,20 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetSupportedMemoryClocks`.
     pub fn supported_memory_clocks(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedMemoryClocks()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_clocks_m_hz), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<u32>(),
+            |capacity, count| {
+                let mut c_clocks_m_hz: Vec<u32> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_clocks_m_hz))
+                );
+                (code, (c_clocks_m_hz))
+            },
         )?;
-        Ok(list.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_clocks_m_hz.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Get all supported Performance States (P-States) for the device.
     ///
@@ -8366,16 +8670,22 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetSupportedPerformanceStates`.
-    pub fn supported_performance_states(
-        &self,
-        size: u32,
-    ) -> Result<Vec<Pstates>, Error> {
+    pub fn supported_performance_states(&self) -> Result<Vec<Pstates>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedPerformanceStates()?;
-        let mut c_pstates: Vec<sys::nvmlPStates_enum> = vec![
-            Default::default(); size as usize
-        ];
-        ffi::check(call!(sym(self.raw, c_pstates.as_mut_ptr(), size as _)))?;
-        Ok(c_pstates.iter().map(|e| Pstates((*e))).collect())
+        let mut c_pstates: Vec<sys::nvmlPStates_enum> = vec![Default::default(); 16];
+        ffi::check(
+            call!(
+                sym(self.raw, c_pstates.as_mut_ptr(), ffi::length(16,
+                core::mem::size_of:: < sys::nvmlPStates_enum > ()) ?)
+            ),
+        )?;
+        Ok(
+            c_pstates
+                .iter()
+                .filter(|e| **e != sys::NVML_PSTATE_UNKNOWN as _)
+                .map(|e| Pstates((*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Retrieve the supported vGPU types on a physical GPU (device).
     ///
@@ -8402,13 +8712,23 @@ impl<'n> Device<'n> {
     /// Calls `nvmlDeviceGetSupportedVgpus`.
     pub fn supported_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedVgpus()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+            |capacity, count| {
+                let mut c_vgpu_type_ids: Vec<sys::nvmlVgpuTypeId_t> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_vgpu_type_ids))
+                );
+                (code, (c_vgpu_type_ids))
+            },
         )?;
         Ok(
-            list
+            c_vgpu_type_ids
                 .iter()
+                .take(n)
                 .map(|e| VgpuTypeId::wrap((*e), self.nvml.clone()))
                 .collect::<Vec<_>>(),
         )
@@ -8548,6 +8868,19 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, sensor_index, & mut c_p_thermal_settings)))?;
         Ok(GpuThermalSettings::from(&c_p_thermal_settings))
     }
+    /// Retrieve the common ancestor for two devices
+    /// For all products.
+    /// Supported on Linux only.
+    ///
+    /// * `device1`: The identifier of the first device
+    /// * `device2`: The identifier of the second device
+    /// * `pathInfo`: A `nvmlGpuTopologyLevel_t` that gives the path type
+    ///
+    /// **Returns:**
+    /// - `NVML_SUCCESS`                 if `pathInfo` has been set
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device1`, or `device2` is invalid, or `pathInfo` is NULL
+    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device or OS does not support this feature
+    /// - `NVML_ERROR_UNKNOWN`           an error has occurred in underlying topology discovery
     ///
     /// Calls `nvmlDeviceGetTopologyCommonAncestor`.
     pub fn topology_common_ancestor(
@@ -8582,13 +8915,23 @@ impl<'n> Device<'n> {
         level: GpuTopologyLevel,
     ) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTopologyNearestGpus()?;
-        let list = ffi::fill_list(
-            core::ptr::null_mut(),
-            |count, ptr| call!(sym(self.raw, level.0, count, ptr)),
+        let ((mut c_device_array), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+            |capacity, count| {
+                let mut c_device_array: Vec<sys::nvmlDevice_t> = vec![
+                    core::ptr::null_mut(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, level.0, count, ffi::ptr_or_null(& mut c_device_array))
+                );
+                (code, (c_device_array))
+            },
         )?;
         Ok(
-            list
+            c_device_array
                 .iter()
+                .take(n)
                 .map(|e| Device::wrap((*e), self.nvml.clone()))
                 .collect::<Vec<_>>(),
         )
@@ -8924,13 +9267,24 @@ impl<'n> Device<'n> {
         last_seen_time_stamp: u64,
     ) -> Result<Vec<VgpuProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessUtilization()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, last_seen_time_stamp, count, ptr)),
+        let ((mut c_utilization_samples), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlVgpuProcessUtilizationSample_st>(),
+            |capacity, count| {
+                let mut c_utilization_samples: Vec<
+                    sys::nvmlVgpuProcessUtilizationSample_st,
+                > = vec![Default::default(); capacity as usize];
+                let code = call!(
+                    sym(self.raw, last_seen_time_stamp, count, ffi::ptr_or_null(& mut
+                    c_utilization_samples))
+                );
+                (code, (c_utilization_samples))
+            },
         )?;
         Ok(
-            list
+            c_utilization_samples
                 .iter()
+                .take(n)
                 .map(|e| VgpuProcessUtilizationSample::from(&(*e)))
                 .collect::<Vec<_>>(),
         )
@@ -9139,22 +9493,36 @@ impl<'n> Device<'n> {
     pub fn vgpu_utilization(
         &self,
         last_seen_time_stamp: u64,
-    ) -> Result<(ValueType, Vec<VgpuInstanceUtilizationSample>), Error> {
+    ) -> Result<(Vec<ValueType>, Vec<VgpuInstanceUtilizationSample>), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuUtilization()?;
-        let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| {
-                call!(
-                    sym(self.raw, last_seen_time_stamp, & mut c_sample_val_type, count,
-                    ptr)
-                )
+        let ((mut c_sample_val_type, mut c_utilization_samples), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlValueType_enum>()
+                + core::mem::size_of::<sys::nvmlVgpuInstanceUtilizationSample_st>(),
+            |capacity, count| {
+                let mut c_sample_val_type: Vec<sys::nvmlValueType_enum> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let mut c_utilization_samples: Vec<
+                    sys::nvmlVgpuInstanceUtilizationSample_st,
+                > = vec![Default::default(); capacity as usize];
+                let code = call!(
+                    sym(self.raw, last_seen_time_stamp, ffi::ptr_or_null(& mut
+                    c_sample_val_type), count, ffi::ptr_or_null(& mut
+                    c_utilization_samples))
+                );
+                (code, (c_sample_val_type, c_utilization_samples))
             },
         )?;
         Ok((
-            ValueType(c_sample_val_type),
-            list
+            c_sample_val_type
                 .iter()
+                .take(n)
+                .map(|e| ValueType((*e)))
+                .collect::<Vec<_>>(),
+            c_utilization_samples
+                .iter()
+                .take(n)
                 .map(|e| VgpuInstanceUtilizationSample::from(&(*e)))
                 .collect::<Vec<_>>(),
         ))
@@ -9469,9 +9837,10 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls `nvmlEventSetFree`.
-    pub fn free(&self) -> Result<(), Error> {
+    pub fn free(mut self) -> Result<(), Error> {
+        let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlEventSetFree()?;
-        ffi::check(call!(sym(self.raw)))?;
+        ffi::check(call!(sym(this_raw)))?;
         Ok(())
     }
     /// Gets decoded GPU legacy-Xid context data for a context record from the most recent event returned
@@ -9689,9 +10058,10 @@ impl<'n> GpmSample<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid pointer is provided
     ///
     /// Calls `nvmlGpmSampleFree`.
-    pub fn free(&self) -> Result<(), Error> {
+    pub fn free(mut self) -> Result<(), Error> {
+        let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlGpmSampleFree()?;
-        ffi::check(call!(sym(self.raw)))?;
+        ffi::check(call!(sym(this_raw)))?;
         Ok(())
     }
 }
@@ -9752,13 +10122,24 @@ impl<'n> GpuInstance<'n> {
         profile_id: u32,
     ) -> Result<Vec<ComputeInstancePlacement>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetComputeInstancePossiblePlacements()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, profile_id, ptr, count)),
+        let ((mut c_placements), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+            |capacity, count| {
+                let mut c_placements: Vec<sys::nvmlComputeInstancePlacement_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, profile_id, ffi::ptr_or_null(& mut c_placements),
+                    count)
+                );
+                (code, (c_placements))
+            },
         )?;
         Ok(
-            list
+            c_placements
                 .iter()
+                .take(n)
                 .map(|e| ComputeInstancePlacement::from(&(*e)))
                 .collect::<Vec<_>>(),
         )
@@ -10009,9 +10390,10 @@ impl<'n> GpuInstance<'n> {
     /// GPU instance.
     ///
     /// Calls `nvmlGpuInstanceDestroy`.
-    pub fn destroy(&self) -> Result<(), Error> {
+    pub fn destroy(mut self) -> Result<(), Error> {
+        let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlGpuInstanceDestroy()?;
-        ffi::check(call!(sym(self.raw)))?;
+        ffi::check(call!(sym(this_raw)))?;
         Ok(())
     }
     /// Get GPU instance information.
@@ -10102,14 +10484,14 @@ impl<'n> GpuInstance<'n> {
     pub fn set_vgpu_scheduler_state(
         &self,
         p_scheduler: &VgpuSchedulerStateV1,
-    ) -> Result<(), Error> {
+    ) -> Result<VgpuSchedulerStateV1, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState()?;
         let mut c_p_scheduler = sys::nvmlVgpuSchedulerState_v1_t {
             version: sys::nvmlVgpuSchedulerState_v1 as _,
             ..(*p_scheduler).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler)))?;
-        Ok(())
+        Ok(VgpuSchedulerStateV1::from(&c_p_scheduler))
     }
     /// Set vGPU scheduler state for the given GPU instance
     ///
@@ -10339,13 +10721,23 @@ impl<'n> Unit<'n> {
     /// Calls `nvmlUnitGetDevices`.
     pub fn devices(&self) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlUnitGetDevices()?;
-        let list = ffi::fill_list(
-            core::ptr::null_mut(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_devices), n) = ffi::fill_counted(
+            ffi::Probe::Capacity(32),
+            0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+            |capacity, count| {
+                let mut c_devices: Vec<sys::nvmlDevice_t> = vec![
+                    core::ptr::null_mut(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_devices))
+                );
+                (code, (c_devices))
+            },
         )?;
         Ok(
-            list
+            c_devices
                 .iter()
+                .take(n)
                 .map(|e| Device::wrap((*e), self.nvml.clone()))
                 .collect::<Vec<_>>(),
         )
@@ -10554,11 +10946,16 @@ impl<'n> VgpuInstance<'n> {
     /// Calls `nvmlVgpuInstanceGetAccountingPids`.
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingPids()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_pids), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<u32>(),
+            |capacity, count| {
+                let mut c_pids: Vec<u32> = vec![Default::default(); capacity as usize];
+                let code = call!(sym(self.raw, count, ffi::ptr_or_null(& mut c_pids)));
+                (code, (c_pids))
+            },
         )?;
-        Ok(list.iter().map(|e| (*e)).collect::<Vec<_>>())
+        Ok(c_pids.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
     /// Queries process's accounting stats.
     ///
@@ -10696,11 +11093,26 @@ impl<'n> VgpuInstance<'n> {
     /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderSessions()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_session_info), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+            |capacity, count| {
+                let mut c_session_info: Vec<sys::nvmlEncoderSessionInfo_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
+                );
+                (code, (c_session_info))
+            },
         )?;
-        Ok(list.iter().map(|e| EncoderSessionInfo::from(&(*e))).collect::<Vec<_>>())
+        Ok(
+            c_session_info
+                .iter()
+                .take(n)
+                .map(|e| EncoderSessionInfo::from(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Retrieves the current encoder statistics of a vGPU Instance
     ///
@@ -10720,14 +11132,18 @@ impl<'n> VgpuInstance<'n> {
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// Calls `nvmlVgpuInstanceGetEncoderStats`.
-    pub fn encoder_stats(&self) -> Result<(Vec<u32>, u32), Error> {
+    pub fn encoder_stats(&self) -> Result<(u32, u32, u32), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderStats()?;
+        let mut c_session_count: u32 = Default::default();
+        let mut c_average_fps: u32 = Default::default();
         let mut c_average_latency: u32 = Default::default();
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr, & mut c_average_latency)),
+        ffi::check(
+            call!(
+                sym(self.raw, & mut c_session_count, & mut c_average_fps, & mut
+                c_average_latency)
+            ),
         )?;
-        Ok((list.iter().map(|e| (*e)).collect::<Vec<_>>(), c_average_latency))
+        Ok((c_session_count, c_average_fps, c_average_latency))
     }
     /// Retrieve the framebuffer usage in bytes.
     ///
@@ -10783,11 +11199,26 @@ impl<'n> VgpuInstance<'n> {
     /// Calls `nvmlVgpuInstanceGetFBCSessions`.
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCSessions()?;
-        let list = ffi::fill_list(
-            Default::default(),
-            |count, ptr| call!(sym(self.raw, count, ptr)),
+        let ((mut c_session_info), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+            |capacity, count| {
+                let mut c_session_info: Vec<sys::nvmlFBCSessionInfo_st> = vec![
+                    Default::default(); capacity as usize
+                ];
+                let code = call!(
+                    sym(self.raw, count, ffi::ptr_or_null(& mut c_session_info))
+                );
+                (code, (c_session_info))
+            },
         )?;
-        Ok(list.iter().map(|e| FBCSessionInfo::from(&(*e))).collect::<Vec<_>>())
+        Ok(
+            c_session_info
+                .iter()
+                .take(n)
+                .map(|e| FBCSessionInfo::from(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
     /// Retrieves the active frame buffer capture sessions statistics of a vGPU Instance
     ///

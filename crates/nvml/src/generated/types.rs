@@ -8295,10 +8295,15 @@ bitflags::bitflags! {
     " Clocks are set to application-specific values."] const APPLICATIONS_CLOCKS_SETTING
     = sys::nvmlClocksEventReasonApplicationsClocksSetting as u64; #[doc =
     " Software power cap activated."] const SW_POWER_CAP =
-    sys::nvmlClocksEventReasonSwPowerCap as u64; #[doc = " Sync boost activated."] const
-    SYNC_BOOST = sys::nvmlClocksEventReasonSyncBoost as u64; #[doc =
-    " Software thermal slowdown activated."] const SW_THERMAL_SLOWDOWN =
+    sys::nvmlClocksEventReasonSwPowerCap as u64; #[doc = " Hardware slowdown activated."]
+    const HW_SLOWDOWN = sys::nvmlClocksThrottleReasonHwSlowdown as u64; #[doc =
+    " Sync boost activated."] const SYNC_BOOST = sys::nvmlClocksEventReasonSyncBoost as
+    u64; #[doc = " Software thermal slowdown activated."] const SW_THERMAL_SLOWDOWN =
     sys::nvmlClocksEventReasonSwThermalSlowdown as u64; #[doc =
+    " Hardware thermal slowdown activated."] const HW_THERMAL_SLOWDOWN =
+    sys::nvmlClocksThrottleReasonHwThermalSlowdown as u64; #[doc =
+    " Hardware power brake slowdown activated."] const HW_POWER_BRAKE_SLOWDOWN =
+    sys::nvmlClocksThrottleReasonHwPowerBrakeSlowdown as u64; #[doc =
     " Display clock setting limited."] const DISPLAY_CLOCK_SETTING =
     sys::nvmlClocksEventReasonDisplayClockSetting as u64; #[doc =
     " Board limit policy is limiting clocks."] const BOARD_LIMIT =
@@ -8384,10 +8389,15 @@ impl serde::Serialize for SystemEventTypes {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AccountingStats {
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
+    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
+    /// process (not just the last sample period).
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub gpu_utilization: u32,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub memory_utilization: u32,
     /// Maximum total memory in bytes that was ever allocated by the process.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
     pub max_memory_usage: u64,
     /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
     /// the process is not terminated
@@ -8455,10 +8465,15 @@ pub struct AccountingStatsV2 {
     /// Flag to represent if the process is running (1 for running, 0 for terminated)
     pub is_running: u32,
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
+    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
+    /// process (not just the last sample period).
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub gpu_utilization: u32,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub memory_utilization: u32,
     /// Maximum total memory in bytes that was ever allocated by the process.
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
     pub max_memory_usage: u64,
     /// The sample counts since the process starts
     pub sample_count: u32,
@@ -8467,6 +8482,7 @@ pub struct AccountingStatsV2 {
     /// The sum of process's FB bandwidth utilization in unit of pct * 100
     pub sum_fb_util: u64,
     /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
+    /// the process is not terminated
     pub time: u64,
     /// CPU Timestamp in usec representing start time for the process
     pub start_time: u64,
@@ -10438,10 +10454,15 @@ pub struct EventData {
     /// Information about what specific event occurred
     pub event_type: EventTypes,
     /// Stores Xid error for the device in the event of nvmlEventTypeXidCriticalError,
+    /// eventData is 0 for any other event. eventData is set as 999 for unknown Xid error.
     pub event_data: u64,
     /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a GPU
+    /// instance, stores a valid GPU instance ID. gpuInstanceId is set to 0xFFFFFFFF
+    /// otherwise.
     pub gpu_instance_id: u32,
     /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a
+    /// compute instance, stores a valid compute instance ID. computeInstanceId is set to
+    /// 0xFFFFFFFF otherwise.
     pub compute_instance_id: u32,
 }
 impl EventData {
@@ -12645,6 +12666,8 @@ impl serde::Serialize for NvLinkInfoV3 {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkPowerThres {
     /// Low power threshold
+    /// Units can be obtained from
+    /// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS
     pub low_pwr_threshold: u32,
 }
 impl NvLinkPowerThres {
@@ -14215,10 +14238,14 @@ pub struct ProcessDetailV1 {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
+    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// because Windows KMD manages all the memory and not the NVIDIA driver
     pub used_gpu_memory: u64,
     /// If MIG is enabled, stores a valid GPU instance ID. gpuInstanceId is
+    /// set to 0xFFFFFFFF otherwise.
     pub gpu_instance_id: u32,
     /// If MIG is enabled, stores a valid compute instance ID. computeInstanceId
+    /// is set to 0xFFFFFFFF otherwise.
     pub compute_instance_id: u32,
     /// Amount of used GPU conf compute protected memory in bytes.
     pub used_gpu_cc_protected_memory: u64,
@@ -14273,6 +14300,8 @@ pub struct ProcessInfoV1 {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
+    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// because Windows KMD manages all the memory and not the NVIDIA driver
     pub used_gpu_memory: u64,
 }
 impl ProcessInfoV1 {
@@ -14312,10 +14341,14 @@ pub struct ProcessInfo {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
+    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// because Windows KMD manages all the memory and not the NVIDIA driver
     pub used_gpu_memory: u64,
     /// If MIG is enabled, stores a valid GPU instance ID. gpuInstanceId is set to
+    /// 0xFFFFFFFF otherwise.
     pub gpu_instance_id: u32,
     /// If MIG is enabled, stores a valid compute instance ID. computeInstanceId is set to
+    /// 0xFFFFFFFF otherwise.
     pub compute_instance_id: u32,
 }
 impl ProcessInfo {

@@ -57,7 +57,7 @@ impl Device<'_> {
     pub fn read_prm_counters(&self, requests: &[PRMCounterV1]) -> Result<Vec<PRMCounterV1>, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
         let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounterV1::to_raw).collect();
-        let mut list = sys::nvmlPRMCounterList_v1_t { numCounters: len_u32(raw.len())?, counters: raw.as_mut_ptr() };
+        let mut list = sys::nvmlPRMCounterList_v1_t { numCounters: ffi::length(raw.len(), 1)?, counters: raw.as_mut_ptr() };
         ffi::check(call!(sym(self.raw, &mut list)))?;
         Ok(raw.iter().map(PRMCounterV1::from).collect())
     }
@@ -104,15 +104,22 @@ impl Device<'_> {
                 nvmlReturn: sys::NVML_SUCCESS,
             })
             .collect();
-        let count = len_u32(slots.len())?;
+        let count = ffi::length(slots.len(), 1)?;
         let fetch = |slots: &mut [sys::nvmlNvlinkTelemetrySample_v1_t]| {
             let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: count, telemetrySamples: slots.as_mut_ptr() };
             ffi::check(call!(sym(self.raw, &mut batch)))
         };
         fetch(&mut slots)?;
-        // One buffer per slot that has samples, sized as the driver said; kept alive (and
-        // unmoved) until the second call returns.
-        let mut buffers: Vec<Vec<c_ulonglong>> = slots.iter().map(|s| vec![0; if s.nvmlReturn == sys::NVML_SUCCESS { s.sampleCount as usize } else { 0 }]).collect();
+        // One buffer per slot that has samples, sized as the driver said (a count no link has
+        // is an error, not an allocation); kept alive (and unmoved) until the second call
+        // returns.
+        let sizes: Vec<usize> = slots
+            .iter()
+            .map(|s| if s.nvmlReturn == sys::NVML_SUCCESS { ffi::check_count(s.sampleCount, std::mem::size_of::<c_ulonglong>()) } else { Ok(0) })
+            .collect::<Result<_, _>>()?;
+        let total = sizes.iter().try_fold(0usize, |acc, n| acc.checked_add(*n)).and_then(|n| c_uint::try_from(n).ok()).ok_or(Error::Implausible("the library answered more telemetry samples than a list can hold"))?;
+        ffi::check_count(total, std::mem::size_of::<c_ulonglong>())?;
+        let mut buffers: Vec<Vec<c_ulonglong>> = sizes.into_iter().map(|n| vec![0; n]).collect();
         let first: Vec<sys::nvmlReturn_t> = slots.iter().map(|s| s.nvmlReturn).collect();
         for (slot, buf) in slots.iter_mut().zip(buffers.iter_mut()) {
             slot.sampleCount = buf.len() as c_uint;
@@ -134,7 +141,3 @@ impl Device<'_> {
     }
 }
 
-/// A caller's list length as the `unsigned int` NVML counts in.
-fn len_u32(n: usize) -> Result<c_uint, Error> {
-    c_uint::try_from(n).map_err(|_| Error::InvalidArgument)
-}

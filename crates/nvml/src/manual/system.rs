@@ -21,9 +21,10 @@ impl Nvml {
         Ok(ffi::string_from(&r.branch))
     }
 
-    /// A new system event set, for GPU driver bind/unbind events.
+    /// A new system event set, for GPU driver bind/unbind events. It is freed when dropped;
+    /// [`SystemEventSet::free`] returns the library's answer instead.
     ///
-    /// Calls `nvmlSystemEventSetCreate`. Free it with [`SystemEventSet::free`].
+    /// Calls `nvmlSystemEventSetCreate`.
     pub fn system_event_set_create(&self) -> Result<SystemEventSet<'_>, Error> {
         let sym = self.lib().nvmlSystemEventSetCreate()?;
         let mut r = sys::nvmlSystemEventSetCreateRequest_t { version: sys::nvmlSystemEventSetCreateRequest_v1, set: std::ptr::null_mut() };
@@ -107,7 +108,7 @@ impl SystemEventSet<'_> {
     /// Calls `nvmlSystemEventSetWait`.
     pub fn wait(&self, timeout_ms: u32, max_events: u32) -> Result<Vec<SystemEventDataV1>, Error> {
         let sym = self.nvml.lib().nvmlSystemEventSetWait()?;
-        let mut data = vec![sys::nvmlSystemEventData_v1_t::default(); max_events as usize];
+        let mut data = vec![sys::nvmlSystemEventData_v1_t::default(); ffi::checked_len(max_events as usize)?];
         let mut r = sys::nvmlSystemEventSetWaitRequest_t {
             version: sys::nvmlSystemEventSetWaitRequest_v1,
             timeoutms: timeout_ms,
@@ -121,12 +122,19 @@ impl SystemEventSet<'_> {
         Ok(data.iter().map(SystemEventDataV1::from).collect())
     }
 
-    /// Frees the set; it must not be used afterwards.
+    /// Frees the set now and returns the library's answer (dropping it frees it too, without
+    /// one).
     ///
     /// Calls `nvmlSystemEventSetFree`.
-    pub fn free(self) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlSystemEventSetFree()?;
-        let mut r = sys::nvmlSystemEventSetFreeRequest_t { version: sys::nvmlSystemEventSetFreeRequest_v1, set: self.raw };
-        ffi::check(call!(sym(&mut r)))
+    pub fn free(mut self) -> Result<(), Error> {
+        let raw = self.release_raw();
+        ffi::check(Self::free_raw(self.nvml.lib(), raw))
+    }
+
+    /// Frees `raw` with `nvmlSystemEventSetFree`, which takes a request record (for `Drop`).
+    pub(crate) fn free_raw(lib: &sys::NvmlLib, raw: sys::nvmlSystemEventSet_t) -> sys::nvmlReturn_t {
+        let Ok(sym) = lib.nvmlSystemEventSetFree() else { return sys::NVML_ERROR_FUNCTION_NOT_FOUND };
+        let mut r = sys::nvmlSystemEventSetFreeRequest_t { version: sys::nvmlSystemEventSetFreeRequest_v1, set: raw };
+        call!(sym(&mut r))
     }
 }

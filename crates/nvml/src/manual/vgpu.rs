@@ -52,11 +52,14 @@ fn placements(
             if v1_only {
                 r.version = sys::nvmlVgpuPlacementList_v1;
             }
+            // What the record says before the library writes into it: the retry below must
+            // not pass on a capacity the library overwrote.
+            let (capacity, ids) = (r.count, r.placementIds);
             let mut code = call(r);
             // A driver that only knows the first layout (no `mode`, which it then ignores).
             if code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH && !v1_only {
                 v1_only = true;
-                r.version = sys::nvmlVgpuPlacementList_v1;
+                *r = sys::nvmlVgpuPlacementList_t { version: sys::nvmlVgpuPlacementList_v1, placementSize: 0, count: capacity, placementIds: ids, mode };
                 code = call(r);
             }
             placement_size = r.placementSize;

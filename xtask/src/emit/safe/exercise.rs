@@ -7,12 +7,17 @@ use quote::{format_ident, quote};
 use super::methods::{args, Arg};
 use crate::emit::ident;
 use crate::rules::names::snake;
-use crate::plan::{Method, Owner, Plan};
+use crate::plan::{Method, Owner, Plan, Role};
 use crate::rules::Bindings;
+
+/// Whether the method takes its handle by value (it frees or destroys the object).
+fn consumes(m: &Method) -> bool {
+    m.calls[0].params.iter().any(|p| p.role == Role::SelfConsumed)
+}
 
 /// Methods that end an object's life run after every other call on it.
 fn is_final(m: &Method) -> bool {
-    ["free", "destroy", "remove", "shutdown", "unregister"].iter().any(|w| m.name.split('_').any(|p| p == *w))
+    consumes(m) || ["free", "destroy", "remove", "shutdown", "unregister"].iter().any(|w| m.name.split('_').any(|p| p == *w))
 }
 
 pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
@@ -50,7 +55,8 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
             Owner::Handle(t) => {
                 let ty = b.handle_type(t).unwrap_or(t);
                 let f = format_ident!("{}", snake(ty));
-                lets.insert(0, quote!(let s = h.#f.as_ref()?;));
+                let take = if consumes(m) { quote!(let s = h.#f.take()?;) } else { quote!(let s = h.#f.as_ref()?;) };
+                lets.insert(0, take);
                 (format!("{ty}::{}", m.name), quote!(s))
             }
         };
@@ -69,8 +75,9 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
         }
 
         /// Calls every generated method once: the method's `Type::name` and its result, or
-        /// `None` where a handle it needs is missing. Methods that free or destroy run last.
-        pub fn call_all(nvml: &Nvml, h: &Handles<'_>) -> Vec<(&'static str, Option<Result<(), Error>>)> {
+        /// `None` where a handle it needs is missing. Methods that free or destroy run last,
+        /// and take their handle out of `h`.
+        pub fn call_all(nvml: &Nvml, h: &mut Handles<'_>) -> Vec<(&'static str, Option<Result<(), Error>>)> {
             let mut out = Vec::new();
             #(#calls)*
             out

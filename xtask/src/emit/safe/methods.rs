@@ -10,7 +10,7 @@ use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
 use crate::rules::names::snake;
-use crate::plan::{Call, Method, Owner, Plan, Role, Val};
+use crate::plan::{Call, Method, Owner, Plan, Probe, Role, Val};
 use crate::rules::Bindings;
 
 pub fn methods(b: &Bindings, plan: &Plan, names: &Names) -> TokenStream {
@@ -238,23 +238,28 @@ impl Gen<'_> {
             match &p.role {
                 Role::InOut(v) | Role::Out(v) => rets.push(self.rust_ty(v, &lt)),
                 Role::StrBuf { .. } => rets.push(quote!(String)),
-                Role::Array(v) | Role::SizedArray { val: v, .. } | Role::Capped { val: v, .. } => {
+                Role::Array { val: v, .. } | Role::SizedArray { val: v, .. } | Role::Capped { val: v, .. } => {
                     let t = self.rust_ty(v, &lt);
                     rets.push(quote!(Vec<#t>));
                 }
                 _ => {}
             }
         }
+        let consumes = head.params.iter().any(|p| p.role == Role::SelfConsumed);
         let ret = match rets.len() {
             0 => quote!(()),
             1 => rets.pop().unwrap_or_default(),
             _ => quote!((#(#rets),*)),
         };
         let lib = self.lib();
+        // A method that frees or destroys its handle takes it by value, and takes the raw
+        // handle out first (an owned handle then has nothing left to free on drop).
+        let release = consumes.then(|| quote!(let this_raw = self.release_raw();));
         let body = if m.calls.len() == 1 {
             let sym = ident(&head.symbol);
             let call = self.call(head, head);
             quote! {
+                #release
                 let sym = #lib.#sym()?;
                 #call
             }
@@ -275,6 +280,7 @@ impl Gen<'_> {
             });
             let first = &head.symbol;
             quote! {
+                #release
                 let lib = #lib;
                 // What to report if no member serves: the newest symbol when none is exported,
                 // else the library's own answer.
@@ -295,11 +301,12 @@ impl Gen<'_> {
         };
         let via = doc::lines(&format!("\n{via}"));
         let deprecated = f.deprecated.then(|| quote!(#[deprecated(note = "deprecated in nvml.h")]));
+        let receiver = if consumes { quote!(mut self) } else { quote!(&self) };
         quote! {
             #docs
             #via
             #deprecated
-            pub fn #name(&self, #(#args),*) -> Result<#ret, Error> {
+            pub fn #name(#receiver, #(#args),*) -> Result<#ret, Error> {
                 #body
             }
         }
@@ -312,12 +319,13 @@ impl Gen<'_> {
             Role::StrBuf { size } => Some(size),
             _ => None,
         });
-        let sized_arr = c.params.iter().find_map(|p| match &p.role {
+        let sized_input = c.params.iter().find_map(|p| match &p.role {
             Role::SizedArray { input: true, .. } => Some(ident(&format!("c_{}", snake(&p.name)))),
             _ => None,
         });
-        let mut array: Option<(Val, Option<String>)> = None;
-        let capped = c.params.iter().any(|p| matches!(p.role, Role::Capped { .. }));
+        // The arrays of an in/out count, filled together by `ffi::fill_counted`.
+        let mut counted: Vec<(proc_macro2::Ident, &Val, &Val, &Option<String>)> = Vec::new();
+        let mut probe = None;
         for (p, hp) in c.params.iter().zip(&head.params) {
             let pn = ident(&snake(&hp.name));
             let local = ident(&format!("c_{}", snake(&hp.name)));
@@ -325,6 +333,7 @@ impl Gen<'_> {
             let mut part = Part::default();
             match (&p.role, &hp.role) {
                 (Role::SelfHandle, _) => part.arg = quote!(self.raw),
+                (Role::SelfConsumed, _) => part.arg = quote!(this_raw),
                 (Role::In(v), Role::In(hv)) => part.arg = self.input(v, hv, quote!(#pn)),
                 (Role::InStr, _) => {
                     part.pre = quote!(let #local = ffi::cstring(#pn)?;);
@@ -366,8 +375,16 @@ impl Gen<'_> {
                         part.arg = quote!(#n as _);
                     }
                 }
-                (Role::Count, _) if capped => part.arg = quote!(&mut c_count),
-                (Role::Count, _) => part.arg = quote!(count),
+                (Role::Count { probe: pr }, _) => {
+                    probe = Some(*pr);
+                    part.arg = quote!(count);
+                }
+                (Role::Array { val, unused }, Role::Array { val: hv, .. }) => {
+                    counted.push((local.clone(), val, hv, unused));
+                    part.arg = quote!(ffi::ptr_or_null(&mut #local));
+                    part.post = Some(quote!(#local));
+                }
+                (Role::CappedCount, _) => part.arg = quote!(&mut c_count),
                 (Role::Capped { val, capacity }, Role::Capped { val: hv, .. }) => {
                     let (t, init) = (self.raw_ty(val), self.raw_init(val));
                     let n = Literal::u64_unsuffixed(*capacity);
@@ -379,36 +396,47 @@ impl Gen<'_> {
                     let out = self.output(val, hv, quote!((*e)));
                     part.post = Some(quote!(#local.iter().take(c_count as usize).map(|e| #out).collect()));
                 }
-                (Role::Array(v), Role::Array(hv)) => {
-                    part.arg = quote!(ptr);
-                    let old = match (v, hv) {
-                        (Val::Record(o), Val::Record(n)) if o != n => Some(o.clone()),
+                (Role::SizedLen { bytes, capacity }, _) => {
+                    let elems = match (&sized_input, capacity) {
+                        (Some(arr), _) => quote!(#arr.len()),
+                        (None, Some(n)) => {
+                            let n = Literal::u64_unsuffixed(*n);
+                            quote!(#n)
+                        }
+                        (None, None) => quote!(#pn as usize),
+                    };
+                    let elem = c.params.iter().find_map(|q| match &q.role {
+                        Role::SizedArray { val, .. } => Some(self.raw_ty(val)),
                         _ => None,
-                    };
-                    array = Some((v.clone(), old));
-                    let _ = hv;
-                }
-                (Role::SizedLen, _) => {
-                    part.arg = match &sized_arr {
-                        Some(arr) => quote!(#arr.len() as _),
-                        None => quote!(#pn as _),
+                    });
+                    part.arg = match (bytes, elem) {
+                        (true, Some(t)) => quote!(ffi::length(#elems, core::mem::size_of::<#t>())?),
+                        _ => quote!(ffi::length(#elems, 1)?),
                     };
                 }
-                (Role::SizedArray { val, input: true }, Role::SizedArray { val: hv, .. }) => {
+                (Role::SizedArray { val, input: true, unused }, Role::SizedArray { val: hv, .. }) => {
                     let conv = self.input(val, hv, quote!((*e)));
                     let t = self.raw_ty(val);
                     part.pre = quote!(let mut #local: Vec<#t> = #pn.iter().map(|e| #conv).collect(););
                     part.arg = quote!(#local.as_mut_ptr());
-                    let out = self.output(val, hv, quote!((*e)));
-                    part.post = Some(quote!(#local.iter().map(|e| #out).collect()));
+                    part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
                 }
-                (Role::SizedArray { val, input: false }, Role::SizedArray { val: hv, .. }) => {
+                (Role::SizedArray { val, input: false, unused }, Role::SizedArray { val: hv, .. }) => {
                     let (t, init) = (self.raw_ty(val), self.raw_init(val));
-                    let len = c.params.iter().find(|q| q.role == Role::SizedLen).map(|q| ident(&snake(&q.name)));
-                    part.pre = quote!(let mut #local: Vec<#t> = vec![#init; #len as usize];);
+                    let len = c.params.iter().find_map(|q| match &q.role {
+                        Role::SizedLen { capacity: Some(n), .. } => {
+                            let n = Literal::u64_unsuffixed(*n);
+                            Some(quote!(#n))
+                        }
+                        Role::SizedLen { capacity: None, .. } => {
+                            let l = ident(&snake(&q.name));
+                            Some(quote!(ffi::checked_len(#l as usize)?))
+                        }
+                        _ => None,
+                    });
+                    part.pre = quote!(let mut #local: Vec<#t> = vec![#init; #len];);
                     part.arg = quote!(#local.as_mut_ptr());
-                    let out = self.output(val, hv, quote!((*e)));
-                    part.post = Some(quote!(#local.iter().map(|e| #out).collect()));
+                    part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
                 }
                 (r, h) => {
                     let msg = format!("generator bug: roles {r:?} / {h:?} do not match");
@@ -420,15 +448,40 @@ impl Gen<'_> {
         let pre = parts.iter().map(|p| &p.pre);
         let args: Vec<&TokenStream> = parts.iter().map(|p| &p.arg).collect();
         let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
-        let call = match array {
-            Some((v, old)) => {
-                let (init, out) = (self.raw_init(&v), self.safe_of(&v, quote!((*e))));
-                let out = match (old, head_array_val(head)) {
-                    (Some(o), Some(Val::Record(n))) => self.convert(&o, &n, out),
-                    _ => out,
+        let call = match probe {
+            Some(probe) => {
+                // Every array of the count: allocated with the capacity the helper asks for,
+                // passed to the library, and cut to the count it answered.
+                let locals: Vec<&proc_macro2::Ident> = counted.iter().map(|(l, ..)| l).collect();
+                let allocs = counted.iter().map(|(l, v, _, _)| {
+                    let (t, init) = (self.raw_ty(v), self.raw_init(v));
+                    quote!(let mut #l: Vec<#t> = vec![#init; capacity as usize];)
+                });
+                let sizes = counted.iter().map(|(_, v, _, _)| {
+                    let t = self.raw_ty(v);
+                    quote!(core::mem::size_of::<#t>())
+                });
+                let probe = match probe {
+                    Probe::Null => quote!(ffi::Probe::Null),
+                    Probe::Capacity(n) => {
+                        let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
+                        quote!(ffi::Probe::Capacity(#n))
+                    }
                 };
-                posts.insert(array_position(c).min(posts.len()), quote!(list.iter().map(|e| #out).collect::<Vec<_>>()));
-                quote!(let list = ffi::fill_list(#init, |count, ptr| call!(sym(#(#args),*)))?;)
+                for (l, v, hv, unused) in &counted {
+                    let head_val = head_array_val(head, l);
+                    let converted = self.collect_converted(v, hv, head_val.as_ref(), unused, quote!(#l.iter().take(n)));
+                    if let Some(post) = posts.iter_mut().find(|p| p.to_string() == quote!(#l).to_string()) {
+                        *post = converted;
+                    }
+                }
+                quote! {
+                    let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
+                        #(#allocs)*
+                        let code = call!(sym(#(#args),*));
+                        (code, (#(#locals),*))
+                    })?;
+                }
             }
             None => quote!(ffi::check(call!(sym(#(#args),*)))?;),
         };
@@ -441,6 +494,34 @@ impl Gen<'_> {
             #(#pre)*
             #call
             Ok(#result)
+        }
+    }
+
+    /// `Vec` of safe values from an iterator `it` over C values of type `v` (the head's
+    /// `hv`), dropping entries equal to the `unused` constant.
+    fn collect(&self, v: &Val, hv: &Val, unused: &Option<String>, it: TokenStream) -> TokenStream {
+        let out = self.output(v, hv, quote!((*e)));
+        let keep = unused.as_ref().map(|c| {
+            let c = format_ident!("{c}");
+            quote!(.filter(|e| **e != sys::#c as _))
+        });
+        quote!(#it #keep .map(|e| #out).collect::<Vec<_>>())
+    }
+
+    /// [`Self::collect`] for an array of a versioned family's member, converting an older
+    /// record layout into the head's.
+    fn collect_converted(&self, v: &Val, hv: &Val, head: Option<&Val>, unused: &Option<String>, it: TokenStream) -> TokenStream {
+        match (v, head) {
+            (Val::Record(o), Some(Val::Record(n))) if o != n => {
+                let safe = self.safe_of(v, quote!((*e)));
+                let out = self.convert(o, n, safe);
+                let keep = unused.as_ref().map(|c| {
+                    let c = format_ident!("{c}");
+                    quote!(.filter(|e| **e != sys::#c as _))
+                });
+                quote!(#it #keep .map(|e| #out).collect::<Vec<_>>())
+            }
+            _ => self.collect(v, hv, unused, it),
         }
     }
 
@@ -502,8 +583,8 @@ pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
                 Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..))) => Arg::Value(v),
                 Role::InPtr(v) | Role::InOut(v) => Arg::Ref(v),
                 Role::InStr => Arg::Str,
-                Role::SizedLen if !sized_input => Arg::Len,
-                Role::SizedArray { val, input: true } => Arg::Slice(val),
+                Role::SizedLen { capacity: None, .. } if !sized_input => Arg::Len,
+                Role::SizedArray { val, input: true, .. } => Arg::Slice(val),
                 _ => return None,
             };
             Some((p.name.as_str(), arg))
@@ -511,18 +592,10 @@ pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
         .collect()
 }
 
-fn head_array_val(head: &Call) -> Option<Val> {
+/// The value of the head's array whose local is `local` (`c_<name>`).
+fn head_array_val(head: &Call, local: &proc_macro2::Ident) -> Option<Val> {
     head.params.iter().find_map(|p| match &p.role {
-        Role::Array(v) => Some(v.clone()),
+        Role::Array { val, .. } if *local == format!("c_{}", snake(&p.name)) => Some(val.clone()),
         _ => None,
     })
-}
-
-/// Where the array's `Vec` goes among the outputs (they are in parameter order).
-fn array_position(c: &Call) -> usize {
-    c.params
-        .iter()
-        .take_while(|p| !matches!(p.role, Role::Array(_)))
-        .filter(|p| matches!(p.role, Role::InOut(_) | Role::Out(_) | Role::StrBuf { .. } | Role::SizedArray { .. } | Role::Capped { .. }))
-        .count()
 }

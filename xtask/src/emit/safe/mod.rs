@@ -16,26 +16,25 @@ mod types;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{banner, format_file, GeneratedFile, Output};
-use crate::model::{Model, Ty};
-use crate::plan::Plan;
+use crate::plan::{HandleKind, Plan};
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml/src/generated";
 
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
-    let names = Names::new(b, plan)?;
+    let names = Names::new(plan);
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
     let files: [(&str, &str, TokenStream); 5] = [
         ("error.rs", "The error type: a variant per nvmlReturn_t value of nvml.h.", types::error(b)),
         ("types.rs", "Enums, bit flags and records of nvml.h as Rust types.", types::types(b, &names)),
-        ("handles.rs", "The handle types of nvml.h (see gen-config/nvml.yaml `handles` and `ids`).", handles(b)),
+        ("handles.rs", "The handle types of nvml.h (see gen-config/nvml.yaml `handles` and `ids`).", handles(b, plan)),
         ("methods.rs", "A safe method for every function of nvml.h the rules wrap.", methods::methods(b, plan, &names)),
         ("exercise.rs", "For the crate's tests: every generated method called once.", exercise::exercise(b, plan)),
     ];
@@ -44,10 +43,11 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
         let contents = format_file(&banner(&b.model.header, what), tokens, &path.display().to_string())?;
         out.files.push(GeneratedFile { path, contents });
     }
+    out.files.push(GeneratedFile { path: dir.join("readings.txt"), contents: super::readings::readings(b, plan) });
     Ok(())
 }
 
-/// The Rust name of every enum, record and flags type, checked for clashes.
+/// The Rust names the plan gave enums and safe records.
 pub struct Names {
     types: BTreeMap<String, String>,
     /// The records that get a safe type (the plan's).
@@ -55,31 +55,8 @@ pub struct Names {
 }
 
 impl Names {
-    fn new(b: &Bindings, plan: &Plan) -> Result<Names> {
-        let m = &b.model;
-        let mut types = BTreeMap::new();
-        let mut taken: BTreeMap<String, String> = BTreeMap::new();
-        for h in b.handles.values().chain(b.ids.values()) {
-            taken.insert(h.clone(), "a handle".into());
-        }
-        for f in b.bitflags.keys() {
-            taken.insert(f.clone(), "a bitflags rule".into());
-        }
-        taken.insert("Error".into(), "the error type".into());
-        taken.insert("Nvml".into(), "the library type".into());
-        let wanted = m.enums.keys().chain(plan.records.iter());
-        let mut clashes = Vec::new();
-        for name in wanted {
-            let rust = safe_type_name(m, name);
-            if let Some(other) = taken.insert(rust.clone(), name.clone()) {
-                clashes.push(format!("`{name}` and {other} both become `{rust}`"));
-            }
-            types.insert(name.clone(), rust);
-        }
-        if !clashes.is_empty() {
-            bail!("safe type names clash: {}", clashes.join("; "));
-        }
-        Ok(Names { types, records: plan.records.clone() })
+    fn new(plan: &Plan) -> Names {
+        Names { types: plan.type_names.clone(), records: plan.records.clone() }
     }
 
     /// The safe type of an enum or record, by model name.
@@ -88,34 +65,52 @@ impl Names {
     }
 }
 
-/// A record's or enum's Rust name: from its `_t` typedef when it has one, else its own name.
-pub fn safe_type_name(m: &Model, name: &str) -> String {
-    let mut typedefs: Vec<&str> = m
-        .typedefs
-        .values()
-        .filter(|t| t.ty == Ty::Named(name.to_string()) && t.name.ends_with("_t"))
-        .map(|t| t.name.as_str())
-        .collect();
-    typedefs.sort_by_key(|t| (t.len(), *t));
-    let chosen = if name.ends_with("_t") { name } else { typedefs.first().copied().unwrap_or(name) };
-    crate::rules::names::type_name(chosen)
-}
-
-fn handles(b: &Bindings) -> TokenStream {
-    let opaque = b.handles.iter().filter(|(t, _)| b.model.handles.contains_key(*t)).map(|(t, safe)| {
-        let (name, raw) = (format_ident!("{safe}"), format_ident!("{t}"));
-        let tag = format_ident!("{}", b.model.handles[t].tag);
-        let doc = format!("A `{t}` of the loaded library, valid while the `Nvml` it came from lives.");
-        quote!(#[doc = #doc] #name(sys::#raw, sys::#tag))
+fn handles(b: &Bindings, plan: &Plan) -> TokenStream {
+    let of_kind = |want: fn(&HandleKind) -> bool| {
+        plan.handles
+            .iter()
+            .filter(move |(t, h)| want(&h.kind) && b.model.handles.contains_key(*t))
+            .map(|(t, h)| {
+                let (name, raw) = (format_ident!("{}", h.name), format_ident!("{t}"));
+                let tag = format_ident!("{}", b.model.handles[t].tag);
+                let doc = format!("A `{t}` of the loaded library, valid while the `Nvml` it came from lives.");
+                quote!(#[doc = #doc] #name(sys::#raw, sys::#tag))
+            })
+            .collect::<Vec<_>>()
+    };
+    let plain = of_kind(|k| *k == HandleKind::Plain);
+    let destroyable = of_kind(|k| *k == HandleKind::Destroyable);
+    let owned = of_kind(|k| matches!(k, HandleKind::Owned { .. }));
+    // The free function of each owned handle that takes the handle alone, for `Drop`.
+    let frees = plan.handles.iter().filter_map(|(t, h)| match &h.kind {
+        HandleKind::Owned { free, by_handle: true } => {
+            let (name, raw, free_fn) = (format_ident!("{}", h.name), format_ident!("{t}"), format_ident!("{free}"));
+            let doc = format!("Frees `raw` with `{free}` (for `Drop`).");
+            Some(quote! {
+                impl #name<'_> {
+                    #[doc = #doc]
+                    pub(crate) fn free_raw(lib: &sys::NvmlLib, raw: sys::#raw) -> sys::nvmlReturn_t {
+                        match lib.#free_fn() {
+                            Ok(f) => call!(f(raw)),
+                            Err(_) => sys::NVML_ERROR_FUNCTION_NOT_FOUND,
+                        }
+                    }
+                }
+            })
+        }
+        _ => None,
     });
-    let ids = b.ids.iter().map(|(t, safe)| {
-        let (name, raw) = (format_ident!("{safe}"), format_ident!("{t}"));
+    let ids = plan.handles.iter().filter(|(_, h)| h.kind == HandleKind::Id).map(|(t, h)| {
+        let (name, raw) = (format_ident!("{}", h.name), format_ident!("{t}"));
         let doc = format!("A `{t}` (an integer id) of the loaded library, used while the `Nvml` it came from lives.");
         quote!(#[doc = #doc] #name(sys::#raw))
     });
     quote! {
         use nvml_sys as sys;
-        handles! { #(#opaque;)* }
+        handles! { #(#plain;)* }
+        destroyable_handles! { #(#destroyable;)* }
+        owned_handles! { #(#owned;)* }
         id_handles! { #(#ids;)* }
+        #(#frees)*
     }
 }

@@ -90,6 +90,10 @@ pub fn error(b: &Bindings) -> TokenStream {
             #(#variants,)*
             /// `NVML_ERROR_UNKNOWN` (999), or a code this header does not know (a newer driver).
             Unknown(u32),
+            /// The library answered what the header rules out, such as a list length no GPU
+            /// has: a driver bug or a corrupted answer, reported instead of acted on. Its code
+            /// is `NVML_ERROR_UNKNOWN`.
+            Implausible(&'static str),
         }
 
         impl Error {
@@ -98,6 +102,7 @@ pub fn error(b: &Bindings) -> TokenStream {
                 match self {
                     #(#to_code,)*
                     Error::Unknown(c) => *c,
+                    Error::Implausible(_) => sys::NVML_ERROR_UNKNOWN,
                 }
             }
 
@@ -115,6 +120,7 @@ pub fn error(b: &Bindings) -> TokenStream {
                 match self {
                     #(#messages,)*
                     Error::Unknown(_) => "An internal driver error occurred, or a code newer than this crate",
+                    Error::Implausible(what) => what,
                 }
             }
         }
@@ -210,23 +216,31 @@ fn open_enum(e: &crate::model::Enum, names: &Names) -> TokenStream {
 
 fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let (ty, prefix) = (format_ident!("{name}"), rule.prefix.as_str());
-    let mut bits: Vec<(&str, i128, &Ty, Option<&str>)> = m
-        .constants
-        .values()
-        .filter(|c| c.name.starts_with(prefix) && !rule.exclude.contains(&c.name))
-        .filter_map(|c| match &c.value {
-            ConstValue::Int { value, ty } => Some((c.name.as_str(), value.as_i128(), ty, c.doc.as_deref())),
-            _ => None,
-        })
-        .filter(|(_, v, _, _)| *v != 0)
-        .collect();
+    let with_prefix = |p: &str| {
+        m.constants
+            .values()
+            .filter(|c| c.name.starts_with(p) && !rule.exclude.contains(&c.name))
+            .filter_map(|c| match &c.value {
+                ConstValue::Int { value, ty } => Some((c.name.as_str(), value.as_i128(), ty, c.doc.as_deref())),
+                _ => None,
+            })
+            .filter(|(_, v, _, _)| *v != 0)
+            .collect::<Vec<_>>()
+    };
+    let mut bits = with_prefix(prefix);
+    // An alias prefix contributes the values the main prefix does not name.
+    for alias in &rule.aliases {
+        let extra: Vec<_> = with_prefix(alias).into_iter().filter(|(_, v, _, _)| !bits.iter().any(|b| b.1 == *v)).collect();
+        bits.extend(extra);
+    }
     bits.sort_by_key(|(n, v, _, _)| (*v, *n));
     // 64 bits when a bit needs them or the header spells the constants `...LL`, as it does
     // for masks carried in `unsigned long long`s.
     let wide = |v: i128, t: &Ty| v > u32::MAX as i128 || matches!(t, Ty::LongLong | Ty::ULongLong);
     let repr = if bits.iter().any(|(_, v, t, _)| wide(*v, t)) { quote!(u64) } else { quote!(u32) };
     let consts = bits.iter().map(|(n, _, _, d)| {
-        let k = format_ident!("{}", screaming(n.strip_prefix(prefix).unwrap_or(n).trim_start_matches('_')));
+        let short = std::iter::once(prefix).chain(rule.aliases.iter().map(String::as_str)).find_map(|p| n.strip_prefix(p)).unwrap_or(n);
+        let k = format_ident!("{}", screaming(short.trim_start_matches('_')));
         let c = format_ident!("{n}");
         let docs = doc::attrs(*d);
         quote!(#docs const #k = sys::#c as #repr;)

@@ -1,0 +1,80 @@
+//! Rust names the plan gives: a method per function (or family), a type per enum and safe
+//! record. Clashes are errors.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Owner;
+use crate::diag::Diagnostics;
+use crate::model::{Model, Ty};
+use crate::rules::names::snake;
+use crate::rules::Bindings;
+use crate::workspace::RULES_FILE;
+
+/// `nvmlDeviceGetPciInfo` on `Device` → `pci_info`; `nvmlSystemGetDriverVersion` on `Nvml` →
+/// `driver_version`.
+pub fn method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
+    let full = snake(key.strip_prefix("nvml").unwrap_or(key));
+    let mut s = full.as_str();
+    let prefixes: Vec<String> = match owner {
+        Owner::Nvml => vec!["system_".into()],
+        Owner::Handle(h) => {
+            let words: Vec<String> = snake(b.handle_type(h).unwrap_or(h)).split('_').map(String::from).collect();
+            (1..=words.len()).rev().map(|n| format!("{}_", words[..n].join("_"))).collect()
+        }
+    };
+    for p in &prefixes {
+        if let Some(rest) = s.strip_prefix(p.as_str()) {
+            s = rest;
+            break;
+        }
+    }
+    if let Some(rest) = s.strip_prefix("get_") {
+        if !rest.is_empty() && !rest.starts_with(|c: char| c.is_ascii_digit()) {
+            s = rest;
+        }
+    } else if *owner == Owner::Nvml {
+        // `unit_get_count` → `unit_count`: a getter of another object's table.
+        if let Some(i) = s.find("_get_") {
+            return format!("{}_{}", &s[..i], &s[i + 5..]);
+        }
+    }
+    s.to_string()
+}
+
+/// The Rust name of every enum and of every record in `records`, by model name; two types
+/// that would share a name, or one that takes the name of a handle, flags type or the core's
+/// `Error`/`Nvml`, are errors.
+pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics) -> BTreeMap<String, String> {
+    let m = &b.model;
+    let mut types = BTreeMap::new();
+    let mut taken: BTreeMap<String, String> = BTreeMap::new();
+    for h in b.handles.values().chain(b.ids.values()) {
+        taken.insert(h.clone(), "a handle".into());
+    }
+    for f in b.bitflags.keys() {
+        taken.insert(f.clone(), "a bitflags rule".into());
+    }
+    taken.insert("Error".into(), "the error type".into());
+    taken.insert("Nvml".into(), "the library type".into());
+    for name in m.enums.keys().chain(records.iter()) {
+        let rust = safe_type_name(m, name);
+        if let Some(other) = taken.insert(rust.clone(), name.clone()) {
+            d.error(format!("{RULES_FILE}: handles"), format!("safe type names clash: `{name}` and {other} both become `{rust}`"));
+        }
+        types.insert(name.clone(), rust);
+    }
+    types
+}
+
+/// A record's or enum's Rust name: from its `_t` typedef when it has one, else its own name.
+pub fn safe_type_name(m: &Model, name: &str) -> String {
+    let mut typedefs: Vec<&str> = m
+        .typedefs
+        .values()
+        .filter(|t| t.ty == Ty::Named(name.to_string()) && t.name.ends_with("_t"))
+        .map(|t| t.name.as_str())
+        .collect();
+    typedefs.sort_by_key(|t| (t.len(), *t));
+    let chosen = if name.ends_with("_t") { name } else { typedefs.first().copied().unwrap_or(name) };
+    crate::rules::names::type_name(chosen)
+}
