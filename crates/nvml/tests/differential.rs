@@ -1,0 +1,506 @@
+//! Differential test against NVIDIA's official Python binding (nvidia-ml-py, module `pynvml`).
+//!
+//! The safe methods, the mock and the other tests all come from one reading of `nvml.h` (the
+//! generator's model): when the generator misreads a function, the mock agrees with it and the
+//! tests pass. pynvml was written by NVIDIA independently of that model, so it is a second
+//! reading of each function. This test calls every function both wrap through each of them,
+//! against the same mock profile, for every built-in profile, and the answers must agree.
+//!
+//! How:
+//! - `differential/pynvml_dump.py` makes the calls through pynvml and prints JSON: for each
+//!   call, the C function, the object (`dev/3`, `dev/7/gi/1`, ...), the arguments and the
+//!   result (the value, normalised to what the C function writes, or the error code). Its
+//!   selector arguments are pynvml's own constants. Getters come first; then the setters and
+//!   other calls that change state (MIG instances created and destroyed included), each
+//!   followed by the getters that read back what it changed.
+//! - `differential/calls.rs` is the table C function → safe method, written by hand (this is
+//!   what keeps the check independent of the generator). A child process of this test (the
+//!   mock's state is per process) replays pynvml's calls, in the same order, through the table
+//!   and writes its answers. A legacy member of a versioned family (`nvmlDeviceGetMemoryInfo`
+//!   beside `_v2`) is reached as nvmlkit reaches it on an older driver: the mock is made to
+//!   answer FUNCTION_NOT_FOUND for the newer members (`NVML_MOCK_FAULTS`), in a child of its own.
+//!   Where pynvml gets FUNCTION_NOT_FOUND for the newest member of a family (an older-driver
+//!   profile), the method's answer belongs to an older member and is not compared there.
+//! - Both answers are compared call by call: error codes must be equal; values must be equal,
+//!   records field by field for every field pynvml returns (keys compared lowercase without
+//!   underscores; fields only nvmlkit returns are not compared). Every mismatch is reported
+//!   with profile, function, object, arguments and both answers.
+//! - [`KNOWN_MISMATCHES`] lists the functions whose mismatches are understood (the reason says
+//!   who is wrong: nvmlkit, the mock or pynvml); they do not fail the test, but an entry whose
+//!   function no longer mismatches anywhere does, so the list cannot go stale. It was written
+//!   against nvidia-ml-py 13.615.71, the version `.ci/run` installs.
+//! - `every_header_function_is_compared_or_listed` reads the function list from the header's
+//!   text (not the generator's model) and requires each function to be either in the table or
+//!   in `differential/not_in_pynvml.md` (with how else it is checked), not both, except the
+//!   `unreached` rows: functions of the table that no profile gives an object to call them on.
+//!   `against_pynvml` checks those both ways: a table entry no profile reaches must be listed
+//!   as unreached, and an unreached one that is compared must not be.
+//!
+//! Without pynvml the differential test is skipped with a notice, unless
+//! `NVML_MOCK_REQUIRE_PYNVML` is set (CI sets it), which makes that a failure. The dumps and a
+//! report (counts per profile, every mismatch) are written to `target/tmp/differential/`.
+//!
+//! What it cannot compare: values the mock does not provide (most functions answer
+//! NOT_SUPPORTED on every profile: those compare error codes only, which still catches a method
+//! that fails before it calls, or fails differently, but not a misread value); objects no
+//! profile has (units, GPM samples, MIG device handles); functions pynvml does not wrap; the
+//! fields of a record that pynvml's structure lacks or that nvmlkit keeps as a raw union; and
+//! anything the mock answers the same way whatever it is given (a setter's argument is only
+//! checked where the mock implements the setter and a getter reads it back).
+
+// The values are compared through the `serde` feature (the package's dev-dependency on itself
+// turns it on in the workspace; a packaged copy without it builds this test as nothing).
+#![cfg(feature = "serde")]
+// Deprecated functions are compared too.
+#![allow(deprecated)]
+
+#[path = "differential/calls.rs"]
+mod calls;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use nvml_mock::testing::{builtin_profile, in_child, mock_path, CHILD_ENV, CLEARED_ENV};
+use serde_json::{json, Value as J};
+
+/// Functions whose mismatches are understood, with who is wrong and why (the header's text
+/// decides). A listed function that no longer mismatches in any profile fails the test.
+const KNOWN_MISMATCHES: &[(&str, &str)] = &[
+    (
+        "nvmlDeviceGetRetiredPages_v2",
+        "nvmlkit: `timestamps` is a buffer of pageCount entries like `addresses` (header), the method \
+         reads one u64 (issue 11, defect 1); shows on t4, the profile with retired-page support",
+    ),
+    (
+        "nvmlDeviceGetProcessesUtilizationInfo",
+        "mock: answers SUCCESS with no samples to the size query (procUtilArray NULL); the header says \
+         INSUFFICIENT_SIZE for a NULL array and NOT_FOUND when there are no samples, and pynvml, which \
+         follows it, raises NVMLError(NVML_SUCCESS); nvmlkit takes the SUCCESS as an empty list",
+    ),
+    (
+        "nvmlDeviceGetVgpuTypeSupportedPlacements",
+        "protocol, not a misreading: pynvml sizes the list with nvmlVgpuTypeGetMaxInstances first (as the \
+         header advises) and reports that call's NOT_SUPPORTED; nvmlkit size-queries the placement function, \
+         which the older-driver profiles (a100-r525, t4) lack: FUNCTION_NOT_FOUND",
+    ),
+    ("nvmlDeviceGetVgpuTypeCreatablePlacements", "as nvmlDeviceGetVgpuTypeSupportedPlacements"),
+];
+
+/// The variable that points a child at the calls it replays.
+const CALLS_ENV: &str = "NVML_DIFF_CALLS";
+/// The variable that names the file a child writes its answers to.
+const OUT_ENV: &str = "NVML_DIFF_OUT";
+/// `NVML_ERROR_FUNCTION_NOT_FOUND`.
+const FUNCTION_NOT_FOUND: u32 = 13;
+
+fn work_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential");
+    std::fs::create_dir_all(&dir).expect("the test's scratch directory");
+    dir
+}
+
+/// The mock's built-in profiles: the YAML files of its `profiles/` directory that it knows
+/// by name (checked through `builtin_profile`, so a file the mock does not embed is caught).
+fn builtin_profiles() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nvml-mock/profiles");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".yaml").map(str::to_string))
+        .collect();
+    names.sort();
+    for n in &names {
+        assert!(builtin_profile(n).is_some(), "profiles/{n}.yaml is not a built-in profile of the mock");
+    }
+    assert!(!names.is_empty(), "no profiles in {}", dir.display());
+    names
+}
+
+/// Whether pynvml can be imported; a failure when it cannot and `NVML_MOCK_REQUIRE_PYNVML` is
+/// set.
+fn have_pynvml() -> bool {
+    let ok = Command::new("python3").args(["-c", "import pynvml"]).status().is_ok_and(|s| s.success());
+    if !ok {
+        assert!(std::env::var_os("NVML_MOCK_REQUIRE_PYNVML").is_none(), "pynvml is required here: pip install nvidia-ml-py");
+        eprintln!("skipped: NVIDIA's Python binding is not installed (pip install nvidia-ml-py)");
+    }
+    ok
+}
+
+/// One call: the C function, the object, the arguments, and pynvml's answer.
+struct Call {
+    c: String,
+    obj: String,
+    args: J,
+    answer: J,
+}
+
+impl Call {
+    fn from_json(v: &J) -> Call {
+        let mut answer = v.clone();
+        let m = answer.as_object_mut().expect("a call is an object");
+        m.remove("seq");
+        let c = m.remove("fn").and_then(|v| v.as_str().map(str::to_string)).expect("fn");
+        let obj = m.remove("obj").and_then(|v| v.as_str().map(str::to_string)).expect("obj");
+        let args = m.remove("args").expect("args");
+        Call { c, obj, args, answer }
+    }
+}
+
+/// The child: replays the calls of `NVML_DIFF_CALLS` through the table, writes the answers.
+fn replay() {
+    let path = std::env::var(CALLS_ENV).expect("the calls to replay");
+    let calls: Vec<J> = serde_json::from_str(&std::fs::read_to_string(&path).expect("the calls file")).expect("JSON");
+    let nvml = nvml::Nvml::builder().library_path(mock_path()).init().expect("the mock initialises");
+    let ctx = calls::Ctx::new(nvml);
+    let mut out = Vec::new();
+    for v in &calls {
+        let call = Call::from_json(v);
+        let entry = calls::TABLE.iter().find(|e| e.c == call.c).expect("the parent sends only functions of the table");
+        let args = calls::Args(call.args.as_object().expect("args are an object"));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (entry.call)(&ctx, &call.obj, &args)));
+        let answer = match r {
+            Ok(Ok(v)) => json!({ "ok": v }),
+            Ok(Err(e)) => json!({ "err": e.code() }),
+            Err(p) => json!({ "panic": p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())) }),
+        };
+        out.push(json!({ "seq": v["seq"], "answer": answer }));
+    }
+    std::fs::write(std::env::var(OUT_ENV).expect("the output file"), serde_json::to_string(&out).expect("JSON")).expect("write");
+}
+
+/// A key without case or underscores: `usedGpuMemory`, `used_gpu_memory` → `usedgpumemory`.
+fn norm_key(k: &str) -> String {
+    k.chars().filter(|c| *c != '_').flat_map(char::to_lowercase).collect()
+}
+
+fn short(v: &J) -> String {
+    let s = v.to_string();
+    if s.len() > 160 {
+        format!("{}…", &s[..s.char_indices().nth(160).map_or(s.len(), |(i, _)| i)])
+    } else {
+        s
+    }
+}
+
+/// Compares pynvml's value `p` with nvmlkit's `r`; pushes each difference (with its path).
+fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<String>) {
+    match (p, r) {
+        (J::Object(pm), J::Object(rm)) => {
+            let rk: BTreeMap<String, &J> = rm.iter().map(|(k, v)| (norm_key(k), v)).collect();
+            for (k, pv) in pm {
+                match rk.get(&norm_key(k)) {
+                    Some(rv) => compare(pv, rv, &format!("{path}.{k}"), diffs),
+                    None => diffs.push(format!("{path}.{k}: pynvml {} , nvmlkit has no such field", short(pv))),
+                }
+            }
+        }
+        (J::Array(pa), J::Array(ra)) => {
+            if pa.len() != ra.len() {
+                diffs.push(format!("{path}: pynvml {} entries {} , nvmlkit {} entries {}", pa.len(), short(p), ra.len(), short(r)));
+                return;
+            }
+            for (i, (pv, rv)) in pa.iter().zip(ra).enumerate() {
+                compare(pv, rv, &format!("{path}[{i}]"), diffs);
+            }
+        }
+        (J::Number(a), J::Number(b)) => {
+            let same = match (
+                a.as_i64().map(i128::from).or(a.as_u64().map(i128::from)),
+                b.as_i64().map(i128::from).or(b.as_u64().map(i128::from)),
+            ) {
+                (Some(x), Some(y)) => x == y,
+                _ => a.as_f64() == b.as_f64(),
+            };
+            if !same {
+                diffs.push(format!("{path}: pynvml {a} , nvmlkit {b}"));
+            }
+        }
+        _ if p == r => {}
+        _ => diffs.push(format!("{path}: pynvml {} , nvmlkit {}", short(p), short(r))),
+    }
+}
+
+/// What one comparison found.
+enum Verdict {
+    SameValue,
+    SameError,
+    Differ(String),
+}
+
+fn judge(py: &J, rs: &J) -> Verdict {
+    let (p, r) = (py.as_object().expect("answer"), rs.as_object().expect("answer"));
+    if let Some(e) = p.get("pyerr") {
+        return Verdict::Differ(format!("pynvml raised {e}; nvmlkit {}", short(rs)));
+    }
+    if let Some(e) = r.get("panic") {
+        return Verdict::Differ(format!("nvmlkit panicked: {e}"));
+    }
+    match (p.get("ok"), p.get("err"), r.get("ok"), r.get("err")) {
+        (_, Some(a), _, Some(b)) if a == b => Verdict::SameError,
+        (Some(a), _, Some(b), _) => {
+            let mut diffs = Vec::new();
+            compare(a, b, "", &mut diffs);
+            if diffs.is_empty() {
+                Verdict::SameValue
+            } else {
+                Verdict::Differ(diffs.join("; "))
+            }
+        }
+        _ => Verdict::Differ(format!("pynvml {} , nvmlkit {}", short(py), short(rs))),
+    }
+}
+
+/// Per profile: comparisons run, values equal, error codes equal, mismatches.
+#[derive(Default)]
+struct Tally {
+    /// Calls of a member the library lacks, where the method fell back to an older member.
+    fallback: usize,
+    calls: usize,
+    same_value: usize,
+    same_error: usize,
+    known: usize,
+    unknown: usize,
+}
+
+#[test]
+fn against_pynvml() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return replay();
+    }
+    if !have_pynvml() {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/pynvml_dump.py");
+    let dir = work_dir();
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    let mut mismatched_fns: BTreeSet<String> = BTreeSet::new();
+    let mut called: BTreeSet<String> = BTreeSet::new();
+    let mut valued: BTreeSet<String> = BTreeSet::new();
+    let mut pynvml_version = String::new();
+    let mut tallies = Vec::new();
+
+    for profile in builtin_profiles() {
+        let mut python = Command::new("python3");
+        for var in CLEARED_ENV {
+            python.env_remove(var);
+        }
+        let out = python.arg(&script).arg(mock_path()).env("NVML_MOCK_PROFILE", &profile).output().expect("python3 runs");
+        assert!(out.status.success(), "pynvml_dump.py failed on {profile}:\n{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::write(dir.join(format!("{profile}.pynvml.json")), &out.stdout).expect("write");
+        let dump: J = serde_json::from_slice(&out.stdout).expect("pynvml_dump.py prints JSON");
+        pynvml_version = dump["pynvml"].as_str().unwrap_or("?").to_string();
+        let py: Vec<Call> = dump["calls"].as_array().expect("calls").iter().map(Call::from_json).collect();
+
+        // Group the calls by the faults their entry needs; each group replays in a child.
+        let mut groups: BTreeMap<Vec<&str>, Vec<J>> = BTreeMap::new();
+        for (seq, call) in py.iter().enumerate() {
+            called.insert(call.c.clone());
+            match calls::TABLE.iter().find(|e| e.c == call.c) {
+                Some(e) => {
+                    groups.entry(e.faults.to_vec()).or_default().push(json!({"fn": call.c, "obj": call.obj, "args": call.args, "seq": seq}))
+                }
+                None => failures.push(format!("{profile}: pynvml_dump.py calls {} but calls.rs has no entry for it", call.c)),
+            }
+        }
+        // nvmlkit's answers by the index of pynvml's call (the same call can come twice, e.g.
+        // a getter before and after a setter).
+        let mut rust: BTreeMap<u64, J> = BTreeMap::new();
+        for (n, (faults, group)) in groups.iter().enumerate() {
+            let calls_file = dir.join(format!("{profile}.calls{n}.json"));
+            let out_file = dir.join(format!("{profile}.nvmlkit{n}.json"));
+            std::fs::write(&calls_file, serde_json::to_string(group).expect("JSON")).expect("write");
+            let fault_spec: Vec<String> = faults.iter().map(|f| format!("{f}=NVML_ERROR_FUNCTION_NOT_FOUND")).collect();
+            let env = [
+                ("NVML_MOCK_PROFILE", profile.as_str()),
+                ("NVML_MOCK_FAULTS", &fault_spec.join(",")),
+                (CALLS_ENV, calls_file.to_str().expect("UTF-8 path")),
+                (OUT_ENV, out_file.to_str().expect("UTF-8 path")),
+            ];
+            assert!(!in_child("against_pynvml", &env));
+            let answers: Vec<J> = serde_json::from_str(&std::fs::read_to_string(&out_file).expect("the child's answers")).expect("JSON");
+            for mut a in answers {
+                let seq = a["seq"].as_u64().expect("seq");
+                rust.insert(seq, a["answer"].take());
+            }
+        }
+
+        let mut t = Tally::default();
+        for (seq, call) in py.iter().enumerate() {
+            let Some(rs) = rust.get(&(seq as u64)) else { continue };
+            let newest = calls::TABLE.iter().any(|e| e.c == call.c && e.newest);
+            if newest && call.answer.get("err") == Some(&json!(FUNCTION_NOT_FOUND)) && rs.get("err") != Some(&json!(FUNCTION_NOT_FOUND)) {
+                // The library lacks this member; the method fell back to an older one, which is
+                // compared under its own name.
+                t.fallback += 1;
+                continue;
+            }
+            t.calls += 1;
+            match judge(&call.answer, rs) {
+                Verdict::SameValue => {
+                    t.same_value += 1;
+                    valued.insert(call.c.clone());
+                }
+                Verdict::SameError => t.same_error += 1,
+                Verdict::Differ(why) => {
+                    mismatched_fns.insert(call.c.clone());
+                    let line = format!("{profile}: {} on {} {}: {why}", call.c, call.obj, call.args);
+                    if KNOWN_MISMATCHES.iter().any(|(f, _)| *f == call.c) {
+                        t.known += 1;
+                        report.push_str(&format!("known    {line}\n"));
+                    } else {
+                        t.unknown += 1;
+                        report.push_str(&format!("MISMATCH {line}\n"));
+                        failures.push(line);
+                    }
+                }
+            }
+        }
+        tallies.push((profile, t));
+    }
+
+    let unreached: BTreeSet<String> = not_in_pynvml().into_iter().filter(|l| l.unreached).map(|l| l.name).collect();
+    for e in calls::TABLE {
+        match (called.contains(e.c), unreached.contains(e.c)) {
+            (false, false) => failures
+                .push(format!("calls.rs has an entry for {} but no profile reached it: list it as unreached in not_in_pynvml.md", e.c)),
+            (true, true) => failures.push(format!("{} is compared now: remove its `unreached` row from not_in_pynvml.md", e.c)),
+            _ => {}
+        }
+    }
+    for (f, why) in KNOWN_MISMATCHES {
+        if !mismatched_fns.contains(*f) {
+            failures.push(format!("KNOWN_MISMATCHES lists {f} ({why}) but it no longer mismatches: remove the entry"));
+        }
+    }
+
+    let mut summary = format!(
+        "pynvml {pynvml_version}: {} functions compared ({} with a value in some profile, the others by error code only)\n",
+        called.len(),
+        valued.len()
+    );
+    summary.push_str("profile     compared  same value  same error  known mismatch  unexplained  fell back\n");
+    for (p, t) in &tallies {
+        summary.push_str(&format!(
+            "{p:<10} {:>9} {:>11} {:>11} {:>15} {:>12} {:>10}\n",
+            t.calls, t.same_value, t.same_error, t.known, t.unknown, t.fallback
+        ));
+    }
+    let error_only: Vec<&String> = called.difference(&valued).collect();
+    summary.push_str(&format!("compared by error code only: {error_only:?}\n"));
+    std::fs::write(dir.join("report.txt"), format!("{summary}\n{report}")).expect("write the report");
+    eprintln!("{summary}(details: {})", dir.join("report.txt").display());
+    assert!(failures.is_empty(), "{} differences between pynvml and nvmlkit:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The newest vendored header (the generator's default).
+fn default_header() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers");
+    let version = |s: &str| s.split('.').map(|p| p.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>();
+    let newest = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("nvml.h").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .max_by_key(|v| version(v))
+        .expect("a vendored header");
+    root.join(newest).join("nvml.h")
+}
+
+/// The functions the header declares, from its text: `nvmlReturn_t DECLDIR nvmlX(`, possibly
+/// after a `DEPRECATED(...)` marker, outside comments.
+fn header_functions(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for line in text.lines() {
+        let line = line.trim_start();
+        if line.starts_with('*') || line.starts_with("//") || line.starts_with("/*") {
+            continue;
+        }
+        let Some((_, rest)) = line.split_once("nvmlReturn_t") else { continue };
+        let Some(rest) = rest.trim_start().strip_prefix("DECLDIR") else { continue };
+        let name: String = rest.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if name.starts_with("nvml") && rest.contains('(') {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// A row of `not_in_pynvml.md`: the function (the row's first back-quoted name) and whether
+/// it is `unreached` (in the table, but no profile has the object to call it on).
+struct Listed {
+    name: String,
+    unreached: bool,
+}
+
+fn listed_functions(text: &str) -> Vec<Listed> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| {
+            let (name, rest) = l.split_once('`')?;
+            let why = rest.trim_start_matches([' ', '|']);
+            Some(Listed { name: name.to_string(), unreached: why.starts_with("unreached") })
+        })
+        .collect()
+}
+
+fn not_in_pynvml() -> Vec<Listed> {
+    let list = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/not_in_pynvml.md");
+    listed_functions(&std::fs::read_to_string(&list).expect("not_in_pynvml.md"))
+}
+
+#[test]
+fn every_header_function_is_compared_or_listed() {
+    let header = std::fs::read_to_string(default_header()).expect("the vendored header");
+    let declared = header_functions(&header);
+    assert!(declared.len() > 400, "the scan found only {} functions", declared.len());
+    let listed = not_in_pynvml();
+    let compared: BTreeSet<&str> = calls::TABLE.iter().map(|e| e.c).collect();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for Listed { name: f, unreached } in &listed {
+        if !seen.insert(f.as_str()) {
+            problems.push(format!("{f} is listed twice in not_in_pynvml.md"));
+        }
+        match (compared.contains(f.as_str()), unreached) {
+            (true, false) => problems.push(format!("{f} is listed in not_in_pynvml.md but also compared (calls.rs)")),
+            (false, true) => problems.push(format!("{f} is listed as unreached in not_in_pynvml.md but calls.rs has no entry for it")),
+            _ => {}
+        }
+        if !declared.contains(f) {
+            problems.push(format!("{f} is listed in not_in_pynvml.md but the header does not declare it"));
+        }
+    }
+    for f in &compared {
+        if !declared.contains(*f) {
+            problems.push(format!("calls.rs compares {f}, which the header does not declare"));
+        }
+    }
+    if calls::TABLE.len() != compared.len() {
+        problems.push("calls.rs has a function twice".to_string());
+    }
+    for f in &declared {
+        if !compared.contains(f.as_str()) && !seen.contains(f.as_str()) {
+            problems.push(format!("{f} is neither compared (calls.rs) nor listed in not_in_pynvml.md"));
+        }
+    }
+    let unreached = listed.iter().filter(|l| l.unreached).count();
+    eprintln!(
+        "{} functions in the header: {} in calls.rs ({unreached} of them unreached), {} listed as not compared",
+        declared.len(),
+        compared.len(),
+        seen.len() - unreached
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn header_scan_reads_prototypes() {
+    let text = "nvmlReturn_t DECLDIR nvmlInit_v2(void);\nnvmlReturn_t  DECLDIR nvmlA(nvmlDevice_t d,\n  unsigned int x);\n\
+                DEPRECATED(13.0) nvmlReturn_t DECLDIR nvmlOld (nvmlDevice_t d);\n\
+                const DECLDIR char* nvmlErrorString(nvmlReturn_t result);\n * nvmlReturn_t DECLDIR nvmlInComment(void)\n\
+                // nvmlReturn_t DECLDIR nvmlInLineComment(void)\n#define nvmlB nvmlB_v2\n";
+    let got: Vec<String> = header_functions(text).into_iter().collect();
+    assert_eq!(got, ["nvmlA", "nvmlInit_v2", "nvmlOld"]);
+}

@@ -1,0 +1,775 @@
+//! The hand-written half of the differential test: for each C function that the Python side
+//! (`pynvml_dump.py`) calls, the safe method that reaches it, as a one-line closure.
+//!
+//! Nothing here is derived from the generator: the mapping C function → method is written by
+//! hand from the method's `Calls ...` doc line, and each closure turns the method's value into
+//! what the C function writes (the shape `pynvml_dump.py` normalises pynvml's answer to):
+//! records through the crate's `serde` feature (keys are C field names), enums as their
+//! integer value, several out-parameters as a list in parameter order, handles as tokens
+//! (`device:<uuid>`, `gi:<id>`, `ci:<id>`, `handle`).
+//!
+//! An entry's `faults` are the newer members of its family that the mock is made to answer
+//! `NVML_ERROR_FUNCTION_NOT_FOUND` (through `NVML_MOCK_FAULTS`), so that the safe method falls
+//! back to the older member pynvml calls: that is how nvmlkit reaches a legacy member, as on
+//! a driver that predates the newer one.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use nvml::*;
+use serde_json::{json, Map, Value as J};
+
+/// What a call gave: a JSON value, or the error (compared by its `nvmlReturn_t` code).
+pub type Out = Result<J, Error>;
+
+/// A call through the safe crate: (context, object path, arguments).
+pub type Handler = fn(&Ctx, &str, &Args) -> Out;
+
+/// One C function and how nvmlkit reaches it.
+pub struct Entry {
+    /// The C function, as pynvml calls it.
+    pub c: &'static str,
+    /// Newer members of its family the mock answers FUNCTION_NOT_FOUND for, so that the
+    /// method falls back to this one.
+    pub faults: &'static [&'static str],
+    /// The method calls this member first and falls back to older ones when the library
+    /// answers FUNCTION_NOT_FOUND: where pynvml gets FUNCTION_NOT_FOUND for this member, the
+    /// method's answer belongs to an older member (compared under that member's name).
+    pub newest: bool,
+    pub call: Handler,
+}
+
+/// The state of one run: the library, and the objects earlier calls created.
+pub struct Ctx {
+    pub nvml: Nvml,
+    events: RefCell<BTreeMap<String, EventSet<'static>>>,
+    sysevents: RefCell<BTreeMap<String, SystemEventSet<'static>>>,
+    gpm: RefCell<BTreeMap<String, GpmSample<'static>>>,
+}
+
+/// A call's arguments, as `pynvml_dump.py` wrote them.
+pub struct Args<'a>(pub &'a Map<String, J>);
+
+impl Args<'_> {
+    fn get(&self, k: &str) -> &J {
+        self.0.get(k).unwrap_or_else(|| panic!("argument `{k}` missing in {:?}", self.0))
+    }
+    pub fn u(&self, k: &str) -> u32 {
+        self.u64(k).try_into().unwrap_or_else(|_| panic!("argument `{k}` is not a u32"))
+    }
+    pub fn u64(&self, k: &str) -> u64 {
+        self.get(k).as_u64().unwrap_or_else(|| panic!("argument `{k}` is not an integer"))
+    }
+    pub fn get_i32(&self, k: &str) -> i32 {
+        self.get(k).as_i64().and_then(|v| i32::try_from(v).ok()).unwrap_or_else(|| panic!("argument `{k}` is not an i32"))
+    }
+    pub fn f64(&self, k: &str) -> f64 {
+        self.get(k).as_f64().unwrap_or_else(|| panic!("argument `{k}` is not a number"))
+    }
+    pub fn s(&self, k: &str) -> &str {
+        self.get(k).as_str().unwrap_or_else(|| panic!("argument `{k}` is not a string"))
+    }
+    pub fn list(&self, k: &str) -> Vec<u32> {
+        let v = self.get(k).as_array().unwrap_or_else(|| panic!("argument `{k}` is not a list"));
+        v.iter().map(|x| x.as_u64().and_then(|x| u32::try_from(x).ok()).expect("a u32 list")).collect()
+    }
+}
+
+/// The integer after `/<name>/` in an object path.
+fn seg(path: &str, name: &str) -> u32 {
+    let mut parts = path.split('/');
+    while let Some(p) = parts.next() {
+        if p == name {
+            if let Some(n) = parts.next().and_then(|n| n.parse().ok()) {
+                return n;
+            }
+        }
+    }
+    panic!("object path `{path}` has no `{name}/<n>`")
+}
+
+impl Ctx {
+    pub fn new(nvml: Nvml) -> Ctx {
+        Ctx { nvml, events: Default::default(), sysevents: Default::default(), gpm: Default::default() }
+    }
+
+    /// `dev/<i>` or `dev/<i>/mig/<j>`.
+    fn dev(&self, o: &str) -> Result<Device<'_>, Error> {
+        let d = self.nvml.device_by_index(seg(o, "dev"))?;
+        if o.contains("/mig/") {
+            return d.mig_device_handle_by_index(seg(o, "mig"));
+        }
+        Ok(d)
+    }
+
+    /// The device index an argument names (`device2`).
+    fn dev_arg(&self, a: &Args, k: &str) -> Result<Device<'_>, Error> {
+        self.nvml.device_by_index(a.u(k))
+    }
+
+    /// `dev/<i>/gi/<id>`.
+    fn gi(&self, o: &str) -> Result<GpuInstance<'_>, Error> {
+        self.nvml.device_by_index(seg(o, "dev"))?.gpu_instance_by_id(seg(o, "gi"))
+    }
+
+    /// `dev/<i>/gi/<id>/ci-profile/<p>/ci/<id>`: the instance `<id>` among those of profile
+    /// `<p>` (as the Python side found it; `nvmlGpuInstanceGetComputeInstanceById` is compared
+    /// on its own).
+    fn ci(&self, o: &str) -> Result<ComputeInstance<'_>, Error> {
+        let id = seg(o, "ci");
+        for ci in self.gi(o)?.compute_instances(seg(o, "ci-profile"))? {
+            if ci.info()?.id == id {
+                return Ok(ci);
+            }
+        }
+        Err(Error::NotFound)
+    }
+
+    fn unit(&self, o: &str) -> Result<Unit<'_>, Error> {
+        self.nvml.unit_by_index(seg(o, "unit"))
+    }
+
+    fn vtype(&self, o: &str) -> VgpuTypeId<'_> {
+        VgpuTypeId::from_id(&self.nvml, seg(o, "vgpu-type"))
+    }
+
+    fn vgpu(&self, o: &str) -> VgpuInstance<'_> {
+        VgpuInstance::from_id(&self.nvml, seg(o, "vgpu"))
+    }
+
+    /// A device handle the library wrote into a record, as a token.
+    fn raw_dev(&self, h: RawHandle<nvml::sys::nvmlDevice_st>) -> J {
+        if h.is_null() {
+            return J::Null;
+        }
+        dtok(&Device::from_raw_handle(&self.nvml, h))
+    }
+
+    fn with_event_set<T>(&self, o: &str, f: impl FnOnce(&EventSet<'static>) -> Result<T, Error>) -> Result<T, Error> {
+        f(self.events.borrow().get(o).unwrap_or_else(|| panic!("no event set `{o}`")))
+    }
+
+    fn with_gpm<T>(&self, o: &str, f: impl FnOnce(&GpmSample<'static>) -> Result<T, Error>) -> Result<T, Error> {
+        f(self.gpm.borrow().get(o).unwrap_or_else(|| panic!("no GPM sample `{o}`")))
+    }
+}
+
+/// A value through its `serde::Serialize` (the crate's `serde` feature).
+fn j<T: serde::Serialize>(v: T) -> J {
+    serde_json::to_value(v).expect("nvmlkit's values serialize")
+}
+
+/// A device as `device:<uuid>` (its uuid through the safe crate).
+fn dtok(d: &Device<'_>) -> J {
+    match d.uuid() {
+        Ok(u) => J::String(format!("device:{u}")),
+        Err(e) => J::String(format!("device:?{}", e.code())),
+    }
+}
+
+fn dtoks(v: Vec<Device<'_>>) -> J {
+    J::Array(v.iter().map(dtok).collect())
+}
+
+fn gitok(g: &GpuInstance<'_>) -> Out {
+    Ok(J::String(format!("gi:{}", g.info()?.id)))
+}
+
+fn citok(c: &ComputeInstance<'_>) -> Out {
+    Ok(J::String(format!("ci:{}", c.info()?.id)))
+}
+
+/// A string an enum's `serde` form gives, back to the enum's value (the crate serializes
+/// known values by name): `None` for a name the type does not have.
+type Lookup = fn(&str) -> Option<i64>;
+
+macro_rules! lk {
+    ($t:ident) => {
+        |s: &str| (0..=1100u32).chain([u32::MAX]).map(|v| $t(v as _)).find(|e| e.name() == Some(s)).map(|e| e.0 as i64)
+    };
+}
+
+/// Replaces enum names by their values at the given keys (at any depth).
+fn fix(v: J, keys: &[(&str, Lookup)]) -> J {
+    match v {
+        J::Object(m) => J::Object(
+            m.into_iter()
+                .map(|(k, v)| {
+                    let v = match (keys.iter().find(|(key, _)| *key == k), &v) {
+                        (Some((_, f)), J::String(s)) => f(s).map_or(v.clone(), |x| json!(x)),
+                        _ => fix(v, keys),
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        J::Array(a) => J::Array(a.into_iter().map(|v| fix(v, keys)).collect()),
+        v => v,
+    }
+}
+
+/// Adds `extra` to the object `v` (fields `serde` leaves out: handles, unions).
+fn with(mut v: J, extra: &[(&str, J)]) -> J {
+    if let J::Object(m) = &mut v {
+        for (k, x) in extra {
+            m.insert(k.to_string(), x.clone());
+        }
+    }
+    v
+}
+
+/// An `nvmlValue_t` read by its type, as a JSON number.
+fn val(t: ValueType, raw: &nvml::sys::nvmlValue_t) -> J {
+    j(nvml::Value::from_raw(t, raw))
+}
+
+/// `e!(C name, [newest,] [faults &[...],] |ctx, object, args| call)`.
+macro_rules! e {
+    ($c:literal, |$ctx:ident, $o:ident, $a:ident| $body:expr) => {
+        Entry { c: $c, faults: &[], newest: false, call: |$ctx, $o, $a| $body }
+    };
+    ($c:literal, newest, |$ctx:ident, $o:ident, $a:ident| $body:expr) => {
+        Entry { c: $c, faults: &[], newest: true, call: |$ctx, $o, $a| $body }
+    };
+    ($c:literal, faults $f:expr, |$ctx:ident, $o:ident, $a:ident| $body:expr) => {
+        Entry { c: $c, faults: $f, newest: false, call: |$ctx, $o, $a| $body }
+    };
+    ($c:literal, newest, faults $f:expr, |$ctx:ident, $o:ident, $a:ident| $body:expr) => {
+        Entry { c: $c, faults: $f, newest: true, call: |$ctx, $o, $a| $body }
+    };
+}
+
+/// Every C function the differential test compares, and the safe method that reaches it.
+#[rustfmt::skip]
+#[allow(unused_variables)]
+pub static TABLE: &[Entry] = &[
+    // System.
+    e!("nvmlSystemGetDriverVersion", |c, o, a| c.nvml.driver_version().map(j)),
+    e!("nvmlSystemGetNVMLVersion", |c, o, a| c.nvml.nvml_version().map(j)),
+    e!("nvmlSystemGetCudaDriverVersion_v2", newest, |c, o, a| c.nvml.cuda_driver_version().map(j)),
+    e!("nvmlSystemGetCudaDriverVersion", faults &["nvmlSystemGetCudaDriverVersion_v2"], |c, o, a| c.nvml.cuda_driver_version().map(j)),
+    e!("nvmlSystemGetHicVersion", |c, o, a| c.nvml.hic_version().map(j)),
+    e!("nvmlSystemGetDriverBranch", |c, o, a| c.nvml.driver_branch().map(j)),
+    e!("nvmlDeviceGetCount_v2", newest, |c, o, a| c.nvml.device_count().map(j)),
+    e!("nvmlUnitGetCount", |c, o, a| c.nvml.unit_count().map(j)),
+    e!("nvmlGetExcludedDeviceCount", |c, o, a| c.nvml.excluded_device_count().map(j)),
+    e!("nvmlGetExcludedDeviceInfoByIndex", |c, o, a| c.nvml.excluded_device_info_by_index(a.u("index")).map(j)),
+    e!("nvmlGetVgpuVersion", |c, o, a| c.nvml.vgpu_version().map(|(s, r)| json!([[s.min_version, s.max_version], [r.min_version, r.max_version]]))),
+    e!("nvmlGetVgpuDriverCapabilities", |c, o, a| c.nvml.vgpu_driver_capabilities(VgpuDriverCapability(a.u("capability"))).map(j)),
+    e!("nvmlSystemGetTopologyGpuSet", |c, o, a| c.nvml.topology_gpu_set(a.u("cpu")).map(dtoks)),
+    e!("nvmlSystemGetConfComputeGpusReadyState", |c, o, a| c.nvml.conf_compute_gpus_ready_state().map(j)),
+    e!("nvmlSystemGetConfComputeCapabilities", |c, o, a| c.nvml.conf_compute_capabilities().map(j)),
+    e!("nvmlSystemGetConfComputeState", |c, o, a| c.nvml.conf_compute_state().map(j)),
+    e!("nvmlSystemGetConfComputeSettings", faults &["nvmlSystemGetConfComputeSettings_v2"], |c, o, a| c.nvml.conf_compute_settings().map(j)),
+    e!("nvmlSystemGetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.conf_compute_key_rotation_threshold_info().map(j)),
+    e!("nvmlSystemGetNvlinkBwMode", |c, o, a| c.nvml.nvlink_bw_mode().map(j)),
+    e!("nvmlSystemGetProcessName", |c, o, a| c.nvml.process_name(a.u("pid")).map(j)),
+
+    // Handles.
+    e!("nvmlDeviceGetHandleByIndex_v2", newest, |c, o, a| c.nvml.device_by_index(a.u("index")).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetHandleByUUID", |c, o, a| c.nvml.device_by_uuid(a.s("uuid")).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetHandleBySerial", |c, o, a| c.nvml.device_by_serial(a.s("serial")).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetHandleByPciBusId_v2", newest, |c, o, a| c.nvml.device_by_pci_bus_id(a.s("busId")).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetHandleByUUIDV", |c, o, a| c.nvml.device_by_uuid_struct(&uuid_v1(a.s("uuid"), a.u("type"))).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetMigDeviceHandleByIndex", |c, o, a| c.dev(o)?.mig_device_handle_by_index(a.u("index")).map(|d| dtok(&d))),
+    e!("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", |c, o, a| c.dev(o)?.device_handle_from_mig_device_handle().map(|d| dtok(&d))),
+
+    // Units.
+    e!("nvmlUnitGetHandleByIndex", |c, o, a| c.nvml.unit_by_index(a.u("index")).map(|_| json!("handle"))),
+    e!("nvmlUnitGetUnitInfo", |c, o, a| c.unit(o)?.unit_info().map(j)),
+    e!("nvmlUnitGetLedState", |c, o, a| c.unit(o)?.led_state().map(|v| fix(j(v), &[("color", lk!(LedColor))]))),
+    e!("nvmlUnitGetPsuInfo", |c, o, a| c.unit(o)?.psu_info().map(j)),
+    e!("nvmlUnitGetTemperature", |c, o, a| c.unit(o)?.temperature(a.u("type")).map(j)),
+    e!("nvmlUnitGetFanSpeedInfo", |c, o, a| c.unit(o)?.fan_speed_info().map(|v| fix(j(v), &[("state", lk!(FanState))]))),
+    e!("nvmlUnitGetDevices", |c, o, a| c.unit(o)?.devices().map(dtoks)),
+    e!("nvmlUnitSetLedState", |c, o, a| c.unit(o)?.set_led_state(LedColor(a.u("color"))).map(|_| J::Null)),
+
+    // Identity.
+    e!("nvmlDeviceGetName", |c, o, a| c.dev(o)?.name().map(j)),
+    e!("nvmlDeviceGetUUID", |c, o, a| c.dev(o)?.uuid().map(j)),
+    e!("nvmlDeviceGetSerial", |c, o, a| c.dev(o)?.serial().map(j)),
+    e!("nvmlDeviceGetBoardPartNumber", |c, o, a| c.dev(o)?.board_part_number().map(j)),
+    e!("nvmlDeviceGetVbiosVersion", |c, o, a| c.dev(o)?.vbios_version().map(j)),
+    e!("nvmlDeviceGetInforomImageVersion", |c, o, a| c.dev(o)?.inforom_image_version().map(j)),
+    e!("nvmlDeviceGetInforomVersion", |c, o, a| c.dev(o)?.inforom_version(InforomObject(a.u("object"))).map(j)),
+    e!("nvmlDeviceGetInforomConfigurationChecksum", |c, o, a| c.dev(o)?.inforom_configuration_checksum().map(j)),
+    e!("nvmlDeviceGetGspFirmwareVersion", |c, o, a| c.dev(o)?.gsp_firmware_version().map(j)),
+    e!("nvmlDeviceGetGspFirmwareMode", |c, o, a| c.dev(o)?.gsp_firmware_mode().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetIndex", |c, o, a| c.dev(o)?.index().map(j)),
+    e!("nvmlDeviceGetMinorNumber", |c, o, a| c.dev(o)?.minor_number().map(j)),
+    e!("nvmlDeviceGetModuleId", |c, o, a| c.dev(o)?.module_id().map(j)),
+    e!("nvmlDeviceGetBoardId", |c, o, a| c.dev(o)?.board_id().map(j)),
+    e!("nvmlDeviceGetMultiGpuBoard", |c, o, a| c.dev(o)?.multi_gpu_board().map(j)),
+    e!("nvmlDeviceGetBrand", |c, o, a| c.dev(o)?.brand().map(|v| j(v.0))),
+    e!("nvmlDeviceGetArchitecture", |c, o, a| c.dev(o)?.architecture().map(j)),
+    e!("nvmlDeviceGetBusType", |c, o, a| c.dev(o)?.bus_type().map(j)),
+    e!("nvmlDeviceGetIrqNum", |c, o, a| c.dev(o)?.irq_num().map(j)),
+    e!("nvmlDeviceGetNumGpuCores", |c, o, a| c.dev(o)?.num_gpu_cores().map(j)),
+    e!("nvmlDeviceGetPowerSource", |c, o, a| c.dev(o)?.power_source().map(j)),
+    e!("nvmlDeviceGetMemoryBusWidth", |c, o, a| c.dev(o)?.memory_bus_width().map(j)),
+    e!("nvmlDeviceGetPcieLinkMaxSpeed", |c, o, a| c.dev(o)?.pcie_link_max_speed().map(j)),
+    e!("nvmlDeviceGetPcieSpeed", |c, o, a| c.dev(o)?.pcie_speed().map(j)),
+    e!("nvmlDeviceGetAdaptiveClockInfoStatus", |c, o, a| c.dev(o)?.adaptive_clock_info_status().map(j)),
+    e!("nvmlDeviceGetNumaNodeId", |c, o, a| c.dev(o)?.numa_node_id().map(j)),
+    e!("nvmlDeviceGetCudaComputeCapability", |c, o, a| c.dev(o)?.cuda_compute_capability().map(|(x, y)| json!([x, y]))),
+    // pynvml returns the record's `str`.
+    e!("nvmlDeviceGetPerformanceModes", |c, o, a| c.dev(o)?.performance_modes().map(|v| j(v.str))),
+    e!("nvmlDeviceGetCurrentClockFreqs", |c, o, a| c.dev(o)?.current_clock_freqs().map(|v| j(v.str))),
+    e!("nvmlDeviceGetC2cModeInfoV", |c, o, a| c.dev(o)?.c2c_mode_info_v().map(j)),
+    // pynvml returns the record's `value`.
+    e!("nvmlDeviceGetAddressingMode", |c, o, a| c.dev(o)?.addressing_mode().map(|v| j(v.value))),
+    e!("nvmlDeviceGetPciInfo_v3", newest, |c, o, a| c.dev(o)?.pci_info().map(j)),
+    e!("nvmlDeviceGetPciInfoExt", |c, o, a| c.dev(o)?.pci_info_ext().map(j)),
+
+    // PCIe and affinity.
+    e!("nvmlDeviceGetMaxPcieLinkGeneration", |c, o, a| c.dev(o)?.max_pcie_link_generation().map(j)),
+    e!("nvmlDeviceGetGpuMaxPcieLinkGeneration", |c, o, a| c.dev(o)?.gpu_max_pcie_link_generation().map(j)),
+    e!("nvmlDeviceGetMaxPcieLinkWidth", |c, o, a| c.dev(o)?.max_pcie_link_width().map(j)),
+    e!("nvmlDeviceGetCurrPcieLinkGeneration", |c, o, a| c.dev(o)?.curr_pcie_link_generation().map(j)),
+    e!("nvmlDeviceGetCurrPcieLinkWidth", |c, o, a| c.dev(o)?.curr_pcie_link_width().map(j)),
+    e!("nvmlDeviceGetPcieThroughput", |c, o, a| c.dev(o)?.pcie_throughput(PcieUtilCounter(a.u("counter"))).map(j)),
+    e!("nvmlDeviceGetPcieReplayCounter", |c, o, a| c.dev(o)?.pcie_replay_counter().map(j)),
+    e!("nvmlDeviceGetCpuAffinity", |c, o, a| c.dev(o)?.cpu_affinity(a.u("size")).map(j)),
+    e!("nvmlDeviceGetCpuAffinityWithinScope", |c, o, a| c.dev(o)?.cpu_affinity_within_scope(a.u("size"), a.u("scope")).map(j)),
+    e!("nvmlDeviceGetMemoryAffinity", |c, o, a| c.dev(o)?.memory_affinity(a.u("size"), a.u("scope")).map(j)),
+
+    // Clocks.
+    e!("nvmlDeviceGetClockInfo", |c, o, a| c.dev(o)?.clock_info(ClockType(a.u("type"))).map(j)),
+    e!("nvmlDeviceGetMaxClockInfo", |c, o, a| c.dev(o)?.max_clock_info(ClockType(a.u("type"))).map(j)),
+    e!("nvmlDeviceGetApplicationsClock", |c, o, a| c.dev(o)?.applications_clock(ClockType(a.u("type"))).map(j)),
+    e!("nvmlDeviceGetDefaultApplicationsClock", |c, o, a| c.dev(o)?.default_applications_clock(ClockType(a.u("type"))).map(j)),
+    e!("nvmlDeviceGetMaxCustomerBoostClock", |c, o, a| c.dev(o)?.max_customer_boost_clock(ClockType(a.u("type"))).map(j)),
+    e!("nvmlDeviceGetClock", |c, o, a| c.dev(o)?.clock(ClockType(a.u("type")), ClockId(a.u("id"))).map(j)),
+    e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_p_state(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(&ClockOffsetV1 { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")), ..Default::default() })
+        .map(|v| fix(j(v), &[("type", lk!(ClockType)), ("pstate", lk!(Pstates))]))),
+    e!("nvmlDeviceGetSupportedMemoryClocks", |c, o, a| c.dev(o)?.supported_memory_clocks().map(j)),
+    e!("nvmlDeviceGetSupportedGraphicsClocks", |c, o, a| c.dev(o)?.supported_graphics_clocks(a.u("memory")).map(j)),
+    e!("nvmlDeviceGetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.auto_boosted_clocks_enabled().map(|(x, y)| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetClkMonStatus", |c, o, a| c.dev(o)?.clk_mon_status().map(j)),
+    e!("nvmlDeviceGetGpcClkVfOffset", |c, o, a| c.dev(o)?.gpc_clk_vf_offset().map(j)),
+    e!("nvmlDeviceGetMemClkVfOffset", |c, o, a| c.dev(o)?.mem_clk_vf_offset().map(j)),
+    e!("nvmlDeviceGetGpcClkMinMaxVfOffset", |c, o, a| c.dev(o)?.gpc_clk_min_max_vf_offset().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetMemClkMinMaxVfOffset", |c, o, a| c.dev(o)?.mem_clk_min_max_vf_offset().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetSupportedClocksEventReasons", |c, o, a| c.dev(o)?.supported_clocks_event_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetSupportedClocksThrottleReasons", |c, o, a| c.dev(o)?.supported_clocks_throttle_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetCurrentClocksEventReasons", |c, o, a| c.dev(o)?.current_clocks_event_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetCurrentClocksThrottleReasons", |c, o, a| c.dev(o)?.current_clocks_throttle_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetDynamicPstatesInfo", |c, o, a| c.dev(o)?.dynamic_pstates_info().map(j)),
+    // pynvml passes room for NVML_MAX_GPU_PERF_PSTATES entries and drops NVML_PSTATE_UNKNOWN
+    // ones; the method takes the number of entries.
+    e!("nvmlDeviceGetSupportedPerformanceStates", |c, o, a| c.dev(o)?.supported_performance_states(16)
+        .map(|v| json!(v.into_iter().filter(|p| *p != Pstates::UNKNOWN).map(|p| p.0).collect::<Vec<_>>()))),
+    e!("nvmlDeviceGetPerformanceState", |c, o, a| c.dev(o)?.performance_state().map(|v| j(v.0))),
+    e!("nvmlDeviceGetPowerState", |c, o, a| c.dev(o)?.power_state().map(|v| j(v.0))),
+
+    // Fans and temperatures.
+    e!("nvmlDeviceGetNumFans", |c, o, a| c.dev(o)?.num_fans().map(j)),
+    e!("nvmlDeviceGetFanSpeed", |c, o, a| c.dev(o)?.fan_speed().map(j)),
+    e!("nvmlDeviceGetFanSpeed_v2", |c, o, a| c.dev(o)?.fan_speed_v2(a.u("fan")).map(j)),
+    e!("nvmlDeviceGetTargetFanSpeed", |c, o, a| c.dev(o)?.target_fan_speed(a.u("fan")).map(j)),
+    e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy_v2(a.u("fan")).map(j)),
+    // pynvml returns the record's `speed`.
+    e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(&FanSpeedInfoV1 { fan: a.u("fan"), ..Default::default() }).map(|v| j(v.speed))),
+    e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|(x, y)| json!([x, y]))),
+    // pynvml returns [signalType, target].
+    e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(&CoolerInfoV1 { index: a.u("index"), ..Default::default() }).map(|v| json!([v.signal_type.0, v.target.0]))),
+    e!("nvmlDeviceGetTemperature", |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
+    // pynvml returns the record's `temperature`.
+    e!("nvmlDeviceGetTemperatureV", |c, o, a| c.dev(o)?.temperature_v(&TemperatureV1 { sensor_type: TemperatureSensors(a.u("sensor")), ..Default::default() }).map(|v| j(v.temperature))),
+    e!("nvmlDeviceGetTemperatureThreshold", |c, o, a| c.dev(o)?.temperature_threshold(TemperatureThresholds(a.u("threshold"))).map(j)),
+    // pynvml returns the record's `marginTemperature`.
+    e!("nvmlDeviceGetMarginTemperature", |c, o, a| c.dev(o)?.margin_temperature(&MarginTemperatureV1::default()).map(|v| j(v.margin_temperature))),
+    e!("nvmlDeviceGetThermalSettings", |c, o, a| c.dev(o)?.thermal_settings(a.u("sensor"))
+        .map(|v| fix(j(v), &[("controller", lk!(ThermalController)), ("target", lk!(ThermalTarget))]))),
+
+    // Power.
+    e!("nvmlDeviceGetPowerManagementMode", |c, o, a| c.dev(o)?.power_management_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetPowerManagementLimit", |c, o, a| c.dev(o)?.power_management_limit().map(j)),
+    e!("nvmlDeviceGetPowerManagementLimitConstraints", |c, o, a| c.dev(o)?.power_management_limit_constraints().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetPowerManagementDefaultLimit", |c, o, a| c.dev(o)?.power_management_default_limit().map(j)),
+    e!("nvmlDeviceGetEnforcedPowerLimit", |c, o, a| c.dev(o)?.enforced_power_limit().map(j)),
+    e!("nvmlDeviceGetPowerUsage", |c, o, a| c.dev(o)?.power_usage().map(j)),
+    e!("nvmlDeviceGetTotalEnergyConsumption", |c, o, a| c.dev(o)?.total_energy_consumption().map(j)),
+    e!("nvmlDeviceGetPowerMizerMode_v1", |c, o, a| c.dev(o)?.power_mizer_mode_v1().map(j)),
+
+    // Memory and ECC.
+    e!("nvmlDeviceGetMemoryInfo_v2", newest, |c, o, a| c.dev(o)?.memory_info().map(j)),
+    e!("nvmlDeviceGetMemoryInfo", faults &["nvmlDeviceGetMemoryInfo_v2"], |c, o, a| c.dev(o)?.memory_info().map(j)),
+    e!("nvmlDeviceGetBAR1MemoryInfo", |c, o, a| c.dev(o)?.bar1_memory_info().map(j)),
+    e!("nvmlDeviceGetEccMode", |c, o, a| c.dev(o)?.ecc_mode().map(|(x, y)| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetDefaultEccMode", |c, o, a| c.dev(o)?.default_ecc_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetTotalEccErrors", |c, o, a| c.dev(o)?.total_ecc_errors(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter"))).map(j)),
+    e!("nvmlDeviceGetDetailedEccErrors", |c, o, a| c.dev(o)?.detailed_ecc_errors(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter"))).map(j)),
+    e!("nvmlDeviceGetMemoryErrorCounter", |c, o, a| c.dev(o)?.memory_error_counter(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter")), MemoryLocation(a.u("location"))).map(j)),
+    e!("nvmlDeviceGetRetiredPages", |c, o, a| c.dev(o)?.retired_pages(PageRetirementCause(a.u("cause"))).map(j)),
+    e!("nvmlDeviceGetRetiredPages_v2", |c, o, a| c.dev(o)?.retired_pages_v2(PageRetirementCause(a.u("cause"))).map(|(p, t)| json!({"addresses": p, "timestamps": t}))),
+    e!("nvmlDeviceGetRetiredPagesPendingStatus", |c, o, a| c.dev(o)?.retired_pages_pending_status().map(|v| j(v.0))),
+    e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|(w, x, y, z)| json!([w, x, y, z]))),
+    e!("nvmlDeviceGetRemappedRows_v2", |c, o, a| c.dev(o)?.remapped_rows_v2().map(j)),
+    e!("nvmlDeviceGetRowRemapperHistogram", |c, o, a| c.dev(o)?.row_remapper_histogram().map(j)),
+    e!("nvmlDeviceGetBankRemapperStatus_v1", |c, o, a| c.dev(o)?.bank_remapper_status_v1().map(j)),
+    e!("nvmlDeviceGetSramEccErrorStatus", |c, o, a| c.dev(o)?.sram_ecc_error_status().map(j)),
+    e!("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", |c, o, a| c.dev(o)?.sram_unique_uncorrected_ecc_error_counts().map(j)),
+    e!("nvmlDeviceGetConfComputeMemSizeInfo", |c, o, a| c.dev(o)?.conf_compute_mem_size_info().map(j)),
+    e!("nvmlDeviceGetConfComputeProtectedMemoryUsage", |c, o, a| c.dev(o)?.conf_compute_protected_memory_usage().map(j)),
+    e!("nvmlDeviceGetConfComputeGpuCertificate", |c, o, a| c.dev(o)?.conf_compute_gpu_certificate().map(j)),
+    e!("nvmlDeviceGetConfComputeGpuAttestationReport", |c, o, a| c.dev(o)?.conf_compute_gpu_attestation_report(&ConfComputeGpuAttestationReport { nonce: (0..32).collect(), ..Default::default() }).map(j)),
+    // pynvml returns [current.encryptionState, pending.encryptionState].
+    e!("nvmlDeviceGetDramEncryptionMode", |c, o, a| c.dev(o)?.dram_encryption_mode(&Default::default(), &Default::default()).map(|(x, y)| json!([x.encryption_state.0, y.encryption_state.0]))),
+
+    // Modes.
+    e!("nvmlDeviceGetDisplayMode", |c, o, a| c.dev(o)?.display_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetDisplayActive", |c, o, a| c.dev(o)?.display_active().map(|v| j(v.0))),
+    e!("nvmlDeviceGetPersistenceMode", |c, o, a| c.dev(o)?.persistence_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetComputeMode", |c, o, a| c.dev(o)?.compute_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetGpuOperationMode", |c, o, a| c.dev(o)?.gpu_operation_mode().map(|(x, y)| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetDriverModel_v2", newest, |c, o, a| c.dev(o)?.driver_model().map(|(x, y)| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetDriverModel", faults &["nvmlDeviceGetDriverModel_v2"], |c, o, a| c.dev(o)?.driver_model().map(|(x, y)| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetAccountingMode", |c, o, a| c.dev(o)?.accounting_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetAccountingBufferSize", |c, o, a| c.dev(o)?.accounting_buffer_size().map(j)),
+    e!("nvmlDeviceGetAccountingPids", |c, o, a| c.dev(o)?.accounting_pids().map(j)),
+    e!("nvmlDeviceGetAccountingStats", |c, o, a| c.dev(o)?.accounting_stats(a.u("pid")).map(j)),
+    e!("nvmlDeviceGetAccountingStats_v2", |c, o, a| c.dev(o)?.accounting_stats_v2(&AccountingStatsV2 { pid: a.u("pid"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceGetAPIRestriction", |c, o, a| c.dev(o)?.api_restriction(RestrictedAPI(a.u("api"))).map(|v| j(v.0))),
+    e!("nvmlDeviceGetVirtualizationMode", |c, o, a| c.dev(o)?.virtualization_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetHostVgpuMode", |c, o, a| c.dev(o)?.host_vgpu_mode().map(|v| j(v.0))),
+    // pynvml returns the record's `mode`.
+    e!("nvmlDeviceGetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.vgpu_heterogeneous_mode().map(|v| j(v.mode))),
+    e!("nvmlDeviceGetMigMode", |c, o, a| c.dev(o)?.mig_mode().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceIsMigDeviceHandle", |c, o, a| c.dev(o)?.is_mig_device_handle().map(j)),
+    e!("nvmlDeviceGetGpuInstanceId", |c, o, a| c.dev(o)?.gpu_instance_id().map(j)),
+    e!("nvmlDeviceGetComputeInstanceId", |c, o, a| c.dev(o)?.compute_instance_id().map(j)),
+    e!("nvmlDeviceGetMaxMigDeviceCount", |c, o, a| c.dev(o)?.max_mig_device_count().map(j)),
+    e!("nvmlDeviceGetAttributes_v2", newest, |c, o, a| c.dev(o)?.attributes().map(j)),
+    e!("nvmlDeviceGetCapabilities", |c, o, a| c.dev(o)?.capabilities().map(j)),
+    e!("nvmlDeviceGetPlatformInfo", |c, o, a| c.dev(o)?.platform_info().map(j)),
+    // pynvml returns the record's `value`, [bChannelRepairPending, bTpcRepairPending], `value`
+    // and the flag.
+    e!("nvmlDeviceGetPdi", |c, o, a| c.dev(o)?.pdi().map(|v| j(v.value))),
+    e!("nvmlDeviceGetRepairStatus", |c, o, a| c.dev(o)?.repair_status().map(|v| json!([v.b_channel_repair_pending, v.b_tpc_repair_pending]))),
+    e!("nvmlDeviceGetHostname_v1", |c, o, a| c.dev(o)?.hostname_v1().map(|v| j(v.value))),
+    e!("nvmlDeviceGetUnrepairableMemoryFlag_v1", |c, o, a| c.dev(o)?.unrepairable_memory_flag_v1().map(|v| j(v.b_unrepairable_memory))),
+    e!("nvmlDeviceGetBBXTimeData_v1", |c, o, a| c.dev(o)?.bbx_time_data_v1().map(j)),
+    e!("nvmlDeviceGetLastBBXFlushTime", |c, o, a| c.dev(o)?.last_bbx_flush_time().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetAdaptiveTgpModeInfo_v1", |c, o, a| c.dev(o)?.adaptive_tgp_mode_info_v1().map(|v| fix(j(v), &[
+        ("inBandEnableRequest", lk!(EnableState)), ("featureAllowedByAdmin", lk!(EnableState)),
+        ("adminOverrideEnabled", lk!(EnableState)), ("enablementStatus", lk!(EnableState))]))),
+    e!("nvmlDeviceGetBridgeChipInfo", |c, o, a| c.dev(o)?.bridge_chip_info().map(|v| fix(j(v), &[("type", lk!(BridgeChipType))]))),
+    e!("nvmlDeviceGetGridLicensableFeatures_v4", newest, |c, o, a| c.dev(o)?.grid_licensable_features().map(|v| fix(j(v), &[("featureCode", lk!(GridLicenseFeatureCode))]))),
+    e!("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", |c, o, a| c.dev(o)?.workload_power_profile_get_profiles_info().map(j)),
+    e!("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", |c, o, a| c.dev(o)?.workload_power_profile_get_current_profiles().map(j)),
+    e!("nvmlDeviceGetGpuFabricInfo_v4", newest, |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
+    e!("nvmlDeviceGetGpuFabricInfoV", newest, faults &["nvmlDeviceGetGpuFabricInfo_v4"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
+    e!("nvmlDeviceGetGpuFabricInfo", faults &["nvmlDeviceGetGpuFabricInfo_v4", "nvmlDeviceGetGpuFabricInfoV"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
+    e!("nvmlDevicePerfMetricsGetSamples_v1", |c, o, a| c.dev(o)?.perf_metrics_get_samples_v1().map(j)),
+
+    // Utilisation and processes.
+    e!("nvmlDeviceGetUtilizationRates", |c, o, a| c.dev(o)?.utilization_rates().map(j)),
+    e!("nvmlDeviceGetEncoderUtilization", |c, o, a| c.dev(o)?.encoder_utilization().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetDecoderUtilization", |c, o, a| c.dev(o)?.decoder_utilization().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetJpgUtilization", |c, o, a| c.dev(o)?.jpg_utilization().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetOfaUtilization", |c, o, a| c.dev(o)?.ofa_utilization().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetEncoderCapacity", |c, o, a| c.dev(o)?.encoder_capacity(EncoderType(a.u("query"))).map(j)),
+    // The header's three out-parameters: sessionCount, averageFps, averageLatency.
+    e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codecType", lk!(EncoderType))]))),
+    e!("nvmlDeviceGetFBCStats", |c, o, a| c.dev(o)?.fbc_stats().map(j)),
+    e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("sessionType", lk!(FBCSessionType))]))),
+    e!("nvmlDeviceGetComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.compute_running_processes().map(j)),
+    e!("nvmlDeviceGetComputeRunningProcesses_v2", faults &["nvmlDeviceGetComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.compute_running_processes().map(j)),
+    e!("nvmlDeviceGetGraphicsRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.graphics_running_processes().map(j)),
+    e!("nvmlDeviceGetGraphicsRunningProcesses_v2", faults &["nvmlDeviceGetGraphicsRunningProcesses_v3"], |c, o, a| c.dev(o)?.graphics_running_processes().map(j)),
+    e!("nvmlDeviceGetMPSComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
+    e!("nvmlDeviceGetMPSComputeRunningProcesses_v2", faults &["nvmlDeviceGetMPSComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
+    e!("nvmlDeviceGetRunningProcessDetailList", |c, o, a| c.dev(o)?.running_process_detail_list(ProcessMode(a.u("mode"))).map(j)),
+    e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetProcessesUtilizationInfo", |c, o, a| c.dev(o)?.processes_utilization_info(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), a.u64("since"))
+        .map(|(t, v)| json!([t.0, v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": val(t, &s.sample_value)})).collect::<Vec<_>>()]))),
+    e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
+    e!("nvmlDeviceGetSupportedEventTypes", |c, o, a| c.dev(o)?.supported_event_types().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetFieldValues", |c, o, a| c.dev(o)?.field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: id, ..Default::default() }).collect::<Vec<_>>())
+        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id, "scopeId": f.scope_id, "valueType": f.value_type.0,
+                                                   "nvmlReturn": f.nvml_return.0, "value": val(f.value_type, &f.value)})).collect()))),
+
+    // NVLink.
+    e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nv_link_state(a.u("link")).map(|v| j(v.0))),
+    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nv_link_version(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nv_link_remote_pci_info(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nv_link_remote_device_type(a.u("link")).map(|v| j(v.0))),
+    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nv_link_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(j)),
+    e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nv_link_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
+    e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nv_link_utilization_control(a.u("link"), a.u("counter"))
+        .map(|v| fix(j(v), &[("units", lk!(NvLinkUtilizationCountUnits))]))),
+    e!("nvmlDeviceGetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetNvLinkInfo", faults &["nvmlDeviceGetNvLinkInfo_v3"], |c, o, a| c.dev(o)?.nv_link_info().map(j)),
+    e!("nvmlDeviceGetNvlinkSupportedBwModes", |c, o, a| c.dev(o)?.nvlink_supported_bw_modes().map(j)),
+    e!("nvmlDeviceGetNvlinkBwMode", |c, o, a| c.dev(o)?.nvlink_bw_mode().map(j)),
+
+    // Pairs of devices and topology.
+    e!("nvmlDeviceOnSameBoard", |c, o, a| c.dev(o)?.on_same_board(&c.dev_arg(a, "device2")?).map(j)),
+    e!("nvmlDeviceGetTopologyCommonAncestor", |c, o, a| c.dev(o)?.topology_common_ancestor(&c.dev_arg(a, "device2")?).map(|v| j(v.0))),
+    e!("nvmlDeviceGetP2PStatus", |c, o, a| c.dev(o)?.p2p_status(&c.dev_arg(a, "device2")?, GpuP2PCapsIndex(a.u("index"))).map(|v| j(v.0))),
+    e!("nvmlDeviceGetTopologyNearestGpus", |c, o, a| c.dev(o)?.topology_nearest_gpus(GpuTopologyLevel(a.u("level"))).map(dtoks)),
+
+    // GPM.
+    e!("nvmlGpmQueryDeviceSupport", |c, o, a| c.dev(o)?.gpm_query_device_support().map(j)),
+    e!("nvmlGpmQueryIfStreamingEnabled", |c, o, a| c.dev(o)?.gpm_query_if_streaming_enabled().map(j)),
+    e!("nvmlGpmSampleAlloc", |c, o, a| c.nvml.gpm_sample_alloc().map(|s| { c.gpm.borrow_mut().insert(o.to_string(), s.into_owned()); json!("handle") })),
+    e!("nvmlGpmSampleGet", |c, o, a| c.with_gpm(a.s("sample"), |s| c.dev(o)?.gpm_sample_get(s)).map(|_| json!("handle"))),
+    e!("nvmlGpmMigSampleGet", |c, o, a| c.with_gpm(a.s("sample"), |s| c.dev(o)?.gpm_mig_sample_get(a.u("gpuInstanceId"), s)).map(|_| json!("handle"))),
+    e!("nvmlGpmMetricsGet", |c, o, a| {
+        let ids: Vec<GpmMetricId> = a.list("metrics").into_iter().map(GpmMetricId).collect();
+        c.with_gpm("gpm/0", |s1| c.with_gpm("gpm/1", |s2| c.nvml.gpm_metrics_get(s1, s2, &ids))).map(|v| J::Array(v.iter().map(|m| json!({
+            "metricId": m.id.0, "nvmlReturn": m.value.as_ref().err().map_or(0, |e| e.code()), "value": m.value.as_ref().ok()})).collect()))
+    }),
+    e!("nvmlGpmSampleFree", |c, o, a| { let s = c.gpm.borrow_mut().remove(o).expect("allocated"); s.free().map(|_| J::Null) }),
+
+    // MIG: GPU instances and compute instances.
+    e!("nvmlDeviceGetGpuInstanceProfileInfoV", newest, |c, o, a| c.dev(o)?.gpu_instance_profile_info(a.u("profile")).map(j)),
+    e!("nvmlDeviceGetGpuInstanceProfileInfo", faults &["nvmlDeviceGetGpuInstanceProfileInfoV"], |c, o, a| c.dev(o)?.gpu_instance_profile_info(a.u("profile")).map(j)),
+    e!("nvmlDeviceGetGpuInstanceProfileInfoByIdV", |c, o, a| c.dev(o)?.gpu_instance_profile_info_by_id_v(a.u("profileId")).map(j)),
+    e!("nvmlDeviceGetGpuInstanceRemainingCapacity", |c, o, a| c.dev(o)?.gpu_instance_remaining_capacity(a.u("profileId")).map(j)),
+    e!("nvmlDeviceGetGpuInstancePossiblePlacements_v2", newest, |c, o, a| c.dev(o)?.gpu_instance_possible_placements(a.u("profileId")).map(j)),
+    e!("nvmlDeviceGetGpuInstances", |c, o, a| c.dev(o)?.gpu_instances(a.u("profileId"))?.iter().map(gitok).collect::<Result<Vec<_>, _>>().map(J::Array)),
+    e!("nvmlDeviceGetGpuInstanceById", |c, o, a| gitok(&c.dev(o)?.gpu_instance_by_id(a.u("id"))?)),
+    e!("nvmlGpuInstanceGetInfo", |c, o, a| c.gi(o)?.info().map(|v| with(j(&v), &[("device", c.raw_dev(v.device))]))),
+    e!("nvmlGpuInstanceGetComputeInstanceProfileInfoV", newest, |c, o, a| c.gi(o)?.compute_instance_profile_info(a.u("profile"), a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetComputeInstanceProfileInfo", faults &["nvmlGpuInstanceGetComputeInstanceProfileInfoV"], |c, o, a| c.gi(o)?.compute_instance_profile_info(a.u("profile"), a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetComputeInstanceRemainingCapacity", |c, o, a| c.gi(o)?.compute_instance_remaining_capacity(a.u("profileId")).map(j)),
+    e!("nvmlGpuInstanceGetComputeInstancePossiblePlacements", |c, o, a| c.gi(o)?.compute_instance_possible_placements(a.u("profileId")).map(j)),
+    e!("nvmlGpuInstanceGetComputeInstances", |c, o, a| c.gi(o)?.compute_instances(a.u("profileId"))?.iter().map(citok).collect::<Result<Vec<_>, _>>().map(J::Array)),
+    e!("nvmlGpuInstanceGetComputeInstanceById", |c, o, a| citok(&c.gi(o)?.compute_instance_by_id(a.u("id"))?)),
+    e!("nvmlComputeInstanceGetInfo_v2", newest, |c, o, a| c.ci(o)?.info().map(|v| with(j(&v), &[("device", c.raw_dev(v.device)), ("gpuInstance", json!(if v.gpu_instance.is_null() { None } else { Some("handle") }))]))),
+    e!("nvmlGpuInstanceGetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.vgpu_heterogeneous_mode().map(|v| j(v.mode))),
+    e!("nvmlGpuInstanceGetVgpuSchedulerState_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_state(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerLog_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_log(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlGpuInstanceGetCreatableVgpus", |c, o, a| c.gi(o)?.creatable_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
+    e!("nvmlGpuInstanceGetActiveVgpus", |c, o, a| c.gi(o)?.active_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
+
+    // vGPU on the physical GPU.
+    e!("nvmlDeviceGetVgpuCapabilities", |c, o, a| c.dev(o)?.vgpu_capabilities(DeviceVgpuCapability(a.u("capability"))).map(j)),
+    e!("nvmlDeviceGetSupportedVgpus", |c, o, a| c.dev(o)?.supported_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
+    e!("nvmlDeviceGetCreatableVgpus", |c, o, a| c.dev(o)?.creatable_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
+    e!("nvmlDeviceGetActiveVgpus", |c, o, a| c.dev(o)?.active_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
+    e!("nvmlDeviceGetVgpuSchedulerState", |c, o, a| c.dev(o)?.vgpu_scheduler_state().map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerLog", |c, o, a| c.dev(o)?.vgpu_scheduler_log().map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerCapabilities", |c, o, a| c.dev(o)?.vgpu_scheduler_capabilities().map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_state_v2(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerLog_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_log_v2(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
+    e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
+    // pynvml returns the samples without their value type.
+    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|(_, v)| j(v))),
+    e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetVgpuInstancesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_instances_utilization_info(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetVgpuProcessesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_processes_utilization_info(a.u64("since")).map(j)),
+    e!("nvmlVgpuTypeGetMaxInstances", |c, o, a| c.dev(o)?.vgpu_type_get_max_instances(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
+    e!("nvmlDeviceGetVgpuTypeSupportedPlacements", |c, o, a| c.dev(o)?.vgpu_type_supported_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type")), 0).map(j)),
+    e!("nvmlDeviceGetVgpuTypeCreatablePlacements", |c, o, a| c.dev(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type")), 0).map(j)),
+
+    // vGPU types.
+    e!("nvmlVgpuTypeGetClass", |c, o, a| c.vtype(o).class().map(j)),
+    e!("nvmlVgpuTypeGetName", |c, o, a| c.vtype(o).name().map(j)),
+    e!("nvmlVgpuTypeGetGpuInstanceProfileId", |c, o, a| c.vtype(o).gpu_instance_profile_id().map(j)),
+    e!("nvmlVgpuTypeGetDeviceID", |c, o, a| c.vtype(o).device_id().map(|(x, y)| json!([x, y]))),
+    e!("nvmlVgpuTypeGetFramebufferSize", |c, o, a| c.vtype(o).framebuffer_size().map(j)),
+    e!("nvmlVgpuTypeGetNumDisplayHeads", |c, o, a| c.vtype(o).num_display_heads().map(j)),
+    e!("nvmlVgpuTypeGetResolution", |c, o, a| c.vtype(o).resolution(a.u("display")).map(|(x, y)| json!([x, y]))),
+    e!("nvmlVgpuTypeGetLicense", |c, o, a| c.vtype(o).license().map(j)),
+    e!("nvmlVgpuTypeGetFrameRateLimit", |c, o, a| c.vtype(o).frame_rate_limit().map(j)),
+    e!("nvmlVgpuTypeGetGspHeapSize", |c, o, a| c.vtype(o).gsp_heap_size().map(j)),
+    e!("nvmlVgpuTypeGetFbReservation", |c, o, a| c.vtype(o).fb_reservation().map(j)),
+    e!("nvmlVgpuTypeGetMaxInstancesPerVm", |c, o, a| c.vtype(o).max_instances_per_vm().map(j)),
+    e!("nvmlVgpuTypeGetBAR1Info", |c, o, a| c.vtype(o).bar1_info().map(j)),
+    // pynvml returns the record's `maxInstancePerGI`.
+    e!("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", |c, o, a| c.nvml.vgpu_type_max_instances_per_gpu_instance(&VgpuTypeMaxInstanceV1 { vgpu_type_id: seg(o, "vgpu-type"), ..Default::default() }).map(|v| j(v.max_instance_per_gi))),
+    e!("nvmlVgpuTypeGetCapabilities", |c, o, a| c.vtype(o).capabilities(VgpuCapability(a.u("capability"))).map(j)),
+
+    // vGPU instances.
+    e!("nvmlVgpuInstanceGetUUID", |c, o, a| c.vgpu(o).uuid().map(j)),
+    e!("nvmlVgpuInstanceGetMdevUUID", |c, o, a| c.vgpu(o).mdev_uuid().map(j)),
+    e!("nvmlVgpuInstanceGetVmID", |c, o, a| c.vgpu(o).vm_id().map(|(s, t)| json!([s, t.0]))),
+    e!("nvmlVgpuInstanceGetVmDriverVersion", |c, o, a| c.vgpu(o).vm_driver_version().map(j)),
+    e!("nvmlVgpuInstanceGetFbUsage", |c, o, a| c.vgpu(o).fb_usage().map(j)),
+    e!("nvmlVgpuInstanceGetLicenseStatus", |c, o, a| c.vgpu(o).license_status().map(j)),
+    e!("nvmlVgpuInstanceGetLicenseInfo_v2", newest, |c, o, a| c.vgpu(o).license_info().map(j)),
+    e!("nvmlVgpuInstanceGetType", |c, o, a| c.vgpu(o).r#type().map(|t| j(t.as_raw()))),
+    e!("nvmlVgpuInstanceGetFrameRateLimit", |c, o, a| c.vgpu(o).frame_rate_limit().map(j)),
+    e!("nvmlVgpuInstanceGetEccMode", |c, o, a| c.vgpu(o).ecc_mode().map(|v| j(v.0))),
+    e!("nvmlVgpuInstanceGetEncoderCapacity", |c, o, a| c.vgpu(o).encoder_capacity().map(j)),
+    e!("nvmlVgpuInstanceGetEncoderStats", |c, o, a| c.vgpu(o).encoder_stats().map(|(x, y)| json!([x, y]))),
+    e!("nvmlVgpuInstanceGetEncoderSessions", |c, o, a| c.vgpu(o).encoder_sessions().map(j)),
+    e!("nvmlVgpuInstanceGetFBCStats", |c, o, a| c.vgpu(o).fbc_stats().map(j)),
+    e!("nvmlVgpuInstanceGetFBCSessions", |c, o, a| c.vgpu(o).fbc_sessions().map(j)),
+    e!("nvmlVgpuInstanceGetGpuInstanceId", |c, o, a| c.vgpu(o).gpu_instance_id().map(j)),
+    e!("nvmlVgpuInstanceGetGpuPciId", |c, o, a| c.vgpu(o).gpu_pci_id().map(j)),
+    e!("nvmlVgpuInstanceGetPlacementId", |c, o, a| c.vgpu(o).placement_id().map(|v| j(v.placement_id))),
+    e!("nvmlVgpuInstanceGetRuntimeStateSize", |c, o, a| c.vgpu(o).runtime_state_size().map(j)),
+    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| j(v.record()))),
+    e!("nvmlVgpuInstanceGetAccountingMode", |c, o, a| c.vgpu(o).accounting_mode().map(|v| j(v.0))),
+    e!("nvmlVgpuInstanceGetAccountingPids", |c, o, a| c.vgpu(o).accounting_pids().map(j)),
+    e!("nvmlVgpuInstanceGetAccountingStats", |c, o, a| c.vgpu(o).accounting_stats(a.u("pid")).map(j)),
+
+    // Events.
+    e!("nvmlEventSetCreate", |c, o, a| c.nvml.event_set_create().map(|s| { c.events.borrow_mut().insert(o.to_string(), s.into_owned()); json!("handle") })),
+    e!("nvmlDeviceRegisterEvents", |c, o, a| c.with_event_set(a.s("set"), |s| c.dev(o)?.register_events(EventTypes::from_bits_retain(a.u64("types")), s)).map(|_| J::Null)),
+    e!("nvmlEventSetWait_v2", newest, |c, o, a| c.with_event_set(o, |s| s.wait(a.u("timeout"))).map(|v| with(j(&v), &[("device", c.raw_dev(v.device))]))),
+    e!("nvmlEventSetFree", |c, o, a| { let s = c.events.borrow_mut().remove(o).expect("created"); s.free().map(|_| J::Null) }),
+    e!("nvmlSystemEventSetCreate", |c, o, a| c.nvml.system_event_set_create().map(|s| { c.sysevents.borrow_mut().insert(o.to_string(), s.into_owned()); json!("handle") })),
+    e!("nvmlSystemRegisterEvents", |c, o, a| c.sysevents.borrow().get(o).expect("created").register(SystemEventTypes::from_bits_retain(a.u64("types"))).map(|_| J::Null)),
+    e!("nvmlSystemEventSetWait", |c, o, a| c.sysevents.borrow().get(o).expect("created").wait(a.u("timeout"), a.u("max")).map(j)),
+    e!("nvmlSystemEventSetFree", |c, o, a| { let s = c.sysevents.borrow_mut().remove(o).expect("created"); s.free().map(|_| J::Null) }),
+
+    // Getters that take a request.
+    e!("nvmlDeviceGetMemoryLimits_v1", |c, o, a| c.dev(o)?.memory_limits(a.s("namespace")).map(j)),
+    e!("nvmlDeviceReadPRMCounters_v1", |c, o, a| {
+        let req: Vec<PRMCounterV1> = a.list("counters").into_iter()
+            .map(|id| PRMCounterV1 { counter_id: id, in_data: PRMCounterInputV1 { local_port: a.u("port") }, ..Default::default() }).collect();
+        c.dev(o)?.read_prm_counters(&req).map(|v| J::Array(v.iter().map(|x| { let cv = &x.counter_value; json!({"counterId": x.counter_id,
+            "status": cv.status.0, "outputType": cv.output_type.0, "outputValue": if cv.status == Return::SUCCESS { val(cv.output_type, &cv.output_value) } else { J::Null }}) }).collect()))
+    }),
+    // The method takes no input: it sends an empty request (dataSize 0), as pynvml does here.
+    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm_v1().map(j)),
+    e!("nvmlSystemGetCPER_v1", |c, o, a| {
+        let mut cursor = CperCursor::new(a.u("mask"), None);
+        let mut out = Vec::new();
+        while let Some(rec) = c.nvml.cper_next(&mut cursor)? {
+            out.push(rec);
+            if out.len() == 64 { break; }
+        }
+        Ok(j(out))
+    }),
+
+    // Operational events of an event set.
+    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events_v1(&GpuOperationalEventConfigV1 {
+        uuid: a.s("uuid").to_string(), min_log_level: a.u("minLogLevel"), min_severity: a.u("minSeverity") })).map(|_| J::Null)),
+    e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_v3(&EventSetWaitV3 { timeout_ms: a.u("timeout"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetGetContextCount_v1", |c, o, a| c.with_event_set(o, |s| s.context_count_v1()).map(j)),
+    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info_v1(&EventSetGetContextInfoV1 { index: a.u("index"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1", |c, o, a| c.with_event_set(o, |s| s.gpu_operational_event_context_legacy_xid_v1(
+        &EventSetGetGpuOperationalEventContextLegacyXidV1 { index: a.u("index"), ..Default::default() })).map(j)),
+
+    // Setters and other calls that change state (each compared by its answer; the getters
+    // that read back what they changed are compared after them).
+    e!("nvmlSystemSetConfComputeGpusReadyState", |c, o, a| c.nvml.set_conf_compute_gpus_ready_state(a.u("state")).map(|_| J::Null)),
+    e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&ConfComputeSetKeyRotationThresholdInfoV1 {
+        max_attacker_advantage: a.u64("maxAttackerAdvantage"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlSystemSetNvlinkBwMode", |c, o, a| c.nvml.set_nvlink_bw_mode(a.u("mode")).map(|_| J::Null)),
+    e!("nvmlDeviceSetPersistenceMode", |c, o, a| c.dev(o)?.set_persistence_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetComputeMode", |c, o, a| c.dev(o)?.set_compute_mode(ComputeMode(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetEccMode", |c, o, a| c.dev(o)?.set_ecc_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceClearEccErrorCounts", |c, o, a| c.dev(o)?.clear_ecc_error_counts(EccCounterType(a.u("counter"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.set_auto_boosted_clocks_enabled(EnableState(a.u("enabled"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetDefaultAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.set_default_auto_boosted_clocks_enabled(EnableState(a.u("enabled")), a.u("flags")).map(|_| J::Null)),
+    e!("nvmlDeviceSetGpuLockedClocks", |c, o, a| c.dev(o)?.set_gpu_locked_clocks(a.u("min"), a.u("max")).map(|_| J::Null)),
+    e!("nvmlDeviceResetGpuLockedClocks", |c, o, a| c.dev(o)?.reset_gpu_locked_clocks().map(|_| J::Null)),
+    e!("nvmlDeviceSetMemoryLockedClocks", |c, o, a| c.dev(o)?.set_memory_locked_clocks(a.u("min"), a.u("max")).map(|_| J::Null)),
+    e!("nvmlDeviceResetMemoryLockedClocks", |c, o, a| c.dev(o)?.reset_memory_locked_clocks().map(|_| J::Null)),
+    e!("nvmlDeviceSetApplicationsClocks", |c, o, a| c.dev(o)?.set_applications_clocks(a.u("memory"), a.u("graphics")).map(|_| J::Null)),
+    e!("nvmlDeviceResetApplicationsClocks", |c, o, a| c.dev(o)?.reset_applications_clocks().map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerManagementLimit", |c, o, a| c.dev(o)?.set_power_management_limit(a.u("limit")).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_v2(&PowerValueV2 {
+        version: PowerValueV2::VERSION, power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetGpuOperationMode", |c, o, a| c.dev(o)?.set_gpu_operation_mode(GpuOperationMode(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetAccountingMode", |c, o, a| c.dev(o)?.set_accounting_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceClearAccountingPids", |c, o, a| c.dev(o)?.clear_accounting_pids().map(|_| J::Null)),
+    e!("nvmlDeviceSetAPIRestriction", |c, o, a| c.dev(o)?.set_api_restriction(RestrictedAPI(a.u("api")), EnableState(a.u("restricted"))).map(|_| J::Null)),
+    // The method has no parameter for the temperature to set (`temp` is read as an output).
+    e!("nvmlDeviceSetTemperatureThreshold", |c, o, a| c.dev(o)?.set_temperature_threshold(TemperatureThresholds(a.u("threshold"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetDefaultFanSpeed_v2", |c, o, a| c.dev(o)?.set_default_fan_speed_v2(a.u("fan")).map(|_| J::Null)),
+    e!("nvmlDeviceSetFanControlPolicy", |c, o, a| c.dev(o)?.set_fan_control_policy(a.u("fan"), a.u("policy")).map(|_| J::Null)),
+    e!("nvmlDeviceSetFanSpeed_v2", |c, o, a| c.dev(o)?.set_fan_speed_v2(a.u("fan"), a.u("speed")).map(|_| J::Null)),
+    e!("nvmlDeviceSetCpuAffinity", |c, o, a| c.dev(o)?.set_cpu_affinity().map(|_| J::Null)),
+    e!("nvmlDeviceClearCpuAffinity", |c, o, a| c.dev(o)?.clear_cpu_affinity().map(|_| J::Null)),
+    e!("nvmlDeviceSetGpcClkVfOffset", |c, o, a| c.dev(o)?.set_gpc_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
+    e!("nvmlDeviceSetMemClkVfOffset", |c, o, a| c.dev(o)?.set_mem_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
+    e!("nvmlDeviceSetVirtualizationMode", |c, o, a| c.dev(o)?.set_virtualization_mode(GpuVirtualizationMode(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuCapabilities", |c, o, a| c.dev(o)?.set_vgpu_capabilities(DeviceVgpuCapability(a.u("capability")), EnableState(a.u("state"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousModeV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
+    e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nv_link_device_low_power_threshold(&NvLinkPowerThres { low_pwr_threshold: a.u("threshold") }).map(|_| J::Null)),
+    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
+    e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode_v1(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname_v1(&HostnameV1 { value: a.s("hostname").to_string() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfoV1 { encryption_state: EnableState(a.u("mode")), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetMemoryLimits_v1", |c, o, a| c.dev(o)?.set_memory_limits(a.s("namespace"), &MemoryLimits { soft_limit: a.u64("soft"), hard_limit: a.u64("hard"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nv_link_error_counters(a.u("link")).map(|_| J::Null)),
+    e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nv_link_utilization_counter(a.u("link"), a.u("counter"), EnableState(a.u("freeze"))).map(|_| J::Null)),
+    e!("nvmlDeviceResetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.reset_nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nv_link_utilization_control(a.u("link"), a.u("counter"),
+        &NvLinkUtilizationControl { units: NvLinkUtilizationCountUnits(a.u("units")), pktfilter: NvLinkUtilizationCountPktTypes(a.u("pktfilter")) }, a.u("reset")).map(|_| J::Null)),
+    e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: id, ..Default::default() }).collect::<Vec<_>>())
+        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id, "scopeId": f.scope_id, "valueType": f.value_type.0,
+                                                   "nvmlReturn": f.nvml_return.0, "value": val(f.value_type, &f.value)})).collect()))),
+    e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v.0))),
+    e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, EnableState(a.u("state"))).map(|_| J::Null)),
+    e!("nvmlDeviceDiscoverGpus", |c, o, a| c.nvml.device_discover_gpus(&c.dev(o)?.pci_info()?).map(|_| J::Null)),
+    e!("nvmlDeviceSetMigMode", |c, o, a| c.dev(o)?.set_mig_mode(a.u("mode")).map(|v| j(v.0))),
+    e!("nvmlDeviceCreateGpuInstance", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance(a.u("profileId"))?)),
+    e!("nvmlGpuInstanceCreateComputeInstance", |c, o, a| citok(&c.gi(o)?.create_compute_instance(a.u("profileId"))?)),
+    e!("nvmlComputeInstanceDestroy", |c, o, a| c.ci(o)?.destroy().map(|_| J::Null)),
+    e!("nvmlGpuInstanceDestroy", |c, o, a| c.gi(o)?.destroy().map(|_| J::Null)),
+    e!("nvmlDeviceSetClockOffsets", |c, o, a| c.dev(o)?.set_clock_offsets(&ClockOffsetV1 { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")),
+        clock_offset_m_hz: a.get_i32("offset"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode_v1(&DevicePowerMizerModesV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetDriverModel", |c, o, a| c.dev(o)?.set_driver_model(DriverModel(a.u("model")), a.u("flags")).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&VgpuSchedulerSetState { scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceVgpuForceGspUnload", |c, o, a| c.dev(o)?.vgpu_force_gsp_unload().map(|_| J::Null)),
+    e!("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_set_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
+    e!("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_clear_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
+    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles_v1(&WorkloadPowerProfileUpdateProfilesV1 {
+        operation: PowerProfileOperation(a.u("operation")), update_profiles_mask: mask255(a.u("mask0")) }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&PowerSmoothingProfileV1 {
+        version: PowerSmoothingProfileV1::VERSION, profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingUpdatePresetProfileParam", |c, o, a| c.dev(o)?.power_smoothing_update_preset_profile_param(&PowerSmoothingProfileV1 {
+        version: PowerSmoothingProfileV1::VERSION, profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&PowerSmoothingStateV1 {
+        version: PowerSmoothingStateV1::VERSION, state: EnableState(a.u("state")) }).map(|_| J::Null)),
+    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings_v1(&RusdSettingsV1 { version: RusdSettingsV1::VERSION, poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwModeV1 { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8, ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async_v1(&NvlinkSetBwModeAsyncV1 { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
+    e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&VgpuVersion { min_version: a.u("min"), max_version: a.u("max") }).map(|_| J::Null)),
+    e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
+    e!("nvmlVgpuInstanceSetEncoderCapacity", |c, o, a| c.vgpu(o).set_encoder_capacity(a.u("capacity")).map(|_| J::Null)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", |c, o, a| c.gi(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
+    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousModeV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&VgpuSchedulerStateV1 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &GpuInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
+    e!("nvmlGpuInstanceCreateComputeInstanceWithPlacement", |c, o, a| citok(&c.gi(o)?.create_compute_instance_with_placement(a.u("profileId"), &ComputeInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
+    e!("nvmlEventSetGetContextData_v1", |c, o, a| c.with_event_set(o, |s| s.context_data_v1(a.u("index"))).map(j)),
+    e!("nvmlDeviceGetNvLinkTelemetrySamples_v1", |c, o, a| c.dev(o)?.nvlink_telemetry_samples(&[NvlinkTelemetryRequest { link_id: a.u("link"), sample_type: NvlinkTelemetrySampleType(a.u("type")) }])
+        .map(|v| J::Array(v.iter().map(|t| json!({"linkId": t.request.link_id, "sampleType": t.request.sample_type.0,
+            "nvmlReturn": t.samples.as_ref().err().map_or(0, |e| e.code()), "samples": t.samples.as_ref().ok()})).collect()))),
+];
+
+/// A `nvmlMask255_t` with its first word set.
+fn mask255(word0: u32) -> Mask255 {
+    let mut mask = vec![0; 8];
+    mask[0] = word0;
+    Mask255 { mask }
+}
+
+fn requested_profiles(word0: u32) -> WorkloadPowerProfileRequestedProfilesV1 {
+    WorkloadPowerProfileRequestedProfilesV1 {
+        version: WorkloadPowerProfileRequestedProfilesV1::VERSION,
+        requested_profiles_mask: mask255(word0),
+    }
+}
+
+/// An `nvmlUUID_v1_t` holding `uuid` in ASCII form (`type` NVML_UUID_TYPE_ASCII).
+fn uuid_v1(uuid: &str, kind: u32) -> UUIDV1 {
+    let mut v = UUIDV1 { version: UUIDV1::VERSION, r#type: kind, ..Default::default() };
+    let mut s = [0 as core::ffi::c_char; 41];
+    for (d, b) in s.iter_mut().zip(uuid.bytes().take(40)) {
+        *d = b as core::ffi::c_char;
+    }
+    v.value.str = s;
+    v
+}
