@@ -68,11 +68,6 @@ use serde_json::{json, Value as J};
 /// decides). A listed function that no longer mismatches in any profile fails the test.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     (
-        "nvmlDeviceGetRetiredPages_v2",
-        "nvmlkit: `timestamps` is a buffer of pageCount entries like `addresses` (header), the method \
-         reads one u64 (issue 11, defect 1); shows on t4, the profile with retired-page support",
-    ),
-    (
         "nvmlDeviceGetProcessesUtilizationInfo",
         "mock: answers SUCCESS with no samples to the size query (procUtilArray NULL); the header says \
          INSUFFICIENT_SIZE for a NULL array and NOT_FOUND when there are no samples, and pynvml, which \

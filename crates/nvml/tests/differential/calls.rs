@@ -356,10 +356,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetCurrentClocksEventReasons", |c, o, a| c.dev(o)?.current_clocks_event_reasons().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetCurrentClocksThrottleReasons", |c, o, a| c.dev(o)?.current_clocks_throttle_reasons().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetDynamicPstatesInfo", |c, o, a| c.dev(o)?.dynamic_pstates_info().map(j)),
-    // pynvml passes room for NVML_MAX_GPU_PERF_PSTATES entries and drops NVML_PSTATE_UNKNOWN
-    // ones; the method takes the number of entries.
-    e!("nvmlDeviceGetSupportedPerformanceStates", |c, o, a| c.dev(o)?.supported_performance_states(16)
-        .map(|v| json!(v.into_iter().filter(|p| *p != Pstates::UNKNOWN).map(|p| p.0).collect::<Vec<_>>()))),
+    // Both pass room for NVML_MAX_GPU_PERF_PSTATES entries and drop NVML_PSTATE_UNKNOWN ones.
+    e!("nvmlDeviceGetSupportedPerformanceStates", |c, o, a| c.dev(o)?.supported_performance_states().map(|v| json!(v.into_iter().map(|p| p.0).collect::<Vec<_>>()))),
     e!("nvmlDeviceGetPerformanceState", |c, o, a| c.dev(o)?.performance_state().map(|v| j(v.0))),
     e!("nvmlDeviceGetPowerState", |c, o, a| c.dev(o)?.power_state().map(|v| j(v.0))),
 
@@ -472,7 +470,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetOfaUtilization", |c, o, a| c.dev(o)?.ofa_utilization().map(|(x, y)| json!([x, y]))),
     e!("nvmlDeviceGetEncoderCapacity", |c, o, a| c.dev(o)?.encoder_capacity(EncoderType(a.u("query"))).map(j)),
     // The header's three out-parameters: sessionCount, averageFps, averageLatency.
-    e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|(x, y)| json!([x, y]))),
+    e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|(x, y, z)| json!([x, y, z]))),
     e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codecType", lk!(EncoderType))]))),
     e!("nvmlDeviceGetFBCStats", |c, o, a| c.dev(o)?.fbc_stats().map(j)),
     e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("sessionType", lk!(FBCSessionType))]))),
@@ -599,7 +597,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuInstanceGetFrameRateLimit", |c, o, a| c.vgpu(o).frame_rate_limit().map(j)),
     e!("nvmlVgpuInstanceGetEccMode", |c, o, a| c.vgpu(o).ecc_mode().map(|v| j(v.0))),
     e!("nvmlVgpuInstanceGetEncoderCapacity", |c, o, a| c.vgpu(o).encoder_capacity().map(j)),
-    e!("nvmlVgpuInstanceGetEncoderStats", |c, o, a| c.vgpu(o).encoder_stats().map(|(x, y)| json!([x, y]))),
+    e!("nvmlVgpuInstanceGetEncoderStats", |c, o, a| c.vgpu(o).encoder_stats().map(|(x, y, z)| json!([x, y, z]))),
     e!("nvmlVgpuInstanceGetEncoderSessions", |c, o, a| c.vgpu(o).encoder_sessions().map(j)),
     e!("nvmlVgpuInstanceGetFBCStats", |c, o, a| c.vgpu(o).fbc_stats().map(j)),
     e!("nvmlVgpuInstanceGetFBCSessions", |c, o, a| c.vgpu(o).fbc_sessions().map(j)),
