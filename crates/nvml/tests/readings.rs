@@ -5,9 +5,10 @@
 //! overwrites memory crashes the child and fails the test, instead of corrupting the others.
 //!
 //! One test per defect the readings had: parallel arrays that share a count, scalars that look
-//! like a count and an array, a retry that reused a capacity the library had overwritten,
-//! counts no list has, a length in bytes, counts whose NULL probe the header refuses, bits
-//! spelled under another prefix, and handles whose objects are freed or destroyed.
+//! like a count and an array, a value to set read as one to get, a retry that reused a
+//! capacity the library had overwritten, counts no list has, a length in bytes, counts whose
+//! NULL probe the header refuses, bits spelled under another prefix, and handles whose objects
+//! are freed or destroyed.
 
 mod common;
 
@@ -208,6 +209,16 @@ nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gi) {
     return NVML_SUCCESS;
 }
 
+/* "temp: Reference which hold the value to be set": an input behind a pointer. */
+static int threshold = -1;
+nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t d, nvmlTemperatureThresholds_t t, int *temp) {
+    DEVICE(d);
+    if (!temp || t != NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR) return NVML_ERROR_INVALID_ARGUMENT;
+    threshold = *temp;
+    return NVML_SUCCESS;
+}
+unsigned int stub_threshold(void) { return (unsigned int)threshold; }
+
 unsigned int stub_event_set_frees(void) { return event_set_frees; }
 unsigned int stub_gpm_sample_frees(void) { return gpm_sample_frees; }
 unsigned int stub_system_event_set_frees(void) { return system_event_set_frees; }
@@ -244,6 +255,15 @@ fn supported_performance_states_size_the_array_in_bytes() {
     let d = nvml.device_by_index(0).unwrap();
     let states = d.supported_performance_states().expect("the states");
     assert_eq!(states, [Pstates(sys::NVML_PSTATE_0), Pstates(sys::NVML_PSTATE_2), Pstates(sys::NVML_PSTATE_8)], "unused entries dropped");
+}
+
+#[test]
+fn a_value_to_set_is_sent() {
+    let Some(nvml) = library("a_value_to_set_is_sent") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let acoustic = TemperatureThresholds(sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR);
+    assert_eq!(d.set_temperature_threshold(acoustic, 83), Ok(()));
+    assert_eq!(counter(nvml.lib(), "stub_threshold"), 83, "the library received the value to set");
 }
 
 #[test]

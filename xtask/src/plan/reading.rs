@@ -431,8 +431,16 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
         None => {}
     }
     let text = doc.map(|d| d.text.to_ascii_lowercase()).unwrap_or_default();
-    if record.is_some() && (text.contains("(input)") || text.contains("input") && text.contains("output")) {
-        return (Direction::InOut, Basis::Doc("describes inputs and outputs".into()));
+    // A getter's record the description says holds input (with or without output) is read and
+    // written.
+    if record.is_some() && !setter(b, f) && text.contains("input") {
+        return (Direction::InOut, Basis::Doc("describes input it holds".into()));
+    }
+    // A single value described as the one to set is an input.
+    if record.is_none() {
+        if let Some(cue) = ["value to be set", "to be set", "value to set"].into_iter().find(|c| text.contains(c)) {
+            return (Direction::In, Basis::Doc(format!("\"{cue}\"")));
+        }
     }
     if let Some(fields) = record {
         if setter(b, f) {

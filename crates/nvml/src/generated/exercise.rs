@@ -1444,7 +1444,7 @@ pub fn call_all(
         "Device::read_write_prm_v1",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.read_write_prm_v1().map(|_| ()))
+            Some(s.read_write_prm_v1(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1831,7 +1831,11 @@ pub fn call_all(
         "Device::set_temperature_threshold",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_temperature_threshold(Default::default()).map(|_| ()))
+            Some(
+                s
+                    .set_temperature_threshold(Default::default(), Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((

@@ -6749,9 +6749,9 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`               if this feature is not supported by the device
     ///
     /// Calls `nvmlDeviceReadWritePRM_v1`.
-    pub fn read_write_prm_v1(&self) -> Result<PRMTLVV1, Error> {
+    pub fn read_write_prm_v1(&self, buffer: &PRMTLVV1) -> Result<PRMTLVV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadWritePRM_v1()?;
-        let mut c_buffer: sys::nvmlPRMTLV_v1_t = Default::default();
+        let mut c_buffer = (*buffer).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_buffer)))?;
         Ok(PRMTLVV1::from(&c_buffer))
     }
@@ -8282,11 +8282,12 @@ impl<'n> Device<'n> {
     pub fn set_temperature_threshold(
         &self,
         threshold_type: TemperatureThresholds,
-    ) -> Result<i32, Error> {
+        temp: i32,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetTemperatureThreshold()?;
-        let mut c_temp: i32 = Default::default();
+        let mut c_temp = temp;
         ffi::check(call!(sym(self.raw, threshold_type.0, & mut c_temp)))?;
-        Ok(c_temp)
+        Ok(())
     }
     /// Set the desirable vGPU capability of a device
     ///

@@ -629,7 +629,7 @@ pub static TABLE: &[Entry] = &[
             "status": cv.status.0, "outputType": cv.output_type.0, "outputValue": if cv.status == Return::SUCCESS { val(cv.output_type, &cv.output_value) } else { J::Null }}) }).collect()))
     }),
     // The method takes no input: it sends an empty request (dataSize 0), as pynvml does here.
-    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm_v1().map(j)),
+    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm_v1(&PRMTLVV1 { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
     e!("nvmlSystemGetCPER_v1", |c, o, a| {
         let mut cursor = CperCursor::new(a.u("mask"), None);
         let mut out = Vec::new();
@@ -675,7 +675,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceClearAccountingPids", |c, o, a| c.dev(o)?.clear_accounting_pids().map(|_| J::Null)),
     e!("nvmlDeviceSetAPIRestriction", |c, o, a| c.dev(o)?.set_api_restriction(RestrictedAPI(a.u("api")), EnableState(a.u("restricted"))).map(|_| J::Null)),
     // The method has no parameter for the temperature to set (`temp` is read as an output).
-    e!("nvmlDeviceSetTemperatureThreshold", |c, o, a| c.dev(o)?.set_temperature_threshold(TemperatureThresholds(a.u("threshold"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetTemperatureThreshold", |c, o, a| c.dev(o)?.set_temperature_threshold(TemperatureThresholds(a.u("threshold")), a.get_i32("temp")).map(|_| J::Null)),
     e!("nvmlDeviceSetDefaultFanSpeed_v2", |c, o, a| c.dev(o)?.set_default_fan_speed_v2(a.u("fan")).map(|_| J::Null)),
     e!("nvmlDeviceSetFanControlPolicy", |c, o, a| c.dev(o)?.set_fan_control_policy(a.u("fan"), a.u("policy")).map(|_| J::Null)),
     e!("nvmlDeviceSetFanSpeed_v2", |c, o, a| c.dev(o)?.set_fan_speed_v2(a.u("fan"), a.u("speed")).map(|_| J::Null)),
