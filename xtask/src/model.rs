@@ -11,6 +11,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Model {
     pub header: HeaderInfo,
+    /// The copyright notice the header opens with, if any: its terms ask that software using
+    /// the header carry its disclaimer in the comments of the code, so generated files do.
+    pub notice: Option<String>,
     /// Every function prototype, the legacy (`NVML_NO_UNVERSIONED_FUNC_DEFS`) block included.
     pub functions: BTreeMap<String, Function>,
     /// Structs and unions, named by their tag or, when anonymous, their typedef (nested

@@ -278,3 +278,22 @@ fn field_docs_keep_the_headers_continuation_lines() {
     }
     assert!(checked >= 9, "the header has continuation lines ({checked} found)");
 }
+
+/// The header's terms ask for its disclaimer and notice in the user documentation: each README
+/// quotes them as the header has them (checked against the model's copy of the header's
+/// opening comment), and the generated files carry them.
+#[test]
+fn readmes_quote_the_headers_notice() {
+    let root = project_root();
+    let model = xtask::pipeline::header_model(&root, &Inputs::default()).unwrap();
+    let notice = model.notice.expect("nvml.h opens with NVIDIA's notice");
+    let words = |s: &str| s.split_whitespace().filter(|w| *w != ">").collect::<Vec<_>>().join(" ");
+    let disclaimer = words(&notice[notice.find("NVIDIA MAKES").expect("the disclaimer")..]);
+    for readme in ["README.md", "crates/nvml/README.md", "crates/nvml-sys/README.md"] {
+        let text = words(&std::fs::read_to_string(root.join(readme)).unwrap());
+        assert!(text.contains(&disclaimer), "{readme} does not quote nvml.h's disclaimer and notice as the header has them");
+    }
+    let generated = std::fs::read_to_string(root.join("crates/nvml/src/generated/methods.rs")).unwrap();
+    let comments: String = generated.lines().take_while(|l| l.starts_with("//") || l.is_empty()).map(|l| l.trim_start_matches("//")).collect::<Vec<_>>().join(" ");
+    assert!(words(&comments).contains(&words(&notice)), "the generated files carry the header's notice");
+}

@@ -67,6 +67,16 @@ pub fn macro_doc(source_lines: &[&str], line: u32) -> Option<String> {
     clean(block)
 }
 
+/// The comment a file opens with, cleaned, when it is a copyright notice.
+pub fn leading_notice(source: &str) -> Option<String> {
+    let start = source.trim_start();
+    if !start.starts_with("/*") {
+        return None;
+    }
+    let end = start.find("*/")? + 2;
+    clean(&start[..end]).filter(|t| t.contains("Copyright"))
+}
+
 /// Whether a cleaned comment is only Doxygen grouping (`@}`, `@{`, `@name ...`), which says
 /// nothing about the declaration it sits on.
 pub fn is_grouping(doc: &str) -> bool {

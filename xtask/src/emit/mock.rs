@@ -32,7 +32,7 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
     ];
     for (name, what, tokens) in files {
         let path = dir.join(name);
-        let contents = format_file(&banner(&m.header, what), tokens, &path.display().to_string())?;
+        let contents = format_file(&banner(m, what), tokens, &path.display().to_string())?;
         out.files.push(GeneratedFile { path, contents });
     }
     Ok(())
@@ -42,7 +42,7 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
 pub fn emit_history(b: &Bindings, table: &DriverTable, out: &mut Output) -> Result<()> {
     let path = PathBuf::from(DIR).join("history.rs");
     let what = "The driver branch that introduced each function newer than the oldest published nvml.h.";
-    let contents = format_file(&banner(&b.model.header, what), history(table), &path.display().to_string())?;
+    let contents = format_file(&banner(&b.model, what), history(table), &path.display().to_string())?;
     out.files.push(GeneratedFile { path, contents });
     Ok(())
 }

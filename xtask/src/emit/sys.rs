@@ -34,7 +34,7 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
     ];
     for (name, what, tokens) in files {
         let path = dir.join(name);
-        let contents = format_file(&banner(&m.header, what), tokens, &path.display().to_string())?;
+        let contents = format_file(&banner(m, what), tokens, &path.display().to_string())?;
         out.files.push(GeneratedFile { path, contents });
     }
     Ok(())

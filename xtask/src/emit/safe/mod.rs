@@ -40,7 +40,7 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     ];
     for (name, what, tokens) in files {
         let path = dir.join(name);
-        let contents = format_file(&banner(&b.model.header, what), tokens, &path.display().to_string())?;
+        let contents = format_file(&banner(&b.model, what), tokens, &path.display().to_string())?;
         out.files.push(GeneratedFile { path, contents });
     }
     out.files.push(GeneratedFile { path: dir.join("readings.txt"), contents: super::readings::readings(b, plan) });
