@@ -324,7 +324,7 @@ impl Gen<'_> {
             _ => None,
         });
         // The arrays of an in/out count, filled together by `ffi::fill_counted`.
-        let mut counted: Vec<(proc_macro2::Ident, &Val, &Val, &Option<String>)> = Vec::new();
+        let mut counted: Vec<(proc_macro2::Ident, &Val)> = Vec::new();
         let mut probe = None;
         for (p, hp) in c.params.iter().zip(&head.params) {
             let pn = ident(&snake(&hp.name));
@@ -380,9 +380,10 @@ impl Gen<'_> {
                     part.arg = quote!(count);
                 }
                 (Role::Array { val, unused }, Role::Array { val: hv, .. }) => {
-                    counted.push((local.clone(), val, hv, unused));
+                    counted.push((local.clone(), val));
                     part.arg = quote!(ffi::ptr_or_null(&mut #local));
-                    part.post = Some(quote!(#local));
+                    // `n`: the elements filled, as `fill_counted` answers.
+                    part.post = Some(self.collect(val, hv, unused, quote!(#local.iter().take(n))));
                 }
                 (Role::CappedCount, _) => part.arg = quote!(&mut c_count),
                 (Role::Capped { val, capacity }, Role::Capped { val: hv, .. }) => {
@@ -452,12 +453,12 @@ impl Gen<'_> {
             Some(probe) => {
                 // Every array of the count: allocated with the capacity the helper asks for,
                 // passed to the library, and cut to the count it answered.
-                let locals: Vec<&proc_macro2::Ident> = counted.iter().map(|(l, ..)| l).collect();
-                let allocs = counted.iter().map(|(l, v, _, _)| {
+                let locals: Vec<&proc_macro2::Ident> = counted.iter().map(|(l, _)| l).collect();
+                let allocs = counted.iter().map(|(l, v)| {
                     let (t, init) = (self.raw_ty(v), self.raw_init(v));
                     quote!(let mut #l: Vec<#t> = vec![#init; capacity as usize];)
                 });
-                let sizes = counted.iter().map(|(_, v, _, _)| {
+                let sizes = counted.iter().map(|(_, v)| {
                     let t = self.raw_ty(v);
                     quote!(core::mem::size_of::<#t>())
                 });
@@ -468,13 +469,6 @@ impl Gen<'_> {
                         quote!(ffi::Probe::Capacity(#n))
                     }
                 };
-                for (l, v, hv, unused) in &counted {
-                    let head_val = head_array_val(head, l);
-                    let converted = self.collect_converted(v, hv, head_val.as_ref(), unused, quote!(#l.iter().take(n)));
-                    if let Some(post) = posts.iter_mut().find(|p| p.to_string() == quote!(#l).to_string()) {
-                        *post = converted;
-                    }
-                }
                 quote! {
                     let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
                         #(#allocs)*
@@ -506,23 +500,6 @@ impl Gen<'_> {
             quote!(.filter(|e| **e != sys::#c as _))
         });
         quote!(#it #keep .map(|e| #out).collect::<Vec<_>>())
-    }
-
-    /// [`Self::collect`] for an array of a versioned family's member, converting an older
-    /// record layout into the head's.
-    fn collect_converted(&self, v: &Val, hv: &Val, head: Option<&Val>, unused: &Option<String>, it: TokenStream) -> TokenStream {
-        match (v, head) {
-            (Val::Record(o), Some(Val::Record(n))) if o != n => {
-                let safe = self.safe_of(v, quote!((*e)));
-                let out = self.convert(o, n, safe);
-                let keep = unused.as_ref().map(|c| {
-                    let c = format_ident!("{c}");
-                    quote!(.filter(|e| **e != sys::#c as _))
-                });
-                quote!(#it #keep .map(|e| #out).collect::<Vec<_>>())
-            }
-            _ => self.collect(v, hv, unused, it),
-        }
     }
 
     /// A C input from safe `x`: of `v`'s type, converting from the head's record type `hv`.
@@ -590,12 +567,4 @@ pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
             Some((p.name.as_str(), arg))
         })
         .collect()
-}
-
-/// The value of the head's array whose local is `local` (`c_<name>`).
-fn head_array_val(head: &Call, local: &proc_macro2::Ident) -> Option<Val> {
-    head.params.iter().find_map(|p| match &p.role {
-        Role::Array { val, .. } if *local == format!("c_{}", snake(&p.name)) => Some(val.clone()),
-        _ => None,
-    })
 }
