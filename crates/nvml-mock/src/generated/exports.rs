@@ -4,13 +4,12 @@
 
 use core::ffi::*;
 use nvml_sys::*;
-use super::api::Api;
-use super::super::engine::{entry, plain_entry};
+use super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
     computeInstance: nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlComputeInstanceDestroy",
         |e| e.nvmlComputeInstanceDestroy(computeInstance),
     )
@@ -20,7 +19,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
     computeInstance: nvmlComputeInstance_t,
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlComputeInstanceGetInfo",
         |e| e.nvmlComputeInstanceGetInfo(computeInstance, info),
     )
@@ -30,7 +29,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     computeInstance: nvmlComputeInstance_t,
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlComputeInstanceGetInfo_v2",
         |e| e.nvmlComputeInstanceGetInfo_v2(computeInstance, info),
     )
@@ -39,20 +38,23 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceClearAccountingPids", |e| e.nvmlDeviceClearAccountingPids(device))
+    api_entry(
+        "nvmlDeviceClearAccountingPids",
+        |e| e.nvmlDeviceClearAccountingPids(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceClearCpuAffinity", |e| e.nvmlDeviceClearCpuAffinity(device))
+    api_entry("nvmlDeviceClearCpuAffinity", |e| e.nvmlDeviceClearCpuAffinity(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
     device: nvmlDevice_t,
     counterType: nvmlEccCounterType_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceClearEccErrorCounts",
         |e| e.nvmlDeviceClearEccErrorCounts(device, counterType),
     )
@@ -63,7 +65,7 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     valuesCount: c_int,
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceClearFieldValues",
         |e| e.nvmlDeviceClearFieldValues(device, valuesCount, values),
     )
@@ -74,7 +76,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     profileId: c_uint,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceCreateGpuInstance",
         |e| e.nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance),
     )
@@ -86,7 +88,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
     placement: *const nvmlGpuInstancePlacement_t,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceCreateGpuInstanceWithPlacement",
         |e| {
             e
@@ -103,7 +105,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceDiscoverGpus", |e| e.nvmlDeviceDiscoverGpus(pciInfo))
+    api_entry("nvmlDeviceDiscoverGpus", |e| e.nvmlDeviceDiscoverGpus(pciInfo))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
@@ -112,7 +114,7 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
     counter: c_uint,
     freeze: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceFreezeNvLinkUtilizationCounter",
         |e| e.nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze),
     )
@@ -123,7 +125,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     apiType: nvmlRestrictedAPI_t,
     isRestricted: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAPIRestriction",
         |e| e.nvmlDeviceGetAPIRestriction(device, apiType, isRestricted),
     )
@@ -133,7 +135,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
     device: nvmlDevice_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingBufferSize",
         |e| e.nvmlDeviceGetAccountingBufferSize(device, bufferSize),
     )
@@ -143,7 +145,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAccountingMode", |e| e.nvmlDeviceGetAccountingMode(device, mode))
+    api_entry(
+        "nvmlDeviceGetAccountingMode",
+        |e| e.nvmlDeviceGetAccountingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
@@ -151,7 +156,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
     count: *mut c_uint,
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingPids",
         |e| e.nvmlDeviceGetAccountingPids(device, count, pids),
     )
@@ -162,7 +167,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
     pid: c_uint,
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingStats",
         |e| e.nvmlDeviceGetAccountingStats(device, pid, stats),
     )
@@ -172,7 +177,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
     device: nvmlDevice_t,
     stats: *mut nvmlAccountingStats_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingStats_v2",
         |e| e.nvmlDeviceGetAccountingStats_v2(device, stats),
     )
@@ -183,7 +188,7 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
     vgpuCount: *mut c_uint,
     vgpuInstances: *mut nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetActiveVgpus",
         |e| e.nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances),
     )
@@ -193,7 +198,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
     device: nvmlDevice_t,
     adaptiveClockStatus: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAdaptiveClockInfoStatus",
         |e| e.nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus),
     )
@@ -203,7 +208,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     device: nvmlDevice_t,
     info: *mut nvmlAdaptiveTgpModeInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
         |e| e.nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info),
     )
@@ -213,7 +218,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlDeviceAddressingMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAddressingMode", |e| e.nvmlDeviceGetAddressingMode(device, mode))
+    api_entry(
+        "nvmlDeviceGetAddressingMode",
+        |e| e.nvmlDeviceGetAddressingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
@@ -221,7 +229,7 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetApplicationsClock",
         |e| e.nvmlDeviceGetApplicationsClock(device, clockType, clockMHz),
     )
@@ -231,21 +239,24 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     device: nvmlDevice_t,
     arch: *mut nvmlDeviceArchitecture_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetArchitecture", |e| e.nvmlDeviceGetArchitecture(device, arch))
+    api_entry("nvmlDeviceGetArchitecture", |e| e.nvmlDeviceGetArchitecture(device, arch))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAttributes", |e| e.nvmlDeviceGetAttributes(device, attributes))
+    api_entry(
+        "nvmlDeviceGetAttributes",
+        |e| e.nvmlDeviceGetAttributes(device, attributes),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAttributes_v2",
         |e| e.nvmlDeviceGetAttributes_v2(device, attributes),
     )
@@ -256,7 +267,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
     isEnabled: *mut nvmlEnableState_t,
     defaultIsEnabled: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAutoBoostedClocksEnabled",
         |e| e.nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled),
     )
@@ -266,7 +277,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
     bar1Memory: *mut nvmlBAR1Memory_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBAR1MemoryInfo",
         |e| e.nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory),
     )
@@ -276,7 +287,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
     device: nvmlDevice_t,
     timeData: *mut nvmlBBXTimeData_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBBXTimeData_v1",
         |e| e.nvmlDeviceGetBBXTimeData_v1(device, timeData),
     )
@@ -286,7 +297,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
     device: nvmlDevice_t,
     pBankRemapperStatus: *mut nvmlEccBankRemapperStatus_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBankRemapperStatus_v1",
         |e| e.nvmlDeviceGetBankRemapperStatus_v1(device, pBankRemapperStatus),
     )
@@ -296,7 +307,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
     device: nvmlDevice_t,
     boardId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBoardId", |e| e.nvmlDeviceGetBoardId(device, boardId))
+    api_entry("nvmlDeviceGetBoardId", |e| e.nvmlDeviceGetBoardId(device, boardId))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
@@ -304,7 +315,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
     partNumber: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBoardPartNumber",
         |e| e.nvmlDeviceGetBoardPartNumber(device, partNumber, length),
     )
@@ -314,14 +325,14 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
     device: nvmlDevice_t,
     r#type: *mut nvmlBrandType_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBrand", |e| e.nvmlDeviceGetBrand(device, r#type))
+    api_entry("nvmlDeviceGetBrand", |e| e.nvmlDeviceGetBrand(device, r#type))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
     device: nvmlDevice_t,
     bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBridgeChipInfo",
         |e| e.nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy),
     )
@@ -331,14 +342,14 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     device: nvmlDevice_t,
     r#type: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBusType", |e| e.nvmlDeviceGetBusType(device, r#type))
+    api_entry("nvmlDeviceGetBusType", |e| e.nvmlDeviceGetBusType(device, r#type))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
     device: nvmlDevice_t,
     c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetC2cModeInfoV",
         |e| e.nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo),
     )
@@ -348,14 +359,17 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     device: nvmlDevice_t,
     caps: *mut nvmlDeviceCapabilities_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCapabilities", |e| e.nvmlDeviceGetCapabilities(device, caps))
+    api_entry("nvmlDeviceGetCapabilities", |e| e.nvmlDeviceGetCapabilities(device, caps))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     device: nvmlDevice_t,
     status: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClkMonStatus", |e| e.nvmlDeviceGetClkMonStatus(device, status))
+    api_entry(
+        "nvmlDeviceGetClkMonStatus",
+        |e| e.nvmlDeviceGetClkMonStatus(device, status),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClock(
@@ -364,7 +378,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
     clockId: nvmlClockId_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetClock",
         |e| e.nvmlDeviceGetClock(device, clockType, clockId, clockMHz),
     )
@@ -375,21 +389,24 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
     r#type: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClockInfo", |e| e.nvmlDeviceGetClockInfo(device, r#type, clock))
+    api_entry(
+        "nvmlDeviceGetClockInfo",
+        |e| e.nvmlDeviceGetClockInfo(device, r#type, clock),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClockOffsets", |e| e.nvmlDeviceGetClockOffsets(device, info))
+    api_entry("nvmlDeviceGetClockOffsets", |e| e.nvmlDeviceGetClockOffsets(device, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeInstanceId",
         |e| e.nvmlDeviceGetComputeInstanceId(device, id),
     )
@@ -399,7 +416,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
     device: nvmlDevice_t,
     mode: *mut nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetComputeMode", |e| e.nvmlDeviceGetComputeMode(device, mode))
+    api_entry("nvmlDeviceGetComputeMode", |e| e.nvmlDeviceGetComputeMode(device, mode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
@@ -407,7 +424,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeRunningProcesses",
         |e| e.nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos),
     )
@@ -418,7 +435,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeRunningProcesses_v2",
         |e| e.nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos),
     )
@@ -429,7 +446,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeRunningProcesses_v3",
         |e| e.nvmlDeviceGetComputeRunningProcesses_v3(device, infoCount, infos),
     )
@@ -439,7 +456,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
     device: nvmlDevice_t,
     gpuAtstReport: *mut nvmlConfComputeGpuAttestationReport_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeGpuAttestationReport",
         |e| e.nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport),
     )
@@ -449,7 +466,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
     device: nvmlDevice_t,
     gpuCert: *mut nvmlConfComputeGpuCertificate_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeGpuCertificate",
         |e| e.nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert),
     )
@@ -459,7 +476,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
     device: nvmlDevice_t,
     memInfo: *mut nvmlConfComputeMemSizeInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeMemSizeInfo",
         |e| e.nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo),
     )
@@ -469,7 +486,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeProtectedMemoryUsage",
         |e| e.nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory),
     )
@@ -479,17 +496,20 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     device: nvmlDevice_t,
     coolerInfo: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCoolerInfo", |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo))
+    api_entry(
+        "nvmlDeviceGetCoolerInfo",
+        |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCount", |e| e.nvmlDeviceGetCount(deviceCount))
+    api_entry("nvmlDeviceGetCount", |e| e.nvmlDeviceGetCount(deviceCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCount_v2", |e| e.nvmlDeviceGetCount_v2(deviceCount))
+    api_entry("nvmlDeviceGetCount_v2", |e| e.nvmlDeviceGetCount_v2(deviceCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
@@ -497,7 +517,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
     cpuSetSize: c_uint,
     cpuSet: *mut c_ulong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCpuAffinity",
         |e| e.nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet),
     )
@@ -509,7 +529,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
     cpuSet: *mut c_ulong,
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCpuAffinityWithinScope",
         |e| e.nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope),
     )
@@ -520,7 +540,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
     vgpuCount: *mut c_uint,
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCreatableVgpus",
         |e| e.nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds),
     )
@@ -531,7 +551,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
     major: *mut c_int,
     minor: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCudaComputeCapability",
         |e| e.nvmlDeviceGetCudaComputeCapability(device, major, minor),
     )
@@ -541,7 +561,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
     device: nvmlDevice_t,
     currLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrPcieLinkGeneration",
         |e| e.nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen),
     )
@@ -551,7 +571,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
     device: nvmlDevice_t,
     currLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrPcieLinkWidth",
         |e| e.nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth),
     )
@@ -561,7 +581,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
     device: nvmlDevice_t,
     currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrentClockFreqs",
         |e| e.nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs),
     )
@@ -571,7 +591,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
     device: nvmlDevice_t,
     clocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrentClocksEventReasons",
         |e| e.nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons),
     )
@@ -581,7 +601,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
     device: nvmlDevice_t,
     clocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrentClocksThrottleReasons",
         |e| e.nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons),
     )
@@ -592,7 +612,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDecoderUtilization",
         |e| e.nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs),
     )
@@ -603,7 +623,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDefaultApplicationsClock",
         |e| e.nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz),
     )
@@ -613,7 +633,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
     device: nvmlDevice_t,
     defaultMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDefaultEccMode",
         |e| e.nvmlDeviceGetDefaultEccMode(device, defaultMode),
     )
@@ -625,7 +645,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut nvmlEccErrorCounts_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDetailedEccErrors",
         |e| e.nvmlDeviceGetDetailedEccErrors(device, errorType, counterType, eccCounts),
     )
@@ -635,7 +655,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
     migDevice: nvmlDevice_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
         |e| e.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device),
     )
@@ -645,7 +665,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
     device: nvmlDevice_t,
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDisplayActive",
         |e| e.nvmlDeviceGetDisplayActive(device, isActive),
     )
@@ -655,7 +675,10 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
     device: nvmlDevice_t,
     display: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetDisplayMode", |e| e.nvmlDeviceGetDisplayMode(device, display))
+    api_entry(
+        "nvmlDeviceGetDisplayMode",
+        |e| e.nvmlDeviceGetDisplayMode(device, display),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
@@ -663,7 +686,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
     current: *mut nvmlDramEncryptionInfo_t,
     pending: *mut nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDramEncryptionMode",
         |e| e.nvmlDeviceGetDramEncryptionMode(device, current, pending),
     )
@@ -674,7 +697,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
     current: *mut nvmlDriverModel_t,
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDriverModel",
         |e| e.nvmlDeviceGetDriverModel(device, current, pending),
     )
@@ -685,7 +708,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
     current: *mut nvmlDriverModel_t,
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDriverModel_v2",
         |e| e.nvmlDeviceGetDriverModel_v2(device, current, pending),
     )
@@ -695,7 +718,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
     device: nvmlDevice_t,
     pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDynamicPstatesInfo",
         |e| e.nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo),
     )
@@ -706,7 +729,10 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
     current: *mut nvmlEnableState_t,
     pending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetEccMode", |e| e.nvmlDeviceGetEccMode(device, current, pending))
+    api_entry(
+        "nvmlDeviceGetEccMode",
+        |e| e.nvmlDeviceGetEccMode(device, current, pending),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
@@ -714,7 +740,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
     encoderQueryType: nvmlEncoderType_t,
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderCapacity",
         |e| e.nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity),
     )
@@ -725,7 +751,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
     sessionCount: *mut c_uint,
     sessionInfos: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderSessions",
         |e| e.nvmlDeviceGetEncoderSessions(device, sessionCount, sessionInfos),
     )
@@ -737,7 +763,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     averageFps: *mut c_uint,
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderStats",
         |e| e.nvmlDeviceGetEncoderStats(device, sessionCount, averageFps, averageLatency),
     )
@@ -748,7 +774,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderUtilization",
         |e| e.nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs),
     )
@@ -758,7 +784,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
     device: nvmlDevice_t,
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEnforcedPowerLimit",
         |e| e.nvmlDeviceGetEnforcedPowerLimit(device, limit),
     )
@@ -769,7 +795,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetFBCSessions",
         |e| e.nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo),
     )
@@ -779,7 +805,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     device: nvmlDevice_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFBCStats", |e| e.nvmlDeviceGetFBCStats(device, fbcStats))
+    api_entry("nvmlDeviceGetFBCStats", |e| e.nvmlDeviceGetFBCStats(device, fbcStats))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
@@ -787,7 +813,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
     fan: c_uint,
     policy: *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetFanControlPolicy_v2",
         |e| e.nvmlDeviceGetFanControlPolicy_v2(device, fan, policy),
     )
@@ -797,14 +823,17 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     device: nvmlDevice_t,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeed", |e| e.nvmlDeviceGetFanSpeed(device, speed))
+    api_entry("nvmlDeviceGetFanSpeed", |e| e.nvmlDeviceGetFanSpeed(device, speed))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
     device: nvmlDevice_t,
     fanSpeed: *mut nvmlFanSpeedInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeedRPM", |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed))
+    api_entry(
+        "nvmlDeviceGetFanSpeedRPM",
+        |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
@@ -812,7 +841,10 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     fan: c_uint,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeed_v2", |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed))
+    api_entry(
+        "nvmlDeviceGetFanSpeed_v2",
+        |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
@@ -820,7 +852,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
     valuesCount: c_int,
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetFieldValues",
         |e| e.nvmlDeviceGetFieldValues(device, valuesCount, values),
     )
@@ -831,7 +863,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     minOffset: *mut c_int,
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpcClkMinMaxVfOffset",
         |e| e.nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
@@ -841,7 +873,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
     device: nvmlDevice_t,
     offset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpcClkVfOffset",
         |e| e.nvmlDeviceGetGpcClkVfOffset(device, offset),
     )
@@ -851,7 +883,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuFabricInfo",
         |e| e.nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo),
     )
@@ -861,7 +893,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuFabricInfoV",
         |e| e.nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo),
     )
@@ -871,7 +903,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_v4_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuFabricInfo_v4",
         |e| e.nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo),
     )
@@ -882,7 +914,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
     id: c_uint,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceById",
         |e| e.nvmlDeviceGetGpuInstanceById(device, id, gpuInstance),
     )
@@ -892,7 +924,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetGpuInstanceId", |e| e.nvmlDeviceGetGpuInstanceId(device, id))
+    api_entry("nvmlDeviceGetGpuInstanceId", |e| e.nvmlDeviceGetGpuInstanceId(device, id))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -901,7 +933,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
     placements: *mut nvmlGpuInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements",
         |e| {
             e
@@ -921,7 +953,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     placements: *mut nvmlGpuInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
         |e| {
             e
@@ -940,7 +972,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfo",
         |e| e.nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info),
     )
@@ -951,7 +983,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     profileId: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info),
     )
@@ -962,7 +994,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfoV",
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info),
     )
@@ -973,7 +1005,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     profileId: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceRemainingCapacity",
         |e| e.nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count),
     )
@@ -985,7 +1017,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
     gpuInstances: *mut nvmlGpuInstance_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstances",
         |e| e.nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count),
     )
@@ -995,7 +1027,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     device: nvmlDevice_t,
     maxLinkGenDevice: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuMaxPcieLinkGeneration",
         |e| e.nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice),
     )
@@ -1006,7 +1038,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
     current: *mut nvmlGpuOperationMode_t,
     pending: *mut nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuOperationMode",
         |e| e.nvmlDeviceGetGpuOperationMode(device, current, pending),
     )
@@ -1016,7 +1048,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
     device: nvmlDevice_t,
     uptime: *mut nvmlGpuUptime_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetGpuUptime_v1", |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime))
+    api_entry(
+        "nvmlDeviceGetGpuUptime_v1",
+        |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
@@ -1024,7 +1059,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses",
         |e| e.nvmlDeviceGetGraphicsRunningProcesses(device, infoCount, infos),
     )
@@ -1035,7 +1070,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v2",
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v2(device, infoCount, infos),
     )
@@ -1046,7 +1081,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v3",
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v3(device, infoCount, infos),
     )
@@ -1056,7 +1091,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures",
         |e| e.nvmlDeviceGetGridLicensableFeatures(device, pGridLicensableFeatures),
     )
@@ -1066,7 +1101,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v2",
         |e| e.nvmlDeviceGetGridLicensableFeatures_v2(device, pGridLicensableFeatures),
     )
@@ -1076,7 +1111,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v3",
         |e| e.nvmlDeviceGetGridLicensableFeatures_v3(device, pGridLicensableFeatures),
     )
@@ -1086,7 +1121,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v4",
         |e| e.nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures),
     )
@@ -1097,7 +1132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
     isEnabled: *mut c_uint,
     defaultMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGspFirmwareMode",
         |e| e.nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode),
     )
@@ -1107,7 +1142,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     device: nvmlDevice_t,
     version: *mut c_char,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGspFirmwareVersion",
         |e| e.nvmlDeviceGetGspFirmwareVersion(device, version),
     )
@@ -1117,14 +1152,17 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByIndex", |e| e.nvmlDeviceGetHandleByIndex(index, device))
+    api_entry(
+        "nvmlDeviceGetHandleByIndex",
+        |e| e.nvmlDeviceGetHandleByIndex(index, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleByIndex_v2",
         |e| e.nvmlDeviceGetHandleByIndex_v2(index, device),
     )
@@ -1134,7 +1172,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
     pciBusId: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleByPciBusId",
         |e| e.nvmlDeviceGetHandleByPciBusId(pciBusId, device),
     )
@@ -1144,7 +1182,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
     pciBusId: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleByPciBusId_v2",
         |e| e.nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device),
     )
@@ -1154,7 +1192,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
     serial: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleBySerial",
         |e| e.nvmlDeviceGetHandleBySerial(serial, device),
     )
@@ -1164,21 +1202,24 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     uuid: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByUUID", |e| e.nvmlDeviceGetHandleByUUID(uuid, device))
+    api_entry("nvmlDeviceGetHandleByUUID", |e| e.nvmlDeviceGetHandleByUUID(uuid, device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     uuid: *const nvmlUUID_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByUUIDV", |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device))
+    api_entry(
+        "nvmlDeviceGetHandleByUUIDV",
+        |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
     device: nvmlDevice_t,
     pHostVgpuMode: *mut nvmlHostVgpuMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHostVgpuMode",
         |e| e.nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode),
     )
@@ -1188,21 +1229,24 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHostname_v1", |e| e.nvmlDeviceGetHostname_v1(device, hostname))
+    api_entry(
+        "nvmlDeviceGetHostname_v1",
+        |e| e.nvmlDeviceGetHostname_v1(device, hostname),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetIndex", |e| e.nvmlDeviceGetIndex(device, index))
+    api_entry("nvmlDeviceGetIndex", |e| e.nvmlDeviceGetIndex(device, index))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
     device: nvmlDevice_t,
     checksum: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetInforomConfigurationChecksum",
         |e| e.nvmlDeviceGetInforomConfigurationChecksum(device, checksum),
     )
@@ -1213,7 +1257,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetInforomImageVersion",
         |e| e.nvmlDeviceGetInforomImageVersion(device, version, length),
     )
@@ -1225,7 +1269,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetInforomVersion",
         |e| e.nvmlDeviceGetInforomVersion(device, object, version, length),
     )
@@ -1235,7 +1279,7 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     device: nvmlDevice_t,
     irqNum: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetIrqNum", |e| e.nvmlDeviceGetIrqNum(device, irqNum))
+    api_entry("nvmlDeviceGetIrqNum", |e| e.nvmlDeviceGetIrqNum(device, irqNum))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
@@ -1243,7 +1287,7 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetJpgUtilization",
         |e| e.nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs),
     )
@@ -1254,7 +1298,7 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
     timestamp: *mut c_ulonglong,
     durationUs: *mut c_ulong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetLastBBXFlushTime",
         |e| e.nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs),
     )
@@ -1265,7 +1309,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses",
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses(device, infoCount, infos),
     )
@@ -1276,7 +1320,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v2",
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v2(device, infoCount, infos),
     )
@@ -1287,7 +1331,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v3",
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v3(device, infoCount, infos),
     )
@@ -1297,7 +1341,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
     device: nvmlDevice_t,
     marginTempInfo: *mut nvmlMarginTemperature_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMarginTemperature",
         |e| e.nvmlDeviceGetMarginTemperature(device, marginTempInfo),
     )
@@ -1308,7 +1352,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
     r#type: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxClockInfo",
         |e| e.nvmlDeviceGetMaxClockInfo(device, r#type, clock),
     )
@@ -1319,7 +1363,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxCustomerBoostClock",
         |e| e.nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz),
     )
@@ -1329,7 +1373,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
     device: nvmlDevice_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxMigDeviceCount",
         |e| e.nvmlDeviceGetMaxMigDeviceCount(device, count),
     )
@@ -1339,7 +1383,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
     device: nvmlDevice_t,
     maxLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxPcieLinkGeneration",
         |e| e.nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen),
     )
@@ -1349,7 +1393,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
     device: nvmlDevice_t,
     maxLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxPcieLinkWidth",
         |e| e.nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth),
     )
@@ -1360,7 +1404,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
     minOffset: *mut c_int,
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemClkMinMaxVfOffset",
         |e| e.nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
@@ -1370,7 +1414,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
     device: nvmlDevice_t,
     offset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemClkVfOffset",
         |e| e.nvmlDeviceGetMemClkVfOffset(device, offset),
     )
@@ -1382,7 +1426,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
     nodeSet: *mut c_ulong,
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryAffinity",
         |e| e.nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope),
     )
@@ -1392,7 +1436,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
     device: nvmlDevice_t,
     busWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryBusWidth",
         |e| e.nvmlDeviceGetMemoryBusWidth(device, busWidth),
     )
@@ -1405,7 +1449,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
     locationType: nvmlMemoryLocation_t,
     count: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryErrorCounter",
         |e| {
             e
@@ -1424,21 +1468,24 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetMemoryInfo", |e| e.nvmlDeviceGetMemoryInfo(device, memory))
+    api_entry("nvmlDeviceGetMemoryInfo", |e| e.nvmlDeviceGetMemoryInfo(device, memory))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_v2_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetMemoryInfo_v2", |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory))
+    api_entry(
+        "nvmlDeviceGetMemoryInfo_v2",
+        |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
     device: nvmlDevice_t,
     limits: *mut nvmlGetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryLimits_v1",
         |e| e.nvmlDeviceGetMemoryLimits_v1(device, limits),
     )
@@ -1449,7 +1496,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
     index: c_uint,
     migDevice: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMigDeviceHandleByIndex",
         |e| e.nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice),
     )
@@ -1460,7 +1507,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
     currentMode: *mut c_uint,
     pendingMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMigMode",
         |e| e.nvmlDeviceGetMigMode(device, currentMode, pendingMode),
     )
@@ -1473,7 +1520,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
     minClockMHz: *mut c_uint,
     maxClockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMinMaxClockOfPState",
         |e| {
             e
@@ -1493,7 +1540,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
     minSpeed: *mut c_uint,
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMinMaxFanSpeed",
         |e| e.nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed),
     )
@@ -1503,7 +1550,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
     device: nvmlDevice_t,
     minorNumber: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMinorNumber",
         |e| e.nvmlDeviceGetMinorNumber(device, minorNumber),
     )
@@ -1513,14 +1560,14 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
     device: nvmlDevice_t,
     moduleId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetModuleId", |e| e.nvmlDeviceGetModuleId(device, moduleId))
+    api_entry("nvmlDeviceGetModuleId", |e| e.nvmlDeviceGetModuleId(device, moduleId))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
     device: nvmlDevice_t,
     multiGpuBool: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMultiGpuBoard",
         |e| e.nvmlDeviceGetMultiGpuBoard(device, multiGpuBool),
     )
@@ -1531,28 +1578,31 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetName", |e| e.nvmlDeviceGetName(device, name, length))
+    api_entry("nvmlDeviceGetName", |e| e.nvmlDeviceGetName(device, name, length))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     device: nvmlDevice_t,
     numFans: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumFans", |e| e.nvmlDeviceGetNumFans(device, numFans))
+    api_entry("nvmlDeviceGetNumFans", |e| e.nvmlDeviceGetNumFans(device, numFans))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
     device: nvmlDevice_t,
     numCores: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumGpuCores", |e| e.nvmlDeviceGetNumGpuCores(device, numCores))
+    api_entry(
+        "nvmlDeviceGetNumGpuCores",
+        |e| e.nvmlDeviceGetNumGpuCores(device, numCores),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     device: nvmlDevice_t,
     node: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumaNodeId", |e| e.nvmlDeviceGetNumaNodeId(device, node))
+    api_entry("nvmlDeviceGetNumaNodeId", |e| e.nvmlDeviceGetNumaNodeId(device, node))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
@@ -1561,7 +1611,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
     capability: nvmlNvLinkCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkCapability",
         |e| e.nvmlDeviceGetNvLinkCapability(device, link, capability, capResult),
     )
@@ -1573,7 +1623,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
     counter: nvmlNvLinkErrorCounter_t,
     counterValue: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkErrorCounter",
         |e| e.nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue),
     )
@@ -1583,14 +1633,17 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNvLinkInfo", |e| e.nvmlDeviceGetNvLinkInfo(device, info))
+    api_entry("nvmlDeviceGetNvLinkInfo", |e| e.nvmlDeviceGetNvLinkInfo(device, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_v3_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNvLinkInfo_v3", |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info))
+    api_entry(
+        "nvmlDeviceGetNvLinkInfo_v3",
+        |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
@@ -1598,7 +1651,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
     link: c_uint,
     pNvLinkDeviceType: *mut nvmlIntNvLinkDeviceType_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkRemoteDeviceType",
         |e| e.nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType),
     )
@@ -1609,7 +1662,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
     link: c_uint,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkRemotePciInfo",
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci),
     )
@@ -1620,7 +1673,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     link: c_uint,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkRemotePciInfo_v2",
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci),
     )
@@ -1631,7 +1684,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
     link: c_uint,
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkState",
         |e| e.nvmlDeviceGetNvLinkState(device, link, isActive),
     )
@@ -1641,7 +1694,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
     device: nvmlDevice_t,
     samples: *mut nvmlNvlinkTelemetrySamples_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkTelemetrySamples_v1",
         |e| e.nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples),
     )
@@ -1653,7 +1706,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
     counter: c_uint,
     control: *mut nvmlNvLinkUtilizationControl_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkUtilizationControl",
         |e| e.nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control),
     )
@@ -1666,7 +1719,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
     rxcounter: *mut c_ulonglong,
     txcounter: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkUtilizationCounter",
         |e| {
             e
@@ -1686,7 +1739,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     link: c_uint,
     version: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkVersion",
         |e| e.nvmlDeviceGetNvLinkVersion(device, link, version),
     )
@@ -1696,7 +1749,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
     device: nvmlDevice_t,
     getBwMode: *mut nvmlNvlinkGetBwMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkBwMode",
         |e| e.nvmlDeviceGetNvlinkBwMode(device, getBwMode),
     )
@@ -1706,7 +1759,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     device: nvmlDevice_t,
     privateInfo: *mut nvmlNvlinkNvlePrivateInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
         |e| e.nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo),
     )
@@ -1716,7 +1769,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     device: nvmlDevice_t,
     remapTableInfo: *mut nvmlNvlinkGetRemapTableInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkRemapTableInfo_v1",
         |e| e.nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo),
     )
@@ -1726,7 +1779,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
     device: nvmlDevice_t,
     supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkSupportedBwModes",
         |e| e.nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode),
     )
@@ -1737,7 +1790,7 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetOfaUtilization",
         |e| e.nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs),
     )
@@ -1749,7 +1802,7 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
     p2pIndex: nvmlGpuP2PCapsIndex_t,
     p2pStatus: *mut nvmlGpuP2PStatus_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetP2PStatus",
         |e| e.nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus),
     )
@@ -1759,35 +1812,35 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo", |e| e.nvmlDeviceGetPciInfo(device, pci))
+    api_entry("nvmlDeviceGetPciInfo", |e| e.nvmlDeviceGetPciInfo(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfoExt_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfoExt", |e| e.nvmlDeviceGetPciInfoExt(device, pci))
+    api_entry("nvmlDeviceGetPciInfoExt", |e| e.nvmlDeviceGetPciInfoExt(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo_v2", |e| e.nvmlDeviceGetPciInfo_v2(device, pci))
+    api_entry("nvmlDeviceGetPciInfo_v2", |e| e.nvmlDeviceGetPciInfo_v2(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo_v3", |e| e.nvmlDeviceGetPciInfo_v3(device, pci))
+    api_entry("nvmlDeviceGetPciInfo_v3", |e| e.nvmlDeviceGetPciInfo_v3(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
     device: nvmlDevice_t,
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPcieLinkMaxSpeed",
         |e| e.nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed),
     )
@@ -1797,7 +1850,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
     device: nvmlDevice_t,
     value: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPcieReplayCounter",
         |e| e.nvmlDeviceGetPcieReplayCounter(device, value),
     )
@@ -1807,7 +1860,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     device: nvmlDevice_t,
     pcieSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPcieSpeed", |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed))
+    api_entry("nvmlDeviceGetPcieSpeed", |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
@@ -1815,7 +1868,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
     counter: nvmlPcieUtilCounter_t,
     value: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPcieThroughput",
         |e| e.nvmlDeviceGetPcieThroughput(device, counter, value),
     )
@@ -1825,14 +1878,14 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
     device: nvmlDevice_t,
     pdi: *mut nvmlPdi_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPdi", |e| e.nvmlDeviceGetPdi(device, pdi))
+    api_entry("nvmlDeviceGetPdi", |e| e.nvmlDeviceGetPdi(device, pdi))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
     device: nvmlDevice_t,
     perfModes: *mut nvmlDevicePerfModes_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPerformanceModes",
         |e| e.nvmlDeviceGetPerformanceModes(device, perfModes),
     )
@@ -1842,7 +1895,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPerformanceState",
         |e| e.nvmlDeviceGetPerformanceState(device, pState),
     )
@@ -1852,7 +1905,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPersistenceMode",
         |e| e.nvmlDeviceGetPersistenceMode(device, mode),
     )
@@ -1863,7 +1916,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
     pgpuMetadata: *mut c_char,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPgpuMetadataString",
         |e| e.nvmlDeviceGetPgpuMetadataString(device, pgpuMetadata, bufferSize),
     )
@@ -1873,7 +1926,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
     device: nvmlDevice_t,
     platformInfo: *mut nvmlPlatformInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPlatformInfo",
         |e| e.nvmlDeviceGetPlatformInfo(device, platformInfo),
     )
@@ -1883,7 +1936,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
     device: nvmlDevice_t,
     defaultLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementDefaultLimit",
         |e| e.nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit),
     )
@@ -1893,7 +1946,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
     device: nvmlDevice_t,
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementLimit",
         |e| e.nvmlDeviceGetPowerManagementLimit(device, limit),
     )
@@ -1904,7 +1957,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
     minLimit: *mut c_uint,
     maxLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementLimitConstraints",
         |e| e.nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit),
     )
@@ -1914,7 +1967,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementMode",
         |e| e.nvmlDeviceGetPowerManagementMode(device, mode),
     )
@@ -1924,7 +1977,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerMizerMode_v1",
         |e| e.nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode),
     )
@@ -1934,7 +1987,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
     device: nvmlDevice_t,
     powerSource: *mut nvmlPowerSource_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerSource",
         |e| e.nvmlDeviceGetPowerSource(device, powerSource),
     )
@@ -1944,14 +1997,14 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPowerState", |e| e.nvmlDeviceGetPowerState(device, pState))
+    api_entry("nvmlDeviceGetPowerState", |e| e.nvmlDeviceGetPowerState(device, pState))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
     device: nvmlDevice_t,
     power: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPowerUsage", |e| e.nvmlDeviceGetPowerUsage(device, power))
+    api_entry("nvmlDeviceGetPowerUsage", |e| e.nvmlDeviceGetPowerUsage(device, power))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
@@ -1960,7 +2013,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
     processSamplesCount: *mut c_uint,
     lastSeenTimeStamp: c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetProcessUtilization",
         |e| {
             e
@@ -1978,7 +2031,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
     device: nvmlDevice_t,
     procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetProcessesUtilizationInfo",
         |e| e.nvmlDeviceGetProcessesUtilizationInfo(device, procesesUtilInfo),
     )
@@ -1991,7 +2044,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
     isPending: *mut c_uint,
     failureOccurred: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRemappedRows",
         |e| {
             e
@@ -2010,7 +2063,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
     device: nvmlDevice_t,
     info: *mut nvmlRemappedRowsInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRemappedRows_v2",
         |e| e.nvmlDeviceGetRemappedRows_v2(device, info),
     )
@@ -2020,7 +2073,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
     device: nvmlDevice_t,
     repairStatus: *mut nvmlRepairStatus_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRepairStatus",
         |e| e.nvmlDeviceGetRepairStatus(device, repairStatus),
     )
@@ -2032,7 +2085,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
     pageCount: *mut c_uint,
     addresses: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRetiredPages",
         |e| e.nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses),
     )
@@ -2042,7 +2095,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
     device: nvmlDevice_t,
     isPending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRetiredPagesPendingStatus",
         |e| e.nvmlDeviceGetRetiredPagesPendingStatus(device, isPending),
     )
@@ -2055,7 +2108,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
     addresses: *mut c_ulonglong,
     timestamps: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRetiredPages_v2",
         |e| {
             e
@@ -2074,7 +2127,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
     device: nvmlDevice_t,
     values: *mut nvmlRowRemapperHistogramValues_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRowRemapperHistogram",
         |e| e.nvmlDeviceGetRowRemapperHistogram(device, values),
     )
@@ -2084,7 +2137,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
     device: nvmlDevice_t,
     plist: *mut nvmlProcessDetailList_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRunningProcessDetailList",
         |e| e.nvmlDeviceGetRunningProcessDetailList(device, plist),
     )
@@ -2098,7 +2151,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
     sampleCount: *mut c_uint,
     samples: *mut nvmlSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSamples",
         |e| {
             e
@@ -2119,14 +2172,14 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
     serial: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetSerial", |e| e.nvmlDeviceGetSerial(device, serial, length))
+    api_entry("nvmlDeviceGetSerial", |e| e.nvmlDeviceGetSerial(device, serial, length))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
     device: nvmlDevice_t,
     status: *mut nvmlEccSramErrorStatus_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSramEccErrorStatus",
         |e| e.nvmlDeviceGetSramEccErrorStatus(device, status),
     )
@@ -2136,7 +2189,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
     device: nvmlDevice_t,
     errorCounts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
         |e| e.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device, errorCounts),
     )
@@ -2146,7 +2199,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
     device: nvmlDevice_t,
     supportedClocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedClocksEventReasons",
         |e| {
             e
@@ -2162,7 +2215,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
     device: nvmlDevice_t,
     supportedClocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedClocksThrottleReasons",
         |e| {
             e
@@ -2178,7 +2231,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
     device: nvmlDevice_t,
     eventTypes: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedEventTypes",
         |e| e.nvmlDeviceGetSupportedEventTypes(device, eventTypes),
     )
@@ -2190,7 +2243,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
     count: *mut c_uint,
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedGraphicsClocks",
         |e| {
             e
@@ -2209,7 +2262,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
     count: *mut c_uint,
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedMemoryClocks",
         |e| e.nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz),
     )
@@ -2220,7 +2273,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
     pstates: *mut nvmlPstates_t,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedPerformanceStates",
         |e| e.nvmlDeviceGetSupportedPerformanceStates(device, pstates, size),
     )
@@ -2231,7 +2284,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
     vgpuCount: *mut c_uint,
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedVgpus",
         |e| e.nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds),
     )
@@ -2242,7 +2295,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
     fan: c_uint,
     targetSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTargetFanSpeed",
         |e| e.nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed),
     )
@@ -2253,7 +2306,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     sensorType: nvmlTemperatureSensors_t,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTemperature",
         |e| e.nvmlDeviceGetTemperature(device, sensorType, temp),
     )
@@ -2264,7 +2317,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     thresholdType: nvmlTemperatureThresholds_t,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTemperatureThreshold",
         |e| e.nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp),
     )
@@ -2274,7 +2327,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
     device: nvmlDevice_t,
     temperature: *mut nvmlTemperature_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTemperatureV",
         |e| e.nvmlDeviceGetTemperatureV(device, temperature),
     )
@@ -2285,7 +2338,7 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
     sensorIndex: c_uint,
     pThermalSettings: *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetThermalSettings",
         |e| e.nvmlDeviceGetThermalSettings(device, sensorIndex, pThermalSettings),
     )
@@ -2296,7 +2349,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
     device2: nvmlDevice_t,
     pathInfo: *mut nvmlGpuTopologyLevel_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTopologyCommonAncestor",
         |e| e.nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo),
     )
@@ -2308,7 +2361,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     count: *mut c_uint,
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTopologyNearestGpus",
         |e| e.nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray),
     )
@@ -2320,7 +2373,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTotalEccErrors",
         |e| e.nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts),
     )
@@ -2330,7 +2383,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
     device: nvmlDevice_t,
     energy: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTotalEnergyConsumption",
         |e| e.nvmlDeviceGetTotalEnergyConsumption(device, energy),
     )
@@ -2341,14 +2394,14 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
     uuid: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetUUID", |e| e.nvmlDeviceGetUUID(device, uuid, length))
+    api_entry("nvmlDeviceGetUUID", |e| e.nvmlDeviceGetUUID(device, uuid, length))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
     device: nvmlDevice_t,
     unrepairableMemoryStatus: *mut nvmlUnrepairableMemoryStatus_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetUnrepairableMemoryFlag_v1",
         |e| e.nvmlDeviceGetUnrepairableMemoryFlag_v1(device, unrepairableMemoryStatus),
     )
@@ -2358,7 +2411,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     device: nvmlDevice_t,
     utilization: *mut nvmlUtilization_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetUtilizationRates",
         |e| e.nvmlDeviceGetUtilizationRates(device, utilization),
     )
@@ -2369,7 +2422,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVbiosVersion",
         |e| e.nvmlDeviceGetVbiosVersion(device, version, length),
     )
@@ -2380,7 +2433,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
     capability: nvmlDeviceVgpuCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuCapabilities",
         |e| e.nvmlDeviceGetVgpuCapabilities(device, capability, capResult),
     )
@@ -2390,7 +2443,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
     device: nvmlDevice_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuHeterogeneousMode",
         |e| e.nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
@@ -2400,7 +2453,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     device: nvmlDevice_t,
     vgpuUtilInfo: *mut nvmlVgpuInstancesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuInstancesUtilizationInfo",
         |e| e.nvmlDeviceGetVgpuInstancesUtilizationInfo(device, vgpuUtilInfo),
     )
@@ -2411,7 +2464,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
     pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuMetadata",
         |e| e.nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize),
     )
@@ -2423,7 +2476,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
     vgpuProcessSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuProcessUtilizationSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuProcessUtilization",
         |e| {
             e
@@ -2441,7 +2494,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
     device: nvmlDevice_t,
     vgpuProcUtilInfo: *mut nvmlVgpuProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuProcessesUtilizationInfo",
         |e| e.nvmlDeviceGetVgpuProcessesUtilizationInfo(device, vgpuProcUtilInfo),
     )
@@ -2451,7 +2504,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
     device: nvmlDevice_t,
     pCapabilities: *mut nvmlVgpuSchedulerCapabilities_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerCapabilities",
         |e| e.nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities),
     )
@@ -2461,7 +2514,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
     device: nvmlDevice_t,
     pSchedulerLog: *mut nvmlVgpuSchedulerLog_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerLog",
         |e| e.nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog),
     )
@@ -2471,7 +2524,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
     device: nvmlDevice_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerLog_v2",
         |e| e.nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo),
     )
@@ -2481,7 +2534,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerGetState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerState",
         |e| e.nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState),
     )
@@ -2491,7 +2544,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
     device: nvmlDevice_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerState_v2",
         |e| e.nvmlDeviceGetVgpuSchedulerState_v2(device, pSchedulerStateInfo),
     )
@@ -2502,7 +2555,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
     vgpuTypeId: nvmlVgpuTypeId_t,
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuTypeCreatablePlacements",
         |e| {
             e
@@ -2520,7 +2573,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
     vgpuTypeId: nvmlVgpuTypeId_t,
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
         |e| {
             e
@@ -2540,7 +2593,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
     vgpuInstanceSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuUtilization",
         |e| {
             e
@@ -2560,7 +2613,7 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
     perfPolicyType: nvmlPerfPolicyType_t,
     violTime: *mut nvmlViolationTime_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetViolationStatus",
         |e| e.nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime),
     )
@@ -2570,7 +2623,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
     device: nvmlDevice_t,
     pVirtualMode: *mut nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVirtualizationMode",
         |e| e.nvmlDeviceGetVirtualizationMode(device, pVirtualMode),
     )
@@ -2580,7 +2633,7 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
     device: nvmlDevice_t,
     isMigDevice: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceIsMigDeviceHandle",
         |e| e.nvmlDeviceIsMigDeviceHandle(device, isMigDevice),
     )
@@ -2590,7 +2643,7 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
     device: nvmlDevice_t,
     remapTableLockInfo: *mut nvmlNvlinkLockRemapTable_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceLockNvlinkRemapTable_v1",
         |e| e.nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo),
     )
@@ -2600,7 +2653,7 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
     pciInfo: *mut nvmlPciInfo_t,
     newState: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceModifyDrainState",
         |e| e.nvmlDeviceModifyDrainState(pciInfo, newState),
     )
@@ -2611,7 +2664,7 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
     device2: nvmlDevice_t,
     onSameBoard: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceOnSameBoard",
         |e| e.nvmlDeviceOnSameBoard(device1, device2, onSameBoard),
     )
@@ -2621,7 +2674,7 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
     device: nvmlDevice_t,
     samples: *mut nvmlPerfMetricsSamples_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePerfMetricsGetSamples_v1",
         |e| e.nvmlDevicePerfMetricsGetSamples_v1(device, samples),
     )
@@ -2631,7 +2684,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
     device: nvmlDevice_t,
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePowerSmoothingActivatePresetProfile",
         |e| e.nvmlDevicePowerSmoothingActivatePresetProfile(device, profile),
     )
@@ -2641,7 +2694,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
     device: nvmlDevice_t,
     state: *mut nvmlPowerSmoothingState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePowerSmoothingSetState",
         |e| e.nvmlDevicePowerSmoothingSetState(device, state),
     )
@@ -2651,7 +2704,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
     device: nvmlDevice_t,
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
         |e| e.nvmlDevicePowerSmoothingUpdatePresetProfileParam(device, profile),
     )
@@ -2661,7 +2714,7 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
     pciInfo: *mut nvmlPciInfo_t,
     currentState: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceQueryDrainState",
         |e| e.nvmlDeviceQueryDrainState(pciInfo, currentState),
     )
@@ -2671,7 +2724,7 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
     device: nvmlDevice_t,
     counterList: *mut nvmlPRMCounterList_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceReadPRMCounters_v1",
         |e| e.nvmlDeviceReadPRMCounters_v1(device, counterList),
     )
@@ -2681,7 +2734,10 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
     device: nvmlDevice_t,
     buffer: *mut nvmlPRMTLV_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceReadWritePRM_v1", |e| e.nvmlDeviceReadWritePRM_v1(device, buffer))
+    api_entry(
+        "nvmlDeviceReadWritePRM_v1",
+        |e| e.nvmlDeviceReadWritePRM_v1(device, buffer),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
@@ -2689,7 +2745,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
     eventTypes: c_ulonglong,
     set: nvmlEventSet_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceRegisterEvents",
         |e| e.nvmlDeviceRegisterEvents(device, eventTypes, set),
     )
@@ -2698,7 +2754,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceRemoveGpu", |e| e.nvmlDeviceRemoveGpu(pciInfo))
+    api_entry("nvmlDeviceRemoveGpu", |e| e.nvmlDeviceRemoveGpu(pciInfo))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
@@ -2706,7 +2762,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
     gpuState: nvmlDetachGpuState_t,
     linkState: nvmlPcieLinkState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceRemoveGpu_v2",
         |e| e.nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState),
     )
@@ -2715,7 +2771,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetApplicationsClocks",
         |e| e.nvmlDeviceResetApplicationsClocks(device),
     )
@@ -2724,13 +2780,16 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
 pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceResetGpuLockedClocks", |e| e.nvmlDeviceResetGpuLockedClocks(device))
+    api_entry(
+        "nvmlDeviceResetGpuLockedClocks",
+        |e| e.nvmlDeviceResetGpuLockedClocks(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetMemoryLockedClocks",
         |e| e.nvmlDeviceResetMemoryLockedClocks(device),
     )
@@ -2740,7 +2799,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
     device: nvmlDevice_t,
     link: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetNvLinkErrorCounters",
         |e| e.nvmlDeviceResetNvLinkErrorCounters(device, link),
     )
@@ -2751,7 +2810,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     link: c_uint,
     counter: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetNvLinkUtilizationCounter",
         |e| e.nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter),
     )
@@ -2762,7 +2821,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
     apiType: nvmlRestrictedAPI_t,
     isRestricted: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetAPIRestriction",
         |e| e.nvmlDeviceSetAPIRestriction(device, apiType, isRestricted),
     )
@@ -2772,14 +2831,17 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetAccountingMode", |e| e.nvmlDeviceSetAccountingMode(device, mode))
+    api_entry(
+        "nvmlDeviceSetAccountingMode",
+        |e| e.nvmlDeviceSetAccountingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetAdaptiveTgpMode_v1",
         |e| e.nvmlDeviceSetAdaptiveTgpMode_v1(device, mode),
     )
@@ -2790,7 +2852,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
     memClockMHz: c_uint,
     graphicsClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetApplicationsClocks",
         |e| e.nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz),
     )
@@ -2800,7 +2862,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
     device: nvmlDevice_t,
     enabled: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetAutoBoostedClocksEnabled",
         |e| e.nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled),
     )
@@ -2810,28 +2872,28 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetClockOffsets", |e| e.nvmlDeviceSetClockOffsets(device, info))
+    api_entry("nvmlDeviceSetClockOffsets", |e| e.nvmlDeviceSetClockOffsets(device, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     device: nvmlDevice_t,
     mode: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetComputeMode", |e| e.nvmlDeviceSetComputeMode(device, mode))
+    api_entry("nvmlDeviceSetComputeMode", |e| e.nvmlDeviceSetComputeMode(device, mode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
     device: nvmlDevice_t,
     sizeKiB: c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetConfComputeUnprotectedMemSize",
         |e| e.nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
-    entry("nvmlDeviceSetCpuAffinity", |e| e.nvmlDeviceSetCpuAffinity(device))
+    api_entry("nvmlDeviceSetCpuAffinity", |e| e.nvmlDeviceSetCpuAffinity(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
@@ -2839,7 +2901,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
     enabled: nvmlEnableState_t,
     flags: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
         |e| e.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags),
     )
@@ -2849,7 +2911,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
     device: nvmlDevice_t,
     fan: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDefaultFanSpeed_v2",
         |e| e.nvmlDeviceSetDefaultFanSpeed_v2(device, fan),
     )
@@ -2859,7 +2921,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
     device: nvmlDevice_t,
     dramEncryption: *const nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDramEncryptionMode",
         |e| e.nvmlDeviceSetDramEncryptionMode(device, dramEncryption),
     )
@@ -2870,7 +2932,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
     driverModel: nvmlDriverModel_t,
     flags: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDriverModel",
         |e| e.nvmlDeviceSetDriverModel(device, driverModel, flags),
     )
@@ -2880,7 +2942,7 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     device: nvmlDevice_t,
     ecc: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetEccMode", |e| e.nvmlDeviceSetEccMode(device, ecc))
+    api_entry("nvmlDeviceSetEccMode", |e| e.nvmlDeviceSetEccMode(device, ecc))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
@@ -2888,7 +2950,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
     fan: c_uint,
     policy: nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetFanControlPolicy",
         |e| e.nvmlDeviceSetFanControlPolicy(device, fan, policy),
     )
@@ -2899,14 +2961,17 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
     fan: c_uint,
     speed: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetFanSpeed_v2", |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed))
+    api_entry(
+        "nvmlDeviceSetFanSpeed_v2",
+        |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
     device: nvmlDevice_t,
     offset: c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetGpcClkVfOffset",
         |e| e.nvmlDeviceSetGpcClkVfOffset(device, offset),
     )
@@ -2917,7 +2982,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
     minGpuClockMHz: c_uint,
     maxGpuClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetGpuLockedClocks",
         |e| e.nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz),
     )
@@ -2927,7 +2992,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
     device: nvmlDevice_t,
     mode: nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetGpuOperationMode",
         |e| e.nvmlDeviceSetGpuOperationMode(device, mode),
     )
@@ -2937,14 +3002,17 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetHostname_v1", |e| e.nvmlDeviceSetHostname_v1(device, hostname))
+    api_entry(
+        "nvmlDeviceSetHostname_v1",
+        |e| e.nvmlDeviceSetHostname_v1(device, hostname),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
     device: nvmlDevice_t,
     offset: c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMemClkVfOffset",
         |e| e.nvmlDeviceSetMemClkVfOffset(device, offset),
     )
@@ -2954,7 +3022,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
     device: nvmlDevice_t,
     limits: *mut nvmlSetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMemoryLimits_v1",
         |e| e.nvmlDeviceSetMemoryLimits_v1(device, limits),
     )
@@ -2965,7 +3033,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
     minMemClockMHz: c_uint,
     maxMemClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMemoryLockedClocks",
         |e| e.nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz),
     )
@@ -2976,7 +3044,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
     mode: c_uint,
     activationStatus: *mut nvmlReturn_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMigMode",
         |e| e.nvmlDeviceSetMigMode(device, mode, activationStatus),
     )
@@ -2986,7 +3054,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkPowerThres_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
         |e| e.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info),
     )
@@ -2999,7 +3067,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
     control: *mut nvmlNvLinkUtilizationControl_t,
     reset: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvLinkUtilizationControl",
         |e| {
             e
@@ -3018,7 +3086,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
     device: nvmlDevice_t,
     setBwMode: *mut nvmlNvlinkSetBwMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvlinkBwMode",
         |e| e.nvmlDeviceSetNvlinkBwMode(device, setBwMode),
     )
@@ -3028,7 +3096,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
     device: nvmlDevice_t,
     setBwModeAsync: *mut nvmlNvlinkSetBwModeAsync_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvlinkBwModeAsync_v1",
         |e| e.nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync),
     )
@@ -3038,7 +3106,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
     device: nvmlDevice_t,
     setNvleReady: *mut nvmlNvlinkSetNvleReady_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvlinkNvleReady_v1",
         |e| e.nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady),
     )
@@ -3048,7 +3116,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPersistenceMode",
         |e| e.nvmlDeviceSetPersistenceMode(device, mode),
     )
@@ -3058,7 +3126,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
     device: nvmlDevice_t,
     limit: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPowerManagementLimit",
         |e| e.nvmlDeviceSetPowerManagementLimit(device, limit),
     )
@@ -3068,7 +3136,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
     device: nvmlDevice_t,
     powerValue: *mut nvmlPowerValue_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPowerManagementLimit_v2",
         |e| e.nvmlDeviceSetPowerManagementLimit_v2(device, powerValue),
     )
@@ -3078,7 +3146,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPowerMizerMode_v1",
         |e| e.nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode),
     )
@@ -3088,7 +3156,7 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
     device: nvmlDevice_t,
     settings: *mut nvmlRusdSettings_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetRusdSettings_v1",
         |e| e.nvmlDeviceSetRusdSettings_v1(device, settings),
     )
@@ -3099,7 +3167,7 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
     thresholdType: nvmlTemperatureThresholds_t,
     temp: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetTemperatureThreshold",
         |e| e.nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp),
     )
@@ -3110,7 +3178,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
     capability: nvmlDeviceVgpuCapability_t,
     state: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuCapabilities",
         |e| e.nvmlDeviceSetVgpuCapabilities(device, capability, state),
     )
@@ -3120,7 +3188,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
     device: nvmlDevice_t,
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuHeterogeneousMode",
         |e| e.nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
@@ -3130,7 +3198,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerSetState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuSchedulerState",
         |e| e.nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState),
     )
@@ -3140,7 +3208,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuSchedulerState_v2",
         |e| e.nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState),
     )
@@ -3150,7 +3218,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     device: nvmlDevice_t,
     virtualMode: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVirtualizationMode",
         |e| e.nvmlDeviceSetVirtualizationMode(device, virtualMode),
     )
@@ -3160,7 +3228,7 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
     device: nvmlDevice_t,
     encryptionKey: *mut nvmlNvlinkSetupNvleEncryptionKey_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
         |e| e.nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(device, encryptionKey),
     )
@@ -3169,20 +3237,20 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 pub unsafe extern "C" fn nvmlDeviceValidateInforom(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceValidateInforom", |e| e.nvmlDeviceValidateInforom(device))
+    api_entry("nvmlDeviceValidateInforom", |e| e.nvmlDeviceValidateInforom(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceVgpuForceGspUnload", |e| e.nvmlDeviceVgpuForceGspUnload(device))
+    api_entry("nvmlDeviceVgpuForceGspUnload", |e| e.nvmlDeviceVgpuForceGspUnload(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
     device: nvmlDevice_t,
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
         |e| {
             e
@@ -3198,7 +3266,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     device: nvmlDevice_t,
     currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
         |e| e.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles),
     )
@@ -3208,7 +3276,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     device: nvmlDevice_t,
     profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
         |e| e.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo),
     )
@@ -3218,7 +3286,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     device: nvmlDevice_t,
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
         |e| {
             e
@@ -3234,7 +3302,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
     device: nvmlDevice_t,
     updateProfiles: *mut nvmlWorkloadPowerProfileUpdateProfiles_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
         |e| e.nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(device, updateProfiles),
     )
@@ -3245,18 +3313,18 @@ pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char 
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    entry("nvmlEventSetCreate", |e| e.nvmlEventSetCreate(set))
+    api_entry("nvmlEventSetCreate", |e| e.nvmlEventSetCreate(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
-    entry("nvmlEventSetFree", |e| e.nvmlEventSetFree(set))
+    api_entry("nvmlEventSetFree", |e| e.nvmlEventSetFree(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextCount_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetContextCount_v1",
         |e| e.nvmlEventSetGetContextCount_v1(set, params),
     )
@@ -3266,7 +3334,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextData_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetContextData_v1",
         |e| e.nvmlEventSetGetContextData_v1(set, params),
     )
@@ -3276,7 +3344,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetContextInfo_v1",
         |e| e.nvmlEventSetGetContextInfo_v1(set, params),
     )
@@ -3286,7 +3354,7 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
         |e| e.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(set, params),
     )
@@ -3296,7 +3364,7 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
     eventSet: nvmlEventSet_t,
     config: *const nvmlGpuOperationalEventConfig_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetRegisterGpuOperationalEvents_v1",
         |e| e.nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config),
     )
@@ -3307,7 +3375,7 @@ pub unsafe extern "C" fn nvmlEventSetWait(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait", |e| e.nvmlEventSetWait(set, data, timeoutms))
+    api_entry("nvmlEventSetWait", |e| e.nvmlEventSetWait(set, data, timeoutms))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v2(
@@ -3315,27 +3383,30 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait_v2", |e| e.nvmlEventSetWait_v2(set, data, timeoutms))
+    api_entry("nvmlEventSetWait_v2", |e| e.nvmlEventSetWait_v2(set, data, timeoutms))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v3(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetWait_v3_t,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait_v3", |e| e.nvmlEventSetWait_v3(set, params))
+    api_entry("nvmlEventSetWait_v3", |e| e.nvmlEventSetWait_v3(set, params))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlGetExcludedDeviceCount", |e| e.nvmlGetExcludedDeviceCount(deviceCount))
+    api_entry(
+        "nvmlGetExcludedDeviceCount",
+        |e| e.nvmlGetExcludedDeviceCount(deviceCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
     index: c_uint,
     info: *mut nvmlExcludedDeviceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGetExcludedDeviceInfoByIndex",
         |e| e.nvmlGetExcludedDeviceInfoByIndex(index, info),
     )
@@ -3346,7 +3417,7 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
     pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
     compatibilityInfo: *mut nvmlVgpuPgpuCompatibility_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGetVgpuCompatibility",
         |e| e.nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo),
     )
@@ -3356,7 +3427,7 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
     capability: nvmlVgpuDriverCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGetVgpuDriverCapabilities",
         |e| e.nvmlGetVgpuDriverCapabilities(capability, capResult),
     )
@@ -3366,13 +3437,13 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     supported: *mut nvmlVgpuVersion_t,
     current: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGetVgpuVersion", |e| e.nvmlGetVgpuVersion(supported, current))
+    api_entry("nvmlGetVgpuVersion", |e| e.nvmlGetVgpuVersion(supported, current))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmMetricsGet", |e| e.nvmlGpmMetricsGet(metricsGet))
+    api_entry("nvmlGpmMetricsGet", |e| e.nvmlGpmMetricsGet(metricsGet))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMigSampleGet(
@@ -3380,7 +3451,7 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
     gpuInstanceId: c_uint,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpmMigSampleGet",
         |e| e.nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample),
     )
@@ -3390,7 +3461,7 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
     device: nvmlDevice_t,
     gpmSupport: *mut nvmlGpmSupport_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpmQueryDeviceSupport",
         |e| e.nvmlGpmQueryDeviceSupport(device, gpmSupport),
     )
@@ -3400,7 +3471,7 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
     device: nvmlDevice_t,
     state: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpmQueryIfStreamingEnabled",
         |e| e.nvmlGpmQueryIfStreamingEnabled(device, state),
     )
@@ -3409,25 +3480,28 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 pub unsafe extern "C" fn nvmlGpmSampleAlloc(
     gpmSample: *mut nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSampleAlloc", |e| e.nvmlGpmSampleAlloc(gpmSample))
+    api_entry("nvmlGpmSampleAlloc", |e| e.nvmlGpmSampleAlloc(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
-    entry("nvmlGpmSampleFree", |e| e.nvmlGpmSampleFree(gpmSample))
+    api_entry("nvmlGpmSampleFree", |e| e.nvmlGpmSampleFree(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleGet(
     device: nvmlDevice_t,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSampleGet", |e| e.nvmlGpmSampleGet(device, gpmSample))
+    api_entry("nvmlGpmSampleGet", |e| e.nvmlGpmSampleGet(device, gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     device: nvmlDevice_t,
     state: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSetStreamingEnabled", |e| e.nvmlGpmSetStreamingEnabled(device, state))
+    api_entry(
+        "nvmlGpmSetStreamingEnabled",
+        |e| e.nvmlGpmSetStreamingEnabled(device, state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
@@ -3435,7 +3509,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
     profileId: c_uint,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceCreateComputeInstance",
         |e| {
             e
@@ -3454,7 +3528,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
     placement: *const nvmlComputeInstancePlacement_t,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
         |e| {
             e
@@ -3471,14 +3545,14 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
     gpuInstance: nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpuInstanceDestroy", |e| e.nvmlGpuInstanceDestroy(gpuInstance))
+    api_entry("nvmlGpuInstanceDestroy", |e| e.nvmlGpuInstanceDestroy(gpuInstance))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
     gpuInstance: nvmlGpuInstance_t,
     pVgpuInstanceInfo: *mut nvmlActiveVgpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetActiveVgpus",
         |e| e.nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo),
     )
@@ -3489,7 +3563,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     id: c_uint,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceById",
         |e| e.nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance),
     )
@@ -3501,7 +3575,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     placements: *mut nvmlComputeInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
         |e| {
             e
@@ -3521,7 +3595,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     engProfile: c_uint,
     info: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfo",
         |e| {
             e
@@ -3541,7 +3615,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     engProfile: c_uint,
     info: *mut nvmlComputeInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
         |e| {
             e
@@ -3560,7 +3634,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     profileId: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
         |e| {
             e
@@ -3579,7 +3653,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
     computeInstances: *mut nvmlComputeInstance_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstances",
         |e| {
             e
@@ -3597,7 +3671,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
     gpuInstance: nvmlGpuInstance_t,
     pVgpus: *mut nvmlVgpuTypeIdInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetCreatableVgpus",
         |e| e.nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus),
     )
@@ -3607,14 +3681,14 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
     gpuInstance: nvmlGpuInstance_t,
     info: *mut nvmlGpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpuInstanceGetInfo", |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info))
+    api_entry("nvmlGpuInstanceGetInfo", |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuHeterogeneousMode",
         |e| e.nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
@@ -3624,7 +3698,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo),
     )
@@ -3634,7 +3708,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog_v2(gpuInstance, pSchedulerLogInfo),
     )
@@ -3644,7 +3718,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerState",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance, pSchedulerStateInfo),
     )
@@ -3654,7 +3728,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerState_v2",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState_v2(gpuInstance, pSchedulerStateInfo),
     )
@@ -3664,7 +3738,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
     gpuInstance: nvmlGpuInstance_t,
     pCreatablePlacementInfo: *mut nvmlVgpuCreatablePlacementInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
         |e| {
             e
@@ -3680,7 +3754,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceSetVgpuHeterogeneousMode",
         |e| e.nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
@@ -3690,7 +3764,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
     gpuInstance: nvmlGpuInstance_t,
     pScheduler: *mut nvmlVgpuSchedulerState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceSetVgpuSchedulerState",
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler),
     )
@@ -3700,62 +3774,62 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceSetVgpuSchedulerState_v2",
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState_v2(gpuInstance, pSchedulerState),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
-    entry("nvmlInit", |e| e.nvmlInit())
+    api_entry("nvmlInit", |e| e.nvmlInit())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
-    entry("nvmlInitWithFlags", |e| e.nvmlInitWithFlags(flags))
+    api_entry("nvmlInitWithFlags", |e| e.nvmlInitWithFlags(flags))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
-    entry("nvmlInit_v2", |e| e.nvmlInit_v2())
+    api_entry("nvmlInit_v2", |e| e.nvmlInit_v2())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSetVgpuVersion(
     vgpuVersion: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSetVgpuVersion", |e| e.nvmlSetVgpuVersion(vgpuVersion))
+    api_entry("nvmlSetVgpuVersion", |e| e.nvmlSetVgpuVersion(vgpuVersion))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
-    entry("nvmlShutdown", |e| e.nvmlShutdown())
+    api_entry("nvmlShutdown", |e| e.nvmlShutdown())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     request: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetCreate", |e| e.nvmlSystemEventSetCreate(request))
+    api_entry("nvmlSystemEventSetCreate", |e| e.nvmlSystemEventSetCreate(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetFree(
     request: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetFree", |e| e.nvmlSystemEventSetFree(request))
+    api_entry("nvmlSystemEventSetFree", |e| e.nvmlSystemEventSetFree(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetWait(
     request: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetWait", |e| e.nvmlSystemEventSetWait(request))
+    api_entry("nvmlSystemEventSetWait", |e| e.nvmlSystemEventSetWait(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetCPER_v1", |e| e.nvmlSystemGetCPER_v1(cper))
+    api_entry("nvmlSystemGetCPER_v1", |e| e.nvmlSystemGetCPER_v1(cper))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
     capabilities: *mut nvmlConfComputeSystemCaps_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeCapabilities",
         |e| e.nvmlSystemGetConfComputeCapabilities(capabilities),
     )
@@ -3764,7 +3838,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
     isAcceptingWork: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeGpusReadyState",
         |e| e.nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork),
     )
@@ -3773,7 +3847,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
         |e| e.nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
@@ -3782,7 +3856,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
     settings: *mut nvmlSystemConfComputeSettings_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeSettings",
         |e| e.nvmlSystemGetConfComputeSettings(settings),
     )
@@ -3791,7 +3865,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
     settings: *mut nvmlSystemConfComputeSettings_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeSettings_v2",
         |e| e.nvmlSystemGetConfComputeSettings_v2(settings),
     )
@@ -3800,13 +3874,16 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
     state: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetConfComputeState", |e| e.nvmlSystemGetConfComputeState(state))
+    api_entry(
+        "nvmlSystemGetConfComputeState",
+        |e| e.nvmlSystemGetConfComputeState(state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetCudaDriverVersion",
         |e| e.nvmlSystemGetCudaDriverVersion(cudaDriverVersion),
     )
@@ -3815,7 +3892,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetCudaDriverVersion_v2",
         |e| e.nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion),
     )
@@ -3825,7 +3902,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     branchInfo: *mut nvmlSystemDriverBranchInfo_t,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetDriverBranch",
         |e| e.nvmlSystemGetDriverBranch(branchInfo, length),
     )
@@ -3835,7 +3912,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetDriverVersion",
         |e| e.nvmlSystemGetDriverVersion(version, length),
     )
@@ -3845,7 +3922,7 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
     hwbcCount: *mut c_uint,
     hwbcEntries: *mut nvmlHwbcEntry_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetHicVersion",
         |e| e.nvmlSystemGetHicVersion(hwbcCount, hwbcEntries),
     )
@@ -3855,13 +3932,16 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetNVMLVersion", |e| e.nvmlSystemGetNVMLVersion(version, length))
+    api_entry(
+        "nvmlSystemGetNVMLVersion",
+        |e| e.nvmlSystemGetNVMLVersion(version, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetNvlinkBwMode", |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode))
+    api_entry("nvmlSystemGetNvlinkBwMode", |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetProcessName(
@@ -3869,7 +3949,10 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetProcessName", |e| e.nvmlSystemGetProcessName(pid, name, length))
+    api_entry(
+        "nvmlSystemGetProcessName",
+        |e| e.nvmlSystemGetProcessName(pid, name, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
@@ -3877,7 +3960,7 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
     count: *mut c_uint,
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetTopologyGpuSet",
         |e| e.nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray),
     )
@@ -3886,13 +3969,13 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     request: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemRegisterEvents", |e| e.nvmlSystemRegisterEvents(request))
+    api_entry("nvmlSystemRegisterEvents", |e| e.nvmlSystemRegisterEvents(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
     isAcceptingWork: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemSetConfComputeGpusReadyState",
         |e| e.nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork),
     )
@@ -3901,7 +3984,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
 pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
         |e| e.nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
@@ -3910,11 +3993,11 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
     nvlinkBwMode: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemSetNvlinkBwMode", |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode))
+    api_entry("nvmlSystemSetNvlinkBwMode", |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
-    entry("nvmlUnitGetCount", |e| e.nvmlUnitGetCount(unitCount))
+    api_entry("nvmlUnitGetCount", |e| e.nvmlUnitGetCount(unitCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetDevices(
@@ -3922,35 +4005,35 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
     deviceCount: *mut c_uint,
     devices: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetDevices", |e| e.nvmlUnitGetDevices(unit, deviceCount, devices))
+    api_entry("nvmlUnitGetDevices", |e| e.nvmlUnitGetDevices(unit, deviceCount, devices))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
     unit: nvmlUnit_t,
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetFanSpeedInfo", |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds))
+    api_entry("nvmlUnitGetFanSpeedInfo", |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
     index: c_uint,
     unit: *mut nvmlUnit_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetHandleByIndex", |e| e.nvmlUnitGetHandleByIndex(index, unit))
+    api_entry("nvmlUnitGetHandleByIndex", |e| e.nvmlUnitGetHandleByIndex(index, unit))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetLedState(
     unit: nvmlUnit_t,
     state: *mut nvmlLedState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetLedState", |e| e.nvmlUnitGetLedState(unit, state))
+    api_entry("nvmlUnitGetLedState", |e| e.nvmlUnitGetLedState(unit, state))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
     unit: nvmlUnit_t,
     psu: *mut nvmlPSUInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetPsuInfo", |e| e.nvmlUnitGetPsuInfo(unit, psu))
+    api_entry("nvmlUnitGetPsuInfo", |e| e.nvmlUnitGetPsuInfo(unit, psu))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetTemperature(
@@ -3958,27 +4041,27 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
     r#type: c_uint,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetTemperature", |e| e.nvmlUnitGetTemperature(unit, r#type, temp))
+    api_entry("nvmlUnitGetTemperature", |e| e.nvmlUnitGetTemperature(unit, r#type, temp))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
     unit: nvmlUnit_t,
     info: *mut nvmlUnitInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetUnitInfo", |e| e.nvmlUnitGetUnitInfo(unit, info))
+    api_entry("nvmlUnitGetUnitInfo", |e| e.nvmlUnitGetUnitInfo(unit, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(
     unit: nvmlUnit_t,
     color: nvmlLedColor_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitSetLedState", |e| e.nvmlUnitSetLedState(unit, color))
+    api_entry("nvmlUnitSetLedState", |e| e.nvmlUnitSetLedState(unit, color))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
     vgpuInstance: nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceClearAccountingPids",
         |e| e.nvmlVgpuInstanceClearAccountingPids(vgpuInstance),
     )
@@ -3988,7 +4071,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
     vgpuInstance: nvmlVgpuInstance_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetAccountingMode",
         |e| e.nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode),
     )
@@ -3999,7 +4082,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
     count: *mut c_uint,
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetAccountingPids",
         |e| e.nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids),
     )
@@ -4010,7 +4093,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
     pid: c_uint,
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetAccountingStats",
         |e| e.nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats),
     )
@@ -4020,7 +4103,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
     vgpuInstance: nvmlVgpuInstance_t,
     eccMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEccMode",
         |e| e.nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode),
     )
@@ -4030,7 +4113,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEncoderCapacity",
         |e| e.nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
@@ -4041,7 +4124,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEncoderSessions",
         |e| e.nvmlVgpuInstanceGetEncoderSessions(vgpuInstance, sessionCount, sessionInfo),
     )
@@ -4053,7 +4136,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
     averageFps: *mut c_uint,
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEncoderStats",
         |e| {
             e
@@ -4072,7 +4155,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFBCSessions",
         |e| e.nvmlVgpuInstanceGetFBCSessions(vgpuInstance, sessionCount, sessionInfo),
     )
@@ -4082,7 +4165,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
     vgpuInstance: nvmlVgpuInstance_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFBCStats",
         |e| e.nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats),
     )
@@ -4092,7 +4175,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
     vgpuInstance: nvmlVgpuInstance_t,
     fbUsage: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFbUsage",
         |e| e.nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage),
     )
@@ -4102,7 +4185,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
     vgpuInstance: nvmlVgpuInstance_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFrameRateLimit",
         |e| e.nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit),
     )
@@ -4112,7 +4195,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
     vgpuInstance: nvmlVgpuInstance_t,
     gpuInstanceId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetGpuInstanceId",
         |e| e.nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId),
     )
@@ -4123,7 +4206,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
     vgpuPciId: *mut c_char,
     length: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetGpuPciId",
         |e| e.nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length),
     )
@@ -4133,7 +4216,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetLicenseInfo",
         |e| e.nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo),
     )
@@ -4143,7 +4226,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetLicenseInfo_v2",
         |e| e.nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo),
     )
@@ -4153,7 +4236,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
     vgpuInstance: nvmlVgpuInstance_t,
     licensed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetLicenseStatus",
         |e| e.nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed),
     )
@@ -4164,7 +4247,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
     mdevUuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetMdevUUID",
         |e| e.nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size),
     )
@@ -4175,7 +4258,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
     vgpuMetadata: *mut nvmlVgpuMetadata_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetMetadata",
         |e| e.nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize),
     )
@@ -4185,7 +4268,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
     vgpuInstance: nvmlVgpuInstance_t,
     pPlacement: *mut nvmlVgpuPlacementId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetPlacementId",
         |e| e.nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement),
     )
@@ -4195,7 +4278,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
     vgpuInstance: nvmlVgpuInstance_t,
     pState: *mut nvmlVgpuRuntimeState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetRuntimeStateSize",
         |e| e.nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState),
     )
@@ -4205,7 +4288,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
     vgpuInstance: nvmlVgpuInstance_t,
     vgpuTypeId: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetType",
         |e| e.nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId),
     )
@@ -4216,7 +4299,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
     uuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetUUID",
         |e| e.nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size),
     )
@@ -4227,7 +4310,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetVmDriverVersion",
         |e| e.nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance, version, length),
     )
@@ -4239,7 +4322,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
     size: c_uint,
     vmIdType: *mut nvmlVgpuVmIdType_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetVmID",
         |e| e.nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType),
     )
@@ -4249,7 +4332,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceSetEncoderCapacity",
         |e| e.nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
@@ -4259,7 +4342,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     vgpuTypeId: nvmlVgpuTypeId_t,
     bar1Info: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
-    entry("nvmlVgpuTypeGetBAR1Info", |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info))
+    api_entry(
+        "nvmlVgpuTypeGetBAR1Info",
+        |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
@@ -4267,7 +4353,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     capability: nvmlVgpuCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetCapabilities",
         |e| e.nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult),
     )
@@ -4278,7 +4364,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
     vgpuTypeClass: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetClass",
         |e| e.nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size),
     )
@@ -4289,7 +4375,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
     deviceID: *mut c_ulonglong,
     subsystemID: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetDeviceID",
         |e| e.nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID),
     )
@@ -4299,7 +4385,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbReservation: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetFbReservation",
         |e| e.nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation),
     )
@@ -4309,7 +4395,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
     vgpuTypeId: nvmlVgpuTypeId_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetFrameRateLimit",
         |e| e.nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit),
     )
@@ -4319,7 +4405,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetFramebufferSize",
         |e| e.nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize),
     )
@@ -4329,7 +4415,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     vgpuTypeId: nvmlVgpuTypeId_t,
     gpuInstanceProfileId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetGpuInstanceProfileId",
         |e| e.nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId),
     )
@@ -4339,7 +4425,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
     vgpuTypeId: nvmlVgpuTypeId_t,
     gspHeapSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetGspHeapSize",
         |e| e.nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize),
     )
@@ -4350,7 +4436,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
     vgpuTypeLicenseString: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetLicense",
         |e| e.nvmlVgpuTypeGetLicense(vgpuTypeId, vgpuTypeLicenseString, size),
     )
@@ -4361,7 +4447,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetMaxInstances",
         |e| e.nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount),
     )
@@ -4370,7 +4456,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
 pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
         |e| e.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance),
     )
@@ -4380,7 +4466,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCountPerVm: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetMaxInstancesPerVm",
         |e| e.nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm),
     )
@@ -4391,7 +4477,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
     vgpuTypeName: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetName",
         |e| e.nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size),
     )
@@ -4401,7 +4487,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
     vgpuTypeId: nvmlVgpuTypeId_t,
     numDisplayHeads: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetNumDisplayHeads",
         |e| e.nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads),
     )
@@ -4413,7 +4499,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
     xdim: *mut c_uint,
     ydim: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetResolution",
         |e| e.nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim),
     )
