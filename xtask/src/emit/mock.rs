@@ -3,7 +3,7 @@
 //!   each default body reports the call as unimplemented and answers `NOT_SUPPORTED`, so the
 //!   hand-written engine overrides only what it implements;
 //! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
-//!   which hands the call to the engine through its `entry` guard;
+//!   which hands the call to the engine (or the hostile library) through its `api_entry` guard;
 //! - `history.rs` ([`emit_history`]): the driver branch that introduced each function newer
 //!   than the oldest published header, from `gen-config/function-history.yaml`, so a profile
 //!   with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
@@ -99,11 +99,11 @@ fn names(b: &Bindings) -> TokenStream {
     }
 }
 
-fn returns_status(f: &Function) -> bool {
+pub(super) fn returns_status(f: &Function) -> bool {
     f.ret == Ty::Named("nvmlReturn_t".into())
 }
 
-fn params(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
+pub(super) fn params(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let decls = f
         .params
         .iter()
@@ -157,7 +157,7 @@ fn api(b: &Bindings) -> TokenStream {
 }
 
 /// The value a non-status function returns when it is not implemented or fails.
-fn fallback(ret: &Ty) -> TokenStream {
+pub(super) fn fallback(ret: &Ty) -> TokenStream {
     match ret {
         Ty::Pointer { .. } => quote!(core::ptr::null()),
         Ty::Void => quote!(()),
@@ -171,7 +171,7 @@ fn exports(b: &Bindings) -> TokenStream {
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
         let body = if returns_status(f) {
-            quote!(entry(#s, |e| e.#name(#(#names),*)))
+            quote!(api_entry(#s, |e| e.#name(#(#names),*)))
         } else {
             let fallback = fallback(&f.ret);
             quote!(plain_entry(#s, #fallback, |e| e.#name(#(#names),*)))
@@ -184,8 +184,7 @@ fn exports(b: &Bindings) -> TokenStream {
     quote! {
         use core::ffi::*;
         use nvml_sys::*;
-        use super::api::Api;
-        use super::super::engine::{entry, plain_entry};
+        use super::super::engine::{api_entry, plain_entry};
 
         #(#fns)*
     }

@@ -4,6 +4,7 @@
 //! prettyplease, so the output's layout depends on nothing installed on the machine.
 
 pub mod doc;
+pub mod hostile;
 pub mod mock;
 pub mod readings;
 pub mod safe;
@@ -39,6 +40,7 @@ pub fn emit_all(b: &Bindings, plan: &Plan) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
     mock::emit(b, &mut out)?;
+    hostile::emit(b, plan, &mut out)?;
     safe::emit(b, plan, &mut out)?;
     Ok(out)
 }

@@ -68,6 +68,9 @@ impl Reader<'_> {
         if f.ret != Ty::Named("nvmlReturn_t".into()) {
             return Err(format!("returns `{}`, not `nvmlReturn_t`", f.ret.c_spelling()));
         }
+        if let Some(why) = self.variable_size_record(f) {
+            return Err(why);
+        }
         let mut doubts = Vec::new();
         let string = self.string_buffer(f);
         let counted = self.counted(f, string.as_ref().map(|(s, _)| s), &mut doubts);
@@ -279,6 +282,32 @@ impl Reader<'_> {
             });
         }
         None
+    }
+
+    /// `record *buf, unsigned int *bufferSize` where the documentation calls the size that of
+    /// the buffer, not of an array: one record of variable size, sized in bytes (the vGPU
+    /// migration metadata), which no generated shape fits.
+    fn variable_size_record(&self, f: &Function) -> Option<String> {
+        if self.b.arrays.contains_key(&f.name) {
+            return None;
+        }
+        let ps = &f.params;
+        ps.iter().enumerate().find_map(|(i, count)| {
+            if !matches!(&count.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::UInt) {
+                return None;
+            }
+            let count_doc = doc_text(f, &count.name).to_ascii_lowercase();
+            if !count_doc.contains("buffer") || count_doc.contains("array") {
+                return None;
+            }
+            let buf = [i + 1, i.wrapping_sub(1)].into_iter().filter_map(|j| ps.get(j)).find(|b| {
+                matches!(self.b.model.resolve_typedef(&b.ty), Ty::Pointer { pointee, is_const: false }
+                    if matches!(self.b.model.resolve_typedef(pointee), Ty::Named(n) if self.b.model.records.contains_key(n)))
+            })?;
+            doc_text(f, &buf.name).to_ascii_lowercase().contains("buffer").then(|| {
+                format!("`{}` is a buffer of `{}` bytes holding one record of variable size, which needs hand-written code", buf.name, count.name)
+            })
+        })
     }
 
     fn from_rule(&self, f: &Function, r: &ArrayBuffer) -> Counted {

@@ -1,6 +1,8 @@
 //! The mock's behaviour: one process-wide [`Engine`] that every exported function reaches
 //! through [`entry`], which guards against panics crossing into C, applies injected faults and
-//! older-driver emulation, and enforces `nvmlInit` before use.
+//! older-driver emulation, and enforces `nvmlInit` before use. The generated exports go through
+//! [`api_entry`] and [`plain_entry`], which hand the call to the [`hostile`] library instead
+//! when `NVML_MOCK_HOSTILE` is set.
 
 // Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
 #![allow(clippy::vec_box)]
@@ -8,6 +10,7 @@
 mod api;
 mod events;
 pub mod ffi;
+pub mod hostile;
 mod mig;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -17,6 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
 
+use crate::generated::api::Api;
 use crate::generated::history::INTRODUCED;
 use crate::profile::{self, FaultSpec, Flat, Profile};
 pub use events::{EventSet, SystemEventSet};
@@ -203,9 +207,23 @@ pub fn entry(name: &'static str, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvm
     })
 }
 
-/// Runs an exported function with another return type (`nvmlErrorString`).
-pub fn plain_entry<R>(name: &'static str, fallback: R, f: impl FnOnce(&Engine) -> R) -> R {
-    catch_unwind(AssertUnwindSafe(|| f(engine()))).unwrap_or_else(|_| {
+/// Runs a generated export: on the hostile library when there is one (without faults or
+/// the init check), else on the engine through [`entry`].
+pub fn api_entry(name: &'static str, f: impl FnOnce(&dyn Api) -> nvmlReturn_t) -> nvmlReturn_t {
+    if hostile::library().is_some() {
+        return plain_entry(name, NVML_ERROR_UNKNOWN, f);
+    }
+    entry(name, |e| f(e))
+}
+
+/// Runs an exported function with another return type (`nvmlErrorString`), on the hostile
+/// library when there is one.
+pub fn plain_entry<R>(name: &'static str, fallback: R, f: impl FnOnce(&dyn Api) -> R) -> R {
+    let api: &dyn Api = match hostile::library() {
+        Some(h) => h,
+        None => engine(),
+    };
+    catch_unwind(AssertUnwindSafe(|| f(api))).unwrap_or_else(|_| {
         eprintln!("nvml-mock: {name} panicked (this is a bug in the mock)");
         fallback
     })

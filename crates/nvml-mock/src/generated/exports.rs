@@ -39,13 +39,12 @@
 
 use core::ffi::*;
 use nvml_sys::*;
-use super::api::Api;
-use super::super::engine::{entry, plain_entry};
+use super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
     computeInstance: nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlComputeInstanceDestroy",
         |e| e.nvmlComputeInstanceDestroy(computeInstance),
     )
@@ -55,7 +54,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
     computeInstance: nvmlComputeInstance_t,
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlComputeInstanceGetInfo",
         |e| e.nvmlComputeInstanceGetInfo(computeInstance, info),
     )
@@ -65,7 +64,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     computeInstance: nvmlComputeInstance_t,
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlComputeInstanceGetInfo_v2",
         |e| e.nvmlComputeInstanceGetInfo_v2(computeInstance, info),
     )
@@ -74,20 +73,23 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceClearAccountingPids", |e| e.nvmlDeviceClearAccountingPids(device))
+    api_entry(
+        "nvmlDeviceClearAccountingPids",
+        |e| e.nvmlDeviceClearAccountingPids(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceClearCpuAffinity", |e| e.nvmlDeviceClearCpuAffinity(device))
+    api_entry("nvmlDeviceClearCpuAffinity", |e| e.nvmlDeviceClearCpuAffinity(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
     device: nvmlDevice_t,
     counterType: nvmlEccCounterType_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceClearEccErrorCounts",
         |e| e.nvmlDeviceClearEccErrorCounts(device, counterType),
     )
@@ -98,7 +100,7 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     valuesCount: c_int,
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceClearFieldValues",
         |e| e.nvmlDeviceClearFieldValues(device, valuesCount, values),
     )
@@ -109,7 +111,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     profileId: c_uint,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceCreateGpuInstance",
         |e| e.nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance),
     )
@@ -121,7 +123,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
     placement: *const nvmlGpuInstancePlacement_t,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceCreateGpuInstanceWithPlacement",
         |e| {
             e
@@ -138,7 +140,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceDiscoverGpus", |e| e.nvmlDeviceDiscoverGpus(pciInfo))
+    api_entry("nvmlDeviceDiscoverGpus", |e| e.nvmlDeviceDiscoverGpus(pciInfo))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
@@ -147,7 +149,7 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
     counter: c_uint,
     freeze: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceFreezeNvLinkUtilizationCounter",
         |e| e.nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze),
     )
@@ -158,7 +160,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     apiType: nvmlRestrictedAPI_t,
     isRestricted: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAPIRestriction",
         |e| e.nvmlDeviceGetAPIRestriction(device, apiType, isRestricted),
     )
@@ -168,7 +170,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
     device: nvmlDevice_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingBufferSize",
         |e| e.nvmlDeviceGetAccountingBufferSize(device, bufferSize),
     )
@@ -178,7 +180,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAccountingMode", |e| e.nvmlDeviceGetAccountingMode(device, mode))
+    api_entry(
+        "nvmlDeviceGetAccountingMode",
+        |e| e.nvmlDeviceGetAccountingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
@@ -186,7 +191,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
     count: *mut c_uint,
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingPids",
         |e| e.nvmlDeviceGetAccountingPids(device, count, pids),
     )
@@ -197,7 +202,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
     pid: c_uint,
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingStats",
         |e| e.nvmlDeviceGetAccountingStats(device, pid, stats),
     )
@@ -207,7 +212,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
     device: nvmlDevice_t,
     stats: *mut nvmlAccountingStats_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAccountingStats_v2",
         |e| e.nvmlDeviceGetAccountingStats_v2(device, stats),
     )
@@ -218,7 +223,7 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
     vgpuCount: *mut c_uint,
     vgpuInstances: *mut nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetActiveVgpus",
         |e| e.nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances),
     )
@@ -228,7 +233,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
     device: nvmlDevice_t,
     adaptiveClockStatus: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAdaptiveClockInfoStatus",
         |e| e.nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus),
     )
@@ -238,7 +243,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     device: nvmlDevice_t,
     info: *mut nvmlAdaptiveTgpModeInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
         |e| e.nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info),
     )
@@ -248,7 +253,10 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlDeviceAddressingMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAddressingMode", |e| e.nvmlDeviceGetAddressingMode(device, mode))
+    api_entry(
+        "nvmlDeviceGetAddressingMode",
+        |e| e.nvmlDeviceGetAddressingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
@@ -256,7 +264,7 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetApplicationsClock",
         |e| e.nvmlDeviceGetApplicationsClock(device, clockType, clockMHz),
     )
@@ -266,21 +274,24 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     device: nvmlDevice_t,
     arch: *mut nvmlDeviceArchitecture_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetArchitecture", |e| e.nvmlDeviceGetArchitecture(device, arch))
+    api_entry("nvmlDeviceGetArchitecture", |e| e.nvmlDeviceGetArchitecture(device, arch))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAttributes", |e| e.nvmlDeviceGetAttributes(device, attributes))
+    api_entry(
+        "nvmlDeviceGetAttributes",
+        |e| e.nvmlDeviceGetAttributes(device, attributes),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAttributes_v2",
         |e| e.nvmlDeviceGetAttributes_v2(device, attributes),
     )
@@ -291,7 +302,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
     isEnabled: *mut nvmlEnableState_t,
     defaultIsEnabled: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetAutoBoostedClocksEnabled",
         |e| e.nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled),
     )
@@ -301,7 +312,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     device: nvmlDevice_t,
     bar1Memory: *mut nvmlBAR1Memory_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBAR1MemoryInfo",
         |e| e.nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory),
     )
@@ -311,7 +322,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
     device: nvmlDevice_t,
     timeData: *mut nvmlBBXTimeData_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBBXTimeData_v1",
         |e| e.nvmlDeviceGetBBXTimeData_v1(device, timeData),
     )
@@ -321,7 +332,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
     device: nvmlDevice_t,
     pBankRemapperStatus: *mut nvmlEccBankRemapperStatus_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBankRemapperStatus_v1",
         |e| e.nvmlDeviceGetBankRemapperStatus_v1(device, pBankRemapperStatus),
     )
@@ -331,7 +342,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
     device: nvmlDevice_t,
     boardId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBoardId", |e| e.nvmlDeviceGetBoardId(device, boardId))
+    api_entry("nvmlDeviceGetBoardId", |e| e.nvmlDeviceGetBoardId(device, boardId))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
@@ -339,7 +350,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
     partNumber: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBoardPartNumber",
         |e| e.nvmlDeviceGetBoardPartNumber(device, partNumber, length),
     )
@@ -349,14 +360,14 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
     device: nvmlDevice_t,
     r#type: *mut nvmlBrandType_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBrand", |e| e.nvmlDeviceGetBrand(device, r#type))
+    api_entry("nvmlDeviceGetBrand", |e| e.nvmlDeviceGetBrand(device, r#type))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
     device: nvmlDevice_t,
     bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetBridgeChipInfo",
         |e| e.nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy),
     )
@@ -366,14 +377,14 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     device: nvmlDevice_t,
     r#type: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBusType", |e| e.nvmlDeviceGetBusType(device, r#type))
+    api_entry("nvmlDeviceGetBusType", |e| e.nvmlDeviceGetBusType(device, r#type))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
     device: nvmlDevice_t,
     c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetC2cModeInfoV",
         |e| e.nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo),
     )
@@ -383,14 +394,17 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     device: nvmlDevice_t,
     caps: *mut nvmlDeviceCapabilities_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCapabilities", |e| e.nvmlDeviceGetCapabilities(device, caps))
+    api_entry("nvmlDeviceGetCapabilities", |e| e.nvmlDeviceGetCapabilities(device, caps))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     device: nvmlDevice_t,
     status: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClkMonStatus", |e| e.nvmlDeviceGetClkMonStatus(device, status))
+    api_entry(
+        "nvmlDeviceGetClkMonStatus",
+        |e| e.nvmlDeviceGetClkMonStatus(device, status),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClock(
@@ -399,7 +413,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
     clockId: nvmlClockId_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetClock",
         |e| e.nvmlDeviceGetClock(device, clockType, clockId, clockMHz),
     )
@@ -410,21 +424,24 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
     r#type: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClockInfo", |e| e.nvmlDeviceGetClockInfo(device, r#type, clock))
+    api_entry(
+        "nvmlDeviceGetClockInfo",
+        |e| e.nvmlDeviceGetClockInfo(device, r#type, clock),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClockOffsets", |e| e.nvmlDeviceGetClockOffsets(device, info))
+    api_entry("nvmlDeviceGetClockOffsets", |e| e.nvmlDeviceGetClockOffsets(device, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeInstanceId",
         |e| e.nvmlDeviceGetComputeInstanceId(device, id),
     )
@@ -434,7 +451,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
     device: nvmlDevice_t,
     mode: *mut nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetComputeMode", |e| e.nvmlDeviceGetComputeMode(device, mode))
+    api_entry("nvmlDeviceGetComputeMode", |e| e.nvmlDeviceGetComputeMode(device, mode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
@@ -442,7 +459,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeRunningProcesses",
         |e| e.nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos),
     )
@@ -453,7 +470,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeRunningProcesses_v2",
         |e| e.nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos),
     )
@@ -464,7 +481,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetComputeRunningProcesses_v3",
         |e| e.nvmlDeviceGetComputeRunningProcesses_v3(device, infoCount, infos),
     )
@@ -474,7 +491,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
     device: nvmlDevice_t,
     gpuAtstReport: *mut nvmlConfComputeGpuAttestationReport_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeGpuAttestationReport",
         |e| e.nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport),
     )
@@ -484,7 +501,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
     device: nvmlDevice_t,
     gpuCert: *mut nvmlConfComputeGpuCertificate_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeGpuCertificate",
         |e| e.nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert),
     )
@@ -494,7 +511,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
     device: nvmlDevice_t,
     memInfo: *mut nvmlConfComputeMemSizeInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeMemSizeInfo",
         |e| e.nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo),
     )
@@ -504,7 +521,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetConfComputeProtectedMemoryUsage",
         |e| e.nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory),
     )
@@ -514,17 +531,20 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     device: nvmlDevice_t,
     coolerInfo: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCoolerInfo", |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo))
+    api_entry(
+        "nvmlDeviceGetCoolerInfo",
+        |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCount", |e| e.nvmlDeviceGetCount(deviceCount))
+    api_entry("nvmlDeviceGetCount", |e| e.nvmlDeviceGetCount(deviceCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCount_v2", |e| e.nvmlDeviceGetCount_v2(deviceCount))
+    api_entry("nvmlDeviceGetCount_v2", |e| e.nvmlDeviceGetCount_v2(deviceCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
@@ -532,7 +552,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
     cpuSetSize: c_uint,
     cpuSet: *mut c_ulong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCpuAffinity",
         |e| e.nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet),
     )
@@ -544,7 +564,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
     cpuSet: *mut c_ulong,
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCpuAffinityWithinScope",
         |e| e.nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope),
     )
@@ -555,7 +575,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
     vgpuCount: *mut c_uint,
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCreatableVgpus",
         |e| e.nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds),
     )
@@ -566,7 +586,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
     major: *mut c_int,
     minor: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCudaComputeCapability",
         |e| e.nvmlDeviceGetCudaComputeCapability(device, major, minor),
     )
@@ -576,7 +596,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
     device: nvmlDevice_t,
     currLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrPcieLinkGeneration",
         |e| e.nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen),
     )
@@ -586,7 +606,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
     device: nvmlDevice_t,
     currLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrPcieLinkWidth",
         |e| e.nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth),
     )
@@ -596,7 +616,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
     device: nvmlDevice_t,
     currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrentClockFreqs",
         |e| e.nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs),
     )
@@ -606,7 +626,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
     device: nvmlDevice_t,
     clocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrentClocksEventReasons",
         |e| e.nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons),
     )
@@ -616,7 +636,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
     device: nvmlDevice_t,
     clocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetCurrentClocksThrottleReasons",
         |e| e.nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons),
     )
@@ -627,7 +647,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDecoderUtilization",
         |e| e.nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs),
     )
@@ -638,7 +658,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDefaultApplicationsClock",
         |e| e.nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz),
     )
@@ -648,7 +668,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
     device: nvmlDevice_t,
     defaultMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDefaultEccMode",
         |e| e.nvmlDeviceGetDefaultEccMode(device, defaultMode),
     )
@@ -660,7 +680,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut nvmlEccErrorCounts_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDetailedEccErrors",
         |e| e.nvmlDeviceGetDetailedEccErrors(device, errorType, counterType, eccCounts),
     )
@@ -670,7 +690,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
     migDevice: nvmlDevice_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
         |e| e.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device),
     )
@@ -680,7 +700,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
     device: nvmlDevice_t,
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDisplayActive",
         |e| e.nvmlDeviceGetDisplayActive(device, isActive),
     )
@@ -690,7 +710,10 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
     device: nvmlDevice_t,
     display: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetDisplayMode", |e| e.nvmlDeviceGetDisplayMode(device, display))
+    api_entry(
+        "nvmlDeviceGetDisplayMode",
+        |e| e.nvmlDeviceGetDisplayMode(device, display),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
@@ -698,7 +721,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
     current: *mut nvmlDramEncryptionInfo_t,
     pending: *mut nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDramEncryptionMode",
         |e| e.nvmlDeviceGetDramEncryptionMode(device, current, pending),
     )
@@ -709,7 +732,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
     current: *mut nvmlDriverModel_t,
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDriverModel",
         |e| e.nvmlDeviceGetDriverModel(device, current, pending),
     )
@@ -720,7 +743,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
     current: *mut nvmlDriverModel_t,
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDriverModel_v2",
         |e| e.nvmlDeviceGetDriverModel_v2(device, current, pending),
     )
@@ -730,7 +753,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
     device: nvmlDevice_t,
     pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetDynamicPstatesInfo",
         |e| e.nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo),
     )
@@ -741,7 +764,10 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
     current: *mut nvmlEnableState_t,
     pending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetEccMode", |e| e.nvmlDeviceGetEccMode(device, current, pending))
+    api_entry(
+        "nvmlDeviceGetEccMode",
+        |e| e.nvmlDeviceGetEccMode(device, current, pending),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
@@ -749,7 +775,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
     encoderQueryType: nvmlEncoderType_t,
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderCapacity",
         |e| e.nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity),
     )
@@ -760,7 +786,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
     sessionCount: *mut c_uint,
     sessionInfos: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderSessions",
         |e| e.nvmlDeviceGetEncoderSessions(device, sessionCount, sessionInfos),
     )
@@ -772,7 +798,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     averageFps: *mut c_uint,
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderStats",
         |e| e.nvmlDeviceGetEncoderStats(device, sessionCount, averageFps, averageLatency),
     )
@@ -783,7 +809,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEncoderUtilization",
         |e| e.nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs),
     )
@@ -793,7 +819,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
     device: nvmlDevice_t,
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetEnforcedPowerLimit",
         |e| e.nvmlDeviceGetEnforcedPowerLimit(device, limit),
     )
@@ -804,7 +830,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetFBCSessions",
         |e| e.nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo),
     )
@@ -814,7 +840,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     device: nvmlDevice_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFBCStats", |e| e.nvmlDeviceGetFBCStats(device, fbcStats))
+    api_entry("nvmlDeviceGetFBCStats", |e| e.nvmlDeviceGetFBCStats(device, fbcStats))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
@@ -822,7 +848,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
     fan: c_uint,
     policy: *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetFanControlPolicy_v2",
         |e| e.nvmlDeviceGetFanControlPolicy_v2(device, fan, policy),
     )
@@ -832,14 +858,17 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     device: nvmlDevice_t,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeed", |e| e.nvmlDeviceGetFanSpeed(device, speed))
+    api_entry("nvmlDeviceGetFanSpeed", |e| e.nvmlDeviceGetFanSpeed(device, speed))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
     device: nvmlDevice_t,
     fanSpeed: *mut nvmlFanSpeedInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeedRPM", |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed))
+    api_entry(
+        "nvmlDeviceGetFanSpeedRPM",
+        |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
@@ -847,7 +876,10 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     fan: c_uint,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeed_v2", |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed))
+    api_entry(
+        "nvmlDeviceGetFanSpeed_v2",
+        |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
@@ -855,7 +887,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
     valuesCount: c_int,
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetFieldValues",
         |e| e.nvmlDeviceGetFieldValues(device, valuesCount, values),
     )
@@ -866,7 +898,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     minOffset: *mut c_int,
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpcClkMinMaxVfOffset",
         |e| e.nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
@@ -876,7 +908,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
     device: nvmlDevice_t,
     offset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpcClkVfOffset",
         |e| e.nvmlDeviceGetGpcClkVfOffset(device, offset),
     )
@@ -886,7 +918,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuFabricInfo",
         |e| e.nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo),
     )
@@ -896,7 +928,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuFabricInfoV",
         |e| e.nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo),
     )
@@ -906,7 +938,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_v4_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuFabricInfo_v4",
         |e| e.nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo),
     )
@@ -917,7 +949,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
     id: c_uint,
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceById",
         |e| e.nvmlDeviceGetGpuInstanceById(device, id, gpuInstance),
     )
@@ -927,7 +959,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetGpuInstanceId", |e| e.nvmlDeviceGetGpuInstanceId(device, id))
+    api_entry("nvmlDeviceGetGpuInstanceId", |e| e.nvmlDeviceGetGpuInstanceId(device, id))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -936,7 +968,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
     placements: *mut nvmlGpuInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements",
         |e| {
             e
@@ -956,7 +988,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     placements: *mut nvmlGpuInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
         |e| {
             e
@@ -975,7 +1007,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfo",
         |e| e.nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info),
     )
@@ -986,7 +1018,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     profileId: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info),
     )
@@ -997,7 +1029,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfoV",
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info),
     )
@@ -1008,7 +1040,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     profileId: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstanceRemainingCapacity",
         |e| e.nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count),
     )
@@ -1020,7 +1052,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
     gpuInstances: *mut nvmlGpuInstance_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuInstances",
         |e| e.nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count),
     )
@@ -1030,7 +1062,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     device: nvmlDevice_t,
     maxLinkGenDevice: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuMaxPcieLinkGeneration",
         |e| e.nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice),
     )
@@ -1041,7 +1073,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
     current: *mut nvmlGpuOperationMode_t,
     pending: *mut nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGpuOperationMode",
         |e| e.nvmlDeviceGetGpuOperationMode(device, current, pending),
     )
@@ -1051,7 +1083,10 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
     device: nvmlDevice_t,
     uptime: *mut nvmlGpuUptime_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetGpuUptime_v1", |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime))
+    api_entry(
+        "nvmlDeviceGetGpuUptime_v1",
+        |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
@@ -1059,7 +1094,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses",
         |e| e.nvmlDeviceGetGraphicsRunningProcesses(device, infoCount, infos),
     )
@@ -1070,7 +1105,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v2",
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v2(device, infoCount, infos),
     )
@@ -1081,7 +1116,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v3",
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v3(device, infoCount, infos),
     )
@@ -1091,7 +1126,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures",
         |e| e.nvmlDeviceGetGridLicensableFeatures(device, pGridLicensableFeatures),
     )
@@ -1101,7 +1136,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v2",
         |e| e.nvmlDeviceGetGridLicensableFeatures_v2(device, pGridLicensableFeatures),
     )
@@ -1111,7 +1146,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v3",
         |e| e.nvmlDeviceGetGridLicensableFeatures_v3(device, pGridLicensableFeatures),
     )
@@ -1121,7 +1156,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v4",
         |e| e.nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures),
     )
@@ -1132,7 +1167,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
     isEnabled: *mut c_uint,
     defaultMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGspFirmwareMode",
         |e| e.nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode),
     )
@@ -1142,7 +1177,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     device: nvmlDevice_t,
     version: *mut c_char,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetGspFirmwareVersion",
         |e| e.nvmlDeviceGetGspFirmwareVersion(device, version),
     )
@@ -1152,14 +1187,17 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByIndex", |e| e.nvmlDeviceGetHandleByIndex(index, device))
+    api_entry(
+        "nvmlDeviceGetHandleByIndex",
+        |e| e.nvmlDeviceGetHandleByIndex(index, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleByIndex_v2",
         |e| e.nvmlDeviceGetHandleByIndex_v2(index, device),
     )
@@ -1169,7 +1207,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
     pciBusId: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleByPciBusId",
         |e| e.nvmlDeviceGetHandleByPciBusId(pciBusId, device),
     )
@@ -1179,7 +1217,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
     pciBusId: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleByPciBusId_v2",
         |e| e.nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device),
     )
@@ -1189,7 +1227,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
     serial: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHandleBySerial",
         |e| e.nvmlDeviceGetHandleBySerial(serial, device),
     )
@@ -1199,21 +1237,24 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     uuid: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByUUID", |e| e.nvmlDeviceGetHandleByUUID(uuid, device))
+    api_entry("nvmlDeviceGetHandleByUUID", |e| e.nvmlDeviceGetHandleByUUID(uuid, device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     uuid: *const nvmlUUID_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByUUIDV", |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device))
+    api_entry(
+        "nvmlDeviceGetHandleByUUIDV",
+        |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
     device: nvmlDevice_t,
     pHostVgpuMode: *mut nvmlHostVgpuMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetHostVgpuMode",
         |e| e.nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode),
     )
@@ -1223,21 +1264,24 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHostname_v1", |e| e.nvmlDeviceGetHostname_v1(device, hostname))
+    api_entry(
+        "nvmlDeviceGetHostname_v1",
+        |e| e.nvmlDeviceGetHostname_v1(device, hostname),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetIndex", |e| e.nvmlDeviceGetIndex(device, index))
+    api_entry("nvmlDeviceGetIndex", |e| e.nvmlDeviceGetIndex(device, index))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
     device: nvmlDevice_t,
     checksum: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetInforomConfigurationChecksum",
         |e| e.nvmlDeviceGetInforomConfigurationChecksum(device, checksum),
     )
@@ -1248,7 +1292,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetInforomImageVersion",
         |e| e.nvmlDeviceGetInforomImageVersion(device, version, length),
     )
@@ -1260,7 +1304,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetInforomVersion",
         |e| e.nvmlDeviceGetInforomVersion(device, object, version, length),
     )
@@ -1270,7 +1314,7 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     device: nvmlDevice_t,
     irqNum: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetIrqNum", |e| e.nvmlDeviceGetIrqNum(device, irqNum))
+    api_entry("nvmlDeviceGetIrqNum", |e| e.nvmlDeviceGetIrqNum(device, irqNum))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
@@ -1278,7 +1322,7 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetJpgUtilization",
         |e| e.nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs),
     )
@@ -1289,7 +1333,7 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
     timestamp: *mut c_ulonglong,
     durationUs: *mut c_ulong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetLastBBXFlushTime",
         |e| e.nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs),
     )
@@ -1300,7 +1344,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses",
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses(device, infoCount, infos),
     )
@@ -1311,7 +1355,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v2",
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v2(device, infoCount, infos),
     )
@@ -1322,7 +1366,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     infoCount: *mut c_uint,
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v3",
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v3(device, infoCount, infos),
     )
@@ -1332,7 +1376,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
     device: nvmlDevice_t,
     marginTempInfo: *mut nvmlMarginTemperature_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMarginTemperature",
         |e| e.nvmlDeviceGetMarginTemperature(device, marginTempInfo),
     )
@@ -1343,7 +1387,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
     r#type: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxClockInfo",
         |e| e.nvmlDeviceGetMaxClockInfo(device, r#type, clock),
     )
@@ -1354,7 +1398,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
     clockType: nvmlClockType_t,
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxCustomerBoostClock",
         |e| e.nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz),
     )
@@ -1364,7 +1408,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
     device: nvmlDevice_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxMigDeviceCount",
         |e| e.nvmlDeviceGetMaxMigDeviceCount(device, count),
     )
@@ -1374,7 +1418,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
     device: nvmlDevice_t,
     maxLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxPcieLinkGeneration",
         |e| e.nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen),
     )
@@ -1384,7 +1428,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
     device: nvmlDevice_t,
     maxLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMaxPcieLinkWidth",
         |e| e.nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth),
     )
@@ -1395,7 +1439,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
     minOffset: *mut c_int,
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemClkMinMaxVfOffset",
         |e| e.nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
@@ -1405,7 +1449,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
     device: nvmlDevice_t,
     offset: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemClkVfOffset",
         |e| e.nvmlDeviceGetMemClkVfOffset(device, offset),
     )
@@ -1417,7 +1461,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
     nodeSet: *mut c_ulong,
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryAffinity",
         |e| e.nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope),
     )
@@ -1427,7 +1471,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
     device: nvmlDevice_t,
     busWidth: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryBusWidth",
         |e| e.nvmlDeviceGetMemoryBusWidth(device, busWidth),
     )
@@ -1440,7 +1484,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
     locationType: nvmlMemoryLocation_t,
     count: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryErrorCounter",
         |e| {
             e
@@ -1459,21 +1503,24 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetMemoryInfo", |e| e.nvmlDeviceGetMemoryInfo(device, memory))
+    api_entry("nvmlDeviceGetMemoryInfo", |e| e.nvmlDeviceGetMemoryInfo(device, memory))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_v2_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetMemoryInfo_v2", |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory))
+    api_entry(
+        "nvmlDeviceGetMemoryInfo_v2",
+        |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
     device: nvmlDevice_t,
     limits: *mut nvmlGetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMemoryLimits_v1",
         |e| e.nvmlDeviceGetMemoryLimits_v1(device, limits),
     )
@@ -1484,7 +1531,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
     index: c_uint,
     migDevice: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMigDeviceHandleByIndex",
         |e| e.nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice),
     )
@@ -1495,7 +1542,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
     currentMode: *mut c_uint,
     pendingMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMigMode",
         |e| e.nvmlDeviceGetMigMode(device, currentMode, pendingMode),
     )
@@ -1508,7 +1555,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
     minClockMHz: *mut c_uint,
     maxClockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMinMaxClockOfPState",
         |e| {
             e
@@ -1528,7 +1575,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
     minSpeed: *mut c_uint,
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMinMaxFanSpeed",
         |e| e.nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed),
     )
@@ -1538,7 +1585,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
     device: nvmlDevice_t,
     minorNumber: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMinorNumber",
         |e| e.nvmlDeviceGetMinorNumber(device, minorNumber),
     )
@@ -1548,14 +1595,14 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
     device: nvmlDevice_t,
     moduleId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetModuleId", |e| e.nvmlDeviceGetModuleId(device, moduleId))
+    api_entry("nvmlDeviceGetModuleId", |e| e.nvmlDeviceGetModuleId(device, moduleId))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
     device: nvmlDevice_t,
     multiGpuBool: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetMultiGpuBoard",
         |e| e.nvmlDeviceGetMultiGpuBoard(device, multiGpuBool),
     )
@@ -1566,28 +1613,31 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetName", |e| e.nvmlDeviceGetName(device, name, length))
+    api_entry("nvmlDeviceGetName", |e| e.nvmlDeviceGetName(device, name, length))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     device: nvmlDevice_t,
     numFans: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumFans", |e| e.nvmlDeviceGetNumFans(device, numFans))
+    api_entry("nvmlDeviceGetNumFans", |e| e.nvmlDeviceGetNumFans(device, numFans))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
     device: nvmlDevice_t,
     numCores: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumGpuCores", |e| e.nvmlDeviceGetNumGpuCores(device, numCores))
+    api_entry(
+        "nvmlDeviceGetNumGpuCores",
+        |e| e.nvmlDeviceGetNumGpuCores(device, numCores),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     device: nvmlDevice_t,
     node: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumaNodeId", |e| e.nvmlDeviceGetNumaNodeId(device, node))
+    api_entry("nvmlDeviceGetNumaNodeId", |e| e.nvmlDeviceGetNumaNodeId(device, node))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
@@ -1596,7 +1646,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
     capability: nvmlNvLinkCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkCapability",
         |e| e.nvmlDeviceGetNvLinkCapability(device, link, capability, capResult),
     )
@@ -1608,7 +1658,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
     counter: nvmlNvLinkErrorCounter_t,
     counterValue: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkErrorCounter",
         |e| e.nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue),
     )
@@ -1618,14 +1668,17 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNvLinkInfo", |e| e.nvmlDeviceGetNvLinkInfo(device, info))
+    api_entry("nvmlDeviceGetNvLinkInfo", |e| e.nvmlDeviceGetNvLinkInfo(device, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_v3_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNvLinkInfo_v3", |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info))
+    api_entry(
+        "nvmlDeviceGetNvLinkInfo_v3",
+        |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
@@ -1633,7 +1686,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
     link: c_uint,
     pNvLinkDeviceType: *mut nvmlIntNvLinkDeviceType_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkRemoteDeviceType",
         |e| e.nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType),
     )
@@ -1644,7 +1697,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
     link: c_uint,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkRemotePciInfo",
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci),
     )
@@ -1655,7 +1708,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     link: c_uint,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkRemotePciInfo_v2",
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci),
     )
@@ -1666,7 +1719,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
     link: c_uint,
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkState",
         |e| e.nvmlDeviceGetNvLinkState(device, link, isActive),
     )
@@ -1676,7 +1729,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
     device: nvmlDevice_t,
     samples: *mut nvmlNvlinkTelemetrySamples_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkTelemetrySamples_v1",
         |e| e.nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples),
     )
@@ -1688,7 +1741,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
     counter: c_uint,
     control: *mut nvmlNvLinkUtilizationControl_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkUtilizationControl",
         |e| e.nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control),
     )
@@ -1701,7 +1754,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
     rxcounter: *mut c_ulonglong,
     txcounter: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkUtilizationCounter",
         |e| {
             e
@@ -1721,7 +1774,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     link: c_uint,
     version: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvLinkVersion",
         |e| e.nvmlDeviceGetNvLinkVersion(device, link, version),
     )
@@ -1731,7 +1784,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
     device: nvmlDevice_t,
     getBwMode: *mut nvmlNvlinkGetBwMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkBwMode",
         |e| e.nvmlDeviceGetNvlinkBwMode(device, getBwMode),
     )
@@ -1741,7 +1794,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     device: nvmlDevice_t,
     privateInfo: *mut nvmlNvlinkNvlePrivateInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
         |e| e.nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo),
     )
@@ -1751,7 +1804,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     device: nvmlDevice_t,
     remapTableInfo: *mut nvmlNvlinkGetRemapTableInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkRemapTableInfo_v1",
         |e| e.nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo),
     )
@@ -1761,7 +1814,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
     device: nvmlDevice_t,
     supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetNvlinkSupportedBwModes",
         |e| e.nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode),
     )
@@ -1772,7 +1825,7 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
     utilization: *mut c_uint,
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetOfaUtilization",
         |e| e.nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs),
     )
@@ -1784,7 +1837,7 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
     p2pIndex: nvmlGpuP2PCapsIndex_t,
     p2pStatus: *mut nvmlGpuP2PStatus_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetP2PStatus",
         |e| e.nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus),
     )
@@ -1794,35 +1847,35 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo", |e| e.nvmlDeviceGetPciInfo(device, pci))
+    api_entry("nvmlDeviceGetPciInfo", |e| e.nvmlDeviceGetPciInfo(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfoExt_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfoExt", |e| e.nvmlDeviceGetPciInfoExt(device, pci))
+    api_entry("nvmlDeviceGetPciInfoExt", |e| e.nvmlDeviceGetPciInfoExt(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo_v2", |e| e.nvmlDeviceGetPciInfo_v2(device, pci))
+    api_entry("nvmlDeviceGetPciInfo_v2", |e| e.nvmlDeviceGetPciInfo_v2(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo_v3", |e| e.nvmlDeviceGetPciInfo_v3(device, pci))
+    api_entry("nvmlDeviceGetPciInfo_v3", |e| e.nvmlDeviceGetPciInfo_v3(device, pci))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
     device: nvmlDevice_t,
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPcieLinkMaxSpeed",
         |e| e.nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed),
     )
@@ -1832,7 +1885,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
     device: nvmlDevice_t,
     value: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPcieReplayCounter",
         |e| e.nvmlDeviceGetPcieReplayCounter(device, value),
     )
@@ -1842,7 +1895,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     device: nvmlDevice_t,
     pcieSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPcieSpeed", |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed))
+    api_entry("nvmlDeviceGetPcieSpeed", |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
@@ -1850,7 +1903,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
     counter: nvmlPcieUtilCounter_t,
     value: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPcieThroughput",
         |e| e.nvmlDeviceGetPcieThroughput(device, counter, value),
     )
@@ -1860,14 +1913,14 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
     device: nvmlDevice_t,
     pdi: *mut nvmlPdi_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPdi", |e| e.nvmlDeviceGetPdi(device, pdi))
+    api_entry("nvmlDeviceGetPdi", |e| e.nvmlDeviceGetPdi(device, pdi))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
     device: nvmlDevice_t,
     perfModes: *mut nvmlDevicePerfModes_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPerformanceModes",
         |e| e.nvmlDeviceGetPerformanceModes(device, perfModes),
     )
@@ -1877,7 +1930,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPerformanceState",
         |e| e.nvmlDeviceGetPerformanceState(device, pState),
     )
@@ -1887,7 +1940,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPersistenceMode",
         |e| e.nvmlDeviceGetPersistenceMode(device, mode),
     )
@@ -1898,7 +1951,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
     pgpuMetadata: *mut c_char,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPgpuMetadataString",
         |e| e.nvmlDeviceGetPgpuMetadataString(device, pgpuMetadata, bufferSize),
     )
@@ -1908,7 +1961,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
     device: nvmlDevice_t,
     platformInfo: *mut nvmlPlatformInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPlatformInfo",
         |e| e.nvmlDeviceGetPlatformInfo(device, platformInfo),
     )
@@ -1918,7 +1971,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
     device: nvmlDevice_t,
     defaultLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementDefaultLimit",
         |e| e.nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit),
     )
@@ -1928,7 +1981,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
     device: nvmlDevice_t,
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementLimit",
         |e| e.nvmlDeviceGetPowerManagementLimit(device, limit),
     )
@@ -1939,7 +1992,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
     minLimit: *mut c_uint,
     maxLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementLimitConstraints",
         |e| e.nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit),
     )
@@ -1949,7 +2002,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerManagementMode",
         |e| e.nvmlDeviceGetPowerManagementMode(device, mode),
     )
@@ -1959,7 +2012,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerMizerMode_v1",
         |e| e.nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode),
     )
@@ -1969,7 +2022,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
     device: nvmlDevice_t,
     powerSource: *mut nvmlPowerSource_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetPowerSource",
         |e| e.nvmlDeviceGetPowerSource(device, powerSource),
     )
@@ -1979,14 +2032,14 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPowerState", |e| e.nvmlDeviceGetPowerState(device, pState))
+    api_entry("nvmlDeviceGetPowerState", |e| e.nvmlDeviceGetPowerState(device, pState))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
     device: nvmlDevice_t,
     power: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPowerUsage", |e| e.nvmlDeviceGetPowerUsage(device, power))
+    api_entry("nvmlDeviceGetPowerUsage", |e| e.nvmlDeviceGetPowerUsage(device, power))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
@@ -1995,7 +2048,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
     processSamplesCount: *mut c_uint,
     lastSeenTimeStamp: c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetProcessUtilization",
         |e| {
             e
@@ -2013,7 +2066,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
     device: nvmlDevice_t,
     procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetProcessesUtilizationInfo",
         |e| e.nvmlDeviceGetProcessesUtilizationInfo(device, procesesUtilInfo),
     )
@@ -2026,7 +2079,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
     isPending: *mut c_uint,
     failureOccurred: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRemappedRows",
         |e| {
             e
@@ -2045,7 +2098,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
     device: nvmlDevice_t,
     info: *mut nvmlRemappedRowsInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRemappedRows_v2",
         |e| e.nvmlDeviceGetRemappedRows_v2(device, info),
     )
@@ -2055,7 +2108,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
     device: nvmlDevice_t,
     repairStatus: *mut nvmlRepairStatus_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRepairStatus",
         |e| e.nvmlDeviceGetRepairStatus(device, repairStatus),
     )
@@ -2067,7 +2120,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
     pageCount: *mut c_uint,
     addresses: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRetiredPages",
         |e| e.nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses),
     )
@@ -2077,7 +2130,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
     device: nvmlDevice_t,
     isPending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRetiredPagesPendingStatus",
         |e| e.nvmlDeviceGetRetiredPagesPendingStatus(device, isPending),
     )
@@ -2090,7 +2143,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
     addresses: *mut c_ulonglong,
     timestamps: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRetiredPages_v2",
         |e| {
             e
@@ -2109,7 +2162,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
     device: nvmlDevice_t,
     values: *mut nvmlRowRemapperHistogramValues_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRowRemapperHistogram",
         |e| e.nvmlDeviceGetRowRemapperHistogram(device, values),
     )
@@ -2119,7 +2172,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
     device: nvmlDevice_t,
     plist: *mut nvmlProcessDetailList_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetRunningProcessDetailList",
         |e| e.nvmlDeviceGetRunningProcessDetailList(device, plist),
     )
@@ -2133,7 +2186,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
     sampleCount: *mut c_uint,
     samples: *mut nvmlSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSamples",
         |e| {
             e
@@ -2154,14 +2207,14 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
     serial: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetSerial", |e| e.nvmlDeviceGetSerial(device, serial, length))
+    api_entry("nvmlDeviceGetSerial", |e| e.nvmlDeviceGetSerial(device, serial, length))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
     device: nvmlDevice_t,
     status: *mut nvmlEccSramErrorStatus_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSramEccErrorStatus",
         |e| e.nvmlDeviceGetSramEccErrorStatus(device, status),
     )
@@ -2171,7 +2224,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
     device: nvmlDevice_t,
     errorCounts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
         |e| e.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device, errorCounts),
     )
@@ -2181,7 +2234,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
     device: nvmlDevice_t,
     supportedClocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedClocksEventReasons",
         |e| {
             e
@@ -2197,7 +2250,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
     device: nvmlDevice_t,
     supportedClocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedClocksThrottleReasons",
         |e| {
             e
@@ -2213,7 +2266,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
     device: nvmlDevice_t,
     eventTypes: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedEventTypes",
         |e| e.nvmlDeviceGetSupportedEventTypes(device, eventTypes),
     )
@@ -2225,7 +2278,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
     count: *mut c_uint,
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedGraphicsClocks",
         |e| {
             e
@@ -2244,7 +2297,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
     count: *mut c_uint,
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedMemoryClocks",
         |e| e.nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz),
     )
@@ -2255,7 +2308,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
     pstates: *mut nvmlPstates_t,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedPerformanceStates",
         |e| e.nvmlDeviceGetSupportedPerformanceStates(device, pstates, size),
     )
@@ -2266,7 +2319,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
     vgpuCount: *mut c_uint,
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetSupportedVgpus",
         |e| e.nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds),
     )
@@ -2277,7 +2330,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
     fan: c_uint,
     targetSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTargetFanSpeed",
         |e| e.nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed),
     )
@@ -2288,7 +2341,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     sensorType: nvmlTemperatureSensors_t,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTemperature",
         |e| e.nvmlDeviceGetTemperature(device, sensorType, temp),
     )
@@ -2299,7 +2352,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     thresholdType: nvmlTemperatureThresholds_t,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTemperatureThreshold",
         |e| e.nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp),
     )
@@ -2309,7 +2362,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
     device: nvmlDevice_t,
     temperature: *mut nvmlTemperature_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTemperatureV",
         |e| e.nvmlDeviceGetTemperatureV(device, temperature),
     )
@@ -2320,7 +2373,7 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
     sensorIndex: c_uint,
     pThermalSettings: *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetThermalSettings",
         |e| e.nvmlDeviceGetThermalSettings(device, sensorIndex, pThermalSettings),
     )
@@ -2331,7 +2384,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
     device2: nvmlDevice_t,
     pathInfo: *mut nvmlGpuTopologyLevel_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTopologyCommonAncestor",
         |e| e.nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo),
     )
@@ -2343,7 +2396,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     count: *mut c_uint,
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTopologyNearestGpus",
         |e| e.nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray),
     )
@@ -2355,7 +2408,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     counterType: nvmlEccCounterType_t,
     eccCounts: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTotalEccErrors",
         |e| e.nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts),
     )
@@ -2365,7 +2418,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
     device: nvmlDevice_t,
     energy: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetTotalEnergyConsumption",
         |e| e.nvmlDeviceGetTotalEnergyConsumption(device, energy),
     )
@@ -2376,14 +2429,14 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
     uuid: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetUUID", |e| e.nvmlDeviceGetUUID(device, uuid, length))
+    api_entry("nvmlDeviceGetUUID", |e| e.nvmlDeviceGetUUID(device, uuid, length))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
     device: nvmlDevice_t,
     unrepairableMemoryStatus: *mut nvmlUnrepairableMemoryStatus_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetUnrepairableMemoryFlag_v1",
         |e| e.nvmlDeviceGetUnrepairableMemoryFlag_v1(device, unrepairableMemoryStatus),
     )
@@ -2393,7 +2446,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     device: nvmlDevice_t,
     utilization: *mut nvmlUtilization_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetUtilizationRates",
         |e| e.nvmlDeviceGetUtilizationRates(device, utilization),
     )
@@ -2404,7 +2457,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVbiosVersion",
         |e| e.nvmlDeviceGetVbiosVersion(device, version, length),
     )
@@ -2415,7 +2468,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
     capability: nvmlDeviceVgpuCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuCapabilities",
         |e| e.nvmlDeviceGetVgpuCapabilities(device, capability, capResult),
     )
@@ -2425,7 +2478,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
     device: nvmlDevice_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuHeterogeneousMode",
         |e| e.nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
@@ -2435,7 +2488,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     device: nvmlDevice_t,
     vgpuUtilInfo: *mut nvmlVgpuInstancesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuInstancesUtilizationInfo",
         |e| e.nvmlDeviceGetVgpuInstancesUtilizationInfo(device, vgpuUtilInfo),
     )
@@ -2446,7 +2499,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
     pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuMetadata",
         |e| e.nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize),
     )
@@ -2458,7 +2511,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
     vgpuProcessSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuProcessUtilizationSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuProcessUtilization",
         |e| {
             e
@@ -2476,7 +2529,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
     device: nvmlDevice_t,
     vgpuProcUtilInfo: *mut nvmlVgpuProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuProcessesUtilizationInfo",
         |e| e.nvmlDeviceGetVgpuProcessesUtilizationInfo(device, vgpuProcUtilInfo),
     )
@@ -2486,7 +2539,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
     device: nvmlDevice_t,
     pCapabilities: *mut nvmlVgpuSchedulerCapabilities_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerCapabilities",
         |e| e.nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities),
     )
@@ -2496,7 +2549,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
     device: nvmlDevice_t,
     pSchedulerLog: *mut nvmlVgpuSchedulerLog_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerLog",
         |e| e.nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog),
     )
@@ -2506,7 +2559,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
     device: nvmlDevice_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerLog_v2",
         |e| e.nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo),
     )
@@ -2516,7 +2569,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerGetState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerState",
         |e| e.nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState),
     )
@@ -2526,7 +2579,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
     device: nvmlDevice_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuSchedulerState_v2",
         |e| e.nvmlDeviceGetVgpuSchedulerState_v2(device, pSchedulerStateInfo),
     )
@@ -2537,7 +2590,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
     vgpuTypeId: nvmlVgpuTypeId_t,
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuTypeCreatablePlacements",
         |e| {
             e
@@ -2555,7 +2608,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
     vgpuTypeId: nvmlVgpuTypeId_t,
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
         |e| {
             e
@@ -2575,7 +2628,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
     vgpuInstanceSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVgpuUtilization",
         |e| {
             e
@@ -2595,7 +2648,7 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
     perfPolicyType: nvmlPerfPolicyType_t,
     violTime: *mut nvmlViolationTime_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetViolationStatus",
         |e| e.nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime),
     )
@@ -2605,7 +2658,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
     device: nvmlDevice_t,
     pVirtualMode: *mut nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceGetVirtualizationMode",
         |e| e.nvmlDeviceGetVirtualizationMode(device, pVirtualMode),
     )
@@ -2615,7 +2668,7 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
     device: nvmlDevice_t,
     isMigDevice: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceIsMigDeviceHandle",
         |e| e.nvmlDeviceIsMigDeviceHandle(device, isMigDevice),
     )
@@ -2625,7 +2678,7 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
     device: nvmlDevice_t,
     remapTableLockInfo: *mut nvmlNvlinkLockRemapTable_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceLockNvlinkRemapTable_v1",
         |e| e.nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo),
     )
@@ -2635,7 +2688,7 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
     pciInfo: *mut nvmlPciInfo_t,
     newState: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceModifyDrainState",
         |e| e.nvmlDeviceModifyDrainState(pciInfo, newState),
     )
@@ -2646,7 +2699,7 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
     device2: nvmlDevice_t,
     onSameBoard: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceOnSameBoard",
         |e| e.nvmlDeviceOnSameBoard(device1, device2, onSameBoard),
     )
@@ -2656,7 +2709,7 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
     device: nvmlDevice_t,
     samples: *mut nvmlPerfMetricsSamples_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePerfMetricsGetSamples_v1",
         |e| e.nvmlDevicePerfMetricsGetSamples_v1(device, samples),
     )
@@ -2666,7 +2719,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
     device: nvmlDevice_t,
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePowerSmoothingActivatePresetProfile",
         |e| e.nvmlDevicePowerSmoothingActivatePresetProfile(device, profile),
     )
@@ -2676,7 +2729,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
     device: nvmlDevice_t,
     state: *mut nvmlPowerSmoothingState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePowerSmoothingSetState",
         |e| e.nvmlDevicePowerSmoothingSetState(device, state),
     )
@@ -2686,7 +2739,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
     device: nvmlDevice_t,
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
         |e| e.nvmlDevicePowerSmoothingUpdatePresetProfileParam(device, profile),
     )
@@ -2696,7 +2749,7 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
     pciInfo: *mut nvmlPciInfo_t,
     currentState: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceQueryDrainState",
         |e| e.nvmlDeviceQueryDrainState(pciInfo, currentState),
     )
@@ -2706,7 +2759,7 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
     device: nvmlDevice_t,
     counterList: *mut nvmlPRMCounterList_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceReadPRMCounters_v1",
         |e| e.nvmlDeviceReadPRMCounters_v1(device, counterList),
     )
@@ -2716,7 +2769,10 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
     device: nvmlDevice_t,
     buffer: *mut nvmlPRMTLV_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceReadWritePRM_v1", |e| e.nvmlDeviceReadWritePRM_v1(device, buffer))
+    api_entry(
+        "nvmlDeviceReadWritePRM_v1",
+        |e| e.nvmlDeviceReadWritePRM_v1(device, buffer),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
@@ -2724,7 +2780,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
     eventTypes: c_ulonglong,
     set: nvmlEventSet_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceRegisterEvents",
         |e| e.nvmlDeviceRegisterEvents(device, eventTypes, set),
     )
@@ -2733,7 +2789,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceRemoveGpu", |e| e.nvmlDeviceRemoveGpu(pciInfo))
+    api_entry("nvmlDeviceRemoveGpu", |e| e.nvmlDeviceRemoveGpu(pciInfo))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
@@ -2741,7 +2797,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
     gpuState: nvmlDetachGpuState_t,
     linkState: nvmlPcieLinkState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceRemoveGpu_v2",
         |e| e.nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState),
     )
@@ -2750,7 +2806,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetApplicationsClocks",
         |e| e.nvmlDeviceResetApplicationsClocks(device),
     )
@@ -2759,13 +2815,16 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
 pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceResetGpuLockedClocks", |e| e.nvmlDeviceResetGpuLockedClocks(device))
+    api_entry(
+        "nvmlDeviceResetGpuLockedClocks",
+        |e| e.nvmlDeviceResetGpuLockedClocks(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetMemoryLockedClocks",
         |e| e.nvmlDeviceResetMemoryLockedClocks(device),
     )
@@ -2775,7 +2834,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
     device: nvmlDevice_t,
     link: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetNvLinkErrorCounters",
         |e| e.nvmlDeviceResetNvLinkErrorCounters(device, link),
     )
@@ -2786,7 +2845,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     link: c_uint,
     counter: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceResetNvLinkUtilizationCounter",
         |e| e.nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter),
     )
@@ -2797,7 +2856,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
     apiType: nvmlRestrictedAPI_t,
     isRestricted: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetAPIRestriction",
         |e| e.nvmlDeviceSetAPIRestriction(device, apiType, isRestricted),
     )
@@ -2807,14 +2866,17 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetAccountingMode", |e| e.nvmlDeviceSetAccountingMode(device, mode))
+    api_entry(
+        "nvmlDeviceSetAccountingMode",
+        |e| e.nvmlDeviceSetAccountingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetAdaptiveTgpMode_v1",
         |e| e.nvmlDeviceSetAdaptiveTgpMode_v1(device, mode),
     )
@@ -2825,7 +2887,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
     memClockMHz: c_uint,
     graphicsClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetApplicationsClocks",
         |e| e.nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz),
     )
@@ -2835,7 +2897,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
     device: nvmlDevice_t,
     enabled: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetAutoBoostedClocksEnabled",
         |e| e.nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled),
     )
@@ -2845,28 +2907,28 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetClockOffsets", |e| e.nvmlDeviceSetClockOffsets(device, info))
+    api_entry("nvmlDeviceSetClockOffsets", |e| e.nvmlDeviceSetClockOffsets(device, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     device: nvmlDevice_t,
     mode: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetComputeMode", |e| e.nvmlDeviceSetComputeMode(device, mode))
+    api_entry("nvmlDeviceSetComputeMode", |e| e.nvmlDeviceSetComputeMode(device, mode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
     device: nvmlDevice_t,
     sizeKiB: c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetConfComputeUnprotectedMemSize",
         |e| e.nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
-    entry("nvmlDeviceSetCpuAffinity", |e| e.nvmlDeviceSetCpuAffinity(device))
+    api_entry("nvmlDeviceSetCpuAffinity", |e| e.nvmlDeviceSetCpuAffinity(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
@@ -2874,7 +2936,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
     enabled: nvmlEnableState_t,
     flags: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
         |e| e.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags),
     )
@@ -2884,7 +2946,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
     device: nvmlDevice_t,
     fan: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDefaultFanSpeed_v2",
         |e| e.nvmlDeviceSetDefaultFanSpeed_v2(device, fan),
     )
@@ -2894,7 +2956,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
     device: nvmlDevice_t,
     dramEncryption: *const nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDramEncryptionMode",
         |e| e.nvmlDeviceSetDramEncryptionMode(device, dramEncryption),
     )
@@ -2905,7 +2967,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
     driverModel: nvmlDriverModel_t,
     flags: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetDriverModel",
         |e| e.nvmlDeviceSetDriverModel(device, driverModel, flags),
     )
@@ -2915,7 +2977,7 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     device: nvmlDevice_t,
     ecc: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetEccMode", |e| e.nvmlDeviceSetEccMode(device, ecc))
+    api_entry("nvmlDeviceSetEccMode", |e| e.nvmlDeviceSetEccMode(device, ecc))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
@@ -2923,7 +2985,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
     fan: c_uint,
     policy: nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetFanControlPolicy",
         |e| e.nvmlDeviceSetFanControlPolicy(device, fan, policy),
     )
@@ -2934,14 +2996,17 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
     fan: c_uint,
     speed: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetFanSpeed_v2", |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed))
+    api_entry(
+        "nvmlDeviceSetFanSpeed_v2",
+        |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
     device: nvmlDevice_t,
     offset: c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetGpcClkVfOffset",
         |e| e.nvmlDeviceSetGpcClkVfOffset(device, offset),
     )
@@ -2952,7 +3017,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
     minGpuClockMHz: c_uint,
     maxGpuClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetGpuLockedClocks",
         |e| e.nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz),
     )
@@ -2962,7 +3027,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
     device: nvmlDevice_t,
     mode: nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetGpuOperationMode",
         |e| e.nvmlDeviceSetGpuOperationMode(device, mode),
     )
@@ -2972,14 +3037,17 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetHostname_v1", |e| e.nvmlDeviceSetHostname_v1(device, hostname))
+    api_entry(
+        "nvmlDeviceSetHostname_v1",
+        |e| e.nvmlDeviceSetHostname_v1(device, hostname),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
     device: nvmlDevice_t,
     offset: c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMemClkVfOffset",
         |e| e.nvmlDeviceSetMemClkVfOffset(device, offset),
     )
@@ -2989,7 +3057,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
     device: nvmlDevice_t,
     limits: *mut nvmlSetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMemoryLimits_v1",
         |e| e.nvmlDeviceSetMemoryLimits_v1(device, limits),
     )
@@ -3000,7 +3068,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
     minMemClockMHz: c_uint,
     maxMemClockMHz: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMemoryLockedClocks",
         |e| e.nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz),
     )
@@ -3011,7 +3079,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
     mode: c_uint,
     activationStatus: *mut nvmlReturn_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetMigMode",
         |e| e.nvmlDeviceSetMigMode(device, mode, activationStatus),
     )
@@ -3021,7 +3089,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkPowerThres_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
         |e| e.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info),
     )
@@ -3034,7 +3102,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
     control: *mut nvmlNvLinkUtilizationControl_t,
     reset: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvLinkUtilizationControl",
         |e| {
             e
@@ -3053,7 +3121,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
     device: nvmlDevice_t,
     setBwMode: *mut nvmlNvlinkSetBwMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvlinkBwMode",
         |e| e.nvmlDeviceSetNvlinkBwMode(device, setBwMode),
     )
@@ -3063,7 +3131,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
     device: nvmlDevice_t,
     setBwModeAsync: *mut nvmlNvlinkSetBwModeAsync_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvlinkBwModeAsync_v1",
         |e| e.nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync),
     )
@@ -3073,7 +3141,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
     device: nvmlDevice_t,
     setNvleReady: *mut nvmlNvlinkSetNvleReady_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetNvlinkNvleReady_v1",
         |e| e.nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady),
     )
@@ -3083,7 +3151,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPersistenceMode",
         |e| e.nvmlDeviceSetPersistenceMode(device, mode),
     )
@@ -3093,7 +3161,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
     device: nvmlDevice_t,
     limit: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPowerManagementLimit",
         |e| e.nvmlDeviceSetPowerManagementLimit(device, limit),
     )
@@ -3103,7 +3171,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
     device: nvmlDevice_t,
     powerValue: *mut nvmlPowerValue_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPowerManagementLimit_v2",
         |e| e.nvmlDeviceSetPowerManagementLimit_v2(device, powerValue),
     )
@@ -3113,7 +3181,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetPowerMizerMode_v1",
         |e| e.nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode),
     )
@@ -3123,7 +3191,7 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
     device: nvmlDevice_t,
     settings: *mut nvmlRusdSettings_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetRusdSettings_v1",
         |e| e.nvmlDeviceSetRusdSettings_v1(device, settings),
     )
@@ -3134,7 +3202,7 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
     thresholdType: nvmlTemperatureThresholds_t,
     temp: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetTemperatureThreshold",
         |e| e.nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp),
     )
@@ -3145,7 +3213,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
     capability: nvmlDeviceVgpuCapability_t,
     state: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuCapabilities",
         |e| e.nvmlDeviceSetVgpuCapabilities(device, capability, state),
     )
@@ -3155,7 +3223,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
     device: nvmlDevice_t,
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuHeterogeneousMode",
         |e| e.nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
@@ -3165,7 +3233,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerSetState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuSchedulerState",
         |e| e.nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState),
     )
@@ -3175,7 +3243,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVgpuSchedulerState_v2",
         |e| e.nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState),
     )
@@ -3185,7 +3253,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     device: nvmlDevice_t,
     virtualMode: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetVirtualizationMode",
         |e| e.nvmlDeviceSetVirtualizationMode(device, virtualMode),
     )
@@ -3195,7 +3263,7 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
     device: nvmlDevice_t,
     encryptionKey: *mut nvmlNvlinkSetupNvleEncryptionKey_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
         |e| e.nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(device, encryptionKey),
     )
@@ -3204,20 +3272,20 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 pub unsafe extern "C" fn nvmlDeviceValidateInforom(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceValidateInforom", |e| e.nvmlDeviceValidateInforom(device))
+    api_entry("nvmlDeviceValidateInforom", |e| e.nvmlDeviceValidateInforom(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceVgpuForceGspUnload", |e| e.nvmlDeviceVgpuForceGspUnload(device))
+    api_entry("nvmlDeviceVgpuForceGspUnload", |e| e.nvmlDeviceVgpuForceGspUnload(device))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
     device: nvmlDevice_t,
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
         |e| {
             e
@@ -3233,7 +3301,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     device: nvmlDevice_t,
     currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
         |e| e.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles),
     )
@@ -3243,7 +3311,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     device: nvmlDevice_t,
     profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
         |e| e.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo),
     )
@@ -3253,7 +3321,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     device: nvmlDevice_t,
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
         |e| {
             e
@@ -3269,7 +3337,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
     device: nvmlDevice_t,
     updateProfiles: *mut nvmlWorkloadPowerProfileUpdateProfiles_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
         |e| e.nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(device, updateProfiles),
     )
@@ -3280,18 +3348,18 @@ pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char 
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    entry("nvmlEventSetCreate", |e| e.nvmlEventSetCreate(set))
+    api_entry("nvmlEventSetCreate", |e| e.nvmlEventSetCreate(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
-    entry("nvmlEventSetFree", |e| e.nvmlEventSetFree(set))
+    api_entry("nvmlEventSetFree", |e| e.nvmlEventSetFree(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextCount_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetContextCount_v1",
         |e| e.nvmlEventSetGetContextCount_v1(set, params),
     )
@@ -3301,7 +3369,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextData_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetContextData_v1",
         |e| e.nvmlEventSetGetContextData_v1(set, params),
     )
@@ -3311,7 +3379,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetContextInfo_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetContextInfo_v1",
         |e| e.nvmlEventSetGetContextInfo_v1(set, params),
     )
@@ -3321,7 +3389,7 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
         |e| e.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(set, params),
     )
@@ -3331,7 +3399,7 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
     eventSet: nvmlEventSet_t,
     config: *const nvmlGpuOperationalEventConfig_v1_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlEventSetRegisterGpuOperationalEvents_v1",
         |e| e.nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config),
     )
@@ -3342,7 +3410,7 @@ pub unsafe extern "C" fn nvmlEventSetWait(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait", |e| e.nvmlEventSetWait(set, data, timeoutms))
+    api_entry("nvmlEventSetWait", |e| e.nvmlEventSetWait(set, data, timeoutms))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v2(
@@ -3350,27 +3418,30 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait_v2", |e| e.nvmlEventSetWait_v2(set, data, timeoutms))
+    api_entry("nvmlEventSetWait_v2", |e| e.nvmlEventSetWait_v2(set, data, timeoutms))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v3(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetWait_v3_t,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait_v3", |e| e.nvmlEventSetWait_v3(set, params))
+    api_entry("nvmlEventSetWait_v3", |e| e.nvmlEventSetWait_v3(set, params))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlGetExcludedDeviceCount", |e| e.nvmlGetExcludedDeviceCount(deviceCount))
+    api_entry(
+        "nvmlGetExcludedDeviceCount",
+        |e| e.nvmlGetExcludedDeviceCount(deviceCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
     index: c_uint,
     info: *mut nvmlExcludedDeviceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGetExcludedDeviceInfoByIndex",
         |e| e.nvmlGetExcludedDeviceInfoByIndex(index, info),
     )
@@ -3381,7 +3452,7 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
     pgpuMetadata: *mut nvmlVgpuPgpuMetadata_t,
     compatibilityInfo: *mut nvmlVgpuPgpuCompatibility_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGetVgpuCompatibility",
         |e| e.nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo),
     )
@@ -3391,7 +3462,7 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
     capability: nvmlVgpuDriverCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGetVgpuDriverCapabilities",
         |e| e.nvmlGetVgpuDriverCapabilities(capability, capResult),
     )
@@ -3401,13 +3472,13 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     supported: *mut nvmlVgpuVersion_t,
     current: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGetVgpuVersion", |e| e.nvmlGetVgpuVersion(supported, current))
+    api_entry("nvmlGetVgpuVersion", |e| e.nvmlGetVgpuVersion(supported, current))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmMetricsGet", |e| e.nvmlGpmMetricsGet(metricsGet))
+    api_entry("nvmlGpmMetricsGet", |e| e.nvmlGpmMetricsGet(metricsGet))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMigSampleGet(
@@ -3415,7 +3486,7 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
     gpuInstanceId: c_uint,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpmMigSampleGet",
         |e| e.nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample),
     )
@@ -3425,7 +3496,7 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
     device: nvmlDevice_t,
     gpmSupport: *mut nvmlGpmSupport_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpmQueryDeviceSupport",
         |e| e.nvmlGpmQueryDeviceSupport(device, gpmSupport),
     )
@@ -3435,7 +3506,7 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
     device: nvmlDevice_t,
     state: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpmQueryIfStreamingEnabled",
         |e| e.nvmlGpmQueryIfStreamingEnabled(device, state),
     )
@@ -3444,25 +3515,28 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 pub unsafe extern "C" fn nvmlGpmSampleAlloc(
     gpmSample: *mut nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSampleAlloc", |e| e.nvmlGpmSampleAlloc(gpmSample))
+    api_entry("nvmlGpmSampleAlloc", |e| e.nvmlGpmSampleAlloc(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
-    entry("nvmlGpmSampleFree", |e| e.nvmlGpmSampleFree(gpmSample))
+    api_entry("nvmlGpmSampleFree", |e| e.nvmlGpmSampleFree(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleGet(
     device: nvmlDevice_t,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSampleGet", |e| e.nvmlGpmSampleGet(device, gpmSample))
+    api_entry("nvmlGpmSampleGet", |e| e.nvmlGpmSampleGet(device, gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     device: nvmlDevice_t,
     state: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSetStreamingEnabled", |e| e.nvmlGpmSetStreamingEnabled(device, state))
+    api_entry(
+        "nvmlGpmSetStreamingEnabled",
+        |e| e.nvmlGpmSetStreamingEnabled(device, state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
@@ -3470,7 +3544,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
     profileId: c_uint,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceCreateComputeInstance",
         |e| {
             e
@@ -3489,7 +3563,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
     placement: *const nvmlComputeInstancePlacement_t,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
         |e| {
             e
@@ -3506,14 +3580,14 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
     gpuInstance: nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpuInstanceDestroy", |e| e.nvmlGpuInstanceDestroy(gpuInstance))
+    api_entry("nvmlGpuInstanceDestroy", |e| e.nvmlGpuInstanceDestroy(gpuInstance))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
     gpuInstance: nvmlGpuInstance_t,
     pVgpuInstanceInfo: *mut nvmlActiveVgpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetActiveVgpus",
         |e| e.nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo),
     )
@@ -3524,7 +3598,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     id: c_uint,
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceById",
         |e| e.nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance),
     )
@@ -3536,7 +3610,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     placements: *mut nvmlComputeInstancePlacement_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
         |e| {
             e
@@ -3556,7 +3630,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     engProfile: c_uint,
     info: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfo",
         |e| {
             e
@@ -3576,7 +3650,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     engProfile: c_uint,
     info: *mut nvmlComputeInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
         |e| {
             e
@@ -3595,7 +3669,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     profileId: c_uint,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
         |e| {
             e
@@ -3614,7 +3688,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
     computeInstances: *mut nvmlComputeInstance_t,
     count: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetComputeInstances",
         |e| {
             e
@@ -3632,7 +3706,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
     gpuInstance: nvmlGpuInstance_t,
     pVgpus: *mut nvmlVgpuTypeIdInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetCreatableVgpus",
         |e| e.nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus),
     )
@@ -3642,14 +3716,14 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
     gpuInstance: nvmlGpuInstance_t,
     info: *mut nvmlGpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpuInstanceGetInfo", |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info))
+    api_entry("nvmlGpuInstanceGetInfo", |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuHeterogeneousMode",
         |e| e.nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
@@ -3659,7 +3733,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo),
     )
@@ -3669,7 +3743,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog_v2(gpuInstance, pSchedulerLogInfo),
     )
@@ -3679,7 +3753,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerState",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance, pSchedulerStateInfo),
     )
@@ -3689,7 +3763,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerState_v2",
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState_v2(gpuInstance, pSchedulerStateInfo),
     )
@@ -3699,7 +3773,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
     gpuInstance: nvmlGpuInstance_t,
     pCreatablePlacementInfo: *mut nvmlVgpuCreatablePlacementInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
         |e| {
             e
@@ -3715,7 +3789,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceSetVgpuHeterogeneousMode",
         |e| e.nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
@@ -3725,7 +3799,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
     gpuInstance: nvmlGpuInstance_t,
     pScheduler: *mut nvmlVgpuSchedulerState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceSetVgpuSchedulerState",
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler),
     )
@@ -3735,62 +3809,62 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlGpuInstanceSetVgpuSchedulerState_v2",
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState_v2(gpuInstance, pSchedulerState),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
-    entry("nvmlInit", |e| e.nvmlInit())
+    api_entry("nvmlInit", |e| e.nvmlInit())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
-    entry("nvmlInitWithFlags", |e| e.nvmlInitWithFlags(flags))
+    api_entry("nvmlInitWithFlags", |e| e.nvmlInitWithFlags(flags))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
-    entry("nvmlInit_v2", |e| e.nvmlInit_v2())
+    api_entry("nvmlInit_v2", |e| e.nvmlInit_v2())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSetVgpuVersion(
     vgpuVersion: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSetVgpuVersion", |e| e.nvmlSetVgpuVersion(vgpuVersion))
+    api_entry("nvmlSetVgpuVersion", |e| e.nvmlSetVgpuVersion(vgpuVersion))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
-    entry("nvmlShutdown", |e| e.nvmlShutdown())
+    api_entry("nvmlShutdown", |e| e.nvmlShutdown())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     request: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetCreate", |e| e.nvmlSystemEventSetCreate(request))
+    api_entry("nvmlSystemEventSetCreate", |e| e.nvmlSystemEventSetCreate(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetFree(
     request: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetFree", |e| e.nvmlSystemEventSetFree(request))
+    api_entry("nvmlSystemEventSetFree", |e| e.nvmlSystemEventSetFree(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetWait(
     request: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetWait", |e| e.nvmlSystemEventSetWait(request))
+    api_entry("nvmlSystemEventSetWait", |e| e.nvmlSystemEventSetWait(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetCPER_v1", |e| e.nvmlSystemGetCPER_v1(cper))
+    api_entry("nvmlSystemGetCPER_v1", |e| e.nvmlSystemGetCPER_v1(cper))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
     capabilities: *mut nvmlConfComputeSystemCaps_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeCapabilities",
         |e| e.nvmlSystemGetConfComputeCapabilities(capabilities),
     )
@@ -3799,7 +3873,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
     isAcceptingWork: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeGpusReadyState",
         |e| e.nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork),
     )
@@ -3808,7 +3882,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
         |e| e.nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
@@ -3817,7 +3891,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
     settings: *mut nvmlSystemConfComputeSettings_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeSettings",
         |e| e.nvmlSystemGetConfComputeSettings(settings),
     )
@@ -3826,7 +3900,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
     settings: *mut nvmlSystemConfComputeSettings_v2_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetConfComputeSettings_v2",
         |e| e.nvmlSystemGetConfComputeSettings_v2(settings),
     )
@@ -3835,13 +3909,16 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
     state: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetConfComputeState", |e| e.nvmlSystemGetConfComputeState(state))
+    api_entry(
+        "nvmlSystemGetConfComputeState",
+        |e| e.nvmlSystemGetConfComputeState(state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetCudaDriverVersion",
         |e| e.nvmlSystemGetCudaDriverVersion(cudaDriverVersion),
     )
@@ -3850,7 +3927,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetCudaDriverVersion_v2",
         |e| e.nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion),
     )
@@ -3860,7 +3937,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     branchInfo: *mut nvmlSystemDriverBranchInfo_t,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetDriverBranch",
         |e| e.nvmlSystemGetDriverBranch(branchInfo, length),
     )
@@ -3870,7 +3947,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetDriverVersion",
         |e| e.nvmlSystemGetDriverVersion(version, length),
     )
@@ -3880,7 +3957,7 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
     hwbcCount: *mut c_uint,
     hwbcEntries: *mut nvmlHwbcEntry_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetHicVersion",
         |e| e.nvmlSystemGetHicVersion(hwbcCount, hwbcEntries),
     )
@@ -3890,13 +3967,16 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetNVMLVersion", |e| e.nvmlSystemGetNVMLVersion(version, length))
+    api_entry(
+        "nvmlSystemGetNVMLVersion",
+        |e| e.nvmlSystemGetNVMLVersion(version, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetNvlinkBwMode", |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode))
+    api_entry("nvmlSystemGetNvlinkBwMode", |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetProcessName(
@@ -3904,7 +3984,10 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetProcessName", |e| e.nvmlSystemGetProcessName(pid, name, length))
+    api_entry(
+        "nvmlSystemGetProcessName",
+        |e| e.nvmlSystemGetProcessName(pid, name, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
@@ -3912,7 +3995,7 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
     count: *mut c_uint,
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemGetTopologyGpuSet",
         |e| e.nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray),
     )
@@ -3921,13 +4004,13 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     request: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemRegisterEvents", |e| e.nvmlSystemRegisterEvents(request))
+    api_entry("nvmlSystemRegisterEvents", |e| e.nvmlSystemRegisterEvents(request))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
     isAcceptingWork: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemSetConfComputeGpusReadyState",
         |e| e.nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork),
     )
@@ -3936,7 +4019,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
 pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
         |e| e.nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
@@ -3945,11 +4028,11 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
     nvlinkBwMode: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemSetNvlinkBwMode", |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode))
+    api_entry("nvmlSystemSetNvlinkBwMode", |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
-    entry("nvmlUnitGetCount", |e| e.nvmlUnitGetCount(unitCount))
+    api_entry("nvmlUnitGetCount", |e| e.nvmlUnitGetCount(unitCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetDevices(
@@ -3957,35 +4040,35 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
     deviceCount: *mut c_uint,
     devices: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetDevices", |e| e.nvmlUnitGetDevices(unit, deviceCount, devices))
+    api_entry("nvmlUnitGetDevices", |e| e.nvmlUnitGetDevices(unit, deviceCount, devices))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
     unit: nvmlUnit_t,
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetFanSpeedInfo", |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds))
+    api_entry("nvmlUnitGetFanSpeedInfo", |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
     index: c_uint,
     unit: *mut nvmlUnit_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetHandleByIndex", |e| e.nvmlUnitGetHandleByIndex(index, unit))
+    api_entry("nvmlUnitGetHandleByIndex", |e| e.nvmlUnitGetHandleByIndex(index, unit))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetLedState(
     unit: nvmlUnit_t,
     state: *mut nvmlLedState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetLedState", |e| e.nvmlUnitGetLedState(unit, state))
+    api_entry("nvmlUnitGetLedState", |e| e.nvmlUnitGetLedState(unit, state))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
     unit: nvmlUnit_t,
     psu: *mut nvmlPSUInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetPsuInfo", |e| e.nvmlUnitGetPsuInfo(unit, psu))
+    api_entry("nvmlUnitGetPsuInfo", |e| e.nvmlUnitGetPsuInfo(unit, psu))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetTemperature(
@@ -3993,27 +4076,27 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
     r#type: c_uint,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetTemperature", |e| e.nvmlUnitGetTemperature(unit, r#type, temp))
+    api_entry("nvmlUnitGetTemperature", |e| e.nvmlUnitGetTemperature(unit, r#type, temp))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
     unit: nvmlUnit_t,
     info: *mut nvmlUnitInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetUnitInfo", |e| e.nvmlUnitGetUnitInfo(unit, info))
+    api_entry("nvmlUnitGetUnitInfo", |e| e.nvmlUnitGetUnitInfo(unit, info))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(
     unit: nvmlUnit_t,
     color: nvmlLedColor_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitSetLedState", |e| e.nvmlUnitSetLedState(unit, color))
+    api_entry("nvmlUnitSetLedState", |e| e.nvmlUnitSetLedState(unit, color))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
     vgpuInstance: nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceClearAccountingPids",
         |e| e.nvmlVgpuInstanceClearAccountingPids(vgpuInstance),
     )
@@ -4023,7 +4106,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
     vgpuInstance: nvmlVgpuInstance_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetAccountingMode",
         |e| e.nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode),
     )
@@ -4034,7 +4117,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
     count: *mut c_uint,
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetAccountingPids",
         |e| e.nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids),
     )
@@ -4045,7 +4128,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
     pid: c_uint,
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetAccountingStats",
         |e| e.nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats),
     )
@@ -4055,7 +4138,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
     vgpuInstance: nvmlVgpuInstance_t,
     eccMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEccMode",
         |e| e.nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode),
     )
@@ -4065,7 +4148,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEncoderCapacity",
         |e| e.nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
@@ -4076,7 +4159,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEncoderSessions",
         |e| e.nvmlVgpuInstanceGetEncoderSessions(vgpuInstance, sessionCount, sessionInfo),
     )
@@ -4088,7 +4171,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
     averageFps: *mut c_uint,
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetEncoderStats",
         |e| {
             e
@@ -4107,7 +4190,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
     sessionCount: *mut c_uint,
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFBCSessions",
         |e| e.nvmlVgpuInstanceGetFBCSessions(vgpuInstance, sessionCount, sessionInfo),
     )
@@ -4117,7 +4200,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
     vgpuInstance: nvmlVgpuInstance_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFBCStats",
         |e| e.nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats),
     )
@@ -4127,7 +4210,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
     vgpuInstance: nvmlVgpuInstance_t,
     fbUsage: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFbUsage",
         |e| e.nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage),
     )
@@ -4137,7 +4220,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
     vgpuInstance: nvmlVgpuInstance_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetFrameRateLimit",
         |e| e.nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit),
     )
@@ -4147,7 +4230,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
     vgpuInstance: nvmlVgpuInstance_t,
     gpuInstanceId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetGpuInstanceId",
         |e| e.nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId),
     )
@@ -4158,7 +4241,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
     vgpuPciId: *mut c_char,
     length: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetGpuPciId",
         |e| e.nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length),
     )
@@ -4168,7 +4251,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetLicenseInfo",
         |e| e.nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo),
     )
@@ -4178,7 +4261,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetLicenseInfo_v2",
         |e| e.nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo),
     )
@@ -4188,7 +4271,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
     vgpuInstance: nvmlVgpuInstance_t,
     licensed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetLicenseStatus",
         |e| e.nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed),
     )
@@ -4199,7 +4282,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
     mdevUuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetMdevUUID",
         |e| e.nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size),
     )
@@ -4210,7 +4293,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
     vgpuMetadata: *mut nvmlVgpuMetadata_t,
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetMetadata",
         |e| e.nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize),
     )
@@ -4220,7 +4303,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
     vgpuInstance: nvmlVgpuInstance_t,
     pPlacement: *mut nvmlVgpuPlacementId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetPlacementId",
         |e| e.nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement),
     )
@@ -4230,7 +4313,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
     vgpuInstance: nvmlVgpuInstance_t,
     pState: *mut nvmlVgpuRuntimeState_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetRuntimeStateSize",
         |e| e.nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState),
     )
@@ -4240,7 +4323,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
     vgpuInstance: nvmlVgpuInstance_t,
     vgpuTypeId: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetType",
         |e| e.nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId),
     )
@@ -4251,7 +4334,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
     uuid: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetUUID",
         |e| e.nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size),
     )
@@ -4262,7 +4345,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetVmDriverVersion",
         |e| e.nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance, version, length),
     )
@@ -4274,7 +4357,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
     size: c_uint,
     vmIdType: *mut nvmlVgpuVmIdType_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceGetVmID",
         |e| e.nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType),
     )
@@ -4284,7 +4367,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuInstanceSetEncoderCapacity",
         |e| e.nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
@@ -4294,7 +4377,10 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     vgpuTypeId: nvmlVgpuTypeId_t,
     bar1Info: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
-    entry("nvmlVgpuTypeGetBAR1Info", |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info))
+    api_entry(
+        "nvmlVgpuTypeGetBAR1Info",
+        |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
@@ -4302,7 +4388,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     capability: nvmlVgpuCapability_t,
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetCapabilities",
         |e| e.nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult),
     )
@@ -4313,7 +4399,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
     vgpuTypeClass: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetClass",
         |e| e.nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size),
     )
@@ -4324,7 +4410,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
     deviceID: *mut c_ulonglong,
     subsystemID: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetDeviceID",
         |e| e.nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID),
     )
@@ -4334,7 +4420,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbReservation: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetFbReservation",
         |e| e.nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation),
     )
@@ -4344,7 +4430,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
     vgpuTypeId: nvmlVgpuTypeId_t,
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetFrameRateLimit",
         |e| e.nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit),
     )
@@ -4354,7 +4440,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetFramebufferSize",
         |e| e.nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize),
     )
@@ -4364,7 +4450,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     vgpuTypeId: nvmlVgpuTypeId_t,
     gpuInstanceProfileId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetGpuInstanceProfileId",
         |e| e.nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId),
     )
@@ -4374,7 +4460,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
     vgpuTypeId: nvmlVgpuTypeId_t,
     gspHeapSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetGspHeapSize",
         |e| e.nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize),
     )
@@ -4385,7 +4471,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
     vgpuTypeLicenseString: *mut c_char,
     size: c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetLicense",
         |e| e.nvmlVgpuTypeGetLicense(vgpuTypeId, vgpuTypeLicenseString, size),
     )
@@ -4396,7 +4482,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetMaxInstances",
         |e| e.nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount),
     )
@@ -4405,7 +4491,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
 pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
         |e| e.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance),
     )
@@ -4415,7 +4501,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCountPerVm: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetMaxInstancesPerVm",
         |e| e.nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm),
     )
@@ -4426,7 +4512,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
     vgpuTypeName: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetName",
         |e| e.nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size),
     )
@@ -4436,7 +4522,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
     vgpuTypeId: nvmlVgpuTypeId_t,
     numDisplayHeads: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetNumDisplayHeads",
         |e| e.nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads),
     )
@@ -4448,7 +4534,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
     xdim: *mut c_uint,
     ydim: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry(
+    api_entry(
         "nvmlVgpuTypeGetResolution",
         |e| e.nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim),
     )
