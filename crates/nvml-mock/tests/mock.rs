@@ -9,19 +9,12 @@ use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nvml_mock::testing::{in_child, mock_path};
+use nvml_mock::testing::{in_child, mock_lib_dir, mock_path};
 use nvml_sys::*;
 
 /// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
 fn mock_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mock-lib");
-    std::fs::create_dir_all(&dir).unwrap();
-    for name in ["libnvidia-ml.so.1", "libnvidia-ml.so"] {
-        let link = dir.join(name);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(mock_path(), &link).unwrap();
-    }
-    dir
+    mock_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 fn lib() -> NvmlLib {
@@ -203,9 +196,10 @@ fn protocols_follow_nvml_h() {
         let mut count = 0;
         assert_eq!(f(device(&lib, 1), &mut count, std::ptr::null_mut()), NVML_SUCCESS);
         assert_eq!(count, 0);
-        // Functions the engine does not implement answer NOT_SUPPORTED.
-        let mut mode = 0;
-        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_ERROR_NOT_SUPPORTED);
+        // A value of the profile (base/common): bare metal.
+        let mut mode = 9;
+        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_SUCCESS);
+        assert_eq!(mode, NVML_GPU_VIRTUALIZATION_MODE_NONE);
         // Setters change what getters return.
         assert_eq!(lib.nvmlDeviceSetPowerManagementLimit().unwrap()(d0, 450_000), NVML_SUCCESS);
         let mut limit = 0;
@@ -376,9 +370,10 @@ fn default_driver_has_functions_up_to_its_branch() {
         let mut id = 0;
         assert_eq!(lib.nvmlDeviceGetModuleId().unwrap()(d0, &mut id), NVML_SUCCESS);
         assert_eq!(id, 1);
-        // 13.0.39 (580): present; the mock does not implement it.
+        // 13.0.39 (580): present, a value of the profile (base/common).
         let mut pdi = nvmlPdi_t { version: nvmlPdi_v1, ..Default::default() };
-        assert_eq!(lib.nvmlDeviceGetPdi().unwrap()(d0, &mut pdi), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(lib.nvmlDeviceGetPdi().unwrap()(d0, &mut pdi), NVML_SUCCESS);
+        assert_eq!((pdi.version, pdi.value), (nvmlPdi_v1, 0x1D4B_5F3A_0C9E_2871));
         // 13.1.68 and 13.4.61: absent; the family's older member works.
         assert_eq!(lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
         let mut set = std::ptr::null_mut();
@@ -531,30 +526,72 @@ fn process_details_utilization_and_sram_errors() {
         assert_eq!(l.numProcArrayEntries, 0);
         assert_eq!(details(d0, &mut list(NVML_PROCESS_MODE_MAX)), NVML_ERROR_INVALID_ARGUMENT);
 
-        // nvmlDeviceGetProcessesUtilizationInfo: samples newer than lastSeenTimeStamp.
+        // nvmlDeviceGetProcessesUtilizationInfo: the processes' samples of the current period
+        // (the profile dates none), those newer than lastSeenTimeStamp.
         let util = lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap();
         let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
         assert_eq!(util(d0, &mut nvmlProcessesUtilizationInfo_t { version: 2, ..info(0) }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let before = now_us();
         let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        let after = now_us();
         assert_eq!(samples.len(), 2);
         let s = |i: usize| {
             let s = samples[i];
-            (s.pid, s.timeStamp, s.smUtil, s.memUtil, s.encUtil, s.decUtil, s.jpgUtil, s.ofaUtil)
+            (s.pid, s.smUtil, s.memUtil, s.encUtil, s.decUtil, s.jpgUtil, s.ofaUtil)
         };
-        assert_eq!(s(0), (4242, 1_700_000_001_000_000, 38, 11, 0, 0, 0, 0));
-        assert_eq!(s(1), (4250, 1_700_000_000_000_000, 21, 6, 0, 3, 0, 0));
-        // Since the default time stamp: only pid 4242's later sample.
-        let later = list_in(info(1_700_000_000_000_000), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
-        assert_eq!((later.len(), later[0].pid, later[0].smUtil), (1, 4242, 38));
-        let mut u = info(1_700_000_001_000_000);
-        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND);
+        assert_eq!((s(0), s(1)), ((4242, 38, 11, 0, 0, 0, 0), (4250, 21, 6, 0, 3, 0, 0)));
+        assert!(samples.iter().all(|s| (before..=after).contains(&s.timeStamp)), "sampled now: {before}..{after}");
+        let mut u = info(u64::MAX);
+        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND, "nothing after the end of time");
         assert_eq!(u.processSamplesCount, 0);
         let mut u = info(0);
         assert_eq!(util(d1, &mut u), NVML_SUCCESS);
         assert_eq!(u.processSamplesCount, 0);
         assert_eq!(util(d7, &mut info(0)), NVML_ERROR_NOT_SUPPORTED, "not in MIG mode");
 
-        // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts.
+        // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts: nvml.h documents it for Blackwell
+        // or newer (the b200 profile has some).
+        let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
+        let mut c = nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
+        assert_eq!(sram(d3, &mut c), NVML_ERROR_NOT_SUPPORTED);
+    }
+}
+
+/// Samples the profile dates (`time_stamp`, µs since the epoch): those after lastSeenTimeStamp,
+/// NOT_FOUND when none is.
+#[test]
+fn dated_process_samples() {
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-dated.yaml");
+    let text = nvml_mock::testing::builtin_profile("h100").unwrap().replace("name: python3,", "name: python3, time_stamp: 1700000001000000,").replace("name: trainer,", "name: trainer, time_stamp: 1700000000000000,");
+    std::fs::write(&profile, text).unwrap();
+    let Some(lib) = initialised("dated_process_samples", profile.to_str().unwrap()) else { return };
+    unsafe {
+        let (d0, util) = (device(&lib, 0), lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap());
+        let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
+        let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        let got: Vec<(u32, u64)> = samples.iter().map(|s| (s.pid, s.timeStamp)).collect();
+        assert_eq!(got, [(4242, 1_700_000_001_000_000), (4250, 1_700_000_000_000_000)]);
+        let later = list_in(info(1_700_000_000_000_000), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        assert_eq!((later.len(), later[0].pid, later[0].smUtil), (1, 4242, 38));
+        let mut u = info(1_700_000_001_000_000);
+        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND);
+        assert_eq!(u.processSamplesCount, 0);
+        // The older layout of the same samples.
+        let v1 = lib.nvmlDeviceGetProcessUtilization().unwrap();
+        let mut n = 0;
+        assert_eq!(v1(d0, std::ptr::null_mut(), &mut n, 1_700_000_000_000_000), NVML_ERROR_INSUFFICIENT_SIZE);
+        let mut one = vec![nvmlProcessUtilizationSample_t::default(); n as usize];
+        assert_eq!(v1(d0, one.as_mut_ptr(), &mut n, 1_700_000_000_000_000), NVML_SUCCESS);
+        assert_eq!((n, one[0].pid, one[0].smUtil, one[0].memUtil), (1, 4242, 38, 11));
+    }
+}
+
+/// Unique uncorrected SRAM errors (Blackwell): b200's device 3 has two.
+#[test]
+fn sram_errors_on_blackwell() {
+    let Some(lib) = initialised("sram_errors_on_blackwell", "b200") else { return };
+    unsafe {
+        let (d0, d3) = (device(&lib, 0), device(&lib, 3));
         let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
         let counts = || nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
         assert_eq!(sram(d3, &mut nvmlEccSramUniqueUncorrectedErrorCounts_t { version: 0, ..counts() }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
@@ -568,6 +605,11 @@ fn process_details_utilization_and_sram_errors() {
         assert_eq!(sram(d0, &mut c), NVML_SUCCESS);
         assert_eq!(c.entryCount, 0);
     }
+}
+
+/// µs since the epoch.
+fn now_us() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as u64
 }
 
 /// `grow_processes` applies to the detail list too: its size query grows the list it answered.

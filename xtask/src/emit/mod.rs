@@ -5,6 +5,7 @@
 
 pub mod doc;
 pub mod mock;
+pub mod mock_answers;
 pub mod safe;
 pub mod sys;
 

@@ -5,6 +5,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::api::Api;
+use super::super::answer::Object;
 use super::super::engine::{entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
@@ -12,6 +13,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
 ) -> nvmlReturn_t {
     entry(
         "nvmlComputeInstanceDestroy",
+        Object::ComputeInstance(computeInstance),
         |e| e.nvmlComputeInstanceDestroy(computeInstance),
     )
 }
@@ -22,6 +24,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlComputeInstanceGetInfo",
+        Object::ComputeInstance(computeInstance),
         |e| e.nvmlComputeInstanceGetInfo(computeInstance, info),
     )
 }
@@ -32,6 +35,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlComputeInstanceGetInfo_v2",
+        Object::ComputeInstance(computeInstance),
         |e| e.nvmlComputeInstanceGetInfo_v2(computeInstance, info),
     )
 }
@@ -39,13 +43,21 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceClearAccountingPids", |e| e.nvmlDeviceClearAccountingPids(device))
+    entry(
+        "nvmlDeviceClearAccountingPids",
+        Object::Device(device),
+        |e| e.nvmlDeviceClearAccountingPids(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceClearCpuAffinity", |e| e.nvmlDeviceClearCpuAffinity(device))
+    entry(
+        "nvmlDeviceClearCpuAffinity",
+        Object::Device(device),
+        |e| e.nvmlDeviceClearCpuAffinity(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
@@ -54,6 +66,7 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceClearEccErrorCounts",
+        Object::Device(device),
         |e| e.nvmlDeviceClearEccErrorCounts(device, counterType),
     )
 }
@@ -65,6 +78,7 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceClearFieldValues",
+        Object::Device(device),
         |e| e.nvmlDeviceClearFieldValues(device, valuesCount, values),
     )
 }
@@ -76,6 +90,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceCreateGpuInstance",
+        Object::Device(device),
         |e| e.nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance),
     )
 }
@@ -88,6 +103,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceCreateGpuInstanceWithPlacement",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceCreateGpuInstanceWithPlacement(
@@ -103,7 +119,11 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceDiscoverGpus", |e| e.nvmlDeviceDiscoverGpus(pciInfo))
+    entry(
+        "nvmlDeviceDiscoverGpus",
+        Object::System,
+        |e| e.nvmlDeviceDiscoverGpus(pciInfo),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
@@ -114,6 +134,7 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceFreezeNvLinkUtilizationCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze),
     )
 }
@@ -125,6 +146,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAPIRestriction",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAPIRestriction(device, apiType, isRestricted),
     )
 }
@@ -135,6 +157,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAccountingBufferSize",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingBufferSize(device, bufferSize),
     )
 }
@@ -143,7 +166,11 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAccountingMode", |e| e.nvmlDeviceGetAccountingMode(device, mode))
+    entry(
+        "nvmlDeviceGetAccountingMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetAccountingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
@@ -153,6 +180,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAccountingPids",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingPids(device, count, pids),
     )
 }
@@ -164,6 +192,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAccountingStats",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingStats(device, pid, stats),
     )
 }
@@ -174,6 +203,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAccountingStats_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingStats_v2(device, stats),
     )
 }
@@ -185,6 +215,7 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetActiveVgpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances),
     )
 }
@@ -195,6 +226,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAdaptiveClockInfoStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus),
     )
 }
@@ -205,6 +237,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info),
     )
 }
@@ -213,7 +246,11 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     device: nvmlDevice_t,
     mode: *mut nvmlDeviceAddressingMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAddressingMode", |e| e.nvmlDeviceGetAddressingMode(device, mode))
+    entry(
+        "nvmlDeviceGetAddressingMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetAddressingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
@@ -223,6 +260,7 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetApplicationsClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetApplicationsClock(device, clockType, clockMHz),
     )
 }
@@ -231,14 +269,22 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     device: nvmlDevice_t,
     arch: *mut nvmlDeviceArchitecture_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetArchitecture", |e| e.nvmlDeviceGetArchitecture(device, arch))
+    entry(
+        "nvmlDeviceGetArchitecture",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetArchitecture(device, arch),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     device: nvmlDevice_t,
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetAttributes", |e| e.nvmlDeviceGetAttributes(device, attributes))
+    entry(
+        "nvmlDeviceGetAttributes",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetAttributes(device, attributes),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
@@ -247,6 +293,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAttributes_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAttributes_v2(device, attributes),
     )
 }
@@ -258,6 +305,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetAutoBoostedClocksEnabled",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled),
     )
 }
@@ -268,6 +316,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetBAR1MemoryInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory),
     )
 }
@@ -278,6 +327,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetBBXTimeData_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBBXTimeData_v1(device, timeData),
     )
 }
@@ -288,6 +338,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetBankRemapperStatus_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBankRemapperStatus_v1(device, pBankRemapperStatus),
     )
 }
@@ -296,7 +347,11 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
     device: nvmlDevice_t,
     boardId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBoardId", |e| e.nvmlDeviceGetBoardId(device, boardId))
+    entry(
+        "nvmlDeviceGetBoardId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetBoardId(device, boardId),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
@@ -306,6 +361,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetBoardPartNumber",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBoardPartNumber(device, partNumber, length),
     )
 }
@@ -314,7 +370,11 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
     device: nvmlDevice_t,
     r#type: *mut nvmlBrandType_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBrand", |e| e.nvmlDeviceGetBrand(device, r#type))
+    entry(
+        "nvmlDeviceGetBrand",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetBrand(device, r#type),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
@@ -323,6 +383,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetBridgeChipInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy),
     )
 }
@@ -331,7 +392,11 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     device: nvmlDevice_t,
     r#type: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetBusType", |e| e.nvmlDeviceGetBusType(device, r#type))
+    entry(
+        "nvmlDeviceGetBusType",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetBusType(device, r#type),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
@@ -340,6 +405,7 @@ pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetC2cModeInfoV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo),
     )
 }
@@ -348,14 +414,22 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     device: nvmlDevice_t,
     caps: *mut nvmlDeviceCapabilities_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCapabilities", |e| e.nvmlDeviceGetCapabilities(device, caps))
+    entry(
+        "nvmlDeviceGetCapabilities",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetCapabilities(device, caps),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     device: nvmlDevice_t,
     status: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClkMonStatus", |e| e.nvmlDeviceGetClkMonStatus(device, status))
+    entry(
+        "nvmlDeviceGetClkMonStatus",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetClkMonStatus(device, status),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClock(
@@ -366,6 +440,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetClock(device, clockType, clockId, clockMHz),
     )
 }
@@ -375,14 +450,22 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
     r#type: nvmlClockType_t,
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClockInfo", |e| e.nvmlDeviceGetClockInfo(device, r#type, clock))
+    entry(
+        "nvmlDeviceGetClockInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetClockInfo(device, r#type, clock),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetClockOffsets", |e| e.nvmlDeviceGetClockOffsets(device, info))
+    entry(
+        "nvmlDeviceGetClockOffsets",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetClockOffsets(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
@@ -391,6 +474,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetComputeInstanceId",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeInstanceId(device, id),
     )
 }
@@ -399,7 +483,11 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
     device: nvmlDevice_t,
     mode: *mut nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetComputeMode", |e| e.nvmlDeviceGetComputeMode(device, mode))
+    entry(
+        "nvmlDeviceGetComputeMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetComputeMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
@@ -409,6 +497,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetComputeRunningProcesses",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos),
     )
 }
@@ -420,6 +509,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetComputeRunningProcesses_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -431,6 +521,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetComputeRunningProcesses_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -441,6 +532,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetConfComputeGpuAttestationReport",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport),
     )
 }
@@ -451,6 +543,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetConfComputeGpuCertificate",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert),
     )
 }
@@ -461,6 +554,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetConfComputeMemSizeInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo),
     )
 }
@@ -471,6 +565,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetConfComputeProtectedMemoryUsage",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory),
     )
 }
@@ -479,17 +574,25 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     device: nvmlDevice_t,
     coolerInfo: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCoolerInfo", |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo))
+    entry(
+        "nvmlDeviceGetCoolerInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCount", |e| e.nvmlDeviceGetCount(deviceCount))
+    entry("nvmlDeviceGetCount", Object::System, |e| e.nvmlDeviceGetCount(deviceCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetCount_v2", |e| e.nvmlDeviceGetCount_v2(deviceCount))
+    entry(
+        "nvmlDeviceGetCount_v2",
+        Object::System,
+        |e| e.nvmlDeviceGetCount_v2(deviceCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
@@ -499,6 +602,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCpuAffinity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet),
     )
 }
@@ -511,6 +615,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCpuAffinityWithinScope",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope),
     )
 }
@@ -522,6 +627,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCreatableVgpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds),
     )
 }
@@ -533,6 +639,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCudaComputeCapability",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCudaComputeCapability(device, major, minor),
     )
 }
@@ -543,6 +650,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCurrPcieLinkGeneration",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen),
     )
 }
@@ -553,6 +661,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCurrPcieLinkWidth",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth),
     )
 }
@@ -563,6 +672,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCurrentClockFreqs",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs),
     )
 }
@@ -573,6 +683,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCurrentClocksEventReasons",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons),
     )
 }
@@ -583,6 +694,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetCurrentClocksThrottleReasons",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons),
     )
 }
@@ -594,6 +706,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDecoderUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -605,6 +718,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDefaultApplicationsClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz),
     )
 }
@@ -615,6 +729,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDefaultEccMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDefaultEccMode(device, defaultMode),
     )
 }
@@ -627,6 +742,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDetailedEccErrors",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDetailedEccErrors(device, errorType, counterType, eccCounts),
     )
 }
@@ -637,6 +753,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
+        Object::Device(migDevice),
         |e| e.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device),
     )
 }
@@ -647,6 +764,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDisplayActive",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDisplayActive(device, isActive),
     )
 }
@@ -655,7 +773,11 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
     device: nvmlDevice_t,
     display: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetDisplayMode", |e| e.nvmlDeviceGetDisplayMode(device, display))
+    entry(
+        "nvmlDeviceGetDisplayMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetDisplayMode(device, display),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
@@ -665,6 +787,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDramEncryptionMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDramEncryptionMode(device, current, pending),
     )
 }
@@ -676,6 +799,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDriverModel",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDriverModel(device, current, pending),
     )
 }
@@ -687,6 +811,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDriverModel_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDriverModel_v2(device, current, pending),
     )
 }
@@ -697,6 +822,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetDynamicPstatesInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo),
     )
 }
@@ -706,7 +832,11 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
     current: *mut nvmlEnableState_t,
     pending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetEccMode", |e| e.nvmlDeviceGetEccMode(device, current, pending))
+    entry(
+        "nvmlDeviceGetEccMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetEccMode(device, current, pending),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
@@ -716,6 +846,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetEncoderCapacity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity),
     )
 }
@@ -727,6 +858,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetEncoderSessions",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderSessions(device, sessionCount, sessionInfos),
     )
 }
@@ -739,6 +871,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetEncoderStats",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderStats(device, sessionCount, averageFps, averageLatency),
     )
 }
@@ -750,6 +883,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetEncoderUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -760,6 +894,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetEnforcedPowerLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEnforcedPowerLimit(device, limit),
     )
 }
@@ -771,6 +906,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetFBCSessions",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo),
     )
 }
@@ -779,7 +915,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     device: nvmlDevice_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFBCStats", |e| e.nvmlDeviceGetFBCStats(device, fbcStats))
+    entry(
+        "nvmlDeviceGetFBCStats",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetFBCStats(device, fbcStats),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
@@ -789,6 +929,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetFanControlPolicy_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFanControlPolicy_v2(device, fan, policy),
     )
 }
@@ -797,14 +938,22 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     device: nvmlDevice_t,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeed", |e| e.nvmlDeviceGetFanSpeed(device, speed))
+    entry(
+        "nvmlDeviceGetFanSpeed",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetFanSpeed(device, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
     device: nvmlDevice_t,
     fanSpeed: *mut nvmlFanSpeedInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeedRPM", |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed))
+    entry(
+        "nvmlDeviceGetFanSpeedRPM",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
@@ -812,7 +961,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     fan: c_uint,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetFanSpeed_v2", |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed))
+    entry(
+        "nvmlDeviceGetFanSpeed_v2",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
@@ -822,6 +975,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetFieldValues",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFieldValues(device, valuesCount, values),
     )
 }
@@ -833,6 +987,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpcClkMinMaxVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
 }
@@ -843,6 +998,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpcClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpcClkVfOffset(device, offset),
     )
 }
@@ -853,6 +1009,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuFabricInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo),
     )
 }
@@ -863,6 +1020,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuFabricInfoV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo),
     )
 }
@@ -873,6 +1031,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuFabricInfo_v4",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo),
     )
 }
@@ -884,6 +1043,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstanceById",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceById(device, id, gpuInstance),
     )
 }
@@ -892,7 +1052,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetGpuInstanceId", |e| e.nvmlDeviceGetGpuInstanceId(device, id))
+    entry(
+        "nvmlDeviceGetGpuInstanceId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetGpuInstanceId(device, id),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -903,6 +1067,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -923,6 +1088,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetGpuInstancePossiblePlacements_v2(
@@ -942,6 +1108,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstanceProfileInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info),
     )
 }
@@ -953,6 +1120,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info),
     )
 }
@@ -964,6 +1132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstanceProfileInfoV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info),
     )
 }
@@ -975,6 +1144,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstanceRemainingCapacity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count),
     )
 }
@@ -987,6 +1157,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuInstances",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count),
     )
 }
@@ -997,6 +1168,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice),
     )
 }
@@ -1008,6 +1180,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGpuOperationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuOperationMode(device, current, pending),
     )
 }
@@ -1016,7 +1189,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
     device: nvmlDevice_t,
     uptime: *mut nvmlGpuUptime_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetGpuUptime_v1", |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime))
+    entry(
+        "nvmlDeviceGetGpuUptime_v1",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
@@ -1026,6 +1203,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGraphicsRunningProcesses",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGraphicsRunningProcesses(device, infoCount, infos),
     )
 }
@@ -1037,6 +1215,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -1048,6 +1227,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -1058,6 +1238,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGridLicensableFeatures",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures(device, pGridLicensableFeatures),
     )
 }
@@ -1068,6 +1249,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGridLicensableFeatures_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures_v2(device, pGridLicensableFeatures),
     )
 }
@@ -1078,6 +1260,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGridLicensableFeatures_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures_v3(device, pGridLicensableFeatures),
     )
 }
@@ -1088,6 +1271,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGridLicensableFeatures_v4",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures),
     )
 }
@@ -1099,6 +1283,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGspFirmwareMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode),
     )
 }
@@ -1109,6 +1294,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetGspFirmwareVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGspFirmwareVersion(device, version),
     )
 }
@@ -1117,7 +1303,11 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
     index: c_uint,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByIndex", |e| e.nvmlDeviceGetHandleByIndex(index, device))
+    entry(
+        "nvmlDeviceGetHandleByIndex",
+        Object::System,
+        |e| e.nvmlDeviceGetHandleByIndex(index, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
@@ -1126,6 +1316,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetHandleByIndex_v2",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByIndex_v2(index, device),
     )
 }
@@ -1136,6 +1327,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetHandleByPciBusId",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByPciBusId(pciBusId, device),
     )
 }
@@ -1146,6 +1338,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetHandleByPciBusId_v2",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device),
     )
 }
@@ -1156,6 +1349,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetHandleBySerial",
+        Object::System,
         |e| e.nvmlDeviceGetHandleBySerial(serial, device),
     )
 }
@@ -1164,14 +1358,22 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     uuid: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByUUID", |e| e.nvmlDeviceGetHandleByUUID(uuid, device))
+    entry(
+        "nvmlDeviceGetHandleByUUID",
+        Object::System,
+        |e| e.nvmlDeviceGetHandleByUUID(uuid, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     uuid: *const nvmlUUID_t,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHandleByUUIDV", |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device))
+    entry(
+        "nvmlDeviceGetHandleByUUIDV",
+        Object::System,
+        |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
@@ -1180,6 +1382,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetHostVgpuMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode),
     )
 }
@@ -1188,14 +1391,22 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetHostname_v1", |e| e.nvmlDeviceGetHostname_v1(device, hostname))
+    entry(
+        "nvmlDeviceGetHostname_v1",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetHostname_v1(device, hostname),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetIndex", |e| e.nvmlDeviceGetIndex(device, index))
+    entry(
+        "nvmlDeviceGetIndex",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetIndex(device, index),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
@@ -1204,6 +1415,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetInforomConfigurationChecksum",
+        Object::Device(device),
         |e| e.nvmlDeviceGetInforomConfigurationChecksum(device, checksum),
     )
 }
@@ -1215,6 +1427,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetInforomImageVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetInforomImageVersion(device, version, length),
     )
 }
@@ -1227,6 +1440,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetInforomVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetInforomVersion(device, object, version, length),
     )
 }
@@ -1235,7 +1449,11 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     device: nvmlDevice_t,
     irqNum: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetIrqNum", |e| e.nvmlDeviceGetIrqNum(device, irqNum))
+    entry(
+        "nvmlDeviceGetIrqNum",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetIrqNum(device, irqNum),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
@@ -1245,6 +1463,7 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetJpgUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -1256,6 +1475,7 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetLastBBXFlushTime",
+        Object::Device(device),
         |e| e.nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs),
     )
 }
@@ -1267,6 +1487,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMPSComputeRunningProcesses",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses(device, infoCount, infos),
     )
 }
@@ -1278,6 +1499,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -1289,6 +1511,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -1299,6 +1522,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMarginTemperature",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMarginTemperature(device, marginTempInfo),
     )
 }
@@ -1310,6 +1534,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMaxClockInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxClockInfo(device, r#type, clock),
     )
 }
@@ -1321,6 +1546,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMaxCustomerBoostClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz),
     )
 }
@@ -1331,6 +1557,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMaxMigDeviceCount",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxMigDeviceCount(device, count),
     )
 }
@@ -1341,6 +1568,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMaxPcieLinkGeneration",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen),
     )
 }
@@ -1351,6 +1579,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMaxPcieLinkWidth",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth),
     )
 }
@@ -1362,6 +1591,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMemClkMinMaxVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
 }
@@ -1372,6 +1602,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMemClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemClkVfOffset(device, offset),
     )
 }
@@ -1384,6 +1615,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMemoryAffinity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope),
     )
 }
@@ -1394,6 +1626,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMemoryBusWidth",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryBusWidth(device, busWidth),
     )
 }
@@ -1407,6 +1640,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMemoryErrorCounter",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetMemoryErrorCounter(
@@ -1424,14 +1658,22 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetMemoryInfo", |e| e.nvmlDeviceGetMemoryInfo(device, memory))
+    entry(
+        "nvmlDeviceGetMemoryInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetMemoryInfo(device, memory),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_v2_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetMemoryInfo_v2", |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory))
+    entry(
+        "nvmlDeviceGetMemoryInfo_v2",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
@@ -1440,6 +1682,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMemoryLimits_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryLimits_v1(device, limits),
     )
 }
@@ -1451,6 +1694,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMigDeviceHandleByIndex",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice),
     )
 }
@@ -1462,6 +1706,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMigMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMigMode(device, currentMode, pendingMode),
     )
 }
@@ -1475,6 +1720,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMinMaxClockOfPState",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetMinMaxClockOfPState(
@@ -1495,6 +1741,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMinMaxFanSpeed",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed),
     )
 }
@@ -1505,6 +1752,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMinorNumber",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMinorNumber(device, minorNumber),
     )
 }
@@ -1513,7 +1761,11 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
     device: nvmlDevice_t,
     moduleId: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetModuleId", |e| e.nvmlDeviceGetModuleId(device, moduleId))
+    entry(
+        "nvmlDeviceGetModuleId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetModuleId(device, moduleId),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
@@ -1522,6 +1774,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetMultiGpuBoard",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMultiGpuBoard(device, multiGpuBool),
     )
 }
@@ -1531,28 +1784,44 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetName", |e| e.nvmlDeviceGetName(device, name, length))
+    entry(
+        "nvmlDeviceGetName",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetName(device, name, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     device: nvmlDevice_t,
     numFans: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumFans", |e| e.nvmlDeviceGetNumFans(device, numFans))
+    entry(
+        "nvmlDeviceGetNumFans",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNumFans(device, numFans),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
     device: nvmlDevice_t,
     numCores: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumGpuCores", |e| e.nvmlDeviceGetNumGpuCores(device, numCores))
+    entry(
+        "nvmlDeviceGetNumGpuCores",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNumGpuCores(device, numCores),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     device: nvmlDevice_t,
     node: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNumaNodeId", |e| e.nvmlDeviceGetNumaNodeId(device, node))
+    entry(
+        "nvmlDeviceGetNumaNodeId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNumaNodeId(device, node),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
@@ -1563,6 +1832,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkCapability",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkCapability(device, link, capability, capResult),
     )
 }
@@ -1575,6 +1845,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkErrorCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue),
     )
 }
@@ -1583,14 +1854,22 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNvLinkInfo", |e| e.nvmlDeviceGetNvLinkInfo(device, info))
+    entry(
+        "nvmlDeviceGetNvLinkInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNvLinkInfo(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_v3_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetNvLinkInfo_v3", |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info))
+    entry(
+        "nvmlDeviceGetNvLinkInfo_v3",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
@@ -1600,6 +1879,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkRemoteDeviceType",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType),
     )
 }
@@ -1611,6 +1891,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkRemotePciInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci),
     )
 }
@@ -1622,6 +1903,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci),
     )
 }
@@ -1633,6 +1915,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkState",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkState(device, link, isActive),
     )
 }
@@ -1643,6 +1926,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkTelemetrySamples_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples),
     )
 }
@@ -1655,6 +1939,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkUtilizationControl",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control),
     )
 }
@@ -1668,6 +1953,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkUtilizationCounter",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetNvLinkUtilizationCounter(
@@ -1688,6 +1974,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvLinkVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkVersion(device, link, version),
     )
 }
@@ -1698,6 +1985,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvlinkBwMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkBwMode(device, getBwMode),
     )
 }
@@ -1708,6 +1996,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo),
     )
 }
@@ -1718,6 +2007,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvlinkRemapTableInfo_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo),
     )
 }
@@ -1728,6 +2018,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetNvlinkSupportedBwModes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode),
     )
 }
@@ -1739,6 +2030,7 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetOfaUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -1751,6 +2043,7 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetP2PStatus",
+        Object::Device(device1),
         |e| e.nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus),
     )
 }
@@ -1759,28 +2052,44 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo", |e| e.nvmlDeviceGetPciInfo(device, pci))
+    entry(
+        "nvmlDeviceGetPciInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfo(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfoExt_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfoExt", |e| e.nvmlDeviceGetPciInfoExt(device, pci))
+    entry(
+        "nvmlDeviceGetPciInfoExt",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfoExt(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo_v2", |e| e.nvmlDeviceGetPciInfo_v2(device, pci))
+    entry(
+        "nvmlDeviceGetPciInfo_v2",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfo_v2(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPciInfo_v3", |e| e.nvmlDeviceGetPciInfo_v3(device, pci))
+    entry(
+        "nvmlDeviceGetPciInfo_v3",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfo_v3(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
@@ -1789,6 +2098,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPcieLinkMaxSpeed",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed),
     )
 }
@@ -1799,6 +2109,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPcieReplayCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPcieReplayCounter(device, value),
     )
 }
@@ -1807,7 +2118,11 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     device: nvmlDevice_t,
     pcieSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPcieSpeed", |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed))
+    entry(
+        "nvmlDeviceGetPcieSpeed",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
@@ -1817,6 +2132,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPcieThroughput",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPcieThroughput(device, counter, value),
     )
 }
@@ -1825,7 +2141,11 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
     device: nvmlDevice_t,
     pdi: *mut nvmlPdi_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPdi", |e| e.nvmlDeviceGetPdi(device, pdi))
+    entry(
+        "nvmlDeviceGetPdi",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPdi(device, pdi),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
@@ -1834,6 +2154,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPerformanceModes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPerformanceModes(device, perfModes),
     )
 }
@@ -1844,6 +2165,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPerformanceState",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPerformanceState(device, pState),
     )
 }
@@ -1854,6 +2176,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPersistenceMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPersistenceMode(device, mode),
     )
 }
@@ -1865,6 +2188,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPgpuMetadataString",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPgpuMetadataString(device, pgpuMetadata, bufferSize),
     )
 }
@@ -1875,6 +2199,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPlatformInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPlatformInfo(device, platformInfo),
     )
 }
@@ -1885,6 +2210,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPowerManagementDefaultLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit),
     )
 }
@@ -1895,6 +2221,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPowerManagementLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementLimit(device, limit),
     )
 }
@@ -1906,6 +2233,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPowerManagementLimitConstraints",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit),
     )
 }
@@ -1916,6 +2244,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPowerManagementMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementMode(device, mode),
     )
 }
@@ -1926,6 +2255,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPowerMizerMode_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode),
     )
 }
@@ -1936,6 +2266,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetPowerSource",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerSource(device, powerSource),
     )
 }
@@ -1944,14 +2275,22 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPowerState", |e| e.nvmlDeviceGetPowerState(device, pState))
+    entry(
+        "nvmlDeviceGetPowerState",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPowerState(device, pState),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
     device: nvmlDevice_t,
     power: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetPowerUsage", |e| e.nvmlDeviceGetPowerUsage(device, power))
+    entry(
+        "nvmlDeviceGetPowerUsage",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPowerUsage(device, power),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
@@ -1962,6 +2301,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetProcessUtilization",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetProcessUtilization(
@@ -1980,6 +2320,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetProcessesUtilizationInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetProcessesUtilizationInfo(device, procesesUtilInfo),
     )
 }
@@ -1993,6 +2334,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRemappedRows",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetRemappedRows(
@@ -2012,6 +2354,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRemappedRows_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRemappedRows_v2(device, info),
     )
 }
@@ -2022,6 +2365,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRepairStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRepairStatus(device, repairStatus),
     )
 }
@@ -2034,6 +2378,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRetiredPages",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses),
     )
 }
@@ -2044,6 +2389,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRetiredPagesPendingStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRetiredPagesPendingStatus(device, isPending),
     )
 }
@@ -2057,6 +2403,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRetiredPages_v2",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetRetiredPages_v2(
@@ -2076,6 +2423,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRowRemapperHistogram",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRowRemapperHistogram(device, values),
     )
 }
@@ -2086,6 +2434,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetRunningProcessDetailList",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRunningProcessDetailList(device, plist),
     )
 }
@@ -2100,6 +2449,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSamples",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSamples(
@@ -2119,7 +2469,11 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
     serial: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetSerial", |e| e.nvmlDeviceGetSerial(device, serial, length))
+    entry(
+        "nvmlDeviceGetSerial",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetSerial(device, serial, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
@@ -2128,6 +2482,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSramEccErrorStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSramEccErrorStatus(device, status),
     )
 }
@@ -2138,6 +2493,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device, errorCounts),
     )
 }
@@ -2148,6 +2504,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedClocksEventReasons",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSupportedClocksEventReasons(
@@ -2164,6 +2521,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedClocksThrottleReasons",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSupportedClocksThrottleReasons(
@@ -2180,6 +2538,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedEventTypes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedEventTypes(device, eventTypes),
     )
 }
@@ -2192,6 +2551,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedGraphicsClocks",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSupportedGraphicsClocks(
@@ -2211,6 +2571,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedMemoryClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz),
     )
 }
@@ -2222,6 +2583,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedPerformanceStates",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedPerformanceStates(device, pstates, size),
     )
 }
@@ -2233,6 +2595,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetSupportedVgpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds),
     )
 }
@@ -2244,6 +2607,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTargetFanSpeed",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed),
     )
 }
@@ -2255,6 +2619,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTemperature",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTemperature(device, sensorType, temp),
     )
 }
@@ -2266,6 +2631,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTemperatureThreshold",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp),
     )
 }
@@ -2276,6 +2642,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTemperatureV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTemperatureV(device, temperature),
     )
 }
@@ -2287,6 +2654,7 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetThermalSettings",
+        Object::Device(device),
         |e| e.nvmlDeviceGetThermalSettings(device, sensorIndex, pThermalSettings),
     )
 }
@@ -2298,6 +2666,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTopologyCommonAncestor",
+        Object::Device(device1),
         |e| e.nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo),
     )
 }
@@ -2310,6 +2679,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTopologyNearestGpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray),
     )
 }
@@ -2322,6 +2692,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTotalEccErrors",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts),
     )
 }
@@ -2332,6 +2703,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetTotalEnergyConsumption",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTotalEnergyConsumption(device, energy),
     )
 }
@@ -2341,7 +2713,11 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
     uuid: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceGetUUID", |e| e.nvmlDeviceGetUUID(device, uuid, length))
+    entry(
+        "nvmlDeviceGetUUID",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetUUID(device, uuid, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
@@ -2350,6 +2726,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetUnrepairableMemoryFlag_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetUnrepairableMemoryFlag_v1(device, unrepairableMemoryStatus),
     )
 }
@@ -2360,6 +2737,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetUtilizationRates",
+        Object::Device(device),
         |e| e.nvmlDeviceGetUtilizationRates(device, utilization),
     )
 }
@@ -2371,6 +2749,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVbiosVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVbiosVersion(device, version, length),
     )
 }
@@ -2382,6 +2761,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuCapabilities",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuCapabilities(device, capability, capResult),
     )
 }
@@ -2392,6 +2772,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuHeterogeneousMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
 }
@@ -2402,6 +2783,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuInstancesUtilizationInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuInstancesUtilizationInfo(device, vgpuUtilInfo),
     )
 }
@@ -2413,6 +2795,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuMetadata",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize),
     )
 }
@@ -2425,6 +2808,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuProcessUtilization",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuProcessUtilization(
@@ -2443,6 +2827,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuProcessesUtilizationInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuProcessesUtilizationInfo(device, vgpuProcUtilInfo),
     )
 }
@@ -2453,6 +2838,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuSchedulerCapabilities",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities),
     )
 }
@@ -2463,6 +2849,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuSchedulerLog",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog),
     )
 }
@@ -2473,6 +2860,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuSchedulerLog_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo),
     )
 }
@@ -2483,6 +2871,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuSchedulerState",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState),
     )
 }
@@ -2493,6 +2882,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuSchedulerState_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerState_v2(device, pSchedulerStateInfo),
     )
 }
@@ -2504,6 +2894,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuTypeCreatablePlacements",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuTypeCreatablePlacements(
@@ -2522,6 +2913,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuTypeSupportedPlacements(
@@ -2542,6 +2934,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVgpuUtilization",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuUtilization(
@@ -2562,6 +2955,7 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetViolationStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime),
     )
 }
@@ -2572,6 +2966,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceGetVirtualizationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVirtualizationMode(device, pVirtualMode),
     )
 }
@@ -2582,6 +2977,7 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceIsMigDeviceHandle",
+        Object::Device(device),
         |e| e.nvmlDeviceIsMigDeviceHandle(device, isMigDevice),
     )
 }
@@ -2592,6 +2988,7 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceLockNvlinkRemapTable_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo),
     )
 }
@@ -2602,6 +2999,7 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceModifyDrainState",
+        Object::System,
         |e| e.nvmlDeviceModifyDrainState(pciInfo, newState),
     )
 }
@@ -2613,6 +3011,7 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceOnSameBoard",
+        Object::Device(device1),
         |e| e.nvmlDeviceOnSameBoard(device1, device2, onSameBoard),
     )
 }
@@ -2623,6 +3022,7 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDevicePerfMetricsGetSamples_v1",
+        Object::Device(device),
         |e| e.nvmlDevicePerfMetricsGetSamples_v1(device, samples),
     )
 }
@@ -2633,6 +3033,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDevicePowerSmoothingActivatePresetProfile",
+        Object::Device(device),
         |e| e.nvmlDevicePowerSmoothingActivatePresetProfile(device, profile),
     )
 }
@@ -2643,6 +3044,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDevicePowerSmoothingSetState",
+        Object::Device(device),
         |e| e.nvmlDevicePowerSmoothingSetState(device, state),
     )
 }
@@ -2653,6 +3055,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
+        Object::Device(device),
         |e| e.nvmlDevicePowerSmoothingUpdatePresetProfileParam(device, profile),
     )
 }
@@ -2663,6 +3066,7 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceQueryDrainState",
+        Object::System,
         |e| e.nvmlDeviceQueryDrainState(pciInfo, currentState),
     )
 }
@@ -2673,6 +3077,7 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceReadPRMCounters_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceReadPRMCounters_v1(device, counterList),
     )
 }
@@ -2681,7 +3086,11 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
     device: nvmlDevice_t,
     buffer: *mut nvmlPRMTLV_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceReadWritePRM_v1", |e| e.nvmlDeviceReadWritePRM_v1(device, buffer))
+    entry(
+        "nvmlDeviceReadWritePRM_v1",
+        Object::Device(device),
+        |e| e.nvmlDeviceReadWritePRM_v1(device, buffer),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
@@ -2691,6 +3100,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceRegisterEvents",
+        Object::Device(device),
         |e| e.nvmlDeviceRegisterEvents(device, eventTypes, set),
     )
 }
@@ -2698,7 +3108,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceRemoveGpu", |e| e.nvmlDeviceRemoveGpu(pciInfo))
+    entry("nvmlDeviceRemoveGpu", Object::System, |e| e.nvmlDeviceRemoveGpu(pciInfo))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
@@ -2708,6 +3118,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceRemoveGpu_v2",
+        Object::System,
         |e| e.nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState),
     )
 }
@@ -2717,6 +3128,7 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceResetApplicationsClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceResetApplicationsClocks(device),
     )
 }
@@ -2724,7 +3136,11 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
 pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceResetGpuLockedClocks", |e| e.nvmlDeviceResetGpuLockedClocks(device))
+    entry(
+        "nvmlDeviceResetGpuLockedClocks",
+        Object::Device(device),
+        |e| e.nvmlDeviceResetGpuLockedClocks(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
@@ -2732,6 +3148,7 @@ pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceResetMemoryLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceResetMemoryLockedClocks(device),
     )
 }
@@ -2742,6 +3159,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceResetNvLinkErrorCounters",
+        Object::Device(device),
         |e| e.nvmlDeviceResetNvLinkErrorCounters(device, link),
     )
 }
@@ -2753,6 +3171,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceResetNvLinkUtilizationCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter),
     )
 }
@@ -2764,6 +3183,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetAPIRestriction",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAPIRestriction(device, apiType, isRestricted),
     )
 }
@@ -2772,7 +3192,11 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
     device: nvmlDevice_t,
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetAccountingMode", |e| e.nvmlDeviceSetAccountingMode(device, mode))
+    entry(
+        "nvmlDeviceSetAccountingMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetAccountingMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
@@ -2781,6 +3205,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetAdaptiveTgpMode_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAdaptiveTgpMode_v1(device, mode),
     )
 }
@@ -2792,6 +3217,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetApplicationsClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz),
     )
 }
@@ -2802,6 +3228,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetAutoBoostedClocksEnabled",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled),
     )
 }
@@ -2810,14 +3237,22 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetClockOffsets", |e| e.nvmlDeviceSetClockOffsets(device, info))
+    entry(
+        "nvmlDeviceSetClockOffsets",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetClockOffsets(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     device: nvmlDevice_t,
     mode: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetComputeMode", |e| e.nvmlDeviceSetComputeMode(device, mode))
+    entry(
+        "nvmlDeviceSetComputeMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetComputeMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
@@ -2826,12 +3261,17 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetConfComputeUnprotectedMemSize",
+        Object::Device(device),
         |e| e.nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
-    entry("nvmlDeviceSetCpuAffinity", |e| e.nvmlDeviceSetCpuAffinity(device))
+    entry(
+        "nvmlDeviceSetCpuAffinity",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetCpuAffinity(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
@@ -2841,6 +3281,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags),
     )
 }
@@ -2851,6 +3292,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetDefaultFanSpeed_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDefaultFanSpeed_v2(device, fan),
     )
 }
@@ -2861,6 +3303,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetDramEncryptionMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDramEncryptionMode(device, dramEncryption),
     )
 }
@@ -2872,6 +3315,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetDriverModel",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDriverModel(device, driverModel, flags),
     )
 }
@@ -2880,7 +3324,11 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     device: nvmlDevice_t,
     ecc: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetEccMode", |e| e.nvmlDeviceSetEccMode(device, ecc))
+    entry(
+        "nvmlDeviceSetEccMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetEccMode(device, ecc),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
@@ -2890,6 +3338,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetFanControlPolicy",
+        Object::Device(device),
         |e| e.nvmlDeviceSetFanControlPolicy(device, fan, policy),
     )
 }
@@ -2899,7 +3348,11 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
     fan: c_uint,
     speed: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetFanSpeed_v2", |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed))
+    entry(
+        "nvmlDeviceSetFanSpeed_v2",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
@@ -2908,6 +3361,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetGpcClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceSetGpcClkVfOffset(device, offset),
     )
 }
@@ -2919,6 +3373,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetGpuLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz),
     )
 }
@@ -2929,6 +3384,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetGpuOperationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetGpuOperationMode(device, mode),
     )
 }
@@ -2937,7 +3393,11 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceSetHostname_v1", |e| e.nvmlDeviceSetHostname_v1(device, hostname))
+    entry(
+        "nvmlDeviceSetHostname_v1",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetHostname_v1(device, hostname),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
@@ -2946,6 +3406,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetMemClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMemClkVfOffset(device, offset),
     )
 }
@@ -2956,6 +3417,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetMemoryLimits_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMemoryLimits_v1(device, limits),
     )
 }
@@ -2967,6 +3429,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetMemoryLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz),
     )
 }
@@ -2978,6 +3441,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetMigMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMigMode(device, mode, activationStatus),
     )
 }
@@ -2988,6 +3452,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info),
     )
 }
@@ -3001,6 +3466,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetNvLinkUtilizationControl",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceSetNvLinkUtilizationControl(
@@ -3020,6 +3486,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetNvlinkBwMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvlinkBwMode(device, setBwMode),
     )
 }
@@ -3030,6 +3497,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetNvlinkBwModeAsync_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync),
     )
 }
@@ -3040,6 +3508,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetNvlinkNvleReady_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady),
     )
 }
@@ -3050,6 +3519,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetPersistenceMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPersistenceMode(device, mode),
     )
 }
@@ -3060,6 +3530,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetPowerManagementLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPowerManagementLimit(device, limit),
     )
 }
@@ -3070,6 +3541,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetPowerManagementLimit_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPowerManagementLimit_v2(device, powerValue),
     )
 }
@@ -3080,6 +3552,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetPowerMizerMode_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode),
     )
 }
@@ -3090,6 +3563,7 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetRusdSettings_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetRusdSettings_v1(device, settings),
     )
 }
@@ -3101,6 +3575,7 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetTemperatureThreshold",
+        Object::Device(device),
         |e| e.nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp),
     )
 }
@@ -3112,6 +3587,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetVgpuCapabilities",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuCapabilities(device, capability, state),
     )
 }
@@ -3122,6 +3598,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetVgpuHeterogeneousMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
 }
@@ -3132,6 +3609,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetVgpuSchedulerState",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState),
     )
 }
@@ -3142,6 +3620,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetVgpuSchedulerState_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState),
     )
 }
@@ -3152,6 +3631,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetVirtualizationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVirtualizationMode(device, virtualMode),
     )
 }
@@ -3162,6 +3642,7 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(device, encryptionKey),
     )
 }
@@ -3169,13 +3650,21 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 pub unsafe extern "C" fn nvmlDeviceValidateInforom(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceValidateInforom", |e| e.nvmlDeviceValidateInforom(device))
+    entry(
+        "nvmlDeviceValidateInforom",
+        Object::Device(device),
+        |e| e.nvmlDeviceValidateInforom(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlDeviceVgpuForceGspUnload", |e| e.nvmlDeviceVgpuForceGspUnload(device))
+    entry(
+        "nvmlDeviceVgpuForceGspUnload",
+        Object::Device(device),
+        |e| e.nvmlDeviceVgpuForceGspUnload(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
@@ -3184,6 +3673,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
@@ -3200,6 +3690,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        Object::Device(device),
         |e| e.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles),
     )
 }
@@ -3210,6 +3701,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo),
     )
 }
@@ -3220,6 +3712,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
@@ -3236,6 +3729,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(device, updateProfiles),
     )
 }
@@ -3245,11 +3739,11 @@ pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char 
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    entry("nvmlEventSetCreate", |e| e.nvmlEventSetCreate(set))
+    entry("nvmlEventSetCreate", Object::System, |e| e.nvmlEventSetCreate(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
-    entry("nvmlEventSetFree", |e| e.nvmlEventSetFree(set))
+    entry("nvmlEventSetFree", Object::System, |e| e.nvmlEventSetFree(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
@@ -3258,6 +3752,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlEventSetGetContextCount_v1",
+        Object::System,
         |e| e.nvmlEventSetGetContextCount_v1(set, params),
     )
 }
@@ -3268,6 +3763,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlEventSetGetContextData_v1",
+        Object::System,
         |e| e.nvmlEventSetGetContextData_v1(set, params),
     )
 }
@@ -3278,6 +3774,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlEventSetGetContextInfo_v1",
+        Object::System,
         |e| e.nvmlEventSetGetContextInfo_v1(set, params),
     )
 }
@@ -3288,6 +3785,7 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
+        Object::System,
         |e| e.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(set, params),
     )
 }
@@ -3298,6 +3796,7 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
 ) -> nvmlReturn_t {
     entry(
         "nvmlEventSetRegisterGpuOperationalEvents_v1",
+        Object::System,
         |e| e.nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config),
     )
 }
@@ -3307,7 +3806,11 @@ pub unsafe extern "C" fn nvmlEventSetWait(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait", |e| e.nvmlEventSetWait(set, data, timeoutms))
+    entry(
+        "nvmlEventSetWait",
+        Object::System,
+        |e| e.nvmlEventSetWait(set, data, timeoutms),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v2(
@@ -3315,20 +3818,28 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait_v2", |e| e.nvmlEventSetWait_v2(set, data, timeoutms))
+    entry(
+        "nvmlEventSetWait_v2",
+        Object::System,
+        |e| e.nvmlEventSetWait_v2(set, data, timeoutms),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v3(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetWait_v3_t,
 ) -> nvmlReturn_t {
-    entry("nvmlEventSetWait_v3", |e| e.nvmlEventSetWait_v3(set, params))
+    entry("nvmlEventSetWait_v3", Object::System, |e| e.nvmlEventSetWait_v3(set, params))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlGetExcludedDeviceCount", |e| e.nvmlGetExcludedDeviceCount(deviceCount))
+    entry(
+        "nvmlGetExcludedDeviceCount",
+        Object::System,
+        |e| e.nvmlGetExcludedDeviceCount(deviceCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
@@ -3337,6 +3848,7 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGetExcludedDeviceInfoByIndex",
+        Object::System,
         |e| e.nvmlGetExcludedDeviceInfoByIndex(index, info),
     )
 }
@@ -3348,6 +3860,7 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGetVgpuCompatibility",
+        Object::System,
         |e| e.nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo),
     )
 }
@@ -3358,6 +3871,7 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGetVgpuDriverCapabilities",
+        Object::System,
         |e| e.nvmlGetVgpuDriverCapabilities(capability, capResult),
     )
 }
@@ -3366,13 +3880,17 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     supported: *mut nvmlVgpuVersion_t,
     current: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGetVgpuVersion", |e| e.nvmlGetVgpuVersion(supported, current))
+    entry(
+        "nvmlGetVgpuVersion",
+        Object::System,
+        |e| e.nvmlGetVgpuVersion(supported, current),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmMetricsGet", |e| e.nvmlGpmMetricsGet(metricsGet))
+    entry("nvmlGpmMetricsGet", Object::System, |e| e.nvmlGpmMetricsGet(metricsGet))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMigSampleGet(
@@ -3382,6 +3900,7 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpmMigSampleGet",
+        Object::Device(device),
         |e| e.nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample),
     )
 }
@@ -3392,6 +3911,7 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpmQueryDeviceSupport",
+        Object::Device(device),
         |e| e.nvmlGpmQueryDeviceSupport(device, gpmSupport),
     )
 }
@@ -3402,6 +3922,7 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpmQueryIfStreamingEnabled",
+        Object::Device(device),
         |e| e.nvmlGpmQueryIfStreamingEnabled(device, state),
     )
 }
@@ -3409,25 +3930,33 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 pub unsafe extern "C" fn nvmlGpmSampleAlloc(
     gpmSample: *mut nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSampleAlloc", |e| e.nvmlGpmSampleAlloc(gpmSample))
+    entry("nvmlGpmSampleAlloc", Object::System, |e| e.nvmlGpmSampleAlloc(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
-    entry("nvmlGpmSampleFree", |e| e.nvmlGpmSampleFree(gpmSample))
+    entry("nvmlGpmSampleFree", Object::System, |e| e.nvmlGpmSampleFree(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleGet(
     device: nvmlDevice_t,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSampleGet", |e| e.nvmlGpmSampleGet(device, gpmSample))
+    entry(
+        "nvmlGpmSampleGet",
+        Object::Device(device),
+        |e| e.nvmlGpmSampleGet(device, gpmSample),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     device: nvmlDevice_t,
     state: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlGpmSetStreamingEnabled", |e| e.nvmlGpmSetStreamingEnabled(device, state))
+    entry(
+        "nvmlGpmSetStreamingEnabled",
+        Object::Device(device),
+        |e| e.nvmlGpmSetStreamingEnabled(device, state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
@@ -3437,6 +3966,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceCreateComputeInstance",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceCreateComputeInstance(
@@ -3456,6 +3986,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceCreateComputeInstanceWithPlacement(
@@ -3471,7 +4002,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
     gpuInstance: nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpuInstanceDestroy", |e| e.nvmlGpuInstanceDestroy(gpuInstance))
+    entry(
+        "nvmlGpuInstanceDestroy",
+        Object::GpuInstance(gpuInstance),
+        |e| e.nvmlGpuInstanceDestroy(gpuInstance),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
@@ -3480,6 +4015,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetActiveVgpus",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo),
     )
 }
@@ -3491,6 +4027,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetComputeInstanceById",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance),
     )
 }
@@ -3503,6 +4040,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstancePossiblePlacements(
@@ -3523,6 +4061,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceProfileInfo(
@@ -3543,6 +4082,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceProfileInfoV(
@@ -3562,6 +4102,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
@@ -3581,6 +4122,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetComputeInstances",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstances(
@@ -3599,6 +4141,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetCreatableVgpus",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus),
     )
 }
@@ -3607,7 +4150,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
     gpuInstance: nvmlGpuInstance_t,
     info: *mut nvmlGpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlGpuInstanceGetInfo", |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info))
+    entry(
+        "nvmlGpuInstanceGetInfo",
+        Object::GpuInstance(gpuInstance),
+        |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
@@ -3616,6 +4163,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetVgpuHeterogeneousMode",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
 }
@@ -3626,6 +4174,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo),
     )
 }
@@ -3636,6 +4185,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog_v2(gpuInstance, pSchedulerLogInfo),
     )
 }
@@ -3646,6 +4196,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetVgpuSchedulerState",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance, pSchedulerStateInfo),
     )
 }
@@ -3656,6 +4207,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetVgpuSchedulerState_v2",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState_v2(gpuInstance, pSchedulerStateInfo),
     )
 }
@@ -3666,6 +4218,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
@@ -3682,6 +4235,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceSetVgpuHeterogeneousMode",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
 }
@@ -3692,6 +4246,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceSetVgpuSchedulerState",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler),
     )
 }
@@ -3702,54 +4257,67 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlGpuInstanceSetVgpuSchedulerState_v2",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState_v2(gpuInstance, pSchedulerState),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
-    entry("nvmlInit", |e| e.nvmlInit())
+    entry("nvmlInit", Object::System, |e| e.nvmlInit())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
-    entry("nvmlInitWithFlags", |e| e.nvmlInitWithFlags(flags))
+    entry("nvmlInitWithFlags", Object::System, |e| e.nvmlInitWithFlags(flags))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
-    entry("nvmlInit_v2", |e| e.nvmlInit_v2())
+    entry("nvmlInit_v2", Object::System, |e| e.nvmlInit_v2())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSetVgpuVersion(
     vgpuVersion: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSetVgpuVersion", |e| e.nvmlSetVgpuVersion(vgpuVersion))
+    entry("nvmlSetVgpuVersion", Object::System, |e| e.nvmlSetVgpuVersion(vgpuVersion))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
-    entry("nvmlShutdown", |e| e.nvmlShutdown())
+    entry("nvmlShutdown", Object::System, |e| e.nvmlShutdown())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     request: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetCreate", |e| e.nvmlSystemEventSetCreate(request))
+    entry(
+        "nvmlSystemEventSetCreate",
+        Object::System,
+        |e| e.nvmlSystemEventSetCreate(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetFree(
     request: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetFree", |e| e.nvmlSystemEventSetFree(request))
+    entry(
+        "nvmlSystemEventSetFree",
+        Object::System,
+        |e| e.nvmlSystemEventSetFree(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetWait(
     request: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemEventSetWait", |e| e.nvmlSystemEventSetWait(request))
+    entry(
+        "nvmlSystemEventSetWait",
+        Object::System,
+        |e| e.nvmlSystemEventSetWait(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetCPER_v1", |e| e.nvmlSystemGetCPER_v1(cper))
+    entry("nvmlSystemGetCPER_v1", Object::System, |e| e.nvmlSystemGetCPER_v1(cper))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
@@ -3757,6 +4325,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetConfComputeCapabilities",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeCapabilities(capabilities),
     )
 }
@@ -3766,6 +4335,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetConfComputeGpusReadyState",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork),
     )
 }
@@ -3775,6 +4345,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
 }
@@ -3784,6 +4355,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetConfComputeSettings",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeSettings(settings),
     )
 }
@@ -3793,6 +4365,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetConfComputeSettings_v2",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeSettings_v2(settings),
     )
 }
@@ -3800,7 +4373,11 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
 pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
     state: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetConfComputeState", |e| e.nvmlSystemGetConfComputeState(state))
+    entry(
+        "nvmlSystemGetConfComputeState",
+        Object::System,
+        |e| e.nvmlSystemGetConfComputeState(state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
@@ -3808,6 +4385,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetCudaDriverVersion",
+        Object::System,
         |e| e.nvmlSystemGetCudaDriverVersion(cudaDriverVersion),
     )
 }
@@ -3817,6 +4395,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetCudaDriverVersion_v2",
+        Object::System,
         |e| e.nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion),
     )
 }
@@ -3827,6 +4406,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetDriverBranch",
+        Object::System,
         |e| e.nvmlSystemGetDriverBranch(branchInfo, length),
     )
 }
@@ -3837,6 +4417,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetDriverVersion",
+        Object::System,
         |e| e.nvmlSystemGetDriverVersion(version, length),
     )
 }
@@ -3847,6 +4428,7 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetHicVersion",
+        Object::System,
         |e| e.nvmlSystemGetHicVersion(hwbcCount, hwbcEntries),
     )
 }
@@ -3855,13 +4437,21 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     version: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetNVMLVersion", |e| e.nvmlSystemGetNVMLVersion(version, length))
+    entry(
+        "nvmlSystemGetNVMLVersion",
+        Object::System,
+        |e| e.nvmlSystemGetNVMLVersion(version, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetNvlinkBwMode", |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode))
+    entry(
+        "nvmlSystemGetNvlinkBwMode",
+        Object::System,
+        |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetProcessName(
@@ -3869,7 +4459,11 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemGetProcessName", |e| e.nvmlSystemGetProcessName(pid, name, length))
+    entry(
+        "nvmlSystemGetProcessName",
+        Object::System,
+        |e| e.nvmlSystemGetProcessName(pid, name, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
@@ -3879,6 +4473,7 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemGetTopologyGpuSet",
+        Object::System,
         |e| e.nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray),
     )
 }
@@ -3886,7 +4481,11 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     request: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemRegisterEvents", |e| e.nvmlSystemRegisterEvents(request))
+    entry(
+        "nvmlSystemRegisterEvents",
+        Object::System,
+        |e| e.nvmlSystemRegisterEvents(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
@@ -3894,6 +4493,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemSetConfComputeGpusReadyState",
+        Object::System,
         |e| e.nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork),
     )
 }
@@ -3903,6 +4503,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
+        Object::System,
         |e| e.nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
 }
@@ -3910,11 +4511,15 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
     nvlinkBwMode: c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlSystemSetNvlinkBwMode", |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode))
+    entry(
+        "nvmlSystemSetNvlinkBwMode",
+        Object::System,
+        |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
-    entry("nvmlUnitGetCount", |e| e.nvmlUnitGetCount(unitCount))
+    entry("nvmlUnitGetCount", Object::System, |e| e.nvmlUnitGetCount(unitCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetDevices(
@@ -3922,35 +4527,51 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
     deviceCount: *mut c_uint,
     devices: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetDevices", |e| e.nvmlUnitGetDevices(unit, deviceCount, devices))
+    entry(
+        "nvmlUnitGetDevices",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetDevices(unit, deviceCount, devices),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
     unit: nvmlUnit_t,
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetFanSpeedInfo", |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds))
+    entry(
+        "nvmlUnitGetFanSpeedInfo",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
     index: c_uint,
     unit: *mut nvmlUnit_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetHandleByIndex", |e| e.nvmlUnitGetHandleByIndex(index, unit))
+    entry(
+        "nvmlUnitGetHandleByIndex",
+        Object::System,
+        |e| e.nvmlUnitGetHandleByIndex(index, unit),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetLedState(
     unit: nvmlUnit_t,
     state: *mut nvmlLedState_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetLedState", |e| e.nvmlUnitGetLedState(unit, state))
+    entry(
+        "nvmlUnitGetLedState",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetLedState(unit, state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
     unit: nvmlUnit_t,
     psu: *mut nvmlPSUInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetPsuInfo", |e| e.nvmlUnitGetPsuInfo(unit, psu))
+    entry("nvmlUnitGetPsuInfo", Object::Unit(unit), |e| e.nvmlUnitGetPsuInfo(unit, psu))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetTemperature(
@@ -3958,21 +4579,33 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
     r#type: c_uint,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetTemperature", |e| e.nvmlUnitGetTemperature(unit, r#type, temp))
+    entry(
+        "nvmlUnitGetTemperature",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetTemperature(unit, r#type, temp),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
     unit: nvmlUnit_t,
     info: *mut nvmlUnitInfo_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitGetUnitInfo", |e| e.nvmlUnitGetUnitInfo(unit, info))
+    entry(
+        "nvmlUnitGetUnitInfo",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetUnitInfo(unit, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(
     unit: nvmlUnit_t,
     color: nvmlLedColor_t,
 ) -> nvmlReturn_t {
-    entry("nvmlUnitSetLedState", |e| e.nvmlUnitSetLedState(unit, color))
+    entry(
+        "nvmlUnitSetLedState",
+        Object::Unit(unit),
+        |e| e.nvmlUnitSetLedState(unit, color),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
@@ -3980,6 +4613,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceClearAccountingPids",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceClearAccountingPids(vgpuInstance),
     )
 }
@@ -3990,6 +4624,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetAccountingMode",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode),
     )
 }
@@ -4001,6 +4636,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetAccountingPids",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids),
     )
 }
@@ -4012,6 +4648,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetAccountingStats",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats),
     )
 }
@@ -4022,6 +4659,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetEccMode",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode),
     )
 }
@@ -4032,6 +4670,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetEncoderCapacity",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
 }
@@ -4043,6 +4682,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetEncoderSessions",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetEncoderSessions(vgpuInstance, sessionCount, sessionInfo),
     )
 }
@@ -4055,6 +4695,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetEncoderStats",
+        Object::VgpuInstance(vgpuInstance),
         |e| {
             e
                 .nvmlVgpuInstanceGetEncoderStats(
@@ -4074,6 +4715,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetFBCSessions",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFBCSessions(vgpuInstance, sessionCount, sessionInfo),
     )
 }
@@ -4084,6 +4726,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetFBCStats",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats),
     )
 }
@@ -4094,6 +4737,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetFbUsage",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage),
     )
 }
@@ -4104,6 +4748,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetFrameRateLimit",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit),
     )
 }
@@ -4114,6 +4759,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetGpuInstanceId",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId),
     )
 }
@@ -4125,6 +4771,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetGpuPciId",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length),
     )
 }
@@ -4135,6 +4782,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetLicenseInfo",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo),
     )
 }
@@ -4145,6 +4793,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetLicenseInfo_v2",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo),
     )
 }
@@ -4155,6 +4804,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetLicenseStatus",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed),
     )
 }
@@ -4166,6 +4816,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetMdevUUID",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size),
     )
 }
@@ -4177,6 +4828,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetMetadata",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize),
     )
 }
@@ -4187,6 +4839,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetPlacementId",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement),
     )
 }
@@ -4197,6 +4850,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetRuntimeStateSize",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState),
     )
 }
@@ -4207,6 +4861,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetType",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId),
     )
 }
@@ -4218,6 +4873,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetUUID",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size),
     )
 }
@@ -4229,6 +4885,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetVmDriverVersion",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance, version, length),
     )
 }
@@ -4241,6 +4898,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceGetVmID",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType),
     )
 }
@@ -4251,6 +4909,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuInstanceSetEncoderCapacity",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
 }
@@ -4259,7 +4918,11 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     vgpuTypeId: nvmlVgpuTypeId_t,
     bar1Info: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
-    entry("nvmlVgpuTypeGetBAR1Info", |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info))
+    entry(
+        "nvmlVgpuTypeGetBAR1Info",
+        Object::VgpuType(vgpuTypeId),
+        |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
@@ -4269,6 +4932,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetCapabilities",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult),
     )
 }
@@ -4280,6 +4944,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetClass",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size),
     )
 }
@@ -4291,6 +4956,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetDeviceID",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID),
     )
 }
@@ -4301,6 +4967,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetFbReservation",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation),
     )
 }
@@ -4311,6 +4978,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetFrameRateLimit",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit),
     )
 }
@@ -4321,6 +4989,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetFramebufferSize",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize),
     )
 }
@@ -4331,6 +5000,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetGpuInstanceProfileId",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId),
     )
 }
@@ -4341,6 +5011,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetGspHeapSize",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize),
     )
 }
@@ -4352,6 +5023,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetLicense",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetLicense(vgpuTypeId, vgpuTypeLicenseString, size),
     )
 }
@@ -4363,6 +5035,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetMaxInstances",
+        Object::Device(device),
         |e| e.nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount),
     )
 }
@@ -4372,6 +5045,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
+        Object::System,
         |e| e.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance),
     )
 }
@@ -4382,6 +5056,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetMaxInstancesPerVm",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm),
     )
 }
@@ -4393,6 +5068,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetName",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size),
     )
 }
@@ -4403,6 +5079,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetNumDisplayHeads",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads),
     )
 }
@@ -4415,6 +5092,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
 ) -> nvmlReturn_t {
     entry(
         "nvmlVgpuTypeGetResolution",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim),
     )
 }
