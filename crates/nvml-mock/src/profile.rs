@@ -194,6 +194,11 @@ pub struct Flat(BTreeMap<String, Value>, pub Entries);
 pub type Entries = BTreeMap<String, Entry>;
 
 impl Flat {
+    /// Every value by dotted path (function values aside).
+    pub fn values(&self) -> &BTreeMap<String, Value> {
+        &self.0
+    }
+
     /// The function values of the object at `prefix` (`""`: this one).
     pub fn entries<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a Entry)> + 'a {
         self.1.iter().filter_map(move |(k, e)| {

@@ -118,3 +118,12 @@ pub fn answers_markdown() -> Result<String, String> {
 pub fn documented_functions(profile: &str, code: &str) -> Result<std::collections::BTreeSet<String>, String> {
     crate::answers_doc::documented(profile, code)
 }
+
+/// A built-in profile's devices, as the mock reads them: each device's values by dotted key
+/// (`memory.total`, `processes.compute`), its defaults and bases merged in; for tests that
+/// check what a client shows against the profile.
+pub fn profile_devices(name: &str) -> Result<Vec<std::collections::BTreeMap<String, serde_yaml::Value>>, String> {
+    let text = builtin_profile(name).ok_or_else(|| format!("no built-in profile `{name}`"))?;
+    let p = crate::profile::parse(text, name)?;
+    Ok(p.devices.iter().map(|d| d.values().clone()).collect())
+}

@@ -112,7 +112,7 @@ pub fn nvmlDeviceGetIndex(e: &Engine, device: nvmlDevice_t, index: *mut c_uint) 
 pub fn nvmlDeviceGetName(e: &Engine, device: nvmlDevice_t, name: *mut c_char, length: c_uint) -> nvmlReturn_t {
     e.any_dev(device, |_, d| match d {
         DeviceRef::Gpu(d) => put_str(name, length, need(d.spec.str("name"))?),
-        DeviceRef::Mig { parent, gi, .. } => put_str(name, length, &mig_name(parent, gi)),
+        DeviceRef::Mig { parent, gi, ci } => put_str(name, length, &mig_name(parent, gi, ci)),
     })
 }
 

@@ -157,12 +157,15 @@ fn gi_profile_by_id(d: &Device, id: c_uint) -> Result<&Value, nvmlReturn_t> {
     profiles.iter().find(|p| u32_of(p, "id") == id).ok_or(NVML_ERROR_NOT_SUPPORTED)
 }
 
-/// A MIG device's name: its GPU's, then the profile (`1c.3g.40gb` for a compute instance
-/// smaller than its GPU instance), as the driver names them.
-pub fn mig_name(parent: &Device, gi: &GpuInstance) -> String {
+/// A MIG device's name: its GPU's, then the profile (`MIG 1c.3g.40gb` for a compute
+/// instance smaller than its GPU instance), as the driver names them.
+pub fn mig_name(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> String {
     let gpu = parent.spec.str("name").unwrap_or("");
     let profile = gi_profile(parent, gi.profile).ok().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("MIG");
-    format!("{gpu} {profile}")
+    match profile.strip_prefix("MIG ") {
+        Some(gi_name) if ci.placement.1 < gi.slices => format!("{gpu} MIG {}c.{gi_name}", ci.placement.1),
+        _ => format!("{gpu} {profile}"),
+    }
 }
 
 /// A MIG device's UUID: `MIG-` and its GPU's UUID with the last four digits replaced by the GPU

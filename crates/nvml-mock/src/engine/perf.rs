@@ -39,9 +39,14 @@ pub fn nvmlDeviceGetMemoryInfo_v2(e: &Engine, device: nvmlDevice_t, memory_: *mu
     })
 }
 
+/// The GPU's BAR1; a MIG device's share is its GPU instance's slices of `mig.slices`.
 pub fn nvmlDeviceGetBAR1MemoryInfo(e: &Engine, device: nvmlDevice_t, bar1: *mut nvmlBAR1Memory_t) -> nvmlReturn_t {
-    e.dev(device, |_, d| {
-        let (total, used) = (need(d.spec.u64("bar1.total"))?, need(d.spec.u64("bar1.used"))?);
+    e.any_dev(device, |_, d| {
+        let g = d.gpu();
+        let (mut total, used) = (need(g.spec.u64("bar1.total"))?, need(g.spec.u64("bar1.used"))?);
+        if let DeviceRef::Mig { gi, .. } = d {
+            total = total / u64::from(g.spec.u32("mig.slices").unwrap_or(8)).max(1) * u64::from(gi.slices);
+        }
         put(bar1, nvmlBAR1Memory_t { bar1Total: total, bar1Free: total.saturating_sub(used), bar1Used: used })
     })
 }
