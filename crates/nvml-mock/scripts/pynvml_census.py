@@ -25,7 +25,7 @@ import re
 import subprocess
 import sys
 
-PROFILES = ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "t4"]
+PROFILES = ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_HEADER = os.path.join(HERE, "..", "..", "..", "nvml-headers", "13.5.37", "nvml.h")
 
@@ -199,7 +199,8 @@ class Census:
                           ("nvmlVgpuTypeGet", "vgpu_type"), ("nvmlVgpuInstance", "vgpu"), ("nvmlUnit", "unit")]:
             if name.startswith(prefix) and first in ("handle", "device", "migDevice", "gpuInstance", "computeInstance",
                                                      "vgpuTypeId", "vgpuInstance", "unit"):
-                kind = k
+                # `nvmlVgpuTypeGetMaxInstances(handle, vgpuTypeId)` is a device's.
+                kind = "device" if k == "vgpu_type" and first == "handle" else k
                 break
         if kind is None:
             targets = [("system", None)]

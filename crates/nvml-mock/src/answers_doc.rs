@@ -5,7 +5,7 @@
 //! Four sources, as the engine answers: the profile's error entries (`{error, reason}`), the
 //! functions nvml.h documents for a newer architecture than a GPU's ("For Hopper or newer",
 //! when the profile gives no value), the answers the engine derives from a GPU's state (MIG
-//! mode), and the functions newer than the profile's driver (`FUNCTION_NOT_FOUND`).
+//! mode, ECC off), and the functions newer than the profile's driver (`FUNCTION_NOT_FOUND`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -40,6 +40,13 @@ pub const GPU_NOT_MIG_DEVICE: &[(&str, &str)] = &[
     ("nvmlDeviceGetComputeInstanceId", "a GPU is not a MIG device: only MIG devices have instance ids"),
     ("nvmlDeviceGetAttributes", "nvml.h: only MIG device handles have attributes"),
     ("nvmlDeviceGetAttributes_v2", "nvml.h: only MIG device handles have attributes"),
+];
+
+/// Hand-written answers of a GPU with ECC off (`ecc.enabled: false`).
+pub const ECC_OFF: &[(&str, &str)] = &[
+    ("nvmlDeviceGetTotalEccErrors", "ECC is off (nvml.h: requires ECC mode to be enabled)"),
+    ("nvmlDeviceGetDetailedEccErrors", "ECC is off (nvml.h: requires ECC mode to be enabled)"),
+    ("nvmlDeviceGetMemoryErrorCounter", "ECC is off (nvml.h: requires ECC mode to be enabled)"),
 ];
 
 /// One answer that is not a value.
@@ -154,6 +161,17 @@ pub fn rows(p: &Profile) -> Vec<Row> {
                 }
             }
         }
+        let instances = d.list("vgpu.instances").unwrap_or_default();
+        for id in instances.iter().filter_map(|i| i.get("id").and_then(serde_yaml::Value::as_u64)) {
+            for (f, code, reason) in object_errors(d, &format!("vgpu.instance.{id}.")) {
+                note(f, code, reason, "vgpu");
+            }
+        }
+        if d.bool("ecc.enabled") == Some(false) {
+            for (f, reason) in ECC_OFF.iter().filter(|(f, _)| !has_entry(d, f)) {
+                note(f.to_string(), NVML_ERROR_NOT_SUPPORTED, reason.to_string(), "gpu");
+            }
+        }
         let has_mig = d.list("mig.gpu_instance_profiles").is_some();
         if has_mig && mig_mode(d) {
             for (f, reason) in IN_MIG_MODE {
@@ -177,6 +195,15 @@ pub fn rows(p: &Profile) -> Vec<Row> {
             }
         }
     }
+    for entries in p.vgpu_types.values() {
+        for (f, e) in entries {
+            let mut errs = Vec::new();
+            errors(f, e, &mut Vec::new(), &mut errs);
+            for (f, code, reason) in errs {
+                add(code, &reason, "vGPU types", &f);
+            }
+        }
+    }
     let all = p.devices.len();
     let absent = crate::engine::absent_functions(p);
     for ((f, code, reason, on), devices) in per {
@@ -186,6 +213,7 @@ pub fn rows(p: &Profile) -> Vec<Row> {
         let on = match on {
             "mig" => format!("MIG devices of {}", gpus(&devices, all)),
             "gi" => format!("GPU instances of {}", gpus(&devices, all)),
+            "vgpu" => format!("vGPU instances of {}", gpus(&devices, all)),
             _ => gpus(&devices, all),
         };
         add(code, &reason, &on, &f);

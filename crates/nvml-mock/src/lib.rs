@@ -13,7 +13,7 @@
 //!   emulation, the MIG tree, processes and samples, field values, events, GPM.
 //! - `profile.rs` loads a profile (and the bases it starts from); `answer.rs` checks its
 //!   function values against the header's types. `NVML_MOCK_PROFILE` names a built-in (`a100`,
-//!   `a100-r525`, `b200`, `gb200`, `h100`, `l40s`, `t4`; default `h100`) or a YAML
+//!   `a100-r525`, `b200`, `gb200`, `h100`, `l40s`, `l40s-vgpu`, `t4`; default `h100`) or a YAML
 //!   file.
 //! - [`testing`] helps tests of NVML clients: the path of the built mock, and a test run in a
 //!   child process with its own environment (the mock's state is per process).

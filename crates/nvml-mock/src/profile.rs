@@ -26,6 +26,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("gb200", include_str!("../profiles/gb200.yaml")),
     ("h100", include_str!("../profiles/h100.yaml")),
     ("l40s", include_str!("../profiles/l40s.yaml")),
+    ("l40s-vgpu", include_str!("../profiles/l40s-vgpu.yaml")),
     ("t4", include_str!("../profiles/t4.yaml")),
 ];
 
@@ -442,6 +443,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         let (id, entries) = object_entries(t, ObjectKind::VgpuType, &format!("vgpu_types[{i}]")).map_err(|m| format!("profile {origin}: {m}"))?;
         p.vgpu_types.insert(id, entries);
     }
+    for (i, d) in p.devices.iter_mut().enumerate() {
+        vgpu_host_totals(d, &p.vgpu_types).map_err(|m| fail(&format!("devices[{i}].vgpu.instances"), m))?;
+    }
 
     for (i, f) in items(top, "faults").iter().enumerate() {
         let path = format!("faults[{i}]");
@@ -487,6 +491,41 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         p.system_events.push(SystemEventSpec { event_type, gpu_id });
     }
     Ok(p)
+}
+
+/// A vGPU host's GPU is what its instances make it: its utilisation is the sum of theirs
+/// (`utilization: {sm, memory, encoder, decoder}` of each instance, percent of the GPU) and
+/// its used memory the framebuffers of their types. These replace the device's own values,
+/// so the two never disagree.
+fn vgpu_host_totals(d: &mut Flat, types: &BTreeMap<u32, Entries>) -> Result<(), String> {
+    let Some(instances) = d.list("vgpu.instances").map(<[Value]>::to_vec) else { return Ok(()) };
+    if instances.is_empty() {
+        return Ok(());
+    }
+    let mut sums = [0u64; 4];
+    let mut used = 0u64;
+    for (j, inst) in instances.iter().enumerate() {
+        let util = inst.get("utilization");
+        for (sum, key) in sums.iter_mut().zip(["sm", "memory", "encoder", "decoder"]) {
+            let v = util.and_then(|u| u.get(key));
+            *sum += match v {
+                None => 0,
+                Some(v) => v.as_u64().filter(|v| *v <= 100).ok_or_else(|| format!("[{j}].utilization.{key}: expected a percentage"))?,
+            };
+        }
+        let ty = inst.get("nvmlVgpuInstanceGetType").and_then(Value::as_u64).ok_or_else(|| format!("[{j}]: needs `nvmlVgpuInstanceGetType`: a vGPU type id"))?;
+        let fb = types.get(&(ty as u32)).and_then(|t| t.get("nvmlVgpuTypeGetFramebufferSize"));
+        used += match fb {
+            Some(Entry::Values(v)) => v.first().map(answer::Val::uint).unwrap_or(0),
+            _ => return Err(format!("[{j}]: vGPU type {ty} is not in `vgpu_types` with a `nvmlVgpuTypeGetFramebufferSize`")),
+        };
+    }
+    let keys = ["utilization.gpu", "utilization.memory", "encoder.utilization", "decoder.utilization"];
+    for (key, sum) in keys.into_iter().zip(sums) {
+        d.0.insert(key.to_string(), Value::from(sum.min(100)));
+    }
+    d.0.insert("memory.used".to_string(), Value::from(used));
+    Ok(())
 }
 
 /// The entries of a top-level list (none when the key is absent).
@@ -554,7 +593,8 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
     let mut entries = Entries::new();
     for (k, val) in m {
         let k = k.as_str().unwrap_or("");
-        if k == "id" {
+        // A vGPU instance's utilisation is behaviour's input (`engine/vgpu.rs`), not a value.
+        if k == "id" || (k == "utilization" && kind == ObjectKind::VgpuInstance) {
             continue;
         }
         if !is_function_name(k) {

@@ -101,7 +101,7 @@ pub fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
 }
 
 /// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`,
-/// `t4`), to write a variant of it; `None` for another name.
+/// `l40s-vgpu`, `t4`), to write a variant of it; `None` for another name.
 pub fn builtin_profile(name: &str) -> Option<&'static str> {
     crate::profile::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
 }

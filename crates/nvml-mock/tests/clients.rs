@@ -11,7 +11,7 @@ use std::process::Command;
 
 use nvml_mock::testing::{documented_functions, mock_lib_dir};
 
-const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "t4"];
+const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"];
 
 /// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
 fn mock_dir() -> PathBuf {

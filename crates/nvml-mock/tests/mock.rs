@@ -117,7 +117,7 @@ fn h100_values_match_the_profile() {
 
 #[test]
 fn every_builtin_profile_initialises() {
-    for profile in ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "t4"] {
+    for profile in ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"] {
         if !in_child("every_builtin_profile_initialises", &[("NVML_MOCK_PROFILE", profile)]) {
             continue;
         }
@@ -934,4 +934,87 @@ n.nvmlShutdown()
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(stdout.trim(), format!("8 NVIDIA A100-SXM4-80GB {} 580.82.07 400000 [4242, 4250] GPU-", 81920u64 << 20));
+}
+
+#[test]
+fn vgpu_host_follows_its_instances() {
+    let Some(lib) = initialised("vgpu_host_follows_its_instances", "l40s-vgpu") else { return };
+    unsafe {
+        let (d0, d1) = (device(&lib, 0), device(&lib, 1));
+        let mut mode = 0;
+        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_SUCCESS);
+        assert_eq!(mode, NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU);
+        // Instances, by the count protocol.
+        let active = lib.nvmlDeviceGetActiveVgpus().unwrap();
+        let (mut n, mut ids) = (0u32, [0u32; 4]);
+        assert_eq!(active(d0, &mut n, std::ptr::null_mut()), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(n, 2);
+        assert_eq!(active(d0, &mut n, ids.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(&ids[..2], &[7, 8]);
+        // The GPU's utilisation and used memory are its instances'.
+        let mut u = nvmlUtilization_t::default();
+        assert_eq!(lib.nvmlDeviceGetUtilizationRates().unwrap()(d0, &mut u), NVML_SUCCESS);
+        assert_eq!((u.gpu, u.memory), (25 + 12, 8 + 4));
+        let mut m = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut m), NVML_SUCCESS);
+        assert_eq!(m.used, 2 * 25232932864);
+        let mut samples = nvmlVgpuInstancesUtilizationInfo_t { version: nvmlVgpuInstancesUtilizationInfo_v1, ..Default::default() };
+        let infos: Vec<nvmlVgpuInstanceUtilizationInfo_v1_t> = list_in(samples, |s| (&mut s.vgpuInstanceCount, &mut s.vgpuUtilArray), |s| lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, s));
+        assert_eq!(infos.iter().map(|s| (s.vgpuInstance, s.smUtil.uiVal, s.memUtil.uiVal)).collect::<Vec<_>>(), [(7, 25, 8), (8, 12, 4)]);
+        samples.lastSeenTimeStamp = u64::MAX;
+        assert_eq!(lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, &mut samples), NVML_ERROR_NOT_FOUND);
+        // Placements: 48 slots; a 24 GB type takes 24 at 0 and 24, both taken on GPU 0. GPU 1
+        // runs one 8C at 0: five more fit, and no other type (homogeneous mode).
+        let mut ids = [0u32; 8];
+        let mut list = nvmlVgpuPlacementList_t { version: nvmlVgpuPlacementList_v2, count: 0, placementIds: ids.as_mut_ptr(), ..Default::default() };
+        let supported = lib.nvmlDeviceGetVgpuTypeSupportedPlacements().unwrap();
+        let creatable = lib.nvmlDeviceGetVgpuTypeCreatablePlacements().unwrap();
+        assert_eq!(supported(d0, 1307, &mut list), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!((list.count, list.placementSize), (2, 24));
+        assert_eq!(supported(d0, 1307, &mut list), NVML_SUCCESS);
+        assert_eq!(&ids[..2], &[0, 24]);
+        list.count = 8;
+        assert_eq!(creatable(d0, 1307, &mut list), NVML_SUCCESS);
+        assert_eq!(list.count, 0);
+        list.count = 8;
+        assert_eq!(creatable(d1, 1311, &mut list), NVML_SUCCESS);
+        assert_eq!(&ids[..list.count as usize], &[8, 16, 24, 32, 40]);
+        list.count = 8;
+        assert_eq!(creatable(d1, 1307, &mut list), NVML_SUCCESS);
+        assert_eq!(list.count, 0);
+        let (mut n, mut types) = (4u32, [0u32; 4]);
+        assert_eq!(lib.nvmlDeviceGetCreatableVgpus().unwrap()(d1, &mut n, types.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(&types[..n as usize], &[1311]);
+        assert_eq!(lib.nvmlDeviceGetCreatableVgpus().unwrap()(d0, &mut n, types.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(n, 0);
+        // Metadata by the bufferSize protocol, and the compatibility of the two.
+        let mut size = 0u32;
+        let instance_meta = lib.nvmlVgpuInstanceGetMetadata().unwrap();
+        assert_eq!(instance_meta(7, std::ptr::null_mut(), &mut size), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(size as usize, std::mem::size_of::<nvmlVgpuMetadata_t>());
+        let mut size_1 = 1u32;
+        assert_eq!(instance_meta(7, std::ptr::null_mut(), &mut size_1), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(instance_meta(7, std::ptr::null_mut(), std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        let mut vm = nvmlVgpuMetadata_t::default();
+        assert_eq!(instance_meta(7, &mut vm, &mut size), NVML_SUCCESS);
+        assert_eq!(CStr::from_ptr(vm.guestDriverVersion.as_ptr()).to_str(), Ok("580.82.07"));
+        assert_eq!(instance_meta(99, &mut vm, &mut size), NVML_ERROR_NOT_FOUND);
+        let mut pm = nvmlVgpuPgpuMetadata_t::default();
+        let mut size = std::mem::size_of::<nvmlVgpuPgpuMetadata_t>() as u32;
+        assert_eq!(lib.nvmlDeviceGetVgpuMetadata().unwrap()(d0, &mut pm, &mut size), NVML_SUCCESS);
+        assert_eq!((pm.hostSupportedVgpuRange.minVersion, pm.hostSupportedVgpuRange.maxVersion), (0x100000, 0x130000));
+        let mut c = nvmlVgpuPgpuCompatibility_t::default();
+        assert_eq!(lib.nvmlGetVgpuCompatibility().unwrap()(&mut vm, &mut pm, &mut c), NVML_SUCCESS);
+        assert_eq!((c.vgpuVmCompatibility, c.compatibilityLimitCode), (NVML_VGPU_VM_COMPATIBILITY_LIVE, NVML_VGPU_COMPATIBILITY_LIMIT_NONE));
+        // Values of the profile: a type, an instance.
+        let mut fb = 0u64;
+        assert_eq!(lib.nvmlVgpuTypeGetFramebufferSize().unwrap()(1307, &mut fb), NVML_SUCCESS);
+        assert_eq!(fb, 25232932864);
+        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(9, b, l)).as_deref(), Ok("c5d73e80-4136-4fac-9d10-7e8f9a0b1c23"));
+        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(0, b, l)), Err(NVML_ERROR_INVALID_ARGUMENT));
+        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(99, b, l)), Err(NVML_ERROR_NOT_FOUND));
+        let (mut count, mut fps, mut latency) = (9, 9, 9);
+        assert_eq!(lib.nvmlVgpuInstanceGetEncoderStats().unwrap()(8, &mut count, &mut fps, &mut latency), NVML_SUCCESS);
+        assert_eq!((count, fps, latency), (0, 0, 0));
+    }
 }

@@ -775,8 +775,8 @@ fn l40s_pgpu_metadata_and_a_vgpu_less_device() {
     // Bare metal, no vGPU manager: the wrappers pass the library's answer through.
     assert_eq!(d0.vgpu_instances_utilization_info(0), Err(Error::NotSupported));
     assert_eq!(d0.vgpu_type_supported_placements(&VgpuTypeId::from_id(&nvml, 1), 0), Err(Error::NotSupported));
-    // nvml.h: INVALID_ARGUMENT for a vGPU instance that does not exist.
-    assert_eq!(VgpuInstance::from_id(&nvml, 1).gpu_pci_id(), Err(Error::InvalidArgument));
+    // nvml.h: NOT_FOUND for a vGPU instance that is not running (INVALID_ARGUMENT for 0).
+    assert_eq!(VgpuInstance::from_id(&nvml, 1).gpu_pci_id(), Err(Error::NotFound));
 }
 
 #[test]

@@ -81,6 +81,10 @@ macro_rules! hand_written {
             gpm::nvmlGpmSampleAlloc, gpm::nvmlGpmSampleFree, gpm::nvmlGpmSampleGet, gpm::nvmlGpmMigSampleGet, gpm::nvmlGpmMetricsGet,
             // vGPU and video sessions.
             vgpu::nvmlDeviceGetActiveVgpus, vgpu::nvmlDeviceGetEncoderStats, vgpu::nvmlVgpuInstanceGetEncoderStats,
+            vgpu::nvmlDeviceGetCreatableVgpus, vgpu::nvmlDeviceGetVgpuTypeSupportedPlacements,
+            vgpu::nvmlDeviceGetVgpuTypeCreatablePlacements, vgpu::nvmlDeviceGetVgpuUtilization,
+            vgpu::nvmlDeviceGetVgpuInstancesUtilizationInfo, vgpu::nvmlDeviceGetVgpuProcessesUtilizationInfo,
+            vgpu::nvmlVgpuInstanceGetMetadata, vgpu::nvmlDeviceGetVgpuMetadata, vgpu::nvmlGetVgpuCompatibility,
         }
     };
 }
@@ -104,6 +108,8 @@ impl Api for Engine {
             // Not one of our handles (or an object without values, such as a unit).
             return match object {
                 Object::Unit(_) => self.unimplemented(function),
+                // nvml.h: 0 is an invalid instance, another id one that is not running.
+                Object::VgpuInstance(id) if id != 0 => NVML_ERROR_NOT_FOUND,
                 _ => NVML_ERROR_INVALID_ARGUMENT,
             };
         }
