@@ -1018,3 +1018,44 @@ fn vgpu_host_follows_its_instances() {
         assert_eq!((count, fps, latency), (0, 0, 0));
     }
 }
+
+/// The profile's process ids become live ones: mapped one by one by `NVML_MOCK_LIVE_PIDS`,
+/// or the caller's and its ancestors' with `live_pids: true`; names and samples follow. A
+/// mapping that is not one fails init.
+#[test]
+fn live_pids_replace_the_profiles() {
+    let live = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-live.yaml");
+    std::fs::write(&live, format!("live_pids: true\n{}", nvml_mock::testing::builtin_profile("h100").unwrap())).unwrap();
+    let scenarios = [("h100", "4242=1234, 4250=5678"), (live.to_str().unwrap(), ""), ("h100", "4242=me")];
+    for (profile, pids) in scenarios {
+        if !in_child("live_pids_replace_the_profiles", &[("NVML_MOCK_PROFILE", profile), ("NVML_MOCK_LIVE_PIDS", pids)]) {
+            continue;
+        }
+        // The child runs this first iteration whatever its scenario: its environment says which.
+        let pids = std::env::var("NVML_MOCK_LIVE_PIDS").unwrap();
+        let lib = lib();
+        unsafe {
+            if pids.ends_with("=me") {
+                // Not a pid: init fails (and says why on stderr).
+                assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN);
+                return;
+            }
+            assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+            let d0 = device(&lib, 0);
+            let mut infos = [nvmlProcessInfo_t::default(); 4];
+            let mut n = 4;
+            assert_eq!(lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap()(d0, &mut n, infos.as_mut_ptr()), NVML_SUCCESS);
+            let got: Vec<u32> = infos[..n as usize].iter().map(|p| p.pid).collect();
+            let expected = match pids.as_str() {
+                "" => vec![std::process::id(), std::os::unix::process::parent_id()],
+                _ => vec![1234, 5678],
+            };
+            assert_eq!(got, expected);
+            assert_eq!(string(64, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(), Ok("trainer"));
+            let info = nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, ..Default::default() };
+            let samples = list_in(info, |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap()(d0, u));
+            assert_eq!(samples.iter().map(|s| (s.pid, s.smUtil)).collect::<Vec<_>>(), [(expected[0], 38), (expected[1], 21)]);
+        }
+        return;
+    }
+}

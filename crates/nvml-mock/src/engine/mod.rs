@@ -120,7 +120,7 @@ pub fn now_us() -> u64 {
 }
 
 impl System {
-    fn new(profile: Profile) -> System {
+    fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> System {
         let devices: Vec<Box<Device>> = profile
             .devices
             .iter()
@@ -132,7 +132,7 @@ impl System {
             .collect();
         let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
         let absent = absent_functions(&profile);
-        let pids = processes::pid_map(&profile);
+        let pids = processes::pid_map(&profile, live_pids);
         System {
             profile,
             devices,
@@ -391,7 +391,14 @@ impl Engine {
                     return NVML_ERROR_UNKNOWN;
                 }
             };
-            let system = System::new(profile);
+            let live_pids = match processes::live_pids_env() {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("nvml-mock: {e}");
+                    return NVML_ERROR_UNKNOWN;
+                }
+            };
+            let system = System::new(profile, live_pids);
             if self.strict {
                 let (p, absent) = (&system.profile, system.absent.len());
                 eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices; {absent} functions answer NVML_ERROR_FUNCTION_NOT_FOUND", p.name, p.devices.len());

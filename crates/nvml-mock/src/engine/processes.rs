@@ -20,24 +20,33 @@ type Proc<'d> = (nvmlProcessInfo_v2_t, Option<&'d Value>);
 /// Processes that `grow_processes` adds use this much memory.
 const GROWN_PROCESS_MEMORY: u64 = 256 << 20;
 
+/// What `NVML_MOCK_LIVE_PIDS` asks for: nothing (empty or `0`), the caller and its ancestors
+/// (`1`), or pids mapped one by one (`4242=1234,4250=5678`); anything else is an error.
+pub fn live_pids_env() -> Result<Option<BTreeMap<u32, u32>>, String> {
+    let env = std::env::var("NVML_MOCK_LIVE_PIDS").unwrap_or_default();
+    match env.trim() {
+        "" | "0" => return Ok(None),
+        "1" => return Ok(Some(BTreeMap::new())),
+        _ => {}
+    }
+    let pair = |item: &str| {
+        let (a, b) = item.split_once('=')?;
+        Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+    };
+    let map = env.split(',').map(|item| pair(item).ok_or_else(|| format!("NVML_MOCK_LIVE_PIDS: `{}`: expected 1, or PROFILE_PID=LIVE_PID pairs separated by commas", item.trim())));
+    map.collect::<Result<_, _>>().map(Some)
+}
+
 /// The profile's process ids (in the order they first appear) → the ids clients see: with
 /// `live_pids: true` or `NVML_MOCK_LIVE_PIDS=1`, those of the calling process and its
 /// ancestors, so that clients which hide processes that do not exist show them;
-/// `NVML_MOCK_LIVE_PIDS=4242=1234,4250=5678` maps them one by one.
-pub fn pid_map(profile: &Profile) -> BTreeMap<u32, u32> {
-    let env = std::env::var("NVML_MOCK_LIVE_PIDS").unwrap_or_default();
-    let explicit: BTreeMap<u32, u32> = env
-        .split(',')
-        .filter_map(|pair| {
-            let (a, b) = pair.split_once('=')?;
-            Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
-        })
-        .collect();
-    if !explicit.is_empty() {
-        return explicit;
-    }
-    if !profile.live_pids && !matches!(env.as_str(), "1" | "true" | "self") {
-        return BTreeMap::new();
+/// `NVML_MOCK_LIVE_PIDS=4242=1234,4250=5678` maps them one by one. `live` is what
+/// [`live_pids_env`] read.
+pub fn pid_map(profile: &Profile, live: Option<BTreeMap<u32, u32>>) -> BTreeMap<u32, u32> {
+    match live {
+        Some(explicit) if !explicit.is_empty() => return explicit,
+        None if !profile.live_pids => return BTreeMap::new(),
+        _ => {}
     }
     let mut seen = Vec::new();
     for d in &profile.devices {
