@@ -445,6 +445,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     }
     for (i, d) in p.devices.iter_mut().enumerate() {
         vgpu_host_totals(d, &p.vgpu_types).map_err(|m| fail(&format!("devices[{i}].vgpu.instances"), m))?;
+        processes_fit(d).map_err(|m| fail(&format!("devices[{i}].memory.used"), m))?;
     }
 
     for (i, f) in items(top, "faults").iter().enumerate() {
@@ -525,6 +526,24 @@ fn vgpu_host_totals(d: &mut Flat, types: &BTreeMap<u32, Entries>) -> Result<(), 
         d.0.insert(key.to_string(), Value::from(sum.min(100)));
     }
     d.0.insert("memory.used".to_string(), Value::from(used));
+    Ok(())
+}
+
+/// A GPU's used memory holds its processes' (those of its MIG devices included): the two are
+/// written apart, so a profile that lets them disagree is a load error.
+fn processes_fit(d: &Flat) -> Result<(), String> {
+    let Some(used) = d.u64("memory.used") else { return Ok(()) };
+    let lists = ["processes.compute", "processes.graphics"].map(|k| d.list(k).unwrap_or_default());
+    // A process in both lists (compute and graphics) holds its memory once.
+    let mut by_pid = BTreeMap::new();
+    for p in lists.iter().flat_map(|l| l.iter()) {
+        let (pid, mem) = (p.get("pid").and_then(Value::as_u64), p.get("used_memory").and_then(Value::as_u64));
+        by_pid.insert(pid, mem.unwrap_or(0));
+    }
+    let held: u64 = by_pid.values().sum();
+    if held > used {
+        return Err(format!("{used} bytes, less than its processes' {held}"));
+    }
     Ok(())
 }
 
@@ -735,6 +754,10 @@ mod tests {
         assert_eq!(e, "profile x.yaml: devices: a profile needs at least one device");
         let e = parse("devices:\n  - {}\n  bad", "x.yaml").unwrap_err();
         assert!(e.starts_with("profile x.yaml: "), "{e}");
+        let procs = "processes: {compute: [{pid: 1, used_memory: 300}, {pid: 2, used_memory: 200}], graphics: [{pid: 1, used_memory: 300}]}";
+        let e = parse(&format!("devices:\n  - {{memory: {{used: 400}}, {procs}}}\n"), "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: devices[0].memory.used: 400 bytes, less than its processes' 500");
+        assert!(parse(&format!("devices:\n  - {{memory: {{used: 500}}, {procs}}}\n"), "x.yaml").is_ok());
     }
 
     #[test]

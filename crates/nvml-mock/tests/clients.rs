@@ -259,3 +259,41 @@ print(json.dumps(out, default=str))
         assert!(text.contains(want), "nvitop --once shows no `{want}`:\n{text}");
     }
 }
+
+/// Processes on MIG devices (a variant of `h100`: a 2 GiB one in GPU instance 1, a 1 GiB one
+/// in compute instance 1 of GPU instance 2): nvitop shows each under its MIG device, with its
+/// GPU instance's memory, and gpustat lists both under their GPU.
+#[test]
+fn clients_show_processes_on_mig_devices() {
+    if !have("nvitop", "NVML_MOCK_REQUIRE_CLIENTS", "pip install nvitop") || !have("gpustat", "NVML_MOCK_REQUIRE_CLIENTS", "pip install gpustat") {
+        return;
+    }
+    let (gib, mib) = (1u64 << 30, 1u64 << 20);
+    let procs = format!(
+        "memory: {{used: {}}}, processes: {{compute: [{{pid: 5100, used_memory: {}, name: vllm, gpu_instance_id: 1, compute_instance_id: 0}}, {{pid: 5200, used_memory: {gib}, name: jupyter, gpu_instance_id: 2, compute_instance_id: 1}}], graphics: []}}, mig:",
+        3 * gib + 2 * mib,
+        2 * gib
+    );
+    let text = nvml_mock::testing::builtin_profile("h100").unwrap().replace("pci: {bus: 0xDB}, mig:", &format!("pci: {{bus: 0xDB}}, {procs}"));
+    assert!(text.contains("pid: 5100"), "h100's GPU 7 is no longer where this test expects it");
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-mig-processes.yaml");
+    std::fs::write(&profile, text).unwrap();
+    let profile = profile.to_str().unwrap();
+    let script = r#"
+import json
+from nvitop import Device
+d = Device(7)
+print(json.dumps({"used": d.memory_used(), "processes": sorted(p.gpu_memory() for p in d.processes().values()),
+    "mig": [[m.gpu_instance_id(), m.compute_instance_id(), m.memory_used(), [p.gpu_memory() for p in m.processes().values()]] for m in d.mig_devices()]}))
+"#;
+    let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", script], profile)).unwrap();
+    assert_eq!(json["used"].as_u64(), Some(3 * gib + 2 * mib));
+    assert_eq!(json["processes"], serde_yaml::to_value([gib, 2 * gib]).unwrap());
+    // GPU instance 1 (one compute instance), then GPU instance 2's two, which share its memory.
+    let mig = serde_yaml::to_value([(1, 0, 2 * gib, vec![2 * gib]), (2, 0, gib, vec![]), (2, 1, gib, vec![gib])]).unwrap();
+    assert_eq!(json["mig"], mig);
+    let gpustat = "import sys, gpustat.cli; sys.argv = ['gpustat', '--json']; gpustat.cli.main()";
+    let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", gpustat], profile)).unwrap();
+    let shown: Vec<u64> = json["gpus"][7]["processes"].as_sequence().unwrap().iter().map(|p| p["gpu_memory_usage"].as_u64().unwrap()).collect();
+    assert_eq!(shown, [2048, 1024]);
+}
