@@ -78,10 +78,31 @@ class Census:
         # Which C functions each binding function calls: every lookup goes through this.
         lookup = n._nvmlGetFunctionPointer
 
+        census = self
+
+        class Recorded:
+            """A C function of the library that records what it returns: a few wrappers of the
+            binding drop the code (`nvmlDeviceGetClockOffsets`), and the census counts it."""
+
+            def __init__(self, fn):
+                object.__setattr__(self, "fn", fn)
+
+            def __call__(self, *args):
+                ret = self.fn(*args)
+                census.returns.append(ret)
+                return ret
+
+            def __getattr__(self, attr):
+                return getattr(self.fn, attr)
+
+            def __setattr__(self, attr, value):
+                setattr(self.fn, attr, value)
+
         def recorded(name):
             self.symbols.append(name)
-            return lookup(name)
+            return Recorded(lookup(name))
         n._nvmlGetFunctionPointer = recorded
+        self.returns = []
         self.protos, self.typedefs = prototypes(header)
         self.results = collections.OrderedDict()
 
@@ -230,8 +251,12 @@ class Census:
 
     def call(self, f, args):
         """The outcome, `@` the last C symbol the binding looked up for it."""
-        self.symbols = []
+        self.symbols, self.returns = [], []
         outcome = self.outcome(f, args)
+        # A wrapper that returned without raising on the library's error.
+        last = self.returns[-1] if self.returns else 0
+        if outcome == "SUCCESS" and isinstance(last, int) and last != 0:
+            outcome = self.code_name(last)
         return f"{outcome}@{self.symbols[-1]}" if self.symbols else outcome
 
     def outcome(self, f, args):
@@ -240,14 +265,16 @@ class Census:
             f(*args)
             return "SUCCESS"
         except n.NVMLError as e:
-            code = e.value
-            for k in dir(n):
-                if k.startswith("NVML_ERROR_") and getattr(n, k) == code:
-                    return k
             # pynvml raises on SUCCESS in a few list functions when the list is empty.
-            return "SUCCESS" if code == 0 else f"ERROR_{code}"
+            return self.code_name(e.value)
         except Exception as e:  # the binding's own failure (a wrong argument, a decode error)
             return f"python:{type(e).__name__}"
+
+    def code_name(self, code):
+        for k in dir(self.n):
+            if k.startswith("NVML_ERROR_") and getattr(self.n, k) == code:
+                return k
+        return "SUCCESS" if code == 0 else f"ERROR_{code}"
 
     def arg(self, fname, pname, index, obj):
         n = self.n

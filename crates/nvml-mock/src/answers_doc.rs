@@ -228,6 +228,26 @@ pub fn documented(profile: &str, code: &str) -> Result<BTreeSet<String>, String>
     Ok(rows(&p).into_iter().filter(|r| r.code == code && !r.on.starts_with("MIG devices")).map(|r| r.function.split('(').next().unwrap_or("").to_string()).collect())
 }
 
+/// Where a built-in profile documents answering `code` for a function whatever its other
+/// arguments (rows for one selector value aside): function → `system` or `gpu<index>`, the
+/// subjects the census of `scripts/pynvml_census.py` names.
+pub fn documented_subjects(profile: &str, code: &str) -> Result<BTreeMap<String, BTreeSet<String>>, String> {
+    let p = builtin(profile)?;
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for r in rows(&p).into_iter().filter(|r| r.code == code && !r.function.contains('(')) {
+        let gpus: Vec<String> = match r.on.as_str() {
+            "system" => vec!["system".into()],
+            "every GPU" => (0..p.devices.len()).map(|i| format!("gpu{i}")).collect(),
+            on => match on.strip_prefix("GPUs ").or_else(|| on.strip_prefix("GPU ")) {
+                Some(list) => list.split(", ").map(|i| format!("gpu{i}")).collect(),
+                None => continue,
+            },
+        };
+        out.entry(r.function).or_default().extend(gpus);
+    }
+    Ok(out)
+}
+
 fn builtin(name: &str) -> Result<Profile, String> {
     let text = BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| format!("no built-in profile `{name}`"))?;
     parse(text, name)

@@ -119,6 +119,13 @@ pub fn documented_functions(profile: &str, code: &str) -> Result<std::collection
     crate::answers_doc::documented(profile, code)
 }
 
+/// Where a built-in profile documents answering `code` for a function whatever its other
+/// arguments: function → subjects (`system`, `gpu0`, ...), as NVIDIA's Python binding census
+/// (`scripts/pynvml_census.py`) names them.
+pub fn documented_subjects(profile: &str, code: &str) -> Result<std::collections::BTreeMap<String, std::collections::BTreeSet<String>>, String> {
+    crate::answers_doc::documented_subjects(profile, code)
+}
+
 /// A built-in profile's devices, as the mock reads them: each device's values by dotted key
 /// (`memory.total`, `processes.compute`), its defaults and bases merged in; for tests that
 /// check what a client shows against the profile.

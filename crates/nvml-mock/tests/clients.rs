@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use nvml_mock::testing::{documented_functions, mock_lib_dir};
+use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir};
 
 const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"];
 
@@ -30,7 +30,8 @@ fn have(module: &str, require: &str, install: &str) -> bool {
 
 /// Every query of nvidia-ml-py against every profile: each function that answers
 /// NOT_SUPPORTED (on a GPU, the system, a GPU instance or a vGPU object) is one the profile
-/// documents answering so (crates/nvml-mock/README.md), and the binding never crashes.
+/// documents answering so (crates/nvml-mock/README.md), none that the profile documents so
+/// for a GPU or the system succeeds there, and the binding never crashes.
 #[test]
 fn python_binding_census_finds_only_documented_not_supported() {
     if !have("pynvml", "NVML_MOCK_REQUIRE_PYNVML", "pip install nvidia-ml-py") {
@@ -44,12 +45,16 @@ fn python_binding_census_finds_only_documented_not_supported() {
     let mut problems = Vec::new();
     for (profile, functions) in &census {
         let documented = documented_functions(profile, "NOT_SUPPORTED").unwrap();
+        let subjects = documented_subjects(profile, "NOT_SUPPORTED").unwrap();
         for (function, outcomes) in functions {
             for (subject, outcome) in outcomes {
                 // `CODE@symbol`: the answer, and the C function that gave it.
                 let (code, symbol) = outcome.split_once('@').unwrap_or((outcome, function));
                 if code.starts_with("crash") {
                     problems.push(format!("{profile}: {function} on {subject} crashed the binding"));
+                }
+                if code == "SUCCESS" && subjects.get(symbol).is_some_and(|s| s.contains(subject)) {
+                    problems.push(format!("{profile}: {symbol} ({function}) on {subject} succeeds, documented NOT_SUPPORTED"));
                 }
                 // MIG devices answer NOT_SUPPORTED for what the mock answers per GPU only.
                 if code == "NVML_ERROR_NOT_SUPPORTED" && !subject.contains("/mig") && !documented.contains(symbol) {
