@@ -111,6 +111,19 @@ fn h100_values_match_the_profile() {
         // Passive cooling: no fans.
         let mut speed = 0;
         assert_eq!(lib.nvmlDeviceGetFanSpeed().unwrap()(d0, &mut speed), NVML_ERROR_NOT_SUPPORTED);
+        // The energy counter starts at the profile's value and counts on; its field value is
+        // the same counter.
+        let energy = || {
+            let mut mj = 0;
+            assert_eq!(lib.nvmlDeviceGetTotalEnergyConsumption().unwrap()(d0, &mut mj), NVML_SUCCESS);
+            mj
+        };
+        let first = energy();
+        let mut field = nvmlFieldValue_t { fieldId: NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION as u32, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetFieldValues().unwrap()(d0, 1, &mut field), NVML_SUCCESS);
+        let last = energy();
+        assert!(first >= 5_386_204_123, "{first}");
+        assert!(first <= field.value.ullVal && field.value.ullVal <= last, "{first} {} {last}", field.value.ullVal);
         assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
     }
 }

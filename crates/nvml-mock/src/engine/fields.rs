@@ -87,7 +87,7 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
         NVML_FI_DEV_REMAPPED_PENDING => remapped_rows(d).map(|r| flag(r.2)),
         NVML_FI_DEV_REMAPPED_FAILURE => remapped_rows(d).map(|r| flag(r.3)),
         NVML_FI_DEV_MEMORY_TEMP => need(s.u64("temperature.memory")),
-        NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION | NVML_FI_DEV_ENERGY => need(s.u64("power.energy_mj")),
+        NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION | NVML_FI_DEV_ENERGY => super::perf::energy_mj(sys, d),
         NVML_FI_DEV_POWER_INSTANT | NVML_FI_DEV_POWER_AVERAGE => need(s.u64("power.usage_mw")),
         NVML_FI_DEV_POWER_MIN_LIMIT => need(s.u64("power.min_limit_mw")),
         NVML_FI_DEV_POWER_MAX_LIMIT => need(s.u64("power.max_limit_mw")),

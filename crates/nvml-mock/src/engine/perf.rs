@@ -7,7 +7,7 @@ use nvml_sys::*;
 
 use super::ffi::{check_version, get, put, put_items, put_list, read_str, Status};
 use super::mig::{mig_memory, mig_mode};
-use super::{enable, need, now_us, Device, DeviceRef, Engine};
+use super::{enable, need, now_us, Device, DeviceRef, Engine, System};
 use crate::answer::Object;
 use crate::profile::const_value;
 
@@ -232,8 +232,16 @@ pub fn nvmlDeviceSetPowerManagementLimit(e: &Engine, device: nvmlDevice_t, limit
     })
 }
 
+/// The energy counter (mJ): `power.energy_mj` at `nvmlInit`, growing at the power draw
+/// (`power.usage_mw`: a mW for a second is a mJ) since, as a real GPU's counts.
+pub fn energy_mj(sys: &System, d: &Device) -> Result<u64, nvmlReturn_t> {
+    let at_init = need(d.spec.u64("power.energy_mj"))?;
+    let elapsed_us = now_us().saturating_sub(sys.started_us);
+    Ok(at_init + d.spec.u64("power.usage_mw").unwrap_or(0) * elapsed_us / 1_000_000)
+}
+
 pub fn nvmlDeviceGetTotalEnergyConsumption(e: &Engine, device: nvmlDevice_t, mj: *mut c_ulonglong) -> nvmlReturn_t {
-    e.dev(device, |_, d| put(mj, need(d.spec.u64("power.energy_mj"))?))
+    e.dev(device, |sys, d| put(mj, energy_mj(sys, d)?))
 }
 
 pub fn nvmlDeviceGetPerformanceState(e: &Engine, device: nvmlDevice_t, p: *mut nvmlPstates_t) -> nvmlReturn_t {
