@@ -114,9 +114,9 @@ impl FunctionDoc {
     /// an `NVML_ERROR_INVALID_ARGUMENT` item names it and says `NULL`, and no sentence allows it
     /// (the comments of the process lists do both; the sentence about the probe wins).
     pub fn refuses_null(&self, param: &str) -> bool {
-        let refused = self.returns.iter().any(|r| {
-            r.code == "NVML_ERROR_INVALID_ARGUMENT" && r.when.contains("NULL") && r.params.iter().any(|p| p == param)
-        });
+        // `NULL`, not `non-NULL`.
+        let says_null = |w: &str| w.match_indices("NULL").any(|(i, _)| !w[..i].to_ascii_lowercase().ends_with("non-"));
+        let refused = self.returns.iter().any(|r| r.code == "NVML_ERROR_INVALID_ARGUMENT" && says_null(&r.when) && r.params.iter().any(|p| p == param));
         refused && !self.allows_null.iter().any(|p| p == param)
     }
 }

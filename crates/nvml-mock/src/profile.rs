@@ -1,17 +1,22 @@
 //! GPU profiles: YAML files describing a system and its devices.
 //!
 //! A profile has `system`, `device_defaults` and a `devices` list (one entry per GPU, each
-//! overriding the defaults). Device values are flattened to dotted paths (`memory.total`) and
-//! checked against [`DEVICE_KEYS`] when the profile loads, so a typo or a wrong kind is an
-//! error naming its path. A value a profile leaves out means the GPU does not support that
-//! query: the engine answers `NVML_ERROR_NOT_SUPPORTED`, as the driver does.
-//! In strings, `{index}` is replaced by the device's index.
+//! overriding the defaults), and may start from other profiles (`base`: built-in bases such as
+//! `base/hopper`, built-in profiles, or files), which it overrides mapping by mapping.
+//! Device values are flattened to dotted paths (`memory.total`) and checked against
+//! [`DEVICE_KEYS`] when the profile loads, so a typo or a wrong kind is an error naming its
+//! path. Keys that are function names (`nvmlDeviceGetMemoryBusWidth`) are that function's
+//! values, checked against the header's types (see [`crate::answer`]). A value a profile leaves
+//! out means the GPU does not support that query: the engine answers
+//! `NVML_ERROR_NOT_SUPPORTED`, as the driver does. In strings, `{index}` is replaced by the
+//! device's index.
 
 use std::collections::BTreeMap;
 
 use serde_yaml::{Mapping, Value};
 
-use crate::generated::names::CONSTANTS;
+use crate::answer::{self, Entry, ObjectKind};
+use crate::generated::names::{CONSTANTS, FUNCTIONS};
 
 /// The built-in profiles, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -21,7 +26,21 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("gb200", include_str!("../profiles/gb200.yaml")),
     ("h100", include_str!("../profiles/h100.yaml")),
     ("l40s", include_str!("../profiles/l40s.yaml")),
+    ("l40s-vgpu", include_str!("../profiles/l40s-vgpu.yaml")),
     ("t4", include_str!("../profiles/t4.yaml")),
+];
+
+/// The built-in bases: what GPUs of an architecture (or a driver) share, for profiles to start
+/// from (`base: [base/hopper]`).
+pub const BASES: &[(&str, &str)] = &[
+    ("base/ampere", include_str!("../profiles/base/ampere.yaml")),
+    ("base/blackwell", include_str!("../profiles/base/blackwell.yaml")),
+    ("base/common", include_str!("../profiles/base/common.yaml")),
+    ("base/hopper", include_str!("../profiles/base/hopper.yaml")),
+    ("base/nvlink", include_str!("../profiles/base/nvlink.yaml")),
+    ("base/pcie-only", include_str!("../profiles/base/pcie-only.yaml")),
+    ("base/ada", include_str!("../profiles/base/ada.yaml")),
+    ("base/turing", include_str!("../profiles/base/turing.yaml")),
 ];
 
 /// The profile used when `NVML_MOCK_PROFILE` is unset.
@@ -48,21 +67,11 @@ pub enum Kind {
 pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("name", Kind::Str),
     ("brand", Kind::Const),
-    ("architecture", Kind::Const),
     ("uuid", Kind::Str),
     ("serial", Kind::Str),
-    ("board_id", Kind::UInt),
-    ("module_id", Kind::UInt),
-    ("board_part_number", Kind::Str),
-    ("vbios_version", Kind::Str),
-    ("inforom.image", Kind::Str),
-    ("gsp_firmware_version", Kind::Str),
     ("pgpu_metadata", Kind::Str),
+    ("board_id", Kind::UInt),
     ("minor_number", Kind::UInt),
-    ("multi_gpu_board", Kind::Bool),
-    ("gpu_cores", Kind::UInt),
-    ("cuda_compute_capability.major", Kind::Int),
-    ("cuda_compute_capability.minor", Kind::Int),
     ("numa_node", Kind::Int),
     ("pci.domain", Kind::UInt),
     ("pci.bus", Kind::UInt),
@@ -71,16 +80,6 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("pci.subsystem_id", Kind::UInt),
     ("pci.base_class", Kind::UInt),
     ("pci.sub_class", Kind::UInt),
-    ("pcie.max_link_gen", Kind::UInt),
-    ("pcie.max_link_width", Kind::UInt),
-    ("pcie.link_gen", Kind::UInt),
-    ("pcie.link_width", Kind::UInt),
-    ("pcie.gpu_max_link_gen", Kind::UInt),
-    ("pcie.tx_kbps", Kind::UInt),
-    ("pcie.rx_kbps", Kind::UInt),
-    ("pcie.replay_counter", Kind::UInt),
-    ("pcie.speed_mbps", Kind::UInt),
-    ("pcie.max_speed_mbps", Kind::UInt),
     ("memory.total", Kind::UInt),
     ("memory.reserved", Kind::UInt),
     ("memory.used", Kind::UInt),
@@ -102,18 +101,12 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("supported_graphics_clocks", Kind::List),
     ("power.usage_mw", Kind::UInt),
     ("power.limit_mw", Kind::UInt),
-    ("power.default_limit_mw", Kind::UInt),
     ("power.min_limit_mw", Kind::UInt),
     ("power.max_limit_mw", Kind::UInt),
     ("power.enforced_limit_mw", Kind::UInt),
     ("power.energy_mj", Kind::UInt),
-    ("power.management", Kind::Bool),
     ("temperature.gpu", Kind::UInt),
     ("temperature.memory", Kind::UInt),
-    ("temperature.shutdown", Kind::UInt),
-    ("temperature.slowdown", Kind::UInt),
-    ("temperature.gpu_max", Kind::UInt),
-    ("temperature.memory_max", Kind::UInt),
     ("fans", Kind::List),
     ("performance_state", Kind::UInt),
     ("utilization.gpu", Kind::UInt),
@@ -124,8 +117,6 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("decoder.sampling_period_us", Kind::UInt),
     ("compute_mode", Kind::Const),
     ("persistence_mode", Kind::Bool),
-    ("display_mode", Kind::Bool),
-    ("display_active", Kind::Bool),
     ("ecc.enabled", Kind::Bool),
     ("ecc.pending", Kind::Bool),
     ("ecc.volatile.corrected", Kind::UInt),
@@ -143,15 +134,24 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("nvlink.links", Kind::UInt),
     ("nvlink.version", Kind::UInt),
     ("nvlink.inactive_links", Kind::List),
+    ("nvlink.speed_mbps", Kind::UInt),
+    ("nvlink.throughput.data_tx_kib", Kind::UInt),
+    ("nvlink.throughput.data_rx_kib", Kind::UInt),
+    ("nvlink.throughput.raw_tx_kib", Kind::UInt),
+    ("nvlink.throughput.raw_rx_kib", Kind::UInt),
     ("mig.mode", Kind::Bool),
     ("mig.pending", Kind::Bool),
     ("mig.max_devices", Kind::UInt),
     ("mig.gpu_instance_profiles", Kind::List),
     ("mig.compute_instance_profiles", Kind::List),
+    ("mig.slices", Kind::UInt),
     ("mig.gpu_instances", Kind::List),
     ("processes.compute", Kind::List),
     ("processes.graphics", Kind::List),
+    ("vgpu.instances", Kind::List),
     ("supported_events", Kind::List),
+    ("supported_pstates", Kind::List),
+    ("gpm", Kind::Map),
     ("field_values", Kind::Map),
 ];
 
@@ -160,12 +160,16 @@ pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("driver_version", Kind::Str),
     ("nvml_version", Kind::Str),
     ("cuda_driver_version", Kind::Int),
-    ("hic_version", Kind::Str),
+    ("privileged", Kind::Bool),
+    ("numa_cpus", Kind::Map),
 ];
 
 const TOP_KEYS: &[&str] = &[
     "name",
     "description",
+    "base",
+    "live_pids",
+    "vgpu_types",
     "system",
     "device_defaults",
     "devices",
@@ -182,11 +186,36 @@ pub fn constant(name: &str) -> Option<i128> {
     CONSTANTS.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| CONSTANTS[i].1)
 }
 
-/// Values by dotted path.
+/// Values by dotted path, and function values by function name (prefixed by the path of the
+/// object they belong to: `mig.device.nvmlDeviceGetName`).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Flat(BTreeMap<String, Value>);
+pub struct Flat(BTreeMap<String, Value>, pub Entries);
+
+/// Function values by function name.
+pub type Entries = BTreeMap<String, Entry>;
 
 impl Flat {
+    /// Every value by dotted path (function values aside).
+    pub fn values(&self) -> &BTreeMap<String, Value> {
+        &self.0
+    }
+
+    /// The function values of the object at `prefix` (`""`: this one).
+    pub fn entries<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = (&'a str, &'a Entry)> + 'a {
+        self.1.iter().filter_map(move |(k, e)| {
+            let rest = k.strip_prefix(prefix)?;
+            (!rest.contains('.')).then_some((rest, e))
+        })
+    }
+
+    /// The function value of `function` for the object at `prefix`.
+    pub fn entry(&self, prefix: &str, function: &str) -> Option<&Entry> {
+        if prefix.is_empty() {
+            return self.1.get(function);
+        }
+        self.1.get(&format!("{prefix}{function}"))
+    }
+
     pub fn value(&self, key: &str) -> Option<&Value> {
         self.0.get(key)
     }
@@ -290,6 +319,14 @@ pub struct Profile {
     pub events: Vec<EventSpec>,
     pub system_events: Vec<SystemEventSpec>,
     pub cper_records: Vec<CperRecord>,
+    /// Whether the caller runs as root (`system.privileged`, default true): otherwise the
+    /// functions nvml.h says need a privileged user answer `NVML_ERROR_NO_PERMISSION`.
+    pub privileged: bool,
+    /// `live_pids: true`: the profile's process ids become those of live processes (the
+    /// caller and its ancestors), for clients that hide processes that do not exist.
+    pub live_pids: bool,
+    /// vGPU types by id, with their function values.
+    pub vgpu_types: BTreeMap<u32, Entries>,
 }
 
 /// Loads the profile `NVML_MOCK_PROFILE` names: a built-in name or a path to a YAML file.
@@ -306,10 +343,54 @@ pub fn load_from_env() -> Result<Profile, String> {
     parse(&text, &spec)
 }
 
+/// A profile's text with its `base`s merged in (recursively): each base in order, then the
+/// profile, mapping by mapping; lists and values replace. `origin` is the profile's file (whose
+/// directory relative bases are read from) or name.
+fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
+    let root: Value = serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}"))?;
+    let Some(top) = root.as_mapping() else { return Ok(root) };
+    let bases = match top.get("base") {
+        None => return Ok(root),
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Sequence(v)) => v.iter().map(|b| b.as_str().map(String::from)).collect::<Option<Vec<_>>>().ok_or_else(|| format!("profile {origin}: base: expected names"))?,
+        Some(_) => return Err(format!("profile {origin}: base: expected a name or a list of names")),
+    };
+    if depth > 16 {
+        return Err(format!("profile {origin}: base: bases nest too deep (a cycle?)"));
+    }
+    let mut merged = Value::Mapping(Mapping::new());
+    for b in &bases {
+        let builtin = BASES.iter().chain(BUILTIN).find(|(n, _)| n == b);
+        let base = match builtin {
+            Some((n, t)) => with_bases(t, n, depth + 1)?,
+            None => {
+                let dir = std::path::Path::new(origin).parent().unwrap_or(std::path::Path::new("."));
+                let path = dir.join(b);
+                let t = std::fs::read_to_string(&path).map_err(|e| {
+                    let names: Vec<&str> = BASES.iter().chain(BUILTIN).map(|(n, _)| *n).collect();
+                    format!("profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}", names.join(", "))
+                })?;
+                with_bases(&t, &path.display().to_string(), depth + 1)?
+            }
+        };
+        merge(&mut merged, &base);
+    }
+    let mut own = root.clone();
+    if let Some(m) = own.as_mapping_mut() {
+        m.remove("base");
+        // The profile's own device list replaces a base's.
+        if let (Some(devices), Some(base)) = (m.get("devices"), merged.as_mapping_mut()) {
+            base.insert("devices".into(), devices.clone());
+        }
+    }
+    merge(&mut merged, &own);
+    Ok(merged)
+}
+
 /// Parses and checks a profile; the error names `origin` and the offending path.
 pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     let fail = |path: &str, msg: String| format!("profile {origin}: {path}: {msg}");
-    let root: Value = serde_yaml::from_str(text).map_err(|e| format!("profile {origin}: {e}"))?;
+    let root = with_bases(text, origin, 0)?;
     let top = root.as_mapping().ok_or_else(|| fail("(top level)", "expected a mapping".into()))?;
     for k in top.keys() {
         let k = k.as_str().unwrap_or("");
@@ -323,8 +404,11 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     if let Some(s) = top.get("system") {
         flatten("system", s, &mut system).map_err(|(path, m)| fail(&path, m))?;
     }
-    p.system = Flat(system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect());
+    p.system = Flat(system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect(), Entries::new());
+    take_entries(&mut p.system, ObjectKind::System, "system.").map_err(|m| fail("system", m))?;
     check_keys(&p.system, SYSTEM_KEYS, "system.").map_err(|(path, m)| fail(&path, m))?;
+    p.privileged = p.system.bool("privileged").unwrap_or(true);
+    p.live_pids = top.get("live_pids").and_then(Value::as_bool).unwrap_or(false);
     if let Some(v) = p.system.str("driver_version") {
         let major = v.split('.').next().and_then(|m| m.parse::<u32>().ok());
         p.driver_branch = Some(major.ok_or_else(|| fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07")))?);
@@ -343,9 +427,25 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         for v in flat.values_mut() {
             template(v, i);
         }
-        let flat = Flat(flat);
+        let mut flat = Flat(flat, Entries::new());
+        take_entries(&mut flat, ObjectKind::Device, "").map_err(|m| fail(&format!("devices[{i}]"), m))?;
         check_keys(&flat, DEVICE_KEYS, "").map_err(|(path, m)| fail(&format!("devices[{i}].{path}"), m))?;
+        if let Some(instances) = flat.list("vgpu.instances").map(<[Value]>::to_vec) {
+            for (j, inst) in instances.iter().enumerate() {
+                let path = format!("devices[{i}].vgpu.instances[{j}]");
+                let (id, entries) = object_entries(inst, ObjectKind::VgpuInstance, &path).map_err(|m| format!("profile {origin}: {m}"))?;
+                flat.1.extend(entries.into_iter().map(|(f, e)| (format!("vgpu.instance.{id}.{f}"), e)));
+            }
+        }
         p.devices.push(flat);
+    }
+    for (i, t) in items(top, "vgpu_types").iter().enumerate() {
+        let (id, entries) = object_entries(t, ObjectKind::VgpuType, &format!("vgpu_types[{i}]")).map_err(|m| format!("profile {origin}: {m}"))?;
+        p.vgpu_types.insert(id, entries);
+    }
+    for (i, d) in p.devices.iter_mut().enumerate() {
+        vgpu_host_totals(d, &p.vgpu_types).map_err(|m| fail(&format!("devices[{i}].vgpu.instances"), m))?;
+        processes_fit(d).map_err(|m| fail(&format!("devices[{i}].memory.used"), m))?;
     }
 
     for (i, f) in items(top, "faults").iter().enumerate() {
@@ -394,6 +494,59 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     Ok(p)
 }
 
+/// A vGPU host's GPU is what its instances make it: its utilisation is the sum of theirs
+/// (`utilization: {sm, memory, encoder, decoder}` of each instance, percent of the GPU) and
+/// its used memory the framebuffers of their types. These replace the device's own values,
+/// so the two never disagree.
+fn vgpu_host_totals(d: &mut Flat, types: &BTreeMap<u32, Entries>) -> Result<(), String> {
+    let Some(instances) = d.list("vgpu.instances").map(<[Value]>::to_vec) else { return Ok(()) };
+    if instances.is_empty() {
+        return Ok(());
+    }
+    let mut sums = [0u64; 4];
+    let mut used = 0u64;
+    for (j, inst) in instances.iter().enumerate() {
+        let util = inst.get("utilization");
+        for (sum, key) in sums.iter_mut().zip(["sm", "memory", "encoder", "decoder"]) {
+            let v = util.and_then(|u| u.get(key));
+            *sum += match v {
+                None => 0,
+                Some(v) => v.as_u64().filter(|v| *v <= 100).ok_or_else(|| format!("[{j}].utilization.{key}: expected a percentage"))?,
+            };
+        }
+        let ty = inst.get("nvmlVgpuInstanceGetType").and_then(Value::as_u64).ok_or_else(|| format!("[{j}]: needs `nvmlVgpuInstanceGetType`: a vGPU type id"))?;
+        let fb = types.get(&(ty as u32)).and_then(|t| t.get("nvmlVgpuTypeGetFramebufferSize"));
+        used += match fb {
+            Some(Entry::Values(v)) => v.first().map(answer::Val::uint).unwrap_or(0),
+            _ => return Err(format!("[{j}]: vGPU type {ty} is not in `vgpu_types` with a `nvmlVgpuTypeGetFramebufferSize`")),
+        };
+    }
+    let keys = ["utilization.gpu", "utilization.memory", "encoder.utilization", "decoder.utilization"];
+    for (key, sum) in keys.into_iter().zip(sums) {
+        d.0.insert(key.to_string(), Value::from(sum.min(100)));
+    }
+    d.0.insert("memory.used".to_string(), Value::from(used));
+    Ok(())
+}
+
+/// A GPU's used memory holds its processes' (those of its MIG devices included): the two are
+/// written apart, so a profile that lets them disagree is a load error.
+fn processes_fit(d: &Flat) -> Result<(), String> {
+    let Some(used) = d.u64("memory.used") else { return Ok(()) };
+    let lists = ["processes.compute", "processes.graphics"].map(|k| d.list(k).unwrap_or_default());
+    // A process in both lists (compute and graphics) holds its memory once.
+    let mut by_pid = BTreeMap::new();
+    for p in lists.iter().flat_map(|l| l.iter()) {
+        let (pid, mem) = (p.get("pid").and_then(Value::as_u64), p.get("used_memory").and_then(Value::as_u64));
+        by_pid.insert(pid, mem.unwrap_or(0));
+    }
+    let held: u64 = by_pid.values().sum();
+    if held > used {
+        return Err(format!("{used} bytes, less than its processes' {held}"));
+    }
+    Ok(())
+}
+
 /// The entries of a top-level list (none when the key is absent).
 fn items<'a>(top: &'a Mapping, key: &str) -> &'a [Value] {
     top.get(key).and_then(Value::as_sequence).map(|s| s.as_slice()).unwrap_or_default()
@@ -423,8 +576,14 @@ pub fn parse_faults(spec: &str) -> Result<Vec<FaultSpec>, String> {
     Ok(out)
 }
 
-/// `over` replaces what it names in `base`, mapping by mapping.
+/// `over` replaces what it names in `base`, mapping by mapping. An error entry
+/// (`{error: ...}`) replaces a value whole, and is replaced whole.
 fn merge(base: &mut Value, over: &Value) {
+    let is_error = |v: &Value| v.as_mapping().is_some_and(|m| m.contains_key("error"));
+    if is_error(base) || is_error(over) {
+        *base = over.clone();
+        return;
+    }
     match (base, over) {
         (Value::Mapping(b), Value::Mapping(o)) => {
             for (k, v) in o {
@@ -440,13 +599,85 @@ fn merge(base: &mut Value, over: &Value) {
     }
 }
 
-/// Flattens nested mappings into dotted keys; lists and `Map`-kind values stay whole.
+/// Whether a key names a function (`nvmlDevice...`), not a value (`nvml_version`).
+fn is_function_name(key: &str) -> bool {
+    key.strip_prefix("nvml").is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+}
+
+/// `{id: N, nvmlX: ...}`: an object of a list (a vGPU type, a vGPU instance) with its id and
+/// function values.
+fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entries), String> {
+    let m = v.as_mapping().ok_or_else(|| format!("{path}: expected a mapping with `id` and function values"))?;
+    let id = m.get("id").and_then(Value::as_u64).and_then(|i| u32::try_from(i).ok()).ok_or_else(|| format!("{path}.id: expected a number"))?;
+    let mut entries = Entries::new();
+    for (k, val) in m {
+        let k = k.as_str().unwrap_or("");
+        // A vGPU instance's utilisation is behaviour's input (`engine/vgpu.rs`), not a value.
+        if k == "id" || (k == "utilization" && kind == ObjectKind::VgpuInstance) {
+            continue;
+        }
+        if !is_function_name(k) {
+            return Err(format!("{path}.{k}: unknown key (expected `id` and function names)"));
+        }
+        entries.insert(k.to_string(), parse_function_entry(k, val, kind, &format!("{path}.{k}"))?);
+    }
+    Ok((id, entries))
+}
+
+/// Moves the keys that name functions out of `flat`'s values into its entries, checked.
+fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result<(), String> {
+    let keys: Vec<String> = flat.0.keys().filter(|k| k.rsplit('.').next().is_some_and(is_function_name)).cloned().collect();
+    for key in keys {
+        let Some(v) = flat.0.remove(&key) else { continue };
+        // `null` removes a base's value.
+        if v.is_null() {
+            continue;
+        }
+        let (prefix, function) = key.rsplit_once('.').map(|(p, f)| (format!("{p}."), f)).unwrap_or((String::new(), key.as_str()));
+        let object = match prefix.as_str() {
+            "" => kind,
+            "mig.device." => ObjectKind::Device,
+            "mig.gpu_instance." => ObjectKind::GpuInstance,
+            "mig.compute_instance." => ObjectKind::ComputeInstance,
+            _ => return Err(format!("{shown_prefix}{key}: function values belong to a device, `system`, `mig.device`, `mig.gpu_instance`, `mig.compute_instance`, a vGPU type or instance")),
+        };
+        let entry = parse_function_entry(function, &v, object, &format!("{shown_prefix}{key}"))?;
+        flat.1.insert(key, entry);
+    }
+    Ok(())
+}
+
+/// One function's value for an object of `kind`: data checked against the function's schema,
+/// or an error entry (`{error: CODE, reason: ...}`), which every function may have.
+pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &str) -> Result<Entry, String> {
+    if FUNCTIONS.binary_search(&function).is_err() {
+        return Err(format!("{path}: `{function}` is not a function of nvml.h"));
+    }
+    if let Some(e) = answer::parse_error(v, path) {
+        return e;
+    }
+    if crate::engine::HAND_WRITTEN.contains(&function) {
+        return Err(format!("{path}: the mock answers {function} from other values (see its README); a profile can only give it an error"));
+    }
+    let Some(schema) = answer::schema(function) else {
+        return Err(format!("{path}: the mock does not answer {function} from values; a profile can only give it an error"));
+    };
+    if schema.object != kind {
+        return Err(format!("{path}: {function} is called on a {:?}, not a {kind:?}", schema.object));
+    }
+    answer::parse_entry(schema, v, path)
+}
+
+/// Flattens nested mappings into dotted keys; lists, function values and `Map`-kind values stay
+/// whole.
 fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result<(), (String, String)> {
     let Value::Mapping(m) = v else {
         out.insert(prefix.to_string(), v.clone());
         return Ok(());
     };
-    let whole = DEVICE_KEYS.iter().any(|(k, kind)| *k == prefix && *kind == Kind::Map);
+    let function = prefix.rsplit('.').next().is_some_and(is_function_name);
+    let map = |keys: &[(&str, Kind)], p: &str| keys.iter().any(|(k, kind)| *k == p && *kind == Kind::Map);
+    let whole = function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
     if whole {
         out.insert(prefix.to_string(), v.clone());
         return Ok(());
@@ -523,6 +754,10 @@ mod tests {
         assert_eq!(e, "profile x.yaml: devices: a profile needs at least one device");
         let e = parse("devices:\n  - {}\n  bad", "x.yaml").unwrap_err();
         assert!(e.starts_with("profile x.yaml: "), "{e}");
+        let procs = "processes: {compute: [{pid: 1, used_memory: 300}, {pid: 2, used_memory: 200}], graphics: [{pid: 1, used_memory: 300}]}";
+        let e = parse(&format!("devices:\n  - {{memory: {{used: 400}}, {procs}}}\n"), "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: devices[0].memory.used: 400 bytes, less than its processes' 500");
+        assert!(parse(&format!("devices:\n  - {{memory: {{used: 500}}, {procs}}}\n"), "x.yaml").is_ok());
     }
 
     #[test]
@@ -541,18 +776,41 @@ mod tests {
     fn a100_r525_is_the_a100_on_an_older_driver() {
         let profile = |name: &str| parse(BUILTIN.iter().find(|(n, _)| *n == name).unwrap().1, name).unwrap();
         let (new, old) = (profile("a100"), profile("a100-r525"));
-        // The GSP firmware ships with the driver: the one key in which the devices differ.
-        let gsp = |p: &Profile, v: &str| p.devices.iter().all(|d| d.str("gsp_firmware_version") == Some(v));
+        // The GSP firmware ships with the driver: the one value in which the devices differ.
+        let firmware = "nvmlDeviceGetGspFirmwareVersion";
+        let gsp = |p: &Profile, v: &str| p.devices.iter().all(|d| d.1.get(firmware) == Some(&Entry::Values(vec![answer::Val::Str(v.into())])));
         assert!(gsp(&new, "580.82.07") && gsp(&old, "525.147.05"));
         let without_gsp = |p: &Profile| -> Vec<Flat> {
             let mut devices = p.devices.clone();
             for d in &mut devices {
-                d.0.remove("gsp_firmware_version");
+                d.1.remove(firmware);
             }
             devices
         };
         assert_eq!(without_gsp(&old), without_gsp(&new), "a100-r525.yaml's devices must stay those of a100.yaml");
         assert_eq!((new.driver_branch, old.driver_branch), (Some(580), Some(525)));
+    }
+
+    #[test]
+    fn a_profile_starts_from_its_bases() {
+        let dir = std::env::temp_dir().join(format!("nvml-mock-bases-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("site.yaml"), "device_defaults: {name: Site GPU, nvmlDeviceGetMemoryBusWidth: 5120, memory: {total: 8}}\n").unwrap();
+        let path = dir.join("gpu.yaml");
+        std::fs::write(&path, "base: [base/hopper, site.yaml]\ndevice_defaults: {memory: {used: 1}}\ndevices: [{}]\n").unwrap();
+        let p = parse(&std::fs::read_to_string(&path).unwrap(), path.to_str().unwrap()).unwrap();
+        let d = &p.devices[0];
+        assert_eq!((d.str("name"), d.u64("memory.total"), d.u64("memory.used")), (Some("Site GPU"), Some(8), Some(1)));
+        assert_eq!(d.1.get("nvmlDeviceGetMemoryBusWidth"), Some(&Entry::Values(vec![answer::Val::Int(5120)])));
+        let e = parse("base: base/nope\ndevices: [{}]\n", path.to_str().unwrap()).unwrap_err();
+        assert!(e.contains("base `base/nope` is neither a built-in"), "{e}");
+        let e = parse("devices: [{nvmlDeviceGetMemoryBusWidth: {busWidth: 1}}]\n", "x.yaml").unwrap_err();
+        assert!(e.starts_with("profile x.yaml: devices[0]: nvmlDeviceGetMemoryBusWidth: expected an integer"), "{e}");
+        let e = parse("devices: [{nvmlDeviceGetNmae: x}]\n", "x.yaml").unwrap_err();
+        assert_eq!(e, "profile x.yaml: devices[0]: nvmlDeviceGetNmae: `nvmlDeviceGetNmae` is not a function of nvml.h");
+        let e = parse("devices: [{nvmlDeviceGetName: x}]\n", "x.yaml").unwrap_err();
+        assert!(e.contains("the mock answers nvmlDeviceGetName from other values"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -55,6 +55,24 @@ pub fn mock_path() -> PathBuf {
     }
 }
 
+/// A directory (under `base`, created if need be) where the built mock is called
+/// `libnvidia-ml.so.1` and `libnvidia-ml.so`: for `LD_LIBRARY_PATH` and `-L`, so that
+/// programs load it as they load the driver's library.
+///
+/// # Panics
+///
+/// If the directory or the links cannot be made.
+pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
+    let dir = base.join("mock-lib");
+    std::fs::create_dir_all(&dir).expect("a directory for the mock's links");
+    for name in ["libnvidia-ml.so.1", "libnvidia-ml.so"] {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(mock_path(), &link).expect("a link to the mock");
+    }
+    dir
+}
+
 /// Runs the test `name` in a child process with `env`.
 ///
 /// In the parent (the test run by the harness): re-runs this test binary for test `name` alone
@@ -86,7 +104,36 @@ pub fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
 }
 
 /// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`,
-/// `t4`), to write a variant of it; `None` for another name.
+/// `l40s-vgpu`, `t4`), to write a variant of it; `None` for another name.
 pub fn builtin_profile(name: &str) -> Option<&'static str> {
     crate::profile::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+/// The README's tables of what each built-in profile answers instead of a value (generated from
+/// the profiles; a test keeps the README's copy fresh).
+pub fn answers_markdown() -> Result<String, String> {
+    crate::answers_doc::markdown()
+}
+
+/// The functions a built-in profile documents answering `code` (`"NOT_SUPPORTED"`,
+/// `"INVALID_ARGUMENT"`, ...) somewhere, MIG devices aside: by an error entry, by nvml.h's
+/// "For <architecture> or newer", or by the GPU's MIG mode.
+pub fn documented_functions(profile: &str, code: &str) -> Result<std::collections::BTreeSet<String>, String> {
+    crate::answers_doc::documented(profile, code)
+}
+
+/// Where a built-in profile documents answering `code` for a function whatever its other
+/// arguments: function → subjects (`system`, `gpu0`, ...), as NVIDIA's Python binding census
+/// (`scripts/pynvml_census.py`) names them.
+pub fn documented_subjects(profile: &str, code: &str) -> Result<std::collections::BTreeMap<String, std::collections::BTreeSet<String>>, String> {
+    crate::answers_doc::documented_subjects(profile, code)
+}
+
+/// A built-in profile's devices, as the mock reads them: each device's values by dotted key
+/// (`memory.total`, `processes.compute`), its defaults and bases merged in; for tests that
+/// check what a client shows against the profile.
+pub fn profile_devices(name: &str) -> Result<Vec<std::collections::BTreeMap<String, serde_yaml::Value>>, String> {
+    let text = builtin_profile(name).ok_or_else(|| format!("no built-in profile `{name}`"))?;
+    let p = crate::profile::parse(text, name)?;
+    Ok(p.devices.iter().map(|d| d.values().clone()).collect())
 }

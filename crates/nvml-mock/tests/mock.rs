@@ -9,19 +9,12 @@ use std::ffi::{c_char, CStr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nvml_mock::testing::{in_child, mock_path};
+use nvml_mock::testing::{in_child, mock_lib_dir, mock_path};
 use nvml_sys::*;
 
 /// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
 fn mock_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mock-lib");
-    std::fs::create_dir_all(&dir).unwrap();
-    for name in ["libnvidia-ml.so.1", "libnvidia-ml.so"] {
-        let link = dir.join(name);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(mock_path(), &link).unwrap();
-    }
-    dir
+    mock_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 fn lib() -> NvmlLib {
@@ -118,13 +111,26 @@ fn h100_values_match_the_profile() {
         // Passive cooling: no fans.
         let mut speed = 0;
         assert_eq!(lib.nvmlDeviceGetFanSpeed().unwrap()(d0, &mut speed), NVML_ERROR_NOT_SUPPORTED);
+        // The energy counter starts at the profile's value and counts on; its field value is
+        // the same counter.
+        let energy = || {
+            let mut mj = 0;
+            assert_eq!(lib.nvmlDeviceGetTotalEnergyConsumption().unwrap()(d0, &mut mj), NVML_SUCCESS);
+            mj
+        };
+        let first = energy();
+        let mut field = nvmlFieldValue_t { fieldId: NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION as u32, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetFieldValues().unwrap()(d0, 1, &mut field), NVML_SUCCESS);
+        let last = energy();
+        assert!(first >= 5_386_204_123, "{first}");
+        assert!(first <= field.value.ullVal && field.value.ullVal <= last, "{first} {} {last}", field.value.ullVal);
         assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
     }
 }
 
 #[test]
 fn every_builtin_profile_initialises() {
-    for profile in ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "t4"] {
+    for profile in ["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"] {
         if !in_child("every_builtin_profile_initialises", &[("NVML_MOCK_PROFILE", profile)]) {
             continue;
         }
@@ -203,9 +209,10 @@ fn protocols_follow_nvml_h() {
         let mut count = 0;
         assert_eq!(f(device(&lib, 1), &mut count, std::ptr::null_mut()), NVML_SUCCESS);
         assert_eq!(count, 0);
-        // Functions the engine does not implement answer NOT_SUPPORTED.
-        let mut mode = 0;
-        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_ERROR_NOT_SUPPORTED);
+        // A value of the profile (base/common): bare metal.
+        let mut mode = 9;
+        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_SUCCESS);
+        assert_eq!(mode, NVML_GPU_VIRTUALIZATION_MODE_NONE);
         // Setters change what getters return.
         assert_eq!(lib.nvmlDeviceSetPowerManagementLimit().unwrap()(d0, 450_000), NVML_SUCCESS);
         let mut limit = 0;
@@ -376,9 +383,10 @@ fn default_driver_has_functions_up_to_its_branch() {
         let mut id = 0;
         assert_eq!(lib.nvmlDeviceGetModuleId().unwrap()(d0, &mut id), NVML_SUCCESS);
         assert_eq!(id, 1);
-        // 13.0.39 (580): present; the mock does not implement it.
+        // 13.0.39 (580): present, a value of the profile (base/common).
         let mut pdi = nvmlPdi_t { version: nvmlPdi_v1, ..Default::default() };
-        assert_eq!(lib.nvmlDeviceGetPdi().unwrap()(d0, &mut pdi), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(lib.nvmlDeviceGetPdi().unwrap()(d0, &mut pdi), NVML_SUCCESS);
+        assert_eq!((pdi.version, pdi.value), (nvmlPdi_v1, 0x1D4B_5F3A_0C9E_2871));
         // 13.1.68 and 13.4.61: absent; the family's older member works.
         assert_eq!(lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
         let mut set = std::ptr::null_mut();
@@ -531,30 +539,72 @@ fn process_details_utilization_and_sram_errors() {
         assert_eq!(l.numProcArrayEntries, 0);
         assert_eq!(details(d0, &mut list(NVML_PROCESS_MODE_MAX)), NVML_ERROR_INVALID_ARGUMENT);
 
-        // nvmlDeviceGetProcessesUtilizationInfo: samples newer than lastSeenTimeStamp.
+        // nvmlDeviceGetProcessesUtilizationInfo: the processes' samples of the current period
+        // (the profile dates none), those newer than lastSeenTimeStamp.
         let util = lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap();
         let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
         assert_eq!(util(d0, &mut nvmlProcessesUtilizationInfo_t { version: 2, ..info(0) }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let before = now_us();
         let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        let after = now_us();
         assert_eq!(samples.len(), 2);
         let s = |i: usize| {
             let s = samples[i];
-            (s.pid, s.timeStamp, s.smUtil, s.memUtil, s.encUtil, s.decUtil, s.jpgUtil, s.ofaUtil)
+            (s.pid, s.smUtil, s.memUtil, s.encUtil, s.decUtil, s.jpgUtil, s.ofaUtil)
         };
-        assert_eq!(s(0), (4242, 1_700_000_001_000_000, 38, 11, 0, 0, 0, 0));
-        assert_eq!(s(1), (4250, 1_700_000_000_000_000, 21, 6, 0, 3, 0, 0));
-        // Since the default time stamp: only pid 4242's later sample.
-        let later = list_in(info(1_700_000_000_000_000), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
-        assert_eq!((later.len(), later[0].pid, later[0].smUtil), (1, 4242, 38));
-        let mut u = info(1_700_000_001_000_000);
-        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND);
+        assert_eq!((s(0), s(1)), ((4242, 38, 11, 0, 0, 0, 0), (4250, 21, 6, 0, 3, 0, 0)));
+        assert!(samples.iter().all(|s| (before..=after).contains(&s.timeStamp)), "sampled now: {before}..{after}");
+        let mut u = info(u64::MAX);
+        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND, "nothing after the end of time");
         assert_eq!(u.processSamplesCount, 0);
         let mut u = info(0);
         assert_eq!(util(d1, &mut u), NVML_SUCCESS);
         assert_eq!(u.processSamplesCount, 0);
         assert_eq!(util(d7, &mut info(0)), NVML_ERROR_NOT_SUPPORTED, "not in MIG mode");
 
-        // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts.
+        // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts: nvml.h documents it for Blackwell
+        // or newer (the b200 profile has some).
+        let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
+        let mut c = nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
+        assert_eq!(sram(d3, &mut c), NVML_ERROR_NOT_SUPPORTED);
+    }
+}
+
+/// Samples the profile dates (`time_stamp`, µs since the epoch): those after lastSeenTimeStamp,
+/// NOT_FOUND when none is.
+#[test]
+fn dated_process_samples() {
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-dated.yaml");
+    let text = nvml_mock::testing::builtin_profile("h100").unwrap().replace("name: python3,", "name: python3, time_stamp: 1700000001000000,").replace("name: trainer,", "name: trainer, time_stamp: 1700000000000000,");
+    std::fs::write(&profile, text).unwrap();
+    let Some(lib) = initialised("dated_process_samples", profile.to_str().unwrap()) else { return };
+    unsafe {
+        let (d0, util) = (device(&lib, 0), lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap());
+        let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
+        let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        let got: Vec<(u32, u64)> = samples.iter().map(|s| (s.pid, s.timeStamp)).collect();
+        assert_eq!(got, [(4242, 1_700_000_001_000_000), (4250, 1_700_000_000_000_000)]);
+        let later = list_in(info(1_700_000_000_000_000), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        assert_eq!((later.len(), later[0].pid, later[0].smUtil), (1, 4242, 38));
+        let mut u = info(1_700_000_001_000_000);
+        assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND);
+        assert_eq!(u.processSamplesCount, 0);
+        // The older layout of the same samples.
+        let v1 = lib.nvmlDeviceGetProcessUtilization().unwrap();
+        let mut n = 0;
+        assert_eq!(v1(d0, std::ptr::null_mut(), &mut n, 1_700_000_000_000_000), NVML_ERROR_INSUFFICIENT_SIZE);
+        let mut one = vec![nvmlProcessUtilizationSample_t::default(); n as usize];
+        assert_eq!(v1(d0, one.as_mut_ptr(), &mut n, 1_700_000_000_000_000), NVML_SUCCESS);
+        assert_eq!((n, one[0].pid, one[0].smUtil, one[0].memUtil), (1, 4242, 38, 11));
+    }
+}
+
+/// Unique uncorrected SRAM errors (Blackwell): b200's device 3 has two.
+#[test]
+fn sram_errors_on_blackwell() {
+    let Some(lib) = initialised("sram_errors_on_blackwell", "b200") else { return };
+    unsafe {
+        let (d0, d3) = (device(&lib, 0), device(&lib, 3));
         let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
         let counts = || nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
         assert_eq!(sram(d3, &mut nvmlEccSramUniqueUncorrectedErrorCounts_t { version: 0, ..counts() }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
@@ -568,6 +618,11 @@ fn process_details_utilization_and_sram_errors() {
         assert_eq!(sram(d0, &mut c), NVML_SUCCESS);
         assert_eq!(c.entryCount, 0);
     }
+}
+
+/// µs since the epoch.
+fn now_us() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as u64
 }
 
 /// `grow_processes` applies to the detail list too: its size query grows the list it answered.
@@ -892,4 +947,128 @@ n.nvmlShutdown()
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(stdout.trim(), format!("8 NVIDIA A100-SXM4-80GB {} 580.82.07 400000 [4242, 4250] GPU-", 81920u64 << 20));
+}
+
+#[test]
+fn vgpu_host_follows_its_instances() {
+    let Some(lib) = initialised("vgpu_host_follows_its_instances", "l40s-vgpu") else { return };
+    unsafe {
+        let (d0, d1) = (device(&lib, 0), device(&lib, 1));
+        let mut mode = 0;
+        assert_eq!(lib.nvmlDeviceGetVirtualizationMode().unwrap()(d0, &mut mode), NVML_SUCCESS);
+        assert_eq!(mode, NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU);
+        // Instances, by the count protocol.
+        let active = lib.nvmlDeviceGetActiveVgpus().unwrap();
+        let (mut n, mut ids) = (0u32, [0u32; 4]);
+        assert_eq!(active(d0, &mut n, std::ptr::null_mut()), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(n, 2);
+        assert_eq!(active(d0, &mut n, ids.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(&ids[..2], &[7, 8]);
+        // The GPU's utilisation and used memory are its instances'.
+        let mut u = nvmlUtilization_t::default();
+        assert_eq!(lib.nvmlDeviceGetUtilizationRates().unwrap()(d0, &mut u), NVML_SUCCESS);
+        assert_eq!((u.gpu, u.memory), (25 + 12, 8 + 4));
+        let mut m = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut m), NVML_SUCCESS);
+        assert_eq!(m.used, 2 * 25232932864);
+        let mut samples = nvmlVgpuInstancesUtilizationInfo_t { version: nvmlVgpuInstancesUtilizationInfo_v1, ..Default::default() };
+        let infos: Vec<nvmlVgpuInstanceUtilizationInfo_v1_t> = list_in(samples, |s| (&mut s.vgpuInstanceCount, &mut s.vgpuUtilArray), |s| lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, s));
+        assert_eq!(infos.iter().map(|s| (s.vgpuInstance, s.smUtil.uiVal, s.memUtil.uiVal)).collect::<Vec<_>>(), [(7, 25, 8), (8, 12, 4)]);
+        samples.lastSeenTimeStamp = u64::MAX;
+        assert_eq!(lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, &mut samples), NVML_ERROR_NOT_FOUND);
+        // Placements: 48 slots; a 24 GB type takes 24 at 0 and 24, both taken on GPU 0. GPU 1
+        // runs one 8C at 0: five more fit, and no other type (homogeneous mode).
+        let mut ids = [0u32; 8];
+        let mut list = nvmlVgpuPlacementList_t { version: nvmlVgpuPlacementList_v2, count: 0, placementIds: ids.as_mut_ptr(), ..Default::default() };
+        let supported = lib.nvmlDeviceGetVgpuTypeSupportedPlacements().unwrap();
+        let creatable = lib.nvmlDeviceGetVgpuTypeCreatablePlacements().unwrap();
+        assert_eq!(supported(d0, 1307, &mut list), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!((list.count, list.placementSize), (2, 24));
+        assert_eq!(supported(d0, 1307, &mut list), NVML_SUCCESS);
+        assert_eq!(&ids[..2], &[0, 24]);
+        list.count = 8;
+        assert_eq!(creatable(d0, 1307, &mut list), NVML_SUCCESS);
+        assert_eq!(list.count, 0);
+        list.count = 8;
+        assert_eq!(creatable(d1, 1311, &mut list), NVML_SUCCESS);
+        assert_eq!(&ids[..list.count as usize], &[8, 16, 24, 32, 40]);
+        list.count = 8;
+        assert_eq!(creatable(d1, 1307, &mut list), NVML_SUCCESS);
+        assert_eq!(list.count, 0);
+        let (mut n, mut types) = (4u32, [0u32; 4]);
+        assert_eq!(lib.nvmlDeviceGetCreatableVgpus().unwrap()(d1, &mut n, types.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(&types[..n as usize], &[1311]);
+        assert_eq!(lib.nvmlDeviceGetCreatableVgpus().unwrap()(d0, &mut n, types.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(n, 0);
+        // Metadata by the bufferSize protocol, and the compatibility of the two.
+        let mut size = 0u32;
+        let instance_meta = lib.nvmlVgpuInstanceGetMetadata().unwrap();
+        assert_eq!(instance_meta(7, std::ptr::null_mut(), &mut size), NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_eq!(size as usize, std::mem::size_of::<nvmlVgpuMetadata_t>());
+        let mut size_1 = 1u32;
+        assert_eq!(instance_meta(7, std::ptr::null_mut(), &mut size_1), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(instance_meta(7, std::ptr::null_mut(), std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        let mut vm = nvmlVgpuMetadata_t::default();
+        assert_eq!(instance_meta(7, &mut vm, &mut size), NVML_SUCCESS);
+        assert_eq!(CStr::from_ptr(vm.guestDriverVersion.as_ptr()).to_str(), Ok("580.82.07"));
+        assert_eq!(instance_meta(99, &mut vm, &mut size), NVML_ERROR_NOT_FOUND);
+        let mut pm = nvmlVgpuPgpuMetadata_t::default();
+        let mut size = std::mem::size_of::<nvmlVgpuPgpuMetadata_t>() as u32;
+        assert_eq!(lib.nvmlDeviceGetVgpuMetadata().unwrap()(d0, &mut pm, &mut size), NVML_SUCCESS);
+        assert_eq!((pm.hostSupportedVgpuRange.minVersion, pm.hostSupportedVgpuRange.maxVersion), (0x100000, 0x130000));
+        let mut c = nvmlVgpuPgpuCompatibility_t::default();
+        assert_eq!(lib.nvmlGetVgpuCompatibility().unwrap()(&mut vm, &mut pm, &mut c), NVML_SUCCESS);
+        assert_eq!((c.vgpuVmCompatibility, c.compatibilityLimitCode), (NVML_VGPU_VM_COMPATIBILITY_LIVE, NVML_VGPU_COMPATIBILITY_LIMIT_NONE));
+        // Values of the profile: a type, an instance.
+        let mut fb = 0u64;
+        assert_eq!(lib.nvmlVgpuTypeGetFramebufferSize().unwrap()(1307, &mut fb), NVML_SUCCESS);
+        assert_eq!(fb, 25232932864);
+        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(9, b, l)).as_deref(), Ok("c5d73e80-4136-4fac-9d10-7e8f9a0b1c23"));
+        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(0, b, l)), Err(NVML_ERROR_INVALID_ARGUMENT));
+        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(99, b, l)), Err(NVML_ERROR_NOT_FOUND));
+        let (mut count, mut fps, mut latency) = (9, 9, 9);
+        assert_eq!(lib.nvmlVgpuInstanceGetEncoderStats().unwrap()(8, &mut count, &mut fps, &mut latency), NVML_SUCCESS);
+        assert_eq!((count, fps, latency), (0, 0, 0));
+    }
+}
+
+/// The profile's process ids become live ones: mapped one by one by `NVML_MOCK_LIVE_PIDS`,
+/// or the caller's and its ancestors' with `live_pids: true`; names and samples follow. A
+/// mapping that is not one fails init.
+#[test]
+fn live_pids_replace_the_profiles() {
+    let live = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-live.yaml");
+    std::fs::write(&live, format!("live_pids: true\n{}", nvml_mock::testing::builtin_profile("h100").unwrap())).unwrap();
+    let scenarios = [("h100", "4242=1234, 4250=5678"), (live.to_str().unwrap(), ""), ("h100", "4242=me")];
+    for (profile, pids) in scenarios {
+        if !in_child("live_pids_replace_the_profiles", &[("NVML_MOCK_PROFILE", profile), ("NVML_MOCK_LIVE_PIDS", pids)]) {
+            continue;
+        }
+        // The child runs this first iteration whatever its scenario: its environment says which.
+        let pids = std::env::var("NVML_MOCK_LIVE_PIDS").unwrap();
+        let lib = lib();
+        unsafe {
+            if pids.ends_with("=me") {
+                // Not a pid: init fails (and says why on stderr).
+                assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN);
+                return;
+            }
+            assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+            let d0 = device(&lib, 0);
+            let mut infos = [nvmlProcessInfo_t::default(); 4];
+            let mut n = 4;
+            assert_eq!(lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap()(d0, &mut n, infos.as_mut_ptr()), NVML_SUCCESS);
+            let got: Vec<u32> = infos[..n as usize].iter().map(|p| p.pid).collect();
+            let expected = match pids.as_str() {
+                "" => vec![std::process::id(), std::os::unix::process::parent_id()],
+                _ => vec![1234, 5678],
+            };
+            assert_eq!(got, expected);
+            assert_eq!(string(64, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(), Ok("trainer"));
+            let info = nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, ..Default::default() };
+            let samples = list_in(info, |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap()(d0, u));
+            assert_eq!(samples.iter().map(|s| (s.pid, s.smUtil)).collect::<Vec<_>>(), [(expected[0], 38), (expected[1], 21)]);
+        }
+        return;
+    }
 }

@@ -78,7 +78,10 @@ fn smi_prints_the_profile() {
     for (i, (row, bus)) in gpu_rows.iter().zip(bus_ids).enumerate() {
         assert_eq!(row[0], i.to_string());
         assert_eq!(row[3], format!("00000000:{bus}:00.0"));
-        assert!(!row.contains(&"ERR!") && !row.contains(&"N/A"), "{out}");
+        // GPU 7 is in MIG mode: the driver reports utilization per GPU instance, not per GPU.
+        let util = if i == 7 { "N/A" } else { row[7] };
+        assert_eq!(row[7], util, "{out}");
+        assert!(!row.contains(&"ERR!") && !row[..7].contains(&"N/A") && !row[8..].contains(&"N/A"), "{out}");
     }
     assert_eq!(gpu_rows[1][6], "2MiB / 81559MiB", "{out}");
 

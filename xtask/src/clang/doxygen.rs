@@ -79,7 +79,7 @@ fn null_allowed(doc: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sentence in text.split(". ") {
         let lower = sentence.to_ascii_lowercase();
-        let allows = lower.contains("allowed to be null") || lower.contains("can be null") || lower.contains("may be null") || lower.contains("query the size");
+        let allows = ["allowed to be null", "can be null", "may be null", "set to null", "query the size"].iter().any(|p| lower.contains(p));
         if allows {
             for name in mentioned(sentence) {
                 if !out.contains(&name) {
@@ -208,6 +208,10 @@ mod tests {
         let d = parse(doc);
         assert_eq!(d.allows_null, ["infos"]);
         assert!(!d.refuses_null("infos"));
+        let probe = parse("First invoke the function with \\a samples set to NULL.\n\n@return\n - \\ref NVML_ERROR_INVALID_ARGUMENT if a count of 0 is passed with a non-NULL \\a samples");
+        assert_eq!(probe.allows_null, ["samples"]);
+        let non_null = parse("@return\n - \\ref NVML_ERROR_INVALID_ARGUMENT if a count of 0 is passed with a non-NULL \\a samples");
+        assert!(!non_null.refuses_null("samples"), "non-NULL is not NULL");
     }
 
     #[test]

@@ -2,8 +2,11 @@
 //! - `api.rs`: the `Api` trait, one method per function of the header with its C signature;
 //!   each default body reports the call as unimplemented and answers `NOT_SUPPORTED`, so the
 //!   hand-written engine overrides only what it implements;
+//! - `answers.rs` ([`super::mock_answers`]): the getters answered from a profile's values, and
+//!   the schema the mock checks profiles against;
 //! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
-//!   which hands the call to the engine (or the hostile library) through its `api_entry` guard;
+//!   which hands the call, with the object it is called on, to the engine (or the hostile
+//!   library) through its `api_entry` guard;
 //! - `history.rs` ([`emit_history`]): the driver branch that introduced each function newer
 //!   than the oldest published header, from `gen-config/function-history.yaml`, so a profile
 //!   with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
@@ -17,17 +20,19 @@ use quote::quote;
 use super::{banner, c_ty, format_file, ident, ret_ty, GeneratedFile, Output};
 use crate::history::DriverTable;
 use crate::model::{ConstValue, Function, Ty};
+use crate::plan::Plan;
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml-mock/src/generated";
 
-pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
+pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    let files: [(&str, &str, TokenStream); 3] = [
-        ("api.rs", "The mock's engine interface: one method per function of nvml.h.", api(b)),
-        ("names.rs", "Names of nvml.h's integer constants, for profiles and fault specs.", names(b)),
+    let files: [(&str, &str, TokenStream); 4] = [
+        ("api.rs", "The mock's engine interface: one method per function of nvml.h.", api(b, plan)),
+        ("answers.rs", "The functions the mock answers from a profile's values, and their schema.", super::mock_answers::answers(b, plan)),
+        ("names.rs", "Names of nvml.h's integer constants and functions, for profiles and fault specs.", names(b)),
         ("exports.rs", "Every symbol of nvml.h, exported with its C signature.", exports(b)),
     ];
     for (name, what, tokens) in files {
@@ -93,9 +98,14 @@ fn names(b: &Bindings) -> TokenStream {
         }
     });
     let count = all.len();
+    let functions: Vec<&str> = b.model.functions.keys().map(String::as_str).collect();
+    let fn_count = functions.len();
     quote! {
         /// `(name, value)` of every integer constant of nvml.h, sorted by name.
         pub static CONSTANTS: [(&str, i128); #count] = [#(#rows),*];
+
+        /// Every function of nvml.h (legacy symbols included), sorted by name.
+        pub static FUNCTIONS: [&str; #fn_count] = [#(#functions),*];
     }
 }
 
@@ -123,12 +133,15 @@ pub(super) fn params(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
     (decls, names)
 }
 
-fn api(b: &Bindings) -> TokenStream {
+fn api(b: &Bindings, plan: &Plan) -> TokenStream {
+    let data = super::mock_answers::data_function_names(b, plan);
     let methods = b.model.functions.values().map(|f| {
         let (name, s) = (ident(&f.name), f.name.as_str());
-        let (decls, _) = params(f);
+        let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
-        let body = if returns_status(f) {
+        let body = if data.contains(&f.name) {
+            quote!(super::answers::#name(self, #(#names),*))
+        } else if returns_status(f) {
             quote!(self.unimplemented(#s))
         } else {
             let fallback = fallback(&f.ret);
@@ -140,17 +153,45 @@ fn api(b: &Bindings) -> TokenStream {
             fn #name(&self, #(#decls),*) #ret { #body }
         }
     });
+    let arms = b.model.functions.values().map(|f| {
+        let name = ident(&f.name);
+        let (decls, names) = params(f);
+        let ret = ret_ty(&f.ret);
+        quote! {
+            (@one $m:ident #name) => {
+                fn #name(&self, #(#decls),*) #ret { $m::#name(self, #(#names),*) }
+            };
+        }
+    });
     quote! {
         use core::ffi::*;
         use nvml_sys::*;
+        use super::super::answer::{Object, Val};
+
+        /// Implements methods of [`Api`] inside an `impl Api for ...` block, each by calling the
+        /// function of the same name in the module named before it, with the C parameters
+        /// after the implementor: `delegate!(device::nvmlDeviceGetName, mig::nvmlDeviceGetMigMode)`.
+        /// The C types must be in scope where it is invoked (`core::ffi::*`, `nvml_sys::*`).
+        macro_rules! delegate {
+            ($($m:ident :: $f:ident),* $(,)?) => { $( delegate!(@one $m $f); )* };
+            #(#arms)*
+        }
+        pub(crate) use delegate;
 
         /// The functions of nvml.h as methods of the mock's engine. Pointer arguments come
         /// straight from the C caller; implementations check them before use.
+        ///
+        /// A getter whose outputs are values, records, strings or lists answers from the
+        /// profile by default (`answers.rs`); every other default answers `unimplemented`.
         #[allow(unused_variables, clippy::too_many_arguments)]
         pub trait Api {
             /// Called by every method the engine does not implement; returns the status the
             /// caller sees (`NVML_ERROR_NOT_SUPPORTED`).
             fn unimplemented(&self, function: &'static str) -> nvmlReturn_t;
+            /// The profile's values of `function` for `object` and the selector values, handed
+            /// to `write` (one value per output of the function's schema); returns `write`'s
+            /// status, or the error the profile gives (or `unimplemented` when it gives none).
+            fn answer(&self, function: &'static str, object: Object, selectors: &[i64], write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>) -> nvmlReturn_t;
             #(#methods)*
         }
     }
@@ -171,7 +212,8 @@ fn exports(b: &Bindings) -> TokenStream {
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
         let body = if returns_status(f) {
-            quote!(api_entry(#s, |e| e.#name(#(#names),*)))
+            let object = super::mock_answers::object_of(f);
+            quote!(api_entry(#s, #object, |e| e.#name(#(#names),*)))
         } else {
             let fallback = fallback(&f.ret);
             quote!(plain_entry(#s, #fallback, |e| e.#name(#(#names),*)))
@@ -184,6 +226,7 @@ fn exports(b: &Bindings) -> TokenStream {
     quote! {
         use core::ffi::*;
         use nvml_sys::*;
+        use super::super::answer::Object;
         use super::super::engine::{api_entry, plain_entry};
 
         #(#fns)*

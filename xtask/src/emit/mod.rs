@@ -6,6 +6,7 @@
 pub mod doc;
 pub mod hostile;
 pub mod mock;
+pub mod mock_answers;
 pub mod readings;
 pub mod safe;
 pub mod sys;
@@ -39,7 +40,7 @@ pub struct Output {
 pub fn emit_all(b: &Bindings, plan: &Plan) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
-    mock::emit(b, &mut out)?;
+    mock::emit(b, plan, &mut out)?;
     hostile::emit(b, plan, &mut out)?;
     safe::emit(b, plan, &mut out)?;
     Ok(out)

@@ -64,8 +64,8 @@ pub struct Rules {
     /// Bit masks defined as `#define`s: a bitflags type name → the constants' prefix and the
     /// parameters (`function.parameter`) and record fields (`record.field`) that carry it.
     pub bitflags: BTreeMap<String, FlagsRule>,
-    /// Versioned record → the constant that gives its `version` field, where the header's
-    /// `nvmlX_vN` naming does not.
+    /// Versioned record → the constant that gives its `version` field, where neither the
+    /// header's `nvmlX_vN` naming nor the field's comment (`Set to NVML_X_VERSION`) does.
     pub struct_versions: BTreeMap<String, String>,
     /// `record.field` → its value (a header constant or a number) when the record is built
     /// from an older layout of a versioned family that lacks the field; other missing fields
@@ -440,9 +440,16 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     let mut struct_versions = BTreeMap::new();
     for r in model.records.values().filter(|r| r.fields.first().is_some_and(|f| f.name == "version")) {
         let names = model.typedefs.values().filter(|t| t.ty == Ty::Named(r.name.clone())).map(|t| t.name.as_str()).chain([r.name.as_str()]);
-        let found = names.filter_map(|n| n.strip_suffix("_t")).find(|c| constant_value(&model, c).is_some());
-        if let Some(c) = found {
-            struct_versions.insert(r.name.clone(), c.to_string());
+        let found = names.filter_map(|n| n.strip_suffix("_t")).find(|c| constant_value(&model, c).is_some()).map(str::to_string);
+        // Else the version field's comment may name it: `IN: Set to NVML_GPM_SUPPORT_VERSION`.
+        let named = || {
+            let doc = r.fields[0].doc.as_deref()?;
+            let rest = &doc[doc.find("Set to ")? + 7..];
+            let c: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            constant_value(&model, &c).is_some().then_some(c)
+        };
+        if let Some(c) = found.or_else(named) {
+            struct_versions.insert(r.name.clone(), c);
         }
     }
     for (rec, c) in &rules.struct_versions {

@@ -1,13 +1,16 @@
 //! Event sets, of devices and of the system: registration, delivery and waiting with a timeout.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::ffi::{c_uint, c_ulonglong};
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use nvml_sys::*;
 
-use super::entry;
-use crate::profile::{EventSpec, SystemEventSpec};
+use super::ffi::{check_version, get, put, put_items};
+use super::{entry, need, Device, Engine};
+use crate::answer::Object;
+use crate::profile::{const_value, EventSpec, SystemEventSpec};
 
 /// One queued event: device index, type, data.
 pub type Pending = (usize, u64, u64);
@@ -104,7 +107,7 @@ impl SystemEventSet {
 /// for it. Returns `NVML_ERROR_NOT_FOUND` when no set wanted it.
 #[no_mangle]
 pub extern "C" fn nvmlMockInjectEvent(device: nvmlDevice_t, event_type: u64, data: u64) -> nvmlReturn_t {
-    entry("nvmlMockInjectEvent", |e| {
+    entry("nvmlMockInjectEvent", Object::Device(device), |e| {
         let Ok(sys) = e.sys() else { return NVML_ERROR_UNINITIALIZED };
         let Ok(dev) = sys.device(device) else { return NVML_ERROR_INVALID_ARGUMENT };
         let delivered = sys.event_sets.all().iter().filter(|s| s.deliver(dev.index, event_type, data)).count();
@@ -113,5 +116,107 @@ pub extern "C" fn nvmlMockInjectEvent(device: nvmlDevice_t, event_type: u64, dat
         } else {
             NVML_SUCCESS
         }
+    })
+}
+
+/// The event types a device supports: the mask of `supported_events`.
+fn supported(d: &Device) -> Result<u64, nvmlReturn_t> {
+    Ok(need(d.spec.list("supported_events"))?.iter().filter_map(const_value).fold(0u64, |m, v| m | v as u64))
+}
+
+pub fn nvmlEventSetCreate(e: &Engine, set: *mut nvmlEventSet_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        if set.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        put(set, sys.event_sets.add(EventSet::default()) as nvmlEventSet_t)
+    })
+}
+
+pub fn nvmlDeviceGetSupportedEventTypes(e: &Engine, device: nvmlDevice_t, types: *mut c_ulonglong) -> nvmlReturn_t {
+    e.dev(device, |_, d| put(types, supported(d)?))
+}
+
+pub fn nvmlDeviceRegisterEvents(e: &Engine, device: nvmlDevice_t, types: c_ulonglong, set: nvmlEventSet_t) -> nvmlReturn_t {
+    e.dev(device, |sys, d| {
+        if types & !supported(d)? != 0 {
+            return Err(NVML_ERROR_NOT_SUPPORTED);
+        }
+        sys.event_sets.get(set.cast())?.register(d.index, types, &sys.profile.events);
+        Ok(())
+    })
+}
+
+fn event_wait(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
+    e.with(|sys| {
+        let es = sys.event_sets.get(set.cast())?;
+        if data.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let (device, event_type, event_data) = es.wait(timeout_ms).ok_or(NVML_ERROR_TIMEOUT)?;
+        put(data, nvmlEventData_t { device: sys.handle(device), eventType: event_type, eventData: event_data, gpuInstanceId: 0xFFFF_FFFF, computeInstanceId: 0xFFFF_FFFF })
+    })
+}
+
+pub fn nvmlEventSetWait(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
+    event_wait(e, set, data, timeout_ms)
+}
+
+pub fn nvmlEventSetWait_v2(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
+    event_wait(e, set, data, timeout_ms)
+}
+
+pub fn nvmlEventSetFree(e: &Engine, set: nvmlEventSet_t) -> nvmlReturn_t {
+    e.with(|sys| sys.event_sets.remove(set.cast()))
+}
+
+pub fn nvmlSystemEventSetCreate(e: &Engine, request: *mut nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        check_version(request, nvmlSystemEventSetCreateRequest_v1)?;
+        let mut r = get(request)?;
+        r.set = sys.system_event_sets.add(SystemEventSet::default()) as nvmlSystemEventSet_t;
+        put(request, r)
+    })
+}
+
+pub fn nvmlSystemRegisterEvents(e: &Engine, request: *mut nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        check_version(request, nvmlSystemRegisterEventRequest_v1)?;
+        let r = get(request)?;
+        let set = sys.system_event_sets.get(r.set.cast())?;
+        // Unknown types register nothing, as the header says of NOT_SUPPORTED.
+        let known = (nvmlSystemEventTypeGpuDriverUnbind | nvmlSystemEventTypeGpuDriverBind) as u64;
+        if r.eventTypes & !known != 0 {
+            return Err(NVML_ERROR_NOT_SUPPORTED);
+        }
+        set.register(r.eventTypes);
+        Ok(())
+    })
+}
+
+pub fn nvmlSystemEventSetWait(e: &Engine, request: *mut nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        check_version(request, nvmlSystemEventSetWaitRequest_v1)?;
+        let mut r = get(request)?;
+        let set = sys.system_event_sets.get(r.set.cast())?;
+        if r.data.is_null() || r.dataSize == 0 {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let events = set.take(&sys.profile.system_events, r.dataSize as usize, r.timeoutms);
+        let data: Vec<nvmlSystemEventData_v1_t> = events.iter().map(|e| nvmlSystemEventData_v1_t { eventType: e.event_type, gpuId: e.gpu_id }).collect();
+        put_items(r.data, &data)?;
+        r.numEvent = data.len() as c_uint;
+        put(request, r)?;
+        if data.is_empty() {
+            return Err(NVML_ERROR_TIMEOUT);
+        }
+        Ok(())
+    })
+}
+
+pub fn nvmlSystemEventSetFree(e: &Engine, request: *mut nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        check_version(request, nvmlSystemEventSetFreeRequest_v1)?;
+        sys.system_event_sets.remove(get(request)?.set.cast())
     })
 }

@@ -158,6 +158,15 @@ pub fn put_all<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Statu
     put_items(array, items)
 }
 
+/// The type and value of an `nvmlUUID_t`: its text (up to the first NUL) and its 16 bytes.
+pub fn read_uuid(p: *const nvmlUUID_t) -> Result<(c_uint, String, [u8; 16]), nvmlReturn_t> {
+    let u = get(p)?;
+    // SAFETY: both members of the union are plain byte arrays, for which every bit pattern is
+    // valid; the caller's struct was copied whole by `get`.
+    let (text, bytes) = unsafe { (chars_str(&u.value.str), u.value.bytes) };
+    Ok((u.r#type, text, bytes))
+}
+
 /// Turns a status into the code returned to C.
 pub fn code(s: Status) -> nvmlReturn_t {
     match s {

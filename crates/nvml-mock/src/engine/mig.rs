@@ -1,15 +1,28 @@
-//! MIG: GPU instances and their compute instances, built from a device's
-//! `mig.gpu_instances` when its `mig.mode` is on. Their handles are the addresses of these
-//! objects, checked like device handles.
+//! MIG: the GPU instances and compute instances a device's profile declares (`mig.gpu_instances`,
+//! when `mig.mode` is on), their profiles, placements and remaining capacity, and the MIG
+//! devices (one per compute instance) that clients use as device handles.
+//!
+//! Handles are the addresses of these objects, checked like device handles. A MIG device's
+//! handle is the address of its own boxed [`MigDevice`], distinct from its compute instance's.
 
 // Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
 #![allow(clippy::vec_box)]
 
+use std::ffi::c_uint;
+
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::{Device, System};
+use super::ffi::{check_version, put, put_all, set_chars, Status};
+use super::{need, Device, DeviceRef, Engine, System};
 use crate::profile::const_value;
+
+/// The device handle of a compute instance, as a MIG device.
+#[derive(Debug)]
+pub struct MigDevice {
+    /// Its index among its GPU's MIG devices.
+    pub index: u32,
+}
 
 /// A compute instance inside a GPU instance.
 #[derive(Debug)]
@@ -18,6 +31,7 @@ pub struct ComputeInstance {
     /// The profile's `NVML_COMPUTE_INSTANCE_PROFILE_*` index.
     pub profile: u32,
     pub placement: (u32, u32),
+    pub mig: Box<MigDevice>,
 }
 
 /// A GPU instance of a device.
@@ -25,6 +39,8 @@ pub struct ComputeInstance {
 pub struct GpuInstance {
     pub device: usize,
     pub id: u32,
+    /// The `NVML_GPU_INSTANCE_PROFILE_*` index of its profile.
+    pub profile: u32,
     /// The unique id of the instance's profile (`nvmlGpuInstanceProfileInfo_t::id`).
     pub profile_id: u32,
     pub placement: (u32, u32),
@@ -36,12 +52,18 @@ fn u32_of(v: &Value, key: &str) -> u32 {
     v.get(key).and_then(const_value).unwrap_or(0) as u32
 }
 
+/// Whether a GPU is in MIG mode.
+pub fn mig_mode(d: &Device) -> bool {
+    d.spec.bool("mig.mode") == Some(true)
+}
+
 /// The GPU instances a device's profile declares (none unless MIG mode is on).
 pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
-    if d.spec.bool("mig.mode") != Some(true) {
+    if !mig_mode(d) {
         return Vec::new();
     }
     let profiles = d.spec.list("mig.gpu_instance_profiles").unwrap_or_default();
+    let mut index = 0;
     d.spec
         .list("mig.gpu_instances")
         .unwrap_or_default()
@@ -59,12 +81,14 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                 .map(|ci| {
                     let start = u32_of(ci, "start");
                     let size = ci.get("size").and_then(Value::as_u64).map(|s| s as u32).unwrap_or(slices);
-                    Box::new(ComputeInstance { id: u32_of(ci, "id"), profile: u32_of(ci, "profile"), placement: (start, size) })
+                    index += 1;
+                    Box::new(ComputeInstance { id: u32_of(ci, "id"), profile: u32_of(ci, "profile"), placement: (start, size), mig: Box::new(MigDevice { index: index - 1 }) })
                 })
                 .collect();
             Box::new(GpuInstance {
                 device: d.index,
                 id: u32_of(gi, "id"),
+                profile,
                 profile_id: info.map(|p| u32_of(p, "id")).unwrap_or(0),
                 placement: (u32_of(gi, "start"), slices),
                 slices,
@@ -85,12 +109,27 @@ impl System {
 
     /// The compute instance behind a handle, with its GPU instance.
     pub fn compute_instance(&self, h: nvmlComputeInstance_t) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
+        self.find_ci(|c| std::ptr::eq::<ComputeInstance>(c, h as *const ComputeInstance))
+    }
+
+    /// The compute instance whose MIG device a device handle is.
+    pub fn mig_device(&self, h: nvmlDevice_t) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
+        self.find_ci(|c| std::ptr::eq::<MigDevice>(&*c.mig, h as *const MigDevice))
+    }
+
+    fn find_ci(&self, hit: impl Fn(&ComputeInstance) -> bool) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
         for g in &self.gpu_instances {
-            if let Some(c) = g.compute_instances.iter().find(|c| std::ptr::eq::<ComputeInstance>(&***c, h as *const ComputeInstance)) {
+            if let Some(c) = g.compute_instances.iter().find(|c| hit(c)) {
                 return Ok((g, c));
             }
         }
         Err(NVML_ERROR_INVALID_ARGUMENT)
+    }
+
+    /// A GPU's GPU instances.
+    fn instances_of(&self, d: &Device) -> impl Iterator<Item = &GpuInstance> {
+        let index = d.index;
+        self.gpu_instances.iter().filter(move |g| g.device == index).map(|g| &**g)
     }
 }
 
@@ -100,4 +139,451 @@ pub fn gi_handle(g: &GpuInstance) -> nvmlGpuInstance_t {
 
 pub fn ci_handle(c: &ComputeInstance) -> nvmlComputeInstance_t {
     c as *const ComputeInstance as nvmlComputeInstance_t
+}
+
+pub fn mig_handle(c: &ComputeInstance) -> nvmlDevice_t {
+    &*c.mig as *const MigDevice as nvmlDevice_t
+}
+
+/// The profile entry (`mig.gpu_instance_profiles`) of a GPU instance profile index.
+fn gi_profile(d: &Device, profile: c_uint) -> Result<&Value, nvmlReturn_t> {
+    let profiles = need(d.spec.list("mig.gpu_instance_profiles"))?;
+    profiles.iter().find(|p| p.get("profile").and_then(const_value) == Some(profile as i128)).ok_or(NVML_ERROR_NOT_SUPPORTED)
+}
+
+/// The profile entry whose unique id is `id`.
+fn gi_profile_by_id(d: &Device, id: c_uint) -> Result<&Value, nvmlReturn_t> {
+    let profiles = need(d.spec.list("mig.gpu_instance_profiles"))?;
+    profiles.iter().find(|p| u32_of(p, "id") == id).ok_or(NVML_ERROR_NOT_SUPPORTED)
+}
+
+/// A MIG device's name: its GPU's, then the profile (`MIG 1c.3g.40gb` for a compute
+/// instance smaller than its GPU instance), as the driver names them.
+pub fn mig_name(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> String {
+    let gpu = parent.spec.str("name").unwrap_or("");
+    let profile = gi_profile(parent, gi.profile).ok().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("MIG");
+    match profile.strip_prefix("MIG ") {
+        Some(gi_name) if ci.placement.1 < gi.slices => format!("{gpu} MIG {}c.{gi_name}", ci.placement.1),
+        _ => format!("{gpu} {profile}"),
+    }
+}
+
+/// A MIG device's UUID: `MIG-` and its GPU's UUID with the last four digits replaced by the GPU
+/// and compute instance ids.
+pub fn mig_uuid(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> String {
+    let gpu = parent.spec.str("uuid").unwrap_or("GPU-00000000-0000-0000-0000-000000000000");
+    let body = gpu.strip_prefix("GPU-").unwrap_or(gpu);
+    let keep = body.len().saturating_sub(4);
+    format!("MIG-{}{:02x}{:02x}", &body[..keep], gi.id & 0xFF, ci.id & 0xFF)
+}
+
+/// `(total, reserved, used)` of a MIG device: its GPU instance's memory, used by the processes
+/// that run in it.
+pub fn mig_memory(parent: &Device, gi: &GpuInstance) -> Result<(u64, u64, u64), nvmlReturn_t> {
+    let total = u64::from(u32_of(gi_profile(parent, gi.profile)?, "memory_mb")) << 20;
+    let in_gi = |p: &&Value| p.get("gpu_instance_id").and_then(Value::as_u64) == Some(gi.id.into());
+    let used: u64 = ["processes.compute", "processes.graphics"]
+        .iter()
+        .flat_map(|k| parent.spec.list(k).unwrap_or_default())
+        .filter(in_gi)
+        .filter_map(|p| p.get("used_memory").and_then(Value::as_u64))
+        .sum();
+    Ok((total, 0, used))
+}
+
+/// GPU instances exist only in MIG mode.
+fn in_mig_mode(d: &Device) -> Status {
+    if !mig_mode(d) {
+        return Err(NVML_ERROR_NOT_SUPPORTED);
+    }
+    Ok(())
+}
+
+pub fn nvmlDeviceGetMigMode(e: &Engine, device: nvmlDevice_t, current: *mut c_uint, pending: *mut c_uint) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        if current.is_null() || pending.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let mode = need(d.spec.bool("mig.mode"))?;
+        put(current, mode as c_uint)?;
+        put(pending, d.spec.bool("mig.pending").unwrap_or(mode) as c_uint)
+    })
+}
+
+/// `mig.max_devices`; 0 for a GPU without MIG, as nvml.h says.
+pub fn nvmlDeviceGetMaxMigDeviceCount(e: &Engine, device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
+    e.dev(device, |_, d| put(count, d.spec.u32("mig.max_devices").unwrap_or(0)))
+}
+
+/// A GPU instance profile as the v2 record, the layout the others derive from.
+fn gi_profile_info(p: &Value) -> nvmlGpuInstanceProfileInfo_v2_t {
+    let u = |k: &str| u32_of(p, k);
+    let mut info = nvmlGpuInstanceProfileInfo_v2_t {
+        version: nvmlGpuInstanceProfileInfo_v2,
+        id: u("id"),
+        isP2pSupported: u("p2p"),
+        sliceCount: u("slices"),
+        instanceCount: u("instances"),
+        multiprocessorCount: u("multiprocessors"),
+        copyEngineCount: u("copy_engines"),
+        decoderCount: u("decoders"),
+        encoderCount: u("encoders"),
+        jpegCount: u("jpegs"),
+        ofaCount: u("ofas"),
+        memorySizeMB: p.get("memory_mb").and_then(Value::as_u64).unwrap_or(0),
+        ..Default::default()
+    };
+    set_chars(&mut info.name, p.get("name").and_then(Value::as_str).unwrap_or(""));
+    info
+}
+
+/// Writes a GPU instance profile in the layout the caller's `version` asks for (v2, or v3 with
+/// its `capabilities`, none of which the profiles have).
+fn put_gi_profile_info(info: *mut nvmlGpuInstanceProfileInfo_v2_t, p: &Value) -> Status {
+    let v = gi_profile_info(p);
+    if super::ffi::get(info as *const c_uint)? == nvmlGpuInstanceProfileInfo_v3 {
+        let v3 = nvmlGpuInstanceProfileInfo_v3_t {
+            version: nvmlGpuInstanceProfileInfo_v3,
+            id: v.id,
+            sliceCount: v.sliceCount,
+            instanceCount: v.instanceCount,
+            multiprocessorCount: v.multiprocessorCount,
+            copyEngineCount: v.copyEngineCount,
+            decoderCount: v.decoderCount,
+            encoderCount: v.encoderCount,
+            jpegCount: v.jpegCount,
+            ofaCount: v.ofaCount,
+            memorySizeMB: v.memorySizeMB,
+            name: v.name,
+            capabilities: 0,
+        };
+        return put(info as *mut nvmlGpuInstanceProfileInfo_v3_t, v3);
+    }
+    check_version(info, nvmlGpuInstanceProfileInfo_v2)?;
+    put(info, v)
+}
+
+/// The legacy layout: the v2 record's fields without its version and name.
+pub fn nvmlDeviceGetGpuInstanceProfileInfo(e: &Engine, device: nvmlDevice_t, profile: c_uint, info: *mut nvmlGpuInstanceProfileInfo_t) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        let v = gi_profile_info(gi_profile(d, profile)?);
+        let (id, isP2pSupported, sliceCount, instanceCount) = (v.id, v.isP2pSupported, v.sliceCount, v.instanceCount);
+        let (multiprocessorCount, copyEngineCount, decoderCount, encoderCount) = (v.multiprocessorCount, v.copyEngineCount, v.decoderCount, v.encoderCount);
+        let (jpegCount, ofaCount, memorySizeMB) = (v.jpegCount, v.ofaCount, v.memorySizeMB);
+        let v1 = nvmlGpuInstanceProfileInfo_t { id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount, decoderCount, encoderCount, jpegCount, ofaCount, memorySizeMB };
+        put(info, v1)
+    })
+}
+
+pub fn nvmlDeviceGetGpuInstanceProfileInfoV(e: &Engine, device: nvmlDevice_t, profile: c_uint, info: *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+    e.dev(device, |_, d| put_gi_profile_info(info, gi_profile(d, profile)?))
+}
+
+pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, info: *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+    e.dev(device, |_, d| put_gi_profile_info(info, gi_profile_by_id(d, profile_id)?))
+}
+
+pub fn nvmlDeviceGetGpuInstances(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, gis: *mut nvmlGpuInstance_t, count: *mut c_uint) -> nvmlReturn_t {
+    e.dev(device, |sys, d| {
+        in_mig_mode(d)?;
+        let found: Vec<nvmlGpuInstance_t> = sys.instances_of(d).filter(|g| g.profile_id == profile_id).map(gi_handle).collect();
+        put_all(count, gis, &found)
+    })
+}
+
+pub fn nvmlDeviceGetGpuInstanceById(e: &Engine, device: nvmlDevice_t, id: c_uint, gi: *mut nvmlGpuInstance_t) -> nvmlReturn_t {
+    e.dev(device, |sys, d| {
+        in_mig_mode(d)?;
+        let g = sys.instances_of(d).find(|g| g.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
+        put(gi, gi_handle(g))
+    })
+}
+
+/// The start slices a GPU instance profile may be placed at: `placements` of its profile
+/// entry, or every multiple of its size within `mig.slices` (default 8).
+fn gi_starts(d: &Device, p: &Value) -> Vec<u32> {
+    if let Some(starts) = p.get("placements").and_then(Value::as_sequence) {
+        return starts.iter().filter_map(Value::as_u64).map(|s| s as u32).collect();
+    }
+    let (size, total) = (u32_of(p, "slices").max(1), d.spec.u32("mig.slices").unwrap_or(8));
+    (0..total).step_by(size as usize).filter(|s| s + size <= total).collect()
+}
+
+fn overlaps(a: (u32, u32), b: (u32, u32)) -> bool {
+    a.0 < b.0 + b.1 && b.0 < a.0 + a.1
+}
+
+/// Every placement of a GPU instance profile, free or not.
+fn gi_placements(d: &Device, profile_id: c_uint) -> Result<Vec<nvmlGpuInstancePlacement_t>, nvmlReturn_t> {
+    let p = gi_profile_by_id(d, profile_id)?;
+    let size = u32_of(p, "slices");
+    Ok(gi_starts(d, p).into_iter().map(|start| nvmlGpuInstancePlacement_t { start, size }).collect())
+}
+
+/// The placements of `mig.gpu_instance_profiles`, whether MIG is on or not; a NULL array asks
+/// for their number.
+pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, placements: *mut nvmlGpuInstancePlacement_t, count: *mut c_uint) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        let all = gi_placements(d, profile_id)?;
+        if placements.is_null() {
+            return put(count, all.len() as c_uint);
+        }
+        put_all(count, placements, &all)
+    })
+}
+
+pub fn nvmlDeviceGetGpuInstancePossiblePlacements(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, placements: *mut nvmlGpuInstancePlacement_t, count: *mut c_uint) -> nvmlReturn_t {
+    nvmlDeviceGetGpuInstancePossiblePlacements_v2(e, device, profile_id, placements, count)
+}
+
+/// How many more instances of a profile fit: its free placements, at most its
+/// `instances` less those that exist.
+pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, count: *mut c_uint) -> nvmlReturn_t {
+    e.dev(device, |sys, d| {
+        in_mig_mode(d)?;
+        let all = gi_placements(d, profile_id)?;
+        let used: Vec<(u32, u32)> = sys.instances_of(d).map(|g| g.placement).collect();
+        let free = all.iter().filter(|p| !used.iter().any(|u| overlaps((p.start, p.size), *u))).count() as u32;
+        let existing = sys.instances_of(d).filter(|g| g.profile_id == profile_id).count() as u32;
+        let max = u32_of(gi_profile_by_id(d, profile_id)?, "instances").saturating_sub(existing);
+        put(count, free.min(max))
+    })
+}
+
+pub fn nvmlGpuInstanceGetInfo(e: &Engine, gi: nvmlGpuInstance_t, info: *mut nvmlGpuInstanceInfo_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let g = sys.gpu_instance(gi)?;
+        put(
+            info,
+            nvmlGpuInstanceInfo_t {
+                device: sys.handle(g.device),
+                id: g.id,
+                profileId: g.profile_id,
+                placement: nvmlGpuInstancePlacement_t { start: g.placement.0, size: g.placement.1 },
+            },
+        )
+    })
+}
+
+/// A compute-instance profile usable in `gi` (one that fits its slices).
+fn ci_profile(sys: &System, gi: &GpuInstance, select: impl Fn(&Value) -> bool) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
+    let d = &sys.devices[gi.device];
+    let p = need(d.spec.list("mig.compute_instance_profiles"))?.iter().find(|p| select(p)).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+    let u = |k: &str| u32_of(p, k);
+    if u("slices") > gi.slices {
+        return Err(NVML_ERROR_NOT_SUPPORTED);
+    }
+    let mut info = nvmlComputeInstanceProfileInfo_v3_t {
+        version: nvmlComputeInstanceProfileInfo_v3,
+        id: u("id"),
+        sliceCount: u("slices"),
+        instanceCount: gi.slices / u("slices").max(1),
+        multiprocessorCount: u("multiprocessors"),
+        sharedCopyEngineCount: u("copy_engines"),
+        sharedDecoderCount: u("decoders"),
+        sharedEncoderCount: u("encoders"),
+        sharedJpegCount: u("jpegs"),
+        sharedOfaCount: u("ofas"),
+        ..Default::default()
+    };
+    set_chars(&mut info.name, p.get("name").and_then(Value::as_str).unwrap_or(""));
+    Ok(info)
+}
+
+fn ci_profile_by_index(sys: &System, gi: &GpuInstance, profile: c_uint) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
+    ci_profile(sys, gi, |p| p.get("profile").and_then(const_value) == Some(profile as i128))
+}
+
+fn ci_profile_by_id(sys: &System, gi: &GpuInstance, id: c_uint) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
+    ci_profile(sys, gi, |p| u32_of(p, "id") == id)
+}
+
+fn shared_engines(eng: c_uint) -> Status {
+    if eng != NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as c_uint {
+        return Err(NVML_ERROR_NOT_SUPPORTED);
+    }
+    Ok(())
+}
+
+pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(e: &Engine, gi: nvmlGpuInstance_t, profile: c_uint, eng: c_uint, info: *mut nvmlComputeInstanceProfileInfo_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        shared_engines(eng)?;
+        let v = ci_profile_by_index(sys, sys.gpu_instance(gi)?, profile)?;
+        put(
+            info,
+            nvmlComputeInstanceProfileInfo_t {
+                id: v.id,
+                sliceCount: v.sliceCount,
+                instanceCount: v.instanceCount,
+                multiprocessorCount: v.multiprocessorCount,
+                sharedCopyEngineCount: v.sharedCopyEngineCount,
+                sharedDecoderCount: v.sharedDecoderCount,
+                sharedEncoderCount: v.sharedEncoderCount,
+                sharedJpegCount: v.sharedJpegCount,
+                sharedOfaCount: v.sharedOfaCount,
+            },
+        )
+    })
+}
+
+/// The v2 layout, or the v3 one (with `capabilities`) when the caller's version asks for it.
+pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(e: &Engine, gi: nvmlGpuInstance_t, profile: c_uint, eng: c_uint, info: *mut nvmlComputeInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let version = super::ffi::get(info as *const c_uint)?;
+        if version != nvmlComputeInstanceProfileInfo_v3 {
+            check_version(info, nvmlComputeInstanceProfileInfo_v2)?;
+        }
+        shared_engines(eng)?;
+        let v = ci_profile_by_index(sys, sys.gpu_instance(gi)?, profile)?;
+        if version == nvmlComputeInstanceProfileInfo_v3 {
+            return put(info as *mut nvmlComputeInstanceProfileInfo_v3_t, v);
+        }
+        let v2 = nvmlComputeInstanceProfileInfo_v2_t {
+            version: nvmlComputeInstanceProfileInfo_v2,
+            id: v.id,
+            sliceCount: v.sliceCount,
+            instanceCount: v.instanceCount,
+            multiprocessorCount: v.multiprocessorCount,
+            sharedCopyEngineCount: v.sharedCopyEngineCount,
+            sharedDecoderCount: v.sharedDecoderCount,
+            sharedEncoderCount: v.sharedEncoderCount,
+            sharedJpegCount: v.sharedJpegCount,
+            sharedOfaCount: v.sharedOfaCount,
+            name: v.name,
+        };
+        put(info, v2)
+    })
+}
+
+pub fn nvmlGpuInstanceGetComputeInstances(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, cis: *mut nvmlComputeInstance_t, count: *mut c_uint) -> nvmlReturn_t {
+    e.with(|sys| {
+        let g = sys.gpu_instance(gi)?;
+        let found: Vec<nvmlComputeInstance_t> = g.compute_instances.iter().filter(|c| c.profile == profile_id).map(|c| ci_handle(c)).collect();
+        put_all(count, cis, &found)
+    })
+}
+
+pub fn nvmlGpuInstanceGetComputeInstanceById(e: &Engine, gi: nvmlGpuInstance_t, id: c_uint, ci: *mut nvmlComputeInstance_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let g = sys.gpu_instance(gi)?;
+        let c = g.compute_instances.iter().find(|c| c.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
+        put(ci, ci_handle(c))
+    })
+}
+
+/// The placements of a compute instance profile in a GPU instance: every multiple of its size.
+fn ci_placements(sys: &System, g: &GpuInstance, profile_id: c_uint) -> Result<Vec<nvmlComputeInstancePlacement_t>, nvmlReturn_t> {
+    let size = ci_profile_by_id(sys, g, profile_id)?.sliceCount.max(1);
+    Ok((0..g.slices).step_by(size as usize).filter(|s| s + size <= g.slices).map(|start| nvmlComputeInstancePlacement_t { start, size }).collect())
+}
+
+pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, placements: *mut nvmlComputeInstancePlacement_t, count: *mut c_uint) -> nvmlReturn_t {
+    e.with(|sys| {
+        let all = ci_placements(sys, sys.gpu_instance(gi)?, profile_id)?;
+        if placements.is_null() {
+            return put(count, all.len() as c_uint);
+        }
+        put_all(count, placements, &all)
+    })
+}
+
+pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, count: *mut c_uint) -> nvmlReturn_t {
+    e.with(|sys| {
+        let g = sys.gpu_instance(gi)?;
+        let all = ci_placements(sys, g, profile_id)?;
+        let free = all.iter().filter(|p| !g.compute_instances.iter().any(|c| overlaps((p.start, p.size), c.placement))).count();
+        put(count, free as c_uint)
+    })
+}
+
+fn compute_instance_info(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let (gi, c) = sys.compute_instance(ci)?;
+        put(
+            info,
+            nvmlComputeInstanceInfo_t {
+                device: sys.handle(gi.device),
+                gpuInstance: gi_handle(gi),
+                id: c.id,
+                profileId: c.profile,
+                placement: nvmlComputeInstancePlacement_t { start: c.placement.0, size: c.placement.1 },
+            },
+        )
+    })
+}
+
+pub fn nvmlComputeInstanceGetInfo(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+    compute_instance_info(e, ci, info)
+}
+
+pub fn nvmlComputeInstanceGetInfo_v2(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+    compute_instance_info(e, ci, info)
+}
+
+// MIG devices.
+
+/// The `index`-th MIG device of a GPU in MIG mode (its compute instances, in order).
+pub fn nvmlDeviceGetMigDeviceHandleByIndex(e: &Engine, device: nvmlDevice_t, index: c_uint, mig: *mut nvmlDevice_t) -> nvmlReturn_t {
+    e.dev(device, |sys, d| {
+        if mig.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        in_mig_mode(d)?;
+        let ci = sys.instances_of(d).flat_map(|g| g.compute_instances.iter()).find(|c| c.mig.index == index).ok_or(NVML_ERROR_NOT_FOUND)?;
+        put(mig, mig_handle(ci))
+    })
+}
+
+/// A MIG device's engines and memory: its compute instance's and GPU instance's profiles.
+/// nvml.h: "This API currently only supports MIG device handles".
+pub fn nvmlDeviceGetAttributes_v2(e: &Engine, device: nvmlDevice_t, attributes: *mut nvmlDeviceAttributes_t) -> nvmlReturn_t {
+    e.any_dev(device, |sys, d| {
+        let DeviceRef::Mig { parent, gi, ci } = d else { return Err(NVML_ERROR_NOT_SUPPORTED) };
+        let c = ci_profile_by_index(sys, gi, ci.profile)?;
+        let g = gi_profile_info(gi_profile(parent, gi.profile)?);
+        put(
+            attributes,
+            nvmlDeviceAttributes_t {
+                multiprocessorCount: c.multiprocessorCount,
+                sharedCopyEngineCount: c.sharedCopyEngineCount,
+                sharedDecoderCount: c.sharedDecoderCount,
+                sharedEncoderCount: c.sharedEncoderCount,
+                sharedJpegCount: c.sharedJpegCount,
+                sharedOfaCount: c.sharedOfaCount,
+                gpuInstanceSliceCount: gi.slices,
+                computeInstanceSliceCount: c.sliceCount,
+                memorySizeMB: g.memorySizeMB,
+            },
+        )
+    })
+}
+
+pub fn nvmlDeviceGetAttributes(e: &Engine, device: nvmlDevice_t, attributes: *mut nvmlDeviceAttributes_t) -> nvmlReturn_t {
+    nvmlDeviceGetAttributes_v2(e, device, attributes)
+}
+
+/// 1 for a MIG device, 0 for a GPU.
+pub fn nvmlDeviceIsMigDeviceHandle(e: &Engine, device: nvmlDevice_t, is_mig: *mut c_uint) -> nvmlReturn_t {
+    e.any_dev(device, |_, d| put(is_mig, matches!(d, DeviceRef::Mig { .. }) as c_uint))
+}
+
+pub fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(e: &Engine, mig: nvmlDevice_t, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let (gi, _) = sys.mig_device(mig)?;
+        put(device, sys.handle(gi.device))
+    })
+}
+
+pub fn nvmlDeviceGetGpuInstanceId(e: &Engine, device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
+    e.any_dev(device, |_, d| match d {
+        DeviceRef::Mig { gi, .. } => put(id, gi.id),
+        DeviceRef::Gpu(_) => Err(NVML_ERROR_NOT_SUPPORTED),
+    })
+}
+
+pub fn nvmlDeviceGetComputeInstanceId(e: &Engine, device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
+    e.any_dev(device, |_, d| match d {
+        DeviceRef::Mig { ci, .. } => put(id, ci.id),
+        DeviceRef::Gpu(_) => Err(NVML_ERROR_NOT_SUPPORTED),
+    })
 }

@@ -1,17 +1,30 @@
 //! The mock's behaviour: one process-wide [`Engine`] that every exported function reaches
-//! through [`entry`], which guards against panics crossing into C, applies injected faults and
-//! older-driver emulation, and enforces `nvmlInit` before use. The generated exports go through
-//! [`api_entry`] and [`plain_entry`], which hand the call to the [`hostile`] library instead
-//! when `NVML_MOCK_HOSTILE` is set.
+//! through [`entry`], which guards against panics crossing into C, applies injected faults,
+//! older-driver emulation and the profile's declared errors, and enforces `nvmlInit` before
+//! use. The generated exports go through [`api_entry`] and [`plain_entry`], which hand the call
+//! to the [`hostile`] library instead when `NVML_MOCK_HOSTILE` is set.
+//!
+//! The hand-written functions are grouped by the header's areas, one module each; `api.rs`
+//! lists them (the rest answer from the profile's values, `generated/answers.rs`, or
+//! `NOT_SUPPORTED`).
 
 // Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
 #![allow(clippy::vec_box)]
 
 mod api;
+mod device;
+mod ecc;
 mod events;
 pub mod ffi;
+mod fields;
+mod gpm;
 pub mod hostile;
 mod mig;
+mod nvlink;
+mod perf;
+mod processes;
+mod system;
+mod vgpu;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -20,11 +33,16 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
 
+pub use api::HAND_WRITTEN;
 use crate::generated::api::Api;
-use crate::generated::history::INTRODUCED;
-use crate::profile::{self, FaultSpec, Flat, Profile};
 pub use events::{EventSet, SystemEventSet};
-pub use mig::GpuInstance;
+pub use gpm::GpmSample;
+pub use mig::{ComputeInstance, GpuInstance};
+
+use crate::answer::{Entry, Object, Val};
+use crate::generated::answers::{MIN_ARCH, PRIVILEGED};
+use crate::generated::history::INTRODUCED;
+use crate::profile::{self, Entries, FaultSpec, Flat, Profile};
 
 /// Functions that work before `nvmlInit` (or decide that for themselves).
 const NO_INIT: &[&str] = &["nvmlInit", "nvmlInit_v2", "nvmlInitWithFlags", "nvmlShutdown", "nvmlErrorString"];
@@ -52,6 +70,22 @@ pub struct Device {
     pub state: Mutex<DeviceState>,
 }
 
+/// What a device handle refers to: a GPU, or a MIG device (a compute instance of one).
+#[derive(Debug, Clone, Copy)]
+pub enum DeviceRef<'a> {
+    Gpu(&'a Device),
+    Mig { parent: &'a Device, gi: &'a GpuInstance, ci: &'a ComputeInstance },
+}
+
+impl<'a> DeviceRef<'a> {
+    /// The GPU, or the MIG device's parent.
+    pub fn gpu(&self) -> &'a Device {
+        match self {
+            DeviceRef::Gpu(d) | DeviceRef::Mig { parent: d, .. } => d,
+        }
+    }
+}
+
 /// Everything that exists between the first `nvmlInit` and the last `nvmlShutdown`.
 #[derive(Debug)]
 pub struct System {
@@ -61,8 +95,13 @@ pub struct System {
     pub gpu_instances: Vec<Box<GpuInstance>>,
     pub event_sets: Handles<EventSet>,
     pub system_event_sets: Handles<SystemEventSet>,
+    pub gpm_samples: Handles<GpmSample>,
     /// Functions the emulated driver lacks (see [`absent_functions`]).
     pub absent: BTreeSet<String>,
+    /// The profile's process ids → the ids clients see (live processes with `live_pids`).
+    pub pids: BTreeMap<u32, u32>,
+    /// When the library was initialised (µs since the epoch): the time counters start from.
+    pub started_us: u64,
 }
 
 /// The functions a profile's driver lacks, which answer `NVML_ERROR_FUNCTION_NOT_FOUND`: its
@@ -78,8 +117,17 @@ pub fn absent_functions(profile: &Profile) -> BTreeSet<String> {
     out
 }
 
+/// The current time in µs since the epoch; with `NVML_MOCK_CLOCK=<µs>`, that moment, always
+/// (samples, counters that grow with time and timestamps then read the same in every
+/// process: for tests that compare two clients' readings).
+pub fn now_us() -> u64 {
+    static FROZEN: OnceLock<Option<u64>> = OnceLock::new();
+    let frozen = FROZEN.get_or_init(|| std::env::var("NVML_MOCK_CLOCK").ok().and_then(|v| v.trim().parse().ok()));
+    frozen.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0))
+}
+
 impl System {
-    fn new(profile: Profile) -> System {
+    fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> System {
         let devices: Vec<Box<Device>> = profile
             .devices
             .iter()
@@ -91,11 +139,22 @@ impl System {
             .collect();
         let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
         let absent = absent_functions(&profile);
-        System { profile, devices, gpu_instances, event_sets: Handles::default(), system_event_sets: Handles::default(), absent }
+        let pids = processes::pid_map(&profile, live_pids);
+        System {
+            profile,
+            devices,
+            gpu_instances,
+            event_sets: Handles::default(),
+            system_event_sets: Handles::default(),
+            gpm_samples: Handles::default(),
+            absent,
+            pids,
+            started_us: now_us(),
+        }
     }
 
-    /// The device behind a handle; anything that is not one of ours is rejected without
-    /// being dereferenced.
+    /// The GPU behind a handle; anything that is not one of ours (a MIG device included) is
+    /// rejected without being dereferenced.
     pub fn device(&self, handle: nvmlDevice_t) -> Result<&Device, nvmlReturn_t> {
         self.devices
             .iter()
@@ -104,8 +163,73 @@ impl System {
             .ok_or(NVML_ERROR_INVALID_ARGUMENT)
     }
 
+    /// The GPU or MIG device behind a handle.
+    pub fn any_device(&self, handle: nvmlDevice_t) -> Result<DeviceRef<'_>, nvmlReturn_t> {
+        if let Ok(d) = self.device(handle) {
+            return Ok(DeviceRef::Gpu(d));
+        }
+        let (gi, ci) = self.mig_device(handle)?;
+        Ok(DeviceRef::Mig { parent: &self.devices[gi.device], gi, ci })
+    }
+
     pub fn handle(&self, index: usize) -> nvmlDevice_t {
         &*self.devices[index] as *const Device as nvmlDevice_t
+    }
+
+    /// The function values of the object a call is for: `None` for a handle that is not ours
+    /// (or an object the profile gives no values).
+    pub fn entries(&self, object: Object) -> Option<(&Entries, String)> {
+        Some(match object {
+            Object::System => (&self.profile.system.1, String::new()),
+            Object::Device(h) => match self.any_device(h).ok()? {
+                DeviceRef::Gpu(d) => (&d.spec.1, String::new()),
+                DeviceRef::Mig { parent, .. } => (&parent.spec.1, "mig.device.".to_string()),
+            },
+            Object::VgpuType(id) => (self.profile.vgpu_types.get(&id)?, String::new()),
+            Object::VgpuInstance(id) => (&vgpu::instance(self, id)?.spec.1, vgpu::instance_prefix(id)),
+            Object::GpuInstance(h) => (&self.devices[self.gpu_instance(h).ok()?.device].spec.1, "mig.gpu_instance.".to_string()),
+            Object::ComputeInstance(h) => (&self.devices[self.compute_instance(h).ok()?.0.device].spec.1, "mig.compute_instance.".to_string()),
+            Object::Unit(_) => return None,
+        })
+    }
+
+    /// The entry of `function` for `object`, or of another member of its family (the schema's
+    /// `family`) when the profile names only that one. A MIG device has its parent's values
+    /// unless its GPU's `mig.device` says otherwise.
+    pub fn entry(&self, function: &str, object: Object) -> Option<&Entry> {
+        let (entries, prefix) = self.entries(object)?;
+        let family = crate::answer::schema(function).map(|s| s.family).unwrap_or_default();
+        let names = std::iter::once(function).chain(family.iter().copied());
+        let mut prefixes = vec![prefix.as_str()];
+        if prefix == "mig.device." {
+            prefixes.push("");
+        }
+        prefixes.iter().find_map(|p| names.clone().find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(&format!("{p}{f}")) }))
+    }
+
+    /// Whether nvml.h says `function` needs a newer architecture than the device's ("For
+    /// Hopper or newer"): such a function answers `NOT_SUPPORTED` there unless the profile
+    /// gives it a value.
+    pub fn too_old(&self, function: &str, object: Object) -> bool {
+        let Ok(i) = MIN_ARCH.binary_search_by(|(f, _, _)| (*f).cmp(function)) else { return false };
+        self.architecture(object).is_some_and(|arch| arch < MIN_ARCH[i].2)
+    }
+
+    /// The architecture (`NVML_DEVICE_ARCH_*`) of the GPU (or MIG device) a call is for.
+    pub fn architecture(&self, object: Object) -> Option<u32> {
+        let Object::Device(h) = object else { return None };
+        let gpu = self.handle(self.any_device(h).ok()?.gpu().index);
+        self.value("nvmlDeviceGetArchitecture", Object::Device(gpu), &[]).and_then(|v| v.first()).map(|v| v.uint() as u32)
+    }
+
+    /// The profile's value of a function answered from data (its outputs), for hand-written
+    /// code that derives other answers from it: `None` when the profile gives none (or an
+    /// error) for these selectors.
+    pub fn value(&self, function: &str, object: Object, selectors: &[i64]) -> Option<&[Val]> {
+        match self.entry(function, object)?.select(selectors)? {
+            Entry::Values(v) => Some(v),
+            _ => None,
+        }
     }
 }
 
@@ -194,10 +318,11 @@ pub fn engine() -> &'static Engine {
     })
 }
 
-/// Runs an exported function that returns `nvmlReturn_t`.
-pub fn entry(name: &'static str, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvmlReturn_t {
+/// Runs an exported function that returns `nvmlReturn_t`, called on `object` (its first
+/// parameter, when that is a handle).
+pub fn entry(name: &'static str, object: Object, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvmlReturn_t {
     let e = engine();
-    let run = AssertUnwindSafe(|| match e.intercept(name) {
+    let run = AssertUnwindSafe(|| match e.intercept(name, object) {
         Some(code) => code,
         None => f(e),
     });
@@ -207,13 +332,13 @@ pub fn entry(name: &'static str, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvm
     })
 }
 
-/// Runs a generated export: on the hostile library when there is one (without faults or
-/// the init check), else on the engine through [`entry`].
-pub fn api_entry(name: &'static str, f: impl FnOnce(&dyn Api) -> nvmlReturn_t) -> nvmlReturn_t {
+/// Runs a generated export called on `object`: on the hostile library when there is one
+/// (without faults or the init check), else on the engine through [`entry`].
+pub fn api_entry(name: &'static str, object: Object, f: impl FnOnce(&dyn Api) -> nvmlReturn_t) -> nvmlReturn_t {
     if hostile::library().is_some() {
         return plain_entry(name, NVML_ERROR_UNKNOWN, f);
     }
-    entry(name, |e| f(e))
+    entry(name, object, |e| f(e))
 }
 
 /// Runs an exported function with another return type (`nvmlErrorString`), on the hostile
@@ -230,8 +355,9 @@ pub fn plain_entry<R>(name: &'static str, fallback: R, f: impl FnOnce(&dyn Api) 
 }
 
 impl Engine {
-    /// Faults, older-driver emulation and the init check, before the function itself runs.
-    fn intercept(&self, name: &str) -> Option<nvmlReturn_t> {
+    /// Faults, older-driver emulation, the init check, privileges and the profile's declared
+    /// errors, before the function itself runs.
+    fn intercept(&self, name: &str, object: Object) -> Option<nvmlReturn_t> {
         let fire = |f: &Fault| f.spec.matches(name) && f.calls.fetch_add(1, Ordering::Relaxed) >= f.spec.after;
         if let Some(f) = self.env_faults.iter().find(|f| fire(f)) {
             return Some(f.spec.code);
@@ -243,10 +369,21 @@ impl Engine {
         }
         // Looked at under the read lock: no `Arc` clone on every call just to check this.
         let guard = self.system.read().ok()?;
-        match guard.as_deref() {
-            None if !NO_INIT.contains(&name) => Some(NVML_ERROR_UNINITIALIZED),
-            Some(s) if s.absent.contains(name) => Some(NVML_ERROR_FUNCTION_NOT_FOUND),
-            _ => None,
+        let s = match guard.as_deref() {
+            None if !NO_INIT.contains(&name) => return Some(NVML_ERROR_UNINITIALIZED),
+            None => return None,
+            Some(s) => s,
+        };
+        if s.absent.contains(name) {
+            return Some(NVML_ERROR_FUNCTION_NOT_FOUND);
+        }
+        if !s.profile.privileged && PRIVILEGED.binary_search(&name).is_ok() {
+            return Some(NVML_ERROR_NO_PERMISSION);
+        }
+        match s.entry(name, object) {
+            Some(Entry::Error { code, .. }) => Some(*code),
+            Some(_) => None,
+            None => s.too_old(name, object).then_some(NVML_ERROR_NOT_SUPPORTED),
         }
     }
 
@@ -275,7 +412,14 @@ impl Engine {
                     return NVML_ERROR_UNKNOWN;
                 }
             };
-            let system = System::new(profile);
+            let live_pids = match processes::live_pids_env() {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("nvml-mock: {e}");
+                    return NVML_ERROR_UNKNOWN;
+                }
+            };
+            let system = System::new(profile, live_pids);
             if self.strict {
                 let (p, absent) = (&system.profile, system.absent.len());
                 eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices; {absent} functions answer NVML_ERROR_FUNCTION_NOT_FOUND", p.name, p.devices.len());
@@ -306,13 +450,47 @@ impl Engine {
         NVML_SUCCESS
     }
 
-    /// Called for every function the engine does not implement.
+    /// Called for every function the engine does not implement, or for which the profile
+    /// gives no value.
     pub fn report_unimplemented(&self, function: &'static str) -> nvmlReturn_t {
         self.unimplemented_calls.fetch_add(1, Ordering::Relaxed);
         if self.strict {
-            eprintln!("nvml-mock (strict): {function} is not implemented by the mock; answering NVML_ERROR_NOT_SUPPORTED");
+            eprintln!("nvml-mock (strict): {function}: no value in the profile and no behaviour in the mock; answering NVML_ERROR_NOT_SUPPORTED");
         }
         NVML_ERROR_NOT_SUPPORTED
+    }
+
+    /// Runs `f` on the system (the usual body of a hand-written function).
+    pub fn with(&self, f: impl FnOnce(&System) -> ffi::Status) -> nvmlReturn_t {
+        ffi::code(self.sys().and_then(|sys| f(&sys)))
+    }
+
+    /// Runs `f` on the GPU behind `h`: unknown handles are `INVALID_ARGUMENT`, MIG devices
+    /// `NOT_SUPPORTED` (a query the mock answers only for whole GPUs).
+    pub fn dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, &Device) -> ffi::Status) -> nvmlReturn_t {
+        ffi::code(self.sys().and_then(|sys| match sys.any_device(h)? {
+            DeviceRef::Gpu(d) => f(&sys, d),
+            DeviceRef::Mig { .. } => Err(NVML_ERROR_NOT_SUPPORTED),
+        }))
+    }
+
+    /// Runs `f` on the GPU or MIG device behind `h`.
+    pub fn any_dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, DeviceRef) -> ffi::Status) -> nvmlReturn_t {
+        ffi::code(self.sys().and_then(|sys| f(&sys, sys.any_device(h)?)))
+    }
+}
+
+/// `Some` value, or `NOT_SUPPORTED` when the profile leaves it out.
+pub fn need<T>(v: Option<T>) -> Result<T, nvmlReturn_t> {
+    v.ok_or(NVML_ERROR_NOT_SUPPORTED)
+}
+
+/// `NVML_FEATURE_ENABLED` or `_DISABLED`.
+pub fn enable(b: bool) -> nvmlEnableState_t {
+    if b {
+        NVML_FEATURE_ENABLED
+    } else {
+        NVML_FEATURE_DISABLED
     }
 }
 

@@ -39,6 +39,7 @@
 
 use core::ffi::*;
 use nvml_sys::*;
+use super::super::answer::Object;
 use super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
@@ -46,6 +47,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlComputeInstanceDestroy",
+        Object::ComputeInstance(computeInstance),
         |e| e.nvmlComputeInstanceDestroy(computeInstance),
     )
 }
@@ -56,6 +58,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlComputeInstanceGetInfo",
+        Object::ComputeInstance(computeInstance),
         |e| e.nvmlComputeInstanceGetInfo(computeInstance, info),
     )
 }
@@ -66,6 +69,7 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlComputeInstanceGetInfo_v2",
+        Object::ComputeInstance(computeInstance),
         |e| e.nvmlComputeInstanceGetInfo_v2(computeInstance, info),
     )
 }
@@ -75,6 +79,7 @@ pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceClearAccountingPids",
+        Object::Device(device),
         |e| e.nvmlDeviceClearAccountingPids(device),
     )
 }
@@ -82,7 +87,11 @@ pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceClearCpuAffinity", |e| e.nvmlDeviceClearCpuAffinity(device))
+    api_entry(
+        "nvmlDeviceClearCpuAffinity",
+        Object::Device(device),
+        |e| e.nvmlDeviceClearCpuAffinity(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
@@ -91,6 +100,7 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceClearEccErrorCounts",
+        Object::Device(device),
         |e| e.nvmlDeviceClearEccErrorCounts(device, counterType),
     )
 }
@@ -102,6 +112,7 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceClearFieldValues",
+        Object::Device(device),
         |e| e.nvmlDeviceClearFieldValues(device, valuesCount, values),
     )
 }
@@ -113,6 +124,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceCreateGpuInstance",
+        Object::Device(device),
         |e| e.nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance),
     )
 }
@@ -125,6 +137,7 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceCreateGpuInstanceWithPlacement",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceCreateGpuInstanceWithPlacement(
@@ -140,7 +153,11 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceDiscoverGpus", |e| e.nvmlDeviceDiscoverGpus(pciInfo))
+    api_entry(
+        "nvmlDeviceDiscoverGpus",
+        Object::System,
+        |e| e.nvmlDeviceDiscoverGpus(pciInfo),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
@@ -151,6 +168,7 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceFreezeNvLinkUtilizationCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze),
     )
 }
@@ -162,6 +180,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAPIRestriction",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAPIRestriction(device, apiType, isRestricted),
     )
 }
@@ -172,6 +191,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAccountingBufferSize",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingBufferSize(device, bufferSize),
     )
 }
@@ -182,6 +202,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAccountingMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingMode(device, mode),
     )
 }
@@ -193,6 +214,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAccountingPids",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingPids(device, count, pids),
     )
 }
@@ -204,6 +226,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAccountingStats",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingStats(device, pid, stats),
     )
 }
@@ -214,6 +237,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAccountingStats_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAccountingStats_v2(device, stats),
     )
 }
@@ -225,6 +249,7 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetActiveVgpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances),
     )
 }
@@ -235,6 +260,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAdaptiveClockInfoStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus),
     )
 }
@@ -245,6 +271,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info),
     )
 }
@@ -255,6 +282,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAddressingMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAddressingMode(device, mode),
     )
 }
@@ -266,6 +294,7 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetApplicationsClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetApplicationsClock(device, clockType, clockMHz),
     )
 }
@@ -274,7 +303,11 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     device: nvmlDevice_t,
     arch: *mut nvmlDeviceArchitecture_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetArchitecture", |e| e.nvmlDeviceGetArchitecture(device, arch))
+    api_entry(
+        "nvmlDeviceGetArchitecture",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetArchitecture(device, arch),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAttributes(
@@ -283,6 +316,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAttributes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAttributes(device, attributes),
     )
 }
@@ -293,6 +327,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAttributes_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAttributes_v2(device, attributes),
     )
 }
@@ -304,6 +339,7 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetAutoBoostedClocksEnabled",
+        Object::Device(device),
         |e| e.nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled),
     )
 }
@@ -314,6 +350,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetBAR1MemoryInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory),
     )
 }
@@ -324,6 +361,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetBBXTimeData_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBBXTimeData_v1(device, timeData),
     )
 }
@@ -334,6 +372,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetBankRemapperStatus_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBankRemapperStatus_v1(device, pBankRemapperStatus),
     )
 }
@@ -342,7 +381,11 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
     device: nvmlDevice_t,
     boardId: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetBoardId", |e| e.nvmlDeviceGetBoardId(device, boardId))
+    api_entry(
+        "nvmlDeviceGetBoardId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetBoardId(device, boardId),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
@@ -352,6 +395,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetBoardPartNumber",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBoardPartNumber(device, partNumber, length),
     )
 }
@@ -360,7 +404,11 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
     device: nvmlDevice_t,
     r#type: *mut nvmlBrandType_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetBrand", |e| e.nvmlDeviceGetBrand(device, r#type))
+    api_entry(
+        "nvmlDeviceGetBrand",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetBrand(device, r#type),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
@@ -369,6 +417,7 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetBridgeChipInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy),
     )
 }
@@ -377,7 +426,11 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     device: nvmlDevice_t,
     r#type: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetBusType", |e| e.nvmlDeviceGetBusType(device, r#type))
+    api_entry(
+        "nvmlDeviceGetBusType",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetBusType(device, r#type),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
@@ -386,6 +439,7 @@ pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetC2cModeInfoV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo),
     )
 }
@@ -394,7 +448,11 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     device: nvmlDevice_t,
     caps: *mut nvmlDeviceCapabilities_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetCapabilities", |e| e.nvmlDeviceGetCapabilities(device, caps))
+    api_entry(
+        "nvmlDeviceGetCapabilities",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetCapabilities(device, caps),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
@@ -403,6 +461,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetClkMonStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetClkMonStatus(device, status),
     )
 }
@@ -415,6 +474,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetClock(device, clockType, clockId, clockMHz),
     )
 }
@@ -426,6 +486,7 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetClockInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetClockInfo(device, r#type, clock),
     )
 }
@@ -434,7 +495,11 @@ pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetClockOffsets", |e| e.nvmlDeviceGetClockOffsets(device, info))
+    api_entry(
+        "nvmlDeviceGetClockOffsets",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetClockOffsets(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
@@ -443,6 +508,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetComputeInstanceId",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeInstanceId(device, id),
     )
 }
@@ -451,7 +517,11 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
     device: nvmlDevice_t,
     mode: *mut nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetComputeMode", |e| e.nvmlDeviceGetComputeMode(device, mode))
+    api_entry(
+        "nvmlDeviceGetComputeMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetComputeMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
@@ -461,6 +531,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetComputeRunningProcesses",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos),
     )
 }
@@ -472,6 +543,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetComputeRunningProcesses_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -483,6 +555,7 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetComputeRunningProcesses_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetComputeRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -493,6 +566,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetConfComputeGpuAttestationReport",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport),
     )
 }
@@ -503,6 +577,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetConfComputeGpuCertificate",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert),
     )
 }
@@ -513,6 +588,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetConfComputeMemSizeInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo),
     )
 }
@@ -523,6 +599,7 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetConfComputeProtectedMemoryUsage",
+        Object::Device(device),
         |e| e.nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory),
     )
 }
@@ -533,18 +610,27 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCoolerInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetCount", |e| e.nvmlDeviceGetCount(deviceCount))
+    api_entry(
+        "nvmlDeviceGetCount",
+        Object::System,
+        |e| e.nvmlDeviceGetCount(deviceCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetCount_v2", |e| e.nvmlDeviceGetCount_v2(deviceCount))
+    api_entry(
+        "nvmlDeviceGetCount_v2",
+        Object::System,
+        |e| e.nvmlDeviceGetCount_v2(deviceCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
@@ -554,6 +640,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCpuAffinity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet),
     )
 }
@@ -566,6 +653,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCpuAffinityWithinScope",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope),
     )
 }
@@ -577,6 +665,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCreatableVgpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds),
     )
 }
@@ -588,6 +677,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCudaComputeCapability",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCudaComputeCapability(device, major, minor),
     )
 }
@@ -598,6 +688,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCurrPcieLinkGeneration",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen),
     )
 }
@@ -608,6 +699,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCurrPcieLinkWidth",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth),
     )
 }
@@ -618,6 +710,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCurrentClockFreqs",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs),
     )
 }
@@ -628,6 +721,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCurrentClocksEventReasons",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons),
     )
 }
@@ -638,6 +732,7 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetCurrentClocksThrottleReasons",
+        Object::Device(device),
         |e| e.nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons),
     )
 }
@@ -649,6 +744,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDecoderUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -660,6 +756,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDefaultApplicationsClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz),
     )
 }
@@ -670,6 +767,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDefaultEccMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDefaultEccMode(device, defaultMode),
     )
 }
@@ -682,6 +780,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDetailedEccErrors",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDetailedEccErrors(device, errorType, counterType, eccCounts),
     )
 }
@@ -692,6 +791,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
+        Object::Device(migDevice),
         |e| e.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device),
     )
 }
@@ -702,6 +802,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDisplayActive",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDisplayActive(device, isActive),
     )
 }
@@ -712,6 +813,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDisplayMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDisplayMode(device, display),
     )
 }
@@ -723,6 +825,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDramEncryptionMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDramEncryptionMode(device, current, pending),
     )
 }
@@ -734,6 +837,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDriverModel",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDriverModel(device, current, pending),
     )
 }
@@ -745,6 +849,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDriverModel_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDriverModel_v2(device, current, pending),
     )
 }
@@ -755,6 +860,7 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetDynamicPstatesInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo),
     )
 }
@@ -766,6 +872,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetEccMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEccMode(device, current, pending),
     )
 }
@@ -777,6 +884,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetEncoderCapacity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity),
     )
 }
@@ -788,6 +896,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetEncoderSessions",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderSessions(device, sessionCount, sessionInfos),
     )
 }
@@ -800,6 +909,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetEncoderStats",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderStats(device, sessionCount, averageFps, averageLatency),
     )
 }
@@ -811,6 +921,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetEncoderUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -821,6 +932,7 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetEnforcedPowerLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceGetEnforcedPowerLimit(device, limit),
     )
 }
@@ -832,6 +944,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetFBCSessions",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo),
     )
 }
@@ -840,7 +953,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     device: nvmlDevice_t,
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetFBCStats", |e| e.nvmlDeviceGetFBCStats(device, fbcStats))
+    api_entry(
+        "nvmlDeviceGetFBCStats",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetFBCStats(device, fbcStats),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
@@ -850,6 +967,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetFanControlPolicy_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFanControlPolicy_v2(device, fan, policy),
     )
 }
@@ -858,7 +976,11 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     device: nvmlDevice_t,
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetFanSpeed", |e| e.nvmlDeviceGetFanSpeed(device, speed))
+    api_entry(
+        "nvmlDeviceGetFanSpeed",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetFanSpeed(device, speed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
@@ -867,6 +989,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetFanSpeedRPM",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed),
     )
 }
@@ -878,6 +1001,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetFanSpeed_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed),
     )
 }
@@ -889,6 +1013,7 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetFieldValues",
+        Object::Device(device),
         |e| e.nvmlDeviceGetFieldValues(device, valuesCount, values),
     )
 }
@@ -900,6 +1025,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpcClkMinMaxVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
 }
@@ -910,6 +1036,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpcClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpcClkVfOffset(device, offset),
     )
 }
@@ -920,6 +1047,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuFabricInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo),
     )
 }
@@ -930,6 +1058,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuFabricInfoV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo),
     )
 }
@@ -940,6 +1069,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuFabricInfo_v4",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo),
     )
 }
@@ -951,6 +1081,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstanceById",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceById(device, id, gpuInstance),
     )
 }
@@ -959,7 +1090,11 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     device: nvmlDevice_t,
     id: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetGpuInstanceId", |e| e.nvmlDeviceGetGpuInstanceId(device, id))
+    api_entry(
+        "nvmlDeviceGetGpuInstanceId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetGpuInstanceId(device, id),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -970,6 +1105,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -990,6 +1126,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetGpuInstancePossiblePlacements_v2(
@@ -1009,6 +1146,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info),
     )
 }
@@ -1020,6 +1158,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info),
     )
 }
@@ -1031,6 +1170,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstanceProfileInfoV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info),
     )
 }
@@ -1042,6 +1182,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstanceRemainingCapacity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count),
     )
 }
@@ -1054,6 +1195,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuInstances",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count),
     )
 }
@@ -1064,6 +1206,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice),
     )
 }
@@ -1075,6 +1218,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuOperationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuOperationMode(device, current, pending),
     )
 }
@@ -1085,6 +1229,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGpuUptime_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime),
     )
 }
@@ -1096,6 +1241,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGraphicsRunningProcesses(device, infoCount, infos),
     )
 }
@@ -1107,6 +1253,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -1118,6 +1265,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -1128,6 +1276,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGridLicensableFeatures",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures(device, pGridLicensableFeatures),
     )
 }
@@ -1138,6 +1287,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures_v2(device, pGridLicensableFeatures),
     )
 }
@@ -1148,6 +1298,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures_v3(device, pGridLicensableFeatures),
     )
 }
@@ -1158,6 +1309,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGridLicensableFeatures_v4",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures),
     )
 }
@@ -1169,6 +1321,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGspFirmwareMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode),
     )
 }
@@ -1179,6 +1332,7 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetGspFirmwareVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetGspFirmwareVersion(device, version),
     )
 }
@@ -1189,6 +1343,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHandleByIndex",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByIndex(index, device),
     )
 }
@@ -1199,6 +1354,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHandleByIndex_v2",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByIndex_v2(index, device),
     )
 }
@@ -1209,6 +1365,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHandleByPciBusId",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByPciBusId(pciBusId, device),
     )
 }
@@ -1219,6 +1376,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHandleByPciBusId_v2",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device),
     )
 }
@@ -1229,6 +1387,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHandleBySerial",
+        Object::System,
         |e| e.nvmlDeviceGetHandleBySerial(serial, device),
     )
 }
@@ -1237,7 +1396,11 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     uuid: *const c_char,
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetHandleByUUID", |e| e.nvmlDeviceGetHandleByUUID(uuid, device))
+    api_entry(
+        "nvmlDeviceGetHandleByUUID",
+        Object::System,
+        |e| e.nvmlDeviceGetHandleByUUID(uuid, device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
@@ -1246,6 +1409,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHandleByUUIDV",
+        Object::System,
         |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device),
     )
 }
@@ -1256,6 +1420,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHostVgpuMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode),
     )
 }
@@ -1266,6 +1431,7 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetHostname_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetHostname_v1(device, hostname),
     )
 }
@@ -1274,7 +1440,11 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
     device: nvmlDevice_t,
     index: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetIndex", |e| e.nvmlDeviceGetIndex(device, index))
+    api_entry(
+        "nvmlDeviceGetIndex",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetIndex(device, index),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
@@ -1283,6 +1453,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetInforomConfigurationChecksum",
+        Object::Device(device),
         |e| e.nvmlDeviceGetInforomConfigurationChecksum(device, checksum),
     )
 }
@@ -1294,6 +1465,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetInforomImageVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetInforomImageVersion(device, version, length),
     )
 }
@@ -1306,6 +1478,7 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetInforomVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetInforomVersion(device, object, version, length),
     )
 }
@@ -1314,7 +1487,11 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     device: nvmlDevice_t,
     irqNum: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetIrqNum", |e| e.nvmlDeviceGetIrqNum(device, irqNum))
+    api_entry(
+        "nvmlDeviceGetIrqNum",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetIrqNum(device, irqNum),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
@@ -1324,6 +1501,7 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetJpgUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -1335,6 +1513,7 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetLastBBXFlushTime",
+        Object::Device(device),
         |e| e.nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs),
     )
 }
@@ -1346,6 +1525,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses(device, infoCount, infos),
     )
 }
@@ -1357,6 +1537,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -1368,6 +1549,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -1378,6 +1560,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMarginTemperature",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMarginTemperature(device, marginTempInfo),
     )
 }
@@ -1389,6 +1572,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMaxClockInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxClockInfo(device, r#type, clock),
     )
 }
@@ -1400,6 +1584,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMaxCustomerBoostClock",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz),
     )
 }
@@ -1410,6 +1595,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMaxMigDeviceCount",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxMigDeviceCount(device, count),
     )
 }
@@ -1420,6 +1606,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMaxPcieLinkGeneration",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen),
     )
 }
@@ -1430,6 +1617,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMaxPcieLinkWidth",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth),
     )
 }
@@ -1441,6 +1629,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemClkMinMaxVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
 }
@@ -1451,6 +1640,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemClkVfOffset(device, offset),
     )
 }
@@ -1463,6 +1653,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemoryAffinity",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope),
     )
 }
@@ -1473,6 +1664,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemoryBusWidth",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryBusWidth(device, busWidth),
     )
 }
@@ -1486,6 +1678,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemoryErrorCounter",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetMemoryErrorCounter(
@@ -1503,7 +1696,11 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetMemoryInfo", |e| e.nvmlDeviceGetMemoryInfo(device, memory))
+    api_entry(
+        "nvmlDeviceGetMemoryInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetMemoryInfo(device, memory),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
@@ -1512,6 +1709,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemoryInfo_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory),
     )
 }
@@ -1522,6 +1720,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMemoryLimits_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMemoryLimits_v1(device, limits),
     )
 }
@@ -1533,6 +1732,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMigDeviceHandleByIndex",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice),
     )
 }
@@ -1544,6 +1744,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMigMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMigMode(device, currentMode, pendingMode),
     )
 }
@@ -1557,6 +1758,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMinMaxClockOfPState",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetMinMaxClockOfPState(
@@ -1577,6 +1779,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMinMaxFanSpeed",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed),
     )
 }
@@ -1587,6 +1790,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMinorNumber",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMinorNumber(device, minorNumber),
     )
 }
@@ -1595,7 +1799,11 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
     device: nvmlDevice_t,
     moduleId: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetModuleId", |e| e.nvmlDeviceGetModuleId(device, moduleId))
+    api_entry(
+        "nvmlDeviceGetModuleId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetModuleId(device, moduleId),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
@@ -1604,6 +1812,7 @@ pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetMultiGpuBoard",
+        Object::Device(device),
         |e| e.nvmlDeviceGetMultiGpuBoard(device, multiGpuBool),
     )
 }
@@ -1613,14 +1822,22 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     name: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetName", |e| e.nvmlDeviceGetName(device, name, length))
+    api_entry(
+        "nvmlDeviceGetName",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetName(device, name, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     device: nvmlDevice_t,
     numFans: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetNumFans", |e| e.nvmlDeviceGetNumFans(device, numFans))
+    api_entry(
+        "nvmlDeviceGetNumFans",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNumFans(device, numFans),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
@@ -1629,6 +1846,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNumGpuCores",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNumGpuCores(device, numCores),
     )
 }
@@ -1637,7 +1855,11 @@ pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     device: nvmlDevice_t,
     node: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetNumaNodeId", |e| e.nvmlDeviceGetNumaNodeId(device, node))
+    api_entry(
+        "nvmlDeviceGetNumaNodeId",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNumaNodeId(device, node),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
@@ -1648,6 +1870,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkCapability",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkCapability(device, link, capability, capResult),
     )
 }
@@ -1660,6 +1883,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkErrorCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue),
     )
 }
@@ -1668,7 +1892,11 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetNvLinkInfo", |e| e.nvmlDeviceGetNvLinkInfo(device, info))
+    api_entry(
+        "nvmlDeviceGetNvLinkInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetNvLinkInfo(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
@@ -1677,6 +1905,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkInfo_v3",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info),
     )
 }
@@ -1688,6 +1917,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkRemoteDeviceType",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType),
     )
 }
@@ -1699,6 +1929,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkRemotePciInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci),
     )
 }
@@ -1710,6 +1941,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci),
     )
 }
@@ -1721,6 +1953,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkState",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkState(device, link, isActive),
     )
 }
@@ -1731,6 +1964,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkTelemetrySamples_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples),
     )
 }
@@ -1743,6 +1977,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkUtilizationControl",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control),
     )
 }
@@ -1756,6 +1991,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkUtilizationCounter",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetNvLinkUtilizationCounter(
@@ -1776,6 +2012,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvLinkVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvLinkVersion(device, link, version),
     )
 }
@@ -1786,6 +2023,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvlinkBwMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkBwMode(device, getBwMode),
     )
 }
@@ -1796,6 +2034,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo),
     )
 }
@@ -1806,6 +2045,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvlinkRemapTableInfo_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo),
     )
 }
@@ -1816,6 +2056,7 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetNvlinkSupportedBwModes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode),
     )
 }
@@ -1827,6 +2068,7 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetOfaUtilization",
+        Object::Device(device),
         |e| e.nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -1839,6 +2081,7 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetP2PStatus",
+        Object::Device(device1),
         |e| e.nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus),
     )
 }
@@ -1847,28 +2090,44 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPciInfo", |e| e.nvmlDeviceGetPciInfo(device, pci))
+    api_entry(
+        "nvmlDeviceGetPciInfo",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfo(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfoExt_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPciInfoExt", |e| e.nvmlDeviceGetPciInfoExt(device, pci))
+    api_entry(
+        "nvmlDeviceGetPciInfoExt",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfoExt(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPciInfo_v2", |e| e.nvmlDeviceGetPciInfo_v2(device, pci))
+    api_entry(
+        "nvmlDeviceGetPciInfo_v2",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfo_v2(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     device: nvmlDevice_t,
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPciInfo_v3", |e| e.nvmlDeviceGetPciInfo_v3(device, pci))
+    api_entry(
+        "nvmlDeviceGetPciInfo_v3",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPciInfo_v3(device, pci),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
@@ -1877,6 +2136,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPcieLinkMaxSpeed",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed),
     )
 }
@@ -1887,6 +2147,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPcieReplayCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPcieReplayCounter(device, value),
     )
 }
@@ -1895,7 +2156,11 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     device: nvmlDevice_t,
     pcieSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPcieSpeed", |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed))
+    api_entry(
+        "nvmlDeviceGetPcieSpeed",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
@@ -1905,6 +2170,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPcieThroughput",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPcieThroughput(device, counter, value),
     )
 }
@@ -1913,7 +2179,11 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
     device: nvmlDevice_t,
     pdi: *mut nvmlPdi_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPdi", |e| e.nvmlDeviceGetPdi(device, pdi))
+    api_entry(
+        "nvmlDeviceGetPdi",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPdi(device, pdi),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
@@ -1922,6 +2192,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPerformanceModes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPerformanceModes(device, perfModes),
     )
 }
@@ -1932,6 +2203,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPerformanceState",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPerformanceState(device, pState),
     )
 }
@@ -1942,6 +2214,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPersistenceMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPersistenceMode(device, mode),
     )
 }
@@ -1953,6 +2226,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPgpuMetadataString",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPgpuMetadataString(device, pgpuMetadata, bufferSize),
     )
 }
@@ -1963,6 +2237,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPlatformInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPlatformInfo(device, platformInfo),
     )
 }
@@ -1973,6 +2248,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPowerManagementDefaultLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit),
     )
 }
@@ -1983,6 +2259,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPowerManagementLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementLimit(device, limit),
     )
 }
@@ -1994,6 +2271,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPowerManagementLimitConstraints",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit),
     )
 }
@@ -2004,6 +2282,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPowerManagementMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerManagementMode(device, mode),
     )
 }
@@ -2014,6 +2293,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPowerMizerMode_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode),
     )
 }
@@ -2024,6 +2304,7 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetPowerSource",
+        Object::Device(device),
         |e| e.nvmlDeviceGetPowerSource(device, powerSource),
     )
 }
@@ -2032,14 +2313,22 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPowerState", |e| e.nvmlDeviceGetPowerState(device, pState))
+    api_entry(
+        "nvmlDeviceGetPowerState",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPowerState(device, pState),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
     device: nvmlDevice_t,
     power: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetPowerUsage", |e| e.nvmlDeviceGetPowerUsage(device, power))
+    api_entry(
+        "nvmlDeviceGetPowerUsage",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetPowerUsage(device, power),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
@@ -2050,6 +2339,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetProcessUtilization",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetProcessUtilization(
@@ -2068,6 +2358,7 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetProcessesUtilizationInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetProcessesUtilizationInfo(device, procesesUtilInfo),
     )
 }
@@ -2081,6 +2372,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRemappedRows",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetRemappedRows(
@@ -2100,6 +2392,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRemappedRows_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRemappedRows_v2(device, info),
     )
 }
@@ -2110,6 +2403,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRepairStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRepairStatus(device, repairStatus),
     )
 }
@@ -2122,6 +2416,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRetiredPages",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses),
     )
 }
@@ -2132,6 +2427,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRetiredPagesPendingStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRetiredPagesPendingStatus(device, isPending),
     )
 }
@@ -2145,6 +2441,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRetiredPages_v2",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetRetiredPages_v2(
@@ -2164,6 +2461,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRowRemapperHistogram",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRowRemapperHistogram(device, values),
     )
 }
@@ -2174,6 +2472,7 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetRunningProcessDetailList",
+        Object::Device(device),
         |e| e.nvmlDeviceGetRunningProcessDetailList(device, plist),
     )
 }
@@ -2188,6 +2487,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSamples",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSamples(
@@ -2207,7 +2507,11 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
     serial: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetSerial", |e| e.nvmlDeviceGetSerial(device, serial, length))
+    api_entry(
+        "nvmlDeviceGetSerial",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetSerial(device, serial, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
@@ -2216,6 +2520,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSramEccErrorStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSramEccErrorStatus(device, status),
     )
 }
@@ -2226,6 +2531,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device, errorCounts),
     )
 }
@@ -2236,6 +2542,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedClocksEventReasons",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSupportedClocksEventReasons(
@@ -2252,6 +2559,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedClocksThrottleReasons",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSupportedClocksThrottleReasons(
@@ -2268,6 +2576,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedEventTypes",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedEventTypes(device, eventTypes),
     )
 }
@@ -2280,6 +2589,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedGraphicsClocks",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetSupportedGraphicsClocks(
@@ -2299,6 +2609,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedMemoryClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz),
     )
 }
@@ -2310,6 +2621,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedPerformanceStates",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedPerformanceStates(device, pstates, size),
     )
 }
@@ -2321,6 +2633,7 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetSupportedVgpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds),
     )
 }
@@ -2332,6 +2645,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTargetFanSpeed",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed),
     )
 }
@@ -2343,6 +2657,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTemperature",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTemperature(device, sensorType, temp),
     )
 }
@@ -2354,6 +2669,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTemperatureThreshold",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp),
     )
 }
@@ -2364,6 +2680,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTemperatureV",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTemperatureV(device, temperature),
     )
 }
@@ -2375,6 +2692,7 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetThermalSettings",
+        Object::Device(device),
         |e| e.nvmlDeviceGetThermalSettings(device, sensorIndex, pThermalSettings),
     )
 }
@@ -2386,6 +2704,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTopologyCommonAncestor",
+        Object::Device(device1),
         |e| e.nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo),
     )
 }
@@ -2398,6 +2717,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTopologyNearestGpus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray),
     )
 }
@@ -2410,6 +2730,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTotalEccErrors",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts),
     )
 }
@@ -2420,6 +2741,7 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetTotalEnergyConsumption",
+        Object::Device(device),
         |e| e.nvmlDeviceGetTotalEnergyConsumption(device, energy),
     )
 }
@@ -2429,7 +2751,11 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
     uuid: *mut c_char,
     length: c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceGetUUID", |e| e.nvmlDeviceGetUUID(device, uuid, length))
+    api_entry(
+        "nvmlDeviceGetUUID",
+        Object::Device(device),
+        |e| e.nvmlDeviceGetUUID(device, uuid, length),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
@@ -2438,6 +2764,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetUnrepairableMemoryFlag_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceGetUnrepairableMemoryFlag_v1(device, unrepairableMemoryStatus),
     )
 }
@@ -2448,6 +2775,7 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetUtilizationRates",
+        Object::Device(device),
         |e| e.nvmlDeviceGetUtilizationRates(device, utilization),
     )
 }
@@ -2459,6 +2787,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVbiosVersion",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVbiosVersion(device, version, length),
     )
 }
@@ -2470,6 +2799,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuCapabilities",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuCapabilities(device, capability, capResult),
     )
 }
@@ -2480,6 +2810,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuHeterogeneousMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
 }
@@ -2490,6 +2821,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuInstancesUtilizationInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuInstancesUtilizationInfo(device, vgpuUtilInfo),
     )
 }
@@ -2501,6 +2833,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuMetadata",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize),
     )
 }
@@ -2513,6 +2846,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuProcessUtilization",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuProcessUtilization(
@@ -2531,6 +2865,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuProcessesUtilizationInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuProcessesUtilizationInfo(device, vgpuProcUtilInfo),
     )
 }
@@ -2541,6 +2876,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuSchedulerCapabilities",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities),
     )
 }
@@ -2551,6 +2887,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuSchedulerLog",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog),
     )
 }
@@ -2561,6 +2898,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuSchedulerLog_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo),
     )
 }
@@ -2571,6 +2909,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuSchedulerState",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState),
     )
 }
@@ -2581,6 +2920,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuSchedulerState_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVgpuSchedulerState_v2(device, pSchedulerStateInfo),
     )
 }
@@ -2592,6 +2932,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuTypeCreatablePlacements",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuTypeCreatablePlacements(
@@ -2610,6 +2951,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuTypeSupportedPlacements(
@@ -2630,6 +2972,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVgpuUtilization",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceGetVgpuUtilization(
@@ -2650,6 +2993,7 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetViolationStatus",
+        Object::Device(device),
         |e| e.nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime),
     )
 }
@@ -2660,6 +3004,7 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceGetVirtualizationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceGetVirtualizationMode(device, pVirtualMode),
     )
 }
@@ -2670,6 +3015,7 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceIsMigDeviceHandle",
+        Object::Device(device),
         |e| e.nvmlDeviceIsMigDeviceHandle(device, isMigDevice),
     )
 }
@@ -2680,6 +3026,7 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceLockNvlinkRemapTable_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo),
     )
 }
@@ -2690,6 +3037,7 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceModifyDrainState",
+        Object::System,
         |e| e.nvmlDeviceModifyDrainState(pciInfo, newState),
     )
 }
@@ -2701,6 +3049,7 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceOnSameBoard",
+        Object::Device(device1),
         |e| e.nvmlDeviceOnSameBoard(device1, device2, onSameBoard),
     )
 }
@@ -2711,6 +3060,7 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDevicePerfMetricsGetSamples_v1",
+        Object::Device(device),
         |e| e.nvmlDevicePerfMetricsGetSamples_v1(device, samples),
     )
 }
@@ -2721,6 +3071,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDevicePowerSmoothingActivatePresetProfile",
+        Object::Device(device),
         |e| e.nvmlDevicePowerSmoothingActivatePresetProfile(device, profile),
     )
 }
@@ -2731,6 +3082,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDevicePowerSmoothingSetState",
+        Object::Device(device),
         |e| e.nvmlDevicePowerSmoothingSetState(device, state),
     )
 }
@@ -2741,6 +3093,7 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
+        Object::Device(device),
         |e| e.nvmlDevicePowerSmoothingUpdatePresetProfileParam(device, profile),
     )
 }
@@ -2751,6 +3104,7 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceQueryDrainState",
+        Object::System,
         |e| e.nvmlDeviceQueryDrainState(pciInfo, currentState),
     )
 }
@@ -2761,6 +3115,7 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceReadPRMCounters_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceReadPRMCounters_v1(device, counterList),
     )
 }
@@ -2771,6 +3126,7 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceReadWritePRM_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceReadWritePRM_v1(device, buffer),
     )
 }
@@ -2782,6 +3138,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceRegisterEvents",
+        Object::Device(device),
         |e| e.nvmlDeviceRegisterEvents(device, eventTypes, set),
     )
 }
@@ -2789,7 +3146,7 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceRemoveGpu", |e| e.nvmlDeviceRemoveGpu(pciInfo))
+    api_entry("nvmlDeviceRemoveGpu", Object::System, |e| e.nvmlDeviceRemoveGpu(pciInfo))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
@@ -2799,6 +3156,7 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceRemoveGpu_v2",
+        Object::System,
         |e| e.nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState),
     )
 }
@@ -2808,6 +3166,7 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceResetApplicationsClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceResetApplicationsClocks(device),
     )
 }
@@ -2817,6 +3176,7 @@ pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceResetGpuLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceResetGpuLockedClocks(device),
     )
 }
@@ -2826,6 +3186,7 @@ pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceResetMemoryLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceResetMemoryLockedClocks(device),
     )
 }
@@ -2836,6 +3197,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceResetNvLinkErrorCounters",
+        Object::Device(device),
         |e| e.nvmlDeviceResetNvLinkErrorCounters(device, link),
     )
 }
@@ -2847,6 +3209,7 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceResetNvLinkUtilizationCounter",
+        Object::Device(device),
         |e| e.nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter),
     )
 }
@@ -2858,6 +3221,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetAPIRestriction",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAPIRestriction(device, apiType, isRestricted),
     )
 }
@@ -2868,6 +3232,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetAccountingMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAccountingMode(device, mode),
     )
 }
@@ -2878,6 +3243,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetAdaptiveTgpMode_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAdaptiveTgpMode_v1(device, mode),
     )
 }
@@ -2889,6 +3255,7 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetApplicationsClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz),
     )
 }
@@ -2899,6 +3266,7 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetAutoBoostedClocksEnabled",
+        Object::Device(device),
         |e| e.nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled),
     )
 }
@@ -2907,14 +3275,22 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceSetClockOffsets", |e| e.nvmlDeviceSetClockOffsets(device, info))
+    api_entry(
+        "nvmlDeviceSetClockOffsets",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetClockOffsets(device, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     device: nvmlDevice_t,
     mode: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceSetComputeMode", |e| e.nvmlDeviceSetComputeMode(device, mode))
+    api_entry(
+        "nvmlDeviceSetComputeMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetComputeMode(device, mode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
@@ -2923,12 +3299,17 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetConfComputeUnprotectedMemSize",
+        Object::Device(device),
         |e| e.nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
-    api_entry("nvmlDeviceSetCpuAffinity", |e| e.nvmlDeviceSetCpuAffinity(device))
+    api_entry(
+        "nvmlDeviceSetCpuAffinity",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetCpuAffinity(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
@@ -2938,6 +3319,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags),
     )
 }
@@ -2948,6 +3330,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetDefaultFanSpeed_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDefaultFanSpeed_v2(device, fan),
     )
 }
@@ -2958,6 +3341,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetDramEncryptionMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDramEncryptionMode(device, dramEncryption),
     )
 }
@@ -2969,6 +3353,7 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetDriverModel",
+        Object::Device(device),
         |e| e.nvmlDeviceSetDriverModel(device, driverModel, flags),
     )
 }
@@ -2977,7 +3362,11 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     device: nvmlDevice_t,
     ecc: nvmlEnableState_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceSetEccMode", |e| e.nvmlDeviceSetEccMode(device, ecc))
+    api_entry(
+        "nvmlDeviceSetEccMode",
+        Object::Device(device),
+        |e| e.nvmlDeviceSetEccMode(device, ecc),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
@@ -2987,6 +3376,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetFanControlPolicy",
+        Object::Device(device),
         |e| e.nvmlDeviceSetFanControlPolicy(device, fan, policy),
     )
 }
@@ -2998,6 +3388,7 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetFanSpeed_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed),
     )
 }
@@ -3008,6 +3399,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetGpcClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceSetGpcClkVfOffset(device, offset),
     )
 }
@@ -3019,6 +3411,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetGpuLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz),
     )
 }
@@ -3029,6 +3422,7 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetGpuOperationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetGpuOperationMode(device, mode),
     )
 }
@@ -3039,6 +3433,7 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetHostname_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetHostname_v1(device, hostname),
     )
 }
@@ -3049,6 +3444,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetMemClkVfOffset",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMemClkVfOffset(device, offset),
     )
 }
@@ -3059,6 +3455,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetMemoryLimits_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMemoryLimits_v1(device, limits),
     )
 }
@@ -3070,6 +3467,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetMemoryLockedClocks",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz),
     )
 }
@@ -3081,6 +3479,7 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetMigMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetMigMode(device, mode, activationStatus),
     )
 }
@@ -3091,6 +3490,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info),
     )
 }
@@ -3104,6 +3504,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetNvLinkUtilizationControl",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceSetNvLinkUtilizationControl(
@@ -3123,6 +3524,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetNvlinkBwMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvlinkBwMode(device, setBwMode),
     )
 }
@@ -3133,6 +3535,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetNvlinkBwModeAsync_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync),
     )
 }
@@ -3143,6 +3546,7 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetNvlinkNvleReady_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady),
     )
 }
@@ -3153,6 +3557,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetPersistenceMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPersistenceMode(device, mode),
     )
 }
@@ -3163,6 +3568,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetPowerManagementLimit",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPowerManagementLimit(device, limit),
     )
 }
@@ -3173,6 +3579,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetPowerManagementLimit_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPowerManagementLimit_v2(device, powerValue),
     )
 }
@@ -3183,6 +3590,7 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetPowerMizerMode_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode),
     )
 }
@@ -3193,6 +3601,7 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetRusdSettings_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetRusdSettings_v1(device, settings),
     )
 }
@@ -3204,6 +3613,7 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetTemperatureThreshold",
+        Object::Device(device),
         |e| e.nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp),
     )
 }
@@ -3215,6 +3625,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetVgpuCapabilities",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuCapabilities(device, capability, state),
     )
 }
@@ -3225,6 +3636,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetVgpuHeterogeneousMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
 }
@@ -3235,6 +3647,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetVgpuSchedulerState",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState),
     )
 }
@@ -3245,6 +3658,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetVgpuSchedulerState_v2",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState),
     )
 }
@@ -3255,6 +3669,7 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetVirtualizationMode",
+        Object::Device(device),
         |e| e.nvmlDeviceSetVirtualizationMode(device, virtualMode),
     )
 }
@@ -3265,6 +3680,7 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(device, encryptionKey),
     )
 }
@@ -3272,13 +3688,21 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
 pub unsafe extern "C" fn nvmlDeviceValidateInforom(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceValidateInforom", |e| e.nvmlDeviceValidateInforom(device))
+    api_entry(
+        "nvmlDeviceValidateInforom",
+        Object::Device(device),
+        |e| e.nvmlDeviceValidateInforom(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceVgpuForceGspUnload", |e| e.nvmlDeviceVgpuForceGspUnload(device))
+    api_entry(
+        "nvmlDeviceVgpuForceGspUnload",
+        Object::Device(device),
+        |e| e.nvmlDeviceVgpuForceGspUnload(device),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
@@ -3287,6 +3711,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
@@ -3303,6 +3728,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        Object::Device(device),
         |e| e.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles),
     )
 }
@@ -3313,6 +3739,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+        Object::Device(device),
         |e| e.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo),
     )
 }
@@ -3323,6 +3750,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
+        Object::Device(device),
         |e| {
             e
                 .nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
@@ -3339,6 +3767,7 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
+        Object::Device(device),
         |e| e.nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(device, updateProfiles),
     )
 }
@@ -3348,11 +3777,11 @@ pub unsafe extern "C" fn nvmlErrorString(result: nvmlReturn_t) -> *const c_char 
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    api_entry("nvmlEventSetCreate", |e| e.nvmlEventSetCreate(set))
+    api_entry("nvmlEventSetCreate", Object::System, |e| e.nvmlEventSetCreate(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
-    api_entry("nvmlEventSetFree", |e| e.nvmlEventSetFree(set))
+    api_entry("nvmlEventSetFree", Object::System, |e| e.nvmlEventSetFree(set))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
@@ -3361,6 +3790,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlEventSetGetContextCount_v1",
+        Object::System,
         |e| e.nvmlEventSetGetContextCount_v1(set, params),
     )
 }
@@ -3371,6 +3801,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlEventSetGetContextData_v1",
+        Object::System,
         |e| e.nvmlEventSetGetContextData_v1(set, params),
     )
 }
@@ -3381,6 +3812,7 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlEventSetGetContextInfo_v1",
+        Object::System,
         |e| e.nvmlEventSetGetContextInfo_v1(set, params),
     )
 }
@@ -3391,6 +3823,7 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
+        Object::System,
         |e| e.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(set, params),
     )
 }
@@ -3401,6 +3834,7 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlEventSetRegisterGpuOperationalEvents_v1",
+        Object::System,
         |e| e.nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config),
     )
 }
@@ -3410,7 +3844,11 @@ pub unsafe extern "C" fn nvmlEventSetWait(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlEventSetWait", |e| e.nvmlEventSetWait(set, data, timeoutms))
+    api_entry(
+        "nvmlEventSetWait",
+        Object::System,
+        |e| e.nvmlEventSetWait(set, data, timeoutms),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v2(
@@ -3418,14 +3856,22 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
     data: *mut nvmlEventData_t,
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlEventSetWait_v2", |e| e.nvmlEventSetWait_v2(set, data, timeoutms))
+    api_entry(
+        "nvmlEventSetWait_v2",
+        Object::System,
+        |e| e.nvmlEventSetWait_v2(set, data, timeoutms),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetWait_v3(
     set: nvmlEventSet_t,
     params: *mut nvmlEventSetWait_v3_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlEventSetWait_v3", |e| e.nvmlEventSetWait_v3(set, params))
+    api_entry(
+        "nvmlEventSetWait_v3",
+        Object::System,
+        |e| e.nvmlEventSetWait_v3(set, params),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
@@ -3433,6 +3879,7 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGetExcludedDeviceCount",
+        Object::System,
         |e| e.nvmlGetExcludedDeviceCount(deviceCount),
     )
 }
@@ -3443,6 +3890,7 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGetExcludedDeviceInfoByIndex",
+        Object::System,
         |e| e.nvmlGetExcludedDeviceInfoByIndex(index, info),
     )
 }
@@ -3454,6 +3902,7 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGetVgpuCompatibility",
+        Object::System,
         |e| e.nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo),
     )
 }
@@ -3464,6 +3913,7 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGetVgpuDriverCapabilities",
+        Object::System,
         |e| e.nvmlGetVgpuDriverCapabilities(capability, capResult),
     )
 }
@@ -3472,13 +3922,17 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     supported: *mut nvmlVgpuVersion_t,
     current: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGetVgpuVersion", |e| e.nvmlGetVgpuVersion(supported, current))
+    api_entry(
+        "nvmlGetVgpuVersion",
+        Object::System,
+        |e| e.nvmlGetVgpuVersion(supported, current),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpmMetricsGet", |e| e.nvmlGpmMetricsGet(metricsGet))
+    api_entry("nvmlGpmMetricsGet", Object::System, |e| e.nvmlGpmMetricsGet(metricsGet))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMigSampleGet(
@@ -3488,6 +3942,7 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpmMigSampleGet",
+        Object::Device(device),
         |e| e.nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample),
     )
 }
@@ -3498,6 +3953,7 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpmQueryDeviceSupport",
+        Object::Device(device),
         |e| e.nvmlGpmQueryDeviceSupport(device, gpmSupport),
     )
 }
@@ -3508,6 +3964,7 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpmQueryIfStreamingEnabled",
+        Object::Device(device),
         |e| e.nvmlGpmQueryIfStreamingEnabled(device, state),
     )
 }
@@ -3515,18 +3972,22 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 pub unsafe extern "C" fn nvmlGpmSampleAlloc(
     gpmSample: *mut nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpmSampleAlloc", |e| e.nvmlGpmSampleAlloc(gpmSample))
+    api_entry("nvmlGpmSampleAlloc", Object::System, |e| e.nvmlGpmSampleAlloc(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
-    api_entry("nvmlGpmSampleFree", |e| e.nvmlGpmSampleFree(gpmSample))
+    api_entry("nvmlGpmSampleFree", Object::System, |e| e.nvmlGpmSampleFree(gpmSample))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleGet(
     device: nvmlDevice_t,
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpmSampleGet", |e| e.nvmlGpmSampleGet(device, gpmSample))
+    api_entry(
+        "nvmlGpmSampleGet",
+        Object::Device(device),
+        |e| e.nvmlGpmSampleGet(device, gpmSample),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
@@ -3535,6 +3996,7 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpmSetStreamingEnabled",
+        Object::Device(device),
         |e| e.nvmlGpmSetStreamingEnabled(device, state),
     )
 }
@@ -3546,6 +4008,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceCreateComputeInstance",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceCreateComputeInstance(
@@ -3565,6 +4028,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceCreateComputeInstanceWithPlacement(
@@ -3580,7 +4044,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
 pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
     gpuInstance: nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpuInstanceDestroy", |e| e.nvmlGpuInstanceDestroy(gpuInstance))
+    api_entry(
+        "nvmlGpuInstanceDestroy",
+        Object::GpuInstance(gpuInstance),
+        |e| e.nvmlGpuInstanceDestroy(gpuInstance),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
@@ -3589,6 +4057,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetActiveVgpus",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo),
     )
 }
@@ -3600,6 +4069,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetComputeInstanceById",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance),
     )
 }
@@ -3612,6 +4082,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstancePossiblePlacements(
@@ -3632,6 +4103,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceProfileInfo(
@@ -3652,6 +4124,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceProfileInfoV(
@@ -3671,6 +4144,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
@@ -3690,6 +4164,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetComputeInstances",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstances(
@@ -3708,6 +4183,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetCreatableVgpus",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus),
     )
 }
@@ -3716,7 +4192,11 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
     gpuInstance: nvmlGpuInstance_t,
     info: *mut nvmlGpuInstanceInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpuInstanceGetInfo", |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info))
+    api_entry(
+        "nvmlGpuInstanceGetInfo",
+        Object::GpuInstance(gpuInstance),
+        |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
@@ -3725,6 +4205,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetVgpuHeterogeneousMode",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
 }
@@ -3735,6 +4216,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo),
     )
 }
@@ -3745,6 +4227,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog_v2(gpuInstance, pSchedulerLogInfo),
     )
 }
@@ -3755,6 +4238,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerState",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance, pSchedulerStateInfo),
     )
 }
@@ -3765,6 +4249,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetVgpuSchedulerState_v2",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState_v2(gpuInstance, pSchedulerStateInfo),
     )
 }
@@ -3775,6 +4260,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+        Object::GpuInstance(gpuInstance),
         |e| {
             e
                 .nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
@@ -3791,6 +4277,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceSetVgpuHeterogeneousMode",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
 }
@@ -3801,6 +4288,7 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceSetVgpuSchedulerState",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler),
     )
 }
@@ -3811,54 +4299,71 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlGpuInstanceSetVgpuSchedulerState_v2",
+        Object::GpuInstance(gpuInstance),
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState_v2(gpuInstance, pSchedulerState),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
-    api_entry("nvmlInit", |e| e.nvmlInit())
+    api_entry("nvmlInit", Object::System, |e| e.nvmlInit())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
-    api_entry("nvmlInitWithFlags", |e| e.nvmlInitWithFlags(flags))
+    api_entry("nvmlInitWithFlags", Object::System, |e| e.nvmlInitWithFlags(flags))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
-    api_entry("nvmlInit_v2", |e| e.nvmlInit_v2())
+    api_entry("nvmlInit_v2", Object::System, |e| e.nvmlInit_v2())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSetVgpuVersion(
     vgpuVersion: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSetVgpuVersion", |e| e.nvmlSetVgpuVersion(vgpuVersion))
+    api_entry(
+        "nvmlSetVgpuVersion",
+        Object::System,
+        |e| e.nvmlSetVgpuVersion(vgpuVersion),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
-    api_entry("nvmlShutdown", |e| e.nvmlShutdown())
+    api_entry("nvmlShutdown", Object::System, |e| e.nvmlShutdown())
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     request: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemEventSetCreate", |e| e.nvmlSystemEventSetCreate(request))
+    api_entry(
+        "nvmlSystemEventSetCreate",
+        Object::System,
+        |e| e.nvmlSystemEventSetCreate(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetFree(
     request: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemEventSetFree", |e| e.nvmlSystemEventSetFree(request))
+    api_entry(
+        "nvmlSystemEventSetFree",
+        Object::System,
+        |e| e.nvmlSystemEventSetFree(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemEventSetWait(
     request: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemEventSetWait", |e| e.nvmlSystemEventSetWait(request))
+    api_entry(
+        "nvmlSystemEventSetWait",
+        Object::System,
+        |e| e.nvmlSystemEventSetWait(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemGetCPER_v1", |e| e.nvmlSystemGetCPER_v1(cper))
+    api_entry("nvmlSystemGetCPER_v1", Object::System, |e| e.nvmlSystemGetCPER_v1(cper))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
@@ -3866,6 +4371,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetConfComputeCapabilities",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeCapabilities(capabilities),
     )
 }
@@ -3875,6 +4381,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetConfComputeGpusReadyState",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork),
     )
 }
@@ -3884,6 +4391,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
 }
@@ -3893,6 +4401,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetConfComputeSettings",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeSettings(settings),
     )
 }
@@ -3902,6 +4411,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetConfComputeSettings_v2",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeSettings_v2(settings),
     )
 }
@@ -3911,6 +4421,7 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetConfComputeState",
+        Object::System,
         |e| e.nvmlSystemGetConfComputeState(state),
     )
 }
@@ -3920,6 +4431,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetCudaDriverVersion",
+        Object::System,
         |e| e.nvmlSystemGetCudaDriverVersion(cudaDriverVersion),
     )
 }
@@ -3929,6 +4441,7 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetCudaDriverVersion_v2",
+        Object::System,
         |e| e.nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion),
     )
 }
@@ -3939,6 +4452,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetDriverBranch",
+        Object::System,
         |e| e.nvmlSystemGetDriverBranch(branchInfo, length),
     )
 }
@@ -3949,6 +4463,7 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetDriverVersion",
+        Object::System,
         |e| e.nvmlSystemGetDriverVersion(version, length),
     )
 }
@@ -3959,6 +4474,7 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetHicVersion",
+        Object::System,
         |e| e.nvmlSystemGetHicVersion(hwbcCount, hwbcEntries),
     )
 }
@@ -3969,6 +4485,7 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetNVMLVersion",
+        Object::System,
         |e| e.nvmlSystemGetNVMLVersion(version, length),
     )
 }
@@ -3976,7 +4493,11 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
 pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemGetNvlinkBwMode", |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode))
+    api_entry(
+        "nvmlSystemGetNvlinkBwMode",
+        Object::System,
+        |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetProcessName(
@@ -3986,6 +4507,7 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetProcessName",
+        Object::System,
         |e| e.nvmlSystemGetProcessName(pid, name, length),
     )
 }
@@ -3997,6 +4519,7 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemGetTopologyGpuSet",
+        Object::System,
         |e| e.nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray),
     )
 }
@@ -4004,7 +4527,11 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
 pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     request: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemRegisterEvents", |e| e.nvmlSystemRegisterEvents(request))
+    api_entry(
+        "nvmlSystemRegisterEvents",
+        Object::System,
+        |e| e.nvmlSystemRegisterEvents(request),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
@@ -4012,6 +4539,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemSetConfComputeGpusReadyState",
+        Object::System,
         |e| e.nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork),
     )
 }
@@ -4021,6 +4549,7 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
+        Object::System,
         |e| e.nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
 }
@@ -4028,11 +4557,15 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
 pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
     nvlinkBwMode: c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemSetNvlinkBwMode", |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode))
+    api_entry(
+        "nvmlSystemSetNvlinkBwMode",
+        Object::System,
+        |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetCount", |e| e.nvmlUnitGetCount(unitCount))
+    api_entry("nvmlUnitGetCount", Object::System, |e| e.nvmlUnitGetCount(unitCount))
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetDevices(
@@ -4040,35 +4573,55 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
     deviceCount: *mut c_uint,
     devices: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetDevices", |e| e.nvmlUnitGetDevices(unit, deviceCount, devices))
+    api_entry(
+        "nvmlUnitGetDevices",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetDevices(unit, deviceCount, devices),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
     unit: nvmlUnit_t,
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetFanSpeedInfo", |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds))
+    api_entry(
+        "nvmlUnitGetFanSpeedInfo",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
     index: c_uint,
     unit: *mut nvmlUnit_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetHandleByIndex", |e| e.nvmlUnitGetHandleByIndex(index, unit))
+    api_entry(
+        "nvmlUnitGetHandleByIndex",
+        Object::System,
+        |e| e.nvmlUnitGetHandleByIndex(index, unit),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetLedState(
     unit: nvmlUnit_t,
     state: *mut nvmlLedState_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetLedState", |e| e.nvmlUnitGetLedState(unit, state))
+    api_entry(
+        "nvmlUnitGetLedState",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetLedState(unit, state),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
     unit: nvmlUnit_t,
     psu: *mut nvmlPSUInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetPsuInfo", |e| e.nvmlUnitGetPsuInfo(unit, psu))
+    api_entry(
+        "nvmlUnitGetPsuInfo",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetPsuInfo(unit, psu),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetTemperature(
@@ -4076,21 +4629,33 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
     r#type: c_uint,
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetTemperature", |e| e.nvmlUnitGetTemperature(unit, r#type, temp))
+    api_entry(
+        "nvmlUnitGetTemperature",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetTemperature(unit, r#type, temp),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
     unit: nvmlUnit_t,
     info: *mut nvmlUnitInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetUnitInfo", |e| e.nvmlUnitGetUnitInfo(unit, info))
+    api_entry(
+        "nvmlUnitGetUnitInfo",
+        Object::Unit(unit),
+        |e| e.nvmlUnitGetUnitInfo(unit, info),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(
     unit: nvmlUnit_t,
     color: nvmlLedColor_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlUnitSetLedState", |e| e.nvmlUnitSetLedState(unit, color))
+    api_entry(
+        "nvmlUnitSetLedState",
+        Object::Unit(unit),
+        |e| e.nvmlUnitSetLedState(unit, color),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
@@ -4098,6 +4663,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceClearAccountingPids",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceClearAccountingPids(vgpuInstance),
     )
 }
@@ -4108,6 +4674,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetAccountingMode",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode),
     )
 }
@@ -4119,6 +4686,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetAccountingPids",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids),
     )
 }
@@ -4130,6 +4698,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetAccountingStats",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats),
     )
 }
@@ -4140,6 +4709,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetEccMode",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode),
     )
 }
@@ -4150,6 +4720,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetEncoderCapacity",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
 }
@@ -4161,6 +4732,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetEncoderSessions",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetEncoderSessions(vgpuInstance, sessionCount, sessionInfo),
     )
 }
@@ -4173,6 +4745,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetEncoderStats",
+        Object::VgpuInstance(vgpuInstance),
         |e| {
             e
                 .nvmlVgpuInstanceGetEncoderStats(
@@ -4192,6 +4765,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetFBCSessions",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFBCSessions(vgpuInstance, sessionCount, sessionInfo),
     )
 }
@@ -4202,6 +4776,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetFBCStats",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats),
     )
 }
@@ -4212,6 +4787,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetFbUsage",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage),
     )
 }
@@ -4222,6 +4798,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetFrameRateLimit",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit),
     )
 }
@@ -4232,6 +4809,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetGpuInstanceId",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId),
     )
 }
@@ -4243,6 +4821,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetGpuPciId",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length),
     )
 }
@@ -4253,6 +4832,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetLicenseInfo",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo),
     )
 }
@@ -4263,6 +4843,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetLicenseInfo_v2",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo),
     )
 }
@@ -4273,6 +4854,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetLicenseStatus",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed),
     )
 }
@@ -4284,6 +4866,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetMdevUUID",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size),
     )
 }
@@ -4295,6 +4878,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetMetadata",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize),
     )
 }
@@ -4305,6 +4889,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetPlacementId",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement),
     )
 }
@@ -4315,6 +4900,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetRuntimeStateSize",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState),
     )
 }
@@ -4325,6 +4911,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetType",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId),
     )
 }
@@ -4336,6 +4923,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetUUID",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size),
     )
 }
@@ -4347,6 +4935,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetVmDriverVersion",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance, version, length),
     )
 }
@@ -4359,6 +4948,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceGetVmID",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType),
     )
 }
@@ -4369,6 +4959,7 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuInstanceSetEncoderCapacity",
+        Object::VgpuInstance(vgpuInstance),
         |e| e.nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
 }
@@ -4379,6 +4970,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetBAR1Info",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info),
     )
 }
@@ -4390,6 +4982,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetCapabilities",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult),
     )
 }
@@ -4401,6 +4994,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetClass",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size),
     )
 }
@@ -4412,6 +5006,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetDeviceID",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID),
     )
 }
@@ -4422,6 +5017,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetFbReservation",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation),
     )
 }
@@ -4432,6 +5028,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetFrameRateLimit",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit),
     )
 }
@@ -4442,6 +5039,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetFramebufferSize",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize),
     )
 }
@@ -4452,6 +5050,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetGpuInstanceProfileId",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId),
     )
 }
@@ -4462,6 +5061,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetGspHeapSize",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize),
     )
 }
@@ -4473,6 +5073,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetLicense",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetLicense(vgpuTypeId, vgpuTypeLicenseString, size),
     )
 }
@@ -4484,6 +5085,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetMaxInstances",
+        Object::Device(device),
         |e| e.nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount),
     )
 }
@@ -4493,6 +5095,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
+        Object::System,
         |e| e.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance),
     )
 }
@@ -4503,6 +5106,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetMaxInstancesPerVm",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm),
     )
 }
@@ -4514,6 +5118,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetName",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size),
     )
 }
@@ -4524,6 +5129,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetNumDisplayHeads",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads),
     )
 }
@@ -4536,6 +5142,7 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
 ) -> nvmlReturn_t {
     api_entry(
         "nvmlVgpuTypeGetResolution",
+        Object::VgpuType(vgpuTypeId),
         |e| e.nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim),
     )
 }

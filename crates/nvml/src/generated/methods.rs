@@ -3664,7 +3664,10 @@ impl<'n> Device<'n> {
     /// Calls `nvmlGpmQueryDeviceSupport`.
     pub fn gpm_query_device_support(&self) -> Result<GpmSupport, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryDeviceSupport()?;
-        let mut c_gpm_support: sys::nvmlGpmSupport_t = Default::default();
+        let mut c_gpm_support: sys::nvmlGpmSupport_t = sys::nvmlGpmSupport_t {
+            version: sys::NVML_GPM_SUPPORT_VERSION as _,
+            ..Default::default()
+        };
         ffi::check(call!(sym(self.raw, & mut c_gpm_support)))?;
         Ok(GpmSupport::from(&c_gpm_support))
     }
@@ -6743,7 +6746,7 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<ProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
         let ((mut c_utilization), n) = ffi::fill_counted(
-            ffi::Probe::Capacity(32),
+            ffi::Probe::Null,
             0 + core::mem::size_of::<sys::nvmlProcessUtilizationSample_st>(),
             |capacity, count| {
                 let mut c_utilization: Vec<sys::nvmlProcessUtilizationSample_st> = vec![
@@ -9304,7 +9307,7 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<VgpuProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessUtilization()?;
         let ((mut c_utilization_samples), n) = ffi::fill_counted(
-            ffi::Probe::Capacity(32),
+            ffi::Probe::Null,
             0 + core::mem::size_of::<sys::nvmlVgpuProcessUtilizationSample_st>(),
             |capacity, count| {
                 let mut c_utilization_samples: Vec<

@@ -11134,6 +11134,8 @@ pub struct GpmSupport {
     pub is_supported_device: u32,
 }
 impl GpmSupport {
+    /// The `version` value this layout is used with.
+    pub const VERSION: u32 = sys::NVML_GPM_SUPPORT_VERSION as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpmSupport_t {
         #[allow(unused_mut)]

@@ -499,7 +499,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nv_link_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(j)),
     e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nv_link_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
     e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nv_link_utilization_control(a.u("link"), a.u("counter"))
-        .map(|v| fix(j(v), &[("units", lk!(NvLinkUtilizationCountUnits))]))),
+        .map(|v| fix(j(v), &[("units", lk!(NvLinkUtilizationCountUnits)), ("pktfilter", lk!(NvLinkUtilizationCountPktTypes))]))),
     e!("nvmlDeviceGetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|(x, y)| json!([x, y]))),
     e!("nvmlDeviceGetNvLinkInfo", faults &["nvmlDeviceGetNvLinkInfo_v3"], |c, o, a| c.dev(o)?.nv_link_info().map(j)),
     e!("nvmlDeviceGetNvlinkSupportedBwModes", |c, o, a| c.dev(o)?.nvlink_supported_bw_modes().map(j)),
@@ -605,7 +605,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuInstanceGetGpuPciId", |c, o, a| c.vgpu(o).gpu_pci_id().map(j)),
     e!("nvmlVgpuInstanceGetPlacementId", |c, o, a| c.vgpu(o).placement_id().map(|v| j(v.placement_id))),
     e!("nvmlVgpuInstanceGetRuntimeStateSize", |c, o, a| c.vgpu(o).runtime_state_size().map(j)),
-    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| j(v.record()))),
+    e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| fix(j(v.record()), &[("guestInfoState", lk!(VgpuGuestInfoState))]))),
     e!("nvmlVgpuInstanceGetAccountingMode", |c, o, a| c.vgpu(o).accounting_mode().map(|v| j(v.0))),
     e!("nvmlVgpuInstanceGetAccountingPids", |c, o, a| c.vgpu(o).accounting_pids().map(j)),
     e!("nvmlVgpuInstanceGetAccountingStats", |c, o, a| c.vgpu(o).accounting_stats(a.u("pid")).map(j)),

@@ -529,8 +529,9 @@ def device_calls(h, o, count):
     # vGPU, on the physical GPU.
     for cap in range(n.NVML_DEVICE_VGPU_CAP_COUNT):
         D("nvmlDeviceGetVgpuCapabilities", lambda: n.nvmlDeviceGetVgpuCapabilities(h, cap), capability=cap)
-    types = D("nvmlDeviceGetSupportedVgpus", lambda: n.nvmlDeviceGetSupportedVgpus(h)).get("ok") or []
-    types += D("nvmlDeviceGetCreatableVgpus", lambda: n.nvmlDeviceGetCreatableVgpus(h)).get("ok") or []
+    # Copies: the recorded answers must not grow with the list built here.
+    types = list(D("nvmlDeviceGetSupportedVgpus", lambda: n.nvmlDeviceGetSupportedVgpus(h)).get("ok") or [])
+    types += list(D("nvmlDeviceGetCreatableVgpus", lambda: n.nvmlDeviceGetCreatableVgpus(h)).get("ok") or [])
     vgpus = D("nvmlDeviceGetActiveVgpus", lambda: n.nvmlDeviceGetActiveVgpus(h)).get("ok") or []
     D("nvmlDeviceGetVgpuSchedulerState_v2",
       by_pynvml(n.nvmlDeviceGetVgpuSchedulerState_v2, h, ref=False, struct=n.c_nvmlVgpuSchedulerStateInfo_v2_t), engine=0)

@@ -1,0 +1,156 @@
+//! Field values (`nvmlDeviceGetFieldValues`): each field reads the value its getter answers
+//! (ECC and retired-page counters, remapped rows, power, energy, temperatures and their
+//! thresholds, PCIe replays, NVLink state and counters), so the two never disagree. The
+//! profile's `field_values` gives the fields no getter has (PCIe counters, for instance).
+
+use std::ffi::c_int;
+
+use nvml_sys::*;
+use serde_yaml::Value;
+
+use super::ecc::{ecc_count, remapped_rows};
+use super::ffi::{get, put};
+use super::nvlink::{check_link, link_active};
+use super::{need, now_us, Device, Engine, System};
+use crate::answer::Object;
+use crate::profile::const_value;
+
+/// A field's value, or why it has none.
+type Field = Result<u64, nvmlReturn_t>;
+
+/// A number a getter answered from the profile's values, by function and selectors.
+fn value_of(sys: &System, device: nvmlDevice_t, function: &str, selectors: &[i64]) -> Field {
+    sys.value(function, Object::Device(device), selectors).and_then(|v| v.first()).map(|v| v.uint()).ok_or(NVML_ERROR_NOT_SUPPORTED)
+}
+
+/// NVLink error counter `counter` of `link`, or of every link for `scope` 0xFFFFFFFF... the
+/// fields name the link in their id (`_L0` to `_L11`) or sum them (`_TOTAL`).
+fn nvlink_errors(sys: &System, d: &Device, device: nvmlDevice_t, counter: nvmlNvLinkErrorCounter_t, link: Option<u32>) -> Field {
+    let links = need(d.spec.u32("nvlink.links"))?;
+    let one = |l: u32| value_of(sys, device, "nvmlDeviceGetNvLinkErrorCounter", &[l as i64, counter as i64]);
+    match link {
+        Some(l) => {
+            check_link(d, l)?;
+            one(l)
+        }
+        None => (0..links).map(one).sum(),
+    }
+}
+
+/// A field of the NVLink families numbered by link: `(first of L0-L5, total, first of L6-L11)`.
+fn by_link(id: i32, first: i32, total: i32, first_hi: i32) -> Option<Option<u32>> {
+    match id {
+        _ if (first..first + 6).contains(&id) => Some(Some((id - first) as u32)),
+        _ if id == total => Some(None),
+        _ if (first_hi..first_hi + 6).contains(&id) => Some(Some((id - first_hi + 6) as u32)),
+        _ => None,
+    }
+}
+
+/// A field's value; `id` is an `NVML_FI_*` constant (an `int` in the header).
+fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) -> Field {
+    let s = &d.spec;
+    let flag = |b: bool| u64::from(b);
+    let ecc = |e, c| ecc_count(d, e, c);
+    let pages = |key: &str| need(s.list(key)).map(|l| l.len() as u64);
+    let threshold = |t: nvmlTemperatureThresholds_t| value_of(sys, device, "nvmlDeviceGetTemperatureThreshold", &[t as i64]);
+    let link_errors = |c| {
+        let (f, t, h) = match c {
+            NVML_NVLINK_ERROR_DL_CRC_FLIT => (NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6),
+            NVML_NVLINK_ERROR_DL_CRC_DATA => (NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6),
+            NVML_NVLINK_ERROR_DL_REPLAY => (NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6),
+            _ => (NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6),
+        };
+        by_link(id, f, t, h)
+    };
+    for counter in [NVML_NVLINK_ERROR_DL_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_DATA, NVML_NVLINK_ERROR_DL_REPLAY, NVML_NVLINK_ERROR_DL_RECOVERY] {
+        if let Some(link) = link_errors(counter) {
+            return nvlink_errors(sys, d, device, counter, link);
+        }
+    }
+    let scoped_link = || -> Result<u32, nvmlReturn_t> {
+        check_link(d, scope)?;
+        Ok(scope)
+    };
+    match id {
+        NVML_FI_DEV_ECC_CURRENT => s.bool("ecc.enabled").map(flag).ok_or(NVML_ERROR_NOT_SUPPORTED),
+        NVML_FI_DEV_ECC_PENDING => s.bool("ecc.pending").or(s.bool("ecc.enabled")).map(flag).ok_or(NVML_ERROR_NOT_SUPPORTED),
+        NVML_FI_DEV_ECC_SBE_VOL_TOTAL | NVML_FI_DEV_ECC_SBE_VOL_DEV => ecc(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC),
+        NVML_FI_DEV_ECC_DBE_VOL_TOTAL | NVML_FI_DEV_ECC_DBE_VOL_DEV => ecc(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC),
+        NVML_FI_DEV_ECC_SBE_AGG_TOTAL | NVML_FI_DEV_ECC_SBE_AGG_DEV => ecc(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC),
+        NVML_FI_DEV_ECC_DBE_AGG_TOTAL | NVML_FI_DEV_ECC_DBE_AGG_DEV => ecc(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC),
+        NVML_FI_DEV_RETIRED_SBE => pages("retired_pages.single_bit"),
+        NVML_FI_DEV_RETIRED_DBE => pages("retired_pages.double_bit"),
+        NVML_FI_DEV_RETIRED_PENDING => need(s.bool("retired_pages.pending")).map(flag),
+        NVML_FI_DEV_REMAPPED_COR => remapped_rows(d).map(|r| r.0.into()),
+        NVML_FI_DEV_REMAPPED_UNC => remapped_rows(d).map(|r| r.1.into()),
+        NVML_FI_DEV_REMAPPED_PENDING => remapped_rows(d).map(|r| flag(r.2)),
+        NVML_FI_DEV_REMAPPED_FAILURE => remapped_rows(d).map(|r| flag(r.3)),
+        NVML_FI_DEV_MEMORY_TEMP => need(s.u64("temperature.memory")),
+        NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION | NVML_FI_DEV_ENERGY => super::perf::energy_mj(sys, d),
+        NVML_FI_DEV_POWER_INSTANT | NVML_FI_DEV_POWER_AVERAGE => need(s.u64("power.usage_mw")),
+        NVML_FI_DEV_POWER_MIN_LIMIT => need(s.u64("power.min_limit_mw")),
+        NVML_FI_DEV_POWER_MAX_LIMIT => need(s.u64("power.max_limit_mw")),
+        NVML_FI_DEV_POWER_DEFAULT_LIMIT => value_of(sys, device, "nvmlDeviceGetPowerManagementDefaultLimit", &[]),
+        NVML_FI_DEV_POWER_CURRENT_LIMIT | NVML_FI_DEV_POWER_REQUESTED_LIMIT => {
+            let set = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.power_limit_mw;
+            need(set.map(u64::from).or(s.u64("power.limit_mw")))
+        }
+        NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT => threshold(NVML_TEMPERATURE_THRESHOLD_SHUTDOWN),
+        NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT => threshold(NVML_TEMPERATURE_THRESHOLD_SLOWDOWN),
+        NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT => threshold(NVML_TEMPERATURE_THRESHOLD_MEM_MAX),
+        NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT => threshold(NVML_TEMPERATURE_THRESHOLD_GPU_MAX),
+        NVML_FI_DEV_PCIE_REPLAY_COUNTER => value_of(sys, device, "nvmlDeviceGetPcieReplayCounter", &[]),
+        NVML_FI_DEV_NVLINK_LINK_COUNT => need(s.u64("nvlink.links")),
+        NVML_FI_DEV_NVLINK_GET_STATE => scoped_link().map(|l| flag(link_active(d, l))),
+        NVML_FI_DEV_NVLINK_GET_VERSION => scoped_link().and_then(|_| need(s.u64("nvlink.version"))),
+        NVML_FI_DEV_NVLINK_GET_SPEED | NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON => need(s.u64("nvlink.speed_mbps")),
+        NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX => need(s.u64("nvlink.throughput.data_tx_kib")),
+        NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX => need(s.u64("nvlink.throughput.data_rx_kib")),
+        NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX => need(s.u64("nvlink.throughput.raw_tx_kib")),
+        NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX => need(s.u64("nvlink.throughput.raw_rx_kib")),
+        NVML_FI_DEV_NVLINK_ERROR_DL_CRC => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_CRC_FLIT, None),
+        NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_REPLAY, None),
+        NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_RECOVERY, None),
+        _ if (NVML_FI_DEV_NVLINK_SPEED_MBPS_L0..=NVML_FI_DEV_NVLINK_SPEED_MBPS_L5).contains(&id)
+            || (NVML_FI_DEV_NVLINK_SPEED_MBPS_L6..=NVML_FI_DEV_NVLINK_SPEED_MBPS_L11).contains(&id) =>
+        {
+            let link = if id <= NVML_FI_DEV_NVLINK_SPEED_MBPS_L5 { id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 } else { id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 + 6 } as u32;
+            check_link(d, link)?;
+            need(s.u64("nvlink.speed_mbps"))
+        }
+        _ => {
+            let table = s.value("field_values").and_then(Value::as_mapping);
+            let found = table.and_then(|t| t.iter().find(|(k, _)| const_value(k) == Some(id as i128)));
+            found.and_then(|(_, v)| v.as_u64()).ok_or(NVML_ERROR_NOT_SUPPORTED)
+        }
+    }
+}
+
+/// Every requested field: its value, or its own error in `nvmlReturn`. The header answers
+/// `SUCCESS` "if any values in values were populated", so an empty request is refused.
+pub fn nvmlDeviceGetFieldValues(e: &Engine, device: nvmlDevice_t, count: c_int, values: *mut nvmlFieldValue_t) -> nvmlReturn_t {
+    e.dev(device, |sys, d| {
+        if count <= 0 || values.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let now = now_us() as i64;
+        for i in 0..count as usize {
+            // `values` holds `count` entries; each goes through the checked helpers.
+            let slot = values.wrapping_add(i);
+            let mut fv: nvmlFieldValue_t = get(slot)?;
+            fv.timestamp = now;
+            fv.latencyUsec = 0;
+            match field(sys, d, device, fv.fieldId as i32, fv.scopeId) {
+                Ok(v) => {
+                    fv.nvmlReturn = NVML_SUCCESS;
+                    fv.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+                    fv.value = nvmlValue_t { ullVal: v };
+                }
+                Err(code) => fv.nvmlReturn = code,
+            }
+            put(slot, fv)?;
+        }
+        Ok(())
+    })
+}

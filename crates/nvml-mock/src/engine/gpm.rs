@@ -1,0 +1,153 @@
+//! GPU Performance Monitoring: samples of a GPU's (or a GPU instance's) counters and the
+//! metrics computed from two of them.
+//!
+//! A sample records when it was taken; the counters it holds are each metric's rate times the
+//! time since the library was initialised, so the metrics computed from two samples (the
+//! counters' difference over the time between them) are the profile's rates: `gpm`
+//! (`{NVML_GPM_METRIC_SM_UTIL: 37}`), else the reading of the getter that measures the same
+//! thing (utilisation, encoder and decoder utilisation, PCIe throughput), else 0.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use nvml_sys::*;
+use serde_yaml::Value;
+
+use super::ffi::{get, put};
+use super::{now_us, DeviceRef, Engine, System};
+use crate::answer::Object;
+use crate::generated::names::CONSTANTS;
+use crate::profile::const_value;
+
+/// What a sample holds once taken.
+#[derive(Debug, Clone)]
+struct Taken {
+    device: usize,
+    /// The GPU instance sampled (`nvmlGpmMigSampleGet`, or a MIG device), if any.
+    gpu_instance: Option<u32>,
+    time_us: u64,
+    /// Each metric's counter at `time_us`.
+    counters: BTreeMap<u32, f64>,
+}
+
+/// An `nvmlGpmSample_t`: its handle is the address of this struct.
+#[derive(Debug, Default)]
+pub struct GpmSample(Mutex<Option<Taken>>);
+
+/// Whether the profile says the device supports GPM (`nvmlGpmQueryDeviceSupport`).
+fn supported(sys: &System, device: nvmlDevice_t) -> bool {
+    sys.value("nvmlGpmQueryDeviceSupport", Object::Device(device), &[]).and_then(|v| v.first()).is_some_and(|s| s.field("isSupportedDevice").uint() == 1)
+}
+
+/// Every metric id of the header.
+fn metric_ids() -> impl Iterator<Item = u32> {
+    CONSTANTS.iter().filter(|(n, _)| n.starts_with("NVML_GPM_METRIC_") && *n != "NVML_GPM_METRIC_MAX").map(|(_, v)| *v as u32)
+}
+
+/// The rate of each metric on a device.
+fn rates(sys: &System, device: nvmlDevice_t) -> BTreeMap<u32, f64> {
+    let Ok(d) = sys.any_device(device).map(|d| d.gpu()) else { return BTreeMap::new() };
+    let s = &d.spec;
+    let mut out: BTreeMap<u32, f64> = metric_ids().map(|m| (m, 0.0)).collect();
+    let pcie = |counter: nvmlPcieUtilCounter_t| sys.value("nvmlDeviceGetPcieThroughput", Object::Device(sys.handle(d.index)), &[counter as i64]).and_then(|v| v.first()).map(|v| v.float());
+    let derived = [
+        (NVML_GPM_METRIC_GRAPHICS_UTIL, s.u64("utilization.gpu").map(|v| v as f64)),
+        (NVML_GPM_METRIC_SM_UTIL, s.u64("utilization.gpu").map(|v| v as f64)),
+        (NVML_GPM_METRIC_DRAM_BW_UTIL, s.u64("utilization.memory").map(|v| v as f64)),
+        (NVML_GPM_METRIC_NVDEC_0_UTIL, s.u64("decoder.utilization").map(|v| v as f64)),
+        // KB/s as the getter answers it, in MiB/s as GPM reports it.
+        (NVML_GPM_METRIC_PCIE_TX_PER_SEC, pcie(NVML_PCIE_UTIL_TX_BYTES).map(|kb| kb * 1000.0 / 1048576.0)),
+        (NVML_GPM_METRIC_PCIE_RX_PER_SEC, pcie(NVML_PCIE_UTIL_RX_BYTES).map(|kb| kb * 1000.0 / 1048576.0)),
+    ];
+    for (m, v) in derived {
+        if let Some(v) = v {
+            out.insert(m, v);
+        }
+    }
+    for (k, v) in s.value("gpm").and_then(Value::as_mapping).into_iter().flatten() {
+        if let (Some(m), Some(v)) = (const_value(k), v.as_f64()) {
+            out.insert(m as u32, v);
+        }
+    }
+    out
+}
+
+fn sample(e: &Engine, device: nvmlDevice_t, gpu_instance: Option<u32>, handle: nvmlGpmSample_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let d = sys.any_device(device)?;
+        let set = sys.gpm_samples.get(handle.cast())?;
+        if !supported(sys, device) {
+            return Err(NVML_ERROR_NOT_SUPPORTED);
+        }
+        let gi = match (d, gpu_instance) {
+            (DeviceRef::Mig { gi, .. }, None) => Some(gi.id),
+            (DeviceRef::Gpu(g), Some(id)) => {
+                sys.gpu_instances.iter().find(|x| x.device == g.index && x.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
+                Some(id)
+            }
+            (DeviceRef::Mig { .. }, Some(_)) => return Err(NVML_ERROR_INVALID_ARGUMENT),
+            (DeviceRef::Gpu(_), None) => None,
+        };
+        let time_us = now_us();
+        let elapsed = time_us.saturating_sub(sys.started_us) as f64 / 1e6;
+        let counters = rates(sys, device).into_iter().map(|(m, r)| (m, r * elapsed)).collect();
+        let mut s = set.0.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+        *s = Some(Taken { device: d.gpu().index, gpu_instance: gi, time_us, counters });
+        Ok(())
+    })
+}
+
+pub fn nvmlGpmSampleAlloc(e: &Engine, sample: *mut nvmlGpmSample_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        if sample.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        put(sample, sys.gpm_samples.add(GpmSample::default()) as nvmlGpmSample_t)
+    })
+}
+
+pub fn nvmlGpmSampleFree(e: &Engine, sample: nvmlGpmSample_t) -> nvmlReturn_t {
+    e.with(|sys| sys.gpm_samples.remove(sample.cast()))
+}
+
+pub fn nvmlGpmSampleGet(e: &Engine, device: nvmlDevice_t, handle: nvmlGpmSample_t) -> nvmlReturn_t {
+    sample(e, device, None, handle)
+}
+
+pub fn nvmlGpmMigSampleGet(e: &Engine, device: nvmlDevice_t, gpu_instance: u32, handle: nvmlGpmSample_t) -> nvmlReturn_t {
+    sample(e, device, Some(gpu_instance), handle)
+}
+
+/// Each requested metric: the difference of its counters over the time between the samples.
+pub fn nvmlGpmMetricsGet(e: &Engine, metrics: *mut nvmlGpmMetricsGet_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let mut m = get(metrics)?;
+        if m.version != NVML_GPM_METRICS_GET_VERSION as u32 {
+            return Err(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        }
+        if m.numMetrics as usize > m.metrics.len() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let taken = |h: nvmlGpmSample_t| -> Result<Taken, nvmlReturn_t> {
+            let s = sys.gpm_samples.get(h.cast())?;
+            let t = s.0.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.clone();
+            t.ok_or(NVML_ERROR_INVALID_ARGUMENT)
+        };
+        let (a, b) = (taken(m.sample1)?, taken(m.sample2)?);
+        if a.device != b.device || a.gpu_instance != b.gpu_instance || b.time_us <= a.time_us {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let seconds = (b.time_us - a.time_us) as f64 / 1e6;
+        for metric in m.metrics.iter_mut().take(m.numMetrics as usize) {
+            match (a.counters.get(&metric.metricId), b.counters.get(&metric.metricId)) {
+                (Some(x), Some(y)) => {
+                    metric.nvmlReturn = NVML_SUCCESS;
+                    // Rounded to a millionth: the rate without the noise of the subtraction.
+                    metric.value = ((y - x) / seconds * 1e6).round() / 1e6;
+                }
+                _ => metric.nvmlReturn = NVML_ERROR_NOT_SUPPORTED,
+            }
+        }
+        put(metrics, m)
+    })
+}

@@ -1,0 +1,161 @@
+//! Initialisation, error strings, system queries (versions, process names, CPER records,
+//! topology of the system), units and excluded GPUs.
+
+use std::ffi::{c_char, c_int, c_uint};
+
+use nvml_sys::*;
+use serde_yaml::Value;
+
+use super::ffi::{chars_str, check_version, get, put, put_bytes, put_str, set_chars};
+use super::{error_string, need, Engine, System};
+use crate::profile::CperRecord;
+
+pub fn nvmlInit(e: &Engine) -> nvmlReturn_t {
+    e.init()
+}
+
+pub fn nvmlInit_v2(e: &Engine) -> nvmlReturn_t {
+    e.init()
+}
+
+pub fn nvmlInitWithFlags(e: &Engine, _flags: c_uint) -> nvmlReturn_t {
+    e.init()
+}
+
+pub fn nvmlShutdown(e: &Engine) -> nvmlReturn_t {
+    e.shutdown()
+}
+
+pub fn nvmlErrorString(_: &Engine, result: nvmlReturn_t) -> *const c_char {
+    error_string(result).as_ptr()
+}
+
+fn driver_version(sys: &System) -> Result<&str, nvmlReturn_t> {
+    need(sys.profile.system.str("driver_version"))
+}
+
+pub fn nvmlSystemGetDriverVersion(e: &Engine, version: *mut c_char, length: c_uint) -> nvmlReturn_t {
+    e.with(|s| put_str(version, length, driver_version(s)?))
+}
+
+pub fn nvmlSystemGetNVMLVersion(e: &Engine, version: *mut c_char, length: c_uint) -> nvmlReturn_t {
+    e.with(|s| put_str(version, length, need(s.profile.system.str("nvml_version"))?))
+}
+
+/// The branch of `system.driver_version`: `r580_00` for 580.82.07.
+pub fn nvmlSystemGetDriverBranch(e: &Engine, info: *mut nvmlSystemDriverBranchInfo_t, length: c_uint) -> nvmlReturn_t {
+    e.with(|s| {
+        check_version(info, nvmlSystemDriverBranchInfo_v1)?;
+        let major = driver_version(s)?.split('.').next().unwrap_or("");
+        let branch = format!("r{major}_00");
+        if (length as usize) < branch.len() + 1 {
+            return Err(NVML_ERROR_INSUFFICIENT_SIZE);
+        }
+        let mut v = nvmlSystemDriverBranchInfo_t { version: nvmlSystemDriverBranchInfo_v1, ..Default::default() };
+        set_chars(&mut v.branch, &branch);
+        put(info, v)
+    })
+}
+
+pub fn nvmlSystemGetCudaDriverVersion(e: &Engine, v: *mut c_int) -> nvmlReturn_t {
+    e.with(|s| put(v, need(s.profile.system.i64("cuda_driver_version"))? as c_int))
+}
+
+pub fn nvmlSystemGetCudaDriverVersion_v2(e: &Engine, v: *mut c_int) -> nvmlReturn_t {
+    nvmlSystemGetCudaDriverVersion(e, v)
+}
+
+/// The name of a process the profile runs (by the pid clients see).
+pub fn nvmlSystemGetProcessName(e: &Engine, pid: c_uint, name: *mut c_char, length: c_uint) -> nvmlReturn_t {
+    e.with(|sys| {
+        if name.is_null() || length == 0 {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        for d in &sys.devices {
+            for kind in ["processes.compute", "processes.graphics"] {
+                let pid_of = |p: &Value| p.get("pid").and_then(Value::as_u64).map(|p| sys.pid(p as u32));
+                if let Some(p) = d.spec.list(kind).unwrap_or_default().iter().find(|p| pid_of(p) == Some(pid)) {
+                    // The name is cropped to the buffer, as the header says.
+                    let n = p.get("name").and_then(Value::as_str).unwrap_or("");
+                    let mut cut = n.len().min(length as usize - 1);
+                    while !n.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    return put_str(name, length, &n[..cut]);
+                }
+            }
+        }
+        Err(NVML_ERROR_NOT_FOUND)
+    })
+}
+
+pub fn nvmlSystemGetCPER_v1(e: &Engine, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
+    // One record per call; the cursor's handle is the position of the next record among
+    // those the filter (`cperTypeMask`, `uuid`: empty for all devices) selects.
+    e.with(|sys| {
+        let mut req = get(cper)?;
+        if req.buffer.is_null() && req.bufferSize != 0 {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let uuid = chars_str(&req.cursor.uuid);
+        let gpu = req.cursor.cperTypeMask & NVML_CPER_ACCESS_TYPE_GPU != 0;
+        let selected = |r: &&CperRecord| gpu && (uuid.is_empty() || sys.devices[r.device].spec.str("uuid") == Some(uuid.as_str()));
+        let next = usize::try_from(req.cursor.handle).ok().and_then(|i| sys.profile.cper_records.iter().filter(selected).nth(i));
+        let Some(record) = next else {
+            req.bufferSize = 0;
+            return put(cper, req);
+        };
+        let status = put_bytes(req.buffer, req.bufferSize, &record.data);
+        req.bufferSize = record.data.len() as c_uint;
+        if status.is_ok() {
+            req.cursor.handle += 1;
+        }
+        put(cper, req)?;
+        status
+    })
+}
+
+/// The GPUs whose NUMA node's CPUs (`system.numa_cpus`) include `cpu`.
+pub fn nvmlSystemGetTopologyGpuSet(e: &Engine, cpu: c_uint, count: *mut c_uint, devices: *mut nvmlDevice_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let found: Vec<nvmlDevice_t> = sys.devices.iter().filter(|d| super::device::cpus(sys, d).contains(&cpu)).map(|d| sys.handle(d.index)).collect();
+        super::device::put_nearest(count, devices, &found)
+    })
+}
+
+/// No S-class unit is attached to the profiles' systems.
+pub fn nvmlUnitGetCount(e: &Engine, count: *mut c_uint) -> nvmlReturn_t {
+    e.with(|_| put(count, 0))
+}
+
+pub fn nvmlUnitGetHandleByIndex(e: &Engine, _index: c_uint, unit: *mut nvmlUnit_t) -> nvmlReturn_t {
+    e.with(|_| {
+        if unit.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        // `index` must be below nvmlUnitGetCount, which is 0.
+        Err(NVML_ERROR_INVALID_ARGUMENT)
+    })
+}
+
+/// `deviceCount` gives the size of `devices` (NULL for either is refused, as the header says);
+/// no unit exists, so any unit handle is invalid.
+pub fn nvmlUnitGetDevices(e: &Engine, _unit: nvmlUnit_t, count: *mut c_uint, devices: *mut nvmlDevice_t) -> nvmlReturn_t {
+    e.with(|_| {
+        if count.is_null() || devices.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        Err(NVML_ERROR_INVALID_ARGUMENT)
+    })
+}
+
+/// No Host Interface Card: `hwbcCount` (the size of `hwbcEntries`) becomes 0. The header
+/// refuses a NULL count or array.
+pub fn nvmlSystemGetHicVersion(e: &Engine, count: *mut c_uint, entries: *mut nvmlHwbcEntry_t) -> nvmlReturn_t {
+    e.with(|_| {
+        if count.is_null() || entries.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        put(count, 0)
+    })
+}

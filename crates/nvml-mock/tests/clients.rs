@@ -1,0 +1,304 @@
+//! Real NVML clients against the mock, every built-in profile: NVIDIA's Python binding
+//! (nvidia-ml-py) calling every query it wraps, gpustat and nvitop showing the profile's GPUs.
+//!
+//! Each client is skipped with a message when it is not installed, unless
+//! `NVML_MOCK_REQUIRE_PYNVML` (the binding) or `NVML_MOCK_REQUIRE_CLIENTS` (gpustat, nvitop) is
+//! set, as CI does.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir};
+
+const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"];
+
+/// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
+fn mock_dir() -> PathBuf {
+    mock_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
+}
+
+/// Whether Python can import `module`; if not, the test is skipped unless `require` is set.
+fn have(module: &str, require: &str, install: &str) -> bool {
+    let ok = Command::new("python3").args(["-c", &format!("import {module}")]).status().is_ok_and(|s| s.success());
+    if !ok {
+        assert!(std::env::var_os(require).is_none(), "{module} is required here ({require} is set): {install}");
+        eprintln!("skipped: {module} is not installed ({install})");
+    }
+    ok
+}
+
+/// Every query of nvidia-ml-py against every profile: each function that answers
+/// NOT_SUPPORTED (on a GPU, the system, a GPU instance or a vGPU object) is one the profile
+/// documents answering so (crates/nvml-mock/README.md), none that the profile documents so
+/// for a GPU or the system succeeds there, and the binding never crashes.
+#[test]
+fn python_binding_census_finds_only_documented_not_supported() {
+    if !have("pynvml", "NVML_MOCK_REQUIRE_PYNVML", "pip install nvidia-ml-py") {
+        return;
+    }
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pynvml_census.py");
+    let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../../nvml-headers/13.5.37/nvml.h");
+    let out = Command::new("python3").args([script, "--json", "--header", header]).args(PROFILES).env("LD_LIBRARY_PATH", mock_dir()).output().unwrap();
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let census: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>> = parse_json(&String::from_utf8_lossy(&out.stdout));
+    let mut problems = Vec::new();
+    for (profile, functions) in &census {
+        let documented = documented_functions(profile, "NOT_SUPPORTED").unwrap();
+        let subjects = documented_subjects(profile, "NOT_SUPPORTED").unwrap();
+        for (function, outcomes) in functions {
+            for (subject, outcome) in outcomes {
+                // `CODE@symbol`: the answer, and the C function that gave it.
+                let (code, symbol) = outcome.split_once('@').unwrap_or((outcome, function));
+                if code.starts_with("crash") {
+                    problems.push(format!("{profile}: {function} on {subject} crashed the binding"));
+                }
+                if code == "SUCCESS" && subjects.get(symbol).is_some_and(|s| s.contains(subject)) {
+                    problems.push(format!("{profile}: {symbol} ({function}) on {subject} succeeds, documented NOT_SUPPORTED"));
+                }
+                // MIG devices answer NOT_SUPPORTED for what the mock answers per GPU only.
+                if code == "NVML_ERROR_NOT_SUPPORTED" && !subject.contains("/mig") && !documented.contains(symbol) {
+                    problems.push(format!("{profile}: {symbol} ({function}) on {subject} answers NOT_SUPPORTED, undocumented"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+/// The census's JSON: `{profile: {function: {subject: outcome}}}` (strings only).
+fn parse_json(text: &str) -> BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>> {
+    // A minimal reader for the three levels of string maps the census prints.
+    let mut chars = text.trim().chars().peekable();
+    fn string(c: &mut std::iter::Peekable<std::str::Chars>) -> String {
+        while c.peek().is_some_and(|x| *x != '"') {
+            c.next();
+        }
+        c.next();
+        let mut s = String::new();
+        while let Some(x) = c.next() {
+            match x {
+                '\\' => {
+                    if let Some(y) = c.next() {
+                        s.push(y);
+                    }
+                }
+                '"' => break,
+                _ => s.push(x),
+            }
+        }
+        s
+    }
+    fn map<T>(c: &mut std::iter::Peekable<std::str::Chars>, value: impl Fn(&mut std::iter::Peekable<std::str::Chars>) -> T) -> BTreeMap<String, T> {
+        let mut out = BTreeMap::new();
+        while c.peek().is_some_and(|x| *x != '{') {
+            c.next();
+        }
+        c.next();
+        loop {
+            while c.peek().is_some_and(|x| x.is_whitespace() || *x == ',') {
+                c.next();
+            }
+            match c.peek() {
+                Some('}') | None => {
+                    c.next();
+                    return out;
+                }
+                _ => {}
+            }
+            let k = string(c);
+            while c.peek().is_some_and(|x| *x != ':') {
+                c.next();
+            }
+            c.next();
+            out.insert(k, value(c));
+        }
+    }
+    map(&mut chars, |c| map(c, |c| map(c, string)))
+}
+
+/// A profile's devices, by dotted key.
+type Devices = Vec<BTreeMap<String, serde_yaml::Value>>;
+
+fn u(d: &BTreeMap<String, serde_yaml::Value>, key: &str) -> u64 {
+    d.get(key).and_then(serde_yaml::Value::as_u64).unwrap_or_else(|| panic!("the profile has no `{key}`"))
+}
+
+/// A device's processes (compute, then graphics): `(sm_util, used_memory)` each.
+fn processes(d: &BTreeMap<String, serde_yaml::Value>) -> Vec<(u64, u64)> {
+    let list = |k: &str| d.get(k).and_then(serde_yaml::Value::as_sequence).cloned().unwrap_or_default();
+    let field = |p: &serde_yaml::Value, k: &str| p.get(k).and_then(serde_yaml::Value::as_u64).unwrap_or(0);
+    list("processes.compute").iter().chain(list("processes.graphics").iter()).map(|p| (field(p, "sm_util"), field(p, "used_memory"))).collect()
+}
+
+/// How many MIG devices (compute instances) a GPU in MIG mode has.
+fn mig_devices(d: &BTreeMap<String, serde_yaml::Value>) -> usize {
+    if d.get("mig.mode").and_then(serde_yaml::Value::as_bool) != Some(true) {
+        return 0;
+    }
+    let gis = d.get("mig.gpu_instances").and_then(serde_yaml::Value::as_sequence).cloned().unwrap_or_default();
+    gis.iter().map(|g| g.get("compute_instances").and_then(serde_yaml::Value::as_sequence).map_or(0, |c| c.len())).sum()
+}
+
+/// Runs a Python program against the mock with `profile`, the profile's processes on live pids.
+fn python(args: &[&str], profile: &str) -> String {
+    let out = Command::new("python3")
+        .args(args)
+        .env("LD_LIBRARY_PATH", mock_dir())
+        .env("NVML_MOCK_PROFILE", profile)
+        .env("NVML_MOCK_LIVE_PIDS", "1")
+        .env("COLUMNS", "200")
+        .env_remove("NVML_MOCK_FAULTS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{args:?} with {profile} failed:\n{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+/// gpustat (`gpustat --json`) shows every GPU of every profile with the profile's name,
+/// temperature, power, memory and utilisation (none for a GPU in MIG mode), and the
+/// processes of each GPU with their memory.
+#[test]
+fn gpustat_shows_the_profiles() {
+    if !have("gpustat", "NVML_MOCK_REQUIRE_CLIENTS", "pip install gpustat") {
+        return;
+    }
+    let script = "import sys, gpustat.cli; sys.argv = ['gpustat', '--json']; gpustat.cli.main()";
+    for profile in PROFILES {
+        let devices: Devices = nvml_mock::testing::profile_devices(profile).unwrap();
+        let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", script], profile)).unwrap();
+        let gpus = json["gpus"].as_sequence().unwrap_or_else(|| panic!("{profile}: no gpus in {json:?}"));
+        assert_eq!(gpus.len(), devices.len(), "{profile}");
+        for (g, d) in gpus.iter().zip(&devices) {
+            let at = format!("{profile} GPU {}", g["index"].as_u64().unwrap());
+            assert_eq!(g["name"].as_str(), d.get("name").and_then(|v| v.as_str()), "{at}");
+            assert_eq!(g["uuid"].as_str(), d.get("uuid").and_then(|v| v.as_str()), "{at}");
+            assert_eq!(g["temperature.gpu"].as_u64(), Some(u(d, "temperature.gpu")), "{at}");
+            assert_eq!(g["power.draw"].as_u64(), Some(u(d, "power.usage_mw") / 1000), "{at}");
+            assert_eq!(g["enforced.power.limit"].as_u64(), Some(u(d, "power.enforced_limit_mw") / 1000), "{at}");
+            assert_eq!(g["memory.total"].as_u64(), Some(u(d, "memory.total") >> 20), "{at}");
+            assert_eq!(g["memory.used"].as_u64(), Some(u(d, "memory.used") >> 20), "{at}");
+            // A GPU in MIG mode has no GPU-wide utilisation: N/A, as on a real one.
+            let mig = mig_devices(d) > 0;
+            assert_eq!(g["utilization.gpu"].as_u64(), (!mig).then(|| u(d, "utilization.gpu")), "{at}");
+            assert_eq!(g["utilization.enc"].as_u64(), (!mig).then(|| u(d, "encoder.utilization")), "{at}");
+            let shown: Vec<u64> = g["processes"].as_sequence().unwrap().iter().map(|p| p["gpu_memory_usage"].as_u64().unwrap()).collect();
+            let want: Vec<u64> = processes(d).iter().map(|(_, mem)| mem >> 20).collect();
+            assert_eq!(shown, want, "{at}: the processes gpustat shows (live pids) and their memory");
+        }
+    }
+}
+
+/// nvitop's API: every GPU with the profile's values, the MIG devices of a GPU in MIG mode,
+/// and each process's SM utilisation; nvitop's one-shot table shows them too.
+#[test]
+fn nvitop_shows_the_profiles() {
+    if !have("nvitop", "NVML_MOCK_REQUIRE_CLIENTS", "pip install nvitop") {
+        return;
+    }
+    let script = r#"
+import json
+from nvitop import Device
+out = []
+for d in Device.all():
+    out.append({
+        "name": d.name(), "temperature": d.temperature(), "power": d.power_usage(), "limit": d.power_limit(),
+        "util": d.gpu_utilization(), "total": d.memory_total(), "used": d.memory_used(),
+        "sm_clock": d.sm_clock(), "max_sm_clock": d.max_sm_clock(), "mem_clock": d.memory_clock(),
+        "mig": [[m.name(), m.memory_total(), m.gpu_instance_id(), m.compute_instance_id()] for m in d.mig_devices()],
+        "processes": sorted([p.gpu_sm_utilization(), p.gpu_memory()] for p in d.processes().values()),
+    })
+print(json.dumps(out, default=str))
+"#;
+    for profile in PROFILES {
+        let devices: Devices = nvml_mock::testing::profile_devices(profile).unwrap();
+        let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", script], profile)).unwrap();
+        let gpus = json.as_sequence().unwrap();
+        assert_eq!(gpus.len(), devices.len(), "{profile}");
+        for (i, (g, d)) in gpus.iter().zip(&devices).enumerate() {
+            let at = format!("{profile} GPU {i}");
+            assert_eq!(g["name"].as_str(), d.get("name").and_then(|v| v.as_str()), "{at}");
+            // nvitop reads the temperature through nvmlDeviceGetTemperatureV when the library
+            // exports it; the mock exports every symbol, so on a driver older than R570 (which
+            // introduced it) the call answers FUNCTION_NOT_FOUND and nvitop shows N/A.
+            let text = nvml_mock::testing::builtin_profile(profile).unwrap();
+            let old_driver = ["driver_version: \"525.", "driver_version: \"535."].iter().any(|v| text.contains(v));
+            let temperature = (!old_driver).then(|| u(d, "temperature.gpu"));
+            assert_eq!(g["temperature"].as_u64(), temperature, "{at}");
+            assert_eq!(g["power"].as_u64(), Some(u(d, "power.usage_mw")), "{at}");
+            assert_eq!(g["limit"].as_u64(), Some(u(d, "power.limit_mw")), "{at}");
+            assert_eq!((g["total"].as_u64(), g["used"].as_u64()), (Some(u(d, "memory.total")), Some(u(d, "memory.used"))), "{at}");
+            assert_eq!(g["sm_clock"].as_u64(), Some(u(d, "clocks.sm")), "{at}");
+            assert_eq!(g["max_sm_clock"].as_u64(), Some(u(d, "max_clocks.sm")), "{at}");
+            assert_eq!(g["mem_clock"].as_u64(), Some(u(d, "clocks.memory")), "{at}");
+            let mig = g["mig"].as_sequence().unwrap();
+            assert_eq!(mig.len(), mig_devices(d), "{at}: its MIG devices");
+            if mig.is_empty() {
+                assert_eq!(g["util"].as_u64(), Some(u(d, "utilization.gpu")), "{at}");
+            } else {
+                assert_eq!(g["util"].as_str(), Some("N/A"), "{at}: utilization of a GPU in MIG mode");
+                for m in mig {
+                    assert!(m[0].as_str().is_some_and(|n| n.contains(" MIG ")), "{at}: {m:?}");
+                    assert!(m[1].as_u64().is_some_and(|t| t > 0), "{at}: {m:?}");
+                }
+            }
+            let mut want: Vec<(u64, u64)> = processes(d);
+            want.sort_unstable();
+            let shown: Vec<(u64, u64)> = g["processes"].as_sequence().unwrap().iter().map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap())).collect();
+            assert_eq!(shown, want, "{at}: each process's SM % and memory");
+        }
+    }
+    // The one-shot table: the MIG devices of the H100's GPU 7 and the processes' SM %.
+    let table = Command::new("python3")
+        .args(["-c", "import sys; from nvitop.cli import main; sys.argv = ['nvitop', '--once']; sys.exit(main())"])
+        .env("LD_LIBRARY_PATH", mock_dir())
+        .env("NVML_MOCK_PROFILE", "h100")
+        .env("NVML_MOCK_LIVE_PIDS", "1")
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(table.status.success(), "{text}{}", String::from_utf8_lossy(&table.stderr));
+    for want in ["3g.40gb @ GI/CI: 1/0", "1c.3g.40gb @ GI/CI: 2/1", "%SM", " 38 ", " 21 "] {
+        assert!(text.contains(want), "nvitop --once shows no `{want}`:\n{text}");
+    }
+}
+
+/// Processes on MIG devices (a variant of `h100`: a 2 GiB one in GPU instance 1, a 1 GiB one
+/// in compute instance 1 of GPU instance 2): nvitop shows each under its MIG device, with its
+/// GPU instance's memory, and gpustat lists both under their GPU.
+#[test]
+fn clients_show_processes_on_mig_devices() {
+    if !have("nvitop", "NVML_MOCK_REQUIRE_CLIENTS", "pip install nvitop") || !have("gpustat", "NVML_MOCK_REQUIRE_CLIENTS", "pip install gpustat") {
+        return;
+    }
+    let (gib, mib) = (1u64 << 30, 1u64 << 20);
+    let procs = format!(
+        "memory: {{used: {}}}, processes: {{compute: [{{pid: 5100, used_memory: {}, name: vllm, gpu_instance_id: 1, compute_instance_id: 0}}, {{pid: 5200, used_memory: {gib}, name: jupyter, gpu_instance_id: 2, compute_instance_id: 1}}], graphics: []}}, mig:",
+        3 * gib + 2 * mib,
+        2 * gib
+    );
+    let text = nvml_mock::testing::builtin_profile("h100").unwrap().replace("pci: {bus: 0xDB}, mig:", &format!("pci: {{bus: 0xDB}}, {procs}"));
+    assert!(text.contains("pid: 5100"), "h100's GPU 7 is no longer where this test expects it");
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-mig-processes.yaml");
+    std::fs::write(&profile, text).unwrap();
+    let profile = profile.to_str().unwrap();
+    let script = r#"
+import json
+from nvitop import Device
+d = Device(7)
+print(json.dumps({"used": d.memory_used(), "processes": sorted(p.gpu_memory() for p in d.processes().values()),
+    "mig": [[m.gpu_instance_id(), m.compute_instance_id(), m.memory_used(), [p.gpu_memory() for p in m.processes().values()]] for m in d.mig_devices()]}))
+"#;
+    let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", script], profile)).unwrap();
+    assert_eq!(json["used"].as_u64(), Some(3 * gib + 2 * mib));
+    assert_eq!(json["processes"], serde_yaml::to_value([gib, 2 * gib]).unwrap());
+    // GPU instance 1 (one compute instance), then GPU instance 2's two, which share its memory.
+    let mig = serde_yaml::to_value([(1, 0, 2 * gib, vec![2 * gib]), (2, 0, gib, vec![]), (2, 1, gib, vec![gib])]).unwrap();
+    assert_eq!(json["mig"], mig);
+    let gpustat = "import sys, gpustat.cli; sys.argv = ['gpustat', '--json']; gpustat.cli.main()";
+    let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", gpustat], profile)).unwrap();
+    let shown: Vec<u64> = json["gpus"][7]["processes"].as_sequence().unwrap().iter().map(|p| p["gpu_memory_usage"].as_u64().unwrap()).collect();
+    assert_eq!(shown, [2048, 1024]);
+}

@@ -1,0 +1,763 @@
+//! The mock's data layer, `crates/nvml-mock/src/generated/answers.rs`: every getter whose
+//! outputs are plain values, records, strings or lists answers from the profile through code
+//! written here.
+//!
+//! For each such function the file has
+//! - a schema entry ([`FUNCTIONS`]): the object it is called on, its selectors (inputs by
+//!   value, which index the profile's values), and its outputs by the header's parameter names,
+//!   with their types; the mock's profile loader checks a profile against it (a misspelt
+//!   function, parameter, field or constant is a load error naming the key);
+//! - the answer itself: the function checks its out-pointers, asks the engine for the
+//!   profile's values (`Api::answer`) and writes them through the pointers with NVML's
+//!   protocols (a record's version, a string's length, a list's two calls).
+//!
+//! The `Api` trait's default method of such a function calls its answer; the engine overrides
+//! the functions that need behaviour instead.
+//!
+//! What each parameter is for comes from the plan ([`readings`], the one place this module
+//! reads it).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::{c_ty, ident};
+use crate::model::{Function, Model, RecordKind, Ty};
+use crate::plan::{ParamPlan, Plan, Probe, Role, Val};
+use crate::rules::Bindings;
+
+/// The object a function is called on: its first parameter's handle type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Object {
+    System,
+    Device,
+    Unit,
+    GpuInstance,
+    ComputeInstance,
+    VgpuType,
+    VgpuInstance,
+}
+
+impl Object {
+    fn of(typedef: &str) -> Option<Object> {
+        Some(match typedef {
+            "nvmlDevice_t" => Object::Device,
+            "nvmlUnit_t" => Object::Unit,
+            "nvmlGpuInstance_t" => Object::GpuInstance,
+            "nvmlComputeInstance_t" => Object::ComputeInstance,
+            "nvmlVgpuTypeId_t" => Object::VgpuType,
+            "nvmlVgpuInstance_t" => Object::VgpuInstance,
+            _ => return None,
+        })
+    }
+
+    fn kind(self) -> TokenStream {
+        match self {
+            Object::System => quote!(ObjectKind::System),
+            Object::Device => quote!(ObjectKind::Device),
+            Object::Unit => quote!(ObjectKind::Unit),
+            Object::GpuInstance => quote!(ObjectKind::GpuInstance),
+            Object::ComputeInstance => quote!(ObjectKind::ComputeInstance),
+            Object::VgpuType => quote!(ObjectKind::VgpuType),
+            Object::VgpuInstance => quote!(ObjectKind::VgpuInstance),
+        }
+    }
+
+    /// The `Object` value for the first parameter `p`.
+    fn value(self, p: &TokenStream) -> TokenStream {
+        match self {
+            Object::System => quote!(Object::System),
+            Object::Device => quote!(Object::Device(#p)),
+            Object::Unit => quote!(Object::Unit(#p)),
+            Object::GpuInstance => quote!(Object::GpuInstance(#p)),
+            Object::ComputeInstance => quote!(Object::ComputeInstance(#p)),
+            Object::VgpuType => quote!(Object::VgpuType(#p)),
+            Object::VgpuInstance => quote!(Object::VgpuInstance(#p)),
+        }
+    }
+}
+
+/// A value type as the profile gives it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum VTy {
+    /// An integer of `bits` bits.
+    Int { signed: bool, bits: u32 },
+    Float,
+    /// An enum of the header (model name): one of its constants.
+    Enum(String),
+    /// A bit mask: constants (by name) or a number.
+    Flags,
+    /// `char[len]`: a string shorter than `len`.
+    Chars(u64),
+    Array(Box<VTy>, u64),
+    Record(String),
+    Union(String),
+}
+
+/// An output parameter.
+#[derive(Debug, Clone)]
+enum Out {
+    /// `T *p`: one value. A record that is also an input (`inout`) keeps the fields the
+    /// profile does not give; a versioned one (`version`: its constant) is checked first.
+    Value { param: String, ty: VTy, rust: Ty, version: Option<String>, inout: bool },
+    /// `char *buf` with its length parameter (by value or by pointer) or a fixed size.
+    Str { param: String, len: StrLen },
+    /// `unsigned int *count, T *array`: NVML's two-call list.
+    /// A count and its array; `null_refused`: the header refuses a NULL array (no size probe).
+    List { count: String, array: String, ty: VTy, rust: Ty, null_refused: bool },
+}
+
+#[derive(Debug, Clone)]
+enum StrLen {
+    ByValue(String),
+    ByPtr(String),
+    Fixed(u64),
+}
+
+/// How the mock answers one function from data.
+#[derive(Debug, Clone)]
+struct Reading<'a> {
+    f: &'a Function,
+    object: Object,
+    /// Inputs by value after the object: `(name, type)`.
+    selectors: Vec<(String, VTy)>,
+    outs: Vec<Out>,
+}
+
+/// The readings of the functions a generated method of the safe crate calls (legacy symbols
+/// included), confirmed by the header's text, by symbol: the one place this module reads the
+/// plan. A function wrapped by hand is not answered from data: its reading is not the one
+/// clients follow.
+fn readings(plan: &Plan) -> BTreeMap<&str, &[ParamPlan]> {
+    let mut out = BTreeMap::new();
+    for m in &plan.methods {
+        for c in m.calls.iter().filter(|c| c.doubts.is_empty()) {
+            out.insert(c.symbol.as_str(), c.params.as_slice());
+        }
+    }
+    out
+}
+
+/// Functions the engine answers by hand whatever their shape, so no profile value may name
+/// them: their outputs derive from other values (statistics of a session list, the pages'
+/// retirement times).
+const NOT_DATA: &[&str] = &[
+    // Three scalars (`sessionCount`, `averageFps`, `averageLatency`), derived from the session
+    // list of `nvmlDeviceGetEncoderSessions` / `nvmlVgpuInstanceGetEncoderSessions`.
+    "nvmlDeviceGetEncoderStats",
+    "nvmlVgpuInstanceGetEncoderStats",
+    // A page count with two arrays of that count (`addresses`, `timestamps`).
+    "nvmlDeviceGetRetiredPages_v2",
+];
+
+/// Every function the mock can answer from data, in name order.
+fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
+    let plans = readings(plan);
+    let m = &b.model;
+    let mut out = Vec::new();
+    'functions: for f in m.functions.values() {
+        let Some(params) = plans.get(f.name.as_str()) else { continue };
+        if NOT_DATA.contains(&f.name.as_str()) || !is_query(&f.name) {
+            continue;
+        }
+        let mut object = Object::System;
+        let mut selectors = Vec::new();
+        let mut outs = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let fp = &f.params[i];
+            match &p.role {
+                Role::SelfHandle => match &fp.ty {
+                    Ty::Named(n) => match Object::of(n) {
+                        Some(o) => object = o,
+                        None => continue 'functions,
+                    },
+                    _ => continue 'functions,
+                },
+                Role::In(v) => match selector_ty(b, v) {
+                    Some(t) => selectors.push((p.name.clone(), t)),
+                    None => continue 'functions,
+                },
+                Role::Out(v) | Role::InOut(v @ Val::Record(_)) => {
+                    let Some(ty) = val_ty(b, v) else { continue 'functions };
+                    let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { continue 'functions };
+                    let version = match v {
+                        Val::Record(r) => b.struct_versions.get(r).cloned(),
+                        _ => None,
+                    };
+                    let inout = matches!(p.role, Role::InOut(_));
+                    outs.push(Out::Value { param: p.name.clone(), ty, rust: (**pointee).clone(), version, inout });
+                }
+                Role::StrBuf { size } => {
+                    let len = params.iter().find(|q| matches!(q.role, Role::StrLen { .. }));
+                    let len = match len.map(|q| (&q.role, q.name.clone())) {
+                        Some((Role::StrLen { by_ptr: true }, n)) => StrLen::ByPtr(n),
+                        Some((_, n)) => StrLen::ByValue(n),
+                        None => StrLen::Fixed(*size),
+                    };
+                    outs.push(Out::Str { param: p.name.clone(), len });
+                }
+                Role::StrLen { .. } | Role::Count { .. } => {}
+                Role::Array { val: v, unused: None } => {
+                    let Some(ty) = val_ty(b, v) else { continue 'functions };
+                    let Some((count, probe)) = params.iter().find_map(|q| match q.role {
+                        Role::Count { probe } => Some((q, probe)),
+                        _ => None,
+                    }) else {
+                        continue 'functions;
+                    };
+                    let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { continue 'functions };
+                    let null_refused = matches!(probe, Probe::Capacity(_));
+                    outs.push(Out::List { count: count.name.clone(), array: p.name.clone(), ty, rust: (**pointee).clone(), null_refused });
+                }
+                _ => continue 'functions,
+            }
+        }
+        if outs.is_empty() {
+            continue;
+        }
+        out.push(Reading { f, object, selectors, outs });
+    }
+    out
+}
+
+/// The function a deprecated one's documentation names as its replacement
+/// (`@deprecated Use \ref nvmlX instead`).
+fn replacement(f: &Function) -> Option<String> {
+    let doc = f.doc.as_deref()?;
+    let after = &doc[doc.find("@deprecated")?..];
+    let line = after.lines().next()?;
+    let i = line.find("Use \\ref ")? + "Use \\ref ".len();
+    let name: String = line[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    name.starts_with("nvml").then_some(name)
+}
+
+/// The oldest architecture nvml.h says a function supports ("For Hopper &tm; or newer fully
+/// supported devices"): its name and `NVML_DEVICE_ARCH_*` value. Architectures older than
+/// the header's constants (Fermi) say nothing.
+fn min_architecture(m: &Model, f: &Function) -> Option<(String, u32)> {
+    let doc = f.doc.as_deref()?;
+    let i = doc.find("For ")?;
+    let rest = &doc[i + 4..];
+    let word: String = rest.chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    let after = rest[word.len()..].trim_start().trim_start_matches("&tm;").trim_start();
+    if !(after.starts_with("or newer") || after.starts_with("and newer")) {
+        return None;
+    }
+    let constant = format!("NVML_DEVICE_ARCH_{}", word.to_ascii_uppercase());
+    match m.constants.get(&constant).map(|c| &c.value) {
+        Some(crate::model::ConstValue::Int { value, .. }) => Some((word, value.as_i128() as u32)),
+        _ => None,
+    }
+}
+
+/// Whether nvml.h says a function needs a privileged user: "Requires privileged user.",
+/// "Requires root/admin permissions.".
+fn needs_privilege(f: &Function) -> bool {
+    let doc = f.doc.as_deref().unwrap_or("");
+    ["Requires privileged user", "Requires root", "requires root", "Requires admin"].iter().any(|p| doc.contains(p))
+}
+
+/// Whether a function only reads: not a setter (`Set`, but not the `Set` of `EventSet`) nor a
+/// read-write access.
+fn is_query(name: &str) -> bool {
+    let stem = name.replace("EventSet", "");
+    // `Set` as a word: not the start of `Settings`.
+    let setter = stem.match_indices("Set").any(|(i, _)| !stem[i + 3..].starts_with(|c: char| c.is_ascii_lowercase()));
+    !(setter || stem.contains("ReadWrite"))
+}
+
+fn int_ty(t: &Ty) -> Option<VTy> {
+    let (signed, bits) = match t {
+        Ty::Bool | Ty::UChar | Ty::Char => (false, 8),
+        Ty::SChar => (true, 8),
+        Ty::Short => (true, 16),
+        Ty::UShort => (false, 16),
+        Ty::Int => (true, 32),
+        Ty::UInt => (false, 32),
+        Ty::Long | Ty::LongLong => (true, 64),
+        Ty::ULong | Ty::ULongLong => (false, 64),
+        Ty::Float | Ty::Double => return Some(VTy::Float),
+        _ => return None,
+    };
+    Some(VTy::Int { signed, bits })
+}
+
+/// A selector's type: an integer, an enum, flags or an id.
+fn selector_ty(b: &Bindings, v: &Val) -> Option<VTy> {
+    match v {
+        Val::Scalar(t) => int_ty(t),
+        Val::Enum(e) => Some(VTy::Enum(e.clone())),
+        Val::Flags(..) => Some(VTy::Flags),
+        Val::Handle(h) if b.ids.contains_key(h) => Some(VTy::Int { signed: false, bits: 32 }),
+        _ => None,
+    }
+}
+
+fn val_ty(b: &Bindings, v: &Val) -> Option<VTy> {
+    let m = &b.model;
+    let t = match v {
+        Val::Scalar(t) => int_ty(t)?,
+        Val::Enum(e) => VTy::Enum(e.clone()),
+        Val::Flags(..) => VTy::Flags,
+        Val::Handle(h) if b.ids.contains_key(h) => VTy::Int { signed: false, bits: 32 },
+        Val::Record(r) => VTy::Record(r.clone()),
+        Val::Raw(r) => VTy::Union(r.clone()),
+        _ => return None,
+    };
+    let mut seen = BTreeSet::new();
+    data_type(m, b, &t, &mut seen).then_some(t)
+}
+
+/// Whether every field of a record type can be given by a profile (no handles).
+fn data_type(m: &Model, b: &Bindings, t: &VTy, seen: &mut BTreeSet<String>) -> bool {
+    match t {
+        VTy::Record(r) | VTy::Union(r) => {
+            if !seen.insert(r.clone()) {
+                return true;
+            }
+            let Some(rec) = m.records.get(r) else { return false };
+            rec.fields.iter().all(|f| f.bit_width.is_none() && field_ty(m, b, r, &f.name, &f.ty).is_some_and(|ft| data_type(m, b, &ft, seen)))
+        }
+        VTy::Array(e, _) => data_type(m, b, e, seen),
+        _ => true,
+    }
+}
+
+/// The value type of a record field.
+fn field_ty(m: &Model, b: &Bindings, record: &str, field: &str, ty: &Ty) -> Option<VTy> {
+    if b.flags_of_field(record, field).is_some() {
+        return Some(VTy::Flags);
+    }
+    if let Ty::Named(n) = ty {
+        if b.handles.contains_key(n) {
+            return None;
+        }
+        if b.ids.contains_key(n) {
+            return Some(VTy::Int { signed: false, bits: 32 });
+        }
+    }
+    match m.resolve_typedef(ty) {
+        Ty::Array { elem, len } if matches!(m.resolve_typedef(elem), Ty::Char) => Some(VTy::Chars(*len)),
+        Ty::Array { elem, len } => Some(VTy::Array(Box::new(field_ty(m, b, record, field, elem)?), *len)),
+        Ty::Named(n) if m.enums.contains_key(n) => Some(VTy::Enum(n.clone())),
+        Ty::Named(n) => match m.records.get(n) {
+            Some(r) if r.kind == RecordKind::Union => Some(VTy::Union(n.clone())),
+            Some(_) => Some(VTy::Record(n.clone())),
+            None => None,
+        },
+        Ty::Pointer { .. } | Ty::FnPtr { .. } | Ty::Void => None,
+        t => int_ty(t),
+    }
+}
+
+/// `answers.rs`.
+pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
+    let m = &b.model;
+    let functions = data_functions(b, plan);
+    let mut records = BTreeSet::new();
+    let mut enums = BTreeSet::new();
+    for r in &functions {
+        for (_, t) in &r.selectors {
+            collect(m, b, t, &mut records, &mut enums);
+        }
+        for o in &r.outs {
+            match o {
+                Out::Value { ty, .. } | Out::List { ty, .. } => collect(m, b, ty, &mut records, &mut enums),
+                Out::Str { .. } => {}
+            }
+        }
+    }
+    let shapes: BTreeMap<&str, String> = functions.iter().map(|r| (r.f.name.as_str(), shape_key(r))).collect();
+    let schema_fns = functions.iter().map(|r| schema_entry(b, r, &shapes));
+    let fn_count = functions.len();
+    let schema_records = records.iter().map(|r| {
+        let rec = &m.records[r];
+        let union = rec.kind == RecordKind::Union;
+        let fields = rec.fields.iter().filter(|f| f.name != "version").map(|f| {
+            let n = f.name.as_str();
+            let t = vty_tokens(&field_ty(m, b, r, n, &f.ty).unwrap_or(VTy::Flags));
+            quote!(Field { name: #n, ty: #t })
+        });
+        quote!(RecordSchema { name: #r, union: #union, fields: &[#(#fields),*] })
+    });
+    let rec_count = records.len();
+    let schema_enums = enums.iter().map(|e| {
+        let names = m.enums[e].constants.iter().map(|c| c.name.as_str());
+        quote!((#e, &[#(#names),*]))
+    });
+    let enum_count = enums.len();
+    let privileged: Vec<&str> = m.functions.values().filter(|f| needs_privilege(f)).map(|f| f.name.as_str()).collect();
+    // A member of a versioned family that says nothing has the family's architecture.
+    let stated: BTreeMap<&str, (String, u32)> = m.functions.values().filter_map(|f| Some((f.name.as_str(), min_architecture(m, f)?))).collect();
+    let of_family = |name: &str| {
+        let family = b.families.values().find(|symbols| symbols.iter().any(|s| s == name))?;
+        family.iter().find_map(|s| stated.get(s.as_str()).cloned())
+    };
+    let min_arch: Vec<TokenStream> = m
+        .functions
+        .values()
+        .filter(|f| f.params.first().is_some_and(|p| p.ty == Ty::Named("nvmlDevice_t".into())))
+        .filter_map(|f| {
+            let (arch, value) = stated.get(f.name.as_str()).cloned().or_else(|| of_family(&f.name))?;
+            let name = f.name.as_str();
+            let value = Literal::u32_unsuffixed(value);
+            Some(quote!((#name, #arch, #value)))
+        })
+        .collect();
+    let arch_count = min_arch.len();
+    let priv_count = privileged.len();
+    let writers = functions.iter().map(|r| writer(m, r));
+    let builders = records.iter().map(|r| builder(m, b, r));
+    quote! {
+        // Values convert with `as` to whatever C type a field has, the same one included.
+        #![allow(clippy::unnecessary_cast)]
+
+        use core::ffi::*;
+        use nvml_sys::*;
+        use super::api::Api;
+        use super::super::answer::{Field, FunctionSchema, Object, ObjectKind, Output, RecordSchema, Shape, Val, T};
+        use super::super::answer::{array, chars};
+        use super::super::engine::ffi::{check_version, put, put_list, put_sized_str, put_str};
+
+        /// Every function the mock answers from a profile's values, sorted by name.
+        pub static FUNCTIONS: [FunctionSchema; #fn_count] = [#(#schema_fns),*];
+
+        /// The records (and unions) those functions' values are made of, sorted by name.
+        pub static RECORDS: [RecordSchema; #rec_count] = [#(#schema_records),*];
+
+        /// The constants of each enum those values use, sorted by enum name.
+        pub static ENUMS: [(&str, &[&str]); #enum_count] = [#(#schema_enums),*];
+
+        /// The functions whose documentation says they need a privileged user (root), sorted.
+        pub static PRIVILEGED: [&str; #priv_count] = [#(#privileged),*];
+
+        /// `(function, architecture, NVML_DEVICE_ARCH_*)` for the device functions whose
+        /// documentation says "For <architecture> or newer", sorted by function.
+        pub static MIN_ARCH: [(&str, &str, u32); #arch_count] = [#(#min_arch),*];
+
+        #(#writers)*
+
+        #(#builders)*
+    }
+}
+
+fn collect(m: &Model, b: &Bindings, t: &VTy, records: &mut BTreeSet<String>, enums: &mut BTreeSet<String>) {
+    match t {
+        VTy::Enum(e) => {
+            enums.insert(e.clone());
+        }
+        VTy::Array(e, _) => collect(m, b, e, records, enums),
+        VTy::Record(r) | VTy::Union(r) if records.insert(r.clone()) => {
+            for f in &m.records[r].fields {
+                if let Some(ft) = field_ty(m, b, r, &f.name, &f.ty) {
+                    collect(m, b, &ft, records, enums);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn vty_tokens(t: &VTy) -> TokenStream {
+    match t {
+        VTy::Int { signed, bits } => {
+            let bits = Literal::u32_unsuffixed(*bits);
+            quote!(T::Int { signed: #signed, bits: #bits })
+        }
+        VTy::Float => quote!(T::Float),
+        VTy::Enum(e) => quote!(T::Enum(#e)),
+        VTy::Flags => quote!(T::Flags),
+        VTy::Chars(n) => {
+            let n = Literal::usize_unsuffixed(*n as usize);
+            quote!(T::Chars(#n))
+        }
+        VTy::Array(e, n) => {
+            let e = vty_tokens(e);
+            let n = Literal::usize_unsuffixed(*n as usize);
+            quote!(T::Array(&#e, #n))
+        }
+        VTy::Record(r) => quote!(T::Record(#r)),
+        VTy::Union(r) => quote!(T::Union(#r)),
+    }
+}
+
+/// What must agree for two members of a family to share values: selectors and outputs, by
+/// kind (records of a family convert field by field).
+fn shape_key(r: &Reading) -> String {
+    let outs: Vec<&str> = r
+        .outs
+        .iter()
+        .map(|o| match o {
+            Out::Value { ty: VTy::Record(_), .. } => "record",
+            Out::Value { .. } => "value",
+            Out::Str { .. } => "string",
+            Out::List { ty: VTy::Record(_), .. } => "record list",
+            Out::List { .. } => "list",
+        })
+        .collect();
+    format!("{} selectors; {}", r.selectors.len(), outs.join(", "))
+}
+
+fn schema_entry(b: &Bindings, r: &Reading, shapes: &BTreeMap<&str, String>) -> TokenStream {
+    let name = r.f.name.as_str();
+    let object = r.object.kind();
+    let selectors = r.selectors.iter().map(|(n, t)| {
+        let t = vty_tokens(t);
+        quote!(Field { name: #n, ty: #t })
+    });
+    let outputs = r.outs.iter().map(|o| match o {
+        Out::Value { param, ty, .. } => {
+            let t = vty_tokens(ty);
+            quote!(Output { name: #param, ty: #t, shape: Shape::Value })
+        }
+        Out::Str { param, .. } => quote!(Output { name: #param, ty: T::Str, shape: Shape::Value }),
+        Out::List { array, ty, .. } => {
+            let t = vty_tokens(ty);
+            quote!(Output { name: #array, ty: #t, shape: Shape::List })
+        }
+    });
+    // A versioned family's other members, and the function a deprecated one names ("Use \ref
+    // nvmlX instead") or that names this one, answered from data with the same shape: a
+    // profile may give the values under any of their names.
+    let mut family: Vec<&str> = b
+        .families
+        .values()
+        .find(|symbols| symbols.contains(&r.f.name))
+        .map(|symbols| symbols.iter().map(String::as_str).filter(|s| *s != name && shapes.get(s) == shapes.get(name)).collect())
+        .unwrap_or_default();
+    let replaced_by = |f: &Function| replacement(f).filter(|n| shapes.contains_key(n.as_str()) && shapes.get(n.as_str()) == shapes.get(f.name.as_str()));
+    if let Some(newer) = replaced_by(r.f) {
+        family.extend(shapes.keys().copied().filter(|k| *k == newer));
+    }
+    for f in b.model.functions.values().filter(|f| replaced_by(f).as_deref() == Some(name)) {
+        family.extend(shapes.keys().copied().filter(|k| **k == f.name));
+    }
+    family.sort_unstable();
+    family.dedup();
+    quote!(FunctionSchema { name: #name, object: #object, selectors: &[#(#selectors),*], outputs: &[#(#outputs),*], family: &[#(#family),*] })
+}
+
+/// The answer of one function.
+fn writer(m: &Model, r: &Reading) -> TokenStream {
+    let f = r.f;
+    let name = ident(&f.name);
+    let fname = f.name.as_str();
+    let decls = f.params.iter().map(|p| {
+        let (n, t) = (ident(&p.name), c_ty(&p.ty));
+        quote!(#n: #t)
+    });
+    let first = f.params.first().map(|p| {
+        let n = ident(&p.name);
+        quote!(#n)
+    });
+    let object = match (r.object, first) {
+        (Object::System, _) | (_, None) => Object::System.value(&quote!()),
+        (o, Some(p)) => o.value(&p),
+    };
+    let selectors = r.selectors.iter().map(|(n, _)| {
+        let n = ident(n);
+        quote!(#n as i64)
+    });
+    // Null out-pointers are refused before anything is looked up or written.
+    let nulls: Vec<TokenStream> = r
+        .outs
+        .iter()
+        .filter_map(|o| match o {
+            Out::Value { param, .. } | Out::List { array: param, null_refused: true, .. } => {
+                let p = ident(param);
+                Some(quote!(#p.is_null()))
+            }
+            _ => None,
+        })
+        .collect();
+    let null_check = if nulls.is_empty() {
+        quote!()
+    } else {
+        quote!(if #(#nulls)||* { return NVML_ERROR_INVALID_ARGUMENT; })
+    };
+    let versions: Vec<TokenStream> = r
+        .outs
+        .iter()
+        .filter_map(|o| match o {
+            Out::Value { param, version: Some(v), .. } => {
+                let (p, v) = (ident(param), ident(v));
+                Some(quote!(if let Err(e) = check_version(#p, #v as _) { return e; }))
+            }
+            _ => None,
+        })
+        .collect();
+    let writes = r.outs.iter().enumerate().map(|(i, o)| {
+        let i = Literal::usize_unsuffixed(i);
+        match o {
+            Out::Value { param, ty: VTy::Record(r), rust, version, inout } => {
+                let p = ident(param);
+                let (fill, rt) = (builder_name(r), c_ty(rust));
+                // The caller's record: kept where the profile gives no value (an input, the
+                // version), or zeros.
+                let start = if *inout || has_version_field(m, r) {
+                    quote!(let mut x: #rt = super::super::engine::ffi::get(#p)?;)
+                } else {
+                    quote!(let mut x = #rt::default();)
+                };
+                let clear = if *inout || !has_version_field(m, r) {
+                    quote!()
+                } else {
+                    quote!({ let version = x.version; x = #rt::default(); x.version = version; })
+                };
+                let set_version = match version {
+                    Some(ver) => {
+                        let ver = ident(ver);
+                        quote!(x.version = #ver as _;)
+                    }
+                    None => quote!(),
+                };
+                quote!({ #start #clear #fill(&v[#i], &mut x); #set_version put(#p, x)?; })
+            }
+            Out::Value { param, ty, rust, .. } => {
+                let p = ident(param);
+                let conv = convert(m, ty, rust, quote!(o));
+                quote!({ let o = &v[#i]; put(#p, #conv)?; })
+            }
+            Out::Str { param, len } => {
+                let p = ident(param);
+                match len {
+                    StrLen::ByValue(l) => {
+                        let l = ident(l);
+                        quote!(put_str(#p, #l, v[#i].str())?;)
+                    }
+                    StrLen::ByPtr(l) => {
+                        let l = ident(l);
+                        quote!(put_sized_str(#p, #l, v[#i].str())?;)
+                    }
+                    StrLen::Fixed(n) => {
+                        let n = Literal::u32_unsuffixed(*n as u32);
+                        quote!(put_str(#p, #n, v[#i].str_within(#n))?;)
+                    }
+                }
+            }
+            Out::List { count, array, ty, rust, .. } => {
+                let (c, a) = (ident(count), ident(array));
+                let conv = convert(m, ty, rust, quote!(x));
+                let rt = c_ty(rust);
+                quote! {
+                    let items: Vec<#rt> = v[#i].items().iter().map(|x| #conv).collect();
+                    put_list(#c, #a, &items)?;
+                }
+            }
+        }
+    });
+    let doc = format!(" `{fname}` from the profile's values.");
+    quote! {
+        #[doc = #doc]
+        #[allow(clippy::too_many_arguments, unused_variables)]
+        pub fn #name<A: Api + ?Sized>(a: &A, #(#decls),*) -> nvmlReturn_t {
+            #null_check
+            #(#versions)*
+            a.answer(#fname, #object, &[#(#selectors),*], &mut |v: &[Val]| {
+                #(#writes)*
+                Ok(())
+            })
+        }
+    }
+}
+
+/// Rust code converting the value `v` (a name or method call of type `&Val`) of type `t` into
+/// the C type `rust`.
+fn convert(m: &Model, t: &VTy, rust: &Ty, v: TokenStream) -> TokenStream {
+    let rt = c_ty(rust);
+    match t {
+        VTy::Int { signed: true, .. } => quote!(#v.int() as #rt),
+        VTy::Int { signed: false, .. } | VTy::Flags | VTy::Enum(_) => quote!(#v.uint() as #rt),
+        VTy::Float => quote!(#v.float() as #rt),
+        VTy::Chars(_) => quote!(chars(#v)),
+        VTy::Array(e, _) => {
+            let elem = match m.resolve_typedef(rust) {
+                Ty::Array { elem, .. } => (**elem).clone(),
+                other => other.clone(),
+            };
+            let inner = convert(m, e, &elem, quote!(x));
+            quote!(array(#v, |x| #inner))
+        }
+        VTy::Record(r) | VTy::Union(r) => {
+            let (b, rt) = (builder_name(r), c_ty(rust));
+            quote!({ let mut r = #rt::default(); #b(#v, &mut r); r })
+        }
+    }
+}
+
+/// Whether a record starts with a `version` field (set by the caller).
+fn has_version_field(m: &Model, r: &str) -> bool {
+    m.records.get(r).and_then(|r| r.fields.first()).is_some_and(|f| f.name == "version")
+}
+
+fn builder_name(r: &str) -> proc_macro2::Ident {
+    ident(&format!("fill_{r}"))
+}
+
+/// `fill_X(v, out)`: sets the fields of a record (or the member of a union) that its profile
+/// value gives; the others keep their value.
+fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
+    let rec = &m.records[r];
+    let name = builder_name(r);
+    let rt = ident(r);
+    let doc = format!(" Sets the fields of `{r}` that its value gives.");
+    if rec.kind == RecordKind::Union {
+        let arms = rec.fields.iter().enumerate().filter_map(|(i, f)| {
+            let ft = field_ty(m, b, r, &f.name, &f.ty)?;
+            let fname = ident(&f.name);
+            let conv = convert(m, &ft, &f.ty, quote!(x));
+            let i = Literal::usize_unsuffixed(i);
+            Some(quote!(Some((#i, x)) => *out = #rt { #fname: #conv },))
+        });
+        return quote! {
+            #[doc = #doc]
+            fn #name(v: &Val, out: &mut #rt) {
+                match v.member() {
+                    #(#arms)*
+                    _ => {}
+                }
+            }
+        };
+    }
+    let sets = rec.fields.iter().filter(|f| f.name != "version").filter_map(|f| {
+        let ft = field_ty(m, b, r, &f.name, &f.ty)?;
+        let (fname, n) = (ident(&f.name), f.name.as_str());
+        let set = match &ft {
+            VTy::Record(nested) => {
+                let nb = builder_name(nested);
+                quote!(#nb(x, &mut out.#fname);)
+            }
+            _ => {
+                let conv = convert(m, &ft, &f.ty, quote!(x));
+                quote!(out.#fname = #conv;)
+            }
+        };
+        Some(quote!(if let Some(x) = v.get(#n) { #set }))
+    });
+    quote! {
+        #[doc = #doc]
+        #[allow(unused_variables)]
+        fn #name(v: &Val, out: &mut #rt) {
+            #(#sets)*
+        }
+    }
+}
+
+/// The names of the functions answered from data (for the `Api` trait's defaults).
+pub fn data_function_names(b: &Bindings, plan: &Plan) -> BTreeSet<String> {
+    data_functions(b, plan).iter().map(|r| r.f.name.clone()).collect()
+}
+
+/// The `Object` a function is called on, for the export's `entry`: its first parameter when
+/// that is the handle of a device, unit, MIG instance, vGPU type or vGPU instance.
+pub fn object_of(f: &Function) -> TokenStream {
+    let first = f.params.first().and_then(|p| match &p.ty {
+        Ty::Named(n) => Object::of(n).map(|o| (o, ident(&p.name))),
+        _ => None,
+    });
+    match first {
+        Some((o, p)) => o.value(&quote!(#p)),
+        None => quote!(Object::System),
+    }
+}
