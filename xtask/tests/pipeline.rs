@@ -289,7 +289,7 @@ fn readmes_quote_the_headers_notice() {
     let notice = model.notice.expect("nvml.h opens with NVIDIA's notice");
     let words = |s: &str| s.split_whitespace().filter(|w| *w != ">").collect::<Vec<_>>().join(" ");
     let disclaimer = words(&notice[notice.find("NVIDIA MAKES").expect("the disclaimer")..]);
-    for readme in ["README.md", "crates/nvml/README.md", "crates/nvml-sys/README.md"] {
+    for readme in ["README.md", "crates/nvml/README.md", "crates/nvml-sys/README.md", "crates/nvml-mock/README.md"] {
         let text = words(&std::fs::read_to_string(root.join(readme)).unwrap());
         assert!(text.contains(&disclaimer), "{readme} does not quote nvml.h's disclaimer and notice as the header has them");
     }
