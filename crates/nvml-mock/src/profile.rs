@@ -331,16 +331,21 @@ pub struct Profile {
 
 /// Loads the profile `NVML_MOCK_PROFILE` names: a built-in name or a path to a YAML file.
 pub fn load_from_env() -> Result<Profile, String> {
-    let spec = std::env::var("NVML_MOCK_PROFILE").unwrap_or_default();
-    let spec = if spec.is_empty() { DEFAULT.to_string() } else { spec };
-    if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(&spec)) {
+    load(&std::env::var("NVML_MOCK_PROFILE").unwrap_or_default())
+}
+
+/// Loads a profile by `NVML_MOCK_PROFILE`'s syntax: a built-in name or a path to a YAML file
+/// (empty: the default profile).
+pub fn load(spec: &str) -> Result<Profile, String> {
+    let spec = if spec.is_empty() { DEFAULT } else { spec };
+    if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(spec)) {
         return parse(text, &format!("built-in profile `{name}`"));
     }
-    let text = std::fs::read_to_string(&spec).map_err(|e| {
+    let text = std::fs::read_to_string(spec).map_err(|e| {
         let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
         format!("profile `{spec}` is neither a built-in ({}) nor a readable file: {e}", names.join(", "))
     })?;
-    parse(&text, &spec)
+    parse(&text, spec)
 }
 
 /// A profile's text with its `base`s merged in (recursively): each base in order, then the

@@ -73,6 +73,85 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
     dir
 }
 
+/// Like [`mock_lib_dir`], but the `libnvidia-ml.so.1` there exports only the functions the
+/// driver of `profile` (a built-in name or a profile file, as `NVML_MOCK_PROFILE` takes) has:
+/// a driver older than a function's branch lacks its symbol, as a real one does. Clients that
+/// look a symbol up before they call it (nvitop reads temperatures through
+/// `nvmlDeviceGetTemperatureV` only where the library exports it) then take the path they take
+/// on that driver. The profile itself is still chosen by `NVML_MOCK_PROFILE`.
+///
+/// The library is a small forwarder, compiled here with the C compiler `cc` (`$CC`): each
+/// symbol jumps to the mock's function of that name, so no function's signature is needed.
+/// Directory: `base/driver-lib-<profile>`.
+///
+/// # Errors
+///
+/// If the profile does not load, the compiler is missing or fails, or the target is neither
+/// x86-64 nor AArch64 Linux.
+pub fn driver_lib_dir(base: &std::path::Path, profile: &str) -> Result<PathBuf, String> {
+    let p = crate::profile::load(profile)?;
+    let absent = crate::engine::absent_functions(&p);
+    let mut names: Vec<&str> = crate::generated::names::FUNCTIONS.iter().copied().filter(|f| !absent.contains(*f)).collect();
+    names.push("nvmlMockInjectEvent");
+    let tag: String = profile.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let dir = base.join(format!("driver-lib-{tag}"));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let source = dir.join("forwarder.c");
+    std::fs::write(&source, forwarder_source(&names, &mock_path())?).map_err(|e| format!("{}: {e}", source.display()))?;
+    let lib = dir.join("libnvidia-ml.so.1");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let out = Command::new(&cc)
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .arg("-ldl")
+        .output()
+        .map_err(|e| format!("could not run the C compiler `{cc}` (set $CC): {e}"))?;
+    if !out.status.success() {
+        return Err(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    let link = dir.join("libnvidia-ml.so");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libnvidia-ml.so.1", &link).map_err(|e| format!("{}: {e}", link.display()))?;
+    Ok(dir)
+}
+
+/// C source of a library that exports `names`, each a jump through a table that a constructor
+/// fills from the mock at `mock` (dlopen, dlsym).
+fn forwarder_source(names: &[&str], mock: &std::path::Path) -> Result<String, String> {
+    // The jump leaves the caller's registers and stack as they are: the mock's function runs
+    // as if called directly, whatever its parameters.
+    let jump = if cfg!(target_arch = "x86_64") {
+        "jmp *nvmlmock_targets+{offset}(%rip)"
+    } else if cfg!(target_arch = "aarch64") {
+        "adrp x16, nvmlmock_targets+{offset}\\n ldr x16, [x16, #:lo12:nvmlmock_targets+{offset}]\\n br x16"
+    } else {
+        return Err("driver_lib_dir: only x86-64 and AArch64 are supported".to_string());
+    };
+    let mock = mock.to_str().ok_or("the mock's path is not UTF-8")?;
+    let mut c = String::new();
+    c.push_str("// A libnvidia-ml.so.1 with one driver's symbols, each forwarded to the mock.\n");
+    c.push_str("#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n");
+    c.push_str(&format!("__attribute__((visibility(\"hidden\"))) void *nvmlmock_targets[{}];\n", names.len()));
+    c.push_str("static const char *const nvmlmock_names[] = {\n");
+    for n in names {
+        c.push_str(&format!("    \"{n}\",\n"));
+    }
+    c.push_str("};\n\n");
+    c.push_str("__attribute__((constructor)) static void nvmlmock_load(void) {\n");
+    c.push_str(&format!("    void *mock = dlopen({mock:?}, RTLD_NOW | RTLD_LOCAL);\n"));
+    c.push_str("    if (!mock) { fprintf(stderr, \"nvml-mock forwarder: %s\\n\", dlerror()); abort(); }\n");
+    c.push_str("    for (size_t i = 0; i < sizeof nvmlmock_names / sizeof *nvmlmock_names; i++) {\n");
+    c.push_str("        nvmlmock_targets[i] = dlsym(mock, nvmlmock_names[i]);\n");
+    c.push_str("        if (!nvmlmock_targets[i]) { fprintf(stderr, \"nvml-mock forwarder: no %s in the mock\\n\", nvmlmock_names[i]); abort(); }\n");
+    c.push_str("    }\n}\n\n");
+    for (i, n) in names.iter().enumerate() {
+        let body = jump.replace("{offset}", &(i * 8).to_string());
+        c.push_str(&format!("__asm__(\".text\\n .globl {n}\\n .type {n}, @function\\n{n}:\\n {body}\\n .size {n}, .-{n}\\n\");\n"));
+    }
+    Ok(c)
+}
+
 /// Runs the test `name` in a child process with `env`.
 ///
 /// In the parent (the test run by the harness): re-runs this test binary for test `name` alone
@@ -117,7 +196,7 @@ pub fn answers_markdown() -> Result<String, String> {
 
 /// The functions a built-in profile documents answering `code` (`"NOT_SUPPORTED"`,
 /// `"INVALID_ARGUMENT"`, ...) somewhere, MIG devices aside: by an error entry, by nvml.h's
-/// "For <architecture> or newer", or by the GPU's MIG mode.
+/// "For `<architecture>` or newer", or by the GPU's MIG mode.
 pub fn documented_functions(profile: &str, code: &str) -> Result<std::collections::BTreeSet<String>, String> {
     crate::answers_doc::documented(profile, code)
 }

@@ -1,6 +1,7 @@
 //! The safe crate, generated from the newest header, against a library that reports an older
 //! driver: the mock's `a100-r525` profile (driver 525, CUDA 12.0), where every function that
-//! appeared after that branch answers `NVML_ERROR_FUNCTION_NOT_FOUND`.
+//! appeared after that branch answers `NVML_ERROR_FUNCTION_NOT_FOUND`; then through a library
+//! that, like a real 525 driver, does not export those functions at all.
 
 use nvml::{Error, Nvml, TemperatureSensors, TemperatureV1};
 
@@ -28,4 +29,17 @@ fn newest_header_on_a_525_driver() {
     assert!(matches!(gpu.module_id(), Err(Error::FunctionNotFound(_))), "{:?}", gpu.module_id());
     let e = gpu.module_id().unwrap_err();
     assert_eq!(e.code(), nvml::sys::NVML_ERROR_FUNCTION_NOT_FOUND);
+    drop(gpu);
+    nvml.shutdown().unwrap();
+
+    // The same driver without the later branches' symbols: the binding loads, the functions
+    // the driver has work, and each missing one is an error naming its symbol.
+    let dir = nvml_mock::testing::driver_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")), "a100-r525").unwrap();
+    let nvml = Nvml::builder().library_path(dir.join("libnvidia-ml.so.1")).init().expect("init through the 525 symbol set");
+    assert_eq!(nvml.driver_version().unwrap(), "525.147.05");
+    let gpu = nvml.device_by_index(0).unwrap();
+    assert!(gpu.temperature(TemperatureSensors::GPU).unwrap() > 0);
+    assert_eq!(gpu.temperature_v(&request), Err(Error::FunctionNotFound(Some("nvmlDeviceGetTemperatureV"))));
+    assert_eq!(gpu.module_id(), Err(Error::FunctionNotFound(Some("nvmlDeviceGetModuleId"))));
+    nvml.shutdown().unwrap();
 }
