@@ -40,9 +40,10 @@
 //! `NVML_MOCK_REQUIRE_PYNVML` is set (CI sets it), which makes that a failure. The dumps and a
 //! report (counts per profile, every mismatch) are written to `target/tmp/differential/`.
 //!
-//! What it cannot compare: values the mock does not provide (most functions answer
-//! NOT_SUPPORTED on every profile: those compare error codes only, which still catches a method
-//! that fails before it calls, or fails differently, but not a misread value); objects no
+//! What it cannot compare: values the mock does not provide (a function that answers an error
+//! on every profile, NOT_SUPPORTED or NO_PERMISSION, compares error codes only, which still
+//! catches a method that fails before it calls, or fails differently, but not a misread value;
+//! the report in `target/tmp/differential/` counts the calls with a value); objects no
 //! profile has (units, GPM samples, MIG device handles); functions pynvml does not wrap; the
 //! fields of a record that pynvml's structure lacks or that nvmlkit keeps as a raw union; and
 //! anything the mock answers the same way whatever it is given (a setter's argument is only
@@ -64,12 +65,12 @@ use std::process::Command;
 use nvml_mock::testing::{builtin_profile, in_child, mock_path, CHILD_ENV, CLEARED_ENV};
 use serde_json::{json, Value as J};
 
-/// Functions whose mismatches are understood, with who is wrong and why (the header's text
-/// decides). A listed function that no longer mismatches in any profile fails the test.
 /// The moment the mock's clock stands still at in both runs (µs since the epoch): samples,
 /// timestamps and the energy counter then read the same in pynvml's process and nvmlkit's.
 const FROZEN_CLOCK: &str = "1700000000000000";
 
+/// Functions whose mismatches are understood, with who is wrong and why (the header's text
+/// decides). A listed function that no longer mismatches in any profile fails the test.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     (
         "nvmlDeviceGetProcessesUtilizationInfo",
