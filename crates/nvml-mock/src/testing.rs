@@ -43,16 +43,20 @@ pub use crate::engine::hostile::ENV as HOSTILE_ENV;
 ///
 /// If it is in neither place, with a message saying how to build it.
 pub fn mock_path() -> PathBuf {
-    let exe = std::env::current_exe().expect("the path of the running binary");
-    let dir = exe.parent().expect("the binary's directory");
+    find_mock().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`mock_path`], or why it is not there.
+fn find_mock() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("the path of the running binary: {e}"))?;
+    let dir = exe.parent().ok_or_else(|| format!("{} has no directory", exe.display()))?;
     let candidates = [dir.join("libnvml_mock.so"), dir.join("../deps/libnvml_mock.so")];
-    match candidates.iter().find(|p| p.is_file()) {
-        Some(lib) => lib.clone(),
-        None => panic!(
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
+        format!(
             "{} is missing: build the mock first (`cargo build -p nvmlkit-mock`), or depend on `nvmlkit-mock` from the tested package",
             candidates[0].display()
-        ),
-    }
+        )
+    })
 }
 
 /// A directory (under `base`, created if need be) where the built mock is called
@@ -65,10 +69,14 @@ pub fn mock_path() -> PathBuf {
 pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
     let dir = base.join("mock-lib");
     std::fs::create_dir_all(&dir).expect("a directory for the mock's links");
+    let mock = mock_path();
     for name in ["libnvidia-ml.so.1", "libnvidia-ml.so"] {
-        let link = dir.join(name);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(mock_path(), &link).expect("a link to the mock");
+        // A new link under a name of its own, renamed over the old one: tests that run at once
+        // never see the name missing.
+        let tmp = dir.join(format!("{name}.{}.{:?}", std::process::id(), std::thread::current().id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&mock, &tmp).expect("a link to the mock");
+        std::fs::rename(&tmp, dir.join(name)).expect("a link to the mock");
     }
     dir
 }
@@ -86,8 +94,8 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
 ///
 /// # Errors
 ///
-/// If the profile does not load, the compiler is missing or fails, or the target is neither
-/// x86-64 nor AArch64 Linux.
+/// If the mock is not built (see [`mock_path`]), the profile does not load, the compiler is
+/// missing or fails, or the target is neither x86-64 nor AArch64 Linux.
 pub fn driver_lib_dir(base: &std::path::Path, profile: &str) -> Result<PathBuf, String> {
     let p = crate::profile::load(profile)?;
     let absent = crate::engine::absent_functions(&p);
@@ -96,24 +104,36 @@ pub fn driver_lib_dir(base: &std::path::Path, profile: &str) -> Result<PathBuf, 
     let tag: String = profile.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let dir = base.join(format!("driver-lib-{tag}"));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let source = dir.join("forwarder.c");
-    std::fs::write(&source, forwarder_source(&names, &mock_path())?).map_err(|e| format!("{}: {e}", source.display()))?;
-    let lib = dir.join("libnvidia-ml.so.1");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let out = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&lib)
-        .arg(&source)
-        .arg("-ldl")
-        .output()
-        .map_err(|e| format!("could not run the C compiler `{cc}` (set $CC): {e}"))?;
-    if !out.status.success() {
-        return Err(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)));
+    let text = forwarder_source(&names, &find_mock()?)?;
+    let (source, lib) = (dir.join("forwarder.c"), dir.join("libnvidia-ml.so.1"));
+    // Built once for a source: the library is renamed into place before its source, so a
+    // source equal to this one means its library is complete (tests that run at once, in
+    // threads or processes, each build under their own names and never see a partial file).
+    if std::fs::read_to_string(&source).ok().as_deref() != Some(text.as_str()) || !lib.is_file() {
+        static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let unique = format!("{}-{}", std::process::id(), BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let (tmp_source, tmp_lib) = (dir.join(format!("forwarder-{unique}.c")), dir.join(format!("lib-{unique}.so")));
+        std::fs::write(&tmp_source, &text).map_err(|e| format!("{}: {e}", tmp_source.display()))?;
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+        let out = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-O1", "-o"])
+            .arg(&tmp_lib)
+            .arg(&tmp_source)
+            .arg("-ldl")
+            .output()
+            .map_err(|e| format!("could not run the C compiler `{cc}` (set $CC): {e}"))?;
+        if !out.status.success() {
+            let _ = std::fs::remove_file(&tmp_source);
+            return Err(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)));
+        }
+        std::fs::rename(&tmp_lib, &lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+        std::fs::rename(&tmp_source, &source).map_err(|e| format!("{}: {e}", source.display()))?;
     }
     let link = dir.join("libnvidia-ml.so");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink("libnvidia-ml.so.1", &link).map_err(|e| format!("{}: {e}", link.display()))?;
-    Ok(dir)
+    match std::os::unix::fs::symlink("libnvidia-ml.so.1", &link) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(format!("{}: {e}", link.display())),
+        _ => Ok(dir),
+    }
 }
 
 /// C source of a library that exports `names`, each a jump through a table that a constructor
@@ -165,6 +185,11 @@ fn forwarder_source(names: &[&str], mock: &std::path::Path) -> Result<String, St
 ///
 /// `name` must be the test's full path as the harness prints it (a test function at the top
 /// of an integration test file is just its name).
+///
+/// # Panics
+///
+/// In the parent, when the child cannot be started or does not pass: the calling test fails
+/// with the child's output.
 pub fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
     if std::env::var_os(CHILD_ENV).is_some() {
         return true;
