@@ -78,9 +78,10 @@ fn smi_prints_the_profile() {
     for (i, (row, bus)) in gpu_rows.iter().zip(bus_ids).enumerate() {
         assert_eq!(row[0], i.to_string());
         assert_eq!(row[3], format!("00000000:{bus}:00.0"));
-        // GPU 7 is in MIG mode: the driver reports utilization per GPU instance, not per GPU.
-        let util = if i == 7 { "N/A" } else { row[7] };
-        assert_eq!(row[7], util, "{out}");
+        // GPU 7 is in MIG mode: the driver reports utilization per GPU instance, not per GPU
+        // (N/A); every other GPU shows a percentage.
+        let percent = row[7].strip_suffix('%').is_some_and(|n| n.parse::<u32>().is_ok_and(|n| n <= 100));
+        assert_eq!((row[7] == "N/A", percent), (i == 7, i != 7), "GPU {i}: {out}");
         assert!(!row.contains(&"ERR!") && !row[..7].contains(&"N/A") && !row[8..].contains(&"N/A"), "{out}");
     }
     assert_eq!(gpu_rows[1][6], "2MiB / 81559MiB", "{out}");
