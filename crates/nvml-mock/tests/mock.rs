@@ -558,7 +558,7 @@ fn process_details_utilization_and_sram_errors() {
         assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND, "nothing after the end of time");
         assert_eq!(u.processSamplesCount, 0);
         let mut u = info(0);
-        assert_eq!(util(d1, &mut u), NVML_SUCCESS);
+        assert_eq!(util(d1, &mut u), NVML_ERROR_NOT_FOUND, "no process, no samples");
         assert_eq!(u.processSamplesCount, 0);
         assert_eq!(util(d7, &mut info(0)), NVML_ERROR_NOT_SUPPORTED, "not in MIG mode");
 

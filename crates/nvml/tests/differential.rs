@@ -73,12 +73,6 @@ const FROZEN_CLOCK: &str = "1700000000000000";
 /// decides). A listed function that no longer mismatches in any profile fails the test.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     (
-        "nvmlDeviceGetProcessesUtilizationInfo",
-        "mock: answers SUCCESS with no samples to the size query (procUtilArray NULL); the header says \
-         INSUFFICIENT_SIZE for a NULL array and NOT_FOUND when there are no samples, and pynvml, which \
-         follows it, raises NVMLError(NVML_SUCCESS); nvmlkit takes the SUCCESS as an empty list",
-    ),
-    (
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
         "protocol, not a misreading: pynvml sizes the list with nvmlVgpuTypeGetMaxInstances first (as the \
          header advises) and reports that call's NOT_SUPPORTED; nvmlkit size-queries the placement function, \

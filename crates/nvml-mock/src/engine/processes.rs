@@ -256,7 +256,9 @@ pub fn nvmlDeviceGetProcessesUtilizationInfo(e: &Engine, device: nvmlDevice_t, i
         let now = now_us();
         let fresh: Vec<_> = all.iter().map(|p| utilization_sample(p, now)).filter(|s| s.timeStamp > req.lastSeenTimeStamp).collect();
         put_list_in(info, |i| (&mut i.processSamplesCount, i.procUtilArray), &fresh)?;
-        if fresh.is_empty() && !all.is_empty() {
+        // No samples (no process, or none since `lastSeenTimeStamp`): "NOT_FOUND If sample
+        // entries are not found", as the older layout answers.
+        if fresh.is_empty() {
             return Err(NVML_ERROR_NOT_FOUND);
         }
         Ok(())
