@@ -403,6 +403,12 @@ fn against_pynvml() {
             _ => {}
         }
     }
+    // Agreeing on error codes alone proves little: each profile must also agree on values.
+    for (p, t) in &tallies {
+        if t.same_value == 0 {
+            failures.push(format!("{p}: no call answered a value that both agree on (does the mock answer only errors?)"));
+        }
+    }
     for (f, why) in KNOWN_MISMATCHES {
         if !mismatched_fns.contains(*f) {
             failures.push(format!("KNOWN_MISMATCHES lists {f} ({why}) but it no longer mismatches: remove the entry"));
