@@ -23,7 +23,8 @@
 //!
 //! Environment: `NVML_MOCK_PROFILE`, `NVML_MOCK_FAULTS` (e.g.
 //! `nvmlDeviceGetName=NVML_ERROR_GPU_IS_LOST,nvmlDeviceGetPowerUsage=NVML_ERROR_UNKNOWN@3`),
-//! `NVML_MOCK_LIVE_PIDS` (`1`: the profile's processes take live pids), `NVML_MOCK_STRICT=1`
+//! `NVML_MOCK_LIVE_PIDS` (`1`: the profile's processes take live pids), `NVML_MOCK_CLOCK=<µs>`
+//! (the clock stands still at that moment), `NVML_MOCK_STRICT=1`
 //! (print every answer `NOT_SUPPORTED` without a reason on stderr),
 //! `NVML_MOCK_HOSTILE=<seed>` (the hostile mode).
 

@@ -29,7 +29,15 @@ pub const CHILD_ENV: &str = "NVML_MOCK_TEST_CHILD";
 
 /// Variables [`in_child`] removes from a child's environment before adding the scenario's, so
 /// that the caller's environment cannot leak into a scenario.
-pub const CLEARED_ENV: &[&str] = &["NVML_MOCK_PROFILE", "NVML_MOCK_FAULTS", "NVML_MOCK_STRICT", "NVML_MOCK_HOSTILE", "NVML_LIBRARY_PATH"];
+pub const CLEARED_ENV: &[&str] = &[
+    "NVML_MOCK_PROFILE",
+    "NVML_MOCK_FAULTS",
+    "NVML_MOCK_STRICT",
+    "NVML_MOCK_HOSTILE",
+    "NVML_MOCK_CLOCK",
+    "NVML_MOCK_LIVE_PIDS",
+    "NVML_LIBRARY_PATH",
+];
 
 /// The variable that turns the mock's hostile mode on, with its seed (see the crate's README).
 pub use crate::engine::hostile::ENV as HOSTILE_ENV;

@@ -9,13 +9,22 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir};
+use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir, CLEARED_ENV};
 
 const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"];
 
 /// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
 fn mock_dir() -> PathBuf {
     mock_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")))
+}
+
+/// `python3`, with none of the caller's mock settings ([`CLEARED_ENV`]).
+fn python3() -> Command {
+    let mut cmd = Command::new("python3");
+    for var in CLEARED_ENV {
+        cmd.env_remove(var);
+    }
+    cmd
 }
 
 /// Whether Python can import `module`; if not, the test is skipped unless `require` is set.
@@ -39,7 +48,7 @@ fn python_binding_census_finds_only_documented_not_supported() {
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pynvml_census.py");
     let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../../nvml-headers/13.5.37/nvml.h");
-    let out = Command::new("python3").args([script, "--json", "--header", header]).args(PROFILES).env("LD_LIBRARY_PATH", mock_dir()).output().unwrap();
+    let out = python3().args([script, "--json", "--header", header]).args(PROFILES).env("LD_LIBRARY_PATH", mock_dir()).output().unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     let census: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>> = parse_json(&String::from_utf8_lossy(&out.stdout));
     let mut problems = Vec::new();
@@ -151,13 +160,12 @@ fn driver_dir(profile: &str) -> PathBuf {
 /// Runs a Python program against the mock with `profile` (only its driver's symbols exported),
 /// the profile's processes on live pids.
 fn python(args: &[&str], profile: &str) -> String {
-    let out = Command::new("python3")
+    let out = python3()
         .args(args)
         .env("LD_LIBRARY_PATH", driver_dir(profile))
         .env("NVML_MOCK_PROFILE", profile)
         .env("NVML_MOCK_LIVE_PIDS", "1")
         .env("COLUMNS", "200")
-        .env_remove("NVML_MOCK_FAULTS")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -255,16 +263,7 @@ print(json.dumps(out, default=str))
         }
     }
     // The one-shot table: the MIG devices of the H100's GPU 7 and the processes' SM %.
-    let table = Command::new("python3")
-        .args(["-c", "import sys; from nvitop.cli import main; sys.argv = ['nvitop', '--once']; sys.exit(main())"])
-        .env("LD_LIBRARY_PATH", driver_dir("h100"))
-        .env("NVML_MOCK_PROFILE", "h100")
-        .env("NVML_MOCK_LIVE_PIDS", "1")
-        .env("COLUMNS", "200")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&table.stdout);
-    assert!(table.status.success(), "{text}{}", String::from_utf8_lossy(&table.stderr));
+    let text = python(&["-c", "import sys; from nvitop.cli import main; sys.argv = ['nvitop', '--once']; sys.exit(main())"], "h100");
     for want in ["3g.40gb @ GI/CI: 1/0", "1c.3g.40gb @ GI/CI: 2/1", "%SM", " 38 ", " 21 "] {
         assert!(text.contains(want), "nvitop --once shows no `{want}`:\n{text}");
     }

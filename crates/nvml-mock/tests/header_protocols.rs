@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nvml_mock::testing::mock_lib_dir;
+use nvml_mock::testing::{mock_lib_dir, CLEARED_ENV};
 
 /// The T4 system of the `t4` profile, with what the client needs: three retired pages and two
 /// processes on GPU 0 (which supports P0 and P8), two encoder sessions and vGPU metadata on
@@ -44,12 +44,11 @@ fn a_c_client_written_from_the_header() {
         .status()
         .expect("needs a C compiler (`cc`)");
     assert!(status.success(), "the C client does not compile");
-    let out = Command::new(&exe)
-        .env("LD_LIBRARY_PATH", &lib)
-        .env("NVML_MOCK_PROFILE", profile(&dir))
-        .env_remove("NVML_MOCK_FAULTS")
-        .output()
-        .unwrap();
+    let mut client = Command::new(&exe);
+    for var in CLEARED_ENV {
+        client.env_remove(var);
+    }
+    let out = client.env("LD_LIBRARY_PATH", &lib).env("NVML_MOCK_PROFILE", profile(&dir)).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the mock answers differently from nvml.h:\n{text}");
     assert!(!text.contains("FAIL"), "{text}");

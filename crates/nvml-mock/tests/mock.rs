@@ -443,6 +443,16 @@ fn bad_profile_fails_init_with_a_message() {
     unsafe { assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN) };
 }
 
+/// A clock setting that is not a number of µs fails init, rather than leaving the clock running.
+#[test]
+fn bad_clock_fails_init() {
+    if !in_child("bad_clock_fails_init", &[("NVML_MOCK_CLOCK", "yesterday")]) {
+        return;
+    }
+    let lib = lib();
+    unsafe { assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN) };
+}
+
 #[test]
 fn events_are_delivered_and_waits_time_out() {
     if !in_child("events_are_delivered_and_waits_time_out", &[]) {

@@ -122,8 +122,18 @@ pub fn absent_functions(profile: &Profile) -> BTreeSet<String> {
 /// process: for tests that compare two clients' readings).
 pub fn now_us() -> u64 {
     static FROZEN: OnceLock<Option<u64>> = OnceLock::new();
-    let frozen = FROZEN.get_or_init(|| std::env::var("NVML_MOCK_CLOCK").ok().and_then(|v| v.trim().parse().ok()));
+    let frozen = FROZEN.get_or_init(|| frozen_clock().ok().flatten());
     frozen.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0))
+}
+
+/// The moment `NVML_MOCK_CLOCK` stops the clock at (unset or empty: none); anything but a
+/// number of µs is an error, which fails `nvmlInit`.
+fn frozen_clock() -> Result<Option<u64>, String> {
+    let env = std::env::var("NVML_MOCK_CLOCK").unwrap_or_default();
+    match env.trim() {
+        "" => Ok(None),
+        v => v.parse().map(Some).map_err(|_| format!("NVML_MOCK_CLOCK: `{v}`: expected microseconds since the epoch")),
+    }
 }
 
 impl System {
@@ -405,15 +415,9 @@ impl Engine {
                 eprintln!("nvml-mock: {e}");
                 return NVML_ERROR_UNKNOWN;
             }
-            let profile = match profile::load_from_env() {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("nvml-mock: {e}");
-                    return NVML_ERROR_UNKNOWN;
-                }
-            };
-            let live_pids = match processes::live_pids_env() {
-                Ok(l) => l,
+            let settings = (|| Ok::<_, String>((profile::load_from_env()?, processes::live_pids_env()?, frozen_clock()?)))();
+            let (profile, live_pids, _) = match settings {
+                Ok(s) => s,
                 Err(e) => {
                     eprintln!("nvml-mock: {e}");
                     return NVML_ERROR_UNKNOWN;
