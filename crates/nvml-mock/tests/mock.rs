@@ -443,6 +443,40 @@ fn bad_profile_fails_init_with_a_message() {
     unsafe { assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN) };
 }
 
+/// A MIG tree bigger than its instance profiles allow fails init: NVML's instance lists have no
+/// capacity argument, so a client sizes its array by the profile info's `instanceCount`
+/// ("gpuInstances ... with size at least instanceCount"), and more instances would be written
+/// past it.
+#[test]
+fn mig_tree_beyond_its_profiles_fails_init() {
+    let h100 = nvml_mock::testing::builtin_profile("h100").unwrap();
+    let second_gi = "{profile: NVML_GPU_INSTANCE_PROFILE_3_SLICE, id: 2, start: 4,";
+    let one_slice_ci = "{profile: NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, id: 1, start: 1, size: 1}";
+    assert!(h100.contains(second_gi) && h100.contains(one_slice_ci), "h100's GPU 7 changed");
+    let variants = [
+        // Three 3-slice GPU instances; the profile says `instances: 2`.
+        ("mig-three-gis", h100.replace(second_gi, &format!("{{profile: NVML_GPU_INSTANCE_PROFILE_3_SLICE, id: 3, start: 0}}, {second_gi}"))),
+        // Four 1-slice compute instances in a 3-slice GPU instance.
+        (
+            "mig-four-cis",
+            h100.replace(
+                one_slice_ci,
+                &format!("{one_slice_ci}, {{profile: NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, id: 2, start: 2, size: 1}}, {{profile: NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, id: 3, start: 2, size: 1}}"),
+            ),
+        ),
+    ];
+    for (name, text) in variants {
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.yaml"));
+        std::fs::write(&path, text).unwrap();
+        if !in_child("mig_tree_beyond_its_profiles_fails_init", &[("NVML_MOCK_PROFILE", path.to_str().unwrap())]) {
+            continue;
+        }
+        let lib = lib();
+        unsafe { assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_ERROR_UNKNOWN) };
+        return;
+    }
+}
+
 /// A clock setting that is not a number of µs fails init, rather than leaving the clock running.
 #[test]
 fn bad_clock_fails_init() {

@@ -8,6 +8,7 @@
 // Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
 #![allow(clippy::vec_box)]
 
+use std::collections::BTreeMap;
 use std::ffi::c_uint;
 
 use nvml_sys::*;
@@ -30,6 +31,8 @@ pub struct ComputeInstance {
     pub id: u32,
     /// The profile's `NVML_COMPUTE_INSTANCE_PROFILE_*` index.
     pub profile: u32,
+    /// The unique id of the instance's profile (`nvmlComputeInstanceProfileInfo_t::id`).
+    pub profile_id: u32,
     pub placement: (u32, u32),
     pub mig: Box<MigDevice>,
 }
@@ -57,12 +60,53 @@ pub fn mig_mode(d: &Device) -> bool {
     d.spec.bool("mig.mode") == Some(true)
 }
 
+/// The entry of `profiles` (a `mig.*_instance_profiles` list) for a profile index.
+fn profile_entry(profiles: &[Value], index: u32) -> Option<&Value> {
+    profiles.iter().find(|p| p.get("profile").and_then(const_value) == Some(index as i128))
+}
+
+/// Checks the MIG tree of a device in MIG mode against its instance profiles: every instance's
+/// profile exists, and no profile has more instances than its profile info's `instanceCount`
+/// (`instances` for a GPU instance; for a compute instance, its GPU instance's slices over its
+/// own). NVML's instance lists have no capacity argument: a caller allocates what that count
+/// says, so a tree beyond it would be written past the caller's array.
+pub fn check_tree(d: &Device) -> Result<(), String> {
+    if !mig_mode(d) {
+        return Ok(());
+    }
+    let at = |what: String| format!("device {}: mig.gpu_instances: {what}", d.index);
+    let (gi_profiles, ci_profiles) = (d.spec.list("mig.gpu_instance_profiles").unwrap_or_default(), d.spec.list("mig.compute_instance_profiles").unwrap_or_default());
+    let mut gis_per_profile: BTreeMap<u32, u32> = BTreeMap::new();
+    for (i, gi) in d.spec.list("mig.gpu_instances").unwrap_or_default().iter().enumerate() {
+        let profile = u32_of(gi, "profile");
+        let info = profile_entry(gi_profiles, profile).ok_or_else(|| at(format!("[{i}]: profile {profile} is not in mig.gpu_instance_profiles")))?;
+        let n = gis_per_profile.entry(profile).or_default();
+        *n += 1;
+        if *n > u32_of(info, "instances") {
+            return Err(at(format!("more GPU instances of profile {profile} than its `instances` ({})", u32_of(info, "instances"))));
+        }
+        let mut cis_per_profile: BTreeMap<u32, u32> = BTreeMap::new();
+        for (j, ci) in gi.get("compute_instances").and_then(Value::as_sequence).map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+            let profile = u32_of(ci, "profile");
+            let ci_info = profile_entry(ci_profiles, profile).ok_or_else(|| at(format!("[{i}].compute_instances[{j}]: profile {profile} is not in mig.compute_instance_profiles")))?;
+            let n = cis_per_profile.entry(profile).or_default();
+            *n += 1;
+            let most = u32_of(info, "slices") / u32_of(ci_info, "slices").max(1);
+            if *n > most {
+                return Err(at(format!("[{i}]: more compute instances of profile {profile} than fit its slices ({most})")));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The GPU instances a device's profile declares (none unless MIG mode is on).
 pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
     if !mig_mode(d) {
         return Vec::new();
     }
     let profiles = d.spec.list("mig.gpu_instance_profiles").unwrap_or_default();
+    let ci_profiles = d.spec.list("mig.compute_instance_profiles").unwrap_or_default();
     let mut index = 0;
     d.spec
         .list("mig.gpu_instances")
@@ -70,7 +114,7 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
         .iter()
         .map(|gi| {
             let profile = u32_of(gi, "profile");
-            let info = profiles.iter().find(|p| p.get("profile").and_then(const_value) == Some(profile as i128));
+            let info = profile_entry(profiles, profile);
             let slices = info.map(|p| u32_of(p, "slices")).unwrap_or(1);
             let cis = gi
                 .get("compute_instances")
@@ -81,8 +125,10 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                 .map(|ci| {
                     let start = u32_of(ci, "start");
                     let size = ci.get("size").and_then(Value::as_u64).map(|s| s as u32).unwrap_or(slices);
+                    let profile = u32_of(ci, "profile");
+                    let profile_id = profile_entry(ci_profiles, profile).map(|p| u32_of(p, "id")).unwrap_or(0);
                     index += 1;
-                    Box::new(ComputeInstance { id: u32_of(ci, "id"), profile: u32_of(ci, "profile"), placement: (start, size), mig: Box::new(MigDevice { index: index - 1 }) })
+                    Box::new(ComputeInstance { id: u32_of(ci, "id"), profile, profile_id, placement: (start, size), mig: Box::new(MigDevice { index: index - 1 }) })
                 })
                 .collect();
             Box::new(GpuInstance {
@@ -148,7 +194,7 @@ pub fn mig_handle(c: &ComputeInstance) -> nvmlDevice_t {
 /// The profile entry (`mig.gpu_instance_profiles`) of a GPU instance profile index.
 fn gi_profile(d: &Device, profile: c_uint) -> Result<&Value, nvmlReturn_t> {
     let profiles = need(d.spec.list("mig.gpu_instance_profiles"))?;
-    profiles.iter().find(|p| p.get("profile").and_then(const_value) == Some(profile as i128)).ok_or(NVML_ERROR_NOT_SUPPORTED)
+    profile_entry(profiles, profile).ok_or(NVML_ERROR_NOT_SUPPORTED)
 }
 
 /// The profile entry whose unique id is `id`.
@@ -458,7 +504,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(e: &Engine, gi: nvmlGpuInst
 pub fn nvmlGpuInstanceGetComputeInstances(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, cis: *mut nvmlComputeInstance_t, count: *mut c_uint) -> nvmlReturn_t {
     e.with(|sys| {
         let g = sys.gpu_instance(gi)?;
-        let found: Vec<nvmlComputeInstance_t> = g.compute_instances.iter().filter(|c| c.profile == profile_id).map(|c| ci_handle(c)).collect();
+        let found: Vec<nvmlComputeInstance_t> = g.compute_instances.iter().filter(|c| c.profile_id == profile_id).map(|c| ci_handle(c)).collect();
         put_all(count, cis, &found)
     })
 }
@@ -505,7 +551,7 @@ fn compute_instance_info(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlC
                 device: sys.handle(gi.device),
                 gpuInstance: gi_handle(gi),
                 id: c.id,
-                profileId: c.profile,
+                profileId: c.profile_id,
                 placement: nvmlComputeInstancePlacement_t { start: c.placement.0, size: c.placement.1 },
             },
         )

@@ -137,7 +137,9 @@ fn frozen_clock() -> Result<Option<u64>, String> {
 }
 
 impl System {
-    fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> System {
+    /// The system a profile describes; a MIG tree its instance profiles cannot hold is an
+    /// error (see [`mig::check_tree`]).
+    fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> Result<System, String> {
         let devices: Vec<Box<Device>> = profile
             .devices
             .iter()
@@ -147,10 +149,13 @@ impl System {
                 Box::new(Device { index, spec: spec.clone(), state: Mutex::new(state) })
             })
             .collect();
+        for d in &devices {
+            mig::check_tree(d)?;
+        }
         let gpu_instances = devices.iter().flat_map(|d| mig::gpu_instances(d)).collect();
         let absent = absent_functions(&profile);
         let pids = processes::pid_map(&profile, live_pids);
-        System {
+        Ok(System {
             profile,
             devices,
             gpu_instances,
@@ -160,7 +165,7 @@ impl System {
             absent,
             pids,
             started_us: now_us(),
-        }
+        })
     }
 
     /// The GPU behind a handle; anything that is not one of ours (a MIG device included) is
@@ -415,15 +420,18 @@ impl Engine {
                 eprintln!("nvml-mock: {e}");
                 return NVML_ERROR_UNKNOWN;
             }
-            let settings = (|| Ok::<_, String>((profile::load_from_env()?, processes::live_pids_env()?, frozen_clock()?)))();
-            let (profile, live_pids, _) = match settings {
+            let loaded = (|| {
+                let (profile, live_pids) = (profile::load_from_env()?, processes::live_pids_env()?);
+                frozen_clock()?;
+                System::new(profile, live_pids)
+            })();
+            let system = match loaded {
                 Ok(s) => s,
                 Err(e) => {
                     eprintln!("nvml-mock: {e}");
                     return NVML_ERROR_UNKNOWN;
                 }
             };
-            let system = System::new(profile, live_pids);
             if self.strict {
                 let (p, absent) = (&system.profile, system.absent.len());
                 eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices; {absent} functions answer NVML_ERROR_FUNCTION_NOT_FOUND", p.name, p.devices.len());
