@@ -477,6 +477,25 @@ fn mig_tree_beyond_its_profiles_fails_init() {
     }
 }
 
+/// With the clock stopped a second after the epoch, the samples are those of that second: no
+/// timestamp before 0 (nvml.h: "timestamps ... in microseconds"), the newest not after now.
+#[test]
+fn samples_a_second_after_the_epoch() {
+    if !in_child("samples_a_second_after_the_epoch", &[("NVML_MOCK_PROFILE", "h100"), ("NVML_MOCK_CLOCK", "1000000")]) {
+        return;
+    }
+    let lib = lib();
+    unsafe {
+        assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
+        let samples = lib.nvmlDeviceGetSamples().unwrap();
+        let (mut kind, mut count) = (0, 64u32);
+        let mut buf = vec![nvmlSample_t::default(); 64];
+        assert_eq!(samples(device(&lib, 0), NVML_GPU_UTILIZATION_SAMPLES, 0, &mut kind, &mut count, buf.as_mut_ptr()), NVML_SUCCESS);
+        let stamps: Vec<u64> = buf[..count as usize].iter().map(|s| s.timeStamp).collect();
+        assert!(!stamps.is_empty() && stamps.iter().all(|t| (1..=1_000_000).contains(t)), "{stamps:?}");
+    }
+}
+
 /// A clock setting that is not a number of µs fails init, rather than leaving the clock running.
 #[test]
 fn bad_clock_fails_init() {

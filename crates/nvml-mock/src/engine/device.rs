@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_int, c_uint, c_ulong};
 
 use nvml_sys::*;
 
-use super::ffi::{chars_str, check_version, get, put, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars, Status};
+use super::ffi::{chars_str, check_version, get, put, put_filled, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars, Status};
 use super::mig::{mig_name, mig_uuid};
 use super::{need, Device, DeviceRef, Engine, System};
 
@@ -293,13 +293,15 @@ fn put_mask(size: c_uint, set: *mut c_ulong, members: &BTreeSet<u32>) -> Status 
     if size == 0 || set.is_null() {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
-    let mut words = vec![0 as c_ulong; size as usize];
+    // The words up to the last member's (within `size`), then zeros.
+    let used = members.last().map_or(0, |m| *m as usize / 64 + 1).min(size as usize);
+    let mut words = vec![0 as c_ulong; used];
     for m in members {
         if let Some(w) = words.get_mut(*m as usize / 64) {
             *w |= 1 << (m % 64);
         }
     }
-    put_items(set, &words)
+    put_filled(set, &words, size as usize, 0)
 }
 
 pub fn nvmlDeviceGetCpuAffinity(e: &Engine, device: nvmlDevice_t, size: c_uint, set: *mut c_ulong) -> nvmlReturn_t {

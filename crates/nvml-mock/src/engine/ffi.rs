@@ -147,6 +147,16 @@ pub fn put_items<T: Copy>(array: *mut T, items: &[T]) -> Status {
     Ok(())
 }
 
+/// Writes `items`, then `fill` up to `len` elements, into an array the caller made `len`
+/// elements long (without allocating `len` elements: the caller chose `len`).
+pub fn put_filled<T: Copy>(array: *mut T, items: &[T], len: usize, fill: T) -> Status {
+    put_items(array, items)?;
+    for i in items.len()..len {
+        put(array.wrapping_add(i), fill)?;
+    }
+    Ok(())
+}
+
 /// Writes `items` into a caller-sized array and their number into `*count` (out only): the
 /// protocol of calls such as `nvmlDeviceGetGpuInstances`, where the caller sizes the array
 /// from a profile's instance count.

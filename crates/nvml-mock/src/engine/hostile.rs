@@ -229,13 +229,14 @@ impl Hostile {
         }
     }
 
-    /// Writes into a string buffer of `capacity` bytes: NUL-terminated text, bytes without a
-    /// NUL, invalid UTF-8 ended by a NUL, an empty string, random bytes, or nothing. Returns the
-    /// size an honest library would ask for.
+    /// Writes into a string buffer of `capacity` bytes (at most `MAX_ARRAY_BYTES` of them):
+    /// NUL-terminated text, bytes without a NUL, invalid UTF-8 ended by a NUL, an empty string,
+    /// random bytes, or nothing. Returns the size an honest library would ask for.
     pub fn string(&self, p: *mut c_char, capacity: usize) -> usize {
         if p.is_null() || capacity == 0 {
             return 0;
         }
+        let capacity = capacity.min(MAX_ARRAY_BYTES);
         let len = self.below(capacity as u64) as usize;
         let mut bytes = match self.below(10) {
             0 => return len + 1,

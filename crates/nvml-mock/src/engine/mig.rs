@@ -219,8 +219,8 @@ pub fn mig_name(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> Stri
 pub fn mig_uuid(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> String {
     let gpu = parent.spec.str("uuid").unwrap_or("GPU-00000000-0000-0000-0000-000000000000");
     let body = gpu.strip_prefix("GPU-").unwrap_or(gpu);
-    let keep = body.len().saturating_sub(4);
-    format!("MIG-{}{:02x}{:02x}", &body[..keep], gi.id & 0xFF, ci.id & 0xFF)
+    let keep: String = body.chars().take(body.chars().count().saturating_sub(4)).collect();
+    format!("MIG-{keep}{:02x}{:02x}", gi.id & 0xFF, ci.id & 0xFF)
 }
 
 /// `(total, reserved, used)` of a MIG device: its GPU instance's memory, used by the processes

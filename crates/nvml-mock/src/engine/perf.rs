@@ -5,7 +5,7 @@ use std::ffi::{c_int, c_uint, c_ulonglong};
 
 use nvml_sys::*;
 
-use super::ffi::{check_version, get, put, put_items, put_list, read_str, Status};
+use super::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, Status};
 use super::mig::{mig_memory, mig_mode};
 use super::{enable, need, now_us, Device, DeviceRef, Engine, System};
 use crate::answer::Object;
@@ -264,9 +264,7 @@ pub fn nvmlDeviceGetSupportedPerformanceStates(e: &Engine, device: nvmlDevice_t,
         if room < states.len() {
             return Err(NVML_ERROR_INSUFFICIENT_SIZE);
         }
-        let mut all = states;
-        all.resize(room, NVML_PSTATE_UNKNOWN);
-        put_items(pstates, &all)
+        put_filled(pstates, &states, room, NVML_PSTATE_UNKNOWN)
     })
 }
 
@@ -459,7 +457,7 @@ pub fn nvmlDeviceGetSamples(
         let last = now_us() / SAMPLE_PERIOD_US * SAMPLE_PERIOD_US;
         let all: Vec<nvmlSample_t> = (0..SAMPLES_KEPT)
             .rev()
-            .map(|i| last - i * SAMPLE_PERIOD_US)
+            .filter_map(|i| last.checked_sub(i * SAMPLE_PERIOD_US))
             .filter(|t| *t > last_seen)
             .map(|t| nvmlSample_t { timeStamp: t, sampleValue: nvmlValue_t { uiVal: value } })
             .collect();
