@@ -104,7 +104,7 @@ impl Api for Engine {
 
     fn answer(&self, function: &'static str, object: Object, selectors: &[i64], write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>) -> nvmlReturn_t {
         let Ok(sys) = self.sys() else { return NVML_ERROR_UNINITIALIZED };
-        if sys.entries(object).is_none() && !matches!(object, Object::System) {
+        if sys.entries(object).is_none() {
             // Not one of our handles (or an object without values, such as a unit).
             return match object {
                 Object::Unit(_) => self.unimplemented(function),

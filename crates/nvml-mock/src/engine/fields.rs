@@ -20,7 +20,7 @@ type Field = Result<u64, nvmlReturn_t>;
 
 /// A number a getter answered from the profile's values, by function and selectors.
 fn value_of(sys: &System, device: nvmlDevice_t, function: &str, selectors: &[i64]) -> Field {
-    sys.value(function, Object::Device(device), selectors).and_then(|v| v.first()).map(|v| v.uint()).ok_or(NVML_ERROR_NOT_SUPPORTED)
+    sys.value(function, Object::Device(device), selectors).map(|v| v.uint()).ok_or(NVML_ERROR_NOT_SUPPORTED)
 }
 
 /// NVLink error counter `counter` of `link`, or of every link for `scope` 0xFFFFFFFF... the
@@ -68,6 +68,13 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
             return nvlink_errors(sys, d, device, counter, link);
         }
     }
+    // Every link runs at the common speed.
+    if let Some(link) = by_link(id, NVML_FI_DEV_NVLINK_SPEED_MBPS_L0, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON, NVML_FI_DEV_NVLINK_SPEED_MBPS_L6) {
+        if let Some(l) = link {
+            check_link(d, l)?;
+        }
+        return need(s.u64("nvlink.speed_mbps"));
+    }
     let scoped_link = || -> Result<u32, nvmlReturn_t> {
         check_link(d, scope)?;
         Ok(scope)
@@ -104,7 +111,7 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
         NVML_FI_DEV_NVLINK_LINK_COUNT => need(s.u64("nvlink.links")),
         NVML_FI_DEV_NVLINK_GET_STATE => scoped_link().map(|l| flag(link_active(d, l))),
         NVML_FI_DEV_NVLINK_GET_VERSION => scoped_link().and_then(|_| need(s.u64("nvlink.version"))),
-        NVML_FI_DEV_NVLINK_GET_SPEED | NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON => need(s.u64("nvlink.speed_mbps")),
+        NVML_FI_DEV_NVLINK_GET_SPEED => need(s.u64("nvlink.speed_mbps")),
         NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX => need(s.u64("nvlink.throughput.data_tx_kib")),
         NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX => need(s.u64("nvlink.throughput.data_rx_kib")),
         NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX => need(s.u64("nvlink.throughput.raw_tx_kib")),
@@ -112,13 +119,6 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
         NVML_FI_DEV_NVLINK_ERROR_DL_CRC => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_CRC_FLIT, None),
         NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_REPLAY, None),
         NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_RECOVERY, None),
-        _ if (NVML_FI_DEV_NVLINK_SPEED_MBPS_L0..=NVML_FI_DEV_NVLINK_SPEED_MBPS_L5).contains(&id)
-            || (NVML_FI_DEV_NVLINK_SPEED_MBPS_L6..=NVML_FI_DEV_NVLINK_SPEED_MBPS_L11).contains(&id) =>
-        {
-            let link = if id <= NVML_FI_DEV_NVLINK_SPEED_MBPS_L5 { id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 } else { id - NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 + 6 } as u32;
-            check_link(d, link)?;
-            need(s.u64("nvlink.speed_mbps"))
-        }
         _ => {
             let table = s.value("field_values").and_then(Value::as_mapping);
             let found = table.and_then(|t| t.iter().find(|(k, _)| const_value(k) == Some(id as i128)));

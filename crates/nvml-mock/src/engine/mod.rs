@@ -28,7 +28,7 @@ mod vgpu;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
@@ -234,15 +234,15 @@ impl System {
     pub fn architecture(&self, object: Object) -> Option<u32> {
         let Object::Device(h) = object else { return None };
         let gpu = self.handle(self.any_device(h).ok()?.gpu().index);
-        self.value("nvmlDeviceGetArchitecture", Object::Device(gpu), &[]).and_then(|v| v.first()).map(|v| v.uint() as u32)
+        self.value("nvmlDeviceGetArchitecture", Object::Device(gpu), &[]).map(|v| v.uint() as u32)
     }
 
-    /// The profile's value of a function answered from data (its outputs), for hand-written
-    /// code that derives other answers from it: `None` when the profile gives none (or an
-    /// error) for these selectors.
-    pub fn value(&self, function: &str, object: Object, selectors: &[i64]) -> Option<&[Val]> {
+    /// The profile's value of a function answered from data (its first output), for
+    /// hand-written code that derives other answers from it: `None` when the profile gives none
+    /// (or an error) for these selectors.
+    pub fn value(&self, function: &str, object: Object, selectors: &[i64]) -> Option<&Val> {
         match self.entry(function, object)?.select(selectors)? {
-            Entry::Values(v) => Some(v),
+            Entry::Values(v) => v.first(),
             _ => None,
         }
     }
@@ -310,7 +310,6 @@ pub struct Engine {
     profile_faults: RwLock<Vec<Arc<Fault>>>,
     env_error: Option<String>,
     strict: bool,
-    unimplemented_calls: AtomicU32,
 }
 
 static ENGINE: OnceLock<Engine> = OnceLock::new();
@@ -328,7 +327,6 @@ pub fn engine() -> &'static Engine {
             profile_faults: RwLock::new(Vec::new()),
             env_error,
             strict: std::env::var("NVML_MOCK_STRICT").is_ok_and(|v| !v.is_empty() && v != "0"),
-            unimplemented_calls: AtomicU32::new(0),
         }
     })
 }
@@ -465,7 +463,6 @@ impl Engine {
     /// Called for every function the engine does not implement, or for which the profile
     /// gives no value.
     pub fn report_unimplemented(&self, function: &'static str) -> nvmlReturn_t {
-        self.unimplemented_calls.fetch_add(1, Ordering::Relaxed);
         if self.strict {
             eprintln!("nvml-mock (strict): {function}: no value in the profile and no behaviour in the mock; answering NVML_ERROR_NOT_SUPPORTED");
         }

@@ -6,16 +6,16 @@ use std::ffi::c_uint;
 
 use nvml_sys::*;
 
-use super::ffi::{put, set_chars};
+use super::ffi::{put, set_chars, Status};
 use super::{enable, need, Device, Engine};
 
-/// The number of links, or `INVALID_ARGUMENT` for a link past the last.
-pub fn check_link(d: &Device, link: c_uint) -> Result<u32, nvmlReturn_t> {
+/// `INVALID_ARGUMENT` for a link past the last.
+pub fn check_link(d: &Device, link: c_uint) -> Status {
     let links = need(d.spec.u32("nvlink.links"))?;
     if link >= links {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
-    Ok(links)
+    Ok(())
 }
 
 /// Whether a link is up (`nvlink.inactive_links` lists those that are not).

@@ -327,7 +327,7 @@ pub fn nvmlDeviceGetThermalSettings(e: &Engine, device: nvmlDevice_t, index: c_u
         s.controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
         s.target = NVML_THERMAL_TARGET_GPU;
         s.currentTemp = need(d.spec.i64("temperature.gpu"))? as c_int;
-        s.defaultMaxTemp = slowdown.and_then(|v| v.first()).map(|v| v.int() as c_int).unwrap_or(0);
+        s.defaultMaxTemp = slowdown.map(|v| v.int() as c_int).unwrap_or(0);
         put(settings, out)
     })
 }
@@ -415,7 +415,7 @@ const SAMPLES_KEPT: u64 = 12;
 
 /// The value of a sample type, from the keys the matching getters read.
 fn sample_value(sys: &super::System, d: &Device, device: nvmlDevice_t, kind: nvmlSamplingType_t) -> Result<u32, nvmlReturn_t> {
-    let per_engine = |f: &str| sys.value(f, Object::Device(device), &[]).and_then(|v| v.first()).map(|v| v.uint() as u32);
+    let per_engine = |f: &str| sys.value(f, Object::Device(device), &[]).map(|v| v.uint() as u32);
     Ok(match kind {
         NVML_TOTAL_POWER_SAMPLES => need(d.spec.u32("power.usage_mw"))?,
         NVML_GPU_UTILIZATION_SAMPLES => need(d.spec.u32("utilization.gpu"))?,

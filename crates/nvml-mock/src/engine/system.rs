@@ -46,8 +46,7 @@ pub fn nvmlSystemGetNVMLVersion(e: &Engine, version: *mut c_char, length: c_uint
 pub fn nvmlSystemGetDriverBranch(e: &Engine, info: *mut nvmlSystemDriverBranchInfo_t, length: c_uint) -> nvmlReturn_t {
     e.with(|s| {
         check_version(info, nvmlSystemDriverBranchInfo_v1)?;
-        let major = driver_version(s)?.split('.').next().unwrap_or("");
-        let branch = format!("r{major}_00");
+        let branch = format!("r{}_00", need(s.profile.driver_branch)?);
         if (length as usize) < branch.len() + 1 {
             return Err(NVML_ERROR_INSUFFICIENT_SIZE);
         }

@@ -44,11 +44,13 @@ fn encoder_stats(sys: &System, function: &str, object: Object) -> Result<(u32, u
     Ok((n as u32, avg("averageFps"), avg("averageLatency")))
 }
 
-/// Three scalars, as the header says: NULL for any of them is `INVALID_ARGUMENT`.
-fn put_stats(stats: (u32, u32, u32), count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> super::ffi::Status {
+/// Three scalars, as the header says: NULL for any of them is `INVALID_ARGUMENT` (before
+/// `stats` is asked for).
+fn put_stats(stats: impl FnOnce() -> Result<(u32, u32, u32), nvmlReturn_t>, count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> super::ffi::Status {
     if count.is_null() || fps.is_null() || latency.is_null() {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
+    let stats = stats()?;
     put(count, stats.0)?;
     put(fps, stats.1)?;
     put(latency, stats.2)
@@ -58,24 +60,21 @@ fn put_stats(stats: (u32, u32, u32), count: *mut c_uint, fps: *mut c_uint, laten
 pub fn nvmlDeviceGetEncoderStats(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> nvmlReturn_t {
     e.with(|sys| {
         sys.device(device)?;
-        if count.is_null() || fps.is_null() || latency.is_null() {
-            return Err(NVML_ERROR_INVALID_ARGUMENT);
-        }
-        put_stats(encoder_stats(sys, "nvmlDeviceGetEncoderSessions", Object::Device(device))?, count, fps, latency)
+        put_stats(|| encoder_stats(sys, "nvmlDeviceGetEncoderSessions", Object::Device(device)), count, fps, latency)
     })
 }
 
 /// The sessions of `nvmlVgpuInstanceGetEncoderSessions`, summarised.
 pub fn nvmlVgpuInstanceGetEncoderStats(e: &Engine, vgpu: nvmlVgpuInstance_t, count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> nvmlReturn_t {
     e.with(|sys| {
-        if vgpu == 0 || count.is_null() || fps.is_null() || latency.is_null() {
+        if vgpu == 0 {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        instance(sys, vgpu).ok_or(NVML_ERROR_NOT_FOUND)?;
-        if count.is_null() || fps.is_null() || latency.is_null() {
-            return Err(NVML_ERROR_INVALID_ARGUMENT);
-        }
-        put_stats(encoder_stats(sys, "nvmlVgpuInstanceGetEncoderSessions", Object::VgpuInstance(vgpu))?, count, fps, latency)
+        let stats = || {
+            instance(sys, vgpu).ok_or(NVML_ERROR_NOT_FOUND)?;
+            encoder_stats(sys, "nvmlVgpuInstanceGetEncoderSessions", Object::VgpuInstance(vgpu))
+        };
+        put_stats(stats, count, fps, latency)
     })
 }
 
@@ -93,16 +92,16 @@ struct Host {
 impl Host {
     fn of(sys: &System, d: &Device) -> Result<Host, nvmlReturn_t> {
         let h = Object::Device(sys.handle(d.index));
-        let supported = sys.value("nvmlDeviceGetSupportedVgpus", h, &[]).and_then(|v| v.first()).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+        let supported = sys.value("nvmlDeviceGetSupportedVgpus", h, &[]).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
         let types: Vec<(u32, u32)> = supported
             .items()
             .iter()
             .map(|t| t.uint() as u32)
-            .map(|t| (t, sys.value("nvmlVgpuTypeGetMaxInstances", h, &[t as i64]).and_then(|v| v.first()).map(|m| m.uint() as u32).unwrap_or(0)))
+            .map(|t| (t, sys.value("nvmlVgpuTypeGetMaxInstances", h, &[t as i64]).map(|m| m.uint() as u32).unwrap_or(0)))
             .collect();
         let slots = types.iter().map(|t| t.1).max().unwrap_or(0);
         let scalar = |f: &str, id: u32, field: Option<&str>| {
-            let v = sys.value(f, Object::VgpuInstance(id), &[]).and_then(|v| v.first());
+            let v = sys.value(f, Object::VgpuInstance(id), &[]);
             v.map(|v| field.map_or(v, |n| v.field(n)).uint() as u32).unwrap_or(0)
         };
         let running = instance_ids(d).into_iter().map(|id| (id, scalar("nvmlVgpuInstanceGetType", id, None), scalar("nvmlVgpuInstanceGetPlacementId", id, Some("placementId")))).collect();
@@ -205,7 +204,7 @@ fn uint_value(v: u32) -> nvmlValue_t {
 fn fresh_samples(d: &Device, last_seen: u64) -> Result<Vec<(u64, u32, [u32; 4])>, nvmlReturn_t> {
     let now = now_us();
     let all = instance_samples(d);
-    let fresh: Vec<_> = all.iter().filter(|_| now > last_seen).map(|(id, u)| (now, *id, *u)).collect();
+    let fresh: Vec<_> = if now > last_seen { all.iter().map(|(id, u)| (now, *id, *u)).collect() } else { Vec::new() };
     if fresh.is_empty() && !all.is_empty() {
         return Err(NVML_ERROR_NOT_FOUND);
     }
@@ -263,21 +262,15 @@ pub fn nvmlDeviceGetVgpuProcessesUtilizationInfo(e: &Engine, device: nvmlDevice_
     })
 }
 
-/// The size of a metadata struct with `opaqueDataSize` bytes of opaque data (the struct
-/// declares 4 of them).
-fn metadata_size<T>(opaque: u32) -> u32 {
-    (std::mem::size_of::<T>() as u32 - 4) + opaque
-}
-
 /// The `bufferSize` protocol of the metadata getters: NULL size is `INVALID_ARGUMENT`, so is
 /// a NULL buffer with a non-zero size; a short size answers `INSUFFICIENT_SIZE` with the size
-/// needed.
+/// needed, the struct's (whose 4 bytes of opaque data the mock fills, `opaqueDataSize` 4).
 fn put_metadata<T>(buf: *mut T, size: *mut c_uint, value: T) -> super::ffi::Status {
     let have = get(size)?;
     if buf.is_null() && have != 0 {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
-    let need = metadata_size::<T>(4);
+    let need = std::mem::size_of::<T>() as u32;
     if have < need {
         put(size, need)?;
         return Err(NVML_ERROR_INSUFFICIENT_SIZE);
@@ -288,7 +281,7 @@ fn put_metadata<T>(buf: *mut T, size: *mut c_uint, value: T) -> super::ffi::Stat
 
 /// The vGPU version range the host supports (`nvmlGetVgpuVersion`'s `supported`).
 fn host_range(sys: &System) -> nvmlVgpuVersion_t {
-    let v = sys.value("nvmlGetVgpuVersion", Object::System, &[]).and_then(|v| v.first());
+    let v = sys.value("nvmlGetVgpuVersion", Object::System, &[]);
     let field = |n: &str| v.map(|v| v.field(n).uint() as u32).unwrap_or(0);
     nvmlVgpuVersion_t { minVersion: field("minVersion"), maxVersion: field("maxVersion") }
 }
@@ -305,7 +298,7 @@ pub fn nvmlVgpuInstanceGetMetadata(e: &Engine, vgpu: nvmlVgpuInstance_t, meta: *
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         instance(sys, vgpu).ok_or(NVML_ERROR_NOT_FOUND)?;
-        let guest = sys.value("nvmlVgpuInstanceGetVmDriverVersion", Object::VgpuInstance(vgpu), &[]).and_then(|v| v.first()).map(|v| v.str().to_string());
+        let guest = sys.value("nvmlVgpuInstanceGetVmDriverVersion", Object::VgpuInstance(vgpu), &[]).map(|v| v.str().to_string());
         let mut m = nvmlVgpuMetadata_t { version: 1, revision: 1, ..Default::default() };
         m.guestInfoState = if guest.is_some() { NVML_VGPU_INSTANCE_GUEST_INFO_STATE_INITIALIZED } else { NVML_VGPU_INSTANCE_GUEST_INFO_STATE_UNINITIALIZED };
         set_chars(&mut m.guestDriverVersion, guest.as_deref().unwrap_or(""));
