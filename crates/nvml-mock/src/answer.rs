@@ -163,12 +163,7 @@ impl Val {
 
     /// The string, cut to fit a buffer of `size` bytes with its NUL.
     pub fn str_within(&self, size: u32) -> &str {
-        let s = self.str();
-        let mut n = s.len().min((size as usize).saturating_sub(1));
-        while !s.is_char_boundary(n) {
-            n -= 1;
-        }
-        &s[..n]
+        crate::engine::ffi::crop(self.str(), size as usize)
     }
 
     pub fn items(&self) -> &[Val] {

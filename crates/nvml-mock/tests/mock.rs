@@ -1128,6 +1128,8 @@ fn live_pids_replace_the_profiles() {
             };
             assert_eq!(got, expected);
             assert_eq!(string(64, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(), Ok("trainer"));
+            // "Returned process name is cropped to provided length."
+            assert_eq!(string(4, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(), Ok("tra"));
             let info = nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, ..Default::default() };
             let samples = list_in(info, |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap()(d0, u));
             assert_eq!(samples.iter().map(|s| (s.pid, s.smUtil)).collect::<Vec<_>>(), [(expected[0], 38), (expected[1], 21)]);

@@ -99,9 +99,18 @@ pub fn chars_str(src: &[c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Copies `s` into a fixed `char` array field of a struct, truncating to leave the NUL.
+/// `s` cut (at a character boundary) to fit a buffer of `size` bytes with its NUL.
+pub fn crop(s: &str, size: usize) -> &str {
+    let mut n = s.len().min(size.saturating_sub(1));
+    while !s.is_char_boundary(n) {
+        n -= 1;
+    }
+    &s[..n]
+}
+
+/// Copies `s` into a fixed `char` array field of a struct, cut (see [`crop`]) to leave the NUL.
 pub fn set_chars<const N: usize>(dst: &mut [c_char; N], s: &str) {
-    let n = s.len().min(N.saturating_sub(1));
+    let n = crop(s, N).len();
     for (d, b) in dst.iter_mut().zip(s.as_bytes()[..n].iter()) {
         *d = *b as c_char;
     }
@@ -182,5 +191,21 @@ pub fn code(s: Status) -> nvmlReturn_t {
     match s {
         Ok(()) => NVML_SUCCESS,
         Err(c) => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crop_leaves_room_for_the_nul_and_never_splits_a_character() {
+        assert_eq!(crop("Tesla", 4), "Tes");
+        assert_eq!(crop("Tésla", 3), "T", "é takes bytes 1 and 2");
+        assert_eq!(crop("Tésla", 4), "Té");
+        assert_eq!(crop("T4", 0), "");
+        let mut field = [1 as c_char; 4];
+        set_chars(&mut field, "Tésla");
+        assert_eq!(chars_str(&field), "Té");
     }
 }

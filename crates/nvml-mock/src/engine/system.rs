@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_int, c_uint};
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{chars_str, check_version, get, put, put_bytes, put_str, set_chars};
+use super::ffi::{chars_str, check_version, crop, get, put, put_bytes, put_str, set_chars};
 use super::{error_string, need, Engine, System};
 use crate::profile::CperRecord;
 
@@ -76,11 +76,7 @@ pub fn nvmlSystemGetProcessName(e: &Engine, pid: c_uint, name: *mut c_char, leng
                 if let Some(p) = d.spec.list(kind).unwrap_or_default().iter().find(|p| pid_of(p) == Some(pid)) {
                     // The name is cropped to the buffer, as the header says.
                     let n = p.get("name").and_then(Value::as_str).unwrap_or("");
-                    let mut cut = n.len().min(length as usize - 1);
-                    while !n.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    return put_str(name, length, &n[..cut]);
+                    return put_str(name, length, crop(n, length as usize));
                 }
             }
         }
