@@ -227,7 +227,8 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// The entry for these selector values: `Err` when a selector value is not listed.
+    /// The entry for these selector values: `None` when a selector value is not listed (and
+    /// no `'*'` entry stands for the others).
     pub fn select(&self, selectors: &[i64]) -> Option<&Entry> {
         match (self, selectors.split_first()) {
             (Entry::Select { by, other }, Some((s, rest))) => by.get(s).or(other.as_deref())?.select(rest),

@@ -22,7 +22,8 @@
 //!   NUL, invalid UTF-8, an empty string, or nothing; a length passed by pointer is answered
 //!   like a count.
 //!
-//! Nothing is written through a NULL pointer, inputs and handles are never dereferenced, and a
+//! Nothing is written through a NULL pointer, inputs (but an in/out count or length, for its
+//! capacity) and handles are never dereferenced, and a
 //! function without a reading a generated method follows (one wrapped by hand, one whose
 //! reading the documentation doubts, one that is not read) only answers a code: its pointers
 //! are not known well enough to write through. `nvmlErrorString` answers a NUL-terminated
