@@ -45,7 +45,14 @@ pub fn coverage(p: &Planned) -> Coverage {
             w => unwrapped.push(Missing { function: f.name.clone(), wrapping: w }),
         }
     }
-    Coverage { header: b.model.header.version.clone(), total: current.len(), wrapped, methods: p.plan.methods.len(), manual, unwrapped }
+    Coverage {
+        header: b.model.header.version.clone(),
+        total: current.len(),
+        wrapped,
+        methods: p.plan.methods.len(),
+        manual,
+        unwrapped,
+    }
 }
 
 impl Coverage {

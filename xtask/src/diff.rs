@@ -14,11 +14,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::diag::{Diag, Level};
-use crate::model::{ConstValue, Enum, EnumConstant, Field, Function, HeaderInfo, Model, Record, RecordKind, Ty};
-use crate::plan::Wrapping;
 use crate::fetch::headers::available;
 use crate::fetch::Pip;
+use crate::model::{ConstValue, Enum, EnumConstant, Field, Function, HeaderInfo, Model, Record, RecordKind, Ty};
 use crate::pipeline::{self, Inputs, Planned};
+use crate::plan::Wrapping;
 
 /// Everything that changed between two headers.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -79,16 +79,37 @@ pub struct Change {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum MemberChange {
-    Added { name: String, detail: String },
-    Removed { name: String, detail: String },
+    Added {
+        name: String,
+        detail: String,
+    },
+    Removed {
+        name: String,
+        detail: String,
+    },
     /// A parameter at the same position with a new name.
-    Renamed { old: String, new: String },
+    Renamed {
+        old: String,
+        new: String,
+    },
     /// A new C type (the return type is the member `return`).
-    Retyped { name: String, old: String, new: String },
+    Retyped {
+        name: String,
+        old: String,
+        new: String,
+    },
     /// A field at a new offset: in bytes, or in bits for a bit-field.
-    Moved { name: String, old: u64, new: u64 },
+    Moved {
+        name: String,
+        old: u64,
+        new: u64,
+    },
     /// An enum constant with a new value.
-    Value { name: String, old: String, new: String },
+    Value {
+        name: String,
+        old: String,
+        new: String,
+    },
 }
 
 /// An added function that versions a function of the old header.
@@ -176,11 +197,12 @@ pub fn compare(old: &Model, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
         wrapping,
         rules: rule_diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect(),
     };
-    diff.api_changes = [&diff.functions, &diff.versioned_defines, &diff.records, &diff.enums, &diff.constants, &diff.types]
-        .iter()
-        .map(|s| s.len())
-        .sum::<usize>()
-        + diff.deprecations.len();
+    diff.api_changes =
+        [&diff.functions, &diff.versioned_defines, &diff.records, &diff.enums, &diff.constants, &diff.types]
+            .iter()
+            .map(|s| s.len())
+            .sum::<usize>()
+            + diff.deprecations.len();
     diff
 }
 
@@ -239,9 +261,13 @@ fn compare_functions(old: &Function, new: &Function) -> Vec<MemberChange> {
     };
     let mut out: Vec<MemberChange> = retyped("return", &old.ret, &new.ret).into_iter().collect();
     if old.params.len() != new.params.len() {
-        out.extend(members(&old.params, &new.params, |p| &p.name, |a, b| retyped(&a.name, &a.ty, &b.ty).into_iter().collect(), |p| {
-            p.ty.c_spelling()
-        }));
+        out.extend(members(
+            &old.params,
+            &new.params,
+            |p| &p.name,
+            |a, b| retyped(&a.name, &a.ty, &b.ty).into_iter().collect(),
+            |p| p.ty.c_spelling(),
+        ));
         return out;
     }
     for (a, b) in old.params.iter().zip(&new.params) {
@@ -319,7 +345,12 @@ fn constants(old: &Model, new: &Model) -> Section {
     for (name, o) in &old.constants {
         let Some(n) = new.constants.get(name) else { continue };
         if o.value != n.value && const_text(&o.value, false) == const_text(&n.value, false) {
-            s.changed.push(Change { name: name.clone(), old: const_text(&o.value, true), new: const_text(&n.value, true), members: Vec::new() });
+            s.changed.push(Change {
+                name: name.clone(),
+                old: const_text(&o.value, true),
+                new: const_text(&n.value, true),
+                members: Vec::new(),
+            });
         }
     }
     s.changed.sort_by(|a, b| a.name.cmp(&b.name));
@@ -498,7 +529,14 @@ impl HeaderDiff {
         let _ = writeln!(out, "\n{} API change(s).\n", self.api_changes);
         out.push_str("| | added | removed | changed |\n|---|--:|--:|--:|\n");
         for (style, s) in self.sections() {
-            let _ = writeln!(out, "| {} | {} | {} | {} |", style.title.to_lowercase(), s.added.len(), s.removed.len(), s.changed.len());
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                style.title.to_lowercase(),
+                s.added.len(),
+                s.removed.len(),
+                s.changed.len()
+            );
         }
         let auto = self.wrapping.iter().filter(|w| matches!(w.wrapping, Wrapping::Automatic(_))).count();
         let _ = writeln!(
@@ -523,7 +561,8 @@ impl HeaderDiff {
         if !self.deprecations.is_empty() {
             out.push_str("\n## Deprecations\n\n");
             for d in &self.deprecations {
-                let _ = writeln!(out, "- {} `{}`: {} → {}", d.kind, d.name, deprecated_text(d.old), deprecated_text(d.new));
+                let _ =
+                    writeln!(out, "- {} `{}`: {} → {}", d.kind, d.name, deprecated_text(d.old), deprecated_text(d.new));
             }
         }
         if !self.wrapping.is_empty() {
@@ -532,8 +571,16 @@ impl HeaderDiff {
                 self.wrapping.iter().filter_map(|w| Some(format!("`{}`: {}", w.name, want(&w.wrapping)?))).collect()
             };
             list(out, "Wrapped automatically", pick(|w| if let Wrapping::Automatic(s) = w { Some(s) } else { None }));
-            list(out, "Need a rule or hand-written code", pick(|w| if let Wrapping::NeedsRule(s) = w { Some(s) } else { None }));
-            list(out, "Wrapped by hand (`manual` rule)", pick(|w| if let Wrapping::Manual(s) = w { Some(s) } else { None }));
+            list(
+                out,
+                "Need a rule or hand-written code",
+                pick(|w| if let Wrapping::NeedsRule(s) = w { Some(s) } else { None }),
+            );
+            list(
+                out,
+                "Wrapped by hand (`manual` rule)",
+                pick(|w| if let Wrapping::Manual(s) = w { Some(s) } else { None }),
+            );
             list(out, "Skipped (`skip` rule)", pick(|w| if let Wrapping::Skipped(s) = w { Some(s) } else { None }));
         }
     }

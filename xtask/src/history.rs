@@ -167,7 +167,10 @@ pub fn for_regen(file: &Path, shown: &str, model: &Model) -> (DriverTable, Diagn
             }
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            d.warn(shown, "not found: every function is treated as present in every driver (run `cargo xtask history`)");
+            d.warn(
+                shown,
+                "not found: every function is treated as present in every driver (run `cargo xtask history`)",
+            );
             return (DriverTable::default(), d);
         }
         Err(e) => {
@@ -236,13 +239,24 @@ mod tests {
             ("11.7.91".into(), set(&["nvmlInit_v2", "nvmlDeviceGetCount", "nvmlGone"])),
             ("12.0.76".into(), set(&["nvmlInit_v2", "nvmlDeviceGetCount", "nvmlNew12"])),
             ("12.4.99".into(), set(&["nvmlInit_v2", "nvmlDeviceGetCount", "nvmlNew12", "nvmlNew124", "nvmlGone"])),
-            ("13.1.68".into(), set(&["nvmlInit_v2", "nvmlDeviceGetCount", "nvmlNew12", "nvmlNew124", "nvmlGone", "nvmlNew131"])),
+            (
+                "13.1.68".into(),
+                set(&["nvmlInit_v2", "nvmlDeviceGetCount", "nvmlNew12", "nvmlNew124", "nvmlGone", "nvmlNew131"]),
+            ),
         ]
     }
 
     #[test]
     fn the_first_header_that_declares_a_function_wins() {
-        let current = set(&["nvmlInit_v2", "nvmlDeviceGetCount", "nvmlNew12", "nvmlNew124", "nvmlGone", "nvmlNew131", "nvmlNowhere"]);
+        let current = set(&[
+            "nvmlInit_v2",
+            "nvmlDeviceGetCount",
+            "nvmlNew12",
+            "nvmlNew124",
+            "nvmlGone",
+            "nvmlNew131",
+            "nvmlNowhere",
+        ]);
         let first = first_declared(&corpus(), &current);
         let got: Vec<(&str, &str)> = first.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(
@@ -263,7 +277,9 @@ mod tests {
         let mut m = Model::default();
         m.header.version = "13.5.37".into();
         for n in names {
-            m.functions.insert(n.to_string(), crate::model::Function {
+            m.functions.insert(
+                n.to_string(),
+                crate::model::Function {
                     name: n.to_string(),
                     ret: crate::model::Ty::Void,
                     params: Vec::new(),
@@ -272,7 +288,8 @@ mod tests {
                     deprecated: false,
                     legacy: false,
                     line: 0,
-                });
+                },
+            );
         }
         m
     }
@@ -305,7 +322,11 @@ mod tests {
         let (t, d) = for_regen(Path::new("/nonexistent/function-history.yaml"), "x/function-history.yaml", &model);
         assert_eq!(t, DriverTable::default());
         assert_eq!(d.count(crate::diag::Level::Warning), 1);
-        assert!(d.items()[0].to_string().contains("not found: every function is treated as present"), "{:?}", d.items());
+        assert!(
+            d.items()[0].to_string().contains("not found: every function is treated as present"),
+            "{:?}",
+            d.items()
+        );
         assert!(parse("default: 1\nbogus: 2\n", "b.yaml").unwrap_err().to_string().contains("b.yaml:"));
     }
 

@@ -116,7 +116,9 @@ impl FunctionDoc {
     pub fn refuses_null(&self, param: &str) -> bool {
         // `NULL`, not `non-NULL`.
         let says_null = |w: &str| w.match_indices("NULL").any(|(i, _)| !w[..i].to_ascii_lowercase().ends_with("non-"));
-        let refused = self.returns.iter().any(|r| r.code == "NVML_ERROR_INVALID_ARGUMENT" && says_null(&r.when) && r.params.iter().any(|p| p == param));
+        let refused = self.returns.iter().any(|r| {
+            r.code == "NVML_ERROR_INVALID_ARGUMENT" && says_null(&r.when) && r.params.iter().any(|p| p == param)
+        });
         refused && !self.allows_null.iter().any(|p| p == param)
     }
 }
@@ -206,7 +208,10 @@ pub struct Constant {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum ConstValue {
     /// An integer and the C type clang gave the expression.
-    Int { value: IntValue, ty: Ty },
+    Int {
+        value: IntValue,
+        ty: Ty,
+    },
     Float(f64),
     Str(String),
 }
@@ -259,9 +264,18 @@ pub enum Ty {
     Double,
     /// A typedef, record or enum of the header, by its model name.
     Named(String),
-    Pointer { pointee: Box<Ty>, is_const: bool },
-    Array { elem: Box<Ty>, len: u64 },
-    FnPtr { ret: Box<Ty>, params: Vec<Ty> },
+    Pointer {
+        pointee: Box<Ty>,
+        is_const: bool,
+    },
+    Array {
+        elem: Box<Ty>,
+        len: u64,
+    },
+    FnPtr {
+        ret: Box<Ty>,
+        params: Vec<Ty>,
+    },
 }
 
 impl Ty {

@@ -140,7 +140,14 @@ pub fn plan_model(model: Model, rules: &Rules, shown: &str) -> Result<(Planned, 
     rules_and_plan(model, rules, shown, &mut (), Strict::No, false)
 }
 
-fn rules_and_plan(model: Model, rules: &Rules, shown: &str, obs: &mut dyn Observer, strict: Strict, verbose: bool) -> Result<(Planned, Vec<Diag>)> {
+fn rules_and_plan(
+    model: Model,
+    rules: &Rules,
+    shown: &str,
+    obs: &mut dyn Observer,
+    strict: Strict,
+    verbose: bool,
+) -> Result<(Planned, Vec<Diag>)> {
     let mut collected = Vec::new();
     let mut end = |d: Diagnostics| -> Result<()> {
         match strict {
@@ -188,7 +195,10 @@ fn check_manual(root: &Path, b: &Bindings) -> Diagnostics {
     for (func, file) in &b.manual {
         let text = std::fs::read_to_string(root.join(file)).unwrap_or_default();
         if !text.contains(func.as_str()) {
-            d.warn(format!("{RULES_FILE}: manual.{func}"), format!("`{file}` does not exist or never mentions `{func}`"));
+            d.warn(
+                format!("{RULES_FILE}: manual.{func}"),
+                format!("`{file}` does not exist or never mentions `{func}`"),
+            );
         }
     }
     d

@@ -14,11 +14,11 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use common::{corpus_enabled, scratch, xtask};
+use xtask::commands::regen;
+use xtask::diag::Level;
 use xtask::diff::{between, HeaderDiff, Section};
 use xtask::fetch::headers::{self, header_path, Provenance};
 use xtask::fetch::Pip;
-use xtask::diag::Level;
-use xtask::commands::regen;
 use xtask::pipeline::{self, Inputs};
 use xtask::workspace::{project_root, RULES_FILE};
 
@@ -50,7 +50,8 @@ fn every_published_header_generates_a_sys_crate_that_compiles() {
     let manifest = std::fs::read_to_string(sys.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"nvmlkit-sys\"") && manifest.contains("name = \"nvml_sys\""), "{manifest}");
     // Fetched one at a time, so that pip's output and failures come in order.
-    let headers: Vec<PathBuf> = entries.iter().map(|e| header_path(&root, &e.version, &Pip::default()).unwrap()).collect();
+    let headers: Vec<PathBuf> =
+        entries.iter().map(|e| header_path(&root, &e.version, &Pip::default()).unwrap()).collect();
 
     let default = pipeline::planned(&root, &Inputs::default()).unwrap();
     let started = Instant::now();
@@ -101,7 +102,14 @@ fn every_published_header_generates_a_sys_crate_that_compiles() {
 /// Generates nvmlkit-sys from `header` under `member/`, with the hand-written files of
 /// nvml-sys beside the generated ones and `manifest` renamed after `version`. The rules are
 /// the default header's (`default` is its plan), adapted to `header`.
-fn generate_member(root: &Path, default: &pipeline::Planned, header: &Path, member: &Path, version: &str, manifest: &str) -> anyhow::Result<()> {
+fn generate_member(
+    root: &Path,
+    default: &pipeline::Planned,
+    header: &Path,
+    member: &Path,
+    version: &str,
+    manifest: &str,
+) -> anyhow::Result<()> {
     let inputs = Inputs { header: Some(header.display().to_string()), ..Inputs::default() };
     let model = pipeline::header_model(root, &inputs)?;
     let (mut rules, shown) = pipeline::load_rules(root, &inputs)?;
@@ -132,7 +140,9 @@ fn generate_member(root: &Path, default: &pipeline::Planned, header: &Path, memb
         for key in call.undocumented_directions() {
             let param = key.split_once('.').map_or("", |(_, p)| p);
             let documented = default.plan.functions.get(&call.symbol).and_then(|c| c.as_ref().ok());
-            let direction = documented.and_then(|c| c.params.iter().find(|p| p.name == param)).filter(|p| !matches!(&p.basis, xtask::plan::Basis::Doc(cue) if cue.is_empty()));
+            let direction = documented
+                .and_then(|c| c.params.iter().find(|p| p.name == param))
+                .filter(|p| !matches!(&p.basis, xtask::plan::Basis::Doc(cue) if cue.is_empty()));
             if let Some(dir) = direction.and_then(|p| p.role.direction()) {
                 rules.directions.insert(key, dir);
             }
@@ -198,7 +208,10 @@ fn real_pair_13_4_92_to_13_5_37() {
     let versions: Vec<(&str, &str)> = d.new_versions.iter().map(|v| (v.name.as_str(), v.previous.as_str())).collect();
     assert_eq!(
         versions,
-        [("nvmlDeviceGetNvLinkInfo_v3", "nvmlDeviceGetNvLinkInfo"), ("nvmlSystemGetConfComputeSettings_v2", "nvmlSystemGetConfComputeSettings")]
+        [
+            ("nvmlDeviceGetNvLinkInfo_v3", "nvmlDeviceGetNvLinkInfo"),
+            ("nvmlSystemGetConfComputeSettings_v2", "nvmlSystemGetConfComputeSettings")
+        ]
     );
     assert_eq!((automatic(&d), d.wrapping.len()), (8, 8));
     let fi_max = d.constants.changed.iter().find(|c| c.name == "NVML_FI_MAX").unwrap();
@@ -268,7 +281,8 @@ fn workspace_at_13_4_92(name: &str) -> PathBuf {
 }
 
 fn files_under(dir: &Path) -> Vec<String> {
-    let mut out: Vec<String> = walk(dir).into_iter().map(|p| p.strip_prefix(dir).unwrap().display().to_string()).collect();
+    let mut out: Vec<String> =
+        walk(dir).into_iter().map(|p| p.strip_prefix(dir).unwrap().display().to_string()).collect();
     out.sort();
     out
 }
@@ -302,7 +316,10 @@ fn update_header_from_pypi_reproduces_the_vendored_header() {
     assert!(stdout.contains("# nvml.h 13.4.92 → nvml.h 13.5.37"), "{stdout}");
     for f in ["nvml.h", "provenance.yaml", "LICENSE.txt"] {
         let ours = std::fs::read(ws.join("nvml-headers/13.5.37").join(f)).unwrap();
-        assert!(ours == std::fs::read(root.join("nvml-headers/13.5.37").join(f)).unwrap(), "{f} differs from the vendored one");
+        assert!(
+            ours == std::fs::read(root.join("nvml-headers/13.5.37").join(f)).unwrap(),
+            "{f} differs from the vendored one"
+        );
     }
     let corpus = std::fs::read_to_string(ws.join(headers::CORPUS_FILE)).unwrap();
     assert_eq!(corpus, std::fs::read_to_string(root.join(headers::CORPUS_FILE)).unwrap());
@@ -320,6 +337,7 @@ fn update_header_from_pypi_reproduces_the_vendored_header() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let latest = headers::default_version(&ws).unwrap();
     assert!(headers::version_key(&latest) >= headers::version_key("13.5.37"), "{latest}");
-    let prov: Provenance = headers::read_provenance(&ws.join("nvml-headers").join(&latest).join("provenance.yaml")).unwrap();
+    let prov: Provenance =
+        headers::read_provenance(&ws.join("nvml-headers").join(&latest).join("provenance.yaml")).unwrap();
     assert_eq!(prov.package, "nvidia-nvml-dev");
 }

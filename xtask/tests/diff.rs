@@ -38,7 +38,10 @@ fn every_kind_of_change_is_reported() {
     let changed: Vec<&str> = d.functions.changed.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(changed, ["nvmlDeviceGetFlags", "nvmlDeviceGetStats", "nvmlDeviceGetTemp", "nvmlDeviceSetMode"]);
     let versions: Vec<(&str, &str)> = d.new_versions.iter().map(|v| (v.name.as_str(), v.previous.as_str())).collect();
-    assert_eq!(versions, [("nvmlDeviceGetClock_v2", "nvmlDeviceGetClock"), ("nvmlDeviceGetInfo_v3", "nvmlDeviceGetInfo_v2")]);
+    assert_eq!(
+        versions,
+        [("nvmlDeviceGetClock_v2", "nvmlDeviceGetClock"), ("nvmlDeviceGetInfo_v3", "nvmlDeviceGetInfo_v2")]
+    );
     let renumbered = d.constants.changed.iter().find(|c| c.name == "NVML_FI_DEV_POWER").unwrap();
     assert_eq!((renumbered.old.as_str(), renumbered.new.as_str()), ("10", "20"));
     assert_eq!(d.deprecations.len(), 3);
@@ -46,7 +49,12 @@ fn every_kind_of_change_is_reported() {
     // whose parameters the new header leaves undocumented.
     assert!(d.rules[0].contains("opaque handle `nvmlGpuInstance_t` has no rule"), "{:?}", d.rules);
     let unread: Vec<&str> = d.rules[1..].iter().filter_map(|r| r.split(": ").nth(2)).collect();
-    assert_eq!(unread, ["nvmlDeviceGetFan", "nvmlDeviceGetPower", "nvmlDeviceGetStats", "nvmlDeviceGetTemp"], "{:?}", d.rules);
+    assert_eq!(
+        unread,
+        ["nvmlDeviceGetFan", "nvmlDeviceGetPower", "nvmlDeviceGetStats", "nvmlDeviceGetTemp"],
+        "{:?}",
+        d.rules
+    );
     assert!(!d.identical);
 }
 

@@ -34,7 +34,10 @@ fn regen_check_passes_with_the_wheel_alone() {
     let out = xtask_with(&["regen", "--check"], &[("NVMLKIT_LIBCLANG", "wheel".as_ref())]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stderr.contains("libclang: ") && stderr.contains("(the pip wheel libclang==18.1.1, in the cache)"), "{stderr}");
+    assert!(
+        stderr.contains("libclang: ") && stderr.contains("(the pip wheel libclang==18.1.1, in the cache)"),
+        "{stderr}"
+    );
     assert!(stdout.contains("generated files are up to date"), "{stdout}");
 }
 
@@ -81,7 +84,8 @@ fn contents(dir: &Path) -> Vec<String> {
 /// `model` of a small fixture with the wheel required and `env` added: the fetch has to run.
 fn model_with_wheel(cache: &Path, env: &[(&str, &std::ffi::OsStr)]) -> (bool, String) {
     let header = fixture("basic").join("input.h");
-    let mut all: Vec<(&str, &std::ffi::OsStr)> = vec![("NVMLKIT_LIBCLANG", "wheel".as_ref()), ("NVMLKIT_CACHE", cache.as_os_str())];
+    let mut all: Vec<(&str, &std::ffi::OsStr)> =
+        vec![("NVMLKIT_LIBCLANG", "wheel".as_ref()), ("NVMLKIT_CACHE", cache.as_os_str())];
     all.extend_from_slice(env);
     let out = xtask_with(&["model", "--header", &header.display().to_string()], &all);
     (out.status.success(), text(&out).1)
@@ -112,7 +116,8 @@ fn without_the_package_index_the_error_names_the_step() {
     // pip's own configuration: no index, and a folder of wheels that holds none.
     let links = cache.parent().unwrap().join("no-wheels");
     std::fs::create_dir_all(&links).unwrap();
-    let (ok, stderr) = model_with_wheel(&cache, &[("PIP_NO_INDEX", "1".as_ref()), ("PIP_FIND_LINKS", links.as_os_str())]);
+    let (ok, stderr) =
+        model_with_wheel(&cache, &[("PIP_NO_INDEX", "1".as_ref()), ("PIP_FIND_LINKS", links.as_os_str())]);
     assert!(!ok);
     assert!(stderr.contains("cannot download libclang==18.1.1 (is the package index reachable?"), "{stderr}");
     assert!(stderr.contains("downloading `libclang==18.1.1` with pip failed"), "{stderr}");
@@ -139,7 +144,8 @@ with zipfile.ZipFile(out, "w") as z:
 "#;
     let status = Command::new("python3").arg("-c").arg(script).arg(&links).status().unwrap();
     assert!(status.success());
-    let (ok, stderr) = model_with_wheel(&cache, &[("PIP_NO_INDEX", "1".as_ref()), ("PIP_FIND_LINKS", links.as_os_str())]);
+    let (ok, stderr) =
+        model_with_wheel(&cache, &[("PIP_NO_INDEX", "1".as_ref()), ("PIP_FIND_LINKS", links.as_os_str())]);
     assert!(!ok);
     assert!(stderr.contains("clang/native/libclang.so does not match the sha256 in the wheel's RECORD"), "{stderr}");
     assert_both_fixes_named(&stderr);

@@ -9,14 +9,18 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{check_golden, fixture, scratch};
-use xtask::emit::{GeneratedFile, Output};
 use xtask::commands::regen;
+use xtask::emit::{GeneratedFile, Output};
 use xtask::pipeline::{generate, Inputs};
 use xtask::workspace::project_root;
 
 fn fixture_inputs(case: &str) -> Inputs {
     let dir = fixture(case);
-    Inputs { header: Some(dir.join("input.h").display().to_string()), rules: Some(dir.join("rules.yaml")), verbose: false }
+    Inputs {
+        header: Some(dir.join("input.h").display().to_string()),
+        rules: Some(dir.join("rules.yaml")),
+        verbose: false,
+    }
 }
 
 #[test]
@@ -60,7 +64,13 @@ fn fixture_model_has_every_construct() {
     assert!(m.records.contains_key("nvmlMemory_v2_t_data"));
     // The struct-version macro is evaluated by clang, sizeof included: 40 | 2 << 24.
     let v = &m.constants["nvmlMemory_v2"].value;
-    assert_eq!(*v, xtask::model::ConstValue::Int { value: xtask::model::IntValue::Unsigned(40 | 2 << 24), ty: xtask::model::Ty::UInt });
+    assert_eq!(
+        *v,
+        xtask::model::ConstValue::Int {
+            value: xtask::model::IntValue::Unsigned(40 | 2 << 24),
+            ty: xtask::model::Ty::UInt
+        }
+    );
     assert!(!m.constants.contains_key("NVML_CAP_RANGE"));
     assert_eq!(m.aliases["nvmlInit"].target, "nvmlInit_v2");
     assert_eq!(m.aliases["nvmlBlacklistInfo_t"].kind, xtask::model::AliasKind::Type);
@@ -88,7 +98,10 @@ fn real_header_model_counts() {
     // The header's define table points nvmlEventSetWait at _v2; the family knows _v3.
     assert_eq!(m.aliases["nvmlEventSetWait"].target, "nvmlEventSetWait_v2");
     assert_eq!(b.families["nvmlEventSetWait"], ["nvmlEventSetWait_v3", "nvmlEventSetWait_v2", "nvmlEventSetWait"]);
-    assert_eq!(b.families["nvmlDeviceGetPciInfo"], ["nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"]);
+    assert_eq!(
+        b.families["nvmlDeviceGetPciInfo"],
+        ["nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"]
+    );
 }
 
 #[test]
@@ -113,7 +126,8 @@ fn regen_check_names_missing_and_extra_files() {
     let extra = dir.join("crates/nvml-sys/src/generated/old.rs");
     std::fs::create_dir_all(extra.parent().unwrap()).unwrap();
     std::fs::write(&extra, "// left over").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--check", "--out-root"]).arg(&dir).output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--check", "--out-root"]).arg(&dir).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("missing: crates/nvml-sys/src/generated/types.rs"), "{stderr}");
@@ -123,7 +137,8 @@ fn regen_check_names_missing_and_extra_files() {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--out-root"]).arg(&dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!extra.exists());
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--check", "--out-root"]).arg(&dir).output().unwrap();
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_xtask")).args(["regen", "--check", "--out-root"]).arg(&dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
 
@@ -149,7 +164,10 @@ fn missing_or_incomplete_history_warns() {
     let rules = dir.join("rules.yaml");
     std::fs::copy(fixture("basic").join("rules.yaml"), &rules).unwrap();
     let stderr = regen(&rules, &dir.join("none"));
-    assert!(stderr.contains("function-history.yaml: not found: every function is treated as present in every driver"), "{stderr}");
+    assert!(
+        stderr.contains("function-history.yaml: not found: every function is treated as present in every driver"),
+        "{stderr}"
+    );
     assert!(history(&dir.join("none")).contains("pub static INTRODUCED: [(&str, &str, u32); 0] = [];"));
 }
 
@@ -186,7 +204,10 @@ fn bad_rules_name_the_rule_and_the_file() {
     // Each error names its rule and says what is wrong.
     let stderr = regen_stderr("strings:\n  nvmlDeviceGetName: { buffer: name }\nbitflags:\n  Big:\n    prefix: NVML_BIG_\n    exclude: [NVML_API_VERSION_STR]\n");
     assert!(stderr.contains("strings.nvmlDeviceGetName: a buffer without a `length` needs a `size`"), "{stderr}");
-    assert!(stderr.contains("bitflags.Big: exclude: `NVML_API_VERSION_STR` is not a constant starting with `NVML_BIG_`"), "{stderr}");
+    assert!(
+        stderr.contains("bitflags.Big: exclude: `NVML_API_VERSION_STR` is not a constant starting with `NVML_BIG_`"),
+        "{stderr}"
+    );
     assert!(stderr.contains("rules phase failed with 2 error(s)"), "{stderr}");
 }
 
@@ -217,9 +238,21 @@ fn rule_diagnostics_are_specific() {
     .unwrap();
     let (_, d) = xtask::pipeline::plan_model(b.model, &rules, "r.yaml").unwrap();
     let msgs: Vec<String> = d.iter().map(|x| x.to_string()).collect();
-    assert!(msgs.contains(&"warning: r.yaml: arrays.nvmlDeviceGetPids: matches nothing: the same shape is derived from the header".to_string()), "{msgs:?}");
-    assert!(msgs.contains(&"warning: r.yaml: skip.nvmlVgpu*: matches no function of the header".to_string()), "{msgs:?}");
-    assert!(msgs.contains(&"error: r.yaml: skip.nvmlNope: `nvmlNope` is not a function of the header".to_string()), "{msgs:?}");
+    assert!(
+        msgs.contains(
+            &"warning: r.yaml: arrays.nvmlDeviceGetPids: matches nothing: the same shape is derived from the header"
+                .to_string()
+        ),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.contains(&"warning: r.yaml: skip.nvmlVgpu*: matches no function of the header".to_string()),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.contains(&"error: r.yaml: skip.nvmlNope: `nvmlNope` is not a function of the header".to_string()),
+        "{msgs:?}"
+    );
 }
 
 #[test]
@@ -248,13 +281,21 @@ fn field_docs_keep_the_headers_continuation_lines() {
     let root = project_root();
     let header = std::fs::read_to_string(xtask::fetch::headers::resolve(&root, None).unwrap().path).unwrap();
     let normal = |s: &str| -> String {
-        s.replace("\\ref ", "").replace("\\a ", "").replace("\\`", "").replace('`', "").replace("&gt;", ">").split_whitespace().collect::<Vec<_>>().join(" ")
+        s.replace("\\ref ", "")
+            .replace("\\a ", "")
+            .replace("\\`", "")
+            .replace('`', "")
+            .replace("&gt;", ">")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     let generated: String = ["types.rs", "consts.rs"]
         .iter()
         .map(|f| std::fs::read_to_string(root.join("crates/nvml-sys/src/generated").join(f)).unwrap())
         .collect();
-    let docs: String = generated.lines().filter_map(|l| l.trim().strip_prefix("///")).map(|l| l.trim()).collect::<Vec<_>>().join(" ");
+    let docs: String =
+        generated.lines().filter_map(|l| l.trim().strip_prefix("///")).map(|l| l.trim()).collect::<Vec<_>>().join(" ");
     let docs = normal(&docs);
     let lines: Vec<&str> = header.lines().collect();
     let mut checked = 0;
@@ -291,9 +332,17 @@ fn readmes_quote_the_headers_notice() {
     let disclaimer = words(&notice[notice.find("NVIDIA MAKES").expect("the disclaimer")..]);
     for readme in ["README.md", "crates/nvml/README.md", "crates/nvml-sys/README.md", "crates/nvml-mock/README.md"] {
         let text = words(&std::fs::read_to_string(root.join(readme)).unwrap());
-        assert!(text.contains(&disclaimer), "{readme} does not quote nvml.h's disclaimer and notice as the header has them");
+        assert!(
+            text.contains(&disclaimer),
+            "{readme} does not quote nvml.h's disclaimer and notice as the header has them"
+        );
     }
     let generated = std::fs::read_to_string(root.join("crates/nvml/src/generated/methods.rs")).unwrap();
-    let comments: String = generated.lines().take_while(|l| l.starts_with("//") || l.is_empty()).map(|l| l.trim_start_matches("//")).collect::<Vec<_>>().join(" ");
+    let comments: String = generated
+        .lines()
+        .take_while(|l| l.starts_with("//") || l.is_empty())
+        .map(|l| l.trim_start_matches("//"))
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(words(&comments).contains(&words(&notice)), "the generated files carry the header's notice");
 }

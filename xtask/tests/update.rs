@@ -43,7 +43,8 @@ with zipfile.ZipFile(f"{out_dir}/nvidia_nvml_dev-{version}-py3-none-manylinux201
     z.writestr(f"{info}/RECORD", record)
 "#;
     let flag = if corrupt { "1" } else { "0" };
-    let status = Command::new("python3").arg("-c").arg(script).arg(dir).arg(header).arg(version).arg(flag).status().unwrap();
+    let status =
+        Command::new("python3").arg("-c").arg(script).arg(dir).arg(header).arg(version).arg(flag).status().unwrap();
     assert!(status.success());
 }
 
@@ -63,7 +64,12 @@ fn setup(name: &str) -> (PathBuf, PathBuf) {
     std::fs::create_dir_all(&old).unwrap();
     std::fs::copy(case.join("old.h"), old.join("nvml.h")).unwrap();
     let sha256 = headers::sha256_hex(&std::fs::read(old.join("nvml.h")).unwrap());
-    let prov = Provenance { package: "nvidia-nvml-dev".into(), version: "98.0.1".into(), file: "nvidia/cu13/include/nvml.h".into(), sha256 };
+    let prov = Provenance {
+        package: "nvidia-nvml-dev".into(),
+        version: "98.0.1".into(),
+        file: "nvidia/cu13/include/nvml.h".into(),
+        sha256,
+    };
     std::fs::write(old.join("provenance.yaml"), prov.to_yaml()).unwrap();
     std::fs::write(root.join(headers::CORPUS_FILE), "# Test corpus.\n98.0.1 nvidia-nvml-dev\n").unwrap();
     let wheels = root.join("wheels");
@@ -79,7 +85,11 @@ fn update(root: &Path, wheels: &Path, version: &[&str]) -> (bool, String, String
     args.extend(version.iter().map(|v| v.into()));
     args.extend(["--root".into(), root.into(), "--find-links".into(), wheels.into()]);
     let out = xtask(args);
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Every file under `root/nvml-headers` with its contents.
@@ -109,7 +119,10 @@ fn update_vendors_makes_default_and_regen_works() {
     assert_eq!(std::fs::read(dir.join("nvml.h")).unwrap(), std::fs::read(fixture("diff-api").join("new.h")).unwrap());
     assert_eq!(std::fs::read_to_string(dir.join("LICENSE.txt")).unwrap(), "A test licence.\n");
     let prov = headers::read_provenance(&dir.join("provenance.yaml")).unwrap();
-    assert_eq!((prov.package.as_str(), prov.version.as_str(), prov.file.as_str()), ("nvidia-nvml-dev", "99.0.1", "nvidia/cu13/include/nvml.h"));
+    assert_eq!(
+        (prov.package.as_str(), prov.version.as_str(), prov.file.as_str()),
+        ("nvidia-nvml-dev", "99.0.1", "nvidia/cu13/include/nvml.h")
+    );
     assert_eq!(std::fs::read_to_string(dir.join("provenance.yaml")).unwrap(), prov.to_yaml());
     assert_eq!(headers::default_version(&root).unwrap(), "99.0.1");
     let corpus = std::fs::read_to_string(root.join(headers::CORPUS_FILE)).unwrap();
@@ -141,7 +154,10 @@ fn latest_takes_the_newest_wheel_and_rule_errors_come_first() {
     assert!(ok, "{stderr}");
     assert!(stdout.contains("vendored nvml.h 99.0.2"), "{stdout}");
     assert_eq!(headers::vendored_versions(&root).unwrap(), ["98.0.1", "99.0.2"]);
-    assert!(stdout.contains("- error: gen-config/nvml.yaml: handles.nvmlUnit_t: `nvmlUnit_t` is not an opaque handle"), "{stdout}");
+    assert!(
+        stdout.contains("- error: gen-config/nvml.yaml: handles.nvmlUnit_t: `nvmlUnit_t` is not an opaque handle"),
+        "{stdout}"
+    );
     assert!(stdout.contains("0. fix gen-config/nvml.yaml: 1 rule error(s) against the new header"), "{stdout}");
 }
 
@@ -152,7 +168,11 @@ fn failed_updates_change_nothing() {
     // A version pip cannot find.
     let (ok, _, stderr) = update(&root, &wheels, &["99.0.3"]);
     assert!(!ok);
-    assert!(stderr.contains("error: cannot download nvidia-nvml-dev==99.0.3 (") && stderr.contains("does that version exist?"), "{stderr}");
+    assert!(
+        stderr.contains("error: cannot download nvidia-nvml-dev==99.0.3 (")
+            && stderr.contains("does that version exist?"),
+        "{stderr}"
+    );
     assert!(stderr.contains("No matching distribution found"), "{stderr}");
     // A version older than the default.
     let (ok, _, stderr) = update(&root, &wheels, &["97.0.1"]);

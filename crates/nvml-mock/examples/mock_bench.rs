@@ -12,11 +12,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // target/<profile>/examples/mock_bench → target/<profile>/deps/libnvml_mock.so, which cargo
     // rebuilds as a dependency of the example.
     let exe = std::env::current_exe()?;
-    let lib_path = exe.parent().and_then(Path::parent).map(|d| d.join("deps/libnvml_mock.so")).ok_or("no target dir")?;
+    let lib_path =
+        exe.parent().and_then(Path::parent).map(|d| d.join("deps/libnvml_mock.so")).ok_or("no target dir")?;
     let lib = NvmlLib::open_path(&lib_path)?;
     let (init, shutdown) = (lib.nvmlInit_v2()?, lib.nvmlShutdown()?);
-    let (by_index, power, clock, name) =
-        (lib.nvmlDeviceGetHandleByIndex_v2()?, lib.nvmlDeviceGetPowerUsage()?, lib.nvmlDeviceGetClockInfo()?, lib.nvmlDeviceGetName()?);
+    let (by_index, power, clock, name) = (
+        lib.nvmlDeviceGetHandleByIndex_v2()?,
+        lib.nvmlDeviceGetPowerUsage()?,
+        lib.nvmlDeviceGetClockInfo()?,
+        lib.nvmlDeviceGetName()?,
+    );
     // SAFETY: every pointer passed below is valid for the call it is passed to.
     unsafe {
         assert_eq!(init(), NVML_SUCCESS);

@@ -55,7 +55,10 @@ pub enum Object {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum T {
     /// An integer: a number, or the name of an integer constant of the header.
-    Int { signed: bool, bits: u32 },
+    Int {
+        signed: bool,
+        bits: u32,
+    },
     Float,
     /// An enum (the model's name): one of its constants by name, or a number.
     Enum(&'static str),
@@ -260,11 +263,15 @@ pub fn parse_error(v: &Value, path: &str) -> Option<Result<Entry, String>> {
         }
     }
     let code = match code {
-        Value::String(s) if s.starts_with("NVML_ERROR_") || s == "NVML_SUCCESS" => constant(s).map(|c| c as nvmlReturn_t),
+        Value::String(s) if s.starts_with("NVML_ERROR_") || s == "NVML_SUCCESS" => {
+            constant(s).map(|c| c as nvmlReturn_t)
+        }
         Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
         _ => None,
     };
-    let Some(code) = code else { return Some(Err(format!("{path}.error: expected an NVML return code such as NVML_ERROR_NOT_SUPPORTED"))) };
+    let Some(code) = code else {
+        return Some(Err(format!("{path}.error: expected an NVML return code such as NVML_ERROR_NOT_SUPPORTED")));
+    };
     let reason = match m.get("reason") {
         None => String::new(),
         Some(Value::String(s)) => s.clone(),
@@ -283,7 +290,9 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -
         return e;
     }
     let Some((sel, rest)) = selectors.split_first() else { return parse_values(f, v, path) };
-    let m = v.as_mapping().ok_or_else(|| format!("{path}: expected a mapping by `{}` (a selector of {})", sel.name, f.name))?;
+    let m = v
+        .as_mapping()
+        .ok_or_else(|| format!("{path}: expected a mapping by `{}` (a selector of {})", sel.name, f.name))?;
     let mut by = BTreeMap::new();
     let mut other = None;
     for (k, val) in m {
@@ -362,7 +371,10 @@ pub fn parse_value(t: &T, v: &Value, path: &str) -> Result<Val, String> {
                 (false, b) => (0, (1i128 << b) - 1),
             };
             if !(lo..=hi).contains(&i) {
-                return Err(format!("{path}: {i} does not fit a {}{bits}-bit integer", if *signed { "signed " } else { "" }));
+                return Err(format!(
+                    "{path}: {i} does not fit a {}{bits}-bit integer",
+                    if *signed { "signed " } else { "" }
+                ));
             }
             Ok(Val::Int(i))
         }
@@ -383,7 +395,9 @@ pub fn parse_value(t: &T, v: &Value, path: &str) -> Result<Val, String> {
         T::Flags => {
             let one = |x: &Value| integer(x).ok_or_else(|| bad("NVML constants or a number"));
             match v {
-                Value::Sequence(s) => Ok(Val::Int(s.iter().map(one).collect::<Result<Vec<_>, _>>()?.into_iter().fold(0, |a, b| a | b))),
+                Value::Sequence(s) => {
+                    Ok(Val::Int(s.iter().map(one).collect::<Result<Vec<_>, _>>()?.into_iter().fold(0, |a, b| a | b)))
+                }
                 x => one(x).map(Val::Int),
             }
         }
@@ -466,7 +480,10 @@ mod tests {
         let e = entry("nvmlDeviceGetMemoryBusWidth", "-1").unwrap_err();
         assert_eq!(e, "nvmlDeviceGetMemoryBusWidth: -1 does not fit a 32-bit integer");
         let e = entry("nvmlDeviceGetGspFirmwareMode", "{isEnabled: 1, defaultMod: 1}").unwrap_err();
-        assert!(e.starts_with("nvmlDeviceGetGspFirmwareMode.defaultMod: not an output of nvmlDeviceGetGspFirmwareMode"), "{e}");
+        assert!(
+            e.starts_with("nvmlDeviceGetGspFirmwareMode.defaultMod: not an output of nvmlDeviceGetGspFirmwareMode"),
+            "{e}"
+        );
         let e = entry("nvmlDeviceGetGspFirmwareMode", "{isEnabled: 1}").unwrap_err();
         assert_eq!(e, "nvmlDeviceGetGspFirmwareMode.defaultMode: missing");
         let e = entry("nvmlDeviceGetAccountingMode", "{error: NVML_ERROR_NOT_SUPPORTED, reason: needs root}").unwrap();
@@ -479,6 +496,9 @@ mod tests {
         assert_eq!(e.select(&[NVML_ENCODER_QUERY_H264 as i64]), Some(&Entry::Values(vec![Val::Int(100)])));
         assert_eq!(e.select(&[NVML_ENCODER_QUERY_HEVC as i64]), Some(&Entry::Values(vec![Val::Int(0)])));
         let e = entry("nvmlDeviceGetEncoderCapacity", "{NVML_CLOCK_SM: 100}").unwrap_err();
-        assert!(e.starts_with("nvmlDeviceGetEncoderCapacity.NVML_CLOCK_SM: `NVML_CLOCK_SM` is not a constant of"), "{e}");
+        assert!(
+            e.starts_with("nvmlDeviceGetEncoderCapacity.NVML_CLOCK_SM: `NVML_CLOCK_SM` is not a constant of"),
+            "{e}"
+        );
     }
 }

@@ -62,7 +62,8 @@ pub struct Row {
 }
 
 fn code_name(code: nvmlReturn_t) -> String {
-    let name = CONSTANTS.iter().find(|(n, v)| *v == code as i128 && (n.starts_with("NVML_ERROR_") || *n == "NVML_SUCCESS"));
+    let name =
+        CONSTANTS.iter().find(|(n, v)| *v == code as i128 && (n.starts_with("NVML_ERROR_") || *n == "NVML_SUCCESS"));
     name.map(|(n, _)| n.trim_start_matches("NVML_ERROR_").to_string()).unwrap_or_else(|| code.to_string())
 }
 
@@ -71,7 +72,9 @@ fn selector_name(function: &str, level: usize, value: i64) -> String {
     let Some(schema) = crate::answer::schema(function) else { return value.to_string() };
     let Some(sel) = schema.selectors.get(level) else { return value.to_string() };
     if let crate::answer::T::Enum(e) = sel.ty {
-        if let Some(name) = crate::answer::enum_constants(e).iter().find(|n| crate::profile::constant(n) == Some(value as i128)) {
+        if let Some(name) =
+            crate::answer::enum_constants(e).iter().find(|n| crate::profile::constant(n) == Some(value as i128))
+        {
             return name.to_string();
         }
     }
@@ -136,7 +139,12 @@ fn gpus(of: &BTreeSet<usize>, all: usize) -> String {
 pub fn rows(p: &Profile) -> Vec<Row> {
     let mut out = BTreeSet::new();
     let mut add = |code: nvmlReturn_t, reason: &str, on: &str, function: &str| {
-        out.insert(Row { code: code_name(code), reason: reason.to_string(), on: on.to_string(), function: function.to_string() });
+        out.insert(Row {
+            code: code_name(code),
+            reason: reason.to_string(),
+            on: on.to_string(),
+            function: function.to_string(),
+        });
     };
     let absent = crate::engine::absent_functions(p);
     for (f, code, reason) in object_errors(&p.system, "") {
@@ -225,7 +233,11 @@ pub fn rows(p: &Profile) -> Vec<Row> {
 /// MIG devices aside.
 pub fn documented(profile: &str, code: &str) -> Result<BTreeSet<String>, String> {
     let p = builtin(profile)?;
-    Ok(rows(&p).into_iter().filter(|r| r.code == code && !r.on.starts_with("MIG devices")).map(|r| r.function.split('(').next().unwrap_or("").to_string()).collect())
+    Ok(rows(&p)
+        .into_iter()
+        .filter(|r| r.code == code && !r.on.starts_with("MIG devices"))
+        .map(|r| r.function.split('(').next().unwrap_or("").to_string())
+        .collect())
 }
 
 /// Where a built-in profile documents answering `code` for a function whatever its other
@@ -249,7 +261,11 @@ pub fn documented_subjects(profile: &str, code: &str) -> Result<BTreeMap<String,
 }
 
 fn builtin(name: &str) -> Result<Profile, String> {
-    let text = BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, t)| *t).ok_or_else(|| format!("no built-in profile `{name}`"))?;
+    let text = BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| format!("no built-in profile `{name}`"))?;
     parse(text, name)
 }
 

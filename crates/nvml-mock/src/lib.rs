@@ -37,6 +37,7 @@ mod engine;
 mod profile;
 pub mod testing;
 
+#[rustfmt::skip] // written by the generator (prettyplease)
 mod generated {
     pub mod answers;
     pub mod api;

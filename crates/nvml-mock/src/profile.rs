@@ -357,7 +357,11 @@ fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
     let bases = match top.get("base") {
         None => return Ok(root),
         Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Sequence(v)) => v.iter().map(|b| b.as_str().map(String::from)).collect::<Option<Vec<_>>>().ok_or_else(|| format!("profile {origin}: base: expected names"))?,
+        Some(Value::Sequence(v)) => v
+            .iter()
+            .map(|b| b.as_str().map(String::from))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| format!("profile {origin}: base: expected names"))?,
         Some(_) => return Err(format!("profile {origin}: base: expected a name or a list of names")),
     };
     if depth > 16 {
@@ -373,7 +377,10 @@ fn with_bases(text: &str, origin: &str, depth: usize) -> Result<Value, String> {
                 let path = dir.join(b);
                 let t = std::fs::read_to_string(&path).map_err(|e| {
                     let names: Vec<&str> = BASES.iter().chain(BUILTIN).map(|(n, _)| *n).collect();
-                    format!("profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}", names.join(", "))
+                    format!(
+                        "profile {origin}: base `{b}` is neither a built-in ({}) nor a readable file: {e}",
+                        names.join(", ")
+                    )
                 })?;
                 with_bases(&t, &path.display().to_string(), depth + 1)?
             }
@@ -403,24 +410,33 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
             return Err(fail(k, format!("unknown key (expected one of: {})", TOP_KEYS.join(", "))));
         }
     }
-    let mut p = Profile { name: top.get("name").and_then(Value::as_str).unwrap_or(origin).to_string(), ..Profile::default() };
+    let mut p =
+        Profile { name: top.get("name").and_then(Value::as_str).unwrap_or(origin).to_string(), ..Profile::default() };
 
     let mut system = BTreeMap::new();
     if let Some(s) = top.get("system") {
         flatten("system", s, &mut system).map_err(|(path, m)| fail(&path, m))?;
     }
-    p.system = Flat(system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect(), Entries::new());
+    p.system = Flat(
+        system.into_iter().map(|(k, v)| (k.trim_start_matches("system.").to_string(), v)).collect(),
+        Entries::new(),
+    );
     take_entries(&mut p.system, ObjectKind::System, "system.").map_err(|m| fail("system", m))?;
     check_keys(&p.system, SYSTEM_KEYS, "system.").map_err(|(path, m)| fail(&path, m))?;
     p.privileged = p.system.bool("privileged").unwrap_or(true);
     p.live_pids = top.get("live_pids").and_then(Value::as_bool).unwrap_or(false);
     if let Some(v) = p.system.str("driver_version") {
         let major = v.split('.').next().and_then(|m| m.parse::<u32>().ok());
-        p.driver_branch = Some(major.ok_or_else(|| fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07")))?);
+        p.driver_branch = Some(major.ok_or_else(|| {
+            fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07"))
+        })?);
     }
 
     let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
-    let devices = top.get("devices").and_then(Value::as_sequence).ok_or_else(|| fail("devices", "expected a list of devices".into()))?;
+    let devices = top
+        .get("devices")
+        .and_then(Value::as_sequence)
+        .ok_or_else(|| fail("devices", "expected a list of devices".into()))?;
     if devices.is_empty() {
         return Err(fail("devices", "a profile needs at least one device".into()));
     }
@@ -438,14 +454,16 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         if let Some(instances) = flat.list("vgpu.instances").map(<[Value]>::to_vec) {
             for (j, inst) in instances.iter().enumerate() {
                 let path = format!("devices[{i}].vgpu.instances[{j}]");
-                let (id, entries) = object_entries(inst, ObjectKind::VgpuInstance, &path).map_err(|m| format!("profile {origin}: {m}"))?;
+                let (id, entries) = object_entries(inst, ObjectKind::VgpuInstance, &path)
+                    .map_err(|m| format!("profile {origin}: {m}"))?;
                 flat.1.extend(entries.into_iter().map(|(f, e)| (format!("vgpu.instance.{id}.{f}"), e)));
             }
         }
         p.devices.push(flat);
     }
     for (i, t) in items(top, "vgpu_types").iter().enumerate() {
-        let (id, entries) = object_entries(t, ObjectKind::VgpuType, &format!("vgpu_types[{i}]")).map_err(|m| format!("profile {origin}: {m}"))?;
+        let (id, entries) = object_entries(t, ObjectKind::VgpuType, &format!("vgpu_types[{i}]"))
+            .map_err(|m| format!("profile {origin}: {m}"))?;
         p.vgpu_types.insert(id, entries);
     }
     for (i, d) in p.devices.iter_mut().enumerate() {
@@ -455,18 +473,25 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
 
     for (i, f) in items(top, "faults").iter().enumerate() {
         let path = format!("faults[{i}]");
-        let function = f.get("function").and_then(Value::as_str).ok_or_else(|| fail(&path, "needs `function`".into()))?;
-        let code = f.get("error").and_then(const_value).ok_or_else(|| fail(&path, "needs `error`: an NVML return code".into()))?;
+        let function =
+            f.get("function").and_then(Value::as_str).ok_or_else(|| fail(&path, "needs `function`".into()))?;
+        let code = f
+            .get("error")
+            .and_then(const_value)
+            .ok_or_else(|| fail(&path, "needs `error`: an NVML return code".into()))?;
         let after = f.get("after").and_then(Value::as_u64).unwrap_or(0);
         p.faults.push(FaultSpec { function: function.to_string(), code: code as u32, after });
     }
     for (i, m) in items(top, "missing_functions").iter().enumerate() {
-        let name = m.as_str().ok_or_else(|| fail(&format!("missing_functions[{i}]"), "expected a function name".into()))?;
+        let name =
+            m.as_str().ok_or_else(|| fail(&format!("missing_functions[{i}]"), "expected a function name".into()))?;
         p.missing_functions.push(name.to_string());
     }
     p.grow_processes = top.get("grow_processes").and_then(Value::as_u64).unwrap_or(0) as u32;
     let device_of = |path: &str, e: &Value| {
-        let device = e.get("device").and_then(Value::as_u64).ok_or_else(|| fail(path, "needs `device`: an index".into()))? as usize;
+        let device =
+            e.get("device").and_then(Value::as_u64).ok_or_else(|| fail(path, "needs `device`: an index".into()))?
+                as usize;
         if device >= p.devices.len() {
             return Err(fail(path, format!("device {device} does not exist")));
         }
@@ -476,7 +501,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     for (i, e) in items(top, "events").iter().enumerate() {
         let path = format!("events[{i}]");
         let device = device_of(&path, e)?;
-        let event_type = e.get("type").and_then(const_value).ok_or_else(|| fail(&path, "needs `type`: an NVML event type".into()))? as u64;
+        let event_type =
+            e.get("type").and_then(const_value).ok_or_else(|| fail(&path, "needs `type`: an NVML event type".into()))?
+                as u64;
         let data = e.get("data").and_then(Value::as_u64).unwrap_or(0);
         events.push(EventSpec { device, event_type, data });
     }
@@ -484,16 +511,25 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     for (i, r) in items(top, "cper_records").iter().enumerate() {
         let path = format!("cper_records[{i}]");
         let device = device_of(&path, r)?;
-        let text = r.get("data").and_then(Value::as_str).ok_or_else(|| fail(&path, "needs `data`: the record's bytes in hex".into()))?;
-        let data = hex_bytes(text).ok_or_else(|| fail(&format!("{path}.data"), format!("`{text}` is not bytes in hex (two digits each, at least one byte)")))?;
+        let text = r
+            .get("data")
+            .and_then(Value::as_str)
+            .ok_or_else(|| fail(&path, "needs `data`: the record's bytes in hex".into()))?;
+        let data = hex_bytes(text).ok_or_else(|| {
+            fail(&format!("{path}.data"), format!("`{text}` is not bytes in hex (two digits each, at least one byte)"))
+        })?;
         cper_records.push(CperRecord { device, data });
     }
     (p.events, p.cper_records) = (events, cper_records);
     for (i, e) in items(top, "system_events").iter().enumerate() {
         let path = format!("system_events[{i}]");
-        let event_type = e.get("type").and_then(const_value).ok_or_else(|| fail(&path, "needs `type`: an NVML system event type".into()))? as u64;
+        let event_type =
+            e.get("type")
+                .and_then(const_value)
+                .ok_or_else(|| fail(&path, "needs `type`: an NVML system event type".into()))? as u64;
         let gpu_id = e.get("gpu_id").and_then(Value::as_u64).and_then(|g| u32::try_from(g).ok());
-        let gpu_id = gpu_id.ok_or_else(|| fail(&path, "needs `gpu_id`: the GPU's PCI id, (bus << 8) | device".into()))?;
+        let gpu_id =
+            gpu_id.ok_or_else(|| fail(&path, "needs `gpu_id`: the GPU's PCI id, (bus << 8) | device".into()))?;
         p.system_events.push(SystemEventSpec { event_type, gpu_id });
     }
     Ok(p)
@@ -516,14 +552,24 @@ fn vgpu_host_totals(d: &mut Flat, types: &BTreeMap<u32, Entries>) -> Result<(), 
             let v = util.and_then(|u| u.get(key));
             *sum += match v {
                 None => 0,
-                Some(v) => v.as_u64().filter(|v| *v <= 100).ok_or_else(|| format!("[{j}].utilization.{key}: expected a percentage"))?,
+                Some(v) => v
+                    .as_u64()
+                    .filter(|v| *v <= 100)
+                    .ok_or_else(|| format!("[{j}].utilization.{key}: expected a percentage"))?,
             };
         }
-        let ty = inst.get("nvmlVgpuInstanceGetType").and_then(Value::as_u64).ok_or_else(|| format!("[{j}]: needs `nvmlVgpuInstanceGetType`: a vGPU type id"))?;
+        let ty = inst
+            .get("nvmlVgpuInstanceGetType")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("[{j}]: needs `nvmlVgpuInstanceGetType`: a vGPU type id"))?;
         let fb = types.get(&(ty as u32)).and_then(|t| t.get("nvmlVgpuTypeGetFramebufferSize"));
         used += match fb {
             Some(Entry::Values(v)) => v.first().map(answer::Val::uint).unwrap_or(0),
-            _ => return Err(format!("[{j}]: vGPU type {ty} is not in `vgpu_types` with a `nvmlVgpuTypeGetFramebufferSize`")),
+            _ => {
+                return Err(format!(
+                    "[{j}]: vGPU type {ty} is not in `vgpu_types` with a `nvmlVgpuTypeGetFramebufferSize`"
+                ))
+            }
         };
     }
     let keys = ["utilization.gpu", "utilization.memory", "encoder.utilization", "decoder.utilization"];
@@ -570,12 +616,19 @@ fn hex_bytes(text: &str) -> Option<Vec<u8>> {
 pub fn parse_faults(spec: &str) -> Result<Vec<FaultSpec>, String> {
     let mut out = Vec::new();
     for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (function, rest) = item.split_once('=').ok_or_else(|| format!("NVML_MOCK_FAULTS: `{item}`: expected function=CODE[@N]"))?;
+        let (function, rest) =
+            item.split_once('=').ok_or_else(|| format!("NVML_MOCK_FAULTS: `{item}`: expected function=CODE[@N]"))?;
         let (code, after) = match rest.split_once('@') {
-            Some((c, n)) => (c, n.parse::<u64>().map_err(|_| format!("NVML_MOCK_FAULTS: `{item}`: `{n}` is not a call count"))?),
+            Some((c, n)) => {
+                (c, n.parse::<u64>().map_err(|_| format!("NVML_MOCK_FAULTS: `{item}`: `{n}` is not a call count"))?)
+            }
             None => (rest, 0),
         };
-        let code = code.parse::<i128>().ok().or_else(|| constant(code)).ok_or_else(|| format!("NVML_MOCK_FAULTS: `{item}`: `{code}` is not an NVML return code"))?;
+        let code = code
+            .parse::<i128>()
+            .ok()
+            .or_else(|| constant(code))
+            .ok_or_else(|| format!("NVML_MOCK_FAULTS: `{item}`: `{code}` is not an NVML return code"))?;
         out.push(FaultSpec { function: function.to_string(), code: code as u32, after });
     }
     Ok(out)
@@ -613,7 +666,11 @@ fn is_function_name(key: &str) -> bool {
 /// function values.
 fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entries), String> {
     let m = v.as_mapping().ok_or_else(|| format!("{path}: expected a mapping with `id` and function values"))?;
-    let id = m.get("id").and_then(Value::as_u64).and_then(|i| u32::try_from(i).ok()).ok_or_else(|| format!("{path}.id: expected a number"))?;
+    let id = m
+        .get("id")
+        .and_then(Value::as_u64)
+        .and_then(|i| u32::try_from(i).ok())
+        .ok_or_else(|| format!("{path}.id: expected a number"))?;
     let mut entries = Entries::new();
     for (k, val) in m {
         let k = k.as_str().unwrap_or("");
@@ -631,14 +688,16 @@ fn object_entries(v: &Value, kind: ObjectKind, path: &str) -> Result<(u32, Entri
 
 /// Moves the keys that name functions out of `flat`'s values into its entries, checked.
 fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result<(), String> {
-    let keys: Vec<String> = flat.0.keys().filter(|k| k.rsplit('.').next().is_some_and(is_function_name)).cloned().collect();
+    let keys: Vec<String> =
+        flat.0.keys().filter(|k| k.rsplit('.').next().is_some_and(is_function_name)).cloned().collect();
     for key in keys {
         let Some(v) = flat.0.remove(&key) else { continue };
         // `null` removes a base's value.
         if v.is_null() {
             continue;
         }
-        let (prefix, function) = key.rsplit_once('.').map(|(p, f)| (format!("{p}."), f)).unwrap_or((String::new(), key.as_str()));
+        let (prefix, function) =
+            key.rsplit_once('.').map(|(p, f)| (format!("{p}."), f)).unwrap_or((String::new(), key.as_str()));
         let object = match prefix.as_str() {
             "" => kind,
             "mig.device." => ObjectKind::Device,
@@ -665,7 +724,9 @@ pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &
         return Err(format!("{path}: the mock answers {function} from other values (see its README); a profile can only give it an error"));
     }
     let Some(schema) = answer::schema(function) else {
-        return Err(format!("{path}: the mock does not answer {function} from values; a profile can only give it an error"));
+        return Err(format!(
+            "{path}: the mock does not answer {function} from values; a profile can only give it an error"
+        ));
     };
     if schema.object != kind {
         return Err(format!("{path}: {function} is called on a {:?}, not a {kind:?}", schema.object));
@@ -682,7 +743,8 @@ fn flatten(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) -> Result
     };
     let function = prefix.rsplit('.').next().is_some_and(is_function_name);
     let map = |keys: &[(&str, Kind)], p: &str| keys.iter().any(|(k, kind)| *k == p && *kind == Kind::Map);
-    let whole = function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
+    let whole =
+        function || map(DEVICE_KEYS, prefix) || prefix.strip_prefix("system.").is_some_and(|p| map(SYSTEM_KEYS, p));
     if whole {
         out.insert(prefix.to_string(), v.clone());
         return Ok(());
@@ -744,7 +806,8 @@ mod tests {
         for (name, text) in BUILTIN {
             let p = parse(text, name).unwrap_or_else(|e| panic!("{e}"));
             assert!(p.devices.len() >= 8, "{name} has {} devices", p.devices.len());
-            let uuids: std::collections::BTreeSet<_> = p.devices.iter().map(|d| d.str("uuid").unwrap().to_string()).collect();
+            let uuids: std::collections::BTreeSet<_> =
+                p.devices.iter().map(|d| d.str("uuid").unwrap().to_string()).collect();
             assert_eq!(uuids.len(), p.devices.len(), "{name}: UUIDs must differ");
         }
     }
@@ -783,7 +846,9 @@ mod tests {
         let (new, old) = (profile("a100"), profile("a100-r525"));
         // The GSP firmware ships with the driver: the one value in which the devices differ.
         let firmware = "nvmlDeviceGetGspFirmwareVersion";
-        let gsp = |p: &Profile, v: &str| p.devices.iter().all(|d| d.1.get(firmware) == Some(&Entry::Values(vec![answer::Val::Str(v.into())])));
+        let gsp = |p: &Profile, v: &str| {
+            p.devices.iter().all(|d| d.1.get(firmware) == Some(&Entry::Values(vec![answer::Val::Str(v.into())])))
+        };
         assert!(gsp(&new, "580.82.07") && gsp(&old, "525.147.05"));
         let without_gsp = |p: &Profile| -> Vec<Flat> {
             let mut devices = p.devices.clone();
@@ -800,9 +865,14 @@ mod tests {
     fn a_profile_starts_from_its_bases() {
         let dir = std::env::temp_dir().join(format!("nvml-mock-bases-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("site.yaml"), "device_defaults: {name: Site GPU, nvmlDeviceGetMemoryBusWidth: 5120, memory: {total: 8}}\n").unwrap();
+        std::fs::write(
+            dir.join("site.yaml"),
+            "device_defaults: {name: Site GPU, nvmlDeviceGetMemoryBusWidth: 5120, memory: {total: 8}}\n",
+        )
+        .unwrap();
         let path = dir.join("gpu.yaml");
-        std::fs::write(&path, "base: [base/hopper, site.yaml]\ndevice_defaults: {memory: {used: 1}}\ndevices: [{}]\n").unwrap();
+        std::fs::write(&path, "base: [base/hopper, site.yaml]\ndevice_defaults: {memory: {used: 1}}\ndevices: [{}]\n")
+            .unwrap();
         let p = parse(&std::fs::read_to_string(&path).unwrap(), path.to_str().unwrap()).unwrap();
         let d = &p.devices[0];
         assert_eq!((d.str("name"), d.u64("memory.total"), d.u64("memory.used")), (Some("Site GPU"), Some(8), Some(1)));
@@ -846,12 +916,19 @@ mod tests {
         assert_eq!(p.system_events, [SystemEventSpec { event_type: 2, gpu_id: 0x1800 }]);
         assert_eq!(p.cper_records, [CperRecord { device: 1, data: vec![0x43, 0x50, 0x45, 0x52, 0xFF] }]);
         let e = parse("devices: [{}]\ncper_records: [{device: 0, data: 'abc'}]\n", "x.yaml").unwrap_err();
-        assert_eq!(e, "profile x.yaml: cper_records[0].data: `abc` is not bytes in hex (two digits each, at least one byte)");
+        assert_eq!(
+            e,
+            "profile x.yaml: cper_records[0].data: `abc` is not bytes in hex (two digits each, at least one byte)"
+        );
         let e = parse("devices: [{}]\ncper_records: [{device: 0, data: ''}]\n", "x.yaml").unwrap_err();
-        assert_eq!(e, "profile x.yaml: cper_records[0].data: `` is not bytes in hex (two digits each, at least one byte)");
+        assert_eq!(
+            e,
+            "profile x.yaml: cper_records[0].data: `` is not bytes in hex (two digits each, at least one byte)"
+        );
         let e = parse("devices: [{}]\ncper_records: [{device: 2, data: '00'}]\n", "x.yaml").unwrap_err();
         assert_eq!(e, "profile x.yaml: cper_records[0]: device 2 does not exist");
-        let e = parse("devices: [{}]\nsystem_events: [{type: nvmlSystemEventTypeGpuDriverBind}]\n", "x.yaml").unwrap_err();
+        let e =
+            parse("devices: [{}]\nsystem_events: [{type: nvmlSystemEventTypeGpuDriverBind}]\n", "x.yaml").unwrap_err();
         assert!(e.starts_with("profile x.yaml: system_events[0]: needs `gpu_id`"), "{e}");
     }
 

@@ -107,7 +107,8 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
 pub fn driver_lib_dir(base: &std::path::Path, profile: &str) -> Result<PathBuf, String> {
     let p = crate::profile::load(profile)?;
     let absent = crate::engine::absent_functions(&p);
-    let mut names: Vec<&str> = crate::generated::names::FUNCTIONS.iter().copied().filter(|f| !absent.contains(*f)).collect();
+    let mut names: Vec<&str> =
+        crate::generated::names::FUNCTIONS.iter().copied().filter(|f| !absent.contains(*f)).collect();
     names.push("nvmlMockInjectEvent");
     let tag: String = profile.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let dir = base.join(format!("driver-lib-{tag}"));
@@ -175,7 +176,9 @@ fn forwarder_source(names: &[&str], mock: &std::path::Path) -> Result<String, St
     c.push_str("    }\n}\n\n");
     for (i, n) in names.iter().enumerate() {
         let body = jump.replace("{offset}", &(i * 8).to_string());
-        c.push_str(&format!("__asm__(\".text\\n .globl {n}\\n .type {n}, @function\\n{n}:\\n {body}\\n .size {n}, .-{n}\\n\");\n"));
+        c.push_str(&format!(
+            "__asm__(\".text\\n .globl {n}\\n .type {n}, @function\\n{n}:\\n {body}\\n .size {n}, .-{n}\\n\");\n"
+        ));
     }
     Ok(c)
 }
@@ -237,7 +240,10 @@ pub fn documented_functions(profile: &str, code: &str) -> Result<std::collection
 /// Where a built-in profile documents answering `code` for a function whatever its other
 /// arguments: function → subjects (`system`, `gpu0`, ...), as NVIDIA's Python binding census
 /// (`scripts/pynvml_census.py`) names them.
-pub fn documented_subjects(profile: &str, code: &str) -> Result<std::collections::BTreeMap<String, std::collections::BTreeSet<String>>, String> {
+pub fn documented_subjects(
+    profile: &str,
+    code: &str,
+) -> Result<std::collections::BTreeMap<String, std::collections::BTreeSet<String>>, String> {
     crate::answers_doc::documented_subjects(profile, code)
 }
 

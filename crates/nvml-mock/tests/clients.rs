@@ -48,9 +48,15 @@ fn python_binding_census_finds_only_documented_not_supported() {
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pynvml_census.py");
     let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../../nvml-headers/13.5.37/nvml.h");
-    let out = python3().args([script, "--json", "--header", header]).args(PROFILES).env("LD_LIBRARY_PATH", mock_dir()).output().unwrap();
+    let out = python3()
+        .args([script, "--json", "--header", header])
+        .args(PROFILES)
+        .env("LD_LIBRARY_PATH", mock_dir())
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    let census: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>> = parse_json(&String::from_utf8_lossy(&out.stdout));
+    let census: BTreeMap<String, BTreeMap<String, BTreeMap<String, String>>> =
+        parse_json(&String::from_utf8_lossy(&out.stdout));
     let mut problems = Vec::new();
     for (profile, functions) in &census {
         let documented = documented_functions(profile, "NOT_SUPPORTED").unwrap();
@@ -63,11 +69,15 @@ fn python_binding_census_finds_only_documented_not_supported() {
                     problems.push(format!("{profile}: {function} on {subject} crashed the binding"));
                 }
                 if code == "SUCCESS" && subjects.get(symbol).is_some_and(|s| s.contains(subject)) {
-                    problems.push(format!("{profile}: {symbol} ({function}) on {subject} succeeds, documented NOT_SUPPORTED"));
+                    problems.push(format!(
+                        "{profile}: {symbol} ({function}) on {subject} succeeds, documented NOT_SUPPORTED"
+                    ));
                 }
                 // MIG devices answer NOT_SUPPORTED for what the mock answers per GPU only.
                 if code == "NVML_ERROR_NOT_SUPPORTED" && !subject.contains("/mig") && !documented.contains(symbol) {
-                    problems.push(format!("{profile}: {symbol} ({function}) on {subject} answers NOT_SUPPORTED, undocumented"));
+                    problems.push(format!(
+                        "{profile}: {symbol} ({function}) on {subject} answers NOT_SUPPORTED, undocumented"
+                    ));
                 }
             }
         }
@@ -98,7 +108,10 @@ fn parse_json(text: &str) -> BTreeMap<String, BTreeMap<String, BTreeMap<String, 
         }
         s
     }
-    fn map<T>(c: &mut std::iter::Peekable<std::str::Chars>, value: impl Fn(&mut std::iter::Peekable<std::str::Chars>) -> T) -> BTreeMap<String, T> {
+    fn map<T>(
+        c: &mut std::iter::Peekable<std::str::Chars>,
+        value: impl Fn(&mut std::iter::Peekable<std::str::Chars>) -> T,
+    ) -> BTreeMap<String, T> {
         let mut out = BTreeMap::new();
         while c.peek().is_some_and(|x| *x != '{') {
             c.next();
@@ -137,7 +150,11 @@ fn u(d: &BTreeMap<String, serde_yaml::Value>, key: &str) -> u64 {
 fn processes(d: &BTreeMap<String, serde_yaml::Value>) -> Vec<(u64, u64)> {
     let list = |k: &str| d.get(k).and_then(serde_yaml::Value::as_sequence).cloned().unwrap_or_default();
     let field = |p: &serde_yaml::Value, k: &str| p.get(k).and_then(serde_yaml::Value::as_u64).unwrap_or(0);
-    list("processes.compute").iter().chain(list("processes.graphics").iter()).map(|p| (field(p, "sm_util"), field(p, "used_memory"))).collect()
+    list("processes.compute")
+        .iter()
+        .chain(list("processes.graphics").iter())
+        .map(|p| (field(p, "sm_util"), field(p, "used_memory")))
+        .collect()
 }
 
 /// How many MIG devices (compute instances) a GPU in MIG mode has.
@@ -200,7 +217,8 @@ fn gpustat_shows_the_profiles() {
             let mig = mig_devices(d) > 0;
             assert_eq!(g["utilization.gpu"].as_u64(), (!mig).then(|| u(d, "utilization.gpu")), "{at}");
             assert_eq!(g["utilization.enc"].as_u64(), (!mig).then(|| u(d, "encoder.utilization")), "{at}");
-            let shown: Vec<u64> = g["processes"].as_sequence().unwrap().iter().map(|p| p["gpu_memory_usage"].as_u64().unwrap()).collect();
+            let shown: Vec<u64> =
+                g["processes"].as_sequence().unwrap().iter().map(|p| p["gpu_memory_usage"].as_u64().unwrap()).collect();
             let want: Vec<u64> = processes(d).iter().map(|(_, mem)| mem >> 20).collect();
             assert_eq!(shown, want, "{at}: the processes gpustat shows (live pids) and their memory");
         }
@@ -241,7 +259,11 @@ print(json.dumps(out, default=str))
             assert_eq!(g["temperature"].as_u64(), Some(u(d, "temperature.gpu")), "{at}");
             assert_eq!(g["power"].as_u64(), Some(u(d, "power.usage_mw")), "{at}");
             assert_eq!(g["limit"].as_u64(), Some(u(d, "power.limit_mw")), "{at}");
-            assert_eq!((g["total"].as_u64(), g["used"].as_u64()), (Some(u(d, "memory.total")), Some(u(d, "memory.used"))), "{at}");
+            assert_eq!(
+                (g["total"].as_u64(), g["used"].as_u64()),
+                (Some(u(d, "memory.total")), Some(u(d, "memory.used"))),
+                "{at}"
+            );
             assert_eq!(g["sm_clock"].as_u64(), Some(u(d, "clocks.sm")), "{at}");
             assert_eq!(g["max_sm_clock"].as_u64(), Some(u(d, "max_clocks.sm")), "{at}");
             assert_eq!(g["mem_clock"].as_u64(), Some(u(d, "clocks.memory")), "{at}");
@@ -258,12 +280,20 @@ print(json.dumps(out, default=str))
             }
             let mut want: Vec<(u64, u64)> = processes(d);
             want.sort_unstable();
-            let shown: Vec<(u64, u64)> = g["processes"].as_sequence().unwrap().iter().map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap())).collect();
+            let shown: Vec<(u64, u64)> = g["processes"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+                .collect();
             assert_eq!(shown, want, "{at}: each process's SM % and memory");
         }
     }
     // The one-shot table: the MIG devices of the H100's GPU 7 and the processes' SM %.
-    let text = python(&["-c", "import sys; from nvitop.cli import main; sys.argv = ['nvitop', '--once']; sys.exit(main())"], "h100");
+    let text = python(
+        &["-c", "import sys; from nvitop.cli import main; sys.argv = ['nvitop', '--once']; sys.exit(main())"],
+        "h100",
+    );
     for want in ["3g.40gb @ GI/CI: 1/0", "1c.3g.40gb @ GI/CI: 2/1", "%SM", " 38 ", " 21 "] {
         assert!(text.contains(want), "nvitop --once shows no `{want}`:\n{text}");
     }
@@ -274,7 +304,9 @@ print(json.dumps(out, default=str))
 /// GPU instance's memory, and gpustat lists both under their GPU.
 #[test]
 fn clients_show_processes_on_mig_devices() {
-    if !have("nvitop", "NVML_MOCK_REQUIRE_CLIENTS", "pip install nvitop") || !have("gpustat", "NVML_MOCK_REQUIRE_CLIENTS", "pip install gpustat") {
+    if !have("nvitop", "NVML_MOCK_REQUIRE_CLIENTS", "pip install nvitop")
+        || !have("gpustat", "NVML_MOCK_REQUIRE_CLIENTS", "pip install gpustat")
+    {
         return;
     }
     let (gib, mib) = (1u64 << 30, 1u64 << 20);
@@ -283,7 +315,9 @@ fn clients_show_processes_on_mig_devices() {
         3 * gib + 2 * mib,
         2 * gib
     );
-    let text = nvml_mock::testing::builtin_profile("h100").unwrap().replace("pci: {bus: 0xDB}, mig:", &format!("pci: {{bus: 0xDB}}, {procs}"));
+    let text = nvml_mock::testing::builtin_profile("h100")
+        .unwrap()
+        .replace("pci: {bus: 0xDB}, mig:", &format!("pci: {{bus: 0xDB}}, {procs}"));
     assert!(text.contains("pid: 5100"), "h100's GPU 7 is no longer where this test expects it");
     let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-mig-processes.yaml");
     std::fs::write(&profile, text).unwrap();
@@ -299,10 +333,16 @@ print(json.dumps({"used": d.memory_used(), "processes": sorted(p.gpu_memory() fo
     assert_eq!(json["used"].as_u64(), Some(3 * gib + 2 * mib));
     assert_eq!(json["processes"], serde_yaml::to_value([gib, 2 * gib]).unwrap());
     // GPU instance 1 (one compute instance), then GPU instance 2's two, which share its memory.
-    let mig = serde_yaml::to_value([(1, 0, 2 * gib, vec![2 * gib]), (2, 0, gib, vec![]), (2, 1, gib, vec![gib])]).unwrap();
+    let mig =
+        serde_yaml::to_value([(1, 0, 2 * gib, vec![2 * gib]), (2, 0, gib, vec![]), (2, 1, gib, vec![gib])]).unwrap();
     assert_eq!(json["mig"], mig);
     let gpustat = "import sys, gpustat.cli; sys.argv = ['gpustat', '--json']; gpustat.cli.main()";
     let json: serde_yaml::Value = serde_yaml::from_str(&python(&["-c", gpustat], profile)).unwrap();
-    let shown: Vec<u64> = json["gpus"][7]["processes"].as_sequence().unwrap().iter().map(|p| p["gpu_memory_usage"].as_u64().unwrap()).collect();
+    let shown: Vec<u64> = json["gpus"][7]["processes"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|p| p["gpu_memory_usage"].as_u64().unwrap())
+        .collect();
     assert_eq!(shown, [2048, 1024]);
 }

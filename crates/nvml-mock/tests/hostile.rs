@@ -72,14 +72,38 @@ fn device() -> nvmlDevice_t {
 /// Every `NVML_ERROR_*` code nvml.h defines, and `NVML_SUCCESS`.
 fn header_codes() -> BTreeSet<nvmlReturn_t> {
     let codes = [
-        NVML_SUCCESS, NVML_ERROR_UNINITIALIZED, NVML_ERROR_INVALID_ARGUMENT, NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NO_PERMISSION,
-        NVML_ERROR_ALREADY_INITIALIZED, NVML_ERROR_NOT_FOUND, NVML_ERROR_INSUFFICIENT_SIZE, NVML_ERROR_INSUFFICIENT_POWER,
-        NVML_ERROR_DRIVER_NOT_LOADED, NVML_ERROR_TIMEOUT, NVML_ERROR_IRQ_ISSUE, NVML_ERROR_LIBRARY_NOT_FOUND,
-        NVML_ERROR_FUNCTION_NOT_FOUND, NVML_ERROR_CORRUPTED_INFOROM, NVML_ERROR_GPU_IS_LOST, NVML_ERROR_RESET_REQUIRED,
-        NVML_ERROR_OPERATING_SYSTEM, NVML_ERROR_LIB_RM_VERSION_MISMATCH, NVML_ERROR_IN_USE, NVML_ERROR_MEMORY, NVML_ERROR_NO_DATA,
-        NVML_ERROR_VGPU_ECC_NOT_SUPPORTED, NVML_ERROR_INSUFFICIENT_RESOURCES, NVML_ERROR_FREQ_NOT_SUPPORTED,
-        NVML_ERROR_ARGUMENT_VERSION_MISMATCH, NVML_ERROR_DEPRECATED, NVML_ERROR_NOT_READY, NVML_ERROR_GPU_NOT_FOUND,
-        NVML_ERROR_INVALID_STATE, NVML_ERROR_RESET_TYPE_NOT_SUPPORTED, NVML_ERROR_UNKNOWN,
+        NVML_SUCCESS,
+        NVML_ERROR_UNINITIALIZED,
+        NVML_ERROR_INVALID_ARGUMENT,
+        NVML_ERROR_NOT_SUPPORTED,
+        NVML_ERROR_NO_PERMISSION,
+        NVML_ERROR_ALREADY_INITIALIZED,
+        NVML_ERROR_NOT_FOUND,
+        NVML_ERROR_INSUFFICIENT_SIZE,
+        NVML_ERROR_INSUFFICIENT_POWER,
+        NVML_ERROR_DRIVER_NOT_LOADED,
+        NVML_ERROR_TIMEOUT,
+        NVML_ERROR_IRQ_ISSUE,
+        NVML_ERROR_LIBRARY_NOT_FOUND,
+        NVML_ERROR_FUNCTION_NOT_FOUND,
+        NVML_ERROR_CORRUPTED_INFOROM,
+        NVML_ERROR_GPU_IS_LOST,
+        NVML_ERROR_RESET_REQUIRED,
+        NVML_ERROR_OPERATING_SYSTEM,
+        NVML_ERROR_LIB_RM_VERSION_MISMATCH,
+        NVML_ERROR_IN_USE,
+        NVML_ERROR_MEMORY,
+        NVML_ERROR_NO_DATA,
+        NVML_ERROR_VGPU_ECC_NOT_SUPPORTED,
+        NVML_ERROR_INSUFFICIENT_RESOURCES,
+        NVML_ERROR_FREQ_NOT_SUPPORTED,
+        NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+        NVML_ERROR_DEPRECATED,
+        NVML_ERROR_NOT_READY,
+        NVML_ERROR_GPU_NOT_FOUND,
+        NVML_ERROR_INVALID_STATE,
+        NVML_ERROR_RESET_TYPE_NOT_SUPPORTED,
+        NVML_ERROR_UNKNOWN,
     ];
     codes.into_iter().collect()
 }
@@ -108,10 +132,20 @@ fn counted_arrays_stay_within_their_capacity() {
         above += usize::from(count > capacity && count != c_uint::MAX);
         all_ones += usize::from(count == c_uint::MAX);
     }
-    assert!(above > CALLS / 20 && all_ones > 0 && filled > CALLS / 10, "counts above the capacity {above}, 0xFFFFFFFF {all_ones}, filled {filled}");
+    assert!(
+        above > CALLS / 20 && all_ones > 0 && filled > CALLS / 10,
+        "counts above the capacity {above}, 0xFFFFFFFF {all_ones}, filled {filled}"
+    );
     let known = header_codes();
-    assert!(known.iter().all(|c| codes.contains(c)), "codes never answered: {:?}", known.difference(&codes).collect::<Vec<_>>());
-    assert!(codes.contains(&1234) && codes.iter().any(|c| !known.contains(c) && *c != 1234), "no unknown codes: {codes:?}");
+    assert!(
+        known.iter().all(|c| codes.contains(c)),
+        "codes never answered: {:?}",
+        known.difference(&codes).collect::<Vec<_>>()
+    );
+    assert!(
+        codes.contains(&1234) && codes.iter().any(|c| !known.contains(c) && *c != 1234),
+        "no unknown codes: {codes:?}"
+    );
 }
 
 /// String buffers ("length: The maximum allowed length of the string returned in name"; "size:
@@ -142,7 +176,10 @@ fn strings_stay_within_their_length() {
             Some(_) => text += 1,
         }
     }
-    assert!(no_nul > CALLS / 20 && not_utf8 > CALLS / 20 && text > CALLS / 20 && bigger > 0, "no NUL {no_nul}, not UTF-8 {not_utf8}, text {text}, bigger size {bigger}");
+    assert!(
+        no_nul > CALLS / 20 && not_utf8 > CALLS / 20 && text > CALLS / 20 && bigger > 0,
+        "no NUL {no_nul}, not UTF-8 {not_utf8}, text {text}, bigger size {bigger}"
+    );
 }
 
 /// Lengths the caller passes by value, in elements ("valuesCount: Number of entries in
@@ -153,8 +190,11 @@ fn strings_stay_within_their_length() {
 #[test]
 fn caller_sized_arrays_stay_within_their_length() {
     let Some(lib) = hostile("caller_sized_arrays_stay_within_their_length", "3") else { return };
-    let (fields, pstates, instances) =
-        (lib.nvmlDeviceGetFieldValues().unwrap(), lib.nvmlDeviceGetSupportedPerformanceStates().unwrap(), lib.nvmlDeviceGetGpuInstances().unwrap());
+    let (fields, pstates, instances) = (
+        lib.nvmlDeviceGetFieldValues().unwrap(),
+        lib.nvmlDeviceGetSupportedPerformanceStates().unwrap(),
+        lib.nvmlDeviceGetGpuInstances().unwrap(),
+    );
     let mut claimed_more = 0;
     for i in 0..CALLS {
         let n = i % 5;

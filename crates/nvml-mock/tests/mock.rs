@@ -45,7 +45,11 @@ fn initialised(name: &str, profile: &str) -> Option<NvmlLib> {
 /// count and the array): the size query (count 0, null array) answers INSUFFICIENT_SIZE and the
 /// count, a short array answers the same and gets nothing, and an array of that count is
 /// filled, which this returns.
-fn list_in<S: Copy, T: Copy + Default>(s: S, fields: impl Fn(&mut S) -> (&mut u32, &mut *mut T), call: impl Fn(&mut S) -> nvmlReturn_t) -> Vec<T> {
+fn list_in<S: Copy, T: Copy + Default>(
+    s: S,
+    fields: impl Fn(&mut S) -> (&mut u32, &mut *mut T),
+    call: impl Fn(&mut S) -> nvmlReturn_t,
+) -> Vec<T> {
     let mut query = s;
     assert_eq!(call(&mut query), NVML_ERROR_INSUFFICIENT_SIZE);
     let n = *fields(&mut query).0;
@@ -57,7 +61,8 @@ fn list_in<S: Copy, T: Copy + Default>(s: S, fields: impl Fn(&mut S) -> (&mut u3
     assert_eq!(call(&mut fill), NVML_ERROR_INSUFFICIENT_SIZE);
     assert_eq!(*fields(&mut fill).0, n);
     // SAFETY: the items are plain C records; their bytes are initialised.
-    let bytes = unsafe { std::slice::from_raw_parts(items.as_ptr() as *const u8, std::mem::size_of_val(items.as_slice())) };
+    let bytes =
+        unsafe { std::slice::from_raw_parts(items.as_ptr() as *const u8, std::mem::size_of_val(items.as_slice())) };
     assert!(bytes.iter().all(|b| *b == 0), "a short array gets nothing");
     assert_eq!(call(&mut fill), NVML_SUCCESS);
     assert_eq!(*fields(&mut fill).0, n);
@@ -84,7 +89,9 @@ fn h100_values_match_the_profile() {
         let d0 = device(&lib, 0);
         let name = string(NVML_DEVICE_NAME_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l));
         assert_eq!(name.as_deref(), Ok("NVIDIA H100 80GB HBM3"));
-        let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l));
+        let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| {
+            lib.nvmlSystemGetDriverVersion().unwrap()(b, l)
+        });
         assert_eq!(drv.as_deref(), Ok("580.82.07"));
         let mut mem = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
         assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut mem), NVML_SUCCESS);
@@ -101,7 +108,8 @@ fn h100_values_match_the_profile() {
         assert_eq!(lib.nvmlDeviceGetPciInfo_v3().unwrap()(d3, &mut pci), NVML_SUCCESS);
         assert_eq!(CStr::from_ptr(pci.busId.as_ptr()).to_str(), Ok("00000000:5D:00.0"));
         // Handles round-trip through UUID and PCI bus id lookups.
-        let uuid = string(NVML_DEVICE_UUID_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetUUID().unwrap()(d3, b, l)).unwrap();
+        let uuid =
+            string(NVML_DEVICE_UUID_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetUUID().unwrap()(d3, b, l)).unwrap();
         let c = std::ffi::CString::new(uuid).unwrap();
         let mut found = std::ptr::null_mut();
         assert_eq!(lib.nvmlDeviceGetHandleByUUID().unwrap()(c.as_ptr(), &mut found), NVML_SUCCESS);
@@ -186,7 +194,10 @@ fn protocols_follow_nvml_h() {
         let mut n = 0;
         let bogus = 0x1234 as nvmlDevice_t;
         assert_eq!(lib.nvmlDeviceGetIndex().unwrap()(bogus, &mut n), NVML_ERROR_INVALID_ARGUMENT);
-        assert_eq!(lib.nvmlDeviceGetHandleByIndex_v2().unwrap()(8, &mut std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(
+            lib.nvmlDeviceGetHandleByIndex_v2().unwrap()(8, &mut std::ptr::null_mut()),
+            NVML_ERROR_INVALID_ARGUMENT
+        );
         // A short string buffer.
         assert_eq!(string(8, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l)), Err(NVML_ERROR_INSUFFICIENT_SIZE));
         // A versioned struct with the wrong version.
@@ -251,20 +262,33 @@ fn mig_instances_follow_the_profile() {
         // Its two 1-slice compute instances.
         let ci_profile = NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32;
         let mut cis = [std::ptr::null_mut(); 3];
-        assert_eq!(lib.nvmlGpuInstanceGetComputeInstances().unwrap()(gis[1], ci_profile, cis.as_mut_ptr(), &mut n), NVML_SUCCESS);
+        assert_eq!(
+            lib.nvmlGpuInstanceGetComputeInstances().unwrap()(gis[1], ci_profile, cis.as_mut_ptr(), &mut n),
+            NVML_SUCCESS
+        );
         assert_eq!(n, 2);
         let mut ci_info = nvmlComputeInstanceInfo_t::default();
         assert_eq!(lib.nvmlComputeInstanceGetInfo_v2().unwrap()(cis[1], &mut ci_info), NVML_SUCCESS);
         assert_eq!((ci_info.gpuInstance, ci_info.id, ci_info.placement.start), (gis[1], 1, 1));
-        let mut cp = nvmlComputeInstanceProfileInfo_v2_t { version: nvmlComputeInstanceProfileInfo_v2, ..Default::default() };
+        let mut cp =
+            nvmlComputeInstanceProfileInfo_v2_t { version: nvmlComputeInstanceProfileInfo_v2, ..Default::default() };
         let shared = NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32;
-        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap()(gis[1], ci_profile, shared, &mut cp), NVML_SUCCESS);
+        assert_eq!(
+            lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap()(gis[1], ci_profile, shared, &mut cp),
+            NVML_SUCCESS
+        );
         assert_eq!((cp.sliceCount, cp.instanceCount, cp.multiprocessorCount), (1, 3, 16));
         // The 7-slice compute profile does not fit a 3-slice GPU instance.
         let seven = NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE as u32;
-        assert_eq!(lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap()(gis[1], seven, shared, &mut cp), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(
+            lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap()(gis[1], seven, shared, &mut cp),
+            NVML_ERROR_NOT_SUPPORTED
+        );
         // A compute-instance handle is not a GPU-instance handle.
-        assert_eq!(lib.nvmlGpuInstanceGetInfo().unwrap()(cis[0] as nvmlGpuInstance_t, &mut gi_info), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(
+            lib.nvmlGpuInstanceGetInfo().unwrap()(cis[0] as nvmlGpuInstance_t, &mut gi_info),
+            NVML_ERROR_INVALID_ARGUMENT
+        );
     }
 }
 
@@ -336,7 +360,9 @@ fn older_driver_lacks_functions_of_later_branches() {
     let lib = lib();
     unsafe {
         assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
-        let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l));
+        let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| {
+            lib.nvmlSystemGetDriverVersion().unwrap()(b, l)
+        });
         assert_eq!(drv.as_deref(), Ok("525.147.05"));
         let mut cuda = 0;
         assert_eq!(lib.nvmlSystemGetCudaDriverVersion_v2().unwrap()(&mut cuda), NVML_SUCCESS);
@@ -350,7 +376,8 @@ fn older_driver_lacks_functions_of_later_branches() {
         assert_eq!(lib.nvmlDeviceGetPowerManagementLimit().unwrap()(d0, &mut limit), NVML_SUCCESS);
         assert_eq!(limit, 400_000);
         // nvmlDeviceGetTemperatureV is first declared by 12.8.55 (570).
-        let mut tv = nvmlTemperature_t { version: nvmlTemperature_v1, sensorType: NVML_TEMPERATURE_GPU, temperature: 0 };
+        let mut tv =
+            nvmlTemperature_t { version: nvmlTemperature_v1, sensorType: NVML_TEMPERATURE_GPU, temperature: 0 };
         assert_eq!(lib.nvmlDeviceGetTemperatureV().unwrap()(d0, &mut tv), NVML_ERROR_FUNCTION_NOT_FOUND);
         assert_eq!(tv.temperature, 0, "an absent function writes nothing");
         // 12.2.81 (535) is newer than 525; 12.0.76 (525) is not.
@@ -360,8 +387,14 @@ fn older_driver_lacks_functions_of_later_branches() {
         assert_eq!(lib.nvmlDeviceGetGpuMaxPcieLinkGeneration().unwrap()(d0, &mut gen), NVML_SUCCESS);
         assert_eq!(gen, 4);
         // 13.1.68: newer than every mapped branch.
-        assert_eq!(lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
-        assert_eq!(CStr::from_ptr(lib.nvmlErrorString().unwrap()(NVML_ERROR_FUNCTION_NOT_FOUND)).to_str(), Ok("Function not found"));
+        assert_eq!(
+            lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()),
+            NVML_ERROR_FUNCTION_NOT_FOUND
+        );
+        assert_eq!(
+            CStr::from_ptr(lib.nvmlErrorString().unwrap()(NVML_ERROR_FUNCTION_NOT_FOUND)).to_str(),
+            Ok("Function not found")
+        );
         assert_eq!(lib.nvmlShutdown().unwrap()(), NVML_SUCCESS);
     }
 }
@@ -377,7 +410,8 @@ fn default_driver_has_functions_up_to_its_branch() {
     unsafe {
         assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
         let d0 = device(&lib, 0);
-        let mut tv = nvmlTemperature_t { version: nvmlTemperature_v1, sensorType: NVML_TEMPERATURE_GPU, temperature: 0 };
+        let mut tv =
+            nvmlTemperature_t { version: nvmlTemperature_v1, sensorType: NVML_TEMPERATURE_GPU, temperature: 0 };
         assert_eq!(lib.nvmlDeviceGetTemperatureV().unwrap()(d0, &mut tv), NVML_SUCCESS);
         assert_eq!(tv.temperature, 31);
         let mut id = 0;
@@ -388,7 +422,10 @@ fn default_driver_has_functions_up_to_its_branch() {
         assert_eq!(lib.nvmlDeviceGetPdi().unwrap()(d0, &mut pdi), NVML_SUCCESS);
         assert_eq!((pdi.version, pdi.value), (nvmlPdi_v1, 0x1D4B_5F3A_0C9E_2871));
         // 13.1.68 and 13.4.61: absent; the family's older member works.
-        assert_eq!(lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()), NVML_ERROR_FUNCTION_NOT_FOUND);
+        assert_eq!(
+            lib.nvmlDeviceReadPRMCounters_v1().unwrap()(d0, std::ptr::null_mut()),
+            NVML_ERROR_FUNCTION_NOT_FOUND
+        );
         let mut set = std::ptr::null_mut();
         assert_eq!(lib.nvmlEventSetCreate().unwrap()(&mut set), NVML_SUCCESS);
         let mut data = nvmlEventData_t::default();
@@ -413,7 +450,10 @@ fn driver_branch_boundaries() {
         let lib = lib();
         unsafe {
             assert_eq!(lib.nvmlInit_v2().unwrap()(), NVML_SUCCESS);
-            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l)).unwrap();
+            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| {
+                lib.nvmlSystemGetDriverVersion().unwrap()(b, l)
+            })
+            .unwrap();
             let d0 = device(&lib, 0);
             let (mut id, mut node) = (0, 9);
             assert_eq!(lib.nvmlDeviceGetModuleId().unwrap()(d0, &mut id), NVML_SUCCESS);
@@ -490,7 +530,10 @@ fn samples_a_second_after_the_epoch() {
         let samples = lib.nvmlDeviceGetSamples().unwrap();
         let (mut kind, mut count) = (0, 64u32);
         let mut buf = vec![nvmlSample_t::default(); 64];
-        assert_eq!(samples(device(&lib, 0), NVML_GPU_UTILIZATION_SAMPLES, 0, &mut kind, &mut count, buf.as_mut_ptr()), NVML_SUCCESS);
+        assert_eq!(
+            samples(device(&lib, 0), NVML_GPU_UTILIZATION_SAMPLES, 0, &mut kind, &mut count, buf.as_mut_ptr()),
+            NVML_SUCCESS
+        );
         let stamps: Vec<u64> = buf[..count as usize].iter().map(|s| s.timeStamp).collect();
         assert!(!stamps.is_empty() && stamps.iter().all(|t| (1..=1_000_000).contains(t)), "{stamps:?}");
     }
@@ -517,7 +560,10 @@ fn events_are_delivered_and_waits_time_out() {
         let d2 = device(&lib, 2);
         let mut set = std::ptr::null_mut();
         assert_eq!(lib.nvmlEventSetCreate().unwrap()(&mut set), NVML_SUCCESS);
-        assert_eq!(lib.nvmlDeviceRegisterEvents().unwrap()(d2, nvmlEventTypeXidCriticalError as u64, set), NVML_SUCCESS);
+        assert_eq!(
+            lib.nvmlDeviceRegisterEvents().unwrap()(d2, nvmlEventTypeXidCriticalError as u64, set),
+            NVML_SUCCESS
+        );
         let mut data = nvmlEventData_t::default();
         let wait = lib.nvmlEventSetWait_v2().unwrap();
         let t = std::time::Instant::now();
@@ -540,19 +586,28 @@ fn gsp_firmware_and_pgpu_metadata_follow_the_profile() {
         let Some(lib) = initialised("gsp_firmware_and_pgpu_metadata_follow_the_profile", profile) else { continue };
         unsafe {
             let d2 = device(&lib, 2);
-            let gsp = string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as u32, |b, _| lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d2, b));
+            let gsp = string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as u32, |b, _| {
+                lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d2, b)
+            });
             let metadata = lib.nvmlDeviceGetPgpuMetadataString().unwrap();
             let mut size = 0;
-            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l)).unwrap();
+            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| {
+                lib.nvmlSystemGetDriverVersion().unwrap()(b, l)
+            })
+            .unwrap();
             if drv.starts_with("535.") {
                 assert_eq!(gsp, Err(NVML_ERROR_NOT_SUPPORTED));
                 assert_eq!(metadata(d2, std::ptr::null_mut(), &mut size), NVML_ERROR_NOT_SUPPORTED);
                 return;
             }
             assert_eq!(gsp.as_deref(), Ok("580.82.07"));
-            assert_eq!(lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d2, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+            assert_eq!(
+                lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d2, std::ptr::null_mut()),
+                NVML_ERROR_INVALID_ARGUMENT
+            );
             // Size query: a null buffer of size 0; the size includes the NUL.
-            let want = "version=1;hostDriverVersion=580.82.07;pciDeviceId=0x26B910DE;pgpuVirtualizationCaps=0x1;pgpuIndex=2";
+            let want =
+                "version=1;hostDriverVersion=580.82.07;pciDeviceId=0x26B910DE;pgpuVirtualizationCaps=0x1;pgpuIndex=2";
             assert_eq!(metadata(d2, std::ptr::null_mut(), &mut size), NVML_ERROR_INSUFFICIENT_SIZE);
             assert_eq!(size, want.len() as u32 + 1);
             let mut buf = vec![0 as c_char; size as usize];
@@ -576,21 +631,35 @@ fn process_details_utilization_and_sram_errors() {
     let Some(lib) = initialised("process_details_utilization_and_sram_errors", "h100") else { return };
     unsafe {
         let (d0, d1, d3, d7) = (device(&lib, 0), device(&lib, 1), device(&lib, 3), device(&lib, 7));
-        let gsp = string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as u32, |b, _| lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d0, b));
+        let gsp = string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE as u32, |b, _| {
+            lib.nvmlDeviceGetGspFirmwareVersion().unwrap()(d0, b)
+        });
         assert_eq!(gsp.as_deref(), Ok("580.82.07"));
 
         // nvmlDeviceGetRunningProcessDetailList: the count+array protocol inside the struct.
         let details = lib.nvmlDeviceGetRunningProcessDetailList().unwrap();
-        let list = |mode: u32| nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode, ..Default::default() };
+        let list =
+            |mode: u32| nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode, ..Default::default() };
         let mut l = nvmlProcessDetailList_t { version: 1, ..list(NVML_PROCESS_MODE_COMPUTE) };
         assert_eq!(details(d0, &mut l), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-        let procs = list_in(list(NVML_PROCESS_MODE_COMPUTE), |l| (&mut l.numProcArrayEntries, &mut l.procArray), |l| details(d0, l));
+        let procs = list_in(
+            list(NVML_PROCESS_MODE_COMPUTE),
+            |l| (&mut l.numProcArrayEntries, &mut l.procArray),
+            |l| details(d0, l),
+        );
         assert_eq!(procs.len(), 2);
         let p = procs[1];
-        assert_eq!((p.pid, p.usedGpuMemory, p.gpuInstanceId, p.computeInstanceId, p.usedGpuCcProtectedMemory), (4250, 512 << 20, !0, !0, 0));
+        assert_eq!(
+            (p.pid, p.usedGpuMemory, p.gpuInstanceId, p.computeInstanceId, p.usedGpuCcProtectedMemory),
+            (4250, 512 << 20, !0, !0, 0)
+        );
         assert_eq!((procs[0].pid, procs[0].usedGpuMemory), (4242, 1 << 30));
         // ALL is compute then graphics; no graphics, no MPS processes: success with zero.
-        let all = list_in(list(NVML_PROCESS_MODE_ALL), |l| (&mut l.numProcArrayEntries, &mut l.procArray), |l| details(d0, l));
+        let all = list_in(
+            list(NVML_PROCESS_MODE_ALL),
+            |l| (&mut l.numProcArrayEntries, &mut l.procArray),
+            |l| details(d0, l),
+        );
         assert_eq!((all[0].pid, all[1].pid), (4242, 4250));
         for mode in [NVML_PROCESS_MODE_GRAPHICS, NVML_PROCESS_MODE_MPS] {
             let mut l = list(mode);
@@ -605,8 +674,15 @@ fn process_details_utilization_and_sram_errors() {
         // nvmlDeviceGetProcessesUtilizationInfo: the processes' samples of the current period
         // (the profile dates none), those newer than lastSeenTimeStamp.
         let util = lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap();
-        let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
-        assert_eq!(util(d0, &mut nvmlProcessesUtilizationInfo_t { version: 2, ..info(0) }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let info = |last: u64| nvmlProcessesUtilizationInfo_t {
+            version: nvmlProcessesUtilizationInfo_v1,
+            lastSeenTimeStamp: last,
+            ..Default::default()
+        };
+        assert_eq!(
+            util(d0, &mut nvmlProcessesUtilizationInfo_t { version: 2, ..info(0) }),
+            NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+        );
         let before = now_us();
         let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
         let after = now_us();
@@ -628,7 +704,10 @@ fn process_details_utilization_and_sram_errors() {
         // nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts: nvml.h documents it for Blackwell
         // or newer (the b200 profile has some).
         let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
-        let mut c = nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
+        let mut c = nvmlEccSramUniqueUncorrectedErrorCounts_t {
+            version: nvmlEccSramUniqueUncorrectedErrorCounts_v1,
+            ..Default::default()
+        };
         assert_eq!(sram(d3, &mut c), NVML_ERROR_NOT_SUPPORTED);
     }
 }
@@ -638,16 +717,27 @@ fn process_details_utilization_and_sram_errors() {
 #[test]
 fn dated_process_samples() {
     let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-dated.yaml");
-    let text = nvml_mock::testing::builtin_profile("h100").unwrap().replace("name: python3,", "name: python3, time_stamp: 1700000001000000,").replace("name: trainer,", "name: trainer, time_stamp: 1700000000000000,");
+    let text = nvml_mock::testing::builtin_profile("h100")
+        .unwrap()
+        .replace("name: python3,", "name: python3, time_stamp: 1700000001000000,")
+        .replace("name: trainer,", "name: trainer, time_stamp: 1700000000000000,");
     std::fs::write(&profile, text).unwrap();
     let Some(lib) = initialised("dated_process_samples", profile.to_str().unwrap()) else { return };
     unsafe {
         let (d0, util) = (device(&lib, 0), lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap());
-        let info = |last: u64| nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, lastSeenTimeStamp: last, ..Default::default() };
+        let info = |last: u64| nvmlProcessesUtilizationInfo_t {
+            version: nvmlProcessesUtilizationInfo_v1,
+            lastSeenTimeStamp: last,
+            ..Default::default()
+        };
         let samples = list_in(info(0), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
         let got: Vec<(u32, u64)> = samples.iter().map(|s| (s.pid, s.timeStamp)).collect();
         assert_eq!(got, [(4242, 1_700_000_001_000_000), (4250, 1_700_000_000_000_000)]);
-        let later = list_in(info(1_700_000_000_000_000), |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| util(d0, u));
+        let later = list_in(
+            info(1_700_000_000_000_000),
+            |u| (&mut u.processSamplesCount, &mut u.procUtilArray),
+            |u| util(d0, u),
+        );
         assert_eq!((later.len(), later[0].pid, later[0].smUtil), (1, 4242, 38));
         let mut u = info(1_700_000_001_000_000);
         assert_eq!(util(d0, &mut u), NVML_ERROR_NOT_FOUND);
@@ -669,8 +759,14 @@ fn sram_errors_on_blackwell() {
     unsafe {
         let (d0, d3) = (device(&lib, 0), device(&lib, 3));
         let sram = lib.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts().unwrap();
-        let counts = || nvmlEccSramUniqueUncorrectedErrorCounts_t { version: nvmlEccSramUniqueUncorrectedErrorCounts_v1, ..Default::default() };
-        assert_eq!(sram(d3, &mut nvmlEccSramUniqueUncorrectedErrorCounts_t { version: 0, ..counts() }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        let counts = || nvmlEccSramUniqueUncorrectedErrorCounts_t {
+            version: nvmlEccSramUniqueUncorrectedErrorCounts_v1,
+            ..Default::default()
+        };
+        assert_eq!(
+            sram(d3, &mut nvmlEccSramUniqueUncorrectedErrorCounts_t { version: 0, ..counts() }),
+            NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+        );
         let entries = list_in(counts(), |c| (&mut c.entryCount, &mut c.entries), |c| sram(d3, c));
         let e = |i: usize| {
             let e = entries[i];
@@ -692,11 +788,19 @@ fn now_us() -> u64 {
 #[test]
 fn process_detail_list_grows_between_size_query_and_fill() {
     let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-grow.yaml");
-    std::fs::write(&profile, nvml_mock::testing::builtin_profile("h100").unwrap().to_string() + "grow_processes: 1\n").unwrap();
-    let Some(lib) = initialised("process_detail_list_grows_between_size_query_and_fill", profile.to_str().unwrap()) else { return };
+    std::fs::write(&profile, nvml_mock::testing::builtin_profile("h100").unwrap().to_string() + "grow_processes: 1\n")
+        .unwrap();
+    let Some(lib) = initialised("process_detail_list_grows_between_size_query_and_fill", profile.to_str().unwrap())
+    else {
+        return;
+    };
     unsafe {
         let details = lib.nvmlDeviceGetRunningProcessDetailList().unwrap();
-        let mut l = nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode: NVML_PROCESS_MODE_ALL, ..Default::default() };
+        let mut l = nvmlProcessDetailList_t {
+            version: nvmlProcessDetailList_v1,
+            mode: NVML_PROCESS_MODE_ALL,
+            ..Default::default()
+        };
         assert_eq!(details(device(&lib, 0), &mut l), NVML_ERROR_INSUFFICIENT_SIZE);
         assert_eq!(l.numProcArrayEntries, 2);
         let mut procs = vec![nvmlProcessDetail_v1_t::default(); 3];
@@ -721,7 +825,10 @@ fn system_event_sets_deliver_each_event_once() {
             lib.nvmlSystemEventSetFree().unwrap(),
         );
         let new_set = || {
-            let mut c = nvmlSystemEventSetCreateRequest_t { version: nvmlSystemEventSetCreateRequest_v1, set: std::ptr::null_mut() };
+            let mut c = nvmlSystemEventSetCreateRequest_t {
+                version: nvmlSystemEventSetCreateRequest_v1,
+                set: std::ptr::null_mut(),
+            };
             assert_eq!(create(&mut c), NVML_SUCCESS);
             assert!(!c.set.is_null());
             c.set
@@ -732,7 +839,11 @@ fn system_event_sets_deliver_each_event_once() {
         let (a, b) = (new_set(), new_set());
         assert_ne!(a, b);
         let reg = |set, types: i64| {
-            let mut r = nvmlSystemRegisterEventRequest_t { version: nvmlSystemRegisterEventRequest_v1, eventTypes: types as u64, set };
+            let mut r = nvmlSystemRegisterEventRequest_t {
+                version: nvmlSystemRegisterEventRequest_v1,
+                eventTypes: types as u64,
+                set,
+            };
             register(&mut r)
         };
         let mut data = [nvmlSystemEventData_v1_t::default(); 4];
@@ -776,13 +887,19 @@ fn system_event_sets_deliver_each_event_once() {
         assert_eq!(w(b, 0, 0).0, NVML_ERROR_INVALID_ARGUMENT, "no room for an event");
         // Freeing: once; a freed or made-up set is rejected everywhere.
         let mut f = nvmlSystemEventSetFreeRequest_t { version: nvmlSystemEventSetFreeRequest_v1, set: a };
-        assert_eq!(free(&mut nvmlSystemEventSetFreeRequest_t { version: 3, set: a }), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        assert_eq!(
+            free(&mut nvmlSystemEventSetFreeRequest_t { version: 3, set: a }),
+            NVML_ERROR_ARGUMENT_VERSION_MISMATCH
+        );
         assert_eq!(free(&mut f), NVML_SUCCESS);
         assert_eq!(free(&mut f), NVML_ERROR_INVALID_ARGUMENT);
         assert_eq!(w(a, 4, 0).0, NVML_ERROR_INVALID_ARGUMENT);
         assert_eq!(reg(a, nvmlSystemEventTypeGpuDriverBind), NVML_ERROR_INVALID_ARGUMENT);
         assert_eq!(reg(0x1234 as nvmlSystemEventSet_t, nvmlSystemEventTypeGpuDriverBind), NVML_ERROR_INVALID_ARGUMENT);
-        assert_eq!(free(&mut nvmlSystemEventSetFreeRequest_t { version: nvmlSystemEventSetFreeRequest_v1, set: b }), NVML_SUCCESS);
+        assert_eq!(
+            free(&mut nvmlSystemEventSetFreeRequest_t { version: nvmlSystemEventSetFreeRequest_v1, set: b }),
+            NVML_SUCCESS
+        );
     }
 }
 
@@ -792,7 +909,9 @@ fn system_event_sets_deliver_each_event_once() {
 fn cper_records_and_memory_limits_on_a_newer_driver() {
     let newer = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-590.yaml");
     let h100 = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/h100.yaml")).unwrap();
-    let text = h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\"").replace("name: trainer,", "name: trainer, cc_protected_memory: 268435456,");
+    let text = h100
+        .replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\"")
+        .replace("name: trainer,", "name: trainer, cc_protected_memory: 268435456,");
     assert_eq!(text.matches("590.44.01").count() + text.matches("cc_protected_memory").count(), 2);
     std::fs::write(&newer, text).unwrap();
     let newer = newer.to_str().unwrap();
@@ -808,7 +927,10 @@ fn cper_records_and_memory_limits_on_a_newer_driver() {
             let ns = c"/sys/fs/cgroup/job-17";
             let mut limits = nvmlGetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), ..Default::default() };
             // The loop's first iteration runs in each child: the driver tells which one this is.
-            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| lib.nvmlSystemGetDriverVersion().unwrap()(b, l)).unwrap();
+            let drv = string(NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as u32, |b, l| {
+                lib.nvmlSystemGetDriverVersion().unwrap()(b, l)
+            })
+            .unwrap();
             if drv == "580.82.07" {
                 assert_eq!(cper(&mut req), NVML_ERROR_FUNCTION_NOT_FOUND);
                 assert_eq!(get_limits(d0, &mut limits), NVML_ERROR_FUNCTION_NOT_FOUND);
@@ -846,7 +968,10 @@ fn cper_records_and_memory_limits_on_a_newer_driver() {
             assert_eq!(cper(&mut req), NVML_SUCCESS);
             assert_eq!(req.bufferSize, 0);
             // A new iteration for GPU 3 only: its one record.
-            let uuid = string(NVML_DEVICE_UUID_V2_BUFFER_SIZE as u32, |b, l| lib.nvmlDeviceGetUUID().unwrap()(device(&lib, 3), b, l)).unwrap();
+            let uuid = string(NVML_DEVICE_UUID_V2_BUFFER_SIZE as u32, |b, l| {
+                lib.nvmlDeviceGetUUID().unwrap()(device(&lib, 3), b, l)
+            })
+            .unwrap();
             for (dst, src) in req.cursor.uuid.iter_mut().zip(uuid.bytes()) {
                 *dst = src as c_char;
             }
@@ -866,12 +991,16 @@ fn cper_records_and_memory_limits_on_a_newer_driver() {
             // Memory limits: none set, then set per namespace, then cleared.
             let total = 85_520_809_984u64;
             assert_eq!(get_limits(d0, &mut limits), NVML_SUCCESS);
-            assert_eq!((limits.softLimit, limits.hardLimit, limits.currentUsed), (0, NVML_DEVICE_MEMORY_LIMIT_MAX, 1_612_709_888));
+            assert_eq!(
+                (limits.softLimit, limits.hardLimit, limits.currentUsed),
+                (0, NVML_DEVICE_MEMORY_LIMIT_MAX, 1_612_709_888)
+            );
             let mut set = nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 8 << 30, hardLimit: 16 << 30 };
             assert_eq!(set_limits(d0, &mut set), NVML_SUCCESS);
             assert_eq!(get_limits(d0, &mut limits), NVML_SUCCESS);
             assert_eq!((limits.softLimit, limits.hardLimit), (8 << 30, 16 << 30));
-            let mut other = nvmlGetMemoryLimits_v1_t { nameSpace: c"/sys/fs/cgroup/other".as_ptr(), ..Default::default() };
+            let mut other =
+                nvmlGetMemoryLimits_v1_t { nameSpace: c"/sys/fs/cgroup/other".as_ptr(), ..Default::default() };
             assert_eq!(get_limits(d0, &mut other), NVML_SUCCESS);
             assert_eq!((other.softLimit, other.hardLimit), (0, NVML_DEVICE_MEMORY_LIMIT_MAX));
             let mut elsewhere = limits;
@@ -886,14 +1015,23 @@ fn cper_records_and_memory_limits_on_a_newer_driver() {
             let mut no_ns = nvmlGetMemoryLimits_v1_t::default();
             assert_eq!(get_limits(d0, &mut no_ns), NVML_ERROR_INVALID_ARGUMENT);
             assert_eq!(get_limits(d0, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
-            let mut clear = nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 0, hardLimit: NVML_DEVICE_MEMORY_LIMIT_MAX };
+            let mut clear = nvmlSetMemoryLimits_v1_t {
+                nameSpace: ns.as_ptr(),
+                softLimit: 0,
+                hardLimit: NVML_DEVICE_MEMORY_LIMIT_MAX,
+            };
             assert_eq!(set_limits(d0, &mut clear), NVML_SUCCESS);
             assert_eq!(get_limits(d0, &mut limits), NVML_SUCCESS);
             assert_eq!((limits.softLimit, limits.hardLimit), (0, NVML_DEVICE_MEMORY_LIMIT_MAX));
 
             // A per-process protected-memory figure (set in this variant of the profile).
             let mut procs = vec![nvmlProcessDetail_v1_t::default(); 2];
-            let mut l = nvmlProcessDetailList_t { version: nvmlProcessDetailList_v1, mode: NVML_PROCESS_MODE_COMPUTE, numProcArrayEntries: 2, procArray: procs.as_mut_ptr() };
+            let mut l = nvmlProcessDetailList_t {
+                version: nvmlProcessDetailList_v1,
+                mode: NVML_PROCESS_MODE_COMPUTE,
+                numProcArrayEntries: 2,
+                procArray: procs.as_mut_ptr(),
+            };
             assert_eq!(lib.nvmlDeviceGetRunningProcessDetailList().unwrap()(d0, &mut l), NVML_SUCCESS);
             assert_eq!((procs[0].usedGpuCcProtectedMemory, procs[1].usedGpuCcProtectedMemory), (0, 256 << 20));
         }
@@ -987,7 +1125,10 @@ int main(void) {
 fn official_python_binding() {
     let has = Command::new("python3").args(["-c", "import pynvml"]).status().is_ok_and(|s| s.success());
     if !has {
-        assert!(std::env::var_os("NVML_MOCK_REQUIRE_PYNVML").is_none(), "pynvml is required here: pip install nvidia-ml-py");
+        assert!(
+            std::env::var_os("NVML_MOCK_REQUIRE_PYNVML").is_none(),
+            "pynvml is required here: pip install nvidia-ml-py"
+        );
         eprintln!("skipped: the official Python binding is not installed (pip install nvidia-ml-py)");
         return;
     }
@@ -1034,15 +1175,28 @@ fn vgpu_host_follows_its_instances() {
         let mut m = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
         assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut m), NVML_SUCCESS);
         assert_eq!(m.used, 2 * 25232932864);
-        let mut samples = nvmlVgpuInstancesUtilizationInfo_t { version: nvmlVgpuInstancesUtilizationInfo_v1, ..Default::default() };
-        let infos: Vec<nvmlVgpuInstanceUtilizationInfo_v1_t> = list_in(samples, |s| (&mut s.vgpuInstanceCount, &mut s.vgpuUtilArray), |s| lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, s));
-        assert_eq!(infos.iter().map(|s| (s.vgpuInstance, s.smUtil.uiVal, s.memUtil.uiVal)).collect::<Vec<_>>(), [(7, 25, 8), (8, 12, 4)]);
+        let mut samples =
+            nvmlVgpuInstancesUtilizationInfo_t { version: nvmlVgpuInstancesUtilizationInfo_v1, ..Default::default() };
+        let infos: Vec<nvmlVgpuInstanceUtilizationInfo_v1_t> = list_in(
+            samples,
+            |s| (&mut s.vgpuInstanceCount, &mut s.vgpuUtilArray),
+            |s| lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, s),
+        );
+        assert_eq!(
+            infos.iter().map(|s| (s.vgpuInstance, s.smUtil.uiVal, s.memUtil.uiVal)).collect::<Vec<_>>(),
+            [(7, 25, 8), (8, 12, 4)]
+        );
         samples.lastSeenTimeStamp = u64::MAX;
         assert_eq!(lib.nvmlDeviceGetVgpuInstancesUtilizationInfo().unwrap()(d0, &mut samples), NVML_ERROR_NOT_FOUND);
         // Placements: 48 slots; a 24 GB type takes 24 at 0 and 24, both taken on GPU 0. GPU 1
         // runs one 8C at 0: five more fit, and no other type (homogeneous mode).
         let mut ids = [0u32; 8];
-        let mut list = nvmlVgpuPlacementList_t { version: nvmlVgpuPlacementList_v2, count: 0, placementIds: ids.as_mut_ptr(), ..Default::default() };
+        let mut list = nvmlVgpuPlacementList_t {
+            version: nvmlVgpuPlacementList_v2,
+            count: 0,
+            placementIds: ids.as_mut_ptr(),
+            ..Default::default()
+        };
         let supported = lib.nvmlDeviceGetVgpuTypeSupportedPlacements().unwrap();
         let creatable = lib.nvmlDeviceGetVgpuTypeCreatablePlacements().unwrap();
         assert_eq!(supported(d0, 1307, &mut list), NVML_ERROR_INSUFFICIENT_SIZE);
@@ -1081,13 +1235,22 @@ fn vgpu_host_follows_its_instances() {
         assert_eq!((pm.hostSupportedVgpuRange.minVersion, pm.hostSupportedVgpuRange.maxVersion), (0x100000, 0x130000));
         let mut c = nvmlVgpuPgpuCompatibility_t::default();
         assert_eq!(lib.nvmlGetVgpuCompatibility().unwrap()(&mut vm, &mut pm, &mut c), NVML_SUCCESS);
-        assert_eq!((c.vgpuVmCompatibility, c.compatibilityLimitCode), (NVML_VGPU_VM_COMPATIBILITY_LIVE, NVML_VGPU_COMPATIBILITY_LIMIT_NONE));
+        assert_eq!(
+            (c.vgpuVmCompatibility, c.compatibilityLimitCode),
+            (NVML_VGPU_VM_COMPATIBILITY_LIVE, NVML_VGPU_COMPATIBILITY_LIMIT_NONE)
+        );
         // Values of the profile: a type, an instance.
         let mut fb = 0u64;
         assert_eq!(lib.nvmlVgpuTypeGetFramebufferSize().unwrap()(1307, &mut fb), NVML_SUCCESS);
         assert_eq!(fb, 25232932864);
-        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(9, b, l)).as_deref(), Ok("c5d73e80-4136-4fac-9d10-7e8f9a0b1c23"));
-        assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(0, b, l)), Err(NVML_ERROR_INVALID_ARGUMENT));
+        assert_eq!(
+            string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(9, b, l)).as_deref(),
+            Ok("c5d73e80-4136-4fac-9d10-7e8f9a0b1c23")
+        );
+        assert_eq!(
+            string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(0, b, l)),
+            Err(NVML_ERROR_INVALID_ARGUMENT)
+        );
         assert_eq!(string(80, |b, l| lib.nvmlVgpuInstanceGetUUID().unwrap()(99, b, l)), Err(NVML_ERROR_NOT_FOUND));
         let (mut count, mut fps, mut latency) = (9, 9, 9);
         assert_eq!(lib.nvmlVgpuInstanceGetEncoderStats().unwrap()(8, &mut count, &mut fps, &mut latency), NVML_SUCCESS);
@@ -1101,10 +1264,12 @@ fn vgpu_host_follows_its_instances() {
 #[test]
 fn live_pids_replace_the_profiles() {
     let live = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h100-live.yaml");
-    std::fs::write(&live, format!("live_pids: true\n{}", nvml_mock::testing::builtin_profile("h100").unwrap())).unwrap();
+    std::fs::write(&live, format!("live_pids: true\n{}", nvml_mock::testing::builtin_profile("h100").unwrap()))
+        .unwrap();
     let scenarios = [("h100", "4242=1234, 4250=5678"), (live.to_str().unwrap(), ""), ("h100", "4242=me")];
     for (profile, pids) in scenarios {
-        if !in_child("live_pids_replace_the_profiles", &[("NVML_MOCK_PROFILE", profile), ("NVML_MOCK_LIVE_PIDS", pids)]) {
+        if !in_child("live_pids_replace_the_profiles", &[("NVML_MOCK_PROFILE", profile), ("NVML_MOCK_LIVE_PIDS", pids)])
+        {
             continue;
         }
         // The child runs this first iteration whatever its scenario: its environment says which.
@@ -1120,19 +1285,36 @@ fn live_pids_replace_the_profiles() {
             let d0 = device(&lib, 0);
             let mut infos = [nvmlProcessInfo_t::default(); 4];
             let mut n = 4;
-            assert_eq!(lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap()(d0, &mut n, infos.as_mut_ptr()), NVML_SUCCESS);
+            assert_eq!(
+                lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap()(d0, &mut n, infos.as_mut_ptr()),
+                NVML_SUCCESS
+            );
             let got: Vec<u32> = infos[..n as usize].iter().map(|p| p.pid).collect();
             let expected = match pids.as_str() {
                 "" => vec![std::process::id(), std::os::unix::process::parent_id()],
                 _ => vec![1234, 5678],
             };
             assert_eq!(got, expected);
-            assert_eq!(string(64, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(), Ok("trainer"));
+            assert_eq!(
+                string(64, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(),
+                Ok("trainer")
+            );
             // "Returned process name is cropped to provided length."
-            assert_eq!(string(4, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(), Ok("tra"));
-            let info = nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, ..Default::default() };
-            let samples = list_in(info, |u| (&mut u.processSamplesCount, &mut u.procUtilArray), |u| lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap()(d0, u));
-            assert_eq!(samples.iter().map(|s| (s.pid, s.smUtil)).collect::<Vec<_>>(), [(expected[0], 38), (expected[1], 21)]);
+            assert_eq!(
+                string(4, |b, l| lib.nvmlSystemGetProcessName().unwrap()(expected[1], b, l)).as_deref(),
+                Ok("tra")
+            );
+            let info =
+                nvmlProcessesUtilizationInfo_t { version: nvmlProcessesUtilizationInfo_v1, ..Default::default() };
+            let samples = list_in(
+                info,
+                |u| (&mut u.processSamplesCount, &mut u.procUtilArray),
+                |u| lib.nvmlDeviceGetProcessesUtilizationInfo().unwrap()(d0, u),
+            );
+            assert_eq!(
+                samples.iter().map(|s| (s.pid, s.smUtil)).collect::<Vec<_>>(),
+                [(expected[0], 38), (expected[1], 21)]
+            );
         }
         return;
     }

@@ -1,7 +1,8 @@
 //! The README lists what each built-in profile answers instead of a value, generated from the
 //! profiles: this test fails when the list is stale, and `NVML_MOCK_BLESS=1` rewrites it.
 
-const BEGIN: &str = "<!-- answers: generated from the profiles by `NVML_MOCK_BLESS=1 cargo test -p nvmlkit-mock --test readme` -->";
+const BEGIN: &str =
+    "<!-- answers: generated from the profiles by `NVML_MOCK_BLESS=1 cargo test -p nvmlkit-mock --test readme` -->";
 const END: &str = "<!-- end of answers -->";
 
 #[test]

@@ -36,6 +36,7 @@
 mod macros;
 mod loader;
 
+#[rustfmt::skip] // written by the generator (prettyplease)
 mod generated {
     pub mod consts;
     pub mod functions;

@@ -94,7 +94,9 @@ fn environment_override() {
     std::env::set_var(LIBRARY_PATH_ENV, "/nonexistent/override.so");
     let e = NvmlLib::open().unwrap_err();
     assert!(e.from_env);
-    assert!(e.to_string().starts_with("could not load the NVML library named by NVML_LIBRARY_PATH; tried /nonexistent/override.so"));
+    assert!(e
+        .to_string()
+        .starts_with("could not load the NVML library named by NVML_LIBRARY_PATH; tried /nonexistent/override.so"));
     std::env::remove_var(LIBRARY_PATH_ENV);
 }
 

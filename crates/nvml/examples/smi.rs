@@ -30,7 +30,17 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     writeln!(out, "NVML {}    Driver Version: {driver}    CUDA Version: {cuda}", cell(nvml.nvml_version(), |v| v))?;
     writeln!(out)?;
 
-    let mut gpus = Table::new(&["GPU", "Name", "Persistence-M", "Bus-Id", "Temp", "Pwr:Usage/Cap", "Memory-Usage", "GPU-Util", "Compute M."]);
+    let mut gpus = Table::new(&[
+        "GPU",
+        "Name",
+        "Persistence-M",
+        "Bus-Id",
+        "Temp",
+        "Pwr:Usage/Cap",
+        "Memory-Usage",
+        "GPU-Util",
+        "Compute M.",
+    ]);
     let mut procs = Table::new(&["GPU", "PID", "Type", "Process name", "GPU Memory"]);
     let count = nvml.device_count()?;
     for i in 0..count {
@@ -50,7 +60,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             cell(gpu.persistence_mode(), on_off),
             cell(gpu.pci_info(), |p| p.bus_id),
             cell(temperature(&gpu), |t| format!("{t}C")),
-            format!("{} / {}", cell(gpu.power_usage(), watts), cell(gpu.enforced_power_limit().or_else(|_| gpu.power_management_limit()), watts)),
+            format!(
+                "{} / {}",
+                cell(gpu.power_usage(), watts),
+                cell(gpu.enforced_power_limit().or_else(|_| gpu.power_management_limit()), watts)
+            ),
             match gpu.memory_info() {
                 Ok(m) => format!("{}MiB / {}MiB", m.used >> 20, m.total >> 20),
                 Err(e) => na(&e),
@@ -139,7 +153,9 @@ fn cell<T>(r: Result<T, Error>, f: impl FnOnce(T) -> String) -> String {
 /// `N/A` where the GPU or driver does not report the value, `ERR!` for a failure.
 fn na(e: &Error) -> String {
     match e {
-        Error::NotSupported | Error::FunctionNotFound(_) | Error::NoPermission | Error::NotFound | Error::NoData => "N/A".into(),
+        Error::NotSupported | Error::FunctionNotFound(_) | Error::NoPermission | Error::NotFound | Error::NoData => {
+            "N/A".into()
+        }
         _ => "ERR!".into(),
     }
 }

@@ -15,7 +15,10 @@ impl fmt::Display for Error {
             Error::LibraryNotFound(Some(e)) => return write!(f, "{e}"),
             Error::Implausible(what) => return write!(f, "an implausible answer from the library: {what}"),
             Error::FunctionNotFound(Some(symbol)) => {
-                return write!(f, "the loaded NVML library does not export `{symbol}` (a driver older than this function?)")
+                return write!(
+                    f,
+                    "the loaded NVML library does not export `{symbol}` (a driver older than this function?)"
+                )
             }
             _ => {}
         }

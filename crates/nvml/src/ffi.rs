@@ -102,7 +102,11 @@ pub fn check_count(count: c_uint, elem_bytes: usize) -> Result<usize, Error> {
 /// arrays to the count the library answers (doubling when it answers none), at most
 /// [`LIST_ATTEMPTS`] times; a count beyond [`MAX_LIST_LEN`] is [`Error::Implausible`].
 /// `elem_bytes` is the size of one element of every array together.
-pub fn fill_counted<A>(probe: Probe, elem_bytes: usize, mut call: impl FnMut(c_uint, &mut c_uint) -> (sys::nvmlReturn_t, A)) -> Result<(A, usize), Error> {
+pub fn fill_counted<A>(
+    probe: Probe,
+    elem_bytes: usize,
+    mut call: impl FnMut(c_uint, &mut c_uint) -> (sys::nvmlReturn_t, A),
+) -> Result<(A, usize), Error> {
     let mut capacity: c_uint = match probe {
         Probe::Null => 0,
         Probe::Capacity(n) => n,
@@ -116,7 +120,9 @@ pub fn fill_counted<A>(probe: Probe, elem_bytes: usize, mut call: impl FnMut(c_u
             // queries): fetch that many.
             sys::NVML_SUCCESS if capacity == 0 && count > 0 => capacity = check_count(count, elem_bytes)? as c_uint,
             sys::NVML_SUCCESS => return Ok((arrays, (count as usize).min(capacity as usize))),
-            sys::NVML_ERROR_INSUFFICIENT_SIZE if count > capacity => capacity = check_count(count, elem_bytes)? as c_uint,
+            sys::NVML_ERROR_INSUFFICIENT_SIZE if count > capacity => {
+                capacity = check_count(count, elem_bytes)? as c_uint
+            }
             sys::NVML_ERROR_INSUFFICIENT_SIZE if matches!(probe, Probe::Capacity(_)) => {
                 capacity = check_count(capacity.saturating_mul(2).max(1), elem_bytes)? as c_uint;
             }
@@ -128,7 +134,10 @@ pub fn fill_counted<A>(probe: Probe, elem_bytes: usize, mut call: impl FnMut(c_u
 
 /// The count + array protocol for a single array of `T` (see [`fill_counted`]), with
 /// [`Probe::Null`].
-pub fn fill_list<T: Copy>(init: T, mut call: impl FnMut(&mut c_uint, *mut T) -> sys::nvmlReturn_t) -> Result<Vec<T>, Error> {
+pub fn fill_list<T: Copy>(
+    init: T,
+    mut call: impl FnMut(&mut c_uint, *mut T) -> sys::nvmlReturn_t,
+) -> Result<Vec<T>, Error> {
     let (mut buf, n) = fill_counted(Probe::Null, std::mem::size_of::<T>(), |capacity, count| {
         let mut buf = vec![init; capacity as usize];
         let code = call(count, ptr_or_null(&mut buf));
@@ -188,7 +197,9 @@ pub fn fill_record_bytes(mut call: impl FnMut(*mut u64, &mut c_uint) -> sys::nvm
         let ptr = if words.is_empty() { std::ptr::null_mut() } else { words.as_mut_ptr() };
         let mut n = size;
         match call(ptr, &mut n) {
-            sys::NVML_SUCCESS if !words.is_empty() => return Ok(words.iter().flat_map(|w| w.to_ne_bytes()).take(size as usize).collect()),
+            sys::NVML_SUCCESS if !words.is_empty() => {
+                return Ok(words.iter().flat_map(|w| w.to_ne_bytes()).take(size as usize).collect())
+            }
             sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE if n > size => size = check_count(n, 1)? as c_uint,
             code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
         }

@@ -85,6 +85,7 @@ mod manual;
 mod nvml;
 mod value;
 
+#[rustfmt::skip] // written by the generator (prettyplease)
 mod generated {
     pub mod error;
     #[cfg(test)]
@@ -103,8 +104,8 @@ pub use generated::types::*;
 pub use handle::RawHandle;
 pub use manual::*;
 pub use nvml::{Builder, Nvml};
-pub use value::Value;
 pub use nvml_sys as sys;
+pub use value::Value;
 
 /// The README's examples, compiled as doc tests so that they stay right.
 #[cfg(doctest)]

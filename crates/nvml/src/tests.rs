@@ -15,12 +15,13 @@ fn every_generated_method_runs_against_the_mock() {
     let device = nvml.device_by_index(0).expect("device 0");
     // Device 7 of the H100 profile is in MIG mode with two GPU instances.
     let mig = nvml.device_by_index(7).expect("device 7");
-    let profile = mig.gpu_instance_profile_info(crate::sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).expect("the 3g profile");
+    let profile =
+        mig.gpu_instance_profile_info(crate::sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).expect("the 3g profile");
     let gpu_instance = mig.gpu_instances(profile.id).expect("GPU instances").into_iter().next();
     assert!(gpu_instance.is_some(), "the MIG device has GPU instances");
-    let compute_instance = gpu_instance.as_ref().and_then(|gi| {
-        (0..8).find_map(|p| gi.compute_instances(p).ok().and_then(|cis| cis.into_iter().next()))
-    });
+    let compute_instance = gpu_instance
+        .as_ref()
+        .and_then(|gi| (0..8).find_map(|p| gi.compute_instances(p).ok().and_then(|cis| cis.into_iter().next())));
     let mut handles = Handles {
         device: Some(device.clone()),
         event_set: Some(nvml.event_set_create().expect("an event set")),
@@ -169,12 +170,18 @@ fn call_manual(nvml: &Nvml, h: &mut Handles<'_>) -> Vec<(&'static str, Result<()
     }
     let mut out = vec![
         ("Device::sram_unique_uncorrected_ecc_error_counts", ok(device.sram_unique_uncorrected_ecc_error_counts())),
-        ("Device::read_prm_counters", ok(device.read_prm_counters(&[PRMCounterV1::default(), PRMCounterV1::default()]))),
+        (
+            "Device::read_prm_counters",
+            ok(device.read_prm_counters(&[PRMCounterV1::default(), PRMCounterV1::default()])),
+        ),
         ("Device::memory_limits", ok(device.memory_limits("/hostile"))),
         ("Device::set_memory_limits", ok(device.set_memory_limits("/hostile", &MemoryLimits::default()))),
         (
             "Device::nvlink_telemetry_samples",
-            ok(device.nvlink_telemetry_samples(&[NvlinkTelemetryRequest { link_id: 0, sample_type: NvlinkTelemetrySampleType::THROUGHPUT_RAW_TX }])),
+            ok(device.nvlink_telemetry_samples(&[NvlinkTelemetryRequest {
+                link_id: 0,
+                sample_type: NvlinkTelemetrySampleType::THROUGHPUT_RAW_TX,
+            }])),
         ),
         ("EventSet::context_data_v1", ok(event_set.context_data_v1(0))),
         ("Nvml::gpm_metrics_get", ok(nvml.gpm_metrics_get(sample, sample, &[GpmMetricId::default()]))),
@@ -216,7 +223,12 @@ static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
 fn hostile_rounds(seed: &str, rounds: usize) -> Tally {
     std::panic::set_hook(Box::new(|info| {
         let trace = std::backtrace::Backtrace::force_capture().to_string();
-        let frames: Vec<&str> = trace.lines().map(str::trim).filter(|l| l.contains("nvml::") && !l.contains("nvml::tests::")).take(6).collect();
+        let frames: Vec<&str> = trace
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.contains("nvml::") && !l.contains("nvml::tests::"))
+            .take(6)
+            .collect();
         if let Ok(mut last) = LAST_PANIC.lock() {
             *last = format!("{info} in {}", frames.join(" < "));
         }
@@ -271,7 +283,10 @@ fn hostile_rounds(seed: &str, rounds: usize) -> Tally {
 #[test]
 fn every_safe_method_survives_a_hostile_library() {
     let setting = |var: &str, default: usize| std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
-    let (seeds, rounds) = (setting("NVMLKIT_HOSTILE_SEEDS", HOSTILE_SEEDS as usize) as u64, setting("NVMLKIT_HOSTILE_ROUNDS", HOSTILE_ROUNDS));
+    let (seeds, rounds) = (
+        setting("NVMLKIT_HOSTILE_SEEDS", HOSTILE_SEEDS as usize) as u64,
+        setting("NVMLKIT_HOSTILE_ROUNDS", HOSTILE_ROUNDS),
+    );
     let report_var = "NVMLKIT_HOSTILE_REPORT";
     if std::env::var_os(nvml_mock::testing::CHILD_ENV).is_some() {
         let seed = std::env::var(nvml_mock::testing::HOSTILE_ENV).expect("the parent sets the seed");
@@ -292,7 +307,10 @@ fn every_safe_method_survives_a_hostile_library() {
                 for seed in half {
                     let (seed, report) = (seed.to_string(), dir.join(format!("{seed}.txt")));
                     let report = report.to_str().expect("a UTF-8 temporary path").to_string();
-                    nvml_mock::testing::in_child(HOSTILE_TEST, &[(nvml_mock::testing::HOSTILE_ENV, &seed), (report_var, &report)]);
+                    nvml_mock::testing::in_child(
+                        HOSTILE_TEST,
+                        &[(nvml_mock::testing::HOSTILE_ENV, &seed), (report_var, &report)],
+                    );
                 }
             });
         }

@@ -16,7 +16,10 @@ pub enum Value {
     SignedInt(i32),
     UnsignedShort(u16),
     /// A value type newer than the header: the union's 64 bits as they are.
-    Unknown { value_type: ValueType, bits: u64 },
+    Unknown {
+        value_type: ValueType,
+        bits: u64,
+    },
 }
 
 impl Value {
@@ -102,7 +105,10 @@ mod tests {
         raw.usVal = 9;
         assert_eq!(Value::from_raw(ValueType::UNSIGNED_SHORT, &raw), Value::UnsignedShort(9));
         raw.ullVal = 0x1234_5678_9abc;
-        assert_eq!(Value::from_raw(ValueType(99), &raw), Value::Unknown { value_type: ValueType(99), bits: 0x1234_5678_9abc });
+        assert_eq!(
+            Value::from_raw(ValueType(99), &raw),
+            Value::Unknown { value_type: ValueType(99), bits: 0x1234_5678_9abc }
+        );
         assert_eq!(Value::from_raw(ValueType(99), &raw).as_f64(), None);
     }
 }

@@ -7,7 +7,8 @@ use nvml::{ComputeMode, Error, Nvml};
 fn codes_and_enum_values_newer_than_the_header() {
     // A profile whose devices report compute mode 77 (no such constant in nvml.h) and a fault
     // that makes nvmlDeviceGetSerial answer code 1234.
-    let base = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../nvml-mock/profiles/h100.yaml")).unwrap();
+    let base =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../nvml-mock/profiles/h100.yaml")).unwrap();
     let profile = base.replacen("compute_mode: NVML_COMPUTEMODE_DEFAULT", "compute_mode: 77", 1);
     assert_ne!(profile, base, "the H100 profile sets compute_mode");
     let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("newer-driver.yaml");

@@ -25,7 +25,11 @@ fn newest_header_on_a_525_driver() {
     // Functions of later branches are errors, not crashes: nvmlDeviceGetTemperatureV (12.8,
     // branch 570) and nvmlDeviceGetModuleId (12.2, branch 535).
     let request = TemperatureV1 { sensor_type: TemperatureSensors::GPU, ..Default::default() };
-    assert!(matches!(gpu.temperature_v(&request), Err(Error::FunctionNotFound(_))), "{:?}", gpu.temperature_v(&request));
+    assert!(
+        matches!(gpu.temperature_v(&request), Err(Error::FunctionNotFound(_))),
+        "{:?}",
+        gpu.temperature_v(&request)
+    );
     assert!(matches!(gpu.module_id(), Err(Error::FunctionNotFound(_))), "{:?}", gpu.module_id());
     let e = gpu.module_id().unwrap_err();
     assert_eq!(e.code(), nvml::sys::NVML_ERROR_FUNCTION_NOT_FOUND);
@@ -34,8 +38,10 @@ fn newest_header_on_a_525_driver() {
 
     // The same driver without the later branches' symbols: the binding loads, the functions
     // the driver has work, and each missing one is an error naming its symbol.
-    let dir = nvml_mock::testing::driver_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")), "a100-r525").unwrap();
-    let nvml = Nvml::builder().library_path(dir.join("libnvidia-ml.so.1")).init().expect("init through the 525 symbol set");
+    let dir =
+        nvml_mock::testing::driver_lib_dir(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")), "a100-r525").unwrap();
+    let nvml =
+        Nvml::builder().library_path(dir.join("libnvidia-ml.so.1")).init().expect("init through the 525 symbol set");
     assert_eq!(nvml.driver_version().unwrap(), "525.147.05");
     let gpu = nvml.device_by_index(0).unwrap();
     assert!(gpu.temperature(TemperatureSensors::GPU).unwrap() > 0);

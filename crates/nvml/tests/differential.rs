@@ -152,7 +152,10 @@ fn builtin_profiles() -> Vec<String> {
 fn have_pynvml() -> bool {
     let ok = Command::new("python3").args(["-c", "import pynvml"]).status().is_ok_and(|s| s.success());
     if !ok {
-        assert!(std::env::var_os("NVML_MOCK_REQUIRE_PYNVML").is_none(), "pynvml is required here: pip install nvidia-ml-py");
+        assert!(
+            std::env::var_os("NVML_MOCK_REQUIRE_PYNVML").is_none(),
+            "pynvml is required here: pip install nvidia-ml-py"
+        );
         eprintln!("skipped: NVIDIA's Python binding is not installed (pip install nvidia-ml-py)");
     }
     ok
@@ -193,11 +196,14 @@ fn replay() {
         let answer = match r {
             Ok(Ok(v)) => json!({ "ok": v }),
             Ok(Err(e)) => json!({ "err": e.code() }),
-            Err(p) => json!({ "panic": p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())) }),
+            Err(p) => {
+                json!({ "panic": p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())) })
+            }
         };
         out.push(json!({ "seq": v["seq"], "answer": answer }));
     }
-    std::fs::write(std::env::var(OUT_ENV).expect("the output file"), serde_json::to_string(&out).expect("JSON")).expect("write");
+    std::fs::write(std::env::var(OUT_ENV).expect("the output file"), serde_json::to_string(&out).expect("JSON"))
+        .expect("write");
 }
 
 /// A key without case or underscores: `usedGpuMemory`, `used_gpu_memory` → `usedgpumemory`.
@@ -230,7 +236,13 @@ fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<String>) {
         }
         (J::Array(pa), J::Array(ra)) => {
             if pa.len() != ra.len() {
-                diffs.push(format!("{path}: pynvml {} entries {} , nvmlkit {} entries {}", pa.len(), short(p), ra.len(), short(r)));
+                diffs.push(format!(
+                    "{path}: pynvml {} entries {} , nvmlkit {} entries {}",
+                    pa.len(),
+                    short(p),
+                    ra.len(),
+                    short(r)
+                ));
                 return;
             }
             for (i, (pv, rv)) in pa.iter().zip(ra).enumerate() {
@@ -319,7 +331,13 @@ fn against_pynvml() {
         for var in CLEARED_ENV {
             python.env_remove(var);
         }
-        let out = python.arg(&script).arg(mock_path()).env("NVML_MOCK_PROFILE", &profile).env("NVML_MOCK_CLOCK", FROZEN_CLOCK).output().expect("python3 runs");
+        let out = python
+            .arg(&script)
+            .arg(mock_path())
+            .env("NVML_MOCK_PROFILE", &profile)
+            .env("NVML_MOCK_CLOCK", FROZEN_CLOCK)
+            .output()
+            .expect("python3 runs");
         assert!(out.status.success(), "pynvml_dump.py failed on {profile}:\n{}", String::from_utf8_lossy(&out.stderr));
         std::fs::write(dir.join(format!("{profile}.pynvml.json")), &out.stdout).expect("write");
         let dump: J = serde_json::from_slice(&out.stdout).expect("pynvml_dump.py prints JSON");
@@ -331,10 +349,12 @@ fn against_pynvml() {
         for (seq, call) in py.iter().enumerate() {
             called.insert(call.c.clone());
             match calls::TABLE.iter().find(|e| e.c == call.c) {
-                Some(e) => {
-                    groups.entry(e.faults.to_vec()).or_default().push(json!({"fn": call.c, "obj": call.obj, "args": call.args, "seq": seq}))
-                }
-                None => failures.push(format!("{profile}: pynvml_dump.py calls {} but calls.rs has no entry for it", call.c)),
+                Some(e) => groups
+                    .entry(e.faults.to_vec())
+                    .or_default()
+                    .push(json!({"fn": call.c, "obj": call.obj, "args": call.args, "seq": seq})),
+                None => failures
+                    .push(format!("{profile}: pynvml_dump.py calls {} but calls.rs has no entry for it", call.c)),
             }
         }
         // nvmlkit's answers by the index of pynvml's call (the same call can come twice, e.g.
@@ -353,7 +373,8 @@ fn against_pynvml() {
                 (OUT_ENV, out_file.to_str().expect("UTF-8 path")),
             ];
             assert!(!in_child("against_pynvml", &env));
-            let answers: Vec<J> = serde_json::from_str(&std::fs::read_to_string(&out_file).expect("the child's answers")).expect("JSON");
+            let answers: Vec<J> =
+                serde_json::from_str(&std::fs::read_to_string(&out_file).expect("the child's answers")).expect("JSON");
             for mut a in answers {
                 let seq = a["seq"].as_u64().expect("seq");
                 rust.insert(seq, a["answer"].take());
@@ -364,7 +385,10 @@ fn against_pynvml() {
         for (seq, call) in py.iter().enumerate() {
             let Some(rs) = rust.get(&(seq as u64)) else { continue };
             let newest = calls::TABLE.iter().any(|e| e.c == call.c && e.newest);
-            if newest && call.answer.get("err") == Some(&json!(FUNCTION_NOT_FOUND)) && rs.get("err") != Some(&json!(FUNCTION_NOT_FOUND)) {
+            if newest
+                && call.answer.get("err") == Some(&json!(FUNCTION_NOT_FOUND))
+                && rs.get("err") != Some(&json!(FUNCTION_NOT_FOUND))
+            {
                 // The library lacks this member; the method fell back to an older one, which is
                 // compared under its own name.
                 t.fallback += 1;
@@ -397,16 +421,21 @@ fn against_pynvml() {
     let unreached: BTreeSet<String> = not_in_pynvml().into_iter().filter(|l| l.unreached).map(|l| l.name).collect();
     for e in calls::TABLE {
         match (called.contains(e.c), unreached.contains(e.c)) {
-            (false, false) => failures
-                .push(format!("calls.rs has an entry for {} but no profile reached it: list it as unreached in not_in_pynvml.md", e.c)),
-            (true, true) => failures.push(format!("{} is compared now: remove its `unreached` row from not_in_pynvml.md", e.c)),
+            (false, false) => failures.push(format!(
+                "calls.rs has an entry for {} but no profile reached it: list it as unreached in not_in_pynvml.md",
+                e.c
+            )),
+            (true, true) => {
+                failures.push(format!("{} is compared now: remove its `unreached` row from not_in_pynvml.md", e.c))
+            }
             _ => {}
         }
     }
     // Agreeing on error codes alone proves little: each profile must also agree on values.
     for (p, t) in &tallies {
         if t.same_value == 0 {
-            failures.push(format!("{p}: no call answered a value that both agree on (does the mock answer only errors?)"));
+            failures
+                .push(format!("{p}: no call answered a value that both agree on (does the mock answer only errors?)"));
         }
     }
     for (f, why) in KNOWN_MISMATCHES {
@@ -505,7 +534,8 @@ fn every_header_function_is_compared_or_listed() {
         }
         match (compared.contains(f.as_str()), unreached) {
             (true, false) => problems.push(format!("{f} is listed in not_in_pynvml.md but also compared (calls.rs)")),
-            (false, true) => problems.push(format!("{f} is listed as unreached in not_in_pynvml.md but calls.rs has no entry for it")),
+            (false, true) => problems
+                .push(format!("{f} is listed as unreached in not_in_pynvml.md but calls.rs has no entry for it")),
             _ => {}
         }
         if !declared.contains(f) {

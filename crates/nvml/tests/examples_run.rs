@@ -15,7 +15,11 @@ fn run_example(name: &str, profile: &str) -> String {
     // This test runs in target/<profile>/deps/; the examples are in target/<profile>/examples/.
     let test_exe = std::env::current_exe().unwrap();
     let exe = test_exe.parent().unwrap().with_file_name("examples").join(name);
-    assert!(exe.exists(), "{} is missing: build the examples first (`cargo build -p nvmlkit --examples`)", exe.display());
+    assert!(
+        exe.exists(),
+        "{} is missing: build the examples first (`cargo build -p nvmlkit --examples`)",
+        exe.display()
+    );
     let out = Command::new(&exe)
         .env("NVML_LIBRARY_PATH", mock_path())
         .env("NVML_MOCK_PROFILE", profile)
@@ -71,7 +75,17 @@ fn smi_prints_the_profile() {
     assert_eq!(gpu_rows.len(), 8, "{out}");
     assert_eq!(
         gpu_rows[0],
-        ["0", "NVIDIA H100 80GB HBM3", "On", "00000000:18:00.0", "31C", "71W / 700W", "1538MiB / 81559MiB", "37%", "Default"],
+        [
+            "0",
+            "NVIDIA H100 80GB HBM3",
+            "On",
+            "00000000:18:00.0",
+            "31C",
+            "71W / 700W",
+            "1538MiB / 81559MiB",
+            "37%",
+            "Default"
+        ],
         "{out}"
     );
     let bus_ids = ["18", "2A", "3A", "5D", "9A", "AB", "BA", "DB"];
@@ -86,7 +100,11 @@ fn smi_prints_the_profile() {
     }
     assert_eq!(gpu_rows[1][6], "2MiB / 81559MiB", "{out}");
 
-    assert_eq!(rows(procs), [["0", "4242", "C", "python3", "1024MiB"], ["0", "4250", "C", "trainer", "512MiB"]], "{out}");
+    assert_eq!(
+        rows(procs),
+        [["0", "4242", "C", "python3", "1024MiB"], ["0", "4250", "C", "trainer", "512MiB"]],
+        "{out}"
+    );
 }
 
 /// The T4 has no MIG or NVLink, but everything the table shows; a different profile checks

@@ -146,7 +146,11 @@ fn h100_memory() {
         assert_eq!(m.free, H100_MEMORY_TOTAL - used - H100_MEMORY_RESERVED, "free memory of device {i}");
     }
     let bar1 = nvml.device_by_index(0).unwrap().bar1_memory_info().unwrap();
-    assert_eq!((bar1.bar1_total, bar1.bar1_used, bar1.bar1_free), (137_438_953_472, 1_048_576, 137_438_953_472 - 1_048_576), "bar1");
+    assert_eq!(
+        (bar1.bar1_total, bar1.bar1_used, bar1.bar1_free),
+        (137_438_953_472, 1_048_576, 137_438_953_472 - 1_048_576),
+        "bar1"
+    );
 }
 
 #[test]
@@ -186,7 +190,12 @@ fn h100_thermal_and_power() {
 fn h100_clocks() {
     let Some(nvml) = in_profile("h100_clocks", "h100") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    for (clock, current, max) in [(ClockType::GRAPHICS, 345, 1980), (ClockType::SM, 345, 1980), (ClockType::MEM, 2619, 2619), (ClockType::VIDEO, 765, 1545)] {
+    for (clock, current, max) in [
+        (ClockType::GRAPHICS, 345, 1980),
+        (ClockType::SM, 345, 1980),
+        (ClockType::MEM, 2619, 2619),
+        (ClockType::VIDEO, 765, 1545),
+    ] {
         assert_eq!(d.clock_info(clock), Ok(current), "clocks of {clock:?}");
         assert_eq!(d.max_clock_info(clock), Ok(max), "max_clocks of {clock:?}");
         assert_eq!(d.clock(clock, ClockId::CURRENT), Ok(current), "clock({clock:?}, CURRENT)");
@@ -200,7 +209,11 @@ fn h100_clocks() {
     let graphics = d.supported_graphics_clocks(2619).unwrap();
     let want: Vec<u32> = (0..=109).map(|i| 1980 - 15 * i).collect();
     assert_eq!(graphics, want, "supported_graphics_clocks: 1980 down to 345 by 15");
-    assert_eq!(d.supported_graphics_clocks(1234), Err(Error::NotFound), "graphics clocks of an unsupported memory clock");
+    assert_eq!(
+        d.supported_graphics_clocks(1234),
+        Err(Error::NotFound),
+        "graphics clocks of an unsupported memory clock"
+    );
 }
 
 #[test]
@@ -210,7 +223,10 @@ fn h100_running_processes() {
     let procs = d0.compute_running_processes().unwrap();
     let got: Vec<(u32, u64)> = procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
     assert_eq!(got, [(4242, 1 << 30), (4250, 512 << 20)], "device 0 runs python3 (1 GiB) and trainer (512 MiB)");
-    assert!(procs.iter().all(|p| p.gpu_instance_id == u32::MAX && p.compute_instance_id == u32::MAX), "no MIG instance: {procs:?}");
+    assert!(
+        procs.iter().all(|p| p.gpu_instance_id == u32::MAX && p.compute_instance_id == u32::MAX),
+        "no MIG instance: {procs:?}"
+    );
     assert_eq!(d0.graphics_running_processes(), Ok(vec![]), "no graphics processes");
     assert_eq!(nvml.device_by_index(1).unwrap().compute_running_processes(), Ok(vec![]), "device 1 runs nothing");
 }
@@ -243,19 +259,42 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     assert_eq!(d.pcie_throughput(PcieUtilCounter::RX_BYTES), Ok(900), "pcie.rx_kbps");
     assert_eq!(d.pcie_replay_counter(), Ok(0), "pcie.replay_counter");
     assert_eq!(d.pcie_speed(), Ok(32000), "pcie.speed_mbps");
-    assert_eq!(d.pcie_link_max_speed(), Ok(sys::NVML_PCIE_LINK_MAX_SPEED_32000MBPS as u32), "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s");
+    assert_eq!(
+        d.pcie_link_max_speed(),
+        Ok(sys::NVML_PCIE_LINK_MAX_SPEED_32000MBPS as u32),
+        "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s"
+    );
     // Utilisation: device 0 overrides the defaults.
     assert_eq!(d.utilization_rates(), Ok(Utilization { gpu: 37, memory: 12 }), "utilization of device 0");
-    assert_eq!(nvml.device_by_index(1).unwrap().utilization_rates(), Ok(Utilization { gpu: 0, memory: 0 }), "utilization of device 1");
+    assert_eq!(
+        nvml.device_by_index(1).unwrap().utilization_rates(),
+        Ok(Utilization { gpu: 0, memory: 0 }),
+        "utilization of device 1"
+    );
     assert_eq!(d.encoder_utilization(), Ok((0, 167_000)), "encoder");
     assert_eq!(d.decoder_utilization(), Ok((0, 167_000)), "decoder");
     // Events and field values.
-    let events = EventTypes::SINGLE_BIT_ECC_ERROR | EventTypes::DOUBLE_BIT_ECC_ERROR | EventTypes::P_STATE | EventTypes::XID_CRITICAL_ERROR | EventTypes::CLOCK;
+    let events = EventTypes::SINGLE_BIT_ECC_ERROR
+        | EventTypes::DOUBLE_BIT_ECC_ERROR
+        | EventTypes::P_STATE
+        | EventTypes::XID_CRITICAL_ERROR
+        | EventTypes::CLOCK;
     assert_eq!(d.supported_event_types(), Ok(events), "supported_events");
     let ask = |id: u32| FieldValue { field_id: id, ..Default::default() };
-    let values = d.field_values(&[ask(sys::NVML_FI_DEV_POWER_INSTANT as u32), ask(sys::NVML_FI_DEV_MEMORY_TEMP as u32), ask(9999)]).unwrap();
+    let values = d
+        .field_values(&[
+            ask(sys::NVML_FI_DEV_POWER_INSTANT as u32),
+            ask(sys::NVML_FI_DEV_MEMORY_TEMP as u32),
+            ask(9999),
+        ])
+        .unwrap();
     assert_eq!(values.len(), 3);
-    assert_eq!((values[0].nvml_return, values[0].value_type), (Return::SUCCESS, ValueType::UNSIGNED_LONG_LONG), "{:?}", values[0]);
+    assert_eq!(
+        (values[0].nvml_return, values[0].value_type),
+        (Return::SUCCESS, ValueType::UNSIGNED_LONG_LONG),
+        "{:?}",
+        values[0]
+    );
     // SAFETY: the value type says which member of the union is set.
     assert_eq!(unsafe { values[0].value.ullVal }, 71_000, "field NVML_FI_DEV_POWER_INSTANT");
     // SAFETY: as above.
@@ -274,7 +313,11 @@ fn h100_nvlink() {
     assert_eq!(d.nv_link_state(18), Err(Error::InvalidArgument), "the H100 has 18 links");
     // Links lead to NVSwitches (bus 0xFF), four links per switch.
     let remote = d.nv_link_remote_pci_info(9).unwrap();
-    assert_eq!((remote.bus, remote.device, remote.bus_id.as_str()), (0xFF, 2, "00000000:FF:02.0"), "remote end of link 9");
+    assert_eq!(
+        (remote.bus, remote.device, remote.bus_id.as_str()),
+        (0xFF, 2, "00000000:FF:02.0"),
+        "remote end of link 9"
+    );
 }
 
 #[test]
@@ -299,11 +342,18 @@ fn h100_mig_device_7() {
         let info = gi.info().unwrap();
         assert_eq!(info.device.as_ptr(), d7.as_raw(), "GPU instance {id} belongs to device 7");
         assert_eq!(Device::from_raw_handle(&nvml, info.device), d7, "the raw handle in the record is device 7");
-        assert_eq!((info.id, info.profile_id, info.placement.start, info.placement.size), (id, 9, start, 3), "GPU instance {id}");
+        assert_eq!(
+            (info.id, info.profile_id, info.placement.start, info.placement.size),
+            (id, 9, start, 3),
+            "GPU instance {id}"
+        );
         // Compute-instance profiles that fit a 3-slice GPU instance.
         let shared = sys::NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32;
         let one = gi.compute_instance_profile_info(sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32, shared).unwrap();
-        assert_eq!((one.slice_count, one.instance_count, one.multiprocessor_count, one.name.as_str()), (1, 3, 16, "1c"));
+        assert_eq!(
+            (one.slice_count, one.instance_count, one.multiprocessor_count, one.name.as_str()),
+            (1, 3, 16, "1c")
+        );
         let too_big = gi.compute_instance_profile_info(sys::NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE as u32, shared);
         assert_eq!(too_big, Err(Error::NotSupported), "a 7-slice compute instance in a 3-slice GPU instance");
     }
@@ -320,15 +370,25 @@ fn h100_mig_instance_lists() {
     let gis = d7.gpu_instances(9).expect("gpu_instances(3g.40gb)");
     let ids: Vec<u32> = gis.iter().map(|g| g.info().unwrap().id).collect();
     assert_eq!(ids, [1, 2], "device 7's 3g.40gb instances");
-    let cis = gis[1].compute_instances(sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32).expect("compute_instances(1c)");
-    let placements: Vec<(u32, u32)> = cis.iter().map(|c| c.info().map(|i| (i.id, i.placement.start)).unwrap()).collect();
+    let cis =
+        gis[1].compute_instances(sys::NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32).expect("compute_instances(1c)");
+    let placements: Vec<(u32, u32)> =
+        cis.iter().map(|c| c.info().map(|i| (i.id, i.placement.start)).unwrap()).collect();
     assert_eq!(placements, [(0, 0), (1, 1)], "GPU instance 2's 1-slice compute instances");
     let info = cis[1].info().unwrap();
-    assert_eq!((info.device.as_ptr(), info.gpu_instance.as_ptr()), (d7.as_raw(), gis[1].as_raw()), "the parents of a compute instance");
+    assert_eq!(
+        (info.device.as_ptr(), info.gpu_instance.as_ptr()),
+        (d7.as_raw(), gis[1].as_raw()),
+        "the parents of a compute instance"
+    );
     let three = gis[0].compute_instances(sys::NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
     assert_eq!(three.len(), 1, "GPU instance 1 has one 3-slice compute instance");
     assert_eq!(d7.gpu_instances(19).map(|l| l.len()), Ok(0), "no 1g.10gb instances");
-    assert_eq!(nvml.device_by_index(0).unwrap().gpu_instances(9).unwrap_err(), Error::NotSupported, "no MIG on device 0");
+    assert_eq!(
+        nvml.device_by_index(0).unwrap().gpu_instances(9).unwrap_err(),
+        Error::NotSupported,
+        "no MIG on device 0"
+    );
 }
 
 #[test]
@@ -344,7 +404,11 @@ fn setters_change_what_getters_return() {
     d.set_applications_clocks(2619, 1410).unwrap();
     assert_eq!(d.applications_clock(ClockType::GRAPHICS), Ok(1410), "application clock after set_applications_clocks");
     d.reset_applications_clocks().unwrap();
-    assert_eq!(d.applications_clock(ClockType::GRAPHICS), Ok(1980), "application clock after reset_applications_clocks");
+    assert_eq!(
+        d.applications_clock(ClockType::GRAPHICS),
+        Ok(1980),
+        "application clock after reset_applications_clocks"
+    );
     d.set_persistence_mode(EnableState::DISABLED).unwrap();
     assert_eq!(d.persistence_mode(), Ok(EnableState::DISABLED), "persistence mode after set_persistence_mode");
     // Other devices keep the profile's values.
@@ -384,7 +448,11 @@ fn t4_values_and_what_it_lacks() {
     assert_eq!(d.mig_mode(), Err(Error::NotSupported), "no mig section");
     assert_eq!(d.max_mig_device_count(), Err(Error::NotSupported), "no mig section");
     assert_eq!(d.remapped_rows(), Err(Error::NotSupported), "no remapped_rows section");
-    assert_eq!(d.temperature_threshold(TemperatureThresholds::MEM_MAX), Err(Error::NotSupported), "no temperature.memory_max");
+    assert_eq!(
+        d.temperature_threshold(TemperatureThresholds::MEM_MAX),
+        Err(Error::NotSupported),
+        "no temperature.memory_max"
+    );
     // Bare metal: no virtualization.
     assert_eq!(d.virtualization_mode(), Ok(GpuVirtualizationMode::NONE), "nvmlDeviceGetVirtualizationMode");
 }
@@ -415,7 +483,10 @@ fn every_return_code_maps_to_its_variant() {
     let codes: Vec<u32> = (1..=30).chain([999, 1234]).collect();
     for code in &codes {
         let faults = format!("nvmlDeviceGetName={code}");
-        if !in_child("every_return_code_maps_to_its_variant", &[("NVML_MOCK_FAULTS", &faults), (CODE, &code.to_string())]) {
+        if !in_child(
+            "every_return_code_maps_to_its_variant",
+            &[("NVML_MOCK_FAULTS", &faults), (CODE, &code.to_string())],
+        ) {
             continue;
         }
         let code: u32 = std::env::var(CODE).unwrap().parse().unwrap();
@@ -502,7 +573,8 @@ fn missing_functions_answer_function_not_found() {
     let (total, used) = (16_106_127_360u64, 2_097_152 + 269_484_032);
     assert_eq!((m.version, m.total, m.reserved, m.used, m.free), (0, total, 0, used, total - used), "v1 memory: {m:?}");
     // The _v2 process layout: same pids and memory.
-    let pids: Vec<(u32, u64)> = d0.compute_running_processes().unwrap().iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
+    let pids: Vec<(u32, u64)> =
+        d0.compute_running_processes().unwrap().iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
     assert_eq!(pids, [(4242, 1 << 30), (4250, 512 << 20)], "compute_running_processes falls back to _v2");
     // Every member of the family answers 13.
     let e = nvml.cuda_driver_version().unwrap_err();
@@ -573,9 +645,17 @@ fn a_list_that_grows_is_fetched_again() {
     let Some(nvml) = in_profile("a_list_that_grows_is_fetched_again", &profile) else { return };
     let d0 = nvml.device_by_index(0).unwrap();
     let pids = |l: Vec<ProcessInfo>| l.iter().map(|p| p.pid).collect::<Vec<_>>();
-    assert_eq!(d0.compute_running_processes().map(pids), Ok(vec![4242, 4250, 4251]), "grew by one after the size query");
+    assert_eq!(
+        d0.compute_running_processes().map(pids),
+        Ok(vec![4242, 4250, 4251]),
+        "grew by one after the size query"
+    );
     assert_eq!(d0.compute_running_processes().map(pids), Ok(vec![4242, 4250, 4251, 4252]), "grew again");
-    assert_eq!(d0.compute_running_processes().map(pids), Ok(vec![4242, 4250, 4251, 4252]), "the growth budget is spent");
+    assert_eq!(
+        d0.compute_running_processes().map(pids),
+        Ok(vec![4242, 4250, 4251, 4252]),
+        "the growth budget is spent"
+    );
     let added = d0.compute_running_processes().unwrap().pop().unwrap();
     assert_eq!(added.used_gpu_memory, 256 << 20, "the mock's added processes use 256 MiB");
 }
@@ -719,8 +799,15 @@ fn h100_process_details_utilisation_and_names() {
     assert_eq!(nvml.process_name(1), Err(Error::NotFound));
 
     let compute = d0.running_process_detail_list(ProcessMode::COMPUTE).unwrap();
-    let got: Vec<_> = compute.iter().map(|p| (p.pid, p.used_gpu_memory, p.gpu_instance_id, p.compute_instance_id, p.used_gpu_cc_protected_memory)).collect();
-    assert_eq!(got, [(4242, 1 << 30, u32::MAX, u32::MAX, 0), (4250, 512 << 20, u32::MAX, u32::MAX, 0)], "no MIG: instance ids 0xFFFFFFFF");
+    let got: Vec<_> = compute
+        .iter()
+        .map(|p| (p.pid, p.used_gpu_memory, p.gpu_instance_id, p.compute_instance_id, p.used_gpu_cc_protected_memory))
+        .collect();
+    assert_eq!(
+        got,
+        [(4242, 1 << 30, u32::MAX, u32::MAX, 0), (4250, 512 << 20, u32::MAX, u32::MAX, 0)],
+        "no MIG: instance ids 0xFFFFFFFF"
+    );
     assert_eq!(d0.running_process_detail_list(ProcessMode::ALL).map(|l| l.len()), Ok(2), "compute and (no) graphics");
     assert_eq!(d0.running_process_detail_list(ProcessMode::GRAPHICS), Ok(vec![]));
     assert_eq!(nvml.device_by_index(1).unwrap().running_process_detail_list(ProcessMode::COMPUTE), Ok(vec![]));
@@ -744,9 +831,14 @@ fn b200_sram_ecc_entries() {
     // nvml.h documents the unique SRAM error counts for Blackwell or newer: the H100 lacks them.
     let Some(nvml) = in_profile("b200_sram_ecc_entries", "b200") else { return };
     let entries = nvml.device_by_index(3).unwrap().sram_unique_uncorrected_ecc_error_counts().unwrap();
-    let got: Vec<_> = entries.iter().map(|e| (e.unit, e.location, e.sublocation, e.address, e.is_parity, e.count)).collect();
+    let got: Vec<_> =
+        entries.iter().map(|e| (e.unit, e.location, e.sublocation, e.address, e.is_parity, e.count)).collect();
     assert_eq!(got, [(2, 5, 1, 0x1A40, 0, 1), (7, 0, 3, 0xC8, 1, 2)]);
-    assert_eq!(nvml.device_by_index(0).unwrap().sram_unique_uncorrected_ecc_error_counts(), Ok(vec![]), "no errors: one call, no fill");
+    assert_eq!(
+        nvml.device_by_index(0).unwrap().sram_unique_uncorrected_ecc_error_counts(),
+        Ok(vec![]),
+        "no errors: one call, no fill"
+    );
 }
 
 #[test]
@@ -756,9 +848,16 @@ fn h100_system_events() {
     assert_eq!(set.wait(0, 8), Err(Error::Timeout), "nothing registered yet");
     set.register(SystemEventTypes::GPU_DRIVER_UNBIND | SystemEventTypes::GPU_DRIVER_BIND).unwrap();
     let first = set.wait(10, 1).unwrap();
-    assert_eq!(first.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(), [(SystemEventTypes::GPU_DRIVER_UNBIND, 0x1800)], "at most max_events");
+    assert_eq!(
+        first.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(),
+        [(SystemEventTypes::GPU_DRIVER_UNBIND, 0x1800)],
+        "at most max_events"
+    );
     let rest = set.wait(10, 8).unwrap();
-    assert_eq!(rest.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(), [(SystemEventTypes::GPU_DRIVER_BIND, 0x1800)]);
+    assert_eq!(
+        rest.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(),
+        [(SystemEventTypes::GPU_DRIVER_BIND, 0x1800)]
+    );
     assert_eq!(set.wait(0, 8), Err(Error::Timeout), "each event is delivered once");
     // A second set sees the events again; freeing one leaves the other working.
     let other = nvml.system_event_set_create().unwrap();
@@ -773,7 +872,11 @@ fn l40s_pgpu_metadata_and_a_vgpu_less_device() {
     let Some(nvml) = in_profile("l40s_pgpu_metadata_and_a_vgpu_less_device", "l40s") else { return };
     let d0 = nvml.device_by_index(0).unwrap();
     let meta = d0.pgpu_metadata_string().unwrap();
-    assert!(meta.starts_with("version=1;hostDriverVersion=580.82.07;pciDeviceId=0x26B910DE;") && meta.ends_with("pgpuIndex=0"), "{meta}");
+    assert!(
+        meta.starts_with("version=1;hostDriverVersion=580.82.07;pciDeviceId=0x26B910DE;")
+            && meta.ends_with("pgpuIndex=0"),
+        "{meta}"
+    );
     // Bare metal, no vGPU manager: the wrappers pass the library's answer through.
     assert_eq!(d0.vgpu_instances_utilization_info(0), Err(Error::NotSupported));
     assert_eq!(d0.vgpu_type_supported_placements(&VgpuTypeId::from_id(&nvml, 1), 0), Err(Error::NotSupported));
@@ -805,7 +908,8 @@ fn cper_records_and_memory_limits_need_a_newer_driver() {
 fn cper_records_and_memory_limits_on_driver_590() {
     let h100 = builtin_profile("h100").unwrap();
     assert!(h100.contains("driver_version: \"580.82.07\""));
-    let path = profile_file("h100-590", &h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\""));
+    let path =
+        profile_file("h100-590", &h100.replace("driver_version: \"580.82.07\"", "driver_version: \"590.44.01\""));
     let Some(nvml) = in_profile("cper_records_and_memory_limits_on_driver_590", &path) else { return };
 
     let mut all = CperCursor::new(sys::NVML_CPER_ACCESS_TYPE_GPU, None);

@@ -18,7 +18,8 @@ use nvml::*;
 
 /// Compiler arguments: the vendored nvml.h, which the library includes.
 fn header_args() -> Vec<String> {
-    let headers = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers").join(sys::HEADER_VERSION);
+    let headers =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers").join(sys::HEADER_VERSION);
     vec![format!("-I{}", headers.display())]
 }
 
@@ -254,7 +255,11 @@ fn supported_performance_states_size_the_array_in_bytes() {
     let Some(nvml) = library("supported_performance_states_size_the_array_in_bytes") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let states = d.supported_performance_states().expect("the states");
-    assert_eq!(states, [Pstates(sys::NVML_PSTATE_0), Pstates(sys::NVML_PSTATE_2), Pstates(sys::NVML_PSTATE_8)], "unused entries dropped");
+    assert_eq!(
+        states,
+        [Pstates(sys::NVML_PSTATE_0), Pstates(sys::NVML_PSTATE_2), Pstates(sys::NVML_PSTATE_8)],
+        "unused entries dropped"
+    );
 }
 
 #[test]
@@ -285,7 +290,8 @@ fn a_version_retry_passes_the_capacity_it_allocated() {
     let Some(nvml) = library("a_version_retry_passes_the_capacity_it_allocated") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let t = VgpuTypeId::from_id(&nvml, 5);
-    let p = d.vgpu_type_supported_placements(&t, sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE as u32).expect("the v1 placements");
+    let p =
+        d.vgpu_type_supported_placements(&t, sys::NVML_VGPU_PGPU_HETEROGENEOUS_MODE as u32).expect("the v1 placements");
     assert_eq!(p.placement_ids, (0..16).collect::<Vec<u32>>());
     assert_eq!(p.placement_size, 1);
 }
@@ -353,7 +359,10 @@ fn shutdown_answers_for_the_last_user() {
 /// and `nvmlClocksThrottleReason*` with a literal value is a named bit of the flags type.
 #[test]
 fn every_clock_event_reason_bit_of_the_header_is_named() {
-    let header = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers").join(sys::HEADER_VERSION).join("nvml.h");
+    let header = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../nvml-headers")
+        .join(sys::HEADER_VERSION)
+        .join("nvml.h");
     let text = std::fs::read_to_string(header).unwrap();
     let mut bits = Vec::new();
     for line in text.lines() {
@@ -376,5 +385,8 @@ fn every_clock_event_reason_bit_of_the_header_is_named() {
     for (name, v) in &bits {
         assert!(named.contains(v), "{name} ({v:#x}) has no name in ClocksEventReasons");
     }
-    assert_eq!(ClocksEventReasons::from_bits_retain(0x8).iter_names().map(|(n, _)| n).collect::<Vec<_>>(), ["HW_SLOWDOWN"]);
+    assert_eq!(
+        ClocksEventReasons::from_bits_retain(0x8).iter_names().map(|(n, _)| n).collect::<Vec<_>>(),
+        ["HW_SLOWDOWN"]
+    );
 }

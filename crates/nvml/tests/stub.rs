@@ -106,12 +106,19 @@ fn missing_symbols_name_themselves() {
     assert_eq!(nvml.device_count(), Ok(3), "nvmlDeviceGetCount_v2");
     let d = nvml.device_by_index(1).unwrap();
     assert_eq!(d.name(), Err(Error::FunctionNotFound(Some("nvmlDeviceGetName"))), "name()");
-    assert_eq!(nvml.driver_version(), Err(Error::FunctionNotFound(Some("nvmlSystemGetDriverVersion"))), "driver_version()");
+    assert_eq!(
+        nvml.driver_version(),
+        Err(Error::FunctionNotFound(Some("nvmlSystemGetDriverVersion"))),
+        "driver_version()"
+    );
     // A versioned family names its newest member.
     assert_eq!(d.memory_info(), Err(Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2"))), "memory_info()");
     let e = d.uuid().unwrap_err();
     assert_eq!(e.code(), sys::NVML_ERROR_FUNCTION_NOT_FOUND, "{e:?}");
-    assert_eq!(e.to_string(), "the loaded NVML library does not export `nvmlDeviceGetUUID` (a driver older than this function?)");
+    assert_eq!(
+        e.to_string(),
+        "the loaded NVML library does not export `nvmlDeviceGetUUID` (a driver older than this function?)"
+    );
     // Errors the library returns still come through.
     assert_eq!(nvml.device_by_index(3).unwrap_err(), Error::InvalidArgument, "device_by_index(3)");
     // No nvmlShutdown: dropping does not panic (and does nothing).
@@ -123,7 +130,11 @@ fn missing_symbols_name_themselves() {
 fn without_error_string_display_uses_the_header() {
     let Some(nvml) = stub_in_child("without_error_string_display_uses_the_header", PARTIAL) else { return };
     let e = nvml.device_by_index(3).unwrap_err();
-    assert_eq!(e.to_string(), "A supplied argument is invalid (NVML error 2)", "no nvmlErrorString: nvml.h's description");
+    assert_eq!(
+        e.to_string(),
+        "A supplied argument is invalid (NVML error 2)",
+        "no nvmlErrorString: nvml.h's description"
+    );
     drop(nvml);
 }
 
@@ -141,7 +152,10 @@ fn a_list_that_always_grows_gives_up_after_the_retry_bound() {
     let d = nvml.device_by_index(0).unwrap();
     // Steady state: a size query and a fill.
     let graphics = d.graphics_running_processes().unwrap();
-    assert_eq!(graphics.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(), [(100, 1 << 20), (101, 2 << 20)]);
+    assert_eq!(
+        graphics.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(),
+        [(100, 1 << 20), (101, 2 << 20)]
+    );
     assert_eq!(counter(nvml.lib(), "stub_graphics_calls"), 2, "two calls when the list does not change");
     // A list longer at every call: the size query and three refills (4 attempts), then
     // INSUFFICIENT_SIZE.
@@ -199,7 +213,10 @@ fn a_library_without_nvml_init_is_function_not_found() {
     // libc exports no NVML symbol at all.
     let e = Nvml::builder().library_path("libc.so.6").init().unwrap_err();
     assert_eq!(e, Error::FunctionNotFound(Some("nvmlInit_v2")), "the newest of the nvmlInit family is named");
-    assert_eq!(e.to_string(), "the loaded NVML library does not export `nvmlInit_v2` (a driver older than this function?)");
+    assert_eq!(
+        e.to_string(),
+        "the loaded NVML library does not export `nvmlInit_v2` (a driver older than this function?)"
+    );
 }
 
 /// A vGPU host's library compiled against nvml.h, for the hand-written wrappers of records
@@ -413,15 +430,27 @@ fn records_pointing_to_arrays_are_filled_in_two_calls() {
 
     let u = d.vgpu_instances_utilization_info(1000).unwrap();
     let rows: Vec<_> = u.iter().map(|s| (s.time_stamp, s.vgpu_instance, s.sm_util, s.mem_util)).collect();
-    assert_eq!(rows, [(1100, 11, Value::UnsignedInt(40), Value::UnsignedInt(7)), (1101, 12, Value::UnsignedInt(50), Value::UnsignedInt(7))]);
+    assert_eq!(
+        rows,
+        [
+            (1100, 11, Value::UnsignedInt(40), Value::UnsignedInt(7)),
+            (1101, 12, Value::UnsignedInt(50), Value::UnsignedInt(7))
+        ]
+    );
     let procs = d.vgpu_processes_utilization_info(0).unwrap();
-    assert_eq!(procs.iter().map(|p| (p.process_name.as_str(), p.pid, p.vgpu_instance, p.sm_util)).collect::<Vec<_>>(), [("render-vm", 99, 11, 33)]);
+    assert_eq!(
+        procs.iter().map(|p| (p.process_name.as_str(), p.pid, p.vgpu_instance, p.sm_util)).collect::<Vec<_>>(),
+        [("render-vm", 99, 11, 33)]
+    );
 
     let gi = d.gpu_instance_by_id(1).unwrap();
     assert_eq!(gi.active_vgpus().unwrap().iter().map(|v| v.as_raw()).collect::<Vec<_>>(), [21, 22]);
     let types = gi.creatable_vgpus().unwrap();
     assert_eq!(types.iter().map(|t| t.as_raw()).collect::<Vec<_>>(), [31]);
-    assert_eq!(gi.vgpu_type_creatable_placements(&types[0]).unwrap(), VgpuPlacements { placement_size: 1, placement_ids: vec![0, 1, 2] });
+    assert_eq!(
+        gi.vgpu_type_creatable_placements(&types[0]).unwrap(),
+        VgpuPlacements { placement_size: 1, placement_ids: vec![0, 1, 2] }
+    );
 }
 
 #[test]
@@ -430,13 +459,23 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     let nvml = Nvml::builder().library_path(&path).init().expect("the stub initialises");
     let d = nvml.device_by_index(0).unwrap();
 
-    let request = |id: u32, port: u32| PRMCounterV1 { counter_id: id, in_data: PRMCounterInputV1 { local_port: port }, ..Default::default() };
+    let request = |id: u32, port: u32| PRMCounterV1 {
+        counter_id: id,
+        in_data: PRMCounterInputV1 { local_port: port },
+        ..Default::default()
+    };
     let read = d.read_prm_counters(&[request(3, 1), request(0, 2)]).unwrap();
     assert_eq!(read[0].counter_value.status, Return::SUCCESS);
-    assert_eq!(Value::from_raw(read[0].counter_value.output_type, &read[0].counter_value.output_value), Value::UnsignedLongLong(301));
+    assert_eq!(
+        Value::from_raw(read[0].counter_value.output_type, &read[0].counter_value.output_value),
+        Value::UnsignedLongLong(301)
+    );
     assert_eq!(read[1].counter_value.status, Return::ERROR_NOT_SUPPORTED, "counter 0 fails alone");
 
-    let slot = |link_id: u32, sample_type: u32| NvlinkTelemetryRequest { link_id, sample_type: NvlinkTelemetrySampleType(sample_type) };
+    let slot = |link_id: u32, sample_type: u32| NvlinkTelemetryRequest {
+        link_id,
+        sample_type: NvlinkTelemetrySampleType(sample_type),
+    };
     let t = d.nvlink_telemetry_samples(&[slot(0, 1), slot(1, 0), slot(7, 0)]).unwrap();
     assert_eq!(t[0].samples, Ok(vec![2000, 2001, 2002]), "link 0 keeps 3 samples");
     assert_eq!(t[1].samples, Ok(vec![]), "link 1 keeps none");
@@ -446,11 +485,15 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     let (s1, s2) = (nvml.gpm_sample_alloc().unwrap(), nvml.gpm_sample_alloc().unwrap());
     let m = nvml.gpm_metrics_get(&s1, &s2, &[GpmMetricId::GRAPHICS_UTIL, GpmMetricId::SM_UTIL]).unwrap();
     assert_eq!(m[0].value, Ok(12.5));
-    assert_eq!((m[0].short_name.as_deref(), m[0].long_name.as_deref(), m[0].unit.as_deref()), (Some("gr_util"), Some("graphics engine utilization"), Some("%")));
+    assert_eq!(
+        (m[0].short_name.as_deref(), m[0].long_name.as_deref(), m[0].unit.as_deref()),
+        (Some("gr_util"), Some("graphics engine utilization"), Some("%"))
+    );
     assert_eq!((m[1].id, &m[1].value, &m[1].unit), (GpmMetricId::SM_UTIL, &Err(Error::NotSupported), &None));
     assert_eq!(nvml.gpm_metrics_get(&s1, &s1, &[GpmMetricId::GRAPHICS_UTIL]).map(|_| ()), Err(Error::InvalidArgument));
     // More metrics than one request holds: split across calls, order kept.
-    let many: Vec<GpmMetricId> = (0..1000).map(|i| if i % 2 == 0 { GpmMetricId::GRAPHICS_UTIL } else { GpmMetricId::SM_UTIL }).collect();
+    let many: Vec<GpmMetricId> =
+        (0..1000).map(|i| if i % 2 == 0 { GpmMetricId::GRAPHICS_UTIL } else { GpmMetricId::SM_UTIL }).collect();
     let m = nvml.gpm_metrics_get(&s1, &s2, &many).unwrap();
     assert_eq!(m.len(), 1000);
     assert!(m.iter().enumerate().all(|(i, x)| x.id == many[i] && x.value.is_ok() == (i % 2 == 0)));
@@ -473,7 +516,10 @@ fn variable_size_metadata_keeps_its_opaque_data() {
     assert_eq!(&pgpu.as_bytes()[fixed..], b"migrate-me");
     let r = pgpu.record();
     assert_eq!((r.version, r.revision, r.host_driver_version.as_str(), r.opaque_data_size), (3, 1, "580.82.07", 10));
-    assert_eq!((r.host_supported_vgpu_range.min_version, r.host_supported_vgpu_range.max_version), (0x120000, 0x130000));
+    assert_eq!(
+        (r.host_supported_vgpu_range.min_version, r.host_supported_vgpu_range.max_version),
+        (0x120000, 0x130000)
+    );
 
     let vm = VgpuInstance::from_id(&nvml, 21).metadata().unwrap();
     assert_eq!(vm.record().guest_driver_version, "575.51.03");
@@ -481,7 +527,10 @@ fn variable_size_metadata_keeps_its_opaque_data() {
     // Metadata travels as bytes (e.g. to the migration target) and is checked whole.
     let shipped = VgpuMetadataBlob::from_bytes(vm.as_bytes().to_vec());
     let ok = nvml.vgpu_compatibility(&shipped, &pgpu).unwrap();
-    assert_eq!((ok.vgpu_vm_compatibility, ok.compatibility_limit_code), (VgpuVmCompatibility::LIVE, VgpuPgpuCompatibilityLimitCode::NONE));
+    assert_eq!(
+        (ok.vgpu_vm_compatibility, ok.compatibility_limit_code),
+        (VgpuVmCompatibility::LIVE, VgpuPgpuCompatibilityLimitCode::NONE)
+    );
     let mut other = vm.as_bytes().to_vec();
     *other.last_mut().unwrap() = b'!';
     let no = nvml.vgpu_compatibility(&VgpuMetadataBlob::from_bytes(other), &pgpu).unwrap();

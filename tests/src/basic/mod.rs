@@ -5,6 +5,7 @@
 mod macros;
 #[path = "../../../crates/nvml-sys/src/loader.rs"]
 pub mod loader;
+#[rustfmt::skip] // the generator's goldens, laid out by prettyplease
 pub mod generated;
 
 pub use generated::{consts::*, functions::*, types::*};

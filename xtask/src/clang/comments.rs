@@ -28,12 +28,8 @@ pub fn clean(raw: &str) -> Option<String> {
         }
         lines.push(s.to_string());
     }
-    let indent = lines
-        .iter()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
+    let indent =
+        lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
     let lines: Vec<String> =
         lines.iter().map(|l| if l.trim().is_empty() { String::new() } else { l[indent..].to_string() }).collect();
     let text = lines.join("\n");
@@ -82,7 +78,12 @@ pub fn leading_notice(source: &str) -> Option<String> {
 pub fn is_grouping(doc: &str) -> bool {
     doc.lines().all(|l| {
         let t = l.trim();
-        t.is_empty() || t == "@}" || t == "@{" || t.starts_with("@name") || t.starts_with("@addtogroup") || t.starts_with("@defgroup")
+        t.is_empty()
+            || t == "@}"
+            || t == "@{"
+            || t.starts_with("@name")
+            || t.starts_with("@addtogroup")
+            || t.starts_with("@defgroup")
     })
 }
 
@@ -126,7 +127,10 @@ pub fn trailing(source_lines: &[&str], line: u32) -> Option<String> {
     let mut parts = vec![first[col..].to_string()];
     for next in &source_lines[idx + 1..] {
         let body = next.trim_start();
-        if next.len() - body.len() != col || !body.starts_with("//") || body.starts_with("///") && !body.starts_with("///<") {
+        if next.len() - body.len() != col
+            || !body.starts_with("//")
+            || body.starts_with("///") && !body.starts_with("///<")
+        {
             break;
         }
         parts.push(body.to_string());
@@ -163,7 +167,10 @@ mod tests {
             "    unsigned int next;           //!< Next",
             "};",
         ];
-        assert_eq!(trailing(&src, 2).as_deref(), Some("If MIG is enabled, stores a valid id. It is set to\n0xFFFFFFFF otherwise."));
+        assert_eq!(
+            trailing(&src, 2).as_deref(),
+            Some("If MIG is enabled, stores a valid id. It is set to\n0xFFFFFFFF otherwise.")
+        );
         assert_eq!(trailing(&src, 5).as_deref(), Some("Next"));
         assert_eq!(trailing(&src, 1), None);
         assert_eq!(trailing(&src, 3), None);
@@ -171,7 +178,15 @@ mod tests {
 
     #[test]
     fn a_grouping_comment_between_doc_and_declaration_is_skipped() {
-        let src = ["/**", " * Retrieve the common ancestor", " * @param pathInfo  The path", " */", "", "/** @} */", "nvmlReturn_t f(int *pathInfo);"];
+        let src = [
+            "/**",
+            " * Retrieve the common ancestor",
+            " * @param pathInfo  The path",
+            " */",
+            "",
+            "/** @} */",
+            "nvmlReturn_t f(int *pathInfo);",
+        ];
         assert_eq!(block_above(&src, 7).as_deref(), Some("Retrieve the common ancestor\n@param pathInfo  The path"));
         assert!(is_grouping("@}"));
         assert!(!is_grouping("Retrieve"));

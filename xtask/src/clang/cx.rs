@@ -48,7 +48,13 @@ impl Index {
 
     /// Parses `path` as C with `args`, optionally replacing its contents with `contents`.
     /// `detailed` keeps macro definitions in the AST.
-    pub fn parse(&self, path: &Path, contents: Option<&str>, args: &[&str], detailed: bool) -> Result<TranslationUnit<'_>> {
+    pub fn parse(
+        &self,
+        path: &Path,
+        contents: Option<&str>,
+        args: &[&str],
+        detailed: bool,
+    ) -> Result<TranslationUnit<'_>> {
         let path_c = CString::new(path.to_string_lossy().as_bytes()).context("path contains a NUL byte")?;
         let args_c: Vec<CString> = args.iter().map(|a| CString::new(*a)).collect::<Result<_, _>>()?;
         let argv: Vec<*const c_char> = args_c.iter().map(|a| a.as_ptr()).collect();
@@ -319,7 +325,9 @@ impl<'tu> Cursor<'tu> {
                 return None;
             }
             let v = match clang_EvalResult_getKind(r) {
-                CXEval_Int if clang_EvalResult_isUnsignedInt(r) != 0 => Some(EvalValue::Unsigned(clang_EvalResult_getAsUnsigned(r))),
+                CXEval_Int if clang_EvalResult_isUnsignedInt(r) != 0 => {
+                    Some(EvalValue::Unsigned(clang_EvalResult_getAsUnsigned(r)))
+                }
                 CXEval_Int => Some(EvalValue::Signed(clang_EvalResult_getAsLongLong(r))),
                 CXEval_Float => Some(EvalValue::Float(clang_EvalResult_getAsDouble(r))),
                 CXEval_StrLiteral => {

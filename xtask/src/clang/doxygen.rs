@@ -7,14 +7,54 @@ use crate::model::{DocDirection, FunctionDoc, ParamDoc, ReturnDoc};
 /// Block commands: a line starting with one of them ends the section before it. Inline
 /// commands (`\a`, `\ref`, `\p`, ...) do not.
 const BLOCK: &[&str] = &[
-    "param", "return", "returns", "retval", "note", "deprecated", "see", "sa", "brief", "details", "warning", "remark", "remarks",
-    "since", "todo", "code", "endcode", "par", "pre", "post", "attention", "bug",
+    "param",
+    "return",
+    "returns",
+    "retval",
+    "note",
+    "deprecated",
+    "see",
+    "sa",
+    "brief",
+    "details",
+    "warning",
+    "remark",
+    "remarks",
+    "since",
+    "todo",
+    "code",
+    "endcode",
+    "par",
+    "pre",
+    "post",
+    "attention",
+    "bug",
 ];
 
 /// Units a parameter's description may name after `in`, as written there.
 const UNITS: &[&str] = &[
-    "bytes", "kib", "mib", "kb/s", "mb/s", "mhz", "khz", "milliwatts", "mw", "millijoules", "mj", "microseconds", "us", "milliseconds",
-    "ms", "seconds", "ns", "nanoseconds", "mbps", "percent", "rpm", "celsius",
+    "bytes",
+    "kib",
+    "mib",
+    "kb/s",
+    "mb/s",
+    "mhz",
+    "khz",
+    "milliwatts",
+    "mw",
+    "millijoules",
+    "mj",
+    "microseconds",
+    "us",
+    "milliseconds",
+    "ms",
+    "seconds",
+    "ns",
+    "nanoseconds",
+    "mbps",
+    "percent",
+    "rpm",
+    "celsius",
 ];
 
 enum Section {
@@ -79,7 +119,9 @@ fn null_allowed(doc: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sentence in text.split(". ") {
         let lower = sentence.to_ascii_lowercase();
-        let allows = ["allowed to be null", "can be null", "may be null", "set to null", "query the size"].iter().any(|p| lower.contains(p));
+        let allows = ["allowed to be null", "can be null", "may be null", "set to null", "query the size"]
+            .iter()
+            .any(|p| lower.contains(p));
         if allows {
             for name in mentioned(sentence) {
                 if !out.contains(&name) {
@@ -106,7 +148,8 @@ fn start_param(out: &mut FunctionDoc, rest: &str) -> Section {
     let mut direction = None;
     if let Some(after) = rest.strip_prefix('[') {
         if let Some(close) = after.find(']') {
-            let annot: String = after[..close].chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+            let annot: String =
+                after[..close].chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
             direction = match annot.as_str() {
                 "in" => Some(DocDirection::In),
                 "out" => Some(DocDirection::Out),
@@ -150,7 +193,10 @@ fn push_text(text: &mut String, line: &str) {
 
 /// The unit after `in` (`in MHz`, `in bytes`), from [`UNITS`].
 fn unit_of(text: &str) -> Option<String> {
-    let words: Vec<String> = text.split_whitespace().map(|w| w.trim_matches(|c: char| matches!(c, ',' | '.' | ')' | '(' | ';')).to_ascii_lowercase()).collect();
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| matches!(c, ',' | '.' | ')' | '(' | ';')).to_ascii_lowercase())
+        .collect();
     words.windows(2).find(|w| w[0] == "in" && UNITS.contains(&w[1].as_str())).map(|w| w[1].clone())
 }
 
@@ -210,7 +256,9 @@ mod tests {
         assert!(!d.refuses_null("infos"));
         let probe = parse("First invoke the function with \\a samples set to NULL.\n\n@return\n - \\ref NVML_ERROR_INVALID_ARGUMENT if a count of 0 is passed with a non-NULL \\a samples");
         assert_eq!(probe.allows_null, ["samples"]);
-        let non_null = parse("@return\n - \\ref NVML_ERROR_INVALID_ARGUMENT if a count of 0 is passed with a non-NULL \\a samples");
+        let non_null = parse(
+            "@return\n - \\ref NVML_ERROR_INVALID_ARGUMENT if a count of 0 is passed with a non-NULL \\a samples",
+        );
         assert!(!non_null.refuses_null("samples"), "non-NULL is not NULL");
     }
 

@@ -23,7 +23,11 @@ impl Lower<'_> {
             .filter(|k| k.kind() == CXCursor_EnumConstantDecl)
             .map(|k| EnumConstant {
                 name: k.spelling(),
-                value: if unsigned { IntValue::Unsigned(k.enum_value_unsigned()) } else { IntValue::Signed(k.enum_value_signed()) },
+                value: if unsigned {
+                    IntValue::Unsigned(k.enum_value_unsigned())
+                } else {
+                    IntValue::Signed(k.enum_value_signed())
+                },
                 doc: self.member_doc(k),
             })
             .collect();

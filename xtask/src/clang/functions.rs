@@ -56,7 +56,9 @@ impl Lower<'_> {
                 }
                 old.deprecated |= f.deprecated;
             }
-            Some(_) => self.diags.error(self.place(line), format!("`{name}` is declared twice with different signatures")),
+            Some(_) => {
+                self.diags.error(self.place(line), format!("`{name}` is declared twice with different signatures"))
+            }
             None => {
                 self.model.functions.insert(name, f);
             }

@@ -77,7 +77,12 @@ pub fn eval_source(header: &str, evaluate: &[MacroDef]) -> String {
     s
 }
 
-pub(super) fn lower_evaluated(lower: &mut Lower<'_>, top: &[Cursor<'_>], defines: &Defines, clang_diags: &[Diagnostic]) {
+pub(super) fn lower_evaluated(
+    lower: &mut Lower<'_>,
+    top: &[Cursor<'_>],
+    defines: &Defines,
+    clang_diags: &[Diagnostic],
+) {
     // Macros whose expression clang rejected, with its first complaint.
     let mut rejected: BTreeMap<usize, String> = BTreeMap::new();
     for d in clang_diags.iter().filter(|d| d.file.ends_with(EVAL_FILE) && d.line >= 2) {
@@ -85,7 +90,10 @@ pub(super) fn lower_evaluated(lower: &mut Lower<'_>, top: &[Cursor<'_>], defines
     }
     for (i, why) in &rejected {
         if let Some(def) = defines.evaluate.get(*i) {
-            lower.diags.note(lower.place(def.line), format!("#define {} is not a constant expression ({why}); skipped", def.name));
+            lower.diags.note(
+                lower.place(def.line),
+                format!("#define {} is not a constant expression ({why}); skipped", def.name),
+            );
         }
     }
     for c in top.iter().filter(|c| c.kind() == CXCursor_VarDecl) {
@@ -102,10 +110,10 @@ pub(super) fn lower_evaluated(lower: &mut Lower<'_>, top: &[Cursor<'_>], defines
                 continue;
             }
         };
-        lower.model.constants.insert(
-            def.name.clone(),
-            Constant { name: def.name.clone(), value, doc: def.doc.clone(), line: def.line },
-        );
+        lower
+            .model
+            .constants
+            .insert(def.name.clone(), Constant { name: def.name.clone(), value, doc: def.doc.clone(), line: def.line });
     }
 }
 
@@ -121,7 +129,12 @@ pub(super) fn lower_strings_and_aliases(lower: &mut Lower<'_>, defines: &Defines
     for (def, text) in &defines.strings {
         lower.model.constants.insert(
             def.name.clone(),
-            Constant { name: def.name.clone(), value: ConstValue::Str(text.clone()), doc: def.doc.clone(), line: def.line },
+            Constant {
+                name: def.name.clone(),
+                value: ConstValue::Str(text.clone()),
+                doc: def.doc.clone(),
+                line: def.line,
+            },
         );
     }
     for (def, target) in &defines.aliases {
@@ -130,7 +143,10 @@ pub(super) fn lower_strings_and_aliases(lower: &mut Lower<'_>, defines: &Defines
         } else if lower.model.has_type(target) {
             AliasKind::Type
         } else {
-            lower.diags.warn(lower.place(def.line), format!("#define {} names `{target}`, which the header does not declare", def.name));
+            lower.diags.warn(
+                lower.place(def.line),
+                format!("#define {} names `{target}`, which the header does not declare", def.name),
+            );
             continue;
         };
         lower.model.aliases.insert(def.name.clone(), Alias { name: def.name.clone(), target: target.clone(), kind });

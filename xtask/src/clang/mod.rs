@@ -141,7 +141,8 @@ impl Lower<'_> {
     /// else the comment clang attaches.
     fn member_doc(&self, c: Cursor<'_>) -> Option<String> {
         let loc = c.location();
-        let trailing = if loc.file == self.header_file { comments::trailing(&self.source_lines, loc.line) } else { None };
+        let trailing =
+            if loc.file == self.header_file { comments::trailing(&self.source_lines, loc.line) } else { None };
         trailing.or_else(|| c.raw_comment().as_deref().and_then(comments::clean))
     }
 
@@ -160,7 +161,9 @@ impl Lower<'_> {
                 continue;
             }
             let decl = types::strip_elaborated(c.typedef_underlying()).declaration();
-            if matches!(decl.kind(), CXCursor_StructDecl | CXCursor_UnionDecl | CXCursor_EnumDecl) && decl.is_anonymous() {
+            if matches!(decl.kind(), CXCursor_StructDecl | CXCursor_UnionDecl | CXCursor_EnumDecl)
+                && decl.is_anonymous()
+            {
                 self.anon_names.entry(decl.location().offset).or_insert_with(|| c.spelling());
             }
         }
@@ -221,7 +224,10 @@ impl Lower<'_> {
             visit(&t.name, &t.ty);
         }
         for (name, owner) in missing {
-            self.diags.error(self.display.clone(), format!("type `{name}` (used by `{owner}`) is not declared in the header"));
+            self.diags.error(
+                self.display.clone(),
+                format!("type `{name}` (used by `{owner}`) is not declared in the header"),
+            );
         }
     }
 }

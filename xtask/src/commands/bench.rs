@@ -59,7 +59,11 @@ pub fn run(root: &Path, inputs: &Inputs, runs: usize, bindgen: Option<&str>) -> 
         check.push(t2 - t1);
         total.push(t2 - t0);
     }
-    println!("regen of nvml.h {} (median of {runs} runs{}):", header.info.version, if cfg!(debug_assertions) { ", DEBUG build" } else { "" });
+    println!(
+        "regen of nvml.h {} (median of {runs} runs{}):",
+        header.info.version,
+        if cfg!(debug_assertions) { ", DEBUG build" } else { "" }
+    );
     let labels = ["parse (clang, 2 passes)", "rules", "plan", "emit + format"];
     for (label, times) in labels.iter().zip(by_phase) {
         if !times.is_empty() {

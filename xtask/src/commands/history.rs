@@ -31,7 +31,8 @@ pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
         bail!("the default header {default} is not listed in {}", headers::CORPUS_FILE);
     }
     // Fetched one at a time, so that pip's messages come in order; parsed on every core.
-    let specs: Vec<String> = entries.iter().map(|e| headers::available(root, &e.version, pip)).collect::<Result<_>>()?;
+    let specs: Vec<String> =
+        entries.iter().map(|e| headers::available(root, &e.version, pip)).collect::<Result<_>>()?;
     let parsed = parse_all(root, &specs)?;
     let headers: Vec<(String, BTreeSet<String>)> =
         entries.iter().zip(parsed).map(|(e, fns)| (e.version.clone(), fns)).collect();
@@ -110,4 +111,3 @@ pub fn run(root: &Path, check: bool, pip: &Pip) -> Result<bool> {
     println!("wrote {HISTORY_FILE} ({summary})");
     Ok(true)
 }
-

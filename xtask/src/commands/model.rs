@@ -20,7 +20,11 @@ pub fn run(root: &Path, inputs: &Inputs, json: bool) -> Result<()> {
     let legacy = m.functions.values().filter(|f| f.legacy).count();
     println!("header {} (sha256 {})", m.header.version, m.header.sha256);
     println!("functions: {} ({legacy} only in the legacy block)", m.functions.len());
-    println!("records:   {} structs, {} unions (+{nested} nested anonymous)", top(RecordKind::Struct), top(RecordKind::Union));
+    println!(
+        "records:   {} structs, {} unions (+{nested} nested anonymous)",
+        top(RecordKind::Struct),
+        top(RecordKind::Union)
+    );
     println!("enums:     {}", m.enums.len());
     println!("handles:   {}", m.handles.len());
     println!("typedefs:  {}", m.typedefs.len());

@@ -38,11 +38,18 @@ impl Updated {
     /// What `update-header` prints: what was vendored, the diff, and the next steps.
     pub fn report(&self, root: &Path) -> String {
         let (p, previous, diff) = match self {
-            Updated::AlreadyDefault(v) => return format!("nvml.h {v} is vendored already and is the default; nothing to do\n"),
+            Updated::AlreadyDefault(v) => {
+                return format!("nvml.h {v} is vendored already and is the default; nothing to do\n")
+            }
             Updated::Vendored { provenance, previous, diff } => (provenance, previous, diff),
         };
         let at = headers::headers_dir(root).join(&p.version);
-        let mut out = format!("vendored nvml.h {} from {} under {}; it is now the default header\n", p.version, p.package, at.display());
+        let mut out = format!(
+            "vendored nvml.h {} from {} under {}; it is now the default header\n",
+            p.version,
+            p.package,
+            at.display()
+        );
         if let (Some(prev), Some(diff)) = (previous, diff) {
             out.push_str(&format!("\nChanges since the previous default, {prev}:\n\n{}", diff.to_markdown()));
         }
@@ -53,8 +60,13 @@ impl Updated {
                 "  0. fix gen-config/nvml.yaml: {rule_errors} rule error(s) against the new header (listed above); regen fails until then\n"
             ));
         }
-        out.push_str("  1. cargo xtask history            # record the new functions in gen-config/function-history.yaml\n");
-        out.push_str(&format!("  2. cargo xtask regen              # regenerate crates/*/src/generated/ from {}\n", p.version));
+        out.push_str(
+            "  1. cargo xtask history            # record the new functions in gen-config/function-history.yaml\n",
+        );
+        out.push_str(&format!(
+            "  2. cargo xtask regen              # regenerate crates/*/src/generated/ from {}\n",
+            p.version
+        ));
         out.push_str("  3. review the diff above and `git diff`; give new functions that need one a rule in gen-config/nvml.yaml\n");
         out.push_str("  4. cargo test --workspace         # goldens, freshness, the real header's counts\n");
         out
@@ -109,7 +121,8 @@ pub fn update_header(root: &Path, wanted: &Wanted, pip: &Pip) -> Result<Updated>
     let diff = match &previous {
         Some(p) => {
             let new_spec = staged.join("nvml.h").display().to_string();
-            let d = crate::diff::between(root, p, &new_spec, None, pip).with_context(|| format!("nvml.h {version} was not vendored"))?;
+            let d = crate::diff::between(root, p, &new_spec, None, pip)
+                .with_context(|| format!("nvml.h {version} was not vendored"))?;
             Some(Box::new(d))
         }
         None => None,
@@ -131,7 +144,8 @@ fn add_to_corpus(root: &Path, prov: &Provenance) -> Result<()> {
         return Ok(());
     }
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let comments: String = text.lines().take_while(|l| l.trim().is_empty() || l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    let comments: String =
+        text.lines().take_while(|l| l.trim().is_empty() || l.starts_with('#')).map(|l| format!("{l}\n")).collect();
     entries.push(CorpusEntry { version: prov.version.clone(), package: prov.package.clone() });
     entries.sort_by_key(|e| version_key(&e.version));
     let body: String = entries.iter().map(|e| format!("{} {}\n", e.version, e.package)).collect();

@@ -38,7 +38,11 @@ fn hostile(b: &Bindings, plan: &Plan) -> TokenStream {
         let (doc, body) = match (returns_status(f), trusted(plan, f).and_then(|c| writes(b, c))) {
             (true, Ok(writes)) if writes.is_empty() => (None, quote!(self.code())),
             (true, Ok(writes)) => (None, quote!(let code = self.code(); #writes code)),
-            (true, Err(_)) if !f.params.iter().any(|p| matches!(b.model.resolve_typedef(&p.ty), Ty::Pointer { .. })) => (None, quote!(self.code())),
+            (true, Err(_))
+                if !f.params.iter().any(|p| matches!(b.model.resolve_typedef(&p.ty), Ty::Pointer { .. })) =>
+            {
+                (None, quote!(self.code()))
+            }
             (true, Err(why)) => (Some(format!(" Answers a code only: {why}.")), quote!(self.code())),
             (false, _) => (None, plain_answer(b, &f.ret)),
         };
@@ -155,7 +159,8 @@ fn writes(b: &Bindings, call: &Call) -> Result<TokenStream, String> {
             Ty::Pointer { .. } => None,
             _ => Some(false),
         };
-        let is_length = matches!(p.role, Role::Count { .. } | Role::CappedCount | Role::StrLen { .. } | Role::SizedLen { .. });
+        let is_length =
+            matches!(p.role, Role::Count { .. } | Role::CappedCount | Role::StrLen { .. } | Role::SizedLen { .. });
         match (&p.role, kind) {
             (_, None) if is_length => return Err(format!("its count or length `{}` is a const pointer", p.name)),
             (Role::Count { .. }, Some(true)) => {
@@ -173,7 +178,9 @@ fn writes(b: &Bindings, call: &Call) -> Result<TokenStream, String> {
                 sized_bytes = *bytes;
                 first.push(quote!(let sized = self.length(#name);));
             }
-            (Role::CappedCount | Role::SizedLen { .. }, _) => return Err(format!("its count or length `{}` is not of the kind its role needs", p.name)),
+            (Role::CappedCount | Role::SizedLen { .. }, _) => {
+                return Err(format!("its count or length `{}` is not of the kind its role needs", p.name))
+            }
             _ => {}
         }
     }

@@ -31,7 +31,11 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     out.dirs.push(dir.clone());
     let files: [(&str, &str, TokenStream); 4] = [
         ("api.rs", "The mock's engine interface: one method per function of nvml.h.", api(b, plan)),
-        ("answers.rs", "The functions the mock answers from a profile's values, and their schema.", super::mock_answers::answers(b, plan)),
+        (
+            "answers.rs",
+            "The functions the mock answers from a profile's values, and their schema.",
+            super::mock_answers::answers(b, plan),
+        ),
         ("names.rs", "Names of nvml.h's integer constants and functions, for profiles and fault specs.", names(b)),
         ("exports.rs", "Every symbol of nvml.h, exported with its C signature.", exports(b)),
     ];

@@ -82,7 +82,10 @@ impl Object {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum VTy {
     /// An integer of `bits` bits.
-    Int { signed: bool, bits: u32 },
+    Int {
+        signed: bool,
+        bits: u32,
+    },
     Float,
     /// An enum of the header (model name): one of its constants.
     Enum(String),
@@ -208,7 +211,13 @@ fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
                     };
                     let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { continue 'functions };
                     let null_refused = matches!(probe, Probe::Capacity(_));
-                    outs.push(Out::List { count: count.name.clone(), array: p.name.clone(), ty, rust: (**pointee).clone(), null_refused });
+                    outs.push(Out::List {
+                        count: count.name.clone(),
+                        array: p.name.clone(),
+                        ty,
+                        rust: (**pointee).clone(),
+                        null_refused,
+                    });
                 }
                 _ => continue 'functions,
             }
@@ -317,7 +326,9 @@ fn data_type(m: &Model, b: &Bindings, t: &VTy, seen: &mut BTreeSet<String>) -> b
                 return true;
             }
             let Some(rec) = m.records.get(r) else { return false };
-            rec.fields.iter().all(|f| f.bit_width.is_none() && field_ty(m, b, r, &f.name, &f.ty).is_some_and(|ft| data_type(m, b, &ft, seen)))
+            rec.fields.iter().all(|f| {
+                f.bit_width.is_none() && field_ty(m, b, r, &f.name, &f.ty).is_some_and(|ft| data_type(m, b, &ft, seen))
+            })
         }
         VTy::Array(e, _) => data_type(m, b, e, seen),
         _ => true,
@@ -389,7 +400,8 @@ pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
     let enum_count = enums.len();
     let privileged: Vec<&str> = m.functions.values().filter(|f| needs_privilege(f)).map(|f| f.name.as_str()).collect();
     // A member of a versioned family that says nothing has the family's architecture.
-    let stated: BTreeMap<&str, (String, u32)> = m.functions.values().filter_map(|f| Some((f.name.as_str(), min_architecture(m, f)?))).collect();
+    let stated: BTreeMap<&str, (String, u32)> =
+        m.functions.values().filter_map(|f| Some((f.name.as_str(), min_architecture(m, f)?))).collect();
     let of_family = |name: &str| {
         let family = b.families.values().find(|symbols| symbols.iter().any(|s| s == name))?;
         family.iter().find_map(|s| stated.get(s.as_str()).cloned())
@@ -524,9 +536,14 @@ fn schema_entry(b: &Bindings, r: &Reading, shapes: &BTreeMap<&str, String>) -> T
         .families
         .values()
         .find(|symbols| symbols.contains(&r.f.name))
-        .map(|symbols| symbols.iter().map(String::as_str).filter(|s| *s != name && shapes.get(s) == shapes.get(name)).collect())
+        .map(|symbols| {
+            symbols.iter().map(String::as_str).filter(|s| *s != name && shapes.get(s) == shapes.get(name)).collect()
+        })
         .unwrap_or_default();
-    let replaced_by = |f: &Function| replacement(f).filter(|n| shapes.contains_key(n.as_str()) && shapes.get(n.as_str()) == shapes.get(f.name.as_str()));
+    let replaced_by = |f: &Function| {
+        replacement(f)
+            .filter(|n| shapes.contains_key(n.as_str()) && shapes.get(n.as_str()) == shapes.get(f.name.as_str()))
+    };
     if let Some(newer) = replaced_by(r.f) {
         family.extend(shapes.keys().copied().filter(|k| *k == newer));
     }
@@ -571,11 +588,8 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
             _ => None,
         })
         .collect();
-    let null_check = if nulls.is_empty() {
-        quote!()
-    } else {
-        quote!(if #(#nulls)||* { return NVML_ERROR_INVALID_ARGUMENT; })
-    };
+    let null_check =
+        if nulls.is_empty() { quote!() } else { quote!(if #(#nulls)||* { return NVML_ERROR_INVALID_ARGUMENT; }) };
     let versions: Vec<TokenStream> = r
         .outs
         .iter()

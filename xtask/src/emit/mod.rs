@@ -79,15 +79,16 @@ pub fn banner(model: &Model, what: &str) -> String {
 
 /// Formats `tokens` as a file with `banner` on top.
 pub fn format_file(banner: &str, tokens: TokenStream, path: &str) -> Result<String> {
-    let file: syn::File = syn::parse2(tokens).with_context(|| format!("generated code for {path} does not parse (a generator bug)"))?;
+    let file: syn::File =
+        syn::parse2(tokens).with_context(|| format!("generated code for {path} does not parse (a generator bug)"))?;
     Ok(format!("{banner}{}", prettyplease::unparse(&file)))
 }
 
 const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop",
-    "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type", "unsafe", "use",
-    "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
-    "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "as", "break", "const", "continue", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let",
+    "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "type",
+    "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
 /// A Rust identifier for a C name: keywords become raw identifiers, and the few that cannot

@@ -107,7 +107,9 @@ fn role(b: &Bindings, plan: &Plan, call: &Call, r: &Role) -> String {
         Role::StrBuf { size } => format!("string buffer of {size} bytes"),
         Role::StrLen { .. } => "the string buffer's length".into(),
         Role::Count { probe: Probe::Null } => "count of the arrays; NULL arrays ask for it".into(),
-        Role::Count { probe: Probe::Capacity(n) } => format!("count of the arrays; no NULL probe: {n} elements first, grown as asked"),
+        Role::Count { probe: Probe::Capacity(n) } => {
+            format!("count of the arrays; no NULL probe: {n} elements first, grown as asked")
+        }
         Role::Array { val, unused: u } => {
             let parallel = call.params.iter().filter(|p| matches!(p.role, Role::Array { .. })).count() > 1;
             format!("{}array of {} by the count{}", if parallel { "parallel " } else { "" }, v(val), unused(u))
@@ -121,7 +123,9 @@ fn role(b: &Bindings, plan: &Plan, call: &Call, r: &Role) -> String {
                 None => format!("length in {unit}, from the caller"),
             }
         }
-        Role::SizedArray { val, input: true, unused: u } => format!("input array of {} (returned updated){}", v(val), unused(u)),
+        Role::SizedArray { val, input: true, unused: u } => {
+            format!("input array of {} (returned updated){}", v(val), unused(u))
+        }
         Role::SizedArray { val, input: false, unused: u } => format!("array of {} by the length{}", v(val), unused(u)),
     }
 }

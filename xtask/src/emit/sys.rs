@@ -69,7 +69,9 @@ fn types(b: &Bindings) -> TokenStream {
     }
     for e in m.enums.values() {
         let (name, repr, docs) = (ident(&e.name), c_ty(&e.repr), doc::attrs(e.doc.as_deref()));
-        let note = doc::lines("\nA C enum: an integer type with one constant per value, so a value newer than the header still fits.");
+        let note = doc::lines(
+            "\nA C enum: an integer type with one constant per value, so a value newer than the header still fits.",
+        );
         items.push(quote!(#docs #note pub type #name = #repr;));
         for k in &e.constants {
             let (kname, v, kdocs) = (ident(&k.name), int_lit(k.value), doc::attrs(k.doc.as_deref()));

@@ -17,8 +17,13 @@ use crate::model::HeaderInfo;
 
 /// The platform tags pip is asked for: the header wheels are built for x86-64 Linux only (the
 /// header inside is the same on every platform), so every host asks for those.
-const PLATFORMS: &[&str] =
-    &["manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux1_x86_64"];
+const PLATFORMS: &[&str] = &[
+    "manylinux_2_28_x86_64",
+    "manylinux_2_27_x86_64",
+    "manylinux_2_17_x86_64",
+    "manylinux2014_x86_64",
+    "manylinux1_x86_64",
+];
 
 /// Where a vendored header came from.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -64,7 +69,9 @@ pub fn vendored_versions(root: &Path) -> Result<Vec<String>> {
 }
 
 pub fn default_version(root: &Path) -> Result<String> {
-    vendored_versions(root)?.pop().with_context(|| format!("no header is vendored under {}", headers_dir(root).display()))
+    vendored_versions(root)?
+        .pop()
+        .with_context(|| format!("no header is vendored under {}", headers_dir(root).display()))
 }
 
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
@@ -119,7 +126,8 @@ pub fn corpus(root: &Path) -> Result<Vec<CorpusEntry>> {
             continue;
         }
         let place = format!("{}:{}", path.display(), i + 1);
-        let (version, package) = line.split_once(char::is_whitespace).with_context(|| format!("{place}: expected `VERSION PACKAGE`"))?;
+        let (version, package) =
+            line.split_once(char::is_whitespace).with_context(|| format!("{place}: expected `VERSION PACKAGE`"))?;
         if version_key(version).is_none() {
             bail!("{place}: `{version}` is not a version");
         }
@@ -211,7 +219,12 @@ pub fn fetch(package: &str, version: Option<&str>, pip: &Pip) -> Result<Fetched>
         })
         .map(|f| std::fs::read(w.dir.join(f)).with_context(|| format!("cannot read {f} from {}", w.name)))
         .transpose()?;
-    let provenance = Provenance { package: package.to_string(), version: w.version.clone(), file: file.to_string(), sha256: sha256_hex(&header) };
+    let provenance = Provenance {
+        package: package.to_string(),
+        version: w.version.clone(),
+        file: file.to_string(),
+        sha256: sha256_hex(&header),
+    };
     Ok(Fetched { provenance, header, license })
 }
 

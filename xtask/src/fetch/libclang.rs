@@ -129,7 +129,8 @@ fn load(root: &Path) -> Result<Loaded> {
     // (the only way to choose a file through its API). This runs once, before any thread of
     // this process parses anything.
     std::env::set_var("LIBCLANG_PATH", &path);
-    let lib = clang_sys::load_manually().map_err(|e| anyhow::anyhow!("the libclang of the pip wheel at {} cannot be loaded: {e}", path.display()))?;
+    let lib = clang_sys::load_manually()
+        .map_err(|e| anyhow::anyhow!("the libclang of the pip wheel at {} cannot be loaded: {e}", path.display()))?;
     Ok((Arc::new(lib), Found { path, origin: Origin::Wheel }))
 }
 
@@ -158,14 +159,20 @@ pub fn wheel_library(root: &Path, pip: &Pip) -> Result<PathBuf> {
     }
     eprintln!("libclang: fetching the pip wheel libclang=={WHEEL_VERSION} into {}", dir.display());
     let w = wheel(&format!("libclang=={WHEEL_VERSION}"), &[], pip)?;
-    let native: Vec<&String> = w.files.iter().filter(|f| f.contains("/clang/native/") && is_library_name(file_name(f))).collect();
+    let native: Vec<&String> =
+        w.files.iter().filter(|f| f.contains("/clang/native/") && is_library_name(file_name(f))).collect();
     let [lib] = native.as_slice() else {
         bail!("{} holds {} libraries under clang/native/, expected one", w.name, native.len());
     };
     let bytes = std::fs::read(w.dir.join(lib)).with_context(|| format!("cannot read {lib} from {}", w.name))?;
     let mut files: Vec<(&str, Vec<u8>)> = vec![(file_name(lib), bytes)];
-    if let Some(license) = w.files.iter().find(|f| f.contains(".dist-info/") && file_name(f).to_ascii_lowercase().starts_with("license")) {
-        files.push(("LICENSE.TXT", std::fs::read(w.dir.join(license)).with_context(|| format!("cannot read {license}"))?));
+    if let Some(license) =
+        w.files.iter().find(|f| f.contains(".dist-info/") && file_name(f).to_ascii_lowercase().starts_with("license"))
+    {
+        files.push((
+            "LICENSE.TXT",
+            std::fs::read(w.dir.join(license)).with_context(|| format!("cannot read {license}"))?,
+        ));
     }
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
     let parent = dir.parent().map(Path::to_path_buf).unwrap_or_default();

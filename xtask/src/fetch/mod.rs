@@ -110,10 +110,19 @@ pub struct Wheel {
 pub fn wheel(requirement: &str, platforms: &[&str], pip: &Pip) -> Result<Wheel> {
     let tmp = TempDir::unique("fetch")?;
     let download = tmp.0.join("wheel");
-    let mut args: Vec<std::ffi::OsString> = ["-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check", "--no-input", "--quiet"]
-        .iter()
-        .map(Into::into)
-        .collect();
+    let mut args: Vec<std::ffi::OsString> = [
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--no-input",
+        "--quiet",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
     for p in platforms {
         args.extend(["--platform".into(), (*p).into()]);
     }
@@ -130,7 +139,8 @@ pub fn wheel(requirement: &str, platforms: &[&str], pip: &Pip) -> Result<Wheel> 
     let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let version = name.split('-').nth(1).unwrap_or_default().to_string();
     let dir = tmp.0.join("unpacked");
-    let unpack: [&std::ffi::OsStr; 5] = ["-m".as_ref(), "zipfile".as_ref(), "-e".as_ref(), file.as_os_str(), dir.as_os_str()];
+    let unpack: [&std::ffi::OsStr; 5] =
+        ["-m".as_ref(), "zipfile".as_ref(), "-e".as_ref(), file.as_os_str(), dir.as_os_str()];
     python(&unpack, &format!("unpacking {name} (a corrupt download?)"))?;
     let files = list_files(&dir)?;
     check_record(&dir, &files, &name)?;
@@ -162,7 +172,8 @@ fn check_record(dir: &Path, files: &[String], wheel: &str) -> Result<()> {
         let mut cols = line.rsplitn(3, ',');
         let (_size, hash, path) = (cols.next(), cols.next().unwrap_or(""), cols.next().unwrap_or(""));
         let Some(expected) = hash.strip_prefix("sha256=") else { continue };
-        let bytes = std::fs::read(dir.join(path)).with_context(|| format!("{wheel} lists {path} in its RECORD but does not hold it"))?;
+        let bytes = std::fs::read(dir.join(path))
+            .with_context(|| format!("{wheel} lists {path} in its RECORD but does not hold it"))?;
         if base64_urlsafe(&headers::sha256(&bytes)) != expected {
             bail!("{wheel}: {path} does not match the sha256 in the wheel's RECORD (a corrupt download?)");
         }
@@ -194,7 +205,8 @@ fn list_files(dir: &Path) -> Result<Vec<String>> {
             if entry.file_type()?.is_dir() {
                 stack.push(path);
             } else if let Ok(rel) = path.strip_prefix(dir) {
-                let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+                let parts: Vec<String> =
+                    rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
                 out.push(parts.join("/"));
             }
         }
@@ -216,9 +228,11 @@ pub fn install_dir(parent: &Path, name: &str, files: &[(&str, &[u8])]) -> Result
         }
         std::fs::create_dir_all(&staged).with_context(|| format!("cannot create {}", staged.display()))?;
         for (file, bytes) in files {
-            std::fs::write(staged.join(file), bytes).with_context(|| format!("cannot write {}", staged.join(file).display()))?;
+            std::fs::write(staged.join(file), bytes)
+                .with_context(|| format!("cannot write {}", staged.join(file).display()))?;
         }
-        std::fs::rename(&staged, &dest).with_context(|| format!("cannot move {} to {}", staged.display(), dest.display()))
+        std::fs::rename(&staged, &dest)
+            .with_context(|| format!("cannot move {} to {}", staged.display(), dest.display()))
     };
     if let Err(e) = write() {
         let _ = std::fs::remove_dir_all(&staged);

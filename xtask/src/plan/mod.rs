@@ -14,8 +14,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-pub use reading::{array_cue, count_cue, derived_direction, pointee_fields, scalar_cue, Basis, FIRST_CAPACITY};
 use reading::Reader;
+pub use reading::{array_cue, count_cue, derived_direction, pointee_fields, scalar_cue, Basis, FIRST_CAPACITY};
 
 use crate::diag::Diagnostics;
 use crate::model::{Function, FunctionDoc, Model, RecordKind, Ty};
@@ -253,7 +253,9 @@ impl Plan {
     /// converts an older layout lacking the field into the record.
     pub fn unused_absent_fields(&self, b: &Bindings) -> Vec<String> {
         let conversions = self.conversions();
-        let lacks = |old: &str, field: &str| b.model.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field));
+        let lacks = |old: &str, field: &str| {
+            b.model.records.get(old).is_some_and(|o| !o.fields.iter().any(|f| f.name == field))
+        };
         b.absent_fields
             .keys()
             .filter(|key| {
@@ -272,11 +274,16 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
     let place = |section: &str, key: &str| format!("{file}: {section}.{key}");
     let reader = Reader { b, records: &plan.records };
     for (key, basis) in redundant_directions(b, rules) {
-        d.warn(place("directions", &key), format!("matches nothing: the header's text gives the same direction ({basis})"));
+        d.warn(
+            place("directions", &key),
+            format!("matches nothing: the header's text gives the same direction ({basis})"),
+        );
     }
     for (func, rule) in &b.strings {
         let Some(f) = b.model.functions.get(func) else { continue };
-        let same = reader.derived_string(f).is_some_and(|(s, _)| s.buffer == rule.buffer && s.length == rule.length && s.size == rule.size);
+        let same = reader
+            .derived_string(f)
+            .is_some_and(|(s, _)| s.buffer == rule.buffer && s.length == rule.length && s.size == rule.size);
         if same {
             d.warn(place("strings", func), "matches nothing: the same shape is derived from the header");
         }
@@ -295,7 +302,10 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
         }
     }
     for key in plan.unused_absent_fields(b) {
-        d.warn(place("absent_fields", &key), "matches nothing: no older layout lacking the field is converted into the record");
+        d.warn(
+            place("absent_fields", &key),
+            "matches nothing: no older layout lacking the field is converted into the record",
+        );
     }
     for key in rules.renames.keys() {
         if plan.method(key).is_none() && b.model.functions.contains_key(key) {
@@ -309,7 +319,9 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
 pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)> {
     let mut out = Vec::new();
     for (key, rule) in &rules.directions {
-        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((b.model.functions.get(f)?, p))) else { continue };
+        let Some((f, param)) = key.split_once('.').and_then(|(f, p)| Some((b.model.functions.get(f)?, p))) else {
+            continue;
+        };
         let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
         let (dir, basis) = derived_direction(b, f, param, pointee_fields(&b.model, &p.ty));
         if dir == *rule && !matches!(basis, Basis::Doc(ref cue) if cue.is_empty()) {
@@ -322,7 +334,11 @@ pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)>
 impl Call {
     /// The parameters whose direction no documentation gives (`function.parameter` keys).
     pub fn undocumented_directions(&self) -> Vec<String> {
-        self.params.iter().filter(|p| matches!(&p.basis, Basis::Doc(cue) if cue.is_empty())).map(|p| format!("{}.{}", self.symbol, p.name)).collect()
+        self.params
+            .iter()
+            .filter(|p| matches!(&p.basis, Basis::Doc(cue) if cue.is_empty()))
+            .map(|p| format!("{}.{}", self.symbol, p.name))
+            .collect()
     }
 }
 
@@ -358,7 +374,11 @@ pub fn safe_records(m: &Model) -> BTreeSet<String> {
             break;
         }
     }
-    m.records.values().filter(|r| r.kind == RecordKind::Struct && !bad.contains(&r.name)).map(|r| r.name.clone()).collect()
+    m.records
+        .values()
+        .filter(|r| r.kind == RecordKind::Struct && !bad.contains(&r.name))
+        .map(|r| r.name.clone())
+        .collect()
 }
 
 pub(crate) fn has_pointer(m: &Model, rec: &str) -> bool {
@@ -371,7 +391,9 @@ fn field_is_bad(m: &Model, t: &Ty, bad: &BTreeSet<String>) -> bool {
         _ => match m.resolve_typedef(t) {
             Ty::Pointer { .. } | Ty::FnPtr { .. } | Ty::Void => true,
             Ty::Array { elem, .. } => field_is_bad(m, elem, bad),
-            Ty::Named(n) => bad.contains(n) || (m.records.get(n).is_some_and(|r| r.kind == RecordKind::Union) && has_pointer(m, n)),
+            Ty::Named(n) => {
+                bad.contains(n) || (m.records.get(n).is_some_and(|r| r.kind == RecordKind::Union) && has_pointer(m, n))
+            }
             _ => false,
         },
     }
@@ -460,7 +482,10 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         if let Some(other) = names.insert((owner.clone(), name.clone()), key.clone()) {
             d.error(
                 format!("{RULES_FILE}: renames"),
-                format!("`{other}` and `{key}` both become method `{name}` of {}; add a `renames` rule", owner_label(b, &owner)),
+                format!(
+                    "`{other}` and `{key}` both become method `{name}` of {}; add a `renames` rule",
+                    owner_label(b, &owner)
+                ),
             );
         }
         for c in &calls {
@@ -490,7 +515,11 @@ fn handle_plans(b: &Bindings, read: &BTreeMap<String, Result<Call, String>>) -> 
     for (typedef, name) in &b.handles {
         let kind = match b.owned.get(typedef) {
             Some(free) => {
-                let by_handle = b.model.functions.get(free).is_some_and(|f| f.params.len() == 1 && f.params[0].ty == Ty::Named(typedef.clone()));
+                let by_handle = b
+                    .model
+                    .functions
+                    .get(free)
+                    .is_some_and(|f| f.params.len() == 1 && f.params[0].ty == Ty::Named(typedef.clone()));
                 HandleKind::Owned { free: free.clone(), by_handle }
             }
             None if destroyed.contains(typedef.as_str()) => HandleKind::Destroyable,
@@ -520,7 +549,9 @@ fn family_docs(b: &Bindings) -> BTreeMap<String, FunctionDoc> {
     for symbols in b.families.values() {
         let members: Vec<&Function> = symbols.iter().filter_map(|s| b.model.functions.get(s)).collect();
         for f in members.iter().filter(|f| f.docs.params.is_empty()) {
-            let same_params = |g: &&&Function| !g.docs.params.is_empty() && g.params.iter().map(|p| &p.name).eq(f.params.iter().map(|p| &p.name));
+            let same_params = |g: &&&Function| {
+                !g.docs.params.is_empty() && g.params.iter().map(|p| &p.name).eq(f.params.iter().map(|p| &p.name))
+            };
             if let Some(g) = members.iter().find(same_params) {
                 out.insert(f.name.clone(), g.docs.clone());
             }
@@ -567,9 +598,10 @@ fn compatible(f: &Result<Call, String>, g: &Result<Call, String>) -> bool {
         && a.params.iter().zip(&b.params).all(|(x, y)| match (&x.role, &y.role) {
             (Role::Out(Val::Record(_)), Role::Out(Val::Record(_))) => true,
             (Role::Array { val: Val::Record(_), unused: a }, Role::Array { val: Val::Record(_), unused: b }) => a == b,
-            (Role::Capped { val: Val::Record(_), capacity: a }, Role::Capped { val: Val::Record(_), capacity: b }) => a == b,
+            (Role::Capped { val: Val::Record(_), capacity: a }, Role::Capped { val: Val::Record(_), capacity: b }) => {
+                a == b
+            }
             (Role::InOut(Val::Record(_)), Role::InOut(Val::Record(_))) => true,
             (r, s) => r == s,
         })
 }
-

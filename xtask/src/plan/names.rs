@@ -59,7 +59,10 @@ pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics)
     for name in m.enums.keys().chain(records.iter()) {
         let rust = safe_type_name(m, name);
         if let Some(other) = taken.insert(rust.clone(), name.clone()) {
-            d.error(format!("{RULES_FILE}: handles"), format!("safe type names clash: `{name}` and {other} both become `{rust}`"));
+            d.error(
+                format!("{RULES_FILE}: handles"),
+                format!("safe type names clash: `{name}` and {other} both become `{rust}`"),
+            );
         }
         types.insert(name.clone(), rust);
     }

@@ -86,14 +86,27 @@ impl Reader<'_> {
             } else if let Some((s, basis)) = string.as_ref().filter(|(s, _)| s.buffer == p.name) {
                 match s.size {
                     Some((_, size)) => (Role::StrBuf { size }, basis.clone()),
-                    None => return Err(format!("string buffer `{}` has no known size (a `strings` rule can give one)", s.buffer)),
+                    None => {
+                        return Err(format!(
+                            "string buffer `{}` has no known size (a `strings` rule can give one)",
+                            s.buffer
+                        ))
+                    }
                 }
-            } else if let Some((_, basis)) = string.as_ref().filter(|(s, _)| s.length.as_deref() == Some(p.name.as_str())) {
+            } else if let Some((_, basis)) =
+                string.as_ref().filter(|(s, _)| s.length.as_deref() == Some(p.name.as_str()))
+            {
                 (Role::StrLen { by_ptr: matches!(p.ty, Ty::Pointer { .. }) }, basis.clone())
             } else if let Some(c) = counted.as_ref().filter(|c| c.count == p.name) {
                 let role = match (c.by_ptr, c.out_only) {
                     (true, true) => Role::CappedCount,
-                    (true, false) => Role::Count { probe: if c.probe_refused { Probe::Capacity(c.capacity.unwrap_or(FIRST_CAPACITY)) } else { Probe::Null } },
+                    (true, false) => Role::Count {
+                        probe: if c.probe_refused {
+                            Probe::Capacity(c.capacity.unwrap_or(FIRST_CAPACITY))
+                        } else {
+                            Probe::Null
+                        },
+                    },
                     (false, _) => Role::SizedLen { bytes: c.bytes, capacity: c.capacity },
                 };
                 (role, c.basis.clone())
@@ -111,8 +124,13 @@ impl Reader<'_> {
             } else {
                 let (role, basis) = self.role(f, p, &mut doubts).map_err(|e| format!("{place}: {e}"))?;
                 if let Some(cue) = array_cue(&doc_text(f, &p.name)) {
-                    if matches!(role, Role::Out(_) | Role::InOut(_) | Role::InPtr(_)) && !matches!(basis, Basis::Rule(_)) {
-                        doubts.push(format!("`{}` is read as one value, but its documentation calls it an array (\"{cue}\")", p.name));
+                    if matches!(role, Role::Out(_) | Role::InOut(_) | Role::InPtr(_))
+                        && !matches!(basis, Basis::Rule(_))
+                    {
+                        doubts.push(format!(
+                            "`{}` is read as one value, but its documentation calls it an array (\"{cue}\")",
+                            p.name
+                        ));
                     }
                 }
                 (role, basis)
@@ -135,9 +153,13 @@ impl Reader<'_> {
     /// The string buffer of `f` as the header gives it, rules aside.
     pub fn derived_string(&self, f: &Function) -> Option<(StringBuffer, Basis)> {
         let m = &self.b.model;
-        let i = f.params.iter().position(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))?;
+        let i = f
+            .params
+            .iter()
+            .position(|p| matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))?;
         let len = f.params.get(i + 1)?;
-        let len_ok = len.ty == Ty::UInt || matches!(&len.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::UInt);
+        let len_ok =
+            len.ty == Ty::UInt || matches!(&len.ty, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::UInt);
         if !len_ok {
             return None;
         }
@@ -150,17 +172,24 @@ impl Reader<'_> {
             .filter(|w| constant_value(m, w).is_some())
             .collect();
         let (size, basis) = match mentioned.into_iter().collect::<Vec<_>>().as_slice() {
-            [one] => (Some((Some(one.to_string()), constant_value(m, one)?)), Basis::Doc(format!("names the size {one}"))),
+            [one] => {
+                (Some((Some(one.to_string()), constant_value(m, one)?)), Basis::Doc(format!("names the size {one}")))
+            }
             _ => (None, Basis::Doc("a char buffer and its length".into())),
         };
-        let s = StringBuffer { buffer: f.params[i].name.clone(), length: Some(len.name.clone()), size, origin: Origin::Derived };
+        let s = StringBuffer {
+            buffer: f.params[i].name.clone(),
+            length: Some(len.name.clone()),
+            size,
+            origin: Origin::Derived,
+        };
         Some((s, basis))
     }
 
     /// The count and arrays of `f`: an `arrays` rule, or a count the documentation confirms.
     fn counted(&self, f: &Function, string: Option<&StringBuffer>, doubts: &mut Vec<String>) -> Option<Counted> {
         if let Some(r) = self.b.arrays.get(&f.name) {
-            return Some(self.from_rule(f, r));
+            return Some(self.counted_by_rule(f, r));
         }
         if self.b.not_arrays.contains_key(&f.name) {
             return None;
@@ -175,7 +204,7 @@ impl Reader<'_> {
         let mut doubts = Vec::new();
         let string = self.derived_string(f).map(|(s, _)| s);
         let Some(derived) = self.derived_counted(f, string.as_ref(), &mut doubts) else { return false };
-        let ruled = self.from_rule(f, r);
+        let ruled = self.counted_by_rule(f, r);
         doubts.is_empty()
             && derived.count == ruled.count
             && derived.arrays == ruled.arrays
@@ -187,12 +216,18 @@ impl Reader<'_> {
     }
 
     /// The count and arrays of `f` as the header gives them, rules aside.
-    pub(super) fn derived_counted(&self, f: &Function, string: Option<&StringBuffer>, doubts: &mut Vec<String>) -> Option<Counted> {
+    pub(super) fn derived_counted(
+        &self,
+        f: &Function,
+        string: Option<&StringBuffer>,
+        doubts: &mut Vec<String>,
+    ) -> Option<Counted> {
         let docs = &f.docs;
         let in_string = |name: &str| string.is_some_and(|s| s.buffer == name || s.length.as_deref() == Some(name));
         let ps = &f.params;
         let is_array_ptr = |p: &Param| {
-            !in_string(&p.name) && matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if !matches!(**pointee, Ty::Char | Ty::Void))
+            !in_string(&p.name)
+                && matches!(&p.ty, Ty::Pointer { pointee, is_const: false } if !matches!(**pointee, Ty::Char | Ty::Void))
         };
         // A pointer count: named like one, or documented as an array's size.
         let count_at = ps.iter().position(|p| {
@@ -205,17 +240,24 @@ impl Reader<'_> {
                 let (count, array) = (&ps[i].name, &ps[j].name);
                 let (count_doc, array_doc) = (doc_text(f, count), doc_text(f, array));
                 // The count: called an array's size, or a number of elements of the array it names.
-                let count_says = count_cue(&count_doc)
-                    .map(String::from)
-                    .or_else(|| (count_doc.to_ascii_lowercase().contains("number of") && names(&count_doc, array)).then(|| format!("the number of `{array}` entries")));
+                let count_says = count_cue(&count_doc).map(String::from).or_else(|| {
+                    (count_doc.to_ascii_lowercase().contains("number of") && names(&count_doc, array))
+                        .then(|| format!("the number of `{array}` entries"))
+                });
                 // The array: called one, or the only pointer a count documented as an array's
                 // size can size, or documented as NULL to discover the count.
                 let pointers = ps.iter().enumerate().filter(|(k, p)| *k != i && is_array_ptr(p)).count();
                 let array_says = array_cue(&array_doc)
                     .map(String::from)
                     .or_else(|| names_as_array(&count_doc, array))
-                    .or_else(|| (count_cue(&count_doc).is_some() && pointers == 1).then(|| format!("`{array}` is the only array a count can size")));
-                let probe_says = array_doc.to_ascii_lowercase().contains("can be null to discover").then(|| "NULL discovers the count".to_string());
+                    .or_else(|| {
+                        (count_cue(&count_doc).is_some() && pointers == 1)
+                            .then(|| format!("`{array}` is the only array a count can size"))
+                    });
+                let probe_says = array_doc
+                    .to_ascii_lowercase()
+                    .contains("can be null to discover")
+                    .then(|| "NULL discovers the count".to_string());
                 if let Some(cue) = scalar_cue(&array_doc).or_else(|| scalar_cue(&count_doc)) {
                     doubts.push(format!(
                         "`{count}` and `{array}` look like a count and its array by their names, but the documentation reads them as single values (\"{cue}\"); state the shape with an `arrays` or `not_arrays` rule"
@@ -235,13 +277,27 @@ impl Reader<'_> {
                 // Further pointers the documentation calls arrays share the count.
                 let mut arrays = vec![array.clone()];
                 for (k, p) in ps.iter().enumerate() {
-                    if k != i && k != j && is_array_ptr(p) && (array_cue(&doc_text(f, &p.name)).is_some() || names_as_array(&count_doc, &p.name).is_some()) {
+                    if k != i
+                        && k != j
+                        && is_array_ptr(p)
+                        && (array_cue(&doc_text(f, &p.name)).is_some() || names_as_array(&count_doc, &p.name).is_some())
+                    {
                         arrays.push(p.name.clone());
                     }
                 }
                 let probe_refused = arrays.iter().any(|a| docs.refuses_null(a));
                 let bytes = docs.param(count).and_then(|d| d.unit.as_deref()) == Some("bytes");
-                return Some(Counted { count: count.clone(), by_ptr: true, arrays, capacity: None, out_only: false, probe_refused, bytes, unused: None, basis });
+                return Some(Counted {
+                    count: count.clone(),
+                    by_ptr: true,
+                    arrays,
+                    capacity: None,
+                    out_only: false,
+                    probe_refused,
+                    bytes,
+                    unused: None,
+                    basis,
+                });
             }
         }
         // A length by value next to the array it sizes.
@@ -253,7 +309,10 @@ impl Reader<'_> {
             if !(n.ends_with("count") || n.ends_with("size") || n.ends_with("length")) {
                 continue;
             }
-            let Some(j) = [i + 1, i.wrapping_sub(1)].into_iter().find(|&j| ps.get(j).is_some_and(|a| is_array_ptr(a) && !self.is_handle_ptr(a))) else {
+            let Some(j) = [i + 1, i.wrapping_sub(1)]
+                .into_iter()
+                .find(|&j| ps.get(j).is_some_and(|a| is_array_ptr(a) && !self.is_handle_ptr(a)))
+            else {
                 continue;
             };
             let (len_doc, array_doc) = (doc_text(f, &p.name), doc_text(f, &ps[j].name));
@@ -310,7 +369,7 @@ impl Reader<'_> {
         })
     }
 
-    fn from_rule(&self, f: &Function, r: &ArrayBuffer) -> Counted {
+    fn counted_by_rule(&self, f: &Function, r: &ArrayBuffer) -> Counted {
         let docs = &f.docs;
         let by_ptr = f.params.iter().find(|p| p.name == r.count).is_some_and(|p| matches!(p.ty, Ty::Pointer { .. }));
         let probe_refused = match r.null_probe {
@@ -348,7 +407,10 @@ impl Reader<'_> {
             return None;
         }
         let doc = f.doc.as_deref().unwrap_or("").to_ascii_lowercase();
-        ["destroy", "free", "release"].iter().find(|w| doc.contains(*w)).map(|w| Basis::Doc(format!("the summary says \"{w}\"")))
+        ["destroy", "free", "release"]
+            .iter()
+            .find(|w| doc.contains(*w))
+            .map(|w| Basis::Doc(format!("the summary says \"{w}\"")))
     }
 
     /// Any other parameter.
@@ -360,7 +422,11 @@ impl Reader<'_> {
         match m.resolve_typedef(&p.ty) {
             Ty::Pointer { pointee, is_const } => {
                 if matches!(m.resolve_typedef(pointee), Ty::Char) {
-                    return if *is_const { Ok((Role::InStr, Basis::Type)) } else { Err("a `char` buffer with no length".into()) };
+                    return if *is_const {
+                        Ok((Role::InStr, Basis::Type))
+                    } else {
+                        Err("a `char` buffer with no length".into())
+                    };
                 }
                 let val = self.pointee_val(f, p)?;
                 if *is_const {
@@ -418,7 +484,9 @@ impl Reader<'_> {
     }
 
     fn pointee_val(&self, f: &Function, p: &Param) -> Result<Val, String> {
-        let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&p.ty) else { return Err("not a pointer".into()) };
+        let Ty::Pointer { pointee, .. } = self.b.model.resolve_typedef(&p.ty) else {
+            return Err("not a pointer".into());
+        };
         if let Some(flags) = self.b.flags_of_param(&f.name, &p.name) {
             return Ok(Val::Flags(flags, self.b.model.resolve_typedef(pointee).clone()));
         }
@@ -477,7 +545,9 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
                 return (Direction::In, Basis::Doc(cue.into()));
             }
         }
-        if let Some(field) = fields.iter().find(|fl| fl.name != "version" && documented_input(fl.doc.as_deref().unwrap_or(""))) {
+        if let Some(field) =
+            fields.iter().find(|fl| fl.name != "version" && documented_input(fl.doc.as_deref().unwrap_or("")))
+        {
             return (Direction::InOut, Basis::Doc(format!("field `{}` is documented as an input", field.name)));
         }
         if setter(b, f) {
@@ -513,9 +583,24 @@ fn summary(f: &Function) -> String {
 
 /// Wording that makes a record an input of a setter.
 fn input_cue(text: &str) -> Option<&'static str> {
-    ["to set", "to be set", "to apply", "to activate", "to update", "to clear", "requested", "desired", "new value", "sets ", "set the", "specif", "configure", "input"]
-        .into_iter()
-        .find(|c| text.contains(c))
+    [
+        "to set",
+        "to be set",
+        "to apply",
+        "to activate",
+        "to update",
+        "to clear",
+        "requested",
+        "desired",
+        "new value",
+        "sets ",
+        "set the",
+        "specif",
+        "configure",
+        "input",
+    ]
+    .into_iter()
+    .find(|c| text.contains(c))
 }
 
 /// Whether a field's comment starts by calling it an input: `IN:`, `IN/OUT:`, `[in]`,
@@ -544,8 +629,9 @@ fn doc_text(f: &Function, param: &str) -> String {
 /// The documentation calls the parameter itself an array, a buffer or a list: the phrase.
 pub fn array_cue(text: &str) -> Option<&'static str> {
     let t = text.to_ascii_lowercase();
-    const STARTS: &[&str] = &["array", "an array", "buffer", "a buffer", "the buffer", "caller-supplied buffer", "caller-supplied array"];
-    if let Some(s) = STARTS.iter().find(|s| t.starts_with(*s) && t[s.len()..].starts_with(|c: char| c == ' ' || c == ',')) {
+    const STARTS: &[&str] =
+        &["array", "an array", "buffer", "a buffer", "the buffer", "caller-supplied buffer", "caller-supplied array"];
+    if let Some(s) = STARTS.iter().find(|s| t.starts_with(*s) && t[s.len()..].starts_with([' ', ','])) {
         return Some(s);
     }
     const PHRASES: &[&str] = &[
@@ -569,10 +655,19 @@ pub fn array_cue(text: &str) -> Option<&'static str> {
 /// The documentation of a count calls it an array's size (or a number of elements): the phrase.
 pub fn count_cue(text: &str) -> Option<&'static str> {
     let t = text.to_ascii_lowercase();
-    ["array size", "buffer size", "size of the array", "size of the buffer", "size of the supplied", "number of elements"]
-        .into_iter()
-        .find(|p| t.contains(p))
-        .or_else(|| (t.starts_with("size of") && (t.contains("array") || t.contains("buffer"))).then_some("size of ... array"))
+    [
+        "array size",
+        "buffer size",
+        "size of the array",
+        "size of the buffer",
+        "size of the supplied",
+        "number of elements",
+    ]
+    .into_iter()
+    .find(|p| t.contains(p))
+    .or_else(|| {
+        (t.starts_with("size of") && (t.contains("array") || t.contains("buffer"))).then_some("size of ... array")
+    })
 }
 
 /// Another parameter's documentation calls `name` an array (`the \a infos array size`).
@@ -592,7 +687,9 @@ fn names(text: &str, name: &str) -> bool {
 /// The documentation reads the parameter as a single value: the phrase.
 pub fn scalar_cue(text: &str) -> Option<&'static str> {
     let t = text.to_ascii_lowercase();
-    ["reference to an unsigned int", "reference to an unsigned long", "reference to an int", "reference to a boolean"].into_iter().find(|p| t.starts_with(p))
+    ["reference to an unsigned int", "reference to an unsigned long", "reference to an int", "reference to a boolean"]
+        .into_iter()
+        .find(|p| t.starts_with(p))
 }
 
 #[cfg(test)]
@@ -604,11 +701,23 @@ mod tests {
         assert_eq!(array_cue("Buffer to write the page retirement timestamps into"), Some("buffer"));
         assert_eq!(array_cue("Array of \\a valuesCount structures"), Some("array"));
         assert_eq!(array_cue("Reference in which to return list of process ids"), Some("list of"));
-        assert_eq!(array_cue("Reference in which to provide the size (in number of elements) of the circular buffer"), None);
-        assert_eq!(scalar_cue("Reference to an unsigned int for trailing average FPS of all active sessions"), Some("reference to an unsigned int"));
-        assert_eq!(count_cue("Reference in which to provide the \\a infos array size, and to return the number"), Some("array size"));
+        assert_eq!(
+            array_cue("Reference in which to provide the size (in number of elements) of the circular buffer"),
+            None
+        );
+        assert_eq!(
+            scalar_cue("Reference to an unsigned int for trailing average FPS of all active sessions"),
+            Some("reference to an unsigned int")
+        );
+        assert_eq!(
+            count_cue("Reference in which to provide the \\a infos array size, and to return the number"),
+            Some("array size")
+        );
         assert_eq!(count_cue("Size of hwbcEntries array"), Some("size of ... array"));
         assert_eq!(count_cue("Reference to an unsigned int for count of active encoder sessions"), None);
-        assert_eq!(names_as_array("provide the \\a clocksMHz array size", "clocksMHz").as_deref(), Some("\"clocksMHz array\""));
+        assert_eq!(
+            names_as_array("provide the \\a clocksMHz array size", "clocksMHz").as_deref(),
+            Some("\"clocksMHz array\"")
+        );
     }
 }

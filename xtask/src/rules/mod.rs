@@ -254,7 +254,10 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         let missing: Vec<&String> = symbols.iter().filter(|s| !model.functions.contains_key(*s)).collect();
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-            d.error(place("versions", api), format!("names functions the header does not declare: {}", names.join(", ")));
+            d.error(
+                place("versions", api),
+                format!("names functions the header does not declare: {}", names.join(", ")),
+            );
             continue;
         }
         if symbols.len() < 2 {
@@ -272,10 +275,17 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     for (func, rule) in &rules.strings {
         let p = place("strings", func);
         let Some(f) = function(&model, func, &p, &mut d) else { continue };
-        let ok = check_param(f, &rule.buffer, &p, &mut d, |t| matches!(t, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char))
-            & rule.length.as_ref().is_none_or(|length| {
-                check_param(f, length, &p, &mut d, |t| is_uint(t) || matches!(t, Ty::Pointer { pointee, .. } if is_uint(pointee)))
-            });
+        let ok = check_param(
+            f,
+            &rule.buffer,
+            &p,
+            &mut d,
+            |t| matches!(t, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char),
+        ) & rule.length.as_ref().is_none_or(|length| {
+            check_param(f, length, &p, &mut d, |t| {
+                is_uint(t) || matches!(t, Ty::Pointer { pointee, .. } if is_uint(pointee))
+            })
+        });
         let size = match &rule.size {
             None => None,
             Some(SizeSpec::Bytes(n)) => Some((None, *n)),
@@ -294,7 +304,10 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         if !ok {
             continue;
         }
-        strings.insert(func.clone(), StringBuffer { buffer: rule.buffer.clone(), length: rule.length.clone(), size, origin: Origin::Rule });
+        strings.insert(
+            func.clone(),
+            StringBuffer { buffer: rule.buffer.clone(), length: rule.length.clone(), size, origin: Origin::Rule },
+        );
     }
 
     // Counts and arrays stated by rules (the plan derives the others).
@@ -307,7 +320,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         if names.is_empty() {
             d.error(p.clone(), "names no `array` (or `arrays`)");
         }
-        ok &= check_param(f, &rule.count, &p, &mut d, |t| is_uint(t) || is_int(t) || matches!(t, Ty::Pointer { pointee, is_const: false } if is_uint(pointee)));
+        ok &= check_param(f, &rule.count, &p, &mut d, |t| {
+            is_uint(t) || is_int(t) || matches!(t, Ty::Pointer { pointee, is_const: false } if is_uint(pointee))
+        });
         for a in &names {
             ok &= check_param(f, a, &p, &mut d, |t| matches!(t, Ty::Pointer { .. }));
         }
@@ -330,7 +345,10 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             Some(c) => match enum_or_constant_value(&model, c) {
                 Some(v) => Some((c.clone(), v)),
                 None => {
-                    d.error(p.clone(), format!("unused: `{c}` is neither an enum constant nor an integer constant of the header"));
+                    d.error(
+                        p.clone(),
+                        format!("unused: `{c}` is neither an enum constant nor an integer constant of the header"),
+                    );
                     continue;
                 }
             },
@@ -340,7 +358,15 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             ok = false;
         }
         if ok {
-            let resolved = ArrayBuffer { count: rule.count.clone(), arrays: names, capacity, out_only: rule.out_only, null_probe: rule.null_probe, bytes: rule.bytes, unused };
+            let resolved = ArrayBuffer {
+                count: rule.count.clone(),
+                arrays: names,
+                capacity,
+                out_only: rule.out_only,
+                null_probe: rule.null_probe,
+                bytes: rule.bytes,
+                unused,
+            };
             arrays.insert(func.clone(), resolved);
         }
     }
@@ -352,10 +378,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         if !rules.handles.contains_key(handle) {
             d.error(p.clone(), format!("`{handle}` has no `handles` rule"));
         }
-        if function(&model, free, &p, &mut d).is_some_and(|f| !f.params.iter().any(|p| p.ty == Ty::Named(handle.clone()))) {
-            if !rules.manual.contains_key(free) {
-                d.error(p, format!("`{free}` does not take a `{handle}`: a free function that takes a request record needs a `manual` rule"));
-            }
+        let takes_handle = |f: &Function| f.params.iter().any(|p| p.ty == Ty::Named(handle.clone()));
+        if function(&model, free, &p, &mut d).is_some_and(|f| !takes_handle(f)) && !rules.manual.contains_key(free) {
+            d.error(p, format!("`{free}` does not take a `{handle}`: a free function that takes a request record needs a `manual` rule"));
         }
     }
 
@@ -391,7 +416,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         let p = place("ids", typedef);
         match model.typedefs.get(typedef).map(|t| model.resolve_typedef(&t.ty)) {
             Some(Ty::UInt | Ty::Int | Ty::ULongLong) if is_rust_type_name(safe) => {}
-            Some(_) => d.error(p, format!("`{typedef}` is not an integer typedef, or `{safe}` is not a Rust type name")),
+            Some(_) => {
+                d.error(p, format!("`{typedef}` is not an integer typedef, or `{safe}` is not a Rust type name"))
+            }
             None => d.error(p, format!("`{typedef}` is not a typedef of the header")),
         }
     }
@@ -424,14 +451,22 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             match fp.split_once('.') {
                 Some((func, param)) => {
                     if let Some(f) = function(&model, func, &p, &mut d) {
-                        check_param(f, param, &p, &mut d, |t| !matches!(t, Ty::Pointer { pointee, .. } if !is_integer(pointee)));
+                        check_param(
+                            f,
+                            param,
+                            &p,
+                            &mut d,
+                            |t| !matches!(t, Ty::Pointer { pointee, .. } if !is_integer(pointee)),
+                        );
                     }
                 }
                 None => d.error(p.clone(), format!("`{fp}`: expected `function.parameter`")),
             }
         }
         for ff in &flags.fields {
-            let ok = ff.split_once('.').is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
+            let ok = ff
+                .split_once('.')
+                .is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
             if !ok {
                 d.error(p.clone(), format!("`{ff}` is not a `record.field` of the header"));
             }
@@ -439,8 +474,16 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     }
     let mut struct_versions = BTreeMap::new();
     for r in model.records.values().filter(|r| r.fields.first().is_some_and(|f| f.name == "version")) {
-        let names = model.typedefs.values().filter(|t| t.ty == Ty::Named(r.name.clone())).map(|t| t.name.as_str()).chain([r.name.as_str()]);
-        let found = names.filter_map(|n| n.strip_suffix("_t")).find(|c| constant_value(&model, c).is_some()).map(str::to_string);
+        let names = model
+            .typedefs
+            .values()
+            .filter(|t| t.ty == Ty::Named(r.name.clone()))
+            .map(|t| t.name.as_str())
+            .chain([r.name.as_str()]);
+        let found = names
+            .filter_map(|n| n.strip_suffix("_t"))
+            .find(|c| constant_value(&model, c).is_some())
+            .map(str::to_string);
         // Else the version field's comment may name it: `IN: Set to NVML_GPM_SUPPORT_VERSION`.
         let named = || {
             let doc = r.fields[0].doc.as_deref()?;
@@ -469,7 +512,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     let mut absent_fields = BTreeMap::new();
     for (key, value) in &rules.absent_fields {
         let p = place("absent_fields", key);
-        let known = key.split_once('.').is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
+        let known = key
+            .split_once('.')
+            .is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
         if !known {
             d.error(p.clone(), format!("`{key}` is not a `record.field` of the header"));
         }
@@ -538,11 +583,21 @@ fn check_param(f: &Function, name: &str, place: &str, d: &mut Diagnostics, ok: i
     match f.params.iter().find(|p| p.name == name) {
         None => {
             let names: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
-            d.error(place.to_string(), format!("`{}` has no parameter `{name}` (it has: {})", f.name, names.join(", ")));
+            d.error(
+                place.to_string(),
+                format!("`{}` has no parameter `{name}` (it has: {})", f.name, names.join(", ")),
+            );
             false
         }
         Some(p) if !ok(&p.ty) => {
-            d.error(place.to_string(), format!("parameter `{name}` of `{}` has type `{}`, which does not fit this rule", f.name, p.ty.c_spelling()));
+            d.error(
+                place.to_string(),
+                format!(
+                    "parameter `{name}` of `{}` has type `{}`, which does not fit this rule",
+                    f.name,
+                    p.ty.c_spelling()
+                ),
+            );
             false
         }
         Some(_) => true,
@@ -598,7 +653,8 @@ fn is_rust_type_name(s: &str) -> bool {
 }
 
 pub fn is_rust_fn_name(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Splits `nvmlX_v3` into (`nvmlX`, 6) and `nvmlXV` into (`nvmlX`, 1): the rank orders

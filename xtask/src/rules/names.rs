@@ -15,7 +15,9 @@ pub fn snake(name: &str) -> String {
         if c.is_ascii_uppercase() && i > 0 {
             let prev = chars[i - 1];
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-            let boundary = prev.is_ascii_lowercase() || (prev.is_ascii_digit() && next_lower) || (prev.is_ascii_uppercase() && next_lower);
+            let boundary = prev.is_ascii_lowercase()
+                || (prev.is_ascii_digit() && next_lower)
+                || (prev.is_ascii_uppercase() && next_lower);
             if boundary && !out.ends_with('_') {
                 out.push('_');
             }
@@ -126,7 +128,10 @@ mod tests {
     #[test]
     fn constants() {
         assert_eq!(constant_names(&["NVML_CLOCK_GRAPHICS", "NVML_CLOCK_SM"]), ["GRAPHICS", "SM"]);
-        assert_eq!(constant_names(&["NVML_SPEED_2500MBPS", "NVML_SPEED_5000MBPS"]), ["SPEED_2500MBPS", "SPEED_5000MBPS"]);
+        assert_eq!(
+            constant_names(&["NVML_SPEED_2500MBPS", "NVML_SPEED_5000MBPS"]),
+            ["SPEED_2500MBPS", "SPEED_5000MBPS"]
+        );
         assert_eq!(constant_names(&["NVML_FEATURE_DISABLED"]), ["FEATURE_DISABLED"]);
         assert_eq!(screaming("XidCriticalError"), "XID_CRITICAL_ERROR");
         assert_eq!(camel_from_screaming("GPU_IS_LOST"), "GpuIsLost");

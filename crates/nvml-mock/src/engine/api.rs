@@ -102,7 +102,13 @@ impl Api for Engine {
         self.report_unimplemented(function)
     }
 
-    fn answer(&self, function: &'static str, object: Object, selectors: &[i64], write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>) -> nvmlReturn_t {
+    fn answer(
+        &self,
+        function: &'static str,
+        object: Object,
+        selectors: &[i64],
+        write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
+    ) -> nvmlReturn_t {
         let Ok(sys) = self.sys() else { return NVML_ERROR_UNINITIALIZED };
         if sys.entries(object).is_none() {
             // Not one of our handles (or an object without values, such as a unit).

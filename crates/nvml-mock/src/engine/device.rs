@@ -6,7 +6,10 @@ use std::ffi::{c_char, c_int, c_uint, c_ulong};
 
 use nvml_sys::*;
 
-use super::ffi::{chars_str, check_version, get, put, put_filled, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars, Status};
+use super::ffi::{
+    chars_str, check_version, get, put, put_filled, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars,
+    Status,
+};
 use super::mig::{mig_name, mig_uuid};
 use super::{need, Device, DeviceRef, Engine, System};
 
@@ -83,7 +86,8 @@ fn uuid_bytes(uuid: &str) -> [u8; 16] {
 pub fn nvmlDeviceGetHandleBySerial(e: &Engine, serial: *const c_char, device: *mut nvmlDevice_t) -> nvmlReturn_t {
     e.with(|sys| {
         let serial = read_str(serial)?;
-        let d = sys.devices.iter().find(|d| d.spec.str("serial") == Some(serial.as_str())).ok_or(NVML_ERROR_NOT_FOUND)?;
+        let d =
+            sys.devices.iter().find(|d| d.spec.str("serial") == Some(serial.as_str())).ok_or(NVML_ERROR_NOT_FOUND)?;
         put(device, sys.handle(d.index))
     })
 }
@@ -128,7 +132,12 @@ pub fn nvmlDeviceGetSerial(e: &Engine, device: nvmlDevice_t, serial: *mut c_char
 }
 
 /// The opaque metadata of a vGPU-capable GPU: `pgpu_metadata`.
-pub fn nvmlDeviceGetPgpuMetadataString(e: &Engine, device: nvmlDevice_t, metadata: *mut c_char, size: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetPgpuMetadataString(
+    e: &Engine,
+    device: nvmlDevice_t,
+    metadata: *mut c_char,
+    size: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put_sized_str(metadata, size, need(d.spec.str("pgpu_metadata"))?))
 }
 
@@ -226,7 +235,12 @@ fn common_ancestor(a: &Device, b: &Device) -> nvmlGpuTopologyLevel_t {
     }
 }
 
-pub fn nvmlDeviceGetTopologyCommonAncestor(e: &Engine, a: nvmlDevice_t, b: nvmlDevice_t, path: *mut nvmlGpuTopologyLevel_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetTopologyCommonAncestor(
+    e: &Engine,
+    a: nvmlDevice_t,
+    b: nvmlDevice_t,
+    path: *mut nvmlGpuTopologyLevel_t,
+) -> nvmlReturn_t {
     e.with(|sys| put(path, common_ancestor(sys.device(a)?, sys.device(b)?)))
 }
 
@@ -246,17 +260,34 @@ pub fn put_nearest(count: *mut c_uint, devices: *mut nvmlDevice_t, found: &[nvml
 }
 
 /// The other GPUs that meet `device` at `level` or closer.
-pub fn nvmlDeviceGetTopologyNearestGpus(e: &Engine, device: nvmlDevice_t, level: nvmlGpuTopologyLevel_t, count: *mut c_uint, devices: *mut nvmlDevice_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetTopologyNearestGpus(
+    e: &Engine,
+    device: nvmlDevice_t,
+    level: nvmlGpuTopologyLevel_t,
+    count: *mut c_uint,
+    devices: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if level > NVML_TOPOLOGY_SYSTEM {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        let found: Vec<nvmlDevice_t> = sys.devices.iter().filter(|o| o.index != d.index && common_ancestor(d, o) <= level).map(|o| sys.handle(o.index)).collect();
+        let found: Vec<nvmlDevice_t> = sys
+            .devices
+            .iter()
+            .filter(|o| o.index != d.index && common_ancestor(d, o) <= level)
+            .map(|o| sys.handle(o.index))
+            .collect();
         put_nearest(count, devices, &found)
     })
 }
 
-pub fn nvmlDeviceGetP2PStatus(e: &Engine, a: nvmlDevice_t, b: nvmlDevice_t, _caps: nvmlGpuP2PCapsIndex_t, status: *mut nvmlGpuP2PStatus_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetP2PStatus(
+    e: &Engine,
+    a: nvmlDevice_t,
+    b: nvmlDevice_t,
+    _caps: nvmlGpuP2PCapsIndex_t,
+    status: *mut nvmlGpuP2PStatus_t,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let (da, db) = (sys.device(a)?, sys.device(b)?);
         let ok = da.index != db.index && da.spec.u32("nvlink.links").is_some_and(|n| n > 0);
@@ -268,7 +299,13 @@ pub fn nvmlDeviceGetP2PStatus(e: &Engine, a: nvmlDevice_t, b: nvmlDevice_t, _cap
 pub fn nvmlDeviceOnSameBoard(e: &Engine, a: nvmlDevice_t, b: nvmlDevice_t, same: *mut c_int) -> nvmlReturn_t {
     e.with(|sys| {
         let (da, db) = (sys.device(a)?, sys.device(b)?);
-        put(same, c_int::from(da.index == db.index || da.spec.u32("board_id").is_some() && da.spec.u32("board_id") == db.spec.u32("board_id")))
+        put(
+            same,
+            c_int::from(
+                da.index == db.index
+                    || da.spec.u32("board_id").is_some() && da.spec.u32("board_id") == db.spec.u32("board_id"),
+            ),
+        )
     })
 }
 
@@ -308,7 +345,13 @@ pub fn nvmlDeviceGetCpuAffinity(e: &Engine, device: nvmlDevice_t, size: c_uint, 
     e.dev(device, |sys, d| put_mask(size, set, &cpus(sys, d)))
 }
 
-pub fn nvmlDeviceGetCpuAffinityWithinScope(e: &Engine, device: nvmlDevice_t, size: c_uint, set: *mut c_ulong, scope: nvmlAffinityScope_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetCpuAffinityWithinScope(
+    e: &Engine,
+    device: nvmlDevice_t,
+    size: c_uint,
+    set: *mut c_ulong,
+    scope: nvmlAffinityScope_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if scope > NVML_AFFINITY_SCOPE_SOCKET as nvmlAffinityScope_t {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -318,7 +361,13 @@ pub fn nvmlDeviceGetCpuAffinityWithinScope(e: &Engine, device: nvmlDevice_t, siz
 }
 
 /// The device's NUMA node (one node per socket in the profiles' servers).
-pub fn nvmlDeviceGetMemoryAffinity(e: &Engine, device: nvmlDevice_t, size: c_uint, set: *mut c_ulong, scope: nvmlAffinityScope_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMemoryAffinity(
+    e: &Engine,
+    device: nvmlDevice_t,
+    size: c_uint,
+    set: *mut c_ulong,
+    scope: nvmlAffinityScope_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if scope > NVML_AFFINITY_SCOPE_SOCKET as nvmlAffinityScope_t {
             return Err(NVML_ERROR_INVALID_ARGUMENT);

@@ -21,7 +21,11 @@ pub fn ecc_enabled(d: &Device) -> Status {
 }
 
 /// The `ecc.<volatile|aggregate>.<corrected|uncorrected>` counter.
-pub fn ecc_count(d: &Device, error_type: nvmlMemoryErrorType_t, counter: nvmlEccCounterType_t) -> Result<u64, nvmlReturn_t> {
+pub fn ecc_count(
+    d: &Device,
+    error_type: nvmlMemoryErrorType_t,
+    counter: nvmlEccCounterType_t,
+) -> Result<u64, nvmlReturn_t> {
     let kind = match error_type {
         NVML_MEMORY_ERROR_TYPE_CORRECTED => "corrected",
         NVML_MEMORY_ERROR_TYPE_UNCORRECTED => "uncorrected",
@@ -36,7 +40,12 @@ pub fn ecc_count(d: &Device, error_type: nvmlMemoryErrorType_t, counter: nvmlEcc
     need(d.spec.u64(&format!("ecc.{scope}.{kind}")))
 }
 
-pub fn nvmlDeviceGetEccMode(e: &Engine, device: nvmlDevice_t, current: *mut nvmlEnableState_t, pending: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetEccMode(
+    e: &Engine,
+    device: nvmlDevice_t,
+    current: *mut nvmlEnableState_t,
+    pending: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if current.is_null() || pending.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -47,7 +56,13 @@ pub fn nvmlDeviceGetEccMode(e: &Engine, device: nvmlDevice_t, current: *mut nvml
     })
 }
 
-pub fn nvmlDeviceGetTotalEccErrors(e: &Engine, device: nvmlDevice_t, error: nvmlMemoryErrorType_t, counter: nvmlEccCounterType_t, count: *mut u64) -> nvmlReturn_t {
+pub fn nvmlDeviceGetTotalEccErrors(
+    e: &Engine,
+    device: nvmlDevice_t,
+    error: nvmlMemoryErrorType_t,
+    counter: nvmlEccCounterType_t,
+    count: *mut u64,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put(count, ecc_count(d, error, counter)?))
 }
 
@@ -65,13 +80,28 @@ pub fn nvmlDeviceGetMemoryErrorCounter(
         if location >= NVML_MEMORY_LOCATION_COUNT {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        put(count, if location == NVML_MEMORY_LOCATION_DEVICE_MEMORY || location == NVML_MEMORY_LOCATION_DRAM { total } else { 0 })
+        put(
+            count,
+            if location == NVML_MEMORY_LOCATION_DEVICE_MEMORY || location == NVML_MEMORY_LOCATION_DRAM {
+                total
+            } else {
+                0
+            },
+        )
     })
 }
 
 /// The legacy per-location counts: the totals are in device memory.
-pub fn nvmlDeviceGetDetailedEccErrors(e: &Engine, device: nvmlDevice_t, error: nvmlMemoryErrorType_t, counter: nvmlEccCounterType_t, counts: *mut nvmlEccErrorCounts_t) -> nvmlReturn_t {
-    e.dev(device, |_, d| put(counts, nvmlEccErrorCounts_t { deviceMemory: ecc_count(d, error, counter)?, ..Default::default() }))
+pub fn nvmlDeviceGetDetailedEccErrors(
+    e: &Engine,
+    device: nvmlDevice_t,
+    error: nvmlMemoryErrorType_t,
+    counter: nvmlEccCounterType_t,
+    counts: *mut nvmlEccErrorCounts_t,
+) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        put(counts, nvmlEccErrorCounts_t { deviceMemory: ecc_count(d, error, counter)?, ..Default::default() })
+    })
 }
 
 fn retired_pages(d: &Device, cause: nvmlPageRetirementCause_t) -> Result<Vec<u64>, nvmlReturn_t> {
@@ -83,7 +113,13 @@ fn retired_pages(d: &Device, cause: nvmlPageRetirementCause_t) -> Result<Vec<u64
     Ok(need(d.spec.list(key))?.iter().filter_map(Value::as_u64).collect())
 }
 
-pub fn nvmlDeviceGetRetiredPages(e: &Engine, device: nvmlDevice_t, cause: nvmlPageRetirementCause_t, count: *mut c_uint, addresses: *mut u64) -> nvmlReturn_t {
+pub fn nvmlDeviceGetRetiredPages(
+    e: &Engine,
+    device: nvmlDevice_t,
+    cause: nvmlPageRetirementCause_t,
+    count: *mut c_uint,
+    addresses: *mut u64,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put_list(count, addresses, &retired_pages(d, cause)?))
 }
 
@@ -119,7 +155,11 @@ pub fn nvmlDeviceGetRetiredPages_v2(
     })
 }
 
-pub fn nvmlDeviceGetRetiredPagesPendingStatus(e: &Engine, device: nvmlDevice_t, pending: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetRetiredPagesPendingStatus(
+    e: &Engine,
+    device: nvmlDevice_t,
+    pending: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put(pending, enable(need(d.spec.bool("retired_pages.pending"))?)))
 }
 
@@ -133,7 +173,14 @@ pub fn remapped_rows(d: &Device) -> Result<(u32, u32, bool, bool), nvmlReturn_t>
     ))
 }
 
-pub fn nvmlDeviceGetRemappedRows(e: &Engine, device: nvmlDevice_t, corr: *mut c_uint, unc: *mut c_uint, pending: *mut c_uint, failure: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetRemappedRows(
+    e: &Engine,
+    device: nvmlDevice_t,
+    corr: *mut c_uint,
+    unc: *mut c_uint,
+    pending: *mut c_uint,
+    failure: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if corr.is_null() || unc.is_null() || pending.is_null() || failure.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -161,11 +208,16 @@ fn sram_entry(v: &Value) -> nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
     }
 }
 
-pub fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(e: &Engine, device: nvmlDevice_t, counts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
+    e: &Engine,
+    device: nvmlDevice_t,
+    counts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         check_version(counts, nvmlEccSramUniqueUncorrectedErrorCounts_v1)?;
         ecc_enabled(d)?;
-        let entries: Vec<_> = d.spec.list("ecc.sram_unique_uncorrected").unwrap_or_default().iter().map(sram_entry).collect();
+        let entries: Vec<_> =
+            d.spec.list("ecc.sram_unique_uncorrected").unwrap_or_default().iter().map(sram_entry).collect();
         put_list_in(counts, |c| (&mut c.entryCount, c.entries), &entries)
     })
 }

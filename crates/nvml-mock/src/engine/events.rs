@@ -37,7 +37,8 @@ impl EventSet {
 
     /// Queues an event if this set is registered for its device and type.
     pub fn deliver(&self, device: usize, event_type: u64, data: u64) -> bool {
-        let wanted = self.registrations.lock().is_ok_and(|r| r.iter().any(|(d, m)| *d == device && m & event_type != 0));
+        let wanted =
+            self.registrations.lock().is_ok_and(|r| r.iter().any(|(d, m)| *d == device && m & event_type != 0));
         if wanted {
             self.push((device, event_type, data));
         }
@@ -54,7 +55,8 @@ impl EventSet {
     /// The next event, waiting up to `timeout_ms`.
     pub fn wait(&self, timeout_ms: u32) -> Option<Pending> {
         let q = self.queue.lock().ok()?;
-        let (mut q, _) = self.ready.wait_timeout_while(q, Duration::from_millis(timeout_ms.into()), |q| q.is_empty()).ok()?;
+        let (mut q, _) =
+            self.ready.wait_timeout_while(q, Duration::from_millis(timeout_ms.into()), |q| q.is_empty()).ok()?;
         q.pop_front()
     }
 }
@@ -96,7 +98,9 @@ impl SystemEventSet {
     pub fn take(&self, events: &[SystemEventSpec], max: usize, timeout_ms: u32) -> Vec<SystemEventSpec> {
         let Ok(s) = self.state.lock() else { return Vec::new() };
         let timeout = Duration::from_millis(timeout_ms.into());
-        let Ok((mut s, _)) = self.ready.wait_timeout_while(s, timeout, |s| s.pending(events).is_empty()) else { return Vec::new() };
+        let Ok((mut s, _)) = self.ready.wait_timeout_while(s, timeout, |s| s.pending(events).is_empty()) else {
+            return Vec::new();
+        };
         let taken: Vec<usize> = s.pending(events).into_iter().take(max).collect();
         s.delivered.extend(&taken);
         taken.iter().map(|i| events[*i].clone()).collect()
@@ -137,7 +141,12 @@ pub fn nvmlDeviceGetSupportedEventTypes(e: &Engine, device: nvmlDevice_t, types:
     e.dev(device, |_, d| put(types, supported(d)?))
 }
 
-pub fn nvmlDeviceRegisterEvents(e: &Engine, device: nvmlDevice_t, types: c_ulonglong, set: nvmlEventSet_t) -> nvmlReturn_t {
+pub fn nvmlDeviceRegisterEvents(
+    e: &Engine,
+    device: nvmlDevice_t,
+    types: c_ulonglong,
+    set: nvmlEventSet_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if types & !supported(d)? != 0 {
             return Err(NVML_ERROR_NOT_SUPPORTED);
@@ -154,15 +163,34 @@ fn event_wait(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeo
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         let (device, event_type, event_data) = es.wait(timeout_ms).ok_or(NVML_ERROR_TIMEOUT)?;
-        put(data, nvmlEventData_t { device: sys.handle(device), eventType: event_type, eventData: event_data, gpuInstanceId: 0xFFFF_FFFF, computeInstanceId: 0xFFFF_FFFF })
+        put(
+            data,
+            nvmlEventData_t {
+                device: sys.handle(device),
+                eventType: event_type,
+                eventData: event_data,
+                gpuInstanceId: 0xFFFF_FFFF,
+                computeInstanceId: 0xFFFF_FFFF,
+            },
+        )
     })
 }
 
-pub fn nvmlEventSetWait(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
+pub fn nvmlEventSetWait(
+    e: &Engine,
+    set: nvmlEventSet_t,
+    data: *mut nvmlEventData_t,
+    timeout_ms: c_uint,
+) -> nvmlReturn_t {
     event_wait(e, set, data, timeout_ms)
 }
 
-pub fn nvmlEventSetWait_v2(e: &Engine, set: nvmlEventSet_t, data: *mut nvmlEventData_t, timeout_ms: c_uint) -> nvmlReturn_t {
+pub fn nvmlEventSetWait_v2(
+    e: &Engine,
+    set: nvmlEventSet_t,
+    data: *mut nvmlEventData_t,
+    timeout_ms: c_uint,
+) -> nvmlReturn_t {
     event_wait(e, set, data, timeout_ms)
 }
 
@@ -203,7 +231,8 @@ pub fn nvmlSystemEventSetWait(e: &Engine, request: *mut nvmlSystemEventSetWaitRe
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         let events = set.take(&sys.profile.system_events, r.dataSize as usize, r.timeoutms);
-        let data: Vec<nvmlSystemEventData_v1_t> = events.iter().map(|e| nvmlSystemEventData_v1_t { eventType: e.event_type, gpuId: e.gpu_id }).collect();
+        let data: Vec<nvmlSystemEventData_v1_t> =
+            events.iter().map(|e| nvmlSystemEventData_v1_t { eventType: e.event_type, gpuId: e.gpu_id }).collect();
         put_items(r.data, &data)?;
         r.numEvent = data.len() as c_uint;
         put(request, r)?;

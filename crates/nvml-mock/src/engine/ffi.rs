@@ -140,7 +140,11 @@ pub fn put_list<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Stat
 /// [`put_list`] for a struct that holds the count and the array pointer (the versioned
 /// structs of newer functions): `fields` picks them out of the struct, whose count is written
 /// back whatever the outcome.
-pub fn put_list_in<S: Copy, T: Copy>(s: *mut S, fields: impl FnOnce(&mut S) -> (&mut c_uint, *mut T), items: &[T]) -> Status {
+pub fn put_list_in<S: Copy, T: Copy>(
+    s: *mut S,
+    fields: impl FnOnce(&mut S) -> (&mut c_uint, *mut T),
+    items: &[T],
+) -> Status {
     let mut v = get(s)?;
     let (count, array) = fields(&mut v);
     let status = put_list(count, array, items);

@@ -25,7 +25,13 @@ fn value_of(sys: &System, device: nvmlDevice_t, function: &str, selectors: &[i64
 
 /// NVLink error counter `counter` of `link`, or of every link for `scope` 0xFFFFFFFF... the
 /// fields name the link in their id (`_L0` to `_L11`) or sum them (`_TOTAL`).
-fn nvlink_errors(sys: &System, d: &Device, device: nvmlDevice_t, counter: nvmlNvLinkErrorCounter_t, link: Option<u32>) -> Field {
+fn nvlink_errors(
+    sys: &System,
+    d: &Device,
+    device: nvmlDevice_t,
+    counter: nvmlNvLinkErrorCounter_t,
+    link: Option<u32>,
+) -> Field {
     let links = need(d.spec.u32("nvlink.links"))?;
     let one = |l: u32| value_of(sys, device, "nvmlDeviceGetNvLinkErrorCounter", &[l as i64, counter as i64]);
     match link {
@@ -53,23 +59,50 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
     let flag = |b: bool| u64::from(b);
     let ecc = |e, c| ecc_count(d, e, c);
     let pages = |key: &str| need(s.list(key)).map(|l| l.len() as u64);
-    let threshold = |t: nvmlTemperatureThresholds_t| value_of(sys, device, "nvmlDeviceGetTemperatureThreshold", &[t as i64]);
+    let threshold =
+        |t: nvmlTemperatureThresholds_t| value_of(sys, device, "nvmlDeviceGetTemperatureThreshold", &[t as i64]);
     let link_errors = |c| {
         let (f, t, h) = match c {
-            NVML_NVLINK_ERROR_DL_CRC_FLIT => (NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6),
-            NVML_NVLINK_ERROR_DL_CRC_DATA => (NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6),
-            NVML_NVLINK_ERROR_DL_REPLAY => (NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6),
-            _ => (NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL, NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6),
+            NVML_NVLINK_ERROR_DL_CRC_FLIT => (
+                NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0,
+                NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL,
+                NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6,
+            ),
+            NVML_NVLINK_ERROR_DL_CRC_DATA => (
+                NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0,
+                NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL,
+                NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6,
+            ),
+            NVML_NVLINK_ERROR_DL_REPLAY => (
+                NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0,
+                NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL,
+                NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6,
+            ),
+            _ => (
+                NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0,
+                NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL,
+                NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6,
+            ),
         };
         by_link(id, f, t, h)
     };
-    for counter in [NVML_NVLINK_ERROR_DL_CRC_FLIT, NVML_NVLINK_ERROR_DL_CRC_DATA, NVML_NVLINK_ERROR_DL_REPLAY, NVML_NVLINK_ERROR_DL_RECOVERY] {
+    for counter in [
+        NVML_NVLINK_ERROR_DL_CRC_FLIT,
+        NVML_NVLINK_ERROR_DL_CRC_DATA,
+        NVML_NVLINK_ERROR_DL_REPLAY,
+        NVML_NVLINK_ERROR_DL_RECOVERY,
+    ] {
         if let Some(link) = link_errors(counter) {
             return nvlink_errors(sys, d, device, counter, link);
         }
     }
     // Every link runs at the common speed.
-    if let Some(link) = by_link(id, NVML_FI_DEV_NVLINK_SPEED_MBPS_L0, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON, NVML_FI_DEV_NVLINK_SPEED_MBPS_L6) {
+    if let Some(link) = by_link(
+        id,
+        NVML_FI_DEV_NVLINK_SPEED_MBPS_L0,
+        NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON,
+        NVML_FI_DEV_NVLINK_SPEED_MBPS_L6,
+    ) {
         if let Some(l) = link {
             check_link(d, l)?;
         }
@@ -81,11 +114,21 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
     };
     match id {
         NVML_FI_DEV_ECC_CURRENT => s.bool("ecc.enabled").map(flag).ok_or(NVML_ERROR_NOT_SUPPORTED),
-        NVML_FI_DEV_ECC_PENDING => s.bool("ecc.pending").or(s.bool("ecc.enabled")).map(flag).ok_or(NVML_ERROR_NOT_SUPPORTED),
-        NVML_FI_DEV_ECC_SBE_VOL_TOTAL | NVML_FI_DEV_ECC_SBE_VOL_DEV => ecc(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC),
-        NVML_FI_DEV_ECC_DBE_VOL_TOTAL | NVML_FI_DEV_ECC_DBE_VOL_DEV => ecc(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC),
-        NVML_FI_DEV_ECC_SBE_AGG_TOTAL | NVML_FI_DEV_ECC_SBE_AGG_DEV => ecc(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC),
-        NVML_FI_DEV_ECC_DBE_AGG_TOTAL | NVML_FI_DEV_ECC_DBE_AGG_DEV => ecc(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC),
+        NVML_FI_DEV_ECC_PENDING => {
+            s.bool("ecc.pending").or(s.bool("ecc.enabled")).map(flag).ok_or(NVML_ERROR_NOT_SUPPORTED)
+        }
+        NVML_FI_DEV_ECC_SBE_VOL_TOTAL | NVML_FI_DEV_ECC_SBE_VOL_DEV => {
+            ecc(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC)
+        }
+        NVML_FI_DEV_ECC_DBE_VOL_TOTAL | NVML_FI_DEV_ECC_DBE_VOL_DEV => {
+            ecc(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC)
+        }
+        NVML_FI_DEV_ECC_SBE_AGG_TOTAL | NVML_FI_DEV_ECC_SBE_AGG_DEV => {
+            ecc(NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC)
+        }
+        NVML_FI_DEV_ECC_DBE_AGG_TOTAL | NVML_FI_DEV_ECC_DBE_AGG_DEV => {
+            ecc(NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC)
+        }
         NVML_FI_DEV_RETIRED_SBE => pages("retired_pages.single_bit"),
         NVML_FI_DEV_RETIRED_DBE => pages("retired_pages.double_bit"),
         NVML_FI_DEV_RETIRED_PENDING => need(s.bool("retired_pages.pending")).map(flag),
@@ -129,7 +172,12 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
 
 /// Every requested field: its value, or its own error in `nvmlReturn`. The header answers
 /// `SUCCESS` "if any values in values were populated", so an empty request is refused.
-pub fn nvmlDeviceGetFieldValues(e: &Engine, device: nvmlDevice_t, count: c_int, values: *mut nvmlFieldValue_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetFieldValues(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: c_int,
+    values: *mut nvmlFieldValue_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if count <= 0 || values.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);

@@ -36,12 +36,16 @@ pub struct GpmSample(Mutex<Option<Taken>>);
 
 /// Whether the profile says the device supports GPM (`nvmlGpmQueryDeviceSupport`).
 fn supported(sys: &System, device: nvmlDevice_t) -> bool {
-    sys.value("nvmlGpmQueryDeviceSupport", Object::Device(device), &[]).is_some_and(|s| s.field("isSupportedDevice").uint() == 1)
+    sys.value("nvmlGpmQueryDeviceSupport", Object::Device(device), &[])
+        .is_some_and(|s| s.field("isSupportedDevice").uint() == 1)
 }
 
 /// Every metric id of the header.
 fn metric_ids() -> impl Iterator<Item = u32> {
-    CONSTANTS.iter().filter(|(n, _)| n.starts_with("NVML_GPM_METRIC_") && *n != "NVML_GPM_METRIC_MAX").map(|(_, v)| *v as u32)
+    CONSTANTS
+        .iter()
+        .filter(|(n, _)| n.starts_with("NVML_GPM_METRIC_") && *n != "NVML_GPM_METRIC_MAX")
+        .map(|(_, v)| *v as u32)
 }
 
 /// The rate of each metric on a device.
@@ -49,7 +53,10 @@ fn rates(sys: &System, device: nvmlDevice_t) -> BTreeMap<u32, f64> {
     let Ok(d) = sys.any_device(device).map(|d| d.gpu()) else { return BTreeMap::new() };
     let s = &d.spec;
     let mut out: BTreeMap<u32, f64> = metric_ids().map(|m| (m, 0.0)).collect();
-    let pcie = |counter: nvmlPcieUtilCounter_t| sys.value("nvmlDeviceGetPcieThroughput", Object::Device(sys.handle(d.index)), &[counter as i64]).map(|v| v.float());
+    let pcie = |counter: nvmlPcieUtilCounter_t| {
+        sys.value("nvmlDeviceGetPcieThroughput", Object::Device(sys.handle(d.index)), &[counter as i64])
+            .map(|v| v.float())
+    };
     let derived = [
         (NVML_GPM_METRIC_GRAPHICS_UTIL, s.u64("utilization.gpu").map(|v| v as f64)),
         (NVML_GPM_METRIC_SM_UTIL, s.u64("utilization.gpu").map(|v| v as f64)),
@@ -114,7 +121,12 @@ pub fn nvmlGpmSampleGet(e: &Engine, device: nvmlDevice_t, handle: nvmlGpmSample_
     sample(e, device, None, handle)
 }
 
-pub fn nvmlGpmMigSampleGet(e: &Engine, device: nvmlDevice_t, gpu_instance: u32, handle: nvmlGpmSample_t) -> nvmlReturn_t {
+pub fn nvmlGpmMigSampleGet(
+    e: &Engine,
+    device: nvmlDevice_t,
+    gpu_instance: u32,
+    handle: nvmlGpmSample_t,
+) -> nvmlReturn_t {
     sample(e, device, Some(gpu_instance), handle)
 }
 

@@ -66,7 +66,9 @@ fn seed(text: &str) -> u64 {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
         None => text.parse().ok(),
     };
-    number.unwrap_or_else(|| text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
+    number.unwrap_or_else(|| {
+        text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    })
 }
 
 /// Codes the header does not define.
@@ -106,7 +108,9 @@ impl Hostile {
         match self.below(100) {
             0..=49 => NVML_SUCCESS,
             50..=61 => NVML_ERROR_INSUFFICIENT_SIZE,
-            62..=91 if !self.errors.is_empty() => self.errors[self.below(self.errors.len() as u64) as usize].1 as nvmlReturn_t,
+            62..=91 if !self.errors.is_empty() => {
+                self.errors[self.below(self.errors.len() as u64) as usize].1 as nvmlReturn_t
+            }
             62..=95 => UNKNOWN_CODES[self.below(UNKNOWN_CODES.len() as u64) as usize],
             _ => self.next() as nvmlReturn_t,
         }

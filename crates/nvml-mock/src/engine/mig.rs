@@ -75,25 +75,43 @@ pub fn check_tree(d: &Device) -> Result<(), String> {
         return Ok(());
     }
     let at = |what: String| format!("device {}: mig.gpu_instances: {what}", d.index);
-    let (gi_profiles, ci_profiles) = (d.spec.list("mig.gpu_instance_profiles").unwrap_or_default(), d.spec.list("mig.compute_instance_profiles").unwrap_or_default());
+    let (gi_profiles, ci_profiles) = (
+        d.spec.list("mig.gpu_instance_profiles").unwrap_or_default(),
+        d.spec.list("mig.compute_instance_profiles").unwrap_or_default(),
+    );
     let mut gis_per_profile: BTreeMap<u32, u32> = BTreeMap::new();
     for (i, gi) in d.spec.list("mig.gpu_instances").unwrap_or_default().iter().enumerate() {
         let profile = u32_of(gi, "profile");
-        let info = profile_entry(gi_profiles, profile).ok_or_else(|| at(format!("[{i}]: profile {profile} is not in mig.gpu_instance_profiles")))?;
+        let info = profile_entry(gi_profiles, profile)
+            .ok_or_else(|| at(format!("[{i}]: profile {profile} is not in mig.gpu_instance_profiles")))?;
         let n = gis_per_profile.entry(profile).or_default();
         *n += 1;
         if *n > u32_of(info, "instances") {
-            return Err(at(format!("more GPU instances of profile {profile} than its `instances` ({})", u32_of(info, "instances"))));
+            return Err(at(format!(
+                "more GPU instances of profile {profile} than its `instances` ({})",
+                u32_of(info, "instances")
+            )));
         }
         let mut cis_per_profile: BTreeMap<u32, u32> = BTreeMap::new();
-        for (j, ci) in gi.get("compute_instances").and_then(Value::as_sequence).map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+        for (j, ci) in gi
+            .get("compute_instances")
+            .and_then(Value::as_sequence)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
             let profile = u32_of(ci, "profile");
-            let ci_info = profile_entry(ci_profiles, profile).ok_or_else(|| at(format!("[{i}].compute_instances[{j}]: profile {profile} is not in mig.compute_instance_profiles")))?;
+            let ci_info = profile_entry(ci_profiles, profile).ok_or_else(|| {
+                at(format!("[{i}].compute_instances[{j}]: profile {profile} is not in mig.compute_instance_profiles"))
+            })?;
             let n = cis_per_profile.entry(profile).or_default();
             *n += 1;
             let most = u32_of(info, "slices") / u32_of(ci_info, "slices").max(1);
             if *n > most {
-                return Err(at(format!("[{i}]: more compute instances of profile {profile} than fit its slices ({most})")));
+                return Err(at(format!(
+                    "[{i}]: more compute instances of profile {profile} than fit its slices ({most})"
+                )));
             }
         }
     }
@@ -128,7 +146,13 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                     let profile = u32_of(ci, "profile");
                     let profile_id = profile_entry(ci_profiles, profile).map(|p| u32_of(p, "id")).unwrap_or(0);
                     index += 1;
-                    Box::new(ComputeInstance { id: u32_of(ci, "id"), profile, profile_id, placement: (start, size), mig: Box::new(MigDevice { index: index - 1 }) })
+                    Box::new(ComputeInstance {
+                        id: u32_of(ci, "id"),
+                        profile,
+                        profile_id,
+                        placement: (start, size),
+                        mig: Box::new(MigDevice { index: index - 1 }),
+                    })
                 })
                 .collect();
             Box::new(GpuInstance {
@@ -163,7 +187,10 @@ impl System {
         self.find_ci(|c| std::ptr::eq::<MigDevice>(&*c.mig, h as *const MigDevice))
     }
 
-    fn find_ci(&self, hit: impl Fn(&ComputeInstance) -> bool) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
+    fn find_ci(
+        &self,
+        hit: impl Fn(&ComputeInstance) -> bool,
+    ) -> Result<(&GpuInstance, &ComputeInstance), nvmlReturn_t> {
         for g in &self.gpu_instances {
             if let Some(c) = g.compute_instances.iter().find(|c| hit(c)) {
                 return Ok((g, c));
@@ -207,7 +234,8 @@ fn gi_profile_by_id(d: &Device, id: c_uint) -> Result<&Value, nvmlReturn_t> {
 /// instance smaller than its GPU instance), as the driver names them.
 pub fn mig_name(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> String {
     let gpu = parent.spec.str("name").unwrap_or("");
-    let profile = gi_profile(parent, gi.profile).ok().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("MIG");
+    let profile =
+        gi_profile(parent, gi.profile).ok().and_then(|p| p.get("name")).and_then(Value::as_str).unwrap_or("MIG");
     match profile.strip_prefix("MIG ") {
         Some(gi_name) if ci.placement.1 < gi.slices => format!("{gpu} MIG {}c.{gi_name}", ci.placement.1),
         _ => format!("{gpu} {profile}"),
@@ -245,7 +273,12 @@ fn in_mig_mode(d: &Device) -> Status {
     Ok(())
 }
 
-pub fn nvmlDeviceGetMigMode(e: &Engine, device: nvmlDevice_t, current: *mut c_uint, pending: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMigMode(
+    e: &Engine,
+    device: nvmlDevice_t,
+    current: *mut c_uint,
+    pending: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if current.is_null() || pending.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -310,34 +343,74 @@ fn put_gi_profile_info(info: *mut nvmlGpuInstanceProfileInfo_v2_t, p: &Value) ->
 }
 
 /// The legacy layout: the v2 record's fields without its version and name.
-pub fn nvmlDeviceGetGpuInstanceProfileInfo(e: &Engine, device: nvmlDevice_t, profile: c_uint, info: *mut nvmlGpuInstanceProfileInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstanceProfileInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile: c_uint,
+    info: *mut nvmlGpuInstanceProfileInfo_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let v = gi_profile_info(gi_profile(d, profile)?);
         let (id, isP2pSupported, sliceCount, instanceCount) = (v.id, v.isP2pSupported, v.sliceCount, v.instanceCount);
-        let (multiprocessorCount, copyEngineCount, decoderCount, encoderCount) = (v.multiprocessorCount, v.copyEngineCount, v.decoderCount, v.encoderCount);
+        let (multiprocessorCount, copyEngineCount, decoderCount, encoderCount) =
+            (v.multiprocessorCount, v.copyEngineCount, v.decoderCount, v.encoderCount);
         let (jpegCount, ofaCount, memorySizeMB) = (v.jpegCount, v.ofaCount, v.memorySizeMB);
-        let v1 = nvmlGpuInstanceProfileInfo_t { id, isP2pSupported, sliceCount, instanceCount, multiprocessorCount, copyEngineCount, decoderCount, encoderCount, jpegCount, ofaCount, memorySizeMB };
+        let v1 = nvmlGpuInstanceProfileInfo_t {
+            id,
+            isP2pSupported,
+            sliceCount,
+            instanceCount,
+            multiprocessorCount,
+            copyEngineCount,
+            decoderCount,
+            encoderCount,
+            jpegCount,
+            ofaCount,
+            memorySizeMB,
+        };
         put(info, v1)
     })
 }
 
-pub fn nvmlDeviceGetGpuInstanceProfileInfoV(e: &Engine, device: nvmlDevice_t, profile: c_uint, info: *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile: c_uint,
+    info: *mut nvmlGpuInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put_gi_profile_info(info, gi_profile(d, profile)?))
 }
 
-pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, info: *mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile_id: c_uint,
+    info: *mut nvmlGpuInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put_gi_profile_info(info, gi_profile_by_id(d, profile_id)?))
 }
 
-pub fn nvmlDeviceGetGpuInstances(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, gis: *mut nvmlGpuInstance_t, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstances(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile_id: c_uint,
+    gis: *mut nvmlGpuInstance_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         in_mig_mode(d)?;
-        let found: Vec<nvmlGpuInstance_t> = sys.instances_of(d).filter(|g| g.profile_id == profile_id).map(gi_handle).collect();
+        let found: Vec<nvmlGpuInstance_t> =
+            sys.instances_of(d).filter(|g| g.profile_id == profile_id).map(gi_handle).collect();
         put_all(count, gis, &found)
     })
 }
 
-pub fn nvmlDeviceGetGpuInstanceById(e: &Engine, device: nvmlDevice_t, id: c_uint, gi: *mut nvmlGpuInstance_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstanceById(
+    e: &Engine,
+    device: nvmlDevice_t,
+    id: c_uint,
+    gi: *mut nvmlGpuInstance_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         in_mig_mode(d)?;
         let g = sys.instances_of(d).find(|g| g.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
@@ -368,7 +441,13 @@ fn gi_placements(d: &Device, profile_id: c_uint) -> Result<Vec<nvmlGpuInstancePl
 
 /// The placements of `mig.gpu_instance_profiles`, whether MIG is on or not; a NULL array asks
 /// for their number.
-pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, placements: *mut nvmlGpuInstancePlacement_t, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile_id: c_uint,
+    placements: *mut nvmlGpuInstancePlacement_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let all = gi_placements(d, profile_id)?;
         if placements.is_null() {
@@ -378,13 +457,24 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(e: &Engine, device: nvmlDev
     })
 }
 
-pub fn nvmlDeviceGetGpuInstancePossiblePlacements(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, placements: *mut nvmlGpuInstancePlacement_t, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstancePossiblePlacements(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile_id: c_uint,
+    placements: *mut nvmlGpuInstancePlacement_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     nvmlDeviceGetGpuInstancePossiblePlacements_v2(e, device, profile_id, placements, count)
 }
 
 /// How many more instances of a profile fit: its free placements, at most its
 /// `instances` less those that exist.
-pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(e: &Engine, device: nvmlDevice_t, profile_id: c_uint, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
+    e: &Engine,
+    device: nvmlDevice_t,
+    profile_id: c_uint,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         in_mig_mode(d)?;
         let all = gi_placements(d, profile_id)?;
@@ -412,9 +502,16 @@ pub fn nvmlGpuInstanceGetInfo(e: &Engine, gi: nvmlGpuInstance_t, info: *mut nvml
 }
 
 /// A compute-instance profile usable in `gi` (one that fits its slices).
-fn ci_profile(sys: &System, gi: &GpuInstance, select: impl Fn(&Value) -> bool) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
+fn ci_profile(
+    sys: &System,
+    gi: &GpuInstance,
+    select: impl Fn(&Value) -> bool,
+) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
     let d = &sys.devices[gi.device];
-    let p = need(d.spec.list("mig.compute_instance_profiles"))?.iter().find(|p| select(p)).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+    let p = need(d.spec.list("mig.compute_instance_profiles"))?
+        .iter()
+        .find(|p| select(p))
+        .ok_or(NVML_ERROR_NOT_SUPPORTED)?;
     let u = |k: &str| u32_of(p, k);
     if u("slices") > gi.slices {
         return Err(NVML_ERROR_NOT_SUPPORTED);
@@ -436,11 +533,19 @@ fn ci_profile(sys: &System, gi: &GpuInstance, select: impl Fn(&Value) -> bool) -
     Ok(info)
 }
 
-fn ci_profile_by_index(sys: &System, gi: &GpuInstance, profile: c_uint) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
+fn ci_profile_by_index(
+    sys: &System,
+    gi: &GpuInstance,
+    profile: c_uint,
+) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
     ci_profile(sys, gi, |p| p.get("profile").and_then(const_value) == Some(profile as i128))
 }
 
-fn ci_profile_by_id(sys: &System, gi: &GpuInstance, id: c_uint) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
+fn ci_profile_by_id(
+    sys: &System,
+    gi: &GpuInstance,
+    id: c_uint,
+) -> Result<nvmlComputeInstanceProfileInfo_v3_t, nvmlReturn_t> {
     ci_profile(sys, gi, |p| u32_of(p, "id") == id)
 }
 
@@ -451,7 +556,13 @@ fn shared_engines(eng: c_uint) -> Status {
     Ok(())
 }
 
-pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(e: &Engine, gi: nvmlGpuInstance_t, profile: c_uint, eng: c_uint, info: *mut nvmlComputeInstanceProfileInfo_t) -> nvmlReturn_t {
+pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
+    e: &Engine,
+    gi: nvmlGpuInstance_t,
+    profile: c_uint,
+    eng: c_uint,
+    info: *mut nvmlComputeInstanceProfileInfo_t,
+) -> nvmlReturn_t {
     e.with(|sys| {
         shared_engines(eng)?;
         let v = ci_profile_by_index(sys, sys.gpu_instance(gi)?, profile)?;
@@ -473,7 +584,13 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(e: &Engine, gi: nvmlGpuInsta
 }
 
 /// The v2 layout, or the v3 one (with `capabilities`) when the caller's version asks for it.
-pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(e: &Engine, gi: nvmlGpuInstance_t, profile: c_uint, eng: c_uint, info: *mut nvmlComputeInstanceProfileInfo_v2_t) -> nvmlReturn_t {
+pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+    e: &Engine,
+    gi: nvmlGpuInstance_t,
+    profile: c_uint,
+    eng: c_uint,
+    info: *mut nvmlComputeInstanceProfileInfo_v2_t,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let version = super::ffi::get(info as *const c_uint)?;
         if version != nvmlComputeInstanceProfileInfo_v3 {
@@ -501,15 +618,27 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(e: &Engine, gi: nvmlGpuInst
     })
 }
 
-pub fn nvmlGpuInstanceGetComputeInstances(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, cis: *mut nvmlComputeInstance_t, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlGpuInstanceGetComputeInstances(
+    e: &Engine,
+    gi: nvmlGpuInstance_t,
+    profile_id: c_uint,
+    cis: *mut nvmlComputeInstance_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let g = sys.gpu_instance(gi)?;
-        let found: Vec<nvmlComputeInstance_t> = g.compute_instances.iter().filter(|c| c.profile_id == profile_id).map(|c| ci_handle(c)).collect();
+        let found: Vec<nvmlComputeInstance_t> =
+            g.compute_instances.iter().filter(|c| c.profile_id == profile_id).map(|c| ci_handle(c)).collect();
         put_all(count, cis, &found)
     })
 }
 
-pub fn nvmlGpuInstanceGetComputeInstanceById(e: &Engine, gi: nvmlGpuInstance_t, id: c_uint, ci: *mut nvmlComputeInstance_t) -> nvmlReturn_t {
+pub fn nvmlGpuInstanceGetComputeInstanceById(
+    e: &Engine,
+    gi: nvmlGpuInstance_t,
+    id: c_uint,
+    ci: *mut nvmlComputeInstance_t,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let g = sys.gpu_instance(gi)?;
         let c = g.compute_instances.iter().find(|c| c.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
@@ -518,12 +647,26 @@ pub fn nvmlGpuInstanceGetComputeInstanceById(e: &Engine, gi: nvmlGpuInstance_t, 
 }
 
 /// The placements of a compute instance profile in a GPU instance: every multiple of its size.
-fn ci_placements(sys: &System, g: &GpuInstance, profile_id: c_uint) -> Result<Vec<nvmlComputeInstancePlacement_t>, nvmlReturn_t> {
+fn ci_placements(
+    sys: &System,
+    g: &GpuInstance,
+    profile_id: c_uint,
+) -> Result<Vec<nvmlComputeInstancePlacement_t>, nvmlReturn_t> {
     let size = ci_profile_by_id(sys, g, profile_id)?.sliceCount.max(1);
-    Ok((0..g.slices).step_by(size as usize).filter(|s| s + size <= g.slices).map(|start| nvmlComputeInstancePlacement_t { start, size }).collect())
+    Ok((0..g.slices)
+        .step_by(size as usize)
+        .filter(|s| s + size <= g.slices)
+        .map(|start| nvmlComputeInstancePlacement_t { start, size })
+        .collect())
 }
 
-pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, placements: *mut nvmlComputeInstancePlacement_t, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
+    e: &Engine,
+    gi: nvmlGpuInstance_t,
+    profile_id: c_uint,
+    placements: *mut nvmlComputeInstancePlacement_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let all = ci_placements(sys, sys.gpu_instance(gi)?, profile_id)?;
         if placements.is_null() {
@@ -533,11 +676,19 @@ pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(e: &Engine, gi: nvmlG
     })
 }
 
-pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(e: &Engine, gi: nvmlGpuInstance_t, profile_id: c_uint, count: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
+    e: &Engine,
+    gi: nvmlGpuInstance_t,
+    profile_id: c_uint,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let g = sys.gpu_instance(gi)?;
         let all = ci_placements(sys, g, profile_id)?;
-        let free = all.iter().filter(|p| !g.compute_instances.iter().any(|c| overlaps((p.start, p.size), c.placement))).count();
+        let free = all
+            .iter()
+            .filter(|p| !g.compute_instances.iter().any(|c| overlaps((p.start, p.size), c.placement)))
+            .count();
         put(count, free as c_uint)
     })
 }
@@ -558,31 +709,52 @@ fn compute_instance_info(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlC
     })
 }
 
-pub fn nvmlComputeInstanceGetInfo(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+pub fn nvmlComputeInstanceGetInfo(
+    e: &Engine,
+    ci: nvmlComputeInstance_t,
+    info: *mut nvmlComputeInstanceInfo_t,
+) -> nvmlReturn_t {
     compute_instance_info(e, ci, info)
 }
 
-pub fn nvmlComputeInstanceGetInfo_v2(e: &Engine, ci: nvmlComputeInstance_t, info: *mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t {
+pub fn nvmlComputeInstanceGetInfo_v2(
+    e: &Engine,
+    ci: nvmlComputeInstance_t,
+    info: *mut nvmlComputeInstanceInfo_t,
+) -> nvmlReturn_t {
     compute_instance_info(e, ci, info)
 }
 
 // MIG devices.
 
 /// The `index`-th MIG device of a GPU in MIG mode (its compute instances, in order).
-pub fn nvmlDeviceGetMigDeviceHandleByIndex(e: &Engine, device: nvmlDevice_t, index: c_uint, mig: *mut nvmlDevice_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMigDeviceHandleByIndex(
+    e: &Engine,
+    device: nvmlDevice_t,
+    index: c_uint,
+    mig: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if mig.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         in_mig_mode(d)?;
-        let ci = sys.instances_of(d).flat_map(|g| g.compute_instances.iter()).find(|c| c.mig.index == index).ok_or(NVML_ERROR_NOT_FOUND)?;
+        let ci = sys
+            .instances_of(d)
+            .flat_map(|g| g.compute_instances.iter())
+            .find(|c| c.mig.index == index)
+            .ok_or(NVML_ERROR_NOT_FOUND)?;
         put(mig, mig_handle(ci))
     })
 }
 
 /// A MIG device's engines and memory: its compute instance's and GPU instance's profiles.
 /// nvml.h: "This API currently only supports MIG device handles".
-pub fn nvmlDeviceGetAttributes_v2(e: &Engine, device: nvmlDevice_t, attributes: *mut nvmlDeviceAttributes_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetAttributes_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    attributes: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
     e.any_dev(device, |sys, d| {
         let DeviceRef::Mig { parent, gi, ci } = d else { return Err(NVML_ERROR_NOT_SUPPORTED) };
         let c = ci_profile_by_index(sys, gi, ci.profile)?;
@@ -604,7 +776,11 @@ pub fn nvmlDeviceGetAttributes_v2(e: &Engine, device: nvmlDevice_t, attributes: 
     })
 }
 
-pub fn nvmlDeviceGetAttributes(e: &Engine, device: nvmlDevice_t, attributes: *mut nvmlDeviceAttributes_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetAttributes(
+    e: &Engine,
+    device: nvmlDevice_t,
+    attributes: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
     nvmlDeviceGetAttributes_v2(e, device, attributes)
 }
 
@@ -613,7 +789,11 @@ pub fn nvmlDeviceIsMigDeviceHandle(e: &Engine, device: nvmlDevice_t, is_mig: *mu
     e.any_dev(device, |_, d| put(is_mig, matches!(d, DeviceRef::Mig { .. }) as c_uint))
 }
 
-pub fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(e: &Engine, mig: nvmlDevice_t, device: *mut nvmlDevice_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
+    e: &Engine,
+    mig: nvmlDevice_t,
+    device: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
     e.with(|sys| {
         let (gi, _) = sys.mig_device(mig)?;
         put(device, sys.handle(gi.device))

@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
 
-pub use api::HAND_WRITTEN;
 use crate::generated::api::Api;
+pub use api::HAND_WRITTEN;
 pub use events::{EventSet, SystemEventSet};
 pub use gpm::GpmSample;
 pub use mig::{ComputeInstance, GpuInstance};
@@ -123,7 +123,9 @@ pub fn absent_functions(profile: &Profile) -> BTreeSet<String> {
 pub fn now_us() -> u64 {
     static FROZEN: OnceLock<Option<u64>> = OnceLock::new();
     let frozen = FROZEN.get_or_init(|| frozen_clock().ok().flatten());
-    frozen.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0))
+    frozen.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
+    })
 }
 
 /// The moment `NVML_MOCK_CLOCK` stops the clock at (unset or empty: none); anything but a
@@ -202,8 +204,12 @@ impl System {
             },
             Object::VgpuType(id) => (self.profile.vgpu_types.get(&id)?, String::new()),
             Object::VgpuInstance(id) => (&vgpu::instance(self, id)?.spec.1, vgpu::instance_prefix(id)),
-            Object::GpuInstance(h) => (&self.devices[self.gpu_instance(h).ok()?.device].spec.1, "mig.gpu_instance.".to_string()),
-            Object::ComputeInstance(h) => (&self.devices[self.compute_instance(h).ok()?.0.device].spec.1, "mig.compute_instance.".to_string()),
+            Object::GpuInstance(h) => {
+                (&self.devices[self.gpu_instance(h).ok()?.device].spec.1, "mig.gpu_instance.".to_string())
+            }
+            Object::ComputeInstance(h) => {
+                (&self.devices[self.compute_instance(h).ok()?.0.device].spec.1, "mig.compute_instance.".to_string())
+            }
             Object::Unit(_) => return None,
         })
     }
@@ -219,7 +225,9 @@ impl System {
         if prefix == "mig.device." {
             prefixes.push("");
         }
-        prefixes.iter().find_map(|p| names.clone().find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(&format!("{p}{f}")) }))
+        prefixes.iter().find_map(|p| {
+            names.clone().find_map(|f| if p.is_empty() { entries.get(f) } else { entries.get(&format!("{p}{f}")) })
+        })
     }
 
     /// Whether nvml.h says `function` needs a newer architecture than the device's ("For
@@ -316,10 +324,11 @@ static ENGINE: OnceLock<Engine> = OnceLock::new();
 
 pub fn engine() -> &'static Engine {
     ENGINE.get_or_init(|| {
-        let (env_faults, env_error) = match profile::parse_faults(&std::env::var("NVML_MOCK_FAULTS").unwrap_or_default()) {
-            Ok(f) => (f, None),
-            Err(e) => (Vec::new(), Some(e)),
-        };
+        let (env_faults, env_error) =
+            match profile::parse_faults(&std::env::var("NVML_MOCK_FAULTS").unwrap_or_default()) {
+                Ok(f) => (f, None),
+                Err(e) => (Vec::new(), Some(e)),
+            };
         Engine {
             lifecycle: Mutex::new(0),
             system: RwLock::new(None),
@@ -434,7 +443,12 @@ impl Engine {
                 let (p, absent) = (&system.profile, system.absent.len());
                 eprintln!("nvml-mock (strict): loaded profile `{}` with {} devices; {absent} functions answer NVML_ERROR_FUNCTION_NOT_FOUND", p.name, p.devices.len());
             }
-            let faults = system.profile.faults.iter().map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) })).collect();
+            let faults = system
+                .profile
+                .faults
+                .iter()
+                .map(|spec| Arc::new(Fault { spec: spec.clone(), calls: AtomicU64::new(0) }))
+                .collect();
             if let Ok(mut f) = self.profile_faults.write() {
                 *f = faults;
             }
@@ -511,7 +525,8 @@ pub fn error_string(code: nvmlReturn_t) -> &'static std::ffi::CStr {
             .iter()
             .filter(|(n, _)| *n == "NVML_SUCCESS" || n.starts_with("NVML_ERROR_"))
             .filter_map(|(n, v)| {
-                let text = n.trim_start_matches("NVML_ERROR_").trim_start_matches("NVML_").replace('_', " ").to_lowercase();
+                let text =
+                    n.trim_start_matches("NVML_ERROR_").trim_start_matches("NVML_").replace('_', " ").to_lowercase();
                 let text = format!("{}{}", text[..1].to_uppercase(), &text[1..]);
                 Some((u32::try_from(*v).ok()?, std::ffi::CString::new(text).ok()?))
             })

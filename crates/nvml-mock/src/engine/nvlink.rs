@@ -23,14 +23,24 @@ pub fn link_active(d: &Device, link: c_uint) -> bool {
     !d.spec.list("nvlink.inactive_links").unwrap_or_default().iter().any(|v| v.as_u64() == Some(link.into()))
 }
 
-pub fn nvmlDeviceGetNvLinkState(e: &Engine, device: nvmlDevice_t, link: c_uint, active: *mut nvmlEnableState_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetNvLinkState(
+    e: &Engine,
+    device: nvmlDevice_t,
+    link: c_uint,
+    active: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         check_link(d, link)?;
         put(active, enable(link_active(d, link)))
     })
 }
 
-pub fn nvmlDeviceGetNvLinkVersion(e: &Engine, device: nvmlDevice_t, link: c_uint, version: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetNvLinkVersion(
+    e: &Engine,
+    device: nvmlDevice_t,
+    link: c_uint,
+    version: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         check_link(d, link)?;
         put(version, need(d.spec.u32("nvlink.version"))?)
@@ -39,16 +49,27 @@ pub fn nvmlDeviceGetNvLinkVersion(e: &Engine, device: nvmlDevice_t, link: c_uint
 
 /// Links of an HGX board lead to NVSwitches, which enumerate as bus 0xFF devices, four links
 /// per switch.
-pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2(e: &Engine, device: nvmlDevice_t, link: c_uint, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    link: c_uint,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         check_link(d, link)?;
-        let mut p = nvmlPciInfo_t { domain: 0, bus: 0xFF, device: link / 4, pciDeviceId: 0x22A3_10DE, ..Default::default() };
+        let mut p =
+            nvmlPciInfo_t { domain: 0, bus: 0xFF, device: link / 4, pciDeviceId: 0x22A3_10DE, ..Default::default() };
         set_chars(&mut p.busId, &format!("00000000:FF:{:02X}.0", link / 4));
         set_chars(&mut p.busIdLegacy, &format!("0000:FF:{:02X}.0", link / 4));
         put(pci, p)
     })
 }
 
-pub fn nvmlDeviceGetNvLinkRemotePciInfo(e: &Engine, device: nvmlDevice_t, link: c_uint, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetNvLinkRemotePciInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    link: c_uint,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
     nvmlDeviceGetNvLinkRemotePciInfo_v2(e, device, link, pci)
 }

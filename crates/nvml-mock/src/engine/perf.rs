@@ -16,7 +16,11 @@ use crate::profile::const_value;
 /// `(total, reserved, used)` of a GPU or MIG device.
 pub fn memory(d: DeviceRef) -> Result<(u64, u64, u64), nvmlReturn_t> {
     match d {
-        DeviceRef::Gpu(d) => Ok((need(d.spec.u64("memory.total"))?, d.spec.u64("memory.reserved").unwrap_or(0), need(d.spec.u64("memory.used"))?)),
+        DeviceRef::Gpu(d) => Ok((
+            need(d.spec.u64("memory.total"))?,
+            d.spec.u64("memory.reserved").unwrap_or(0),
+            need(d.spec.u64("memory.used"))?,
+        )),
         DeviceRef::Mig { parent, gi, .. } => mig_memory(parent, gi),
     }
 }
@@ -54,7 +58,11 @@ pub fn nvmlDeviceGetBAR1MemoryInfo(e: &Engine, device: nvmlDevice_t, bar1: *mut 
 /// `(soft, hard)` of a namespace without memory limits.
 const NO_MEMORY_LIMITS: (u64, u64) = (0, NVML_DEVICE_MEMORY_LIMIT_MAX);
 
-pub fn nvmlDeviceGetMemoryLimits_v1(e: &Engine, device: nvmlDevice_t, limits: *mut nvmlGetMemoryLimits_v1_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMemoryLimits_v1(
+    e: &Engine,
+    device: nvmlDevice_t,
+    limits: *mut nvmlGetMemoryLimits_v1_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let mut l = get(limits)?;
         let namespace = read_str(l.nameSpace)?;
@@ -65,7 +73,11 @@ pub fn nvmlDeviceGetMemoryLimits_v1(e: &Engine, device: nvmlDevice_t, limits: *m
     })
 }
 
-pub fn nvmlDeviceSetMemoryLimits_v1(e: &Engine, device: nvmlDevice_t, limits: *mut nvmlSetMemoryLimits_v1_t) -> nvmlReturn_t {
+pub fn nvmlDeviceSetMemoryLimits_v1(
+    e: &Engine,
+    device: nvmlDevice_t,
+    limits: *mut nvmlSetMemoryLimits_v1_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let l = get(limits)?;
         let namespace = read_str(l.nameSpace)?;
@@ -107,7 +119,10 @@ fn app_clocks(d: &Device) -> Result<(u32, u32), nvmlReturn_t> {
 }
 
 fn default_app_clocks(d: &Device) -> Result<(u32, u32), nvmlReturn_t> {
-    Ok((need(d.spec.u32("default_application_clocks.memory"))?, need(d.spec.u32("default_application_clocks.graphics"))?))
+    Ok((
+        need(d.spec.u32("default_application_clocks.memory"))?,
+        need(d.spec.u32("default_application_clocks.graphics"))?,
+    ))
 }
 
 /// A list of numbers (or constants' names).
@@ -115,21 +130,38 @@ fn list(d: &Device, key: &str) -> Result<Vec<c_uint>, nvmlReturn_t> {
     Ok(need(d.spec.list(key))?.iter().filter_map(const_value).map(|v| v as c_uint).collect())
 }
 
-pub fn nvmlDeviceGetClockInfo(e: &Engine, device: nvmlDevice_t, clock_type: nvmlClockType_t, mhz: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetClockInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    clock_type: nvmlClockType_t,
+    mhz: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put(mhz, clock(d, "clocks", clock_type)?))
 }
 
-pub fn nvmlDeviceGetMaxClockInfo(e: &Engine, device: nvmlDevice_t, clock_type: nvmlClockType_t, mhz: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMaxClockInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    clock_type: nvmlClockType_t,
+    mhz: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put(mhz, clock(d, "max_clocks", clock_type)?))
 }
 
-pub fn nvmlDeviceGetClock(e: &Engine, device: nvmlDevice_t, clock_type: nvmlClockType_t, id: nvmlClockId_t, mhz: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetClock(
+    e: &Engine,
+    device: nvmlDevice_t,
+    clock_type: nvmlClockType_t,
+    id: nvmlClockId_t,
+    mhz: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let v = match id {
             NVML_CLOCK_ID_CURRENT => clock(d, "clocks", clock_type)?,
             NVML_CLOCK_ID_CUSTOMER_BOOST_MAX => clock(d, "max_clocks", clock_type)?,
             NVML_CLOCK_ID_APP_CLOCK_TARGET | NVML_CLOCK_ID_APP_CLOCK_DEFAULT => {
-                let (mem, gfx) = if id == NVML_CLOCK_ID_APP_CLOCK_TARGET { app_clocks(d)? } else { default_app_clocks(d)? };
+                let (mem, gfx) =
+                    if id == NVML_CLOCK_ID_APP_CLOCK_TARGET { app_clocks(d)? } else { default_app_clocks(d)? };
                 match clock_type {
                     NVML_CLOCK_MEM => mem,
                     NVML_CLOCK_GRAPHICS | NVML_CLOCK_SM => gfx,
@@ -143,27 +175,49 @@ pub fn nvmlDeviceGetClock(e: &Engine, device: nvmlDevice_t, clock_type: nvmlCloc
 }
 
 /// The boost clock a customer can reach: the profile's maximum clock.
-pub fn nvmlDeviceGetMaxCustomerBoostClock(e: &Engine, device: nvmlDevice_t, clock_type: nvmlClockType_t, mhz: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMaxCustomerBoostClock(
+    e: &Engine,
+    device: nvmlDevice_t,
+    clock_type: nvmlClockType_t,
+    mhz: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put(mhz, clock(d, "max_clocks", clock_type)?))
 }
 
-pub fn nvmlDeviceGetApplicationsClock(e: &Engine, device: nvmlDevice_t, clock_type: nvmlClockType_t, mhz: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetApplicationsClock(
+    e: &Engine,
+    device: nvmlDevice_t,
+    clock_type: nvmlClockType_t,
+    mhz: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let (mem, gfx) = app_clocks(d)?;
         put(mhz, if clock_type == NVML_CLOCK_MEM { mem } else { gfx })
     })
 }
 
-pub fn nvmlDeviceGetDefaultApplicationsClock(e: &Engine, device: nvmlDevice_t, clock_type: nvmlClockType_t, mhz: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetDefaultApplicationsClock(
+    e: &Engine,
+    device: nvmlDevice_t,
+    clock_type: nvmlClockType_t,
+    mhz: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let (mem, gfx) = default_app_clocks(d)?;
         put(mhz, if clock_type == NVML_CLOCK_MEM { mem } else { gfx })
     })
 }
 
-pub fn nvmlDeviceSetApplicationsClocks(e: &Engine, device: nvmlDevice_t, mem: c_uint, graphics: c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceSetApplicationsClocks(
+    e: &Engine,
+    device: nvmlDevice_t,
+    mem: c_uint,
+    graphics: c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
-        if !list(d, "supported_memory_clocks")?.contains(&mem) || !list(d, "supported_graphics_clocks")?.contains(&graphics) {
+        if !list(d, "supported_memory_clocks")?.contains(&mem)
+            || !list(d, "supported_graphics_clocks")?.contains(&graphics)
+        {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.application_clocks = Some((mem, graphics));
@@ -178,11 +232,22 @@ pub fn nvmlDeviceResetApplicationsClocks(e: &Engine, device: nvmlDevice_t) -> nv
     })
 }
 
-pub fn nvmlDeviceGetSupportedMemoryClocks(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, clocks: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetSupportedMemoryClocks(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    clocks: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put_list(count, clocks, &list(d, "supported_memory_clocks")?))
 }
 
-pub fn nvmlDeviceGetSupportedGraphicsClocks(e: &Engine, device: nvmlDevice_t, mem: c_uint, count: *mut c_uint, clocks: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetSupportedGraphicsClocks(
+    e: &Engine,
+    device: nvmlDevice_t,
+    mem: c_uint,
+    count: *mut c_uint,
+    clocks: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if !list(d, "supported_memory_clocks")?.contains(&mem) {
             return Err(NVML_ERROR_NOT_FOUND);
@@ -211,7 +276,12 @@ pub fn nvmlDeviceGetEnforcedPowerLimit(e: &Engine, device: nvmlDevice_t, mw: *mu
     e.dev(device, |_, d| put(mw, power_limit(d, "power.enforced_limit_mw")?))
 }
 
-pub fn nvmlDeviceGetPowerManagementLimitConstraints(e: &Engine, device: nvmlDevice_t, min: *mut c_uint, max: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetPowerManagementLimitConstraints(
+    e: &Engine,
+    device: nvmlDevice_t,
+    min: *mut c_uint,
+    max: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if min.is_null() || max.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -254,7 +324,12 @@ pub fn nvmlDeviceGetPowerState(e: &Engine, device: nvmlDevice_t, p: *mut nvmlPst
 
 /// `supported_pstates`, into an array of `size` bytes; the rest of it is
 /// `NVML_PSTATE_UNKNOWN`, as the header says.
-pub fn nvmlDeviceGetSupportedPerformanceStates(e: &Engine, device: nvmlDevice_t, pstates: *mut nvmlPstates_t, size: c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetSupportedPerformanceStates(
+    e: &Engine,
+    device: nvmlDevice_t,
+    pstates: *mut nvmlPstates_t,
+    size: c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if pstates.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -270,7 +345,14 @@ pub fn nvmlDeviceGetSupportedPerformanceStates(e: &Engine, device: nvmlDevice_t,
 
 /// The clocks a P-state runs at: P0 from the lowest supported graphics clock (the memory
 /// clock: its only one) to the maximum; the other supported P-states likewise.
-pub fn nvmlDeviceGetMinMaxClockOfPState(e: &Engine, device: nvmlDevice_t, kind: nvmlClockType_t, pstate: nvmlPstates_t, min: *mut c_uint, max: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMinMaxClockOfPState(
+    e: &Engine,
+    device: nvmlDevice_t,
+    kind: nvmlClockType_t,
+    pstate: nvmlPstates_t,
+    min: *mut c_uint,
+    max: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if min.is_null() || max.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -280,7 +362,9 @@ pub fn nvmlDeviceGetMinMaxClockOfPState(e: &Engine, device: nvmlDevice_t, kind: 
         }
         let top = clock(d, "max_clocks", kind)?;
         let low = match kind {
-            NVML_CLOCK_GRAPHICS | NVML_CLOCK_SM => list(d, "supported_graphics_clocks")?.into_iter().min().unwrap_or(top),
+            NVML_CLOCK_GRAPHICS | NVML_CLOCK_SM => {
+                list(d, "supported_graphics_clocks")?.into_iter().min().unwrap_or(top)
+            }
             NVML_CLOCK_MEM => list(d, "supported_memory_clocks")?.into_iter().min().unwrap_or(top),
             _ => clock(d, "clocks", kind)?,
         };
@@ -291,7 +375,11 @@ pub fn nvmlDeviceGetMinMaxClockOfPState(e: &Engine, device: nvmlDevice_t, kind: 
 
 /// The P-state heuristics' view: the graphics, frame buffer and video domains' utilisation
 /// (the utilisation getters' values), with the driver's usual thresholds.
-pub fn nvmlDeviceGetDynamicPstatesInfo(e: &Engine, device: nvmlDevice_t, info: *mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetDynamicPstatesInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    info: *mut nvmlGpuDynamicPstatesInfo_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         not_in_mig_mode(d)?;
         let u = |k: &str| d.spec.u32(k).unwrap_or(0);
@@ -313,7 +401,12 @@ pub fn nvmlDeviceGetDynamicPstatesInfo(e: &Engine, device: nvmlDevice_t, info: *
 // Thermal and cooling.
 
 /// The GPU's internal sensor (index 0): its reading and the slowdown threshold as its maximum.
-pub fn nvmlDeviceGetThermalSettings(e: &Engine, device: nvmlDevice_t, index: c_uint, settings: *mut nvmlGpuThermalSettings_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetThermalSettings(
+    e: &Engine,
+    device: nvmlDevice_t,
+    index: c_uint,
+    settings: *mut nvmlGpuThermalSettings_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if settings.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -321,7 +414,11 @@ pub fn nvmlDeviceGetThermalSettings(e: &Engine, device: nvmlDevice_t, index: c_u
         if index != 0 && index != NVML_THERMAL_TARGET_ALL as c_uint {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        let slowdown = sys.value("nvmlDeviceGetTemperatureThreshold", Object::Device(device), &[NVML_TEMPERATURE_THRESHOLD_SLOWDOWN as i64]);
+        let slowdown = sys.value(
+            "nvmlDeviceGetTemperatureThreshold",
+            Object::Device(device),
+            &[NVML_TEMPERATURE_THRESHOLD_SLOWDOWN as i64],
+        );
         let mut out = nvmlGpuThermalSettings_t { count: 1, ..Default::default() };
         let s = &mut out.sensor[0];
         s.controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
@@ -339,7 +436,12 @@ fn temperature(d: &Device, sensor: nvmlTemperatureSensors_t) -> Result<u32, nvml
     need(d.spec.u32("temperature.gpu"))
 }
 
-pub fn nvmlDeviceGetTemperature(e: &Engine, device: nvmlDevice_t, sensor: nvmlTemperatureSensors_t, temp: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetTemperature(
+    e: &Engine,
+    device: nvmlDevice_t,
+    sensor: nvmlTemperatureSensors_t,
+    temp: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put(temp, temperature(d, sensor)?))
 }
 
@@ -386,11 +488,23 @@ pub fn nvmlDeviceGetUtilizationRates(e: &Engine, device: nvmlDevice_t, u: *mut n
     e.any_dev(device, |_, d| {
         let DeviceRef::Gpu(d) = d else { return Err(NVML_ERROR_NOT_SUPPORTED) };
         not_in_mig_mode(d)?;
-        put(u, nvmlUtilization_t { gpu: need(d.spec.u32("utilization.gpu"))?, memory: need(d.spec.u32("utilization.memory"))? })
+        put(
+            u,
+            nvmlUtilization_t {
+                gpu: need(d.spec.u32("utilization.gpu"))?,
+                memory: need(d.spec.u32("utilization.memory"))?,
+            },
+        )
     })
 }
 
-fn engine_utilization(e: &Engine, device: nvmlDevice_t, key: &str, u: *mut c_uint, period: *mut c_uint) -> nvmlReturn_t {
+fn engine_utilization(
+    e: &Engine,
+    device: nvmlDevice_t,
+    key: &str,
+    u: *mut c_uint,
+    period: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if u.is_null() || period.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -401,11 +515,21 @@ fn engine_utilization(e: &Engine, device: nvmlDevice_t, key: &str, u: *mut c_uin
     })
 }
 
-pub fn nvmlDeviceGetEncoderUtilization(e: &Engine, device: nvmlDevice_t, u: *mut c_uint, period: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetEncoderUtilization(
+    e: &Engine,
+    device: nvmlDevice_t,
+    u: *mut c_uint,
+    period: *mut c_uint,
+) -> nvmlReturn_t {
     engine_utilization(e, device, "encoder", u, period)
 }
 
-pub fn nvmlDeviceGetDecoderUtilization(e: &Engine, device: nvmlDevice_t, u: *mut c_uint, period: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetDecoderUtilization(
+    e: &Engine,
+    device: nvmlDevice_t,
+    u: *mut c_uint,
+    period: *mut c_uint,
+) -> nvmlReturn_t {
     engine_utilization(e, device, "decoder", u, period)
 }
 
@@ -414,7 +538,12 @@ const SAMPLE_PERIOD_US: u64 = 1_000_000 / 6;
 const SAMPLES_KEPT: u64 = 12;
 
 /// The value of a sample type, from the keys the matching getters read.
-fn sample_value(sys: &super::System, d: &Device, device: nvmlDevice_t, kind: nvmlSamplingType_t) -> Result<u32, nvmlReturn_t> {
+fn sample_value(
+    sys: &super::System,
+    d: &Device,
+    device: nvmlDevice_t,
+    kind: nvmlSamplingType_t,
+) -> Result<u32, nvmlReturn_t> {
     let per_engine = |f: &str| sys.value(f, Object::Device(device), &[]).map(|v| v.uint() as u32);
     Ok(match kind {
         NVML_TOTAL_POWER_SAMPLES => need(d.spec.u32("power.usage_mw"))?,
@@ -446,7 +575,15 @@ pub fn nvmlDeviceGetSamples(
         if count.is_null() || value_type.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        if mig_mode(d) && [NVML_GPU_UTILIZATION_SAMPLES, NVML_MEMORY_UTILIZATION_SAMPLES, NVML_ENC_UTILIZATION_SAMPLES, NVML_DEC_UTILIZATION_SAMPLES].contains(&kind) {
+        if mig_mode(d)
+            && [
+                NVML_GPU_UTILIZATION_SAMPLES,
+                NVML_MEMORY_UTILIZATION_SAMPLES,
+                NVML_ENC_UTILIZATION_SAMPLES,
+                NVML_DEC_UTILIZATION_SAMPLES,
+            ]
+            .contains(&kind)
+        {
             return Err(NVML_ERROR_NOT_SUPPORTED);
         }
         let value = sample_value(sys, d, device, kind)?;

@@ -33,7 +33,14 @@ pub fn live_pids_env() -> Result<Option<BTreeMap<u32, u32>>, String> {
         let (a, b) = item.split_once('=')?;
         Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
     };
-    let map = env.split(',').map(|item| pair(item).ok_or_else(|| format!("NVML_MOCK_LIVE_PIDS: `{}`: expected 1, or PROFILE_PID=LIVE_PID pairs separated by commas", item.trim())));
+    let map = env.split(',').map(|item| {
+        pair(item).ok_or_else(|| {
+            format!(
+                "NVML_MOCK_LIVE_PIDS: `{}`: expected 1, or PROFILE_PID=LIVE_PID pairs separated by commas",
+                item.trim()
+            )
+        })
+    });
     map.collect::<Result<_, _>>().map(Some)
 }
 
@@ -70,7 +77,10 @@ fn ancestors() -> Vec<u32> {
         let Some(&last) = out.last() else { break };
         let stat = std::fs::read_to_string(format!("/proc/{last}/stat")).unwrap_or_default();
         // `pid (comm) state ppid ...`: the command may hold spaces and parentheses.
-        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok());
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
         match ppid {
             Some(p) if p > 0 && !out.contains(&p) => out.push(p),
             _ => break,
@@ -101,7 +111,12 @@ fn process(sys: &System, v: &Value) -> nvmlProcessInfo_v2_t {
 /// instances), in that order, then those that `grow_processes` added; `NOT_SUPPORTED` when the
 /// profile has none of those lists. A size query (`capacity` 0) grows the list once, after
 /// answering, while the profile's budget lasts.
-fn processes<'d>(sys: &System, dev: DeviceRef<'d>, kinds: &[&str], capacity: c_uint) -> Result<Vec<Proc<'d>>, nvmlReturn_t> {
+fn processes<'d>(
+    sys: &System,
+    dev: DeviceRef<'d>,
+    kinds: &[&str],
+    capacity: c_uint,
+) -> Result<Vec<Proc<'d>>, nvmlReturn_t> {
     let d = dev.gpu();
     let lists: Vec<&[Value]> = kinds.iter().filter_map(|k| d.spec.list(&format!("processes.{k}"))).collect();
     if lists.is_empty() {
@@ -115,7 +130,12 @@ fn processes<'d>(sys: &System, dev: DeviceRef<'d>, kinds: &[&str], capacity: c_u
     let mut state = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
     let next_pid = list.iter().map(|(p, _)| p.pid).max().unwrap_or(1000) + 1;
     list.extend((0..state.extra_processes).map(|i| {
-        let info = nvmlProcessInfo_v2_t { pid: next_pid + i, usedGpuMemory: GROWN_PROCESS_MEMORY, gpuInstanceId: 0xFFFF_FFFF, computeInstanceId: 0xFFFF_FFFF };
+        let info = nvmlProcessInfo_v2_t {
+            pid: next_pid + i,
+            usedGpuMemory: GROWN_PROCESS_MEMORY,
+            gpuInstanceId: 0xFFFF_FFFF,
+            computeInstanceId: 0xFFFF_FFFF,
+        };
         (info, None)
     }));
     if capacity == 0 && state.grow_remaining > 0 {
@@ -146,43 +166,89 @@ fn utilization_sample((p, v): &Proc, now: u64) -> nvmlProcessUtilizationInfo_v1_
     }
 }
 
-fn list_v1(e: &Engine, device: nvmlDevice_t, kind: &str, count: *mut c_uint, infos: *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t {
+fn list_v1(
+    e: &Engine,
+    device: nvmlDevice_t,
+    kind: &str,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
     e.any_dev(device, |sys, d| {
-        let list: Vec<nvmlProcessInfo_v1_t> = processes(sys, d, &[kind], get(count)?)?.iter().map(|(p, _)| nvmlProcessInfo_v1_t { pid: p.pid, usedGpuMemory: p.usedGpuMemory }).collect();
+        let list: Vec<nvmlProcessInfo_v1_t> = processes(sys, d, &[kind], get(count)?)?
+            .iter()
+            .map(|(p, _)| nvmlProcessInfo_v1_t { pid: p.pid, usedGpuMemory: p.usedGpuMemory })
+            .collect();
         put_list(count, infos, &list)
     })
 }
 
-fn list_v2(e: &Engine, device: nvmlDevice_t, kind: &str, count: *mut c_uint, infos: *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
+fn list_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    kind: &str,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
     e.any_dev(device, |sys, d| {
-        let list: Vec<nvmlProcessInfo_v2_t> = processes(sys, d, &[kind], get(count)?)?.iter().map(|(p, _)| *p).collect();
+        let list: Vec<nvmlProcessInfo_v2_t> =
+            processes(sys, d, &[kind], get(count)?)?.iter().map(|(p, _)| *p).collect();
         put_list(count, infos, &list)
     })
 }
 
 // The legacy symbols use the v1 layout, `_v2` and `_v3` the v2 layout.
 
-pub fn nvmlDeviceGetComputeRunningProcesses(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, infos: *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetComputeRunningProcesses(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
     list_v1(e, device, "compute", count, infos)
 }
 
-pub fn nvmlDeviceGetComputeRunningProcesses_v2(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, infos: *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetComputeRunningProcesses_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
     list_v2(e, device, "compute", count, infos)
 }
 
-pub fn nvmlDeviceGetComputeRunningProcesses_v3(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, infos: *mut nvmlProcessInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetComputeRunningProcesses_v3(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
     list_v2(e, device, "compute", count, infos)
 }
 
-pub fn nvmlDeviceGetGraphicsRunningProcesses(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, infos: *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGraphicsRunningProcesses(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
     list_v1(e, device, "graphics", count, infos)
 }
 
-pub fn nvmlDeviceGetGraphicsRunningProcesses_v2(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, infos: *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGraphicsRunningProcesses_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
     list_v2(e, device, "graphics", count, infos)
 }
 
-pub fn nvmlDeviceGetGraphicsRunningProcesses_v3(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, infos: *mut nvmlProcessInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetGraphicsRunningProcesses_v3(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
     list_v2(e, device, "graphics", count, infos)
 }
 
@@ -194,19 +260,38 @@ fn mps(e: &Engine, device: nvmlDevice_t, count: *mut c_uint) -> nvmlReturn_t {
     })
 }
 
-pub fn nvmlDeviceGetMPSComputeRunningProcesses(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, _infos: *mut nvmlProcessInfo_v1_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMPSComputeRunningProcesses(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    _infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
     mps(e, device, count)
 }
 
-pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, _infos: *mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    _infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
     mps(e, device, count)
 }
 
-pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, _infos: *mut nvmlProcessInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    _infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
     mps(e, device, count)
 }
 
-pub fn nvmlDeviceGetRunningProcessDetailList(e: &Engine, device: nvmlDevice_t, plist: *mut nvmlProcessDetailList_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetRunningProcessDetailList(
+    e: &Engine,
+    device: nvmlDevice_t,
+    plist: *mut nvmlProcessDetailList_t,
+) -> nvmlReturn_t {
     e.any_dev(device, |sys, d| {
         check_version(plist, nvmlProcessDetailList_v1)?;
         let req = get(plist)?;
@@ -243,18 +328,26 @@ fn sampled<'d>(sys: &System, d: &'d Device, capacity: c_uint) -> Result<Vec<Proc
         return Err(NVML_ERROR_NOT_SUPPORTED);
     }
     let mut pids = BTreeSet::new();
-    Ok(processes(sys, DeviceRef::Gpu(d), &["compute", "graphics"], capacity)?.into_iter().filter(|(p, _)| pids.insert(p.pid)).collect())
+    Ok(processes(sys, DeviceRef::Gpu(d), &["compute", "graphics"], capacity)?
+        .into_iter()
+        .filter(|(p, _)| pids.insert(p.pid))
+        .collect())
 }
 
 /// One sample per process newer than `lastSeenTimeStamp`; `NOT_FOUND` when the device has
 /// processes but none is newer.
-pub fn nvmlDeviceGetProcessesUtilizationInfo(e: &Engine, device: nvmlDevice_t, info: *mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetProcessesUtilizationInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    info: *mut nvmlProcessesUtilizationInfo_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         check_version(info, nvmlProcessesUtilizationInfo_v1)?;
         let req = get(info)?;
         let all = sampled(sys, d, req.processSamplesCount)?;
         let now = now_us();
-        let fresh: Vec<_> = all.iter().map(|p| utilization_sample(p, now)).filter(|s| s.timeStamp > req.lastSeenTimeStamp).collect();
+        let fresh: Vec<_> =
+            all.iter().map(|p| utilization_sample(p, now)).filter(|s| s.timeStamp > req.lastSeenTimeStamp).collect();
         put_list_in(info, |i| (&mut i.processSamplesCount, i.procUtilArray), &fresh)?;
         // No samples (no process, or none since `lastSeenTimeStamp`): "NOT_FOUND If sample
         // entries are not found", as the older layout answers.
@@ -267,7 +360,13 @@ pub fn nvmlDeviceGetProcessesUtilizationInfo(e: &Engine, device: nvmlDevice_t, i
 
 /// The older sample layout of the same samples. A null array with a count of 0 asks for the
 /// count (`INSUFFICIENT_SIZE`, as for every list of NVML).
-pub fn nvmlDeviceGetProcessUtilization(e: &Engine, device: nvmlDevice_t, utilization: *mut nvmlProcessUtilizationSample_t, count: *mut c_uint, last_seen: c_ulonglong) -> nvmlReturn_t {
+pub fn nvmlDeviceGetProcessUtilization(
+    e: &Engine,
+    device: nvmlDevice_t,
+    utilization: *mut nvmlProcessUtilizationSample_t,
+    count: *mut c_uint,
+    last_seen: c_ulonglong,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| -> Status {
         let all = sampled(sys, d, get(count)?)?;
         let now = now_us();
@@ -275,7 +374,14 @@ pub fn nvmlDeviceGetProcessUtilization(e: &Engine, device: nvmlDevice_t, utiliza
             .iter()
             .map(|p| utilization_sample(p, now))
             .filter(|s| s.timeStamp > last_seen)
-            .map(|s| nvmlProcessUtilizationSample_t { pid: s.pid, timeStamp: s.timeStamp, smUtil: s.smUtil, memUtil: s.memUtil, encUtil: s.encUtil, decUtil: s.decUtil })
+            .map(|s| nvmlProcessUtilizationSample_t {
+                pid: s.pid,
+                timeStamp: s.timeStamp,
+                smUtil: s.smUtil,
+                memUtil: s.memUtil,
+                encUtil: s.encUtil,
+                decUtil: s.decUtil,
+            })
             .collect();
         if fresh.is_empty() {
             super::ffi::put(count, 0)?;

@@ -94,8 +94,11 @@ pub fn nvmlSystemGetCPER_v1(e: &Engine, cper: *mut nvmlGetCPER_v1_t) -> nvmlRetu
         }
         let uuid = chars_str(&req.cursor.uuid);
         let gpu = req.cursor.cperTypeMask & NVML_CPER_ACCESS_TYPE_GPU != 0;
-        let selected = |r: &&CperRecord| gpu && (uuid.is_empty() || sys.devices[r.device].spec.str("uuid") == Some(uuid.as_str()));
-        let next = usize::try_from(req.cursor.handle).ok().and_then(|i| sys.profile.cper_records.iter().filter(selected).nth(i));
+        let selected =
+            |r: &&CperRecord| gpu && (uuid.is_empty() || sys.devices[r.device].spec.str("uuid") == Some(uuid.as_str()));
+        let next = usize::try_from(req.cursor.handle)
+            .ok()
+            .and_then(|i| sys.profile.cper_records.iter().filter(selected).nth(i));
         let Some(record) = next else {
             req.bufferSize = 0;
             return put(cper, req);
@@ -111,9 +114,19 @@ pub fn nvmlSystemGetCPER_v1(e: &Engine, cper: *mut nvmlGetCPER_v1_t) -> nvmlRetu
 }
 
 /// The GPUs whose NUMA node's CPUs (`system.numa_cpus`) include `cpu`.
-pub fn nvmlSystemGetTopologyGpuSet(e: &Engine, cpu: c_uint, count: *mut c_uint, devices: *mut nvmlDevice_t) -> nvmlReturn_t {
+pub fn nvmlSystemGetTopologyGpuSet(
+    e: &Engine,
+    cpu: c_uint,
+    count: *mut c_uint,
+    devices: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
     e.with(|sys| {
-        let found: Vec<nvmlDevice_t> = sys.devices.iter().filter(|d| super::device::cpus(sys, d).contains(&cpu)).map(|d| sys.handle(d.index)).collect();
+        let found: Vec<nvmlDevice_t> = sys
+            .devices
+            .iter()
+            .filter(|d| super::device::cpus(sys, d).contains(&cpu))
+            .map(|d| sys.handle(d.index))
+            .collect();
         super::device::put_nearest(count, devices, &found)
     })
 }
@@ -135,7 +148,12 @@ pub fn nvmlUnitGetHandleByIndex(e: &Engine, _index: c_uint, unit: *mut nvmlUnit_
 
 /// `deviceCount` gives the size of `devices` (NULL for either is refused, as the header says);
 /// no unit exists, so any unit handle is invalid.
-pub fn nvmlUnitGetDevices(e: &Engine, _unit: nvmlUnit_t, count: *mut c_uint, devices: *mut nvmlDevice_t) -> nvmlReturn_t {
+pub fn nvmlUnitGetDevices(
+    e: &Engine,
+    _unit: nvmlUnit_t,
+    count: *mut c_uint,
+    devices: *mut nvmlDevice_t,
+) -> nvmlReturn_t {
     e.with(|_| {
         if count.is_null() || devices.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);

@@ -18,7 +18,13 @@ pub fn instance_prefix(id: u32) -> String {
 
 /// The ids of a device's vGPU instances.
 fn instance_ids(d: &Device) -> Vec<u32> {
-    d.spec.list("vgpu.instances").unwrap_or_default().iter().filter_map(|i| i.get("id").and_then(Value::as_u64)).map(|i| i as u32).collect()
+    d.spec
+        .list("vgpu.instances")
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|i| i.get("id").and_then(Value::as_u64))
+        .map(|i| i as u32)
+        .collect()
 }
 
 /// The device running vGPU instance `id`.
@@ -27,7 +33,12 @@ pub fn instance(sys: &System, id: u32) -> Option<&Device> {
 }
 
 /// The instances the host runs on a device.
-pub fn nvmlDeviceGetActiveVgpus(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, instances: *mut nvmlVgpuInstance_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetActiveVgpus(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    instances: *mut nvmlVgpuInstance_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| put_list(count, instances, &instance_ids(d)))
 }
 
@@ -46,7 +57,12 @@ fn encoder_stats(sys: &System, function: &str, object: Object) -> Result<(u32, u
 
 /// Three scalars, as the header says: NULL for any of them is `INVALID_ARGUMENT` (before
 /// `stats` is asked for).
-fn put_stats(stats: impl FnOnce() -> Result<(u32, u32, u32), nvmlReturn_t>, count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> super::ffi::Status {
+fn put_stats(
+    stats: impl FnOnce() -> Result<(u32, u32, u32), nvmlReturn_t>,
+    count: *mut c_uint,
+    fps: *mut c_uint,
+    latency: *mut c_uint,
+) -> super::ffi::Status {
     if count.is_null() || fps.is_null() || latency.is_null() {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
@@ -57,7 +73,13 @@ fn put_stats(stats: impl FnOnce() -> Result<(u32, u32, u32), nvmlReturn_t>, coun
 }
 
 /// The sessions of `nvmlDeviceGetEncoderSessions`, summarised.
-pub fn nvmlDeviceGetEncoderStats(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetEncoderStats(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    fps: *mut c_uint,
+    latency: *mut c_uint,
+) -> nvmlReturn_t {
     e.with(|sys| {
         sys.device(device)?;
         put_stats(|| encoder_stats(sys, "nvmlDeviceGetEncoderSessions", Object::Device(device)), count, fps, latency)
@@ -65,7 +87,13 @@ pub fn nvmlDeviceGetEncoderStats(e: &Engine, device: nvmlDevice_t, count: *mut c
 }
 
 /// The sessions of `nvmlVgpuInstanceGetEncoderSessions`, summarised.
-pub fn nvmlVgpuInstanceGetEncoderStats(e: &Engine, vgpu: nvmlVgpuInstance_t, count: *mut c_uint, fps: *mut c_uint, latency: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlVgpuInstanceGetEncoderStats(
+    e: &Engine,
+    vgpu: nvmlVgpuInstance_t,
+    count: *mut c_uint,
+    fps: *mut c_uint,
+    latency: *mut c_uint,
+) -> nvmlReturn_t {
     e.with(|sys| {
         if vgpu == 0 {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -97,14 +125,25 @@ impl Host {
             .items()
             .iter()
             .map(|t| t.uint() as u32)
-            .map(|t| (t, sys.value("nvmlVgpuTypeGetMaxInstances", h, &[t as i64]).map(|m| m.uint() as u32).unwrap_or(0)))
+            .map(|t| {
+                (t, sys.value("nvmlVgpuTypeGetMaxInstances", h, &[t as i64]).map(|m| m.uint() as u32).unwrap_or(0))
+            })
             .collect();
         let slots = types.iter().map(|t| t.1).max().unwrap_or(0);
         let scalar = |f: &str, id: u32, field: Option<&str>| {
             let v = sys.value(f, Object::VgpuInstance(id), &[]);
             v.map(|v| field.map_or(v, |n| v.field(n)).uint() as u32).unwrap_or(0)
         };
-        let running = instance_ids(d).into_iter().map(|id| (id, scalar("nvmlVgpuInstanceGetType", id, None), scalar("nvmlVgpuInstanceGetPlacementId", id, Some("placementId")))).collect();
+        let running = instance_ids(d)
+            .into_iter()
+            .map(|id| {
+                (
+                    id,
+                    scalar("nvmlVgpuInstanceGetType", id, None),
+                    scalar("nvmlVgpuInstanceGetPlacementId", id, Some("placementId")),
+                )
+            })
+            .collect();
         Ok(Host { types, running, slots })
     }
 
@@ -132,10 +171,16 @@ impl Host {
 }
 
 /// The types with a free placement.
-pub fn nvmlDeviceGetCreatableVgpus(e: &Engine, device: nvmlDevice_t, count: *mut c_uint, types: *mut nvmlVgpuTypeId_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetCreatableVgpus(
+    e: &Engine,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    types: *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         let host = Host::of(sys, d)?;
-        let creatable: Vec<u32> = host.types.iter().map(|t| t.0).filter(|t| host.creatable(*t).is_some_and(|p| !p.is_empty())).collect();
+        let creatable: Vec<u32> =
+            host.types.iter().map(|t| t.0).filter(|t| host.creatable(*t).is_some_and(|p| !p.is_empty())).collect();
         put_list(count, types, &creatable)
     })
 }
@@ -161,7 +206,13 @@ fn put_placements(list: *mut nvmlVgpuPlacementList_t, size: u32, ids: &[u32]) ->
     status
 }
 
-fn placements(e: &Engine, device: nvmlDevice_t, ty: nvmlVgpuTypeId_t, list: *mut nvmlVgpuPlacementList_t, creatable: bool) -> nvmlReturn_t {
+fn placements(
+    e: &Engine,
+    device: nvmlDevice_t,
+    ty: nvmlVgpuTypeId_t,
+    list: *mut nvmlVgpuPlacementList_t,
+    creatable: bool,
+) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
         if list.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -173,11 +224,21 @@ fn placements(e: &Engine, device: nvmlDevice_t, ty: nvmlVgpuTypeId_t, list: *mut
     })
 }
 
-pub fn nvmlDeviceGetVgpuTypeSupportedPlacements(e: &Engine, device: nvmlDevice_t, ty: nvmlVgpuTypeId_t, list: *mut nvmlVgpuPlacementList_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetVgpuTypeSupportedPlacements(
+    e: &Engine,
+    device: nvmlDevice_t,
+    ty: nvmlVgpuTypeId_t,
+    list: *mut nvmlVgpuPlacementList_t,
+) -> nvmlReturn_t {
     placements(e, device, ty, list, false)
 }
 
-pub fn nvmlDeviceGetVgpuTypeCreatablePlacements(e: &Engine, device: nvmlDevice_t, ty: nvmlVgpuTypeId_t, list: *mut nvmlVgpuPlacementList_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetVgpuTypeCreatablePlacements(
+    e: &Engine,
+    device: nvmlDevice_t,
+    ty: nvmlVgpuTypeId_t,
+    list: *mut nvmlVgpuPlacementList_t,
+) -> nvmlReturn_t {
     placements(e, device, ty, list, true)
 }
 
@@ -211,7 +272,14 @@ fn fresh_samples(d: &Device, last_seen: u64) -> Result<Vec<(u64, u32, [u32; 4])>
     Ok(fresh)
 }
 
-pub fn nvmlDeviceGetVgpuUtilization(e: &Engine, device: nvmlDevice_t, last_seen: c_ulonglong, ty: *mut nvmlValueType_t, count: *mut c_uint, samples: *mut nvmlVgpuInstanceUtilizationSample_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetVgpuUtilization(
+    e: &Engine,
+    device: nvmlDevice_t,
+    last_seen: c_ulonglong,
+    ty: *mut nvmlValueType_t,
+    count: *mut c_uint,
+    samples: *mut nvmlVgpuInstanceUtilizationSample_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         if ty.is_null() || count.is_null() || (!samples.is_null() && get(count)? == 0) {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -219,13 +287,24 @@ pub fn nvmlDeviceGetVgpuUtilization(e: &Engine, device: nvmlDevice_t, last_seen:
         put(ty, NVML_VALUE_TYPE_UNSIGNED_INT)?;
         let items: Vec<_> = fresh_samples(d, last_seen)?
             .into_iter()
-            .map(|(ts, id, u)| nvmlVgpuInstanceUtilizationSample_t { vgpuInstance: id, timeStamp: ts, smUtil: uint_value(u[0]), memUtil: uint_value(u[1]), encUtil: uint_value(u[2]), decUtil: uint_value(u[3]) })
+            .map(|(ts, id, u)| nvmlVgpuInstanceUtilizationSample_t {
+                vgpuInstance: id,
+                timeStamp: ts,
+                smUtil: uint_value(u[0]),
+                memUtil: uint_value(u[1]),
+                encUtil: uint_value(u[2]),
+                decUtil: uint_value(u[3]),
+            })
             .collect();
         put_list(count, samples, &items)
     })
 }
 
-pub fn nvmlDeviceGetVgpuInstancesUtilizationInfo(e: &Engine, device: nvmlDevice_t, info: *mut nvmlVgpuInstancesUtilizationInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    info: *mut nvmlVgpuInstancesUtilizationInfo_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         check_version(info, nvmlVgpuInstancesUtilizationInfo_v1)?;
         let req = get(info)?;
@@ -255,7 +334,11 @@ pub fn nvmlDeviceGetVgpuInstancesUtilizationInfo(e: &Engine, device: nvmlDevice_
 
 /// The processes inside the VMs: the profiles sample none (the guests' processes are the
 /// guests' to report), so the list is empty.
-pub fn nvmlDeviceGetVgpuProcessesUtilizationInfo(e: &Engine, device: nvmlDevice_t, info: *mut nvmlVgpuProcessesUtilizationInfo_t) -> nvmlReturn_t {
+pub fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
+    e: &Engine,
+    device: nvmlDevice_t,
+    info: *mut nvmlVgpuProcessesUtilizationInfo_t,
+) -> nvmlReturn_t {
     e.dev(device, |_, _| {
         check_version(info, nvmlVgpuProcessesUtilizationInfo_v1)?;
         put_list_in(info, |i| (&mut i.vgpuProcessCount, i.vgpuProcUtilArray), &[])
@@ -292,15 +375,26 @@ fn host_driver(sys: &System) -> &str {
 
 /// A running instance's metadata: its guest's driver (`nvmlVgpuInstanceGetVmDriverVersion`),
 /// the host's, and the guest's vGPU version (the newest the host supports).
-pub fn nvmlVgpuInstanceGetMetadata(e: &Engine, vgpu: nvmlVgpuInstance_t, meta: *mut nvmlVgpuMetadata_t, size: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlVgpuInstanceGetMetadata(
+    e: &Engine,
+    vgpu: nvmlVgpuInstance_t,
+    meta: *mut nvmlVgpuMetadata_t,
+    size: *mut c_uint,
+) -> nvmlReturn_t {
     e.with(|sys| {
         if vgpu == 0 || size.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         instance(sys, vgpu).ok_or(NVML_ERROR_NOT_FOUND)?;
-        let guest = sys.value("nvmlVgpuInstanceGetVmDriverVersion", Object::VgpuInstance(vgpu), &[]).map(|v| v.str().to_string());
+        let guest = sys
+            .value("nvmlVgpuInstanceGetVmDriverVersion", Object::VgpuInstance(vgpu), &[])
+            .map(|v| v.str().to_string());
         let mut m = nvmlVgpuMetadata_t { version: 1, revision: 1, ..Default::default() };
-        m.guestInfoState = if guest.is_some() { NVML_VGPU_INSTANCE_GUEST_INFO_STATE_INITIALIZED } else { NVML_VGPU_INSTANCE_GUEST_INFO_STATE_UNINITIALIZED };
+        m.guestInfoState = if guest.is_some() {
+            NVML_VGPU_INSTANCE_GUEST_INFO_STATE_INITIALIZED
+        } else {
+            NVML_VGPU_INSTANCE_GUEST_INFO_STATE_UNINITIALIZED
+        };
         set_chars(&mut m.guestDriverVersion, guest.as_deref().unwrap_or(""));
         set_chars(&mut m.hostDriverVersion, host_driver(sys));
         m.guestVgpuVersion = host_range(sys).maxVersion;
@@ -310,7 +404,12 @@ pub fn nvmlVgpuInstanceGetMetadata(e: &Engine, vgpu: nvmlVgpuInstance_t, meta: *
 }
 
 /// The host GPU's metadata: the host driver and the vGPU versions it supports.
-pub fn nvmlDeviceGetVgpuMetadata(e: &Engine, device: nvmlDevice_t, meta: *mut nvmlVgpuPgpuMetadata_t, size: *mut c_uint) -> nvmlReturn_t {
+pub fn nvmlDeviceGetVgpuMetadata(
+    e: &Engine,
+    device: nvmlDevice_t,
+    meta: *mut nvmlVgpuPgpuMetadata_t,
+    size: *mut c_uint,
+) -> nvmlReturn_t {
     e.dev(device, |sys, _| {
         if size.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -326,7 +425,12 @@ pub fn nvmlDeviceGetVgpuMetadata(e: &Engine, device: nvmlDevice_t, meta: *mut nv
 
 /// A guest whose vGPU version the host's range holds boots live; otherwise the guest driver
 /// limits it.
-pub fn nvmlGetVgpuCompatibility(e: &Engine, vgpu: *mut nvmlVgpuMetadata_t, pgpu: *mut nvmlVgpuPgpuMetadata_t, info: *mut nvmlVgpuPgpuCompatibility_t) -> nvmlReturn_t {
+pub fn nvmlGetVgpuCompatibility(
+    e: &Engine,
+    vgpu: *mut nvmlVgpuMetadata_t,
+    pgpu: *mut nvmlVgpuPgpuMetadata_t,
+    info: *mut nvmlVgpuPgpuCompatibility_t,
+) -> nvmlReturn_t {
     e.with(|_| {
         if info.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
@@ -335,9 +439,15 @@ pub fn nvmlGetVgpuCompatibility(e: &Engine, vgpu: *mut nvmlVgpuMetadata_t, pgpu:
         let range = host.hostSupportedVgpuRange;
         let ok = (range.minVersion..=range.maxVersion).contains(&guest.guestVgpuVersion);
         let answer = if ok {
-            nvmlVgpuPgpuCompatibility_t { vgpuVmCompatibility: NVML_VGPU_VM_COMPATIBILITY_LIVE, compatibilityLimitCode: NVML_VGPU_COMPATIBILITY_LIMIT_NONE }
+            nvmlVgpuPgpuCompatibility_t {
+                vgpuVmCompatibility: NVML_VGPU_VM_COMPATIBILITY_LIVE,
+                compatibilityLimitCode: NVML_VGPU_COMPATIBILITY_LIMIT_NONE,
+            }
         } else {
-            nvmlVgpuPgpuCompatibility_t { vgpuVmCompatibility: NVML_VGPU_VM_COMPATIBILITY_NONE, compatibilityLimitCode: NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER }
+            nvmlVgpuPgpuCompatibility_t {
+                vgpuVmCompatibility: NVML_VGPU_VM_COMPATIBILITY_NONE,
+                compatibilityLimitCode: NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER,
+            }
         };
         put(info, answer)
     })

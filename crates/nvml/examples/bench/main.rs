@@ -54,7 +54,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             black_box(raw_power());
         },
     );
-    report("getter", "ns/call", ("safe", safe, "Device::power_usage()"), ("raw", raw, "nvmlDeviceGetPowerUsage through a pointer resolved once"));
+    report(
+        "getter",
+        "ns/call",
+        ("safe", safe, "Device::power_usage()"),
+        ("raw", raw, "nvmlDeviceGetPowerUsage through a pointer resolved once"),
+    );
 
     // Dropped first, so that each cycle below loads and unloads the library.
     drop(gpu);

@@ -43,7 +43,11 @@ impl Device<'_> {
     pub fn sram_unique_uncorrected_ecc_error_counts(&self) -> Result<Vec<EccSramUniqueUncorrectedErrorEntryV1>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts()?;
         let list: Vec<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlEccSramUniqueUncorrectedErrorCounts_t { version: sys::nvmlEccSramUniqueUncorrectedErrorCounts_v1, entryCount: count, entries: ptr },
+            |count, ptr| sys::nvmlEccSramUniqueUncorrectedErrorCounts_t {
+                version: sys::nvmlEccSramUniqueUncorrectedErrorCounts_v1,
+                entryCount: count,
+                entries: ptr,
+            },
             |r| r.entryCount,
             |r| call!(sym(self.raw, r)),
         )?;
@@ -57,7 +61,8 @@ impl Device<'_> {
     pub fn read_prm_counters(&self, requests: &[PRMCounterV1]) -> Result<Vec<PRMCounterV1>, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
         let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounterV1::to_raw).collect();
-        let mut list = sys::nvmlPRMCounterList_v1_t { numCounters: ffi::length(raw.len(), 1)?, counters: raw.as_mut_ptr() };
+        let mut list =
+            sys::nvmlPRMCounterList_v1_t { numCounters: ffi::length(raw.len(), 1)?, counters: raw.as_mut_ptr() };
         ffi::check(call!(sym(self.raw, &mut list)))?;
         Ok(raw.iter().map(PRMCounterV1::from).collect())
     }
@@ -69,7 +74,8 @@ impl Device<'_> {
     pub fn memory_limits(&self, namespace: &str) -> Result<MemoryLimits, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemoryLimits_v1()?;
         let ns = ffi::cstring(namespace)?;
-        let mut r = sys::nvmlGetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 0, hardLimit: 0, currentUsed: 0 };
+        let mut r =
+            sys::nvmlGetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: 0, hardLimit: 0, currentUsed: 0 };
         ffi::check(call!(sym(self.raw, &mut r)))?;
         Ok(MemoryLimits { soft_limit: r.softLimit, hard_limit: r.hardLimit, current_used: r.currentUsed })
     }
@@ -82,7 +88,11 @@ impl Device<'_> {
     pub fn set_memory_limits(&self, namespace: &str, limits: &MemoryLimits) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMemoryLimits_v1()?;
         let ns = ffi::cstring(namespace)?;
-        let mut r = sys::nvmlSetMemoryLimits_v1_t { nameSpace: ns.as_ptr(), softLimit: limits.soft_limit, hardLimit: limits.hard_limit };
+        let mut r = sys::nvmlSetMemoryLimits_v1_t {
+            nameSpace: ns.as_ptr(),
+            softLimit: limits.soft_limit,
+            hardLimit: limits.hard_limit,
+        };
         ffi::check(call!(sym(self.raw, &mut r)))
     }
 
@@ -106,7 +116,8 @@ impl Device<'_> {
             .collect();
         let count = ffi::length(slots.len(), 1)?;
         let fetch = |slots: &mut [sys::nvmlNvlinkTelemetrySample_v1_t]| {
-            let mut batch = sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: count, telemetrySamples: slots.as_mut_ptr() };
+            let mut batch =
+                sys::nvmlNvlinkTelemetrySamples_v1_t { telemetryCount: count, telemetrySamples: slots.as_mut_ptr() };
             ffi::check(call!(sym(self.raw, &mut batch)))
         };
         fetch(&mut slots)?;
@@ -115,9 +126,19 @@ impl Device<'_> {
         // returns.
         let sizes: Vec<usize> = slots
             .iter()
-            .map(|s| if s.nvmlReturn == sys::NVML_SUCCESS { ffi::check_count(s.sampleCount, std::mem::size_of::<c_ulonglong>()) } else { Ok(0) })
+            .map(|s| {
+                if s.nvmlReturn == sys::NVML_SUCCESS {
+                    ffi::check_count(s.sampleCount, std::mem::size_of::<c_ulonglong>())
+                } else {
+                    Ok(0)
+                }
+            })
             .collect::<Result<_, _>>()?;
-        let total = sizes.iter().try_fold(0usize, |acc, n| acc.checked_add(*n)).and_then(|n| c_uint::try_from(n).ok()).ok_or(Error::Implausible("the library answered more telemetry samples than a list can hold"))?;
+        let total = sizes
+            .iter()
+            .try_fold(0usize, |acc, n| acc.checked_add(*n))
+            .and_then(|n| c_uint::try_from(n).ok())
+            .ok_or(Error::Implausible("the library answered more telemetry samples than a list can hold"))?;
         ffi::check_count(total, std::mem::size_of::<c_ulonglong>())?;
         let mut buffers: Vec<Vec<c_ulonglong>> = sizes.into_iter().map(|n| vec![0; n]).collect();
         let first: Vec<sys::nvmlReturn_t> = slots.iter().map(|s| s.nvmlReturn).collect();
@@ -140,4 +161,3 @@ impl Device<'_> {
             .collect())
     }
 }
-

@@ -16,7 +16,11 @@ impl EventSet<'_> {
     pub fn context_data_v1(&self, index: u32) -> Result<Vec<u8>, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextData_v1()?;
         ffi::fill_in_record(
-            |size, ptr: *mut c_uchar| sys::nvmlEventSetGetContextData_v1_t { data: ptr as *mut c_void, index, dataSize: size },
+            |size, ptr: *mut c_uchar| sys::nvmlEventSetGetContextData_v1_t {
+                data: ptr as *mut c_void,
+                index,
+                dataSize: size,
+            },
             |r| r.dataSize,
             |r| call!(sym(self.raw, r)),
         )

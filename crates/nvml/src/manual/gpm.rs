@@ -23,7 +23,12 @@ impl Nvml {
     /// support fails alone.
     ///
     /// Calls `nvmlGpmMetricsGet`, once per `NVML_GPM_METRIC_MAX` metrics.
-    pub fn gpm_metrics_get(&self, sample1: &GpmSample<'_>, sample2: &GpmSample<'_>, metrics: &[GpmMetricId]) -> Result<Vec<GpmMetric>, Error> {
+    pub fn gpm_metrics_get(
+        &self,
+        sample1: &GpmSample<'_>,
+        sample2: &GpmSample<'_>,
+        metrics: &[GpmMetricId],
+    ) -> Result<Vec<GpmMetric>, Error> {
         let sym = self.lib().nvmlGpmMetricsGet()?;
         let mut out = Vec::with_capacity(metrics.len());
         // The request is large (hundreds of slots): one boxed buffer for every chunk.

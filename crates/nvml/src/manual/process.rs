@@ -14,7 +14,12 @@ impl Device<'_> {
     pub fn running_process_detail_list(&self, mode: ProcessMode) -> Result<Vec<ProcessDetailV1>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRunningProcessDetailList()?;
         let list: Vec<sys::nvmlProcessDetail_v1_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlProcessDetailList_t { version: sys::nvmlProcessDetailList_v1, mode: mode.0, numProcArrayEntries: count, procArray: ptr },
+            |count, ptr| sys::nvmlProcessDetailList_t {
+                version: sys::nvmlProcessDetailList_v1,
+                mode: mode.0,
+                numProcArrayEntries: count,
+                procArray: ptr,
+            },
             |r| r.numProcArrayEntries,
             |r| call!(sym(self.raw, r)),
         )?;
@@ -26,7 +31,10 @@ impl Device<'_> {
     /// keeps).
     ///
     /// Calls `nvmlDeviceGetProcessesUtilizationInfo` (size query, then fill).
-    pub fn processes_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<ProcessUtilizationInfoV1>, Error> {
+    pub fn processes_utilization_info(
+        &self,
+        last_seen_time_stamp: u64,
+    ) -> Result<Vec<ProcessUtilizationInfoV1>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessesUtilizationInfo()?;
         let list: Vec<sys::nvmlProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
             |count, ptr| sys::nvmlProcessesUtilizationInfo_t {

@@ -15,7 +15,8 @@ impl Nvml {
     /// string, not a count of records).
     pub fn driver_branch(&self) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetDriverBranch()?;
-        let mut r = sys::nvmlSystemDriverBranchInfo_t { version: sys::nvmlSystemDriverBranchInfo_v1, ..Default::default() };
+        let mut r =
+            sys::nvmlSystemDriverBranchInfo_t { version: sys::nvmlSystemDriverBranchInfo_v1, ..Default::default() };
         let capacity = r.branch.len() as std::ffi::c_uint;
         ffi::check(call!(sym(&mut r, capacity)))?;
         Ok(ffi::string_from(&r.branch))
@@ -27,7 +28,10 @@ impl Nvml {
     /// Calls `nvmlSystemEventSetCreate`.
     pub fn system_event_set_create(&self) -> Result<SystemEventSet<'_>, Error> {
         let sym = self.lib().nvmlSystemEventSetCreate()?;
-        let mut r = sys::nvmlSystemEventSetCreateRequest_t { version: sys::nvmlSystemEventSetCreateRequest_v1, set: std::ptr::null_mut() };
+        let mut r = sys::nvmlSystemEventSetCreateRequest_t {
+            version: sys::nvmlSystemEventSetCreateRequest_v1,
+            set: std::ptr::null_mut(),
+        };
         ffi::check(call!(sym(&mut r)))?;
         if r.set.is_null() {
             return Err(Error::Unknown(sys::NVML_ERROR_UNKNOWN));
@@ -71,7 +75,11 @@ impl CperCursor {
     /// A cursor at the first record of the types in `type_mask` (a mask of
     /// `nvmlCPERType_t` values), of the GPU with `uuid` or of every source (`None`).
     pub fn new(type_mask: u32, uuid: Option<&str>) -> CperCursor {
-        let mut raw = sys::nvmlCPERCursor_v1_t { cperTypeMask: type_mask, handle: sys::NVML_CPER_CURSOR_HANDLE_INIT, ..Default::default() };
+        let mut raw = sys::nvmlCPERCursor_v1_t {
+            cperTypeMask: type_mask,
+            handle: sys::NVML_CPER_CURSOR_HANDLE_INIT,
+            ..Default::default()
+        };
         ffi::set_string(&mut raw.uuid, uuid.unwrap_or(""));
         CperCursor { raw }
     }
@@ -98,7 +106,11 @@ impl SystemEventSet<'_> {
     /// Calls `nvmlSystemRegisterEvents`.
     pub fn register(&self, types: SystemEventTypes) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlSystemRegisterEvents()?;
-        let mut r = sys::nvmlSystemRegisterEventRequest_t { version: sys::nvmlSystemRegisterEventRequest_v1, eventTypes: types.bits() as _, set: self.raw };
+        let mut r = sys::nvmlSystemRegisterEventRequest_t {
+            version: sys::nvmlSystemRegisterEventRequest_v1,
+            eventTypes: types.bits() as _,
+            set: self.raw,
+        };
         ffi::check(call!(sym(&mut r)))
     }
 

@@ -6,7 +6,10 @@ use std::ffi::c_char;
 use nvml_sys as sys;
 
 use crate::ffi;
-use crate::{Device, Error, GpuInstance, Nvml, Value, ValueType, VgpuInstance, VgpuMetadata, VgpuPgpuCompatibility, VgpuPgpuMetadata, VgpuProcessUtilizationInfoV1, VgpuTypeId};
+use crate::{
+    Device, Error, GpuInstance, Nvml, Value, ValueType, VgpuInstance, VgpuMetadata, VgpuPgpuCompatibility,
+    VgpuPgpuMetadata, VgpuProcessUtilizationInfoV1, VgpuTypeId,
+};
 
 /// The placements of a vGPU type: where on the GPU an instance of it can start.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -46,7 +49,13 @@ fn placements(
 ) -> Result<VgpuPlacements, Error> {
     let (mut placement_size, mut v1_only) = (0, false);
     let ids = ffi::fill_in_record(
-        |count, ptr| sys::nvmlVgpuPlacementList_t { version: sys::nvmlVgpuPlacementList_v2, placementSize: 0, count, placementIds: ptr, mode },
+        |count, ptr| sys::nvmlVgpuPlacementList_t {
+            version: sys::nvmlVgpuPlacementList_v2,
+            placementSize: 0,
+            count,
+            placementIds: ptr,
+            mode,
+        },
         |r| r.count,
         |r| {
             if v1_only {
@@ -59,7 +68,13 @@ fn placements(
             // A driver that only knows the first layout (no `mode`, which it then ignores).
             if code == sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH && !v1_only {
                 v1_only = true;
-                *r = sys::nvmlVgpuPlacementList_t { version: sys::nvmlVgpuPlacementList_v1, placementSize: 0, count: capacity, placementIds: ids, mode };
+                *r = sys::nvmlVgpuPlacementList_t {
+                    version: sys::nvmlVgpuPlacementList_v1,
+                    placementSize: 0,
+                    count: capacity,
+                    placementIds: ids,
+                    mode,
+                };
                 code = call(r);
             }
             placement_size = r.placementSize;
@@ -76,7 +91,11 @@ impl<'n> Device<'n> {
     ///
     /// Calls `nvmlDeviceGetVgpuTypeSupportedPlacements` (size query, then fill); a driver
     /// that only knows `nvmlVgpuPlacementList_v1` gets that layout and ignores `mode`.
-    pub fn vgpu_type_supported_placements(&self, vgpu_type: &VgpuTypeId<'_>, mode: u32) -> Result<VgpuPlacements, Error> {
+    pub fn vgpu_type_supported_placements(
+        &self,
+        vgpu_type: &VgpuTypeId<'_>,
+        mode: u32,
+    ) -> Result<VgpuPlacements, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuTypeSupportedPlacements()?;
         placements(mode, |r| call!(sym(self.raw, vgpu_type.raw, r)))
     }
@@ -85,7 +104,11 @@ impl<'n> Device<'n> {
     /// [`Device::vgpu_type_supported_placements`].
     ///
     /// Calls `nvmlDeviceGetVgpuTypeCreatablePlacements` (size query, then fill).
-    pub fn vgpu_type_creatable_placements(&self, vgpu_type: &VgpuTypeId<'_>, mode: u32) -> Result<VgpuPlacements, Error> {
+    pub fn vgpu_type_creatable_placements(
+        &self,
+        vgpu_type: &VgpuTypeId<'_>,
+        mode: u32,
+    ) -> Result<VgpuPlacements, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuTypeCreatablePlacements()?;
         placements(mode, |r| call!(sym(self.raw, vgpu_type.raw, r)))
     }
@@ -95,7 +118,10 @@ impl<'n> Device<'n> {
     ///
     /// Calls `nvmlDeviceGetVgpuInstancesUtilizationInfo` (size query, then fill); each value
     /// is typed by the `sampleValType` the driver returns.
-    pub fn vgpu_instances_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<VgpuInstanceUtilization>, Error> {
+    pub fn vgpu_instances_utilization_info(
+        &self,
+        last_seen_time_stamp: u64,
+    ) -> Result<Vec<VgpuInstanceUtilization>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuInstancesUtilizationInfo()?;
         let mut value_type = ValueType::UNSIGNED_INT;
         let list: Vec<sys::nvmlVgpuInstanceUtilizationInfo_v1_t> = ffi::fill_in_record(
@@ -133,7 +159,10 @@ impl<'n> Device<'n> {
     /// samples newer than `last_seen_time_stamp`.
     ///
     /// Calls `nvmlDeviceGetVgpuProcessesUtilizationInfo` (size query, then fill).
-    pub fn vgpu_processes_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<VgpuProcessUtilizationInfoV1>, Error> {
+    pub fn vgpu_processes_utilization_info(
+        &self,
+        last_seen_time_stamp: u64,
+    ) -> Result<Vec<VgpuProcessUtilizationInfoV1>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessesUtilizationInfo()?;
         let list: Vec<sys::nvmlVgpuProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
             |count, ptr| sys::nvmlVgpuProcessesUtilizationInfo_t {
@@ -166,7 +195,11 @@ impl<'n> GpuInstance<'n> {
     pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetActiveVgpus()?;
         let ids: Vec<sys::nvmlVgpuInstance_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlActiveVgpuInstanceInfo_t { version: sys::nvmlActiveVgpuInstanceInfo_v1, vgpuCount: count, vgpuInstances: ptr },
+            |count, ptr| sys::nvmlActiveVgpuInstanceInfo_t {
+                version: sys::nvmlActiveVgpuInstanceInfo_v1,
+                vgpuCount: count,
+                vgpuInstances: ptr,
+            },
             |r| r.vgpuCount,
             |r| call!(sym(self.raw, r)),
         )?;
@@ -179,7 +212,11 @@ impl<'n> GpuInstance<'n> {
     pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetCreatableVgpus()?;
         let ids: Vec<sys::nvmlVgpuTypeId_t> = ffi::fill_in_record(
-            |count, ptr| sys::nvmlVgpuTypeIdInfo_t { version: sys::nvmlVgpuTypeIdInfo_v1, vgpuCount: count, vgpuTypeIds: ptr },
+            |count, ptr| sys::nvmlVgpuTypeIdInfo_t {
+                version: sys::nvmlVgpuTypeIdInfo_v1,
+                vgpuCount: count,
+                vgpuTypeIds: ptr,
+            },
             |r| r.vgpuCount,
             |r| call!(sym(self.raw, r)),
         )?;
@@ -278,7 +315,11 @@ impl Nvml {
     /// `pgpu`, and what limits it.
     ///
     /// Calls `nvmlGetVgpuCompatibility`.
-    pub fn vgpu_compatibility(&self, vgpu: &VgpuMetadataBlob, pgpu: &PgpuMetadataBlob) -> Result<VgpuPgpuCompatibility, Error> {
+    pub fn vgpu_compatibility(
+        &self,
+        vgpu: &VgpuMetadataBlob,
+        pgpu: &PgpuMetadataBlob,
+    ) -> Result<VgpuPgpuCompatibility, Error> {
         let sym = self.lib().nvmlGetVgpuCompatibility()?;
         let (mut v, mut p) = (ffi::aligned_words(&vgpu.bytes), ffi::aligned_words(&pgpu.bytes));
         // The library reads at least the fixed parts.

@@ -54,8 +54,10 @@ pub fn library_in_child(name: &str, source: &str, args: &[String]) -> Option<Nvm
 pub fn counter(lib: &sys::NvmlLib, symbol: &str) -> u32 {
     // SAFETY: the stubs define these symbols as `unsigned int f(void)`.
     unsafe {
-        let f = lib.library().get::<unsafe extern "C" fn() -> u32>(symbol.as_bytes()).unwrap_or_else(|e| panic!("{symbol}: {e}"));
+        let f = lib
+            .library()
+            .get::<unsafe extern "C" fn() -> u32>(symbol.as_bytes())
+            .unwrap_or_else(|e| panic!("{symbol}: {e}"));
         f()
     }
 }
-

@@ -61,7 +61,10 @@ impl Args<'_> {
         self.get(k).as_u64().unwrap_or_else(|| panic!("argument `{k}` is not an integer"))
     }
     pub fn get_i32(&self, k: &str) -> i32 {
-        self.get(k).as_i64().and_then(|v| i32::try_from(v).ok()).unwrap_or_else(|| panic!("argument `{k}` is not an i32"))
+        self.get(k)
+            .as_i64()
+            .and_then(|v| i32::try_from(v).ok())
+            .unwrap_or_else(|| panic!("argument `{k}` is not an i32"))
     }
     pub fn f64(&self, k: &str) -> f64 {
         self.get(k).as_f64().unwrap_or_else(|| panic!("argument `{k}` is not a number"))

@@ -6,8 +6,8 @@ use quote::{format_ident, quote};
 
 use super::methods::{args, Arg};
 use crate::emit::ident;
-use crate::rules::names::snake;
 use crate::plan::{Method, Owner, Plan, Role};
+use crate::rules::names::snake;
 use crate::rules::Bindings;
 
 /// Whether the method takes its handle by value (it frees or destroys the object).
@@ -17,7 +17,8 @@ fn consumes(m: &Method) -> bool {
 
 /// Methods that end an object's life run after every other call on it.
 fn is_final(m: &Method) -> bool {
-    consumes(m) || ["free", "destroy", "remove", "shutdown", "unregister"].iter().any(|w| m.name.split('_').any(|p| p == *w))
+    consumes(m)
+        || ["free", "destroy", "remove", "shutdown", "unregister"].iter().any(|w| m.name.split('_').any(|p| p == *w))
 }
 
 pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
@@ -85,7 +86,13 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
     }
 }
 
-fn wrap_lets(lets: &[TokenStream], label: &str, receiver: &TokenStream, name: &proc_macro2::Ident, vals: &[TokenStream]) -> TokenStream {
+fn wrap_lets(
+    lets: &[TokenStream],
+    label: &str,
+    receiver: &TokenStream,
+    name: &proc_macro2::Ident,
+    vals: &[TokenStream],
+) -> TokenStream {
     quote! {
         out.push((#label, (|| {
             #(#lets)*

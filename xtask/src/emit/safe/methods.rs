@@ -9,8 +9,8 @@ use super::types::{field_conv, scalar};
 use super::Names;
 use crate::emit::{doc, ident};
 use crate::model::{Record, Ty};
-use crate::rules::names::snake;
 use crate::plan::{Call, Method, Owner, Plan, Probe, Role, Val};
+use crate::rules::names::snake;
 use crate::rules::Bindings;
 
 pub fn methods(b: &Bindings, plan: &Plan, names: &Names) -> TokenStream {
@@ -173,22 +173,23 @@ impl Gen<'_> {
         let (ot, nt) = (self.names.ty(old), self.names.ty(new));
         let fields = self.shared_fields(o, n);
         // Fields the old layout lacks that an `absent_fields` rule gives a value.
-        let absent = n.fields.iter().filter(|f| !fields.contains(&super::types::field_ident(&f.name))).filter_map(|f| {
-            let (constant, value) = self.b.absent_fields.get(&format!("{new}.{}", f.name))?;
-            let v = match constant {
-                Some(c) => {
-                    let c = format_ident!("{c}");
-                    quote!(sys::#c as _)
-                }
-                None => {
-                    // Suffixed: an unsuffixed literal would be an `i32` before the cast.
-                    let v = Literal::u64_suffixed(*value);
-                    quote!(#v as _)
-                }
-            };
-            let fi = super::types::field_ident(&f.name);
-            Some(quote!(#fi: #v,))
-        });
+        let absent =
+            n.fields.iter().filter(|f| !fields.contains(&super::types::field_ident(&f.name))).filter_map(|f| {
+                let (constant, value) = self.b.absent_fields.get(&format!("{new}.{}", f.name))?;
+                let v = match constant {
+                    Some(c) => {
+                        let c = format_ident!("{c}");
+                        quote!(sys::#c as _)
+                    }
+                    None => {
+                        // Suffixed: an unsuffixed literal would be an `i32` before the cast.
+                        let v = Literal::u64_suffixed(*value);
+                        quote!(#v as _)
+                    }
+                };
+                let fi = super::types::field_ident(&f.name);
+                Some(quote!(#fi: #v,))
+            });
         quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* #(#absent)* ..Default::default() } })
     }
 

@@ -166,7 +166,8 @@ fn open_enum(e: &crate::model::Enum, names: &Names) -> TokenStream {
             arms.push(quote!(sys::#c => Some(#rn)));
         }
     }
-    let note = format!("A C enum as an open newtype: a value newer than the header is kept as is (see [`{name}::name`]).");
+    let note =
+        format!("A C enum as an open newtype: a value newer than the header is kept as is (see [`{name}::name`]).");
     quote! {
         #docs
         #[doc = ""]
@@ -230,7 +231,8 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let mut bits = with_prefix(prefix);
     // An alias prefix contributes the values the main prefix does not name.
     for alias in &rule.aliases {
-        let extra: Vec<_> = with_prefix(alias).into_iter().filter(|(_, v, _, _)| !bits.iter().any(|b| b.1 == *v)).collect();
+        let extra: Vec<_> =
+            with_prefix(alias).into_iter().filter(|(_, v, _, _)| !bits.iter().any(|b| b.1 == *v)).collect();
         bits.extend(extra);
     }
     bits.sort_by_key(|(n, v, _, _)| (*v, *n));
@@ -239,7 +241,10 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let wide = |v: i128, t: &Ty| v > u32::MAX as i128 || matches!(t, Ty::LongLong | Ty::ULongLong);
     let repr = if bits.iter().any(|(_, v, t, _)| wide(*v, t)) { quote!(u64) } else { quote!(u32) };
     let consts = bits.iter().map(|(n, _, _, d)| {
-        let short = std::iter::once(prefix).chain(rule.aliases.iter().map(String::as_str)).find_map(|p| n.strip_prefix(p)).unwrap_or(n);
+        let short = std::iter::once(prefix)
+            .chain(rule.aliases.iter().map(String::as_str))
+            .find_map(|p| n.strip_prefix(p))
+            .unwrap_or(n);
         let k = format_ident!("{}", screaming(short.trim_start_matches('_')));
         let c = format_ident!("{n}");
         let docs = doc::attrs(*d);
@@ -287,7 +292,9 @@ pub fn field_conv(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>) -> F
         }
     }
     match m.resolve_typedef(t) {
-        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => FieldConv { ty: quote!(String), eq: true, serde: true },
+        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => {
+            FieldConv { ty: quote!(String), eq: true, serde: true }
+        }
         Ty::Array { elem, .. } => {
             let inner = field_conv(b, names, elem, None);
             let ty = inner.ty;
@@ -351,7 +358,9 @@ pub fn to_raw(b: &Bindings, names: &Names, t: &Ty, flags: bool, dst: TokenStream
         }
     }
     match m.resolve_typedef(t) {
-        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => quote!(ffi::set_string(&mut #dst, &#src);),
+        Ty::Array { elem, .. } if matches!(m.resolve_typedef(elem), Ty::Char) => {
+            quote!(ffi::set_string(&mut #dst, &#src);)
+        }
         Ty::Array { elem, .. } => {
             let inner = to_raw(b, names, elem, false, quote!(*d), quote!((*s)));
             quote!(for (d, s) in #dst.iter_mut().zip(#src.iter()) { #inner })
