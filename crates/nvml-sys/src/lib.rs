@@ -30,7 +30,6 @@
 //! `loader.rs` are written by hand.
 
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
-#![allow(clippy::all)]
 
 #[macro_use]
 mod macros;

@@ -24,15 +24,31 @@ pub fn to_markdown(doxygen: &str) -> String {
         joined.push('\n');
     }
     let mut out: Vec<String> = Vec::new();
+    // The indentation of the list item above, up to a blank line: a plain line continues that
+    // item and is indented under it (Markdown would otherwise join it lazily).
+    let mut list_indent: Option<usize> = None;
     for raw in joined.lines() {
         let line = raw.trim();
         if line.is_empty() {
             if out.last().is_some_and(|l| !l.is_empty()) {
                 out.push(String::new());
             }
+            list_indent = None;
             continue;
         }
-        let Some(line) = convert_line(line) else { continue };
+        let Some((line, kind)) = convert_line(line) else { continue };
+        if kind == Kind::Block && out.last().is_some_and(|l| !l.is_empty()) {
+            out.push(String::new());
+            list_indent = None;
+        }
+        let line = match (kind, item_indent(&line), list_indent) {
+            (Kind::Text, Some(indent), _) => {
+                list_indent = Some(indent);
+                line
+            }
+            (Kind::Text, None, Some(indent)) => format!("{:indent$}{line}", ""),
+            _ => line,
+        };
         out.push(line);
     }
     while out.last().is_some_and(|l| l.is_empty()) {
@@ -41,39 +57,63 @@ pub fn to_markdown(doxygen: &str) -> String {
     out.join("\n")
 }
 
+/// What a converted line is to the lines around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A block command (`@return`, `@note`, ...): a paragraph of its own.
+    Block,
+    /// Anything else: a line of text, or a list item (`@param`, or one written in Markdown).
+    Text,
+}
+
+/// Where the text of a list item starts when Markdown reads `line` as one (`- x`, `1. x`):
+/// the indentation its continuation lines need.
+fn item_indent(line: &str) -> Option<usize> {
+    if line.starts_with("- ") || line.starts_with("* ") || line.starts_with("+ ") {
+        return Some(2);
+    }
+    let digits = line.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+    (digits > 0 && digits < 10 && line[digits..].starts_with(". ")).then_some(digits + 2)
+}
+
 /// One line, with block commands turned into Markdown; `None` drops the line.
-fn convert_line(line: &str) -> Option<String> {
+fn convert_line(line: &str) -> Option<(String, Kind)> {
     if ["@{", "@}", "\\{", "\\}"].contains(&line) {
         return None;
     }
     let (cmd, rest) = match line.strip_prefix('@').or_else(|| line.strip_prefix('\\')) {
         Some(after) => {
-            let end = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '[' || c == ']' || c == ',')).unwrap_or(after.len());
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '[' || c == ']' || c == ','))
+                .unwrap_or(after.len());
             (Some(&after[..end]), after[end..].trim_start())
         }
         None => (None, line),
     };
-    let text = match cmd {
+    let (text, kind) = match cmd {
         Some(c) if c.starts_with("defgroup") || c.starts_with("ingroup") || c.starts_with("addtogroup") => return None,
-        Some("brief" | "details") => inline(rest),
+        Some("brief" | "details") => (inline(rest), Kind::Text),
         Some(c) if c.starts_with("param") => {
             let dir = c.strip_prefix("param").unwrap_or("").trim_matches(|ch| ch == '[' || ch == ']');
             let (name, desc) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             let dir = if dir.is_empty() { String::new() } else { format!(" ({dir})") };
-            format!("* `{name}`{dir}: {}", inline(desc.trim_start()))
+            (format!("* `{name}`{dir}: {}", inline(desc.trim_start())), Kind::Text)
         }
-        Some("return" | "returns" | "retval") => format!("**Returns:** {}", inline(rest)).trim_end().to_string(),
-        Some("note") => format!("**Note:** {}", inline(rest)),
-        Some("deprecated") => format!("**Deprecated:** {}", inline(rest)),
-        Some("see" | "sa") => format!("See also: {}", inline(rest)),
-        Some("warning") => format!("**Warning:** {}", inline(rest)),
-        _ => inline(line),
+        Some("return" | "returns" | "retval") => {
+            (format!("**Returns:** {}", inline(rest)).trim_end().to_string(), Kind::Block)
+        }
+        Some("note") => (format!("**Note:** {}", inline(rest)), Kind::Block),
+        Some("deprecated") => (format!("**Deprecated:** {}", inline(rest)), Kind::Block),
+        Some("see" | "sa") => (format!("See also: {}", inline(rest)), Kind::Block),
+        Some("warning") => (format!("**Warning:** {}", inline(rest)), Kind::Block),
+        _ => (inline(line), Kind::Text),
     };
     // Markdown would read a leading `#` as a heading and `1)` patterns are harmless.
-    Some(match text.strip_prefix('#') {
+    let text = match text.strip_prefix('#') {
         Some(r) => format!("\\#{r}"),
         None => text,
-    })
+    };
+    Some((text, kind))
 }
 
 /// Inline commands (`\ref x`, `\p x`, ...) and escaping.
@@ -170,12 +210,21 @@ mod tests {
         );
         assert_eq!(
             md,
-            "Retrieves the name.\n\nSee `NVML_DEVICE_NAME_V2_BUFFER_SIZE`.\n\n* `name` (out): Reference in which to return `name`\n**Returns:**\n- `NVML_SUCCESS` if set\nindented \\[1\\] &lt;x&gt; <https://docs.nvidia.com/x>."
+            "Retrieves the name.\n\nSee `NVML_DEVICE_NAME_V2_BUFFER_SIZE`.\n\n* `name` (out): Reference in which to return `name`\n\n**Returns:**\n- `NVML_SUCCESS` if set\n  indented \\[1\\] &lt;x&gt; <https://docs.nvidia.com/x>."
         );
     }
 
     #[test]
     fn groups_and_headings() {
         assert_eq!(to_markdown("@{\n#define X\nTesla &tm; C2070"), "\\#define X\nTesla ™ C2070");
+    }
+
+    #[test]
+    fn list_items_keep_their_continuation_lines() {
+        let md = to_markdown("@param values Array of structures.\nEach fieldId must be set.\n@return\n- a if\nit fails\n- b\n\nModes:\n1. HMM: on\nthe GPU.\n10. None.\n\nAfter.");
+        assert_eq!(
+            md,
+            "* `values`: Array of structures.\n  Each fieldId must be set.\n\n**Returns:**\n- a if\n  it fails\n- b\n\nModes:\n1. HMM: on\n   the GPU.\n10. None.\n\nAfter."
+        );
     }
 }

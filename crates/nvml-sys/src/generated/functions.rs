@@ -670,7 +670,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If `computeInstance` is invalid
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_IN_USE`            If the compute instance is in use. This error would be returned if
-    /// processes (e.g. CUDA application) are active on the compute instance.
+    ///   processes (e.g. CUDA application) are active on the compute instance.
     ///
     /// C prototype: `nvmlReturn_t nvmlComputeInstanceDestroy(nvmlComputeInstance_t computeInstance)`.
     ///
@@ -851,12 +851,12 @@ impl NvmlLib {
     /// * `device`: The device handle of the GPU to request field values for
     /// * `valuesCount`: Number of entries in values that should be cleared
     /// * `values`: Array of `valuesCount` structures to hold field values.
-    /// Each value's fieldId must be populated prior to this call
+    ///   Each value's fieldId must be populated prior to this call
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if any values in `values` were cleared. Note that you must
-    /// check the nvmlReturn field of each value for each individual
-    /// status
+    ///   check the nvmlReturn field of each value for each individual
+    ///   status
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `values` is NULL
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceClearFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t * values)`.
@@ -933,7 +933,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                       Upon success
     /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`        If `device`, `profile`, `profileId`, `placement` or `gpuInstance`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`           If `device` doesn't have MIG mode enabled or in vGPU guest
     /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested GPU instance could not be created
@@ -968,7 +968,7 @@ impl NvmlLib {
     /// Some Kepler devices supported.
     ///
     /// * `pciInfo`: The PCI tree to be searched.  Only the domain, bus, and device
-    /// fields are used in this call.
+    ///   fields are used in this call.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if counters were successfully reset
@@ -1008,7 +1008,7 @@ impl NvmlLib {
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be frozen (0 or 1).
     /// * `freeze`: NVML_FEATURE_ENABLED = freeze the receive and transmit counters
-    /// NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
+    ///   NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if counters were successfully frozen or unfrozen
@@ -1043,16 +1043,16 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `apiType`: Target API type for this operation
     /// * `isRestricted`: Reference in which to return the current restriction
-    /// NVML_FEATURE_ENABLED indicates that the API is root-only
-    /// NVML_FEATURE_DISABLED indicates that the API is accessible to all users
+    ///   NVML_FEATURE_ENABLED indicates that the API is root-only
+    ///   NVML_FEATURE_DISABLED indicates that the API is accessible to all users
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `isRestricted` has been set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `apiType` incorrect or `isRestricted` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device or the device does not support
-    /// the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is
-    /// not supported by the device)
+    ///   the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is
+    ///   not supported by the device)
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -1083,7 +1083,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `bufferSize`: Reference in which to provide the size (in number of elements)
-    /// of the circular buffer for accounting stats.
+    ///   of the circular buffer for accounting stats.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if buffer size was successfully retrieved
@@ -1093,6 +1093,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingStats
+    ///
     /// See also: nvmlDeviceGetAccountingPids
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetAccountingBufferSize(nvmlDevice_t device, unsigned int * bufferSize)`.
@@ -1162,7 +1163,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `count`: Reference in which to provide the `pids` array size, and
-    /// to return the number of elements ready to be queried
+    ///   to return the number of elements ready to be queried
     /// * `pids`: Reference in which to return list of process ids
     ///
     /// **Returns:**
@@ -1170,9 +1171,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    /// or on vGPU host.
+    ///   or on vGPU host.
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to
-    /// expected value)
+    ///   expected value)
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
@@ -1209,8 +1210,10 @@ impl NvmlLib {
     /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
+    ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
@@ -1225,7 +1228,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `stats` are NULL
     /// - `NVML_ERROR_NOT_FOUND`         if process stats were not found
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    /// or on vGPU host.
+    ///   or on vGPU host.
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
@@ -1261,8 +1264,10 @@ impl NvmlLib {
     /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
+    ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
@@ -1276,7 +1281,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `stats` are NULL
     /// - `NVML_ERROR_NOT_FOUND`         if process stats were not found
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    /// or on vGPU host.
+    ///   or on vGPU host.
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
@@ -1313,7 +1318,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `vgpuCount`: Pointer which passes in the array size as well as get
-    /// back the number of types
+    ///   back the number of types
     /// * `vgpuInstances`: Pointer to array in which to return list of vGPU instances
     ///
     /// **Returns:**
@@ -1344,8 +1349,8 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `adaptiveClockStatus`: The current adaptive clocking status, either
-    /// NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED
-    /// or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED
+    ///   NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED
+    ///   or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the current adaptive clocking status is successfully retrieved
@@ -1410,10 +1415,10 @@ pub type PFN_nvmlDeviceGetAddressingMode = unsafe extern "C" fn(
 impl NvmlLib {
     /// Get the addressing mode for a given GPU. Addressing modes can be one of:
     /// 1. HMM:  System allocated memory (malloc, mmap) is addressable from the device (GPU),
-    /// via software-based mirroring of the CPU's page tables, on the GPU.
+    ///    via software-based mirroring of the CPU's page tables, on the GPU.
     /// 2. ATS:  System allocated memory (malloc, mmap) is addressable from the device (GPU),
-    /// via Address Translation Services. This means that there is (effectively)
-    /// a single set of page tables, and the CPU and GPU both use them.
+    ///    via Address Translation Services. This means that there is (effectively)
+    ///    a single set of page tables, and the CPU and GPU both use them.
     /// 3. None: Neither HMM nor ATS is active.
     ///
     /// For Turing ™ or newer fully supported devices.
@@ -1468,7 +1473,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `arch`: Reference where architecture is returned, if call successful.
-    /// Set to NVML_DEVICE_ARCH_* upon success
+    ///   Set to NVML_DEVICE_ARCH_* upon success
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
@@ -1556,7 +1561,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `isEnabled`: Where to store the current state of Auto Boosted clocks of the target device
     /// * `defaultIsEnabled`: Where to store the default Auto Boosted clocks behavior of the target device that the device will
-    /// revert to when no applications are using the GPU
+    ///   revert to when no applications are using the GPU
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 If `isEnabled` has been been set with the Auto Boosted clocks state of `device`
@@ -1595,7 +1600,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `bar1Memory`: Reference in which BAR1 memory
-    /// information is returned.
+    ///   information is returned.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if BAR1 memory is successfully retrieved
@@ -2015,14 +2020,14 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `info`: Structure specifying the clock type (input) and the pstate (input)
-    /// retrieved clock offset value (output), min clock offset (output)
-    /// and max clock offset (output)
+    ///   retrieved clock offset value (output), min clock offset (output)
+    ///   and max clock offset (output)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
     /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device`, `type` or `pstate` are invalid or both
-    /// `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
+    ///   `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
     ///
@@ -2173,15 +2178,15 @@ impl NvmlLib {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    /// to return the number of returned elements
+    ///   to return the number of returned elements
     /// * `infos`: Reference in which to return the process information
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    /// `infoCount` will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `infoCount` will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -2341,7 +2346,7 @@ impl NvmlLib {
     ///
     /// * `device` (in): The identifier of the target device
     /// * `coolerInfo` (out): Structure specifying the cooler's control signal characteristics (out)
-    /// and the target that cooler cools (out)
+    ///   and the target that cooler cools (out)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
@@ -2430,7 +2435,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `cpuSetSize`: The size of the cpuSet array that is safe to access
     /// * `cpuSet`: Array reference in which to return a bitmask of CPUs, 64 CPUs per
-    /// unsigned long on 64-bit machines, 32 on 32-bit machines
+    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `cpuAffinity` has been filled
@@ -2473,7 +2478,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `cpuSetSize`: The size of the cpuSet array that is safe to access
     /// * `cpuSet`: Array reference in which to return a bitmask of CPUs, 64 CPUs per
-    /// unsigned long on 64-bit machines, 32 on 32-bit machines
+    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
     /// * `scope`: Scope that change the default behavior
     ///
     /// **Returns:**
@@ -2716,7 +2721,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `clocksEventReasons`: Reference in which to return bitmask of active clocks event
-    /// reasons
+    ///   reasons
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `clocksEventReasons` has been set
@@ -2727,6 +2732,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlClocksEventReasons
+    ///
     /// See also: nvmlDeviceGetSupportedClocksEventReasons
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long * clocksEventReasons)`.
@@ -3203,7 +3209,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                  if `encoderCapacity` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `encoderCapacity` is NULL, or `device` or `encoderQueryType`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`      if device does not support the encoder specified in `encodeQueryType`
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
@@ -3282,7 +3288,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                  if `sessionCount`, `averageFps` and `averageLatency` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount`, or `device` or `averageFps`,
-    /// or `averageLatency` is NULL
+    ///   or `averageLatency` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
@@ -3461,7 +3467,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if `policy` has been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `policy` is null or the `fan` given doesn't reference
-    /// a fan that exists.
+    ///   a fan that exists.
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the `device` is older than Maxwell
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -3529,13 +3535,13 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `fanSpeed`: Structure specifying the index of the target fan (input) and
-    /// retrieved fan speed value (output)
+    ///   retrieved fan speed value (output)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
     /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid, `fan` is not an acceptable
-    /// index, or `speed` is NULL
+    ///   index, or `speed` is NULL
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the `device` does not support this feature
     ///
@@ -3602,12 +3608,12 @@ impl NvmlLib {
     /// * `device`: The device handle of the GPU to request field values for
     /// * `valuesCount`: Number of entries in values that should be retrieved
     /// * `values`: Array of `valuesCount` structures to hold field values.
-    /// Each value's fieldId must be populated prior to this call
+    ///   Each value's fieldId must be populated prior to this call
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if any values in `values` were populated. Note that you must
-    /// check the nvmlReturn field of each value for each individual
-    /// status
+    ///   check the nvmlReturn field of each value for each individual
+    ///   status
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `values` is NULL
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t * values)`.
@@ -3900,8 +3906,8 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     /// * `placements`: Returns placements allowed for the profile. Can be NULL to discover number
-    /// of allowed placements for this profile. If non-NULL must be large enough
-    /// to accommodate the placements supported by the profile.
+    ///   of allowed placements for this profile. If non-NULL must be large enough
+    ///   to accommodate the placements supported by the profile.
     /// * `count`: Returns number of allowed placemenets for the profile.
     ///
     /// **Returns:**
@@ -4098,8 +4104,8 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     /// * `gpuInstances`: Returns pre-exiting GPU instances, the buffer must be large enough to
-    /// accommodate the instances supported by the profile.
-    /// See `nvmlDeviceGetGpuInstanceProfileInfo`
+    ///   accommodate the instances supported by the profile.
+    ///   See `nvmlDeviceGetGpuInstanceProfileInfo`
     /// * `count`: The count of returned GPU instances
     ///
     /// **Returns:**
@@ -4176,6 +4182,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlGpuOperationMode_t
+    ///
     /// See also: nvmlDeviceSetGpuOperationMode
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t * current, nvmlGpuOperationMode_t * pending)`.
@@ -4287,15 +4294,15 @@ impl NvmlLib {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    /// to return the number of returned elements
+    ///   to return the number of returned elements
     /// * `infos`: Reference in which to return the process information
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    /// `infoCount` will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `infoCount` will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -4525,6 +4532,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// See also: nvmlDeviceGetIndex
+    ///
     /// See also: nvmlDeviceGetCount
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t * device)`.
@@ -4579,10 +4587,10 @@ impl NvmlLib {
     /// domain. See `nvmlMpsDeviceEnumeration`.
     ///
     /// * `pciBusId`: The PCI bus id of the target GPU
-    /// Accept the following formats (all numbers in hexadecimal):
-    /// domain:bus:device.function in format %x:%x:%x.%x
-    /// domain:bus:device in format %x:%x:%x
-    /// bus:device.function in format %x:%x.%x
+    ///   Accept the following formats (all numbers in hexadecimal):
+    ///   domain:bus:device.function in format %x:%x:%x.%x
+    ///   domain:bus:device in format %x:%x:%x
+    ///   bus:device.function in format %x:%x.%x
     ///
     /// * `device`: Reference in which to return the device handle
     ///
@@ -4634,7 +4642,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                  if `device` has been set
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `serial` is invalid, `device` is NULL or more than one
-    /// device has the same serial (dual GPU boards)
+    ///   device has the same serial (dual GPU boards)
     /// - `NVML_ERROR_NOT_FOUND`          if `serial` does not match a valid device on the system
     /// - `NVML_ERROR_INSUFFICIENT_POWER` if any attached devices have improperly attached external power cables
     /// - `NVML_ERROR_IRQ_ISSUE`          if NVIDIA kernel detected an interrupt issue with the attached GPUs
@@ -4642,6 +4650,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// See also: nvmlDeviceGetSerial
+    ///
     /// See also: nvmlDeviceGetHandleByUUID
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char * serial, nvmlDevice_t * device)`.
@@ -4842,6 +4851,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetHandleByIndex()
+    ///
     /// See also: nvmlDeviceGetCount()
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int * index)`.
@@ -5136,15 +5146,15 @@ impl NvmlLib {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    /// to return the number of returned elements
+    ///   to return the number of returned elements
     /// * `infos`: Reference in which to return the process information
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    /// `infoCount` will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `infoCount` will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
@@ -5441,7 +5451,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `nodeSetSize`: The size of the nodeSet array that is safe to access
     /// * `nodeSet`: Array reference in which to return a bitmask of NODEs, 64 NODEs per
-    /// unsigned long on 64-bit machines, 32 on 32-bit machines
+    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
     /// * `scope`: Scope that change the default behavior
     ///
     /// **Returns:**
@@ -5528,7 +5538,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if `count` has been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `bitTyp`,e `counterType` or `locationType` is
-    /// invalid, or `count` is NULL
+    ///   invalid, or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support ECC error reporting in the specified memory
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -5759,9 +5769,9 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `currentMode`: Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or
-    /// `NVML_DEVICE_MIG_ENABLE`
+    ///   `NVML_DEVICE_MIG_ENABLE`
     /// * `pendingMode`: Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or
-    /// `NVML_DEVICE_MIG_ENABLE`
+    ///   `NVML_DEVICE_MIG_ENABLE`
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
@@ -5860,6 +5870,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `minorNumber`: Reference in which to return the minor number for the device
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the minor number is successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -5921,7 +5932,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `multiGpuBool`: Reference in which to return a zero or non-zero value
-    /// to indicate whether the device is on a multi GPU board
+    ///   to indicate whether the device is on a multi GPU board
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `multiGpuBool` has been set
@@ -6222,9 +6233,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_NOT_SUPPORTED`      if NVLink is not supported
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` or `link` is invalid, or
-    /// `pNvLinkDeviceType` is NULL
+    ///   `pNvLinkDeviceType` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is
-    /// otherwise inaccessible
+    ///   otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t * pNvLinkDeviceType)`.
@@ -6302,8 +6313,8 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `link`: Specifies the NvLink link to be queried
     /// * `isActive`: `nvmlEnableState_t` where NVML_FEATURE_ENABLED indicates that
-    /// the link is active and NVML_FEATURE_DISABLED indicates it
-    /// is inactive
+    ///   the link is active and NVML_FEATURE_DISABLED indicates it
+    ///   is inactive
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `isActive` has been set
@@ -6343,10 +6354,10 @@ impl NvmlLib {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 If the call succeeded.
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If any required pointer is NULL,
-    /// a given enum value is out of range,
-    /// a slot's \`linkId\` is out of range,
-    /// a slot's \`sampleCount\` is non-zero with a NULL \`samples\` pointer, or
-    /// a slot's \`sampleCount\` is greater than the supported \`sampleCount\` for the given link.
+    ///   a given enum value is out of range,
+    ///   a slot's \`linkId\` is out of range,
+    ///   a slot's \`sampleCount\` is non-zero with a NULL \`samples\` pointer, or
+    ///   a slot's \`sampleCount\` is greater than the supported \`sampleCount\` for the given link.
     /// - `NVML_ERROR_GPU_IS_LOST`       If the target GPU has fallen off the bus or is otherwise inaccessible.
     /// - `NVML_ERROR_NOT_SUPPORTED`     If the given device does not support this API.
     /// - `NVML_ERROR_UNKNOWN`           On any unexpected error.
@@ -6644,7 +6655,8 @@ impl NvmlLib {
     /// * `device2`: The second device
     /// * `p2pIndex`: p2p Capability Index being looked for between `device1` and `device2`
     /// * `p2pStatus`: Reference in which to return the status of the `p2pIndex`
-    /// between `device1` and `device2`
+    ///   between `device1` and `device2`
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`         if `p2pStatus` has been populated
     /// - `NVML_ERROR_INVALID_ARGUMENT`     if `device1` or `device2` or `p2pIndex` is invalid or `p2pStatus` is NULL
@@ -7516,8 +7528,8 @@ impl NvmlLib {
     /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `procesesUtilInfo` is invalid
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `procesesUtilInfo`-&gt;procUtilArray is NULL, or the buffer size of procesesUtilInfo-&gt;procUtilArray is too small.
-    /// The caller should check the minimul array size from the returned procesesUtilInfo-&gt;processSamplesCount, and call
-    /// the function again with a buffer no smaller than procesesUtilInfo-&gt;processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t)
+    ///   The caller should check the minimul array size from the returned procesesUtilInfo-&gt;processSamplesCount, and call
+    ///   the function again with a buffer no smaller than procesesUtilInfo-&gt;processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t)
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t * procesesUtilInfo)`.
@@ -7653,17 +7665,17 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `cause`: Filter page addresses by cause of retirement
     /// * `pageCount`: Reference in which to provide the `addresses` buffer size, and
-    /// to return the number of retired pages that match `cause`
-    /// Set to 0 to query the size without allocating an `addresses` buffer
+    ///   to return the number of retired pages that match `cause`
+    ///   Set to 0 to query the size without allocating an `addresses` buffer
     /// * `addresses`: Buffer to write the page addresses into
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `pageCount` was populated and `addresses` was filled
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `pageCount` indicates the buffer is not large enough to store all the
-    /// matching page addresses.  `pageCount` is set to the needed size.
+    ///   matching page addresses.  `pageCount` is set to the needed size.
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or
-    /// `addresses` is NULL
+    ///   `addresses` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -7730,18 +7742,18 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `cause`: Filter page addresses by cause of retirement
     /// * `pageCount`: Reference in which to provide the `addresses` buffer size, and
-    /// to return the number of retired pages that match `cause`
-    /// Set to 0 to query the size without allocating an `addresses` buffer
+    ///   to return the number of retired pages that match `cause`
+    ///   Set to 0 to query the size without allocating an `addresses` buffer
     /// * `addresses`: Buffer to write the page addresses into
     /// * `timestamps`: Buffer to write the timestamps of page retirement, additional for _v2
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `pageCount` was populated and `addresses` was filled
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `pageCount` indicates the buffer is not large enough to store all the
-    /// matching page addresses.  `pageCount` is set to the needed size.
+    ///   matching page addresses.  `pageCount` is set to the needed size.
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or
-    /// `addresses` is NULL
+    ///   `addresses` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -7817,20 +7829,20 @@ impl NvmlLib {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `plist`: Reference in which to process detail list
-    /// `plist`-&gt;version                       The api version
-    /// `plist`-&gt;mode                          The process mode
-    /// `plist`-&gt;procArray                     Reference in which to return the process information
-    /// `plist`-&gt;numProcArrayEntries           Proc array size of returned entries
+    ///   `plist`-&gt;version                       The api version
+    ///   `plist`-&gt;mode                          The process mode
+    ///   `plist`-&gt;procArray                     Reference in which to return the process information
+    ///   `plist`-&gt;numProcArrayEntries           Proc array size of returned entries
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `plist`-&gt;numprocArrayEntries and `plist`-&gt;procArray have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `plist`-&gt;numprocArrayEntries indicates that the `plist`-&gt;procArray is too small
-    /// `plist`-&gt;numprocArrayEntries will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `plist`-&gt;numprocArrayEntries will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `plist` is NULL, `plist`-&gt;version is invalid,
-    /// `plist`-&gt;mode is invalid,
+    ///   `plist`-&gt;mode is invalid,
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -7890,7 +7902,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `samplesCount` is NULL or
-    /// reference to `sampleCount` is 0 for non null `samples`
+    ///   reference to `sampleCount` is 0 for non null `samples`
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
@@ -8042,7 +8054,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `supportedClocksEventReasons`: Reference in which to return bitmask of supported
-    /// clocks event reasons
+    ///   clocks event reasons
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `supportedClocksEventReasons` has been set
@@ -8052,6 +8064,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlClocksEventReasons
+    ///
     /// See also: nvmlDeviceGetCurrentClocksEventReasons
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long * supportedClocksEventReasons)`.
@@ -8106,6 +8119,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventType
+    ///
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long * eventTypes)`.
@@ -8133,7 +8147,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `memoryClockMHz`: Memory clock for which to return possible graphics clocks
     /// * `count`: Reference in which to provide the `clocksMHz` array size, and
-    /// to return the number of elements
+    ///   to return the number of elements
     /// * `clocksMHz`: Reference in which to return the clocks in MHz
     ///
     /// **Returns:**
@@ -8171,7 +8185,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `count`: Reference in which to provide the `clocksMHz` array size, and
-    /// to return the number of elements
+    ///   to return the number of elements
     /// * `clocksMHz`: Reference in which to return the clock in MHz
     ///
     /// **Returns:**
@@ -8180,7 +8194,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to the number of
-    /// required elements)
+    ///   required elements)
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -8213,13 +8227,13 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `pstates`: Container to return the list of performance states
-    /// supported by device
+    ///   supported by device
     /// * `size`: Size of the supplied `pstates` array in bytes
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `pstates` array has been retrieved
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if the the container supplied was not large enough to
-    /// hold the resulting list
+    ///   hold the resulting list
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `pstates` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support performance state readings
@@ -8360,6 +8374,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `thresholdType`: The type of threshold value queried
     /// * `temp`: Reference in which to return the temperature reading
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `temp` has been set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -8395,7 +8410,7 @@ impl NvmlLib {
     ///
     /// * `device` (in): Target device identifier.
     /// * `temperature` (in,out): Structure specifying the sensor type (input) and retrieved
-    /// temperature value (output).
+    ///   temperature value (output).
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                  if `temp` has been set
@@ -8492,8 +8507,8 @@ impl NvmlLib {
     /// * `device`: The identifier of the first device
     /// * `level`: The `nvmlGpuTopologyLevel_t` level to search for other GPUs
     /// * `count`: When zero, is set to the number of matching GPUs such that `deviceArray`
-    /// can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
-    /// number of device handles.
+    ///   can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
+    ///   number of device handles.
     /// * `deviceArray`: An array of device handles for GPUs found at `level`
     ///
     /// **Returns:**
@@ -8852,8 +8867,8 @@ impl NvmlLib {
     /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `vgpuUtilInfo` is invalid
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `vgpuUtilInfo`-&gt;vgpuUtilArray is NULL, or the buffer size of vgpuUtilInfo-&gt;vgpuInstanceCount is too small.
-    /// The caller should check the current vGPU instance count from the returned vgpuUtilInfo-&gt;vgpuInstanceCount, and call
-    /// the function again with a buffer of size vgpuUtilInfo-&gt;vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
+    ///   The caller should check the current vGPU instance count from the returned vgpuUtilInfo-&gt;vgpuInstanceCount, and call
+    ///   the function again with a buffer of size vgpuUtilInfo-&gt;vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
     /// - `NVML_ERROR_NOT_FOUND`                  If sample entries are not found
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
@@ -8945,9 +8960,9 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if utilization samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `vgpuProcessSamplesCount` or a sample count of 0 is
-    /// passed with a non-NULL `utilizationSamples`
+    ///   passed with a non-NULL `utilizationSamples`
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if supplied `vgpuProcessSamplesCount` is too small to return samples for all
-    /// vGPU instances currently executing on the device
+    ///   vGPU instances currently executing on the device
     /// - `NVML_ERROR_NOT_SUPPORTED`     if vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
@@ -9002,10 +9017,10 @@ impl NvmlLib {
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid, or `vgpuProcUtilInfo` is null
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `vgpuProcUtilInfo` is invalid
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `vgpuProcUtilInfo`-&gt;vgpuProcUtilArray is null, or supplied `vgpuProcUtilInfo`-&gt;vgpuProcessCount
-    /// is too small to return samples for all processes on vGPU instances currently executing on the device.
-    /// The caller should check the current processes count from the returned `vgpuProcUtilInfo`-&gt;vgpuProcessCount,
-    /// and call the function again with a buffer of size
-    /// vgpuProcUtilInfo-&gt;vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
+    ///   is too small to return samples for all processes on vGPU instances currently executing on the device.
+    ///   The caller should check the current processes count from the returned `vgpuProcUtilInfo`-&gt;vgpuProcessCount,
+    ///   and call the function again with a buffer of size
+    ///   vgpuProcUtilInfo-&gt;vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
     /// - `NVML_ERROR_NOT_SUPPORTED`              If vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`                  If sample entries are not found
@@ -9320,9 +9335,9 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if utilization samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `vgpuInstanceSamplesCount` or `sampleValType` is
-    /// NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
+    ///   NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if supplied `vgpuInstanceSamplesCount` is too small to return samples for all
-    /// vGPU instances currently executing on the device
+    ///   vGPU instances currently executing on the device
     /// - `NVML_ERROR_NOT_SUPPORTED`     if vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
@@ -9517,7 +9532,7 @@ impl NvmlLib {
     /// * `device1`: The first GPU device
     /// * `device2`: The second GPU device
     /// * `onSameBoard`: Reference in which to return the status.
-    /// Non-zero indicates that the GPUs are on the same board.
+    ///   Non-zero indicates that the GPUs are on the same board.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `onSameBoard` has been set
@@ -9579,8 +9594,8 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`.
-    /// Note that only `profile`-&gt;profileId is used and
-    /// the rest of the structure is ignored.
+    ///   Note that only `profile`-&gt;profileId is used and
+    ///   the rest of the structure is ignored.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                   if the Desired Profile was successfully set
@@ -9749,9 +9764,9 @@ impl NvmlLib {
     ///
     /// * `device`: Identifier of target GPU device
     /// * `buffer`: Structure holding the input data in TLV format as well as
-    /// the PRM register contents in TLV format (in the case of a successful
-    /// read operation).
-    /// Note: the input data and any returned data shall be in network byte order.
+    ///   the PRM register contents in TLV format (in the case of a successful
+    ///   read operation).
+    ///   Note: the input data and any returned data shall be in network byte order.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                           on success
@@ -9805,8 +9820,11 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventType
+    ///
     /// See also: nvmlDeviceGetSupportedEventTypes
+    ///
     /// See also: nvmlEventSetWait
+    ///
     /// See also: nvmlEventSetFree
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)`.
@@ -9859,7 +9877,7 @@ impl NvmlLib {
     ///
     /// * `pciInfo`: The PCI address of the GPU to be removed
     /// * `gpuState`: Whether the GPU is to be removed, from the OS
-    /// see `nvmlDetachGpuState_t`
+    ///   see `nvmlDetachGpuState_t`
     /// * `linkState`: Requested upstream PCIe link state, see `nvmlPcieLinkState_t`
     ///
     /// **Returns:**
@@ -10059,8 +10077,8 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `apiType` incorrect
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support changing API restrictions or the device does not support
-    /// the feature that api restrictions are being set for (E.G. Enabling/disabling auto
-    /// boosted clocks is not supported by the device)
+    ///   the feature that api restrictions are being set for (E.G. Enabling/disabling auto
+    ///   boosted clocks is not supported by the device)
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -10242,14 +10260,14 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `info`: Structure specifying the clock type (input), the pstate (input)
-    /// and clock offset value (input)
+    ///   and clock offset value (input)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
     /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
     /// - `NVML_ERROR_NO_PERMISSION`             If the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device`, `type` or `pstate` are invalid or both
-    /// `clockOffsetMHz` is out of allowed range.
+    ///   `clockOffsetMHz` is out of allowed range.
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
     ///
@@ -10652,7 +10670,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                   if the fan speed has been set
     /// - `NVML_ERROR_UNINITIALIZED`       if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`    if the device is not valid, or the speed is outside acceptable ranges,
-    /// or if the fan index doesn't reference an actual fan.
+    ///   or if the fan index doesn't reference an actual fan.
     /// - `NVML_ERROR_NOT_SUPPORTED`       if the device is older than Maxwell.
     /// - `NVML_ERROR_UNKNOWN`             if there was an unexpected error.
     ///
@@ -10739,7 +10757,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if new settings were successfully set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz`
-    /// is not a valid clock combination
+    ///   is not a valid clock combination
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -10787,6 +10805,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlGpuOperationMode_t
+    ///
     /// See also: nvmlDeviceGetGpuOperationMode
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)`.
@@ -10895,8 +10914,8 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `limits` is NULL,
-    /// the softLimit exceeds the hardLimit, or a limit
-    /// exceeds total device memory
+    ///   the softLimit exceeds the hardLimit, or a limit
+    ///   exceeds total device memory
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
     /// - `NVML_ERROR_OPERATING_SYSTEM`  if the cgroup path cannot be opened
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -10941,7 +10960,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 if new settings were successfully set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz`
-    /// is not a valid clock combination
+    ///   is not a valid clock combination
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -10985,7 +11004,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or
-    /// `NVML_DEVICE_MIG_ENABLE`
+    ///   `NVML_DEVICE_MIG_ENABLE`
     /// * `activationStatus`: The activationStatus status
     ///
     /// **Returns:**
@@ -11017,7 +11036,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `info`: Reference to `nvmlNvLinkPowerThres_t` struct
-    /// input parameters
+    ///   input parameters
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the `Threshold` is successfully set
@@ -11247,6 +11266,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetPowerManagementLimitConstraints
+    ///
     /// See also: nvmlDeviceGetPowerManagementDefaultLimit
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetPowerManagementLimit(nvmlDevice_t device, unsigned int limit)`.
@@ -11291,9 +11311,13 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: NVML_FI_DEV_POWER_AVERAGE
+    ///
     /// See also: NVML_FI_DEV_POWER_INSTANT
+    ///
     /// See also: NVML_FI_DEV_POWER_MIN_LIMIT
+    ///
     /// See also: NVML_FI_DEV_POWER_MAX_LIMIT
+    ///
     /// See also: NVML_FI_DEV_POWER_CURRENT_LIMIT
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t * powerValue)`.
@@ -11382,6 +11406,7 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `thresholdType`: The type of threshold value to be set
     /// * `temp`: Reference which hold the value to be set
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `temp` has been set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -11500,9 +11525,9 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                  vGPU scheduler state has been successfully set
     /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerState` is NULL or `device` is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`     If setting `pSchedulerState` failed with fatal error,
-    /// reboot is required to overcome from this error.
+    ///   reboot is required to overcome from this error.
     /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    /// or if any vGPU instance currently exists on the `device`
+    ///   or if any vGPU instance currently exists on the `device`
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t * pSchedulerState)`.
@@ -11536,9 +11561,9 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                  vGPU scheduler state has been successfully set
     /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerState` is NULL or `device` is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`     If setting `pSchedulerState` failed with fatal error,
-    /// reboot is required to overcome from this error.
+    ///   reboot is required to overcome from this error.
     /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    /// or if any vGPU instance currently exists on the `device`
+    ///   or if any vGPU instance currently exists on the `device`
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState_v2(nvmlDevice_t device, nvmlVgpuSchedulerState_v2_t * pSchedulerState)`.
@@ -11975,7 +12000,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetWait_v3
+    ///
     /// See also: nvmlEventSetGetContextInfo_v1
+    ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetGetContextCount_v1(nvmlEventSet_t set, nvmlEventSetGetContextCount_v1_t * params)`.
@@ -12019,7 +12046,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetWait_v3
+    ///
     /// See also: nvmlEventSetGetContextCount_v1
+    ///
     /// See also: nvmlEventSetGetContextInfo_v1
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetGetContextData_v1(nvmlEventSet_t set, nvmlEventSetGetContextData_v1_t * params)`.
@@ -12064,7 +12093,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetGetContextInfo_v1_t
+    ///
     /// See also: nvmlEventSetGetContextCount_v1
+    ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetGetContextInfo_v1(nvmlEventSet_t set, nvmlEventSetGetContextInfo_v1_t * params)`.
@@ -12106,7 +12137,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t
+    ///
     /// See also: nvmlEventSetGetContextInfo_v1
+    ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(nvmlEventSet_t set, nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t * params)`.
@@ -12155,15 +12188,17 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `eventSet` or `config` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     if structured GPU Operational Events are not supported on this platform,
-    /// or if the requested subscription is not supported
+    ///   or if the requested subscription is not supported
     /// - `NVML_ERROR_NO_PERMISSION`     if the caller lacks permission for the requested scope
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`
-    /// if the event set cannot accept another subscription
+    ///   if the event set cannot accept another subscription
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlGpuOperationalEventConfig_v1_t
+    ///
     /// See also: nvmlEventSetWait_v3
+    ///
     /// See also: nvmlEventSetFree
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetRegisterGpuOperationalEvents_v1(nvmlEventSet_t eventSet, const nvmlGpuOperationalEventConfig_v1_t * config)`.
@@ -12233,6 +12268,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventType
+    ///
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t * data, unsigned int timeoutms)`.
@@ -12291,8 +12327,11 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetWait_v3_t
+    ///
     /// See also: nvmlDeviceRegisterEvents
+    ///
     /// See also: nvmlEventSetRegisterGpuOperationalEvents_v1
+    ///
     /// See also: nvmlEventSetGetContextCount_v1
     ///
     /// C prototype: `nvmlReturn_t nvmlEventSetWait_v3(nvmlEventSet_t set, nvmlEventSetWait_v3_t * params)`.
@@ -12545,7 +12584,7 @@ impl NvmlLib {
     ///
     /// * `device`: The device handle or MIG device handle to query for
     /// * `gpmSupport`: Structure to indicate GPM support `nvmlGpmSupport_t`. Indicates
-    /// GPM support per system for the supplied device
+    ///   GPM support per system for the supplied device
     ///
     /// **Returns:**
     /// - NVML_SUCCESS on success
@@ -12574,7 +12613,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `state`: Returns GPM stream state
-    /// NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    ///   NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `current` GPM stream state were successfully queried
@@ -12652,6 +12691,7 @@ impl NvmlLib {
     ///
     /// **Note:** The interval between two `nvmlGpmSampleGet`() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
+    ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
     /// * `device`: The device handle or MIG device handle to get samples for
@@ -12682,7 +12722,7 @@ impl NvmlLib {
     ///
     /// * `device`: The identifier of the target device
     /// * `state`: GPM stream state,
-    /// NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    ///   NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `current` GPM stream state is successfully set
@@ -12719,14 +12759,14 @@ impl NvmlLib {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `computeInstance`: Returns the compute instance handle
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                       Upon success
     /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`        If `gpuInstance`, `profile`, `profileId` or `computeInstance`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`           If `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested compute instance could not be created
@@ -12761,7 +12801,7 @@ impl NvmlLib {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `placement`: The requested placement. See `nvmlGpuInstanceGetComputeInstancePossiblePlacements`
     /// * `computeInstance`: Returns the compute instance handle
     ///
@@ -12769,7 +12809,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                       Upon success
     /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`        If `gpuInstance`, `profile`, `profileId` or `computeInstance`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`           If `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested compute instance could not be created
@@ -12804,8 +12844,8 @@ impl NvmlLib {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or in vGPU guest
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_IN_USE`            If the GPU instance is in use. This error would be returned if processes
-    /// (e.g. CUDA application) or compute instances are active on the
-    /// GPU instance.
+    ///   (e.g. CUDA application) or compute instances are active on the
+    ///   GPU instance.
     ///
     /// C prototype: `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)`.
     ///
@@ -12844,9 +12884,9 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          Successful completion
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pVgpuInstanceInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`          `pVgpuInstanceInfo`-&gt;vgpuTypeIds buffer is too small,
-    /// array element count is returned in `pVgpuInstanceInfo`-&gt;vgpuCount
+    ///   array element count is returned in `pVgpuInstanceInfo`-&gt;vgpuCount
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pVgpuInstanceInfo` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -12918,8 +12958,8 @@ impl NvmlLib {
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `placements`: Returns placements allowed for the profile. Can be NULL to discover number
-    /// of allowed placements for this profile. If non-NULL must be large enough
-    /// to accommodate the placements supported by the profile.
+    ///   of allowed placements for this profile. If non-NULL must be large enough
+    ///   to accommodate the placements supported by the profile.
     /// * `count`: Returns number of allowed placemenets for the profile.
     ///
     /// **Returns:**
@@ -13041,7 +13081,7 @@ impl NvmlLib {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `count`: Returns remaining instance count for the profile ID
     ///
     /// **Returns:**
@@ -13077,17 +13117,17 @@ impl NvmlLib {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `computeInstances`: Returns pre-exiting compute instances, the buffer must be large enough to
-    /// accommodate the instances supported by the profile.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   accommodate the instances supported by the profile.
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `count`: The count of returned compute instances
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
     /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profileId`, `computeInstances` or `count`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
@@ -13129,7 +13169,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pVgpus` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `pVgpus`-&gt;vgpuTypeIds buffer is small
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pVgpus` is invalid
@@ -13199,7 +13239,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or not in MIG mode
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -13237,7 +13277,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          vGPU scheduler logs are successfully obtained
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pSchedulerLogInfo` is invalid
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
@@ -13274,7 +13314,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                         vGPU scheduler logs are successfully obtained
     /// - `NVML_ERROR_UNINITIALIZED`             If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`             If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
     ///
@@ -13308,7 +13348,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          vGPU scheduler state is successfully obtained
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pSchedulerStateInfo` is invalid
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
@@ -13342,7 +13382,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          vGPU scheduler state is successfully obtained
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
@@ -13383,7 +13423,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          Successful completion
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pCreatablePlacementInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If the buffer is small, element count is returned in `pCreatablePlacementInfo`-&gt;count
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pCreatablePlacementInfo` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or vGPU heterogeneous mode is not enabled
@@ -13423,8 +13463,8 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance`  is NULL or invalid,
-    /// or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
-    /// or GPU Instance Id is invalid
+    ///   or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_IN_USE`                     If the `gpuInstance` is in use
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
@@ -13464,7 +13504,7 @@ impl NvmlLib {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pScheduler` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`             If setting the state failed with fatal error, reboot is required
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pScheduler` is invalid
@@ -13501,7 +13541,7 @@ impl NvmlLib {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`             If setting the state failed with fatal error, reboot is required
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -13627,7 +13667,7 @@ impl NvmlLib {
     /// **Note:** 1. The range set by the administrator must be a subset of the preset range that the NVIDIA vGPU Manager supports. Otherwise, an error is returned.
     /// 2. If the range of supported guest driver versions does not overlap the range set by the administrator, the guest driver fails to load.
     /// 3. If the range of supported guest driver versions overlaps the range set by the administrator, the guest driver will load with a negotiated
-    /// vGPU version that is the maximum value in the overlapping range.
+    ///    vGPU version that is the maximum value in the overlapping range.
     /// 4. No VMs must be running on the host when this function is called. If a VM is running on the host, the call to this function fails.
     ///
     /// * `vgpuVersion`: Pointer to a caller-supplied range of supported vGPU versions.
@@ -13766,6 +13806,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
     ///
     /// See also: nvmlSystemEventType
+    ///
     /// See also: nvmlSystemRegisterEvents
     ///
     /// C prototype: `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t * request)`.
@@ -13799,9 +13840,9 @@ impl NvmlLib {
     /// This API requires root privileges. Records are available from initialization.
     ///
     /// * `cper`: Pointer to an `nvmlGetCPER_v1_t`. On entry set `cursor`.cperTypeMask,
-    /// `cursor`.uuid (empty string for all), `cursor`.handle (to
-    /// `NVML_CPER_CURSOR_HANDLE_INIT` for first call), `buffer` (or NULL),
-    /// `bufferSize`. On return `cursor`.handle and `bufferSize` are updated.
+    ///   `cursor`.uuid (empty string for all), `cursor`.handle (to
+    ///   `NVML_CPER_CURSOR_HANDLE_INIT` for first call), `buffer` (or NULL),
+    ///   `bufferSize`. On return `cursor`.handle and `bufferSize` are updated.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Buffer has been populated with CPER data, or `bufferSize` is 0 (no/more records).
@@ -13861,8 +13902,8 @@ impl NvmlLib {
     /// Supported on Linux, Windows TCC.
     ///
     /// * `isAcceptingWork`: Returns GPU current work accepting state,
-    /// NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
-    /// NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
+    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
     ///
     /// return
     /// - `NVML_SUCCESS`                 if `current` GPUs ready state were successfully queried
@@ -14202,6 +14243,7 @@ impl NvmlLib {
     /// Get the global nvlink bandwith mode
     ///
     /// * `nvlinkBwMode`: reference of nvlink bandwidth mode
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                on success
     /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid pointer is provided
@@ -14267,8 +14309,8 @@ impl NvmlLib {
     ///
     /// * `cpuNumber`: The CPU number
     /// * `count`: When zero, is set to the number of matching GPUs such that `deviceArray`
-    /// can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
-    /// number of device handles.
+    ///   can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
+    ///   number of device handles.
     /// * `deviceArray`: An array of device handles for GPUs found with affinity to `cpuNumber`
     ///
     /// **Returns:**
@@ -14314,7 +14356,9 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
     ///
     /// See also: nvmlSystemEventType
+    ///
     /// See also: nvmlSystemEventSetWait
+    ///
     /// See also: nvmlEventSetFree
     ///
     /// C prototype: `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t * request)`.
@@ -14338,7 +14382,7 @@ impl NvmlLib {
     /// Supported on Linux, Windows TCC.
     ///
     /// * `isAcceptingWork`: GPU accepting new work, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
-    /// NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
     ///
     /// return
     /// - `NVML_SUCCESS`                 if `current` GPUs ready state is successfully set
@@ -14397,6 +14441,7 @@ impl NvmlLib {
     /// Set the global nvlink bandwith mode
     ///
     /// * `nvlinkBwMode`: nvlink bandwidth mode
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                on success
     /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid argument is provided
@@ -14452,7 +14497,7 @@ impl NvmlLib {
     ///
     /// * `unit`: The identifier of the target unit
     /// * `deviceCount`: Reference in which to provide the `devices` array size, and
-    /// to return the number of attached GPU devices
+    ///   to return the number of attached GPU devices
     /// * `devices`: Reference in which to return the references to the attached GPU devices
     ///
     /// **Returns:**
@@ -14711,6 +14756,7 @@ impl NvmlLib {
     /// Requires root/admin permissions.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats are reported and can be cleared since monitoring applications
     /// stats don't contribute to GPU utilization.
     ///
@@ -14787,7 +14833,7 @@ impl NvmlLib {
     ///
     /// * `vgpuInstance`: The identifier of the target vGPU instance
     /// * `count`: Reference in which to provide the `pids` array size, and
-    /// to return the number of elements ready to be queried
+    ///   to return the number of elements ready to be queried
     /// * `pids`: Reference in which to return list of process ids
     ///
     /// **Returns:**
@@ -14833,8 +14879,10 @@ impl NvmlLib {
     /// List of processes that can be queried can be retrieved from `nvmlVgpuInstanceGetAccountingPids`.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
+    ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
     /// * `vgpuInstance`: The identifier of the target vGPU instance
@@ -14846,7 +14894,7 @@ impl NvmlLib {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `stats` is NULL
     /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// or `stats` is not found
+    ///   or `stats` is not found
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature or accounting mode is disabled
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -14941,15 +14989,15 @@ impl NvmlLib {
     ///
     /// * `vgpuInstance`: Identifier of the target vGPU instance
     /// * `sessionCount`: Reference to caller supplied array size, and returns
-    /// the number of sessions.
+    ///   the number of sessions.
     /// * `sessionInfo`: Reference to caller supplied array in which the list
-    /// of session information us returned.
+    ///   of session information us returned.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                  if `sessionInfo` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `sessionCount` is too small, array element count is
-    /// returned in `sessionCount`
+    ///   returned in `sessionCount`
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` is NULL, or `vgpuInstance` is 0.
     /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
@@ -14985,7 +15033,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                  if `sessionCount`, `averageFps` and `averageLatency` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` , or `averageFps` or `averageLatency` is NULL
-    /// or `vgpuInstance` is 0.
+    ///   or `vgpuInstance` is 0.
     /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
@@ -15750,6 +15798,7 @@ impl NvmlLib {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `fbReservation`: Reference to return the framebuffer reservation
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     If the library has not been successfully initialized
@@ -15778,6 +15827,7 @@ impl NvmlLib {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `frameRateLimit`: Reference to return the frame rate limit value
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_NOT_SUPPORTED`     if frame rate limiter is turned off for the vGPU type
@@ -15865,6 +15915,7 @@ impl NvmlLib {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `gspHeapSize`: Reference to return the GSP heap size value
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     If the library has not been successfully initialized
@@ -15934,12 +15985,13 @@ impl NvmlLib {
     /// * `device`: The identifier of the target device
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `vgpuInstanceCount`: Pointer to get the max number of vGPU instances
-    /// that can be created on a deicve for given vgpuTypeId
+    ///   that can be created on a deicve for given vgpuTypeId
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid or is not supported on target device,
-    /// or `vgpuInstanceCount` is NULL
+    ///   or `vgpuInstanceCount` is NULL
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int * vgpuInstanceCount)`.
@@ -15991,6 +16043,7 @@ impl NvmlLib {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `vgpuInstanceCountPerVm`: Pointer to get the max number of vGPU instances supported per VM for given `vgpuTypeId`
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -16089,7 +16142,7 @@ impl NvmlLib {
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `xdim` or `ydim` are NULL, or `displayIndex`
-    /// is out of range.
+    ///   is out of range.
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlVgpuTypeGetResolution(nvmlVgpuTypeId_t vgpuTypeId, unsigned int displayIndex, unsigned int * xdim, unsigned int * ydim)`.

@@ -2524,10 +2524,10 @@ zeroed_default!(nvmlC2cModeInfo_v1_t);
 ///
 /// Cursor semantics for iterative calls:
 /// - Pass the same `nvmlCPERCursor_v1_t` (i.e. the same `cursor`) on every call
-/// in a single iteration sequence.
+///   in a single iteration sequence.
 /// - Do not modify this struct between calls.
 /// - To change `cperTypeMask` or `uuid`, set `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`
-/// and call again with the updated filter (this starts a new iteration).
+///   and call again with the updated filter (this starts a new iteration).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct nvmlCPERCursor_v1_t {

@@ -70,8 +70,8 @@ impl Nvml {
     /// Supported on Linux, Windows TCC.
     ///
     /// * `isAcceptingWork`: Returns GPU current work accepting state,
-    /// NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
-    /// NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
+    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
     ///
     /// return
     /// - `NVML_SUCCESS`                 if `current` GPUs ready state were successfully queried
@@ -288,6 +288,7 @@ impl Nvml {
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// See also: nvmlDeviceGetIndex
+    ///
     /// See also: nvmlDeviceGetCount
     ///
     /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
@@ -335,10 +336,10 @@ impl Nvml {
     /// domain. See `nvmlMpsDeviceEnumeration`.
     ///
     /// * `pciBusId`: The PCI bus id of the target GPU
-    /// Accept the following formats (all numbers in hexadecimal):
-    /// domain:bus:device.function in format %x:%x:%x.%x
-    /// domain:bus:device in format %x:%x:%x
-    /// bus:device.function in format %x:%x.%x
+    ///   Accept the following formats (all numbers in hexadecimal):
+    ///   domain:bus:device.function in format %x:%x:%x.%x
+    ///   domain:bus:device in format %x:%x:%x
+    ///   bus:device.function in format %x:%x.%x
     ///
     /// * `device`: Reference in which to return the device handle
     ///
@@ -404,7 +405,7 @@ impl Nvml {
     /// - `NVML_SUCCESS`                  if `device` has been set
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `serial` is invalid, `device` is NULL or more than one
-    /// device has the same serial (dual GPU boards)
+    ///   device has the same serial (dual GPU boards)
     /// - `NVML_ERROR_NOT_FOUND`          if `serial` does not match a valid device on the system
     /// - `NVML_ERROR_INSUFFICIENT_POWER` if any attached devices have improperly attached external power cables
     /// - `NVML_ERROR_IRQ_ISSUE`          if NVIDIA kernel detected an interrupt issue with the attached GPUs
@@ -412,6 +413,7 @@ impl Nvml {
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// See also: nvmlDeviceGetSerial
+    ///
     /// See also: nvmlDeviceGetHandleByUUID
     ///
     /// Calls `nvmlDeviceGetHandleBySerial`.
@@ -556,7 +558,7 @@ impl Nvml {
     /// Some Kepler devices supported.
     ///
     /// * `pciInfo`: The PCI tree to be searched.  Only the domain, bus, and device
-    /// fields are used in this call.
+    ///   fields are used in this call.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if counters were successfully reset
@@ -653,7 +655,7 @@ impl Nvml {
     ///
     /// * `pciInfo`: The PCI address of the GPU to be removed
     /// * `gpuState`: Whether the GPU is to be removed, from the OS
-    /// see `nvmlDetachGpuState_t`
+    ///   see `nvmlDetachGpuState_t`
     /// * `linkState`: Requested upstream PCIe link state, see `nvmlPcieLinkState_t`
     ///
     /// **Returns:**
@@ -823,6 +825,7 @@ impl Nvml {
     /// Get the global nvlink bandwith mode
     ///
     /// * `nvlinkBwMode`: reference of nvlink bandwidth mode
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                on success
     /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid pointer is provided
@@ -893,7 +896,7 @@ impl Nvml {
     /// Supported on Linux, Windows TCC.
     ///
     /// * `isAcceptingWork`: GPU accepting new work, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
-    /// NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
     ///
     /// return
     /// - `NVML_SUCCESS`                 if `current` GPUs ready state is successfully set
@@ -946,6 +949,7 @@ impl Nvml {
     /// Set the global nvlink bandwith mode
     ///
     /// * `nvlinkBwMode`: nvlink bandwidth mode
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                on success
     /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid argument is provided
@@ -972,7 +976,7 @@ impl Nvml {
     /// **Note:** 1. The range set by the administrator must be a subset of the preset range that the NVIDIA vGPU Manager supports. Otherwise, an error is returned.
     /// 2. If the range of supported guest driver versions does not overlap the range set by the administrator, the guest driver fails to load.
     /// 3. If the range of supported guest driver versions overlaps the range set by the administrator, the guest driver will load with a negotiated
-    /// vGPU version that is the maximum value in the overlapping range.
+    ///    vGPU version that is the maximum value in the overlapping range.
     /// 4. No VMs must be running on the host when this function is called. If a VM is running on the host, the call to this function fails.
     ///
     /// * `vgpuVersion`: Pointer to a caller-supplied range of supported vGPU versions.
@@ -996,8 +1000,8 @@ impl Nvml {
     ///
     /// * `cpuNumber`: The CPU number
     /// * `count`: When zero, is set to the number of matching GPUs such that `deviceArray`
-    /// can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
-    /// number of device handles.
+    ///   can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
+    ///   number of device handles.
     /// * `deviceArray`: An array of device handles for GPUs found with affinity to `cpuNumber`
     ///
     /// **Returns:**
@@ -1169,7 +1173,7 @@ impl<'n> ComputeInstance<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If `computeInstance` is invalid
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_IN_USE`            If the compute instance is in use. This error would be returned if
-    /// processes (e.g. CUDA application) are active on the compute instance.
+    ///   processes (e.g. CUDA application) are active on the compute instance.
     ///
     /// Calls `nvmlComputeInstanceDestroy`.
     pub fn destroy(mut self) -> Result<(), Error> {
@@ -1229,7 +1233,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `bufferSize`: Reference in which to provide the size (in number of elements)
-    /// of the circular buffer for accounting stats.
+    ///   of the circular buffer for accounting stats.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if buffer size was successfully retrieved
@@ -1239,6 +1243,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingStats
+    ///
     /// See also: nvmlDeviceGetAccountingPids
     ///
     /// Calls `nvmlDeviceGetAccountingBufferSize`.
@@ -1289,7 +1294,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `count`: Reference in which to provide the `pids` array size, and
-    /// to return the number of elements ready to be queried
+    ///   to return the number of elements ready to be queried
     /// * `pids`: Reference in which to return list of process ids
     ///
     /// **Returns:**
@@ -1297,9 +1302,9 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    /// or on vGPU host.
+    ///   or on vGPU host.
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to
-    /// expected value)
+    ///   expected value)
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
@@ -1333,8 +1338,10 @@ impl<'n> Device<'n> {
     /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
+    ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
@@ -1349,7 +1356,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `stats` are NULL
     /// - `NVML_ERROR_NOT_FOUND`         if process stats were not found
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    /// or on vGPU host.
+    ///   or on vGPU host.
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
@@ -1376,8 +1383,10 @@ impl<'n> Device<'n> {
     /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
+    ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
@@ -1391,7 +1400,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `stats` are NULL
     /// - `NVML_ERROR_NOT_FOUND`         if process stats were not found
     /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    /// or on vGPU host.
+    ///   or on vGPU host.
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
@@ -1421,7 +1430,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `vgpuCount`: Pointer which passes in the array size as well as get
-    /// back the number of types
+    ///   back the number of types
     /// * `vgpuInstances`: Pointer to array in which to return list of vGPU instances
     ///
     /// **Returns:**
@@ -1460,8 +1469,8 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `adaptiveClockStatus`: The current adaptive clocking status, either
-    /// NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED
-    /// or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED
+    ///   NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED
+    ///   or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the current adaptive clocking status is successfully retrieved
@@ -1508,10 +1517,10 @@ impl<'n> Device<'n> {
     }
     /// Get the addressing mode for a given GPU. Addressing modes can be one of:
     /// 1. HMM:  System allocated memory (malloc, mmap) is addressable from the device (GPU),
-    /// via software-based mirroring of the CPU's page tables, on the GPU.
+    ///    via software-based mirroring of the CPU's page tables, on the GPU.
     /// 2. ATS:  System allocated memory (malloc, mmap) is addressable from the device (GPU),
-    /// via Address Translation Services. This means that there is (effectively)
-    /// a single set of page tables, and the CPU and GPU both use them.
+    ///    via Address Translation Services. This means that there is (effectively)
+    ///    a single set of page tables, and the CPU and GPU both use them.
     /// 3. None: Neither HMM nor ATS is active.
     ///
     /// For Turing ™ or newer fully supported devices.
@@ -1544,16 +1553,16 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `apiType`: Target API type for this operation
     /// * `isRestricted`: Reference in which to return the current restriction
-    /// NVML_FEATURE_ENABLED indicates that the API is root-only
-    /// NVML_FEATURE_DISABLED indicates that the API is accessible to all users
+    ///   NVML_FEATURE_ENABLED indicates that the API is root-only
+    ///   NVML_FEATURE_DISABLED indicates that the API is accessible to all users
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `isRestricted` has been set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `apiType` incorrect or `isRestricted` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device or the device does not support
-    /// the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is
-    /// not supported by the device)
+    ///   the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is
+    ///   not supported by the device)
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -1583,7 +1592,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `arch`: Reference where architecture is returned, if call successful.
-    /// Set to NVML_DEVICE_ARCH_* upon success
+    ///   Set to NVML_DEVICE_ARCH_* upon success
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
@@ -1654,7 +1663,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `isEnabled`: Where to store the current state of Auto Boosted clocks of the target device
     /// * `defaultIsEnabled`: Where to store the default Auto Boosted clocks behavior of the target device that the device will
-    /// revert to when no applications are using the GPU
+    ///   revert to when no applications are using the GPU
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 If `isEnabled` has been been set with the Auto Boosted clocks state of `device`
@@ -1711,7 +1720,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `bar1Memory`: Reference in which BAR1 memory
-    /// information is returned.
+    ///   information is returned.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if BAR1 memory is successfully retrieved
@@ -1999,12 +2008,12 @@ impl<'n> Device<'n> {
     /// * `device`: The device handle of the GPU to request field values for
     /// * `valuesCount`: Number of entries in values that should be cleared
     /// * `values`: Array of `valuesCount` structures to hold field values.
-    /// Each value's fieldId must be populated prior to this call
+    ///   Each value's fieldId must be populated prior to this call
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if any values in `values` were cleared. Note that you must
-    /// check the nvmlReturn field of each value for each individual
-    /// status
+    ///   check the nvmlReturn field of each value for each individual
+    ///   status
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `values` is NULL
     ///
     /// Calls `nvmlDeviceClearFieldValues`.
@@ -2108,14 +2117,14 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `info`: Structure specifying the clock type (input) and the pstate (input)
-    /// retrieved clock offset value (output), min clock offset (output)
-    /// and max clock offset (output)
+    ///   retrieved clock offset value (output), min clock offset (output)
+    ///   and max clock offset (output)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
     /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device`, `type` or `pstate` are invalid or both
-    /// `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
+    ///   `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
     ///
@@ -2205,15 +2214,15 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    /// to return the number of returned elements
+    ///   to return the number of returned elements
     /// * `infos`: Reference in which to return the process information
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    /// `infoCount` will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `infoCount` will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -2424,7 +2433,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device` (in): The identifier of the target device
     /// * `coolerInfo` (out): Structure specifying the cooler's control signal characteristics (out)
-    /// and the target that cooler cools (out)
+    ///   and the target that cooler cools (out)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
@@ -2461,7 +2470,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `cpuSetSize`: The size of the cpuSet array that is safe to access
     /// * `cpuSet`: Array reference in which to return a bitmask of CPUs, 64 CPUs per
-    /// unsigned long on 64-bit machines, 32 on 32-bit machines
+    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `cpuAffinity` has been filled
@@ -2503,7 +2512,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `cpuSetSize`: The size of the cpuSet array that is safe to access
     /// * `cpuSet`: Array reference in which to return a bitmask of CPUs, 64 CPUs per
-    /// unsigned long on 64-bit machines, 32 on 32-bit machines
+    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
     /// * `scope`: Scope that change the default behavior
     ///
     /// **Returns:**
@@ -2631,7 +2640,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                       Upon success
     /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`        If `device`, `profile`, `profileId`, `placement` or `gpuInstance`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`           If `device` doesn't have MIG mode enabled or in vGPU guest
     /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested GPU instance could not be created
@@ -2790,7 +2799,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `clocksEventReasons`: Reference in which to return bitmask of active clocks event
-    /// reasons
+    ///   reasons
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `clocksEventReasons` has been set
@@ -2801,6 +2810,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlClocksEventReasons
+    ///
     /// See also: nvmlDeviceGetSupportedClocksEventReasons
     ///
     /// Calls `nvmlDeviceGetCurrentClocksEventReasons`.
@@ -3182,7 +3192,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                  if `encoderCapacity` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `encoderCapacity` is NULL, or `device` or `encoderQueryType`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`      if device does not support the encoder specified in `encodeQueryType`
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
@@ -3262,7 +3272,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                  if `sessionCount`, `averageFps` and `averageLatency` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount`, or `device` or `averageFps`,
-    /// or `averageLatency` is NULL
+    ///   or `averageLatency` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
@@ -3347,7 +3357,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if `policy` has been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `policy` is null or the `fan` given doesn't reference
-    /// a fan that exists.
+    ///   a fan that exists.
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the `device` is older than Maxwell
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -3397,13 +3407,13 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `fanSpeed`: Structure specifying the index of the target fan (input) and
-    /// retrieved fan speed value (output)
+    ///   retrieved fan speed value (output)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
     /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid, `fan` is not an acceptable
-    /// index, or `speed` is NULL
+    ///   index, or `speed` is NULL
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the `device` does not support this feature
     ///
@@ -3529,12 +3539,12 @@ impl<'n> Device<'n> {
     /// * `device`: The device handle of the GPU to request field values for
     /// * `valuesCount`: Number of entries in values that should be retrieved
     /// * `values`: Array of `valuesCount` structures to hold field values.
-    /// Each value's fieldId must be populated prior to this call
+    ///   Each value's fieldId must be populated prior to this call
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if any values in `values` were populated. Note that you must
-    /// check the nvmlReturn field of each value for each individual
-    /// status
+    ///   check the nvmlReturn field of each value for each individual
+    ///   status
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `values` is NULL
     ///
     /// Calls `nvmlDeviceGetFieldValues`.
@@ -3560,7 +3570,7 @@ impl<'n> Device<'n> {
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be frozen (0 or 1).
     /// * `freeze`: NVML_FEATURE_ENABLED = freeze the receive and transmit counters
-    /// NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
+    ///   NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if counters were successfully frozen or unfrozen
@@ -3655,7 +3665,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The device handle or MIG device handle to query for
     /// * `gpmSupport`: Structure to indicate GPM support `nvmlGpmSupport_t`. Indicates
-    /// GPM support per system for the supplied device
+    ///   GPM support per system for the supplied device
     ///
     /// **Returns:**
     /// - NVML_SUCCESS on success
@@ -3678,7 +3688,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `state`: Returns GPM stream state
-    /// NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    ///   NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `current` GPM stream state were successfully queried
@@ -3701,6 +3711,7 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** The interval between two `nvmlGpmSampleGet`() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
+    ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
     /// * `device`: The device handle or MIG device handle to get samples for
@@ -3723,7 +3734,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `state`: GPM stream state,
-    /// NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    ///   NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `current` GPM stream state is successfully set
@@ -3884,8 +3895,8 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     /// * `placements`: Returns placements allowed for the profile. Can be NULL to discover number
-    /// of allowed placements for this profile. If non-NULL must be large enough
-    /// to accommodate the placements supported by the profile.
+    ///   of allowed placements for this profile. If non-NULL must be large enough
+    ///   to accommodate the placements supported by the profile.
     /// * `count`: Returns number of allowed placemenets for the profile.
     ///
     /// **Returns:**
@@ -4117,8 +4128,8 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     /// * `gpuInstances`: Returns pre-exiting GPU instances, the buffer must be large enough to
-    /// accommodate the instances supported by the profile.
-    /// See `nvmlDeviceGetGpuInstanceProfileInfo`
+    ///   accommodate the instances supported by the profile.
+    ///   See `nvmlDeviceGetGpuInstanceProfileInfo`
     /// * `count`: The count of returned GPU instances
     ///
     /// **Returns:**
@@ -4187,6 +4198,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlGpuOperationMode_t
+    ///
     /// See also: nvmlDeviceSetGpuOperationMode
     ///
     /// Calls `nvmlDeviceGetGpuOperationMode`.
@@ -4246,15 +4258,15 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    /// to return the number of returned elements
+    ///   to return the number of returned elements
     /// * `infos`: Reference in which to return the process information
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    /// `infoCount` will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `infoCount` will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -4547,6 +4559,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetHandleByIndex()
+    ///
     /// See also: nvmlDeviceGetCount()
     ///
     /// Calls `nvmlDeviceGetIndex`.
@@ -4974,7 +4987,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `nodeSetSize`: The size of the nodeSet array that is safe to access
     /// * `nodeSet`: Array reference in which to return a bitmask of NODEs, 64 NODEs per
-    /// unsigned long on 64-bit machines, 32 on 32-bit machines
+    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
     /// * `scope`: Scope that change the default behavior
     ///
     /// **Returns:**
@@ -5051,7 +5064,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if `count` has been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `bitTyp`,e `counterType` or `locationType` is
-    /// invalid, or `count` is NULL
+    ///   invalid, or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support ECC error reporting in the specified memory
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -5192,9 +5205,9 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `currentMode`: Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or
-    /// `NVML_DEVICE_MIG_ENABLE`
+    ///   `NVML_DEVICE_MIG_ENABLE`
     /// * `pendingMode`: Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or
-    /// `NVML_DEVICE_MIG_ENABLE`
+    ///   `NVML_DEVICE_MIG_ENABLE`
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
@@ -5274,6 +5287,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `minorNumber`: Reference in which to return the minor number for the device
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the minor number is successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -5334,15 +5348,15 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    /// to return the number of returned elements
+    ///   to return the number of returned elements
     /// * `infos`: Reference in which to return the process information
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    /// `infoCount` will contain minimal amount of space necessary for
-    /// the call to complete
+    ///   `infoCount` will contain minimal amount of space necessary for
+    ///   the call to complete
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
@@ -5455,7 +5469,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `multiGpuBool`: Reference in which to return a zero or non-zero value
-    /// to indicate whether the device is on a multi GPU board
+    ///   to indicate whether the device is on a multi GPU board
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `multiGpuBool` has been set
@@ -5687,9 +5701,9 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_NOT_SUPPORTED`      if NVLink is not supported
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` or `link` is invalid, or
-    /// `pNvLinkDeviceType` is NULL
+    ///   `pNvLinkDeviceType` is NULL
     /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is
-    /// otherwise inaccessible
+    ///   otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
     /// Calls `nvmlDeviceGetNvLinkRemoteDeviceType`.
@@ -5753,8 +5767,8 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `link`: Specifies the NvLink link to be queried
     /// * `isActive`: `nvmlEnableState_t` where NVML_FEATURE_ENABLED indicates that
-    /// the link is active and NVML_FEATURE_DISABLED indicates it
-    /// is inactive
+    ///   the link is active and NVML_FEATURE_DISABLED indicates it
+    ///   is inactive
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `isActive` has been set
@@ -5985,7 +5999,7 @@ impl<'n> Device<'n> {
     /// * `device1`: The first GPU device
     /// * `device2`: The second GPU device
     /// * `onSameBoard`: Reference in which to return the status.
-    /// Non-zero indicates that the GPUs are on the same board.
+    ///   Non-zero indicates that the GPUs are on the same board.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `onSameBoard` has been set
@@ -6012,7 +6026,8 @@ impl<'n> Device<'n> {
     /// * `device2`: The second device
     /// * `p2pIndex`: p2p Capability Index being looked for between `device1` and `device2`
     /// * `p2pStatus`: Reference in which to return the status of the `p2pIndex`
-    /// between `device1` and `device2`
+    ///   between `device1` and `device2`
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`         if `p2pStatus` has been populated
     /// - `NVML_ERROR_INVALID_ARGUMENT`     if `device1` or `device2` or `p2pIndex` is invalid or `p2pStatus` is NULL
@@ -6535,8 +6550,8 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`.
-    /// Note that only `profile`-&gt;profileId is used and
-    /// the rest of the structure is ignored.
+    ///   Note that only `profile`-&gt;profileId is used and
+    ///   the rest of the structure is ignored.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                   if the Desired Profile was successfully set
@@ -6776,9 +6791,9 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: Identifier of target GPU device
     /// * `buffer`: Structure holding the input data in TLV format as well as
-    /// the PRM register contents in TLV format (in the case of a successful
-    /// read operation).
-    /// Note: the input data and any returned data shall be in network byte order.
+    ///   the PRM register contents in TLV format (in the case of a successful
+    ///   read operation).
+    ///   Note: the input data and any returned data shall be in network byte order.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                           on success
@@ -6822,8 +6837,11 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventType
+    ///
     /// See also: nvmlDeviceGetSupportedEventTypes
+    ///
     /// See also: nvmlEventSetWait
+    ///
     /// See also: nvmlEventSetFree
     ///
     /// Calls `nvmlDeviceRegisterEvents`.
@@ -7044,17 +7062,17 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `cause`: Filter page addresses by cause of retirement
     /// * `pageCount`: Reference in which to provide the `addresses` buffer size, and
-    /// to return the number of retired pages that match `cause`
-    /// Set to 0 to query the size without allocating an `addresses` buffer
+    ///   to return the number of retired pages that match `cause`
+    ///   Set to 0 to query the size without allocating an `addresses` buffer
     /// * `addresses`: Buffer to write the page addresses into
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `pageCount` was populated and `addresses` was filled
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `pageCount` indicates the buffer is not large enough to store all the
-    /// matching page addresses.  `pageCount` is set to the needed size.
+    ///   matching page addresses.  `pageCount` is set to the needed size.
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or
-    /// `addresses` is NULL
+    ///   `addresses` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -7111,18 +7129,18 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `cause`: Filter page addresses by cause of retirement
     /// * `pageCount`: Reference in which to provide the `addresses` buffer size, and
-    /// to return the number of retired pages that match `cause`
-    /// Set to 0 to query the size without allocating an `addresses` buffer
+    ///   to return the number of retired pages that match `cause`
+    ///   Set to 0 to query the size without allocating an `addresses` buffer
     /// * `addresses`: Buffer to write the page addresses into
     /// * `timestamps`: Buffer to write the timestamps of page retirement, additional for _v2
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `pageCount` was populated and `addresses` was filled
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `pageCount` indicates the buffer is not large enough to store all the
-    /// matching page addresses.  `pageCount` is set to the needed size.
+    ///   matching page addresses.  `pageCount` is set to the needed size.
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or
-    /// `addresses` is NULL
+    ///   `addresses` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -7207,7 +7225,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `samplesCount` is NULL or
-    /// reference to `sampleCount` is 0 for non null `samples`
+    ///   reference to `sampleCount` is 0 for non null `samples`
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
@@ -7349,8 +7367,8 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `apiType` incorrect
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support changing API restrictions or the device does not support
-    /// the feature that api restrictions are being set for (E.G. Enabling/disabling auto
-    /// boosted clocks is not supported by the device)
+    ///   the feature that api restrictions are being set for (E.G. Enabling/disabling auto
+    ///   boosted clocks is not supported by the device)
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -7427,14 +7445,14 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `info`: Structure specifying the clock type (input), the pstate (input)
-    /// and clock offset value (input)
+    ///   and clock offset value (input)
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                         If everything worked
     /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
     /// - `NVML_ERROR_NO_PERMISSION`             If the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device`, `type` or `pstate` are invalid or both
-    /// `clockOffsetMHz` is out of allowed range.
+    ///   `clockOffsetMHz` is out of allowed range.
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
     ///
@@ -7756,7 +7774,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                   if the fan speed has been set
     /// - `NVML_ERROR_UNINITIALIZED`       if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`    if the device is not valid, or the speed is outside acceptable ranges,
-    /// or if the fan index doesn't reference an actual fan.
+    ///   or if the fan index doesn't reference an actual fan.
     /// - `NVML_ERROR_NOT_SUPPORTED`       if the device is older than Maxwell.
     /// - `NVML_ERROR_UNKNOWN`             if there was an unexpected error.
     ///
@@ -7822,7 +7840,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if new settings were successfully set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz`
-    /// is not a valid clock combination
+    ///   is not a valid clock combination
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -7864,6 +7882,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlGpuOperationMode_t
+    ///
     /// See also: nvmlDeviceGetGpuOperationMode
     ///
     /// Calls `nvmlDeviceSetGpuOperationMode`.
@@ -7946,7 +7965,7 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if new settings were successfully set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz`
-    /// is not a valid clock combination
+    ///   is not a valid clock combination
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
@@ -7983,7 +8002,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or
-    /// `NVML_DEVICE_MIG_ENABLE`
+    ///   `NVML_DEVICE_MIG_ENABLE`
     /// * `activationStatus`: The activationStatus status
     ///
     /// **Returns:**
@@ -8006,7 +8025,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `info`: Reference to `nvmlNvLinkPowerThres_t` struct
-    /// input parameters
+    ///   input parameters
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the `Threshold` is successfully set
@@ -8199,6 +8218,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlDeviceGetPowerManagementLimitConstraints
+    ///
     /// See also: nvmlDeviceGetPowerManagementDefaultLimit
     ///
     /// Calls `nvmlDeviceSetPowerManagementLimit`.
@@ -8233,9 +8253,13 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: NVML_FI_DEV_POWER_AVERAGE
+    ///
     /// See also: NVML_FI_DEV_POWER_INSTANT
+    ///
     /// See also: NVML_FI_DEV_POWER_MIN_LIMIT
+    ///
     /// See also: NVML_FI_DEV_POWER_MAX_LIMIT
+    ///
     /// See also: NVML_FI_DEV_POWER_CURRENT_LIMIT
     ///
     /// Calls `nvmlDeviceSetPowerManagementLimit_v2`.
@@ -8308,6 +8332,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `thresholdType`: The type of threshold value to be set
     /// * `temp`: Reference which hold the value to be set
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `temp` has been set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -8411,9 +8436,9 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                  vGPU scheduler state has been successfully set
     /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerState` is NULL or `device` is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`     If setting `pSchedulerState` failed with fatal error,
-    /// reboot is required to overcome from this error.
+    ///   reboot is required to overcome from this error.
     /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    /// or if any vGPU instance currently exists on the `device`
+    ///   or if any vGPU instance currently exists on the `device`
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState`.
@@ -8441,9 +8466,9 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                  vGPU scheduler state has been successfully set
     /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerState` is NULL or `device` is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`     If setting `pSchedulerState` failed with fatal error,
-    /// reboot is required to overcome from this error.
+    ///   reboot is required to overcome from this error.
     /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    /// or if any vGPU instance currently exists on the `device`
+    ///   or if any vGPU instance currently exists on the `device`
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState_v2`.
@@ -8542,7 +8567,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `supportedClocksEventReasons`: Reference in which to return bitmask of supported
-    /// clocks event reasons
+    ///   clocks event reasons
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `supportedClocksEventReasons` has been set
@@ -8552,6 +8577,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlClocksEventReasons
+    ///
     /// See also: nvmlDeviceGetCurrentClocksEventReasons
     ///
     /// Calls `nvmlDeviceGetSupportedClocksEventReasons`.
@@ -8594,6 +8620,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventType
+    ///
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls `nvmlDeviceGetSupportedEventTypes`.
@@ -8610,7 +8637,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `memoryClockMHz`: Memory clock for which to return possible graphics clocks
     /// * `count`: Reference in which to provide the `clocksMHz` array size, and
-    /// to return the number of elements
+    ///   to return the number of elements
     /// * `clocksMHz`: Reference in which to return the clocks in MHz
     ///
     /// **Returns:**
@@ -8653,7 +8680,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `count`: Reference in which to provide the `clocksMHz` array size, and
-    /// to return the number of elements
+    ///   to return the number of elements
     /// * `clocksMHz`: Reference in which to return the clock in MHz
     ///
     /// **Returns:**
@@ -8662,7 +8689,7 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to the number of
-    /// required elements)
+    ///   required elements)
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -8696,13 +8723,13 @@ impl<'n> Device<'n> {
     ///
     /// * `device`: The identifier of the target device
     /// * `pstates`: Container to return the list of performance states
-    /// supported by device
+    ///   supported by device
     /// * `size`: Size of the supplied `pstates` array in bytes
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `pstates` array has been retrieved
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if the the container supplied was not large enough to
-    /// hold the resulting list
+    ///   hold the resulting list
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `pstates` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support performance state readings
@@ -8831,6 +8858,7 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `thresholdType`: The type of threshold value queried
     /// * `temp`: Reference in which to return the temperature reading
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `temp` has been set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -8860,7 +8888,7 @@ impl<'n> Device<'n> {
     ///
     /// * `device` (in): Target device identifier.
     /// * `temperature` (in,out): Structure specifying the sensor type (input) and retrieved
-    /// temperature value (output).
+    ///   temperature value (output).
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                  if `temp` has been set
@@ -8938,8 +8966,8 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the first device
     /// * `level`: The `nvmlGpuTopologyLevel_t` level to search for other GPUs
     /// * `count`: When zero, is set to the number of matching GPUs such that `deviceArray`
-    /// can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
-    /// number of device handles.
+    ///   can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
+    ///   number of device handles.
     /// * `deviceArray`: An array of device handles for GPUs found at `level`
     ///
     /// **Returns:**
@@ -9292,9 +9320,9 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if utilization samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `vgpuProcessSamplesCount` or a sample count of 0 is
-    /// passed with a non-NULL `utilizationSamples`
+    ///   passed with a non-NULL `utilizationSamples`
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if supplied `vgpuProcessSamplesCount` is too small to return samples for all
-    /// vGPU instances currently executing on the device
+    ///   vGPU instances currently executing on the device
     /// - `NVML_ERROR_NOT_SUPPORTED`     if vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
@@ -9466,12 +9494,13 @@ impl<'n> Device<'n> {
     /// * `device`: The identifier of the target device
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `vgpuInstanceCount`: Pointer to get the max number of vGPU instances
-    /// that can be created on a deicve for given vgpuTypeId
+    ///   that can be created on a deicve for given vgpuTypeId
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid or is not supported on target device,
-    /// or `vgpuInstanceCount` is NULL
+    ///   or `vgpuInstanceCount` is NULL
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstances`.
@@ -9520,9 +9549,9 @@ impl<'n> Device<'n> {
     /// - `NVML_SUCCESS`                 if utilization samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `vgpuInstanceSamplesCount` or `sampleValType` is
-    /// NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
+    ///   NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if supplied `vgpuInstanceSamplesCount` is too small to return samples for all
-    /// vGPU instances currently executing on the device
+    ///   vGPU instances currently executing on the device
     /// - `NVML_ERROR_NOT_SUPPORTED`     if vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
@@ -9813,7 +9842,9 @@ impl<'n> EventSet<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetWait_v3
+    ///
     /// See also: nvmlEventSetGetContextInfo_v1
+    ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// Calls `nvmlEventSetGetContextCount_v1`.
@@ -9849,7 +9880,9 @@ impl<'n> EventSet<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetGetContextInfo_v1_t
+    ///
     /// See also: nvmlEventSetGetContextCount_v1
+    ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// Calls `nvmlEventSetGetContextInfo_v1`.
@@ -9905,7 +9938,9 @@ impl<'n> EventSet<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t
+    ///
     /// See also: nvmlEventSetGetContextInfo_v1
+    ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// Calls `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1`.
@@ -9948,15 +9983,17 @@ impl<'n> EventSet<'n> {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `eventSet` or `config` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     if structured GPU Operational Events are not supported on this platform,
-    /// or if the requested subscription is not supported
+    ///   or if the requested subscription is not supported
     /// - `NVML_ERROR_NO_PERMISSION`     if the caller lacks permission for the requested scope
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`
-    /// if the event set cannot accept another subscription
+    ///   if the event set cannot accept another subscription
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlGpuOperationalEventConfig_v1_t
+    ///
     /// See also: nvmlEventSetWait_v3
+    ///
     /// See also: nvmlEventSetFree
     ///
     /// Calls `nvmlEventSetRegisterGpuOperationalEvents_v1`.
@@ -10003,6 +10040,7 @@ impl<'n> EventSet<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventType
+    ///
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls the newest of `nvmlEventSetWait_v2`, `nvmlEventSetWait` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
@@ -10073,8 +10111,11 @@ impl<'n> EventSet<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetWait_v3_t
+    ///
     /// See also: nvmlDeviceRegisterEvents
+    ///
     /// See also: nvmlEventSetRegisterGpuOperationalEvents_v1
+    ///
     /// See also: nvmlEventSetGetContextCount_v1
     ///
     /// Calls `nvmlEventSetWait_v3`.
@@ -10144,8 +10185,8 @@ impl<'n> GpuInstance<'n> {
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `placements`: Returns placements allowed for the profile. Can be NULL to discover number
-    /// of allowed placements for this profile. If non-NULL must be large enough
-    /// to accommodate the placements supported by the profile.
+    ///   of allowed placements for this profile. If non-NULL must be large enough
+    ///   to accommodate the placements supported by the profile.
     /// * `count`: Returns number of allowed placemenets for the profile.
     ///
     /// **Returns:**
@@ -10271,7 +10312,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `count`: Returns remaining instance count for the profile ID
     ///
     /// **Returns:**
@@ -10299,17 +10340,17 @@ impl<'n> GpuInstance<'n> {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `computeInstances`: Returns pre-exiting compute instances, the buffer must be large enough to
-    /// accommodate the instances supported by the profile.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   accommodate the instances supported by the profile.
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `count`: The count of returned compute instances
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
     /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profileId`, `computeInstances` or `count`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
@@ -10349,14 +10390,14 @@ impl<'n> GpuInstance<'n> {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `computeInstance`: Returns the compute instance handle
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                       Upon success
     /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`        If `gpuInstance`, `profile`, `profileId` or `computeInstance`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`           If `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested compute instance could not be created
@@ -10383,7 +10424,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// * `gpuInstance`: The identifier of the target GPU instance
     /// * `profileId`: The compute instance profile ID.
-    /// See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     /// * `placement`: The requested placement. See `nvmlGpuInstanceGetComputeInstancePossiblePlacements`
     /// * `computeInstance`: Returns the compute instance handle
     ///
@@ -10391,7 +10432,7 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_SUCCESS`                       Upon success
     /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`        If `gpuInstance`, `profile`, `profileId` or `computeInstance`
-    /// are invalid
+    ///   are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`           If `profileId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested compute instance could not be created
@@ -10425,8 +10466,8 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or in vGPU guest
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_IN_USE`            If the GPU instance is in use. This error would be returned if processes
-    /// (e.g. CUDA application) or compute instances are active on the
-    /// GPU instance.
+    ///   (e.g. CUDA application) or compute instances are active on the
+    ///   GPU instance.
     ///
     /// Calls `nvmlGpuInstanceDestroy`.
     pub fn destroy(mut self) -> Result<(), Error> {
@@ -10474,8 +10515,8 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance`  is NULL or invalid,
-    /// or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
-    /// or GPU Instance Id is invalid
+    ///   or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_IN_USE`                     If the `gpuInstance` is in use
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
@@ -10512,7 +10553,7 @@ impl<'n> GpuInstance<'n> {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pScheduler` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`             If setting the state failed with fatal error, reboot is required
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pScheduler` is invalid
@@ -10546,7 +10587,7 @@ impl<'n> GpuInstance<'n> {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_RESET_REQUIRED`             If setting the state failed with fatal error, reboot is required
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -10579,7 +10620,7 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or not in MIG mode
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -10609,7 +10650,7 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_SUCCESS`                         vGPU scheduler logs are successfully obtained
     /// - `NVML_ERROR_UNINITIALIZED`             If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`          If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`             If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
     ///
@@ -10680,7 +10721,7 @@ impl<'n> GpuInstance<'n> {
     /// - `NVML_SUCCESS`                          vGPU scheduler state is successfully obtained
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL
-    /// or GPU Instance Id is invalid
+    ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
@@ -10747,7 +10788,7 @@ impl<'n> Unit<'n> {
     ///
     /// * `unit`: The identifier of the target unit
     /// * `deviceCount`: Reference in which to provide the `devices` array size, and
-    /// to return the number of attached GPU devices
+    ///   to return the number of attached GPU devices
     /// * `devices`: Reference in which to return the references to the attached GPU devices
     ///
     /// **Returns:**
@@ -10968,7 +11009,7 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// * `vgpuInstance`: The identifier of the target vGPU instance
     /// * `count`: Reference in which to provide the `pids` array size, and
-    /// to return the number of elements ready to be queried
+    ///   to return the number of elements ready to be queried
     /// * `pids`: Reference in which to return list of process ids
     ///
     /// **Returns:**
@@ -11011,8 +11052,10 @@ impl<'n> VgpuInstance<'n> {
     /// List of processes that can be queried can be retrieved from `nvmlVgpuInstanceGetAccountingPids`.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
+    ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
     /// * `vgpuInstance`: The identifier of the target vGPU instance
@@ -11024,7 +11067,7 @@ impl<'n> VgpuInstance<'n> {
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `stats` is NULL
     /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// or `stats` is not found
+    ///   or `stats` is not found
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature or accounting mode is disabled
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -11041,6 +11084,7 @@ impl<'n> VgpuInstance<'n> {
     /// Requires root/admin permissions.
     ///
     /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    ///
     /// **Note:** Only compute and graphics applications stats are reported and can be cleared since monitoring applications
     /// stats don't contribute to GPU utilization.
     ///
@@ -11116,15 +11160,15 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// * `vgpuInstance`: Identifier of the target vGPU instance
     /// * `sessionCount`: Reference to caller supplied array size, and returns
-    /// the number of sessions.
+    ///   the number of sessions.
     /// * `sessionInfo`: Reference to caller supplied array in which the list
-    /// of session information us returned.
+    ///   of session information us returned.
     ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                  if `sessionInfo` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `sessionCount` is too small, array element count is
-    /// returned in `sessionCount`
+    ///   returned in `sessionCount`
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` is NULL, or `vgpuInstance` is 0.
     /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
@@ -11166,7 +11210,7 @@ impl<'n> VgpuInstance<'n> {
     /// - `NVML_SUCCESS`                  if `sessionCount`, `averageFps` and `averageLatency` is fetched
     /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` , or `averageFps` or `averageLatency` is NULL
-    /// or `vgpuInstance` is 0.
+    ///   or `vgpuInstance` is 0.
     /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
     /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
     ///
@@ -11733,6 +11777,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `fbReservation`: Reference to return the framebuffer reservation
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     If the library has not been successfully initialized
@@ -11752,6 +11797,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `frameRateLimit`: Reference to return the frame rate limit value
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_NOT_SUPPORTED`     if frame rate limiter is turned off for the vGPU type
@@ -11812,6 +11858,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `gspHeapSize`: Reference to return the GSP heap size value
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     If the library has not been successfully initialized
@@ -11862,6 +11909,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// * `vgpuTypeId`: Handle to vGPU type
     /// * `vgpuInstanceCountPerVm`: Pointer to get the max number of vGPU instances supported per VM for given `vgpuTypeId`
+    ///
     /// **Returns:**
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -11933,7 +11981,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - `NVML_SUCCESS`                 successful completion
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `xdim` or `ydim` are NULL, or `displayIndex`
-    /// is out of range.
+    ///   is out of range.
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlVgpuTypeGetResolution`.
