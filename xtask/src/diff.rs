@@ -425,7 +425,7 @@ pub fn between(root: &Path, old: &str, new: &str, rules_file: Option<&Path>, pip
 }
 
 fn header_name(h: &HeaderInfo) -> String {
-    match crate::fetch::headers::version_key(&h.version) {
+    match crate::model::version_key(&h.version) {
         Some(_) => format!("nvml.h {}", h.version),
         None => h.version.clone(),
     }

@@ -19,7 +19,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use crate::diag::Diagnostics;
-use crate::fetch::headers::version_key;
+use crate::model::version_key;
 use crate::model::Model;
 
 /// The history file of the default rules, `gen-config/function-history.yaml`.

@@ -29,6 +29,20 @@ pub struct Model {
     pub typedefs: BTreeMap<String, Typedef>,
     /// `#define nvmlX nvmlX_vN` and friends: the header's own "current version" table.
     pub aliases: BTreeMap<String, Alias>,
+    /// The header's Doxygen groups (`@defgroup`, `@addtogroup`), in the order they open.
+    pub groups: Vec<Group>,
+}
+
+/// A span of the header inside one Doxygen group: `@defgroup name Title` (or `@addtogroup
+/// name`) up to its closing `@}`. A group reopened by `@addtogroup` has a span per opening.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Group {
+    pub name: String,
+    /// The title `@defgroup` gives it, or the name when no opening gives one.
+    pub title: String,
+    /// 1-based lines of its `@{` and `@}`.
+    pub first_line: u32,
+    pub last_line: u32,
 }
 
 /// Identity of the parsed header.
@@ -222,6 +236,7 @@ pub struct Handle {
     /// The never-defined struct it points to, e.g. `nvmlDevice_st`.
     pub tag: String,
     pub doc: Option<String>,
+    pub line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -229,6 +244,7 @@ pub struct Typedef {
     pub name: String,
     pub ty: Ty,
     pub doc: Option<String>,
+    pub line: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -323,7 +339,19 @@ impl Function {
     }
 }
 
+/// The numeric parts of a release version (`13.5.37` → `[13, 5, 37]`), for ordering; `None`
+/// for anything that is not dot-separated numbers (a header named by its path).
+pub fn version_key(v: &str) -> Option<Vec<u32>> {
+    v.split('.').map(|p| p.parse().ok()).collect()
+}
+
 impl Model {
+    /// The innermost Doxygen group around 1-based `line`, if any.
+    pub fn group_at(&self, line: u32) -> Option<&Group> {
+        // Spans nest, so the innermost is the one that opened last.
+        self.groups.iter().filter(|g| g.first_line <= line && line <= g.last_line).max_by_key(|g| g.first_line)
+    }
+
     /// Functions callable without `NVML_NO_UNVERSIONED_FUNC_DEFS`.
     pub fn current_functions(&self) -> impl Iterator<Item = &Function> {
         self.functions.values().filter(|f| !f.legacy)

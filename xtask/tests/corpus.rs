@@ -336,7 +336,7 @@ fn update_header_from_pypi_reproduces_the_vendored_header() {
     let out = xtask(["update-header".as_ref(), "--latest".as_ref(), "--root".as_ref(), ws.as_os_str()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let latest = headers::default_version(&ws).unwrap();
-    assert!(headers::version_key(&latest) >= headers::version_key("13.5.37"), "{latest}");
+    assert!(xtask::model::version_key(&latest) >= xtask::model::version_key("13.5.37"), "{latest}");
     let prov: Provenance =
         headers::read_provenance(&ws.join("nvml-headers").join(&latest).join("provenance.yaml")).unwrap();
     assert_eq!(prov.package, "nvidia-nvml-dev");

@@ -135,9 +135,13 @@ fn update_vendors_makes_default_and_regen_works() {
     // A regen of that workspace just works, from the new default header.
     let out = generate(&root, &Inputs::default()).unwrap();
     regen::write(&root, &out).unwrap();
-    let types = std::fs::read_to_string(root.join("crates/nvml-sys/src/generated/types.rs")).unwrap();
-    assert!(types.contains("from nvml.h 99.0.1"), "{}", &types[..300]);
-    assert!(types.contains("pub struct nvmlProcess_st"));
+    let symbols = std::fs::read_to_string(root.join("crates/nvml-sys/src/generated/symbols.rs")).unwrap();
+    assert!(symbols.contains("from nvml.h 99.0.1"), "{}", &symbols[..300]);
+    let sys: String = std::fs::read_dir(root.join("crates/nvml-sys/src/generated"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(sys.contains("pub struct nvmlProcess_st"));
     // Asking again changes nothing.
     let (ok, stdout, _) = update(&root, &wheels, &["99.0.1"]);
     assert!(ok && stdout.contains("nothing to do"), "{stdout}");

@@ -35,20 +35,12 @@
 mod macros;
 mod loader;
 
-#[rustfmt::skip] // written by the generator (prettyplease)
-mod generated {
-    pub mod consts;
-    pub mod functions;
-    // Clang computed the layout for LP64 (x86-64 and aarch64 Linux); on other data models
-    // `long` and pointer sizes differ, so the numbers do not apply there.
-    #[cfg(all(target_pointer_width = "64", not(windows)))]
-    mod layout;
-    pub mod types;
-}
+// Written by the generator (laid out by prettyplease): one module per area of nvml.h, each
+// re-exported flat by the generated `mod.rs`.
+#[rustfmt::skip]
+mod generated;
 
-pub use generated::consts::*;
-pub use generated::functions::*;
-pub use generated::types::*;
+pub use generated::*;
 pub use loader::{LoadError, MissingSymbol, NvmlLib, DEFAULT_LIBRARY_NAMES, LIBRARY_PATH_ENV};
 
 /// The README's examples, compiled as doc tests so that they stay right.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use super::generated::functions::SYMBOLS;
+use super::generated::SYMBOLS;
 
 /// Environment variable that, when set, names the library to load instead of the defaults.
 pub const LIBRARY_PATH_ENV: &str = "NVML_LIBRARY_PATH";

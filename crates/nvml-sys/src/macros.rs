@@ -26,3 +26,27 @@ macro_rules! opaque_debug {
         }
     )*};
 }
+
+/// The function table of one area of the header: for each function, the type of its pointer
+/// and an accessor on `NvmlLib` that resolves it on first use. An entry reads
+/// `slot: PFN_name = fn name(parameter types) -> return type;`, its doc comment and
+/// attributes before it; `slot` is the function's index in `SYMBOLS`.
+macro_rules! functions {
+    ($($(#[$attr:meta])* $slot:literal: $pfn:ident = fn $name:ident($($arg:ty),* $(,)?) -> $ret:ty;)*) => {
+        $(
+            #[doc = concat!("Pointer to `", stringify!($name), "`.")]
+            pub type $pfn = unsafe extern "C" fn($($arg),*) -> $ret;
+        )*
+        impl NvmlLib {
+            $(
+                $(#[$attr])*
+                ///
+                /// Resolved on first use; `Err` if the loaded library does not export it.
+                #[inline]
+                pub fn $name(&self) -> Result<$pfn, MissingSymbol> {
+                    self.resolve::<$pfn>($slot)
+                }
+            )*
+        }
+    };
+}

@@ -85,22 +85,17 @@ mod manual;
 mod nvml;
 mod value;
 
-#[rustfmt::skip] // written by the generator (prettyplease)
-mod generated {
-    pub mod error;
-    #[cfg(test)]
-    pub mod exercise;
-    pub mod handles;
-    mod methods;
-    pub mod types;
-}
+// Written by the generator (laid out by prettyplease): the error type, the handles, and one
+// module per area of nvml.h with its types and methods, whose types `mod.rs` re-exports.
+#[rustfmt::skip]
+mod generated;
 
 #[cfg(test)]
 mod tests;
 
 pub use error::Error;
 pub use generated::handles::*;
-pub use generated::types::*;
+pub use generated::*;
 pub use handle::RawHandle;
 pub use manual::*;
 pub use nvml::{Builder, Nvml};

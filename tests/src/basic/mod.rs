@@ -5,8 +5,10 @@
 mod macros;
 #[path = "../../../crates/nvml-sys/src/loader.rs"]
 pub mod loader;
-#[rustfmt::skip] // the generator's goldens, laid out by prettyplease
+// The generator's goldens, laid out by prettyplease, mounted where nvml-sys keeps its own.
+#[rustfmt::skip]
+#[path = "../../fixtures/basic/expected/sys/mod.rs"]
 pub mod generated;
 
-pub use generated::{consts::*, functions::*, types::*};
+pub use generated::*;
 pub use loader::{MissingSymbol, NvmlLib};

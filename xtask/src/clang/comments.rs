@@ -1,6 +1,10 @@
 //! Doc comments: comment markers stripped, Doxygen markup kept (the emitters turn that into
 //! Markdown). Clang attaches comments to declarations; macros need a look at the source.
 
+use std::collections::BTreeMap;
+
+use crate::model::Group;
+
 /// Strips `/** */`, `//!<`, `///` and friends from a raw comment and removes the common
 /// indentation. Returns `None` for a comment with no text.
 pub fn clean(raw: &str) -> Option<String> {
@@ -140,6 +144,48 @@ pub fn trailing(source_lines: &[&str], line: u32) -> Option<String> {
     (!text.is_empty()).then(|| text.join("\n"))
 }
 
+/// The Doxygen groups of a header, from its text (clang keeps no trace of them): each
+/// `@defgroup name Title` or `@addtogroup name` opens a span at the `@{` that follows it,
+/// and the matching `@}` closes it. A `@}` with no group open is ignored.
+pub fn groups(source: &str) -> Vec<Group> {
+    let mut titles: BTreeMap<String, String> = BTreeMap::new();
+    let mut out: Vec<Group> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut pending: Option<String> = None;
+    for (i, line) in source.lines().enumerate() {
+        let n = i as u32 + 1;
+        for cmd in ["@defgroup", "\\defgroup", "@addtogroup", "\\addtogroup"] {
+            if let Some(rest) = line.split_once(cmd).map(|(_, r)| r.trim()) {
+                let (name, title) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                let name = name.trim_end_matches("*/").trim();
+                // `/** @} */ // @defgroup x` closes x; it opens nothing.
+                if name.is_empty() || line.contains("@}") {
+                    continue;
+                }
+                let title = title.trim().trim_end_matches("*/").trim();
+                if cmd.ends_with("defgroup") && !title.is_empty() {
+                    titles.insert(name.to_string(), title.to_string());
+                }
+                pending = Some(name.to_string());
+            }
+        }
+        if line.contains("@{") {
+            if let Some(name) = pending.take() {
+                open.push(out.len());
+                out.push(Group { title: String::new(), name, first_line: n, last_line: n });
+            }
+        } else if line.contains("@}") {
+            if let Some(g) = open.pop() {
+                out[g].last_line = n;
+            }
+        }
+    }
+    for g in &mut out {
+        g.title = titles.get(&g.name).cloned().unwrap_or_else(|| g.name.clone());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,5 +244,21 @@ mod tests {
         assert_eq!(macro_doc(&src, 4).as_deref(), Some("Buffer size"));
         assert_eq!(macro_doc(&src, 5).as_deref(), Some("Two"));
         assert_eq!(macro_doc(&src, 6), None);
+    }
+
+    #[test]
+    fn groups_nest_reopen_and_take_titles() {
+        let h = "/** @defgroup nvmlDeviceQueries Device Queries\n *  @{\n */\nA\n/** @defgroup nvmlAffinity CPU Affinity\n *  @{\n */\nB\n/** @} */\n * @} // @defgroup nvmlDeviceQueries Device Queries\n/** @addtogroup nvmlDeviceQueries\n *  @{\n */\nC\n/** @} */\n/** @} */";
+        let g = groups(h);
+        let spans: Vec<(&str, &str, u32, u32)> =
+            g.iter().map(|g| (g.name.as_str(), g.title.as_str(), g.first_line, g.last_line)).collect();
+        assert_eq!(
+            spans,
+            [
+                ("nvmlDeviceQueries", "Device Queries", 2, 10),
+                ("nvmlAffinity", "CPU Affinity", 6, 9),
+                ("nvmlDeviceQueries", "Device Queries", 12, 15),
+            ]
+        );
     }
 }

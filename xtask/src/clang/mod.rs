@@ -82,7 +82,12 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     let clang_diags = tu.diagnostics();
     check_clang_diagnostics(&clang_diags, &abs, &display)?;
 
-    let mut model = Model { header, notice: comments::leading_notice(&source), ..Model::default() };
+    let mut model = Model {
+        header,
+        notice: comments::leading_notice(&source),
+        groups: comments::groups(&source),
+        ..Model::default()
+    };
     let mut lower = Lower {
         header_file: abs_str.clone(),
         display,

@@ -102,14 +102,14 @@ impl Lower<'_> {
                 if decl.is_anonymous() || decl.spelling() == name {
                     return;
                 }
-                self.model.typedefs.insert(name.clone(), Typedef { name, ty: Ty::Named(decl.spelling()), doc });
+                self.model.typedefs.insert(name.clone(), Typedef { name, ty: Ty::Named(decl.spelling()), doc, line });
             }
             CXType_Pointer => {
                 let pointee = strip_elaborated(under.pointee());
                 let opaque = pointee.kind() == CXType_Record && pointee.declaration().definition().is_none();
                 if opaque {
                     let tag = pointee.declaration().spelling();
-                    self.model.handles.insert(name.clone(), Handle { name, tag, doc });
+                    self.model.handles.insert(name.clone(), Handle { name, tag, doc, line });
                 } else {
                     self.insert_typedef(name, under, doc, line);
                 }
@@ -121,7 +121,7 @@ impl Lower<'_> {
     fn insert_typedef(&mut self, name: String, under: Type<'_>, doc: Option<String>, line: u32) {
         match self.lower_ty(under) {
             Ok(ty) => {
-                self.model.typedefs.insert(name.clone(), Typedef { name, ty, doc });
+                self.model.typedefs.insert(name.clone(), Typedef { name, ty, doc, line });
             }
             Err(e) => self.diags.error(self.place(line), format!("typedef `{name}`: {e}")),
         }

@@ -9,8 +9,9 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use crate::diff::HeaderDiff;
-use crate::fetch::headers::{self, install, version_key, CorpusEntry, Provenance};
+use crate::fetch::headers::{self, install, CorpusEntry, Provenance};
 use crate::fetch::{Pip, TempDir};
+use crate::model::version_key;
 
 /// What `update-header` is asked for.
 #[derive(Debug, Clone)]

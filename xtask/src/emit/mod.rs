@@ -11,7 +11,8 @@ pub mod readings;
 pub mod safe;
 pub mod sys;
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -19,6 +20,7 @@ use quote::quote;
 
 use crate::model::{IntValue, Model, Ty};
 use crate::plan::Plan;
+use crate::rules::areas::Area;
 use crate::rules::Bindings;
 
 /// One generated file.
@@ -34,6 +36,67 @@ pub struct GeneratedFile {
 pub struct Output {
     pub dirs: Vec<PathBuf>,
     pub files: Vec<GeneratedFile>,
+}
+
+impl Output {
+    /// Formats `tokens` under the banner (saying `what` the file holds) and adds the file.
+    pub fn add_rust(&mut self, model: &Model, path: PathBuf, what: &str, tokens: TokenStream) -> Result<()> {
+        let contents = format_file(&banner(model, what), tokens, &path.display().to_string())?;
+        self.files.push(GeneratedFile { path, contents });
+        Ok(())
+    }
+}
+
+/// One crate's generated items by area (see `rules/areas.rs`): one file per area, and the
+/// `mod.rs` that declares them and re-exports their items flat.
+#[derive(Debug, Default)]
+pub struct ByArea {
+    areas: BTreeMap<String, (String, Vec<TokenStream>)>,
+    /// Text laid out by the emitter itself (a table macro's body), written after the items.
+    tables: BTreeMap<String, String>,
+}
+
+impl ByArea {
+    pub fn push(&mut self, area: Area, item: TokenStream) {
+        self.areas.entry(area.module).or_insert_with(|| (area.title, Vec::new())).1.push(item);
+    }
+
+    /// Adds text written as it stands (after the area's formatted items).
+    pub fn push_text(&mut self, area: Area, text: &str) {
+        self.tables.entry(area.module.clone()).or_default().push_str(text);
+        self.areas.entry(area.module).or_insert_with(|| (area.title, Vec::new()));
+    }
+
+    /// Writes `<dir>/<area>.rs` for each area, each starting with `prelude(items, has_text)`, and
+    /// `<dir>/mod.rs` with `modules` (the crate's other generated modules) before the areas.
+    pub fn write(
+        self,
+        out: &mut Output,
+        model: &Model,
+        dir: &Path,
+        prelude: impl Fn(&[TokenStream], bool) -> TokenStream,
+        modules: TokenStream,
+    ) -> Result<()> {
+        let mut decls = Vec::new();
+        for (module, (title, items)) in &self.areas {
+            let what = format!("The items of nvml.h's group \"{title}\".");
+            let head = prelude(items, self.tables.contains_key(module));
+            let path = dir.join(format!("{module}.rs"));
+            let mut contents =
+                format_file(&banner(model, &what), quote!(#head #(#items)*), &path.display().to_string())?;
+            if let Some(table) = self.tables.get(module) {
+                contents.push_str(table);
+                syn::parse_file(&contents).with_context(|| {
+                    format!("generated table of {} does not parse (a generator bug)", path.display())
+                })?;
+            }
+            out.files.push(GeneratedFile { path, contents });
+            let (m, d) = (ident(module), format!(" {title}."));
+            decls.push(quote! { #[doc = #d] mod #m; #[allow(unused_imports)] pub use #m::*; });
+        }
+        let what = "The generated modules: one per area of nvml.h (its Doxygen groups), re-exported flat.";
+        out.add_rust(model, dir.join("mod.rs"), what, quote!(#modules #(#decls)*))
+    }
 }
 
 /// Runs every emitter.
@@ -53,7 +116,7 @@ pub fn emit_all(b: &Bindings, plan: &Plan) -> Result<Output> {
 /// Nothing that changes between runs or machines.
 pub fn banner(model: &Model, what: &str) -> String {
     let header = &model.header;
-    let source = match crate::fetch::headers::version_key(&header.version) {
+    let source = match crate::model::version_key(&header.version) {
         Some(_) => format!("nvml.h {}", header.version),
         None => header.version.clone(),
     };

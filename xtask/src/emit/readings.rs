@@ -36,7 +36,7 @@ pub fn readings(b: &Bindings, plan: &Plan) -> String {
 }
 
 fn banner(h: &HeaderInfo) -> String {
-    let source = match crate::fetch::headers::version_key(&h.version) {
+    let source = match crate::model::version_key(&h.version) {
         Some(_) => format!("nvml.h {}", h.version),
         None => h.version.clone(),
     };

@@ -1,22 +1,28 @@
-//! The raw crate, `crates/nvml-sys/src/generated/`:
-//! - `types.rs`: typedefs, opaque handles, enums (an integer type plus constants, so values
-//!   newer than the header still fit), structs and unions;
-//! - `consts.rs`: the header's `#define` constants;
-//! - `functions.rs`: the symbol table, a function-pointer type and a lazily resolving accessor
-//!   on `NvmlLib` per function, and one enum + resolver per versioned family;
-//! - `layout.rs`: compile-time size, alignment and offset assertions from clang's layout.
+//! The raw crate, `crates/nvml-sys/src/generated/`, one file per area of the header (its
+//! Doxygen groups, see `rules/areas.rs`), each holding that area's
+//! - typedefs, opaque handles, enums (an integer type plus constants, so values newer than the
+//!   header still fit), structs and unions, with compile-time size, alignment and offset
+//!   assertions from clang's layout (on LP64 only);
+//! - `#define` constants;
+//! - functions: a `functions!` table (the macro is nvml-sys's `macros.rs`) that gives each a
+//!   function-pointer type and an accessor on `NvmlLib` resolving it on first use, and one
+//!   enum + resolver per versioned family;
+//!
+//! and `symbols.rs`, the symbol table every accessor indexes, and `mod.rs`, the area modules
+//! re-exported flat.
 //!
 //! Generated files refer to each other and to the hand-written loader only through `super::`,
 //! so the same files can be mounted elsewhere (the golden tests do).
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{banner, c_ty, doc, format_file, ident, int_lit, ret_ty, GeneratedFile, Output};
+use super::{c_ty, doc, ident, int_lit, ByArea, Output};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
 use crate::rules::Bindings;
 
@@ -26,31 +32,48 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    let files: [(&str, &str, TokenStream); 4] = [
-        ("types.rs", "Types of nvml.h: typedefs, opaque handles, enums, structs and unions.", types(b)),
-        ("consts.rs", "The #define constants of nvml.h.", consts(m)),
-        ("functions.rs", "Every function of nvml.h, resolved at run time through `NvmlLib`.", functions(b)),
-        ("layout.rs", "Compile-time layout assertions, from clang's layout of nvml.h on LP64.", layout(m)),
-    ];
-    for (name, what, tokens) in files {
-        let path = dir.join(name);
-        let contents = format_file(&banner(m, what), tokens, &path.display().to_string())?;
-        out.files.push(GeneratedFile { path, contents });
-    }
-    Ok(())
+    let mut areas = ByArea::default();
+    types(b, &mut areas);
+    consts(b, &mut areas);
+    functions(b, &mut areas);
+    layout(b, &mut areas);
+    let prelude = |items: &[TokenStream], has_table: bool| {
+        let text: String = items.iter().map(|i| i.to_string()).collect();
+        let loader = (has_table || text.contains("NvmlLib")).then(|| {
+            quote!(
+                use super::super::loader::{MissingSymbol, NvmlLib};
+            )
+        });
+        quote! {
+            #[allow(unused_imports)]
+            use core::ffi::*;
+            #[allow(unused_imports)]
+            use super::*;
+            #loader
+        }
+    };
+    let version = &m.header.version;
+    let symbols = symbols(b);
+    out.add_rust(m, dir.join("symbols.rs"), "The symbol table: every function of nvml.h, by slot.", symbols)?;
+    let modules = quote! {
+        mod symbols;
+        pub use symbols::*;
+        /// The version of the `nvml.h` these bindings were generated from.
+        pub const HEADER_VERSION: &str = #version;
+    };
+    areas.write(out, m, &dir, prelude, modules)
 }
 
-fn types(b: &Bindings) -> TokenStream {
+fn types(b: &Bindings, out: &mut ByArea) {
     let m = &b.model;
-    let mut items = Vec::new();
     for t in m.typedefs.values() {
         let (name, ty, docs) = (ident(&t.name), c_ty(&t.ty), doc::attrs(t.doc.as_deref()));
-        items.push(quote!(#docs pub type #name = #ty;));
+        out.push(b.area(&t.name, t.line), quote!(#docs pub type #name = #ty;));
     }
     for a in m.aliases.values().filter(|a| a.kind == crate::model::AliasKind::Type) {
         let (name, target) = (ident(&a.name), ident(&a.target));
         let d = doc::lines(&format!("Old name of [`{}`], kept by a `#define` in nvml.h.", a.target));
-        items.push(quote!(#d pub type #name = #target;));
+        out.push(b.type_area(&a.target), quote!(#d pub type #name = #target;));
     }
     for h in m.handles.values() {
         let (name, tag) = (ident(&h.name), ident(&h.tag));
@@ -58,34 +81,33 @@ fn types(b: &Bindings) -> TokenStream {
         let safe = b.handles.get(&h.name).map(|s| format!(" The safe crate wraps it as `{s}`.")).unwrap_or_default();
         let tag_doc = doc::lines(&format!("The opaque struct behind [`{}`]; never dereferenced.", h.name));
         let handle_doc = doc::lines(&format!("Opaque handle owned by the driver.{safe}"));
-        items.push(quote! {
-            #tag_doc
-            #[repr(C)]
-            pub struct #tag { _private: [u8; 0] }
-            #docs
-            #handle_doc
-            pub type #name = *mut #tag;
-        });
+        out.push(
+            b.area(&h.name, h.line),
+            quote! {
+                #tag_doc
+                #[repr(C)]
+                pub struct #tag { _private: [u8; 0] }
+                #docs
+                #handle_doc
+                pub type #name = *mut #tag;
+            },
+        );
     }
     for e in m.enums.values() {
         let (name, repr, docs) = (ident(&e.name), c_ty(&e.repr), doc::attrs(e.doc.as_deref()));
         let note = doc::lines(
             "\nA C enum: an integer type with one constant per value, so a value newer than the header still fits.",
         );
-        items.push(quote!(#docs #note pub type #name = #repr;));
-        for k in &e.constants {
+        let konsts = e.constants.iter().map(|k| {
             let (kname, v, kdocs) = (ident(&k.name), int_lit(k.value), doc::attrs(k.doc.as_deref()));
-            items.push(quote!(#kdocs pub const #kname: #name = #v;));
-        }
+            quote!(#kdocs pub const #kname: #name = #v;)
+        });
+        out.push(b.area(&e.name, e.line), quote!(#docs #note pub type #name = #repr; #(#konsts)*));
     }
     let with_union = records_containing(m, |r| r.kind == RecordKind::Union);
     let with_fn_ptr = records_containing(m, |r| r.fields.iter().any(|f| matches!(f.ty, Ty::FnPtr { .. })));
     for r in m.records.values() {
-        items.push(record(r, with_union.contains(&r.name), with_fn_ptr.contains(&r.name)));
-    }
-    quote! {
-        use core::ffi::*;
-        #(#items)*
+        out.push(b.area(&r.name, r.line), record(r, with_union.contains(&r.name), with_fn_ptr.contains(&r.name)));
     }
 }
 
@@ -138,10 +160,10 @@ fn names_in(m: &Model, t: &Ty) -> Vec<String> {
     }
 }
 
-fn consts(m: &Model) -> TokenStream {
-    let items = m.constants.values().map(|c| {
+fn consts(b: &Bindings, out: &mut ByArea) {
+    for c in b.model.constants.values() {
         let (name, docs) = (ident(&c.name), doc::attrs(c.doc.as_deref()));
-        match &c.value {
+        let item = match &c.value {
             ConstValue::Int { value, ty } => {
                 let (ty, v) = (c_ty(ty), int_lit(*value));
                 quote!(#docs pub const #name: #ty = #v;)
@@ -151,68 +173,70 @@ fn consts(m: &Model) -> TokenStream {
                 quote!(#docs pub const #name: f64 = #v;)
             }
             ConstValue::Str(s) => quote!(#docs pub const #name: &str = #s;),
-        }
-    });
-    let version = &m.header.version;
-    quote! {
-        use core::ffi::*;
-        /// The version of the `nvml.h` these bindings were generated from.
-        pub const HEADER_VERSION: &str = #version;
-        #(#items)*
+        };
+        out.push(b.area(&c.name, c.line), item);
     }
 }
 
-fn functions(b: &Bindings) -> TokenStream {
-    let m = &b.model;
-    let names: Vec<&String> = m.functions.keys().collect();
+/// The symbol table: every function's name by slot, and the versioned families.
+fn symbols(b: &Bindings) -> TokenStream {
+    let names: Vec<&String> = b.model.functions.keys().collect();
     let count = names.len();
-    let mut items = Vec::new();
-    for (slot, f) in m.functions.values().enumerate() {
-        let name = ident(&f.name);
-        let pfn = format_ident!("PFN_{}", f.name);
-        let params = f.params.iter().map(|p| c_ty(&p.ty));
-        let ret = ret_ty(&f.ret);
-        let docs = doc::attrs(f.doc.as_deref());
-        let mut extra = format!("\nC prototype: `{}`.", f.prototype());
-        if f.legacy {
-            extra.push_str(" A legacy symbol: nvml.h declares it only under `NVML_NO_UNVERSIONED_FUNC_DEFS`.");
-        }
-        extra.push_str("\n\nResolved on first use; `Err` if the loaded library does not export it.");
-        let extra = doc::lines(&extra);
-        let pfn_doc = doc::lines(&format!("Pointer to `{}`.", f.name));
-        let deprecated = f.deprecated.then(|| quote!(#[deprecated(note = "deprecated in nvml.h")]));
-        let slot = Literal::usize_unsuffixed(slot);
-        items.push(quote! {
-            #pfn_doc
-            pub type #pfn = unsafe extern "C" fn(#(#params),*) #ret;
-            impl NvmlLib {
-                #docs
-                #extra
-                #deprecated
-                #[inline]
-                pub fn #name(&self) -> Result<#pfn, MissingSymbol> {
-                    self.resolve::<#pfn>(#slot)
-                }
-            }
-        });
-    }
     let family_rows = b.families.iter().map(|(api, syms)| quote!((#api, &[#(#syms),*])));
     let family_count = b.families.len();
-    for (api, syms) in &b.families {
-        items.push(family(api, syms));
-    }
     quote! {
-        use core::ffi::*;
-        use super::types::*;
-        use super::super::loader::{MissingSymbol, NvmlLib};
-
         /// Every function nvml.h declares, in slot order; `NvmlLib` resolves each on first use.
         pub static SYMBOLS: [&str; #count] = [#(#names),*];
 
         /// Versioned families: API name and the symbols tried for it, newest first.
         pub static FAMILIES: [(&str, &[&str]); #family_count] = [#(#family_rows),*];
+    }
+}
 
-        #(#items)*
+/// Each area's `functions!` table, laid out here (prettyplease would print a macro's body on
+/// a few long lines), and the versioned families' resolvers.
+fn functions(b: &Bindings, out: &mut ByArea) {
+    let m = &b.model;
+    let mut tables: std::collections::BTreeMap<crate::rules::areas::Area, String> = Default::default();
+    for (slot, f) in m.functions.values().enumerate() {
+        let text = tables.entry(b.area(&f.name, f.line)).or_default();
+        let mut docs = f.doc.as_deref().map(doc::to_markdown).unwrap_or_default();
+        docs.push_str(&format!("\n\nC prototype: `{}`.", f.prototype()));
+        if f.legacy {
+            docs.push_str(" A legacy symbol: nvml.h declares it only under `NVML_NO_UNVERSIONED_FUNC_DEFS`.");
+        }
+        for line in docs.trim_start_matches('\n').lines() {
+            let _ = writeln!(text, "    ///{}{line}", if line.is_empty() { "" } else { " " });
+        }
+        if f.deprecated {
+            text.push_str("    #[deprecated(note = \"deprecated in nvml.h\")]\n");
+        }
+        let params: Vec<String> = f.params.iter().map(|p| ty_text(&p.ty)).collect();
+        let ret = if f.ret == Ty::Void { "()".to_string() } else { ty_text(&f.ret) };
+        let _ = writeln!(text, "    {slot}: PFN_{0} = fn {0}({1}) -> {ret};", f.name, params.join(", "));
+    }
+    for (area, body) in tables {
+        out.push_text(area, &format!("\nfunctions! {{\n{body}}}\n"));
+    }
+    for (api, syms) in &b.families {
+        let area = m.functions.get(&syms[0]).map(|f| b.area(&f.name, f.line)).unwrap_or_else(|| b.type_area(api));
+        out.push(area, family(api, syms));
+    }
+}
+
+/// A type as Rust source text, spelled as [`c_ty`] spells it.
+fn ty_text(t: &Ty) -> String {
+    match t {
+        Ty::Pointer { pointee, is_const } => {
+            format!("*{} {}", if *is_const { "const" } else { "mut" }, ty_text(pointee))
+        }
+        Ty::Array { elem, len } => format!("[{}; {len}]", ty_text(elem)),
+        Ty::FnPtr { ret, params } => {
+            let ps: Vec<String> = params.iter().map(ty_text).collect();
+            let r = if **ret == Ty::Void { String::new() } else { format!(" -> {}", ty_text(ret)) };
+            format!("Option<unsafe extern \"C\" fn({}){r}>", ps.join(", "))
+        }
+        leaf => c_ty(leaf).to_string(),
     }
 }
 
@@ -252,27 +276,26 @@ fn family(api: &str, syms: &[String]) -> TokenStream {
     }
 }
 
-fn layout(m: &Model) -> TokenStream {
-    let blocks = m.records.values().map(|r| {
+/// Compile-time layout assertions, from clang's layout for LP64 (x86-64 and aarch64 Linux):
+/// on other data models `long` and pointer sizes differ, so the numbers do not apply there.
+fn layout(b: &Bindings, out: &mut ByArea) {
+    for r in b.model.records.values() {
         let name = ident(&r.name);
         let (size, align) = (Literal::u64_unsuffixed(r.size), Literal::u64_unsuffixed(r.align));
         let (size_msg, align_msg) = (format!("size of {}", r.name), format!("alignment of {}", r.name));
         let offsets = r.fields.iter().filter(|f| f.bit_width.is_none()).map(|f| {
             let (fname, off) = (ident(&f.name), Literal::u64_unsuffixed(f.offset));
             let msg = format!("offset of {}.{}", r.name, f.name);
-            quote!(assert!(offset_of!(#name, #fname) == #off, #msg);)
+            quote!(assert!(core::mem::offset_of!(#name, #fname) == #off, #msg);)
         });
-        quote! {
+        let block = quote! {
+            #[cfg(all(target_pointer_width = "64", not(windows)))]
             const _: () = {
-                assert!(size_of::<#name>() == #size, #size_msg);
-                assert!(align_of::<#name>() == #align, #align_msg);
+                assert!(core::mem::size_of::<#name>() == #size, #size_msg);
+                assert!(core::mem::align_of::<#name>() == #align, #align_msg);
                 #(#offsets)*
             };
-        }
-    });
-    quote! {
-        use core::mem::{align_of, offset_of, size_of};
-        use super::types::*;
-        #(#blocks)*
+        };
+        out.push(b.area(&r.name, r.line), block);
     }
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{install_dir, wheel, Pip};
-use crate::model::HeaderInfo;
+use crate::model::{version_key, HeaderInfo};
 
 /// The platform tags pip is asked for: the header wheels are built for x86-64 Linux only (the
 /// header inside is the same on every platform), so every host asks for those.
@@ -46,11 +46,6 @@ pub struct Header {
 
 pub fn headers_dir(root: &Path) -> PathBuf {
     root.join("nvml-headers")
-}
-
-/// `13.5.37` → `[13, 5, 37]`; `None` for a name that is not a version.
-pub fn version_key(v: &str) -> Option<Vec<u32>> {
-    v.split('.').map(|p| p.parse().ok()).collect()
 }
 
 /// Vendored versions, oldest first.

@@ -536,7 +536,7 @@ fn handle_plans(b: &Bindings, read: &BTreeMap<String, Result<Call, String>>) -> 
 /// The header as diagnostics name it: `nvml-headers/<version>/nvml.h` for a published
 /// version, else its file name.
 fn header_file(h: &crate::model::HeaderInfo) -> String {
-    match crate::fetch::headers::version_key(&h.version) {
+    match crate::model::version_key(&h.version) {
         Some(_) => format!("nvml-headers/{}/nvml.h", h.version),
         None => h.version.clone(),
     }

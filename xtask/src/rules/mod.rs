@@ -10,6 +10,7 @@
 //! themselves (string buffers, counts and arrays, directions) are derived and corroborated in
 //! the plan stage (`xtask/src/plan/reading.rs`); this stage checks each rule against the model.
 
+pub mod areas;
 pub mod names;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,6 +72,10 @@ pub struct Rules {
     /// from an older layout of a versioned family that lacks the field; other missing fields
     /// are zero. For sentinels such as "no MIG instance" (`0xFFFFFFFF`), where 0 is a real id.
     pub absent_fields: BTreeMap<String, SizeSpec>,
+    /// Doxygen group → sub-area → words: splits a group of the header too large for one
+    /// generated file (see `rules/areas.rs`). An item whose C name contains one of a
+    /// sub-area's words goes to `<group>_<sub-area>.rs`; the rest stay in `<group>.rs`.
+    pub areas: BTreeMap<String, BTreeMap<String, Vec<String>>>,
 }
 
 /// Which way a pointer parameter carries data.
@@ -213,6 +218,8 @@ pub struct Bindings {
     /// `record.field` → the value of a field an older layout lacks: the constant's name (if
     /// given by one) and its value.
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
+    /// Which generated file each item goes to.
+    pub areas: areas::Areas,
 }
 
 /// Reads and parses a rules file; YAML errors carry the file, line and column.
@@ -531,7 +538,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
     }
 
+    let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
     let bindings = Bindings {
+        areas,
         model,
         handles: rules.handles.clone(),
         families,

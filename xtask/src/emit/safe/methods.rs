@@ -7,36 +7,35 @@ use quote::{format_ident, quote};
 
 use super::types::{field_conv, scalar};
 use super::Names;
-use crate::emit::{doc, ident};
+use crate::emit::{doc, ident, ByArea};
 use crate::model::{Record, Ty};
 use crate::plan::{Call, Method, Owner, Plan, Probe, Role, Val};
+use crate::rules::areas::Area;
 use crate::rules::names::snake;
 use crate::rules::Bindings;
 
-pub fn methods(b: &Bindings, plan: &Plan, names: &Names) -> TokenStream {
-    let mut by_owner: BTreeMap<&Owner, Vec<&Method>> = BTreeMap::new();
+/// The planned methods, in the area of the function each calls: one `impl` block per owner
+/// in each area.
+pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
+    let mut by_area: BTreeMap<(Area, &Owner), Vec<&Method>> = BTreeMap::new();
     for m in &plan.methods {
-        by_owner.entry(&m.owner).or_default().push(m);
+        let area = match m.calls.first().and_then(|c| b.model.functions.get(&c.symbol)) {
+            Some(f) => b.area(&f.name, f.line),
+            None => b.area(&m.key, 0),
+        };
+        by_area.entry((area, &m.owner)).or_default().push(m);
     }
-    let blocks = by_owner.into_iter().map(|(owner, ms)| {
+    for ((area, owner), ms) in by_area {
         let g = Gen { b, names, owner };
         let items = ms.iter().map(|m| g.method(m));
-        match owner {
+        let block = match owner {
             Owner::Nvml => quote!(impl Nvml { #(#items)* }),
             Owner::Handle(h) => {
                 let t = format_ident!("{}", b.handle_type(h).unwrap_or(h));
                 quote!(impl<'n> #t<'n> { #(#items)* })
             }
-        }
-    });
-    quote! {
-        #![allow(deprecated, unused_mut, unused_parens, unused_variables, clippy::all)]
-        use nvml_sys as sys;
-        use crate::ffi;
-        use crate::{Error, Nvml};
-        use super::handles::*;
-        use super::types::*;
-        #(#blocks)*
+        };
+        out.push(area, block);
     }
 }
 

@@ -1,10 +1,11 @@
 //! The safe crate, `crates/nvml/src/generated/`:
 //! - `error.rs`: the `Error` enum, a variant per `nvmlReturn_t` value;
-//! - `types.rs`: an open newtype per enum, a bitflags type per `bitflags` rule, and a Rust
-//!   struct per plain record with conversions from and to the raw layout;
 //! - `handles.rs`: the handle types, declared through the core's `handles!` macro;
-//! - `methods.rs`: a method per planned [`Method`](crate::rules::shape::Method);
-//! - `exercise.rs` (tests only): a call of every generated method.
+//! - `exercise.rs` (tests only): a call of every generated method;
+//! - one file per area of the header (its Doxygen groups, see `rules/areas.rs`), holding that
+//!   area's types (an open newtype per enum, a bitflags type per `bitflags` rule, a Rust struct
+//!   per plain record with conversions from and to the raw layout) and the methods
+//!   ([`Method`](crate::plan::Method)) that call its functions; `mod.rs` re-exports them flat.
 //!
 //! Generated code reaches the hand-written core only through `crate::` items that the core
 //! documents for it (`call!`, `ffi::*`, `Error`, the handle types), and holds no `unsafe`.
@@ -21,7 +22,7 @@ use anyhow::Result;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{banner, format_file, GeneratedFile, Output};
+use super::{ByArea, GeneratedFile, Output};
 use crate::plan::{HandleKind, Plan};
 use crate::rules::Bindings;
 
@@ -29,20 +30,42 @@ pub const DIR: &str = "crates/nvml/src/generated";
 
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let names = Names::new(plan);
+    let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    let files: [(&str, &str, TokenStream); 5] = [
+    let files: [(&str, &str, TokenStream); 3] = [
         ("error.rs", "The error type: a variant per nvmlReturn_t value of nvml.h.", types::error(b)),
-        ("types.rs", "Enums, bit flags and records of nvml.h as Rust types.", types::types(b, &names)),
         ("handles.rs", "The handle types of nvml.h (see gen-config/nvml.yaml `handles` and `ids`).", handles(b, plan)),
-        ("methods.rs", "A safe method for every function of nvml.h the rules wrap.", methods::methods(b, plan, &names)),
         ("exercise.rs", "For the crate's tests: every generated method called once.", exercise::exercise(b, plan)),
     ];
     for (name, what, tokens) in files {
-        let path = dir.join(name);
-        let contents = format_file(&banner(&b.model, what), tokens, &path.display().to_string())?;
-        out.files.push(GeneratedFile { path, contents });
+        out.add_rust(m, dir.join(name), what, tokens)?;
     }
+    let mut areas = ByArea::default();
+    types::types(b, &names, &mut areas);
+    methods::methods(b, plan, &names, &mut areas);
+    let prelude = |_: &[TokenStream], _| {
+        quote! {
+            #![allow(deprecated, unused_mut, unused_parens, unused_variables, clippy::all)]
+            #[allow(unused_imports)]
+            use nvml_sys as sys;
+            #[allow(unused_imports)]
+            use crate::ffi;
+            #[allow(unused_imports)]
+            use crate::{Error, Nvml};
+            #[allow(unused_imports)]
+            use super::handles::*;
+            #[allow(unused_imports)]
+            use super::*;
+        }
+    };
+    let modules = quote! {
+        pub(crate) mod error;
+        #[cfg(test)]
+        pub(crate) mod exercise;
+        pub(crate) mod handles;
+    };
+    areas.write(out, m, &dir, prelude, modules)?;
     out.files.push(GeneratedFile { path: dir.join("readings.txt"), contents: super::readings::readings(b, plan) });
     Ok(())
 }

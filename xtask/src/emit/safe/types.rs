@@ -6,7 +6,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::Names;
-use crate::emit::{doc, ident};
+use crate::emit::{doc, ident, ByArea};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
 use crate::rules::names::{camel_from_screaming, constant_names, screaming, snake};
 use crate::rules::{Bindings, FlagsRule};
@@ -127,24 +127,19 @@ pub fn error(b: &Bindings) -> TokenStream {
     }
 }
 
-pub fn types(b: &Bindings, names: &Names) -> TokenStream {
+/// Enums, bit flags and records, each in its area.
+pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
     let m = &b.model;
-    let mut items = Vec::new();
     for e in m.enums.values() {
-        items.push(open_enum(e, names));
+        out.push(b.area(&e.name, e.line), open_enum(e, names));
     }
     for (name, rule) in &b.bitflags {
-        items.push(flags(m, name, rule));
+        // The area of its first bit.
+        let line = m.constants.values().find(|c| c.name.starts_with(&rule.prefix)).map_or(0, |c| c.line);
+        out.push(b.area(&rule.prefix, line), flags(m, name, rule));
     }
     for r in names.records.iter().filter_map(|r| m.records.get(r)) {
-        items.push(record(b, r, names));
-    }
-    quote! {
-        #![allow(unused_parens, clippy::all)]
-        use nvml_sys as sys;
-        #[allow(unused_imports)]
-        use crate::ffi;
-        #(#items)*
+        out.push(b.area(&r.name, r.line), record(b, r, names));
     }
 }
 

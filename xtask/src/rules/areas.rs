@@ -1,0 +1,146 @@
+//! The `areas` rules: which generated file each item of the header goes to.
+//!
+//! Generated code is split by the header's own Doxygen groups (`@defgroup`): an item goes to
+//! the innermost group around its declaration, named after the group (`nvmlDeviceQueries` →
+//! `device_queries`). A legacy prototype (declared only under `NVML_NO_UNVERSIONED_FUNC_DEFS`,
+//! outside every group) goes with the newest member of its family; anything else outside every
+//! group goes to `ungrouped`. A group too large for one readable file is split further by an
+//! `areas` rule: each sub-area takes the group's items whose C name contains one of its words.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::names::snake;
+use crate::diag::Diagnostics;
+use crate::model::Model;
+
+/// The module of items outside every group.
+pub const UNGROUPED: &str = "ungrouped";
+
+/// One generated file's worth of items.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Area {
+    /// The Rust module name: `device_queries`, `device_queries_power`.
+    pub module: String,
+    /// What a reader calls it: the group's title, and the sub-area's name.
+    pub title: String,
+}
+
+/// The resolved `areas` rules: group → sub-area → the words that send an item there.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Areas {
+    splits: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+impl Areas {
+    /// Checks the rules against the model: a group the header lacks, a sub-area that is not a
+    /// Rust module name, or a word that matches no item of its group is a warning (the rule
+    /// changes nothing); an item that two sub-areas claim is an error.
+    pub fn resolve(
+        rules: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
+        model: &Model,
+        file: &str,
+        d: &mut Diagnostics,
+    ) -> Areas {
+        let areas = Areas { splits: rules.clone() };
+        for (group, subs) in rules {
+            let place = format!("{file}: areas.{group}");
+            if !model.groups.iter().any(|g| &g.name == group) {
+                d.warn(place, format!("the header has no group `{group}`"));
+                continue;
+            }
+            let members: Vec<&str> =
+                areas.items(model).filter(|(_, g)| g.as_deref() == Some(group)).map(|(n, _)| n).collect();
+            for (sub, words) in subs {
+                if snake(sub) != *sub || sub.is_empty() {
+                    d.error(format!("{place}.{sub}"), "a sub-area is named by a snake_case module name");
+                }
+                for w in words.iter().filter(|w| !members.iter().any(|m| m.contains(w.as_str()))) {
+                    d.warn(format!("{place}.{sub}"), format!("no item of `{group}` has `{w}` in its name"));
+                }
+            }
+            for m in &members {
+                let claims: Vec<&String> =
+                    subs.iter().filter(|(_, ws)| ws.iter().any(|w| m.contains(w.as_str()))).map(|(s, _)| s).collect();
+                if claims.len() > 1 {
+                    let list: Vec<&str> = claims.iter().map(|s| s.as_str()).collect();
+                    d.error(place.clone(), format!("`{m}` has words of several sub-areas: {}", list.join(", ")));
+                }
+            }
+        }
+        areas
+    }
+
+    /// Every named item of the model with the group it belongs to.
+    fn items<'m>(&'m self, model: &'m Model) -> impl Iterator<Item = (&'m str, Option<String>)> + 'm {
+        let group = move |line: u32| model.group_at(line).map(|g| g.name.clone());
+        let functions = model.functions.values().map(move |f| {
+            let g = model.group_at(f.line).or_else(|| self.legacy_home(model, &f.name));
+            (f.name.as_str(), g.map(|g| g.name.clone()))
+        });
+        let records = model.records.values().map(move |r| (r.name.as_str(), group(r.line)));
+        let enums = model.enums.values().map(move |e| (e.name.as_str(), group(e.line)));
+        let constants = model.constants.values().map(move |c| (c.name.as_str(), group(c.line)));
+        let handles = model.handles.values().map(move |h| (h.name.as_str(), group(h.line)));
+        let typedefs = model.typedefs.values().map(move |t| (t.name.as_str(), group(t.line)));
+        functions.chain(records).chain(enums).chain(constants).chain(handles).chain(typedefs)
+    }
+
+    /// The area of the item `name` declared on `line`.
+    pub fn of(&self, model: &Model, name: &str, line: u32) -> Area {
+        let Some(group) = model.group_at(line).or_else(|| self.legacy_home(model, name)) else {
+            return Area { module: UNGROUPED.to_string(), title: "Outside every group of nvml.h".to_string() };
+        };
+        let base = snake(group.name.strip_prefix("nvml").unwrap_or(&group.name));
+        let sub = self.splits.get(&group.name).and_then(|subs| {
+            subs.iter().find(|(_, words)| words.iter().any(|w| name.contains(w.as_str()))).map(|(s, _)| s)
+        });
+        match sub {
+            Some(s) => {
+                Area { module: format!("{base}_{s}"), title: format!("{}: {}", group.title, s.replace('_', " ")) }
+            }
+            None => Area { module: base, title: group.title.clone() },
+        }
+    }
+
+    /// The group of a legacy prototype: that of the newest non-legacy member of its family
+    /// (`nvmlDeviceGetCount` → `nvmlDeviceGetCount_v2`'s).
+    fn legacy_home<'m>(&self, model: &'m Model, name: &str) -> Option<&'m crate::model::Group> {
+        let f = model.functions.get(name).filter(|f| f.legacy)?;
+        let base = family_base(&f.name);
+        let newest = model.functions.values().rev().find(|g| !g.legacy && family_base(&g.name) == base)?;
+        model.group_at(newest.line)
+    }
+}
+
+/// A function's name without its version suffix (`_v2`).
+fn family_base(name: &str) -> &str {
+    if let Some((base, v)) = name.rsplit_once("_v") {
+        if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
+            return base;
+        }
+    }
+    name
+}
+
+impl super::Bindings {
+    /// The area of the item `name` declared on `line`.
+    pub fn area(&self, name: &str, line: u32) -> Area {
+        self.areas.of(&self.model, name, line)
+    }
+
+    /// The area of a type of the header, by name (a typedef, record, enum or handle).
+    pub fn type_area(&self, name: &str) -> Area {
+        let m = &self.model;
+        let line = m
+            .typedefs
+            .get(name)
+            .map(|t| t.line)
+            .or_else(|| m.records.get(name).map(|r| r.line))
+            .or_else(|| m.enums.get(name).map(|e| e.line))
+            .or_else(|| m.handles.get(name).map(|h| h.line))
+            .unwrap_or(0);
+        self.area(name, line)
+    }
+}
