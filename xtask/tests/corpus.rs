@@ -125,6 +125,16 @@ fn generate_member(
     rules.owned.retain(|handle, _| model.handles.contains_key(handle));
     rules.not_arrays.retain(|f, _| has(f));
     rules.arrays.retain(|f, _| has(f));
+    // Words of the areas that name functions or types the header does not have yet.
+    for (group, sub, word) in xtask::rules::areas::Areas::unused_words(&rules.areas, &model) {
+        if let Some(words) = rules.areas.get_mut(&group).and_then(|subs| subs.get_mut(&sub)) {
+            words.retain(|w| *w != word);
+        }
+    }
+    for subs in rules.areas.values_mut() {
+        subs.retain(|_, words| !words.is_empty());
+    }
+    rules.areas.retain(|group, subs| !subs.is_empty() && model.groups.iter().any(|g| &g.name == group));
     // Planned once to adapt the rest. Values of fields an older layout lacks matter only where
     // the header's family converts such a layout into the record, which older headers may not.
     // Directions an older header documents itself are not needed; parameters it leaves

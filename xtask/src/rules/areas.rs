@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::names::snake;
 use crate::diag::Diagnostics;
-use crate::model::Model;
+use crate::model::{Group, Model};
 
 /// The module of items outside every group.
 pub const UNGROUPED: &str = "ungrouped";
@@ -44,21 +44,18 @@ impl Areas {
         d: &mut Diagnostics,
     ) -> Areas {
         let areas = Areas { splits: rules.clone() };
+        for (group, sub, w) in Areas::unused_words(rules, model) {
+            d.warn(format!("{file}: areas.{group}.{sub}"), format!("no item of `{group}` has `{w}` in its name"));
+        }
         for (group, subs) in rules {
             let place = format!("{file}: areas.{group}");
             if !model.groups.iter().any(|g| &g.name == group) {
                 d.warn(place, format!("the header has no group `{group}`"));
                 continue;
             }
-            let members: Vec<&str> =
-                areas.items(model).filter(|(_, g)| g.as_deref() == Some(group)).map(|(n, _)| n).collect();
-            for (sub, words) in subs {
-                if snake(sub) != *sub || sub.is_empty() {
-                    d.error(format!("{place}.{sub}"), "a sub-area is named by a snake_case module name");
-                }
-                for w in words.iter().filter(|w| !members.iter().any(|m| m.contains(w.as_str()))) {
-                    d.warn(format!("{place}.{sub}"), format!("no item of `{group}` has `{w}` in its name"));
-                }
+            let members = areas.members(model, group);
+            for sub in subs.keys().filter(|sub| snake(sub) != **sub || sub.is_empty()) {
+                d.error(format!("{place}.{sub}"), "a sub-area is named by a snake_case module name");
             }
             for m in &members {
                 let claims: Vec<&String> =
@@ -70,6 +67,30 @@ impl Areas {
             }
         }
         areas
+    }
+
+    /// The `(group, sub-area, word)` of each word of `rules` that no item of its group has in
+    /// its name (a header older than the rules lacks them).
+    pub fn unused_words(
+        rules: &BTreeMap<String, BTreeMap<String, Vec<String>>>,
+        model: &Model,
+    ) -> Vec<(String, String, String)> {
+        let areas = Areas { splits: rules.clone() };
+        let mut out = Vec::new();
+        for (group, subs) in rules.iter().filter(|(g, _)| model.groups.iter().any(|x| &x.name == *g)) {
+            let members = areas.members(model, group);
+            for (sub, words) in subs {
+                for w in words.iter().filter(|w| !members.iter().any(|m| m.contains(w.as_str()))) {
+                    out.push((group.clone(), sub.clone(), w.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// The names of the items of `group`.
+    fn members<'m>(&'m self, model: &'m Model, group: &str) -> Vec<&'m str> {
+        self.items(model).filter(|(_, g)| g.as_deref() == Some(group)).map(|(n, _)| n).collect()
     }
 
     /// Every named item of the model with the group it belongs to.
@@ -92,7 +113,7 @@ impl Areas {
         let Some(group) = model.group_at(line).or_else(|| self.legacy_home(model, name)) else {
             return Area { module: UNGROUPED.to_string(), title: "Outside every group of nvml.h".to_string() };
         };
-        let base = snake(group.name.strip_prefix("nvml").unwrap_or(&group.name));
+        let base = module_name(group);
         let sub = self.splits.get(&group.name).and_then(|subs| {
             subs.iter().find(|(_, words)| words.iter().any(|w| name.contains(w.as_str()))).map(|(s, _)| s)
         });
@@ -106,11 +127,28 @@ impl Areas {
 
     /// The group of a legacy prototype: that of the newest non-legacy member of its family
     /// (`nvmlDeviceGetCount` → `nvmlDeviceGetCount_v2`'s).
-    fn legacy_home<'m>(&self, model: &'m Model, name: &str) -> Option<&'m crate::model::Group> {
+    fn legacy_home<'m>(&self, model: &'m Model, name: &str) -> Option<&'m Group> {
         let f = model.functions.get(name).filter(|f| f.legacy)?;
         let base = family_base(&f.name);
         let newest = model.functions.values().rev().find(|g| !g.legacy && family_base(&g.name) == base)?;
         model.group_at(newest.line)
+    }
+}
+
+/// A group's module name: its name less `nvml`, in snake case (`nvmlDeviceQueries` →
+/// `device_queries`), or its title's words where that leaves nothing (older headers have a
+/// `@defgroup nvml vGPU Migration`); other characters (`nvmlSystem/nvmlDevice`) separate words.
+fn module_name(group: &Group) -> String {
+    // Lowercase words joined by `_`; anything but letters and digits separates words.
+    let words = |s: &str| -> String {
+        let s: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect();
+        s.split(|c: char| c == ' ' || c == '_').filter(|w| !w.is_empty()).collect::<Vec<_>>().join("_")
+    };
+    let from_name = words(&snake(&words(group.name.strip_prefix("nvml").unwrap_or(&group.name))));
+    let name = if from_name.is_empty() { words(&group.title.to_ascii_lowercase()) } else { from_name };
+    match name.chars().next() {
+        Some(c) if c.is_ascii_alphabetic() => name,
+        _ => format!("group_{name}"),
     }
 }
 
@@ -142,5 +180,72 @@ impl super::Bindings {
             .or_else(|| m.handles.get(name).map(|h| h.line))
             .unwrap_or(0);
         self.area(name, line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn group(name: &str, title: &str) -> Group {
+        Group { name: name.into(), title: title.into(), first_line: 1, last_line: 1 }
+    }
+
+    #[test]
+    fn module_names_from_group_names_or_titles() {
+        assert_eq!(module_name(&group("nvmlDeviceQueries", "Device Queries")), "device_queries");
+        assert_eq!(module_name(&group("NvLink", "NvLink Methods")), "nv_link");
+        assert_eq!(module_name(&group("nvml", "vGPU Migration")), "vgpu_migration");
+        assert_eq!(module_name(&group("nvmlSystem/nvmlDevice", "definitions")), "system_nvml_device");
+        assert_eq!(module_name(&group("nvml", "1 thing")), "group_1_thing");
+    }
+
+    #[test]
+    fn items_go_to_their_group_its_sub_areas_or_their_familys() {
+        let mut m = Model::default();
+        m.groups = vec![
+            Group { name: "nvmlDeviceQueries".into(), title: "Device Queries".into(), first_line: 10, last_line: 20 },
+            Group { name: "nvmlAffinity".into(), title: "Affinity".into(), first_line: 12, last_line: 14 },
+        ];
+        let f = |name: &str, line: u32, legacy: bool| crate::model::Function {
+            name: name.into(),
+            ret: crate::model::Ty::Void,
+            params: vec![],
+            doc: None,
+            docs: Default::default(),
+            deprecated: false,
+            legacy,
+            line,
+        };
+        for func in [f("nvmlDeviceGetPowerUsage", 11, false), f("nvmlDeviceGetCount_v2", 15, false)] {
+            m.functions.insert(func.name.clone(), func);
+        }
+        m.functions.insert("nvmlDeviceGetCount".into(), f("nvmlDeviceGetCount", 30, true));
+        let rules: BTreeMap<String, BTreeMap<String, Vec<String>>> =
+            [("nvmlDeviceQueries".to_string(), [("power".to_string(), vec!["Power".to_string()])].into())].into();
+        let mut d = Diagnostics::new("rules");
+        let areas = Areas::resolve(&rules, &m, "rules.yaml", &mut d);
+        let module = |name: &str, line: u32| areas.of(&m, name, line).module;
+        assert_eq!(module("nvmlDeviceGetPowerUsage", 11), "device_queries_power");
+        assert_eq!(module("nvmlDeviceGetCount_v2", 15), "device_queries");
+        assert_eq!(module("nvmlDeviceGetCount", 30), "device_queries", "a legacy prototype goes with its family");
+        assert_eq!(module("nvmlSetAffinity", 13), "affinity", "the innermost group");
+        assert_eq!(module("nvmlOther", 40), UNGROUPED);
+        assert!(d.items().is_empty(), "{d:?}");
+        // A word nothing has is reported; an item two sub-areas claim is an error.
+        let rules: BTreeMap<String, BTreeMap<String, Vec<String>>> = [(
+            "nvmlDeviceQueries".to_string(),
+            [
+                ("a".to_string(), vec!["Power".to_string()]),
+                ("b".to_string(), vec!["Usage".to_string(), "Fan".to_string()]),
+            ]
+            .into(),
+        )]
+        .into();
+        let mut d = Diagnostics::new("rules");
+        Areas::resolve(&rules, &m, "rules.yaml", &mut d);
+        let text = format!("{d:?}");
+        assert!(text.contains("no item of `nvmlDeviceQueries` has `Fan`"), "{text}");
+        assert!(text.contains("`nvmlDeviceGetPowerUsage` has words of several sub-areas: a, b"), "{text}");
     }
 }
