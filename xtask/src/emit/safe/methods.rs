@@ -9,7 +9,7 @@ use super::types::{field_conv, scalar};
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{Record, Ty};
-use crate::plan::{Call, Method, Owner, Plan, Probe, Role, Val};
+use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::names::snake;
 use crate::rules::Bindings;
@@ -43,6 +43,18 @@ struct Gen<'a> {
     b: &'a Bindings,
     names: &'a Names,
     owner: &'a Owner,
+}
+
+/// What the parameters of one call share while each is read.
+struct CallCx<'c> {
+    /// The size of the call's string buffer, if it has one (its length parameter passes it).
+    string_size: Option<u64>,
+    /// The local holding the call's caller-sized input array, if it has one.
+    sized_input: Option<proc_macro2::Ident>,
+    /// The arrays of an in/out count, filled together by `ffi::fill_counted`.
+    counted: Vec<(proc_macro2::Ident, &'c Val)>,
+    /// How the count is probed, if the call has one.
+    probe: Option<Probe>,
 }
 
 /// What one parameter contributes to a call.
@@ -314,169 +326,24 @@ impl Gen<'_> {
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.
     fn call(&self, head: &Call, c: &Call) -> TokenStream {
-        let mut parts = Vec::new();
-        let string_size = c.params.iter().find_map(|p| match p.role {
-            Role::StrBuf { size } => Some(size),
-            _ => None,
-        });
-        let sized_input = c.params.iter().find_map(|p| match &p.role {
-            Role::SizedArray { input: true, .. } => Some(ident(&format!("c_{}", snake(&p.name)))),
-            _ => None,
-        });
-        // The arrays of an in/out count, filled together by `ffi::fill_counted`.
-        let mut counted: Vec<(proc_macro2::Ident, &Val)> = Vec::new();
-        let mut probe = None;
-        for (p, hp) in c.params.iter().zip(&head.params) {
-            let pn = ident(&snake(&hp.name));
-            let local = ident(&format!("c_{}", snake(&hp.name)));
-            let is_const = matches!(&p.ty, Ty::Pointer { is_const: true, .. });
-            let mut part = Part::default();
-            match (&p.role, &hp.role) {
-                (Role::SelfHandle, _) => part.arg = quote!(self.raw),
-                (Role::SelfConsumed, _) => part.arg = quote!(this_raw),
-                (Role::In(v), Role::In(hv)) => part.arg = self.input(v, hv, quote!(#pn)),
-                (Role::InStr, _) => {
-                    part.pre = quote!(let #local = ffi::cstring(#pn)?;);
-                    part.arg = quote!(#local.as_ptr());
-                }
-                (Role::InPtr(v), Role::InPtr(hv)) => {
-                    let value = match hv {
-                        Val::Handle(_) => quote!(#pn.raw),
-                        Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) => self.to_c(v, quote!(#pn)),
-                        _ => self.input(v, hv, quote!((*#pn))),
-                    };
-                    part.pre = quote!(let mut #local = #value;);
-                    part.arg = if is_const { quote!(&#local) } else { quote!(&mut #local) };
-                }
-                (Role::InOut(v), Role::InOut(hv)) => {
-                    let value = self.input(v, hv, quote!((*#pn)));
-                    part.pre = quote!(let mut #local = #value;);
-                    part.arg = quote!(&mut #local);
-                    part.post = Some(self.output(v, hv, quote!(#local)));
-                }
-                (Role::Out(v), Role::Out(hv)) => {
-                    let (t, init) = (self.raw_ty(v), self.raw_init(v));
-                    part.pre = quote!(let mut #local: #t = #init;);
-                    part.arg = quote!(&mut #local);
-                    part.post = Some(self.output(v, hv, quote!(#local)));
-                }
-                (Role::StrBuf { size }, _) => {
-                    let n = Literal::u64_unsuffixed(*size);
-                    part.pre = quote!(let mut #local = [0 as core::ffi::c_char; #n];);
-                    part.arg = quote!(#local.as_mut_ptr());
-                    part.post = Some(quote!(ffi::string_from(&#local)));
-                }
-                (Role::StrLen { by_ptr }, _) => {
-                    let n = Literal::u64_unsuffixed(string_size.unwrap_or(0));
-                    if *by_ptr {
-                        part.pre = quote!(let mut #local = #n as _;);
-                        part.arg = quote!(&mut #local);
-                    } else {
-                        part.arg = quote!(#n as _);
-                    }
-                }
-                (Role::Count { probe: pr }, _) => {
-                    probe = Some(*pr);
-                    part.arg = quote!(count);
-                }
-                (Role::Array { val, unused }, Role::Array { val: hv, .. }) => {
-                    counted.push((local.clone(), val));
-                    part.arg = quote!(ffi::ptr_or_null(&mut #local));
-                    // `n`: the elements filled, as `fill_counted` answers.
-                    part.post = Some(self.collect(val, hv, unused, quote!(#local.iter().take(n))));
-                }
-                (Role::CappedCount, _) => part.arg = quote!(&mut c_count),
-                (Role::Capped { val, capacity }, Role::Capped { val: hv, .. }) => {
-                    let (t, init) = (self.raw_ty(val), self.raw_init(val));
-                    let n = Literal::u64_unsuffixed(*capacity);
-                    part.pre = quote! {
-                        let mut #local: Vec<#t> = vec![#init; #n];
-                        let mut c_count: core::ffi::c_uint = #n;
-                    };
-                    part.arg = quote!(#local.as_mut_ptr());
-                    let out = self.output(val, hv, quote!((*e)));
-                    part.post = Some(quote!(#local.iter().take(c_count as usize).map(|e| #out).collect()));
-                }
-                (Role::SizedLen { bytes, capacity }, _) => {
-                    let elems = match (&sized_input, capacity) {
-                        (Some(arr), _) => quote!(#arr.len()),
-                        (None, Some(n)) => {
-                            let n = Literal::u64_unsuffixed(*n);
-                            quote!(#n)
-                        }
-                        (None, None) => quote!(#pn as usize),
-                    };
-                    let elem = c.params.iter().find_map(|q| match &q.role {
-                        Role::SizedArray { val, .. } => Some(self.raw_ty(val)),
-                        _ => None,
-                    });
-                    part.arg = match (bytes, elem) {
-                        (true, Some(t)) => quote!(ffi::length(#elems, core::mem::size_of::<#t>())?),
-                        _ => quote!(ffi::length(#elems, 1)?),
-                    };
-                }
-                (Role::SizedArray { val, input: true, unused }, Role::SizedArray { val: hv, .. }) => {
-                    let conv = self.input(val, hv, quote!((*e)));
-                    let t = self.raw_ty(val);
-                    part.pre = quote!(let mut #local: Vec<#t> = #pn.iter().map(|e| #conv).collect(););
-                    part.arg = quote!(#local.as_mut_ptr());
-                    part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
-                }
-                (Role::SizedArray { val, input: false, unused }, Role::SizedArray { val: hv, .. }) => {
-                    let (t, init) = (self.raw_ty(val), self.raw_init(val));
-                    let len = c.params.iter().find_map(|q| match &q.role {
-                        Role::SizedLen { capacity: Some(n), .. } => {
-                            let n = Literal::u64_unsuffixed(*n);
-                            Some(quote!(#n))
-                        }
-                        Role::SizedLen { capacity: None, .. } => {
-                            let l = ident(&snake(&q.name));
-                            Some(quote!(ffi::checked_len(#l as usize)?))
-                        }
-                        _ => None,
-                    });
-                    part.pre = quote!(let mut #local: Vec<#t> = vec![#init; #len];);
-                    part.arg = quote!(#local.as_mut_ptr());
-                    part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
-                }
-                (r, h) => {
-                    let msg = format!("generator bug: roles {r:?} / {h:?} do not match");
-                    part.arg = quote!(compile_error!(#msg));
-                }
-            }
-            parts.push(part);
-        }
+        let mut cx = CallCx {
+            string_size: c.params.iter().find_map(|p| match p.role {
+                Role::StrBuf { size } => Some(size),
+                _ => None,
+            }),
+            sized_input: c.params.iter().find_map(|p| match &p.role {
+                Role::SizedArray { input: true, .. } => Some(ident(&format!("c_{}", snake(&p.name)))),
+                _ => None,
+            }),
+            counted: Vec::new(),
+            probe: None,
+        };
+        let parts: Vec<Part> = c.params.iter().zip(&head.params).map(|(p, hp)| self.part(c, p, hp, &mut cx)).collect();
         let pre = parts.iter().map(|p| &p.pre);
         let args: Vec<&TokenStream> = parts.iter().map(|p| &p.arg).collect();
         let mut posts: Vec<TokenStream> = parts.iter().filter_map(|p| p.post.clone()).collect();
-        let call = match probe {
-            Some(probe) => {
-                // Every array of the count: allocated with the capacity the helper asks for,
-                // passed to the library, and cut to the count it answered.
-                let locals: Vec<&proc_macro2::Ident> = counted.iter().map(|(l, _)| l).collect();
-                let allocs = counted.iter().map(|(l, v)| {
-                    let (t, init) = (self.raw_ty(v), self.raw_init(v));
-                    quote!(let mut #l: Vec<#t> = vec![#init; capacity as usize];)
-                });
-                let sizes = counted.iter().map(|(_, v)| {
-                    let t = self.raw_ty(v);
-                    quote!(core::mem::size_of::<#t>())
-                });
-                let probe = match probe {
-                    Probe::Null => quote!(ffi::Probe::Null),
-                    Probe::Capacity(n) => {
-                        let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
-                        quote!(ffi::Probe::Capacity(#n))
-                    }
-                };
-                quote! {
-                    let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
-                        #(#allocs)*
-                        let code = call!(sym(#(#args),*));
-                        (code, (#(#locals),*))
-                    })?;
-                }
-            }
+        let call = match cx.probe {
+            Some(probe) => self.counted_call(probe, &cx.counted, &args),
             None => quote!(ffi::check(call!(sym(#(#args),*)))?;),
         };
         let result = match posts.len() {
@@ -488,6 +355,157 @@ impl Gen<'_> {
             #(#pre)*
             #call
             Ok(#result)
+        }
+    }
+
+    /// What parameter `p` of `c` (`hp` of the family's newest member, which gives the
+    /// method's signature) contributes to the call.
+    fn part<'c>(&self, c: &'c Call, p: &'c ParamPlan, hp: &ParamPlan, cx: &mut CallCx<'c>) -> Part {
+        let pn = ident(&snake(&hp.name));
+        let local = ident(&format!("c_{}", snake(&hp.name)));
+        let is_const = matches!(&p.ty, Ty::Pointer { is_const: true, .. });
+        let mut part = Part::default();
+        match (&p.role, &hp.role) {
+            (Role::SelfHandle, _) => part.arg = quote!(self.raw),
+            (Role::SelfConsumed, _) => part.arg = quote!(this_raw),
+            (Role::In(v), Role::In(hv)) => part.arg = self.input(v, hv, quote!(#pn)),
+            (Role::InStr, _) => {
+                part.pre = quote!(let #local = ffi::cstring(#pn)?;);
+                part.arg = quote!(#local.as_ptr());
+            }
+            (Role::InPtr(v), Role::InPtr(hv)) => {
+                let value = match hv {
+                    Val::Handle(_) => quote!(#pn.raw),
+                    Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) => self.to_c(v, quote!(#pn)),
+                    _ => self.input(v, hv, quote!((*#pn))),
+                };
+                part.pre = quote!(let mut #local = #value;);
+                part.arg = if is_const { quote!(&#local) } else { quote!(&mut #local) };
+            }
+            (Role::InOut(v), Role::InOut(hv)) => {
+                let value = self.input(v, hv, quote!((*#pn)));
+                part.pre = quote!(let mut #local = #value;);
+                part.arg = quote!(&mut #local);
+                part.post = Some(self.output(v, hv, quote!(#local)));
+            }
+            (Role::Out(v), Role::Out(hv)) => {
+                let (t, init) = (self.raw_ty(v), self.raw_init(v));
+                part.pre = quote!(let mut #local: #t = #init;);
+                part.arg = quote!(&mut #local);
+                part.post = Some(self.output(v, hv, quote!(#local)));
+            }
+            (Role::StrBuf { size }, _) => {
+                let n = Literal::u64_unsuffixed(*size);
+                part.pre = quote!(let mut #local = [0 as core::ffi::c_char; #n];);
+                part.arg = quote!(#local.as_mut_ptr());
+                part.post = Some(quote!(ffi::string_from(&#local)));
+            }
+            (Role::StrLen { by_ptr }, _) => {
+                let n = Literal::u64_unsuffixed(cx.string_size.unwrap_or(0));
+                if *by_ptr {
+                    part.pre = quote!(let mut #local = #n as _;);
+                    part.arg = quote!(&mut #local);
+                } else {
+                    part.arg = quote!(#n as _);
+                }
+            }
+            (Role::Count { probe: pr }, _) => {
+                cx.probe = Some(*pr);
+                part.arg = quote!(count);
+            }
+            (Role::Array { val, unused }, Role::Array { val: hv, .. }) => {
+                cx.counted.push((local.clone(), val));
+                part.arg = quote!(ffi::ptr_or_null(&mut #local));
+                // `n`: the elements filled, as `fill_counted` answers.
+                part.post = Some(self.collect(val, hv, unused, quote!(#local.iter().take(n))));
+            }
+            (Role::CappedCount, _) => part.arg = quote!(&mut c_count),
+            (Role::Capped { val, capacity }, Role::Capped { val: hv, .. }) => {
+                let (t, init) = (self.raw_ty(val), self.raw_init(val));
+                let n = Literal::u64_unsuffixed(*capacity);
+                part.pre = quote! {
+                    let mut #local: Vec<#t> = vec![#init; #n];
+                    let mut c_count: core::ffi::c_uint = #n;
+                };
+                part.arg = quote!(#local.as_mut_ptr());
+                let out = self.output(val, hv, quote!((*e)));
+                part.post = Some(quote!(#local.iter().take(c_count as usize).map(|e| #out).collect()));
+            }
+            (Role::SizedLen { bytes, capacity }, _) => {
+                let elems = match (&cx.sized_input, capacity) {
+                    (Some(arr), _) => quote!(#arr.len()),
+                    (None, Some(n)) => {
+                        let n = Literal::u64_unsuffixed(*n);
+                        quote!(#n)
+                    }
+                    (None, None) => quote!(#pn as usize),
+                };
+                let elem = c.params.iter().find_map(|q| match &q.role {
+                    Role::SizedArray { val, .. } => Some(self.raw_ty(val)),
+                    _ => None,
+                });
+                part.arg = match (bytes, elem) {
+                    (true, Some(t)) => quote!(ffi::length(#elems, core::mem::size_of::<#t>())?),
+                    _ => quote!(ffi::length(#elems, 1)?),
+                };
+            }
+            (Role::SizedArray { val, input: true, unused }, Role::SizedArray { val: hv, .. }) => {
+                let conv = self.input(val, hv, quote!((*e)));
+                let t = self.raw_ty(val);
+                part.pre = quote!(let mut #local: Vec<#t> = #pn.iter().map(|e| #conv).collect(););
+                part.arg = quote!(#local.as_mut_ptr());
+                part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
+            }
+            (Role::SizedArray { val, input: false, unused }, Role::SizedArray { val: hv, .. }) => {
+                let (t, init) = (self.raw_ty(val), self.raw_init(val));
+                let len = c.params.iter().find_map(|q| match &q.role {
+                    Role::SizedLen { capacity: Some(n), .. } => {
+                        let n = Literal::u64_unsuffixed(*n);
+                        Some(quote!(#n))
+                    }
+                    Role::SizedLen { capacity: None, .. } => {
+                        let l = ident(&snake(&q.name));
+                        Some(quote!(ffi::checked_len(#l as usize)?))
+                    }
+                    _ => None,
+                });
+                part.pre = quote!(let mut #local: Vec<#t> = vec![#init; #len];);
+                part.arg = quote!(#local.as_mut_ptr());
+                part.post = Some(self.collect(val, hv, unused, quote!(#local.iter())));
+            }
+            (r, h) => {
+                let msg = format!("generator bug: roles {r:?} / {h:?} do not match");
+                part.arg = quote!(compile_error!(#msg));
+            }
+        }
+        part
+    }
+
+    /// A call through `ffi::fill_counted`: every array of the count allocated with the
+    /// capacity the helper asks for, passed to the library, and cut to the count it answered.
+    fn counted_call(&self, probe: Probe, counted: &[(proc_macro2::Ident, &Val)], args: &[&TokenStream]) -> TokenStream {
+        let locals: Vec<&proc_macro2::Ident> = counted.iter().map(|(l, _)| l).collect();
+        let allocs = counted.iter().map(|(l, v)| {
+            let (t, init) = (self.raw_ty(v), self.raw_init(v));
+            quote!(let mut #l: Vec<#t> = vec![#init; capacity as usize];)
+        });
+        let sizes = counted.iter().map(|(_, v)| {
+            let t = self.raw_ty(v);
+            quote!(core::mem::size_of::<#t>())
+        });
+        let probe = match probe {
+            Probe::Null => quote!(ffi::Probe::Null),
+            Probe::Capacity(n) => {
+                let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
+                quote!(ffi::Probe::Capacity(#n))
+            }
+        };
+        quote! {
+            let ((#(mut #locals),*), n) = ffi::fill_counted(#probe, 0 #(+ #sizes)*, |capacity, count| {
+                #(#allocs)*
+                let code = call!(sym(#(#args),*));
+                (code, (#(#locals),*))
+            })?;
         }
     }
 
