@@ -182,9 +182,7 @@ pub fn generate_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
     timed(obs, Phase::Emit, || {
         check_manual(root, &p.bindings).finish(inputs.verbose)?;
         let table = driver_table(root, inputs, &p.bindings.model)?;
-        let mut out = emit::emit_all(&p.bindings, &p.plan)?;
-        emit::mock::emit_history(&p.bindings, &table, &mut out)?;
-        Ok(out)
+        emit::emit_all(&p.bindings, &p.plan, &table)
     })
 }
 

@@ -161,7 +161,8 @@ fn generate_member(
     let (planned, diags) = pipeline::plan_model(model, &rules, &shown)?;
     let problems: Vec<String> = diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect();
     anyhow::ensure!(problems.is_empty(), "rules: {}", problems.join("; "));
-    regen::write(member, &xtask::emit::emit_all(&planned.bindings, &planned.plan)?)?;
+    let history = xtask::history::DriverTable::default();
+    regen::write(member, &xtask::emit::emit_all(&planned.bindings, &planned.plan, &history)?)?;
     let crate_dir = member.join("crates/nvml-sys");
     for f in SYS_FILES {
         std::fs::copy(root.join("crates/nvml-sys").join(f), crate_dir.join(f))?;

@@ -18,6 +18,7 @@ use anyhow::{Context, Result};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
+use crate::history::DriverTable;
 use crate::model::{IntValue, Model, Ty};
 use crate::plan::Plan;
 use crate::rules::areas::Area;
@@ -99,11 +100,13 @@ impl ByArea {
     }
 }
 
-/// Runs every emitter.
-pub fn emit_all(b: &Bindings, plan: &Plan) -> Result<Output> {
+/// Runs every emitter: every generated file of the workspace. `history` is the function
+/// history regen read for this header (`gen-config/function-history.yaml`), for the mock.
+pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
     mock::emit(b, plan, &mut out)?;
+    mock::emit_history(b, history, &mut out)?;
     hostile::emit(b, plan, &mut out)?;
     safe::emit(b, plan, &mut out)?;
     Ok(out)
