@@ -142,7 +142,7 @@ fn module_name(group: &Group) -> String {
     // Lowercase words joined by `_`; anything but letters and digits separates words.
     let words = |s: &str| -> String {
         let s: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect();
-        s.split(|c: char| c == ' ' || c == '_').filter(|w| !w.is_empty()).collect::<Vec<_>>().join("_")
+        s.split([' ', '_']).filter(|w| !w.is_empty()).collect::<Vec<_>>().join("_")
     };
     let from_name = words(&snake(&words(group.name.strip_prefix("nvml").unwrap_or(&group.name))));
     let name = if from_name.is_empty() { words(&group.title.to_ascii_lowercase()) } else { from_name };
@@ -202,11 +202,18 @@ mod tests {
 
     #[test]
     fn items_go_to_their_group_its_sub_areas_or_their_familys() {
-        let mut m = Model::default();
-        m.groups = vec![
-            Group { name: "nvmlDeviceQueries".into(), title: "Device Queries".into(), first_line: 10, last_line: 20 },
-            Group { name: "nvmlAffinity".into(), title: "Affinity".into(), first_line: 12, last_line: 14 },
-        ];
+        let mut m = Model {
+            groups: vec![
+                Group {
+                    name: "nvmlDeviceQueries".into(),
+                    title: "Device Queries".into(),
+                    first_line: 10,
+                    last_line: 20,
+                },
+                Group { name: "nvmlAffinity".into(), title: "Affinity".into(), first_line: 12, last_line: 14 },
+            ],
+            ..Model::default()
+        };
         let f = |name: &str, line: u32, legacy: bool| crate::model::Function {
             name: name.into(),
             ret: crate::model::Ty::Void,
