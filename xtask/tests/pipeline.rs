@@ -345,3 +345,44 @@ fn readmes_quote_the_headers_notice() {
         .join(" ");
     assert!(words(&comments).contains(&words(&notice)), "the generated files carry the header's notice");
 }
+
+/// Every generated method of the safe crate says which `Error`s it returns and can be found by
+/// the C names of the functions it calls.
+#[test]
+fn every_generated_method_has_errors_and_c_aliases() {
+    let dir = project_root().join("crates/nvml/src/generated");
+    let mut methods = 0;
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let t = line.trim_start();
+            // Methods that call the library: indented `pub fn`s that return a `Result`.
+            let end = lines[i..].iter().position(|l| l.trim_end().ends_with('{')).map_or(i, |n| i + n);
+            let signature = lines[i..=end].join(" ");
+            let calls = t.starts_with("pub fn ") && line.starts_with("    ") && signature.contains("-> Result<");
+            if !calls || path.ends_with("exercise.rs") {
+                continue;
+            }
+            let attrs: Vec<&str> = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| l.trim_start().starts_with("#") || l.trim_start().starts_with("///"))
+                .copied()
+                .collect();
+            let c_names = attrs.iter().filter(|l| l.contains("#[doc(alias = \"nvml")).count();
+            if attrs.iter().any(|l| l.contains("/// # Errors")) && c_names > 0 {
+                methods += 1;
+            } else {
+                missing.push(format!("{}: {}", path.file_name().unwrap().to_string_lossy(), t));
+            }
+        }
+    }
+    assert!(methods > 350, "only {methods} generated methods found");
+    assert!(missing.is_empty(), "methods without `# Errors` or a C alias:\n{}", missing.join("\n"));
+}

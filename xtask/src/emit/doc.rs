@@ -76,6 +76,36 @@ fn item_indent(line: &str) -> Option<usize> {
     (digits > 0 && digits < 10 && line[digits..].starts_with(". ")).then_some(digits + 2)
 }
 
+/// The Markdown of a function's comment without its `@param` and `@return` blocks, for a
+/// method that documents its own arguments and errors. A block runs to a blank line or to
+/// the next block command.
+pub fn description(doxygen: &str) -> String {
+    let mut kept = Vec::new();
+    let mut skipping = false;
+    for line in doxygen.lines() {
+        let t = line.trim();
+        let command = t.strip_prefix('@').or_else(|| t.strip_prefix('\\')).map(|c| {
+            let end = c.find(|ch: char| !ch.is_ascii_alphabetic()).unwrap_or(c.len());
+            &c[..end]
+        });
+        match command {
+            Some("param" | "return" | "returns" | "retval") => skipping = true,
+            Some(c) if !c.is_empty() && !["ref", "a", "p", "c", "b", "e"].contains(&c) => skipping = false,
+            _ if t.is_empty() => skipping = false,
+            _ => {}
+        }
+        if !skipping {
+            kept.push(line);
+        }
+    }
+    to_markdown(&kept.join("\n"))
+}
+
+/// One line of text (a parameter's or a return code's description) as Markdown on one line.
+pub fn inline_text(text: &str) -> String {
+    to_markdown(text).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// One line, with block commands turned into Markdown; `None` drops the line.
 fn convert_line(line: &str) -> Option<(String, Kind)> {
     if ["@{", "@}", "\\{", "\\}"].contains(&line) {
@@ -201,7 +231,7 @@ pub fn lines(markdown: &str) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::to_markdown;
+    use super::{description, to_markdown};
 
     #[test]
     fn doxygen_to_markdown() {
@@ -226,5 +256,11 @@ mod tests {
             md,
             "* `values`: Array of structures.\n  Each fieldId must be set.\n\n**Returns:**\n- a if\n  it fails\n- b\n\nModes:\n1. HMM: on\n   the GPU.\n10. None.\n\nAfter."
         );
+    }
+
+    #[test]
+    fn descriptions_leave_out_params_and_returns() {
+        let text = "Gets the power.\n\n@param device The device\n       (continued)\n@param[out] power Its power\n\n@return\n  - \\ref NVML_SUCCESS if set\n  - \\ref NVML_ERROR_UNKNOWN otherwise\n@note See \\a power.\n\nMore.";
+        assert_eq!(description(text), "Gets the power.\n\n**Note:** See `power`.\n\nMore.");
     }
 }

@@ -51,6 +51,8 @@ use super::*;
 /// Describes accounting statistics of a process.
 ///
 ///The safe form of `nvmlAccountingStats_st`.
+#[doc(alias = "nvmlAccountingStats_st")]
+#[doc(alias = "nvmlAccountingStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AccountingStats {
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
@@ -123,6 +125,7 @@ impl serde::Serialize for AccountingStats {
 /// Describes accounting statistics (v2) of a process.
 ///
 ///The safe form of `nvmlAccountingStats_v2_t`.
+#[doc(alias = "nvmlAccountingStats_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AccountingStatsV2 {
     /// Process Id of the target process to query stats for
@@ -213,22 +216,20 @@ impl<'n> Device<'n> {
     /// This is the maximum number of processes that accounting information will be stored for before information
     /// about oldest processes will get overwritten by information about new processes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `bufferSize`: Reference in which to provide the size (in number of elements)
-    ///   of the circular buffer for accounting stats.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if buffer size was successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `bufferSize` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature or accounting mode is disabled
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetAccountingStats
     ///
     /// See also: nvmlDeviceGetAccountingPids
     ///
     /// Calls `nvmlDeviceGetAccountingBufferSize`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `bufferSize` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature or accounting mode is disabled
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingBufferSize` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAccountingBufferSize")]
     pub fn accounting_buffer_size(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingBufferSize()?;
         let mut c_buffer_size: u32 = Default::default();
@@ -245,17 +246,16 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the physical parent's
     /// accounting mode as reported by MPS. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: Reference in which to return the current accounting mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the mode has been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` are NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetAccountingMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` are NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAccountingMode")]
     pub fn accounting_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -274,24 +274,20 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `count`: Reference in which to provide the `pids` array size, and
-    ///   to return the number of elements ready to be queried
-    /// * `pids`: Reference in which to return list of process ids
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if pids were successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    ///   or on vGPU host.
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to
-    ///   expected value)
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetAccountingBufferSize
     ///
     /// Calls `nvmlDeviceGetAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `count` is NULL
+    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
+    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to expected value)
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingPids` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetAccountingPids")]
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingPids()?;
         let ((mut c_pids), n) = ffi::fill_counted(
@@ -328,22 +324,24 @@ impl<'n> Device<'n> {
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pid`: Process Id of the target process to query stats for
-    /// * `stats`: Reference in which to return the process's accounting stats
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if stats have been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `stats` are NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if process stats were not found
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    ///   or on vGPU host.
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetAccountingBufferSize
     ///
+    /// # Arguments
+    ///
+    /// * `pid`: Process Id of the target process to query stats for
+    ///
     /// Calls `nvmlDeviceGetAccountingStats`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `stats` are NULL
+    /// - [`Error::NotFound`] if process stats were not found
+    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAccountingStats")]
+    #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
     pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingStats()?;
         let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
@@ -373,21 +371,23 @@ impl<'n> Device<'n> {
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `stats`: Reference in which to return the process's accounting stats (v2)
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if stats (v2) have been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `stats` are NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if process stats were not found
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` doesn't support this feature or accounting mode is disabled
-    ///   or on vGPU host.
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetAccountingBufferSize
     ///
+    /// # Arguments
+    ///
+    /// * `stats`: Reference in which to return the process's accounting stats (v2)
+    ///
     /// Calls `nvmlDeviceGetAccountingStats_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `stats` are NULL
+    /// - [`Error::NotFound`] if process stats were not found
+    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
     pub fn accounting_stats_v2(
         &self,
         stats: &AccountingStatsV2,
@@ -406,17 +406,17 @@ impl<'n> Device<'n> {
     /// See `nvmlDeviceGetAccountingStats`
     /// See `nvmlDeviceSetAccountingMode`
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if accounting information has been cleared
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceClearAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearAccountingPids` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceClearAccountingPids")]
     pub fn clear_accounting_pids(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceClearAccountingPids()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -440,18 +440,21 @@ impl<'n> Device<'n> {
     /// See `nvmlDeviceGetAccountingStats`
     /// See `nvmlDeviceClearAccountingPids`
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `mode`: The target accounting mode
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the new mode has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `mode` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetAccountingMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `mode` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAccountingMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetAccountingMode")]
     pub fn set_accounting_mode(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAccountingMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;

@@ -60,16 +60,15 @@ impl<'n> Device<'n> {
     /// For Turing ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device` (in): The device handle
-    /// * `mode` (out): Pointer to addressing mode of the device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if `mode` is retrieved successfully
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  if the provided version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if request is not supported on the current platform
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` `node` is invalid
-    ///
     /// Calls `nvmlDeviceGetAddressingMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if request is not supported on the current platform
+    /// - [`Error::InvalidArgument`] if `device` `node` is invalid
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAddressingMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAddressingMode")]
     pub fn addressing_mode(&self) -> Result<DeviceAddressingModeV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAddressingMode()?;
         let mut c_mode: sys::nvmlDeviceAddressingMode_v1_t = sys::nvmlDeviceAddressingMode_v1_t {
@@ -85,15 +84,15 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the calling process has been successfully unbound
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceClearCpuAffinity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearCpuAffinity` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceClearCpuAffinity")]
     pub fn clear_cpu_affinity(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceClearCpuAffinity()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -111,20 +110,21 @@ impl<'n> Device<'n> {
     /// the physical parent associated with the locality-domain handle. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `cpuSetSize`: The size of the cpuSet array that is safe to access
-    /// * `cpuSet`: Array reference in which to return a bitmask of CPUs, 64 CPUs per
-    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `cpuAffinity` has been filled
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, cpuSetSize == 0, or cpuSet is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `cpu_set_size`: The size of the cpuSet array that is safe to access
     ///
     /// Calls `nvmlDeviceGetCpuAffinity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, cpuSetSize == 0, or cpuSet is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCpuAffinity` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCpuAffinity")]
     pub fn cpu_affinity(
         &self,
         cpu_set_size: u32,
@@ -153,21 +153,22 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `cpuSetSize`: The size of the cpuSet array that is safe to access
-    /// * `cpuSet`: Array reference in which to return a bitmask of CPUs, 64 CPUs per
-    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
+    /// # Arguments
+    ///
+    /// * `cpu_set_size`: The size of the cpuSet array that is safe to access
     /// * `scope`: Scope that change the default behavior
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `cpuAffinity` has been filled
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, cpuSetSize == 0, cpuSet is NULL or sope is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCpuAffinityWithinScope`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, cpuSetSize == 0, cpuSet is NULL or sope is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCpuAffinityWithinScope` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCpuAffinityWithinScope")]
     pub fn cpu_affinity_within_scope(
         &self,
         cpu_set_size: u32,
@@ -197,21 +198,22 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `nodeSetSize`: The size of the nodeSet array that is safe to access
-    /// * `nodeSet`: Array reference in which to return a bitmask of NODEs, 64 NODEs per
-    ///   unsigned long on 64-bit machines, 32 on 32-bit machines
+    /// # Arguments
+    ///
+    /// * `node_set_size`: The size of the nodeSet array that is safe to access
     /// * `scope`: Scope that change the default behavior
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `NUMA` node Affinity has been filled
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, nodeSetSize == 0, nodeSet is NULL or scope is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMemoryAffinity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, nodeSetSize == 0, nodeSet is NULL or scope is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryAffinity` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemoryAffinity")]
     pub fn memory_affinity(
         &self,
         node_set_size: u32,
@@ -236,15 +238,14 @@ impl<'n> Device<'n> {
     /// supplied by MPS for the locality domain. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device` (in): The device handle
-    /// * `node` (out): NUMA node ID of the device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if the NUMA node is retrieved successfully
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if request is not supported on the current platform
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` `node` is invalid
-    ///
     /// Calls `nvmlDeviceGetNumaNodeId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if request is not supported on the current platform
+    /// - [`Error::InvalidArgument`] if `device` `node` is invalid
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumaNodeId` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNumaNodeId")]
     pub fn numa_node_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumaNodeId()?;
         let mut c_node: u32 = Default::default();
@@ -255,18 +256,17 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `repairStatus` (out): Reference to `nvmlRepairStatus_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if the query was successful
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  if the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetRepairStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRepairStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetRepairStatus")]
     pub fn repair_status(&self) -> Result<RepairStatusV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRepairStatus()?;
         let mut c_repair_status: sys::nvmlRepairStatus_v1_t = sys::nvmlRepairStatus_v1_t {
@@ -284,17 +284,17 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the calling process has been successfully bound
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetCpuAffinity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetCpuAffinity` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetCpuAffinity")]
     pub fn set_cpu_affinity(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetCpuAffinity()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -304,18 +304,17 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `unrepairableMemoryStatus` (out): Reference to `nvmlUnrepairableMemoryStatus_v1_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if the query was successful
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  if the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetUnrepairableMemoryFlag_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUnrepairableMemoryFlag_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetUnrepairableMemoryFlag_v1")]
     pub fn unrepairable_memory_flag_v1(
         &self,
     ) -> Result<UnrepairableMemoryStatusV1, Error> {

@@ -50,6 +50,8 @@ use super::handles::*;
 use super::*;
 ///
 ///The safe form of `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
+#[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_st")]
+#[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeGetKeyRotationThresholdInfoV1 {
     pub version: u32,
@@ -90,6 +92,8 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfoV1 {
 }
 ///
 ///The safe form of `nvmlConfComputeGpuAttestationReport_st`.
+#[doc(alias = "nvmlConfComputeGpuAttestationReport_st")]
+#[doc(alias = "nvmlConfComputeGpuAttestationReport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeGpuAttestationReport {
     /// output
@@ -166,6 +170,8 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
 }
 ///
 ///The safe form of `nvmlConfComputeGpuCertificate_st`.
+#[doc(alias = "nvmlConfComputeGpuCertificate_st")]
+#[doc(alias = "nvmlConfComputeGpuCertificate_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeGpuCertificate {
     pub cert_chain_size: u32,
@@ -222,6 +228,8 @@ impl serde::Serialize for ConfComputeGpuCertificate {
 /// Protected memory size
 ///
 ///The safe form of `nvmlConfComputeMemSizeInfo_st`.
+#[doc(alias = "nvmlConfComputeMemSizeInfo_st")]
+#[doc(alias = "nvmlConfComputeMemSizeInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeMemSizeInfo {
     pub protected_mem_size_kib: u64,
@@ -258,6 +266,8 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
 }
 ///
 ///The safe form of `nvmlConfComputeSetKeyRotationThresholdInfo_st`.
+#[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_st")]
+#[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeSetKeyRotationThresholdInfoV1 {
     pub version: u32,
@@ -298,6 +308,8 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfoV1 {
 }
 ///
 ///The safe form of `nvmlConfComputeSystemCaps_st`.
+#[doc(alias = "nvmlConfComputeSystemCaps_st")]
+#[doc(alias = "nvmlConfComputeSystemCaps_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeSystemCaps {
     pub cpu_caps: u32,
@@ -334,6 +346,8 @@ impl serde::Serialize for ConfComputeSystemCaps {
 }
 ///
 ///The safe form of `nvmlConfComputeSystemState_st`.
+#[doc(alias = "nvmlConfComputeSystemState_st")]
+#[doc(alias = "nvmlConfComputeSystemState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeSystemState {
     pub environment: u32,
@@ -375,6 +389,8 @@ impl serde::Serialize for ConfComputeSystemState {
 /// Confidential Compute System settings
 ///
 ///The safe form of `nvmlSystemConfComputeSettings_v1_t`.
+#[doc(alias = "nvmlSystemConfComputeSettings_t")]
+#[doc(alias = "nvmlSystemConfComputeSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemConfComputeSettingsV1 {
     pub version: u32,
@@ -429,6 +445,7 @@ impl serde::Serialize for SystemConfComputeSettingsV1 {
 /// so that callers do not have to combine flags.
 ///
 ///The safe form of `nvmlSystemConfComputeSettings_v2_t`.
+#[doc(alias = "nvmlSystemConfComputeSettings_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemConfComputeSettingsV2 {
     pub version: u32,

@@ -52,6 +52,7 @@ use super::*;
 /// to request records from several sources in one call.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CPERType::name`]).
+#[doc(alias = "nvmlCPERType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct CPERType(pub sys::nvmlCPERType_t);
@@ -101,6 +102,7 @@ impl serde::Serialize for CPERType {
 ///   and call again with the updated filter (this starts a new iteration).
 ///
 ///The safe form of `nvmlCPERCursor_v1_t`.
+#[doc(alias = "nvmlCPERCursor_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CPERCursorV1 {
     /// \[IN\] Types of records to access. Bitmask of `nvmlCPERType_t` values. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.

@@ -50,6 +50,8 @@ use super::handles::*;
 use super::*;
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ClockLimitId::name`]).
+#[doc(alias = "nvmlClockLimitId_enum")]
+#[doc(alias = "nvmlClockLimitId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ClockLimitId(pub sys::nvmlClockLimitId_enum);
@@ -113,23 +115,26 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlMemoryErrorType_t` for details on available counter types.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `counterType`: Flag that indicates which type of errors should be cleared.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the error counts were cleared
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `counterType` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also:
     /// - nvmlDeviceGetDetailedEccErrors()
     /// - nvmlDeviceGetTotalEccErrors()
     ///
+    /// # Arguments
+    ///
+    /// * `counter_type`: Flag that indicates which type of errors should be cleared.
+    ///
     /// Calls `nvmlDeviceClearEccErrorCounts`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `counterType` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearEccErrorCounts` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceClearEccErrorCounts")]
     pub fn clear_ecc_error_counts(
         &self,
         counter_type: EccCounterType,
@@ -144,6 +149,11 @@ impl<'n> Device<'n> {
     /// `nvmlDeviceResetGpuLockedClocks` for Graphics Clocks.
     ///
     /// Calls `nvmlDeviceResetApplicationsClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetApplicationsClocks` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceResetApplicationsClocks")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn reset_applications_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetApplicationsClocks()?;
@@ -159,17 +169,17 @@ impl<'n> Device<'n> {
     ///
     /// For Volta ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if new settings were successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceResetGpuLockedClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetGpuLockedClocks` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceResetGpuLockedClocks")]
     pub fn reset_gpu_locked_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetGpuLockedClocks()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -184,17 +194,17 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if new settings were successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceResetMemoryLockedClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetMemoryLockedClocks` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceResetMemoryLockedClocks")]
     pub fn reset_memory_locked_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetMemoryLockedClocks()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -208,24 +218,25 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `apiType`: Target API type for this operation
-    /// * `isRestricted`: The target restriction
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `isRestricted` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `apiType` incorrect
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support changing API restrictions or the device does not support
-    ///   the feature that api restrictions are being set for (E.G. Enabling/disabling auto
-    ///   boosted clocks is not supported by the device)
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlRestrictedAPI_t
     ///
+    /// # Arguments
+    ///
+    /// * `api_type`: Target API type for this operation
+    /// * `is_restricted`: The target restriction
+    ///
     /// Calls `nvmlDeviceSetAPIRestriction`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `apiType` incorrect
+    /// - [`Error::NotSupported`] if the device does not support changing API restrictions or the device does not support the feature that api restrictions are being set for (E.G. Enabling/disabling auto boosted clocks is not supported by the device)
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAPIRestriction` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetAPIRestriction")]
     pub fn set_api_restriction(
         &self,
         api_type: RestrictedAPI,
@@ -241,6 +252,11 @@ impl<'n> Device<'n> {
     /// `nvmlDeviceSetGpuLockedClocks` for Graphics Clocks.
     ///
     /// Calls `nvmlDeviceSetApplicationsClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetApplicationsClocks` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetApplicationsClocks")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn set_applications_clocks(
         &self,
@@ -267,18 +283,21 @@ impl<'n> Device<'n> {
     /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
     /// behavior.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `enabled`: What state to try to set Auto Boosted clocks of the target device to
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 If the Auto Boosted clocks were successfully set to the state specified by `enabled`
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support Auto Boosted clocks
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetAutoBoostedClocksEnabled`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAutoBoostedClocksEnabled` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetAutoBoostedClocksEnabled")]
     pub fn set_auto_boosted_clocks_enabled(
         &self,
         enabled: EnableState,
@@ -304,21 +323,24 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlComputeMode_t` for details on available compute modes.
     ///
-    /// * `device`: The identifier of the target device handle or MIG device handle
-    /// * `mode`: The target compute mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the compute mode was set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetComputeMode()
     ///
+    /// # Arguments
+    ///
+    /// * `mode`: The target compute mode
+    ///
     /// Calls `nvmlDeviceSetComputeMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetComputeMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetComputeMode")]
     pub fn set_compute_mode(&self, mode: ComputeMode) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetComputeMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -338,20 +360,23 @@ impl<'n> Device<'n> {
     /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
     /// behavior.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `enabled`: What state to try to set default Auto Boosted clocks of the target device to
     /// * `flags`: Flags that change the default behavior. Currently Unused.
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 If the Auto Boosted clock's default state was successfully set to the state specified by `enabled`
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_NO_PERMISSION`     If the calling user does not have permission to change Auto Boosted clock's default state.
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support Auto Boosted clocks
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetDefaultAutoBoostedClocksEnabled`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] If the calling user does not have permission to change Auto Boosted clock's default state.
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDefaultAutoBoostedClocksEnabled` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetDefaultAutoBoostedClocksEnabled")]
     pub fn set_default_auto_boosted_clocks_enabled(
         &self,
         enabled: EnableState,
@@ -365,17 +390,20 @@ impl<'n> Device<'n> {
     ///
     /// For all cuda-capable discrete products with fans
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `fan`: The index of the fan, starting at zero
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if speed has been adjusted
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if device is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this (doesn't have fans)
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetDefaultFanSpeed_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this (doesn't have fans)
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDefaultFanSpeed_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetDefaultFanSpeed_v2")]
     pub fn set_default_fan_speed_v2(&self, fan: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDefaultFanSpeed_v2()?;
         ffi::check(call!(sym(self.raw, fan)))?;
@@ -407,22 +435,25 @@ impl<'n> Device<'n> {
     /// See `nvmlDriverModel_t` for details on available driver models.
     /// See `nvmlFlagDefault` and `nvmlFlagForce`
     ///
-    /// * `device`: The identifier of the target device
-    /// * `driverModel`: The target driver model
-    /// * `flags`: Flags that change the default behavior
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the driver model has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `driverModel` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the platform is not windows or the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetDriverModel()
     ///
+    /// # Arguments
+    ///
+    /// * `driver_model`: The target driver model
+    /// * `flags`: Flags that change the default behavior
+    ///
     /// Calls `nvmlDeviceSetDriverModel`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `driverModel` is invalid
+    /// - [`Error::NotSupported`] if the platform is not windows or the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDriverModel` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetDriverModel")]
     pub fn set_driver_model(
         &self,
         driver_model: DriverModel,
@@ -445,21 +476,24 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on available modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `ecc`: The target ECC mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the ECC mode was set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `ecc` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetEccMode()
     ///
+    /// # Arguments
+    ///
+    /// * `ecc`: The target ECC mode
+    ///
     /// Calls `nvmlDeviceSetEccMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `ecc` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetEccMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetEccMode")]
     pub fn set_ecc_mode(&self, ecc: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetEccMode()?;
         ffi::check(call!(sym(self.raw, ecc.0)))?;
@@ -473,18 +507,21 @@ impl<'n> Device<'n> {
     ///
     /// For all cuda-capable discrete products with fans
     ///
-    /// * `device`: The identifier of the target `device`
+    /// # Arguments
+    ///
     /// * `fan`: The index of the fan, starting at zero
     /// * `policy`: The fan control `policy` to set
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `policy` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `policy` is null or the `fan` given doesn't reference a fan that exists.
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the `device` is older than Maxwell
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetFanControlPolicy`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `policy` is null or the `fan` given doesn't reference a fan that exists.
+    /// - [`Error::NotSupported`] if the `device` is older than Maxwell
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanControlPolicy` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetFanControlPolicy")]
     pub fn set_fan_control_policy(&self, fan: u32, policy: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanControlPolicy()?;
         ffi::check(call!(sym(self.raw, fan, policy)))?;
@@ -499,10 +536,6 @@ impl<'n> Device<'n> {
     ///
     /// For all cuda-capable discrete products with fans that are Maxwell or Newer.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `fan`: The index of the fan, starting at zero
-    /// * `speed`: The target speed of the fan \[0-100\] in % of max speed
-    ///
     /// return
     /// - `NVML_SUCCESS`                   if the fan speed has been set
     /// - `NVML_ERROR_UNINITIALIZED`       if the library has not been successfully initialized
@@ -511,7 +544,17 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_NOT_SUPPORTED`       if the device is older than Maxwell.
     /// - `NVML_ERROR_UNKNOWN`             if there was an unexpected error.
     ///
+    /// # Arguments
+    ///
+    /// * `fan`: The index of the fan, starting at zero
+    /// * `speed`: The target speed of the fan \[0-100\] in % of max speed
+    ///
     /// Calls `nvmlDeviceSetFanSpeed_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanSpeed_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetFanSpeed_v2")]
     pub fn set_fan_speed_v2(&self, fan: u32, speed: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanSpeed_v2()?;
         ffi::check(call!(sym(self.raw, fan, speed)))?;
@@ -521,18 +564,22 @@ impl<'n> Device<'n> {
     /// on Maxwell onwards GPU architectures.
     ///
     /// Set the GPCCLK VF offset value
-    /// * `device` (in): The identifier of the target device
-    /// * `offset` (in): The GPCCLK VF offset value to set
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `offset` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `offset` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// # Arguments
+    ///
+    /// * `offset`: The GPCCLK VF offset value to set
     ///
     /// Calls `nvmlDeviceSetGpcClkVfOffset`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpcClkVfOffset` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetGpcClkVfOffset")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn set_gpc_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetGpcClkVfOffset()?;
@@ -565,21 +612,23 @@ impl<'n> Device<'n> {
     ///
     /// For Volta ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `minGpuClockMHz`: Requested minimum gpu clock in MHz
-    /// * `maxGpuClockMHz`: Requested maximum gpu clock in MHz
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if new settings were successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz`
-    ///   is not a valid clock combination
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `min_gpu_clock_m_hz`: Requested minimum gpu clock in MHz
+    /// * `max_gpu_clock_m_hz`: Requested maximum gpu clock in MHz
     ///
     /// Calls `nvmlDeviceSetGpuLockedClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz` is not a valid clock combination
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpuLockedClocks` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetGpuLockedClocks")]
     pub fn set_gpu_locked_clocks(
         &self,
         min_gpu_clock_m_hz: u32,
@@ -602,23 +651,26 @@ impl<'n> Device<'n> {
     /// Compute only GOMs don't support graphics acceleration. Under windows switching to these GOMs when
     /// pending driver model is WDDM is not supported. See `nvmlDeviceSetDriverModel`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: Target GOM
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `mode` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` incorrect
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support GOM or specific mode
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlGpuOperationMode_t
     ///
     /// See also: nvmlDeviceGetGpuOperationMode
     ///
+    /// # Arguments
+    ///
+    /// * `mode`: Target GOM
+    ///
     /// Calls `nvmlDeviceSetGpuOperationMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` incorrect
+    /// - [`Error::NotSupported`] if the device does not support GOM or specific mode
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpuOperationMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetGpuOperationMode")]
     pub fn set_gpu_operation_mode(&self, mode: GpuOperationMode) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetGpuOperationMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -628,18 +680,22 @@ impl<'n> Device<'n> {
     /// on Maxwell onwards GPU architectures.
     ///
     /// Set the MemClk (Memory Clock) VF offset value. It requires elevated privileges.
-    /// * `device` (in): The identifier of the target device
-    /// * `offset` (in): The MemClk VF offset value to set
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `offset` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `offset` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// # Arguments
+    ///
+    /// * `offset`: The MemClk VF offset value to set
     ///
     /// Calls `nvmlDeviceSetMemClkVfOffset`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemClkVfOffset` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetMemClkVfOffset")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn set_mem_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMemClkVfOffset()?;
@@ -659,21 +715,23 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `minMemClockMHz`: Requested minimum memory clock in MHz
-    /// * `maxMemClockMHz`: Requested maximum memory clock in MHz
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if new settings were successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz`
-    ///   is not a valid clock combination
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `min_mem_clock_m_hz`: Requested minimum memory clock in MHz
+    /// * `max_mem_clock_m_hz`: Requested maximum memory clock in MHz
     ///
     /// Calls `nvmlDeviceSetMemoryLockedClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz` is not a valid clock combination
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemoryLockedClocks` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetMemoryLockedClocks")]
     pub fn set_memory_locked_clocks(
         &self,
         min_mem_clock_m_hz: u32,
@@ -703,21 +761,24 @@ impl<'n> Device<'n> {
     /// limitation is currently only applicable to devices that have a coherent NVLink connection to
     /// system memory.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: The target persistence mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the persistence mode was set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetPersistenceMode()
     ///
+    /// # Arguments
+    ///
+    /// * `mode`: The target persistence mode
+    ///
     /// Calls `nvmlDeviceSetPersistenceMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPersistenceMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetPersistenceMode")]
     pub fn set_persistence_mode(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPersistenceMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -733,22 +794,26 @@ impl<'n> Device<'n> {
     /// **Note:** Limit is not persistent across reboots or driver unloads.
     /// Enable persistent mode to prevent driver from unloading when no application is using the device.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `limit`: Power management limit in milliwatts to set
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `limit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `defaultLimit` is out of range
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetPowerManagementLimitConstraints
     ///
     /// See also: nvmlDeviceGetPowerManagementDefaultLimit
     ///
+    /// # Arguments
+    ///
+    /// * `limit`: Power management limit in milliwatts to set
+    ///
     /// Calls `nvmlDeviceSetPowerManagementLimit`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `defaultLimit` is out of range
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetPowerManagementLimit")]
+    #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
     pub fn set_power_management_limit(&self, limit: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerManagementLimit()?;
         ffi::check(call!(sym(self.raw, limit)))?;
@@ -757,17 +822,20 @@ impl<'n> Device<'n> {
     /// Set Read-only user shared data (RUSD) settings for GPU.
     /// Requires root/admin permissions.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `settings`: Reference to `nvmlRusdSettings_v1_t` struct
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the RUSD setting  was successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device is invalid or state is NULL
-    /// - `NVML_ERROR_NO_PERMISSION`             if user does not have permission to change feature state
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by NVIDIA kernel driver
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the input version is not supported
-    ///
     /// Calls `nvmlDeviceSetRusdSettings_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or state is NULL
+    /// - [`Error::NoPermission`] if user does not have permission to change feature state
+    /// - [`Error::NotSupported`] if this feature is not supported by NVIDIA kernel driver
+    /// - [`Error::ArgumentVersionMismatch`] if the input version is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetRusdSettings_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetRusdSettings_v1")]
     pub fn set_rusd_settings_v1(&self, settings: &RusdSettingsV1) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetRusdSettings_v1()?;
         let mut c_settings = sys::nvmlRusdSettings_v1_t {
@@ -783,19 +851,22 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlTemperatureThresholds_t` for details on available temperature thresholds.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `thresholdType`: The type of threshold value to be set
+    /// # Arguments
+    ///
+    /// * `threshold_type`: The type of threshold value to be set
     /// * `temp`: Reference which hold the value to be set
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `temp` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have a temperature sensor or is unsupported
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetTemperatureThreshold`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a temperature sensor or is unsupported
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetTemperatureThreshold` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetTemperatureThreshold")]
     pub fn set_temperature_threshold(
         &self,
         threshold_type: TemperatureThresholds,

@@ -51,6 +51,8 @@ use super::*;
 /// * The Brand of the GPU
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`BrandType::name`]).
+#[doc(alias = "nvmlBrandType_enum")]
+#[doc(alias = "nvmlBrandType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct BrandType(pub sys::nvmlBrandType_enum);
@@ -177,6 +179,8 @@ impl serde::Serialize for BrandType {
 /// to specify a single clock value.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ClockId::name`]).
+#[doc(alias = "nvmlClockId_enum")]
+#[doc(alias = "nvmlClockId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ClockId(pub sys::nvmlClockId_enum);
@@ -244,6 +248,8 @@ impl serde::Serialize for ClockId {
 /// All speeds are in Mhz.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ClockType::name`]).
+#[doc(alias = "nvmlClockType_enum")]
+#[doc(alias = "nvmlClockType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ClockType(pub sys::nvmlClockType_enum);
@@ -309,6 +315,8 @@ impl serde::Serialize for ClockType {
 /// which is equivalent to NVML_COMPUTEMODE_EXCLUSIVE_THREAD in CUDA 4.0 and beyond.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ComputeMode::name`]).
+#[doc(alias = "nvmlComputeMode_enum")]
+#[doc(alias = "nvmlComputeMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ComputeMode(pub sys::nvmlComputeMode_enum);
@@ -375,6 +383,8 @@ impl serde::Serialize for ComputeMode {
 /// Windows only.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DriverModel::name`]).
+#[doc(alias = "nvmlDriverModel_enum")]
+#[doc(alias = "nvmlDriverModel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct DriverModel(pub sys::nvmlDriverModel_enum);
@@ -431,6 +441,8 @@ impl serde::Serialize for DriverModel {
 /// is run.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EccCounterType::name`]).
+#[doc(alias = "nvmlEccCounterType_enum")]
+#[doc(alias = "nvmlEccCounterType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct EccCounterType(pub sys::nvmlEccCounterType_enum);
@@ -484,6 +496,8 @@ impl serde::Serialize for EccCounterType {
 /// Generic enable/disable enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EnableState::name`]).
+#[doc(alias = "nvmlEnableState_enum")]
+#[doc(alias = "nvmlEnableState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct EnableState(pub sys::nvmlEnableState_enum);
@@ -534,6 +548,8 @@ impl serde::Serialize for EnableState {
 /// Each GOM is designed to meet specific user needs.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuOperationMode::name`]).
+#[doc(alias = "nvmlGom_enum")]
+#[doc(alias = "nvmlGpuOperationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuOperationMode(pub sys::nvmlGom_enum);
@@ -587,6 +603,7 @@ impl serde::Serialize for GpuOperationMode {
 /// Represents the GPU utilization domains
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuUtilizationDomainId::name`]).
+#[doc(alias = "nvmlGpuUtilizationDomainId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuUtilizationDomainId(pub sys::nvmlGpuUtilizationDomainId_t);
@@ -651,6 +668,8 @@ impl serde::Serialize for GpuUtilizationDomainId {
 /// Available infoROM objects.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`InforomObject::name`]).
+#[doc(alias = "nvmlInforomObject_enum")]
+#[doc(alias = "nvmlInforomObject_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct InforomObject(pub sys::nvmlInforomObject_enum);
@@ -712,6 +731,8 @@ impl serde::Serialize for InforomObject {
 /// Memory error types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryErrorType::name`]).
+#[doc(alias = "nvmlMemoryErrorType_enum")]
+#[doc(alias = "nvmlMemoryErrorType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct MemoryErrorType(pub sys::nvmlMemoryErrorType_enum);
@@ -775,6 +796,8 @@ impl serde::Serialize for MemoryErrorType {
 /// See `nvmlDeviceGetMemoryErrorCounter`
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryLocation::name`]).
+#[doc(alias = "nvmlMemoryLocation_enum")]
+#[doc(alias = "nvmlMemoryLocation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct MemoryLocation(pub sys::nvmlMemoryLocation_enum);
@@ -872,6 +895,8 @@ impl serde::Serialize for MemoryLocation {
 /// Allowed PStates.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Pstates::name`]).
+#[doc(alias = "nvmlPStates_enum")]
+#[doc(alias = "nvmlPstates_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct Pstates(pub sys::nvmlPStates_enum);
@@ -993,6 +1018,8 @@ impl serde::Serialize for Pstates {
 /// Causes for page retirement
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PageRetirementCause::name`]).
+#[doc(alias = "nvmlPageRetirementCause_enum")]
+#[doc(alias = "nvmlPageRetirementCause_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PageRetirementCause(pub sys::nvmlPageRetirementCause_enum);
@@ -1053,6 +1080,8 @@ impl serde::Serialize for PageRetirementCause {
 /// API types that allow changes to default permission restrictions
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`RestrictedAPI::name`]).
+#[doc(alias = "nvmlRestrictedAPI_enum")]
+#[doc(alias = "nvmlRestrictedAPI_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct RestrictedAPI(pub sys::nvmlRestrictedAPI_enum);
@@ -1114,6 +1143,8 @@ impl serde::Serialize for RestrictedAPI {
 /// Return values for NVML API calls.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Return::name`]).
+#[doc(alias = "nvmlReturn_enum")]
+#[doc(alias = "nvmlReturn_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct Return(pub sys::nvmlReturn_enum);
@@ -1346,6 +1377,8 @@ impl serde::Serialize for Return {
 /// Temperature sensors.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureSensors::name`]).
+#[doc(alias = "nvmlTemperatureSensors_enum")]
+#[doc(alias = "nvmlTemperatureSensors_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct TemperatureSensors(pub sys::nvmlTemperatureSensors_enum);
@@ -1400,6 +1433,8 @@ impl serde::Serialize for TemperatureSensors {
 /// Temperature thresholds.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureThresholds::name`]).
+#[doc(alias = "nvmlTemperatureThresholds_enum")]
+#[doc(alias = "nvmlTemperatureThresholds_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct TemperatureThresholds(pub sys::nvmlTemperatureThresholds_enum);
@@ -1506,6 +1541,7 @@ impl serde::Serialize for TemperatureThresholds {
 /// Stores Adaptive TGP Mode state and telemetry for a GPU.
 ///
 ///The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.
+#[doc(alias = "nvmlAdaptiveTgpModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AdaptiveTgpModeInfoV1 {
     /// \[out\] In-band enable requested (NVML_FEATURE_ENABLED) or not requested (NVML_FEATURE_DISABLED)
@@ -1560,6 +1596,8 @@ impl serde::Serialize for AdaptiveTgpModeInfoV1 {
 /// Clock Monitor error types
 ///
 ///The safe form of `nvmlClkMonFaultInfo_struct`.
+#[doc(alias = "nvmlClkMonFaultInfo_struct")]
+#[doc(alias = "nvmlClkMonFaultInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClkMonFaultInfo {
     /// The clock domain that faulted, encoded as a legacy 1-hot bitmask with
@@ -1601,6 +1639,8 @@ impl serde::Serialize for ClkMonFaultInfo {
 /// Clock Monitor Status
 ///
 ///The safe form of `nvmlClkMonStatus_status`.
+#[doc(alias = "nvmlClkMonStatus_status")]
+#[doc(alias = "nvmlClkMonStatus_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClkMonStatus {
     /// Fault status Indicator
@@ -1651,6 +1691,8 @@ impl serde::Serialize for ClkMonStatus {
 /// Clock offset info.
 ///
 ///The safe form of `nvmlClockOffset_v1_t`.
+#[doc(alias = "nvmlClockOffset_t")]
+#[doc(alias = "nvmlClockOffset_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClockOffsetV1 {
     /// The version number of this struct
@@ -1707,6 +1749,8 @@ impl serde::Serialize for ClockOffsetV1 {
 /// Device current clocks string
 ///
 ///The safe form of `nvmlDeviceCurrentClockFreqs_v1_t`.
+#[doc(alias = "nvmlDeviceCurrentClockFreqs_t")]
+#[doc(alias = "nvmlDeviceCurrentClockFreqs_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceCurrentClockFreqsV1 {
     /// the API version number
@@ -1748,6 +1792,8 @@ impl serde::Serialize for DeviceCurrentClockFreqsV1 {
 /// Device performance modes string
 ///
 ///The safe form of `nvmlDevicePerfModes_v1_t`.
+#[doc(alias = "nvmlDevicePerfModes_t")]
+#[doc(alias = "nvmlDevicePerfModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DevicePerfModesV1 {
     /// the API version number
@@ -1788,6 +1834,7 @@ impl serde::Serialize for DevicePerfModesV1 {
 }
 ///
 ///The safe form of `nvmlDevicePowerMizerModes_v1_t`.
+#[doc(alias = "nvmlDevicePowerMizerModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DevicePowerMizerModesV1 {
     /// OUT: the current powermizer mode
@@ -1835,6 +1882,8 @@ impl serde::Serialize for DevicePowerMizerModesV1 {
 /// DRAM Encryption Info
 ///
 ///The safe form of `nvmlDramEncryptionInfo_v1_t`.
+#[doc(alias = "nvmlDramEncryptionInfo_t")]
+#[doc(alias = "nvmlDramEncryptionInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DramEncryptionInfoV1 {
     /// IN - the API version number
@@ -1876,6 +1925,8 @@ impl serde::Serialize for DramEncryptionInfoV1 {
 /// Structure to store SRAM uncorrectable error counters
 ///
 ///The safe form of `nvmlEccSramErrorStatus_v1_t`.
+#[doc(alias = "nvmlEccSramErrorStatus_t")]
+#[doc(alias = "nvmlEccSramErrorStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccSramErrorStatusV1 {
     /// the API version number
@@ -1971,6 +2022,7 @@ impl serde::Serialize for EccSramErrorStatusV1 {
 }
 ///
 ///The safe form of `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t`.
+#[doc(alias = "nvmlEccSramUniqueUncorrectedErrorEntry_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccSramUniqueUncorrectedErrorEntryV1 {
     /// the SRAM unit index
@@ -2037,6 +2089,8 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntryV1 {
 /// Fan speed info.
 ///
 ///The safe form of `nvmlFanSpeedInfo_v1_t`.
+#[doc(alias = "nvmlFanSpeedInfo_t")]
+#[doc(alias = "nvmlFanSpeedInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FanSpeedInfoV1 {
     /// the API version number
@@ -2082,6 +2136,8 @@ impl serde::Serialize for FanSpeedInfoV1 {
 }
 ///
 ///The safe form of `nvmlGpuDynamicPstatesInfo_st`.
+#[doc(alias = "nvmlGpuDynamicPstatesInfo_st")]
+#[doc(alias = "nvmlGpuDynamicPstatesInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuDynamicPstatesInfo {
     /// Reserved for future use
@@ -2125,6 +2181,7 @@ impl serde::Serialize for GpuDynamicPstatesInfo {
 }
 ///
 ///The safe form of `nvmlGpuDynamicPstatesInfo_st_utilization`.
+#[doc(alias = "nvmlGpuDynamicPstatesInfo_st_utilization")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuDynamicPstatesInfoUtilization {
     /// Set if this utilization domain is present on this GPU
@@ -2175,6 +2232,7 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
 /// Stores the hostname string assigned to a GPU device.
 ///
 ///The safe form of `nvmlHostname_v1_t`.
+#[doc(alias = "nvmlHostname_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HostnameV1 {
     /// null-terminated hostname string
@@ -2209,6 +2267,8 @@ impl serde::Serialize for HostnameV1 {
 /// Margin temperature values
 ///
 ///The safe form of `nvmlMarginTemperature_v1_t`.
+#[doc(alias = "nvmlMarginTemperature_t")]
+#[doc(alias = "nvmlMarginTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MarginTemperatureV1 {
     /// The version number of this struct
@@ -2253,6 +2313,7 @@ impl serde::Serialize for MarginTemperatureV1 {
 /// Use nvmlPlatformInfo_v2_t
 ///
 ///The safe form of `nvmlPlatformInfo_v1_t`.
+#[doc(alias = "nvmlPlatformInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlatformInfoV1 {
     /// the API version number
@@ -2331,6 +2392,8 @@ impl serde::Serialize for PlatformInfoV1 {
 /// Structure to store platform information (v2)
 ///
 ///The safe form of `nvmlPlatformInfo_v2_t`.
+#[doc(alias = "nvmlPlatformInfo_t")]
+#[doc(alias = "nvmlPlatformInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlatformInfoV2 {
     /// the API version number
@@ -2410,6 +2473,7 @@ impl serde::Serialize for PlatformInfoV2 {
 /// Contains the power management limit
 ///
 ///The safe form of `nvmlPowerValue_v2_t`.
+#[doc(alias = "nvmlPowerValue_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerValueV2 {
     /// Structure format version (must be 1)
@@ -2456,6 +2520,7 @@ impl serde::Serialize for PowerValueV2 {
 /// Structure to store utilization value and process Id -- version 1
 ///
 ///The safe form of `nvmlProcessUtilizationInfo_v1_t`.
+#[doc(alias = "nvmlProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessUtilizationInfoV1 {
     /// CPU Timestamp in microseconds
@@ -2525,6 +2590,8 @@ impl serde::Serialize for ProcessUtilizationInfoV1 {
 /// Structure to store utilization value and process Id
 ///
 ///The safe form of `nvmlProcessUtilizationSample_st`.
+#[doc(alias = "nvmlProcessUtilizationSample_st")]
+#[doc(alias = "nvmlProcessUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessUtilizationSample {
     /// PID of process
@@ -2583,6 +2650,7 @@ impl serde::Serialize for ProcessUtilizationSample {
 }
 ///
 ///The safe form of `nvmlRemappedRowsInfo_v2_t`.
+#[doc(alias = "nvmlRemappedRowsInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RemappedRowsInfoV2 {
     /// Number of active row remappings due to correctable errors
@@ -2642,6 +2710,7 @@ impl serde::Serialize for RemappedRowsInfoV2 {
 /// Stores RUSD polling configuration for a GPU.
 ///
 ///The safe form of `nvmlRusdSettings_v1_t`.
+#[doc(alias = "nvmlRusdSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RusdSettingsV1 {
     pub version: u32,

@@ -54,15 +54,15 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `capabilities`: System CC capabilities
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `capabilities` were successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `capabilities` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
     /// Calls `nvmlSystemGetConfComputeCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `capabilities` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetConfComputeCapabilities")]
     pub fn conf_compute_capabilities(&self) -> Result<ConfComputeSystemCaps, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeCapabilities()?;
         let mut c_capabilities: sys::nvmlConfComputeSystemCaps_st = Default::default();
@@ -74,10 +74,6 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `isAcceptingWork`: Returns GPU current work accepting state,
-    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
-    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
-    ///
     /// return
     /// - `NVML_SUCCESS`                 if `current` GPUs ready state were successfully queried
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -85,6 +81,11 @@ impl Nvml {
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
     ///
     /// Calls `nvmlSystemGetConfComputeGpusReadyState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeGpusReadyState` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetConfComputeGpusReadyState")]
     pub fn conf_compute_gpus_ready_state(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeGpusReadyState()?;
         let mut c_is_accepting_work: u32 = Default::default();
@@ -96,16 +97,16 @@ impl Nvml {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `pKeyRotationThrInfo`: Reference in which to return the key rotation threshold data
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `gpu` key rotation threshold info has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `memory` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlSystemGetConfComputeKeyRotationThresholdInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetConfComputeKeyRotationThresholdInfo")]
     pub fn conf_compute_key_rotation_threshold_info(
         &self,
     ) -> Result<ConfComputeGetKeyRotationThresholdInfoV1, Error> {
@@ -129,18 +130,19 @@ impl Nvml {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `settings`: System CC settings
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is success
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `settings` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
-    ///
     /// Calls the newest of `nvmlSystemGetConfComputeSettings_v2`, `nvmlSystemGetConfComputeSettings` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `settings` is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeSettings_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetConfComputeSettings_v2")]
+    #[doc(alias = "nvmlSystemGetConfComputeSettings")]
     pub fn conf_compute_settings(&self) -> Result<SystemConfComputeSettingsV2, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
@@ -190,15 +192,15 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `state`: System CC State
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `state` were successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `state` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
     /// Calls `nvmlSystemGetConfComputeState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `state` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeState` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetConfComputeState")]
     pub fn conf_compute_state(&self) -> Result<ConfComputeSystemState, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeState()?;
         let mut c_state: sys::nvmlConfComputeSystemState_st = Default::default();
@@ -210,16 +212,22 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `isAcceptingWork`: GPU accepting new work, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or
-    ///   NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
-    ///
     /// return
     /// - `NVML_SUCCESS`                 if `current` GPUs ready state is successfully set
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `isAcceptingWork` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
     ///
+    /// # Arguments
+    ///
+    /// * `is_accepting_work`: GPU accepting new work, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    ///
     /// Calls `nvmlSystemSetConfComputeGpusReadyState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeGpusReadyState` (a driver older than the function)
+    #[doc(alias = "nvmlSystemSetConfComputeGpusReadyState")]
     pub fn set_conf_compute_gpus_ready_state(
         &self,
         is_accepting_work: u32,
@@ -238,17 +246,21 @@ impl Nvml {
     /// NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN to NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX.
     /// Default value is 60.
     ///
-    /// * `pKeyRotationThrInfo`: Reference to the key rotation threshold data
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `key` rotation threshold max attacker advantage has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `memory` is NULL
-    /// - `NVML_ERROR_INVALID_STATE`     if confidential compute GPU ready state is enabled
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `p_key_rotation_thr_info`: Reference to the key rotation threshold data
     ///
     /// Calls `nvmlSystemSetConfComputeKeyRotationThresholdInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidState`] if confidential compute GPU ready state is enabled
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
+    #[doc(alias = "nvmlSystemSetConfComputeKeyRotationThresholdInfo")]
     pub fn set_conf_compute_key_rotation_threshold_info(
         &self,
         p_key_rotation_thr_info: &ConfComputeSetKeyRotationThresholdInfoV1,
@@ -268,25 +280,23 @@ impl<'n> Device<'n> {
     ///
     /// For all fully supported products.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `apiType`: Target API type for this operation
-    /// * `isRestricted`: Reference in which to return the current restriction
-    ///   NVML_FEATURE_ENABLED indicates that the API is root-only
-    ///   NVML_FEATURE_DISABLED indicates that the API is accessible to all users
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `isRestricted` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `apiType` incorrect or `isRestricted` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device or the device does not support
-    ///   the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is
-    ///   not supported by the device)
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlRestrictedAPI_t
     ///
+    /// # Arguments
+    ///
+    /// * `api_type`: Target API type for this operation
+    ///
     /// Calls `nvmlDeviceGetAPIRestriction`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `apiType` incorrect or `isRestricted` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device or the device does not support the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is not supported by the device)
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAPIRestriction` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAPIRestriction")]
     pub fn api_restriction(
         &self,
         api_type: RestrictedAPI,
@@ -300,17 +310,16 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `timeData`: Reference in which to return the cumulative number of seconds the GPU has had the driver loaded
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `timeData` has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `timeData` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBBXTimeData_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `timeData` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBBXTimeData_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBBXTimeData_v1")]
     pub fn bbx_time_data_v1(&self) -> Result<BBXTimeDataV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBBXTimeData_v1()?;
         let mut c_time_data: sys::nvmlBBXTimeData_v1_t = Default::default();
@@ -325,20 +334,19 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlComputeMode_t` for details on allowed compute modes.
     ///
-    /// * `device`: The identifier of the target device handle or MIG device handle
-    /// * `mode`: Reference in which to return the current compute mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `mode` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetComputeMode()
     ///
     /// Calls `nvmlDeviceGetComputeMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetComputeMode")]
     pub fn compute_mode(&self) -> Result<ComputeMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetComputeMode()?;
         let mut c_mode: sys::nvmlComputeMode_enum = Default::default();
@@ -350,17 +358,20 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `gpuAtstReport`: Reference in which to return the gpu attestation report
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `gpu` attestation report has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `memory` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `gpu_atst_report`: Reference in which to return the gpu attestation report
     ///
     /// Calls `nvmlDeviceGetConfComputeGpuAttestationReport`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuAttestationReport` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetConfComputeGpuAttestationReport")]
     pub fn conf_compute_gpu_attestation_report(
         &self,
         gpu_atst_report: &ConfComputeGpuAttestationReport,
@@ -375,17 +386,16 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `gpuCert`: Reference in which to return the gpu certificate information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `gpu` certificate info has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `memory` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetConfComputeGpuCertificate`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuCertificate` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetConfComputeGpuCertificate")]
     pub fn conf_compute_gpu_certificate(
         &self,
     ) -> Result<ConfComputeGpuCertificate, Error> {
@@ -399,16 +409,15 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: Device handle
-    /// * `memInfo`: Protected/Unprotected Memory sizes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `memInfo` were successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `memInfo` or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
     /// Calls `nvmlDeviceGetConfComputeMemSizeInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `memInfo` or `device` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeMemSizeInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetConfComputeMemSizeInfo")]
     pub fn conf_compute_mem_size_info(&self) -> Result<ConfComputeMemSizeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeMemSizeInfo()?;
         let mut c_mem_info: sys::nvmlConfComputeMemSizeInfo_st = Default::default();
@@ -420,17 +429,16 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `memory`: Reference in which to return the memory information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `memory` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `memory` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetConfComputeProtectedMemoryUsage`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeProtectedMemoryUsage` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetConfComputeProtectedMemoryUsage")]
     pub fn conf_compute_protected_memory_usage(&self) -> Result<Memory, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeProtectedMemoryUsage()?;
         let mut c_memory: sys::nvmlMemory_st = Default::default();
@@ -448,18 +456,17 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `isActive`: Reference in which to return the display active state
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `isActive` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `isActive` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetDisplayActive`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `isActive` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayActive` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDisplayActive")]
     pub fn display_active(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayActive()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
@@ -475,18 +482,17 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `display`: Reference in which to return the display mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `display` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `display` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetDisplayMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `display` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDisplayMode")]
     pub fn display_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayMode()?;
         let mut c_display: sys::nvmlEnableState_enum = Default::default();
@@ -505,21 +511,20 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlDriverModel_t` for details on available driver models.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `current`: Reference in which to return the current driver model
-    /// * `pending`: Reference in which to return the pending driver model
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if either `current` and/or `pending` have been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or both `current` and `pending` are NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the platform is not windows
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetDriverModel_v2()
     ///
     /// Calls the newest of `nvmlDeviceGetDriverModel_v2`, `nvmlDeviceGetDriverModel` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or both `current` and `pending` are NULL
+    /// - [`Error::NotSupported`] if the platform is not windows
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDriverModel_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDriverModel_v2")]
+    #[doc(alias = "nvmlDeviceGetDriverModel")]
     pub fn driver_model(&self) -> Result<(DriverModel, DriverModel), Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetDriverModel_v2"));
@@ -553,23 +558,21 @@ impl<'n> Device<'n> {
     /// Modes `NVML_GOM_LOW_DP` and `NVML_GOM_ALL_ON` are supported on fully supported GeForce products.
     /// Not supported on Quadro &reg; and Tesla ™ C-class products.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `current`: Reference in which to return the current GOM
-    /// * `pending`: Reference in which to return the pending GOM
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `mode` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `current` or `pending` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlGpuOperationMode_t
     ///
     /// See also: nvmlDeviceSetGpuOperationMode
     ///
     /// Calls `nvmlDeviceGetGpuOperationMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `current` or `pending` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuOperationMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuOperationMode")]
     pub fn gpu_operation_mode(
         &self,
     ) -> Result<(GpuOperationMode, GpuOperationMode), Error> {
@@ -584,17 +587,15 @@ impl<'n> Device<'n> {
     /// The caller passes in integer pointers. GSP firmware enablement and default mode information is returned with
     /// corresponding parameters. The return value in `isEnabled` and `defaultMode` should be treated as boolean.
     ///
-    /// * `device`: Device handle
-    /// * `isEnabled`: Pointer to specify if GSP firmware is enabled
-    /// * `defaultMode`: Pointer to specify if GSP firmware is supported by default on `device`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if GSP firmware mode is successfully retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or any of `isEnabled` or `defaultMode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if GSP firmware is not enabled for GPU
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetGspFirmwareMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid or any of `isEnabled` or `defaultMode` is NULL
+    /// - [`Error::NotSupported`] if GSP firmware is not enabled for GPU
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGspFirmwareMode")]
     pub fn gsp_firmware_mode(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGspFirmwareMode()?;
         let mut c_is_enabled: u32 = Default::default();
@@ -607,16 +608,15 @@ impl<'n> Device<'n> {
     /// The caller passes in buffer via `version` and corresponding GSP firmware numbered version
     /// is returned with the same parameter in string format.
     ///
-    /// * `device`: Device handle
-    /// * `version`: The retrieved GSP firmware version
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if GSP firmware version is successfully retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or GSP `version` pointer is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if GSP firmware is not enabled for GPU
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetGspFirmwareVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid or GSP `version` pointer is NULL
+    /// - [`Error::NotSupported`] if GSP firmware is not enabled for GPU
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareVersion` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGspFirmwareVersion")]
     pub fn gsp_firmware_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGspFirmwareVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 64];
@@ -627,20 +627,18 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `timestamp`: The start timestamp of the last BBX Flush
-    /// * `durationUs`: The duration (us) of the last BBX Flush
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `timestamp` and `durationUs` are successfully retrieved
-    /// - `NVML_ERROR_NOT_READY`         if the BBX object has not been flushed yet
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have an infoROM
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetInforomVersion
     ///
     /// Calls `nvmlDeviceGetLastBBXFlushTime`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotReady`] if the BBX object has not been flushed yet
+    /// - [`Error::NotSupported`] if the device does not have an infoROM
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetLastBBXFlushTime` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetLastBBXFlushTime")]
     pub fn last_bbx_flush_time(&self) -> Result<(u64, core::ffi::c_ulong), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetLastBBXFlushTime()?;
         let mut c_timestamp: u64 = Default::default();
@@ -658,20 +656,19 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: Reference in which to return the current driver persistence mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `mode` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetPersistenceMode()
     ///
     /// Calls `nvmlDeviceGetPersistenceMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPersistenceMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPersistenceMode")]
     pub fn persistence_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPersistenceMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -683,16 +680,19 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: Device Handle
-    /// * `sizeKiB`: Unprotected Memory size to be set in KiB
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `sizeKiB` successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
+    /// * `size_ki_b`: Unprotected Memory size to be set in KiB
     ///
     /// Calls `nvmlDeviceSetConfComputeUnprotectedMemSize`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetConfComputeUnprotectedMemSize` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetConfComputeUnprotectedMemSize")]
     pub fn set_conf_compute_unprotected_mem_size(
         &self,
         size_ki_b: u64,

@@ -51,19 +51,16 @@ use super::*;
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
-    /// * `device`: The identifier of the target device
-    /// * `adaptiveClockStatus`: The current adaptive clocking status, either
-    ///   NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED
-    ///   or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the current adaptive clocking status is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `adaptiveClockStatus` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `adaptiveClockStatus` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveClockInfoStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAdaptiveClockInfoStatus")]
     pub fn adaptive_clock_info_status(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveClockInfoStatus()?;
         let mut c_adaptive_clock_status: u32 = Default::default();
@@ -73,6 +70,11 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
     /// Calls `nvmlDeviceGetApplicationsClock`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetApplicationsClock` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetApplicationsClock")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn applications_clock(&self, clock_type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetApplicationsClock()?;
@@ -91,20 +93,17 @@ impl<'n> Device<'n> {
     /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
     /// behavior.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `isEnabled`: Where to store the current state of Auto Boosted clocks of the target device
-    /// * `defaultIsEnabled`: Where to store the default Auto Boosted clocks behavior of the target device that the device will
-    ///   revert to when no applications are using the GPU
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 If `isEnabled` has been been set with the Auto Boosted clocks state of `device`
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `isEnabled` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support Auto Boosted clocks
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetAutoBoostedClocksEnabled`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `isEnabled` is NULL
+    /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAutoBoostedClocksEnabled` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAutoBoostedClocksEnabled")]
     pub fn auto_boosted_clocks_enabled(
         &self,
     ) -> Result<(EnableState, EnableState), Error> {
@@ -123,20 +122,19 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlClkMonStatus_t` for details on decoding the status output.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `status`: Reference in which to return the clkmon fault status
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `status` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `status` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetClkMonStatus()
     ///
     /// Calls `nvmlDeviceGetClkMonStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `status` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClkMonStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetClkMonStatus")]
     pub fn clk_mon_status(&self) -> Result<ClkMonStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClkMonStatus()?;
         let mut c_status: sys::nvmlClkMonStatus_status = Default::default();
@@ -147,20 +145,22 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `clockType`: Identify which clock domain to query
-    /// * `clockId`: Identify which clock in the domain to query
-    /// * `clockMHz`: Reference in which to return the clock in MHz
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `clockMHz` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `clock_type`: Identify which clock domain to query
+    /// * `clock_id`: Identify which clock in the domain to query
     ///
     /// Calls `nvmlDeviceGetClock`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClock` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetClock")]
     pub fn clock(&self, clock_type: ClockType, clock_id: ClockId) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClock()?;
         let mut c_clock_m_hz: u32 = Default::default();
@@ -173,19 +173,21 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlClockType_t` for details on available clock information.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `type`: Identify which clock domain to query
-    /// * `clock`: Reference in which to return the clock speed in MHz
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `clock` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `clock` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device cannot report the specified clock
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `type`: Identify which clock domain to query
     ///
     /// Calls `nvmlDeviceGetClockInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::NotSupported`] if the device cannot report the specified clock
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetClockInfo")]
     pub fn clock_info(&self, r#type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockInfo()?;
         let mut c_clock: u32 = Default::default();
@@ -200,20 +202,20 @@ impl<'n> Device<'n> {
     /// `nvmlDeviceGetMemClkMinMaxVfOffset` will be deprecated in a future release.
     /// Use `nvmlDeviceGetClockOffsets` instead.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `info`: Structure specifying the clock type (input) and the pstate (input)
-    ///   retrieved clock offset value (output), min clock offset (output)
-    ///   and max clock offset (output)
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If everything worked
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device`, `type` or `pstate` are invalid or both
-    ///   `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
+    /// * `info`: Structure specifying the clock type (input) and the pstate (input) retrieved clock offset value (output), min clock offset (output) and max clock offset (output)
     ///
     /// Calls `nvmlDeviceGetClockOffsets`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `type` or `pstate` are invalid or both `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockOffsets` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetClockOffsets")]
     pub fn clock_offsets(&self, info: &ClockOffsetV1) -> Result<ClockOffsetV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
@@ -257,18 +259,17 @@ impl<'n> Device<'n> {
     /// memtransferrate=648, memtransferratemin=648, memtransferratemax=648,
     /// memtransferrateeditable=0 ;
     ///
-    /// * `device`: The identifier of the target device
-    /// * `currentClockFreqs`: Reference in which to return the performance level string
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `currentClockFreqs` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `name` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCurrentClockFreqs`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClockFreqs` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCurrentClockFreqs")]
     pub fn current_clock_freqs(&self) -> Result<DeviceCurrentClockFreqsV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClockFreqs()?;
         let mut c_current_clock_freqs: sys::nvmlDeviceCurrentClockFreqs_v1_t = sys::nvmlDeviceCurrentClockFreqs_v1_t {
@@ -284,23 +285,21 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** More than one bit can be enabled at the same time. Multiple reasons can be affecting clocks at once.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `clocksEventReasons`: Reference in which to return bitmask of active clocks event
-    ///   reasons
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `clocksEventReasons` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `clocksEventReasons` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlClocksEventReasons
     ///
     /// See also: nvmlDeviceGetSupportedClocksEventReasons
     ///
     /// Calls `nvmlDeviceGetCurrentClocksEventReasons`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `clocksEventReasons` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCurrentClocksEventReasons")]
     pub fn current_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksEventReasons()?;
         let mut c_clocks_event_reasons: u64 = Default::default();
@@ -310,6 +309,11 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Use `nvmlDeviceGetCurrentClocksEventReasons` instead
     ///
     /// Calls `nvmlDeviceGetCurrentClocksThrottleReasons`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksThrottleReasons` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCurrentClocksThrottleReasons")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksThrottleReasons()?;
@@ -320,6 +324,11 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
     /// Calls `nvmlDeviceGetDefaultApplicationsClock`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDefaultApplicationsClock` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDefaultApplicationsClock")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn default_applications_clock(
         &self,
@@ -332,18 +341,17 @@ impl<'n> Device<'n> {
     }
     /// Retrieve performance monitor samples from the associated subdevice.
     ///
-    /// * `device`:
-    /// * `pDynamicPstatesInfo`:
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pDynamicPstatesInfo` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pDynamicPstatesInfo` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetDynamicPstatesInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pDynamicPstatesInfo` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDynamicPstatesInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDynamicPstatesInfo")]
     pub fn dynamic_pstates_info(&self) -> Result<GpuDynamicPstatesInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDynamicPstatesInfo()?;
         let mut c_p_dynamic_pstates_info: sys::nvmlGpuDynamicPstatesInfo_st = Default::default();
@@ -351,18 +359,17 @@ impl<'n> Device<'n> {
         Ok(GpuDynamicPstatesInfo::from(&c_p_dynamic_pstates_info))
     }
     /// Retrieve the GPCCLK min max VF offset value.
-    /// * `device` (in): The identifier of the target device
-    /// * `minOffset` (out): The retrieved GPCCLK VF min offset value
-    /// * `maxOffset` (out): The retrieved GPCCLK VF max offset value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `offset` has been successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `offset` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetGpcClkMinMaxVfOffset`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkMinMaxVfOffset` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpcClkMinMaxVfOffset")]
     pub fn gpc_clk_min_max_vf_offset(&self) -> Result<(i32, i32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
@@ -371,17 +378,17 @@ impl<'n> Device<'n> {
         Ok((c_min_offset, c_max_offset))
     }
     /// Retrieve the GPCCLK VF offset value
-    /// * `device` (in): The identifier of the target device
-    /// * `offset` (out): The retrieved GPCCLK VF offset value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `offset` has been successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `offset` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetGpcClkVfOffset`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkVfOffset` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpcClkVfOffset")]
     pub fn gpc_clk_vf_offset(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkVfOffset()?;
         let mut c_offset: i32 = Default::default();
@@ -397,19 +404,21 @@ impl<'n> Device<'n> {
     /// **Note:** Current P0 clocks (reported by `nvmlDeviceGetClockInfo`) can differ from max clocks
     /// by a few MHz.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `type`: Identify which clock domain to query
-    /// * `clock`: Reference in which to return the clock speed in MHz
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `clock` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `clock` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device cannot report the specified clock
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `type`: Identify which clock domain to query
     ///
     /// Calls `nvmlDeviceGetMaxClockInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::NotSupported`] if the device cannot report the specified clock
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxClockInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMaxClockInfo")]
     pub fn max_clock_info(&self, r#type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxClockInfo()?;
         let mut c_clock: u32 = Default::default();
@@ -420,19 +429,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `clockType`: Identify which clock domain to query
-    /// * `clockMHz`: Reference in which to return the clock in MHz
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `clockMHz` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device or the `clockType` on this device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `clock_type`: Identify which clock domain to query
     ///
     /// Calls `nvmlDeviceGetMaxCustomerBoostClock`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
+    /// - [`Error::NotSupported`] if the device or the `clockType` on this device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxCustomerBoostClock` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMaxCustomerBoostClock")]
     pub fn max_customer_boost_clock(&self, clock_type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxCustomerBoostClock()?;
         let mut c_clock_m_hz: u32 = Default::default();
@@ -440,18 +451,17 @@ impl<'n> Device<'n> {
         Ok(c_clock_m_hz)
     }
     /// Retrieve the MemClk (Memory Clock) min max VF offset value.
-    /// * `device` (in): The identifier of the target device
-    /// * `minOffset` (out): The retrieved MemClk VF min offset value
-    /// * `maxOffset` (out): The retrieved MemClk VF max offset value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `offset` has been successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `offset` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetMemClkMinMaxVfOffset`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkMinMaxVfOffset` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemClkMinMaxVfOffset")]
     pub fn mem_clk_min_max_vf_offset(&self) -> Result<(i32, i32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
@@ -460,17 +470,17 @@ impl<'n> Device<'n> {
         Ok((c_min_offset, c_max_offset))
     }
     /// Retrieve the MemClk (Memory Clock) VF offset value.
-    /// * `device` (in): The identifier of the target device
-    /// * `offset` (out): The retrieved MemClk VF offset value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `offset` has been successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `offset` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetMemClkVfOffset`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkVfOffset` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemClkVfOffset")]
     pub fn mem_clk_vf_offset(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkVfOffset()?;
         let mut c_offset: i32 = Default::default();
@@ -479,20 +489,21 @@ impl<'n> Device<'n> {
     }
     /// Retrieve min and max clocks of some clock domain for a given PState
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `type`: Clock domain
     /// * `pstate`: PState to query
-    /// * `minClockMHz`: Reference in which to return min clock frequency
-    /// * `maxClockMHz`: Reference in which to return max clock frequency
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if everything worked
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `type` or `minClockMHz` and `maxClockMHz` are NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           if `type` or `pstate` are invalid or any unexpected error
     ///
     /// Calls `nvmlDeviceGetMinMaxClockOfPState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `type` or `minClockMHz` and `maxClockMHz` are NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::Unknown`] if `type` or `pstate` are invalid or any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxClockOfPState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMinMaxClockOfPState")]
     pub fn min_max_clock_of_p_state(
         &self,
         r#type: ClockType,
@@ -552,18 +563,17 @@ impl<'n> Device<'n> {
     /// memtransferrate=1620, memtransferrate=1620, memtransferrate=1620,
     /// memtransferrateeditable=0 ;
     ///
-    /// * `device`: The identifier of the target device
-    /// * `perfModes`: Reference in which to return the performance level string
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `perfModes` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `name` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPerformanceModes`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceModes` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPerformanceModes")]
     pub fn performance_modes(&self) -> Result<DevicePerfModesV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPerformanceModes()?;
         let mut c_perf_modes: sys::nvmlDevicePerfModes_v1_t = sys::nvmlDevicePerfModes_v1_t {
@@ -579,18 +589,17 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPstates_t` for details on allowed performance states.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pState`: Reference in which to return the performance state reading
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pState` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pState` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPerformanceState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pState` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPerformanceState")]
     pub fn performance_state(&self) -> Result<Pstates, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPerformanceState()?;
         let mut c_p_state: sys::nvmlPStates_enum = Default::default();
@@ -603,20 +612,21 @@ impl<'n> Device<'n> {
     ///
     /// Requires privileged user.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `info`: Structure specifying the clock type (input), the pstate (input)
-    ///   and clock offset value (input)
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If everything worked
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_NO_PERMISSION`             If the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device`, `type` or `pstate` are invalid or both
-    ///   `clockOffsetMHz` is out of allowed range.
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
+    /// * `info`: Structure specifying the clock type (input), the pstate (input) and clock offset value (input)
     ///
     /// Calls `nvmlDeviceSetClockOffsets`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::NoPermission`] If the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] If `device`, `type` or `pstate` are invalid or both `clockOffsetMHz` is out of allowed range.
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetClockOffsets` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetClockOffsets")]
     pub fn set_clock_offsets(&self, info: &ClockOffsetV1) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
@@ -633,22 +643,20 @@ impl<'n> Device<'n> {
     ///
     /// This method is not supported in virtual machines running virtual GPU (vGPU).
     ///
-    /// * `device`: The identifier of the target device
-    /// * `supportedClocksEventReasons`: Reference in which to return bitmask of supported
-    ///   clocks event reasons
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `supportedClocksEventReasons` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `supportedClocksEventReasons` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlClocksEventReasons
     ///
     /// See also: nvmlDeviceGetCurrentClocksEventReasons
     ///
     /// Calls `nvmlDeviceGetSupportedClocksEventReasons`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `supportedClocksEventReasons` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetSupportedClocksEventReasons")]
     pub fn supported_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedClocksEventReasons()?;
         let mut c_supported_clocks_event_reasons: u64 = Default::default();
@@ -658,6 +666,11 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Use `nvmlDeviceGetSupportedClocksEventReasons` instead
     ///
     /// Calls `nvmlDeviceGetSupportedClocksThrottleReasons`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksThrottleReasons` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetSupportedClocksThrottleReasons")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn supported_clocks_throttle_reasons(
         &self,
@@ -675,25 +688,26 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `memoryClockMHz`: Memory clock for which to return possible graphics clocks
-    /// * `count`: Reference in which to provide the `clocksMHz` array size, and
-    ///   to return the number of elements
-    /// * `clocksMHz`: Reference in which to return the clocks in MHz
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `count` and `clocksMHz` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_NOT_FOUND`         if the specified `memoryClockMHz` is not a supported frequency
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `clock` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetGpuLockedClocks
     ///
+    /// # Arguments
+    ///
+    /// * `memory_clock_m_hz`: Memory clock for which to return possible graphics clocks
+    ///
     /// Calls `nvmlDeviceGetSupportedGraphicsClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotFound`] if the specified `memoryClockMHz` is not a supported frequency
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::InsufficientSize`] if `count` is too small
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedGraphicsClocks` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetSupportedGraphicsClocks")]
     pub fn supported_graphics_clocks(
         &self,
         memory_clock_m_hz: u32,
@@ -719,24 +733,21 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `count`: Reference in which to provide the `clocksMHz` array size, and
-    ///   to return the number of elements
-    /// * `clocksMHz`: Reference in which to return the clock in MHz
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `count` and `clocksMHz` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `count` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to the number of
-    ///   required elements)
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetMemoryLockedClocks
     ///
     /// Calls `nvmlDeviceGetSupportedMemoryClocks`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `count` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to the number of required elements)
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedMemoryClocks` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetSupportedMemoryClocks")]
     pub fn supported_memory_clocks(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedMemoryClocks()?;
         let ((mut c_clocks_m_hz), n) = ffi::fill_counted(
@@ -762,21 +773,17 @@ impl<'n> Device<'n> {
     ///
     /// The number of elements in the returned list will never exceed `NVML_MAX_GPU_PERF_PSTATES`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pstates`: Container to return the list of performance states
-    ///   supported by device
-    /// * `size`: Size of the supplied `pstates` array in bytes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pstates` array has been retrieved
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if the the container supplied was not large enough to
-    ///   hold the resulting list
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `pstates` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support performance state readings
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetSupportedPerformanceStates`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] if the the container supplied was not large enough to hold the resulting list
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `pstates` is invalid
+    /// - [`Error::NotSupported`] if the device does not support performance state readings
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedPerformanceStates` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetSupportedPerformanceStates")]
     pub fn supported_performance_states(&self) -> Result<Vec<Pstates>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedPerformanceStates()?;
         let mut c_pstates: Vec<sys::nvmlPStates_enum> = vec![Default::default(); 16];
@@ -809,6 +816,11 @@ impl<'n> Device<'n> {
     /// NVML_PERF_POLICY_TOTAL_BASE_CLOCKS -&gt; NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS
     ///
     /// Calls `nvmlDeviceGetViolationStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetViolationStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetViolationStatus")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn violation_status(
         &self,

@@ -81,24 +81,28 @@ impl Nvml {
     /// **Note:** In the MPS locality-domain view, this API returns the locality-domain
     /// handle associated with `index`. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `accessibleDevices`
-    /// * `device`: Reference in which to return the device handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `device` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `index` is invalid or `device` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_POWER` if any attached devices have improperly attached external power cables
-    /// - `NVML_ERROR_NO_PERMISSION`      if the user doesn't have permission to talk to this device
-    /// - `NVML_ERROR_IRQ_ISSUE`          if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// See also: nvmlDeviceGetIndex
     ///
     /// See also: nvmlDeviceGetCount
     ///
+    /// # Arguments
+    ///
+    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `accessibleDevices`
+    ///
     /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `index` is invalid or `device` is NULL
+    /// - [`Error::InsufficientPower`] if any attached devices have improperly attached external power cables
+    /// - [`Error::NoPermission`] if the user doesn't have permission to talk to this device
+    /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByIndex_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHandleByIndex_v2")]
+    #[doc(alias = "nvmlDeviceGetHandleByIndex")]
     pub fn device_by_index(&self, index: u32) -> Result<Device<'_>, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetHandleByIndex_v2"));
@@ -142,26 +146,25 @@ impl Nvml {
     /// enumeration order. Use UUID or index to select a specific locality
     /// domain. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `pciBusId`: The PCI bus id of the target GPU
-    ///   Accept the following formats (all numbers in hexadecimal):
-    ///   domain:bus:device.function in format %x:%x:%x.%x
-    ///   domain:bus:device in format %x:%x:%x
-    ///   bus:device.function in format %x:%x.%x
+    /// # Arguments
     ///
-    /// * `device`: Reference in which to return the device handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `device` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `pciBusId` is invalid or `device` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`          if `pciBusId` does not match a valid device on the system
-    /// - `NVML_ERROR_INSUFFICIENT_POWER` if the attached device has improperly attached external power cables
-    /// - `NVML_ERROR_NO_PERMISSION`      if the user doesn't have permission to talk to this device
-    /// - `NVML_ERROR_IRQ_ISSUE`          if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
+    /// * `pci_bus_id`: The PCI bus id of the target GPU Accept the following formats (all numbers in hexadecimal): domain:bus:device.function in format %x:%x:%x.%x domain:bus:device in format %x:%x:%x bus:device.function in format %x:%x.%x
     ///
     /// Calls the newest of `nvmlDeviceGetHandleByPciBusId_v2`, `nvmlDeviceGetHandleByPciBusId` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `pciBusId` is invalid or `device` is NULL
+    /// - [`Error::NotFound`] if `pciBusId` does not match a valid device on the system
+    /// - [`Error::InsufficientPower`] if the attached device has improperly attached external power cables
+    /// - [`Error::NoPermission`] if the user doesn't have permission to talk to this device
+    /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByPciBusId_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHandleByPciBusId_v2")]
+    #[doc(alias = "nvmlDeviceGetHandleByPciBusId")]
     pub fn device_by_pci_bus_id(&self, pci_bus_id: &str) -> Result<Device<'_>, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
@@ -205,25 +208,27 @@ impl Nvml {
     /// Starting from NVML 5, this API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs as it searches for the target GPU
     ///
-    /// * `serial`: The board serial number of the target GPU
-    /// * `device`: Reference in which to return the device handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `device` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `serial` is invalid, `device` is NULL or more than one
-    ///   device has the same serial (dual GPU boards)
-    /// - `NVML_ERROR_NOT_FOUND`          if `serial` does not match a valid device on the system
-    /// - `NVML_ERROR_INSUFFICIENT_POWER` if any attached devices have improperly attached external power cables
-    /// - `NVML_ERROR_IRQ_ISSUE`          if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - `NVML_ERROR_GPU_IS_LOST`        if any GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// See also: nvmlDeviceGetSerial
     ///
     /// See also: nvmlDeviceGetHandleByUUID
     ///
+    /// # Arguments
+    ///
+    /// * `serial`: The board serial number of the target GPU
+    ///
     /// Calls `nvmlDeviceGetHandleBySerial`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `serial` is invalid, `device` is NULL or more than one device has the same serial (dual GPU boards)
+    /// - [`Error::NotFound`] if `serial` does not match a valid device on the system
+    /// - [`Error::InsufficientPower`] if any attached devices have improperly attached external power cables
+    /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
+    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleBySerial` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHandleBySerial")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn device_by_serial(&self, serial: &str) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleBySerial()?;
@@ -236,9 +241,6 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// * `uuid`: The UUID of the target GPU or MIG instance
-    /// * `device`: Reference in which to return the device handle or MIG device handle
-    ///
     /// Starting from NVML 5, this API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs as it searches for the target GPU
     ///
@@ -246,19 +248,26 @@ impl Nvml {
     /// handle whose MPS-provided UUID matches `uuid`. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `device` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `uuid` is invalid or `device` is null
-    /// - `NVML_ERROR_NOT_FOUND`          if `uuid` does not match a valid device on the system
-    /// - `NVML_ERROR_INSUFFICIENT_POWER` if any attached devices have improperly attached external power cables
-    /// - `NVML_ERROR_IRQ_ISSUE`          if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - `NVML_ERROR_GPU_IS_LOST`        if any GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// See also: nvmlDeviceGetUUID
     ///
+    /// # Arguments
+    ///
+    /// * `uuid`: The UUID of the target GPU or MIG instance
+    ///
     /// Calls `nvmlDeviceGetHandleByUUID`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `uuid` is invalid or `device` is null
+    /// - [`Error::NotFound`] if `uuid` does not match a valid device on the system
+    /// - [`Error::InsufficientPower`] if any attached devices have improperly attached external power cables
+    /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
+    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUID` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHandleByUUID")]
+    #[doc(alias = "nvmlDeviceGetHandleByUUIDV")]
     pub fn device_by_uuid(&self, uuid: &str) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUID()?;
         let c_uuid = ffi::cstring(uuid)?;
@@ -271,9 +280,6 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// * `uuid` (in): The UUID of the target GPU or MIG instance
-    /// * `device` (out): Reference in which to return the device handle or MIG device handle
-    ///
     /// This API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs as it searches for the target GPU
     ///
@@ -281,16 +287,22 @@ impl Nvml {
     /// locality-domain view. Use `nvmlDeviceGetHandleByUUID`() with the
     /// ASCII UUID instead. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if `device` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `uuid` is invalid, `device` is null or `uuid`-&gt;type is invalid
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  if the provided version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_FOUND`                  if `uuid` does not match a valid device on the system
-    /// - `NVML_ERROR_GPU_IS_LOST`                if any GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
+    /// # Arguments
+    ///
+    /// * `uuid`: The UUID of the target GPU or MIG instance
     ///
     /// Calls `nvmlDeviceGetHandleByUUIDV`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `uuid` is invalid, `device` is null or `uuid`-&gt;type is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotFound`] if `uuid` does not match a valid device on the system
+    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUIDV` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHandleByUUIDV")]
     pub fn device_by_uuid_struct(&self, uuid: &UUIDV1) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUIDV()?;
         let mut c_uuid = sys::nvmlUUID_v1_t {
@@ -316,15 +328,16 @@ impl Nvml {
     /// MPS-reported device entries. Each locality domain has its own NVML
     /// index and `nvmlDevice_t` handle. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `deviceCount`: Reference in which to return the number of accessible devices
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `deviceCount` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `deviceCount` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls the newest of `nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `deviceCount` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCount_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCount_v2")]
+    #[doc(alias = "nvmlDeviceGetCount")]
     pub fn device_count(&self) -> Result<u32, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCount_v2"));
@@ -354,16 +367,14 @@ impl Nvml {
 impl<'n> Device<'n> {
     /// Get architecture for device
     ///
-    /// * `device`: The identifier of the target device
-    /// * `arch`: Reference where architecture is returned, if call successful.
-    ///   Set to NVML_DEVICE_ARCH_* upon success
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device` or `arch` (output refererence) are invalid
-    ///
     /// Calls `nvmlDeviceGetArchitecture`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` or `arch` (output refererence) are invalid
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetArchitecture` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetArchitecture")]
     pub fn architecture(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetArchitecture()?;
         let mut c_arch: u32 = Default::default();
@@ -377,17 +388,17 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: NVML device handle
-    /// * `attributes`: Device attributes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `device` attributes were successfully retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` handle is invalid
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls the newest of `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` handle is invalid
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAttributes_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAttributes_v2")]
+    #[doc(alias = "nvmlDeviceGetAttributes")]
     pub fn attributes(&self) -> Result<DeviceAttributes, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAttributes_v2"));
@@ -423,18 +434,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `boardId`: Reference in which to return the device's board ID
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `boardId` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `boardId` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBoardId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `boardId` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBoardId` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBoardId")]
     pub fn board_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBoardId()?;
         let mut c_board_id: u32 = Default::default();
@@ -445,19 +455,17 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// * `device`: Identifier of the target device
-    /// * `partNumber`: Reference to the buffer to return
-    /// * `length`: Length of the buffer reference
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `partNumber` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if the needed VBIOS fields have not been filled
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` is invalid or `serial` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBoardPartNumber`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the needed VBIOS fields have not been filled
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `serial` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBoardPartNumber` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBoardPartNumber")]
     pub fn board_part_number(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBoardPartNumber()?;
         let mut c_part_number = [0 as core::ffi::c_char; 80];
@@ -470,17 +478,16 @@ impl<'n> Device<'n> {
     ///
     /// The type is a member of `nvmlBrandType_t` defined above.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `type`: Reference in which to return the product brand type
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `name` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `type` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBrand`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `type` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBrand` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBrand")]
     pub fn brand(&self) -> Result<BrandType, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBrand()?;
         let mut c_type: sys::nvmlBrandType_enum = Default::default();
@@ -501,18 +508,16 @@ impl<'n> Device<'n> {
     /// capability supplied by MPS for the locality domain. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `major`: Reference in which to return the major CUDA compute capability
-    /// * `minor`: Reference in which to return the minor CUDA compute capability
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `major` and `minor` have been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `major` or `minor` are NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCudaComputeCapability`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `major` or `minor` are NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCudaComputeCapability` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCudaComputeCapability")]
     pub fn cuda_compute_capability(&self) -> Result<(i32, i32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCudaComputeCapability()?;
         let mut c_major: i32 = Default::default();
@@ -526,18 +531,17 @@ impl<'n> Device<'n> {
     ///
     /// For MIG device handles, the parent GPU uptime is returned.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `uptime`: Reference in which to return the GPU uptime
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `uptime` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `uptime` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetGpuUptime_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `uptime` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuUptime_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuUptime_v1")]
     pub fn gpu_uptime_v1(&self) -> Result<GpuUptimeV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuUptime_v1()?;
         let mut c_uptime: sys::nvmlGpuUptime_v1_t = Default::default();
@@ -551,20 +555,19 @@ impl<'n> Device<'n> {
     ///
     /// Retrieves the hostname string for the GPU device that was set using `nvmlDeviceSetHostname_v1`().
     ///
-    /// * `device`: The identifier of the target device
-    /// * `hostname`: Reference to the caller-provided `nvmlHostname_v1_t` struct to return the hostname
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if the hostname was retrieved successfully
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` is invalid or `hostname` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`                if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
-    ///
     /// See also: nvmlDeviceSetHostname_v1()
     ///
     /// Calls `nvmlDeviceGetHostname_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `hostname` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostname_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHostname_v1")]
     pub fn hostname_v1(&self) -> Result<HostnameV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetHostname_v1()?;
         let mut c_hostname: sys::nvmlHostname_v1_t = Default::default();
@@ -592,21 +595,20 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the NVML index of the
     /// locality-domain handle. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `index`: Reference in which to return the NVML index of the device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `index` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `index` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetHandleByIndex()
     ///
     /// See also: nvmlDeviceGetCount()
     ///
     /// Calls `nvmlDeviceGetIndex`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `index` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIndex` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetIndex")]
     pub fn index(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetIndex()?;
         let mut c_index: u32 = Default::default();
@@ -621,19 +623,18 @@ impl<'n> Device<'n> {
     /// Current checksum takes into account configuration stored in PWR and ECC infoROM objects.
     /// Checksum can change between driver releases or when user changes configuration (e.g. disable/enable ECC)
     ///
-    /// * `device`: The identifier of the target device
-    /// * `checksum`: Reference in which to return the infoROM configuration checksum
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `checksum` has been set
-    /// - `NVML_ERROR_CORRUPTED_INFOROM` if the device's checksum couldn't be retrieved due to infoROM corruption
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `checksum` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetInforomConfigurationChecksum`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::CorruptedInforom`] if the device's checksum couldn't be retrieved due to infoROM corruption
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `checksum` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomConfigurationChecksum` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetInforomConfigurationChecksum")]
     pub fn inforom_configuration_checksum(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetInforomConfigurationChecksum()?;
         let mut c_checksum: u32 = Default::default();
@@ -649,22 +650,20 @@ impl<'n> Device<'n> {
     /// Version string will not exceed 16 characters in length (including the NULL terminator).
     /// See `NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `version`: Reference in which to return the infoROM image version
-    /// * `length`: The maximum allowed length of the string returned in `version`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `version` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have an infoROM
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetInforomVersion
     ///
     /// Calls `nvmlDeviceGetInforomImageVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `version` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::NotSupported`] if the device does not have an infoROM
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomImageVersion` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetInforomImageVersion")]
     pub fn inforom_image_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetInforomImageVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 16];
@@ -682,23 +681,24 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlInforomObject_t` for details on the available infoROM objects.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `object`: The target infoROM object
-    /// * `version`: Reference in which to return the infoROM version
-    /// * `length`: The maximum allowed length of the string returned in `version`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `version` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have an infoROM
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetInforomImageVersion
     ///
+    /// # Arguments
+    ///
+    /// * `object`: The target infoROM object
+    ///
     /// Calls `nvmlDeviceGetInforomVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `version` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::NotSupported`] if the device does not have an infoROM
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomVersion` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetInforomVersion")]
     pub fn inforom_version(&self, object: InforomObject) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetInforomVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 16];
@@ -711,18 +711,17 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported only for Linux
     ///
-    /// * `device`: The identifier of the target device
-    /// * `minorNumber`: Reference in which to return the minor number for the device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the minor number is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minorNumber` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMinorNumber`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `minorNumber` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinorNumber` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMinorNumber")]
     pub fn minor_number(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinorNumber()?;
         let mut c_minor_number: u32 = Default::default();
@@ -734,16 +733,15 @@ impl<'n> Device<'n> {
     /// This API retrieves a unique identifier for each GPU module that exists on a given baseboard.
     /// For non-baseboard products, this ID would always be 0.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `moduleId`: Unique identifier for the GPU module
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `moduleId` has been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `moduleId` is invalid
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetModuleId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `moduleId` is invalid
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetModuleId` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetModuleId")]
     pub fn module_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetModuleId()?;
         let mut c_module_id: u32 = Default::default();
@@ -755,19 +753,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `multiGpuBool`: Reference in which to return a zero or non-zero value
-    ///   to indicate whether the device is on a multi GPU board
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `multiGpuBool` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `multiGpuBool` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMultiGpuBoard`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `multiGpuBool` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMultiGpuBoard` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMultiGpuBoard")]
     pub fn multi_gpu_board(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMultiGpuBoard()?;
         let mut c_multi_gpu_bool: u32 = Default::default();
@@ -787,19 +783,17 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the name supplied by
     /// MPS for the locality domain. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `name`: Reference in which to return the product name
-    /// * `length`: The maximum allowed length of the string returned in `name`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `name` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `name` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetName`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetName` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetName")]
     pub fn name(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetName()?;
         let mut c_name = [0 as core::ffi::c_char; 96];
@@ -811,17 +805,16 @@ impl<'n> Device<'n> {
     /// **Note:** On MIG-enabled GPUs, querying the device's core count is currently not supported using this API.
     /// Please use `nvmlDeviceGetGpuInstanceProfileInfo` to fetch the MIG device's core count.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `numCores`: The number of cores for the specified device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if GPU core count is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `numCores` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device or a mig device.
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    ///
     /// Calls `nvmlDeviceGetNumGpuCores`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `numCores` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device or a mig device.
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumGpuCores` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNumGpuCores")]
     pub fn num_gpu_cores(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumGpuCores()?;
         let mut c_num_cores: u32 = Default::default();
@@ -834,19 +827,18 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPdi_v1_t` for more information on the struct.
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `pdi` (out): Reference to the caller-provided structure to return the GPU PDI
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if `pdi` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` is invalid, or `pdi` is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  if the version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`                if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPdi`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `pdi` is NULL
+    /// - [`Error::ArgumentVersionMismatch`] if the version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPdi` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPdi")]
     pub fn pdi(&self) -> Result<PdiV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPdi()?;
         let mut c_pdi: sys::nvmlPdi_v1_t = sys::nvmlPdi_v1_t {
@@ -862,18 +854,17 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPlatformInfo_v2_t` for more information on the struct.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `platformInfo`: Pointer to the caller-provided structure of nvmlPlatformInfo_t.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          If `platformInfo` has been retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid or `platformInfo` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If the device does not support this feature
-    /// - `NVML_ERROR_MEMORY`                     if system memory is insufficient
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `nvmlPlatformInfo_t` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPlatformInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `platformInfo` is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::Memory`] if system memory is insufficient
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `nvmlPlatformInfo_t` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPlatformInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPlatformInfo")]
     pub fn platform_info(&self) -> Result<PlatformInfoV2, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPlatformInfo()?;
         let mut c_platform_info: sys::nvmlPlatformInfo_v2_t = sys::nvmlPlatformInfo_v2_t {
@@ -890,20 +881,18 @@ impl<'n> Device<'n> {
     /// The serial number is an alphanumeric string that will not exceed 30 characters (including the NULL terminator).
     /// This number matches the serial number tag that is physically attached to the board.  See `NVML_DEVICE_SERIAL_BUFFER_SIZE`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `serial`: Reference in which to return the board/module serial number
-    /// * `length`: The maximum allowed length of the string returned in `serial`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `serial` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `serial` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetSerial`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `serial` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSerial` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetSerial")]
     pub fn serial(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSerial()?;
         let mut c_serial = [0 as core::ffi::c_char; 30];
@@ -920,21 +909,24 @@ impl<'n> Device<'n> {
     ///
     /// The hostname is not stored persistently across GPU resets or driver reloads.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `hostname`: Reference to the caller-provided `nvmlHostname_v1_t` struct containing the hostname
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if the hostname was set successfully
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` is invalid or `hostname` is NULL or contains invalid characters
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`              if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`                if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
-    ///
     /// See also: nvmlDeviceGetHostname_v1()
     ///
+    /// # Arguments
+    ///
+    /// * `hostname`: Reference to the caller-provided `nvmlHostname_v1_t` struct containing the hostname
+    ///
     /// Calls `nvmlDeviceSetHostname_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `hostname` is NULL or contains invalid characters
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetHostname_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetHostname_v1")]
     pub fn set_hostname_v1(&self, hostname: &HostnameV1) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetHostname_v1()?;
         let mut c_hostname = (*hostname).to_raw();
@@ -956,20 +948,18 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the UUID supplied by
     /// MPS for the locality domain. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `uuid`: Reference in which to return the GPU UUID
-    /// * `length`: The maximum allowed length of the string returned in `uuid`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `uuid` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `uuid` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetUUID`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `uuid` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUUID` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetUUID")]
     pub fn uuid(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUUID()?;
         let mut c_uuid = [0 as core::ffi::c_char; 96];
@@ -980,17 +970,17 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if infoROM is not corrupted
-    /// - `NVML_ERROR_CORRUPTED_INFOROM` if the device's infoROM is corrupted
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceValidateInforom`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::CorruptedInforom`] if the device's infoROM is corrupted
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceValidateInforom` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceValidateInforom")]
     pub fn validate_inforom(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceValidateInforom()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -1003,19 +993,17 @@ impl<'n> Device<'n> {
     /// The VBIOS version may change from time to time. It will not exceed 32 characters in length
     /// (including the NULL terminator).  See `NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `version`: Reference to which to return the VBIOS version
-    /// * `length`: The maximum allowed length of the string returned in `version`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `version` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetVbiosVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `version` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVbiosVersion` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVbiosVersion")]
     pub fn vbios_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVbiosVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 32];

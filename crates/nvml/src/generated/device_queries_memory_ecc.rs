@@ -53,18 +53,17 @@ impl<'n> Device<'n> {
     ///
     /// %RUBIN_OR_NEWER%
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pBankRemapperStatus`: Reference to `nvmlEccBankRemapperStatus_v1_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS` if `pBankRemapperStatus` was populated
-    /// - `NVML_ERROR_UNINITIALIZED` if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT` if `device` is invalid or `pBankRemapperStatus` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED` if the device doesn't support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST` if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN` on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBankRemapperStatus_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pBankRemapperStatus` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBankRemapperStatus_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBankRemapperStatus_v1")]
     pub fn bank_remapper_status_v1(&self) -> Result<EccBankRemapperStatusV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBankRemapperStatus_v1()?;
         let mut c_p_bank_remapper_status: sys::nvmlEccBankRemapperStatus_v1_t = Default::default();
@@ -82,19 +81,17 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `bar1Memory`: Reference in which BAR1 memory
-    ///   information is returned.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if BAR1 memory is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `bar1Memory` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBAR1MemoryInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `bar1Memory` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBAR1MemoryInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBAR1MemoryInfo")]
     pub fn bar1_memory_info(&self) -> Result<BAR1Memory, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBAR1MemoryInfo()?;
         let mut c_bar1_memory: sys::nvmlBAR1Memory_st = Default::default();
@@ -109,20 +106,19 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `defaultMode`: Reference in which to return the default ECC mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `current` and `pending` have been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `default` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetEccMode()
     ///
     /// Calls `nvmlDeviceGetDefaultEccMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `default` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDefaultEccMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDefaultEccMode")]
     pub fn default_ecc_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDefaultEccMode()?;
         let mut c_default_mode: sys::nvmlEnableState_enum = Default::default();
@@ -149,22 +145,24 @@ impl<'n> Device<'n> {
     /// See `nvmlEccCounterType_t` for a description of available counter types.\\n
     /// See `nvmlEccErrorCounts_t` for a description of provided detailed ECC counts.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `errorType`: Flag that specifies the type of the errors.
-    /// * `counterType`: Flag that specifies the counter-type of the errors.
-    /// * `eccCounts`: Reference in which to return the specified ECC errors
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `eccCounts` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `errorType` or `counterType` is invalid, or `eccCounts` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceClearEccErrorCounts()
     ///
+    /// # Arguments
+    ///
+    /// * `error_type`: Flag that specifies the type of the errors.
+    /// * `counter_type`: Flag that specifies the counter-type of the errors.
+    ///
     /// Calls `nvmlDeviceGetDetailedEccErrors`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `errorType` or `counterType` is invalid, or `eccCounts` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDetailedEccErrors` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDetailedEccErrors")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn detailed_ecc_errors(
         &self,
@@ -189,22 +187,25 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
+    /// See also: nvmlDeviceSetDramEncryptionMode()
+    ///
+    /// # Arguments
+    ///
     /// * `current`: Reference in which to return the current DRAM Encryption mode
     /// * `pending`: Reference in which to return the pending DRAM Encryption mode
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if `current` and `pending` have been set
-    /// - `NVML_ERROR_UNINITIALIZED`             if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` is invalid or either `current` or `pending` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the argument version is not supported
-    /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
-    ///
-    /// See also: nvmlDeviceSetDramEncryptionMode()
-    ///
     /// Calls `nvmlDeviceGetDramEncryptionMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or either `current` or `pending` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the argument version is not supported
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDramEncryptionMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDramEncryptionMode")]
     pub fn dram_encryption_mode(
         &self,
         current: &DramEncryptionInfoV1,
@@ -236,21 +237,19 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `current`: Reference in which to return the current ECC mode
-    /// * `pending`: Reference in which to return the pending ECC mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `current` and `pending` have been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or either `current` or `pending` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetEccMode()
     ///
     /// Calls `nvmlDeviceGetEccMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or either `current` or `pending` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEccMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetEccMode")]
     pub fn ecc_mode(&self) -> Result<(EnableState, EnableState), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEccMode()?;
         let mut c_current: sys::nvmlEnableState_enum = Default::default();
@@ -260,17 +259,16 @@ impl<'n> Device<'n> {
     }
     /// Gets the device's memory bus width
     ///
-    /// * `device`: The identifier of the target device
-    /// * `busWidth`: The devices's memory bus width
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the memory bus width is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `busWidth` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    ///
     /// Calls `nvmlDeviceGetMemoryBusWidth`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `busWidth` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryBusWidth` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemoryBusWidth")]
     pub fn memory_bus_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemoryBusWidth()?;
         let mut c_bus_width: u32 = Default::default();
@@ -296,22 +294,23 @@ impl<'n> Device<'n> {
     /// See `nvmlEccCounterType_t` for a description of available counter types.\\n
     /// See `nvmlMemoryLocation_t` for a description of available counter locations.\\n
     ///
-    /// * `device`: The identifier of the target device
-    /// * `errorType`: Flag that specifies the type of error.
-    /// * `counterType`: Flag that specifies the counter-type of the errors.
-    /// * `locationType`: Specifies the location of the counter.
-    /// * `count`: Reference in which to return the ECC counter
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `count` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `bitTyp`,e `counterType` or `locationType` is
-    ///   invalid, or `count` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support ECC error reporting in the specified memory
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `error_type`: Flag that specifies the type of error.
+    /// * `counter_type`: Flag that specifies the counter-type of the errors.
+    /// * `location_type`: Specifies the location of the counter.
     ///
     /// Calls `nvmlDeviceGetMemoryErrorCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `bitTyp`,e `counterType` or `locationType` is invalid, or `count` is NULL
+    /// - [`Error::NotSupported`] if the device does not support ECC error reporting in the specified memory
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryErrorCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemoryErrorCounter")]
     pub fn memory_error_counter(
         &self,
         error_type: MemoryErrorType,
@@ -359,19 +358,19 @@ impl<'n> Device<'n> {
     /// used, free, and reserved memory for the locality domain. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `memory`: Reference in which to return the memory information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `memory` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `memory` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if video memory is unsupported on the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls the newest of `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if video memory is unsupported on the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryInfo_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemoryInfo_v2")]
+    #[doc(alias = "nvmlDeviceGetMemoryInfo")]
     pub fn memory_info(&self) -> Result<MemoryV2, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2"));
@@ -420,19 +419,16 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `corrRows`: Reference for number of rows remapped due to correctable errors
-    /// * `uncRows`: Reference for number of rows remapped due to uncorrectable errors
-    /// * `isPending`: Reference for whether or not remappings are pending
-    /// * `failureOccurred`: Reference that is set when a remapping has failed in the past
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `corrRows`, `uncRows`, `isPending` or `failureOccurred` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If MIG is enabled or if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           Unexpected error
-    ///
     /// Calls `nvmlDeviceGetRemappedRows`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `corrRows`, `uncRows`, `isPending` or `failureOccurred` is invalid
+    /// - [`Error::NotSupported`] If MIG is enabled or if the device doesn't support this feature
+    /// - [`Error::Unknown`] Unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetRemappedRows")]
+    #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
     pub fn remapped_rows(&self) -> Result<(u32, u32, u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows()?;
         let mut c_corr_rows: u32 = Default::default();
@@ -454,16 +450,15 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `info`: Reference for `nvmlRemappedRowsInfo_v2_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `info` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If MIG is enabled or if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           Unexpected error
-    ///
     /// Calls `nvmlDeviceGetRemappedRows_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `info` is invalid
+    /// - [`Error::NotSupported`] If MIG is enabled or if the device doesn't support this feature
+    /// - [`Error::Unknown`] Unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
     pub fn remapped_rows_v2(&self) -> Result<RemappedRowsInfoV2, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows_v2()?;
         let mut c_info: sys::nvmlRemappedRowsInfo_v2_t = Default::default();
@@ -476,25 +471,24 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `cause`: Filter page addresses by cause of retirement
-    /// * `pageCount`: Reference in which to provide the `addresses` buffer size, and
-    ///   to return the number of retired pages that match `cause`
-    ///   Set to 0 to query the size without allocating an `addresses` buffer
-    /// * `addresses`: Buffer to write the page addresses into
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pageCount` was populated and `addresses` was filled
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `pageCount` indicates the buffer is not large enough to store all the
-    ///   matching page addresses.  `pageCount` is set to the needed size.
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or
-    ///   `addresses` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `cause`: Filter page addresses by cause of retirement
     ///
     /// Calls `nvmlDeviceGetRetiredPages`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] if `pageCount` indicates the buffer is not large enough to store all the matching page addresses. `pageCount` is set to the needed size.
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or `addresses` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPages` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetRetiredPages")]
+    #[doc(alias = "nvmlDeviceGetRetiredPages_v2")]
     pub fn retired_pages(&self, cause: PageRetirementCause) -> Result<Vec<u64>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages()?;
         let ((mut c_addresses), n) = ffi::fill_counted(
@@ -516,18 +510,17 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `isPending`: Reference in which to return the pending status
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `isPending` was populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `isPending` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetRetiredPagesPendingStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `isPending` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPagesPendingStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetRetiredPagesPendingStatus")]
     pub fn retired_pages_pending_status(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPagesPendingStatus()?;
         let mut c_is_pending: sys::nvmlEnableState_enum = Default::default();
@@ -543,26 +536,23 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `cause`: Filter page addresses by cause of retirement
-    /// * `pageCount`: Reference in which to provide the `addresses` buffer size, and
-    ///   to return the number of retired pages that match `cause`
-    ///   Set to 0 to query the size without allocating an `addresses` buffer
-    /// * `addresses`: Buffer to write the page addresses into
-    /// * `timestamps`: Buffer to write the timestamps of page retirement, additional for _v2
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pageCount` was populated and `addresses` was filled
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `pageCount` indicates the buffer is not large enough to store all the
-    ///   matching page addresses.  `pageCount` is set to the needed size.
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or
-    ///   `addresses` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `cause`: Filter page addresses by cause of retirement
     ///
     /// Calls `nvmlDeviceGetRetiredPages_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] if `pageCount` indicates the buffer is not large enough to store all the matching page addresses. `pageCount` is set to the needed size.
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or `addresses` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPages_v2` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetRetiredPages_v2")]
     pub fn retired_pages_v2(
         &self,
         cause: PageRetirementCause,
@@ -593,14 +583,13 @@ impl<'n> Device<'n> {
     /// Get the row remapper histogram. Returns the remap availability for each bank
     /// on the GPU.
     ///
-    /// * `device`: Device handle
-    /// * `values`: Histogram values
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  On success
-    /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetRowRemapperHistogram`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRowRemapperHistogram` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetRowRemapperHistogram")]
     pub fn row_remapper_histogram(&self) -> Result<RowRemapperHistogramValues, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRowRemapperHistogram()?;
         let mut c_values: sys::nvmlRowRemapperHistogramValues_st = Default::default();
@@ -620,22 +609,25 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on available modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `dramEncryption`: The target DRAM Encryption mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the DRAM Encryption mode was set
-    /// - `NVML_ERROR_UNINITIALIZED`             if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` is invalid or `DRAM` Encryption is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`             if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_GPU_IS_LOST`               if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the argument version is not supported
-    /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
-    ///
     /// See also: nvmlDeviceGetDramEncryptionMode()
     ///
+    /// # Arguments
+    ///
+    /// * `dram_encryption`: The target DRAM Encryption mode
+    ///
     /// Calls `nvmlDeviceSetDramEncryptionMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `DRAM` Encryption is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the argument version is not supported
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDramEncryptionMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetDramEncryptionMode")]
     pub fn set_dram_encryption_mode(
         &self,
         dram_encryption: &DramEncryptionInfoV1,
@@ -655,19 +647,18 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEccSramErrorStatus_v1_t` for more information on the struct.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `status`: Returns SRAM ECC error status
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          If `limit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid or `counters` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `nvmlEccSramErrorStatus_t` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetSramEccErrorStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `counters` is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `nvmlEccSramErrorStatus_t` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramEccErrorStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetSramEccErrorStatus")]
     pub fn sram_ecc_error_status(&self) -> Result<EccSramErrorStatusV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSramEccErrorStatus()?;
         let mut c_status: sys::nvmlEccSramErrorStatus_v1_t = sys::nvmlEccSramErrorStatus_v1_t {
@@ -690,22 +681,24 @@ impl<'n> Device<'n> {
     /// See `nvmlMemoryErrorType_t` for a description of available error types.\\n
     /// See `nvmlEccCounterType_t` for a description of available counter types.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `errorType`: Flag that specifies the type of the errors.
-    /// * `counterType`: Flag that specifies the counter-type of the errors.
-    /// * `eccCounts`: Reference in which to return the specified ECC errors
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `eccCounts` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `errorType` or `counterType` is invalid, or `eccCounts` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceClearEccErrorCounts()
     ///
+    /// # Arguments
+    ///
+    /// * `error_type`: Flag that specifies the type of the errors.
+    /// * `counter_type`: Flag that specifies the counter-type of the errors.
+    ///
     /// Calls `nvmlDeviceGetTotalEccErrors`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `errorType` or `counterType` is invalid, or `eccCounts` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEccErrors` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTotalEccErrors")]
     pub fn total_ecc_errors(
         &self,
         error_type: MemoryErrorType,

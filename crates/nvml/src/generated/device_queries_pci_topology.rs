@@ -54,18 +54,17 @@ impl<'n> Device<'n> {
     /// For all fully supported products.
     /// Only applicable to multi-GPU products.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `bridgeHierarchy`: Reference to the returned bridge chip Hierarchy
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if bridge chip exists
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `bridgeInfo` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if bridge chip not supported on the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetBridgeChipInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `bridgeInfo` is NULL
+    /// - [`Error::NotSupported`] if bridge chip not supported on the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBridgeChipInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBridgeChipInfo")]
     pub fn bridge_chip_info(&self) -> Result<BridgeChipHierarchy, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBridgeChipInfo()?;
         let mut c_bridge_hierarchy: sys::nvmlBridgeChipHierarchy_st = Default::default();
@@ -74,9 +73,6 @@ impl<'n> Device<'n> {
     }
     /// Get the type of the GPU Bus (PCIe, PCI, ...)
     ///
-    /// * `device`: The identifier of the target device
-    /// * `type`: The PCI Bus type
-    ///
     /// return
     /// - `NVML_SUCCESS`                 if the bus `type` is successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
@@ -84,6 +80,11 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetBusType`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBusType` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetBusType")]
     pub fn bus_type(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBusType()?;
         let mut c_type: u32 = Default::default();
@@ -92,17 +93,16 @@ impl<'n> Device<'n> {
     }
     /// Retrieves the Device's C2C Mode information
     ///
-    /// * `device`: The identifier of the target device
-    /// * `c2cModeInfo`: Output struct containing the device's C2C Mode info
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `C2C` Mode Infor query is successful
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `serial` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetC2cModeInfoV`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `serial` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetC2cModeInfoV` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetC2cModeInfoV")]
     pub fn c2c_mode_info_v(&self) -> Result<C2cModeInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetC2cModeInfoV()?;
         let mut c_c2c_mode_info: sys::nvmlC2cModeInfo_v1_t = Default::default();
@@ -113,18 +113,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `currLinkGen`: Reference in which to return the current PCIe link generation
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `currLinkGen` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `currLinkGen` is null
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if PCIe link information is not available
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCurrPcieLinkGeneration`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `currLinkGen` is null
+    /// - [`Error::NotSupported`] if PCIe link information is not available
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkGeneration` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCurrPcieLinkGeneration")]
     pub fn curr_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrPcieLinkGeneration()?;
         let mut c_curr_link_gen: u32 = Default::default();
@@ -135,18 +134,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `currLinkWidth`: Reference in which to return the current PCIe link generation
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `currLinkWidth` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `currLinkWidth` is null
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if PCIe link information is not available
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCurrPcieLinkWidth`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `currLinkWidth` is null
+    /// - [`Error::NotSupported`] if PCIe link information is not available
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkWidth` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCurrPcieLinkWidth")]
     pub fn curr_pcie_link_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrPcieLinkWidth()?;
         let mut c_curr_link_width: u32 = Default::default();
@@ -172,15 +170,16 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `gpuFabricInfo`: Information about GPU fabric state including per-type cliques
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support gpu fabric
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device` or `gpuFabricInfo` is invalid
-    ///
     /// Calls the newest of `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] If `device` doesn't support gpu fabric
+    /// - [`Error::InvalidArgument`] If `device` or `gpuFabricInfo` is invalid
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuFabricInfo_v4` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuFabricInfo_v4")]
+    #[doc(alias = "nvmlDeviceGetGpuFabricInfoV")]
+    #[doc(alias = "nvmlDeviceGetGpuFabricInfo")]
     pub fn gpu_fabric_info(&self) -> Result<GpuFabricInfoV4, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetGpuFabricInfo_v4"));
@@ -241,18 +240,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `maxLinkGenDevice`: Reference in which to return the max PCIe link generation
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `maxLinkGenDevice` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `maxLinkGenDevice` is null
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if PCIe link information is not available
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetGpuMaxPcieLinkGeneration`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkGenDevice` is null
+    /// - [`Error::NotSupported`] if PCIe link information is not available
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuMaxPcieLinkGeneration` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuMaxPcieLinkGeneration")]
     pub fn gpu_max_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuMaxPcieLinkGeneration()?;
         let mut c_max_link_gen_device: u32 = Default::default();
@@ -261,17 +259,16 @@ impl<'n> Device<'n> {
     }
     /// Gets the device's interrupt number
     ///
-    /// * `device`: The identifier of the target device
-    /// * `irqNum`: The interrupt number associated with the specified device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if irq number is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `irqNum` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    ///
     /// Calls `nvmlDeviceGetIrqNum`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `irqNum` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIrqNum` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetIrqNum")]
     pub fn irq_num(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetIrqNum()?;
         let mut c_irq_num: u32 = Default::default();
@@ -285,18 +282,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `maxLinkGen`: Reference in which to return the max PCIe link generation
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `maxLinkGen` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `maxLinkGen` is null
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if PCIe link information is not available
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMaxPcieLinkGeneration`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkGen` is null
+    /// - [`Error::NotSupported`] if PCIe link information is not available
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkGeneration` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMaxPcieLinkGeneration")]
     pub fn max_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxPcieLinkGeneration()?;
         let mut c_max_link_gen: u32 = Default::default();
@@ -310,18 +306,17 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `maxLinkWidth`: Reference in which to return the max PCIe link generation
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `maxLinkWidth` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `maxLinkWidth` is null
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if PCIe link information is not available
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMaxPcieLinkWidth`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkWidth` is null
+    /// - [`Error::NotSupported`] if PCIe link information is not available
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkWidth` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMaxPcieLinkWidth")]
     pub fn max_pcie_link_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxPcieLinkWidth()?;
         let mut c_max_link_width: u32 = Default::default();
@@ -332,20 +327,21 @@ impl<'n> Device<'n> {
     ///
     /// For all fully supported products.
     ///
-    /// * `device1`: The first GPU device
-    /// * `device2`: The second GPU device
-    /// * `onSameBoard`: Reference in which to return the status.
-    ///   Non-zero indicates that the GPUs are on the same board.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `onSameBoard` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `dev1` or `dev2` are invalid or `onSameBoard` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this check is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the either GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `device2`: The second GPU device
     ///
     /// Calls `nvmlDeviceOnSameBoard`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `dev1` or `dev2` are invalid or `onSameBoard` is NULL
+    /// - [`Error::NotSupported`] if this check is not supported by the device
+    /// - [`Error::GpuIsLost`] if the either GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceOnSameBoard` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceOnSameBoard")]
     pub fn on_same_board(&self, device2: &Device<'_>) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceOnSameBoard()?;
         let mut c_on_same_board: i32 = Default::default();
@@ -358,18 +354,19 @@ impl<'n> Device<'n> {
     /// status supplied by MPS for the two locality-domain handles. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device1`: The first device
-    /// * `device2`: The second device
-    /// * `p2pIndex`: p2p Capability Index being looked for between `device1` and `device2`
-    /// * `p2pStatus`: Reference in which to return the status of the `p2pIndex`
-    ///   between `device1` and `device2`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`         if `p2pStatus` has been populated
-    /// - `NVML_ERROR_INVALID_ARGUMENT`     if `device1` or `device2` or `p2pIndex` is invalid or `p2pStatus` is NULL
-    /// - `NVML_ERROR_UNKNOWN`              on any unexpected error
+    /// * `device2`: The second device
+    /// * `p2p_index`: p2p Capability Index being looked for between `device1` and `device2`
     ///
     /// Calls `nvmlDeviceGetP2PStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device1` or `device2` or `p2pIndex` is invalid or `p2pStatus` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetP2PStatus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetP2PStatus")]
     pub fn p2p_status(
         &self,
         device2: &Device<'_>,
@@ -391,17 +388,18 @@ impl<'n> Device<'n> {
     /// can report the same physical parent's PCI attributes. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pci`: Reference in which to return the PCI info
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pci` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pci` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls the newest of `nvmlDeviceGetPciInfo_v3`, `nvmlDeviceGetPciInfo_v2`, `nvmlDeviceGetPciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pci` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfo_v3` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPciInfo_v3")]
+    #[doc(alias = "nvmlDeviceGetPciInfo_v2")]
+    #[doc(alias = "nvmlDeviceGetPciInfo")]
     pub fn pci_info(&self) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetPciInfo_v3"));
@@ -443,17 +441,16 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPciInfoExt_v1_t` for details on the available PCI info.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pci`: Reference in which to return the PCI info
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pci` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pci` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPciInfoExt`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pci` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfoExt` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPciInfoExt")]
     pub fn pci_info_ext(&self) -> Result<PciInfoExtV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPciInfoExt()?;
         let mut c_pci: sys::nvmlPciInfoExt_v1_t = sys::nvmlPciInfoExt_v1_t {
@@ -465,17 +462,16 @@ impl<'n> Device<'n> {
     }
     /// Gets the device's PCIE Max Link speed in MBPS
     ///
-    /// * `device`: The identifier of the target device
-    /// * `maxSpeed`: The devices's PCIE Max Link speed in MBPS
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if PCIe Max Link Speed is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `maxSpeed` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    ///
     /// Calls `nvmlDeviceGetPcieLinkMaxSpeed`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `maxSpeed` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
     pub fn pcie_link_max_speed(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieLinkMaxSpeed()?;
         let mut c_max_speed: u32 = Default::default();
@@ -486,18 +482,17 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `value`: Reference in which to return the counter's value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `value` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `value` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPcieReplayCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `value` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieReplayCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPcieReplayCounter")]
     pub fn pcie_replay_counter(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieReplayCounter()?;
         let mut c_value: u32 = Default::default();
@@ -506,17 +501,16 @@ impl<'n> Device<'n> {
     }
     /// Gets the device's PCIe Link speed in Mbps
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pcieSpeed`: The devices's PCIe Max Link speed in Mbps
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pcieSpeed` has been retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pcieSpeed` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support PCIe speed getting
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPcieSpeed`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pcieSpeed` is NULL
+    /// - [`Error::NotSupported`] if the device does not support PCIe speed getting
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPcieSpeed")]
     pub fn pcie_speed(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieSpeed()?;
         let mut c_pcie_speed: u32 = Default::default();
@@ -531,19 +525,21 @@ impl<'n> Device<'n> {
     ///
     /// This method is not supported in virtual machines running virtual GPU (vGPU).
     ///
-    /// * `device`: The identifier of the target device
-    /// * `counter`: The specific counter that should be queried `nvmlPcieUtilCounter_t`
-    /// * `value`: Reference in which to return throughput in KB/s
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `value` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `counter` is invalid, or `value` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `counter`: The specific counter that should be queried `nvmlPcieUtilCounter_t`
     ///
     /// Calls `nvmlDeviceGetPcieThroughput`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `counter` is invalid, or `value` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieThroughput` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPcieThroughput")]
     pub fn pcie_throughput(&self, counter: PcieUtilCounter) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieThroughput()?;
         let mut c_value: u32 = Default::default();
@@ -554,17 +550,19 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// * `device1`: The identifier of the first device
-    /// * `device2`: The identifier of the second device
-    /// * `pathInfo`: A `nvmlGpuTopologyLevel_t` that gives the path type
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pathInfo` has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device1`, or `device2` is invalid, or `pathInfo` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device or OS does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           an error has occurred in underlying topology discovery
+    /// * `device2`: The identifier of the second device
     ///
     /// Calls `nvmlDeviceGetTopologyCommonAncestor`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device1`, or `device2` is invalid, or `pathInfo` is NULL
+    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyCommonAncestor` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTopologyCommonAncestor")]
     pub fn topology_common_ancestor(
         &self,
         device2: &Device<'_>,
@@ -578,20 +576,20 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the first device
-    /// * `level`: The `nvmlGpuTopologyLevel_t` level to search for other GPUs
-    /// * `count`: When zero, is set to the number of matching GPUs such that `deviceArray`
-    ///   can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
-    ///   number of device handles.
-    /// * `deviceArray`: An array of device handles for GPUs found at `level`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `deviceArray` or `count` (if initially zero) has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `level`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device or OS does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           an error has occurred in underlying topology discovery
+    /// * `level`: The `nvmlGpuTopologyLevel_t` level to search for other GPUs
     ///
     /// Calls `nvmlDeviceGetTopologyNearestGpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device`, `level`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
+    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyNearestGpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetTopologyNearestGpus")]
     pub fn topology_nearest_gpus(
         &self,
         level: GpuTopologyLevel,

@@ -51,6 +51,8 @@ use super::*;
 /// Structure used to encapsulate temperature info
 ///
 ///The safe form of `nvmlTemperature_v1_t`.
+#[doc(alias = "nvmlTemperature_t")]
+#[doc(alias = "nvmlTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TemperatureV1 {
     pub version: u32,
@@ -101,20 +103,19 @@ impl<'n> Device<'n> {
     /// power is valid only when feature is enabled.
     /// See `nvmlAdaptiveTgpModeInfo_v1_t` for field details.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `info`: Reference in which to return the Adaptive TGP Mode information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `info` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `info` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support Adaptive TGP Mode
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetAdaptiveTgpMode_v1()
     ///
     /// Calls `nvmlDeviceGetAdaptiveTgpModeInfo_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `info` is NULL
+    /// - [`Error::NotSupported`] if the device does not support Adaptive TGP Mode
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveTgpModeInfo_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetAdaptiveTgpModeInfo_v1")]
     pub fn adaptive_tgp_mode_info_v1(&self) -> Result<AdaptiveTgpModeInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveTgpModeInfo_v1()?;
         let mut c_info: sys::nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
@@ -131,18 +132,20 @@ impl<'n> Device<'n> {
     ///
     /// For all discrete products with dedicated fans.
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `coolerInfo` (out): Structure specifying the cooler's control signal characteristics (out)
-    ///   and the target that cooler cools (out)
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If everything worked
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid, `signalType` or `target` is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the `device` does not support this feature
+    /// * `cooler_info`: Structure specifying the cooler's control signal characteristics (out) and the target that cooler cools (out)
     ///
     /// Calls `nvmlDeviceGetCoolerInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid, `signalType` or `target` is NULL
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] If the `device` does not support this feature
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCoolerInfo")]
     pub fn cooler_info(
         &self,
         cooler_info: &CoolerInfoV1,
@@ -162,18 +165,17 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The device to communicate with
-    /// * `limit`: Reference in which to return the power management limit in milliwatts
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `limit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `limit` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetEnforcedPowerLimit`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `limit` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEnforcedPowerLimit` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetEnforcedPowerLimit")]
     pub fn enforced_power_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEnforcedPowerLimit()?;
         let mut c_limit: u32 = Default::default();
@@ -186,19 +188,20 @@ impl<'n> Device<'n> {
     ///
     /// For all cuda-capable discrete products with fans
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `fan`: The index of the target fan, zero indexed.
-    /// * `policy`: Reference in which to return the fan control `policy`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `policy` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `policy` is null or the `fan` given doesn't reference
-    ///   a fan that exists.
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the `device` is older than Maxwell
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `fan`: The index of the target fan, zero indexed.
     ///
     /// Calls `nvmlDeviceGetFanControlPolicy_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `policy` is null or the `fan` given doesn't reference a fan that exists.
+    /// - [`Error::NotSupported`] if the `device` is older than Maxwell
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
     pub fn fan_control_policy_v2(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanControlPolicy_v2()?;
         let mut c_policy: u32 = Default::default();
@@ -215,18 +218,18 @@ impl<'n> Device<'n> {
     /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
     /// This value may exceed 100% in certain cases.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `speed`: Reference in which to return the fan speed percentage
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `speed` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `speed` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have a fan
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetFanSpeed`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `speed` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a fan
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFanSpeed")]
+    #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
     pub fn fan_speed(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeed()?;
         let mut c_speed: u32 = Default::default();
@@ -242,19 +245,20 @@ impl<'n> Device<'n> {
     /// Note: The reported speed is the intended fan speed. If the fan is physically blocked and unable to spin, the
     /// output will not match the actual fan speed.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `fanSpeed`: Structure specifying the index of the target fan (input) and
-    ///   retrieved fan speed value (output)
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If everything worked
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid, `fan` is not an acceptable
-    ///   index, or `speed` is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the `device` does not support this feature
+    /// * `fan_speed`: Structure specifying the index of the target fan (input) and retrieved fan speed value (output)
     ///
     /// Calls `nvmlDeviceGetFanSpeedRPM`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] If the `device` does not support this feature
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeedRPM` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
     pub fn fan_speed_rpm(
         &self,
         fan_speed: &FanSpeedInfoV1,
@@ -277,19 +281,21 @@ impl<'n> Device<'n> {
     /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
     /// This value may exceed 100% in certain cases.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `fan`: The index of the target fan, zero indexed.
-    /// * `speed`: Reference in which to return the fan speed percentage
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   if `speed` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`       if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`       if the device does not have a fan or is newer than Maxwell
-    /// - `NVML_ERROR_GPU_IS_LOST`         if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`             on any unexpected error
+    /// * `fan`: The index of the target fan, zero indexed.
     ///
     /// Calls `nvmlDeviceGetFanSpeed_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
     pub fn fan_speed_v2(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeed_v2()?;
         let mut c_speed: u32 = Default::default();
@@ -298,18 +304,21 @@ impl<'n> Device<'n> {
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `marginTempInfo` (in,out): Versioned structure in which to return the temperature reading
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                           if the margin temperature was retrieved successfully
-    /// - `NVML_ERROR_NOT_SUPPORTED`               if request is not supported on the current platform
-    /// - `NVML_ERROR_INVALID_ARGUMENT`            if `device` is invalid or `temperature` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`                 if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`   if the right versioned structure is not used
-    /// - `NVML_ERROR_UNKNOWN`                     on any unexpected error
+    /// * `margin_temp_info`: Versioned structure in which to return the temperature reading
     ///
     /// Calls `nvmlDeviceGetMarginTemperature`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if request is not supported on the current platform
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `temperature` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the right versioned structure is not used
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMarginTemperature` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMarginTemperature")]
     pub fn margin_temperature(
         &self,
         margin_temp_info: &MarginTemperatureV1,
@@ -326,18 +335,16 @@ impl<'n> Device<'n> {
     ///
     /// For all cuda-capable discrete products with fans
     ///
-    /// * `device`: The identifier of the target device
-    /// * `minSpeed`: The minimum speed allowed to set
-    /// * `maxSpeed`: The maximum speed allowed to set
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if speed has been adjusted
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if device is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this (doesn't have fans)
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMinMaxFanSpeed`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this (doesn't have fans)
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxFanSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMinMaxFanSpeed")]
     pub fn min_max_fan_speed(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinMaxFanSpeed()?;
         let mut c_min_speed: u32 = Default::default();
@@ -349,18 +356,17 @@ impl<'n> Device<'n> {
     ///
     /// For all discrete products with dedicated fans.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `numFans`: The number of fans
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `fan` number query was successful
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `numFans` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have a fan
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetNumFans`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `numFans` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a fan
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumFans` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNumFans")]
     pub fn num_fans(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumFans()?;
         let mut c_num_fans: u32 = Default::default();
@@ -372,18 +378,17 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `defaultLimit`: Reference in which to return the default power management limit in milliwatts
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `defaultLimit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `defaultLimit` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPowerManagementDefaultLimit`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `defaultLimit` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementDefaultLimit` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerManagementDefaultLimit")]
     pub fn power_management_default_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementDefaultLimit()?;
         let mut c_default_limit: u32 = Default::default();
@@ -400,18 +405,17 @@ impl<'n> Device<'n> {
     /// This reading is only available if power management mode is supported.
     /// See `nvmlDeviceGetPowerManagementMode`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `limit`: Reference in which to return the power management limit in milliwatts
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `limit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `limit` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPowerManagementLimit`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `limit` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimit` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerManagementLimit")]
     pub fn power_management_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementLimit()?;
         let mut c_limit: u32 = Default::default();
@@ -422,21 +426,19 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `minLimit`: Reference in which to return the minimum power management limit in milliwatts
-    /// * `maxLimit`: Reference in which to return the maximum power management limit in milliwatts
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `minLimit` and `maxLimit` have been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `minLimit` or `maxLimit` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceSetPowerManagementLimit
     ///
     /// Calls `nvmlDeviceGetPowerManagementLimitConstraints`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `minLimit` or `maxLimit` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimitConstraints` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerManagementLimitConstraints")]
     pub fn power_management_limit_constraints(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementLimitConstraints()?;
         let mut c_min_limit: u32 = Default::default();
@@ -460,18 +462,17 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: Reference in which to return the current power management mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `mode` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPowerManagementMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerManagementMode")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn power_management_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementMode()?;
@@ -485,18 +486,17 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `powerMizerMode`: Reference in which to return the power mizer mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `powerMizerMode` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `powerMizerMode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support powerMizerMode readings
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPowerMizerMode_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerMizerMode` is NULL
+    /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerMizerMode_v1")]
     pub fn power_mizer_mode_v1(&self) -> Result<DevicePowerMizerModesV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode: sys::nvmlDevicePowerMizerModes_v1_t = Default::default();
@@ -505,17 +505,16 @@ impl<'n> Device<'n> {
     }
     /// Gets the devices power source
     ///
-    /// * `device`: The identifier of the target device
-    /// * `powerSource`: The power source of the device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the current power source was successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, or `powerSource` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    ///
     /// Calls `nvmlDeviceGetPowerSource`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `powerSource` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerSource` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerSource")]
     pub fn power_source(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerSource()?;
         let mut c_power_source: u32 = Default::default();
@@ -530,18 +529,17 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPstates_t` for details on allowed performance states.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pState`: Reference in which to return the performance state reading
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pState` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pState` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPowerState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pState` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerState")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn power_state(&self) -> Result<Pstates, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerState()?;
@@ -562,18 +560,17 @@ impl<'n> Device<'n> {
     ///
     /// It is only available if power management mode is supported. See `nvmlDeviceGetPowerManagementMode`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `power`: Reference in which to return the power usage information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `power` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `power` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support power readings
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetPowerUsage`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `power` is NULL
+    /// - [`Error::NotSupported`] if the device does not support power readings
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerUsage` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetPowerUsage")]
     pub fn power_usage(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerUsage()?;
         let mut c_power: u32 = Default::default();
@@ -590,21 +587,24 @@ impl<'n> Device<'n> {
     /// An out-of-band administrator policy may override the in-band request;
     /// use `nvmlDeviceGetAdaptiveTgpModeInfo_v1` to query the arbitrated state.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: NVML_FEATURE_ENABLED or NVML_FEATURE_DISABLED
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the request was accepted
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `mode` is not a valid `nvmlEnableState_t`
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support Adaptive TGP Mode
-    /// - `NVML_ERROR_NO_PERMISSION`     if the caller lacks root/admin privileges
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceGetAdaptiveTgpModeInfo_v1()
     ///
+    /// # Arguments
+    ///
+    /// * `mode`: NVML_FEATURE_ENABLED or NVML_FEATURE_DISABLED
+    ///
     /// Calls `nvmlDeviceSetAdaptiveTgpMode_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is not a valid `nvmlEnableState_t`
+    /// - [`Error::NotSupported`] if the device does not support Adaptive TGP Mode
+    /// - [`Error::NoPermission`] if the caller lacks root/admin privileges
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAdaptiveTgpMode_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetAdaptiveTgpMode_v1")]
     pub fn set_adaptive_tgp_mode_v1(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAdaptiveTgpMode_v1()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -624,17 +624,6 @@ impl<'n> Device<'n> {
     ///
     /// This API replaces nvmlDeviceSetPowerManagementLimit. It can be used as a drop-in replacement for the older version.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `powerValue`: Power management limit in milliwatts to set
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `limit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `powerValue` is NULL or contains invalid values
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: NVML_FI_DEV_POWER_AVERAGE
     ///
     /// See also: NVML_FI_DEV_POWER_INSTANT
@@ -645,7 +634,21 @@ impl<'n> Device<'n> {
     ///
     /// See also: NVML_FI_DEV_POWER_CURRENT_LIMIT
     ///
+    /// # Arguments
+    ///
+    /// * `power_value`: Power management limit in milliwatts to set
+    ///
     /// Calls `nvmlDeviceSetPowerManagementLimit_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerValue` is NULL or contains invalid values
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
     pub fn set_power_management_limit_v2(
         &self,
         power_value: &PowerValueV2,
@@ -662,18 +665,21 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `powerMizerMode`: Reference in which to set the power mizer mode.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `powerMizerMode` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `powerMizerMode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support powerMizerMode readings
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `power_mizer_mode`: Reference in which to set the power mizer mode.
     ///
     /// Calls `nvmlDeviceSetPowerMizerMode_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerMizerMode` is NULL
+    /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetPowerMizerMode_v1")]
     pub fn set_power_mizer_mode_v1(
         &self,
         power_mizer_mode: &DevicePowerMizerModesV1,
@@ -696,19 +702,21 @@ impl<'n> Device<'n> {
     /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
     /// This value may exceed 100% in certain cases.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `fan`: The index of the target fan, zero indexed.
-    /// * `targetSpeed`: Reference in which to return the fan speed percentage
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   if `speed` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`       if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`       if the device does not have a fan or is newer than Maxwell
-    /// - `NVML_ERROR_GPU_IS_LOST`         if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`             on any unexpected error
+    /// * `fan`: The index of the target fan, zero indexed.
     ///
     /// Calls `nvmlDeviceGetTargetFanSpeed`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTargetFanSpeed` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTargetFanSpeed")]
     pub fn target_fan_speed(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTargetFanSpeed()?;
         let mut c_target_speed: u32 = Default::default();
@@ -718,6 +726,12 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Use `nvmlDeviceGetTemperatureV` instead
     ///
     /// Calls `nvmlDeviceGetTemperature`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperature` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTemperature")]
+    #[doc(alias = "nvmlDeviceGetTemperatureV")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn temperature(&self, sensor_type: TemperatureSensors) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTemperature()?;
@@ -739,19 +753,21 @@ impl<'n> Device<'n> {
     /// API in future releases. Please use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
     /// temperature thresholds on these architectures.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `thresholdType`: The type of threshold value queried
-    /// * `temp`: Reference in which to return the temperature reading
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `temp` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not have a temperature sensor or is unsupported
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `threshold_type`: The type of threshold value queried
     ///
     /// Calls `nvmlDeviceGetTemperatureThreshold`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a temperature sensor or is unsupported
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureThreshold` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTemperatureThreshold")]
     pub fn temperature_threshold(
         &self,
         threshold_type: TemperatureThresholds,
@@ -770,19 +786,21 @@ impl<'n> Device<'n> {
     /// `nvmlDeviceGetFieldValues` with the `NVML_FI_DEV_GPU_TEMP` field, which returns the
     /// temperature in degrees C as a double value.
     ///
-    /// * `device` (in): Target device identifier.
-    /// * `temperature` (in,out): Structure specifying the sensor type (input) and retrieved
-    ///   temperature value (output).
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `temp` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` is invalid, `sensorType` is invalid or `temp` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if the device does not have the specified sensor
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
+    /// * `temperature`: Structure specifying the sensor type (input) and retrieved temperature value (output).
     ///
     /// Calls `nvmlDeviceGetTemperatureV`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `sensorType` is invalid or `temp` is NULL
+    /// - [`Error::NotSupported`] if the device does not have the specified sensor
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureV` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTemperatureV")]
     pub fn temperature_v(
         &self,
         temperature: &TemperatureV1,
@@ -797,19 +815,21 @@ impl<'n> Device<'n> {
     }
     /// Used to execute a list of thermal system instructions.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `sensorIndex`: The index of the thermal sensor
-    /// * `pThermalSettings`: Reference in which to return the thermal sensor information
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pThermalSettings` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `pThermalSettings` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `sensor_index`: The index of the thermal sensor
     ///
     /// Calls `nvmlDeviceGetThermalSettings`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pThermalSettings` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetThermalSettings` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetThermalSettings")]
     pub fn thermal_settings(
         &self,
         sensor_index: u32,
@@ -823,18 +843,17 @@ impl<'n> Device<'n> {
     ///
     /// For Volta ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `energy`: Reference in which to return the energy consumption information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `energy` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `energy` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support energy readings
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetTotalEnergyConsumption`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `energy` is NULL
+    /// - [`Error::NotSupported`] if the device does not support energy readings
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEnergyConsumption` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetTotalEnergyConsumption")]
     pub fn total_energy_consumption(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTotalEnergyConsumption()?;
         let mut c_energy: u64 = Default::default();

@@ -70,26 +70,24 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// * `device`: The device handle or MIG device handle
-    /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    ///   to return the number of returned elements
-    /// * `infos`: Reference in which to return the process information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    ///   `infoCount` will contain minimal amount of space necessary for
-    ///   the call to complete
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: `nvmlSystemGetProcessName`
     ///
     /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
     pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -193,19 +191,17 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `utilization`: Reference to an unsigned int for decoder utilization info
-    /// * `samplingPeriodUs`: Reference to an unsigned int for the sampling period in US
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `utilization` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetDecoderUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDecoderUtilization` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDecoderUtilization")]
     pub fn decoder_utilization(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDecoderUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -219,20 +215,21 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `encoderQueryType`: Type of encoder to query
-    /// * `encoderCapacity`: Reference to an unsigned int for the encoder capacity
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `encoderCapacity` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `encoderCapacity` is NULL, or `device` or `encoderQueryType`
-    ///   are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if device does not support the encoder specified in `encodeQueryType`
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
+    /// * `encoder_query_type`: Type of encoder to query
     ///
     /// Calls `nvmlDeviceGetEncoderCapacity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `encoderCapacity` is NULL, or `device` or `encoderQueryType` are invalid
+    /// - [`Error::NotSupported`] if device does not support the encoder specified in `encodeQueryType`
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderCapacity` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetEncoderCapacity")]
     pub fn encoder_capacity(
         &self,
         encoder_query_type: EncoderType,
@@ -257,20 +254,19 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `sessionCount`: Reference to caller supplied array size, and returns the number of sessions.
-    /// * `sessionInfos`: Reference in which to return the session information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `sessionInfos` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` is NULL.
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if this query is not supported by `device`
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
+    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL.
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderSessions` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetEncoderSessions")]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderSessions()?;
         let ((mut c_session_infos), n) = ffi::fill_counted(
@@ -298,20 +294,16 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `sessionCount`: Reference to an unsigned int for count of active encoder sessions
-    /// * `averageFps`: Reference to an unsigned int for trailing average FPS of all active sessions
-    /// * `averageLatency`: Reference to an unsigned int for encode latency in microseconds
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `sessionCount`, `averageFps` and `averageLatency` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount`, or `device` or `averageFps`,
-    ///   or `averageLatency` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetEncoderStats`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `sessionCount`, or `device` or `averageFps`, or `averageLatency` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderStats` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetEncoderStats")]
     pub fn encoder_stats(&self) -> Result<(u32, u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderStats()?;
         let mut c_session_count: u32 = Default::default();
@@ -331,19 +323,17 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, querying encoder utilization is not currently supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `utilization`: Reference to an unsigned int for encoder utilization info
-    /// * `samplingPeriodUs`: Reference to an unsigned int for the sampling period in US
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `utilization` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetEncoderUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderUtilization` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetEncoderUtilization")]
     pub fn encoder_utilization(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -369,19 +359,18 @@ impl<'n> Device<'n> {
     /// **Note:** hResolution, vResolution, averageFPS and averageLatency data for a FBC session returned in `sessionInfo` may
     /// be zero if there are no new frames captured since the session started.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `sessionCount`: Reference to caller supplied array size, and returns the number of sessions.
-    /// * `sessionInfo`: Reference in which to return the session information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `sessionInfo` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` is NULL.
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
+    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL.
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCSessions` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetFBCSessions")]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCSessions()?;
         let ((mut c_session_info), n) = ffi::fill_counted(
@@ -409,17 +398,16 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `fbcStats`: Reference to nvmlFBCStats_t structure containing NvFBC stats
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `fbcStats` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `fbcStats` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetFBCStats`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `fbcStats` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCStats` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFBCStats")]
     pub fn fbc_stats(&self) -> Result<FBCStats, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
@@ -447,26 +435,24 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// * `device`: The device handle or MIG device handle
-    /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    ///   to return the number of returned elements
-    /// * `infos`: Reference in which to return the process information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    ///   `infoCount` will contain minimal amount of space necessary for
-    ///   the call to complete
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: `nvmlSystemGetProcessName`
     ///
     /// Calls the newest of `nvmlDeviceGetGraphicsRunningProcesses_v3`, `nvmlDeviceGetGraphicsRunningProcesses_v2`, `nvmlDeviceGetGraphicsRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGraphicsRunningProcesses_v3` nor an older version of it (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses")]
     pub fn graphics_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -570,19 +556,17 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `utilization`: Reference to an unsigned int for jpg utilization info
-    /// * `samplingPeriodUs`: Reference to an unsigned int for the sampling period in US
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `utilization` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetJpgUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetJpgUtilization")]
     pub fn jpg_utilization(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetJpgUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -614,25 +598,23 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// * `device`: The device handle or MIG device handle
-    /// * `infoCount`: Reference in which to provide the `infos` array size, and
-    ///   to return the number of returned elements
-    /// * `infos`: Reference in which to return the process information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `infoCount` and `infos` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `infoCount` indicates that the `infos` array is too small
-    ///   `infoCount` will contain minimal amount of space necessary for
-    ///   the call to complete
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: `nvmlSystemGetProcessName`
     ///
     /// Calls the newest of `nvmlDeviceGetMPSComputeRunningProcesses_v3`, `nvmlDeviceGetMPSComputeRunningProcesses_v2`, `nvmlDeviceGetMPSComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
+    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMPSComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses")]
     pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -736,19 +718,17 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, querying decoder utilization is not currently supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `utilization`: Reference to an unsigned int for ofa utilization info
-    /// * `samplingPeriodUs`: Reference to an unsigned int for the sampling period in US
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `utilization` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetOfaUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetOfaUtilization")]
     pub fn ofa_utilization(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetOfaUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -762,14 +742,13 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPerfMetricsSamples_v1_t` for more information on the struct.
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `samples` (out): Reference to `nvmlPerfMetricsSamples_v1_t`.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the query is successful
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this query is not supported by the device
-    ///
     /// Calls `nvmlDevicePerfMetricsGetSamples_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePerfMetricsGetSamples_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDevicePerfMetricsGetSamples_v1")]
     pub fn perf_metrics_get_samples_v1(&self) -> Result<PerfMetricsSamplesV1, Error> {
         let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
         let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
@@ -802,21 +781,23 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `utilization`: Pointer to caller-supplied buffer in which guest process utilization samples are returned
-    /// * `processSamplesCount`: Pointer to caller-supplied array size, and returns number of processes running
-    /// * `lastSeenTimeStamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `utilization` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
     ///
     /// Calls `nvmlDeviceGetProcessUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessUtilization` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetProcessUtilization")]
     pub fn process_utilization(
         &self,
         last_seen_time_stamp: u64,
@@ -868,24 +849,24 @@ impl<'n> Device<'n> {
     /// **Note:** On MIG-enabled GPUs, querying the following sample types, NVML_GPU_UTILIZATION_SAMPLES, NVML_MEMORY_UTILIZATION_SAMPLES
     /// NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently supported.
     ///
-    /// * `device`: The identifier for the target device
-    /// * `type`: Type of sampling event
-    /// * `lastSeenTimeStamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
-    /// * `sampleValType`: Output parameter to represent the type of sample value as described in nvmlSampleVal_t
-    /// * `sampleCount`: Reference to provide the number of elements which can be queried in samples array
-    /// * `samples`: Reference in which samples are returned
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if samples are successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `samplesCount` is NULL or
-    ///   reference to `sampleCount` is 0 for non null `samples`
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `type`: Type of sampling event
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
     ///
     /// Calls `nvmlDeviceGetSamples`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `samplesCount` is NULL or reference to `sampleCount` is 0 for non null `samples`
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSamples` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetSamples")]
     pub fn samples(
         &self,
         r#type: SamplingType,
@@ -923,18 +904,17 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, querying device utilization rates is not currently supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `utilization`: Reference in which to return the utilization information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `utilization` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `utilization` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetUtilizationRates`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `utilization` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUtilizationRates` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetUtilizationRates")]
     pub fn utilization_rates(&self) -> Result<Utilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUtilizationRates()?;
         let mut c_utilization: sys::nvmlUtilization_st = Default::default();

@@ -51,6 +51,8 @@ use super::*;
 /// Enum to represent type of bridge chip
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`BridgeChipType::name`]).
+#[doc(alias = "nvmlBridgeChipType_enum")]
+#[doc(alias = "nvmlBridgeChipType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct BridgeChipType(pub sys::nvmlBridgeChipType_enum);
@@ -95,6 +97,8 @@ impl serde::Serialize for BridgeChipType {
 /// Cooler control type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerControl::name`]).
+#[doc(alias = "nvmlCoolerControl_enum")]
+#[doc(alias = "nvmlCoolerControl_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct CoolerControl(pub sys::nvmlCoolerControl_enum);
@@ -156,6 +160,8 @@ impl serde::Serialize for CoolerControl {
 /// Cooler's target
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerTarget::name`]).
+#[doc(alias = "nvmlCoolerTarget_enum")]
+#[doc(alias = "nvmlCoolerTarget_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct CoolerTarget(pub sys::nvmlCoolerTarget_enum);
@@ -223,6 +229,7 @@ impl serde::Serialize for CoolerTarget {
 /// Enum to represent device addressing mode values
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DeviceAddressingModeType::name`]).
+#[doc(alias = "nvmlDeviceAddressingModeType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct DeviceAddressingModeType(pub sys::nvmlDeviceAddressingModeType_t);
@@ -281,6 +288,8 @@ impl serde::Serialize for DeviceAddressingModeType {
 /// The enums are spaced to allow for future relationships
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuTopologyLevel::name`]).
+#[doc(alias = "nvmlGpuLevel_enum")]
+#[doc(alias = "nvmlGpuTopologyLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuTopologyLevel(pub sys::nvmlGpuLevel_enum);
@@ -342,6 +351,8 @@ impl serde::Serialize for GpuTopologyLevel {
 }
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PCapsIndex::name`]).
+#[doc(alias = "nvmlGpuP2PCapsIndex_enum")]
+#[doc(alias = "nvmlGpuP2PCapsIndex_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuP2PCapsIndex(pub sys::nvmlGpuP2PCapsIndex_enum);
@@ -408,6 +419,8 @@ impl serde::Serialize for GpuP2PCapsIndex {
 }
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PStatus::name`]).
+#[doc(alias = "nvmlGpuP2PStatus_enum")]
+#[doc(alias = "nvmlGpuP2PStatus_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuP2PStatus(pub sys::nvmlGpuP2PStatus_enum);
@@ -489,6 +502,8 @@ impl serde::Serialize for GpuP2PStatus {
 /// Enum to represent NvLink's remote device type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`IntNvLinkDeviceType::name`]).
+#[doc(alias = "nvmlIntNvLinkDeviceType_enum")]
+#[doc(alias = "nvmlIntNvLinkDeviceType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct IntNvLinkDeviceType(pub sys::nvmlIntNvLinkDeviceType_enum);
@@ -549,6 +564,8 @@ impl serde::Serialize for IntNvLinkDeviceType {
 /// Enum to represent NvLink queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkCapability::name`]).
+#[doc(alias = "nvmlNvLinkCapability_enum")]
+#[doc(alias = "nvmlNvLinkCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct NvLinkCapability(pub sys::nvmlNvLinkCapability_enum);
@@ -623,6 +640,8 @@ impl serde::Serialize for NvLinkCapability {
 /// Enum to represent NvLink queryable error counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkErrorCounter::name`]).
+#[doc(alias = "nvmlNvLinkErrorCounter_enum")]
+#[doc(alias = "nvmlNvLinkErrorCounter_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct NvLinkErrorCounter(pub sys::nvmlNvLinkErrorCounter_enum);
@@ -699,6 +718,8 @@ impl serde::Serialize for NvLinkErrorCounter {
 /// ** these can be "OR'd" together
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkUtilizationCountPktTypes::name`]).
+#[doc(alias = "nvmlNvLinkUtilizationCountPktTypes_enum")]
+#[doc(alias = "nvmlNvLinkUtilizationCountPktTypes_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct NvLinkUtilizationCountPktTypes(
@@ -793,6 +814,8 @@ impl serde::Serialize for NvLinkUtilizationCountPktTypes {
 /// Enum to represent the NvLink utilization counter packet units
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkUtilizationCountUnits::name`]).
+#[doc(alias = "nvmlNvLinkUtilizationCountUnits_enum")]
+#[doc(alias = "nvmlNvLinkUtilizationCountUnits_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct NvLinkUtilizationCountUnits(pub sys::nvmlNvLinkUtilizationCountUnits_enum);
@@ -859,6 +882,8 @@ impl serde::Serialize for NvLinkUtilizationCountUnits {
 /// Represents the queryable PCIe utilization counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieUtilCounter::name`]).
+#[doc(alias = "nvmlPcieUtilCounter_enum")]
+#[doc(alias = "nvmlPcieUtilCounter_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PcieUtilCounter(pub sys::nvmlPcieUtilCounter_enum);
@@ -907,6 +932,8 @@ impl serde::Serialize for PcieUtilCounter {
 /// Represents type of perf policy for which violation times can be queried
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PerfPolicyType::name`]).
+#[doc(alias = "nvmlPerfPolicyType_enum")]
+#[doc(alias = "nvmlPerfPolicyType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PerfPolicyType(pub sys::nvmlPerfPolicyType_enum);
@@ -999,6 +1026,8 @@ impl serde::Serialize for PerfPolicyType {
 /// Enum to represent process mode.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ProcessMode::name`]).
+#[doc(alias = "nvmlProcessMode_enum")]
+#[doc(alias = "nvmlProcessMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ProcessMode(pub sys::nvmlProcessMode_enum);
@@ -1060,6 +1089,8 @@ impl serde::Serialize for ProcessMode {
 /// Represents Type of Sampling Event
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`SamplingType::name`]).
+#[doc(alias = "nvmlSamplingType_enum")]
+#[doc(alias = "nvmlSamplingType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct SamplingType(pub sys::nvmlSamplingType_enum);
@@ -1172,6 +1203,7 @@ impl serde::Serialize for SamplingType {
 /// Represents the thermal sensor controllers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalController::name`]).
+#[doc(alias = "nvmlThermalController_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ThermalController(pub sys::nvmlThermalController_t);
@@ -1320,6 +1352,7 @@ impl serde::Serialize for ThermalController {
 /// Represents the thermal sensor targets
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalTarget::name`]).
+#[doc(alias = "nvmlThermalTarget_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ThermalTarget(pub sys::nvmlThermalTarget_t);
@@ -1411,6 +1444,7 @@ impl serde::Serialize for ThermalTarget {
 /// Enum to represent different UUID types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`UUIDType::name`]).
+#[doc(alias = "nvmlUUIDType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct UUIDType(pub sys::nvmlUUIDType_t);
@@ -1462,6 +1496,8 @@ impl serde::Serialize for UUIDType {
 /// Represents the type for sample value returned
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ValueType::name`]).
+#[doc(alias = "nvmlValueType_enum")]
+#[doc(alias = "nvmlValueType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct ValueType(pub sys::nvmlValueType_enum);
@@ -1542,6 +1578,8 @@ impl serde::Serialize for ValueType {
 /// BAR1 Memory allocation Information for a device
 ///
 ///The safe form of `nvmlBAR1Memory_st`.
+#[doc(alias = "nvmlBAR1Memory_st")]
+#[doc(alias = "nvmlBAR1Memory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BAR1Memory {
     /// Total BAR1 Memory (in bytes)
@@ -1586,6 +1624,7 @@ impl serde::Serialize for BAR1Memory {
 /// BBX Time Data
 ///
 ///The safe form of `nvmlBBXTimeData_v1_t`.
+#[doc(alias = "nvmlBBXTimeData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BBXTimeDataV1 {
     /// \[out\] Cumulative number of seconds the GPU has had the driver loaded
@@ -1621,6 +1660,8 @@ impl serde::Serialize for BBXTimeDataV1 {
 /// bridge is stored at index 0 of bridgeInfoList, parent to immediate bridge is at index 1 and so forth.
 ///
 ///The safe form of `nvmlBridgeChipHierarchy_st`.
+#[doc(alias = "nvmlBridgeChipHierarchy_st")]
+#[doc(alias = "nvmlBridgeChipHierarchy_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BridgeChipHierarchy {
     /// Number of Bridge Chips on the Board
@@ -1666,6 +1707,8 @@ impl serde::Serialize for BridgeChipHierarchy {
 /// Information about the Bridge Chip Firmware
 ///
 ///The safe form of `nvmlBridgeChipInfo_st`.
+#[doc(alias = "nvmlBridgeChipInfo_st")]
+#[doc(alias = "nvmlBridgeChipInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BridgeChipInfo {
     /// Type of Bridge Chip
@@ -1705,6 +1748,7 @@ impl serde::Serialize for BridgeChipInfo {
 /// C2C Mode information for a device
 ///
 ///The safe form of `nvmlC2cModeInfo_v1_t`.
+#[doc(alias = "nvmlC2cModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct C2cModeInfoV1 {
     pub is_c2c_enabled: u32,
@@ -1737,6 +1781,8 @@ impl serde::Serialize for C2cModeInfoV1 {
 }
 ///
 ///The safe form of `nvmlCoolerInfo_v1_t`.
+#[doc(alias = "nvmlCoolerInfo_t")]
+#[doc(alias = "nvmlCoolerInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CoolerInfoV1 {
     /// the API version number
@@ -1788,6 +1834,7 @@ impl serde::Serialize for CoolerInfoV1 {
 /// Metrics for all core rails in the system.
 ///
 ///The safe form of `nvmlCoreRailMetrics_t`.
+#[doc(alias = "nvmlCoreRailMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CoreRailMetrics {
     /// Array of core rail metrics
@@ -1824,6 +1871,8 @@ impl serde::Serialize for CoreRailMetrics {
 /// Struct to represent device addressing mode information
 ///
 ///The safe form of `nvmlDeviceAddressingMode_v1_t`.
+#[doc(alias = "nvmlDeviceAddressingMode_t")]
+#[doc(alias = "nvmlDeviceAddressingMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceAddressingModeV1 {
     /// API version
@@ -1864,6 +1913,8 @@ impl serde::Serialize for DeviceAddressingModeV1 {
 }
 ///
 ///The safe form of `nvmlDeviceAttributes_st`.
+#[doc(alias = "nvmlDeviceAttributes_st")]
+#[doc(alias = "nvmlDeviceAttributes_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceAttributes {
     /// Streaming Multiprocessor count
@@ -1941,6 +1992,7 @@ impl serde::Serialize for DeviceAttributes {
 /// Structure to store bank remapper histogram
 ///
 ///The safe form of `nvmlEccBankRemapperHistogram_v1_t`.
+#[doc(alias = "nvmlEccBankRemapperHistogram_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccBankRemapperHistogramV1 {
     /// Number of groups that have maximum spare.
@@ -1980,6 +2032,7 @@ impl serde::Serialize for EccBankRemapperHistogramV1 {
 /// Structure to store bank remapper status
 ///
 ///The safe form of `nvmlEccBankRemapperStatus_v1_t`.
+#[doc(alias = "nvmlEccBankRemapperStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccBankRemapperStatusV1 {
     /// Number of active remappings
@@ -2032,6 +2085,8 @@ impl serde::Serialize for EccBankRemapperStatusV1 {
 /// See `nvmlDeviceGetMemoryErrorCounter`
 ///
 ///The safe form of `nvmlEccErrorCounts_st`.
+#[doc(alias = "nvmlEccErrorCounts_st")]
+#[doc(alias = "nvmlEccErrorCounts_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccErrorCounts {
     /// L1 cache errors
@@ -2081,6 +2136,7 @@ impl serde::Serialize for EccErrorCounts {
 /// Struct to hold the thermal sensor settings
 ///
 ///The safe form of `nvmlGpuThermalSettings_t`.
+#[doc(alias = "nvmlGpuThermalSettings_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuThermalSettings {
     pub count: u32,
@@ -2123,6 +2179,7 @@ impl serde::Serialize for GpuThermalSettings {
 }
 ///
 ///The safe form of `nvmlGpuThermalSettings_t_sensor`.
+#[doc(alias = "nvmlGpuThermalSettings_t_sensor")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuThermalSettingsSensor {
     pub controller: ThermalController,
@@ -2172,6 +2229,7 @@ impl serde::Serialize for GpuThermalSettingsSensor {
 /// GPU Uptime
 ///
 ///The safe form of `nvmlGpuUptime_v1_t`.
+#[doc(alias = "nvmlGpuUptime_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuUptimeV1 {
     /// \[out\] Number of seconds the GPU has been up since it was initialized by the driver
@@ -2205,6 +2263,8 @@ impl serde::Serialize for GpuUptimeV1 {
 /// The total amount is equal to the sum of the amounts of free and used memory.
 ///
 ///The safe form of `nvmlMemory_st`.
+#[doc(alias = "nvmlMemory_st")]
+#[doc(alias = "nvmlMemory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Memory {
     /// Total physical device memory (in bytes)
@@ -2252,6 +2312,8 @@ impl serde::Serialize for Memory {
 /// Version 2 adds versioning for the struct and the amount of system-reserved memory as an output.
 ///
 ///The safe form of `nvmlMemory_v2_st`.
+#[doc(alias = "nvmlMemory_v2_st")]
+#[doc(alias = "nvmlMemory_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MemoryV2 {
     /// Structure format version (must be 2)
@@ -2308,6 +2370,8 @@ impl serde::Serialize for MemoryV2 {
 /// Struct to define the NVLINK counter controls
 ///
 ///The safe form of `nvmlNvLinkUtilizationControl_st`.
+#[doc(alias = "nvmlNvLinkUtilizationControl_st")]
+#[doc(alias = "nvmlNvLinkUtilizationControl_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkUtilizationControl {
     pub units: NvLinkUtilizationCountUnits,
@@ -2345,6 +2409,7 @@ impl serde::Serialize for NvLinkUtilizationControl {
 /// Observed metrics from the power model, including initial DRAMCLK estimates and current measurements.
 ///
 ///The safe form of `nvmlObservedMetrics_t`.
+#[doc(alias = "nvmlObservedMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ObservedMetrics {
     /// Initial DRAMCLK estimates for different scenarios
@@ -2411,6 +2476,8 @@ impl serde::Serialize for ObservedMetrics {
 /// PCI information about a GPU device.
 ///
 ///The safe form of `nvmlPciInfoExt_v1_t`.
+#[doc(alias = "nvmlPciInfoExt_t")]
+#[doc(alias = "nvmlPciInfoExt_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PciInfoExtV1 {
     /// The version number of this struct
@@ -2487,6 +2554,8 @@ impl serde::Serialize for PciInfoExtV1 {
 /// PCI information about a GPU device.
 ///
 ///The safe form of `nvmlPciInfo_st`.
+#[doc(alias = "nvmlPciInfo_st")]
+#[doc(alias = "nvmlPciInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PciInfo {
     /// The legacy tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
@@ -2551,6 +2620,8 @@ impl serde::Serialize for PciInfo {
 /// Struct to represent the NVML PDI information
 ///
 ///The safe form of `nvmlPdi_v1_t`.
+#[doc(alias = "nvmlPdi_t")]
+#[doc(alias = "nvmlPdi_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PdiV1 {
     /// API version number
@@ -2592,6 +2663,7 @@ impl serde::Serialize for PdiV1 {
 /// Performance metrics sample from a controller, which can be either DLPPC 2x or PFPP 1x.
 ///
 ///The safe form of `nvmlPerfMetricControllerSample_t`.
+#[doc(alias = "nvmlPerfMetricControllerSample_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PerfMetricControllerSample {
     /// Controller type: NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X or NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X
@@ -2630,6 +2702,7 @@ impl serde::Serialize for PerfMetricControllerSample {
 /// Performance metrics sample for DLPPC 2x controller.
 ///
 ///The safe form of `nvmlPerfMetricsDlppc2xSample_t`.
+#[doc(alias = "nvmlPerfMetricsDlppc2xSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfMetricsDlppc2xSample {
     /// Observed metrics from the DLPPC 2x controller
@@ -2664,6 +2737,7 @@ impl serde::Serialize for PerfMetricsDlppc2xSample {
 /// Performance metrics sample for PFPP 1x controller.
 ///
 ///The safe form of `nvmlPerfMetricsPfpp1xSample_t`.
+#[doc(alias = "nvmlPerfMetricsPfpp1xSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfMetricsPfpp1xSample {
     /// Estimated metrics from the PFPP 1x controller
@@ -2698,6 +2772,7 @@ impl serde::Serialize for PerfMetricsPfpp1xSample {
 /// Single performance metrics sample containing data from one or more controllers.
 ///
 ///The safe form of `nvmlPerfMetricsSample_t`.
+#[doc(alias = "nvmlPerfMetricsSample_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PerfMetricsSample {
     /// Number of valid controller samples in this sample
@@ -2744,6 +2819,7 @@ impl serde::Serialize for PerfMetricsSample {
 /// This structure contains multiple samples for performance monitoring and profiling.
 ///
 ///The safe form of `nvmlPerfMetricsSamples_v1_t`.
+#[doc(alias = "nvmlPerfMetricsSamples_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PerfMetricsSamplesV1 {
     /// Number of samples in the samples array
@@ -2785,6 +2861,7 @@ impl serde::Serialize for PerfMetricsSamplesV1 {
 /// Power tuple containing power consumption in milliwatts.
 ///
 ///The safe form of `nvmlPmgrPwrTuple_t`.
+#[doc(alias = "nvmlPmgrPwrTuple_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PmgrPwrTuple {
     /// Power consumption in milliwatts
@@ -2817,6 +2894,7 @@ impl serde::Serialize for PmgrPwrTuple {
 /// Information about running process on the GPU with protected memory
 ///
 ///The safe form of `nvmlProcessDetail_v1_t`.
+#[doc(alias = "nvmlProcessDetail_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessDetailV1 {
     /// Process ID
@@ -2879,6 +2957,8 @@ impl serde::Serialize for ProcessDetailV1 {
 /// for older versions of the API.
 ///
 ///The safe form of `nvmlProcessInfo_v1_st`.
+#[doc(alias = "nvmlProcessInfo_v1_st")]
+#[doc(alias = "nvmlProcessInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessInfoV1 {
     /// Process ID
@@ -2920,6 +3000,9 @@ impl serde::Serialize for ProcessInfoV1 {
 /// Information about running compute processes on the GPU
 ///
 ///The safe form of `nvmlProcessInfo_v2_st`.
+#[doc(alias = "nvmlProcessInfo_t")]
+#[doc(alias = "nvmlProcessInfo_v2_st")]
+#[doc(alias = "nvmlProcessInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessInfo {
     /// Process ID
@@ -2973,6 +3056,7 @@ impl serde::Serialize for ProcessInfo {
 /// DRAMCLK estimates containing multiple estimated metrics for different DRAMCLK frequencies.
 ///
 ///The safe form of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t`.
+#[doc(alias = "nvmlPwrModelMetricsDlppm1xDramclkEstimates_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsDlppm1xDramclkEstimates {
     /// Array of estimated metrics for each inference loop
@@ -3020,6 +3104,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
 /// Performance metrics for DLPPM 1x power model.
 ///
 ///The safe form of `nvmlPwrModelMetricsDlppm1xPerf_t`.
+#[doc(alias = "nvmlPwrModelMetricsDlppm1xPerf_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsDlppm1xPerf {
     /// Performance metric in milliseconds
@@ -3054,6 +3139,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
 /// Complete power model metrics for DLPPM 1x, including rail metrics and TGP power.
 ///
 ///The safe form of `nvmlPwrModelMetricsDlppm1x_t`.
+#[doc(alias = "nvmlPwrModelMetricsDlppm1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsDlppm1x {
     /// Validity flag: non-zero if metrics are valid
@@ -3108,6 +3194,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1x {
 /// Complete power model metrics for PFPP 1x, including estimated metrics and key operating points.
 ///
 ///The safe form of `nvmlPwrModelMetricsPfpp1x_t`.
+#[doc(alias = "nvmlPwrModelMetricsPfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsPfpp1x {
     /// Number of valid vf points
@@ -3175,6 +3262,7 @@ impl serde::Serialize for PwrModelMetricsPfpp1x {
 /// Power model metrics sample for PFPP 1x, containing frequency inputs and estimated TGP.
 ///
 ///The safe form of `nvmlPwrModelMetricsSamplePfpp1x_t`.
+#[doc(alias = "nvmlPwrModelMetricsSamplePfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsSamplePfpp1x {
     /// Array of input frequencies in kilohertz for each domain
@@ -3216,6 +3304,7 @@ impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
 /// Operating point for PFPP 1x power model, defining a frequency-power pair.
 ///
 ///The safe form of `nvmlPwrModelOperatingPointPfpp1x_t`.
+#[doc(alias = "nvmlPwrModelOperatingPointPfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelOperatingPointPfpp1x {
     /// Operating frequency in kilohertz
@@ -3255,6 +3344,7 @@ impl serde::Serialize for PwrModelOperatingPointPfpp1x {
 /// Metrics for a single power rail, including frequency and utilization.
 ///
 ///The safe form of `nvmlRailMetrics_t`.
+#[doc(alias = "nvmlRailMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RailMetrics {
     /// Frequency in kilohertz
@@ -3294,6 +3384,8 @@ impl serde::Serialize for RailMetrics {
 /// Struct to represent the NVML repair status
 ///
 ///The safe form of `nvmlRepairStatus_v1_t`.
+#[doc(alias = "nvmlRepairStatus_t")]
+#[doc(alias = "nvmlRepairStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RepairStatusV1 {
     /// API version number
@@ -3343,6 +3435,8 @@ impl serde::Serialize for RepairStatusV1 {
 /// rows available.
 ///
 ///The safe form of `nvmlRowRemapperHistogramValues_st`.
+#[doc(alias = "nvmlRowRemapperHistogramValues_st")]
+#[doc(alias = "nvmlRowRemapperHistogramValues_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RowRemapperHistogramValues {
     pub max: u32,
@@ -3392,6 +3486,8 @@ impl serde::Serialize for RowRemapperHistogramValues {
 /// Information for Sample
 ///
 ///The safe form of `nvmlSample_st`.
+#[doc(alias = "nvmlSample_st")]
+#[doc(alias = "nvmlSample_t")]
 #[derive(Debug, Clone, Default)]
 pub struct Sample {
     /// CPU Timestamp in microseconds
@@ -3430,6 +3526,8 @@ impl serde::Serialize for Sample {
 /// Struct to represent NVML UUID information
 ///
 ///The safe form of `nvmlUUID_v1_t`.
+#[doc(alias = "nvmlUUID_t")]
+#[doc(alias = "nvmlUUID_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct UUIDV1 {
     /// API version number
@@ -3475,6 +3573,7 @@ impl serde::Serialize for UUIDV1 {
 /// Struct to represent the NVML unrepairable memory status
 ///
 ///The safe form of `nvmlUnrepairableMemoryStatus_v1_t`.
+#[doc(alias = "nvmlUnrepairableMemoryStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnrepairableMemoryStatusV1 {
     /// Reference to `unsigned` int
@@ -3510,6 +3609,8 @@ impl serde::Serialize for UnrepairableMemoryStatusV1 {
 /// Each sample period may be between 1 second and 1/6 second, depending on the product being queried.
 ///
 ///The safe form of `nvmlUtilization_st`.
+#[doc(alias = "nvmlUtilization_st")]
+#[doc(alias = "nvmlUtilization_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Utilization {
     /// Percent of time over the past sample period during which one or more kernels was executing on the GPU
@@ -3549,6 +3650,8 @@ impl serde::Serialize for Utilization {
 /// Struct to hold perf policy violation status data
 ///
 ///The safe form of `nvmlViolationTime_st`.
+#[doc(alias = "nvmlViolationTime_st")]
+#[doc(alias = "nvmlViolationTime_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ViolationTime {
     /// referenceTime represents CPU timestamp in microseconds

@@ -51,6 +51,8 @@ use super::*;
 /// Is the GPU device to be removed from the kernel by nvmlDeviceRemoveGpu()
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DetachGpuState::name`]).
+#[doc(alias = "nvmlDetachGpuState_enum")]
+#[doc(alias = "nvmlDetachGpuState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct DetachGpuState(pub sys::nvmlDetachGpuState_enum);
@@ -95,6 +97,8 @@ impl serde::Serialize for DetachGpuState {
 /// Parent bridge PCIe link state requested by nvmlDeviceRemoveGpu()
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieLinkState::name`]).
+#[doc(alias = "nvmlPcieLinkState_enum")]
+#[doc(alias = "nvmlPcieLinkState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PcieLinkState(pub sys::nvmlPcieLinkState_enum);

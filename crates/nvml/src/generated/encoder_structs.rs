@@ -51,6 +51,8 @@ use super::*;
 /// Represents type of encoder for capacity can be queried
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EncoderType::name`]).
+#[doc(alias = "nvmlEncoderQueryType_enum")]
+#[doc(alias = "nvmlEncoderType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct EncoderType(pub sys::nvmlEncoderQueryType_enum);
@@ -107,6 +109,8 @@ impl serde::Serialize for EncoderType {
 /// Structure to hold encoder session data
 ///
 ///The safe form of `nvmlEncoderSessionInfo_st`.
+#[doc(alias = "nvmlEncoderSessionInfo_st")]
+#[doc(alias = "nvmlEncoderSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EncoderSessionInfo {
     /// Unique session ID

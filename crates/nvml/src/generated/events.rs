@@ -51,6 +51,7 @@ use super::*;
 /// Event data formats returned by `nvmlEventSetWait_v3`.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EventDataType::name`]).
+#[doc(alias = "nvmlEventDataType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct EventDataType(pub sys::nvmlEventDataType_t);
@@ -107,6 +108,7 @@ impl serde::Serialize for EventDataType {
 /// `sourceEventContextType`.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuOperationalEventContextType::name`]).
+#[doc(alias = "nvmlGpuOperationalEventContextType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuOperationalEventContextType(pub sys::nvmlGpuOperationalEventContextType_t);
@@ -165,6 +167,7 @@ impl serde::Serialize for GpuOperationalEventContextType {
 /// not named in this header; clients should handle unrecognized numeric values.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuOperationalEventLogLevel::name`]).
+#[doc(alias = "nvmlGpuOperationalEventLogLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuOperationalEventLogLevel(pub sys::nvmlGpuOperationalEventLogLevel_t);
@@ -249,6 +252,7 @@ impl serde::Serialize for GpuOperationalEventLogLevel {
 /// named in this header; clients should handle unrecognized numeric values.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`OperationalEventSeverity::name`]).
+#[doc(alias = "nvmlOperationalEventSeverity_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct OperationalEventSeverity(pub sys::nvmlOperationalEventSeverity_t);
@@ -335,6 +339,8 @@ impl serde::Serialize for SystemEventTypes {
 /// Information about occurred event
 ///
 ///The safe form of `nvmlEventData_st`.
+#[doc(alias = "nvmlEventData_st")]
+#[doc(alias = "nvmlEventData_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventData {
     /// Specific device where the event occurred
@@ -393,6 +399,7 @@ impl serde::Serialize for EventData {
 /// Parameters for retrieving the number of context records associated with the most recent event.
 ///
 ///The safe form of `nvmlEventSetGetContextCount_v1_t`.
+#[doc(alias = "nvmlEventSetGetContextCount_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetGetContextCountV1 {
     /// \[out\] Number of context records associated with the most recent event.
@@ -427,6 +434,7 @@ impl serde::Serialize for EventSetGetContextCountV1 {
 /// Parameters for retrieving context metadata associated with the most recent event.
 ///
 ///The safe form of `nvmlEventSetGetContextInfo_v1_t`.
+#[doc(alias = "nvmlEventSetGetContextInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetGetContextInfoV1 {
     /// \[in\] Zero-based context index.
@@ -486,6 +494,7 @@ impl serde::Serialize for EventSetGetContextInfoV1 {
 /// Parameters for retrieving decoded GPU legacy-Xid context data.
 ///
 ///The safe form of `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t`.
+#[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetGetGpuOperationalEventContextLegacyXidV1 {
     /// \[in\] Zero-based context index.
@@ -532,6 +541,7 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXidV1 {
 /// nvmlSystemEventData_v1_t
 ///
 ///The safe form of `nvmlSystemEventData_v1_t`.
+#[doc(alias = "nvmlSystemEventData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventDataV1 {
     /// Information about what specific system event occurred
@@ -571,6 +581,8 @@ impl serde::Serialize for SystemEventDataV1 {
 /// nvmlSystemEventSetCreateRequest
 ///
 ///The safe form of `nvmlSystemEventSetCreateRequest_v1_t`.
+#[doc(alias = "nvmlSystemEventSetCreateRequest_t")]
+#[doc(alias = "nvmlSystemEventSetCreateRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventSetCreateRequestV1 {
     /// the API version number
@@ -611,6 +623,8 @@ impl serde::Serialize for SystemEventSetCreateRequestV1 {
 /// nvmlSystemEventSetFreeRequest
 ///
 ///The safe form of `nvmlSystemEventSetFreeRequest_v1_t`.
+#[doc(alias = "nvmlSystemEventSetFreeRequest_t")]
+#[doc(alias = "nvmlSystemEventSetFreeRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventSetFreeRequestV1 {
     /// the API version number
@@ -651,6 +665,8 @@ impl serde::Serialize for SystemEventSetFreeRequestV1 {
 /// nvmlSystemRegisterEventRequest
 ///
 ///The safe form of `nvmlSystemRegisterEventRequest_v1_t`.
+#[doc(alias = "nvmlSystemRegisterEventRequest_t")]
+#[doc(alias = "nvmlSystemRegisterEventRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemRegisterEventRequestV1 {
     /// the API version number
@@ -700,17 +716,18 @@ impl Nvml {
     /// Event set should be freed by `nvmlEventSetFree`
     ///
     /// For Fermi ™ or newer fully supported devices.
-    /// * `set`: Reference in which to return the event handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the event has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `set` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// See also: nvmlEventSetFree
     ///
     /// Calls `nvmlEventSetCreate`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `set` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetCreate` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetCreate")]
     pub fn event_set_create(&self) -> Result<EventSet<'_>, Error> {
         let sym = self.lib().nvmlEventSetCreate()?;
         let mut c_set: sys::nvmlEventSet_t = core::ptr::null_mut();
@@ -735,18 +752,6 @@ impl<'n> Device<'n> {
     /// If function reports NVML_ERROR_NOT_SUPPORTED, event set can still be used. None of the requested eventTypes
     /// are registered in that case.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `eventTypes`: Bitmask of `nvmlEventType` to record
-    /// * `set`: Set to which add new event types
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the event has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `eventTypes` is invalid or `set` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the platform does not support this feature or some of requested event types
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventType
     ///
     /// See also: nvmlDeviceGetSupportedEventTypes
@@ -755,7 +760,22 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlEventSetFree
     ///
+    /// # Arguments
+    ///
+    /// * `event_types`: Bitmask of `nvmlEventType` to record
+    /// * `set`: Set to which add new event types
+    ///
     /// Calls `nvmlDeviceRegisterEvents`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `eventTypes` is invalid or `set` is NULL
+    /// - [`Error::NotSupported`] if the platform does not support this feature or some of requested event types
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRegisterEvents` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceRegisterEvents")]
     pub fn register_events(
         &self,
         event_types: EventTypes,
@@ -771,21 +791,20 @@ impl<'n> Device<'n> {
     ///
     /// Events are not supported on Windows. So this function returns an empty mask in `eventTypes` on Windows.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `eventTypes`: Reference in which to return bitmask of supported events
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the eventTypes has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `eventType` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventType
     ///
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls `nvmlDeviceGetSupportedEventTypes`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `eventType` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedEventTypes` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetSupportedEventTypes")]
     pub fn supported_event_types(&self) -> Result<EventTypes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedEventTypes()?;
         let mut c_event_types: u64 = Default::default();
@@ -804,17 +823,6 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// * `set` (in): Event set previously used with `nvmlEventSetWait_v3`
-    /// * `params` (out): Parameters in which to return the number of context records
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `params` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `set` or `params` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
-    /// - `NVML_ERROR_NOT_FOUND`         if no event has been returned by `nvmlEventSetWait_v3`
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventSetWait_v3
     ///
     /// See also: nvmlEventSetGetContextInfo_v1
@@ -822,6 +830,16 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlEventSetGetContextData_v1
     ///
     /// Calls `nvmlEventSetGetContextCount_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `set` or `params` is NULL
+    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextCount_v1` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetGetContextCount_v1")]
     pub fn context_count_v1(&self) -> Result<EventSetGetContextCountV1, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextCount_v1()?;
         let mut c_params: sys::nvmlEventSetGetContextCount_v1_t = Default::default();
@@ -842,24 +860,27 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// * `set` (in): Event set previously used with `nvmlEventSetWait_v3`
-    /// * `params` (in,out): Context index and returned context metadata
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the context metadata has been returned
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-&gt;index is out of range
-    /// - `NVML_ERROR_NOT_FOUND`         if no event has been returned by `nvmlEventSetWait_v3`
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventSetGetContextInfo_v1_t
     ///
     /// See also: nvmlEventSetGetContextCount_v1
     ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
+    /// # Arguments
+    ///
+    /// * `params`: Context index and returned context metadata
+    ///
     /// Calls `nvmlEventSetGetContextInfo_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`-&gt;index is out of range
+    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
+    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextInfo_v1` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
     pub fn context_info_v1(
         &self,
         params: &EventSetGetContextInfoV1,
@@ -873,16 +894,16 @@ impl<'n> EventSet<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// * `set`: Reference to events to be released
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the event has been successfully released
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlDeviceRegisterEvents
     ///
     /// Calls `nvmlEventSetFree`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetFree` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetFree")]
     pub fn free(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlEventSetFree()?;
@@ -900,24 +921,27 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// * `set` (in): Event set previously used with `nvmlEventSetWait_v3`
-    /// * `params` (in,out): Context index and returned legacy-Xid data
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the GPU legacy-Xid context has been returned
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-&gt;index is out of range
-    /// - `NVML_ERROR_NOT_FOUND`         if no event has been returned or the context is not a GPU legacy-Xid context
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t
     ///
     /// See also: nvmlEventSetGetContextInfo_v1
     ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
+    /// # Arguments
+    ///
+    /// * `params`: Context index and returned legacy-Xid data
+    ///
     /// Calls `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`-&gt;index is out of range
+    /// - [`Error::NotFound`] if no event has been returned or the context is not a GPU legacy-Xid context
+    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
     pub fn gpu_operational_event_context_legacy_xid_v1(
         &self,
         params: &EventSetGetGpuOperationalEventContextLegacyXidV1,
@@ -949,28 +973,29 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// * `eventSet` (in): Event set created by `nvmlEventSetCreate`
-    /// * `config` (in): GPU Operational Event subscription configuration
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the GPU Operational Event subscription was registered
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `eventSet` or `config` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if structured GPU Operational Events are not supported on this platform,
-    ///   or if the requested subscription is not supported
-    /// - `NVML_ERROR_NO_PERMISSION`     if the caller lacks permission for the requested scope
-    /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`
-    ///   if the event set cannot accept another subscription
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlGpuOperationalEventConfig_v1_t
     ///
     /// See also: nvmlEventSetWait_v3
     ///
     /// See also: nvmlEventSetFree
     ///
+    /// # Arguments
+    ///
+    /// * `config`: GPU Operational Event subscription configuration
+    ///
     /// Calls `nvmlEventSetRegisterGpuOperationalEvents_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `eventSet` or `config` is invalid
+    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or if the requested subscription is not supported
+    /// - [`Error::NoPermission`] if the caller lacks permission for the requested scope
+    /// - [`Error::InsufficientResources`] if the event set cannot accept another subscription
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetRegisterGpuOperationalEvents_v1` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetRegisterGpuOperationalEvents_v1")]
     pub fn register_gpu_operational_events_v1(
         &self,
         config: &GpuOperationalEventConfigV1,
@@ -1001,23 +1026,27 @@ impl<'n> EventSet<'n> {
     ///
     /// This API does not currently support per-instance event reporting using MIG device handles.
     ///
-    /// * `set`: Reference to set of events to wait on
-    /// * `data`: Reference in which to return event data
-    /// * `timeoutms`: Maximum amount of wait time in milliseconds for registered event
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the data has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `set` or `data` is NULL
-    /// - `NVML_ERROR_TIMEOUT`           if no event arrived in specified timeout or interrupt arrived
-    /// - `NVML_ERROR_GPU_IS_LOST`       if a GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventType
     ///
     /// See also: nvmlDeviceRegisterEvents
     ///
+    /// # Arguments
+    ///
+    /// * `timeoutms`: Maximum amount of wait time in milliseconds for registered event
+    ///
     /// Calls the newest of `nvmlEventSetWait_v2`, `nvmlEventSetWait` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `set` or `data` is NULL
+    /// - [`Error::Timeout`] if no event arrived in specified timeout or interrupt arrived
+    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlEventSetWait_v2")]
+    #[doc(alias = "nvmlEventSetWait")]
+    #[doc(alias = "nvmlEventSetWait_v3")]
     pub fn wait(&self, timeoutms: u32) -> Result<EventData, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlEventSetWait_v2"));
@@ -1071,19 +1100,6 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// * `set` (in): Reference to set of events to wait on
-    /// * `params` (in,out): Wait parameters and returned event data
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the event data has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `set` or `params` is NULL
-    /// - `NVML_ERROR_TIMEOUT`           if no event arrived in specified timeout or interrupt arrived
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
-    /// - `NVML_ERROR_MEMORY`            if system memory is insufficient
-    /// - `NVML_ERROR_GPU_IS_LOST`       if a GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlEventSetWait_v3_t
     ///
     /// See also: nvmlDeviceRegisterEvents
@@ -1092,7 +1108,23 @@ impl<'n> EventSet<'n> {
     ///
     /// See also: nvmlEventSetGetContextCount_v1
     ///
+    /// # Arguments
+    ///
+    /// * `params`: Wait parameters and returned event data
+    ///
     /// Calls `nvmlEventSetWait_v3`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `set` or `params` is NULL
+    /// - [`Error::Timeout`] if no event arrived in specified timeout or interrupt arrived
+    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::Memory`] if system memory is insufficient
+    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v3` (a driver older than the function)
+    #[doc(alias = "nvmlEventSetWait_v3")]
     pub fn wait_v3(&self, params: &EventSetWaitV3) -> Result<EventSetWaitV3, Error> {
         let sym = self.nvml.lib().nvmlEventSetWait_v3()?;
         let mut c_params = (*params).to_raw();

@@ -51,6 +51,8 @@ use super::*;
 /// Excluded GPU device information
 ///
 ///The safe form of `nvmlExcludedDeviceInfo_st`.
+#[doc(alias = "nvmlExcludedDeviceInfo_st")]
+#[doc(alias = "nvmlExcludedDeviceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ExcludedDeviceInfo {
     /// The PCI information for the excluded GPU
@@ -92,13 +94,13 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// * `deviceCount`: Reference in which to return the number of excluded devices
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `deviceCount` has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `deviceCount` is NULL
-    ///
     /// Calls `nvmlGetExcludedDeviceCount`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `deviceCount` is NULL
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceCount` (a driver older than the function)
+    #[doc(alias = "nvmlGetExcludedDeviceCount")]
     pub fn excluded_device_count(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlGetExcludedDeviceCount()?;
         let mut c_device_count: u32 = Default::default();
@@ -113,16 +115,19 @@ impl Nvml {
     /// `nvmlGetExcludedDeviceCount`(). For example, if `deviceCount` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `deviceCount`
-    /// * `info`: Reference in which to return the device information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `device` has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `index` is invalid or `info` is NULL
-    ///
     /// See also: nvmlGetExcludedDeviceCount
     ///
+    /// # Arguments
+    ///
+    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `deviceCount`
+    ///
     /// Calls `nvmlGetExcludedDeviceInfoByIndex`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `index` is invalid or `info` is NULL
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceInfoByIndex` (a driver older than the function)
+    #[doc(alias = "nvmlGetExcludedDeviceInfoByIndex")]
     pub fn excluded_device_info_by_index(
         &self,
         index: u32,

@@ -52,6 +52,7 @@ use super::*;
 /// describing a clique assignment for a given fabric operation type.
 ///
 ///The safe form of `nvmlGpuFabricClique_v1_t`.
+#[doc(alias = "nvmlGpuFabricClique_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricCliqueV1 {
     /// Clique type. See NVML_GPU_FABRIC_CLIQUE_TYPE_*
@@ -91,6 +92,7 @@ impl serde::Serialize for GpuFabricCliqueV1 {
 /// Contains the device fabric information
 ///
 ///The safe form of `nvmlGpuFabricInfo_t`.
+#[doc(alias = "nvmlGpuFabricInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfo {
     /// Uuid of the cluster to which this GPU belongs
@@ -150,6 +152,7 @@ impl serde::Serialize for GpuFabricInfo {
 /// `nvmlGpuFabricInfo_t`.
 ///
 ///The safe form of `nvmlGpuFabricInfo_v2_t`.
+#[doc(alias = "nvmlGpuFabricInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV2 {
     /// Structure version identifier (set to nvmlGpuFabricInfo_v2)
@@ -216,6 +219,8 @@ impl serde::Serialize for GpuFabricInfoV2 {
 /// Use nvmlGpuFabricInfo_v4_t instead.
 ///
 ///The safe form of `nvmlGpuFabricInfo_v3_t`.
+#[doc(alias = "nvmlGpuFabricInfoV_t")]
+#[doc(alias = "nvmlGpuFabricInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV3 {
     /// Structure version identifier (set to nvmlGpuFabricInfo_v3)
@@ -288,6 +293,7 @@ impl serde::Serialize for GpuFabricInfoV3 {
 /// `id` of the first `NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER` entry.
 ///
 ///The safe form of `nvmlGpuFabricInfo_v4_t`.
+#[doc(alias = "nvmlGpuFabricInfo_v4_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV4 {
     /// Uuid of the cluster to which this GPU belongs

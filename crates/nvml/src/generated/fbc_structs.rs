@@ -51,6 +51,8 @@ use super::*;
 /// Represents frame buffer capture session type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`FBCSessionType::name`]).
+#[doc(alias = "nvmlFBCSessionType_enum")]
+#[doc(alias = "nvmlFBCSessionType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct FBCSessionType(pub sys::nvmlFBCSessionType_enum);
@@ -114,6 +116,8 @@ impl serde::Serialize for FBCSessionType {
 /// Structure to hold FBC session data
 ///
 ///The safe form of `nvmlFBCSessionInfo_st`.
+#[doc(alias = "nvmlFBCSessionInfo_st")]
+#[doc(alias = "nvmlFBCSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FBCSessionInfo {
     /// Unique session ID
@@ -203,6 +207,8 @@ impl serde::Serialize for FBCSessionInfo {
 /// Structure to hold frame buffer capture sessions stats
 ///
 ///The safe form of `nvmlFBCStats_st`.
+#[doc(alias = "nvmlFBCStats_st")]
+#[doc(alias = "nvmlFBCStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FBCStats {
     /// Total no of sessions

@@ -51,6 +51,8 @@ use super::*;
 /// Information for a Field Value Sample
 ///
 ///The safe form of `nvmlFieldValue_st`.
+#[doc(alias = "nvmlFieldValue_st")]
+#[doc(alias = "nvmlFieldValue_t")]
 #[derive(Debug, Clone, Default)]
 pub struct FieldValue {
     /// ID of the NVML field to retrieve. This must be set before any call that uses this struct. See the constants starting with NVML_FI_ above.
@@ -113,6 +115,8 @@ impl serde::Serialize for FieldValue {
 }
 ///
 ///The safe form of `nvmlNvLinkPowerThres_st`.
+#[doc(alias = "nvmlNvLinkPowerThres_st")]
+#[doc(alias = "nvmlNvLinkPowerThres_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkPowerThres {
     /// Low power threshold

@@ -51,18 +51,17 @@ use super::*;
 impl<'n> Device<'n> {
     /// Clear values for a list of fields for a device. This API allows multiple fields to be cleared at once.
     ///
-    /// * `device`: The device handle of the GPU to request field values for
-    /// * `valuesCount`: Number of entries in values that should be cleared
-    /// * `values`: Array of `valuesCount` structures to hold field values.
-    ///   Each value's fieldId must be populated prior to this call
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if any values in `values` were cleared. Note that you must
-    ///   check the nvmlReturn field of each value for each individual
-    ///   status
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `values` is NULL
+    /// * `values`: Array of `valuesCount` structures to hold field values. Each value's fieldId must be populated prior to this call
     ///
     /// Calls `nvmlDeviceClearFieldValues`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `values` is NULL
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearFieldValues` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceClearFieldValues")]
     pub fn clear_field_values(
         &self,
         values: &[FieldValue],
@@ -81,18 +80,17 @@ impl<'n> Device<'n> {
     /// If any of the underlying fieldIds are populated by the same driver call, the results for those field IDs
     /// will be populated from a single call rather than making a driver call for each fieldId.
     ///
-    /// * `device`: The device handle of the GPU to request field values for
-    /// * `valuesCount`: Number of entries in values that should be retrieved
-    /// * `values`: Array of `valuesCount` structures to hold field values.
-    ///   Each value's fieldId must be populated prior to this call
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if any values in `values` were populated. Note that you must
-    ///   check the nvmlReturn field of each value for each individual
-    ///   status
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `values` is NULL
+    /// * `values`: Array of `valuesCount` structures to hold field values. Each value's fieldId must be populated prior to this call
     ///
     /// Calls `nvmlDeviceGetFieldValues`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `values` is NULL
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFieldValues` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFieldValues")]
     pub fn field_values(&self, values: &[FieldValue]) -> Result<Vec<FieldValue>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFieldValues()?;
         let mut c_values: Vec<sys::nvmlFieldValue_st> = values

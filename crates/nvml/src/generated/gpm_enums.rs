@@ -51,6 +51,7 @@ use super::*;
 /// GPM Metric Identifiers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpmMetricId::name`]).
+#[doc(alias = "nvmlGpmMetricId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpmMetricId(pub sys::nvmlGpmMetricId_t);

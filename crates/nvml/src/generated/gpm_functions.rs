@@ -54,14 +54,14 @@ impl Nvml {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// * `gpmSample`: Where  the allocated sample will be stored
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                on success
-    /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid pointer is provided
-    /// - `NVML_ERROR_MEMORY`           if system memory is insufficient
-    ///
     /// Calls `nvmlGpmSampleAlloc`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if an invalid pointer is provided
+    /// - [`Error::Memory`] if system memory is insufficient
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleAlloc` (a driver older than the function)
+    #[doc(alias = "nvmlGpmSampleAlloc")]
     pub fn gpm_sample_alloc(&self) -> Result<GpmSample<'_>, Error> {
         let sym = self.lib().nvmlGpmSampleAlloc()?;
         let mut c_gpm_sample: sys::nvmlGpmSample_t = core::ptr::null_mut();
@@ -80,15 +80,17 @@ impl<'n> Device<'n> {
     /// **Note:** The interval between two `nvmlGpmMigSampleGet`() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
-    /// * `device`: Device to get samples for
-    /// * `gpuInstanceId`: MIG GPU Instance ID
-    /// * `gpmSample`: Buffer to read samples into
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS` on success
-    /// - Nonzero NVML_ERROR_? enum on error
+    /// * `gpu_instance_id`: MIG GPU Instance ID
+    /// * `gpm_sample`: Buffer to read samples into
     ///
     /// Calls `nvmlGpmMigSampleGet`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmMigSampleGet` (a driver older than the function)
+    #[doc(alias = "nvmlGpmMigSampleGet")]
     pub fn gpm_mig_sample_get(
         &self,
         gpu_instance_id: u32,
@@ -104,15 +106,12 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
-    /// * `device`: The device handle or MIG device handle to query for
-    /// * `gpmSupport`: Structure to indicate GPM support `nvmlGpmSupport_t`. Indicates
-    ///   GPM support per system for the supplied device
-    ///
-    /// **Returns:**
-    /// - NVML_SUCCESS on success
-    /// - Nonzero NVML_ERROR_? enum if there is an error in processing the query
-    ///
     /// Calls `nvmlGpmQueryDeviceSupport`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryDeviceSupport` (a driver older than the function)
+    #[doc(alias = "nvmlGpmQueryDeviceSupport")]
     pub fn gpm_query_device_support(&self) -> Result<GpmSupport, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryDeviceSupport()?;
         let mut c_gpm_support: sys::nvmlGpmSupport_t = sys::nvmlGpmSupport_t {
@@ -127,17 +126,15 @@ impl<'n> Device<'n> {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `state`: Returns GPM stream state
-    ///   NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `current` GPM stream state were successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `state` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
     /// Calls `nvmlGpmQueryIfStreamingEnabled`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `state` is NULL
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryIfStreamingEnabled` (a driver older than the function)
+    #[doc(alias = "nvmlGpmQueryIfStreamingEnabled")]
     pub fn gpm_query_if_streaming_enabled(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryIfStreamingEnabled()?;
         let mut c_state: u32 = Default::default();
@@ -155,14 +152,16 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
-    /// * `device`: The device handle or MIG device handle to get samples for
-    /// * `gpmSample`: Buffer to read samples into
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS` on success
-    /// - Nonzero NVML_ERROR_? enum on error
+    /// * `gpm_sample`: Buffer to read samples into
     ///
     /// Calls `nvmlGpmSampleGet`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleGet` (a driver older than the function)
+    #[doc(alias = "nvmlGpmSampleGet")]
     pub fn gpm_sample_get(&self, gpm_sample: &GpmSample<'_>) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSampleGet()?;
         ffi::check(call!(sym(self.raw, gpm_sample.raw)))?;
@@ -173,17 +172,19 @@ impl<'n> Device<'n> {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `state`: GPM stream state,
-    ///   NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `current` GPM stream state is successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
+    /// * `state`: GPM stream state, NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
     ///
     /// Calls `nvmlGpmSetStreamingEnabled`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSetStreamingEnabled` (a driver older than the function)
+    #[doc(alias = "nvmlGpmSetStreamingEnabled")]
     pub fn gpm_set_streaming_enabled(&self, state: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSetStreamingEnabled()?;
         ffi::check(call!(sym(self.raw, state)))?;
@@ -195,13 +196,13 @@ impl<'n> GpmSample<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// * `gpmSample`: Sample to free
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                on success
-    /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid pointer is provided
-    ///
     /// Calls `nvmlGpmSampleFree`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if an invalid pointer is provided
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleFree` (a driver older than the function)
+    #[doc(alias = "nvmlGpmSampleFree")]
     pub fn free(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlGpmSampleFree()?;

@@ -51,6 +51,7 @@ use super::*;
 /// GPM device information.
 ///
 ///The safe form of `nvmlGpmSupport_t`.
+#[doc(alias = "nvmlGpmSupport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpmSupport {
     /// IN: Set to NVML_GPM_SUPPORT_VERSION

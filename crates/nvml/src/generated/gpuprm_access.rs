@@ -51,6 +51,7 @@ use super::*;
 /// PRM Counter IDs
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PRMCounterId::name`]).
+#[doc(alias = "nvmlPRMCounterId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PRMCounterId(pub sys::nvmlPRMCounterId_t);
@@ -286,6 +287,7 @@ impl serde::Serialize for PRMCounterId {
 /// PRM counter input values
 ///
 ///The safe form of `nvmlPRMCounterInput_v1_t`.
+#[doc(alias = "nvmlPRMCounterInput_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PRMCounterInputV1 {
     /// Local port number
@@ -320,6 +322,7 @@ impl serde::Serialize for PRMCounterInputV1 {
 /// PRM Counter Value Structure
 ///
 ///The safe form of `nvmlPRMCounterValue_v1_t`.
+#[doc(alias = "nvmlPRMCounterValue_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PRMCounterValueV1 {
     /// Status of the PRM counter read
@@ -363,6 +366,7 @@ impl serde::Serialize for PRMCounterValueV1 {
 /// PRM Counter Structure v1
 ///
 ///The safe form of `nvmlPRMCounter_v1_t`.
+#[doc(alias = "nvmlPRMCounter_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PRMCounterV1 {
     /// Counter ID, one of `nvmlPRMCounterId_t`
@@ -407,6 +411,7 @@ impl serde::Serialize for PRMCounterV1 {
 /// Main PRM input structure
 ///
 ///The safe form of `nvmlPRMTLV_v1_t`.
+#[doc(alias = "nvmlPRMTLV_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PRMTLVV1 {
     /// Size of the input TLV data.
@@ -454,19 +459,19 @@ impl<'n> Device<'n> {
     ///
     /// Supported on Linux only.
     ///
-    /// * `device`: Identifier of target GPU device
-    /// * `buffer`: Structure holding the input data in TLV format as well as
-    ///   the PRM register contents in TLV format (in the case of a successful
-    ///   read operation).
-    ///   Note: the input data and any returned data shall be in network byte order.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                           on success
-    /// - `NVML_ERROR_INVALID_ARGUMENT`            if `device` or `buffer` are invalid
-    /// - `NVML_ERROR_NO_PERMISSION`               if user does not have permission to perform this operation
-    /// - `NVML_ERROR_NOT_SUPPORTED`               if this feature is not supported by the device
+    /// * `buffer`: Structure holding the input data in TLV format as well as the PRM register contents in TLV format (in the case of a successful read operation). Note: the input data and any returned data shall be in network byte order.
     ///
     /// Calls `nvmlDeviceReadWritePRM_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` or `buffer` are invalid
+    /// - [`Error::NoPermission`] if user does not have permission to perform this operation
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadWritePRM_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceReadWritePRM_v1")]
     pub fn read_write_prm_v1(&self, buffer: &PRMTLVV1) -> Result<PRMTLVV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadWritePRM_v1()?;
         let mut c_buffer = (*buffer).to_raw();

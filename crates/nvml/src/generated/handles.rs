@@ -41,32 +41,39 @@ use nvml_sys as sys;
 handles! {
     #[doc =
     "A `nvmlDevice_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    #[doc(alias = "nvmlDevice_t")] #[doc(alias = "nvmlDevice_st")]
     Device(sys::nvmlDevice_t, sys::nvmlDevice_st); #[doc =
     "A `nvmlUnit_t` of the loaded library, valid while the `Nvml` it came from lives."]
-    Unit(sys::nvmlUnit_t, sys::nvmlUnit_st);
+    #[doc(alias = "nvmlUnit_t")] #[doc(alias = "nvmlUnit_st")] Unit(sys::nvmlUnit_t,
+    sys::nvmlUnit_st);
 }
 destroyable_handles! {
     #[doc =
     "A `nvmlComputeInstance_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    #[doc(alias = "nvmlComputeInstance_t")] #[doc(alias = "nvmlComputeInstance_st")]
     ComputeInstance(sys::nvmlComputeInstance_t, sys::nvmlComputeInstance_st); #[doc =
     "A `nvmlGpuInstance_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    #[doc(alias = "nvmlGpuInstance_t")] #[doc(alias = "nvmlGpuInstance_st")]
     GpuInstance(sys::nvmlGpuInstance_t, sys::nvmlGpuInstance_st);
 }
 owned_handles! {
     #[doc =
     "A `nvmlEventSet_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    #[doc(alias = "nvmlEventSet_t")] #[doc(alias = "nvmlEventSet_st")]
     EventSet(sys::nvmlEventSet_t, sys::nvmlEventSet_st); #[doc =
     "A `nvmlGpmSample_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    #[doc(alias = "nvmlGpmSample_t")] #[doc(alias = "nvmlGpmSample_st")]
     GpmSample(sys::nvmlGpmSample_t, sys::nvmlGpmSample_st); #[doc =
     "A `nvmlSystemEventSet_t` of the loaded library, valid while the `Nvml` it came from lives."]
+    #[doc(alias = "nvmlSystemEventSet_t")] #[doc(alias = "nvmlSystemEventSet_st")]
     SystemEventSet(sys::nvmlSystemEventSet_t, sys::nvmlSystemEventSet_st);
 }
 id_handles! {
     #[doc =
     "A `nvmlVgpuInstance_t` (an integer id) of the loaded library, used while the `Nvml` it came from lives."]
-    VgpuInstance(sys::nvmlVgpuInstance_t); #[doc =
+    #[doc(alias = "nvmlVgpuInstance_t")] VgpuInstance(sys::nvmlVgpuInstance_t); #[doc =
     "A `nvmlVgpuTypeId_t` (an integer id) of the loaded library, used while the `Nvml` it came from lives."]
-    VgpuTypeId(sys::nvmlVgpuTypeId_t);
+    #[doc(alias = "nvmlVgpuTypeId_t")] VgpuTypeId(sys::nvmlVgpuTypeId_t);
 }
 impl EventSet<'_> {
     ///Frees `raw` with `nvmlEventSetFree` (for `Drop`).

@@ -50,6 +50,8 @@ use super::handles::*;
 use super::*;
 ///
 ///The safe form of `nvmlComputeInstanceInfo_st`.
+#[doc(alias = "nvmlComputeInstanceInfo_st")]
+#[doc(alias = "nvmlComputeInstanceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstanceInfo {
     /// Parent device
@@ -101,6 +103,8 @@ impl serde::Serialize for ComputeInstanceInfo {
 }
 ///
 ///The safe form of `nvmlComputeInstancePlacement_st`.
+#[doc(alias = "nvmlComputeInstancePlacement_st")]
+#[doc(alias = "nvmlComputeInstancePlacement_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstancePlacement {
     /// Index of first occupied compute slice
@@ -140,6 +144,8 @@ impl serde::Serialize for ComputeInstancePlacement {
 /// Compute instance profile information.
 ///
 ///The safe form of `nvmlComputeInstanceProfileInfo_st`.
+#[doc(alias = "nvmlComputeInstanceProfileInfo_st")]
+#[doc(alias = "nvmlComputeInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstanceProfileInfo {
     /// Unique profile ID within the GPU instance
@@ -219,6 +225,8 @@ impl serde::Serialize for ComputeInstanceProfileInfo {
 /// `nvmlComputeInstanceProfileInfo_t`.
 ///
 ///The safe form of `nvmlComputeInstanceProfileInfo_v2_st`.
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v2_st")]
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstanceProfileInfoV2 {
     /// Structure version identifier (set to `nvmlComputeInstanceProfileInfo_v2`)
@@ -308,6 +316,8 @@ impl serde::Serialize for ComputeInstanceProfileInfoV2 {
 /// `nvmlComputeInstanceProfileInfo_t`.
 ///
 ///The safe form of `nvmlComputeInstanceProfileInfo_v3_st`.
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v3_st")]
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstanceProfileInfoV3 {
     /// Structure version identifier (set to `nvmlComputeInstanceProfileInfo_v3`)
@@ -398,6 +408,8 @@ impl serde::Serialize for ComputeInstanceProfileInfoV3 {
 }
 ///
 ///The safe form of `nvmlGpuInstanceInfo_st`.
+#[doc(alias = "nvmlGpuInstanceInfo_st")]
+#[doc(alias = "nvmlGpuInstanceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstanceInfo {
     /// Parent device
@@ -445,6 +457,8 @@ impl serde::Serialize for GpuInstanceInfo {
 }
 ///
 ///The safe form of `nvmlGpuInstancePlacement_st`.
+#[doc(alias = "nvmlGpuInstancePlacement_st")]
+#[doc(alias = "nvmlGpuInstancePlacement_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstancePlacement {
     /// Index of first occupied memory slice
@@ -484,6 +498,8 @@ impl serde::Serialize for GpuInstancePlacement {
 /// GPU instance profile information.
 ///
 ///The safe form of `nvmlGpuInstanceProfileInfo_st`.
+#[doc(alias = "nvmlGpuInstanceProfileInfo_st")]
+#[doc(alias = "nvmlGpuInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstanceProfileInfo {
     /// Unique profile ID within the device
@@ -573,6 +589,8 @@ impl serde::Serialize for GpuInstanceProfileInfo {
 /// `nvmlGpuInstanceProfileInfo_t`.
 ///
 ///The safe form of `nvmlGpuInstanceProfileInfo_v2_st`.
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v2_st")]
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstanceProfileInfoV2 {
     /// Structure version identifier (set to `nvmlGpuInstanceProfileInfo_v2`)
@@ -672,6 +690,8 @@ impl serde::Serialize for GpuInstanceProfileInfoV2 {
 /// field `nvmlGpuInstanceProfileInfo_t`.
 ///
 ///The safe form of `nvmlGpuInstanceProfileInfo_v3_st`.
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v3_st")]
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstanceProfileInfoV3 {
     /// Structure version identifier (set to `nvmlGpuInstanceProfileInfo_v3`)
@@ -772,17 +792,16 @@ impl<'n> ComputeInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `computeInstance`: The compute instance handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `computeInstance` is invalid
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_IN_USE`            If the compute instance is in use. This error would be returned if
-    ///   processes (e.g. CUDA application) are active on the compute instance.
-    ///
     /// Calls `nvmlComputeInstanceDestroy`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `computeInstance` is invalid
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::InUse`] If the compute instance is in use. This error would be returned if processes (e.g. CUDA application) are active on the compute instance.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceDestroy` (a driver older than the function)
+    #[doc(alias = "nvmlComputeInstanceDestroy")]
     pub fn destroy(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlComputeInstanceDestroy()?;
@@ -794,16 +813,16 @@ impl<'n> ComputeInstance<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `computeInstance`: The compute instance handle
-    /// * `info`: Return compute instance information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `computeInstance` or `info` are invalid
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    ///
     /// Calls the newest of `nvmlComputeInstanceGetInfo_v2`, `nvmlComputeInstanceGetInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `computeInstance` or `info` are invalid
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceGetInfo_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlComputeInstanceGetInfo_v2")]
+    #[doc(alias = "nvmlComputeInstanceGetInfo")]
     pub fn info(&self) -> Result<ComputeInstanceInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlComputeInstanceGetInfo_v2"));
@@ -839,17 +858,16 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: Target MIG device handle
-    /// * `id`: Compute instance ID
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if instance ID was successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `id` reference is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetComputeInstanceId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `id` reference is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeInstanceId` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetComputeInstanceId")]
     pub fn compute_instance_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetComputeInstanceId()?;
         let mut c_id: u32 = Default::default();
@@ -865,19 +883,21 @@ impl<'n> Device<'n> {
     /// If the parent device is unbound, reset or the GPU instance is destroyed explicitly, the GPU instance handle would
     /// become invalid. The GPU instance must be recreated to acquire a valid handle.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `gpuInstance`: Returns the GPU instance handle
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                       Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`        If `device`, `profile`, `profileId` or `gpuInstance` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`           If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested GPU instance could not be created
+    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     ///
     /// Calls `nvmlDeviceCreateGpuInstance`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profile`, `profileId` or `gpuInstance` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstance` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceCreateGpuInstance")]
     pub fn create_gpu_instance(
         &self,
         profile_id: u32,
@@ -896,21 +916,22 @@ impl<'n> Device<'n> {
     /// If the parent device is unbound, reset or the GPU instance is destroyed explicitly, the GPU instance handle would
     /// become invalid. The GPU instance must be recreated to acquire a valid handle.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `placement`: The requested placement. See `nvmlDeviceGetGpuInstancePossiblePlacements_v2`
-    /// * `gpuInstance`: Returns the GPU instance handle
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                       Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`        If `device`, `profile`, `profileId`, `placement` or `gpuInstance`
-    ///   are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`           If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested GPU instance could not be created
+    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `placement`: The requested placement. See `nvmlDeviceGetGpuInstancePossiblePlacements_v2`
     ///
     /// Calls `nvmlDeviceCreateGpuInstanceWithPlacement`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profile`, `profileId`, `placement` or `gpuInstance` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstanceWithPlacement` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceCreateGpuInstanceWithPlacement")]
     pub fn create_gpu_instance_with_placement(
         &self,
         profile_id: u32,
@@ -929,17 +950,16 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `migDevice`: MIG device handle
-    /// * `device`: Device handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `device` handle was successfully created
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `migDevice` or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `migDevice` or `device` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDeviceHandleFromMigDeviceHandle` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetDeviceHandleFromMigDeviceHandle")]
     pub fn device_handle_from_mig_device_handle(&self) -> Result<Device<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDeviceHandleFromMigDeviceHandle()?;
         let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
@@ -952,19 +972,21 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `id`: The GPU instance ID
-    /// * `gpuInstance`: Returns GPU instance
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `id` or `gpuInstance` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_NOT_FOUND`         If the GPU instance is not found.
+    /// * `id`: The GPU instance ID
     ///
     /// Calls `nvmlDeviceGetGpuInstanceById`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `id` or `gpuInstance` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::NotFound`] If the GPU instance is not found.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceById` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuInstanceById")]
     pub fn gpu_instance_by_id(&self, id: u32) -> Result<GpuInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstanceById()?;
         let mut c_gpu_instance: sys::nvmlGpuInstance_t = core::ptr::null_mut();
@@ -978,17 +1000,16 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: Target MIG device handle
-    /// * `id`: GPU instance ID
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if instance ID was successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `id` reference is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetGpuInstanceId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `id` reference is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceId` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuInstanceId")]
     pub fn gpu_instance_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstanceId()?;
         let mut c_id: u32 = Default::default();
@@ -1006,21 +1027,22 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `placements`: Returns placements allowed for the profile. Can be NULL to discover number
-    ///   of allowed placements for this profile. If non-NULL must be large enough
-    ///   to accommodate the placements supported by the profile.
-    /// * `count`: Returns number of allowed placemenets for the profile.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profileId` or `count` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support MIG or `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     ///
     /// Calls the newest of `nvmlDeviceGetGpuInstancePossiblePlacements_v2`, `nvmlDeviceGetGpuInstancePossiblePlacements` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profileId` or `count` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't support MIG or `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstancePossiblePlacements_v2` nor an older version of it (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements_v2")]
+    #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements")]
     pub fn gpu_instance_possible_placements(
         &self,
         profile_id: u32,
@@ -1103,18 +1125,21 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profile`: One of the NVML_GPU_INSTANCE_PROFILE_*
-    /// * `info`: Returns detailed profile information
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profile`, `info`, or `info`-&gt;version are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profile` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile`: One of the NVML_GPU_INSTANCE_PROFILE_*
     ///
     /// Calls the newest of `nvmlDeviceGetGpuInstanceProfileInfoV`, `nvmlDeviceGetGpuInstanceProfileInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profile`, `info`, or `info`-&gt;version are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profile` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoV` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoV")]
+    #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfo")]
     pub fn gpu_instance_profile_info(
         &self,
         profile: u32,
@@ -1182,18 +1207,20 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profileId`: One of the profile IDs.
-    /// * `info`: Returns detailed profile information
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profileId`, `info`, or `info`-&gt;version are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profile` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: One of the profile IDs.
     ///
     /// Calls `nvmlDeviceGetGpuInstanceProfileInfoByIdV`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profileId`, `info`, or `info`-&gt;version are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profile` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoByIdV` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoByIdV")]
     pub fn gpu_instance_profile_info_by_id_v(
         &self,
         profile_id: u32,
@@ -1212,18 +1239,20 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `count`: Returns remaining instance count for the profile ID
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profileId` or `count` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     ///
     /// Calls `nvmlDeviceGetGpuInstanceRemainingCapacity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profileId` or `count` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceRemainingCapacity` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGpuInstanceRemainingCapacity")]
     pub fn gpu_instance_remaining_capacity(
         &self,
         profile_id: u32,
@@ -1239,21 +1268,21 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profileId`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `gpuInstances`: Returns pre-exiting GPU instances, the buffer must be large enough to
-    ///   accommodate the instances supported by the profile.
-    ///   See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `count`: The count of returned GPU instances
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profileId`, `gpuInstances` or `count` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
     ///
     /// Calls `nvmlDeviceGetGpuInstances`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `profileId`, `gpuInstances` or `count` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstances` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetGpuInstances")]
     pub fn gpu_instances(&self, profile_id: u32) -> Result<Vec<GpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstances()?;
         let mut c_gpu_instances: Vec<sys::nvmlGpuInstance_t> = vec![
@@ -1280,17 +1309,16 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: NVML handle to test
-    /// * `isMigDevice`: True when handle refers to a MIG device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `device` status was successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` handle or `isMigDevice` reference is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this check is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceIsMigDeviceHandle`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` handle or `isMigDevice` reference is invalid
+    /// - [`Error::NotSupported`] if this check is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceIsMigDeviceHandle` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceIsMigDeviceHandle")]
     pub fn is_mig_device_handle(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceIsMigDeviceHandle()?;
         let mut c_is_mig_device: u32 = Default::default();
@@ -1304,16 +1332,15 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: Target device handle
-    /// * `count`: Count of MIG devices
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `count` was successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `count` reference is invalid
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMaxMigDeviceCount`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `count` reference is invalid
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxMigDeviceCount` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMaxMigDeviceCount")]
     pub fn max_mig_device_count(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxMigDeviceCount()?;
         let mut c_count: u32 = Default::default();
@@ -1331,19 +1358,21 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `device`: Reference to the parent GPU device handle
-    /// * `index`: Index of the MIG device
-    /// * `migDevice`: Reference to the MIG device handle
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `migDevice` handle was successfully created
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `index` or `migDevice` reference is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    /// - `NVML_ERROR_NOT_FOUND`         if no valid MIG device was found at `index`
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `index`: Index of the MIG device
     ///
     /// Calls `nvmlDeviceGetMigDeviceHandleByIndex`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `index` or `migDevice` reference is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::NotFound`] if no valid MIG device was found at `index`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigDeviceHandleByIndex` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMigDeviceHandleByIndex")]
     pub fn mig_device_handle_by_index(&self, index: u32) -> Result<Device<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMigDeviceHandleByIndex()?;
         let mut c_mig_device: sys::nvmlDevice_t = core::ptr::null_mut();
@@ -1357,20 +1386,16 @@ impl<'n> Device<'n> {
     /// Changing MIG modes may require device unbind or reset. The "pending" MIG mode refers to the target mode following the
     /// next activation trigger.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `currentMode`: Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or
-    ///   `NVML_DEVICE_MIG_ENABLE`
-    /// * `pendingMode`: Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or
-    ///   `NVML_DEVICE_MIG_ENABLE`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `currentMode` or `pendingMode` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support MIG mode
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetMigMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `currentMode` or `pendingMode` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMigMode")]
     pub fn mig_mode(&self) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMigMode()?;
         let mut c_current_mode: u32 = Default::default();
@@ -1397,19 +1422,20 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return `NVML_ERROR_NOT_SUPPORTED` as GPU reset is not supported on Windows through this API.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or
-    ///   `NVML_DEVICE_MIG_ENABLE`
-    /// * `activationStatus`: The activationStatus status
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`,\\a mode or `activationStatus` are invalid
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support MIG mode
+    /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
     ///
     /// Calls `nvmlDeviceSetMigMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`,\\a mode or `activationStatus` are invalid
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMigMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetMigMode")]
     pub fn set_mig_mode(&self, mode: u32) -> Result<Return, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMigMode()?;
         let mut c_activation_status: sys::nvmlReturn_enum = Default::default();
@@ -1424,19 +1450,21 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `id`: The compute instance ID
-    /// * `computeInstance`: Returns compute instance
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `ID` or `computeInstance` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_NOT_FOUND`         If the compute instance is not found.
+    /// * `id`: The compute instance ID
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstanceById`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device`, `ID` or `computeInstance` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::NotFound`] If the compute instance is not found.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceById` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstanceById")]
     pub fn compute_instance_by_id(&self, id: u32) -> Result<ComputeInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetComputeInstanceById()?;
         let mut c_compute_instance: sys::nvmlComputeInstance_t = core::ptr::null_mut();
@@ -1454,21 +1482,21 @@ impl<'n> GpuInstance<'n> {
     /// A created compute instance occupies compute slices described by its placement. Creation of new compute instance will
     /// fail if there is overlap with the already occupied compute slices.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `profileId`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `placements`: Returns placements allowed for the profile. Can be NULL to discover number
-    ///   of allowed placements for this profile. If non-NULL must be large enough
-    ///   to accommodate the placements supported by the profile.
-    /// * `count`: Returns number of allowed placemenets for the profile.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profileId` or `count` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId` or `count` are invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstancePossiblePlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstancePossiblePlacements")]
     pub fn compute_instance_possible_placements(
         &self,
         profile_id: u32,
@@ -1513,19 +1541,22 @@ impl<'n> GpuInstance<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `profile`: One of the NVML_COMPUTE_INSTANCE_PROFILE_*
-    /// * `engProfile`: One of the NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_*
-    /// * `info`: Returns detailed profile information
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profile`, `engProfile`, `info`, or `info`-&gt;version are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `profile` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile`: One of the NVML_COMPUTE_INSTANCE_PROFILE_*
+    /// * `eng_profile`: One of the NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_*
     ///
     /// Calls the newest of `nvmlGpuInstanceGetComputeInstanceProfileInfoV`, `nvmlGpuInstanceGetComputeInstanceProfileInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `engProfile`, `info`, or `info`-&gt;version are invalid
+    /// - [`Error::NotSupported`] If `profile` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceProfileInfoV` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfoV")]
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfo")]
     pub fn compute_instance_profile_info(
         &self,
         profile: u32,
@@ -1582,19 +1613,20 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `profileId`: The compute instance profile ID.
-    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `count`: Returns remaining instance count for the profile ID
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profileId` or `availableCount` are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstanceRemainingCapacity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId` or `availableCount` are invalid
+    /// - [`Error::NotSupported`] If `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstanceRemainingCapacity")]
     pub fn compute_instance_remaining_capacity(
         &self,
         profile_id: u32,
@@ -1610,23 +1642,21 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `profileId`: The compute instance profile ID.
-    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `computeInstances`: Returns pre-exiting compute instances, the buffer must be large enough to
-    ///   accommodate the instances supported by the profile.
-    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `count`: The count of returned compute instances
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profileId`, `computeInstances` or `count`
-    ///   are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
+    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstances`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId`, `computeInstances` or `count` are invalid
+    /// - [`Error::NotSupported`] If `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstances` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstances")]
     pub fn compute_instances(
         &self,
         profile_id: u32,
@@ -1660,21 +1690,21 @@ impl<'n> GpuInstance<'n> {
     /// explicitly, the compute instance handle would become invalid. The compute instance must be recreated to acquire
     /// a valid handle.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `profileId`: The compute instance profile ID.
-    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `computeInstance`: Returns the compute instance handle
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                       Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`        If `gpuInstance`, `profile`, `profileId` or `computeInstance`
-    ///   are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`           If `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested compute instance could not be created
+    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
     ///
     /// Calls `nvmlGpuInstanceCreateComputeInstance`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `profileId` or `computeInstance` are invalid
+    /// - [`Error::NotSupported`] If `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstance` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceCreateComputeInstance")]
     pub fn create_compute_instance(
         &self,
         profile_id: u32,
@@ -1694,22 +1724,22 @@ impl<'n> GpuInstance<'n> {
     /// explicitly, the compute instance handle would become invalid. The compute instance must be recreated to acquire
     /// a valid handle.
     ///
-    /// * `gpuInstance`: The identifier of the target GPU instance
-    /// * `profileId`: The compute instance profile ID.
-    ///   See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `placement`: The requested placement. See `nvmlGpuInstanceGetComputeInstancePossiblePlacements`
-    /// * `computeInstance`: Returns the compute instance handle
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                       Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`           If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`        If `gpuInstance`, `profile`, `profileId` or `computeInstance`
-    ///   are invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`           If `profileId` isn't supported
-    /// - `NVML_ERROR_NO_PERMISSION`           If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_INSUFFICIENT_RESOURCES`  If the requested compute instance could not be created
+    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `placement`: The requested placement. See `nvmlGpuInstanceGetComputeInstancePossiblePlacements`
     ///
     /// Calls `nvmlGpuInstanceCreateComputeInstanceWithPlacement`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `profileId` or `computeInstance` are invalid
+    /// - [`Error::NotSupported`] If `profileId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstanceWithPlacement` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceCreateComputeInstanceWithPlacement")]
     pub fn create_compute_instance_with_placement(
         &self,
         profile_id: u32,
@@ -1729,19 +1759,17 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_IN_USE`            If the GPU instance is in use. This error would be returned if processes
-    ///   (e.g. CUDA application) or compute instances are active on the
-    ///   GPU instance.
-    ///
     /// Calls `nvmlGpuInstanceDestroy`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is invalid
+    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::InUse`] If the GPU instance is in use. This error would be returned if processes (e.g. CUDA application) or compute instances are active on the GPU instance.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceDestroy` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceDestroy")]
     pub fn destroy(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlGpuInstanceDestroy()?;
@@ -1753,16 +1781,15 @@ impl<'n> GpuInstance<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `info`: Return GPU instance information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance` or `info` are invalid
-    /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
-    ///
     /// Calls `nvmlGpuInstanceGetInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` or `info` are invalid
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetInfo` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetInfo")]
     pub fn info(&self) -> Result<GpuInstanceInfo, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetInfo()?;
         let mut c_info: sys::nvmlGpuInstanceInfo_st = Default::default();

@@ -51,6 +51,7 @@ use super::*;
 /// Per-link NVLink telemetry sample types.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvlinkTelemetrySampleType::name`]).
+#[doc(alias = "nvmlNvlinkTelemetrySampleType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct NvlinkTelemetrySampleType(pub sys::nvmlNvlinkTelemetrySampleType_t);
@@ -112,6 +113,8 @@ impl serde::Serialize for NvlinkTelemetrySampleType {
 /// Represents Nvlink Version
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvlinkVersion::name`]).
+#[doc(alias = "nvmlNvlinkVersion_enum")]
+#[doc(alias = "nvmlNvlinkVersion_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct NvlinkVersion(pub sys::nvmlNvlinkVersion_enum);
@@ -193,6 +196,7 @@ impl serde::Serialize for NvlinkVersion {
 /// Struct to represent per device NVLINK information v1
 ///
 ///The safe form of `nvmlNvLinkInfo_v1_t`.
+#[doc(alias = "nvmlNvLinkInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfoV1 {
     /// IN - the API version number
@@ -234,6 +238,8 @@ impl serde::Serialize for NvLinkInfoV1 {
 /// Struct to represent per device NVLINK information v2
 ///
 ///The safe form of `nvmlNvLinkInfo_v2_t`.
+#[doc(alias = "nvmlNvLinkInfo_t")]
+#[doc(alias = "nvmlNvLinkInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfoV2 {
     /// IN - the API version number
@@ -280,6 +286,7 @@ impl serde::Serialize for NvLinkInfoV2 {
 /// Struct to represent per device NVLINK information v3
 ///
 ///The safe form of `nvmlNvLinkInfo_v3_t`.
+#[doc(alias = "nvmlNvLinkInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfoV3 {
     /// OUT - NVLINK encryption enablement
@@ -324,6 +331,7 @@ impl serde::Serialize for NvLinkInfoV3 {
 /// Struct to represent NVLINK firmware information
 ///
 ///The safe form of `nvmlNvlinkFirmwareInfo_t`.
+#[doc(alias = "nvmlNvlinkFirmwareInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkFirmwareInfo {
     /// OUT - NVLINK firmware version
@@ -369,6 +377,7 @@ impl serde::Serialize for NvlinkFirmwareInfo {
 /// Struct to represent NVLINK firmware Semantic versioning and ucode type
 ///
 ///The safe form of `nvmlNvlinkFirmwareVersion_t`.
+#[doc(alias = "nvmlNvlinkFirmwareVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkFirmwareVersion {
     pub ucode_type: u8,
@@ -413,6 +422,8 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 }
 ///
 ///The safe form of `nvmlNvlinkGetBwMode_v1_t`.
+#[doc(alias = "nvmlNvlinkGetBwMode_t")]
+#[doc(alias = "nvmlNvlinkGetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkGetBwModeV1 {
     pub version: u32,
@@ -456,6 +467,7 @@ impl serde::Serialize for NvlinkGetBwModeV1 {
 /// Structure for NVLink remap table information.
 ///
 ///The safe form of `nvmlNvlinkGetRemapTableInfo_v1_t`.
+#[doc(alias = "nvmlNvlinkGetRemapTableInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkGetRemapTableInfoV1 {
     /// ALID of the GPU
@@ -509,6 +521,7 @@ impl serde::Serialize for NvlinkGetRemapTableInfoV1 {
 /// Structure for the NVLink remap table and MSE lock operation.
 ///
 ///The safe form of `nvmlNvlinkLockRemapTable_v1_t`.
+#[doc(alias = "nvmlNvlinkLockRemapTable_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkLockRemapTableV1 {
     /// Whether the remap table of the GPU is locked
@@ -551,6 +564,7 @@ impl serde::Serialize for NvlinkLockRemapTableV1 {
 /// Structure for NVLink NVLE private (opaque) information.
 ///
 ///The safe form of `nvmlNvlinkNvlePrivateInfo_v1_t`.
+#[doc(alias = "nvmlNvlinkNvlePrivateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkNvlePrivateInfoV1 {
     /// Buffer that receives the opaque private info blob
@@ -596,6 +610,7 @@ impl serde::Serialize for NvlinkNvlePrivateInfoV1 {
 /// from `nvmlDeviceGetGpuFabricInfoV`() is needed to check if the setting was applied.
 ///
 ///The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
+#[doc(alias = "nvmlNvlinkSetBwModeAsync_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetBwModeAsyncV1 {
     /// \[in\]  - Set to the best available Bandwidth mode
@@ -639,6 +654,8 @@ impl serde::Serialize for NvlinkSetBwModeAsyncV1 {
 }
 ///
 ///The safe form of `nvmlNvlinkSetBwMode_v1_t`.
+#[doc(alias = "nvmlNvlinkSetBwMode_t")]
+#[doc(alias = "nvmlNvlinkSetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetBwModeV1 {
     pub version: u32,
@@ -682,6 +699,7 @@ impl serde::Serialize for NvlinkSetBwModeV1 {
 /// Structure for the NVLink NVLE ready state.
 ///
 ///The safe form of `nvmlNvlinkSetNvleReady_v1_t`.
+#[doc(alias = "nvmlNvlinkSetNvleReady_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetNvleReadyV1 {
     /// Whether NVLE is ready on the GPU
@@ -716,6 +734,7 @@ impl serde::Serialize for NvlinkSetNvleReadyV1 {
 /// Structure for NVLink NVLE encryption key setup.
 ///
 ///The safe form of `nvmlNvlinkSetupNvleEncryptionKey_v1_t`.
+#[doc(alias = "nvmlNvlinkSetupNvleEncryptionKey_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetupNvleEncryptionKeyV1 {
     /// Key secret from which keyMgr will derive the key
@@ -782,6 +801,8 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKeyV1 {
 }
 ///
 ///The safe form of `nvmlNvlinkSupportedBwModes_v1_t`.
+#[doc(alias = "nvmlNvlinkSupportedBwModes_t")]
+#[doc(alias = "nvmlNvlinkSupportedBwModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSupportedBwModesV1 {
     pub version: u32,
@@ -827,15 +848,15 @@ impl serde::Serialize for NvlinkSupportedBwModesV1 {
 impl Nvml {
     /// Get the global nvlink bandwith mode
     ///
-    /// * `nvlinkBwMode`: reference of nvlink bandwidth mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                on success
-    /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid pointer is provided
-    /// - `NVML_ERROR_NOT_SUPPORTED`    if GPU is not Hopper or newer architecture.
-    /// - `NVML_ERROR_NO_PERMISSION`    if not root user
-    ///
     /// Calls `nvmlSystemGetNvlinkBwMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if an invalid pointer is provided
+    /// - [`Error::NotSupported`] if GPU is not Hopper or newer architecture.
+    /// - [`Error::NoPermission`] if not root user
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNvlinkBwMode` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetNvlinkBwMode")]
     pub fn nvlink_bw_mode(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlSystemGetNvlinkBwMode()?;
         let mut c_nvlink_bw_mode: u32 = Default::default();
@@ -844,16 +865,20 @@ impl Nvml {
     }
     /// Set the global nvlink bandwith mode
     ///
-    /// * `nvlinkBwMode`: nvlink bandwidth mode
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                on success
-    /// - `NVML_ERROR_INVALID_ARGUMENT` if an invalid argument is provided
-    /// - `NVML_ERROR_IN_USE`           if P2P object exists
-    /// - `NVML_ERROR_NOT_SUPPORTED`    if GPU is not Hopper or newer architecture.
-    /// - `NVML_ERROR_NO_PERMISSION`    if not root user
+    /// * `nvlink_bw_mode`: nvlink bandwidth mode
     ///
     /// Calls `nvmlSystemSetNvlinkBwMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if an invalid argument is provided
+    /// - [`Error::InUse`] if P2P object exists
+    /// - [`Error::NotSupported`] if GPU is not Hopper or newer architecture.
+    /// - [`Error::NoPermission`] if not root user
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetNvlinkBwMode` (a driver older than the function)
+    #[doc(alias = "nvmlSystemSetNvlinkBwMode")]
     pub fn set_nvlink_bw_mode(&self, nvlink_bw_mode: u32) -> Result<(), Error> {
         let sym = self.lib().nvmlSystemSetNvlinkBwMode()?;
         ffi::check(call!(sym(nvlink_bw_mode)))?;
@@ -868,20 +893,22 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be frozen (0 or 1).
-    /// * `freeze`: NVML_FEATURE_ENABLED = freeze the receive and transmit counters
-    ///   NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if counters were successfully frozen or unfrozen
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `link`, `counter`, or `freeze` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `freeze`: NVML_FEATURE_ENABLED = freeze the receive and transmit counters NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
     ///
     /// Calls `nvmlDeviceFreezeNvLinkUtilizationCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `link`, `counter`, or `freeze` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceFreezeNvLinkUtilizationCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceFreezeNvLinkUtilizationCounter")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn freeze_nv_link_utilization_counter(
         &self,
@@ -898,17 +925,20 @@ impl<'n> Device<'n> {
     /// This API requests to lock the remap table to prevent MSE (Multi-Socket Engine)
     /// from making any further updates to the remap table for the given links.
     ///
-    /// * `device` (in): The identifier of the target device.
-    /// * `remapTableLockInfo` (in,out): Reference to `nvmlNvlinkLockRemapTable_v1_t` struct.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the operation completed successfully
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` or `remapTableLockInfo` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`             if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`                   if an error was encountered during the operation
+    /// * `remap_table_lock_info`: Reference to `nvmlNvlinkLockRemapTable_v1_t` struct.
     ///
     /// Calls `nvmlDeviceLockNvlinkRemapTable_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` or `remapTableLockInfo` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceLockNvlinkRemapTable_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceLockNvlinkRemapTable_v1")]
     pub fn lock_nvlink_remap_table_v1(
         &self,
         remap_table_lock_info: &NvlinkLockRemapTableV1,
@@ -924,19 +954,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `capability`: Specifies the `nvmlNvLinkCapability_t` to be queried
-    /// * `capResult`: A boolean for the queried capability indicating that feature is available
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `capResult` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `link`, or `capability` is invalid or `capResult` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetNvLinkCapability`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `link`, or `capability` is invalid or `capResult` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkCapability` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkCapability")]
     pub fn nv_link_capability(
         &self,
         link: u32,
@@ -952,19 +984,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the NvLink counter to be queried
-    /// * `counterValue`: Returned counter value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `counter` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `link`, or `counter` is invalid or `counterValue` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetNvLinkErrorCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `link`, or `counter` is invalid or `counterValue` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkErrorCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkErrorCounter")]
     pub fn nv_link_error_counter(
         &self,
         link: u32,
@@ -977,18 +1011,18 @@ impl<'n> Device<'n> {
     }
     /// Query NVLINK information associated with this device (v3).
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `info` (out): Reference to `nvmlNvLinkInfo_v3_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          if query is success
-    /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `device` is invalid, or `info` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`              if the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`                if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
-    ///
     /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `info` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkInfo_v3` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkInfo_v3")]
+    #[doc(alias = "nvmlDeviceGetNvLinkInfo")]
     pub fn nv_link_info(&self) -> Result<NvLinkInfoV3, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3"));
@@ -1026,21 +1060,21 @@ impl<'n> Device<'n> {
     }
     /// Get the NVLink device type of the remote device connected over the given link.
     ///
-    /// * `device`: The device handle of the target GPU
-    /// * `link`: The NVLink link index on the target GPU
-    /// * `pNvLinkDeviceType`: Pointer in which the output remote device type is returned
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `pNvLinkDeviceType` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if NVLink is not supported
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` or `link` is invalid, or
-    ///   `pNvLinkDeviceType` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is
-    ///   otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
+    /// * `link`: The NVLink link index on the target GPU
     ///
     /// Calls `nvmlDeviceGetNvLinkRemoteDeviceType`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if NVLink is not supported
+    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid, or `pNvLinkDeviceType` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemoteDeviceType` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkRemoteDeviceType")]
     pub fn nv_link_remote_device_type(
         &self,
         link: u32,
@@ -1055,18 +1089,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `pci`: `nvmlPciInfo_t` of the remote node for the specified link
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `pci` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `link` is invalid or `pci` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `link`: Specifies the NvLink link to be queried
     ///
     /// Calls the newest of `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `pci` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemotePciInfo_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo_v2")]
+    #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo")]
     pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -1098,20 +1135,20 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `isActive`: `nvmlEnableState_t` where NVML_FEATURE_ENABLED indicates that
-    ///   the link is active and NVML_FEATURE_DISABLED indicates it
-    ///   is inactive
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `isActive` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `link` is invalid or `isActive` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `link`: Specifies the NvLink link to be queried
     ///
     /// Calls `nvmlDeviceGetNvLinkState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `isActive` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkState")]
     pub fn nv_link_state(&self, link: u32) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkState()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
@@ -1125,19 +1162,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `counter`: Specifies the counter that should be set (0 or 1).
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `control`: A reference to the `nvmlNvLinkUtilizationControl_t` to place information
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the control has been set successfully
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `counter`, `link`, or `control` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `link`: Specifies the NvLink link to be queried
+    /// * `counter`: Specifies the counter that should be set (0 or 1).
     ///
     /// Calls `nvmlDeviceGetNvLinkUtilizationControl`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `counter`, `link`, or `control` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkUtilizationControl")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn nv_link_utilization_control(
         &self,
@@ -1157,20 +1196,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be read (0 or 1).
-    /// * `rxcounter`: Receive counter return value
-    /// * `txcounter`: Transmit counter return value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `rxcounter` and `txcounter` have been successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `counter`, or `link` is invalid or `rxcounter` or `txcounter` are NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Calls `nvmlDeviceGetNvLinkUtilizationCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `counter`, or `link` is invalid or `rxcounter` or `txcounter` are NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkUtilizationCounter")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn nv_link_utilization_counter(
         &self,
@@ -1189,18 +1229,20 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `version`: Requested NvLink version from `nvmlNvlinkVersion_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `link` is invalid or `version` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `link`: Specifies the NvLink link to be queried
     ///
     /// Calls `nvmlDeviceGetNvLinkVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `version` is NULL
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
     pub fn nv_link_version(&self, link: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
         let mut c_version: u32 = Default::default();
@@ -1211,16 +1253,15 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `getBwMode`: Reference to `nvmlNvlinkGetBwMode_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the query was successful
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device is invalid or getBwMode is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the version specified is not supported
-    ///
     /// Calls `nvmlDeviceGetNvlinkBwMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or getBwMode is NULL
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
     pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwModeV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
         let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
@@ -1235,17 +1276,16 @@ impl<'n> Device<'n> {
     /// This API retrieves opaque NVLE private information for the given device and
     /// copies it into the `data` buffer, setting `size` to the number of bytes written.
     ///
-    /// * `device` (in): The identifier of the target device.
-    /// * `privateInfo` (out): Reference to `nvmlNvlinkNvlePrivateInfo_v1_t` struct.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the operation completed successfully
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` or `privateInfo` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`             if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`                   if an error was encountered during the operation
-    ///
     /// Calls `nvmlDeviceGetNvlinkNvlePrivateInfo_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` or `privateInfo` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkNvlePrivateInfo_v1")]
     pub fn nvlink_nvle_private_info_v1(&self) -> Result<NvlinkNvlePrivateInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
         let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
@@ -1256,17 +1296,16 @@ impl<'n> Device<'n> {
     ///
     /// This API returns the remap table addresses for all the entries in the FLA and SPA/GPA remap tables.
     ///
-    /// * `device` (in): The identifier of the target device.
-    /// * `remapTableInfo` (out): Reference to `nvmlNvlinkGetRemapTableInfo_v1_t` struct.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the operation completed successfully
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` or `remapTableInfo` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`             if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`                   if an error was encountered during the operation
-    ///
     /// Calls `nvmlDeviceGetNvlinkRemapTableInfo_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` or `remapTableInfo` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkRemapTableInfo_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkRemapTableInfo_v1")]
     pub fn nvlink_remap_table_info_v1(
         &self,
     ) -> Result<NvlinkGetRemapTableInfoV1, Error> {
@@ -1279,16 +1318,15 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `supportedBwMode`: Reference to `nvmlNvlinkSupportedBwModes_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the query was successful
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device is invalid or supportedBwMode is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the version specified is not supported
-    ///
     /// Calls `nvmlDeviceGetNvlinkSupportedBwModes`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or supportedBwMode is NULL
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkSupportedBwModes` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkSupportedBwModes")]
     pub fn nvlink_supported_bw_modes(&self) -> Result<NvlinkSupportedBwModesV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkSupportedBwModes()?;
         let mut c_supported_bw_mode: sys::nvmlNvlinkSupportedBwModes_v1_t = sys::nvmlNvlinkSupportedBwModes_v1_t {
@@ -1303,17 +1341,20 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be queried
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the reset is successful
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` or `link` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceResetNvLinkErrorCounters`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkErrorCounters` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceResetNvLinkErrorCounters")]
     pub fn reset_nv_link_error_counters(&self, link: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkErrorCounters()?;
         ffi::check(call!(sym(self.raw, link)))?;
@@ -1326,18 +1367,21 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be reset
     /// * `counter`: Specifies the counter that should be reset (0 or 1)
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if counters were successfully reset
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `link`, or `counter` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceResetNvLinkUtilizationCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `link`, or `counter` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkUtilizationCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceResetNvLinkUtilizationCounter")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn reset_nv_link_utilization_counter(
         &self,
@@ -1352,18 +1396,20 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `info`: Reference to `nvmlNvLinkPowerThres_t` struct
-    ///   input parameters
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the `Threshold` is successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `Threshold` is not within range
-    /// - `NVML_ERROR_NOT_READY`         if an internal driver setting prevents the threshold from being used
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
+    /// * `info`: Reference to `nvmlNvLinkPowerThres_t` struct input parameters
     ///
     /// Calls `nvmlDeviceSetNvLinkDeviceLowPowerThreshold`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `Threshold` is not within range
+    /// - [`Error::NotReady`] if an internal driver setting prevents the threshold from being used
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold")]
     pub fn set_nv_link_device_low_power_threshold(
         &self,
         info: &NvLinkPowerThres,
@@ -1381,20 +1427,23 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `counter`: Specifies the counter that should be set (0 or 1).
+    /// # Arguments
+    ///
     /// * `link`: Specifies the NvLink link to be queried
+    /// * `counter`: Specifies the counter that should be set (0 or 1).
     /// * `control`: A reference to the `nvmlNvLinkUtilizationControl_t` to set
     /// * `reset`: Resets the counters on set if non-zero
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the control has been set successfully
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device`, `counter`, `link`, or `control` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlDeviceSetNvLinkUtilizationControl`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device`, `counter`, `link`, or `control` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn set_nv_link_utilization_control(
         &self,
@@ -1412,17 +1461,20 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `setBwMode`: Reference to `nvmlNvlinkSetBwMode_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the Bandwidth mode was successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device is invalid or setBwMode is NULL
-    /// - `NVML_ERROR_NO_PERMISSION`             if user does not have permission to change Bandwidth mode
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the version specified is not supported
+    /// * `set_bw_mode`: Reference to `nvmlNvlinkSetBwMode_t`
     ///
     /// Calls `nvmlDeviceSetNvlinkBwMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or setBwMode is NULL
+    /// - [`Error::NoPermission`] if user does not have permission to change Bandwidth mode
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvlinkBwMode")]
     pub fn set_nvlink_bw_mode(
         &self,
         set_bw_mode: &NvlinkSetBwModeV1,
@@ -1440,18 +1492,21 @@ impl<'n> Device<'n> {
     ///
     /// %RUBIN_OR_NEWER%
     ///
-    /// * `device` (in): The identifier of the target device
-    /// * `setBwModeAsync` (in,out): Reference to `nvmlNvlinkSetBwModeAsync_v1_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the Bandwidth mode was successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device or `setBwModeAsync` is invalid
-    /// - `NVML_ERROR_NO_PERMISSION`             if user does not have permission to change Bandwidth mode
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
-    ///
     /// See also: nvmlDeviceGetGpuFabricInfoV()
     ///
+    /// # Arguments
+    ///
+    /// * `set_bw_mode_async`: Reference to `nvmlNvlinkSetBwModeAsync_v1_t`
+    ///
     /// Calls `nvmlDeviceSetNvlinkBwModeAsync_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device or `setBwModeAsync` is invalid
+    /// - [`Error::NoPermission`] if user does not have permission to change Bandwidth mode
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwModeAsync_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvlinkBwModeAsync_v1")]
     pub fn set_nvlink_bw_mode_async_v1(
         &self,
         set_bw_mode_async: &NvlinkSetBwModeAsyncV1,
@@ -1465,17 +1520,20 @@ impl<'n> Device<'n> {
     ///
     /// This API signals whether NVLE (NVLink Encryption) is ready on the given device.
     ///
-    /// * `device` (in): The identifier of the target device.
-    /// * `setNvleReady` (in): Reference to `nvmlNvlinkSetNvleReady_v1_t` struct.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the operation completed successfully
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` or `setNvleReady` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`             if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`                   if an error was encountered during the operation
+    /// * `set_nvle_ready`: Reference to `nvmlNvlinkSetNvleReady_v1_t` struct.
     ///
     /// Calls `nvmlDeviceSetNvlinkNvleReady_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` or `setNvleReady` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkNvleReady_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvlinkNvleReady_v1")]
     pub fn set_nvlink_nvle_ready_v1(
         &self,
         set_nvle_ready: &NvlinkSetNvleReadyV1,
@@ -1489,17 +1547,20 @@ impl<'n> Device<'n> {
     ///
     /// This API sets the NVLE encryption key between GPUs with the given ALIDs.
     ///
-    /// * `device` (in): The identifier of the target device.
-    /// * `encryptionKey` (in): Reference to `nvmlNvlinkSetupNvleEncryptionKey_v1_t` struct.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the operation completed successfully
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if `device` or `encryptionKey` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if the device does not support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`             if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`                   if an error was encountered during the operation
+    /// * `encryption_key`: Reference to `nvmlNvlinkSetupNvleEncryptionKey_v1_t` struct.
     ///
     /// Calls `nvmlDeviceSetupNvlinkNvleEncryptionKey_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` or `encryptionKey` is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetupNvlinkNvleEncryptionKey_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1")]
     pub fn setup_nvlink_nvle_encryption_key_v1(
         &self,
         encryption_key: &NvlinkSetupNvleEncryptionKeyV1,

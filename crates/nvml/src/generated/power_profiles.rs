@@ -51,6 +51,7 @@ use super::*;
 /// Enum for operation to perform on the requested profiles
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PowerProfileOperation::name`]).
+#[doc(alias = "nvmlPowerProfileOperation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PowerProfileOperation(pub sys::nvmlPowerProfileOperation_t);
@@ -117,6 +118,7 @@ impl serde::Serialize for PowerProfileOperation {
 /// Workload power profile identifiers.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PowerProfileType::name`]).
+#[doc(alias = "nvmlPowerProfileType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct PowerProfileType(pub sys::nvmlPowerProfileType_t);
@@ -305,6 +307,8 @@ impl serde::Serialize for PowerProfileType {
 /// Current Profiles
 ///
 ///The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+#[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_t")]
+#[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileCurrentProfilesV1 {
     pub version: u32,
@@ -357,6 +361,8 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfilesV1 {
 /// Profile Metadata
 ///
 ///The safe form of `nvmlWorkloadPowerProfileInfo_v1_t`.
+#[doc(alias = "nvmlWorkloadPowerProfileInfo_t")]
+#[doc(alias = "nvmlWorkloadPowerProfileInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileInfoV1 {
     /// the API version number
@@ -408,6 +414,8 @@ impl serde::Serialize for WorkloadPowerProfileInfoV1 {
 /// Profiles Info
 ///
 ///The safe form of `nvmlWorkloadPowerProfileProfilesInfo_v1_t`.
+#[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_t")]
+#[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileProfilesInfoV1 {
     /// the API version number
@@ -461,6 +469,8 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfoV1 {
 /// Requested Profiles
 ///
 ///The safe form of `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`.
+#[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_t")]
+#[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileRequestedProfilesV1 {
     /// the API version number
@@ -504,6 +514,7 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfilesV1 {
 /// Update Profiles
 ///
 ///The safe form of `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`.
+#[doc(alias = "nvmlWorkloadPowerProfileUpdateProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileUpdateProfilesV1 {
     /// Operation to perform
@@ -554,19 +565,22 @@ impl<'n> Device<'n> {
     /// currently requested profiles.
     /// Requires root/admin permissions.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `requestedProfiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is successful
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid or `pointer` to struct is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
+    /// * `requested_profiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn workload_power_profile_clear_requested_profiles(
         &self,
@@ -592,19 +606,18 @@ impl<'n> Device<'n> {
     /// bitmasks indicates the profile is supported, currently requested or currently
     /// engaged, respectively.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `currentProfiles`: Reference to struct `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is successful
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid or the pointer to struct is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
-    ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or the pointer to struct is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")]
     pub fn workload_power_profile_get_current_profiles(
         &self,
     ) -> Result<WorkloadPowerProfileCurrentProfilesV1, Error> {
@@ -627,20 +640,19 @@ impl<'n> Device<'n> {
     /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
     /// profile which cannot be used in conjunction with the given profile.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profilesInfo`: Reference to struct `nvmlWorkloadPowerProfileProfilesInfo_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is successful
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`         If struct is fully allocated
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid or `pointer` to struct is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
-    ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] If struct is fully allocated
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
     pub fn workload_power_profile_get_profiles_info(
         &self,
     ) -> Result<WorkloadPowerProfileProfilesInfoV1, Error> {
@@ -663,19 +675,22 @@ impl<'n> Device<'n> {
     /// currently requested profiles.
     /// Requires root/admin permissions.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `requestedProfiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is successful
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid or `pointer` to struct is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
+    /// * `requested_profiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
@@ -699,18 +714,21 @@ impl<'n> Device<'n> {
     /// The `operation` parameter specifies the operation to perform, see `nvmlPowerProfileOperation_t` for more information.
     /// Requires root/admin permissions or access to the NVIDIA WPPS capability.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `updateProfiles`: Reference to struct `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is successful
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid or `pointer` to struct is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
+    /// * `update_profiles`: Reference to struct `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")]
     pub fn workload_power_profile_update_profiles_v1(
         &self,
         update_profiles: &WorkloadPowerProfileUpdateProfilesV1,

@@ -51,6 +51,8 @@ use super::*;
 /// Power Smoothing Structure for Profile information
 ///
 ///The safe form of `nvmlPowerSmoothingProfile_v1_t`.
+#[doc(alias = "nvmlPowerSmoothingProfile_t")]
+#[doc(alias = "nvmlPowerSmoothingProfile_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerSmoothingProfileV1 {
     /// the API version number
@@ -102,6 +104,8 @@ impl serde::Serialize for PowerSmoothingProfileV1 {
 /// Power Smoothing Structure for Feature Enablement
 ///
 ///The safe form of `nvmlPowerSmoothingState_v1_t`.
+#[doc(alias = "nvmlPowerSmoothingState_t")]
+#[doc(alias = "nvmlPowerSmoothingState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerSmoothingStateV1 {
     /// the API version number
@@ -148,18 +152,19 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`.
-    ///   Note that only `profile`-&gt;profileId is used and
-    ///   the rest of the structure is ignored.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   if the Desired Profile was successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if device is invalid or structure was NULL
-    /// - `NVML_ERROR_NO_PERMISSION`       if user does not have permission to change the profile number
-    /// - `NVML_ERROR_NOT_SUPPORTED`       if this feature is not supported by the device
+    /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`. Note that only `profile`-&gt;profileId is used and the rest of the structure is ignored.
     ///
     /// Calls `nvmlDevicePowerSmoothingActivatePresetProfile`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or structure was NULL
+    /// - [`Error::NoPermission`] if user does not have permission to change the profile number
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingActivatePresetProfile` (a driver older than the function)
+    #[doc(alias = "nvmlDevicePowerSmoothingActivatePresetProfile")]
     pub fn power_smoothing_activate_preset_profile(
         &self,
         profile: &PowerSmoothingProfileV1,
@@ -179,16 +184,19 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed states
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `state`: Reference to `nvmlPowerSmoothingState_v1_t`
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the feature state was successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device is invalid or state is NULL
-    /// - `NVML_ERROR_NO_PERMISSION`             if user does not have permission to change feature state
-    /// - `NVML_ERROR_NOT_SUPPORTED`             if this feature is not supported by the device
-    ///
     /// Calls `nvmlDevicePowerSmoothingSetState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or state is NULL
+    /// - [`Error::NoPermission`] if user does not have permission to change feature state
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingSetState` (a driver older than the function)
+    #[doc(alias = "nvmlDevicePowerSmoothingSetState")]
     pub fn power_smoothing_set_state(
         &self,
         state: &PowerSmoothingStateV1,
@@ -215,16 +223,19 @@ impl<'n> Device<'n> {
     /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_TAR_WIN_MULT expects a value from 0-255
     /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_OFFSET expects a value in mW
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t` struct
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         if the Active Profile was successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          if device is invalid or profile parameter/value was invalid
-    /// - `NVML_ERROR_NO_PERMISSION`             if user does not have permission to change any profile parameters
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` if the structure version is not supported
-    ///
     /// Calls `nvmlDevicePowerSmoothingUpdatePresetProfileParam`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid or profile parameter/value was invalid
+    /// - [`Error::NoPermission`] if user does not have permission to change any profile parameters
+    /// - [`Error::ArgumentVersionMismatch`] if the structure version is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingUpdatePresetProfileParam` (a driver older than the function)
+    #[doc(alias = "nvmlDevicePowerSmoothingUpdatePresetProfileParam")]
     pub fn power_smoothing_update_preset_profile_param(
         &self,
         profile: &PowerSmoothingProfileV1,

@@ -51,6 +51,8 @@ use super::*;
 /// Structure to store Driver branch information
 ///
 ///The safe form of `nvmlSystemDriverBranchInfo_v1_t`.
+#[doc(alias = "nvmlSystemDriverBranchInfo_t")]
+#[doc(alias = "nvmlSystemDriverBranchInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemDriverBranchInfoV1 {
     /// The version number of this struct
@@ -96,15 +98,16 @@ impl Nvml {
     ///
     /// The returned CUDA driver version by calling cuDriverGetVersion()
     ///
-    /// * `cudaDriverVersion`: Reference in which to return the version identifier
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `cudaDriverVersion` has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `cudaDriverVersion` is NULL
-    /// - `NVML_ERROR_LIBRARY_NOT_FOUND`  if `libcuda`.so.1 or libcuda.dll is not found
-    /// - `NVML_ERROR_FUNCTION_NOT_FOUND` if `cuDriverGetVersion`() is not found in the shared library
-    ///
     /// Calls the newest of `nvmlSystemGetCudaDriverVersion_v2`, `nvmlSystemGetCudaDriverVersion` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `cudaDriverVersion` is NULL
+    /// - [`Error::LibraryNotFound`] if `libcuda`.so.1 or libcuda.dll is not found
+    /// - [`Error::FunctionNotFound`] if `cuDriverGetVersion`() is not found in the shared library
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCudaDriverVersion_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetCudaDriverVersion_v2")]
+    #[doc(alias = "nvmlSystemGetCudaDriverVersion")]
     pub fn cuda_driver_version(&self) -> Result<i32, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
@@ -139,16 +142,15 @@ impl Nvml {
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
     /// (including the NULL terminator).  See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
     ///
-    /// * `version`: Reference in which to return the version identifier
-    /// * `length`: The maximum allowed length of the string returned in `version`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `version` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    ///
     /// Calls `nvmlSystemGetDriverVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `version` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetDriverVersion` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetDriverVersion")]
     pub fn driver_version(&self) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetDriverVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 80];
@@ -162,16 +164,16 @@ impl Nvml {
     /// The `hwbcCount` argument is expected to be set to the size of the input `hwbcEntries` array.
     /// The HIC must be connected to an S-class system for it to be reported by this function.
     ///
-    /// * `hwbcCount`: Size of hwbcEntries array
-    /// * `hwbcEntries`: Array holding information about hwbc
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `hwbcCount` and `hwbcEntries` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if either `hwbcCount` or `hwbcEntries` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `hwbcCount` indicates that the `hwbcEntries` array is too small
-    ///
     /// Calls `nvmlSystemGetHicVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if either `hwbcCount` or `hwbcEntries` is NULL
+    /// - [`Error::InsufficientSize`] if `hwbcCount` indicates that the `hwbcEntries` array is too small
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetHicVersion` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlSystemGetHicVersion")]
     pub fn hic_version(&self) -> Result<Vec<HwbcEntry>, Error> {
         let sym = self.lib().nvmlSystemGetHicVersion()?;
         let ((mut c_hwbc_entries), n) = ffi::fill_counted(
@@ -203,15 +205,14 @@ impl Nvml {
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
     /// (including the NULL terminator).  See `NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`.
     ///
-    /// * `version`: Reference in which to return the version identifier
-    /// * `length`: The maximum allowed length of the string returned in `version`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `version` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    ///
     /// Calls `nvmlSystemGetNVMLVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `version` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNVMLVersion` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetNVMLVersion")]
     pub fn nvml_version(&self) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetNVMLVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 80];
@@ -225,19 +226,21 @@ impl Nvml {
     /// Returned process name is cropped to provided length.
     /// name string is encoded in ANSI.
     ///
-    /// * `pid`: The identifier of the process
-    /// * `name`: Reference in which to return the process name
-    /// * `length`: The maximum allowed length of the string returned in `name`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `name` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `name` is NULL or `length` is 0.
-    /// - `NVML_ERROR_NOT_FOUND`         if process doesn't exists
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `pid`: The identifier of the process
     ///
     /// Calls `nvmlSystemGetProcessName`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `name` is NULL or `length` is 0.
+    /// - [`Error::NotFound`] if process doesn't exists
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetProcessName` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetProcessName")]
     pub fn process_name(&self, pid: u32) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetProcessName()?;
         let mut c_name = [0 as core::ffi::c_char; 1024];
@@ -248,19 +251,20 @@ impl Nvml {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// * `cpuNumber`: The CPU number
-    /// * `count`: When zero, is set to the number of matching GPUs such that `deviceArray`
-    ///   can be malloc'd.  When non-zero, `deviceArray` will be filled with `count`
-    ///   number of device handles.
-    /// * `deviceArray`: An array of device handles for GPUs found with affinity to `cpuNumber`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `deviceArray` or `count` (if initially zero) has been set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `cpuNumber`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device or OS does not support this feature
-    /// - `NVML_ERROR_UNKNOWN`           an error has occurred in underlying topology discovery
+    /// * `cpu_number`: The CPU number
     ///
     /// Calls `nvmlSystemGetTopologyGpuSet`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `cpuNumber`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
+    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetTopologyGpuSet` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlSystemGetTopologyGpuSet")]
     pub fn topology_gpu_set(&self, cpu_number: u32) -> Result<Vec<Device<'_>>, Error> {
         let sym = self.lib().nvmlSystemGetTopologyGpuSet()?;
         let ((mut c_device_array), n) = ffi::fill_counted(

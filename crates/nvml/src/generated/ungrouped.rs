@@ -51,6 +51,8 @@ use super::*;
 /// Device capabilities
 ///
 ///The safe form of `nvmlDeviceCapabilities_v1_t`.
+#[doc(alias = "nvmlDeviceCapabilities_t")]
+#[doc(alias = "nvmlDeviceCapabilities_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceCapabilitiesV1 {
     /// the API version number
@@ -104,6 +106,7 @@ impl serde::Serialize for DeviceCapabilitiesV1 {
 /// same underlying incident may generate both an NVML event-bit notification and a structured notification.
 ///
 ///The safe form of `nvmlEventSetWait_v3_t`.
+#[doc(alias = "nvmlEventSetWait_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetWaitV3 {
     /// \[in\] Maximum amount of time to wait, in milliseconds.
@@ -262,6 +265,8 @@ impl serde::Serialize for EventSetWaitV3 {
 /// register new device-wide events with log-level and severity filters disabled.
 ///
 ///The safe form of `nvmlGpuOperationalEventConfig_v1_st`.
+#[doc(alias = "nvmlGpuOperationalEventConfig_v1_st")]
+#[doc(alias = "nvmlGpuOperationalEventConfig_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuOperationalEventConfigV1 {
     /// \[in\] Target GPU UUID string. Must be a NULL-terminated "GPU-..." UUID.
@@ -305,6 +310,7 @@ impl serde::Serialize for GpuOperationalEventConfigV1 {
 }
 ///
 ///The safe form of `nvmlMask255_t`.
+#[doc(alias = "nvmlMask255_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Mask255 {
     pub mask: Vec<u32>,
@@ -342,19 +348,18 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlDeviceCapabilities_v1_t` for more information on the struct.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `caps`: Returns GPU's capabilities
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         If the query is success
-    /// - `NVML_ERROR_UNINITIALIZED`             If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `device` is invalid or `counters` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If the device does not support this feature
-    /// - `NVML_ERROR_GPU_IS_LOST`               If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` If the provided version is invalid/unsupported
-    /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `counters` is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetCapabilities")]
     pub fn capabilities(&self) -> Result<DeviceCapabilitiesV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCapabilities()?;
         let mut c_caps: sys::nvmlDeviceCapabilities_v1_t = sys::nvmlDeviceCapabilities_v1_t {

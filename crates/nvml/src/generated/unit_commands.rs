@@ -61,20 +61,23 @@ impl<'n> Unit<'n> {
     ///
     /// See `nvmlLedColor_t` for available colors.
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `color`: The target LED color
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the LED color has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` or `color` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this is not an S-class product
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlUnitGetLedState()
     ///
+    /// # Arguments
+    ///
+    /// * `color`: The target LED color
+    ///
     /// Calls `nvmlUnitSetLedState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unit` or `color` is invalid
+    /// - [`Error::NotSupported`] if this is not an S-class product
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitSetLedState` (a driver older than the function)
+    #[doc(alias = "nvmlUnitSetLedState")]
     pub fn set_led_state(&self, color: LedColor) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlUnitSetLedState()?;
         ffi::check(call!(sym(self.raw, color.0)))?;

@@ -58,16 +58,19 @@ impl Nvml {
     ///
     /// The order in which NVML enumerates units has no guarantees of consistency between reboots.
     ///
-    /// * `index`: The index of the target unit, &gt;= 0 and &lt; `unitCount`
-    /// * `unit`: Reference in which to return the unit handle
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `unit` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `index` is invalid or `unit` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `index`: The index of the target unit, &gt;= 0 and &lt; `unitCount`
     ///
     /// Calls `nvmlUnitGetHandleByIndex`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `index` is invalid or `unit` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetHandleByIndex` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetHandleByIndex")]
     pub fn unit_by_index(&self, index: u32) -> Result<Unit<'_>, Error> {
         let sym = self.lib().nvmlUnitGetHandleByIndex()?;
         let mut c_unit: sys::nvmlUnit_t = core::ptr::null_mut();
@@ -78,15 +81,15 @@ impl Nvml {
     ///
     /// For S-class products.
     ///
-    /// * `unitCount`: Reference in which to return the number of units
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `unitCount` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unitCount` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlUnitGetCount`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unitCount` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetCount` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetCount")]
     pub fn unit_count(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlUnitGetCount()?;
         let mut c_unit_count: u32 = Default::default();
@@ -101,19 +104,17 @@ impl<'n> Unit<'n> {
     ///
     /// The `deviceCount` argument is expected to be set to the size of the input `devices` array.
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `deviceCount`: Reference in which to provide the `devices` array size, and
-    ///   to return the number of attached GPU devices
-    /// * `devices`: Reference in which to return the references to the attached GPU devices
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `deviceCount` and `devices` have been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `deviceCount` indicates that the `devices` array is too small
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` is invalid, either of `deviceCount` or `devices` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlUnitGetDevices`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `deviceCount` indicates that the `devices` array is too small
+    /// - [`Error::InvalidArgument`] if `unit` is invalid, either of `deviceCount` or `devices` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetDevices` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlUnitGetDevices")]
     pub fn devices(&self) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlUnitGetDevices()?;
         let ((mut c_devices), n) = ffi::fill_counted(
@@ -143,17 +144,16 @@ impl<'n> Unit<'n> {
     ///
     /// See `nvmlUnitFanSpeeds_t` for details on available fan speed info.
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `fanSpeeds`: Reference in which to return the fan speed information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `fanSpeeds` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` is invalid or `fanSpeeds` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this is not an S-class product
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlUnitGetFanSpeedInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unit` is invalid or `fanSpeeds` is NULL
+    /// - [`Error::NotSupported`] if this is not an S-class product
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetFanSpeedInfo` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetFanSpeedInfo")]
     pub fn fan_speed_info(&self) -> Result<UnitFanSpeeds, Error> {
         let sym = self.nvml.lib().nvmlUnitGetFanSpeedInfo()?;
         let mut c_fan_speeds: sys::nvmlUnitFanSpeeds_st = Default::default();
@@ -166,19 +166,18 @@ impl<'n> Unit<'n> {
     ///
     /// See `nvmlLedState_t` for details on allowed states.
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `state`: Reference in which to return the current LED state
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `state` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` is invalid or `state` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this is not an S-class product
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlUnitSetLedState()
     ///
     /// Calls `nvmlUnitGetLedState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unit` is invalid or `state` is NULL
+    /// - [`Error::NotSupported`] if this is not an S-class product
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetLedState` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetLedState")]
     pub fn led_state(&self) -> Result<LedState, Error> {
         let sym = self.nvml.lib().nvmlUnitGetLedState()?;
         let mut c_state: sys::nvmlLedState_st = Default::default();
@@ -191,17 +190,16 @@ impl<'n> Unit<'n> {
     ///
     /// See `nvmlPSUInfo_t` for details on available PSU info.
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `psu`: Reference in which to return the PSU information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `psu` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` is invalid or `psu` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this is not an S-class product
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlUnitGetPsuInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unit` is invalid or `psu` is NULL
+    /// - [`Error::NotSupported`] if this is not an S-class product
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetPsuInfo` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetPsuInfo")]
     pub fn psu_info(&self) -> Result<PSUInfo, Error> {
         let sym = self.nvml.lib().nvmlUnitGetPsuInfo()?;
         let mut c_psu: sys::nvmlPSUInfo_st = Default::default();
@@ -215,18 +213,20 @@ impl<'n> Unit<'n> {
     /// Depending on the product, readings may be available for intake (type=0),
     /// exhaust (type=1) and board (type=2).
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `type`: The type of reading to take
-    /// * `temp`: Reference in which to return the intake temperature
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `temp` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` or `type` is invalid or `temp` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this is not an S-class product
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `type`: The type of reading to take
     ///
     /// Calls `nvmlUnitGetTemperature`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unit` or `type` is invalid or `temp` is NULL
+    /// - [`Error::NotSupported`] if this is not an S-class product
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetTemperature` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetTemperature")]
     pub fn temperature(&self, r#type: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlUnitGetTemperature()?;
         let mut c_temp: u32 = Default::default();
@@ -239,15 +239,14 @@ impl<'n> Unit<'n> {
     ///
     /// See `nvmlUnitInfo_t` for details on available unit info.
     ///
-    /// * `unit`: The identifier of the target unit
-    /// * `info`: Reference in which to return the unit information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `info` has been populated
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `unit` is invalid or `info` is NULL
-    ///
     /// Calls `nvmlUnitGetUnitInfo`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `unit` is invalid or `info` is NULL
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetUnitInfo` (a driver older than the function)
+    #[doc(alias = "nvmlUnitGetUnitInfo")]
     pub fn unit_info(&self) -> Result<UnitInfo, Error> {
         let sym = self.nvml.lib().nvmlUnitGetUnitInfo()?;
         let mut c_info: sys::nvmlUnitInfo_st = Default::default();

@@ -51,6 +51,8 @@ use super::*;
 /// Fan state enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`FanState::name`]).
+#[doc(alias = "nvmlFanState_enum")]
+#[doc(alias = "nvmlFanState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct FanState(pub sys::nvmlFanState_enum);
@@ -97,6 +99,8 @@ impl serde::Serialize for FanState {
 /// Led color enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`LedColor::name`]).
+#[doc(alias = "nvmlLedColor_enum")]
+#[doc(alias = "nvmlLedColor_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct LedColor(pub sys::nvmlLedColor_enum);
@@ -143,6 +147,8 @@ impl serde::Serialize for LedColor {
 /// Description of HWBC entry
 ///
 ///The safe form of `nvmlHwbcEntry_st`.
+#[doc(alias = "nvmlHwbcEntry_st")]
+#[doc(alias = "nvmlHwbcEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HwbcEntry {
     pub hwbc_id: u32,
@@ -180,6 +186,8 @@ impl serde::Serialize for HwbcEntry {
 /// LED states for an S-class unit.
 ///
 ///The safe form of `nvmlLedState_st`.
+#[doc(alias = "nvmlLedState_st")]
+#[doc(alias = "nvmlLedState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LedState {
     /// If amber, a text description of the cause
@@ -231,6 +239,8 @@ impl serde::Serialize for LedState {
 /// - Short pin transition
 ///
 ///The safe form of `nvmlPSUInfo_st`.
+#[doc(alias = "nvmlPSUInfo_st")]
+#[doc(alias = "nvmlPSUInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PSUInfo {
     /// The power supply state
@@ -280,6 +290,8 @@ impl serde::Serialize for PSUInfo {
 /// Fan speed reading for a single fan in an S-class unit.
 ///
 ///The safe form of `nvmlUnitFanInfo_st`.
+#[doc(alias = "nvmlUnitFanInfo_st")]
+#[doc(alias = "nvmlUnitFanInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnitFanInfo {
     /// Fan speed (RPM)
@@ -319,6 +331,8 @@ impl serde::Serialize for UnitFanInfo {
 /// Fan speed readings for an entire S-class unit.
 ///
 ///The safe form of `nvmlUnitFanSpeeds_st`.
+#[doc(alias = "nvmlUnitFanSpeeds_st")]
+#[doc(alias = "nvmlUnitFanSpeeds_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnitFanSpeeds {
     /// Fan speed data for each fan
@@ -360,6 +374,8 @@ impl serde::Serialize for UnitFanSpeeds {
 /// Static S-class unit info.
 ///
 ///The safe form of `nvmlUnitInfo_st`.
+#[doc(alias = "nvmlUnitInfo_st")]
+#[doc(alias = "nvmlUnitInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnitInfo {
     /// Product name

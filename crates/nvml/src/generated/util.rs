@@ -74,24 +74,24 @@ impl<'n> Device<'n> {
     /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
-    /// * `device`: The identifier for the target device
-    /// * `lastSeenTimeStamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
-    /// * `vgpuProcessSamplesCount`: Pointer to caller-supplied array size, and returns number of processes running on vGPU instances
-    /// * `utilizationSamples`: Pointer to caller-supplied buffer in which vGPU sub process utilization samples are returned
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if utilization samples are successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `vgpuProcessSamplesCount` or a sample count of 0 is
-    ///   passed with a non-NULL `utilizationSamples`
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if supplied `vgpuProcessSamplesCount` is too small to return samples for all
-    ///   vGPU instances currently executing on the device
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if vGPU is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
     ///
     /// Calls `nvmlDeviceGetVgpuProcessUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `vgpuProcessSamplesCount` or a sample count of 0 is passed with a non-NULL `utilizationSamples`
+    /// - [`Error::InsufficientSize`] if supplied `vgpuProcessSamplesCount` is too small to return samples for all vGPU instances currently executing on the device
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessUtilization` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuProcessUtilization")]
     pub fn vgpu_process_utilization(
         &self,
         last_seen_time_stamp: u64,
@@ -145,25 +145,24 @@ impl<'n> Device<'n> {
     /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
-    /// * `device`: The identifier for the target device
-    /// * `lastSeenTimeStamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
-    /// * `sampleValType`: Pointer to caller-supplied buffer to hold the type of returned sample values
-    /// * `vgpuInstanceSamplesCount`: Pointer to caller-supplied array size, and returns number of vGPU instances
-    /// * `utilizationSamples`: Pointer to caller-supplied buffer in which vGPU utilization samples are returned
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if utilization samples are successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `vgpuInstanceSamplesCount` or `sampleValType` is
-    ///   NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if supplied `vgpuInstanceSamplesCount` is too small to return samples for all
-    ///   vGPU instances currently executing on the device
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if vGPU is not supported by the device
-    /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_FOUND`         if sample entries are not found
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
     ///
     /// Calls `nvmlDeviceGetVgpuUtilization`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `vgpuInstanceSamplesCount` or `sampleValType` is NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
+    /// - [`Error::InsufficientSize`] if supplied `vgpuInstanceSamplesCount` is too small to return samples for all vGPU instances currently executing on the device
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuUtilization` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuUtilization")]
     pub fn vgpu_utilization(
         &self,
         last_seen_time_stamp: u64,
@@ -207,19 +206,18 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: The identifier of the target vGPU instance
-    /// * `mode`: Reference in which to return the current accounting mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the mode has been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `mode` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature
-    /// - `NVML_ERROR_DRIVER_NOT_LOADED` if NVIDIA driver is not running on the vGPU instance
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetAccountingMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mode` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature
+    /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingMode` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetAccountingMode")]
     pub fn accounting_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -238,23 +236,21 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
-    /// * `vgpuInstance`: The identifier of the target vGPU instance
-    /// * `count`: Reference in which to provide the `pids` array size, and
-    ///   to return the number of elements ready to be queried
-    /// * `pids`: Reference in which to return list of process ids
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if pids were successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `count` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature or accounting mode is disabled
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `count` is too small (\\a count is set to expected value)
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// See also: nvmlVgpuInstanceGetAccountingPids
     ///
     /// Calls `nvmlVgpuInstanceGetAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `count` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to expected value)
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingPids` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlVgpuInstanceGetAccountingPids")]
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingPids()?;
         let ((mut c_pids), n) = ffi::fill_counted(
@@ -289,20 +285,21 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
     ///
-    /// * `vgpuInstance`: The identifier of the target vGPU instance
-    /// * `pid`: Process Id of the target process to query stats for
-    /// * `stats`: Reference in which to return the process's accounting stats
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if stats have been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `stats` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    ///   or `stats` is not found
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature or accounting mode is disabled
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `pid`: Process Id of the target process to query stats for
     ///
     /// Calls `nvmlVgpuInstanceGetAccountingStats`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `stats` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system or `stats` is not found
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingStats` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetAccountingStats")]
     pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingStats()?;
         let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
@@ -319,17 +316,17 @@ impl<'n> VgpuInstance<'n> {
     /// **Note:** Only compute and graphics applications stats are reported and can be cleared since monitoring applications
     /// stats don't contribute to GPU utilization.
     ///
-    /// * `vgpuInstance`: The identifier of the target vGPU instance
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if accounting information has been cleared
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is invalid
-    /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature or accounting mode is disabled
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceClearAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is invalid
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceClearAccountingPids` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceClearAccountingPids")]
     pub fn clear_accounting_pids(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceClearAccountingPids()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -339,17 +336,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `licenseInfo`: Pointer to vGPU license information structure
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if information is successfully retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `licenseInfo` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_DRIVER_NOT_LOADED` if NVIDIA driver is not running on the vGPU instance
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls the newest of `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `licenseInfo` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseInfo_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetLicenseInfo_v2")]
+    #[doc(alias = "nvmlVgpuInstanceGetLicenseInfo")]
     pub fn license_info(&self) -> Result<VgpuLicenseInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(

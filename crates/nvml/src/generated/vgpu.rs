@@ -57,17 +57,20 @@ impl Nvml {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `capability`: Specifies the `nvmlVgpuDriverCapability_t` to be queried
-    /// * `capResult`: A boolean for the queried capability indicating that feature is supported
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                      successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`          if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`       if `capability` is invalid, or `capResult` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`          the API is not supported in current state or `devices` not in vGPU mode
-    /// - `NVML_ERROR_UNKNOWN`                on any unexpected error
+    /// * `capability`: Specifies the `nvmlVgpuDriverCapability_t` to be queried
     ///
     /// Calls `nvmlGetVgpuDriverCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `capability` is invalid, or `capResult` is NULL
+    /// - [`Error::NotSupported`] the API is not supported in current state or `devices` not in vGPU mode
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuDriverCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlGetVgpuDriverCapabilities")]
     pub fn vgpu_driver_capabilities(
         &self,
         capability: VgpuDriverCapability,
@@ -79,17 +82,21 @@ impl Nvml {
     }
     /// Retrieve the maximum number of vGPU instances per GPU instance for given vGPU type
     ///
-    /// * `pMaxInstance`: Pointer to the caller-provided structure of nvmlVgpuTypeMaxInstance_t
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `pMaxInstance` is NULL or `pMaxInstance`-&gt;vgpuTypeId is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or non-MIG vGPU type
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pMaxInstance` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
+    /// * `p_max_instance`: Pointer to the caller-provided structure of nvmlVgpuTypeMaxInstance_t
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerGpuInstance`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `pMaxInstance` is NULL or `pMaxInstance`-&gt;vgpuTypeId is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or non-MIG vGPU type
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pMaxInstance` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance")]
     pub fn vgpu_type_max_instances_per_gpu_instance(
         &self,
         p_max_instance: &VgpuTypeMaxInstanceV1,
@@ -117,20 +124,18 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `vgpuCount`: Pointer which passes in the array size as well as get
-    ///   back the number of types
-    /// * `vgpuInstances`: Pointer to array in which to return list of vGPU instances
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` is invalid, or `vgpuCount` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `size` is too small
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if vGPU is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetActiveVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `vgpuCount` is NULL
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetActiveVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetActiveVgpus")]
     pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetActiveVgpus()?;
         let ((mut c_vgpu_instances), n) = ffi::fill_counted(
@@ -169,18 +174,17 @@ impl<'n> Device<'n> {
     /// To query the number of vGPU types that can be created for the GPU, call this function with *vgpuCount = 0.
     /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are creatable.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `vgpuCount`: Pointer to caller-supplied array size, and returns number of vGPU types
-    /// * `vgpuTypeIds`: Pointer to caller-supplied array in which to return list of vGPU types
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                      successful completion
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`      `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`       if `vgpuCount` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`          if vGPU is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`                on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetCreatableVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
+    /// - [`Error::InvalidArgument`] if `vgpuCount` is NULL
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCreatableVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetCreatableVgpus")]
     pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCreatableVgpus()?;
         let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
@@ -211,19 +215,20 @@ impl<'n> Device<'n> {
     /// The scheduler state change won't persist across module load/unload.
     /// Scheduler state and params will be allowed to set only when no VM is running.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pSchedulerState`: vGPU `pSchedulerState` to set
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  vGPU scheduler state has been successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerState` is NULL or `device` is invalid
-    /// - `NVML_ERROR_RESET_REQUIRED`     If setting `pSchedulerState` failed with fatal error,
-    ///   reboot is required to overcome from this error.
-    /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    ///   or if any vGPU instance currently exists on the `device`
-    /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
+    /// * `p_scheduler_state`: vGPU `pSchedulerState` to set
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
+    /// - [`Error::ResetRequired`] If setting `pSchedulerState` failed with fatal error, reboot is required to overcome from this error.
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode or if any vGPU instance currently exists on the `device`
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
     pub fn set_vgpu_scheduler_state_v2(
         &self,
         p_scheduler_state: &VgpuSchedulerStateV2,
@@ -244,18 +249,17 @@ impl<'n> Device<'n> {
     /// To query the number of vGPU types supported for the GPU, call this function with *vgpuCount = 0.
     /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are supported.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `vgpuCount`: Pointer to caller-supplied array size, and returns number of vGPU types
-    /// * `vgpuTypeIds`: Pointer to caller-supplied array in which to return list of vGPU types
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                      successful completion
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`      `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`       if `vgpuCount` is NULL or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`          if vGPU is not supported by the device
-    /// - `NVML_ERROR_UNKNOWN`                on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetSupportedVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
+    /// - [`Error::InvalidArgument`] if `vgpuCount` is NULL or `device` is invalid
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetSupportedVgpus")]
     pub fn supported_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedVgpus()?;
         let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
@@ -287,18 +291,20 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `capability`: Specifies the `nvmlDeviceVgpuCapability_t` to be queried
-    /// * `capResult`: Specifies that the queried capability is supported, and also returns capability's data
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                      successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`          if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`       if `device` is invalid, or `capability` is invalid, or `capResult` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`          the API is not supported in current state or `device` not in vGPU mode
-    /// - `NVML_ERROR_UNKNOWN`                on any unexpected error
+    /// * `capability`: Specifies the `nvmlDeviceVgpuCapability_t` to be queried
     ///
     /// Calls `nvmlDeviceGetVgpuCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, or `capability` is invalid, or `capResult` is NULL
+    /// - [`Error::NotSupported`] the API is not supported in current state or `device` not in vGPU mode
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuCapabilities")]
     pub fn vgpu_capabilities(
         &self,
         capability: DeviceVgpuCapability,
@@ -316,16 +322,19 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pSchedulerLogInfo`: Reference in which `pSchedulerLogInfo` is written
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  vGPU scheduler logs were successfully obtained
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerLogInfo` is NULL or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
+    /// * `p_scheduler_log_info`: Reference in which `pSchedulerLogInfo` is written
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerLog_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pSchedulerLogInfo` is NULL or `device` is invalid
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
     pub fn vgpu_scheduler_log_v2(
         &self,
         p_scheduler_log_info: &VgpuSchedulerLogInfoV2,
@@ -340,16 +349,19 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pSchedulerStateInfo`: Reference in which `pSchedulerStateInfo` is returned
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   vGPU scheduler state is successfully obtained
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `pSchedulerStateInfo` is NULL or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
-    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
+    /// * `p_scheduler_state_info`: Reference in which `pSchedulerStateInfo` is returned
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerState_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pSchedulerStateInfo` is NULL or `device` is invalid
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
     pub fn vgpu_scheduler_state_v2(
         &self,
         p_scheduler_state_info: &VgpuSchedulerStateInfoV2,
@@ -363,19 +375,19 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `vgpuInstanceCount`: Pointer to get the max number of vGPU instances
-    ///   that can be created on a deicve for given vgpuTypeId
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid or is not supported on target device,
-    ///   or `vgpuInstanceCount` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `vgpu_type_id`: Handle to vGPU type
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstances`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid or is not supported on target device, or `vgpuInstanceCount` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstances` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetMaxInstances")]
     pub fn vgpu_type_get_max_instances(
         &self,
         vgpu_type_id: &VgpuTypeId<'_>,
@@ -398,21 +410,22 @@ impl<'n> GpuInstance<'n> {
     /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
     /// set the correct version number to set the vGPU heterogeneous mode.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance`  is NULL or invalid,
-    ///   or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
-    ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_IN_USE`                     If the `gpuInstance` is in use
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
+    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
     ///
     /// Calls `nvmlGpuInstanceSetVgpuHeterogeneousMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid or GPU Instance Id is invalid
+    /// - [`Error::InUse`] If the `gpuInstance` is in use
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuHeterogeneousMode` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceSetVgpuHeterogeneousMode")]
     pub fn set_vgpu_heterogeneous_mode(
         &self,
         p_heterogeneous_mode: &VgpuHeterogeneousModeV1,
@@ -437,19 +450,22 @@ impl<'n> GpuInstance<'n> {
     ///
     /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `pScheduler`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_t
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pScheduler` is NULL
-    ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_RESET_REQUIRED`             If setting the state failed with fatal error, reboot is required
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pScheduler` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
+    /// * `p_scheduler`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_t
     ///
     /// Calls `nvmlGpuInstanceSetVgpuSchedulerState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pScheduler` is NULL or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pScheduler` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState")]
+    #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn set_vgpu_scheduler_state(
         &self,
@@ -471,18 +487,20 @@ impl<'n> GpuInstance<'n> {
     ///
     /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `pSchedulerState`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_v2_t
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL
-    ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_RESET_REQUIRED`             If setting the state failed with fatal error, reboot is required
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
+    /// * `p_scheduler_state`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_v2_t
     ///
     /// Calls `nvmlGpuInstanceSetVgpuSchedulerState_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState_v2` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
     pub fn set_vgpu_scheduler_state_v2(
         &self,
         p_scheduler_state: &VgpuSchedulerStateV2,
@@ -503,19 +521,17 @@ impl<'n> GpuInstance<'n> {
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL
-    ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or not in MIG mode
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
-    ///
     /// Calls `nvmlGpuInstanceGetVgpuHeterogeneousMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or not in MIG mode
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuHeterogeneousMode` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetVgpuHeterogeneousMode")]
     pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousModeV1, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode: sys::nvmlVgpuHeterogeneousMode_v1_t = sys::nvmlVgpuHeterogeneousMode_v1_t {
@@ -533,18 +549,21 @@ impl<'n> GpuInstance<'n> {
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `pSchedulerLogInfo`: Reference in which `pSchedulerLogInfo` is written
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                         vGPU scheduler logs are successfully obtained
-    /// - `NVML_ERROR_UNINITIALIZED`             If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`          If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL
-    ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`             If not on a vGPU host or an unsupported GPU
-    /// - `NVML_ERROR_UNKNOWN`                   on any unexpected error
+    /// * `p_scheduler_log_info`: Reference in which `pSchedulerLogInfo` is written
     ///
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerLog_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog_v2")]
+    #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog")]
     pub fn vgpu_scheduler_log(
         &self,
         p_scheduler_log_info: &VgpuSchedulerLogInfoV2,
@@ -604,18 +623,21 @@ impl<'n> GpuInstance<'n> {
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
     ///
-    /// * `gpuInstance`: The GPU instance handle
-    /// * `pSchedulerStateInfo`: Reference in which `pSchedulerStateInfo` is returned
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          vGPU scheduler state is successfully obtained
-    /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL
-    ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
-    /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
+    /// * `p_scheduler_state_info`: Reference in which `pSchedulerStateInfo` is returned
     ///
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerState_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState_v2")]
+    #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState")]
     pub fn vgpu_scheduler_state(
         &self,
         p_scheduler_state_info: &VgpuSchedulerStateInfoV2,
@@ -672,18 +694,17 @@ impl<'n> GpuInstance<'n> {
 impl<'n> VgpuInstance<'n> {
     /// Retrieve the current ECC mode of vGPU instance.
     ///
-    /// * `vgpuInstance`: The identifier of the target vGPU instance
-    /// * `eccMode`: Reference in which to return the current ECC mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if the vgpuInstance's ECC mode has been successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `mode` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the vGPU doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetEccMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mode` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEccMode` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetEccMode")]
     pub fn ecc_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEccMode()?;
         let mut c_ecc_mode: sys::nvmlEnableState_enum = Default::default();
@@ -694,17 +715,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `encoderCapacity`: Reference to an unsigned int for the encoder capacity
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `encoderCapacity` has been retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `encoderQueryType` is invalid
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetEncoderCapacity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `encoderQueryType` is invalid
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderCapacity` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetEncoderCapacity")]
     pub fn encoder_capacity(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderCapacity()?;
         let mut c_encoder_capacity: u32 = Default::default();
@@ -724,22 +744,18 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `sessionCount`: Reference to caller supplied array size, and returns
-    ///   the number of sessions.
-    /// * `sessionInfo`: Reference to caller supplied array in which the list
-    ///   of session information us returned.
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `sessionInfo` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `sessionCount` is too small, array element count is
-    ///   returned in `sessionCount`
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` is NULL, or `vgpuInstance` is 0.
-    /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
+    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL, or `vgpuInstance` is 0.
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderSessions` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlVgpuInstanceGetEncoderSessions")]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderSessions()?;
         let ((mut c_session_info), n) = ffi::fill_counted(
@@ -767,20 +783,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `sessionCount`: Reference to an unsigned int for count of active encoder sessions
-    /// * `averageFps`: Reference to an unsigned int for trailing average FPS of all active sessions
-    /// * `averageLatency`: Reference to an unsigned int for encode latency in microseconds
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `sessionCount`, `averageFps` and `averageLatency` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `sessionCount` , or `averageFps` or `averageLatency` is NULL
-    ///   or `vgpuInstance` is 0.
-    /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetEncoderStats`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `sessionCount` , or `averageFps` or `averageLatency` is NULL or `vgpuInstance` is 0.
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderStats` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetEncoderStats")]
     pub fn encoder_stats(&self) -> Result<(u32, u32, u32), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderStats()?;
         let mut c_session_count: u32 = Default::default();
@@ -800,17 +812,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: The identifier of the target instance
-    /// * `fbUsage`: Pointer to framebuffer usage in bytes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `fbUsage` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetFbUsage`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `fbUsage` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFbUsage` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetFbUsage")]
     pub fn fb_usage(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFbUsage()?;
         let mut c_fb_usage: u64 = Default::default();
@@ -833,19 +844,18 @@ impl<'n> VgpuInstance<'n> {
     /// **Note:** hResolution, vResolution, averageFPS and averageLatency data for a FBC session returned in `sessionInfo` may
     /// be zero if there are no new frames captured since the session started.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `sessionCount`: Reference to caller supplied array size, and returns the number of sessions.
-    /// * `sessionInfo`: Reference in which to return the session information
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `sessionInfo` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `vgpuInstance` is 0, or `sessionCount` is NULL.
-    /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`  if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `sessionCount` is NULL.
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCSessions` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlVgpuInstanceGetFBCSessions")]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCSessions()?;
         let ((mut c_session_info), n) = ffi::fill_counted(
@@ -873,17 +883,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `fbcStats`: Reference to nvmlFBCStats_t structure containing NvFBC stats
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `fbcStats` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `vgpuInstance` is 0, or `fbcStats` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetFBCStats`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `fbcStats` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCStats` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetFBCStats")]
     pub fn fbc_stats(&self) -> Result<FBCStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
@@ -896,18 +905,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `frameRateLimit`: Reference to return the frame rate limit
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `frameRateLimit` has been set
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if frame rate limiter is turned off for the vGPU type
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `frameRateLimit` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetFrameRateLimit`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if frame rate limiter is turned off for the vGPU type
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `frameRateLimit` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFrameRateLimit` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetFrameRateLimit")]
     pub fn frame_rate_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFrameRateLimit()?;
         let mut c_frame_rate_limit: u32 = Default::default();
@@ -919,17 +927,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `gpuInstanceId`: GPU Instance ID
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `vgpuInstance` is 0, or `gpuInstanceId` is NULL.
-    /// - `NVML_ERROR_NOT_FOUND`          if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetGpuInstanceId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `gpuInstanceId` is NULL.
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuInstanceId` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetGpuInstanceId")]
     pub fn gpu_instance_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetGpuInstanceId()?;
         let mut c_gpu_instance_id: u32 = Default::default();
@@ -940,20 +947,18 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// The vGPU PCI id is returned as "00000000:00:00.0" if NVIDIA driver is not installed on the vGPU instance.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `vgpuPciId`: Caller-supplied buffer to return vGPU PCI Id string
-    /// * `length`: Size of the vgpuPciId buffer
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if vGPU PCI Id is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `vgpuPciId` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_DRIVER_NOT_LOADED` if NVIDIA driver is not running on the vGPU instance
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small, `length` is set to required length
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetGpuPciId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `vgpuPciId` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
+    /// - [`Error::InsufficientSize`] if `length` is too small, `length` is set to required length
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuPciId` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetGpuPciId")]
     pub fn gpu_pci_id(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetGpuPciId()?;
         let mut c_vgpu_pci_id = [0 as core::ffi::c_char; 32];
@@ -969,17 +974,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `licensed`: Reference to return the licensing status
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `licensed` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `licensed` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetLicenseStatus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `licensed` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseStatus` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetLicenseStatus")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn license_status(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetLicenseStatus()?;
@@ -996,20 +1000,18 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `mdevUuid`: Pointer to caller-supplied buffer to hold MDEV UUID
-    /// * `size`: Size of buffer in bytes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_NOT_SUPPORTED`     on any hypervisor other than KVM
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `mdevUuid` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `size` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetMdevUUID`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] on any hypervisor other than KVM
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mdevUuid` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMdevUUID` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetMdevUUID")]
     pub fn mdev_uuid(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetMdevUUID()?;
         let mut c_mdev_uuid = [0 as core::ffi::c_char; 80];
@@ -1020,17 +1022,20 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `encoderCapacity`: Unsigned int for the encoder capacity value
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `encoderCapacity` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `encoderCapacity` is out of range of 0-100.
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `encoder_capacity`: Unsigned int for the encoder capacity value
     ///
     /// Calls `nvmlVgpuInstanceSetEncoderCapacity`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `encoderCapacity` is out of range of 0-100.
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceSetEncoderCapacity` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceSetEncoderCapacity")]
     pub fn set_encoder_capacity(&self, encoder_capacity: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceSetEncoderCapacity()?;
         ffi::check(call!(sym(self.raw, encoder_capacity)))?;
@@ -1042,17 +1047,16 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `vgpuTypeId`: Reference to return the vgpuTypeId
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `vgpuTypeId` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `vgpuTypeId` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetType`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `vgpuTypeId` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetType` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetType")]
     pub fn r#type(&self) -> Result<VgpuTypeId<'n>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetType()?;
         let mut c_vgpu_type_id: sys::nvmlVgpuTypeId_t = Default::default();
@@ -1067,19 +1071,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `uuid`: Pointer to caller-supplied buffer to hold vGPU UUID
-    /// * `size`: Size of buffer in bytes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0, or `uuid` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `size` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetUUID`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `uuid` is NULL
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetUUID` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetUUID")]
     pub fn uuid(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetUUID()?;
         let mut c_uuid = [0 as core::ffi::c_char; 80];
@@ -1098,19 +1100,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `version`: Caller-supplied buffer to return driver version string
-    /// * `length`: Size of `version` buffer
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `version` has been set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuInstance` is 0
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `length` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetVmDriverVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmDriverVersion` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetVmDriverVersion")]
     pub fn vm_driver_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetVmDriverVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 80];
@@ -1126,20 +1126,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `vmId`: Pointer to caller-supplied buffer to hold VM ID
-    /// * `size`: Size of buffer in bytes
-    /// * `vmIdType`: Pointer to hold VM ID type
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vmId` or `vmIdType` is NULL, or `vgpuInstance` is 0
-    /// - `NVML_ERROR_NOT_FOUND`         if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `size` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetVmID`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vmId` or `vmIdType` is NULL, or `vgpuInstance` is 0
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmID` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetVmID")]
     pub fn vm_id(&self) -> Result<(String, VgpuVmIdType), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetVmID()?;
         let mut c_vm_id = [0 as core::ffi::c_char; 80];
@@ -1155,16 +1152,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `bar1Info`: Pointer to the vGPU type BAR1 information structure `nvmlVgpuTypeBar1Info_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `bar1Info` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetBAR1Info`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `bar1Info` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetBAR1Info` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetBAR1Info")]
     pub fn bar1_info(&self) -> Result<VgpuTypeBar1InfoV1, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetBAR1Info()?;
         let mut c_bar1_info: sys::nvmlVgpuTypeBar1Info_v1_t = sys::nvmlVgpuTypeBar1Info_v1_t {
@@ -1180,17 +1176,19 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `capability`: Specifies the `nvmlVgpuCapability_t` to be queried
-    /// * `capResult`: A boolean for the queried capability indicating that feature is supported
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `capability` is invalid, or `capResult` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `capability`: Specifies the `nvmlVgpuCapability_t` to be queried
     ///
     /// Calls `nvmlVgpuTypeGetCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `capability` is invalid, or `capResult` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetCapabilities")]
     pub fn capabilities(&self, capability: VgpuCapability) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetCapabilities()?;
         let mut c_cap_result: u32 = Default::default();
@@ -1202,17 +1200,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `vgpuTypeClass`: Pointer to string array to return class in
-    /// * `size`: Size of string
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   successful completion
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if `vgpuTypeId` is invalid, or `vgpuTypeClass` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`   if `size` is too small
-    /// - `NVML_ERROR_UNKNOWN`             on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetClass`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuTypeClass` is NULL
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetClass` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetClass")]
     pub fn class(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetClass()?;
         let mut c_vgpu_type_class = [0 as core::ffi::c_char; 64];
@@ -1224,17 +1220,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `deviceID`: Device ID and vendor ID of the device contained in single 32 bit value
-    /// * `subsystemID`: Subsystem ID and subsystem vendor ID of the device contained in single 32 bit value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `deviceId` or `subsystemID` are NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetDeviceID`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `deviceId` or `subsystemID` are NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetDeviceID` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetDeviceID")]
     pub fn device_id(&self) -> Result<(u64, u64), Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetDeviceID()?;
         let mut c_device_id: u64 = Default::default();
@@ -1246,17 +1240,16 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `frameRateLimit`: Reference to return the frame rate limit value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if frame rate limiter is turned off for the vGPU type
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `frameRateLimit` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetFrameRateLimit`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if frame rate limiter is turned off for the vGPU type
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `frameRateLimit` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFrameRateLimit` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetFrameRateLimit")]
     pub fn frame_rate_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetFrameRateLimit()?;
         let mut c_frame_rate_limit: u32 = Default::default();
@@ -1267,16 +1260,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `fbSize`: Pointer to framebuffer size in bytes
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `fbSize` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetFramebufferSize`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `fbSize` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFramebufferSize` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetFramebufferSize")]
     pub fn framebuffer_size(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetFramebufferSize()?;
         let mut c_fb_size: u64 = Default::default();
@@ -1289,16 +1281,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `gpuInstanceProfileId`: GPU Instance Profile ID
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if `device` is not in vGPU Host virtualization mode
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `gpuInstanceProfileId` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetGpuInstanceProfileId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] if `device` is not in vGPU Host virtualization mode
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `gpuInstanceProfileId` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGpuInstanceProfileId` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetGpuInstanceProfileId")]
     pub fn gpu_instance_profile_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetGpuInstanceProfileId()?;
         let mut c_gpu_instance_profile_id: u32 = Default::default();
@@ -1316,18 +1307,16 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `vgpuTypeLicenseString`: Pointer to buffer to return license info
-    /// * `size`: Size of `vgpuTypeLicenseString` buffer
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `vgpuTypeLicenseString` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `size` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetLicense`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuTypeLicenseString` is NULL
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetLicense` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetLicense")]
     pub fn license(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetLicense()?;
         let mut c_vgpu_type_license_string = [0 as core::ffi::c_char; 128];
@@ -1340,16 +1329,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `vgpuInstanceCountPerVm`: Pointer to get the max number of vGPU instances supported per VM for given `vgpuTypeId`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `vgpuInstanceCountPerVm` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerVm`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuInstanceCountPerVm` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerVm` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerVm")]
     pub fn max_instances_per_vm(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetMaxInstancesPerVm()?;
         let mut c_vgpu_instance_count_per_vm: u32 = Default::default();
@@ -1363,17 +1351,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `vgpuTypeName`: Pointer to buffer to return name
-    /// * `size`: Size of buffer
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `name` is NULL
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `size` is too small
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetName`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `name` is NULL
+    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetName` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetName")]
     pub fn name(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetName()?;
         let mut c_vgpu_type_name = [0 as core::ffi::c_char; 64];
@@ -1385,16 +1371,15 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `numDisplayHeads`: Pointer to number of display heads
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `numDisplayHeads` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetNumDisplayHeads`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `numDisplayHeads` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetNumDisplayHeads` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetNumDisplayHeads")]
     pub fn num_display_heads(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetNumDisplayHeads()?;
         let mut c_num_display_heads: u32 = Default::default();
@@ -1405,19 +1390,19 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `displayIndex`: Zero-based index of display head
-    /// * `xdim`: Pointer to maximum number of pixels in X dimension
-    /// * `ydim`: Pointer to maximum number of pixels in Y dimension
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `vgpuTypeId` is invalid, or `xdim` or `ydim` are NULL, or `displayIndex`
-    ///   is out of range.
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `display_index`: Zero-based index of display head
     ///
     /// Calls `nvmlVgpuTypeGetResolution`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `xdim` or `ydim` are NULL, or `displayIndex` is out of range.
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetResolution` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetResolution")]
     pub fn resolution(&self, display_index: u32) -> Result<(u32, u32), Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetResolution()?;
         let mut c_xdim: u32 = Default::default();

@@ -51,6 +51,8 @@ use super::*;
 /// vGPU-pGPU compatibility limit codes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuPgpuCompatibilityLimitCode::name`]).
+#[doc(alias = "nvmlVgpuPgpuCompatibilityLimitCode_enum")]
+#[doc(alias = "nvmlVgpuPgpuCompatibilityLimitCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct VgpuPgpuCompatibilityLimitCode(
@@ -126,6 +128,8 @@ impl serde::Serialize for VgpuPgpuCompatibilityLimitCode {
 /// vGPU VM compatibility codes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmCompatibility::name`]).
+#[doc(alias = "nvmlVgpuVmCompatibility_enum")]
+#[doc(alias = "nvmlVgpuVmCompatibility_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct VgpuVmCompatibility(pub sys::nvmlVgpuVmCompatibility_enum);
@@ -197,6 +201,8 @@ impl serde::Serialize for VgpuVmCompatibility {
 /// vGPU metadata structure.
 ///
 ///The safe form of `nvmlVgpuMetadata_st`.
+#[doc(alias = "nvmlVgpuMetadata_st")]
+#[doc(alias = "nvmlVgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuMetadata {
     /// Current version of the structure
@@ -278,6 +284,8 @@ impl serde::Serialize for VgpuMetadata {
 /// vGPU-pGPU compatibility structure
 ///
 ///The safe form of `nvmlVgpuPgpuCompatibility_st`.
+#[doc(alias = "nvmlVgpuPgpuCompatibility_st")]
+#[doc(alias = "nvmlVgpuPgpuCompatibility_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuPgpuCompatibility {
     /// Compatibility of vGPU VM. See `nvmlVgpuVmCompatibility_t`
@@ -319,6 +327,8 @@ impl serde::Serialize for VgpuPgpuCompatibility {
 /// Physical GPU metadata structure
 ///
 ///The safe form of `nvmlVgpuPgpuMetadata_st`.
+#[doc(alias = "nvmlVgpuPgpuMetadata_st")]
+#[doc(alias = "nvmlVgpuPgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuPgpuMetadata {
     /// Current version of the structure
@@ -390,6 +400,8 @@ impl serde::Serialize for VgpuPgpuMetadata {
 /// Structure representing range of vGPU versions.
 ///
 ///The safe form of `nvmlVgpuVersion_st`.
+#[doc(alias = "nvmlVgpuVersion_st")]
+#[doc(alias = "nvmlVgpuVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuVersion {
     /// Minimum vGPU version.
@@ -443,15 +455,19 @@ impl Nvml {
     ///    vGPU version that is the maximum value in the overlapping range.
     /// 4. No VMs must be running on the host when this function is called. If a VM is running on the host, the call to this function fails.
     ///
-    /// * `vgpuVersion`: Pointer to a caller-supplied range of supported vGPU versions.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 The preset range of supported vGPU versions was successfully overridden.
-    /// - `NVML_ERROR_NOT_SUPPORTED`     The API is not supported.
-    /// - `NVML_ERROR_IN_USE`            The range was not overridden because a VM is running on the host.
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  The `vgpuVersion` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager or if `vgpuVersion` is NULL.
+    /// * `vgpu_version`: Pointer to a caller-supplied range of supported vGPU versions.
     ///
     /// Calls `nvmlSetVgpuVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] The API is not supported.
+    /// - [`Error::InUse`] The range was not overridden because a VM is running on the host.
+    /// - [`Error::InvalidArgument`] The `vgpuVersion` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager or if `vgpuVersion` is NULL.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSetVgpuVersion` (a driver older than the function)
+    #[doc(alias = "nvmlSetVgpuVersion")]
     pub fn set_vgpu_version(&self, vgpu_version: &VgpuVersion) -> Result<(), Error> {
         let sym = self.lib().nvmlSetVgpuVersion()?;
         let mut c_vgpu_version = (*vgpu_version).to_raw();
@@ -467,16 +483,15 @@ impl Nvml {
     /// 1. `supported` structure that represents the preset range of vGPU versions supported by the NVIDIA vGPU Manager.
     /// 2. `current` structure that represents the range of supported vGPU versions set by an administrator. By default, this range is the same as the preset range.
     ///
-    /// * `supported`: Pointer to the structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
-    /// * `current`: Pointer to the structure in which the range of supported vGPU versions set by an administrator is written
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 The vGPU version range structures were successfully obtained.
-    /// - `NVML_ERROR_NOT_SUPPORTED`     The API is not supported.
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  The `supported` parameter or the `current` parameter is NULL.
-    /// - `NVML_ERROR_UNKNOWN`           An error occurred while the data was being fetched.
-    ///
     /// Calls `nvmlGetVgpuVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotSupported`] The API is not supported.
+    /// - [`Error::InvalidArgument`] The `supported` parameter or the `current` parameter is NULL.
+    /// - [`Error::Unknown`] An error occurred while the data was being fetched.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuVersion` (a driver older than the function)
+    #[doc(alias = "nvmlGetVgpuVersion")]
     pub fn vgpu_version(&self) -> Result<(VgpuVersion, VgpuVersion), Error> {
         let sym = self.lib().nvmlGetVgpuVersion()?;
         let mut c_supported: sys::nvmlVgpuVersion_st = Default::default();
@@ -498,19 +513,21 @@ impl<'n> Device<'n> {
     /// provide avgFactorForARR and frequency as input. If enableARRMode is disabled
     /// then provide timeslice as input.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pSchedulerState`: vGPU `pSchedulerState` to set
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  vGPU scheduler state has been successfully set
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   If `pSchedulerState` is NULL or `device` is invalid
-    /// - `NVML_ERROR_RESET_REQUIRED`     If setting `pSchedulerState` failed with fatal error,
-    ///   reboot is required to overcome from this error.
-    /// - `NVML_ERROR_NOT_SUPPORTED`      If MIG is enabled or `device` not in vGPU host mode
-    ///   or if any vGPU instance currently exists on the `device`
-    /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
+    /// * `p_scheduler_state`: vGPU `pSchedulerState` to set
     ///
     /// Calls `nvmlDeviceSetVgpuSchedulerState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
+    /// - [`Error::ResetRequired`] If setting `pSchedulerState` failed with fatal error, reboot is required to overcome from this error.
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode or if any vGPU instance currently exists on the `device`
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetVgpuSchedulerState")]
+    #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn set_vgpu_scheduler_state(
         &self,
@@ -532,16 +549,15 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pCapabilities`: Reference in which `pCapabilities` is written
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   vGPU scheduler capabilities were successfully obtained
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `pCapabilities` is NULL or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`       The API is not supported in current state or `device` not in vGPU host mode
-    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetVgpuSchedulerCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pCapabilities` is NULL or `device` is invalid
+    /// - [`Error::NotSupported`] The API is not supported in current state or `device` not in vGPU host mode
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerCapabilities")]
     pub fn vgpu_scheduler_capabilities(
         &self,
     ) -> Result<VgpuSchedulerCapabilities, Error> {
@@ -560,16 +576,16 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pSchedulerLog`: Reference in which `pSchedulerLog` is written
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   vGPU scheduler logs were successfully obtained
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `pSchedulerLog` is NULL or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
-    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetVgpuSchedulerLog`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pSchedulerLog` is NULL or `device` is invalid
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog")]
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLog, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
@@ -584,16 +600,16 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// * `device`: The identifier of the target `device`
-    /// * `pSchedulerState`: Reference in which `pSchedulerState` is returned
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                   vGPU scheduler state is successfully obtained
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    If `pSchedulerState` is NULL or `device` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`       If MIG is enabled or `device` not in vGPU host mode
-    /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetVgpuSchedulerState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerState")]
+    #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
     #[deprecated(note = "deprecated in nvml.h")]
     pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerGetState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;

@@ -51,6 +51,8 @@ use super::*;
 /// Enum describing the GPU Recovery Action
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DeviceGpuRecoveryAction::name`]).
+#[doc(alias = "nvmlDeviceGpuRecoveryAction_s")]
+#[doc(alias = "nvmlDeviceGpuRecoveryAction_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct DeviceGpuRecoveryAction(pub sys::nvmlDeviceGpuRecoveryAction_s);
@@ -145,6 +147,8 @@ impl serde::Serialize for DeviceGpuRecoveryAction {
 /// Structure containing vGPU software licensable feature information
 ///
 ///The safe form of `nvmlGridLicensableFeature_st`.
+#[doc(alias = "nvmlGridLicensableFeature_st")]
+#[doc(alias = "nvmlGridLicensableFeature_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GridLicensableFeature {
     /// Licensed feature code
@@ -204,6 +208,8 @@ impl serde::Serialize for GridLicensableFeature {
 /// Structure to store vGPU software licensable features
 ///
 ///The safe form of `nvmlGridLicensableFeatures_st`.
+#[doc(alias = "nvmlGridLicensableFeatures_st")]
+#[doc(alias = "nvmlGridLicensableFeatures_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GridLicensableFeatures {
     /// Non-zero if vGPU Software Licensing is supported on the system, otherwise zero
@@ -258,6 +264,8 @@ impl serde::Serialize for GridLicensableFeatures {
 /// Structure to store license expiry date and time values
 ///
 ///The safe form of `nvmlGridLicenseExpiry_st`.
+#[doc(alias = "nvmlGridLicenseExpiry_st")]
+#[doc(alias = "nvmlGridLicenseExpiry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GridLicenseExpiry {
     /// Year value of license expiry
@@ -322,6 +330,8 @@ impl serde::Serialize for GridLicenseExpiry {
 /// Structure to store the vGPU heterogeneous mode of device -- version 1
 ///
 ///The safe form of `nvmlVgpuHeterogeneousMode_v1_t`.
+#[doc(alias = "nvmlVgpuHeterogeneousMode_t")]
+#[doc(alias = "nvmlVgpuHeterogeneousMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuHeterogeneousModeV1 {
     /// The version number of this struct
@@ -363,6 +373,7 @@ impl serde::Serialize for VgpuHeterogeneousModeV1 {
 /// Structure to store Utilization Value and vgpuInstance Info -- Version 1
 ///
 ///The safe form of `nvmlVgpuInstanceUtilizationInfo_v1_t`.
+#[doc(alias = "nvmlVgpuInstanceUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuInstanceUtilizationInfoV1 {
     /// CPU Timestamp in microseconds
@@ -426,6 +437,8 @@ impl serde::Serialize for VgpuInstanceUtilizationInfoV1 {
 /// Structure to store Utilization Value and vgpuInstance
 ///
 ///The safe form of `nvmlVgpuInstanceUtilizationSample_st`.
+#[doc(alias = "nvmlVgpuInstanceUtilizationSample_st")]
+#[doc(alias = "nvmlVgpuInstanceUtilizationSample_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuInstanceUtilizationSample {
     /// vGPU Instance
@@ -481,6 +494,8 @@ impl serde::Serialize for VgpuInstanceUtilizationSample {
 /// Structure to store the vGPU license expiry details
 ///
 ///The safe form of `nvmlVgpuLicenseExpiry_st`.
+#[doc(alias = "nvmlVgpuLicenseExpiry_st")]
+#[doc(alias = "nvmlVgpuLicenseExpiry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuLicenseExpiry {
     /// Year of license expiry
@@ -544,6 +559,8 @@ impl serde::Serialize for VgpuLicenseExpiry {
 }
 ///
 ///The safe form of `nvmlVgpuLicenseInfo_st`.
+#[doc(alias = "nvmlVgpuLicenseInfo_st")]
+#[doc(alias = "nvmlVgpuLicenseInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuLicenseInfo {
     /// License status
@@ -588,6 +605,8 @@ impl serde::Serialize for VgpuLicenseInfo {
 /// Structure to store the placement ID of vGPU instance -- version 1
 ///
 ///The safe form of `nvmlVgpuPlacementId_v1_t`.
+#[doc(alias = "nvmlVgpuPlacementId_t")]
+#[doc(alias = "nvmlVgpuPlacementId_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuPlacementIdV1 {
     /// The version number of this struct
@@ -629,6 +648,7 @@ impl serde::Serialize for VgpuPlacementIdV1 {
 /// Structure to store Utilization Value, vgpuInstance and subprocess information for process running on vGPU instance -- version 1
 ///
 ///The safe form of `nvmlVgpuProcessUtilizationInfo_v1_t`.
+#[doc(alias = "nvmlVgpuProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuProcessUtilizationInfoV1 {
     /// Name of process running within the vGPU VM
@@ -708,6 +728,8 @@ impl serde::Serialize for VgpuProcessUtilizationInfoV1 {
 /// Structure to store Utilization Value, vgpuInstance and subprocess information
 ///
 ///The safe form of `nvmlVgpuProcessUtilizationSample_st`.
+#[doc(alias = "nvmlVgpuProcessUtilizationSample_st")]
+#[doc(alias = "nvmlVgpuProcessUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuProcessUtilizationSample {
     /// vGPU Instance
@@ -777,6 +799,8 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
 /// Structure to store the information of vGPU runtime state -- version 1
 ///
 ///The safe form of `nvmlVgpuRuntimeState_v1_t`.
+#[doc(alias = "nvmlVgpuRuntimeState_t")]
+#[doc(alias = "nvmlVgpuRuntimeState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuRuntimeStateV1 {
     /// IN:  The version number of this struct
@@ -818,6 +842,8 @@ impl serde::Serialize for VgpuRuntimeStateV1 {
 /// Structure to store the vGPU scheduler capabilities
 ///
 ///The safe form of `nvmlVgpuSchedulerCapabilities_st`.
+#[doc(alias = "nvmlVgpuSchedulerCapabilities_st")]
+#[doc(alias = "nvmlVgpuSchedulerCapabilities_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerCapabilities {
     /// List the supported vGPU schedulers on the device
@@ -893,6 +919,8 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
 /// Structure to store the vGPU scheduler state
 ///
 ///The safe form of `nvmlVgpuSchedulerGetState_st`.
+#[doc(alias = "nvmlVgpuSchedulerGetState_st")]
+#[doc(alias = "nvmlVgpuSchedulerGetState_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerGetState {
     /// Scheduler policy
@@ -935,6 +963,8 @@ impl serde::Serialize for VgpuSchedulerGetState {
 /// Structure to store the state and logs of a software runlist
 ///
 ///The safe form of `nvmlVgpuSchedulerLogEntries_st`.
+#[doc(alias = "nvmlVgpuSchedulerLogEntries_st")]
+#[doc(alias = "nvmlVgpuSchedulerLogEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLogEntry {
     /// Timestamp in ns when this software runlist was preeempted
@@ -997,6 +1027,7 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 /// Structure to store the state and logs of a software runlist
 ///
 ///The safe form of `nvmlVgpuSchedulerLogEntry_v2_t`.
+#[doc(alias = "nvmlVgpuSchedulerLogEntry_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLogEntryV2 {
     /// OUT: Timestamp in ns when this software runlist was preeempted
@@ -1064,6 +1095,8 @@ impl serde::Serialize for VgpuSchedulerLogEntryV2 {
 /// Structure to store vGPU scheduler log information -- Version 1
 ///
 ///The safe form of `nvmlVgpuSchedulerLogInfo_v1_t`.
+#[doc(alias = "nvmlVgpuSchedulerLogInfo_t")]
+#[doc(alias = "nvmlVgpuSchedulerLogInfo_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerLogInfoV1 {
     /// IN: The version number of this struct
@@ -1135,6 +1168,7 @@ impl serde::Serialize for VgpuSchedulerLogInfoV1 {
 /// Structure to store vGPU scheduler log information
 ///
 ///The safe form of `nvmlVgpuSchedulerLogInfo_v2_t`.
+#[doc(alias = "nvmlVgpuSchedulerLogInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLogInfoV2 {
     /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
@@ -1200,6 +1234,8 @@ impl serde::Serialize for VgpuSchedulerLogInfoV2 {
 /// Structure to store a vGPU software scheduler log
 ///
 ///The safe form of `nvmlVgpuSchedulerLog_st`.
+#[doc(alias = "nvmlVgpuSchedulerLog_st")]
+#[doc(alias = "nvmlVgpuSchedulerLog_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerLog {
     /// Engine whose software runlist log entries are fetched
@@ -1261,6 +1297,7 @@ impl serde::Serialize for VgpuSchedulerLog {
 }
 ///
 ///The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedData`.
+#[doc(alias = "nvmlVgpuSchedulerParams_t_vgpuSchedData")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerParamsVgpuSchedData {
     /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
@@ -1295,6 +1332,7 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedData {
 }
 ///
 ///The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR`.
+#[doc(alias = "nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerParamsVgpuSchedDataWithARR {
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
@@ -1335,6 +1373,7 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedDataWithARR {
 }
 ///
 ///The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedData`.
+#[doc(alias = "nvmlVgpuSchedulerSetParams_t_vgpuSchedData")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerSetParamsVgpuSchedData {
     /// The timeslice in ns(Nanoseconds) for each software run list as configured, or the default value if unspecified or set to 0.
@@ -1370,6 +1409,7 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedData {
 }
 ///
 ///The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR`.
+#[doc(alias = "nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
@@ -1411,6 +1451,8 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 /// Structure to set the vGPU scheduler state
 ///
 ///The safe form of `nvmlVgpuSchedulerSetState_st`.
+#[doc(alias = "nvmlVgpuSchedulerSetState_st")]
+#[doc(alias = "nvmlVgpuSchedulerSetState_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerSetState {
     /// Scheduler policy
@@ -1453,6 +1495,8 @@ impl serde::Serialize for VgpuSchedulerSetState {
 /// Structure to store vGPU scheduler state information -- Version 1
 ///
 ///The safe form of `nvmlVgpuSchedulerStateInfo_v1_t`.
+#[doc(alias = "nvmlVgpuSchedulerStateInfo_t")]
+#[doc(alias = "nvmlVgpuSchedulerStateInfo_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerStateInfoV1 {
     /// IN:  The version number of this struct
@@ -1508,6 +1552,7 @@ impl serde::Serialize for VgpuSchedulerStateInfoV1 {
 /// Structure to store vGPU scheduler state information
 ///
 ///The safe form of `nvmlVgpuSchedulerStateInfo_v2_t`.
+#[doc(alias = "nvmlVgpuSchedulerStateInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerStateInfoV2 {
     /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
@@ -1557,6 +1602,8 @@ impl serde::Serialize for VgpuSchedulerStateInfoV2 {
 /// Structure to set vGPU scheduler state information -- version 1
 ///
 ///The safe form of `nvmlVgpuSchedulerState_v1_t`.
+#[doc(alias = "nvmlVgpuSchedulerState_t")]
+#[doc(alias = "nvmlVgpuSchedulerState_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerStateV1 {
     /// IN: The version number of this struct
@@ -1612,6 +1659,7 @@ impl serde::Serialize for VgpuSchedulerStateV1 {
 /// Structure to set vGPU scheduler state information
 ///
 ///The safe form of `nvmlVgpuSchedulerState_v2_t`.
+#[doc(alias = "nvmlVgpuSchedulerState_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerStateV2 {
     /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
@@ -1661,6 +1709,8 @@ impl serde::Serialize for VgpuSchedulerStateV2 {
 /// Structure to store BAR1 size information of vGPU type -- Version 1
 ///
 ///The safe form of `nvmlVgpuTypeBar1Info_v1_t`.
+#[doc(alias = "nvmlVgpuTypeBar1Info_t")]
+#[doc(alias = "nvmlVgpuTypeBar1Info_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuTypeBar1InfoV1 {
     /// The version number of this struct
@@ -1702,6 +1752,8 @@ impl serde::Serialize for VgpuTypeBar1InfoV1 {
 /// Structure to store the maximum number of possible vGPU type IDs -- version 1
 ///
 ///The safe form of `nvmlVgpuTypeMaxInstance_v1_t`.
+#[doc(alias = "nvmlVgpuTypeMaxInstance_t")]
+#[doc(alias = "nvmlVgpuTypeMaxInstance_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuTypeMaxInstanceV1 {
     /// IN: The version number of this struct

@@ -51,6 +51,8 @@ use super::*;
 /// Device vGPU queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DeviceVgpuCapability::name`]).
+#[doc(alias = "nvmlDeviceVgpuCapability_enum")]
+#[doc(alias = "nvmlDeviceVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct DeviceVgpuCapability(pub sys::nvmlDeviceVgpuCapability_enum);
@@ -202,6 +204,8 @@ impl serde::Serialize for DeviceVgpuCapability {
 /// GPU virtualization mode types.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuVirtualizationMode::name`]).
+#[doc(alias = "nvmlGpuVirtualizationMode")]
+#[doc(alias = "nvmlGpuVirtualizationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GpuVirtualizationMode(pub sys::nvmlGpuVirtualizationMode);
@@ -273,6 +277,7 @@ impl serde::Serialize for GpuVirtualizationMode {
 /// vGPU software licensable features
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GridLicenseFeatureCode::name`]).
+#[doc(alias = "nvmlGridLicenseFeatureCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct GridLicenseFeatureCode(pub sys::nvmlGridLicenseFeatureCode_t);
@@ -357,6 +362,8 @@ impl serde::Serialize for GridLicenseFeatureCode {
 /// Host vGPU modes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`HostVgpuMode::name`]).
+#[doc(alias = "nvmlHostVgpuMode_enum")]
+#[doc(alias = "nvmlHostVgpuMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct HostVgpuMode(pub sys::nvmlHostVgpuMode_enum);
@@ -403,6 +410,8 @@ impl serde::Serialize for HostVgpuMode {
 /// vGPU queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuCapability::name`]).
+#[doc(alias = "nvmlVgpuCapability_enum")]
+#[doc(alias = "nvmlVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct VgpuCapability(pub sys::nvmlVgpuCapability_enum);
@@ -474,6 +483,8 @@ impl serde::Serialize for VgpuCapability {
 /// vGPU driver queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuDriverCapability::name`]).
+#[doc(alias = "nvmlVgpuDriverCapability_enum")]
+#[doc(alias = "nvmlVgpuDriverCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct VgpuDriverCapability(pub sys::nvmlVgpuDriverCapability_enum);
@@ -532,6 +543,8 @@ impl serde::Serialize for VgpuDriverCapability {
 /// vGPU GUEST info state
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuGuestInfoState::name`]).
+#[doc(alias = "nvmlVgpuGuestInfoState_enum")]
+#[doc(alias = "nvmlVgpuGuestInfoState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct VgpuGuestInfoState(pub sys::nvmlVgpuGuestInfoState_enum);
@@ -584,6 +597,8 @@ impl serde::Serialize for VgpuGuestInfoState {
 /// Types of VM identifiers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmIdType::name`]).
+#[doc(alias = "nvmlVgpuVmIdType")]
+#[doc(alias = "nvmlVgpuVmIdType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
 pub struct VgpuVmIdType(pub sys::nvmlVgpuVmIdType);

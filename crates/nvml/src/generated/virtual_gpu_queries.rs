@@ -54,15 +54,17 @@ impl<'n> Device<'n> {
     /// Identifies whether the system supports vGPU Software Licensing. If it does, return the list of licensable feature(s)
     /// and their current license status.
     ///
-    /// * `device`: Identifier of the target device
-    /// * `pGridLicensableFeatures`: Pointer to structure in which vGPU software licensable features are returned
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if licensable features are successfully retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `pGridLicensableFeatures` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Calls the newest of `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `pGridLicensableFeatures` is NULL
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGridLicensableFeatures_v4` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetGridLicensableFeatures_v4")]
+    #[doc(alias = "nvmlDeviceGetGridLicensableFeatures_v3")]
+    #[doc(alias = "nvmlDeviceGetGridLicensableFeatures_v2")]
+    #[doc(alias = "nvmlDeviceGetGridLicensableFeatures")]
     pub fn grid_licensable_features(&self) -> Result<GridLicensableFeatures, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -116,16 +118,15 @@ impl<'n> Device<'n> {
     /// driver, and indicates device is in SR-IOV mode if both of these conditions
     /// are true.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pHostVgpuMode`: Reference in which to return the current vGPU mode
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if device's vGPU mode has been successfully retrieved
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` handle is 0 or `pVgpuMode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if `device` doesn't support this feature.
-    /// - `NVML_ERROR_UNKNOWN`            if any unexpected error occurred
-    ///
     /// Calls `nvmlDeviceGetHostVgpuMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` handle is 0 or `pVgpuMode` is NULL
+    /// - [`Error::NotSupported`] if `device` doesn't support this feature.
+    /// - [`Error::Unknown`] if any unexpected error occurred
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostVgpuMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetHostVgpuMode")]
     pub fn host_vgpu_mode(&self) -> Result<HostVgpuMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetHostVgpuMode()?;
         let mut c_p_host_vgpu_mode: sys::nvmlHostVgpuMode_enum = Default::default();
@@ -137,18 +138,21 @@ impl<'n> Device<'n> {
     /// Refer to the `nvmlDeviceVgpuCapability_t` structure for the specific capabilities that can be set.
     /// See `nvmlEnableState_t` for available state.
     ///
-    /// * `device`: The identifier of the target device
+    /// # Arguments
+    ///
     /// * `capability`: Specifies the `nvmlDeviceVgpuCapability_t` to be set
     /// * `state`: The target capability mode
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                    Successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`        If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`     If `device` is invalid, or `capability` is invalid, or `state` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`        The API is not supported in current state, or `device` not in vGPU mode
-    /// - `NVML_ERROR_UNKNOWN`              On any unexpected error
-    ///
     /// Calls `nvmlDeviceSetVgpuCapabilities`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid, or `capability` is invalid, or `state` is invalid
+    /// - [`Error::NotSupported`] The API is not supported in current state, or `device` not in vGPU mode
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuCapabilities` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetVgpuCapabilities")]
     pub fn set_vgpu_capabilities(
         &self,
         capability: DeviceVgpuCapability,
@@ -171,20 +175,23 @@ impl<'n> Device<'n> {
     /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
     /// set the correct version number to set the vGPU heterogeneous mode.
     ///
-    /// * `device`: Identifier of the target device
-    /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
-    /// - `NVML_ERROR_IN_USE`                     If the `device` is in use
-    /// - `NVML_ERROR_NO_PERMISSION`              If user doesn't have permission to perform the operation
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If MIG is enabled or `device` doesn't support this feature
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
+    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
     ///
     /// Calls `nvmlDeviceSetVgpuHeterogeneousMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
+    /// - [`Error::InUse`] If the `device` is in use
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` doesn't support this feature
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuHeterogeneousMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetVgpuHeterogeneousMode")]
     pub fn set_vgpu_heterogeneous_mode(
         &self,
         p_heterogeneous_mode: &VgpuHeterogeneousModeV1,
@@ -201,18 +208,21 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: Identifier of the target device
-    /// * `virtualMode`: virtualization mode. One of NVML_GPU_VIRTUALIZATION_?
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `virtualMode` is set
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` is invalid or `virtualMode` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_NOT_SUPPORTED`      if setting of virtualization mode is not supported.
-    /// - `NVML_ERROR_NO_PERMISSION`      if setting of virtualization mode is not allowed for this client.
+    /// * `virtual_mode`: virtualization mode. One of NVML_GPU_VIRTUALIZATION_?
     ///
     /// Calls `nvmlDeviceSetVirtualizationMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `virtualMode` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if setting of virtualization mode is not supported.
+    /// - [`Error::NoPermission`] if setting of virtualization mode is not allowed for this client.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVirtualizationMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetVirtualizationMode")]
     pub fn set_virtualization_mode(
         &self,
         virtual_mode: GpuVirtualizationMode,
@@ -232,17 +242,17 @@ impl<'n> Device<'n> {
     ///
     /// **Warning:** This operation may result in a temporary loss of GPU functionality and should be used with caution.
     ///
-    /// * `device`: The identifier of the target device
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                    GSP reset completed successfully
-    /// - `NVML_ERROR_UNINITIALIZED`        If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`     If `device` is invalid or null
-    /// - `NVML_ERROR_NOT_SUPPORTED`        The API is not supported in current state, or `device` not in vGPU mode
-    /// - `NVML_ERROR_NO_PERMISSION`        The user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_UNKNOWN`              On any unexpected error during GSP reset operation
-    ///
     /// Calls `nvmlDeviceVgpuForceGspUnload`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or null
+    /// - [`Error::NotSupported`] The API is not supported in current state, or `device` not in vGPU mode
+    /// - [`Error::NoPermission`] The user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] On any unexpected error during GSP reset operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceVgpuForceGspUnload` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceVgpuForceGspUnload")]
     pub fn vgpu_force_gsp_unload(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceVgpuForceGspUnload()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -257,18 +267,17 @@ impl<'n> Device<'n> {
     /// set the correct version number to retrieve the vGPU heterogeneous mode.
     /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
     ///
-    /// * `device`: The identifier of the target device
-    /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          Upon success
-    /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid or `pHeterogeneousMode` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`              If MIG is enabled or `device` doesn't support this feature
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pHeterogeneousMode` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
-    ///
     /// Calls `nvmlDeviceGetVgpuHeterogeneousMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid or `pHeterogeneousMode` is NULL
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` doesn't support this feature
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuHeterogeneousMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVgpuHeterogeneousMode")]
     pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousModeV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode: sys::nvmlVgpuHeterogeneousMode_v1_t = sys::nvmlVgpuHeterogeneousMode_v1_t {
@@ -282,17 +291,16 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// * `device`: Identifier of the target device
-    /// * `pVirtualMode`: Reference to virtualization mode. One of NVML_GPU_VIRTUALIZATION_?
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                  if `pVirtualMode` is fetched
-    /// - `NVML_ERROR_UNINITIALIZED`      if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`   if `device` is invalid or `pVirtualMode` is NULL
-    /// - `NVML_ERROR_GPU_IS_LOST`        if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - `NVML_ERROR_UNKNOWN`            on any unexpected error
-    ///
     /// Calls `nvmlDeviceGetVirtualizationMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `pVirtualMode` is NULL
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVirtualizationMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetVirtualizationMode")]
     pub fn virtualization_mode(&self) -> Result<GpuVirtualizationMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVirtualizationMode()?;
         let mut c_p_virtual_mode: sys::nvmlGpuVirtualizationMode = Default::default();
@@ -308,17 +316,16 @@ impl<'n> VgpuInstance<'n> {
     /// `pPlacement`-&gt;version is the version number of the structure nvmlVgpuPlacementId_t, the caller should
     /// set the correct version number to get placement id of the vGPU instance `vgpuInstance`.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `pPlacement`: Pointer to vGPU placement ID structure `nvmlVgpuPlacementId_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          If information is successfully retrieved
-    /// - `NVML_ERROR_NOT_FOUND`                  If `vgpuInstance` does not match a valid active vGPU instance
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `vgpuInstance` is invalid or `pPlacement` is NULL
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pPlacement` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetPlacementId`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::NotFound`] If `vgpuInstance` does not match a valid active vGPU instance
+    /// - [`Error::InvalidArgument`] If `vgpuInstance` is invalid or `pPlacement` is NULL
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacement` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetPlacementId` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetPlacementId")]
     pub fn placement_id(&self) -> Result<VgpuPlacementIdV1, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetPlacementId()?;
         let mut c_p_placement: sys::nvmlVgpuPlacementId_v1_t = sys::nvmlVgpuPlacementId_v1_t {
@@ -335,18 +342,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// * `vgpuInstance`: Identifier of the target vGPU instance
-    /// * `pState`: Pointer to the vGPU runtime state's structure `nvmlVgpuRuntimeState_t`
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                          If information is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `vgpuInstance` is invalid, or `pState` is NULL
-    /// - `NVML_ERROR_NOT_FOUND`                  If `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pState` is invalid
-    /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
-    ///
     /// Calls `nvmlVgpuInstanceGetRuntimeStateSize`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `vgpuInstance` is invalid, or `pState` is NULL
+    /// - [`Error::NotFound`] If `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pState` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetRuntimeStateSize` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuInstanceGetRuntimeStateSize")]
     pub fn runtime_state_size(&self) -> Result<VgpuRuntimeStateV1, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetRuntimeStateSize()?;
         let mut c_p_state: sys::nvmlVgpuRuntimeState_v1_t = sys::nvmlVgpuRuntimeState_v1_t {
@@ -360,16 +366,15 @@ impl<'n> VgpuInstance<'n> {
 impl<'n> VgpuTypeId<'n> {
     /// Retrieve the static framebuffer reservation of the vGPU type in bytes
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `fbReservation`: Reference to return the framebuffer reservation
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `vgpuTypeId` is invalid, or `fbReservation` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           On any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetFbReservation`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `vgpuTypeId` is invalid, or `fbReservation` is NULL
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFbReservation` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetFbReservation")]
     pub fn fb_reservation(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetFbReservation()?;
         let mut c_fb_reservation: u64 = Default::default();
@@ -378,16 +383,15 @@ impl<'n> VgpuTypeId<'n> {
     }
     /// Retrieve the static GSP heap size of the vGPU type in bytes
     ///
-    /// * `vgpuTypeId`: Handle to vGPU type
-    /// * `gspHeapSize`: Reference to return the GSP heap size value
-    ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 Successful completion
-    /// - `NVML_ERROR_UNINITIALIZED`     If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `vgpuTypeId` is invalid, or `gspHeapSize` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           On any unexpected error
-    ///
     /// Calls `nvmlVgpuTypeGetGspHeapSize`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `vgpuTypeId` is invalid, or `gspHeapSize` is NULL
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGspHeapSize` (a driver older than the function)
+    #[doc(alias = "nvmlVgpuTypeGetGspHeapSize")]
     pub fn gsp_heap_size(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetGspHeapSize()?;
         let mut c_gsp_heap_size: u64 = Default::default();

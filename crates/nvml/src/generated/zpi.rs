@@ -63,19 +63,22 @@ impl Nvml {
     /// For Pascal ™ or newer fully supported devices.
     /// Some Kepler devices supported.
     ///
-    /// * `pciInfo`: The PCI tree to be searched.  Only the domain, bus, and device
-    ///   fields are used in this call.
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if counters were successfully reset
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `pciInfo` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the operating system does not support this feature
-    /// - `NVML_ERROR_OPERATING_SYSTEM`  if the operating system is denying this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the calling process has insufficient permissions to perform operation
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `pci_info`: The PCI tree to be searched. Only the domain, bus, and device fields are used in this call.
     ///
     /// Calls `nvmlDeviceDiscoverGpus`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `pciInfo` is invalid
+    /// - [`Error::NotSupported`] if the operating system does not support this feature
+    /// - [`Error::OperatingSystem`] if the operating system is denying this feature
+    /// - [`Error::NoPermission`] if the calling process has insufficient permissions to perform operation
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceDiscoverGpus` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceDiscoverGpus")]
     pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceDiscoverGpus()?;
         let mut c_pci_info = (*pci_info).to_raw();
@@ -91,19 +94,23 @@ impl Nvml {
     /// For Pascal ™ or newer fully supported devices.
     /// Some Kepler devices supported.
     ///
-    /// * `pciInfo`: The PCI address of the GPU drain state to be modified
-    /// * `newState`: The drain state that should be entered, see `nvmlEnableState_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if counters were successfully reset
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `nvmlIndex` or `newState` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_NO_PERMISSION`     if the calling process has insufficient permissions to perform operation
-    /// - `NVML_ERROR_IN_USE`            if the device has persistence mode turned on
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `pci_info`: The PCI address of the GPU drain state to be modified
+    /// * `new_state`: The drain state that should be entered, see `nvmlEnableState_t`
     ///
     /// Calls `nvmlDeviceModifyDrainState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `nvmlIndex` or `newState` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::NoPermission`] if the calling process has insufficient permissions to perform operation
+    /// - [`Error::InUse`] if the device has persistence mode turned on
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceModifyDrainState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceModifyDrainState")]
     pub fn device_modify_drain_state(
         &self,
         pci_info: &PciInfo,
@@ -121,17 +128,20 @@ impl Nvml {
     /// For Pascal ™ or newer fully supported devices.
     /// Some Kepler devices supported.
     ///
-    /// * `pciInfo`: The PCI address of the GPU drain state to be queried
-    /// * `currentState`: The current drain state for this GPU, see `nvmlEnableState_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if counters were successfully reset
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `nvmlIndex` or `currentState` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
+    /// * `pci_info`: The PCI address of the GPU drain state to be queried
     ///
     /// Calls `nvmlDeviceQueryDrainState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `nvmlIndex` or `currentState` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceQueryDrainState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceQueryDrainState")]
     pub fn device_query_drain_state(
         &self,
         pci_info: &PciInfo,
@@ -159,19 +169,22 @@ impl Nvml {
     /// For Pascal ™ or newer fully supported devices.
     /// Some Kepler devices supported.
     ///
-    /// * `pciInfo`: The PCI address of the GPU to be removed
-    /// * `gpuState`: Whether the GPU is to be removed, from the OS
-    ///   see `nvmlDetachGpuState_t`
-    /// * `linkState`: Requested upstream PCIe link state, see `nvmlPcieLinkState_t`
+    /// # Arguments
     ///
-    /// **Returns:**
-    /// - `NVML_SUCCESS`                 if counters were successfully reset
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `nvmlIndex` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if the device doesn't support this feature
-    /// - `NVML_ERROR_IN_USE`            if the device is still in use and cannot be removed
+    /// * `pci_info`: The PCI address of the GPU to be removed
+    /// * `gpu_state`: Whether the GPU is to be removed, from the OS see `nvmlDetachGpuState_t`
+    /// * `link_state`: Requested upstream PCIe link state, see `nvmlPcieLinkState_t`
     ///
     /// Calls `nvmlDeviceRemoveGpu_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `nvmlIndex` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::InUse`] if the device is still in use and cannot be removed
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRemoveGpu_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceRemoveGpu_v2")]
     pub fn device_remove_gpu_v2(
         &self,
         pci_info: &PciInfo,

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::types::{field_conv, scalar};
+use super::types::{error_variant, field_conv, scalar};
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
-use crate::model::{Record, Ty};
+use crate::model::{Function, Record, Ty};
 use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::names::snake;
@@ -301,7 +301,7 @@ impl Gen<'_> {
                 Err(missing)
             }
         };
-        let docs = doc::attrs(f.doc.as_deref());
+        let docs = self.docs(m, f);
         let symbols: Vec<String> = m.calls.iter().map(|c| format!("`{}`", c.symbol)).collect();
         let via = if symbols.len() == 1 {
             format!("Calls {}.", symbols[0])
@@ -311,17 +311,67 @@ impl Gen<'_> {
                 symbols.join(", ")
             )
         };
-        let via = doc::lines(&format!("\n{via}"));
+        let via = doc::lines(&format!("\n{via}\n\n{}", self.errors(m, f)));
+        // Every C name of the family, so that docs.rs finds the method by any of them.
+        let aliases = m.calls.iter().map(|c| c.symbol.as_str()).chain(
+            self.b
+                .families
+                .get(&m.key)
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .filter(|s| !m.calls.iter().any(|c| c.symbol == *s)),
+        );
+        let aliases = aliases.map(|a| quote!(#[doc(alias = #a)]));
         let deprecated = f.deprecated.then(|| quote!(#[deprecated(note = "deprecated in nvml.h")]));
         let receiver = if consumes { quote!(mut self) } else { quote!(&self) };
         quote! {
             #docs
             #via
+            #(#aliases)*
             #deprecated
             pub fn #name(#receiver, #(#args),*) -> Result<#ret, Error> {
                 #body
             }
         }
+    }
+
+    /// The method's description: the function's comment without its C parameters and return
+    /// codes, then the method's arguments by their Rust names.
+    fn docs(&self, m: &Method, f: &Function) -> TokenStream {
+        let mut text = f.doc.as_deref().map(doc::description).unwrap_or_default();
+        let described: Vec<String> = args(&m.calls[0])
+            .into_iter()
+            .filter_map(|(c, _)| {
+                let d = f.docs.param(c).filter(|d| !d.text.trim().is_empty())?;
+                Some(format!("* `{}`: {}", snake(c), doc::inline_text(&d.text)))
+            })
+            .collect();
+        if !described.is_empty() {
+            text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
+        }
+        doc::lines(&text)
+    }
+
+    /// `# Errors`: the return codes the header documents, as `Error` variants, and the
+    /// errors of the binding itself.
+    fn errors(&self, m: &Method, f: &Function) -> String {
+        let mut lines = vec!["# Errors".to_string(), String::new()];
+        for r in &f.docs.returns {
+            let Some(v) = error_variant(&self.b.model, &r.code) else { continue };
+            let when = doc::inline_text(&r.when);
+            lines.push(if when.is_empty() { format!("- [`Error::{v}`]") } else { format!("- [`Error::{v}`] {when}") });
+        }
+        let newest = &m.calls[0].symbol;
+        lines.push(format!(
+            "- [`Error::FunctionNotFound`] if the loaded library has no `{newest}`{} (a driver older than the function)",
+            if m.calls.len() > 1 { " nor an older version of it" } else { "" }
+        ));
+        let lists = m.calls[0].params.iter().any(|p| matches!(p.role, Role::Count { .. } | Role::Capped { .. }));
+        if lists {
+            lines.push("- [`Error::Implausible`] if the library answers a count no real list has".to_string());
+        }
+        lines.join("\n")
     }
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.

@@ -97,7 +97,8 @@ fn handles(b: &Bindings, plan: &Plan) -> TokenStream {
                 let (name, raw) = (format_ident!("{}", h.name), format_ident!("{t}"));
                 let tag = format_ident!("{}", b.model.handles[t].tag);
                 let doc = format!("A `{t}` of the loaded library, valid while the `Nvml` it came from lives.");
-                quote!(#[doc = #doc] #name(sys::#raw, sys::#tag))
+                let tag_name = &b.model.handles[t].tag;
+                quote!(#[doc = #doc] #[doc(alias = #t)] #[doc(alias = #tag_name)] #name(sys::#raw, sys::#tag))
             })
             .collect::<Vec<_>>()
     };
@@ -126,7 +127,7 @@ fn handles(b: &Bindings, plan: &Plan) -> TokenStream {
     let ids = plan.handles.iter().filter(|(_, h)| h.kind == HandleKind::Id).map(|(t, h)| {
         let (name, raw) = (format_ident!("{}", h.name), format_ident!("{t}"));
         let doc = format!("A `{t}` (an integer id) of the loaded library, used while the `Nvml` it came from lives.");
-        quote!(#[doc = #doc] #name(sys::#raw))
+        quote!(#[doc = #doc] #[doc(alias = #t)] #name(sys::#raw))
     });
     quote! {
         use nvml_sys as sys;

@@ -40,6 +40,20 @@ fn return_enum(m: &Model) -> Option<&crate::model::Enum> {
     m.enums.values().find(|e| e.constants.iter().any(|c| c.name == "NVML_SUCCESS"))
 }
 
+/// The `Error` variant of a return code of the header (`NVML_ERROR_INVALID_ARGUMENT` →
+/// `InvalidArgument`); codes of one value share the first one's variant. `None` for
+/// `NVML_SUCCESS` and names that are no return code.
+pub fn error_variant(m: &Model, code: &str) -> Option<String> {
+    let e = return_enum(m)?;
+    let value = e.constants.iter().find(|k| k.name == code)?.value.as_i128();
+    let first = e.constants.iter().find(|k| k.value.as_i128() == value)?;
+    match first.name.as_str() {
+        "NVML_SUCCESS" => None,
+        "NVML_ERROR_UNKNOWN" => Some("Unknown".to_string()),
+        name => Some(camel_from_screaming(name.strip_prefix("NVML_ERROR_").unwrap_or(name))),
+    }
+}
+
 /// Codes whose variant carries what this crate knows beyond the code.
 const PAYLOAD: &[(&str, &str)] = &[
     ("NVML_ERROR_LIBRARY_NOT_FOUND", "Option<std::sync::Arc<nvml_sys::LoadError>>"),
@@ -59,7 +73,7 @@ pub fn error(b: &Bindings) -> TokenStream {
         if !seen.insert(k.value.as_i128()) {
             continue;
         }
-        let v = format_ident!("{}", camel_from_screaming(k.name.strip_prefix("NVML_ERROR_").unwrap_or(&k.name)));
+        let v = format_ident!("{}", error_variant(&b.model, &k.name).unwrap_or_default());
         let c = format_ident!("{}", k.name);
         let docs = doc::attrs(k.doc.as_deref());
         let text = k.doc.as_deref().map(|d| doc::to_markdown(d).replace('\n', " ")).unwrap_or_else(|| k.name.clone());
@@ -131,7 +145,7 @@ pub fn error(b: &Bindings) -> TokenStream {
 pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
     let m = &b.model;
     for e in m.enums.values() {
-        out.push(b.area(&e.name, e.line), open_enum(e, names));
+        out.push(b.area(&e.name, e.line), open_enum(m, e, names));
     }
     for (name, rule) in &b.bitflags {
         // The area of its first bit.
@@ -143,8 +157,18 @@ pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
     }
 }
 
-fn open_enum(e: &crate::model::Enum, names: &Names) -> TokenStream {
+/// `#[doc(alias)]`s for every C name of a type: its name, its tag, and the typedefs of it.
+fn doc_aliases(m: &Model, name: &str) -> Vec<TokenStream> {
+    let mut names: BTreeSet<&str> = BTreeSet::from([name]);
+    names.extend(m.records.get(name).and_then(|r| r.tag.as_deref()));
+    names.extend(m.enums.get(name).and_then(|e| e.tag.as_deref()));
+    names.extend(m.typedefs.values().filter(|t| t.ty == Ty::Named(name.to_string())).map(|t| t.name.as_str()));
+    names.into_iter().map(|n| quote!(#[doc(alias = #n)])).collect()
+}
+
+fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
     let name = names.ty(&e.name);
+    let aliases = doc_aliases(m, &e.name);
     let repr = scalar(&e.repr);
     let docs = doc::attrs(e.doc.as_deref());
     let raw = format_ident!("{}", e.name);
@@ -167,6 +191,7 @@ fn open_enum(e: &crate::model::Enum, names: &Names) -> TokenStream {
         #docs
         #[doc = ""]
         #[doc = #note]
+        #(#aliases)*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
         #[repr(transparent)]
         pub struct #name(pub sys::#raw);
@@ -420,10 +445,12 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
         }
     });
     let conv_doc = format!("The safe form of `{}`.", r.name);
+    let aliases = doc_aliases(&b.model, &r.name);
     quote! {
         #docs
         #[doc = ""]
         #[doc = #conv_doc]
+        #(#aliases)*
         #[derive(Debug, Clone, #derive_eq Default)]
         pub struct #name { #(#fields,)* }
 
