@@ -5,7 +5,8 @@
 //! overwrites memory crashes the child and fails the test, instead of corrupting the others.
 //!
 //! One test per defect the readings had: parallel arrays that share a count, scalars that look
-//! like a count and an array, a value to set read as one to get, a retry that reused a
+//! like a count and an array, one value read as an array beside the count's (the vGPU samples'
+//! value type), a value to set read as one to get, a retry that reused a
 //! capacity the library had overwritten, counts no list has, a length in bytes, counts whose
 //! NULL probe the header refuses, bits spelled under another prefix, and handles whose objects
 //! are freed or destroyed.
@@ -220,6 +221,33 @@ nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t d, nvmlTemperatureTh
 }
 unsigned int stub_threshold(void) { return (unsigned int)threshold; }
 
+/* "The function sets the caller-supplied sampleValType to NVML_VALUE_TYPE_UNSIGNED_INT to
+ * indicate the returned value type"; "first determine the size of buffer required ... by
+ * invoking the function with utilizationSamples set to NULL. The function will return
+ * NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance count in
+ * vgpuInstanceSamplesCount". The type is one value: what lies after it is left as found. */
+#define VGPUS 3
+nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t d, unsigned long long lastSeenTimeStamp,
+                                          nvmlValueType_t *sampleValType, unsigned int *vgpuInstanceSamplesCount,
+                                          nvmlVgpuInstanceUtilizationSample_t *utilizationSamples) {
+    unsigned int capacity, i;
+    DEVICE(d);
+    if (!vgpuInstanceSamplesCount || !sampleValType) return NVML_ERROR_INVALID_ARGUMENT;
+    capacity = *vgpuInstanceSamplesCount;
+    *vgpuInstanceSamplesCount = VGPUS;
+    if (!utilizationSamples) return NVML_ERROR_INSUFFICIENT_SIZE;
+    if (capacity == 0) return NVML_ERROR_INVALID_ARGUMENT;
+    if (capacity < VGPUS) return NVML_ERROR_INSUFFICIENT_SIZE;
+    *sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    for (i = 0; i < VGPUS; i++) {
+        memset(&utilizationSamples[i], 0, sizeof utilizationSamples[i]);
+        utilizationSamples[i].vgpuInstance = 7 + i;
+        utilizationSamples[i].timeStamp = lastSeenTimeStamp + 1 + i;
+        utilizationSamples[i].smUtil.uiVal = 10 * (i + 1);
+    }
+    return NVML_SUCCESS;
+}
+
 unsigned int stub_event_set_frees(void) { return event_set_frees; }
 unsigned int stub_gpm_sample_frees(void) { return gpm_sample_frees; }
 unsigned int stub_system_event_set_frees(void) { return system_event_set_frees; }
@@ -241,6 +269,20 @@ fn retired_pages_fill_both_arrays_of_the_count() {
     let c = u64::from(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     assert_eq!(addresses, [0x1000 + c, 0x2000 + c, 0x3000 + c]);
     assert_eq!(timestamps, [1_700_000_000, 1_700_000_001, 1_700_000_002], "one timestamp per page");
+}
+
+#[test]
+fn vgpu_utilization_has_one_value_type_for_all_samples() {
+    let Some(nvml) = library("vgpu_utilization_has_one_value_type_for_all_samples") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let (ty, samples) = d.vgpu_utilization(100).expect("three samples");
+    assert_eq!(ty, ValueType(sys::NVML_VALUE_TYPE_UNSIGNED_INT), "one type, for every sample");
+    let read: Vec<(u32, u64, Value)> =
+        samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, Value::from_raw(ty, &s.sm_util))).collect();
+    assert_eq!(
+        read,
+        [(7, 101, Value::UnsignedInt(10)), (8, 102, Value::UnsignedInt(20)), (9, 103, Value::UnsignedInt(30))]
+    );
 }
 
 #[test]

@@ -323,6 +323,10 @@ pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)>
             continue;
         };
         let Some(p) = f.params.iter().find(|p| p.name == param) else { continue };
+        // A rule on a pointer its documentation calls an array says that it is one value.
+        if reading::array_cue(&reading::doc_text(f, param)).is_some() {
+            continue;
+        }
         let (dir, basis) = derived_direction(b, f, param, pointee_fields(&b.model, &p.ty));
         if dir == *rule && !matches!(basis, Basis::Doc(ref cue) if cue.is_empty()) {
             out.push((key.clone(), basis));

@@ -622,7 +622,7 @@ pub fn pointee_fields<'m>(m: &'m Model, ty: &Ty) -> Option<&'m [Field]> {
 }
 
 /// The description of a parameter (empty without one).
-fn doc_text(f: &Function, param: &str) -> String {
+pub(super) fn doc_text(f: &Function, param: &str) -> String {
     f.docs.param(param).map(|d| d.text.clone()).unwrap_or_default()
 }
 

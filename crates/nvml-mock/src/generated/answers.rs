@@ -3065,7 +3065,7 @@ pub static FUNCTIONS: [FunctionSchema; 279usize] = [
             Output {
                 name: "sampleValType",
                 ty: T::Enum("nvmlValueType_enum"),
-                shape: Shape::List,
+                shape: Shape::Value,
             },
             Output {
                 name: "utilizationSamples",
@@ -12667,7 +12667,7 @@ pub fn nvmlDeviceGetVgpuUtilization<A: Api + ?Sized>(
     vgpuInstanceSamplesCount: *mut c_uint,
     utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
 ) -> nvmlReturn_t {
-    if sampleValType.is_null() || utilizationSamples.is_null() {
+    if sampleValType.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     a.answer(
@@ -12675,12 +12675,10 @@ pub fn nvmlDeviceGetVgpuUtilization<A: Api + ?Sized>(
         Object::Device(device),
         &[lastSeenTimeStamp as i64],
         &mut |v: &[Val]| {
-            let items: Vec<nvmlValueType_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| x.uint() as nvmlValueType_t)
-                .collect();
-            put_list(vgpuInstanceSamplesCount, sampleValType, &items)?;
+            {
+                let o = &v[0];
+                put(sampleValType, o.uint() as nvmlValueType_t)?;
+            }
             let items: Vec<nvmlVgpuInstanceUtilizationSample_t> = v[1]
                 .items()
                 .iter()

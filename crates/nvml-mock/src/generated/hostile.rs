@@ -2458,7 +2458,7 @@ impl Api for Hostile {
         let code = self.code();
         let capacity = self.capacity(vgpuInstanceSamplesCount);
         let n = self.elements(capacity);
-        self.array(sampleValType, n);
+        self.value(sampleValType);
         self.array(utilizationSamples, n);
         self.count(vgpuInstanceSamplesCount, capacity, n);
         code

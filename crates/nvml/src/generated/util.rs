@@ -166,33 +166,25 @@ impl<'n> Device<'n> {
     pub fn vgpu_utilization(
         &self,
         last_seen_time_stamp: u64,
-    ) -> Result<(Vec<ValueType>, Vec<VgpuInstanceUtilizationSample>), Error> {
+    ) -> Result<(ValueType, Vec<VgpuInstanceUtilizationSample>), Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuUtilization()?;
-        let ((mut c_sample_val_type, mut c_utilization_samples), n) = ffi::fill_counted(
-            ffi::Probe::Capacity(32),
-            0 + core::mem::size_of::<sys::nvmlValueType_enum>()
-                + core::mem::size_of::<sys::nvmlVgpuInstanceUtilizationSample_st>(),
+        let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
+        let ((mut c_utilization_samples), n) = ffi::fill_counted(
+            ffi::Probe::Null,
+            0 + core::mem::size_of::<sys::nvmlVgpuInstanceUtilizationSample_st>(),
             |capacity, count| {
-                let mut c_sample_val_type: Vec<sys::nvmlValueType_enum> = vec![
-                    Default::default(); capacity as usize
-                ];
                 let mut c_utilization_samples: Vec<
                     sys::nvmlVgpuInstanceUtilizationSample_st,
                 > = vec![Default::default(); capacity as usize];
                 let code = call!(
-                    sym(self.raw, last_seen_time_stamp, ffi::ptr_or_null(& mut
-                    c_sample_val_type), count, ffi::ptr_or_null(& mut
-                    c_utilization_samples))
+                    sym(self.raw, last_seen_time_stamp, & mut c_sample_val_type, count,
+                    ffi::ptr_or_null(& mut c_utilization_samples))
                 );
-                (code, (c_sample_val_type, c_utilization_samples))
+                (code, (c_utilization_samples))
             },
         )?;
         Ok((
-            c_sample_val_type
-                .iter()
-                .take(n)
-                .map(|e| ValueType((*e)))
-                .collect::<Vec<_>>(),
+            ValueType(c_sample_val_type),
             c_utilization_samples
                 .iter()
                 .take(n)
