@@ -120,7 +120,11 @@ fn h100_identity_of_every_device() {
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.brand(), Ok(BrandType::NVIDIA), "brand");
     assert_eq!(d0.architecture(), Ok(sys::NVML_DEVICE_ARCH_HOPPER as u32), "architecture");
-    assert_eq!(d0.cuda_compute_capability(), Ok((9, 0)), "cuda_compute_capability");
+    assert_eq!(
+        d0.cuda_compute_capability(),
+        Ok(CudaComputeCapability { major: 9, minor: 0 }),
+        "cuda_compute_capability"
+    );
     assert_eq!(d0.num_gpu_cores(), Ok(16896), "gpu_cores");
     assert_eq!(d0.vbios_version().as_deref(), Ok("96.00.74.00.0B"), "vbios_version");
     assert_eq!(d0.inforom_image_version().as_deref(), Ok("G520.0200.00.05"), "inforom.image");
@@ -173,7 +177,11 @@ fn h100_thermal_and_power() {
     assert_eq!(d.power_management_limit(), Ok(700_000), "power.limit_mw");
     assert_eq!(d.power_management_default_limit(), Ok(700_000), "power.default_limit_mw");
     assert_eq!(d.enforced_power_limit(), Ok(700_000), "power.enforced_limit_mw");
-    assert_eq!(d.power_management_limit_constraints(), Ok((200_000, 700_000)), "power.min/max_limit_mw");
+    assert_eq!(
+        d.power_management_limit_constraints(),
+        Ok(PowerManagementLimitConstraints { min_limit: 200_000, max_limit: 700_000 }),
+        "power.min/max_limit_mw"
+    );
     assert_eq!(d.power_management_mode(), Ok(EnableState::ENABLED), "power.management");
     // A counter: the profile's value at init, growing at the power draw since.
     let energy = d.total_energy_consumption().unwrap();
@@ -240,13 +248,21 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     assert_eq!(d.display_mode(), Ok(EnableState::DISABLED), "display_mode");
     assert_eq!(d.display_active(), Ok(EnableState::DISABLED), "display_active");
     // ECC.
-    assert_eq!(d.ecc_mode(), Ok((EnableState::ENABLED, EnableState::ENABLED)), "ecc.enabled, ecc.pending");
+    assert_eq!(
+        d.ecc_mode(),
+        Ok(EccMode { current: EnableState::ENABLED, pending: EnableState::ENABLED }),
+        "ecc.enabled, ecc.pending"
+    );
     for error in [MemoryErrorType::CORRECTED, MemoryErrorType::UNCORRECTED] {
         for counter in [EccCounterType::VOLATILE_ECC, EccCounterType::AGGREGATE_ECC] {
             assert_eq!(d.total_ecc_errors(error, counter), Ok(0), "total_ecc_errors({error:?}, {counter:?})");
         }
     }
-    assert_eq!(d.remapped_rows(), Ok((0, 0, 0, 0)), "remapped_rows");
+    assert_eq!(
+        d.remapped_rows(),
+        Ok(RemappedRows { corr_rows: 0, unc_rows: 0, is_pending: 0, failure_occurred: 0 }),
+        "remapped_rows"
+    );
     // The H100 profile has no retired-pages section: not supported.
     assert_eq!(d.retired_pages_pending_status(), Err(Error::NotSupported), "retired_pages.pending is left out");
     // PCIe.
@@ -271,8 +287,16 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         Ok(Utilization { gpu: 0, memory: 0 }),
         "utilization of device 1"
     );
-    assert_eq!(d.encoder_utilization(), Ok((0, 167_000)), "encoder");
-    assert_eq!(d.decoder_utilization(), Ok((0, 167_000)), "decoder");
+    assert_eq!(
+        d.encoder_utilization(),
+        Ok(EncoderUtilization { utilization: 0, sampling_period_us: 167_000 }),
+        "encoder"
+    );
+    assert_eq!(
+        d.decoder_utilization(),
+        Ok(DecoderUtilization { utilization: 0, sampling_period_us: 167_000 }),
+        "decoder"
+    );
     // Events and field values.
     let events = EventTypes::SINGLE_BIT_ECC_ERROR
         | EventTypes::DOUBLE_BIT_ECC_ERROR
@@ -324,8 +348,8 @@ fn h100_nvlink() {
 fn h100_mig_device_7() {
     let Some(nvml) = in_profile("h100_mig_device_7", "h100") else { return };
     let (d0, d7) = (nvml.device_by_index(0).unwrap(), nvml.device_by_index(7).unwrap());
-    assert_eq!(d0.mig_mode(), Ok((0, 0)), "MIG is off on device 0");
-    assert_eq!(d7.mig_mode(), Ok((1, 1)), "MIG is on on device 7");
+    assert_eq!(d0.mig_mode(), Ok(MigMode { current_mode: 0, pending_mode: 0 }), "MIG is off on device 0");
+    assert_eq!(d7.mig_mode(), Ok(MigMode { current_mode: 1, pending_mode: 1 }), "MIG is on on device 7");
     assert_eq!(d7.max_mig_device_count(), Ok(7), "mig.max_devices");
     let p = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
     assert_eq!(
@@ -431,11 +455,15 @@ fn t4_values_and_what_it_lacks() {
     assert_eq!(d.pci_info().map(|p| p.bus_id), Ok("00000000:AB:00.0".to_string()), "bus id of device 5");
     assert_eq!(d.brand(), Ok(BrandType::TESLA), "brand");
     assert_eq!(d.architecture(), Ok(sys::NVML_DEVICE_ARCH_TURING as u32), "architecture");
-    assert_eq!(d.cuda_compute_capability(), Ok((7, 5)), "compute capability");
+    assert_eq!(d.cuda_compute_capability(), Ok(CudaComputeCapability { major: 7, minor: 5 }), "compute capability");
     let m = d.memory_info().unwrap();
     assert_eq!((m.total, m.reserved, m.used), (16_106_127_360, 269_484_032, 2_097_152), "memory");
     assert_eq!(d.power_management_limit(), Ok(70_000), "power.limit_mw");
-    assert_eq!(d.power_management_limit_constraints(), Ok((60_000, 70_000)), "power.min/max_limit_mw");
+    assert_eq!(
+        d.power_management_limit_constraints(),
+        Ok(PowerManagementLimitConstraints { min_limit: 60_000, max_limit: 70_000 }),
+        "power.min/max_limit_mw"
+    );
     assert_eq!(d.max_clock_info(ClockType::GRAPHICS), Ok(1590), "max graphics clock");
     assert_eq!(d.supported_memory_clocks(), Ok(vec![5001]), "supported_memory_clocks");
     assert_eq!(d.supported_graphics_clocks(5001).map(|c| c.len()), Ok(87), "1590 down to 300 by 15");
@@ -465,7 +493,7 @@ fn a100_values() {
     assert_eq!(d.uuid().as_deref(), Ok("GPU-c4f82fda-f11d-4492-a176-950eab898aad"), "uuid of device 0");
     assert_eq!(d.memory_info().map(|m| m.total), Ok(85_899_345_920), "memory.total");
     assert_eq!(d.power_management_limit(), Ok(400_000), "power.limit_mw");
-    assert_eq!(d.cuda_compute_capability(), Ok((8, 0)), "compute capability");
+    assert_eq!(d.cuda_compute_capability(), Ok(CudaComputeCapability { major: 8, minor: 0 }), "compute capability");
     assert_eq!(d.nv_link_version(11), Ok(3), "NVLink 3 on link 11");
     assert_eq!(d.nv_link_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
     let pids: Vec<u32> = d.compute_running_processes().unwrap().iter().map(|p| p.pid).collect();
@@ -681,7 +709,10 @@ fn unknown_enum_values_are_kept() {
     let brand = d.brand().unwrap();
     assert_eq!((brand, format!("{brand:?}")), (BrandType(1234), "BrandType(1234)".to_string()), "brand: 1234");
     // Known values keep their names.
-    assert_eq!(format!("{:?}", d.ecc_mode().unwrap()), "(EnableState::ENABLED, EnableState::DISABLED)");
+    assert_eq!(
+        format!("{:?}", d.ecc_mode().unwrap()),
+        "EccMode { current: EnableState::ENABLED, pending: EnableState::DISABLED }"
+    );
     assert_eq!(ComputeMode::PROHIBITED.name(), Some("PROHIBITED"));
     // The one-device profile: everything it leaves out is not supported.
     assert_eq!(nvml.device_count(), Ok(1));

@@ -265,7 +265,7 @@ fn retired_pages_fill_both_arrays_of_the_count() {
     let Some(nvml) = library("retired_pages_fill_both_arrays_of_the_count") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let cause = PageRetirementCause(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-    let (addresses, timestamps) = d.retired_pages_v2(cause).expect("three pages");
+    let RetiredPagesV2 { addresses, timestamps } = d.retired_pages_v2(cause).expect("three pages");
     let c = u64::from(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     assert_eq!(addresses, [0x1000 + c, 0x2000 + c, 0x3000 + c]);
     assert_eq!(timestamps, [1_700_000_000, 1_700_000_001, 1_700_000_002], "one timestamp per page");
@@ -275,7 +275,8 @@ fn retired_pages_fill_both_arrays_of_the_count() {
 fn vgpu_utilization_has_one_value_type_for_all_samples() {
     let Some(nvml) = library("vgpu_utilization_has_one_value_type_for_all_samples") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let (ty, samples) = d.vgpu_utilization(100).expect("three samples");
+    let VgpuUtilization { sample_val_type: ty, utilization_samples: samples } =
+        d.vgpu_utilization(100).expect("three samples");
     assert_eq!(ty, ValueType(sys::NVML_VALUE_TYPE_UNSIGNED_INT), "one type, for every sample");
     let read: Vec<(u32, u64, Value)> =
         samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, Value::from_raw(ty, &s.sm_util))).collect();
@@ -289,7 +290,11 @@ fn vgpu_utilization_has_one_value_type_for_all_samples() {
 fn encoder_stats_are_three_values() {
     let Some(nvml) = library("encoder_stats_are_three_values") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    assert_eq!(d.encoder_stats(), Ok((2, 60, 1500)), "(session count, average FPS, average latency)");
+    assert_eq!(
+        d.encoder_stats(),
+        Ok(EncoderStats { session_count: 2, average_fps: 60, average_latency: 1500 }),
+        "(session count, average FPS, average latency)"
+    );
 }
 
 #[test]

@@ -183,6 +183,19 @@ pub struct Method {
     /// Newest first; the first defines the Rust signature.
     pub calls: Vec<Call>,
     pub shape: &'static str,
+    /// The named struct the method returns, when its function has several outputs (see
+    /// [`Plan::results`]).
+    pub returns: Option<String>,
+}
+
+/// A struct of a method's outputs, one field per output parameter of the function.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultStruct {
+    /// The function whose output parameters give the fields (the head of the first method
+    /// that returns it).
+    pub symbol: String,
+    /// The output parameters, by C name, in the function's order.
+    pub outputs: Vec<String>,
 }
 
 /// The whole plan for one header and rules.
@@ -199,6 +212,8 @@ pub struct Plan {
     pub wrapped_by: BTreeMap<String, String>,
     /// Records that get a safe Rust type.
     pub records: BTreeSet<String>,
+    /// The structs methods with several outputs return, by Rust name.
+    pub results: BTreeMap<String, ResultStruct>,
     /// The Rust name of every enum and safe record, by model name.
     pub type_names: BTreeMap<String, String>,
     /// What each handle typedef (opaque or id) becomes.
@@ -336,6 +351,21 @@ pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)>
 }
 
 impl Call {
+    /// The parameters whose values the method returns, in order.
+    pub fn outputs(&self) -> impl Iterator<Item = &ParamPlan> {
+        self.params.iter().filter(|p| {
+            matches!(
+                p.role,
+                Role::InOut(_)
+                    | Role::Out(_)
+                    | Role::StrBuf { .. }
+                    | Role::Array { .. }
+                    | Role::SizedArray { .. }
+                    | Role::Capped { .. }
+            )
+        })
+    }
+
     /// The parameters whose direction no documentation gives (`function.parameter` keys).
     pub fn undocumented_directions(&self) -> Vec<String> {
         self.params
@@ -496,9 +526,10 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
             plan.wrapped_by.insert(c.symbol.clone(), key.clone());
         }
         let shape = shape_of(&calls[0]);
-        plan.methods.push(Method { key, owner, name, calls, shape });
+        plan.methods.push(Method { key, owner, name, calls, shape, returns: None });
     }
     plan.methods.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
+    plan.results = names::result_structs(b, &plan.type_names, &mut plan.methods, d);
     plan.handles = handle_plans(b, &planned);
     plan.functions = planned;
     plan

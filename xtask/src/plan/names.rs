@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::Owner;
+use super::{Method, Owner, ResultStruct, Role};
 use crate::diag::Diagnostics;
 use crate::model::{Model, Ty};
 use crate::rules::names::snake;
@@ -80,4 +80,52 @@ pub fn safe_type_name(m: &Model, name: &str) -> String {
     typedefs.sort_by_key(|t| (t.len(), *t));
     let chosen = if name.ends_with("_t") { name } else { typedefs.first().copied().unwrap_or(name) };
     crate::rules::names::type_name(chosen)
+}
+
+/// Names the struct of every method with several outputs: the method's name in CamelCase
+/// (`ecc_mode` → `EccMode`), with `Info` after it where a type of the crate has that name.
+/// Methods whose outputs have the same names and types share one struct (`encoder_stats` of a
+/// device and of a vGPU instance); a name still taken is an error.
+pub fn result_structs(
+    b: &Bindings,
+    type_names: &BTreeMap<String, String>,
+    methods: &mut [Method],
+    d: &mut Diagnostics,
+) -> BTreeMap<String, ResultStruct> {
+    let mut taken: BTreeSet<String> = type_names.values().cloned().collect();
+    taken.extend(b.handles.values().chain(b.ids.values()).chain(b.bitflags.keys()).cloned());
+    taken.extend(["Error", "Nvml", "Value", "Builder", "RawHandle"].map(String::from));
+    let mut out: BTreeMap<String, ResultStruct> = BTreeMap::new();
+    // The outputs' names and roles: what two methods must share to share a struct.
+    let signature = |m: &Method| -> Vec<(String, Role)> {
+        m.calls[0].outputs().map(|p| (p.name.clone(), p.role.clone())).collect()
+    };
+    for i in 0..methods.len() {
+        let head = &methods[i].calls[0];
+        let outputs: Vec<String> = head.outputs().map(|p| p.name.clone()).collect();
+        if outputs.len() < 2 || head.outputs().any(|p| matches!(p.role.val(), Some(super::Val::Handle(_)))) {
+            continue;
+        }
+        let camel: String = methods[i].name.split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
+        let mine = signature(&methods[i]);
+        let shared = |name: &str, out: &BTreeMap<String, ResultStruct>| {
+            out.get(name)
+                .and_then(|r| methods.iter().find(|m| m.calls[0].symbol == r.symbol))
+                .is_some_and(|m| signature(m) == mine)
+        };
+        let name = [camel.clone(), format!("{camel}Info")]
+            .into_iter()
+            .find(|n| !taken.contains(n) && (!out.contains_key(n) || shared(n, &out)));
+        match name {
+            Some(n) => {
+                out.entry(n.clone()).or_insert(ResultStruct { symbol: head.symbol.clone(), outputs });
+                methods[i].returns = Some(n);
+            }
+            None => d.error(
+                format!("{RULES_FILE}: renames"),
+                format!("no name for the outputs of `{}`: `{camel}` and `{camel}Info` are taken", head.symbol),
+            ),
+        }
+    }
+    out
 }

@@ -48,6 +48,78 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// What `nvmlDeviceGetDriverModel_v2` or `nvmlDeviceGetDriverModel` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriverModelInfo {
+    /// Reference in which to return the current driver model
+    pub current: DriverModel,
+    /// Reference in which to return the pending driver model
+    pub pending: DriverModel,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for DriverModelInfo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("DriverModelInfo", 2)?;
+        st.serialize_field("current", &self.current)?;
+        st.serialize_field("pending", &self.pending)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetGpuOperationMode` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuOperationModeInfo {
+    /// Reference in which to return the current GOM
+    pub current: GpuOperationMode,
+    /// Reference in which to return the pending GOM
+    pub pending: GpuOperationMode,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for GpuOperationModeInfo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("GpuOperationModeInfo", 2)?;
+        st.serialize_field("current", &self.current)?;
+        st.serialize_field("pending", &self.pending)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetGspFirmwareMode` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GspFirmwareMode {
+    /// Pointer to specify if GSP firmware is enabled
+    pub is_enabled: u32,
+    /// Pointer to specify if GSP firmware is supported by default on `device`
+    pub default_mode: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for GspFirmwareMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("GspFirmwareMode", 2)?;
+        st.serialize_field("isEnabled", &self.is_enabled)?;
+        st.serialize_field("defaultMode", &self.default_mode)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetLastBBXFlushTime` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LastBbxFlushTime {
+    /// The start timestamp of the last BBX Flush
+    pub timestamp: u64,
+    /// The duration (us) of the last BBX Flush
+    pub duration_us: core::ffi::c_ulong,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for LastBbxFlushTime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("LastBbxFlushTime", 2)?;
+        st.serialize_field("timestamp", &self.timestamp)?;
+        st.serialize_field("durationUs", &self.duration_us)?;
+        st.end()
+    }
+}
 impl Nvml {
     /// Get Conf Computing System capabilities.
     ///
@@ -525,26 +597,32 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDriverModel_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDriverModel_v2")]
     #[doc(alias = "nvmlDeviceGetDriverModel")]
-    pub fn driver_model(&self) -> Result<(DriverModel, DriverModel), Error> {
+    pub fn driver_model(&self) -> Result<DriverModelInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetDriverModel_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetDriverModel_v2() {
-            match (|| -> Result<(DriverModel, DriverModel), Error> {
+            match (|| -> Result<DriverModelInfo, Error> {
                 let mut c_current: sys::nvmlDriverModel_enum = Default::default();
                 let mut c_pending: sys::nvmlDriverModel_enum = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
-                Ok((DriverModel(c_current), DriverModel(c_pending)))
+                Ok(DriverModelInfo {
+                    current: DriverModel(c_current),
+                    pending: DriverModel(c_pending),
+                })
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetDriverModel() {
-            match (|| -> Result<(DriverModel, DriverModel), Error> {
+            match (|| -> Result<DriverModelInfo, Error> {
                 let mut c_current: sys::nvmlDriverModel_enum = Default::default();
                 let mut c_pending: sys::nvmlDriverModel_enum = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
-                Ok((DriverModel(c_current), DriverModel(c_pending)))
+                Ok(DriverModelInfo {
+                    current: DriverModel(c_current),
+                    pending: DriverModel(c_pending),
+                })
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -573,14 +651,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuOperationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuOperationMode")]
-    pub fn gpu_operation_mode(
-        &self,
-    ) -> Result<(GpuOperationMode, GpuOperationMode), Error> {
+    pub fn gpu_operation_mode(&self) -> Result<GpuOperationModeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuOperationMode()?;
         let mut c_current: sys::nvmlGom_enum = Default::default();
         let mut c_pending: sys::nvmlGom_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
-        Ok((GpuOperationMode(c_current), GpuOperationMode(c_pending)))
+        Ok(GpuOperationModeInfo {
+            current: GpuOperationMode(c_current),
+            pending: GpuOperationMode(c_pending),
+        })
     }
     /// Retrieve GSP firmware mode.
     ///
@@ -596,12 +675,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGspFirmwareMode")]
-    pub fn gsp_firmware_mode(&self) -> Result<(u32, u32), Error> {
+    pub fn gsp_firmware_mode(&self) -> Result<GspFirmwareMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGspFirmwareMode()?;
         let mut c_is_enabled: u32 = Default::default();
         let mut c_default_mode: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_enabled, & mut c_default_mode)))?;
-        Ok((c_is_enabled, c_default_mode))
+        Ok(GspFirmwareMode {
+            is_enabled: c_is_enabled,
+            default_mode: c_default_mode,
+        })
     }
     /// Retrieve GSP firmware version.
     ///
@@ -639,12 +721,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetLastBBXFlushTime` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetLastBBXFlushTime")]
-    pub fn last_bbx_flush_time(&self) -> Result<(u64, core::ffi::c_ulong), Error> {
+    pub fn last_bbx_flush_time(&self) -> Result<LastBbxFlushTime, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetLastBBXFlushTime()?;
         let mut c_timestamp: u64 = Default::default();
         let mut c_duration_us: core::ffi::c_ulong = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_timestamp, & mut c_duration_us)))?;
-        Ok((c_timestamp, c_duration_us))
+        Ok(LastBbxFlushTime {
+            timestamp: c_timestamp,
+            duration_us: c_duration_us,
+        })
     }
     /// Retrieves the persistence mode associated with this device.
     ///

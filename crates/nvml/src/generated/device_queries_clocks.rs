@@ -48,6 +48,78 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// What `nvmlDeviceGetAutoBoostedClocksEnabled` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoBoostedClocksEnabled {
+    /// Where to store the current state of Auto Boosted clocks of the target device
+    pub is_enabled: EnableState,
+    /// Where to store the default Auto Boosted clocks behavior of the target device that the device will revert to when no applications are using the GPU
+    pub default_is_enabled: EnableState,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for AutoBoostedClocksEnabled {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("AutoBoostedClocksEnabled", 2)?;
+        st.serialize_field("isEnabled", &self.is_enabled)?;
+        st.serialize_field("defaultIsEnabled", &self.default_is_enabled)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetGpcClkMinMaxVfOffset` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpcClkMinMaxVfOffset {
+    /// The retrieved GPCCLK VF min offset value
+    pub min_offset: i32,
+    /// The retrieved GPCCLK VF max offset value
+    pub max_offset: i32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for GpcClkMinMaxVfOffset {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("GpcClkMinMaxVfOffset", 2)?;
+        st.serialize_field("minOffset", &self.min_offset)?;
+        st.serialize_field("maxOffset", &self.max_offset)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetMemClkMinMaxVfOffset` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemClkMinMaxVfOffset {
+    /// The retrieved MemClk VF min offset value
+    pub min_offset: i32,
+    /// The retrieved MemClk VF max offset value
+    pub max_offset: i32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for MemClkMinMaxVfOffset {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("MemClkMinMaxVfOffset", 2)?;
+        st.serialize_field("minOffset", &self.min_offset)?;
+        st.serialize_field("maxOffset", &self.max_offset)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetMinMaxClockOfPState` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinMaxClockOfPState {
+    /// Reference in which to return min clock frequency
+    pub min_clock_m_hz: u32,
+    /// Reference in which to return max clock frequency
+    pub max_clock_m_hz: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for MinMaxClockOfPState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("MinMaxClockOfPState", 2)?;
+        st.serialize_field("minClockMHz", &self.min_clock_m_hz)?;
+        st.serialize_field("maxClockMHz", &self.max_clock_m_hz)?;
+        st.end()
+    }
+}
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
@@ -106,14 +178,17 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetAutoBoostedClocksEnabled")]
     pub fn auto_boosted_clocks_enabled(
         &self,
-    ) -> Result<(EnableState, EnableState), Error> {
+    ) -> Result<AutoBoostedClocksEnabled, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAutoBoostedClocksEnabled()?;
         let mut c_is_enabled: sys::nvmlEnableState_enum = Default::default();
         let mut c_default_is_enabled: sys::nvmlEnableState_enum = Default::default();
         ffi::check(
             call!(sym(self.raw, & mut c_is_enabled, & mut c_default_is_enabled)),
         )?;
-        Ok((EnableState(c_is_enabled), EnableState(c_default_is_enabled)))
+        Ok(AutoBoostedClocksEnabled {
+            is_enabled: EnableState(c_is_enabled),
+            default_is_enabled: EnableState(c_default_is_enabled),
+        })
     }
     /// Retrieves the frequency monitor fault status for the device.
     ///
@@ -370,12 +445,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkMinMaxVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpcClkMinMaxVfOffset")]
-    pub fn gpc_clk_min_max_vf_offset(&self) -> Result<(i32, i32), Error> {
+    pub fn gpc_clk_min_max_vf_offset(&self) -> Result<GpcClkMinMaxVfOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
         let mut c_max_offset: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_min_offset, & mut c_max_offset)))?;
-        Ok((c_min_offset, c_max_offset))
+        Ok(GpcClkMinMaxVfOffset {
+            min_offset: c_min_offset,
+            max_offset: c_max_offset,
+        })
     }
     /// Retrieve the GPCCLK VF offset value
     ///
@@ -462,12 +540,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkMinMaxVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemClkMinMaxVfOffset")]
-    pub fn mem_clk_min_max_vf_offset(&self) -> Result<(i32, i32), Error> {
+    pub fn mem_clk_min_max_vf_offset(&self) -> Result<MemClkMinMaxVfOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
         let mut c_max_offset: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_min_offset, & mut c_max_offset)))?;
-        Ok((c_min_offset, c_max_offset))
+        Ok(MemClkMinMaxVfOffset {
+            min_offset: c_min_offset,
+            max_offset: c_max_offset,
+        })
     }
     /// Retrieve the MemClk (Memory Clock) VF offset value.
     ///
@@ -508,7 +589,7 @@ impl<'n> Device<'n> {
         &self,
         r#type: ClockType,
         pstate: Pstates,
-    ) -> Result<(u32, u32), Error> {
+    ) -> Result<MinMaxClockOfPState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinMaxClockOfPState()?;
         let mut c_min_clock_m_hz: u32 = Default::default();
         let mut c_max_clock_m_hz: u32 = Default::default();
@@ -518,7 +599,10 @@ impl<'n> Device<'n> {
                 c_max_clock_m_hz)
             ),
         )?;
-        Ok((c_min_clock_m_hz, c_max_clock_m_hz))
+        Ok(MinMaxClockOfPState {
+            min_clock_m_hz: c_min_clock_m_hz,
+            max_clock_m_hz: c_max_clock_m_hz,
+        })
     }
     /// Retrieves a performance mode string with all the
     /// performance modes defined for this device along with their associated

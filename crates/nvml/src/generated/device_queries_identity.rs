@@ -48,6 +48,24 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// What `nvmlDeviceGetCudaComputeCapability` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CudaComputeCapability {
+    /// Reference in which to return the major CUDA compute capability
+    pub major: i32,
+    /// Reference in which to return the minor CUDA compute capability
+    pub minor: i32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for CudaComputeCapability {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("CudaComputeCapability", 2)?;
+        st.serialize_field("major", &self.major)?;
+        st.serialize_field("minor", &self.minor)?;
+        st.end()
+    }
+}
 impl Nvml {
     /// Acquire the handle for a particular device, based on its index.
     ///
@@ -518,12 +536,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCudaComputeCapability` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCudaComputeCapability")]
-    pub fn cuda_compute_capability(&self) -> Result<(i32, i32), Error> {
+    pub fn cuda_compute_capability(&self) -> Result<CudaComputeCapability, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCudaComputeCapability()?;
         let mut c_major: i32 = Default::default();
         let mut c_minor: i32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_major, & mut c_minor)))?;
-        Ok((c_major, c_minor))
+        Ok(CudaComputeCapability {
+            major: c_major,
+            minor: c_minor,
+        })
     }
     /// Retrieves the GPU uptime. The uptime denotes the number of seconds elapsed
     /// since the GPU was initialized by the driver. The uptime resets to zero on a host reboot,

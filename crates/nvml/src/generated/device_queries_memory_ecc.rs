@@ -48,6 +48,84 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// What `nvmlDeviceGetDramEncryptionMode` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DramEncryptionMode {
+    /// Reference in which to return the current DRAM Encryption mode
+    pub current: DramEncryptionInfoV1,
+    /// Reference in which to return the pending DRAM Encryption mode
+    pub pending: DramEncryptionInfoV1,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for DramEncryptionMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("DramEncryptionMode", 2)?;
+        st.serialize_field("current", &self.current)?;
+        st.serialize_field("pending", &self.pending)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetEccMode` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EccMode {
+    /// Reference in which to return the current ECC mode
+    pub current: EnableState,
+    /// Reference in which to return the pending ECC mode
+    pub pending: EnableState,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for EccMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("EccMode", 2)?;
+        st.serialize_field("current", &self.current)?;
+        st.serialize_field("pending", &self.pending)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetRemappedRows` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemappedRows {
+    /// Reference for number of rows remapped due to correctable errors
+    pub corr_rows: u32,
+    /// Reference for number of rows remapped due to uncorrectable errors
+    pub unc_rows: u32,
+    /// Reference for whether or not remappings are pending
+    pub is_pending: u32,
+    /// Reference that is set when a remapping has failed in the past
+    pub failure_occurred: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for RemappedRows {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("RemappedRows", 4)?;
+        st.serialize_field("corrRows", &self.corr_rows)?;
+        st.serialize_field("uncRows", &self.unc_rows)?;
+        st.serialize_field("isPending", &self.is_pending)?;
+        st.serialize_field("failureOccurred", &self.failure_occurred)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetRetiredPages_v2` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetiredPagesV2 {
+    /// Buffer to write the page addresses into
+    pub addresses: Vec<u64>,
+    /// Buffer to write the timestamps of page retirement, additional for _v2
+    pub timestamps: Vec<u64>,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for RetiredPagesV2 {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("RetiredPagesV2", 2)?;
+        st.serialize_field("addresses", &self.addresses)?;
+        st.serialize_field("timestamps", &self.timestamps)?;
+        st.end()
+    }
+}
 impl<'n> Device<'n> {
     /// Get bank remapper status.
     ///
@@ -210,7 +288,7 @@ impl<'n> Device<'n> {
         &self,
         current: &DramEncryptionInfoV1,
         pending: &DramEncryptionInfoV1,
-    ) -> Result<(DramEncryptionInfoV1, DramEncryptionInfoV1), Error> {
+    ) -> Result<DramEncryptionMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
         let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
             version: sys::nvmlDramEncryptionInfo_v1 as _,
@@ -221,10 +299,10 @@ impl<'n> Device<'n> {
             ..(*pending).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
-        Ok((
-            DramEncryptionInfoV1::from(&c_current),
-            DramEncryptionInfoV1::from(&c_pending),
-        ))
+        Ok(DramEncryptionMode {
+            current: DramEncryptionInfoV1::from(&c_current),
+            pending: DramEncryptionInfoV1::from(&c_pending),
+        })
     }
     /// Retrieves the current and pending ECC modes for the device.
     ///
@@ -250,12 +328,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEccMode")]
-    pub fn ecc_mode(&self) -> Result<(EnableState, EnableState), Error> {
+    pub fn ecc_mode(&self) -> Result<EccMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEccMode()?;
         let mut c_current: sys::nvmlEnableState_enum = Default::default();
         let mut c_pending: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
-        Ok((EnableState(c_current), EnableState(c_pending)))
+        Ok(EccMode {
+            current: EnableState(c_current),
+            pending: EnableState(c_pending),
+        })
     }
     /// Gets the device's memory bus width
     ///
@@ -429,7 +510,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows")]
     #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
-    pub fn remapped_rows(&self) -> Result<(u32, u32, u32, u32), Error> {
+    pub fn remapped_rows(&self) -> Result<RemappedRows, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows()?;
         let mut c_corr_rows: u32 = Default::default();
         let mut c_unc_rows: u32 = Default::default();
@@ -441,7 +522,12 @@ impl<'n> Device<'n> {
                 mut c_failure_occurred)
             ),
         )?;
-        Ok((c_corr_rows, c_unc_rows, c_is_pending, c_failure_occurred))
+        Ok(RemappedRows {
+            corr_rows: c_corr_rows,
+            unc_rows: c_unc_rows,
+            is_pending: c_is_pending,
+            failure_occurred: c_failure_occurred,
+        })
     }
     /// Get the status of row remapper.
     ///
@@ -556,7 +642,7 @@ impl<'n> Device<'n> {
     pub fn retired_pages_v2(
         &self,
         cause: PageRetirementCause,
-    ) -> Result<(Vec<u64>, Vec<u64>), Error> {
+    ) -> Result<RetiredPagesV2, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages_v2()?;
         let ((mut c_addresses, mut c_timestamps), n) = ffi::fill_counted(
             ffi::Probe::Null,
@@ -575,10 +661,10 @@ impl<'n> Device<'n> {
                 (code, (c_addresses, c_timestamps))
             },
         )?;
-        Ok((
-            c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
-            c_timestamps.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
-        ))
+        Ok(RetiredPagesV2 {
+            addresses: c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
+            timestamps: c_timestamps.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
+        })
     }
     /// Get the row remapper histogram. Returns the remap availability for each bank
     /// on the GPU.

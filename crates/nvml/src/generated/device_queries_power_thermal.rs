@@ -93,6 +93,42 @@ impl serde::Serialize for TemperatureV1 {
         st.end()
     }
 }
+/// What `nvmlDeviceGetMinMaxFanSpeed` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MinMaxFanSpeed {
+    /// The minimum speed allowed to set
+    pub min_speed: u32,
+    /// The maximum speed allowed to set
+    pub max_speed: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for MinMaxFanSpeed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("MinMaxFanSpeed", 2)?;
+        st.serialize_field("minSpeed", &self.min_speed)?;
+        st.serialize_field("maxSpeed", &self.max_speed)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetPowerManagementLimitConstraints` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PowerManagementLimitConstraints {
+    /// Reference in which to return the minimum power management limit in milliwatts
+    pub min_limit: u32,
+    /// Reference in which to return the maximum power management limit in milliwatts
+    pub max_limit: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for PowerManagementLimitConstraints {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("PowerManagementLimitConstraints", 2)?;
+        st.serialize_field("minLimit", &self.min_limit)?;
+        st.serialize_field("maxLimit", &self.max_limit)?;
+        st.end()
+    }
+}
 impl<'n> Device<'n> {
     /// Retrieves Adaptive TGP Mode state and telemetry for a GPU.
     ///
@@ -345,12 +381,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinMaxFanSpeed")]
-    pub fn min_max_fan_speed(&self) -> Result<(u32, u32), Error> {
+    pub fn min_max_fan_speed(&self) -> Result<MinMaxFanSpeed, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinMaxFanSpeed()?;
         let mut c_min_speed: u32 = Default::default();
         let mut c_max_speed: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_min_speed, & mut c_max_speed)))?;
-        Ok((c_min_speed, c_max_speed))
+        Ok(MinMaxFanSpeed {
+            min_speed: c_min_speed,
+            max_speed: c_max_speed,
+        })
     }
     /// Retrieves the number of fans on the device.
     ///
@@ -439,12 +478,17 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimitConstraints` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimitConstraints")]
-    pub fn power_management_limit_constraints(&self) -> Result<(u32, u32), Error> {
+    pub fn power_management_limit_constraints(
+        &self,
+    ) -> Result<PowerManagementLimitConstraints, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementLimitConstraints()?;
         let mut c_min_limit: u32 = Default::default();
         let mut c_max_limit: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_min_limit, & mut c_max_limit)))?;
-        Ok((c_min_limit, c_max_limit))
+        Ok(PowerManagementLimitConstraints {
+            min_limit: c_min_limit,
+            max_limit: c_max_limit,
+        })
     }
     /// **Deprecated:** This API has been deprecated.
     ///

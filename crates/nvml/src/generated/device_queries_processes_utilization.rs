@@ -48,6 +48,117 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// What `nvmlDeviceGetDecoderUtilization` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecoderUtilization {
+    /// Reference to an unsigned int for decoder utilization info
+    pub utilization: u32,
+    /// Reference to an unsigned int for the sampling period in US
+    pub sampling_period_us: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for DecoderUtilization {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("DecoderUtilization", 2)?;
+        st.serialize_field("utilization", &self.utilization)?;
+        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetEncoderStats` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncoderStats {
+    /// Reference to an unsigned int for count of active encoder sessions
+    pub session_count: u32,
+    /// Reference to an unsigned int for trailing average FPS of all active sessions
+    pub average_fps: u32,
+    /// Reference to an unsigned int for encode latency in microseconds
+    pub average_latency: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for EncoderStats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("EncoderStats", 3)?;
+        st.serialize_field("sessionCount", &self.session_count)?;
+        st.serialize_field("averageFps", &self.average_fps)?;
+        st.serialize_field("averageLatency", &self.average_latency)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetEncoderUtilization` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncoderUtilization {
+    /// Reference to an unsigned int for encoder utilization info
+    pub utilization: u32,
+    /// Reference to an unsigned int for the sampling period in US
+    pub sampling_period_us: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for EncoderUtilization {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("EncoderUtilization", 2)?;
+        st.serialize_field("utilization", &self.utilization)?;
+        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetJpgUtilization` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JpgUtilization {
+    /// Reference to an unsigned int for jpg utilization info
+    pub utilization: u32,
+    /// Reference to an unsigned int for the sampling period in US
+    pub sampling_period_us: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for JpgUtilization {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("JpgUtilization", 2)?;
+        st.serialize_field("utilization", &self.utilization)?;
+        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetOfaUtilization` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OfaUtilization {
+    /// Reference to an unsigned int for ofa utilization info
+    pub utilization: u32,
+    /// Reference to an unsigned int for the sampling period in US
+    pub sampling_period_us: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for OfaUtilization {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("OfaUtilization", 2)?;
+        st.serialize_field("utilization", &self.utilization)?;
+        st.serialize_field("samplingPeriodUs", &self.sampling_period_us)?;
+        st.end()
+    }
+}
+/// What `nvmlDeviceGetSamples` answers.
+#[derive(Debug, Clone)]
+pub struct Samples {
+    /// Output parameter to represent the type of sample value as described in nvmlSampleVal_t
+    pub sample_val_type: ValueType,
+    /// Reference in which samples are returned
+    pub samples: Vec<Sample>,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for Samples {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Samples", 2)?;
+        st.serialize_field("sampleValType", &self.sample_val_type)?;
+        st.serialize_field("samples", &self.samples)?;
+        st.end()
+    }
+}
 impl<'n> Device<'n> {
     /// Get information about processes with a compute context on a device
     ///
@@ -202,14 +313,17 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDecoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDecoderUtilization")]
-    pub fn decoder_utilization(&self) -> Result<(u32, u32), Error> {
+    pub fn decoder_utilization(&self) -> Result<DecoderUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDecoderUtilization()?;
         let mut c_utilization: u32 = Default::default();
         let mut c_sampling_period_us: u32 = Default::default();
         ffi::check(
             call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
         )?;
-        Ok((c_utilization, c_sampling_period_us))
+        Ok(DecoderUtilization {
+            utilization: c_utilization,
+            sampling_period_us: c_sampling_period_us,
+        })
     }
     /// Retrieves the current capacity of the device's encoder, as a percentage of maximum encoder capacity with valid values in the range 0-100.
     ///
@@ -304,7 +418,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderStats")]
-    pub fn encoder_stats(&self) -> Result<(u32, u32, u32), Error> {
+    pub fn encoder_stats(&self) -> Result<EncoderStats, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderStats()?;
         let mut c_session_count: u32 = Default::default();
         let mut c_average_fps: u32 = Default::default();
@@ -315,7 +429,11 @@ impl<'n> Device<'n> {
                 c_average_latency)
             ),
         )?;
-        Ok((c_session_count, c_average_fps, c_average_latency))
+        Ok(EncoderStats {
+            session_count: c_session_count,
+            average_fps: c_average_fps,
+            average_latency: c_average_latency,
+        })
     }
     /// Retrieves the current utilization and sampling size in microseconds for the Encoder
     ///
@@ -334,14 +452,17 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderUtilization")]
-    pub fn encoder_utilization(&self) -> Result<(u32, u32), Error> {
+    pub fn encoder_utilization(&self) -> Result<EncoderUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderUtilization()?;
         let mut c_utilization: u32 = Default::default();
         let mut c_sampling_period_us: u32 = Default::default();
         ffi::check(
             call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
         )?;
-        Ok((c_utilization, c_sampling_period_us))
+        Ok(EncoderUtilization {
+            utilization: c_utilization,
+            sampling_period_us: c_sampling_period_us,
+        })
     }
     /// Retrieves information about active frame buffer capture sessions on a target device.
     ///
@@ -567,14 +688,17 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetJpgUtilization")]
-    pub fn jpg_utilization(&self) -> Result<(u32, u32), Error> {
+    pub fn jpg_utilization(&self) -> Result<JpgUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetJpgUtilization()?;
         let mut c_utilization: u32 = Default::default();
         let mut c_sampling_period_us: u32 = Default::default();
         ffi::check(
             call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
         )?;
-        Ok((c_utilization, c_sampling_period_us))
+        Ok(JpgUtilization {
+            utilization: c_utilization,
+            sampling_period_us: c_sampling_period_us,
+        })
     }
     /// Get information about processes with a Multi-Process Service (MPS) compute context on a device
     ///
@@ -729,14 +853,17 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetOfaUtilization")]
-    pub fn ofa_utilization(&self) -> Result<(u32, u32), Error> {
+    pub fn ofa_utilization(&self) -> Result<OfaUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetOfaUtilization()?;
         let mut c_utilization: u32 = Default::default();
         let mut c_sampling_period_us: u32 = Default::default();
         ffi::check(
             call!(sym(self.raw, & mut c_utilization, & mut c_sampling_period_us)),
         )?;
-        Ok((c_utilization, c_sampling_period_us))
+        Ok(OfaUtilization {
+            utilization: c_utilization,
+            sampling_period_us: c_sampling_period_us,
+        })
     }
     /// Get Performance Metric samples
     ///
@@ -871,7 +998,7 @@ impl<'n> Device<'n> {
         &self,
         r#type: SamplingType,
         last_seen_time_stamp: u64,
-    ) -> Result<(ValueType, Vec<Sample>), Error> {
+    ) -> Result<Samples, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
         let ((mut c_samples), n) = ffi::fill_counted(
@@ -888,10 +1015,14 @@ impl<'n> Device<'n> {
                 (code, (c_samples))
             },
         )?;
-        Ok((
-            ValueType(c_sample_val_type),
-            c_samples.iter().take(n).map(|e| Sample::from(&(*e))).collect::<Vec<_>>(),
-        ))
+        Ok(Samples {
+            sample_val_type: ValueType(c_sample_val_type),
+            samples: c_samples
+                .iter()
+                .take(n)
+                .map(|e| Sample::from(&(*e)))
+                .collect::<Vec<_>>(),
+        })
     }
     /// Retrieves the current utilization rates for the device's major subsystems.
     ///

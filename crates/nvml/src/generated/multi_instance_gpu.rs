@@ -785,6 +785,24 @@ impl serde::Serialize for GpuInstanceProfileInfoV3 {
         st.end()
     }
 }
+/// What `nvmlDeviceGetMigMode` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MigMode {
+    /// Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    pub current_mode: u32,
+    /// Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    pub pending_mode: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for MigMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("MigMode", 2)?;
+        st.serialize_field("currentMode", &self.current_mode)?;
+        st.serialize_field("pendingMode", &self.pending_mode)?;
+        st.end()
+    }
+}
 impl<'n> ComputeInstance<'n> {
     /// Destroy compute instance.
     ///
@@ -1396,12 +1414,15 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMigMode")]
-    pub fn mig_mode(&self) -> Result<(u32, u32), Error> {
+    pub fn mig_mode(&self) -> Result<MigMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMigMode()?;
         let mut c_current_mode: u32 = Default::default();
         let mut c_pending_mode: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_current_mode, & mut c_pending_mode)))?;
-        Ok((c_current_mode, c_pending_mode))
+        Ok(MigMode {
+            current_mode: c_current_mode,
+            pending_mode: c_pending_mode,
+        })
     }
     /// Set MIG mode for the device.
     ///

@@ -845,6 +845,24 @@ impl serde::Serialize for NvlinkSupportedBwModesV1 {
         st.end()
     }
 }
+/// What `nvmlDeviceGetNvLinkUtilizationCounter` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NvLinkUtilizationCounter {
+    /// Receive counter return value
+    pub rxcounter: u64,
+    /// Transmit counter return value
+    pub txcounter: u64,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for NvLinkUtilizationCounter {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("NvLinkUtilizationCounter", 2)?;
+        st.serialize_field("rxcounter", &self.rxcounter)?;
+        st.serialize_field("txcounter", &self.txcounter)?;
+        st.end()
+    }
+}
 impl Nvml {
     /// Get the global nvlink bandwith mode
     ///
@@ -1216,14 +1234,17 @@ impl<'n> Device<'n> {
         &self,
         link: u32,
         counter: u32,
-    ) -> Result<(u64, u64), Error> {
+    ) -> Result<NvLinkUtilizationCounter, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationCounter()?;
         let mut c_rxcounter: u64 = Default::default();
         let mut c_txcounter: u64 = Default::default();
         ffi::check(
             call!(sym(self.raw, link, counter, & mut c_rxcounter, & mut c_txcounter)),
         )?;
-        Ok((c_rxcounter, c_txcounter))
+        Ok(NvLinkUtilizationCounter {
+            rxcounter: c_rxcounter,
+            txcounter: c_txcounter,
+        })
     }
     /// Retrieves the version of the device's NvLink for the link specified
     ///

@@ -48,6 +48,60 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// What `nvmlVgpuTypeGetDeviceID` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceId {
+    /// Device ID and vendor ID of the device contained in single 32 bit value
+    pub device_id: u64,
+    /// Subsystem ID and subsystem vendor ID of the device contained in single 32 bit value
+    pub subsystem_id: u64,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for DeviceId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("DeviceId", 2)?;
+        st.serialize_field("deviceID", &self.device_id)?;
+        st.serialize_field("subsystemID", &self.subsystem_id)?;
+        st.end()
+    }
+}
+/// What `nvmlVgpuTypeGetResolution` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    /// Pointer to maximum number of pixels in X dimension
+    pub xdim: u32,
+    /// Pointer to maximum number of pixels in Y dimension
+    pub ydim: u32,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for Resolution {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Resolution", 2)?;
+        st.serialize_field("xdim", &self.xdim)?;
+        st.serialize_field("ydim", &self.ydim)?;
+        st.end()
+    }
+}
+/// What `nvmlVgpuInstanceGetVmID` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VmId {
+    /// Pointer to caller-supplied buffer to hold VM ID
+    pub vm_id: String,
+    /// Pointer to hold VM ID type
+    pub vm_id_type: VgpuVmIdType,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for VmId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("VmId", 2)?;
+        st.serialize_field("vmId", &self.vm_id)?;
+        st.serialize_field("vmIdType", &self.vm_id_type)?;
+        st.end()
+    }
+}
 impl Nvml {
     /// Retrieve the requested vGPU driver capability.
     ///
@@ -793,7 +847,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderStats")]
-    pub fn encoder_stats(&self) -> Result<(u32, u32, u32), Error> {
+    pub fn encoder_stats(&self) -> Result<EncoderStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderStats()?;
         let mut c_session_count: u32 = Default::default();
         let mut c_average_fps: u32 = Default::default();
@@ -804,7 +858,11 @@ impl<'n> VgpuInstance<'n> {
                 c_average_latency)
             ),
         )?;
-        Ok((c_session_count, c_average_fps, c_average_latency))
+        Ok(EncoderStats {
+            session_count: c_session_count,
+            average_fps: c_average_fps,
+            average_latency: c_average_latency,
+        })
     }
     /// Retrieve the framebuffer usage in bytes.
     ///
@@ -1137,14 +1195,17 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmID")]
-    pub fn vm_id(&self) -> Result<(String, VgpuVmIdType), Error> {
+    pub fn vm_id(&self) -> Result<VmId, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetVmID()?;
         let mut c_vm_id = [0 as core::ffi::c_char; 80];
         let mut c_vm_id_type: sys::nvmlVgpuVmIdType = Default::default();
         ffi::check(
             call!(sym(self.raw, c_vm_id.as_mut_ptr(), 80 as _, & mut c_vm_id_type)),
         )?;
-        Ok((ffi::string_from(&c_vm_id), VgpuVmIdType(c_vm_id_type)))
+        Ok(VmId {
+            vm_id: ffi::string_from(&c_vm_id),
+            vm_id_type: VgpuVmIdType(c_vm_id_type),
+        })
     }
 }
 impl<'n> VgpuTypeId<'n> {
@@ -1229,12 +1290,15 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetDeviceID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetDeviceID")]
-    pub fn device_id(&self) -> Result<(u64, u64), Error> {
+    pub fn device_id(&self) -> Result<DeviceId, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetDeviceID()?;
         let mut c_device_id: u64 = Default::default();
         let mut c_subsystem_id: u64 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_device_id, & mut c_subsystem_id)))?;
-        Ok((c_device_id, c_subsystem_id))
+        Ok(DeviceId {
+            device_id: c_device_id,
+            subsystem_id: c_subsystem_id,
+        })
     }
     /// Retrieve the static frame rate limit value of the vGPU type
     ///
@@ -1403,11 +1467,14 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetResolution` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetResolution")]
-    pub fn resolution(&self, display_index: u32) -> Result<(u32, u32), Error> {
+    pub fn resolution(&self, display_index: u32) -> Result<Resolution, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetResolution()?;
         let mut c_xdim: u32 = Default::default();
         let mut c_ydim: u32 = Default::default();
         ffi::check(call!(sym(self.raw, display_index, & mut c_xdim, & mut c_ydim)))?;
-        Ok((c_xdim, c_ydim))
+        Ok(Resolution {
+            xdim: c_xdim,
+            ydim: c_ydim,
+        })
     }
 }

@@ -438,6 +438,24 @@ impl serde::Serialize for VgpuVersion {
         st.end()
     }
 }
+/// What `nvmlGetVgpuVersion` answers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VgpuVersionInfo {
+    /// Pointer to the structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
+    pub supported: VgpuVersion,
+    /// Pointer to the structure in which the range of supported vGPU versions set by an administrator is written
+    pub current: VgpuVersion,
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for VgpuVersionInfo {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("VgpuVersionInfo", 2)?;
+        st.serialize_field("supported", &self.supported)?;
+        st.serialize_field("current", &self.current)?;
+        st.end()
+    }
+}
 impl Nvml {
     /// Override the preset range of vGPU versions supported by the NVIDIA vGPU Manager with a range set by an administrator.
     ///
@@ -492,12 +510,15 @@ impl Nvml {
     /// - [`Error::Unknown`] An error occurred while the data was being fetched.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuVersion")]
-    pub fn vgpu_version(&self) -> Result<(VgpuVersion, VgpuVersion), Error> {
+    pub fn vgpu_version(&self) -> Result<VgpuVersionInfo, Error> {
         let sym = self.lib().nvmlGetVgpuVersion()?;
         let mut c_supported: sys::nvmlVgpuVersion_st = Default::default();
         let mut c_current: sys::nvmlVgpuVersion_st = Default::default();
         ffi::check(call!(sym(& mut c_supported, & mut c_current)))?;
-        Ok((VgpuVersion::from(&c_supported), VgpuVersion::from(&c_current)))
+        Ok(VgpuVersionInfo {
+            supported: VgpuVersion::from(&c_supported),
+            current: VgpuVersion::from(&c_current),
+        })
     }
 }
 impl<'n> Device<'n> {

@@ -25,6 +25,12 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
         };
         by_area.entry((area, &m.owner)).or_default().push(m);
     }
+    for (name, rs) in &plan.results {
+        let Some(m) = plan.methods.iter().find(|m| m.returns.as_deref() == Some(name.as_str())) else { continue };
+        let Some(f) = b.model.functions.get(&rs.symbol) else { continue };
+        let g = Gen { b, names, owner: &m.owner };
+        out.push(b.area(&f.name, f.line), g.result_struct(name, m, f));
+    }
     for ((area, owner), ms) in by_area {
         let g = Gen { b, names, owner };
         let items = ms.iter().map(|m| g.method(m));
@@ -245,22 +251,15 @@ impl Gen<'_> {
                 quote!(#pn: #t)
             })
             .collect();
-        let mut rets = Vec::new();
-        for p in &head.params {
-            match &p.role {
-                Role::InOut(v) | Role::Out(v) => rets.push(self.rust_ty(v, &lt)),
-                Role::StrBuf { .. } => rets.push(quote!(String)),
-                Role::Array { val: v, .. } | Role::SizedArray { val: v, .. } | Role::Capped { val: v, .. } => {
-                    let t = self.rust_ty(v, &lt);
-                    rets.push(quote!(Vec<#t>));
-                }
-                _ => {}
-            }
-        }
+        let mut rets: Vec<TokenStream> = head.outputs().map(|p| self.output_ty(&p.role, &lt)).collect();
         let consumes = head.params.iter().any(|p| p.role == Role::SelfConsumed);
-        let ret = match rets.len() {
-            0 => quote!(()),
-            1 => rets.pop().unwrap_or_default(),
+        let ret = match (rets.len(), &m.returns) {
+            (0, _) => quote!(()),
+            (1, _) => rets.pop().unwrap_or_default(),
+            (_, Some(name)) => {
+                let name = format_ident!("{name}");
+                quote!(#name)
+            }
             _ => quote!((#(#rets),*)),
         };
         let lib = self.lib();
@@ -269,7 +268,7 @@ impl Gen<'_> {
         let release = consumes.then(|| quote!(let this_raw = self.release_raw();));
         let body = if m.calls.len() == 1 {
             let sym = ident(&head.symbol);
-            let call = self.call(head, head);
+            let call = self.call(head, head, m.returns.as_deref());
             quote! {
                 #release
                 let sym = #lib.#sym()?;
@@ -280,7 +279,7 @@ impl Gen<'_> {
             // (a stub of a driver that predates it), passes to the next.
             let tries = m.calls.iter().map(|c| {
                 let sym = ident(&c.symbol);
-                let call = self.call(head, c);
+                let call = self.call(head, c, m.returns.as_deref());
                 quote! {
                     if let Ok(sym) = lib.#sym() {
                         match (|| -> Result<#ret, Error> { #call })() {
@@ -336,6 +335,70 @@ impl Gen<'_> {
         }
     }
 
+    /// The safe type of an output parameter.
+    fn output_ty(&self, role: &Role, lt: &TokenStream) -> TokenStream {
+        match role {
+            Role::StrBuf { .. } => quote!(String),
+            Role::Array { val, .. } | Role::SizedArray { val, .. } | Role::Capped { val, .. } => {
+                let t = self.rust_ty(val, lt);
+                quote!(Vec<#t>)
+            }
+            r => r.val().map(|v| self.rust_ty(v, lt)).unwrap_or_else(|| quote!(())),
+        }
+    }
+
+    /// Whether a value's safe type implements `PartialEq` and (with the `serde` feature)
+    /// `Serialize`: raw unions do neither.
+    fn traits(&self, role: &Role) -> (bool, bool) {
+        match role.val() {
+            Some(Val::Raw(_)) => (false, false),
+            Some(Val::Record(r)) => (!super::types::holds_union(&self.b.model, r), true),
+            _ => (true, true),
+        }
+    }
+
+    /// The struct a method with several outputs returns: a field per output parameter, named
+    /// and documented as the header names and documents it.
+    fn result_struct(&self, name: &str, m: &Method, f: &Function) -> TokenStream {
+        let ty = format_ident!("{name}");
+        let lt = self.lifetime();
+        let outputs: Vec<&ParamPlan> = m.calls[0].outputs().collect();
+        let fields = outputs.iter().map(|p| {
+            let (fname, t) = (ident(&snake(&p.name)), self.output_ty(&p.role, &lt));
+            let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&d.text)).unwrap_or_default();
+            let docs = doc::lines(if docs.is_empty() { &p.name } else { &docs });
+            quote!(#docs pub #fname: #t)
+        });
+        let eq = outputs.iter().all(|p| self.traits(&p.role).0);
+        let derive_eq = eq.then(|| quote!(PartialEq,));
+        let ser: Vec<TokenStream> = outputs
+            .iter()
+            .filter(|p| self.traits(&p.role).1)
+            .map(|p| {
+                let (key, fname) = (p.name.as_str(), ident(&snake(&p.name)));
+                quote!(st.serialize_field(#key, &self.#fname)?;)
+            })
+            .collect();
+        let n_ser = Literal::usize_unsuffixed(ser.len());
+        let methods: Vec<String> = m.calls.iter().map(|c| format!("`{}`", c.symbol)).collect();
+        let what = doc::lines(&format!("What {} answers.", methods.join(" or ")));
+        quote! {
+            #what
+            #[derive(Debug, Clone, #derive_eq)]
+            pub struct #ty { #(#fields,)* }
+
+            #[cfg(feature = "serde")]
+            impl serde::Serialize for #ty {
+                fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    use serde::ser::SerializeStruct;
+                    let mut st = s.serialize_struct(#name, #n_ser)?;
+                    #(#ser)*
+                    st.end()
+                }
+            }
+        }
+    }
+
     /// The method's description: the function's comment without its C parameters and return
     /// codes, then the method's arguments by their Rust names.
     fn docs(&self, m: &Method, f: &Function) -> TokenStream {
@@ -375,7 +438,7 @@ impl Gen<'_> {
     }
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.
-    fn call(&self, head: &Call, c: &Call) -> TokenStream {
+    fn call(&self, head: &Call, c: &Call, returns: Option<&str>) -> TokenStream {
         let mut cx = CallCx {
             string_size: c.params.iter().find_map(|p| match p.role {
                 Role::StrBuf { size } => Some(size),
@@ -396,9 +459,14 @@ impl Gen<'_> {
             Some(probe) => self.counted_call(probe, &cx.counted, &args),
             None => quote!(ffi::check(call!(sym(#(#args),*)))?;),
         };
-        let result = match posts.len() {
-            0 => quote!(()),
-            1 => posts.pop().unwrap_or_default(),
+        let result = match (posts.len(), returns) {
+            (0, _) => quote!(()),
+            (1, _) => posts.pop().unwrap_or_default(),
+            (_, Some(name)) => {
+                let name = format_ident!("{name}");
+                let fields = head.outputs().map(|p| ident(&snake(&p.name)));
+                quote!(#name { #(#fields: #posts),* })
+            }
             _ => quote!((#(#posts),*)),
         };
         quote! {

@@ -391,7 +391,7 @@ pub fn to_raw(b: &Bindings, names: &Names, t: &Ty, flags: bool, dst: TokenStream
     }
 }
 
-fn holds_union(m: &Model, name: &str) -> bool {
+pub(super) fn holds_union(m: &Model, name: &str) -> bool {
     fn walk(m: &Model, t: &Ty, depth: usize) -> bool {
         match m.resolve_typedef(t) {
             Ty::Array { elem, .. } => walk(m, elem, depth),
