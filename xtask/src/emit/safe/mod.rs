@@ -3,7 +3,7 @@
 //! - `types.rs`: an open newtype per enum, a bitflags type per `bitflags` rule, and a Rust
 //!   struct per plain record with conversions from and to the raw layout;
 //! - `handles.rs`: the handle types, declared through the core's `handles!` macro;
-//! - `methods.rs`: a method per planned [`Method`](crate::rules::shape::Method);
+//! - `methods.rs`: a method per planned [`Method`](crate::plan::Method);
 //! - `exercise.rs` (tests only): a call of every generated method.
 //!
 //! Generated code reaches the hand-written core only through `crate::` items that the core
