@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nvmlkit's costs, measured against the mock, each beside a reference measured in the same run:
 #   1. Device::power_usage() against the raw function pointer, and Nvml::init() + drop against
-#      the same steps through the raw layer (crates/nvml/examples/bench.rs);
+#      the same steps through the raw layer (crates/nvml/examples/bench/);
 #   2. the same getter and init + drop against nvml-wrapper 0.13, in one process
 #      (benches/nvml-wrapper-compare, a crate outside the workspace);
 #   3. a clean release build of nvmlkit against one of a crate that depends only on

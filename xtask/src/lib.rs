@@ -1,14 +1,24 @@
-//! The NVML binding generator behind `cargo xtask`.
+//! The NVML binding generator behind `cargo xtask`: a pipeline of stages over plain data
+//! (`nvml.h` → [`clang`] → [`model`] → [`rules`] → [`plan`] → [`emit`]), strung together once in
+//! [`pipeline`], with the commands on top.
 //!
-//! The house, bottom to top (each layer uses only the ones below it):
-//! - [`diag`], [`workspace`] and [`fetch`]: diagnostics, paths, and what is fetched with pip
-//!   (headers, libclang) into the cache.
-//! - The stages: [`clang`] parses `nvml.h` into the plain-data [`model`]; [`rules`] applies
-//!   `gen-config/nvml.yaml`; [`plan`] decides how every function is wrapped; [`emit`] writes
-//!   formatted Rust. [`history`] is the function history that the mock's emitter reads.
-//! - [`pipeline`]: the stages in order, written once.
-//! - Reports on the pipeline's output: [`diff`] (header-diff) and [`coverage`].
-//! - [`commands`]: one module per `cargo xtask` subcommand.
+//! # Layers
+//!
+//! Bottom to top; a module refers only to modules of lower layers (`xtask/tests/house.rs` checks
+//! it, and reads this list):
+//!
+//! 1. [`diag`], [`model`], [`workspace`]: diagnostics, the plain-data model of a header, the
+//!    workspace's paths.
+//! 2. [`fetch`]: what is fetched with pip (headers, libclang) into the cache, and the vendored
+//!    headers.
+//! 3. [`clang`], [`history`]: `nvml.h` parsed into the model; the function history
+//!    (`gen-config/function-history.yaml`) that the mock's emitter reads.
+//! 4. [`rules`]: `gen-config/nvml.yaml` applied to the model.
+//! 5. [`plan`]: how every function is wrapped.
+//! 6. [`emit`]: the generated crates' files, formatted.
+//! 7. [`pipeline`]: the stages in order, written once.
+//! 8. [`coverage`], [`diff`]: reports on what the pipeline produced (coverage, header-diff).
+//! 9. [`commands`]: one module per `cargo xtask` subcommand.
 
 pub mod clang;
 pub mod commands;

@@ -1,50 +1,215 @@
-//! The generator's house has no circle: each module of `xtask/src` refers only to modules of
-//! lower layers, so nothing runs from a stage up to a command, and the pipeline is the only
-//! place that strings the stages together. A new module has to be given a layer here.
+//! The house a new maintainer can live in: every crate's layers are written once, in the
+//! `# Layers` list of its `lib.rs` docs, and checked here; the paths the README's architecture
+//! section names exist.
+//!
+//! The layer check reads each crate's `src/` as text. A file's module is its path (`engine/ffi.rs`
+//! is `engine::ffi`, `engine/mod.rs` is `engine`, a `mod tests {` inside it adds `tests`). A
+//! layer names modules (`engine::ffi`) or one group of modules that form a unit
+//! (`generated::{api, answers}`); a file belongs to the unit that names the longest prefix of its
+//! module, and every file outside the crate root (`lib.rs`, `main.rs`) must belong to one. A
+//! reference is a path in code (comments aside) starting with `crate::`, `$crate::`, `super::`
+//! or `self::`, `use` groups included; it goes to the unit that names the longest prefix of the
+//! module it resolves to. Each reference must stay in its unit or go to a lower layer, so there
+//! is no import circle and no upward import. Items reached through the crate root's re-exports
+//! (`crate::Error`) and macros used by name are not followed: the root is the crate's face.
 
-use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use xtask::workspace::project_root;
 
-/// Bottom to top; modules of one layer do not refer to each other.
-const LAYERS: &[&[&str]] = &[
-    &["diag", "model", "workspace"],
-    &["fetch"],
-    &["clang", "history"],
-    &["rules"],
-    &["plan"],
-    &["emit"],
-    &["pipeline"],
-    &["coverage", "diff"],
-    &["commands"],
-];
-
-fn layer(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|l| l.contains(&module))
+/// A layer's unit: the module paths it names (several for a `{..}` group).
+#[derive(Debug)]
+struct Unit {
+    name: String,
+    layer: usize,
+    paths: Vec<Vec<String>>,
 }
 
-/// The modules `lib.rs` declares.
-fn modules(src: &Path) -> BTreeSet<String> {
-    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
-    lib.lines().filter_map(|l| l.trim().strip_prefix("pub mod ")?.strip_suffix(';').map(String::from)).collect()
-}
-
-/// The modules of `known` that `text` names as `crate::<module>`, comments aside.
-fn references(text: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-        for (i, _) in line.match_indices("crate::") {
-            let name: String = line[i + 7..].chars().take_while(|c| c.is_ascii_lowercase() || *c == '_').collect();
-            if known.contains(&name) {
-                out.insert(name);
+/// The units of the `# Layers` list of `lib` (a crate root's text), bottom to top: each item
+/// `N. `a`, `b::c`, `d::{e, f}`: what they are` is a layer, its units backticked before the
+/// first `:` outside backticks.
+fn parse_layers(lib: &str) -> Vec<Unit> {
+    let docs = lib.lines().map_while(|l| l.strip_prefix("//!")).map(|l| l.strip_prefix(' ').unwrap_or(l));
+    let mut in_section = false;
+    let mut units = Vec::new();
+    let mut layer = 0;
+    for line in docs {
+        if line.starts_with('#') {
+            in_section = line == "# Layers";
+            continue;
+        }
+        let Some((n, item)) = line.split_once(". ") else { continue };
+        if !in_section || n.is_empty() || !n.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        layer += 1;
+        assert_eq!(n.parse::<usize>().unwrap(), layer, "layers are numbered 1, 2, ... in order: {line}");
+        let mut inside = false;
+        let mut current = String::new();
+        for c in item.chars() {
+            match c {
+                '`' if inside => {
+                    units.push(unit(&current, layer));
+                    current.clear();
+                    inside = false;
+                }
+                '`' => inside = true,
+                ':' if !inside => break,
+                c if inside => current.push(c),
+                _ => {}
             }
         }
     }
+    units
+}
+
+fn unit(name: &str, layer: usize) -> Unit {
+    let paths = match name.split_once("::{") {
+        Some((base, group)) => group
+            .trim_end_matches('}')
+            .split(',')
+            .map(|m| format!("{base}::{}", m.trim()).split("::").map(String::from).collect())
+            .collect(),
+        None => vec![name.split("::").map(String::from).collect()],
+    };
+    Unit { name: name.to_string(), layer, paths }
+}
+
+/// The unit that names the longest prefix of `module`.
+fn unit_of<'u>(units: &'u [Unit], module: &[String]) -> Option<&'u Unit> {
+    units
+        .iter()
+        .flat_map(|u| u.paths.iter().map(move |p| (u, p)))
+        .filter(|(_, p)| module.starts_with(p))
+        .max_by_key(|(_, p)| p.len())
+        .map(|(u, _)| u)
+}
+
+/// A source file: how it is shown, its module path, its text.
+struct Source {
+    shown: String,
+    module: Vec<String>,
+    text: String,
+}
+
+/// The module paths `text` refers to, each with its line (1-based) and the reference as written.
+/// `module` is the file's module; inline `mod x {` blocks (formatted by rustfmt: the closing
+/// brace at the same indentation) extend it.
+fn references(text: &str, module: &[String]) -> Vec<(usize, Vec<String>, String)> {
+    let mut out = Vec::new();
+    // The code with comments blanked (line numbers kept) and the scope of each line.
+    let mut scopes: Vec<(String, String)> = Vec::new(); // (indentation, name) of open inline modules
+    let mut code = String::new();
+    let mut line_scope = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        if trimmed == "}" && scopes.last().is_some_and(|(i, _)| i == indent) {
+            scopes.pop();
+        }
+        let mut scope = module.to_vec();
+        scope.extend(scopes.iter().map(|(_, n)| n.clone()));
+        line_scope.push(scope);
+        let decl = trimmed.trim_start_matches("pub ").trim_start_matches("pub(crate) ").strip_prefix("mod ");
+        if let Some(name) = decl.and_then(|d| d.strip_suffix(" {")) {
+            scopes.push((indent.to_string(), name.to_string()));
+        }
+        let without_comment = if trimmed.starts_with("//") { "" } else { line.split(" // ").next().unwrap() };
+        code.push_str(without_comment);
+        code.push('\n');
+    }
+    let bytes = code.as_bytes();
+    for start in ["crate::", "super::", "self::"] {
+        for (i, _) in code.match_indices(start) {
+            // Not the start of a path: `my_crate::`, the second `super::` of `super::super::`.
+            if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':') {
+                continue;
+            }
+            let line = code[..i].matches('\n').count();
+            let mut base = match start {
+                "crate::" => Vec::new(),
+                _ => line_scope[line].clone(),
+            };
+            let mut rest = &code[i + start.len()..];
+            if start == "super::" {
+                base.pop();
+                while let Some(r) = rest.strip_prefix("super::") {
+                    base.pop();
+                    rest = r;
+                }
+            }
+            let (paths, len) = tree(rest);
+            let end = code.len() - rest.len() + len;
+            let written = code[i..end].split_whitespace().collect::<Vec<_>>().join(" ");
+            for p in paths {
+                let mut full = base.clone();
+                full.extend(p);
+                out.push((line + 1, full, written.clone()));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
     out
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+/// The paths of a `use` tree at the start of `s` (`a::b`, `a::{b, c::d}`, `a::*`), and its length.
+fn tree(s: &str) -> (Vec<Vec<String>>, usize) {
+    let ident = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(s.len());
+    if ident > 0 {
+        let name = s[..ident].to_string();
+        let (subs, len) = s[ident..].strip_prefix("::").map_or((Vec::new(), 0), tree);
+        if subs.is_empty() {
+            return (vec![vec![name]], ident);
+        }
+        return (subs.into_iter().map(|p| [vec![name.clone()], p].concat()).collect(), ident + 2 + len);
+    }
+    if s.starts_with('*') {
+        return (vec![Vec::new()], 1);
+    }
+    let Some(mut rest) = s.strip_prefix('{') else { return (Vec::new(), 0) };
+    let mut paths = Vec::new();
+    let mut at = 1;
+    loop {
+        let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        at += rest.len() - trimmed.len();
+        if trimmed.starts_with('}') {
+            return (paths, at + 1);
+        }
+        let (p, len) = tree(trimmed);
+        if len == 0 {
+            return (paths, at);
+        }
+        paths.extend(p);
+        at += len;
+        rest = &trimmed[len..];
+    }
+}
+
+/// What is wrong with `sources` against `units`: files without a unit, and references that do
+/// not stay in their unit nor go down the layers.
+fn check(units: &[Unit], sources: &[Source]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for s in sources {
+        let Some(own) = unit_of(units, &s.module) else {
+            wrong.push(format!("{}: module `{}` has no layer", s.shown, s.module.join("::")));
+            continue;
+        };
+        for (line, target, written) in references(&s.text, &s.module) {
+            let Some(to) = unit_of(units, &target) else { continue };
+            if to.name != own.name && to.layer >= own.layer {
+                wrong.push(format!(
+                    "{}:{line}: `{}` (layer {}) refers to `{}` (layer {}): {written}",
+                    s.shown, own.name, own.layer, to.name, to.layer
+                ));
+            }
+        }
+    }
+    wrong.dedup();
+    wrong
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -55,31 +220,247 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-#[test]
-fn every_module_refers_only_to_lower_layers() {
-    let src = project_root().join("xtask/src");
-    let known = modules(&src);
-    let unplaced: Vec<&String> = known.iter().filter(|m| layer(m).is_none()).collect();
-    assert!(unplaced.is_empty(), "modules without a layer in xtask/tests/house.rs: {unplaced:?}");
+/// Checks the crate whose sources are in `src` (relative to the workspace root).
+fn check_crate(src: &str) {
+    let root = project_root();
+    let dir = root.join(src);
+    let units = parse_layers(&std::fs::read_to_string(dir.join("lib.rs")).unwrap());
+    assert!(!units.is_empty(), "{src}/lib.rs has no `# Layers` list");
+    let missing: Vec<String> = units
+        .iter()
+        .flat_map(|u| &u.paths)
+        .map(|p| p.join("/"))
+        .filter(|p| !dir.join(format!("{p}.rs")).is_file() && !dir.join(p).is_dir())
+        .collect();
+    assert!(missing.is_empty(), "{src}/lib.rs names layers of modules that do not exist: {missing:?}");
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let mut wrong = Vec::new();
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let top = rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
-        let Some(own) = layer(&top) else { continue }; // lib.rs, main.rs
-        for r in references(&std::fs::read_to_string(&file).unwrap(), &known) {
-            if r != top && layer(&r).is_some_and(|l| l >= own) {
-                wrong.push(format!("{} ({top}, layer {own}) refers to {r} (layer {:?})", rel.display(), layer(&r)));
+    rust_files(&dir, &mut files);
+    files.sort();
+    let sources: Vec<Source> = files
+        .iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(&dir).unwrap();
+            let mut module: Vec<String> =
+                rel.with_extension("").components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+            if module.last().is_some_and(|m| m == "mod") {
+                module.pop();
             }
-        }
-    }
-    assert!(wrong.is_empty(), "references that do not go down the layers:\n{}", wrong.join("\n"));
+            if module == ["lib"] || module == ["main"] {
+                return None;
+            }
+            let text = std::fs::read_to_string(f).unwrap();
+            Some(Source { shown: format!("{src}/{}", rel.display()), module, text })
+        })
+        .collect();
+    let wrong = check(&units, &sources);
+    assert!(
+        wrong.is_empty(),
+        "{src}: references that do not go down the layers of {src}/lib.rs:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
-fn the_check_sees_references() {
-    let known: BTreeSet<String> = ["plan", "commands"].iter().map(|s| s.to_string()).collect();
-    let text = "use crate::plan::Plan;\n// crate::commands in a comment\nlet x = crate::commands::regen::run();\nquote!(crate::ffi)";
-    assert_eq!(references(text, &known), known);
+fn xtask_refers_only_to_lower_layers() {
+    check_crate("xtask/src");
+}
+
+#[test]
+fn nvml_refers_only_to_lower_layers() {
+    check_crate("crates/nvml/src");
+}
+
+#[test]
+fn nvml_mock_refers_only_to_lower_layers() {
+    check_crate("crates/nvml-mock/src");
+}
+
+fn source(module: &str, text: &str) -> Source {
+    let module: Vec<String> = module.split("::").map(String::from).collect();
+    Source { shown: format!("{}.rs", module.join("/")), module, text: text.to_string() }
+}
+
+const SYNTHETIC: &str = "//! A crate.\n//!\n//! # Layers\n//!\n//! 1. `base`, `top::low`: the bottom.\n//! 2. \
+                         `mid::{a, b}`: one unit: `a` and `b`\n//!    refer to each other.\n//! 3. `top`: the top.\n//!\n//! # \
+                         Other\n//!\n//! 1. `not_a_layer`: ignored.\n";
+
+#[test]
+fn the_layers_are_read_from_the_docs() {
+    let units = parse_layers(SYNTHETIC);
+    let seen: Vec<(&str, usize, usize)> = units.iter().map(|u| (u.name.as_str(), u.layer, u.paths.len())).collect();
+    assert_eq!(seen, [("base", 1, 1), ("top::low", 1, 1), ("mid::{a, b}", 2, 2), ("top", 3, 1)]);
+}
+
+#[test]
+fn the_check_sees_upward_references_and_circles() {
+    let units = parse_layers(SYNTHETIC);
+    let sources = [
+        // Down, inside a unit, and to the crate root: fine.
+        source("top", "use crate::mid::a::Thing;\nuse crate::Error;\n// crate::top::x in a comment\n"),
+        source("mid::a", "use super::b;\nuse super::super::base::f;\nlet x = crate::top::low::y(); // crate::top\n"),
+        source("mid::b", "use crate::{base::X, mid::a};\nmod tests {\n    use super::*;\n}\n"),
+        // A circle base <-> top::low (same layer), an upward `use` group, a `super::` going up.
+        source("base", "use crate::top::low::Z;\n"),
+        source("top::low", "use crate::{\n    base::B,\n    mid::{a::A, b},\n};\nfn f() {\n    super::g()\n}\n"),
+        source("top::low::deep", "use super::super::super::top::x;\n"),
+        source("stray", ""),
+    ];
+    assert_eq!(
+        check(&units, &sources),
+        [
+            "base.rs:1: `base` (layer 1) refers to `top::low` (layer 1): crate::top::low::Z",
+            "top/low.rs:1: `top::low` (layer 1) refers to `base` (layer 1): crate::{ base::B, mid::{a::A, b}, }",
+            "top/low.rs:1: `top::low` (layer 1) refers to `mid::{a, b}` (layer 2): crate::{ base::B, mid::{a::A, b}, }",
+            "top/low.rs:6: `top::low` (layer 1) refers to `top` (layer 3): super::g",
+            "top/low/deep.rs:1: `top::low` (layer 1) refers to `top` (layer 3): super::super::super::top::x",
+            "stray.rs: module `stray` has no layer",
+        ]
+    );
+}
+
+/// The README's architecture section (from `## Architecture` to the next `## ` heading).
+fn architecture(readme: &str) -> &str {
+    let start = readme.find("\n## Architecture\n").expect("README has an Architecture section");
+    let rest = &readme[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 4);
+    &rest[..end]
+}
+
+/// The backticked paths of `text`, by block (a table row, a list item or a paragraph; fenced
+/// code skipped). A path starts with a letter, a digit, `.`, `_`, `<` or `*`, has a `/` or a
+/// file extension, and no space or `::` (`//!<` and `nvml_mock::testing` are not paths).
+fn named_paths(text: &str) -> Vec<Vec<String>> {
+    let mut blocks = vec![Vec::new()];
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if line.trim().is_empty() || line.starts_with('|') || line.starts_with("- ") {
+            blocks.push(Vec::new());
+        }
+        for (k, span) in line.split('`').enumerate() {
+            let extension = Path::new(span).extension().and_then(|e| e.to_str()).unwrap_or("");
+            let is_path = k % 2 == 1
+                && span.starts_with(|c: char| c.is_ascii_alphanumeric() || "._<*".contains(c))
+                && !span.contains(' ')
+                && !span.contains("::")
+                && (span.contains('/')
+                    || ["rs", "yaml", "toml", "txt", "md", "h", "json", "c", "py"].contains(&extension));
+            if is_path {
+                blocks.last_mut().unwrap().push(span.to_string());
+            }
+        }
+        if line.starts_with('|') {
+            blocks.push(Vec::new());
+        }
+    }
+    blocks.retain(|b| !b.is_empty());
+    blocks
+}
+
+/// The entries of `dir` that `pattern` (one path component, with `*` or a `<placeholder>` for
+/// any text) matches.
+fn matching(dir: &Path, pattern: &str) -> Vec<PathBuf> {
+    let wild = pattern.contains('*') || pattern.contains('<');
+    if !wild {
+        let p = dir.join(pattern);
+        return if p.exists() { vec![p] } else { Vec::new() };
+    }
+    let mut parts = Vec::new();
+    let mut rest = pattern;
+    while let Some(i) = rest.find(['*', '<']) {
+        parts.push(&rest[..i]);
+        rest = &rest[i..];
+        rest = match rest.strip_prefix('*') {
+            Some(after) => after,
+            None => &rest[rest.find('>').map_or(rest.len(), |e| e + 1)..],
+        };
+    }
+    parts.push(rest);
+    let matches = |name: &str| {
+        let mut at = 0;
+        for (k, part) in parts.iter().enumerate() {
+            match name[at..].find(part) {
+                Some(i) if k > 0 || i == 0 => at += i + part.len(),
+                _ => return false,
+            }
+        }
+        parts.last().is_none_or(|l| l.is_empty() || name.ends_with(l))
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries.flatten().filter(|e| matches(&e.file_name().to_string_lossy())).map(|e| e.path()).collect()
+}
+
+/// Whether `path` (with `*` and `<placeholder>` components) names something under `dir`.
+fn exists(dir: &Path, path: &str) -> bool {
+    let mut found = vec![dir.to_path_buf()];
+    for component in path.trim_end_matches('/').split('/') {
+        found = found.iter().flat_map(|d| matching(d, component)).collect();
+    }
+    !found.is_empty() && (!path.ends_with('/') || found.iter().any(|p| p.is_dir()))
+}
+
+/// The paths of `blocks` that name nothing. A path whose first component is at the workspace
+/// root is read from there; any other is relative to a directory named before it in its block
+/// (the table row's `where` column, `safe/` before `types.rs`), the nearest first. Paths under
+/// `target/` are made at run time and are not checked.
+fn missing_paths(root: &Path, blocks: &[Vec<String>]) -> Vec<String> {
+    let mut missing = Vec::new();
+    for block in blocks {
+        let mut dirs: Vec<String> = Vec::new();
+        for path in block.iter().filter(|p| !p.starts_with("target/")) {
+            let first = path.split('/').next().unwrap();
+            let full = if root.join(first).exists() {
+                Some(path.clone())
+            } else {
+                dirs.iter().rev().map(|d| format!("{d}{path}")).find(|p| exists(root, p))
+            };
+            match full {
+                Some(full) if exists(root, &full) => {
+                    let dir = if full.ends_with('/') {
+                        full.clone()
+                    } else {
+                        full[..full.rfind('/').map_or(0, |i| i + 1)].to_string()
+                    };
+                    dirs.push(dir);
+                }
+                _ => missing.push(format!("`{path}` (directories before it: {dirs:?})")),
+            }
+        }
+    }
+    missing
+}
+
+#[test]
+fn every_path_the_architecture_section_names_exists() {
+    let root = project_root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let blocks = named_paths(architecture(&readme));
+    assert!(blocks.iter().flatten().any(|p| p == "xtask/src/pipeline.rs"), "the section names its paths: {blocks:?}");
+    let missing = missing_paths(&root, &blocks);
+    assert!(missing.is_empty(), "paths in README.md's Architecture section that name nothing:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn the_path_check_resolves_against_the_block() {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("house-paths");
+    let _ = std::fs::remove_dir_all(&root);
+    for dir in ["gen/emit/safe", "crates/one/src/generated", "crates/two/src/generated", "headers/1.0"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    for file in ["gen/emit/mod.rs", "gen/emit/safe/types.rs", "gen/emit/safe/mod.rs", "headers/1.0/nvml.h"] {
+        std::fs::write(root.join(file), "").unwrap();
+    }
+    let text = "| emit | `gen/emit/` | `safe/` has `types.rs`; `mod.rs` |\n| x | `gen/` | `types.rs` |\n\n- \
+                `crates/*/src/generated/` and `headers/<version>/nvml.h`, `target/never/`\n\n```text\n`nope/`\n```\n";
+    let blocks = named_paths(text);
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    let missing = missing_paths(&root, &blocks);
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert!(missing[0].starts_with("`types.rs`"), "{missing:?}");
 }

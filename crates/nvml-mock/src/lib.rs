@@ -27,6 +27,22 @@
 //! (the clock stands still at that moment), `NVML_MOCK_STRICT=1`
 //! (print every answer `NOT_SUPPORTED` without a reason on stderr),
 //! `NVML_MOCK_HOSTILE=<seed>` (the hostile mode).
+//!
+//! # Layers
+//!
+//! For whoever works on the crate: its modules bottom to top; a module refers only to modules
+//! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
+//!
+//! 1. `engine::ffi`, `generated::names`, `generated::history`: NVML's buffer protocols over raw
+//!    pointers; the header's names and the branch that introduced each function.
+//! 2. `answer`: the schema of the values a profile gives a function, and the values.
+//! 3. `profile`: a profile loaded (with its bases) and checked.
+//! 4. `generated::{api, answers}`: the `Api` trait, whose default methods answer from the
+//!    profile's values or `NOT_SUPPORTED`, and the functions that answer them.
+//! 5. `engine`: the hand-written behaviour.
+//! 6. `generated::{exports, hostile}`: the exported symbols and the hostile mode's answers.
+//! 7. `answers_doc`: the README's table of each profile's answers.
+//! 8. `testing`: helpers for tests of NVML clients.
 
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]

@@ -75,6 +75,19 @@
 //! Everything under `src/generated/` is written by `cargo xtask regen`; the other files are
 //! written by hand: the core (loading, lifetime, errors, handles) and, in `src/manual/`, the
 //! few functions whose shape needs hand code (each named by a `manual` rule).
+//!
+//! # Layers
+//!
+//! For whoever works on the crate: its modules bottom to top; a module refers only to modules
+//! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
+//!
+//! 1. `ffi`, `value`: the `call!` macro, the status check and the list and string helpers every
+//!    call goes through; `nvmlValue_t` read by its type.
+//! 2. `nvml`: loading the library, `nvmlInit`, shutdown.
+//! 3. `handle`: the macros the generated handle list invokes.
+//! 4. `generated`: everything `cargo xtask regen` writes.
+//! 5. `error`, `manual`: `Display` for the generated `Error`; the functions wrapped by hand.
+//! 6. `tests`: every generated method called against the mock.
 
 #[macro_use]
 mod ffi;

@@ -238,65 +238,127 @@ pub fn parse(text: &str, origin: &str) -> Result<Rules> {
     })
 }
 
-/// Applies `rules` (read from `file`, for messages) to `model`.
+/// Applies `rules` (read from `file`, for messages) to `model`: one function per table of rules,
+/// each checking its table against the header.
 pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics) {
     let mut d = Diagnostics::new("rules");
-    let place = |section: &str, key: &str| format!("{file}: {section}.{key}");
+    let i = Inputs { model: &model, rules, file };
+    handles(&i, &mut d);
+    let families = versions(&i, &mut d);
+    let strings = strings(&i, &mut d);
+    let arrays = arrays(&i, &mut d);
+    not_arrays(&i, &mut d);
+    owned(&i, &mut d);
+    renames(&i, &mut d);
+    let skipped = skip(&i, &mut d);
+    manual(&i, &skipped, &mut d);
+    ids(&i, &mut d);
+    directions(&i, &mut d);
+    bitflags(&i, &mut d);
+    let struct_versions = struct_versions(&i, &mut d);
+    let absent_fields = absent_fields(&i, &mut d);
+    let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
-    // Handles.
+    let bindings = Bindings {
+        areas,
+        model,
+        handles: rules.handles.clone(),
+        families,
+        strings,
+        arrays,
+        not_arrays: rules.not_arrays.clone(),
+        owned: rules.owned.clone(),
+        renames: rules.renames.clone(),
+        skipped,
+        manual: rules.manual.clone(),
+        ids: rules.ids.clone(),
+        directions: rules.directions.clone(),
+        bitflags: rules.bitflags.clone(),
+        struct_versions,
+        absent_fields,
+    };
+    (bindings, d)
+}
+
+/// What the check of every table reads: the header, the rules, and the rules' file (for messages).
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    model: &'a Model,
+    rules: &'a Rules,
+    file: &'a str,
+}
+
+impl Inputs<'_> {
+    /// Where a diagnostic about `section.key` points.
+    fn place(&self, section: &str, key: &str) -> String {
+        format!("{}: {section}.{key}", self.file)
+    }
+}
+
+/// Checks `handles`: each names an opaque handle of the header and a Rust type name; a handle
+/// without a rule is a warning.
+fn handles(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for (typedef, safe) in &rules.handles {
         if !model.handles.contains_key(typedef) {
-            d.error(place("handles", typedef), format!("`{typedef}` is not an opaque handle of the header"));
+            d.error(i.place("handles", typedef), format!("`{typedef}` is not an opaque handle of the header"));
         } else if !is_rust_type_name(safe) {
-            d.error(place("handles", typedef), format!("`{safe}` is not a Rust type name"));
+            d.error(i.place("handles", typedef), format!("`{safe}` is not a Rust type name"));
         }
     }
     for h in model.handles.keys().filter(|h| !rules.handles.contains_key(*h)) {
-        d.warn(format!("{file}: handles"), format!("opaque handle `{h}` has no rule; give it a safe type name"));
+        d.warn(format!("{}: handles", i.file), format!("opaque handle `{h}` has no rule; give it a safe type name"));
     }
+}
 
-    // Versioned families.
-    let mut families = derive_families(&model);
+/// Versioned families: those derived from the header, with the `versions` rules over them.
+fn versions(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, Vec<String>> {
+    let Inputs { model, rules, .. } = *i;
+    let mut families = derive_families(model);
     for (api, symbols) in &rules.versions {
         let missing: Vec<&String> = symbols.iter().filter(|s| !model.functions.contains_key(*s)).collect();
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
             d.error(
-                place("versions", api),
+                i.place("versions", api),
                 format!("names functions the header does not declare: {}", names.join(", ")),
             );
             continue;
         }
         if symbols.len() < 2 {
-            d.error(place("versions", api), "a versioned family needs at least two symbols");
+            d.error(i.place("versions", api), "a versioned family needs at least two symbols");
             continue;
         }
         if families.get(api) == Some(symbols) {
-            d.warn(place("versions", api), "matches nothing: the header already gives this order");
+            d.warn(i.place("versions", api), "matches nothing: the header already gives this order");
         }
         families.insert(api.clone(), symbols.clone());
     }
+    families
+}
 
-    // String buffers stated by rules (the plan derives the others).
+/// String buffers stated by `strings` rules (the plan derives the others).
+fn strings(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, StringBuffer> {
+    let Inputs { model, rules, .. } = *i;
     let mut strings = BTreeMap::new();
     for (func, rule) in &rules.strings {
-        let p = place("strings", func);
-        let Some(f) = function(&model, func, &p, &mut d) else { continue };
+        let p = i.place("strings", func);
+        let Some(f) = function(model, func, &p, d) else { continue };
         let ok = check_param(
             f,
             &rule.buffer,
             &p,
-            &mut d,
+            d,
             |t| matches!(t, Ty::Pointer { pointee, is_const: false } if **pointee == Ty::Char),
         ) & rule.length.as_ref().is_none_or(|length| {
-            check_param(f, length, &p, &mut d, |t| {
+            check_param(f, length, &p, d, |t| {
                 is_uint(t) || matches!(t, Ty::Pointer { pointee, .. } if is_uint(pointee))
             })
         });
         let size = match &rule.size {
             None => None,
             Some(SizeSpec::Bytes(n)) => Some((None, *n)),
-            Some(SizeSpec::Constant(c)) => match constant_value(&model, c) {
+            Some(SizeSpec::Constant(c)) => match constant_value(model, c) {
                 Some(v) => Some((Some(c.clone()), v)),
                 None => {
                     d.error(p.clone(), format!("`{c}` is not an integer constant of the header"));
@@ -316,26 +378,30 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             StringBuffer { buffer: rule.buffer.clone(), length: rule.length.clone(), size, origin: Origin::Rule },
         );
     }
+    strings
+}
 
-    // Counts and arrays stated by rules (the plan derives the others).
+/// Counts and arrays stated by `arrays` rules (the plan derives the others).
+fn arrays(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, ArrayBuffer> {
+    let Inputs { model, rules, .. } = *i;
     let mut arrays = BTreeMap::new();
     for (func, rule) in &rules.arrays {
-        let p = place("arrays", func);
-        let Some(f) = function(&model, func, &p, &mut d) else { continue };
+        let p = i.place("arrays", func);
+        let Some(f) = function(model, func, &p, d) else { continue };
         let names = rule.array_names();
         let mut ok = !names.is_empty();
         if names.is_empty() {
             d.error(p.clone(), "names no `array` (or `arrays`)");
         }
-        ok &= check_param(f, &rule.count, &p, &mut d, |t| {
+        ok &= check_param(f, &rule.count, &p, d, |t| {
             is_uint(t) || is_int(t) || matches!(t, Ty::Pointer { pointee, is_const: false } if is_uint(pointee))
         });
         for a in &names {
-            ok &= check_param(f, a, &p, &mut d, |t| matches!(t, Ty::Pointer { .. }));
+            ok &= check_param(f, a, &p, d, |t| matches!(t, Ty::Pointer { .. }));
         }
         let capacity = match &rule.capacity {
             None => None,
-            Some(spec) => match size_value(&model, spec) {
+            Some(spec) => match size_value(model, spec) {
                 Some(v) => Some(v),
                 None => {
                     d.error(p.clone(), format!("`{spec:?}` is not an integer constant of the header"));
@@ -349,7 +415,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
         let unused = match &rule.unused {
             None => None,
-            Some(c) => match enum_or_constant_value(&model, c) {
+            Some(c) => match enum_or_constant_value(model, c) {
                 Some(v) => Some((c.clone(), v)),
                 None => {
                     d.error(
@@ -377,50 +443,80 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             arrays.insert(func.clone(), resolved);
         }
     }
+    arrays
+}
+
+/// Checks that each `not_arrays` rule names a function of the header.
+fn not_arrays(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for func in rules.not_arrays.keys() {
-        function(&model, func, &place("not_arrays", func), &mut d);
+        function(model, func, &i.place("not_arrays", func), d);
     }
+}
+
+/// Checks `owned`: a handle with a `handles` rule, freed by a function that takes it (or that is
+/// wrapped by hand).
+fn owned(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for (handle, free) in &rules.owned {
-        let p = place("owned", handle);
+        let p = i.place("owned", handle);
         if !rules.handles.contains_key(handle) {
             d.error(p.clone(), format!("`{handle}` has no `handles` rule"));
         }
         let takes_handle = |f: &Function| f.params.iter().any(|p| p.ty == Ty::Named(handle.clone()));
-        if function(&model, free, &p, &mut d).is_some_and(|f| !takes_handle(f)) && !rules.manual.contains_key(free) {
+        if function(model, free, &p, d).is_some_and(|f| !takes_handle(f)) && !rules.manual.contains_key(free) {
             d.error(p, format!("`{free}` does not take a `{handle}`: a free function that takes a request record needs a `manual` rule"));
         }
     }
+}
 
-    // Renames, skips, manual wrappers.
+/// Checks `renames`: a function of the header and a snake_case method name.
+fn renames(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for (func, name) in &rules.renames {
-        let p = place("renames", func);
-        if function(&model, func, &p, &mut d).is_some() && !is_rust_fn_name(name) {
+        let p = i.place("renames", func);
+        if function(model, func, &p, d).is_some() && !is_rust_fn_name(name) {
             d.error(p, format!("`{name}` is not a snake_case Rust method name"));
         }
     }
+}
+
+/// The functions that `skip` patterns match, each with its reason.
+fn skip(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, String> {
+    let Inputs { model, rules, .. } = *i;
     let mut skipped = BTreeMap::new();
     for (pattern, reason) in &rules.skip {
         let matched: Vec<&String> = model.functions.keys().filter(|n| glob_match(pattern, n)).collect();
         if matched.is_empty() {
             if pattern.ends_with('*') {
-                d.warn(place("skip", pattern), "matches no function of the header");
+                d.warn(i.place("skip", pattern), "matches no function of the header");
             } else {
-                d.error(place("skip", pattern), format!("`{pattern}` is not a function of the header"));
+                d.error(i.place("skip", pattern), format!("`{pattern}` is not a function of the header"));
             }
         }
         for m in matched {
             skipped.insert(m.clone(), reason.clone());
         }
     }
+    skipped
+}
+
+/// Checks `manual`: a function of the header that is not also skipped.
+fn manual(i: &Inputs, skipped: &BTreeMap<String, String>, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for func in rules.manual.keys() {
-        let p = place("manual", func);
-        if function(&model, func, &p, &mut d).is_some() && skipped.contains_key(func) {
+        let p = i.place("manual", func);
+        if function(model, func, &p, d).is_some() && skipped.contains_key(func) {
             d.error(p, "is both skipped and wrapped by hand");
         }
     }
+}
 
+/// Checks `ids`: an integer typedef of the header and a Rust type name.
+fn ids(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for (typedef, safe) in &rules.ids {
-        let p = place("ids", typedef);
+        let p = i.place("ids", typedef);
         match model.typedefs.get(typedef).map(|t| model.resolve_typedef(&t.ty)) {
             Some(Ty::UInt | Ty::Int | Ty::ULongLong) if is_rust_type_name(safe) => {}
             Some(_) => {
@@ -429,23 +525,34 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             None => d.error(p, format!("`{typedef}` is not a typedef of the header")),
         }
     }
+}
+
+/// Checks `directions`: `function.parameter`, a pointer to non-const.
+fn directions(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for key in rules.directions.keys() {
-        let p = place("directions", key);
+        let p = i.place("directions", key);
         match key.split_once('.') {
             Some((func, param)) => {
-                if let Some(f) = function(&model, func, &p, &mut d) {
-                    check_param(f, param, &p, &mut d, |t| matches!(t, Ty::Pointer { is_const: false, .. }));
+                if let Some(f) = function(model, func, &p, d) {
+                    check_param(f, param, &p, d, |t| matches!(t, Ty::Pointer { is_const: false, .. }));
                 }
             }
             None => d.error(p, "expected `function.parameter`"),
         }
     }
+}
+
+/// Checks `bitflags`: a type name, constants with the prefix and the aliases, excluded constants,
+/// and the parameters and fields that carry the flags.
+fn bitflags(i: &Inputs, d: &mut Diagnostics) {
+    let Inputs { model, rules, .. } = *i;
     for (name, flags) in &rules.bitflags {
-        let p = place("bitflags", name);
+        let p = i.place("bitflags", name);
         if !is_rust_type_name(name) {
             d.error(p.clone(), format!("`{name}` is not a Rust type name"));
         }
-        if !model.constants.keys().any(|c| c.starts_with(&flags.prefix) && constant_value(&model, c).is_some()) {
+        if !model.constants.keys().any(|c| c.starts_with(&flags.prefix) && constant_value(model, c).is_some()) {
             d.error(p.clone(), format!("no integer constant starts with `{}`", flags.prefix));
         }
         for a in flags.aliases.iter().filter(|a| !model.constants.keys().any(|c| c.starts_with(a.as_str()))) {
@@ -457,12 +564,12 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         for fp in &flags.params {
             match fp.split_once('.') {
                 Some((func, param)) => {
-                    if let Some(f) = function(&model, func, &p, &mut d) {
+                    if let Some(f) = function(model, func, &p, d) {
                         check_param(
                             f,
                             param,
                             &p,
-                            &mut d,
+                            d,
                             |t| !matches!(t, Ty::Pointer { pointee, .. } if !is_integer(pointee)),
                         );
                     }
@@ -479,6 +586,12 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             }
         }
     }
+}
+
+/// The version constant of each versioned record: found by the header's naming (or its version
+/// field's comment), with the `struct_versions` rules over it.
+fn struct_versions(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, String> {
+    let Inputs { model, rules, .. } = *i;
     let mut struct_versions = BTreeMap::new();
     for r in model.records.values().filter(|r| r.fields.first().is_some_and(|f| f.name == "version")) {
         let names = model
@@ -487,26 +600,24 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             .filter(|t| t.ty == Ty::Named(r.name.clone()))
             .map(|t| t.name.as_str())
             .chain([r.name.as_str()]);
-        let found = names
-            .filter_map(|n| n.strip_suffix("_t"))
-            .find(|c| constant_value(&model, c).is_some())
-            .map(str::to_string);
+        let found =
+            names.filter_map(|n| n.strip_suffix("_t")).find(|c| constant_value(model, c).is_some()).map(str::to_string);
         // Else the version field's comment may name it: `IN: Set to NVML_GPM_SUPPORT_VERSION`.
         let named = || {
             let doc = r.fields[0].doc.as_deref()?;
             let rest = &doc[doc.find("Set to ")? + 7..];
             let c: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            constant_value(&model, &c).is_some().then_some(c)
+            constant_value(model, &c).is_some().then_some(c)
         };
         if let Some(c) = found.or_else(named) {
             struct_versions.insert(r.name.clone(), c);
         }
     }
     for (rec, c) in &rules.struct_versions {
-        let p = place("struct_versions", rec);
+        let p = i.place("struct_versions", rec);
         if !model.records.contains_key(rec) {
             d.error(p, format!("`{rec}` is not a record of the header"));
-        } else if constant_value(&model, c).is_none() {
+        } else if constant_value(model, c).is_none() {
             d.error(p, format!("`{c}` is not an integer constant of the header"));
         } else {
             if struct_versions.get(rec) == Some(c) {
@@ -515,10 +626,15 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             struct_versions.insert(rec.clone(), c.clone());
         }
     }
+    struct_versions
+}
 
+/// The values of `absent_fields` (fields that older layouts lack), resolved.
+fn absent_fields(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, (Option<String>, u64)> {
+    let Inputs { model, rules, .. } = *i;
     let mut absent_fields = BTreeMap::new();
     for (key, value) in &rules.absent_fields {
-        let p = place("absent_fields", key);
+        let p = i.place("absent_fields", key);
         let known = key
             .split_once('.')
             .is_some_and(|(r, f)| model.records.get(r).is_some_and(|r| r.fields.iter().any(|x| x.name == f)));
@@ -527,7 +643,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         }
         let resolved = match value {
             SizeSpec::Bytes(n) => Some((None, *n)),
-            SizeSpec::Constant(c) => constant_value(&model, c).map(|v| (Some(c.clone()), v)),
+            SizeSpec::Constant(c) => constant_value(model, c).map(|v| (Some(c.clone()), v)),
         };
         match resolved {
             Some(v) if known => {
@@ -537,27 +653,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             None => d.error(p, format!("`{value:?}` is not an integer constant of the header")),
         }
     }
-
-    let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
-    let bindings = Bindings {
-        areas,
-        model,
-        handles: rules.handles.clone(),
-        families,
-        strings,
-        arrays,
-        not_arrays: rules.not_arrays.clone(),
-        owned: rules.owned.clone(),
-        renames: rules.renames.clone(),
-        skipped,
-        manual: rules.manual.clone(),
-        ids: rules.ids.clone(),
-        directions: rules.directions.clone(),
-        bitflags: rules.bitflags.clone(),
-        struct_versions,
-        absent_fields,
-    };
-    (bindings, d)
+    absent_fields
 }
 
 impl Bindings {
