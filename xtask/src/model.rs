@@ -85,6 +85,8 @@ pub struct FunctionDoc {
     /// Parameters a sentence of the comment allows to be NULL (`\a infos is allowed to be
     /// NULL`, `Set to 0 to query the size without allocating an \a addresses buffer`).
     pub allows_null: Vec<String>,
+    /// The `@deprecated` text (continuation lines joined), if the comment has one.
+    pub deprecated: Option<String>,
 }
 
 /// What the documentation says of one parameter.
@@ -119,6 +121,15 @@ pub struct ReturnDoc {
 }
 
 impl FunctionDoc {
+    /// The function the `@deprecated` text names first (`Use \ref nvmlX instead`).
+    pub fn replacement(&self) -> Option<&str> {
+        let text = self.deprecated.as_deref()?;
+        let i = text.find("\\ref ")? + "\\ref ".len();
+        let name = &text[i..];
+        let end = name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(name.len());
+        name[..end].starts_with("nvml").then_some(&name[..end])
+    }
+
     /// The documentation of parameter `name`, if it has any.
     pub fn param(&self, name: &str) -> Option<&ParamDoc> {
         self.params.get(name)

@@ -369,10 +369,11 @@ fn every_generated_method_has_errors_and_c_aliases() {
             if !calls || path.ends_with("exercise.rs") {
                 continue;
             }
+            // Its doc comment and attributes: the lines up to the end of the item before.
             let attrs: Vec<&str> = lines[..i]
                 .iter()
                 .rev()
-                .take_while(|l| l.trim_start().starts_with("#") || l.trim_start().starts_with("///"))
+                .take_while(|l| !(l.trim_end().ends_with('}') || l.trim_end().ends_with('{')))
                 .copied()
                 .collect();
             let c_names = attrs.iter().filter(|l| l.contains("#[doc(alias = \"nvml")).count();

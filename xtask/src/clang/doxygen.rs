@@ -61,6 +61,7 @@ enum Section {
     None,
     Param(String),
     Return,
+    Deprecated,
 }
 
 /// Parses the cleaned comment `doc` (see `comments::clean`).
@@ -77,6 +78,10 @@ pub fn parse(doc: &str) -> FunctionDoc {
             section = match command {
                 "param" => start_param(&mut out, rest),
                 "return" | "returns" | "retval" => Section::Return,
+                "deprecated" => {
+                    push_text(out.deprecated.get_or_insert_with(String::new), rest);
+                    Section::Deprecated
+                }
                 _ => Section::None,
             };
             continue;
@@ -99,6 +104,7 @@ pub fn parse(doc: &str) -> FunctionDoc {
                     }
                 }
             },
+            Section::Deprecated => push_text(out.deprecated.get_or_insert_with(String::new), t),
             Section::None => {}
         }
     }

@@ -209,7 +209,7 @@ fn functions(b: &Bindings, out: &mut ByArea) {
             let _ = writeln!(text, "    ///{}{line}", if line.is_empty() { "" } else { " " });
         }
         if f.deprecated {
-            text.push_str("    #[deprecated(note = \"deprecated in nvml.h\")]\n");
+            let _ = writeln!(text, "    #[deprecated(note = {:?})]", deprecation_note(f));
         }
         let params: Vec<String> = f.params.iter().map(|p| ty_text(&p.ty)).collect();
         let ret = if f.ret == Ty::Void { "()".to_string() } else { ty_text(&f.ret) };
@@ -222,6 +222,11 @@ fn functions(b: &Bindings, out: &mut ByArea) {
         let area = m.functions.get(&syms[0]).map(|f| b.area(&f.name, f.line)).unwrap_or_else(|| b.type_area(api));
         out.push(area, family(api, syms));
     }
+}
+
+/// A deprecated function's note: its `@deprecated` text, or that nvml.h marks it.
+pub fn deprecation_note(f: &crate::model::Function) -> String {
+    f.docs.deprecated.as_deref().map(doc::inline_text).unwrap_or_else(|| "deprecated in nvml.h".to_string())
 }
 
 /// A type as Rust source text, spelled as [`c_ty`] spells it.

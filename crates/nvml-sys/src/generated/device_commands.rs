@@ -90,7 +90,7 @@ functions! {
     /// `nvmlDeviceResetGpuLockedClocks` for Graphics Clocks.
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceResetApplicationsClocks(nvmlDevice_t device)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Applications clocks are deprecated and will be removed in CUDA 14.0.")]
     259: PFN_nvmlDeviceResetApplicationsClocks = fn nvmlDeviceResetApplicationsClocks(nvmlDevice_t) -> nvmlReturn_t;
     /// Resets the gpu clock to the default value
     ///
@@ -167,7 +167,7 @@ functions! {
     /// `nvmlDeviceSetGpuLockedClocks` for Graphics Clocks.
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetApplicationsClocks(nvmlDevice_t device, unsigned int memClockMHz, unsigned int graphicsClockMHz)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Applications clocks are deprecated and will be removed in CUDA 14.0.")]
     267: PFN_nvmlDeviceSetApplicationsClocks = fn nvmlDeviceSetApplicationsClocks(nvmlDevice_t, c_uint, c_uint) -> nvmlReturn_t;
     /// Try to set the current state of Auto Boosted clocks on a device.
     ///
@@ -408,7 +408,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t device, int offset)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures.")]
     280: PFN_nvmlDeviceSetGpcClkVfOffset = fn nvmlDeviceSetGpcClkVfOffset(nvmlDevice_t, c_int) -> nvmlReturn_t;
     /// Set clocks that device will lock to.
     ///
@@ -499,7 +499,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures.")]
     284: PFN_nvmlDeviceSetMemClkVfOffset = fn nvmlDeviceSetMemClkVfOffset(nvmlDevice_t, c_int) -> nvmlReturn_t;
     /// Set memory clocks that device will lock to.
     ///

@@ -63,7 +63,7 @@ functions! {
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int * clockMHz)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Applications clocks are deprecated and will be removed in CUDA 14.0.")]
     21: PFN_nvmlDeviceGetApplicationsClock = fn nvmlDeviceGetApplicationsClock(nvmlDevice_t, nvmlClockType_t, *mut c_uint) -> nvmlReturn_t;
     /// Retrieve the current state of Auto Boosted clocks on a device and store it in `isEnabled`
     ///
@@ -249,12 +249,12 @@ functions! {
     /// **Deprecated:** Use `nvmlDeviceGetCurrentClocksEventReasons` instead
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long * clocksThrottleReasons)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceGetCurrentClocksEventReasons` instead")]
     60: PFN_nvmlDeviceGetCurrentClocksThrottleReasons = fn nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn_t;
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int * clockMHz)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Applications clocks are deprecated and will be removed in CUDA 14.0.")]
     62: PFN_nvmlDeviceGetDefaultApplicationsClock = fn nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t, nvmlClockType_t, *mut c_uint) -> nvmlReturn_t;
     /// Retrieve performance monitor samples from the associated subdevice.
     ///
@@ -485,7 +485,7 @@ functions! {
     /// **Deprecated:** Use `nvmlDeviceGetSupportedClocksEventReasons` instead
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device, unsigned long long * supportedClocksThrottleReasons)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceGetSupportedClocksEventReasons` instead")]
     210: PFN_nvmlDeviceGetSupportedClocksThrottleReasons = fn nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn_t;
     /// Retrieves the list of possible graphics clocks that can be used as an argument for `nvmlDeviceSetGpuLockedClocks`.
     ///
@@ -573,7 +573,7 @@ functions! {
     /// NVML_PERF_POLICY_TOTAL_BASE_CLOCKS -&gt; NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t * violTime)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceGetFieldValues` to query this data. This API will be removed in CUDA 14.0.")]
     243: PFN_nvmlDeviceGetViolationStatus = fn nvmlDeviceGetViolationStatus(nvmlDevice_t, nvmlPerfPolicyType_t, *mut nvmlViolationTime_t) -> nvmlReturn_t;
     /// Control current clock offset of some clock domain for a given PState
     ///

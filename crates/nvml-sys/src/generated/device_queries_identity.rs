@@ -477,7 +477,7 @@ functions! {
     /// See also: nvmlDeviceGetHandleByUUID
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetHandleBySerial(const char * serial, nvmlDevice_t * device)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Since more than one GPU can exist on a single board this function is deprecated in favor of `nvmlDeviceGetHandleByUUID`. For dual GPU boards this function will return NVML_ERROR_INVALID_ARGUMENT.")]
     115: PFN_nvmlDeviceGetHandleBySerial = fn nvmlDeviceGetHandleBySerial(*const c_char, *mut nvmlDevice_t) -> nvmlReturn_t;
     /// Acquire the handle for a particular device, based on its globally unique immutable UUID (in ASCII format) associated with each device.
     ///

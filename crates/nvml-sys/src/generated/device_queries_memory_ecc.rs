@@ -227,7 +227,7 @@ functions! {
     /// See also: nvmlDeviceClearEccErrorCounts()
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetDetailedEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType, nvmlEccCounterType_t counterType, nvmlEccErrorCounts_t * eccCounts)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "This API supports only a fixed set of ECC error locations On different GPU architectures different locations are supported See `nvmlDeviceGetMemoryErrorCounter`")]
     64: PFN_nvmlDeviceGetDetailedEccErrors = fn nvmlDeviceGetDetailedEccErrors(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t, *mut nvmlEccErrorCounts_t) -> nvmlReturn_t;
     /// Retrieves the current and pending DRAM Encryption modes for the device.
     ///

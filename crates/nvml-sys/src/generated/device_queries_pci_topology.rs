@@ -211,7 +211,7 @@ functions! {
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't support gpu fabric
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t * gpuFabricInfo)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlDeviceGetGpuFabricInfoV` instead")]
     87: PFN_nvmlDeviceGetGpuFabricInfo = fn nvmlDeviceGetGpuFabricInfo(nvmlDevice_t, *mut nvmlGpuFabricInfo_t) -> nvmlReturn_t;
     /// Versioned wrapper around `nvmlDeviceGetGpuFabricInfo` that accepts a versioned
     /// `nvmlGpuFabricInfo_v2_t` or later output structure.

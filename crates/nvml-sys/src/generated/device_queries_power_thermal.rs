@@ -460,7 +460,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t * mode)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "This API has been deprecated.")]
     190: PFN_nvmlDeviceGetPowerManagementMode = fn nvmlDeviceGetPowerManagementMode(nvmlDevice_t, *mut nvmlEnableState_t) -> nvmlReturn_t;
     /// Retrieves current power mizer mode on this device.
     ///
@@ -515,7 +515,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetPowerState(nvmlDevice_t device, nvmlPstates_t * pState)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceGetPerformanceState`. This function exposes an incorrect generalization.")]
     193: PFN_nvmlDeviceGetPowerState = fn nvmlDeviceGetPowerState(nvmlDevice_t, *mut nvmlPstates_t) -> nvmlReturn_t;
     /// Retrieves power usage for this GPU in milliwatts and its associated circuitry (e.g. memory)
     ///
@@ -573,7 +573,7 @@ functions! {
     /// **Deprecated:** Use `nvmlDeviceGetTemperatureV` instead
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensorType, unsigned int * temp)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceGetTemperatureV` instead")]
     217: PFN_nvmlDeviceGetTemperature = fn nvmlDeviceGetTemperature(nvmlDevice_t, nvmlTemperatureSensors_t, *mut c_uint) -> nvmlReturn_t;
     /// Retrieves the temperature threshold for the GPU with the specified threshold type in degrees C.
     ///

@@ -756,7 +756,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlEnableState_t freeze)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Freezing NVLINK utilization counters is no longer supported.")]
     10: PFN_nvmlDeviceFreezeNvLinkUtilizationCounter = fn nvmlDeviceFreezeNvLinkUtilizationCounter(nvmlDevice_t, c_uint, c_uint, nvmlEnableState_t) -> nvmlReturn_t;
     /// Retrieves the requested capability from the device's NvLink for the link specified
     /// Please refer to the `nvmlNvLinkCapability_t` structure for the specific caps that can be queried
@@ -930,7 +930,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t * control)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Getting utilization counter control is no longer supported.")]
     164: PFN_nvmlDeviceGetNvLinkUtilizationControl = fn nvmlDeviceGetNvLinkUtilizationControl(nvmlDevice_t, c_uint, c_uint, *mut nvmlNvLinkUtilizationControl_t) -> nvmlReturn_t;
     /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
@@ -954,7 +954,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter, unsigned long long * rxcounter, unsigned long long * txcounter)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.")]
     165: PFN_nvmlDeviceGetNvLinkUtilizationCounter = fn nvmlDeviceGetNvLinkUtilizationCounter(nvmlDevice_t, c_uint, c_uint, *mut c_ulonglong, *mut c_ulonglong) -> nvmlReturn_t;
     /// Retrieves the version of the device's NvLink for the link specified
     ///
@@ -1089,7 +1089,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t device, unsigned int link, unsigned int counter)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Resetting NVLINK utilization counters is no longer supported.")]
     263: PFN_nvmlDeviceResetNvLinkUtilizationCounter = fn nvmlDeviceResetNvLinkUtilizationCounter(nvmlDevice_t, c_uint, c_uint) -> nvmlReturn_t;
     /// Set NvLink Low Power Threshold for device.
     ///
@@ -1130,7 +1130,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t * control, unsigned int reset)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Setting utilization counter control is no longer supported.")]
     289: PFN_nvmlDeviceSetNvLinkUtilizationControl = fn nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t, c_uint, c_uint, *mut nvmlNvLinkUtilizationControl_t, c_uint) -> nvmlReturn_t;
     /// Set the NvLink Reduced Bandwidth Mode for the device
     ///

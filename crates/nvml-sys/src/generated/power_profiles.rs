@@ -303,7 +303,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t * requestedProfiles)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Clear Requested Performance Profiles")]
     307: PFN_nvmlDeviceWorkloadPowerProfileClearRequestedProfiles = fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t, *mut nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t;
     /// Get Current Performance Profiles
     ///
@@ -378,7 +378,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`                   On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t * requestedProfiles)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Set Requested Performance Profiles")]
     310: PFN_nvmlDeviceWorkloadPowerProfileSetRequestedProfiles = fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t, *mut nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t;
     /// Update Requested Performance Profiles
     ///

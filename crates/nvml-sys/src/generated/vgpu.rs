@@ -531,7 +531,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t * pSchedulerLogInfo)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlGpuInstanceGetVgpuSchedulerLog_v2` instead")]
     349: PFN_nvmlGpuInstanceGetVgpuSchedulerLog = fn nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerLogInfo_t) -> nvmlReturn_t;
     /// Returns the vGPU scheduler logs for the given GPU instance.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
@@ -574,7 +574,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`                    on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t * pSchedulerStateInfo)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlGpuInstanceGetVgpuSchedulerState_v2` instead")]
     351: PFN_nvmlGpuInstanceGetVgpuSchedulerState = fn nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerStateInfo_t) -> nvmlReturn_t;
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
@@ -675,7 +675,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t * pScheduler)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead")]
     355: PFN_nvmlGpuInstanceSetVgpuSchedulerState = fn nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t;
     /// Set vGPU scheduler state for the given GPU instance
     ///
@@ -916,7 +916,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t vgpuInstance, unsigned int * licensed)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Use `nvmlVgpuInstanceGetLicenseInfo_v2`.")]
     410: PFN_nvmlVgpuInstanceGetLicenseStatus = fn nvmlVgpuInstanceGetLicenseStatus(nvmlVgpuInstance_t, *mut c_uint) -> nvmlReturn_t;
     /// Retrieve the MDEV UUID of a vGPU instance.
     ///

@@ -365,7 +365,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t device, nvmlVgpuSchedulerLog_t * pSchedulerLog)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead")]
     236: PFN_nvmlDeviceGetVgpuSchedulerLog = fn nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t, *mut nvmlVgpuSchedulerLog_t) -> nvmlReturn_t;
     /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead
     ///
@@ -384,7 +384,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`             On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerGetState_t * pSchedulerState)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead")]
     238: PFN_nvmlDeviceGetVgpuSchedulerState = fn nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t, *mut nvmlVgpuSchedulerGetState_t) -> nvmlReturn_t;
     /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead
     ///
@@ -411,7 +411,7 @@ functions! {
     /// - `NVML_ERROR_UNKNOWN`            On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t device, nvmlVgpuSchedulerSetState_t * pSchedulerState)`.
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead")]
     301: PFN_nvmlDeviceSetVgpuSchedulerState = fn nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t, *mut nvmlVgpuSchedulerSetState_t) -> nvmlReturn_t;
     /// Takes a vGPU instance metadata structure read from `nvmlVgpuInstanceGetMetadata`(), and a vGPU metadata structure for a
     /// physical GPU read from `nvmlDeviceGetVgpuMetadata`(), and returns compatibility information of the vGPU instance and the

@@ -154,7 +154,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetApplicationsClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetApplicationsClocks")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
+    )]
     pub fn reset_applications_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetApplicationsClocks()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -257,7 +259,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetApplicationsClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetApplicationsClocks")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
+    )]
     pub fn set_applications_clocks(
         &self,
         mem_clock_m_hz: u32,
@@ -580,7 +584,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpcClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetGpcClkVfOffset")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures. (`Device::set_clock_offsets`)"
+    )]
     pub fn set_gpc_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetGpcClkVfOffset()?;
         ffi::check(call!(sym(self.raw, offset)))?;
@@ -696,7 +702,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMemClkVfOffset")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures. (`Device::set_clock_offsets`)"
+    )]
     pub fn set_mem_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMemClkVfOffset()?;
         ffi::check(call!(sym(self.raw, offset)))?;

@@ -147,7 +147,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetApplicationsClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetApplicationsClock")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
+    )]
     pub fn applications_clock(&self, clock_type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetApplicationsClock()?;
         let mut c_clock_m_hz: u32 = Default::default();
@@ -389,7 +391,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksThrottleReasons` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClocksThrottleReasons")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetCurrentClocksEventReasons` instead (`Device::current_clocks_event_reasons`)"
+    )]
     pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksThrottleReasons()?;
         let mut c_clocks_throttle_reasons: u64 = Default::default();
@@ -404,7 +408,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDefaultApplicationsClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDefaultApplicationsClock")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
+    )]
     pub fn default_applications_clock(
         &self,
         clock_type: ClockType,
@@ -755,7 +761,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksThrottleReasons` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedClocksThrottleReasons")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetSupportedClocksEventReasons` instead (`Device::supported_clocks_event_reasons`)"
+    )]
     pub fn supported_clocks_throttle_reasons(
         &self,
     ) -> Result<ClocksEventReasons, Error> {
@@ -905,7 +913,9 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetViolationStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetViolationStatus")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetFieldValues` to query this data. This API will be removed in CUDA 14.0. (`Device::field_values`)"
+    )]
     pub fn violation_status(
         &self,
         perf_policy_type: PerfPolicyType,

@@ -247,7 +247,9 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleBySerial` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleBySerial")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Since more than one GPU can exist on a single board this function is deprecated in favor of `nvmlDeviceGetHandleByUUID`. For dual GPU boards this function will return NVML_ERROR_INVALID_ARGUMENT. (`Nvml::device_by_uuid`)"
+    )]
     pub fn device_by_serial(&self, serial: &str) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleBySerial()?;
         let c_serial = ffi::cstring(serial)?;

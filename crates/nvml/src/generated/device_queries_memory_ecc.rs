@@ -241,7 +241,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDetailedEccErrors` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDetailedEccErrors")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "This API supports only a fixed set of ECC error locations On different GPU architectures different locations are supported See `nvmlDeviceGetMemoryErrorCounter` (`Device::memory_error_counter`)"
+    )]
     pub fn detailed_ecc_errors(
         &self,
         error_type: MemoryErrorType,

@@ -517,7 +517,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementMode")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "This API has been deprecated.")]
     pub fn power_management_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -584,7 +584,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerState")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetPerformanceState`. This function exposes an incorrect generalization. (`Device::performance_state`)"
+    )]
     pub fn power_state(&self) -> Result<Pstates, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerState()?;
         let mut c_p_state: sys::nvmlPStates_enum = Default::default();
@@ -776,7 +778,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperature` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperature")]
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetTemperatureV` instead (`Device::temperature_v`)"
+    )]
     pub fn temperature(&self, sensor_type: TemperatureSensors) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTemperature()?;
         let mut c_temp: u32 = Default::default();

@@ -927,7 +927,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceFreezeNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceFreezeNvLinkUtilizationCounter")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Freezing NVLINK utilization counters is no longer supported.")]
     pub fn freeze_nv_link_utilization_counter(
         &self,
         link: u32,
@@ -1195,7 +1195,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkUtilizationControl")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Getting utilization counter control is no longer supported.")]
     pub fn nv_link_utilization_control(
         &self,
         link: u32,
@@ -1229,7 +1229,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkUtilizationCounter")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead. (`Device::field_values`)"
+    )]
     pub fn nv_link_utilization_counter(
         &self,
         link: u32,
@@ -1403,7 +1405,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetNvLinkUtilizationCounter")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Resetting NVLINK utilization counters is no longer supported.")]
     pub fn reset_nv_link_utilization_counter(
         &self,
         link: u32,
@@ -1465,7 +1467,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(note = "Setting utilization counter control is no longer supported.")]
     pub fn set_nv_link_utilization_control(
         &self,
         link: u32,

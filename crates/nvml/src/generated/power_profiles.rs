@@ -581,7 +581,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Clear Requested Performance Profiles (`Device::workload_power_profile_update_profiles_v1`)"
+    )]
     pub fn workload_power_profile_clear_requested_profiles(
         &self,
         requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,
@@ -691,7 +693,9 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Set Requested Performance Profiles (`Device::workload_power_profile_update_profiles_v1`)"
+    )]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
         requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,

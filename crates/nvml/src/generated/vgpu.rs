@@ -520,7 +520,9 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState")]
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead (`GpuInstance::set_vgpu_scheduler_state_v2`)"
+    )]
     pub fn set_vgpu_scheduler_state(
         &self,
         p_scheduler: &VgpuSchedulerStateV1,
@@ -1042,7 +1044,9 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseStatus` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetLicenseStatus")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Use `nvmlVgpuInstanceGetLicenseInfo_v2`. (`VgpuInstance::license_info`)"
+    )]
     pub fn license_status(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetLicenseStatus()?;
         let mut c_licensed: u32 = Default::default();

@@ -549,7 +549,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState")]
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead (`Device::set_vgpu_scheduler_state_v2`)"
+    )]
     pub fn set_vgpu_scheduler_state(
         &self,
         p_scheduler_state: &VgpuSchedulerSetState,
@@ -607,7 +609,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog")]
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead (`Device::vgpu_scheduler_log_v2`)"
+    )]
     pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLog, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
         let mut c_p_scheduler_log: sys::nvmlVgpuSchedulerLog_st = Default::default();
@@ -631,7 +635,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState")]
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
-    #[deprecated(note = "deprecated in nvml.h")]
+    #[deprecated(
+        note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead (`Device::vgpu_scheduler_state_v2`)"
+    )]
     pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerGetState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;
         let mut c_p_scheduler_state: sys::nvmlVgpuSchedulerGetState_st = Default::default();

@@ -322,7 +322,15 @@ impl Gen<'_> {
                 .filter(|s| !m.calls.iter().any(|c| c.symbol == *s)),
         );
         let aliases = aliases.map(|a| quote!(#[doc(alias = #a)]));
-        let deprecated = f.deprecated.then(|| quote!(#[deprecated(note = "deprecated in nvml.h")]));
+        let deprecated = f.deprecated.then(|| {
+            // The header's text, and the method that calls the function it names instead.
+            let mut note = crate::emit::sys::deprecation_note(f);
+            let instead = f.docs.replacement().and_then(|r| self.names.methods.get(r));
+            if let Some(method) = instead {
+                note.push_str(&format!(" (`{method}`)"));
+            }
+            quote!(#[deprecated(note = #note)])
+        });
         let receiver = if consumes { quote!(mut self) } else { quote!(&self) };
         quote! {
             #docs

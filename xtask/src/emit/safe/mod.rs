@@ -29,7 +29,7 @@ use crate::rules::Bindings;
 pub const DIR: &str = "crates/nvml/src/generated";
 
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
-    let names = Names::new(plan);
+    let names = Names::new(b, plan);
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
@@ -75,11 +75,23 @@ pub struct Names {
     types: BTreeMap<String, String>,
     /// The records that get a safe type (the plan's).
     pub records: std::collections::BTreeSet<String>,
+    /// Every symbol a method calls → that method, as `Type::method`.
+    pub methods: BTreeMap<String, String>,
 }
 
 impl Names {
-    fn new(plan: &Plan) -> Names {
-        Names { types: plan.type_names.clone(), records: plan.records.clone() }
+    fn new(b: &Bindings, plan: &Plan) -> Names {
+        let mut methods = BTreeMap::new();
+        for m in &plan.methods {
+            let owner = match &m.owner {
+                crate::plan::Owner::Nvml => "Nvml",
+                crate::plan::Owner::Handle(h) => b.handle_type(h).unwrap_or(h),
+            };
+            for c in &m.calls {
+                methods.insert(c.symbol.clone(), format!("{owner}::{}", m.name));
+            }
+        }
+        Names { types: plan.type_names.clone(), records: plan.records.clone(), methods }
     }
 
     /// The safe type of an enum or record, by model name.
