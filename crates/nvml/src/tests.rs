@@ -183,7 +183,7 @@ fn call_manual(nvml: &Nvml, h: &mut Handles<'_>) -> Vec<(&'static str, Result<()
                 sample_type: NvlinkTelemetrySampleType::THROUGHPUT_RAW_TX,
             }])),
         ),
-        ("EventSet::context_data_v1", ok(event_set.context_data_v1(0))),
+        ("EventSet::context_data", ok(event_set.context_data(0))),
         ("Nvml::gpm_metrics_get", ok(nvml.gpm_metrics_get(sample, sample, &[GpmMetricId::default()]))),
         ("Device::running_process_detail_list", ok(device.running_process_detail_list(ProcessMode::default()))),
         ("Device::processes_utilization_info", ok(device.processes_utilization_info(0))),

@@ -499,9 +499,9 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     assert!(m.iter().enumerate().all(|(i, x)| x.id == many[i] && x.value.is_ok() == (i % 2 == 0)));
 
     let set = nvml.event_set_create().unwrap();
-    assert_eq!(set.context_data_v1(0), Ok(vec![1, 2, 3, 4, 5]));
-    assert_eq!(set.context_data_v1(1), Ok(vec![]), "an empty payload");
-    assert_eq!(set.context_data_v1(2), Err(Error::InvalidArgument));
+    assert_eq!(set.context_data(0), Ok(vec![1, 2, 3, 4, 5]));
+    assert_eq!(set.context_data(1), Ok(vec![]), "an empty payload");
+    assert_eq!(set.context_data(2), Err(Error::InvalidArgument));
 }
 
 #[test]

@@ -528,6 +528,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         let shape = shape_of(&calls[0]);
         plan.methods.push(Method { key, owner, name, calls, shape, returns: None });
     }
+    names::drop_version_suffixes(b, &mut plan.methods);
     plan.methods.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));
     plan.results = names::result_structs(b, &plan.type_names, &mut plan.methods, d);
     plan.handles = handle_plans(b, &planned);

@@ -129,3 +129,26 @@ pub fn result_structs(
     }
     out
 }
+
+/// A method's name without the version suffix its function's name carries (`hostname_v1` →
+/// `hostname`, `temperature_v` → `temperature`... where free): the suffix names a layout of
+/// the header, not what the method does. A name another method of the same owner has, or
+/// would have, keeps its suffix; a `renames` rule wins.
+pub fn drop_version_suffixes(b: &Bindings, methods: &mut [Method]) {
+    let strip = |name: &str| -> Option<String> {
+        let (base, v) = name.rsplit_once("_v")?;
+        (v.chars().all(|c| c.is_ascii_digit()) && !base.is_empty()).then(|| base.to_string())
+    };
+    let mut wanted: BTreeMap<(Owner, String), usize> = BTreeMap::new();
+    for m in methods.iter() {
+        let name = strip(&m.name).unwrap_or_else(|| m.name.clone());
+        *wanted.entry((m.owner.clone(), name)).or_default() += 1;
+    }
+    for m in methods.iter_mut().filter(|m| !b.renames.contains_key(&m.key)) {
+        if let Some(base) = strip(&m.name) {
+            if wanted.get(&(m.owner.clone(), base.clone())) == Some(&1) {
+                m.name = base;
+            }
+        }
+    }
+}

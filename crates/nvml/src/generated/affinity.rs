@@ -315,9 +315,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUnrepairableMemoryFlag_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUnrepairableMemoryFlag_v1")]
-    pub fn unrepairable_memory_flag_v1(
-        &self,
-    ) -> Result<UnrepairableMemoryStatusV1, Error> {
+    pub fn unrepairable_memory_flag(&self) -> Result<UnrepairableMemoryStatusV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUnrepairableMemoryFlag_v1()?;
         let mut c_unrepairable_memory_status: sys::nvmlUnrepairableMemoryStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_unrepairable_memory_status)))?;

@@ -408,7 +408,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDefaultFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDefaultFanSpeed_v2")]
-    pub fn set_default_fan_speed_v2(&self, fan: u32) -> Result<(), Error> {
+    pub fn set_default_fan_speed(&self, fan: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDefaultFanSpeed_v2()?;
         ffi::check(call!(sym(self.raw, fan)))?;
         Ok(())
@@ -559,7 +559,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanSpeed_v2")]
-    pub fn set_fan_speed_v2(&self, fan: u32, speed: u32) -> Result<(), Error> {
+    pub fn set_fan_speed(&self, fan: u32, speed: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanSpeed_v2()?;
         ffi::check(call!(sym(self.raw, fan, speed)))?;
         Ok(())
@@ -844,7 +844,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the input version is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetRusdSettings_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetRusdSettings_v1")]
-    pub fn set_rusd_settings_v1(&self, settings: &RusdSettingsV1) -> Result<(), Error> {
+    pub fn set_rusd_settings(&self, settings: &RusdSettingsV1) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetRusdSettings_v1()?;
         let mut c_settings = sys::nvmlRusdSettings_v1_t {
             version: sys::nvmlRusdSettings_v1 as _,

@@ -392,7 +392,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBBXTimeData_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBBXTimeData_v1")]
-    pub fn bbx_time_data_v1(&self) -> Result<BBXTimeDataV1, Error> {
+    pub fn bbx_time_data(&self) -> Result<BBXTimeDataV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBBXTimeData_v1()?;
         let mut c_time_data: sys::nvmlBBXTimeData_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_time_data)))?;

@@ -565,7 +565,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuUptime_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuUptime_v1")]
-    pub fn gpu_uptime_v1(&self) -> Result<GpuUptimeV1, Error> {
+    pub fn gpu_uptime(&self) -> Result<GpuUptimeV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuUptime_v1()?;
         let mut c_uptime: sys::nvmlGpuUptime_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_uptime)))?;
@@ -591,7 +591,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHostname_v1")]
-    pub fn hostname_v1(&self) -> Result<HostnameV1, Error> {
+    pub fn hostname(&self) -> Result<HostnameV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetHostname_v1()?;
         let mut c_hostname: sys::nvmlHostname_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;
@@ -950,7 +950,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetHostname_v1")]
-    pub fn set_hostname_v1(&self, hostname: &HostnameV1) -> Result<(), Error> {
+    pub fn set_hostname(&self, hostname: &HostnameV1) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetHostname_v1()?;
         let mut c_hostname = (*hostname).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;

@@ -142,7 +142,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBankRemapperStatus_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBankRemapperStatus_v1")]
-    pub fn bank_remapper_status_v1(&self) -> Result<EccBankRemapperStatusV1, Error> {
+    pub fn bank_remapper_status(&self) -> Result<EccBankRemapperStatusV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBankRemapperStatus_v1()?;
         let mut c_p_bank_remapper_status: sys::nvmlEccBankRemapperStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_bank_remapper_status)))?;

@@ -103,7 +103,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetC2cModeInfoV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetC2cModeInfoV")]
-    pub fn c2c_mode_info_v(&self) -> Result<C2cModeInfoV1, Error> {
+    pub fn c2c_mode_info(&self) -> Result<C2cModeInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetC2cModeInfoV()?;
         let mut c_c2c_mode_info: sys::nvmlC2cModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_c2c_mode_info)))?;

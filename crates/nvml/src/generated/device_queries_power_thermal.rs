@@ -152,7 +152,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveTgpModeInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveTgpModeInfo_v1")]
-    pub fn adaptive_tgp_mode_info_v1(&self) -> Result<AdaptiveTgpModeInfoV1, Error> {
+    pub fn adaptive_tgp_mode_info(&self) -> Result<AdaptiveTgpModeInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveTgpModeInfo_v1()?;
         let mut c_info: sys::nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
@@ -238,7 +238,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
-    pub fn fan_control_policy_v2(&self, fan: u32) -> Result<u32, Error> {
+    pub fn fan_control_policy(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanControlPolicy_v2()?;
         let mut c_policy: u32 = Default::default();
         ffi::check(call!(sym(self.raw, fan, & mut c_policy)))?;
@@ -270,6 +270,37 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeed()?;
         let mut c_speed: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_speed)))?;
+        Ok(c_speed)
+    }
+    /// Retrieves the intended operating speed of the device's specified fan.
+    ///
+    /// Note: The reported speed is the intended fan speed. If the fan is physically blocked and unable to spin, the
+    /// output will not match the actual fan speed.
+    ///
+    /// For all discrete products with dedicated fans.
+    ///
+    /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
+    /// This value may exceed 100% in certain cases.
+    ///
+    /// # Arguments
+    ///
+    /// * `fan`: The index of the target fan, zero indexed.
+    ///
+    /// Calls `nvmlDeviceGetFanSpeed_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
+    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed_v2` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
+    pub fn fan_speed_of(&self, fan: u32) -> Result<u32, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetFanSpeed_v2()?;
+        let mut c_speed: u32 = Default::default();
+        ffi::check(call!(sym(self.raw, fan, & mut c_speed)))?;
         Ok(c_speed)
     }
     /// Retrieves the intended operating speed in rotations per minute (RPM) of the device's specified fan.
@@ -306,37 +337,6 @@ impl<'n> Device<'n> {
         };
         ffi::check(call!(sym(self.raw, & mut c_fan_speed)))?;
         Ok(FanSpeedInfoV1::from(&c_fan_speed))
-    }
-    /// Retrieves the intended operating speed of the device's specified fan.
-    ///
-    /// Note: The reported speed is the intended fan speed. If the fan is physically blocked and unable to spin, the
-    /// output will not match the actual fan speed.
-    ///
-    /// For all discrete products with dedicated fans.
-    ///
-    /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
-    /// This value may exceed 100% in certain cases.
-    ///
-    /// # Arguments
-    ///
-    /// * `fan`: The index of the target fan, zero indexed.
-    ///
-    /// Calls `nvmlDeviceGetFanSpeed_v2`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed_v2` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
-    pub fn fan_speed_v2(&self, fan: u32) -> Result<u32, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetFanSpeed_v2()?;
-        let mut c_speed: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, fan, & mut c_speed)))?;
-        Ok(c_speed)
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
     ///
@@ -541,7 +541,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerMizerMode_v1")]
-    pub fn power_mizer_mode_v1(&self) -> Result<DevicePowerMizerModesV1, Error> {
+    pub fn power_mizer_mode(&self) -> Result<DevicePowerMizerModesV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode: sys::nvmlDevicePowerMizerModes_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_power_mizer_mode)))?;
@@ -651,7 +651,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAdaptiveTgpMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAdaptiveTgpMode_v1")]
-    pub fn set_adaptive_tgp_mode_v1(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_adaptive_tgp_mode(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAdaptiveTgpMode_v1()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
         Ok(())
@@ -726,7 +726,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerMizerMode_v1")]
-    pub fn set_power_mizer_mode_v1(
+    pub fn set_power_mizer_mode(
         &self,
         power_mizer_mode: &DevicePowerMizerModesV1,
     ) -> Result<(), Error> {

@@ -840,7 +840,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextCount_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextCount_v1")]
-    pub fn context_count_v1(&self) -> Result<EventSetGetContextCountV1, Error> {
+    pub fn context_count(&self) -> Result<EventSetGetContextCountV1, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextCount_v1()?;
         let mut c_params: sys::nvmlEventSetGetContextCount_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
@@ -881,7 +881,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
-    pub fn context_info_v1(
+    pub fn context_info(
         &self,
         params: &EventSetGetContextInfoV1,
     ) -> Result<EventSetGetContextInfoV1, Error> {
@@ -942,7 +942,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
-    pub fn gpu_operational_event_context_legacy_xid_v1(
+    pub fn gpu_operational_event_context_legacy_xid(
         &self,
         params: &EventSetGetGpuOperationalEventContextLegacyXidV1,
     ) -> Result<EventSetGetGpuOperationalEventContextLegacyXidV1, Error> {
@@ -996,7 +996,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetRegisterGpuOperationalEvents_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetRegisterGpuOperationalEvents_v1")]
-    pub fn register_gpu_operational_events_v1(
+    pub fn register_gpu_operational_events(
         &self,
         config: &GpuOperationalEventConfigV1,
     ) -> Result<(), Error> {

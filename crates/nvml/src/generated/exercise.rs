@@ -262,10 +262,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::adaptive_tgp_mode_info_v1",
+        "Device::adaptive_tgp_mode_info",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.adaptive_tgp_mode_info_v1().map(|_| ()))
+            Some(s.adaptive_tgp_mode_info().map(|_| ()))
         })(),
     ));
     out.push((
@@ -311,10 +311,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::bank_remapper_status_v1",
+        "Device::bank_remapper_status",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.bank_remapper_status_v1().map(|_| ()))
+            Some(s.bank_remapper_status().map(|_| ()))
         })(),
     ));
     out.push((
@@ -325,10 +325,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::bbx_time_data_v1",
+        "Device::bbx_time_data",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.bbx_time_data_v1().map(|_| ()))
+            Some(s.bbx_time_data().map(|_| ()))
         })(),
     ));
     out.push((
@@ -367,10 +367,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::c2c_mode_info_v",
+        "Device::c2c_mode_info",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.c2c_mode_info_v().map(|_| ()))
+            Some(s.c2c_mode_info().map(|_| ()))
         })(),
     ));
     out.push((
@@ -695,10 +695,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::fan_control_policy_v2",
+        "Device::fan_control_policy",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.fan_control_policy_v2(Default::default()).map(|_| ()))
+            Some(s.fan_control_policy(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -709,17 +709,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::fan_speed_of",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.fan_speed_of(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::fan_speed_rpm",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.fan_speed_rpm(&Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::fan_speed_v2",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.fan_speed_v2(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -845,10 +845,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::gpu_instance_profile_info_by_id_v",
+        "Device::gpu_instance_profile_info_by_id",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.gpu_instance_profile_info_by_id_v(Default::default()).map(|_| ()))
+            Some(s.gpu_instance_profile_info_by_id(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -880,10 +880,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::gpu_uptime_v1",
+        "Device::gpu_uptime",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.gpu_uptime_v1().map(|_| ()))
+            Some(s.gpu_uptime().map(|_| ()))
         })(),
     ));
     out.push((
@@ -922,10 +922,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::hostname_v1",
+        "Device::hostname",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.hostname_v1().map(|_| ()))
+            Some(s.hostname().map(|_| ()))
         })(),
     ));
     out.push((
@@ -985,10 +985,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::lock_nvlink_remap_table_v1",
+        "Device::lock_nvlink_remap_table",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.lock_nvlink_remap_table_v1(&Default::default()).map(|_| ()))
+            Some(s.lock_nvlink_remap_table(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1256,17 +1256,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::nvlink_nvle_private_info_v1",
+        "Device::nvlink_nvle_private_info",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.nvlink_nvle_private_info_v1().map(|_| ()))
+            Some(s.nvlink_nvle_private_info().map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::nvlink_remap_table_info_v1",
+        "Device::nvlink_remap_table_info",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.nvlink_remap_table_info_v1().map(|_| ()))
+            Some(s.nvlink_remap_table_info().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1349,10 +1349,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::perf_metrics_get_samples_v1",
+        "Device::perf_metrics_get_samples",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.perf_metrics_get_samples_v1().map(|_| ()))
+            Some(s.perf_metrics_get_samples().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1412,10 +1412,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::power_mizer_mode_v1",
+        "Device::power_mizer_mode",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.power_mizer_mode_v1().map(|_| ()))
+            Some(s.power_mizer_mode().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1476,10 +1476,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::read_write_prm_v1",
+        "Device::read_write_prm",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.read_write_prm_v1(&Default::default()).map(|_| ()))
+            Some(s.read_write_prm(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1603,10 +1603,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_adaptive_tgp_mode_v1",
+        "Device::set_adaptive_tgp_mode",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_adaptive_tgp_mode_v1(Default::default()).map(|_| ()))
+            Some(s.set_adaptive_tgp_mode(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1679,10 +1679,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_default_fan_speed_v2",
+        "Device::set_default_fan_speed",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_default_fan_speed_v2(Default::default()).map(|_| ()))
+            Some(s.set_default_fan_speed(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1718,10 +1718,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_fan_speed_v2",
+        "Device::set_fan_speed",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_fan_speed_v2(Default::default(), Default::default()).map(|_| ()))
+            Some(s.set_fan_speed(Default::default(), Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1750,10 +1750,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_hostname_v1",
+        "Device::set_hostname",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_hostname_v1(&Default::default()).map(|_| ()))
+            Some(s.set_hostname(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1814,17 +1814,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_nvlink_bw_mode_async_v1",
+        "Device::set_nvlink_bw_mode_async",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_nvlink_bw_mode_async_v1(&Default::default()).map(|_| ()))
+            Some(s.set_nvlink_bw_mode_async(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::set_nvlink_nvle_ready_v1",
+        "Device::set_nvlink_nvle_ready",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_nvlink_nvle_ready_v1(&Default::default()).map(|_| ()))
+            Some(s.set_nvlink_nvle_ready(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1849,17 +1849,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_power_mizer_mode_v1",
+        "Device::set_power_mizer_mode",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_power_mizer_mode_v1(&Default::default()).map(|_| ()))
+            Some(s.set_power_mizer_mode(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::set_rusd_settings_v1",
+        "Device::set_rusd_settings",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_rusd_settings_v1(&Default::default()).map(|_| ()))
+            Some(s.set_rusd_settings(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1913,10 +1913,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::setup_nvlink_nvle_encryption_key_v1",
+        "Device::setup_nvlink_nvle_encryption_key",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.setup_nvlink_nvle_encryption_key_v1(&Default::default()).map(|_| ()))
+            Some(s.setup_nvlink_nvle_encryption_key(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2040,10 +2040,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::unrepairable_memory_flag_v1",
+        "Device::unrepairable_memory_flag",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.unrepairable_memory_flag_v1().map(|_| ()))
+            Some(s.unrepairable_memory_flag().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2203,46 +2203,44 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::workload_power_profile_update_profiles_v1",
+        "Device::workload_power_profile_update_profiles",
         (|| {
             let s = h.device.as_ref()?;
             Some(
-                s
-                    .workload_power_profile_update_profiles_v1(&Default::default())
-                    .map(|_| ()),
+                s.workload_power_profile_update_profiles(&Default::default()).map(|_| ()),
             )
         })(),
     ));
     out.push((
-        "EventSet::context_count_v1",
+        "EventSet::context_count",
         (|| {
             let s = h.event_set.as_ref()?;
-            Some(s.context_count_v1().map(|_| ()))
+            Some(s.context_count().map(|_| ()))
         })(),
     ));
     out.push((
-        "EventSet::context_info_v1",
+        "EventSet::context_info",
         (|| {
             let s = h.event_set.as_ref()?;
-            Some(s.context_info_v1(&Default::default()).map(|_| ()))
+            Some(s.context_info(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
-        "EventSet::gpu_operational_event_context_legacy_xid_v1",
+        "EventSet::gpu_operational_event_context_legacy_xid",
         (|| {
             let s = h.event_set.as_ref()?;
             Some(
                 s
-                    .gpu_operational_event_context_legacy_xid_v1(&Default::default())
+                    .gpu_operational_event_context_legacy_xid(&Default::default())
                     .map(|_| ()),
             )
         })(),
     ));
     out.push((
-        "EventSet::register_gpu_operational_events_v1",
+        "EventSet::register_gpu_operational_events",
         (|| {
             let s = h.event_set.as_ref()?;
-            Some(s.register_gpu_operational_events_v1(&Default::default()).map(|_| ()))
+            Some(s.register_gpu_operational_events(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2687,11 +2685,11 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Nvml::device_remove_gpu_v2",
+        "Nvml::device_remove_gpu",
         (|| {
             Some(
                 nvml
-                    .device_remove_gpu_v2(
+                    .device_remove_gpu(
                         &Default::default(),
                         Default::default(),
                         Default::default(),

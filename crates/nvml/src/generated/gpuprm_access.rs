@@ -472,7 +472,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadWritePRM_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceReadWritePRM_v1")]
-    pub fn read_write_prm_v1(&self, buffer: &PRMTLVV1) -> Result<PRMTLVV1, Error> {
+    pub fn read_write_prm(&self, buffer: &PRMTLVV1) -> Result<PRMTLVV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadWritePRM_v1()?;
         let mut c_buffer = (*buffer).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_buffer)))?;

@@ -1239,7 +1239,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoByIdV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoByIdV")]
-    pub fn gpu_instance_profile_info_by_id_v(
+    pub fn gpu_instance_profile_info_by_id(
         &self,
         profile_id: u32,
     ) -> Result<GpuInstanceProfileInfoV2, Error> {

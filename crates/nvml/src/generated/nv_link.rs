@@ -957,7 +957,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceLockNvlinkRemapTable_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceLockNvlinkRemapTable_v1")]
-    pub fn lock_nvlink_remap_table_v1(
+    pub fn lock_nvlink_remap_table(
         &self,
         remap_table_lock_info: &NvlinkLockRemapTableV1,
     ) -> Result<NvlinkLockRemapTableV1, Error> {
@@ -1309,7 +1309,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkNvlePrivateInfo_v1")]
-    pub fn nvlink_nvle_private_info_v1(&self) -> Result<NvlinkNvlePrivateInfoV1, Error> {
+    pub fn nvlink_nvle_private_info(&self) -> Result<NvlinkNvlePrivateInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
         let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_private_info)))?;
@@ -1329,9 +1329,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkRemapTableInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkRemapTableInfo_v1")]
-    pub fn nvlink_remap_table_info_v1(
-        &self,
-    ) -> Result<NvlinkGetRemapTableInfoV1, Error> {
+    pub fn nvlink_remap_table_info(&self) -> Result<NvlinkGetRemapTableInfoV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkRemapTableInfo_v1()?;
         let mut c_remap_table_info: sys::nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_remap_table_info)))?;
@@ -1530,7 +1528,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwModeAsync_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvlinkBwModeAsync_v1")]
-    pub fn set_nvlink_bw_mode_async_v1(
+    pub fn set_nvlink_bw_mode_async(
         &self,
         set_bw_mode_async: &NvlinkSetBwModeAsyncV1,
     ) -> Result<NvlinkSetBwModeAsyncV1, Error> {
@@ -1557,7 +1555,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkNvleReady_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvlinkNvleReady_v1")]
-    pub fn set_nvlink_nvle_ready_v1(
+    pub fn set_nvlink_nvle_ready(
         &self,
         set_nvle_ready: &NvlinkSetNvleReadyV1,
     ) -> Result<(), Error> {
@@ -1584,7 +1582,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetupNvlinkNvleEncryptionKey_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1")]
-    pub fn setup_nvlink_nvle_encryption_key_v1(
+    pub fn setup_nvlink_nvle_encryption_key(
         &self,
         encryption_key: &NvlinkSetupNvleEncryptionKeyV1,
     ) -> Result<(), Error> {

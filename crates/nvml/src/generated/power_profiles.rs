@@ -582,7 +582,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")]
     #[deprecated(
-        note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Clear Requested Performance Profiles (`Device::workload_power_profile_update_profiles_v1`)"
+        note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Clear Requested Performance Profiles (`Device::workload_power_profile_update_profiles`)"
     )]
     pub fn workload_power_profile_clear_requested_profiles(
         &self,
@@ -694,7 +694,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")]
     #[deprecated(
-        note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Set Requested Performance Profiles (`Device::workload_power_profile_update_profiles_v1`)"
+        note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Set Requested Performance Profiles (`Device::workload_power_profile_update_profiles`)"
     )]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
@@ -733,7 +733,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")]
-    pub fn workload_power_profile_update_profiles_v1(
+    pub fn workload_power_profile_update_profiles(
         &self,
         update_profiles: &WorkloadPowerProfileUpdateProfilesV1,
     ) -> Result<(), Error> {

@@ -185,7 +185,7 @@ impl Nvml {
     /// - [`Error::InUse`] if the device is still in use and cannot be removed
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRemoveGpu_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRemoveGpu_v2")]
-    pub fn device_remove_gpu_v2(
+    pub fn device_remove_gpu(
         &self,
         pci_info: &PciInfo,
         gpu_state: DetachGpuState,

@@ -9,11 +9,11 @@ use crate::{Error, EventSet};
 
 impl EventSet<'_> {
     /// The raw payload of context record `index` of the event that
-    /// [`EventSet::wait_v3`] returned last (see `context_count_v1` and `context_info_v1` for
+    /// [`EventSet::wait_v3`] returned last (see `context_count` and `context_info` for
     /// how many there are and how to read them).
     ///
     /// Calls `nvmlEventSetGetContextData_v1` (size query, then fill).
-    pub fn context_data_v1(&self, index: u32) -> Result<Vec<u8>, Error> {
+    pub fn context_data(&self, index: u32) -> Result<Vec<u8>, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextData_v1()?;
         ffi::fill_in_record(
             |size, ptr: *mut c_uchar| sys::nvmlEventSetGetContextData_v1_t {

@@ -318,7 +318,7 @@ pub static TABLE: &[Entry] = &[
     // pynvml returns the record's `str`.
     e!("nvmlDeviceGetPerformanceModes", |c, o, a| c.dev(o)?.performance_modes().map(|v| j(v.str))),
     e!("nvmlDeviceGetCurrentClockFreqs", |c, o, a| c.dev(o)?.current_clock_freqs().map(|v| j(v.str))),
-    e!("nvmlDeviceGetC2cModeInfoV", |c, o, a| c.dev(o)?.c2c_mode_info_v().map(j)),
+    e!("nvmlDeviceGetC2cModeInfoV", |c, o, a| c.dev(o)?.c2c_mode_info().map(j)),
     // pynvml returns the record's `value`.
     e!("nvmlDeviceGetAddressingMode", |c, o, a| c.dev(o)?.addressing_mode().map(|v| j(v.value))),
     e!("nvmlDeviceGetPciInfo_v3", newest, |c, o, a| c.dev(o)?.pci_info().map(j)),
@@ -367,9 +367,9 @@ pub static TABLE: &[Entry] = &[
     // Fans and temperatures.
     e!("nvmlDeviceGetNumFans", |c, o, a| c.dev(o)?.num_fans().map(j)),
     e!("nvmlDeviceGetFanSpeed", |c, o, a| c.dev(o)?.fan_speed().map(j)),
-    e!("nvmlDeviceGetFanSpeed_v2", |c, o, a| c.dev(o)?.fan_speed_v2(a.u("fan")).map(j)),
+    e!("nvmlDeviceGetFanSpeed_v2", |c, o, a| c.dev(o)?.fan_speed_of(a.u("fan")).map(j)),
     e!("nvmlDeviceGetTargetFanSpeed", |c, o, a| c.dev(o)?.target_fan_speed(a.u("fan")).map(j)),
-    e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy_v2(a.u("fan")).map(j)),
+    e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy(a.u("fan")).map(j)),
     // pynvml returns the record's `speed`.
     e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(&FanSpeedInfoV1 { fan: a.u("fan"), ..Default::default() }).map(|v| j(v.speed))),
     e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y }| json!([x, y]))),
@@ -392,7 +392,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetEnforcedPowerLimit", |c, o, a| c.dev(o)?.enforced_power_limit().map(j)),
     e!("nvmlDeviceGetPowerUsage", |c, o, a| c.dev(o)?.power_usage().map(j)),
     e!("nvmlDeviceGetTotalEnergyConsumption", |c, o, a| c.dev(o)?.total_energy_consumption().map(j)),
-    e!("nvmlDeviceGetPowerMizerMode_v1", |c, o, a| c.dev(o)?.power_mizer_mode_v1().map(j)),
+    e!("nvmlDeviceGetPowerMizerMode_v1", |c, o, a| c.dev(o)?.power_mizer_mode().map(j)),
 
     // Memory and ECC.
     e!("nvmlDeviceGetMemoryInfo_v2", newest, |c, o, a| c.dev(o)?.memory_info().map(j)),
@@ -409,7 +409,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|RemappedRows { corr_rows: w, unc_rows: x, is_pending: y, failure_occurred: z }| json!([w, x, y, z]))),
     e!("nvmlDeviceGetRemappedRows_v2", |c, o, a| c.dev(o)?.remapped_rows_v2().map(j)),
     e!("nvmlDeviceGetRowRemapperHistogram", |c, o, a| c.dev(o)?.row_remapper_histogram().map(j)),
-    e!("nvmlDeviceGetBankRemapperStatus_v1", |c, o, a| c.dev(o)?.bank_remapper_status_v1().map(j)),
+    e!("nvmlDeviceGetBankRemapperStatus_v1", |c, o, a| c.dev(o)?.bank_remapper_status().map(j)),
     e!("nvmlDeviceGetSramEccErrorStatus", |c, o, a| c.dev(o)?.sram_ecc_error_status().map(j)),
     e!("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", |c, o, a| c.dev(o)?.sram_unique_uncorrected_ecc_error_counts().map(j)),
     e!("nvmlDeviceGetConfComputeMemSizeInfo", |c, o, a| c.dev(o)?.conf_compute_mem_size_info().map(j)),
@@ -449,11 +449,11 @@ pub static TABLE: &[Entry] = &[
     // and the flag.
     e!("nvmlDeviceGetPdi", |c, o, a| c.dev(o)?.pdi().map(|v| j(v.value))),
     e!("nvmlDeviceGetRepairStatus", |c, o, a| c.dev(o)?.repair_status().map(|v| json!([v.b_channel_repair_pending, v.b_tpc_repair_pending]))),
-    e!("nvmlDeviceGetHostname_v1", |c, o, a| c.dev(o)?.hostname_v1().map(|v| j(v.value))),
-    e!("nvmlDeviceGetUnrepairableMemoryFlag_v1", |c, o, a| c.dev(o)?.unrepairable_memory_flag_v1().map(|v| j(v.b_unrepairable_memory))),
-    e!("nvmlDeviceGetBBXTimeData_v1", |c, o, a| c.dev(o)?.bbx_time_data_v1().map(j)),
+    e!("nvmlDeviceGetHostname_v1", |c, o, a| c.dev(o)?.hostname().map(|v| j(v.value))),
+    e!("nvmlDeviceGetUnrepairableMemoryFlag_v1", |c, o, a| c.dev(o)?.unrepairable_memory_flag().map(|v| j(v.b_unrepairable_memory))),
+    e!("nvmlDeviceGetBBXTimeData_v1", |c, o, a| c.dev(o)?.bbx_time_data().map(j)),
     e!("nvmlDeviceGetLastBBXFlushTime", |c, o, a| c.dev(o)?.last_bbx_flush_time().map(|LastBbxFlushTime { timestamp: x, duration_us: y }| json!([x, y]))),
-    e!("nvmlDeviceGetAdaptiveTgpModeInfo_v1", |c, o, a| c.dev(o)?.adaptive_tgp_mode_info_v1().map(|v| fix(j(v), &[
+    e!("nvmlDeviceGetAdaptiveTgpModeInfo_v1", |c, o, a| c.dev(o)?.adaptive_tgp_mode_info().map(|v| fix(j(v), &[
         ("inBandEnableRequest", lk!(EnableState)), ("featureAllowedByAdmin", lk!(EnableState)),
         ("adminOverrideEnabled", lk!(EnableState)), ("enablementStatus", lk!(EnableState))]))),
     e!("nvmlDeviceGetBridgeChipInfo", |c, o, a| c.dev(o)?.bridge_chip_info().map(|v| fix(j(v), &[("type", lk!(BridgeChipType))]))),
@@ -463,7 +463,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetGpuFabricInfo_v4", newest, |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
     e!("nvmlDeviceGetGpuFabricInfoV", newest, faults &["nvmlDeviceGetGpuFabricInfo_v4"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
     e!("nvmlDeviceGetGpuFabricInfo", faults &["nvmlDeviceGetGpuFabricInfo_v4", "nvmlDeviceGetGpuFabricInfoV"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
-    e!("nvmlDevicePerfMetricsGetSamples_v1", |c, o, a| c.dev(o)?.perf_metrics_get_samples_v1().map(j)),
+    e!("nvmlDevicePerfMetricsGetSamples_v1", |c, o, a| c.dev(o)?.perf_metrics_get_samples().map(j)),
 
     // Utilisation and processes.
     e!("nvmlDeviceGetUtilizationRates", |c, o, a| c.dev(o)?.utilization_rates().map(j)),
@@ -530,7 +530,7 @@ pub static TABLE: &[Entry] = &[
     // MIG: GPU instances and compute instances.
     e!("nvmlDeviceGetGpuInstanceProfileInfoV", newest, |c, o, a| c.dev(o)?.gpu_instance_profile_info(a.u("profile")).map(j)),
     e!("nvmlDeviceGetGpuInstanceProfileInfo", faults &["nvmlDeviceGetGpuInstanceProfileInfoV"], |c, o, a| c.dev(o)?.gpu_instance_profile_info(a.u("profile")).map(j)),
-    e!("nvmlDeviceGetGpuInstanceProfileInfoByIdV", |c, o, a| c.dev(o)?.gpu_instance_profile_info_by_id_v(a.u("profileId")).map(j)),
+    e!("nvmlDeviceGetGpuInstanceProfileInfoByIdV", |c, o, a| c.dev(o)?.gpu_instance_profile_info_by_id(a.u("profileId")).map(j)),
     e!("nvmlDeviceGetGpuInstanceRemainingCapacity", |c, o, a| c.dev(o)?.gpu_instance_remaining_capacity(a.u("profileId")).map(j)),
     e!("nvmlDeviceGetGpuInstancePossiblePlacements_v2", newest, |c, o, a| c.dev(o)?.gpu_instance_possible_placements(a.u("profileId")).map(j)),
     e!("nvmlDeviceGetGpuInstances", |c, o, a| c.dev(o)?.gpu_instances(a.u("profileId"))?.iter().map(gitok).collect::<Result<Vec<_>, _>>().map(J::Array)),
@@ -632,7 +632,7 @@ pub static TABLE: &[Entry] = &[
             "status": cv.status.0, "outputType": cv.output_type.0, "outputValue": if cv.status == Return::SUCCESS { val(cv.output_type, &cv.output_value) } else { J::Null }}) }).collect()))
     }),
     // The method takes no input: it sends an empty request (dataSize 0), as pynvml does here.
-    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm_v1(&PRMTLVV1 { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm(&PRMTLVV1 { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
     e!("nvmlSystemGetCPER_v1", |c, o, a| {
         let mut cursor = CperCursor::new(a.u("mask"), None);
         let mut out = Vec::new();
@@ -644,12 +644,12 @@ pub static TABLE: &[Entry] = &[
     }),
 
     // Operational events of an event set.
-    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events_v1(&GpuOperationalEventConfigV1 {
+    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events(&GpuOperationalEventConfigV1 {
         uuid: a.s("uuid").to_string(), min_log_level: a.u("minLogLevel"), min_severity: a.u("minSeverity") })).map(|_| J::Null)),
     e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_v3(&EventSetWaitV3 { timeout_ms: a.u("timeout"), ..Default::default() })).map(j)),
-    e!("nvmlEventSetGetContextCount_v1", |c, o, a| c.with_event_set(o, |s| s.context_count_v1()).map(j)),
-    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info_v1(&EventSetGetContextInfoV1 { index: a.u("index"), ..Default::default() })).map(j)),
-    e!("nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1", |c, o, a| c.with_event_set(o, |s| s.gpu_operational_event_context_legacy_xid_v1(
+    e!("nvmlEventSetGetContextCount_v1", |c, o, a| c.with_event_set(o, |s| s.context_count()).map(j)),
+    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info(&EventSetGetContextInfoV1 { index: a.u("index"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1", |c, o, a| c.with_event_set(o, |s| s.gpu_operational_event_context_legacy_xid(
         &EventSetGetGpuOperationalEventContextLegacyXidV1 { index: a.u("index"), ..Default::default() })).map(j)),
 
     // Setters and other calls that change state (each compared by its answer; the getters
@@ -679,9 +679,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetAPIRestriction", |c, o, a| c.dev(o)?.set_api_restriction(RestrictedAPI(a.u("api")), EnableState(a.u("restricted"))).map(|_| J::Null)),
     // The method has no parameter for the temperature to set (`temp` is read as an output).
     e!("nvmlDeviceSetTemperatureThreshold", |c, o, a| c.dev(o)?.set_temperature_threshold(TemperatureThresholds(a.u("threshold")), a.get_i32("temp")).map(|_| J::Null)),
-    e!("nvmlDeviceSetDefaultFanSpeed_v2", |c, o, a| c.dev(o)?.set_default_fan_speed_v2(a.u("fan")).map(|_| J::Null)),
+    e!("nvmlDeviceSetDefaultFanSpeed_v2", |c, o, a| c.dev(o)?.set_default_fan_speed(a.u("fan")).map(|_| J::Null)),
     e!("nvmlDeviceSetFanControlPolicy", |c, o, a| c.dev(o)?.set_fan_control_policy(a.u("fan"), a.u("policy")).map(|_| J::Null)),
-    e!("nvmlDeviceSetFanSpeed_v2", |c, o, a| c.dev(o)?.set_fan_speed_v2(a.u("fan"), a.u("speed")).map(|_| J::Null)),
+    e!("nvmlDeviceSetFanSpeed_v2", |c, o, a| c.dev(o)?.set_fan_speed(a.u("fan"), a.u("speed")).map(|_| J::Null)),
     e!("nvmlDeviceSetCpuAffinity", |c, o, a| c.dev(o)?.set_cpu_affinity().map(|_| J::Null)),
     e!("nvmlDeviceClearCpuAffinity", |c, o, a| c.dev(o)?.clear_cpu_affinity().map(|_| J::Null)),
     e!("nvmlDeviceSetGpcClkVfOffset", |c, o, a| c.dev(o)?.set_gpc_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
@@ -693,8 +693,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
     e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nv_link_device_low_power_threshold(&NvLinkPowerThres { low_pwr_threshold: a.u("threshold") }).map(|_| J::Null)),
     e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
-    e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode_v1(EnableState(a.u("mode"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname_v1(&HostnameV1 { value: a.s("hostname").to_string() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&HostnameV1 { value: a.s("hostname").to_string() }).map(|_| J::Null)),
     e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfoV1 { encryption_state: EnableState(a.u("mode")), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetMemoryLimits_v1", |c, o, a| c.dev(o)?.set_memory_limits(a.s("namespace"), &MemoryLimits { soft_limit: a.u64("soft"), hard_limit: a.u64("hard"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nv_link_error_counters(a.u("link")).map(|_| J::Null)),
@@ -715,14 +715,14 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGpuInstanceDestroy", |c, o, a| c.gi(o)?.destroy().map(|_| J::Null)),
     e!("nvmlDeviceSetClockOffsets", |c, o, a| c.dev(o)?.set_clock_offsets(&ClockOffsetV1 { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")),
         clock_offset_m_hz: a.get_i32("offset"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode_v1(&DevicePowerMizerModesV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&DevicePowerMizerModesV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetDriverModel", |c, o, a| c.dev(o)?.set_driver_model(DriverModel(a.u("model")), a.u("flags")).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&VgpuSchedulerSetState { scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceVgpuForceGspUnload", |c, o, a| c.dev(o)?.vgpu_force_gsp_unload().map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_set_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_clear_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
-    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles_v1(&WorkloadPowerProfileUpdateProfilesV1 {
+    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles(&WorkloadPowerProfileUpdateProfilesV1 {
         operation: PowerProfileOperation(a.u("operation")), update_profiles_mask: mask255(a.u("mask0")) }).map(|_| J::Null)),
     e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&PowerSmoothingProfileV1 {
         version: PowerSmoothingProfileV1::VERSION, profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
@@ -730,9 +730,9 @@ pub static TABLE: &[Entry] = &[
         version: PowerSmoothingProfileV1::VERSION, profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
     e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&PowerSmoothingStateV1 {
         version: PowerSmoothingStateV1::VERSION, state: EnableState(a.u("state")) }).map(|_| J::Null)),
-    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings_v1(&RusdSettingsV1 { version: RusdSettingsV1::VERSION, poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettingsV1 { version: RusdSettingsV1::VERSION, poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
     e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwModeV1 { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8, ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async_v1(&NvlinkSetBwModeAsyncV1 { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(&NvlinkSetBwModeAsyncV1 { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
     e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&VgpuVersion { min_version: a.u("min"), max_version: a.u("max") }).map(|_| J::Null)),
     e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
     e!("nvmlVgpuInstanceSetEncoderCapacity", |c, o, a| c.vgpu(o).set_encoder_capacity(a.u("capacity")).map(|_| J::Null)),
@@ -744,7 +744,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &GpuInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
     e!("nvmlGpuInstanceCreateComputeInstanceWithPlacement", |c, o, a| citok(&c.gi(o)?.create_compute_instance_with_placement(a.u("profileId"), &ComputeInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
-    e!("nvmlEventSetGetContextData_v1", |c, o, a| c.with_event_set(o, |s| s.context_data_v1(a.u("index"))).map(j)),
+    e!("nvmlEventSetGetContextData_v1", |c, o, a| c.with_event_set(o, |s| s.context_data(a.u("index"))).map(j)),
     e!("nvmlDeviceGetNvLinkTelemetrySamples_v1", |c, o, a| c.dev(o)?.nvlink_telemetry_samples(&[NvlinkTelemetryRequest { link_id: a.u("link"), sample_type: NvlinkTelemetrySampleType(a.u("type")) }])
         .map(|v| J::Array(v.iter().map(|t| json!({"linkId": t.request.link_id, "sampleType": t.request.sample_type.0,
             "nvmlReturn": t.samples.as_ref().err().map_or(0, |e| e.code()), "samples": t.samples.as_ref().ok()})).collect()))),
