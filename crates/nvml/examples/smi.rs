@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 
-use nvml::{ComputeMode, Device, EnableState, Error, Nvml, ProcessInfo, TemperatureSensors, TemperatureV1};
+use nvml::{ComputeMode, Device, EnableState, Error, Nvml, ProcessInfo, Temperature, TemperatureSensors};
 
 fn main() {
     if let Err(e) = run() {
@@ -89,7 +89,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// `nvmlDeviceGetTemperature` on drivers that predate it.
 #[allow(deprecated)]
 fn temperature(gpu: &Device<'_>) -> Result<i32, Error> {
-    let query = TemperatureV1 { sensor_type: TemperatureSensors::GPU, ..Default::default() };
+    let query = Temperature { sensor_type: TemperatureSensors::GPU, ..Default::default() };
     match gpu.temperature_v(&query) {
         Ok(t) => Ok(t.temperature),
         Err(Error::FunctionNotFound(_)) => gpu.temperature(TemperatureSensors::GPU).map(|t| t as i32),

@@ -170,10 +170,7 @@ fn call_manual(nvml: &Nvml, h: &mut Handles<'_>) -> Vec<(&'static str, Result<()
     }
     let mut out = vec![
         ("Device::sram_unique_uncorrected_ecc_error_counts", ok(device.sram_unique_uncorrected_ecc_error_counts())),
-        (
-            "Device::read_prm_counters",
-            ok(device.read_prm_counters(&[PRMCounterV1::default(), PRMCounterV1::default()])),
-        ),
+        ("Device::read_prm_counters", ok(device.read_prm_counters(&[PRMCounter::default(), PRMCounter::default()]))),
         ("Device::memory_limits", ok(device.memory_limits("/hostile"))),
         ("Device::set_memory_limits", ok(device.set_memory_limits("/hostile", &MemoryLimits::default()))),
         (

@@ -3,7 +3,7 @@
 //! appeared after that branch answers `NVML_ERROR_FUNCTION_NOT_FOUND`; then through a library
 //! that, like a real 525 driver, does not export those functions at all.
 
-use nvml::{Error, Nvml, TemperatureSensors, TemperatureV1};
+use nvml::{Error, Nvml, Temperature, TemperatureSensors};
 
 #[test]
 #[allow(deprecated)] // nvmlDeviceGetTemperature, deprecated in 13.x, is what a 525 driver has.
@@ -24,7 +24,7 @@ fn newest_header_on_a_525_driver() {
 
     // Functions of later branches are errors, not crashes: nvmlDeviceGetTemperatureV (12.8,
     // branch 570) and nvmlDeviceGetModuleId (12.2, branch 535).
-    let request = TemperatureV1 { sensor_type: TemperatureSensors::GPU, ..Default::default() };
+    let request = Temperature { sensor_type: TemperatureSensors::GPU, ..Default::default() };
     assert!(
         matches!(gpu.temperature_v(&request), Err(Error::FunctionNotFound(_))),
         "{:?}",

@@ -162,7 +162,7 @@ fn h100_memory() {
 fn h100_thermal_and_power() {
     let Some(nvml) = in_profile("h100_thermal_and_power", "h100") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let t = d.temperature_v(&TemperatureV1 { sensor_type: TemperatureSensors::GPU, ..Default::default() }).unwrap();
+    let t = d.temperature_v(&Temperature { sensor_type: TemperatureSensors::GPU, ..Default::default() }).unwrap();
     assert_eq!(t.temperature, 31, "temperature.gpu through nvmlDeviceGetTemperatureV");
     assert_eq!(d.temperature(TemperatureSensors::GPU), Ok(31), "temperature.gpu through nvmlDeviceGetTemperature");
     for (kind, want) in [

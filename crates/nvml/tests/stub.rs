@@ -459,9 +459,9 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     let nvml = Nvml::builder().library_path(&path).init().expect("the stub initialises");
     let d = nvml.device_by_index(0).unwrap();
 
-    let request = |id: u32, port: u32| PRMCounterV1 {
+    let request = |id: u32, port: u32| PRMCounter {
         counter_id: id,
-        in_data: PRMCounterInputV1 { local_port: port },
+        in_data: PRMCounterInput { local_port: port },
         ..Default::default()
     };
     let read = d.read_prm_counters(&[request(3, 1), request(0, 2)]).unwrap();

@@ -66,7 +66,32 @@ pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics)
         }
         types.insert(name.clone(), rust);
     }
+    drop_layout_suffixes(&mut types, &taken);
     types
+}
+
+/// A record's name without its layout's version (`TemperatureV1` → `Temperature`) when it is
+/// the only layout the header has and the name is free: the version is the C side's concern
+/// (the raw names stay in nvml-sys, and each type carries its C names as doc aliases).
+fn drop_layout_suffixes(types: &mut BTreeMap<String, String>, taken: &BTreeMap<String, String>) {
+    let strip = |name: &str| -> Option<String> {
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let base = base.strip_suffix('V')?;
+        (base.len() < name.len() - 1 && !base.is_empty()).then(|| base.to_string())
+    };
+    // How many types each base name would have: the layouts of one record, and any type
+    // already named so.
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for rust in taken.keys() {
+        *count.entry(strip(rust).unwrap_or_else(|| rust.clone())).or_default() += 1;
+    }
+    for rust in types.values_mut() {
+        if let Some(base) = strip(rust) {
+            if count.get(&base) == Some(&1) {
+                *rust = base;
+            }
+        }
+    }
 }
 
 /// A record's or enum's Rust name: from its `_t` typedef when it has one, else its own name.

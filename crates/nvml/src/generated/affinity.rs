@@ -69,14 +69,14 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] if `device` `node` is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAddressingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAddressingMode")]
-    pub fn addressing_mode(&self) -> Result<DeviceAddressingModeV1, Error> {
+    pub fn addressing_mode(&self) -> Result<DeviceAddressingMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAddressingMode()?;
         let mut c_mode: sys::nvmlDeviceAddressingMode_v1_t = sys::nvmlDeviceAddressingMode_v1_t {
             version: sys::nvmlDeviceAddressingMode_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(DeviceAddressingModeV1::from(&c_mode))
+        Ok(DeviceAddressingMode::from(&c_mode))
     }
     /// Clear all affinity bindings for the calling thread.  Note, this is a change as of version
     /// 8.0 as older versions cleared the affinity for a calling process and all children.
@@ -267,14 +267,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRepairStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRepairStatus")]
-    pub fn repair_status(&self) -> Result<RepairStatusV1, Error> {
+    pub fn repair_status(&self) -> Result<RepairStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRepairStatus()?;
         let mut c_repair_status: sys::nvmlRepairStatus_v1_t = sys::nvmlRepairStatus_v1_t {
             version: sys::nvmlRepairStatus_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_repair_status)))?;
-        Ok(RepairStatusV1::from(&c_repair_status))
+        Ok(RepairStatus::from(&c_repair_status))
     }
     /// Sets the ideal affinity for the calling thread and device using the guidelines
     /// given in nvmlDeviceGetCpuAffinity().  Note, this is a change as of version 8.0.
@@ -315,10 +315,10 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUnrepairableMemoryFlag_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUnrepairableMemoryFlag_v1")]
-    pub fn unrepairable_memory_flag(&self) -> Result<UnrepairableMemoryStatusV1, Error> {
+    pub fn unrepairable_memory_flag(&self) -> Result<UnrepairableMemoryStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUnrepairableMemoryFlag_v1()?;
         let mut c_unrepairable_memory_status: sys::nvmlUnrepairableMemoryStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_unrepairable_memory_status)))?;
-        Ok(UnrepairableMemoryStatusV1::from(&c_unrepairable_memory_status))
+        Ok(UnrepairableMemoryStatus::from(&c_unrepairable_memory_status))
     }
 }

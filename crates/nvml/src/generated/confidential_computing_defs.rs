@@ -53,11 +53,11 @@ use super::*;
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_st")]
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ConfComputeGetKeyRotationThresholdInfoV1 {
+pub struct ConfComputeGetKeyRotationThresholdInfo {
     pub version: u32,
     pub attacker_advantage: u64,
 }
-impl ConfComputeGetKeyRotationThresholdInfoV1 {
+impl ConfComputeGetKeyRotationThresholdInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -70,16 +70,16 @@ impl ConfComputeGetKeyRotationThresholdInfoV1 {
     }
 }
 impl From<&sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
-for ConfComputeGetKeyRotationThresholdInfoV1 {
+for ConfComputeGetKeyRotationThresholdInfo {
     fn from(r: &sys::nvmlConfComputeGetKeyRotationThresholdInfo_st) -> Self {
-        ConfComputeGetKeyRotationThresholdInfoV1 {
+        ConfComputeGetKeyRotationThresholdInfo {
             version: r.version,
             attacker_advantage: r.attackerAdvantage,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfoV1 {
+impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -269,11 +269,11 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_st")]
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ConfComputeSetKeyRotationThresholdInfoV1 {
+pub struct ConfComputeSetKeyRotationThresholdInfo {
     pub version: u32,
     pub max_attacker_advantage: u64,
 }
-impl ConfComputeSetKeyRotationThresholdInfoV1 {
+impl ConfComputeSetKeyRotationThresholdInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -286,16 +286,16 @@ impl ConfComputeSetKeyRotationThresholdInfoV1 {
     }
 }
 impl From<&sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
-for ConfComputeSetKeyRotationThresholdInfoV1 {
+for ConfComputeSetKeyRotationThresholdInfo {
     fn from(r: &sys::nvmlConfComputeSetKeyRotationThresholdInfo_st) -> Self {
-        ConfComputeSetKeyRotationThresholdInfoV1 {
+        ConfComputeSetKeyRotationThresholdInfo {
             version: r.version,
             max_attacker_advantage: r.maxAttackerAdvantage,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfoV1 {
+impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

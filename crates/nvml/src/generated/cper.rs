@@ -104,7 +104,7 @@ impl serde::Serialize for CPERType {
 ///The safe form of `nvmlCPERCursor_v1_t`.
 #[doc(alias = "nvmlCPERCursor_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CPERCursorV1 {
+pub struct CPERCursor {
     /// \[IN\] Types of records to access. Bitmask of `nvmlCPERType_t` values. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.
     pub cper_type_mask: u32,
     /// \[IN\] UUID of target to filter records for. Required for `NVML_CPER_ACCESS_TYPE_GPU`. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.
@@ -112,7 +112,7 @@ pub struct CPERCursorV1 {
     /// \[IN/OUT\] Opaque handle tracking read position. Initialize to `NVML_CPER_CURSOR_HANDLE_INIT` on first call; pass the same `nvmlCPERCursor_v1_t` on the next call to continue. Caller must not interpret or modify.
     pub handle: u64,
 }
-impl CPERCursorV1 {
+impl CPERCursor {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlCPERCursor_v1_t {
         #[allow(unused_mut)]
@@ -123,9 +123,9 @@ impl CPERCursorV1 {
         r
     }
 }
-impl From<&sys::nvmlCPERCursor_v1_t> for CPERCursorV1 {
+impl From<&sys::nvmlCPERCursor_v1_t> for CPERCursor {
     fn from(r: &sys::nvmlCPERCursor_v1_t) -> Self {
-        CPERCursorV1 {
+        CPERCursor {
             cper_type_mask: r.cperTypeMask,
             uuid: ffi::string_from(&r.uuid),
             handle: r.handle,
@@ -133,7 +133,7 @@ impl From<&sys::nvmlCPERCursor_v1_t> for CPERCursorV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for CPERCursorV1 {
+impl serde::Serialize for CPERCursor {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

@@ -844,7 +844,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the input version is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetRusdSettings_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetRusdSettings_v1")]
-    pub fn set_rusd_settings(&self, settings: &RusdSettingsV1) -> Result<(), Error> {
+    pub fn set_rusd_settings(&self, settings: &RusdSettings) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetRusdSettings_v1()?;
         let mut c_settings = sys::nvmlRusdSettings_v1_t {
             version: sys::nvmlRusdSettings_v1 as _,

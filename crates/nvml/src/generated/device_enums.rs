@@ -1543,7 +1543,7 @@ impl serde::Serialize for TemperatureThresholds {
 ///The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.
 #[doc(alias = "nvmlAdaptiveTgpModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AdaptiveTgpModeInfoV1 {
+pub struct AdaptiveTgpModeInfo {
     /// \[out\] In-band enable requested (NVML_FEATURE_ENABLED) or not requested (NVML_FEATURE_DISABLED)
     pub in_band_enable_request: EnableState,
     /// \[out\] Feature allowed by out-of-band/admin (NVML_FEATURE_ENABLED) or not allowed (NVML_FEATURE_DISABLED)
@@ -1555,7 +1555,7 @@ pub struct AdaptiveTgpModeInfoV1 {
     /// \[out\] Adjusted TGP limit in milliwatts (valid only when feature is enabled)
     pub adjusted_limit_mw: u32,
 }
-impl AdaptiveTgpModeInfoV1 {
+impl AdaptiveTgpModeInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlAdaptiveTgpModeInfo_v1_t {
         #[allow(unused_mut)]
@@ -1568,9 +1568,9 @@ impl AdaptiveTgpModeInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfoV1 {
+impl From<&sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
     fn from(r: &sys::nvmlAdaptiveTgpModeInfo_v1_t) -> Self {
-        AdaptiveTgpModeInfoV1 {
+        AdaptiveTgpModeInfo {
             in_band_enable_request: EnableState(r.inBandEnableRequest),
             feature_allowed_by_admin: EnableState(r.featureAllowedByAdmin),
             admin_override_enabled: EnableState(r.adminOverrideEnabled),
@@ -1580,7 +1580,7 @@ impl From<&sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfoV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for AdaptiveTgpModeInfoV1 {
+impl serde::Serialize for AdaptiveTgpModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1694,7 +1694,7 @@ impl serde::Serialize for ClkMonStatus {
 #[doc(alias = "nvmlClockOffset_t")]
 #[doc(alias = "nvmlClockOffset_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ClockOffsetV1 {
+pub struct ClockOffset {
     /// The version number of this struct
     pub version: u32,
     pub r#type: ClockType,
@@ -1703,7 +1703,7 @@ pub struct ClockOffsetV1 {
     pub min_clock_offset_m_hz: i32,
     pub max_clock_offset_m_hz: i32,
 }
-impl ClockOffsetV1 {
+impl ClockOffset {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlClockOffset_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1719,9 +1719,9 @@ impl ClockOffsetV1 {
         r
     }
 }
-impl From<&sys::nvmlClockOffset_v1_t> for ClockOffsetV1 {
+impl From<&sys::nvmlClockOffset_v1_t> for ClockOffset {
     fn from(r: &sys::nvmlClockOffset_v1_t) -> Self {
-        ClockOffsetV1 {
+        ClockOffset {
             version: r.version,
             r#type: ClockType(r.r#type),
             pstate: Pstates(r.pstate),
@@ -1732,7 +1732,7 @@ impl From<&sys::nvmlClockOffset_v1_t> for ClockOffsetV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ClockOffsetV1 {
+impl serde::Serialize for ClockOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1752,13 +1752,13 @@ impl serde::Serialize for ClockOffsetV1 {
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_t")]
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DeviceCurrentClockFreqsV1 {
+pub struct DeviceCurrentClockFreqs {
     /// the API version number
     pub version: u32,
     /// OUT: the current clock frequency string.
     pub str: String,
 }
-impl DeviceCurrentClockFreqsV1 {
+impl DeviceCurrentClockFreqs {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlDeviceCurrentClockFreqs_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1770,16 +1770,16 @@ impl DeviceCurrentClockFreqsV1 {
         r
     }
 }
-impl From<&sys::nvmlDeviceCurrentClockFreqs_v1_t> for DeviceCurrentClockFreqsV1 {
+impl From<&sys::nvmlDeviceCurrentClockFreqs_v1_t> for DeviceCurrentClockFreqs {
     fn from(r: &sys::nvmlDeviceCurrentClockFreqs_v1_t) -> Self {
-        DeviceCurrentClockFreqsV1 {
+        DeviceCurrentClockFreqs {
             version: r.version,
             str: ffi::string_from(&r.str),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for DeviceCurrentClockFreqsV1 {
+impl serde::Serialize for DeviceCurrentClockFreqs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1795,13 +1795,13 @@ impl serde::Serialize for DeviceCurrentClockFreqsV1 {
 #[doc(alias = "nvmlDevicePerfModes_t")]
 #[doc(alias = "nvmlDevicePerfModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DevicePerfModesV1 {
+pub struct DevicePerfModes {
     /// the API version number
     pub version: u32,
     /// OUT: the performance modes string.
     pub str: String,
 }
-impl DevicePerfModesV1 {
+impl DevicePerfModes {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlDevicePerfModes_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1813,16 +1813,16 @@ impl DevicePerfModesV1 {
         r
     }
 }
-impl From<&sys::nvmlDevicePerfModes_v1_t> for DevicePerfModesV1 {
+impl From<&sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
     fn from(r: &sys::nvmlDevicePerfModes_v1_t) -> Self {
-        DevicePerfModesV1 {
+        DevicePerfModes {
             version: r.version,
             str: ffi::string_from(&r.str),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for DevicePerfModesV1 {
+impl serde::Serialize for DevicePerfModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1836,7 +1836,7 @@ impl serde::Serialize for DevicePerfModesV1 {
 ///The safe form of `nvmlDevicePowerMizerModes_v1_t`.
 #[doc(alias = "nvmlDevicePowerMizerModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DevicePowerMizerModesV1 {
+pub struct DevicePowerMizerModes {
     /// OUT: the current powermizer mode
     pub current_mode: u32,
     /// IN: the powermizer mode to set
@@ -1844,7 +1844,7 @@ pub struct DevicePowerMizerModesV1 {
     /// OUT: Bitmask of supported powermizer modes
     pub supported_power_mizer_modes: u32,
 }
-impl DevicePowerMizerModesV1 {
+impl DevicePowerMizerModes {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlDevicePowerMizerModes_v1_t {
         #[allow(unused_mut)]
@@ -1855,9 +1855,9 @@ impl DevicePowerMizerModesV1 {
         r
     }
 }
-impl From<&sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModesV1 {
+impl From<&sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
     fn from(r: &sys::nvmlDevicePowerMizerModes_v1_t) -> Self {
-        DevicePowerMizerModesV1 {
+        DevicePowerMizerModes {
             current_mode: r.currentMode,
             mode: r.mode,
             supported_power_mizer_modes: r.supportedPowerMizerModes,
@@ -1865,7 +1865,7 @@ impl From<&sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModesV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for DevicePowerMizerModesV1 {
+impl serde::Serialize for DevicePowerMizerModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1885,13 +1885,13 @@ impl serde::Serialize for DevicePowerMizerModesV1 {
 #[doc(alias = "nvmlDramEncryptionInfo_t")]
 #[doc(alias = "nvmlDramEncryptionInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DramEncryptionInfoV1 {
+pub struct DramEncryptionInfo {
     /// IN - the API version number
     pub version: u32,
     /// IN/OUT - DRAM Encryption state
     pub encryption_state: EnableState,
 }
-impl DramEncryptionInfoV1 {
+impl DramEncryptionInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlDramEncryptionInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1903,16 +1903,16 @@ impl DramEncryptionInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfoV1 {
+impl From<&sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
     fn from(r: &sys::nvmlDramEncryptionInfo_v1_t) -> Self {
-        DramEncryptionInfoV1 {
+        DramEncryptionInfo {
             version: r.version,
             encryption_state: EnableState(r.encryptionState),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for DramEncryptionInfoV1 {
+impl serde::Serialize for DramEncryptionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1928,7 +1928,7 @@ impl serde::Serialize for DramEncryptionInfoV1 {
 #[doc(alias = "nvmlEccSramErrorStatus_t")]
 #[doc(alias = "nvmlEccSramErrorStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EccSramErrorStatusV1 {
+pub struct EccSramErrorStatus {
     /// the API version number
     pub version: u32,
     /// aggregate uncorrectable parity error count
@@ -1956,7 +1956,7 @@ pub struct EccSramErrorStatusV1 {
     /// if the error threshold of field diag is exceeded
     pub b_threshold_exceeded: u32,
 }
-impl EccSramErrorStatusV1 {
+impl EccSramErrorStatus {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlEccSramErrorStatus_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1979,9 +1979,9 @@ impl EccSramErrorStatusV1 {
         r
     }
 }
-impl From<&sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatusV1 {
+impl From<&sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
     fn from(r: &sys::nvmlEccSramErrorStatus_v1_t) -> Self {
-        EccSramErrorStatusV1 {
+        EccSramErrorStatus {
             version: r.version,
             aggregate_unc_parity: r.aggregateUncParity,
             aggregate_unc_sec_ded: r.aggregateUncSecDed,
@@ -1999,7 +1999,7 @@ impl From<&sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatusV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EccSramErrorStatusV1 {
+impl serde::Serialize for EccSramErrorStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2024,7 +2024,7 @@ impl serde::Serialize for EccSramErrorStatusV1 {
 ///The safe form of `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t`.
 #[doc(alias = "nvmlEccSramUniqueUncorrectedErrorEntry_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EccSramUniqueUncorrectedErrorEntryV1 {
+pub struct EccSramUniqueUncorrectedErrorEntry {
     /// the SRAM unit index
     pub unit: u32,
     /// the error location within the SRAM unit
@@ -2040,7 +2040,7 @@ pub struct EccSramUniqueUncorrectedErrorEntryV1 {
     /// the error count at the same SRAM address
     pub count: u32,
 }
-impl EccSramUniqueUncorrectedErrorEntryV1 {
+impl EccSramUniqueUncorrectedErrorEntry {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
         #[allow(unused_mut)]
@@ -2056,9 +2056,9 @@ impl EccSramUniqueUncorrectedErrorEntryV1 {
     }
 }
 impl From<&sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
-for EccSramUniqueUncorrectedErrorEntryV1 {
+for EccSramUniqueUncorrectedErrorEntry {
     fn from(r: &sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t) -> Self {
-        EccSramUniqueUncorrectedErrorEntryV1 {
+        EccSramUniqueUncorrectedErrorEntry {
             unit: r.unit,
             location: r.location,
             sublocation: r.sublocation,
@@ -2070,7 +2070,7 @@ for EccSramUniqueUncorrectedErrorEntryV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EccSramUniqueUncorrectedErrorEntryV1 {
+impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2092,7 +2092,7 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntryV1 {
 #[doc(alias = "nvmlFanSpeedInfo_t")]
 #[doc(alias = "nvmlFanSpeedInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct FanSpeedInfoV1 {
+pub struct FanSpeedInfo {
     /// the API version number
     pub version: u32,
     /// the fan index
@@ -2100,7 +2100,7 @@ pub struct FanSpeedInfoV1 {
     /// OUT: the fan speed in RPM
     pub speed: u32,
 }
-impl FanSpeedInfoV1 {
+impl FanSpeedInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlFanSpeedInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2113,9 +2113,9 @@ impl FanSpeedInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfoV1 {
+impl From<&sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
     fn from(r: &sys::nvmlFanSpeedInfo_v1_t) -> Self {
-        FanSpeedInfoV1 {
+        FanSpeedInfo {
             version: r.version,
             fan: r.fan,
             speed: r.speed,
@@ -2123,7 +2123,7 @@ impl From<&sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfoV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for FanSpeedInfoV1 {
+impl serde::Serialize for FanSpeedInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2234,11 +2234,11 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
 ///The safe form of `nvmlHostname_v1_t`.
 #[doc(alias = "nvmlHostname_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct HostnameV1 {
+pub struct Hostname {
     /// null-terminated hostname string
     pub value: String,
 }
-impl HostnameV1 {
+impl Hostname {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlHostname_v1_t {
         #[allow(unused_mut)]
@@ -2247,15 +2247,15 @@ impl HostnameV1 {
         r
     }
 }
-impl From<&sys::nvmlHostname_v1_t> for HostnameV1 {
+impl From<&sys::nvmlHostname_v1_t> for Hostname {
     fn from(r: &sys::nvmlHostname_v1_t) -> Self {
-        HostnameV1 {
+        Hostname {
             value: ffi::string_from(&r.value),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for HostnameV1 {
+impl serde::Serialize for Hostname {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2270,13 +2270,13 @@ impl serde::Serialize for HostnameV1 {
 #[doc(alias = "nvmlMarginTemperature_t")]
 #[doc(alias = "nvmlMarginTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct MarginTemperatureV1 {
+pub struct MarginTemperature {
     /// The version number of this struct
     pub version: u32,
     /// The margin temperature value
     pub margin_temperature: i32,
 }
-impl MarginTemperatureV1 {
+impl MarginTemperature {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlMarginTemperature_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2288,16 +2288,16 @@ impl MarginTemperatureV1 {
         r
     }
 }
-impl From<&sys::nvmlMarginTemperature_v1_t> for MarginTemperatureV1 {
+impl From<&sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
     fn from(r: &sys::nvmlMarginTemperature_v1_t) -> Self {
-        MarginTemperatureV1 {
+        MarginTemperature {
             version: r.version,
             margin_temperature: r.marginTemperature,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for MarginTemperatureV1 {
+impl serde::Serialize for MarginTemperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2475,7 +2475,7 @@ impl serde::Serialize for PlatformInfoV2 {
 ///The safe form of `nvmlPowerValue_v2_t`.
 #[doc(alias = "nvmlPowerValue_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PowerValueV2 {
+pub struct PowerValue {
     /// Structure format version (must be 1)
     pub version: u32,
     /// \[in\]  Device type: GPU or Total Module
@@ -2483,7 +2483,7 @@ pub struct PowerValueV2 {
     /// \[out\] Power value to retrieve or set in milliwatts
     pub power_value_mw: u32,
 }
-impl PowerValueV2 {
+impl PowerValue {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlPowerValue_v2 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2496,9 +2496,9 @@ impl PowerValueV2 {
         r
     }
 }
-impl From<&sys::nvmlPowerValue_v2_t> for PowerValueV2 {
+impl From<&sys::nvmlPowerValue_v2_t> for PowerValue {
     fn from(r: &sys::nvmlPowerValue_v2_t) -> Self {
-        PowerValueV2 {
+        PowerValue {
             version: r.version,
             power_scope: r.powerScope,
             power_value_mw: r.powerValueMw,
@@ -2506,7 +2506,7 @@ impl From<&sys::nvmlPowerValue_v2_t> for PowerValueV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PowerValueV2 {
+impl serde::Serialize for PowerValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2522,7 +2522,7 @@ impl serde::Serialize for PowerValueV2 {
 ///The safe form of `nvmlProcessUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ProcessUtilizationInfoV1 {
+pub struct ProcessUtilizationInfo {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
     /// PID of process
@@ -2540,7 +2540,7 @@ pub struct ProcessUtilizationInfoV1 {
     /// Ofa Util Value
     pub ofa_util: u32,
 }
-impl ProcessUtilizationInfoV1 {
+impl ProcessUtilizationInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlProcessUtilizationInfo_v1_t {
         #[allow(unused_mut)]
@@ -2556,9 +2556,9 @@ impl ProcessUtilizationInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizationInfoV1 {
+impl From<&sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizationInfo {
     fn from(r: &sys::nvmlProcessUtilizationInfo_v1_t) -> Self {
-        ProcessUtilizationInfoV1 {
+        ProcessUtilizationInfo {
             time_stamp: r.timeStamp,
             pid: r.pid,
             sm_util: r.smUtil,
@@ -2571,7 +2571,7 @@ impl From<&sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizationInfoV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ProcessUtilizationInfoV1 {
+impl serde::Serialize for ProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2652,7 +2652,7 @@ impl serde::Serialize for ProcessUtilizationSample {
 ///The safe form of `nvmlRemappedRowsInfo_v2_t`.
 #[doc(alias = "nvmlRemappedRowsInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RemappedRowsInfoV2 {
+pub struct RemappedRowsInfo {
     /// Number of active row remappings due to correctable errors
     pub corr_active_remaps: u32,
     /// Number of inactive row remappings due to correctable errors
@@ -2666,7 +2666,7 @@ pub struct RemappedRowsInfoV2 {
     /// Whether or not there's any row remapping failure in the past; 0 indicates no failure, 1 indicates failure occurred
     pub b_failure_occurred: u32,
 }
-impl RemappedRowsInfoV2 {
+impl RemappedRowsInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlRemappedRowsInfo_v2_t {
         #[allow(unused_mut)]
@@ -2680,9 +2680,9 @@ impl RemappedRowsInfoV2 {
         r
     }
 }
-impl From<&sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfoV2 {
+impl From<&sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
     fn from(r: &sys::nvmlRemappedRowsInfo_v2_t) -> Self {
-        RemappedRowsInfoV2 {
+        RemappedRowsInfo {
             corr_active_remaps: r.corrActiveRemaps,
             corr_inactive_remaps: r.corrInactiveRemaps,
             unc_active_remaps: r.uncActiveRemaps,
@@ -2693,7 +2693,7 @@ impl From<&sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfoV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for RemappedRowsInfoV2 {
+impl serde::Serialize for RemappedRowsInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2712,12 +2712,12 @@ impl serde::Serialize for RemappedRowsInfoV2 {
 ///The safe form of `nvmlRusdSettings_v1_t`.
 #[doc(alias = "nvmlRusdSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RusdSettingsV1 {
+pub struct RusdSettings {
     pub version: u32,
     /// Bitmask of polling data. 0 value means the GPU's RUSD polling mask is cleared.
     pub poll_mask: u64,
 }
-impl RusdSettingsV1 {
+impl RusdSettings {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlRusdSettings_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2729,16 +2729,16 @@ impl RusdSettingsV1 {
         r
     }
 }
-impl From<&sys::nvmlRusdSettings_v1_t> for RusdSettingsV1 {
+impl From<&sys::nvmlRusdSettings_v1_t> for RusdSettings {
     fn from(r: &sys::nvmlRusdSettings_v1_t) -> Self {
-        RusdSettingsV1 {
+        RusdSettings {
             version: r.version,
             poll_mask: r.pollMask,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for RusdSettingsV1 {
+impl serde::Serialize for RusdSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

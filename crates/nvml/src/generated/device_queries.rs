@@ -181,14 +181,14 @@ impl Nvml {
     #[doc(alias = "nvmlSystemGetConfComputeKeyRotationThresholdInfo")]
     pub fn conf_compute_key_rotation_threshold_info(
         &self,
-    ) -> Result<ConfComputeGetKeyRotationThresholdInfoV1, Error> {
+    ) -> Result<ConfComputeGetKeyRotationThresholdInfo, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeKeyRotationThresholdInfo()?;
         let mut c_p_key_rotation_thr_info: sys::nvmlConfComputeGetKeyRotationThresholdInfo_st = sys::nvmlConfComputeGetKeyRotationThresholdInfo_st {
             version: sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(& mut c_p_key_rotation_thr_info)))?;
-        Ok(ConfComputeGetKeyRotationThresholdInfoV1::from(&c_p_key_rotation_thr_info))
+        Ok(ConfComputeGetKeyRotationThresholdInfo::from(&c_p_key_rotation_thr_info))
     }
     /// Get Conf Computing System Settings, version 2.
     ///
@@ -335,7 +335,7 @@ impl Nvml {
     #[doc(alias = "nvmlSystemSetConfComputeKeyRotationThresholdInfo")]
     pub fn set_conf_compute_key_rotation_threshold_info(
         &self,
-        p_key_rotation_thr_info: &ConfComputeSetKeyRotationThresholdInfoV1,
+        p_key_rotation_thr_info: &ConfComputeSetKeyRotationThresholdInfo,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlSystemSetConfComputeKeyRotationThresholdInfo()?;
         let mut c_p_key_rotation_thr_info = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
@@ -392,11 +392,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBBXTimeData_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBBXTimeData_v1")]
-    pub fn bbx_time_data(&self) -> Result<BBXTimeDataV1, Error> {
+    pub fn bbx_time_data(&self) -> Result<BBXTimeData, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBBXTimeData_v1()?;
         let mut c_time_data: sys::nvmlBBXTimeData_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_time_data)))?;
-        Ok(BBXTimeDataV1::from(&c_time_data))
+        Ok(BBXTimeData::from(&c_time_data))
     }
     /// Retrieves the current compute mode for the device or MIG device.
     ///

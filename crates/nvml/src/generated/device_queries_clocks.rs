@@ -293,14 +293,14 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockOffsets")]
-    pub fn clock_offsets(&self, info: &ClockOffsetV1) -> Result<ClockOffsetV1, Error> {
+    pub fn clock_offsets(&self, info: &ClockOffset) -> Result<ClockOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
             version: sys::nvmlClockOffset_v1 as _,
             ..(*info).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(ClockOffsetV1::from(&c_info))
+        Ok(ClockOffset::from(&c_info))
     }
     /// Retrieves a string with the associated current GPU Clock and Memory Clock values.
     ///
@@ -347,14 +347,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClockFreqs` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClockFreqs")]
-    pub fn current_clock_freqs(&self) -> Result<DeviceCurrentClockFreqsV1, Error> {
+    pub fn current_clock_freqs(&self) -> Result<DeviceCurrentClockFreqs, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClockFreqs()?;
         let mut c_current_clock_freqs: sys::nvmlDeviceCurrentClockFreqs_v1_t = sys::nvmlDeviceCurrentClockFreqs_v1_t {
             version: sys::nvmlDeviceCurrentClockFreqs_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_current_clock_freqs)))?;
-        Ok(DeviceCurrentClockFreqsV1::from(&c_current_clock_freqs))
+        Ok(DeviceCurrentClockFreqs::from(&c_current_clock_freqs))
     }
     /// Retrieves current clocks event reasons.
     ///
@@ -664,14 +664,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceModes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceModes")]
-    pub fn performance_modes(&self) -> Result<DevicePerfModesV1, Error> {
+    pub fn performance_modes(&self) -> Result<DevicePerfModes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPerformanceModes()?;
         let mut c_perf_modes: sys::nvmlDevicePerfModes_v1_t = sys::nvmlDevicePerfModes_v1_t {
             version: sys::nvmlDevicePerfModes_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_perf_modes)))?;
-        Ok(DevicePerfModesV1::from(&c_perf_modes))
+        Ok(DevicePerfModes::from(&c_perf_modes))
     }
     /// Retrieves the current performance state for the device.
     ///
@@ -717,7 +717,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetClockOffsets")]
-    pub fn set_clock_offsets(&self, info: &ClockOffsetV1) -> Result<(), Error> {
+    pub fn set_clock_offsets(&self, info: &ClockOffset) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
             version: sys::nvmlClockOffset_v1 as _,

@@ -323,7 +323,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUIDV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByUUIDV")]
-    pub fn device_by_uuid_struct(&self, uuid: &UUIDV1) -> Result<Device<'_>, Error> {
+    pub fn device_by_uuid_struct(&self, uuid: &UUID) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUIDV()?;
         let mut c_uuid = sys::nvmlUUID_v1_t {
             version: sys::nvmlUUID_v1 as _,
@@ -565,11 +565,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuUptime_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuUptime_v1")]
-    pub fn gpu_uptime(&self) -> Result<GpuUptimeV1, Error> {
+    pub fn gpu_uptime(&self) -> Result<GpuUptime, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuUptime_v1()?;
         let mut c_uptime: sys::nvmlGpuUptime_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_uptime)))?;
-        Ok(GpuUptimeV1::from(&c_uptime))
+        Ok(GpuUptime::from(&c_uptime))
     }
     /// Get the hostname for the device.
     ///
@@ -591,11 +591,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHostname_v1")]
-    pub fn hostname(&self) -> Result<HostnameV1, Error> {
+    pub fn hostname(&self) -> Result<Hostname, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetHostname_v1()?;
         let mut c_hostname: sys::nvmlHostname_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;
-        Ok(HostnameV1::from(&c_hostname))
+        Ok(Hostname::from(&c_hostname))
     }
     /// Retrieves the NVML index of this device.
     ///
@@ -862,14 +862,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPdi` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPdi")]
-    pub fn pdi(&self) -> Result<PdiV1, Error> {
+    pub fn pdi(&self) -> Result<Pdi, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPdi()?;
         let mut c_pdi: sys::nvmlPdi_v1_t = sys::nvmlPdi_v1_t {
             version: sys::nvmlPdi_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_pdi)))?;
-        Ok(PdiV1::from(&c_pdi))
+        Ok(Pdi::from(&c_pdi))
     }
     /// Get platform information of this device.
     ///
@@ -950,7 +950,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetHostname_v1")]
-    pub fn set_hostname(&self, hostname: &HostnameV1) -> Result<(), Error> {
+    pub fn set_hostname(&self, hostname: &Hostname) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetHostname_v1()?;
         let mut c_hostname = (*hostname).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;

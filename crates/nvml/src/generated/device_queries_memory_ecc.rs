@@ -52,9 +52,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq)]
 pub struct DramEncryptionMode {
     /// Reference in which to return the current DRAM Encryption mode
-    pub current: DramEncryptionInfoV1,
+    pub current: DramEncryptionInfo,
     /// Reference in which to return the pending DRAM Encryption mode
-    pub pending: DramEncryptionInfoV1,
+    pub pending: DramEncryptionInfo,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for DramEncryptionMode {
@@ -142,11 +142,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBankRemapperStatus_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBankRemapperStatus_v1")]
-    pub fn bank_remapper_status(&self) -> Result<EccBankRemapperStatusV1, Error> {
+    pub fn bank_remapper_status(&self) -> Result<EccBankRemapperStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBankRemapperStatus_v1()?;
         let mut c_p_bank_remapper_status: sys::nvmlEccBankRemapperStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_bank_remapper_status)))?;
-        Ok(EccBankRemapperStatusV1::from(&c_p_bank_remapper_status))
+        Ok(EccBankRemapperStatus::from(&c_p_bank_remapper_status))
     }
     /// Gets Total, Available and Used size of BAR1 memory.
     ///
@@ -288,8 +288,8 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetDramEncryptionMode")]
     pub fn dram_encryption_mode(
         &self,
-        current: &DramEncryptionInfoV1,
-        pending: &DramEncryptionInfoV1,
+        current: &DramEncryptionInfo,
+        pending: &DramEncryptionInfo,
     ) -> Result<DramEncryptionMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
         let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
@@ -302,8 +302,8 @@ impl<'n> Device<'n> {
         };
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok(DramEncryptionMode {
-            current: DramEncryptionInfoV1::from(&c_current),
-            pending: DramEncryptionInfoV1::from(&c_pending),
+            current: DramEncryptionInfo::from(&c_current),
+            pending: DramEncryptionInfo::from(&c_pending),
         })
     }
     /// Retrieves the current and pending ECC modes for the device.
@@ -547,11 +547,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] Unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
-    pub fn remapped_rows_v2(&self) -> Result<RemappedRowsInfoV2, Error> {
+    pub fn remapped_rows_v2(&self) -> Result<RemappedRowsInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows_v2()?;
         let mut c_info: sys::nvmlRemappedRowsInfo_v2_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(RemappedRowsInfoV2::from(&c_info))
+        Ok(RemappedRowsInfo::from(&c_info))
     }
     /// Returns the list of retired pages by source, including pages that are pending retirement
     /// The address information provided from this API is the hardware address of the page that was retired.  Note
@@ -718,7 +718,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetDramEncryptionMode")]
     pub fn set_dram_encryption_mode(
         &self,
-        dram_encryption: &DramEncryptionInfoV1,
+        dram_encryption: &DramEncryptionInfo,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDramEncryptionMode()?;
         let mut c_dram_encryption = sys::nvmlDramEncryptionInfo_v1_t {
@@ -747,14 +747,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramEccErrorStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSramEccErrorStatus")]
-    pub fn sram_ecc_error_status(&self) -> Result<EccSramErrorStatusV1, Error> {
+    pub fn sram_ecc_error_status(&self) -> Result<EccSramErrorStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSramEccErrorStatus()?;
         let mut c_status: sys::nvmlEccSramErrorStatus_v1_t = sys::nvmlEccSramErrorStatus_v1_t {
             version: sys::nvmlEccSramErrorStatus_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_status)))?;
-        Ok(EccSramErrorStatusV1::from(&c_status))
+        Ok(EccSramErrorStatus::from(&c_status))
     }
     /// Retrieves the total ECC error counts for the device.
     ///

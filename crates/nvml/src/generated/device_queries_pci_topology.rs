@@ -103,11 +103,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetC2cModeInfoV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetC2cModeInfoV")]
-    pub fn c2c_mode_info(&self) -> Result<C2cModeInfoV1, Error> {
+    pub fn c2c_mode_info(&self) -> Result<C2cModeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetC2cModeInfoV()?;
         let mut c_c2c_mode_info: sys::nvmlC2cModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_c2c_mode_info)))?;
-        Ok(C2cModeInfoV1::from(&c_c2c_mode_info))
+        Ok(C2cModeInfo::from(&c_c2c_mode_info))
     }
     /// Retrieves the current PCIe link generation
     ///
@@ -451,14 +451,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfoExt` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPciInfoExt")]
-    pub fn pci_info_ext(&self) -> Result<PciInfoExtV1, Error> {
+    pub fn pci_info_ext(&self) -> Result<PciInfoExt, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPciInfoExt()?;
         let mut c_pci: sys::nvmlPciInfoExt_v1_t = sys::nvmlPciInfoExt_v1_t {
             version: sys::nvmlPciInfoExt_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-        Ok(PciInfoExtV1::from(&c_pci))
+        Ok(PciInfoExt::from(&c_pci))
     }
     /// Gets the device's PCIE Max Link speed in MBPS
     ///

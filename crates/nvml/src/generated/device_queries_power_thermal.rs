@@ -54,12 +54,12 @@ use super::*;
 #[doc(alias = "nvmlTemperature_t")]
 #[doc(alias = "nvmlTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TemperatureV1 {
+pub struct Temperature {
     pub version: u32,
     pub sensor_type: TemperatureSensors,
     pub temperature: i32,
 }
-impl TemperatureV1 {
+impl Temperature {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlTemperature_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -72,9 +72,9 @@ impl TemperatureV1 {
         r
     }
 }
-impl From<&sys::nvmlTemperature_v1_t> for TemperatureV1 {
+impl From<&sys::nvmlTemperature_v1_t> for Temperature {
     fn from(r: &sys::nvmlTemperature_v1_t) -> Self {
-        TemperatureV1 {
+        Temperature {
             version: r.version,
             sensor_type: TemperatureSensors(r.sensorType),
             temperature: r.temperature,
@@ -82,7 +82,7 @@ impl From<&sys::nvmlTemperature_v1_t> for TemperatureV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for TemperatureV1 {
+impl serde::Serialize for Temperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -152,11 +152,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveTgpModeInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveTgpModeInfo_v1")]
-    pub fn adaptive_tgp_mode_info(&self) -> Result<AdaptiveTgpModeInfoV1, Error> {
+    pub fn adaptive_tgp_mode_info(&self) -> Result<AdaptiveTgpModeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveTgpModeInfo_v1()?;
         let mut c_info: sys::nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(AdaptiveTgpModeInfoV1::from(&c_info))
+        Ok(AdaptiveTgpModeInfo::from(&c_info))
     }
     /// Retrieves the cooler's information.
     /// Returns a cooler's control signal characteristics.  The possible types are restricted, Variable and Toggle.
@@ -182,17 +182,14 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the `device` does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCoolerInfo")]
-    pub fn cooler_info(
-        &self,
-        cooler_info: &CoolerInfoV1,
-    ) -> Result<CoolerInfoV1, Error> {
+    pub fn cooler_info(&self, cooler_info: &CoolerInfo) -> Result<CoolerInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCoolerInfo()?;
         let mut c_cooler_info = sys::nvmlCoolerInfo_v1_t {
             version: sys::nvmlCoolerInfo_v1 as _,
             ..(*cooler_info).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_cooler_info)))?;
-        Ok(CoolerInfoV1::from(&c_cooler_info))
+        Ok(CoolerInfo::from(&c_cooler_info))
     }
     /// Get the effective power limit that the driver enforces after taking into account all limiters
     ///
@@ -328,15 +325,15 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
     pub fn fan_speed_rpm(
         &self,
-        fan_speed: &FanSpeedInfoV1,
-    ) -> Result<FanSpeedInfoV1, Error> {
+        fan_speed: &FanSpeedInfo,
+    ) -> Result<FanSpeedInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeedRPM()?;
         let mut c_fan_speed = sys::nvmlFanSpeedInfo_v1_t {
             version: sys::nvmlFanSpeedInfo_v1 as _,
             ..(*fan_speed).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_fan_speed)))?;
-        Ok(FanSpeedInfoV1::from(&c_fan_speed))
+        Ok(FanSpeedInfo::from(&c_fan_speed))
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
     ///
@@ -357,15 +354,15 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetMarginTemperature")]
     pub fn margin_temperature(
         &self,
-        margin_temp_info: &MarginTemperatureV1,
-    ) -> Result<MarginTemperatureV1, Error> {
+        margin_temp_info: &MarginTemperature,
+    ) -> Result<MarginTemperature, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMarginTemperature()?;
         let mut c_margin_temp_info = sys::nvmlMarginTemperature_v1_t {
             version: sys::nvmlMarginTemperature_v1 as _,
             ..(*margin_temp_info).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_margin_temp_info)))?;
-        Ok(MarginTemperatureV1::from(&c_margin_temp_info))
+        Ok(MarginTemperature::from(&c_margin_temp_info))
     }
     /// Retrieves the min and max fan speed that user can set for the GPU fan.
     ///
@@ -541,11 +538,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerMizerMode_v1")]
-    pub fn power_mizer_mode(&self) -> Result<DevicePowerMizerModesV1, Error> {
+    pub fn power_mizer_mode(&self) -> Result<DevicePowerMizerModes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode: sys::nvmlDevicePowerMizerModes_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_power_mizer_mode)))?;
-        Ok(DevicePowerMizerModesV1::from(&c_power_mizer_mode))
+        Ok(DevicePowerMizerModes::from(&c_power_mizer_mode))
     }
     /// Gets the devices power source
     ///
@@ -697,7 +694,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
     pub fn set_power_management_limit_v2(
         &self,
-        power_value: &PowerValueV2,
+        power_value: &PowerValue,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerManagementLimit_v2()?;
         let mut c_power_value = sys::nvmlPowerValue_v2_t {
@@ -728,7 +725,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetPowerMizerMode_v1")]
     pub fn set_power_mizer_mode(
         &self,
-        power_mizer_mode: &DevicePowerMizerModesV1,
+        power_mizer_mode: &DevicePowerMizerModes,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode = (*power_mizer_mode).to_raw();
@@ -851,15 +848,15 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
     pub fn temperature_v(
         &self,
-        temperature: &TemperatureV1,
-    ) -> Result<TemperatureV1, Error> {
+        temperature: &Temperature,
+    ) -> Result<Temperature, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTemperatureV()?;
         let mut c_temperature = sys::nvmlTemperature_v1_t {
             version: sys::nvmlTemperature_v1 as _,
             ..(*temperature).to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_temperature)))?;
-        Ok(TemperatureV1::from(&c_temperature))
+        Ok(Temperature::from(&c_temperature))
     }
     /// Used to execute a list of thermal system instructions.
     ///

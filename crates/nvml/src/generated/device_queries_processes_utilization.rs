@@ -876,11 +876,11 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePerfMetricsGetSamples_v1` (a driver older than the function)
     #[doc(alias = "nvmlDevicePerfMetricsGetSamples_v1")]
-    pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamplesV1, Error> {
+    pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamples, Error> {
         let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
         let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_samples)))?;
-        Ok(PerfMetricsSamplesV1::from(&c_samples))
+        Ok(PerfMetricsSamples::from(&c_samples))
     }
     /// Retrieves the current utilization and process ID
     ///

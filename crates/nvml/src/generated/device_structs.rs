@@ -1626,11 +1626,11 @@ impl serde::Serialize for BAR1Memory {
 ///The safe form of `nvmlBBXTimeData_v1_t`.
 #[doc(alias = "nvmlBBXTimeData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct BBXTimeDataV1 {
+pub struct BBXTimeData {
     /// \[out\] Cumulative number of seconds the GPU has had the driver loaded
     pub time_run: u32,
 }
-impl BBXTimeDataV1 {
+impl BBXTimeData {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlBBXTimeData_v1_t {
         #[allow(unused_mut)]
@@ -1639,15 +1639,13 @@ impl BBXTimeDataV1 {
         r
     }
 }
-impl From<&sys::nvmlBBXTimeData_v1_t> for BBXTimeDataV1 {
+impl From<&sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
     fn from(r: &sys::nvmlBBXTimeData_v1_t) -> Self {
-        BBXTimeDataV1 {
-            time_run: r.timeRun,
-        }
+        BBXTimeData { time_run: r.timeRun }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for BBXTimeDataV1 {
+impl serde::Serialize for BBXTimeData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1750,10 +1748,10 @@ impl serde::Serialize for BridgeChipInfo {
 ///The safe form of `nvmlC2cModeInfo_v1_t`.
 #[doc(alias = "nvmlC2cModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct C2cModeInfoV1 {
+pub struct C2cModeInfo {
     pub is_c2c_enabled: u32,
 }
-impl C2cModeInfoV1 {
+impl C2cModeInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
         #[allow(unused_mut)]
@@ -1762,15 +1760,15 @@ impl C2cModeInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlC2cModeInfo_v1_t> for C2cModeInfoV1 {
+impl From<&sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
     fn from(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
-        C2cModeInfoV1 {
+        C2cModeInfo {
             is_c2c_enabled: r.isC2cEnabled,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for C2cModeInfoV1 {
+impl serde::Serialize for C2cModeInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1784,7 +1782,7 @@ impl serde::Serialize for C2cModeInfoV1 {
 #[doc(alias = "nvmlCoolerInfo_t")]
 #[doc(alias = "nvmlCoolerInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct CoolerInfoV1 {
+pub struct CoolerInfo {
     /// the API version number
     pub version: u32,
     /// the cooler index
@@ -1794,7 +1792,7 @@ pub struct CoolerInfoV1 {
     /// OUT: the target that cooler cools
     pub target: CoolerTarget,
 }
-impl CoolerInfoV1 {
+impl CoolerInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlCoolerInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1808,9 +1806,9 @@ impl CoolerInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlCoolerInfo_v1_t> for CoolerInfoV1 {
+impl From<&sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
     fn from(r: &sys::nvmlCoolerInfo_v1_t) -> Self {
-        CoolerInfoV1 {
+        CoolerInfo {
             version: r.version,
             index: r.index,
             signal_type: CoolerControl(r.signalType),
@@ -1819,7 +1817,7 @@ impl From<&sys::nvmlCoolerInfo_v1_t> for CoolerInfoV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for CoolerInfoV1 {
+impl serde::Serialize for CoolerInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1874,13 +1872,13 @@ impl serde::Serialize for CoreRailMetrics {
 #[doc(alias = "nvmlDeviceAddressingMode_t")]
 #[doc(alias = "nvmlDeviceAddressingMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DeviceAddressingModeV1 {
+pub struct DeviceAddressingMode {
     /// API version
     pub version: u32,
     /// One of `nvmlDeviceAddressingModeType_t`
     pub value: u32,
 }
-impl DeviceAddressingModeV1 {
+impl DeviceAddressingMode {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlDeviceAddressingMode_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1892,16 +1890,16 @@ impl DeviceAddressingModeV1 {
         r
     }
 }
-impl From<&sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingModeV1 {
+impl From<&sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
     fn from(r: &sys::nvmlDeviceAddressingMode_v1_t) -> Self {
-        DeviceAddressingModeV1 {
+        DeviceAddressingMode {
             version: r.version,
             value: r.value,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for DeviceAddressingModeV1 {
+impl serde::Serialize for DeviceAddressingMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1994,13 +1992,13 @@ impl serde::Serialize for DeviceAttributes {
 ///The safe form of `nvmlEccBankRemapperHistogram_v1_t`.
 #[doc(alias = "nvmlEccBankRemapperHistogram_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EccBankRemapperHistogramV1 {
+pub struct EccBankRemapperHistogram {
     /// Number of groups that have maximum spare.
     pub max_spare_group_count: u32,
     /// Number of groups that have not spare.
     pub no_spare_group_count: u32,
 }
-impl EccBankRemapperHistogramV1 {
+impl EccBankRemapperHistogram {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlEccBankRemapperHistogram_v1_t {
         #[allow(unused_mut)]
@@ -2010,16 +2008,16 @@ impl EccBankRemapperHistogramV1 {
         r
     }
 }
-impl From<&sys::nvmlEccBankRemapperHistogram_v1_t> for EccBankRemapperHistogramV1 {
+impl From<&sys::nvmlEccBankRemapperHistogram_v1_t> for EccBankRemapperHistogram {
     fn from(r: &sys::nvmlEccBankRemapperHistogram_v1_t) -> Self {
-        EccBankRemapperHistogramV1 {
+        EccBankRemapperHistogram {
             max_spare_group_count: r.maxSpareGroupCount,
             no_spare_group_count: r.noSpareGroupCount,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EccBankRemapperHistogramV1 {
+impl serde::Serialize for EccBankRemapperHistogram {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2034,7 +2032,7 @@ impl serde::Serialize for EccBankRemapperHistogramV1 {
 ///The safe form of `nvmlEccBankRemapperStatus_v1_t`.
 #[doc(alias = "nvmlEccBankRemapperStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EccBankRemapperStatusV1 {
+pub struct EccBankRemapperStatus {
     /// Number of active remappings
     pub active_remappings: u32,
     /// Number of inactive remappings
@@ -2042,9 +2040,9 @@ pub struct EccBankRemapperStatusV1 {
     /// Whether there exists any pending bank remapping. 0 for no pending remapping, 1 for pending remapping.
     pub b_pending: u32,
     /// Bank remapper histogram
-    pub histogram: EccBankRemapperHistogramV1,
+    pub histogram: EccBankRemapperHistogram,
 }
-impl EccBankRemapperStatusV1 {
+impl EccBankRemapperStatus {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlEccBankRemapperStatus_v1_t {
         #[allow(unused_mut)]
@@ -2056,18 +2054,18 @@ impl EccBankRemapperStatusV1 {
         r
     }
 }
-impl From<&sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatusV1 {
+impl From<&sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
     fn from(r: &sys::nvmlEccBankRemapperStatus_v1_t) -> Self {
-        EccBankRemapperStatusV1 {
+        EccBankRemapperStatus {
             active_remappings: r.activeRemappings,
             inactive_remappings: r.inactiveRemappings,
             b_pending: r.bPending,
-            histogram: EccBankRemapperHistogramV1::from(&r.histogram),
+            histogram: EccBankRemapperHistogram::from(&r.histogram),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EccBankRemapperStatusV1 {
+impl serde::Serialize for EccBankRemapperStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2231,11 +2229,11 @@ impl serde::Serialize for GpuThermalSettingsSensor {
 ///The safe form of `nvmlGpuUptime_v1_t`.
 #[doc(alias = "nvmlGpuUptime_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuUptimeV1 {
+pub struct GpuUptime {
     /// \[out\] Number of seconds the GPU has been up since it was initialized by the driver
     pub uptime: u32,
 }
-impl GpuUptimeV1 {
+impl GpuUptime {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpuUptime_v1_t {
         #[allow(unused_mut)]
@@ -2244,13 +2242,13 @@ impl GpuUptimeV1 {
         r
     }
 }
-impl From<&sys::nvmlGpuUptime_v1_t> for GpuUptimeV1 {
+impl From<&sys::nvmlGpuUptime_v1_t> for GpuUptime {
     fn from(r: &sys::nvmlGpuUptime_v1_t) -> Self {
-        GpuUptimeV1 { uptime: r.uptime }
+        GpuUptime { uptime: r.uptime }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuUptimeV1 {
+impl serde::Serialize for GpuUptime {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2479,7 +2477,7 @@ impl serde::Serialize for ObservedMetrics {
 #[doc(alias = "nvmlPciInfoExt_t")]
 #[doc(alias = "nvmlPciInfoExt_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PciInfoExtV1 {
+pub struct PciInfoExt {
     /// The version number of this struct
     pub version: u32,
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
@@ -2499,7 +2497,7 @@ pub struct PciInfoExtV1 {
     /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
     pub bus_id: String,
 }
-impl PciInfoExtV1 {
+impl PciInfoExt {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlPciInfoExt_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2518,9 +2516,9 @@ impl PciInfoExtV1 {
         r
     }
 }
-impl From<&sys::nvmlPciInfoExt_v1_t> for PciInfoExtV1 {
+impl From<&sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
     fn from(r: &sys::nvmlPciInfoExt_v1_t) -> Self {
-        PciInfoExtV1 {
+        PciInfoExt {
             version: r.version,
             domain: r.domain,
             bus: r.bus,
@@ -2534,7 +2532,7 @@ impl From<&sys::nvmlPciInfoExt_v1_t> for PciInfoExtV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PciInfoExtV1 {
+impl serde::Serialize for PciInfoExt {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2623,13 +2621,13 @@ impl serde::Serialize for PciInfo {
 #[doc(alias = "nvmlPdi_t")]
 #[doc(alias = "nvmlPdi_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PdiV1 {
+pub struct Pdi {
     /// API version number
     pub version: u32,
     /// 64-bit PDI value
     pub value: u64,
 }
-impl PdiV1 {
+impl Pdi {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlPdi_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2641,16 +2639,16 @@ impl PdiV1 {
         r
     }
 }
-impl From<&sys::nvmlPdi_v1_t> for PdiV1 {
+impl From<&sys::nvmlPdi_v1_t> for Pdi {
     fn from(r: &sys::nvmlPdi_v1_t) -> Self {
-        PdiV1 {
+        Pdi {
             version: r.version,
             value: r.value,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PdiV1 {
+impl serde::Serialize for Pdi {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2821,13 +2819,13 @@ impl serde::Serialize for PerfMetricsSample {
 ///The safe form of `nvmlPerfMetricsSamples_v1_t`.
 #[doc(alias = "nvmlPerfMetricsSamples_v1_t")]
 #[derive(Debug, Clone, Default)]
-pub struct PerfMetricsSamplesV1 {
+pub struct PerfMetricsSamples {
     /// Number of samples in the samples array
     pub num_samples: u32,
     /// Array of performance metrics samples
     pub samples: Vec<PerfMetricsSample>,
 }
-impl PerfMetricsSamplesV1 {
+impl PerfMetricsSamples {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlPerfMetricsSamples_v1_t {
         #[allow(unused_mut)]
@@ -2839,16 +2837,16 @@ impl PerfMetricsSamplesV1 {
         r
     }
 }
-impl From<&sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamplesV1 {
+impl From<&sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
     fn from(r: &sys::nvmlPerfMetricsSamples_v1_t) -> Self {
-        PerfMetricsSamplesV1 {
+        PerfMetricsSamples {
             num_samples: r.numSamples,
             samples: r.samples.iter().map(|x| PerfMetricsSample::from(&(*x))).collect(),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PerfMetricsSamplesV1 {
+impl serde::Serialize for PerfMetricsSamples {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -2896,7 +2894,7 @@ impl serde::Serialize for PmgrPwrTuple {
 ///The safe form of `nvmlProcessDetail_v1_t`.
 #[doc(alias = "nvmlProcessDetail_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ProcessDetailV1 {
+pub struct ProcessDetail {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
@@ -2912,7 +2910,7 @@ pub struct ProcessDetailV1 {
     /// Amount of used GPU conf compute protected memory in bytes.
     pub used_gpu_cc_protected_memory: u64,
 }
-impl ProcessDetailV1 {
+impl ProcessDetail {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlProcessDetail_v1_t {
         #[allow(unused_mut)]
@@ -2925,9 +2923,9 @@ impl ProcessDetailV1 {
         r
     }
 }
-impl From<&sys::nvmlProcessDetail_v1_t> for ProcessDetailV1 {
+impl From<&sys::nvmlProcessDetail_v1_t> for ProcessDetail {
     fn from(r: &sys::nvmlProcessDetail_v1_t) -> Self {
-        ProcessDetailV1 {
+        ProcessDetail {
             pid: r.pid,
             used_gpu_memory: r.usedGpuMemory,
             gpu_instance_id: r.gpuInstanceId,
@@ -2937,7 +2935,7 @@ impl From<&sys::nvmlProcessDetail_v1_t> for ProcessDetailV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ProcessDetailV1 {
+impl serde::Serialize for ProcessDetail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -3387,7 +3385,7 @@ impl serde::Serialize for RailMetrics {
 #[doc(alias = "nvmlRepairStatus_t")]
 #[doc(alias = "nvmlRepairStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct RepairStatusV1 {
+pub struct RepairStatus {
     /// API version number
     pub version: u32,
     /// Reference to `unsigned` int
@@ -3395,7 +3393,7 @@ pub struct RepairStatusV1 {
     /// Reference to `unsigned` int
     pub b_tpc_repair_pending: u32,
 }
-impl RepairStatusV1 {
+impl RepairStatus {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlRepairStatus_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -3408,9 +3406,9 @@ impl RepairStatusV1 {
         r
     }
 }
-impl From<&sys::nvmlRepairStatus_v1_t> for RepairStatusV1 {
+impl From<&sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn from(r: &sys::nvmlRepairStatus_v1_t) -> Self {
-        RepairStatusV1 {
+        RepairStatus {
             version: r.version,
             b_channel_repair_pending: r.bChannelRepairPending,
             b_tpc_repair_pending: r.bTpcRepairPending,
@@ -3418,7 +3416,7 @@ impl From<&sys::nvmlRepairStatus_v1_t> for RepairStatusV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for RepairStatusV1 {
+impl serde::Serialize for RepairStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -3529,7 +3527,7 @@ impl serde::Serialize for Sample {
 #[doc(alias = "nvmlUUID_t")]
 #[doc(alias = "nvmlUUID_v1_t")]
 #[derive(Debug, Clone, Default)]
-pub struct UUIDV1 {
+pub struct UUID {
     /// API version number
     pub version: u32,
     /// One of `nvmlUUIDType_t`
@@ -3537,7 +3535,7 @@ pub struct UUIDV1 {
     /// One of `nvmlUUIDValue_t`, to be set based on the UUID format
     pub value: sys::nvmlUUIDValue_t,
 }
-impl UUIDV1 {
+impl UUID {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlUUID_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -3550,9 +3548,9 @@ impl UUIDV1 {
         r
     }
 }
-impl From<&sys::nvmlUUID_v1_t> for UUIDV1 {
+impl From<&sys::nvmlUUID_v1_t> for UUID {
     fn from(r: &sys::nvmlUUID_v1_t) -> Self {
-        UUIDV1 {
+        UUID {
             version: r.version,
             r#type: r.r#type,
             value: r.value,
@@ -3560,7 +3558,7 @@ impl From<&sys::nvmlUUID_v1_t> for UUIDV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for UUIDV1 {
+impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -3575,11 +3573,11 @@ impl serde::Serialize for UUIDV1 {
 ///The safe form of `nvmlUnrepairableMemoryStatus_v1_t`.
 #[doc(alias = "nvmlUnrepairableMemoryStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct UnrepairableMemoryStatusV1 {
+pub struct UnrepairableMemoryStatus {
     /// Reference to `unsigned` int
     pub b_unrepairable_memory: u32,
 }
-impl UnrepairableMemoryStatusV1 {
+impl UnrepairableMemoryStatus {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
         #[allow(unused_mut)]
@@ -3588,15 +3586,15 @@ impl UnrepairableMemoryStatusV1 {
         r
     }
 }
-impl From<&sys::nvmlUnrepairableMemoryStatus_v1_t> for UnrepairableMemoryStatusV1 {
+impl From<&sys::nvmlUnrepairableMemoryStatus_v1_t> for UnrepairableMemoryStatus {
     fn from(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
-        UnrepairableMemoryStatusV1 {
+        UnrepairableMemoryStatus {
             b_unrepairable_memory: r.bUnrepairableMemory,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for UnrepairableMemoryStatusV1 {
+impl serde::Serialize for UnrepairableMemoryStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

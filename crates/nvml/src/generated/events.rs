@@ -401,11 +401,11 @@ impl serde::Serialize for EventData {
 ///The safe form of `nvmlEventSetGetContextCount_v1_t`.
 #[doc(alias = "nvmlEventSetGetContextCount_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EventSetGetContextCountV1 {
+pub struct EventSetGetContextCount {
     /// \[out\] Number of context records associated with the most recent event.
     pub count: u32,
 }
-impl EventSetGetContextCountV1 {
+impl EventSetGetContextCount {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlEventSetGetContextCount_v1_t {
         #[allow(unused_mut)]
@@ -414,15 +414,15 @@ impl EventSetGetContextCountV1 {
         r
     }
 }
-impl From<&sys::nvmlEventSetGetContextCount_v1_t> for EventSetGetContextCountV1 {
+impl From<&sys::nvmlEventSetGetContextCount_v1_t> for EventSetGetContextCount {
     fn from(r: &sys::nvmlEventSetGetContextCount_v1_t) -> Self {
-        EventSetGetContextCountV1 {
+        EventSetGetContextCount {
             count: r.count,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EventSetGetContextCountV1 {
+impl serde::Serialize for EventSetGetContextCount {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -436,7 +436,7 @@ impl serde::Serialize for EventSetGetContextCountV1 {
 ///The safe form of `nvmlEventSetGetContextInfo_v1_t`.
 #[doc(alias = "nvmlEventSetGetContextInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EventSetGetContextInfoV1 {
+pub struct EventSetGetContextInfo {
     /// \[in\] Zero-based context index.
     pub index: u32,
     /// \[out\] `nvmlGpuOperationalEventContextType_t` value describing the NVML public interpretation of the context payload.
@@ -448,7 +448,7 @@ pub struct EventSetGetContextInfoV1 {
     /// \[out\] Payload format version for `sourceEventContextType`.
     pub data_format_version: u16,
 }
-impl EventSetGetContextInfoV1 {
+impl EventSetGetContextInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlEventSetGetContextInfo_v1_t {
         #[allow(unused_mut)]
@@ -462,9 +462,9 @@ impl EventSetGetContextInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfoV1 {
+impl From<&sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfo {
     fn from(r: &sys::nvmlEventSetGetContextInfo_v1_t) -> Self {
-        EventSetGetContextInfoV1 {
+        EventSetGetContextInfo {
             index: r.index,
             nvml_gpu_operational_event_context_type: r
                 .nvmlGpuOperationalEventContextType,
@@ -475,7 +475,7 @@ impl From<&sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfoV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EventSetGetContextInfoV1 {
+impl serde::Serialize for EventSetGetContextInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -496,13 +496,13 @@ impl serde::Serialize for EventSetGetContextInfoV1 {
 ///The safe form of `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t`.
 #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EventSetGetGpuOperationalEventContextLegacyXidV1 {
+pub struct EventSetGetGpuOperationalEventContextLegacyXid {
     /// \[in\] Zero-based context index.
     pub index: u32,
     /// \[out\] Legacy Xid code carried in a GPU Operational Event context.
     pub xid_code: u32,
 }
-impl EventSetGetGpuOperationalEventContextLegacyXidV1 {
+impl EventSetGetGpuOperationalEventContextLegacyXid {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(
         &self,
@@ -515,16 +515,16 @@ impl EventSetGetGpuOperationalEventContextLegacyXidV1 {
     }
 }
 impl From<&sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
-for EventSetGetGpuOperationalEventContextLegacyXidV1 {
+for EventSetGetGpuOperationalEventContextLegacyXid {
     fn from(r: &sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t) -> Self {
-        EventSetGetGpuOperationalEventContextLegacyXidV1 {
+        EventSetGetGpuOperationalEventContextLegacyXid {
             index: r.index,
             xid_code: r.xidCode,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXidV1 {
+impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -543,13 +543,13 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXidV1 {
 ///The safe form of `nvmlSystemEventData_v1_t`.
 #[doc(alias = "nvmlSystemEventData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemEventDataV1 {
+pub struct SystemEventData {
     /// Information about what specific system event occurred
     pub event_type: SystemEventTypes,
     /// gpuId in PCI format
     pub gpu_id: u32,
 }
-impl SystemEventDataV1 {
+impl SystemEventData {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
         #[allow(unused_mut)]
@@ -559,16 +559,16 @@ impl SystemEventDataV1 {
         r
     }
 }
-impl From<&sys::nvmlSystemEventData_v1_t> for SystemEventDataV1 {
+impl From<&sys::nvmlSystemEventData_v1_t> for SystemEventData {
     fn from(r: &sys::nvmlSystemEventData_v1_t) -> Self {
-        SystemEventDataV1 {
+        SystemEventData {
             event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
             gpu_id: r.gpuId,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for SystemEventDataV1 {
+impl serde::Serialize for SystemEventData {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -584,13 +584,13 @@ impl serde::Serialize for SystemEventDataV1 {
 #[doc(alias = "nvmlSystemEventSetCreateRequest_t")]
 #[doc(alias = "nvmlSystemEventSetCreateRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemEventSetCreateRequestV1 {
+pub struct SystemEventSetCreateRequest {
     /// the API version number
     pub version: u32,
     /// system event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemEventSetCreateRequestV1 {
+impl SystemEventSetCreateRequest {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlSystemEventSetCreateRequest_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -602,16 +602,16 @@ impl SystemEventSetCreateRequestV1 {
         r
     }
 }
-impl From<&sys::nvmlSystemEventSetCreateRequest_v1_t> for SystemEventSetCreateRequestV1 {
+impl From<&sys::nvmlSystemEventSetCreateRequest_v1_t> for SystemEventSetCreateRequest {
     fn from(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
-        SystemEventSetCreateRequestV1 {
+        SystemEventSetCreateRequest {
             version: r.version,
             set: crate::RawHandle::new(r.set),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for SystemEventSetCreateRequestV1 {
+impl serde::Serialize for SystemEventSetCreateRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -626,13 +626,13 @@ impl serde::Serialize for SystemEventSetCreateRequestV1 {
 #[doc(alias = "nvmlSystemEventSetFreeRequest_t")]
 #[doc(alias = "nvmlSystemEventSetFreeRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemEventSetFreeRequestV1 {
+pub struct SystemEventSetFreeRequest {
     /// the API version number
     pub version: u32,
     /// system event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemEventSetFreeRequestV1 {
+impl SystemEventSetFreeRequest {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlSystemEventSetFreeRequest_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -644,16 +644,16 @@ impl SystemEventSetFreeRequestV1 {
         r
     }
 }
-impl From<&sys::nvmlSystemEventSetFreeRequest_v1_t> for SystemEventSetFreeRequestV1 {
+impl From<&sys::nvmlSystemEventSetFreeRequest_v1_t> for SystemEventSetFreeRequest {
     fn from(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
-        SystemEventSetFreeRequestV1 {
+        SystemEventSetFreeRequest {
             version: r.version,
             set: crate::RawHandle::new(r.set),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for SystemEventSetFreeRequestV1 {
+impl serde::Serialize for SystemEventSetFreeRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -668,7 +668,7 @@ impl serde::Serialize for SystemEventSetFreeRequestV1 {
 #[doc(alias = "nvmlSystemRegisterEventRequest_t")]
 #[doc(alias = "nvmlSystemRegisterEventRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemRegisterEventRequestV1 {
+pub struct SystemRegisterEventRequest {
     /// the API version number
     pub version: u32,
     /// Bitmask of `nvmlEventType` to record
@@ -678,7 +678,7 @@ pub struct SystemRegisterEventRequestV1 {
     /// Set to which add new event types
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemRegisterEventRequestV1 {
+impl SystemRegisterEventRequest {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlSystemRegisterEventRequest_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -691,9 +691,9 @@ impl SystemRegisterEventRequestV1 {
         r
     }
 }
-impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequestV1 {
+impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequest {
     fn from(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
-        SystemRegisterEventRequestV1 {
+        SystemRegisterEventRequest {
             version: r.version,
             event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
             set: crate::RawHandle::new(r.set),
@@ -701,7 +701,7 @@ impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequ
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for SystemRegisterEventRequestV1 {
+impl serde::Serialize for SystemRegisterEventRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -840,11 +840,11 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextCount_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextCount_v1")]
-    pub fn context_count(&self) -> Result<EventSetGetContextCountV1, Error> {
+    pub fn context_count(&self) -> Result<EventSetGetContextCount, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextCount_v1()?;
         let mut c_params: sys::nvmlEventSetGetContextCount_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetContextCountV1::from(&c_params))
+        Ok(EventSetGetContextCount::from(&c_params))
     }
     /// Gets metadata for a context record from the most recent event returned by
     /// `nvmlEventSetWait_v3`.
@@ -883,12 +883,12 @@ impl<'n> EventSet<'n> {
     #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
     pub fn context_info(
         &self,
-        params: &EventSetGetContextInfoV1,
-    ) -> Result<EventSetGetContextInfoV1, Error> {
+        params: &EventSetGetContextInfo,
+    ) -> Result<EventSetGetContextInfo, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextInfo_v1()?;
         let mut c_params = (*params).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetContextInfoV1::from(&c_params))
+        Ok(EventSetGetContextInfo::from(&c_params))
     }
     /// Releases events in the set
     ///
@@ -944,15 +944,15 @@ impl<'n> EventSet<'n> {
     #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
     pub fn gpu_operational_event_context_legacy_xid(
         &self,
-        params: &EventSetGetGpuOperationalEventContextLegacyXidV1,
-    ) -> Result<EventSetGetGpuOperationalEventContextLegacyXidV1, Error> {
+        params: &EventSetGetGpuOperationalEventContextLegacyXid,
+    ) -> Result<EventSetGetGpuOperationalEventContextLegacyXid, Error> {
         let sym = self
             .nvml
             .lib()
             .nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1()?;
         let mut c_params = (*params).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetGpuOperationalEventContextLegacyXidV1::from(&c_params))
+        Ok(EventSetGetGpuOperationalEventContextLegacyXid::from(&c_params))
     }
     /// Adds a GPU Operational Event subscription to an event set.
     ///
@@ -998,7 +998,7 @@ impl<'n> EventSet<'n> {
     #[doc(alias = "nvmlEventSetRegisterGpuOperationalEvents_v1")]
     pub fn register_gpu_operational_events(
         &self,
-        config: &GpuOperationalEventConfigV1,
+        config: &GpuOperationalEventConfig,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlEventSetRegisterGpuOperationalEvents_v1()?;
         let mut c_config = (*config).to_raw();
@@ -1125,10 +1125,10 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v3` (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v3")]
-    pub fn wait_v3(&self, params: &EventSetWaitV3) -> Result<EventSetWaitV3, Error> {
+    pub fn wait_v3(&self, params: &EventSetWait) -> Result<EventSetWait, Error> {
         let sym = self.nvml.lib().nvmlEventSetWait_v3()?;
         let mut c_params = (*params).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetWaitV3::from(&c_params))
+        Ok(EventSetWait::from(&c_params))
     }
 }

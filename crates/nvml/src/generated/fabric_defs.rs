@@ -54,13 +54,13 @@ use super::*;
 ///The safe form of `nvmlGpuFabricClique_v1_t`.
 #[doc(alias = "nvmlGpuFabricClique_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuFabricCliqueV1 {
+pub struct GpuFabricClique {
     /// Clique type. See NVML_GPU_FABRIC_CLIQUE_TYPE_*
     pub r#type: u8,
     /// Clique ID assigned by the Fabric Manager
     pub id: u32,
 }
-impl GpuFabricCliqueV1 {
+impl GpuFabricClique {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpuFabricClique_v1_t {
         #[allow(unused_mut)]
@@ -70,16 +70,16 @@ impl GpuFabricCliqueV1 {
         r
     }
 }
-impl From<&sys::nvmlGpuFabricClique_v1_t> for GpuFabricCliqueV1 {
+impl From<&sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
     fn from(r: &sys::nvmlGpuFabricClique_v1_t) -> Self {
-        GpuFabricCliqueV1 {
+        GpuFabricClique {
             r#type: r.r#type,
             id: r.id,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuFabricCliqueV1 {
+impl serde::Serialize for GpuFabricClique {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -301,7 +301,7 @@ pub struct GpuFabricInfoV4 {
     /// Probe Error status, if any. Must be checked only if state returns "complete".
     pub status: Return,
     /// Clique entries, sorted by ascending type then ascending id
-    pub cliques: Vec<GpuFabricCliqueV1>,
+    pub cliques: Vec<GpuFabricClique>,
     /// Number of valid entries in `cliques`\[\]
     pub num_cliques: u32,
     /// Current Probe State. See NVML_GPU_FABRIC_STATE_*
@@ -335,7 +335,7 @@ impl From<&sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfoV4 {
         GpuFabricInfoV4 {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
-            cliques: r.cliques.iter().map(|x| GpuFabricCliqueV1::from(&(*x))).collect(),
+            cliques: r.cliques.iter().map(|x| GpuFabricClique::from(&(*x))).collect(),
             num_cliques: r.numCliques,
             state: r.state,
             health_mask: r.healthMask,

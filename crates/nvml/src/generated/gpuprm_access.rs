@@ -289,11 +289,11 @@ impl serde::Serialize for PRMCounterId {
 ///The safe form of `nvmlPRMCounterInput_v1_t`.
 #[doc(alias = "nvmlPRMCounterInput_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PRMCounterInputV1 {
+pub struct PRMCounterInput {
     /// Local port number
     pub local_port: u32,
 }
-impl PRMCounterInputV1 {
+impl PRMCounterInput {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlPRMCounterInput_v1_t {
         #[allow(unused_mut)]
@@ -302,15 +302,15 @@ impl PRMCounterInputV1 {
         r
     }
 }
-impl From<&sys::nvmlPRMCounterInput_v1_t> for PRMCounterInputV1 {
+impl From<&sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
     fn from(r: &sys::nvmlPRMCounterInput_v1_t) -> Self {
-        PRMCounterInputV1 {
+        PRMCounterInput {
             local_port: r.localPort,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PRMCounterInputV1 {
+impl serde::Serialize for PRMCounterInput {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -324,7 +324,7 @@ impl serde::Serialize for PRMCounterInputV1 {
 ///The safe form of `nvmlPRMCounterValue_v1_t`.
 #[doc(alias = "nvmlPRMCounterValue_v1_t")]
 #[derive(Debug, Clone, Default)]
-pub struct PRMCounterValueV1 {
+pub struct PRMCounterValue {
     /// Status of the PRM counter read
     pub status: Return,
     /// Output value type
@@ -332,7 +332,7 @@ pub struct PRMCounterValueV1 {
     /// Output value
     pub output_value: sys::nvmlValue_st,
 }
-impl PRMCounterValueV1 {
+impl PRMCounterValue {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlPRMCounterValue_v1_t {
         #[allow(unused_mut)]
@@ -343,9 +343,9 @@ impl PRMCounterValueV1 {
         r
     }
 }
-impl From<&sys::nvmlPRMCounterValue_v1_t> for PRMCounterValueV1 {
+impl From<&sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
     fn from(r: &sys::nvmlPRMCounterValue_v1_t) -> Self {
-        PRMCounterValueV1 {
+        PRMCounterValue {
             status: Return(r.status),
             output_type: ValueType(r.outputType),
             output_value: r.outputValue,
@@ -353,7 +353,7 @@ impl From<&sys::nvmlPRMCounterValue_v1_t> for PRMCounterValueV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PRMCounterValueV1 {
+impl serde::Serialize for PRMCounterValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -368,15 +368,15 @@ impl serde::Serialize for PRMCounterValueV1 {
 ///The safe form of `nvmlPRMCounter_v1_t`.
 #[doc(alias = "nvmlPRMCounter_v1_t")]
 #[derive(Debug, Clone, Default)]
-pub struct PRMCounterV1 {
+pub struct PRMCounter {
     /// Counter ID, one of `nvmlPRMCounterId_t`
     pub counter_id: u32,
     /// PRM input values
-    pub in_data: PRMCounterInputV1,
+    pub in_data: PRMCounterInput,
     /// Counter value
-    pub counter_value: PRMCounterValueV1,
+    pub counter_value: PRMCounterValue,
 }
-impl PRMCounterV1 {
+impl PRMCounter {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlPRMCounter_v1_t {
         #[allow(unused_mut)]
@@ -387,17 +387,17 @@ impl PRMCounterV1 {
         r
     }
 }
-impl From<&sys::nvmlPRMCounter_v1_t> for PRMCounterV1 {
+impl From<&sys::nvmlPRMCounter_v1_t> for PRMCounter {
     fn from(r: &sys::nvmlPRMCounter_v1_t) -> Self {
-        PRMCounterV1 {
+        PRMCounter {
             counter_id: r.counterId,
-            in_data: PRMCounterInputV1::from(&r.inData),
-            counter_value: PRMCounterValueV1::from(&r.counterValue),
+            in_data: PRMCounterInput::from(&r.inData),
+            counter_value: PRMCounterValue::from(&r.counterValue),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PRMCounterV1 {
+impl serde::Serialize for PRMCounter {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -413,14 +413,14 @@ impl serde::Serialize for PRMCounterV1 {
 ///The safe form of `nvmlPRMTLV_v1_t`.
 #[doc(alias = "nvmlPRMTLV_v1_t")]
 #[derive(Debug, Clone, Default)]
-pub struct PRMTLVV1 {
+pub struct PRMTLV {
     /// Size of the input TLV data.
     pub data_size: u32,
     /// OUT: status of the PRM command
     pub status: u32,
     pub anon0: sys::nvmlPRMTLV_v1_t_anon0,
 }
-impl PRMTLVV1 {
+impl PRMTLV {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlPRMTLV_v1_t {
         #[allow(unused_mut)]
@@ -431,9 +431,9 @@ impl PRMTLVV1 {
         r
     }
 }
-impl From<&sys::nvmlPRMTLV_v1_t> for PRMTLVV1 {
+impl From<&sys::nvmlPRMTLV_v1_t> for PRMTLV {
     fn from(r: &sys::nvmlPRMTLV_v1_t) -> Self {
-        PRMTLVV1 {
+        PRMTLV {
             data_size: r.dataSize,
             status: r.status,
             anon0: r.anon0,
@@ -441,7 +441,7 @@ impl From<&sys::nvmlPRMTLV_v1_t> for PRMTLVV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PRMTLVV1 {
+impl serde::Serialize for PRMTLV {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -472,10 +472,10 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadWritePRM_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceReadWritePRM_v1")]
-    pub fn read_write_prm(&self, buffer: &PRMTLVV1) -> Result<PRMTLVV1, Error> {
+    pub fn read_write_prm(&self, buffer: &PRMTLV) -> Result<PRMTLV, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadWritePRM_v1()?;
         let mut c_buffer = (*buffer).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_buffer)))?;
-        Ok(PRMTLVV1::from(&c_buffer))
+        Ok(PRMTLV::from(&c_buffer))
     }
 }

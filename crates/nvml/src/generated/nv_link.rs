@@ -425,12 +425,12 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 #[doc(alias = "nvmlNvlinkGetBwMode_t")]
 #[doc(alias = "nvmlNvlinkGetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkGetBwModeV1 {
+pub struct NvlinkGetBwMode {
     pub version: u32,
     pub b_is_best: u32,
     pub bw_mode: u8,
 }
-impl NvlinkGetBwModeV1 {
+impl NvlinkGetBwMode {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlNvlinkGetBwMode_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -443,9 +443,9 @@ impl NvlinkGetBwModeV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwModeV1 {
+impl From<&sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
     fn from(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
-        NvlinkGetBwModeV1 {
+        NvlinkGetBwMode {
             version: r.version,
             b_is_best: r.bIsBest,
             bw_mode: r.bwMode,
@@ -453,7 +453,7 @@ impl From<&sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwModeV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkGetBwModeV1 {
+impl serde::Serialize for NvlinkGetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -469,7 +469,7 @@ impl serde::Serialize for NvlinkGetBwModeV1 {
 ///The safe form of `nvmlNvlinkGetRemapTableInfo_v1_t`.
 #[doc(alias = "nvmlNvlinkGetRemapTableInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkGetRemapTableInfoV1 {
+pub struct NvlinkGetRemapTableInfo {
     /// ALID of the GPU
     pub alid: u32,
     /// FLA remap table addrs for all the remap table entries
@@ -479,7 +479,7 @@ pub struct NvlinkGetRemapTableInfoV1 {
     /// Number of entries in the remap tables
     pub remap_tab_size: u32,
 }
-impl NvlinkGetRemapTableInfoV1 {
+impl NvlinkGetRemapTableInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
         #[allow(unused_mut)]
@@ -495,9 +495,9 @@ impl NvlinkGetRemapTableInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkGetRemapTableInfo_v1_t> for NvlinkGetRemapTableInfoV1 {
+impl From<&sys::nvmlNvlinkGetRemapTableInfo_v1_t> for NvlinkGetRemapTableInfo {
     fn from(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
-        NvlinkGetRemapTableInfoV1 {
+        NvlinkGetRemapTableInfo {
             alid: r.alid,
             fla_remap_tab_addr: r.flaRemapTabAddr.iter().map(|x| (*x)).collect(),
             gpa_remap_tab_addr: r.gpaRemapTabAddr.iter().map(|x| (*x)).collect(),
@@ -506,7 +506,7 @@ impl From<&sys::nvmlNvlinkGetRemapTableInfo_v1_t> for NvlinkGetRemapTableInfoV1 
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkGetRemapTableInfoV1 {
+impl serde::Serialize for NvlinkGetRemapTableInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -523,13 +523,13 @@ impl serde::Serialize for NvlinkGetRemapTableInfoV1 {
 ///The safe form of `nvmlNvlinkLockRemapTable_v1_t`.
 #[doc(alias = "nvmlNvlinkLockRemapTable_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkLockRemapTableV1 {
+pub struct NvlinkLockRemapTable {
     /// Whether the remap table of the GPU is locked
     pub b_remap_table_locked: u8,
     /// Whether locking of the remap table is disabled
     pub b_remap_table_lock_disabled: u8,
 }
-impl NvlinkLockRemapTableV1 {
+impl NvlinkLockRemapTable {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
         #[allow(unused_mut)]
@@ -539,16 +539,16 @@ impl NvlinkLockRemapTableV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTableV1 {
+impl From<&sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
     fn from(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
-        NvlinkLockRemapTableV1 {
+        NvlinkLockRemapTable {
             b_remap_table_locked: r.bRemapTableLocked,
             b_remap_table_lock_disabled: r.bRemapTableLockDisabled,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkLockRemapTableV1 {
+impl serde::Serialize for NvlinkLockRemapTable {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -566,13 +566,13 @@ impl serde::Serialize for NvlinkLockRemapTableV1 {
 ///The safe form of `nvmlNvlinkNvlePrivateInfo_v1_t`.
 #[doc(alias = "nvmlNvlinkNvlePrivateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkNvlePrivateInfoV1 {
+pub struct NvlinkNvlePrivateInfo {
     /// Buffer that receives the opaque private info blob
     pub data: Vec<u8>,
     /// Number of valid bytes written to `data` on output
     pub size: u32,
 }
-impl NvlinkNvlePrivateInfoV1 {
+impl NvlinkNvlePrivateInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
         #[allow(unused_mut)]
@@ -584,16 +584,16 @@ impl NvlinkNvlePrivateInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfoV1 {
+impl From<&sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
     fn from(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
-        NvlinkNvlePrivateInfoV1 {
+        NvlinkNvlePrivateInfo {
             data: r.data.iter().map(|x| (*x)).collect(),
             size: r.size,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkNvlePrivateInfoV1 {
+impl serde::Serialize for NvlinkNvlePrivateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -612,7 +612,7 @@ impl serde::Serialize for NvlinkNvlePrivateInfoV1 {
 ///The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
 #[doc(alias = "nvmlNvlinkSetBwModeAsync_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkSetBwModeAsyncV1 {
+pub struct NvlinkSetBwModeAsync {
     /// \[in\]  - Set to the best available Bandwidth mode
     pub b_set_best: u32,
     /// \[in\]  - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
@@ -620,7 +620,7 @@ pub struct NvlinkSetBwModeAsyncV1 {
     /// \[out\] - Time in ms to poll to validate bandwidth setting.
     pub async_poll_timeout_ms: u32,
 }
-impl NvlinkSetBwModeAsyncV1 {
+impl NvlinkSetBwModeAsync {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
         #[allow(unused_mut)]
@@ -631,9 +631,9 @@ impl NvlinkSetBwModeAsyncV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsyncV1 {
+impl From<&sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
     fn from(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
-        NvlinkSetBwModeAsyncV1 {
+        NvlinkSetBwModeAsync {
             b_set_best: r.bSetBest,
             bw_mode: r.bwMode,
             async_poll_timeout_ms: r.asyncPollTimeoutMs,
@@ -641,7 +641,7 @@ impl From<&sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsyncV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkSetBwModeAsyncV1 {
+impl serde::Serialize for NvlinkSetBwModeAsync {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -657,12 +657,12 @@ impl serde::Serialize for NvlinkSetBwModeAsyncV1 {
 #[doc(alias = "nvmlNvlinkSetBwMode_t")]
 #[doc(alias = "nvmlNvlinkSetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkSetBwModeV1 {
+pub struct NvlinkSetBwMode {
     pub version: u32,
     pub b_set_best: u32,
     pub bw_mode: u8,
 }
-impl NvlinkSetBwModeV1 {
+impl NvlinkSetBwMode {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlNvlinkSetBwMode_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -675,9 +675,9 @@ impl NvlinkSetBwModeV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwModeV1 {
+impl From<&sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
     fn from(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
-        NvlinkSetBwModeV1 {
+        NvlinkSetBwMode {
             version: r.version,
             b_set_best: r.bSetBest,
             bw_mode: r.bwMode,
@@ -685,7 +685,7 @@ impl From<&sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwModeV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkSetBwModeV1 {
+impl serde::Serialize for NvlinkSetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -701,11 +701,11 @@ impl serde::Serialize for NvlinkSetBwModeV1 {
 ///The safe form of `nvmlNvlinkSetNvleReady_v1_t`.
 #[doc(alias = "nvmlNvlinkSetNvleReady_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkSetNvleReadyV1 {
+pub struct NvlinkSetNvleReady {
     /// Whether NVLE is ready on the GPU
     pub b_nvle_ready: u8,
 }
-impl NvlinkSetNvleReadyV1 {
+impl NvlinkSetNvleReady {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
         #[allow(unused_mut)]
@@ -714,15 +714,15 @@ impl NvlinkSetNvleReadyV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReadyV1 {
+impl From<&sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
     fn from(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
-        NvlinkSetNvleReadyV1 {
+        NvlinkSetNvleReady {
             b_nvle_ready: r.bNvleReady,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkSetNvleReadyV1 {
+impl serde::Serialize for NvlinkSetNvleReady {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -736,7 +736,7 @@ impl serde::Serialize for NvlinkSetNvleReadyV1 {
 ///The safe form of `nvmlNvlinkSetupNvleEncryptionKey_v1_t`.
 #[doc(alias = "nvmlNvlinkSetupNvleEncryptionKey_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkSetupNvleEncryptionKeyV1 {
+pub struct NvlinkSetupNvleEncryptionKey {
     /// Key secret from which keyMgr will derive the key
     pub nvle_key: Vec<u8>,
     /// ALID of the local GPU
@@ -744,11 +744,11 @@ pub struct NvlinkSetupNvleEncryptionKeyV1 {
     /// ALID of the remote GPU
     pub remote_gpu_alid: u32,
     /// NVLE private info of the local GPU
-    pub local_gpu_nvle_private_info: NvlinkNvlePrivateInfoV1,
+    pub local_gpu_nvle_private_info: NvlinkNvlePrivateInfo,
     /// NVLE private info of the remote GPU
-    pub remote_gpu_nvle_private_info: NvlinkNvlePrivateInfoV1,
+    pub remote_gpu_nvle_private_info: NvlinkNvlePrivateInfo,
 }
-impl NvlinkSetupNvleEncryptionKeyV1 {
+impl NvlinkSetupNvleEncryptionKey {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
         #[allow(unused_mut)]
@@ -763,24 +763,23 @@ impl NvlinkSetupNvleEncryptionKeyV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
-for NvlinkSetupNvleEncryptionKeyV1 {
+impl From<&sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t> for NvlinkSetupNvleEncryptionKey {
     fn from(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
-        NvlinkSetupNvleEncryptionKeyV1 {
+        NvlinkSetupNvleEncryptionKey {
             nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
             local_gpu_alid: r.localGpuAlid,
             remote_gpu_alid: r.remoteGpuAlid,
-            local_gpu_nvle_private_info: NvlinkNvlePrivateInfoV1::from(
+            local_gpu_nvle_private_info: NvlinkNvlePrivateInfo::from(
                 &r.localGpuNvlePrivateInfo,
             ),
-            remote_gpu_nvle_private_info: NvlinkNvlePrivateInfoV1::from(
+            remote_gpu_nvle_private_info: NvlinkNvlePrivateInfo::from(
                 &r.remoteGpuNvlePrivateInfo,
             ),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkSetupNvleEncryptionKeyV1 {
+impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -804,12 +803,12 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKeyV1 {
 #[doc(alias = "nvmlNvlinkSupportedBwModes_t")]
 #[doc(alias = "nvmlNvlinkSupportedBwModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvlinkSupportedBwModesV1 {
+pub struct NvlinkSupportedBwModes {
     pub version: u32,
     pub bw_modes: Vec<u8>,
     pub total_bw_modes: u8,
 }
-impl NvlinkSupportedBwModesV1 {
+impl NvlinkSupportedBwModes {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlNvlinkSupportedBwModes_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -824,9 +823,9 @@ impl NvlinkSupportedBwModesV1 {
         r
     }
 }
-impl From<&sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModesV1 {
+impl From<&sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
     fn from(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
-        NvlinkSupportedBwModesV1 {
+        NvlinkSupportedBwModes {
             version: r.version,
             bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
             total_bw_modes: r.totalBwModes,
@@ -834,7 +833,7 @@ impl From<&sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModesV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkSupportedBwModesV1 {
+impl serde::Serialize for NvlinkSupportedBwModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -959,12 +958,12 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceLockNvlinkRemapTable_v1")]
     pub fn lock_nvlink_remap_table(
         &self,
-        remap_table_lock_info: &NvlinkLockRemapTableV1,
-    ) -> Result<NvlinkLockRemapTableV1, Error> {
+        remap_table_lock_info: &NvlinkLockRemapTable,
+    ) -> Result<NvlinkLockRemapTable, Error> {
         let sym = self.nvml.lib().nvmlDeviceLockNvlinkRemapTable_v1()?;
         let mut c_remap_table_lock_info = (*remap_table_lock_info).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_remap_table_lock_info)))?;
-        Ok(NvlinkLockRemapTableV1::from(&c_remap_table_lock_info))
+        Ok(NvlinkLockRemapTable::from(&c_remap_table_lock_info))
     }
     /// Retrieves the requested capability from the device's NvLink for the link specified
     /// Please refer to the `nvmlNvLinkCapability_t` structure for the specific caps that can be queried
@@ -1285,14 +1284,14 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
-    pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwModeV1, Error> {
+    pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
         let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
             version: sys::nvmlNvlinkGetBwMode_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_get_bw_mode)))?;
-        Ok(NvlinkGetBwModeV1::from(&c_get_bw_mode))
+        Ok(NvlinkGetBwMode::from(&c_get_bw_mode))
     }
     /// Get NVLink NVLE private (opaque) information.
     ///
@@ -1309,11 +1308,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkNvlePrivateInfo_v1")]
-    pub fn nvlink_nvle_private_info(&self) -> Result<NvlinkNvlePrivateInfoV1, Error> {
+    pub fn nvlink_nvle_private_info(&self) -> Result<NvlinkNvlePrivateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
         let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_private_info)))?;
-        Ok(NvlinkNvlePrivateInfoV1::from(&c_private_info))
+        Ok(NvlinkNvlePrivateInfo::from(&c_private_info))
     }
     /// Get the NVLink remap table information.
     ///
@@ -1329,11 +1328,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkRemapTableInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkRemapTableInfo_v1")]
-    pub fn nvlink_remap_table_info(&self) -> Result<NvlinkGetRemapTableInfoV1, Error> {
+    pub fn nvlink_remap_table_info(&self) -> Result<NvlinkGetRemapTableInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkRemapTableInfo_v1()?;
         let mut c_remap_table_info: sys::nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_remap_table_info)))?;
-        Ok(NvlinkGetRemapTableInfoV1::from(&c_remap_table_info))
+        Ok(NvlinkGetRemapTableInfo::from(&c_remap_table_info))
     }
     /// Get the supported NvLink Reduced Bandwidth Modes of the device
     ///
@@ -1348,14 +1347,14 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkSupportedBwModes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkSupportedBwModes")]
-    pub fn nvlink_supported_bw_modes(&self) -> Result<NvlinkSupportedBwModesV1, Error> {
+    pub fn nvlink_supported_bw_modes(&self) -> Result<NvlinkSupportedBwModes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkSupportedBwModes()?;
         let mut c_supported_bw_mode: sys::nvmlNvlinkSupportedBwModes_v1_t = sys::nvmlNvlinkSupportedBwModes_v1_t {
             version: sys::nvmlNvlinkSupportedBwModes_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_supported_bw_mode)))?;
-        Ok(NvlinkSupportedBwModesV1::from(&c_supported_bw_mode))
+        Ok(NvlinkSupportedBwModes::from(&c_supported_bw_mode))
     }
     /// Resets all error counters to zero
     /// Please refer to `nvmlNvLinkErrorCounter_t` for the list of error counters that are reset
@@ -1498,7 +1497,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetNvlinkBwMode")]
     pub fn set_nvlink_bw_mode(
         &self,
-        set_bw_mode: &NvlinkSetBwModeV1,
+        set_bw_mode: &NvlinkSetBwMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwMode()?;
         let mut c_set_bw_mode = sys::nvmlNvlinkSetBwMode_v1_t {
@@ -1530,12 +1529,12 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetNvlinkBwModeAsync_v1")]
     pub fn set_nvlink_bw_mode_async(
         &self,
-        set_bw_mode_async: &NvlinkSetBwModeAsyncV1,
-    ) -> Result<NvlinkSetBwModeAsyncV1, Error> {
+        set_bw_mode_async: &NvlinkSetBwModeAsync,
+    ) -> Result<NvlinkSetBwModeAsync, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwModeAsync_v1()?;
         let mut c_set_bw_mode_async = (*set_bw_mode_async).to_raw();
         ffi::check(call!(sym(self.raw, & mut c_set_bw_mode_async)))?;
-        Ok(NvlinkSetBwModeAsyncV1::from(&c_set_bw_mode_async))
+        Ok(NvlinkSetBwModeAsync::from(&c_set_bw_mode_async))
     }
     /// Set the NVLink NVLE ready state.
     ///
@@ -1557,7 +1556,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetNvlinkNvleReady_v1")]
     pub fn set_nvlink_nvle_ready(
         &self,
-        set_nvle_ready: &NvlinkSetNvleReadyV1,
+        set_nvle_ready: &NvlinkSetNvleReady,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkNvleReady_v1()?;
         let mut c_set_nvle_ready = (*set_nvle_ready).to_raw();
@@ -1584,7 +1583,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1")]
     pub fn setup_nvlink_nvle_encryption_key(
         &self,
-        encryption_key: &NvlinkSetupNvleEncryptionKeyV1,
+        encryption_key: &NvlinkSetupNvleEncryptionKey,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetupNvlinkNvleEncryptionKey_v1()?;
         let mut c_encryption_key = (*encryption_key).to_raw();

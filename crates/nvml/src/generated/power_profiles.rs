@@ -310,7 +310,7 @@ impl serde::Serialize for PowerProfileType {
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct WorkloadPowerProfileCurrentProfilesV1 {
+pub struct WorkloadPowerProfileCurrentProfiles {
     pub version: u32,
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
@@ -319,7 +319,7 @@ pub struct WorkloadPowerProfileCurrentProfilesV1 {
     /// Mask of currently enforced performance profiles post all arbitrations among the requested profiles.
     pub enforced_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileCurrentProfilesV1 {
+impl WorkloadPowerProfileCurrentProfiles {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -334,9 +334,9 @@ impl WorkloadPowerProfileCurrentProfilesV1 {
     }
 }
 impl From<&sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
-for WorkloadPowerProfileCurrentProfilesV1 {
+for WorkloadPowerProfileCurrentProfiles {
     fn from(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
-        WorkloadPowerProfileCurrentProfilesV1 {
+        WorkloadPowerProfileCurrentProfiles {
             version: r.version,
             perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
             requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
@@ -345,7 +345,7 @@ for WorkloadPowerProfileCurrentProfilesV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for WorkloadPowerProfileCurrentProfilesV1 {
+impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -364,7 +364,7 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfilesV1 {
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct WorkloadPowerProfileInfoV1 {
+pub struct WorkloadPowerProfileInfo {
     /// the API version number
     pub version: u32,
     /// Performance Profile Id to provide semantic name such as compute, Memory, Max-Q...
@@ -374,7 +374,7 @@ pub struct WorkloadPowerProfileInfoV1 {
     /// Mask of conflicting performance profiles
     pub conflicting_mask: Mask255,
 }
-impl WorkloadPowerProfileInfoV1 {
+impl WorkloadPowerProfileInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -388,9 +388,9 @@ impl WorkloadPowerProfileInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlWorkloadPowerProfileInfo_v1_t> for WorkloadPowerProfileInfoV1 {
+impl From<&sys::nvmlWorkloadPowerProfileInfo_v1_t> for WorkloadPowerProfileInfo {
     fn from(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
-        WorkloadPowerProfileInfoV1 {
+        WorkloadPowerProfileInfo {
             version: r.version,
             profile_id: r.profileId,
             priority: r.priority,
@@ -399,7 +399,7 @@ impl From<&sys::nvmlWorkloadPowerProfileInfo_v1_t> for WorkloadPowerProfileInfoV
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for WorkloadPowerProfileInfoV1 {
+impl serde::Serialize for WorkloadPowerProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -417,15 +417,15 @@ impl serde::Serialize for WorkloadPowerProfileInfoV1 {
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct WorkloadPowerProfileProfilesInfoV1 {
+pub struct WorkloadPowerProfileProfilesInfo {
     /// the API version number
     pub version: u32,
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
     /// Array of performance profile info parameters
-    pub perf_profile: Vec<WorkloadPowerProfileInfoV1>,
+    pub perf_profile: Vec<WorkloadPowerProfileInfo>,
 }
-impl WorkloadPowerProfileProfilesInfoV1 {
+impl WorkloadPowerProfileProfilesInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -441,21 +441,21 @@ impl WorkloadPowerProfileProfilesInfoV1 {
     }
 }
 impl From<&sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
-for WorkloadPowerProfileProfilesInfoV1 {
+for WorkloadPowerProfileProfilesInfo {
     fn from(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
-        WorkloadPowerProfileProfilesInfoV1 {
+        WorkloadPowerProfileProfilesInfo {
             version: r.version,
             perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
             perf_profile: r
                 .perfProfile
                 .iter()
-                .map(|x| WorkloadPowerProfileInfoV1::from(&(*x)))
+                .map(|x| WorkloadPowerProfileInfo::from(&(*x)))
                 .collect(),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for WorkloadPowerProfileProfilesInfoV1 {
+impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -472,13 +472,13 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfoV1 {
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct WorkloadPowerProfileRequestedProfilesV1 {
+pub struct WorkloadPowerProfileRequestedProfiles {
     /// the API version number
     pub version: u32,
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub requested_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileRequestedProfilesV1 {
+impl WorkloadPowerProfileRequestedProfiles {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -491,16 +491,16 @@ impl WorkloadPowerProfileRequestedProfilesV1 {
     }
 }
 impl From<&sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
-for WorkloadPowerProfileRequestedProfilesV1 {
+for WorkloadPowerProfileRequestedProfiles {
     fn from(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
-        WorkloadPowerProfileRequestedProfilesV1 {
+        WorkloadPowerProfileRequestedProfiles {
             version: r.version,
             requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for WorkloadPowerProfileRequestedProfilesV1 {
+impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -516,13 +516,13 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfilesV1 {
 ///The safe form of `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`.
 #[doc(alias = "nvmlWorkloadPowerProfileUpdateProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct WorkloadPowerProfileUpdateProfilesV1 {
+pub struct WorkloadPowerProfileUpdateProfiles {
     /// Operation to perform
     pub operation: PowerProfileOperation,
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub update_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileUpdateProfilesV1 {
+impl WorkloadPowerProfileUpdateProfiles {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t {
         #[allow(unused_mut)]
@@ -533,16 +533,16 @@ impl WorkloadPowerProfileUpdateProfilesV1 {
     }
 }
 impl From<&sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
-for WorkloadPowerProfileUpdateProfilesV1 {
+for WorkloadPowerProfileUpdateProfiles {
     fn from(r: &sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t) -> Self {
-        WorkloadPowerProfileUpdateProfilesV1 {
+        WorkloadPowerProfileUpdateProfiles {
             operation: PowerProfileOperation(r.operation),
             update_profiles_mask: Mask255::from(&r.updateProfilesMask),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for WorkloadPowerProfileUpdateProfilesV1 {
+impl serde::Serialize for WorkloadPowerProfileUpdateProfiles {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -586,7 +586,7 @@ impl<'n> Device<'n> {
     )]
     pub fn workload_power_profile_clear_requested_profiles(
         &self,
-        requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,
+        requested_profiles: &WorkloadPowerProfileRequestedProfiles,
     ) -> Result<(), Error> {
         let sym = self
             .nvml
@@ -622,14 +622,14 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")]
     pub fn workload_power_profile_get_current_profiles(
         &self,
-    ) -> Result<WorkloadPowerProfileCurrentProfilesV1, Error> {
+    ) -> Result<WorkloadPowerProfileCurrentProfiles, Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileGetCurrentProfiles()?;
         let mut c_current_profiles: sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
             version: sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_current_profiles)))?;
-        Ok(WorkloadPowerProfileCurrentProfilesV1::from(&c_current_profiles))
+        Ok(WorkloadPowerProfileCurrentProfiles::from(&c_current_profiles))
     }
     /// Get Performance Profiles Information
     ///
@@ -657,14 +657,14 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
     pub fn workload_power_profile_get_profiles_info(
         &self,
-    ) -> Result<WorkloadPowerProfileProfilesInfoV1, Error> {
+    ) -> Result<WorkloadPowerProfileProfilesInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileGetProfilesInfo()?;
         let mut c_profiles_info: sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
             version: sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_profiles_info)))?;
-        Ok(WorkloadPowerProfileProfilesInfoV1::from(&c_profiles_info))
+        Ok(WorkloadPowerProfileProfilesInfo::from(&c_profiles_info))
     }
     /// **Deprecated:** Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead
     /// Set Requested Performance Profiles
@@ -698,7 +698,7 @@ impl<'n> Device<'n> {
     )]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
-        requested_profiles: &WorkloadPowerProfileRequestedProfilesV1,
+        requested_profiles: &WorkloadPowerProfileRequestedProfiles,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileSetRequestedProfiles()?;
         let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
@@ -735,7 +735,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")]
     pub fn workload_power_profile_update_profiles(
         &self,
-        update_profiles: &WorkloadPowerProfileUpdateProfilesV1,
+        update_profiles: &WorkloadPowerProfileUpdateProfiles,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1()?;
         let mut c_update_profiles = (*update_profiles).to_raw();

@@ -54,7 +54,7 @@ use super::*;
 #[doc(alias = "nvmlPowerSmoothingProfile_t")]
 #[doc(alias = "nvmlPowerSmoothingProfile_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PowerSmoothingProfileV1 {
+pub struct PowerSmoothingProfile {
     /// the API version number
     pub version: u32,
     /// The requested profile ID
@@ -64,7 +64,7 @@ pub struct PowerSmoothingProfileV1 {
     /// The requested value for the given parameter
     pub value: f64,
 }
-impl PowerSmoothingProfileV1 {
+impl PowerSmoothingProfile {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlPowerSmoothingProfile_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -78,9 +78,9 @@ impl PowerSmoothingProfileV1 {
         r
     }
 }
-impl From<&sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfileV1 {
+impl From<&sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
     fn from(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
-        PowerSmoothingProfileV1 {
+        PowerSmoothingProfile {
             version: r.version,
             profile_id: r.profileId,
             param_id: r.paramId,
@@ -89,7 +89,7 @@ impl From<&sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfileV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PowerSmoothingProfileV1 {
+impl serde::Serialize for PowerSmoothingProfile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -107,13 +107,13 @@ impl serde::Serialize for PowerSmoothingProfileV1 {
 #[doc(alias = "nvmlPowerSmoothingState_t")]
 #[doc(alias = "nvmlPowerSmoothingState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PowerSmoothingStateV1 {
+pub struct PowerSmoothingState {
     /// the API version number
     pub version: u32,
     /// 0/Disabled or 1/Enabled
     pub state: EnableState,
 }
-impl PowerSmoothingStateV1 {
+impl PowerSmoothingState {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlPowerSmoothingState_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -125,16 +125,16 @@ impl PowerSmoothingStateV1 {
         r
     }
 }
-impl From<&sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingStateV1 {
+impl From<&sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
     fn from(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
-        PowerSmoothingStateV1 {
+        PowerSmoothingState {
             version: r.version,
             state: EnableState(r.state),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PowerSmoothingStateV1 {
+impl serde::Serialize for PowerSmoothingState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -167,7 +167,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDevicePowerSmoothingActivatePresetProfile")]
     pub fn power_smoothing_activate_preset_profile(
         &self,
-        profile: &PowerSmoothingProfileV1,
+        profile: &PowerSmoothingProfile,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingActivatePresetProfile()?;
         let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
@@ -199,7 +199,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDevicePowerSmoothingSetState")]
     pub fn power_smoothing_set_state(
         &self,
-        state: &PowerSmoothingStateV1,
+        state: &PowerSmoothingState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingSetState()?;
         let mut c_state = sys::nvmlPowerSmoothingState_v1_t {
@@ -238,7 +238,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDevicePowerSmoothingUpdatePresetProfileParam")]
     pub fn power_smoothing_update_preset_profile_param(
         &self,
-        profile: &PowerSmoothingProfileV1,
+        profile: &PowerSmoothingProfile,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingUpdatePresetProfileParam()?;
         let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {

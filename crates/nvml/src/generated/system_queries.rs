@@ -54,13 +54,13 @@ use super::*;
 #[doc(alias = "nvmlSystemDriverBranchInfo_t")]
 #[doc(alias = "nvmlSystemDriverBranchInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemDriverBranchInfoV1 {
+pub struct SystemDriverBranchInfo {
     /// The version number of this struct
     pub version: u32,
     /// driver branch
     pub branch: String,
 }
-impl SystemDriverBranchInfoV1 {
+impl SystemDriverBranchInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlSystemDriverBranchInfo_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -72,16 +72,16 @@ impl SystemDriverBranchInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfoV1 {
+impl From<&sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
     fn from(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
-        SystemDriverBranchInfoV1 {
+        SystemDriverBranchInfo {
             version: r.version,
             branch: ffi::string_from(&r.branch),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for SystemDriverBranchInfoV1 {
+impl serde::Serialize for SystemDriverBranchInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

@@ -54,13 +54,13 @@ use super::*;
 #[doc(alias = "nvmlDeviceCapabilities_t")]
 #[doc(alias = "nvmlDeviceCapabilities_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct DeviceCapabilitiesV1 {
+pub struct DeviceCapabilities {
     /// the API version number
     pub version: u32,
     /// OUT: Bit mask of capabilities.
     pub cap_mask: u32,
 }
-impl DeviceCapabilitiesV1 {
+impl DeviceCapabilities {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlDeviceCapabilities_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -72,16 +72,16 @@ impl DeviceCapabilitiesV1 {
         r
     }
 }
-impl From<&sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilitiesV1 {
+impl From<&sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
     fn from(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
-        DeviceCapabilitiesV1 {
+        DeviceCapabilities {
             version: r.version,
             cap_mask: r.capMask,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for DeviceCapabilitiesV1 {
+impl serde::Serialize for DeviceCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -108,7 +108,7 @@ impl serde::Serialize for DeviceCapabilitiesV1 {
 ///The safe form of `nvmlEventSetWait_v3_t`.
 #[doc(alias = "nvmlEventSetWait_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct EventSetWaitV3 {
+pub struct EventSetWait {
     /// \[in\] Maximum amount of time to wait, in milliseconds.
     pub timeout_ms: u32,
     /// \[out\] `nvmlEventDataType_t` value indicating which event-data format is populated.
@@ -160,7 +160,7 @@ pub struct EventSetWaitV3 {
     /// \[out\] Zero-based index within the structured event group. 0 for NVML event-bit events.
     pub group_index: u8,
 }
-impl EventSetWaitV3 {
+impl EventSetWait {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlEventSetWait_v3_t {
         #[allow(unused_mut)]
@@ -193,9 +193,9 @@ impl EventSetWaitV3 {
         r
     }
 }
-impl From<&sys::nvmlEventSetWait_v3_t> for EventSetWaitV3 {
+impl From<&sys::nvmlEventSetWait_v3_t> for EventSetWait {
     fn from(r: &sys::nvmlEventSetWait_v3_t) -> Self {
-        EventSetWaitV3 {
+        EventSetWait {
             timeout_ms: r.timeoutMs,
             data_type: r.dataType,
             uuid: ffi::string_from(&r.uuid),
@@ -225,7 +225,7 @@ impl From<&sys::nvmlEventSetWait_v3_t> for EventSetWaitV3 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for EventSetWaitV3 {
+impl serde::Serialize for EventSetWait {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -268,7 +268,7 @@ impl serde::Serialize for EventSetWaitV3 {
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_st")]
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuOperationalEventConfigV1 {
+pub struct GpuOperationalEventConfig {
     /// \[in\] Target GPU UUID string. Must be a NULL-terminated "GPU-..." UUID.
     pub uuid: String,
     /// \[in\] `nvmlGpuOperationalEventLogLevel_t` value for the minimum GPU Operational Event log level. `NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ALL` means no filter.
@@ -276,7 +276,7 @@ pub struct GpuOperationalEventConfigV1 {
     /// \[in\] `nvmlOperationalEventSeverity_t` value for the minimum Operational Event severity threshold. `NVML_OPERATIONAL_EVENT_SEVERITY_ALL` means no filter.
     pub min_severity: u32,
 }
-impl GpuOperationalEventConfigV1 {
+impl GpuOperationalEventConfig {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpuOperationalEventConfig_v1_st {
         #[allow(unused_mut)]
@@ -287,9 +287,9 @@ impl GpuOperationalEventConfigV1 {
         r
     }
 }
-impl From<&sys::nvmlGpuOperationalEventConfig_v1_st> for GpuOperationalEventConfigV1 {
+impl From<&sys::nvmlGpuOperationalEventConfig_v1_st> for GpuOperationalEventConfig {
     fn from(r: &sys::nvmlGpuOperationalEventConfig_v1_st) -> Self {
-        GpuOperationalEventConfigV1 {
+        GpuOperationalEventConfig {
             uuid: ffi::string_from(&r.uuid),
             min_log_level: r.minLogLevel,
             min_severity: r.minSeverity,
@@ -297,7 +297,7 @@ impl From<&sys::nvmlGpuOperationalEventConfig_v1_st> for GpuOperationalEventConf
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuOperationalEventConfigV1 {
+impl serde::Serialize for GpuOperationalEventConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -360,13 +360,13 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCapabilities")]
-    pub fn capabilities(&self) -> Result<DeviceCapabilitiesV1, Error> {
+    pub fn capabilities(&self) -> Result<DeviceCapabilities, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCapabilities()?;
         let mut c_caps: sys::nvmlDeviceCapabilities_v1_t = sys::nvmlDeviceCapabilities_v1_t {
             version: sys::nvmlDeviceCapabilities_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_caps)))?;
-        Ok(DeviceCapabilitiesV1::from(&c_caps))
+        Ok(DeviceCapabilities::from(&c_caps))
     }
 }

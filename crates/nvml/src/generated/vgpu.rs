@@ -153,15 +153,15 @@ impl Nvml {
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance")]
     pub fn vgpu_type_max_instances_per_gpu_instance(
         &self,
-        p_max_instance: &VgpuTypeMaxInstanceV1,
-    ) -> Result<VgpuTypeMaxInstanceV1, Error> {
+        p_max_instance: &VgpuTypeMaxInstance,
+    ) -> Result<VgpuTypeMaxInstance, Error> {
         let sym = self.lib().nvmlVgpuTypeGetMaxInstancesPerGpuInstance()?;
         let mut c_p_max_instance = sys::nvmlVgpuTypeMaxInstance_v1_t {
             version: sys::nvmlVgpuTypeMaxInstance_v1 as _,
             ..(*p_max_instance).to_raw()
         };
         ffi::check(call!(sym(& mut c_p_max_instance)))?;
-        Ok(VgpuTypeMaxInstanceV1::from(&c_p_max_instance))
+        Ok(VgpuTypeMaxInstance::from(&c_p_max_instance))
     }
 }
 impl<'n> Device<'n> {
@@ -482,7 +482,7 @@ impl<'n> GpuInstance<'n> {
     #[doc(alias = "nvmlGpuInstanceSetVgpuHeterogeneousMode")]
     pub fn set_vgpu_heterogeneous_mode(
         &self,
-        p_heterogeneous_mode: &VgpuHeterogeneousModeV1,
+        p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode = sys::nvmlVgpuHeterogeneousMode_v1_t {
@@ -588,14 +588,14 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuHeterogeneousMode")]
-    pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousModeV1, Error> {
+    pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousMode, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode: sys::nvmlVgpuHeterogeneousMode_v1_t = sys::nvmlVgpuHeterogeneousMode_v1_t {
             version: sys::nvmlVgpuHeterogeneousMode_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
-        Ok(VgpuHeterogeneousModeV1::from(&c_p_heterogeneous_mode))
+        Ok(VgpuHeterogeneousMode::from(&c_p_heterogeneous_mode))
     }
     /// Returns the vGPU scheduler logs for the given GPU instance.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
@@ -1226,14 +1226,14 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetBAR1Info` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetBAR1Info")]
-    pub fn bar1_info(&self) -> Result<VgpuTypeBar1InfoV1, Error> {
+    pub fn bar1_info(&self) -> Result<VgpuTypeBar1Info, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetBAR1Info()?;
         let mut c_bar1_info: sys::nvmlVgpuTypeBar1Info_v1_t = sys::nvmlVgpuTypeBar1Info_v1_t {
             version: sys::nvmlVgpuTypeBar1Info_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_bar1_info)))?;
-        Ok(VgpuTypeBar1InfoV1::from(&c_bar1_info))
+        Ok(VgpuTypeBar1Info::from(&c_bar1_info))
     }
     /// Retrieve the requested capability for a given vGPU type. Refer to the `nvmlVgpuCapability_t` structure
     /// for the specific capabilities that can be queried. The return value in `capResult` should be treated as

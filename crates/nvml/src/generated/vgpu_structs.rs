@@ -333,13 +333,13 @@ impl serde::Serialize for GridLicenseExpiry {
 #[doc(alias = "nvmlVgpuHeterogeneousMode_t")]
 #[doc(alias = "nvmlVgpuHeterogeneousMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuHeterogeneousModeV1 {
+pub struct VgpuHeterogeneousMode {
     /// The version number of this struct
     pub version: u32,
     /// The vGPU heterogeneous mode
     pub mode: u32,
 }
-impl VgpuHeterogeneousModeV1 {
+impl VgpuHeterogeneousMode {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlVgpuHeterogeneousMode_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -351,16 +351,16 @@ impl VgpuHeterogeneousModeV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousModeV1 {
+impl From<&sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
     fn from(r: &sys::nvmlVgpuHeterogeneousMode_v1_t) -> Self {
-        VgpuHeterogeneousModeV1 {
+        VgpuHeterogeneousMode {
             version: r.version,
             mode: r.mode,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuHeterogeneousModeV1 {
+impl serde::Serialize for VgpuHeterogeneousMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -375,7 +375,7 @@ impl serde::Serialize for VgpuHeterogeneousModeV1 {
 ///The safe form of `nvmlVgpuInstanceUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlVgpuInstanceUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, Default)]
-pub struct VgpuInstanceUtilizationInfoV1 {
+pub struct VgpuInstanceUtilizationInfo {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
     /// vGPU Instance
@@ -393,7 +393,7 @@ pub struct VgpuInstanceUtilizationInfoV1 {
     /// Ofa Util Value
     pub ofa_util: sys::nvmlValue_st,
 }
-impl VgpuInstanceUtilizationInfoV1 {
+impl VgpuInstanceUtilizationInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationInfo_v1_t {
         #[allow(unused_mut)]
@@ -409,9 +409,9 @@ impl VgpuInstanceUtilizationInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuInstanceUtilizationInfo_v1_t> for VgpuInstanceUtilizationInfoV1 {
+impl From<&sys::nvmlVgpuInstanceUtilizationInfo_v1_t> for VgpuInstanceUtilizationInfo {
     fn from(r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t) -> Self {
-        VgpuInstanceUtilizationInfoV1 {
+        VgpuInstanceUtilizationInfo {
             time_stamp: r.timeStamp,
             vgpu_instance: r.vgpuInstance,
             sm_util: r.smUtil,
@@ -424,7 +424,7 @@ impl From<&sys::nvmlVgpuInstanceUtilizationInfo_v1_t> for VgpuInstanceUtilizatio
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuInstanceUtilizationInfoV1 {
+impl serde::Serialize for VgpuInstanceUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -608,13 +608,13 @@ impl serde::Serialize for VgpuLicenseInfo {
 #[doc(alias = "nvmlVgpuPlacementId_t")]
 #[doc(alias = "nvmlVgpuPlacementId_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuPlacementIdV1 {
+pub struct VgpuPlacementId {
     /// The version number of this struct
     pub version: u32,
     /// Placement ID of the active vGPU instance
     pub placement_id: u32,
 }
-impl VgpuPlacementIdV1 {
+impl VgpuPlacementId {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlVgpuPlacementId_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -626,16 +626,16 @@ impl VgpuPlacementIdV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementIdV1 {
+impl From<&sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
     fn from(r: &sys::nvmlVgpuPlacementId_v1_t) -> Self {
-        VgpuPlacementIdV1 {
+        VgpuPlacementId {
             version: r.version,
             placement_id: r.placementId,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuPlacementIdV1 {
+impl serde::Serialize for VgpuPlacementId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -650,7 +650,7 @@ impl serde::Serialize for VgpuPlacementIdV1 {
 ///The safe form of `nvmlVgpuProcessUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlVgpuProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuProcessUtilizationInfoV1 {
+pub struct VgpuProcessUtilizationInfo {
     /// Name of process running within the vGPU VM
     pub process_name: String,
     /// CPU Timestamp in microseconds
@@ -672,7 +672,7 @@ pub struct VgpuProcessUtilizationInfoV1 {
     /// Ofa Util Value
     pub ofa_util: u32,
 }
-impl VgpuProcessUtilizationInfoV1 {
+impl VgpuProcessUtilizationInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationInfo_v1_t {
         #[allow(unused_mut)]
@@ -690,9 +690,9 @@ impl VgpuProcessUtilizationInfoV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuProcessUtilizationInfo_v1_t> for VgpuProcessUtilizationInfoV1 {
+impl From<&sys::nvmlVgpuProcessUtilizationInfo_v1_t> for VgpuProcessUtilizationInfo {
     fn from(r: &sys::nvmlVgpuProcessUtilizationInfo_v1_t) -> Self {
-        VgpuProcessUtilizationInfoV1 {
+        VgpuProcessUtilizationInfo {
             process_name: ffi::string_from(&r.processName),
             time_stamp: r.timeStamp,
             vgpu_instance: r.vgpuInstance,
@@ -707,7 +707,7 @@ impl From<&sys::nvmlVgpuProcessUtilizationInfo_v1_t> for VgpuProcessUtilizationI
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuProcessUtilizationInfoV1 {
+impl serde::Serialize for VgpuProcessUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -802,13 +802,13 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
 #[doc(alias = "nvmlVgpuRuntimeState_t")]
 #[doc(alias = "nvmlVgpuRuntimeState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuRuntimeStateV1 {
+pub struct VgpuRuntimeState {
     /// IN:  The version number of this struct
     pub version: u32,
     /// OUT: The runtime state size of the vGPU instance
     pub size: u64,
 }
-impl VgpuRuntimeStateV1 {
+impl VgpuRuntimeState {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlVgpuRuntimeState_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -820,16 +820,16 @@ impl VgpuRuntimeStateV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeStateV1 {
+impl From<&sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
     fn from(r: &sys::nvmlVgpuRuntimeState_v1_t) -> Self {
-        VgpuRuntimeStateV1 {
+        VgpuRuntimeState {
             version: r.version,
             size: r.size,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuRuntimeStateV1 {
+impl serde::Serialize for VgpuRuntimeState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1712,13 +1712,13 @@ impl serde::Serialize for VgpuSchedulerStateV2 {
 #[doc(alias = "nvmlVgpuTypeBar1Info_t")]
 #[doc(alias = "nvmlVgpuTypeBar1Info_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuTypeBar1InfoV1 {
+pub struct VgpuTypeBar1Info {
     /// The version number of this struct
     pub version: u32,
     /// BAR1 size in megabytes
     pub bar1_size: u64,
 }
-impl VgpuTypeBar1InfoV1 {
+impl VgpuTypeBar1Info {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlVgpuTypeBar1Info_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1730,16 +1730,16 @@ impl VgpuTypeBar1InfoV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1InfoV1 {
+impl From<&sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
     fn from(r: &sys::nvmlVgpuTypeBar1Info_v1_t) -> Self {
-        VgpuTypeBar1InfoV1 {
+        VgpuTypeBar1Info {
             version: r.version,
             bar1_size: r.bar1Size,
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuTypeBar1InfoV1 {
+impl serde::Serialize for VgpuTypeBar1Info {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1755,7 +1755,7 @@ impl serde::Serialize for VgpuTypeBar1InfoV1 {
 #[doc(alias = "nvmlVgpuTypeMaxInstance_t")]
 #[doc(alias = "nvmlVgpuTypeMaxInstance_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuTypeMaxInstanceV1 {
+pub struct VgpuTypeMaxInstance {
     /// IN: The version number of this struct
     pub version: u32,
     /// IN: Handle to vGPU type
@@ -1763,7 +1763,7 @@ pub struct VgpuTypeMaxInstanceV1 {
     /// OUT: Maximum number of vGPU instances per GPU instance
     pub max_instance_per_gi: u32,
 }
-impl VgpuTypeMaxInstanceV1 {
+impl VgpuTypeMaxInstance {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlVgpuTypeMaxInstance_v1 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1776,9 +1776,9 @@ impl VgpuTypeMaxInstanceV1 {
         r
     }
 }
-impl From<&sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstanceV1 {
+impl From<&sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
     fn from(r: &sys::nvmlVgpuTypeMaxInstance_v1_t) -> Self {
-        VgpuTypeMaxInstanceV1 {
+        VgpuTypeMaxInstance {
             version: r.version,
             vgpu_type_id: r.vgpuTypeId,
             max_instance_per_gi: r.maxInstancePerGI,
@@ -1786,7 +1786,7 @@ impl From<&sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstanceV1 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuTypeMaxInstanceV1 {
+impl serde::Serialize for VgpuTypeMaxInstance {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

@@ -194,7 +194,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetVgpuHeterogeneousMode")]
     pub fn set_vgpu_heterogeneous_mode(
         &self,
-        p_heterogeneous_mode: &VgpuHeterogeneousModeV1,
+        p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode = sys::nvmlVgpuHeterogeneousMode_v1_t {
@@ -278,14 +278,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuHeterogeneousMode")]
-    pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousModeV1, Error> {
+    pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode: sys::nvmlVgpuHeterogeneousMode_v1_t = sys::nvmlVgpuHeterogeneousMode_v1_t {
             version: sys::nvmlVgpuHeterogeneousMode_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
-        Ok(VgpuHeterogeneousModeV1::from(&c_p_heterogeneous_mode))
+        Ok(VgpuHeterogeneousMode::from(&c_p_heterogeneous_mode))
     }
     /// This method is used to get the virtualization mode corresponding to the GPU.
     ///
@@ -326,14 +326,14 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetPlacementId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetPlacementId")]
-    pub fn placement_id(&self) -> Result<VgpuPlacementIdV1, Error> {
+    pub fn placement_id(&self) -> Result<VgpuPlacementId, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetPlacementId()?;
         let mut c_p_placement: sys::nvmlVgpuPlacementId_v1_t = sys::nvmlVgpuPlacementId_v1_t {
             version: sys::nvmlVgpuPlacementId_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_placement)))?;
-        Ok(VgpuPlacementIdV1::from(&c_p_placement))
+        Ok(VgpuPlacementId::from(&c_p_placement))
     }
     /// Retrieve the currently used runtime state size of the vGPU instance
     ///
@@ -353,14 +353,14 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetRuntimeStateSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetRuntimeStateSize")]
-    pub fn runtime_state_size(&self) -> Result<VgpuRuntimeStateV1, Error> {
+    pub fn runtime_state_size(&self) -> Result<VgpuRuntimeState, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetRuntimeStateSize()?;
         let mut c_p_state: sys::nvmlVgpuRuntimeState_v1_t = sys::nvmlVgpuRuntimeState_v1_t {
             version: sys::nvmlVgpuRuntimeState_v1 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_state)))?;
-        Ok(VgpuRuntimeStateV1::from(&c_p_state))
+        Ok(VgpuRuntimeState::from(&c_p_state))
     }
 }
 impl<'n> VgpuTypeId<'n> {

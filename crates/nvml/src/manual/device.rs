@@ -6,7 +6,7 @@ use std::ffi::{c_uint, c_ulonglong};
 use nvml_sys as sys;
 
 use crate::ffi;
-use crate::{Device, EccSramUniqueUncorrectedErrorEntryV1, Error, NvlinkTelemetrySampleType, PRMCounterV1};
+use crate::{Device, EccSramUniqueUncorrectedErrorEntry, Error, NvlinkTelemetrySampleType, PRMCounter};
 
 /// The memory limits of a device inside a cgroup.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,7 +40,7 @@ impl Device<'_> {
     /// must be enabled.
     ///
     /// Calls `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (size query, then fill).
-    pub fn sram_unique_uncorrected_ecc_error_counts(&self) -> Result<Vec<EccSramUniqueUncorrectedErrorEntryV1>, Error> {
+    pub fn sram_unique_uncorrected_ecc_error_counts(&self) -> Result<Vec<EccSramUniqueUncorrectedErrorEntry>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts()?;
         let list: Vec<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t> = ffi::fill_in_record(
             |count, ptr| sys::nvmlEccSramUniqueUncorrectedErrorCounts_t {
@@ -51,20 +51,20 @@ impl Device<'_> {
             |r| r.entryCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntryV1::from).collect())
+        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntry::from).collect())
     }
 
     /// Reads PRM counters: each request gives `counter_id` and `in_data`; the result is the
     /// same list with each `counter_value` (and its own `status`) filled in.
     ///
     /// Calls `nvmlDeviceReadPRMCounters_v1` once.
-    pub fn read_prm_counters(&self, requests: &[PRMCounterV1]) -> Result<Vec<PRMCounterV1>, Error> {
+    pub fn read_prm_counters(&self, requests: &[PRMCounter]) -> Result<Vec<PRMCounter>, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
-        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounterV1::to_raw).collect();
+        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounter::to_raw).collect();
         let mut list =
             sys::nvmlPRMCounterList_v1_t { numCounters: ffi::length(raw.len(), 1)?, counters: raw.as_mut_ptr() };
         ffi::check(call!(sym(self.raw, &mut list)))?;
-        Ok(raw.iter().map(PRMCounterV1::from).collect())
+        Ok(raw.iter().map(PRMCounter::from).collect())
     }
 
     /// The memory limits set for the cgroup at `namespace` (full sysfs path of its file),

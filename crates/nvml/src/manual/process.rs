@@ -3,7 +3,7 @@
 use nvml_sys as sys;
 
 use crate::ffi;
-use crate::{Device, Error, ProcessDetailV1, ProcessMode, ProcessUtilizationInfoV1};
+use crate::{Device, Error, ProcessDetail, ProcessMode, ProcessUtilizationInfo};
 
 impl Device<'_> {
     /// The processes running on the device in `mode` (compute, graphics, MPS or all), with
@@ -11,7 +11,7 @@ impl Device<'_> {
     /// protected memory.
     ///
     /// Calls `nvmlDeviceGetRunningProcessDetailList` (size query, then fill).
-    pub fn running_process_detail_list(&self, mode: ProcessMode) -> Result<Vec<ProcessDetailV1>, Error> {
+    pub fn running_process_detail_list(&self, mode: ProcessMode) -> Result<Vec<ProcessDetail>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRunningProcessDetailList()?;
         let list: Vec<sys::nvmlProcessDetail_v1_t> = ffi::fill_in_record(
             |count, ptr| sys::nvmlProcessDetailList_t {
@@ -23,7 +23,7 @@ impl Device<'_> {
             |r| r.numProcArrayEntries,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(ProcessDetailV1::from).collect())
+        Ok(list.iter().map(ProcessDetail::from).collect())
     }
 
     /// Per-process utilisation (SM, memory, encoder, decoder, JPEG, OFA) from the samples
@@ -31,10 +31,7 @@ impl Device<'_> {
     /// keeps).
     ///
     /// Calls `nvmlDeviceGetProcessesUtilizationInfo` (size query, then fill).
-    pub fn processes_utilization_info(
-        &self,
-        last_seen_time_stamp: u64,
-    ) -> Result<Vec<ProcessUtilizationInfoV1>, Error> {
+    pub fn processes_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<ProcessUtilizationInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessesUtilizationInfo()?;
         let list: Vec<sys::nvmlProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
             |count, ptr| sys::nvmlProcessesUtilizationInfo_t {
@@ -46,6 +43,6 @@ impl Device<'_> {
             |r| r.processSamplesCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(ProcessUtilizationInfoV1::from).collect())
+        Ok(list.iter().map(ProcessUtilizationInfo::from).collect())
     }
 }

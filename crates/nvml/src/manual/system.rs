@@ -6,7 +6,7 @@ use std::ffi::c_uchar;
 use nvml_sys as sys;
 
 use crate::ffi;
-use crate::{Error, Nvml, SystemEventDataV1, SystemEventSet, SystemEventTypes};
+use crate::{Error, Nvml, SystemEventData, SystemEventSet, SystemEventTypes};
 
 impl Nvml {
     /// The driver branch, e.g. `r580_00`.
@@ -118,7 +118,7 @@ impl SystemEventSet<'_> {
     /// of them; none within the timeout is [`Error::Timeout`].
     ///
     /// Calls `nvmlSystemEventSetWait`.
-    pub fn wait(&self, timeout_ms: u32, max_events: u32) -> Result<Vec<SystemEventDataV1>, Error> {
+    pub fn wait(&self, timeout_ms: u32, max_events: u32) -> Result<Vec<SystemEventData>, Error> {
         let sym = self.nvml.lib().nvmlSystemEventSetWait()?;
         let mut data = vec![sys::nvmlSystemEventData_v1_t::default(); ffi::checked_len(max_events as usize)?];
         let mut r = sys::nvmlSystemEventSetWaitRequest_t {
@@ -131,7 +131,7 @@ impl SystemEventSet<'_> {
         };
         ffi::check(call!(sym(&mut r)))?;
         data.truncate(r.numEvent as usize);
-        Ok(data.iter().map(SystemEventDataV1::from).collect())
+        Ok(data.iter().map(SystemEventData::from).collect())
     }
 
     /// Frees the set now and returns the library's answer (dropping it frees it too, without

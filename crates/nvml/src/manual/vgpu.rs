@@ -8,7 +8,7 @@ use nvml_sys as sys;
 use crate::ffi;
 use crate::{
     Device, Error, GpuInstance, Nvml, Value, ValueType, VgpuInstance, VgpuMetadata, VgpuPgpuCompatibility,
-    VgpuPgpuMetadata, VgpuProcessUtilizationInfoV1, VgpuTypeId,
+    VgpuPgpuMetadata, VgpuProcessUtilizationInfo, VgpuTypeId,
 };
 
 /// The placements of a vGPU type: where on the GPU an instance of it can start.
@@ -162,7 +162,7 @@ impl<'n> Device<'n> {
     pub fn vgpu_processes_utilization_info(
         &self,
         last_seen_time_stamp: u64,
-    ) -> Result<Vec<VgpuProcessUtilizationInfoV1>, Error> {
+    ) -> Result<Vec<VgpuProcessUtilizationInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessesUtilizationInfo()?;
         let list: Vec<sys::nvmlVgpuProcessUtilizationInfo_v1_t> = ffi::fill_in_record(
             |count, ptr| sys::nvmlVgpuProcessesUtilizationInfo_t {
@@ -174,7 +174,7 @@ impl<'n> Device<'n> {
             |r| r.vgpuProcessCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(VgpuProcessUtilizationInfoV1::from).collect())
+        Ok(list.iter().map(VgpuProcessUtilizationInfo::from).collect())
     }
 
     /// The properties of the physical GPU as an ASCII string, for vGPU migration

@@ -344,7 +344,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMaxCustomerBoostClock", |c, o, a| c.dev(o)?.max_customer_boost_clock(ClockType(a.u("type"))).map(j)),
     e!("nvmlDeviceGetClock", |c, o, a| c.dev(o)?.clock(ClockType(a.u("type")), ClockId(a.u("id"))).map(j)),
     e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_p_state(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|MinMaxClockOfPState { min_clock_m_hz: x, max_clock_m_hz: y }| json!([x, y]))),
-    e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(&ClockOffsetV1 { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")), ..Default::default() })
+    e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(&ClockOffset { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")), ..Default::default() })
         .map(|v| fix(j(v), &[("type", lk!(ClockType)), ("pstate", lk!(Pstates))]))),
     e!("nvmlDeviceGetSupportedMemoryClocks", |c, o, a| c.dev(o)?.supported_memory_clocks().map(j)),
     e!("nvmlDeviceGetSupportedGraphicsClocks", |c, o, a| c.dev(o)?.supported_graphics_clocks(a.u("memory")).map(j)),
@@ -371,16 +371,16 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetTargetFanSpeed", |c, o, a| c.dev(o)?.target_fan_speed(a.u("fan")).map(j)),
     e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy(a.u("fan")).map(j)),
     // pynvml returns the record's `speed`.
-    e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(&FanSpeedInfoV1 { fan: a.u("fan"), ..Default::default() }).map(|v| j(v.speed))),
+    e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(&FanSpeedInfo { fan: a.u("fan"), ..Default::default() }).map(|v| j(v.speed))),
     e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y }| json!([x, y]))),
     // pynvml returns [signalType, target].
-    e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(&CoolerInfoV1 { index: a.u("index"), ..Default::default() }).map(|v| json!([v.signal_type.0, v.target.0]))),
+    e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(&CoolerInfo { index: a.u("index"), ..Default::default() }).map(|v| json!([v.signal_type.0, v.target.0]))),
     e!("nvmlDeviceGetTemperature", |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
     // pynvml returns the record's `temperature`.
-    e!("nvmlDeviceGetTemperatureV", |c, o, a| c.dev(o)?.temperature_v(&TemperatureV1 { sensor_type: TemperatureSensors(a.u("sensor")), ..Default::default() }).map(|v| j(v.temperature))),
+    e!("nvmlDeviceGetTemperatureV", |c, o, a| c.dev(o)?.temperature_v(&Temperature { sensor_type: TemperatureSensors(a.u("sensor")), ..Default::default() }).map(|v| j(v.temperature))),
     e!("nvmlDeviceGetTemperatureThreshold", |c, o, a| c.dev(o)?.temperature_threshold(TemperatureThresholds(a.u("threshold"))).map(j)),
     // pynvml returns the record's `marginTemperature`.
-    e!("nvmlDeviceGetMarginTemperature", |c, o, a| c.dev(o)?.margin_temperature(&MarginTemperatureV1::default()).map(|v| j(v.margin_temperature))),
+    e!("nvmlDeviceGetMarginTemperature", |c, o, a| c.dev(o)?.margin_temperature(&MarginTemperature::default()).map(|v| j(v.margin_temperature))),
     e!("nvmlDeviceGetThermalSettings", |c, o, a| c.dev(o)?.thermal_settings(a.u("sensor"))
         .map(|v| fix(j(v), &[("controller", lk!(ThermalController)), ("target", lk!(ThermalTarget))]))),
 
@@ -585,7 +585,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuTypeGetMaxInstancesPerVm", |c, o, a| c.vtype(o).max_instances_per_vm().map(j)),
     e!("nvmlVgpuTypeGetBAR1Info", |c, o, a| c.vtype(o).bar1_info().map(j)),
     // pynvml returns the record's `maxInstancePerGI`.
-    e!("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", |c, o, a| c.nvml.vgpu_type_max_instances_per_gpu_instance(&VgpuTypeMaxInstanceV1 { vgpu_type_id: seg(o, "vgpu-type"), ..Default::default() }).map(|v| j(v.max_instance_per_gi))),
+    e!("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", |c, o, a| c.nvml.vgpu_type_max_instances_per_gpu_instance(&VgpuTypeMaxInstance { vgpu_type_id: seg(o, "vgpu-type"), ..Default::default() }).map(|v| j(v.max_instance_per_gi))),
     e!("nvmlVgpuTypeGetCapabilities", |c, o, a| c.vtype(o).capabilities(VgpuCapability(a.u("capability"))).map(j)),
 
     // vGPU instances.
@@ -626,13 +626,13 @@ pub static TABLE: &[Entry] = &[
     // Getters that take a request.
     e!("nvmlDeviceGetMemoryLimits_v1", |c, o, a| c.dev(o)?.memory_limits(a.s("namespace")).map(j)),
     e!("nvmlDeviceReadPRMCounters_v1", |c, o, a| {
-        let req: Vec<PRMCounterV1> = a.list("counters").into_iter()
-            .map(|id| PRMCounterV1 { counter_id: id, in_data: PRMCounterInputV1 { local_port: a.u("port") }, ..Default::default() }).collect();
+        let req: Vec<PRMCounter> = a.list("counters").into_iter()
+            .map(|id| PRMCounter { counter_id: id, in_data: PRMCounterInput { local_port: a.u("port") }, ..Default::default() }).collect();
         c.dev(o)?.read_prm_counters(&req).map(|v| J::Array(v.iter().map(|x| { let cv = &x.counter_value; json!({"counterId": x.counter_id,
             "status": cv.status.0, "outputType": cv.output_type.0, "outputValue": if cv.status == Return::SUCCESS { val(cv.output_type, &cv.output_value) } else { J::Null }}) }).collect()))
     }),
     // The method takes no input: it sends an empty request (dataSize 0), as pynvml does here.
-    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm(&PRMTLVV1 { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm(&PRMTLV { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
     e!("nvmlSystemGetCPER_v1", |c, o, a| {
         let mut cursor = CperCursor::new(a.u("mask"), None);
         let mut out = Vec::new();
@@ -644,18 +644,18 @@ pub static TABLE: &[Entry] = &[
     }),
 
     // Operational events of an event set.
-    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events(&GpuOperationalEventConfigV1 {
+    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events(&GpuOperationalEventConfig {
         uuid: a.s("uuid").to_string(), min_log_level: a.u("minLogLevel"), min_severity: a.u("minSeverity") })).map(|_| J::Null)),
-    e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_v3(&EventSetWaitV3 { timeout_ms: a.u("timeout"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_v3(&EventSetWait { timeout_ms: a.u("timeout"), ..Default::default() })).map(j)),
     e!("nvmlEventSetGetContextCount_v1", |c, o, a| c.with_event_set(o, |s| s.context_count()).map(j)),
-    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info(&EventSetGetContextInfoV1 { index: a.u("index"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info(&EventSetGetContextInfo { index: a.u("index"), ..Default::default() })).map(j)),
     e!("nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1", |c, o, a| c.with_event_set(o, |s| s.gpu_operational_event_context_legacy_xid(
-        &EventSetGetGpuOperationalEventContextLegacyXidV1 { index: a.u("index"), ..Default::default() })).map(j)),
+        &EventSetGetGpuOperationalEventContextLegacyXid { index: a.u("index"), ..Default::default() })).map(j)),
 
     // Setters and other calls that change state (each compared by its answer; the getters
     // that read back what they changed are compared after them).
     e!("nvmlSystemSetConfComputeGpusReadyState", |c, o, a| c.nvml.set_conf_compute_gpus_ready_state(a.u("state")).map(|_| J::Null)),
-    e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&ConfComputeSetKeyRotationThresholdInfoV1 {
+    e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&ConfComputeSetKeyRotationThresholdInfo {
         max_attacker_advantage: a.u64("maxAttackerAdvantage"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlSystemSetNvlinkBwMode", |c, o, a| c.nvml.set_nvlink_bw_mode(a.u("mode")).map(|_| J::Null)),
     e!("nvmlDeviceSetPersistenceMode", |c, o, a| c.dev(o)?.set_persistence_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
@@ -671,8 +671,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetApplicationsClocks", |c, o, a| c.dev(o)?.set_applications_clocks(a.u("memory"), a.u("graphics")).map(|_| J::Null)),
     e!("nvmlDeviceResetApplicationsClocks", |c, o, a| c.dev(o)?.reset_applications_clocks().map(|_| J::Null)),
     e!("nvmlDeviceSetPowerManagementLimit", |c, o, a| c.dev(o)?.set_power_management_limit(a.u("limit")).map(|_| J::Null)),
-    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_v2(&PowerValueV2 {
-        version: PowerValueV2::VERSION, power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_v2(&PowerValue {
+        version: PowerValue::VERSION, power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
     e!("nvmlDeviceSetGpuOperationMode", |c, o, a| c.dev(o)?.set_gpu_operation_mode(GpuOperationMode(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetAccountingMode", |c, o, a| c.dev(o)?.set_accounting_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceClearAccountingPids", |c, o, a| c.dev(o)?.clear_accounting_pids().map(|_| J::Null)),
@@ -688,14 +688,14 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetMemClkVfOffset", |c, o, a| c.dev(o)?.set_mem_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
     e!("nvmlDeviceSetVirtualizationMode", |c, o, a| c.dev(o)?.set_virtualization_mode(GpuVirtualizationMode(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuCapabilities", |c, o, a| c.dev(o)?.set_vgpu_capabilities(DeviceVgpuCapability(a.u("capability")), EnableState(a.u("state"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousModeV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
     e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nv_link_device_low_power_threshold(&NvLinkPowerThres { low_pwr_threshold: a.u("threshold") }).map(|_| J::Null)),
     e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
     e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&HostnameV1 { value: a.s("hostname").to_string() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfoV1 { encryption_state: EnableState(a.u("mode")), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&Hostname { value: a.s("hostname").to_string() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfo { encryption_state: EnableState(a.u("mode")), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetMemoryLimits_v1", |c, o, a| c.dev(o)?.set_memory_limits(a.s("namespace"), &MemoryLimits { soft_limit: a.u64("soft"), hard_limit: a.u64("hard"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nv_link_error_counters(a.u("link")).map(|_| J::Null)),
     e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nv_link_utilization_counter(a.u("link"), a.u("counter"), EnableState(a.u("freeze"))).map(|_| J::Null)),
@@ -713,33 +713,33 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGpuInstanceCreateComputeInstance", |c, o, a| citok(&c.gi(o)?.create_compute_instance(a.u("profileId"))?)),
     e!("nvmlComputeInstanceDestroy", |c, o, a| c.ci(o)?.destroy().map(|_| J::Null)),
     e!("nvmlGpuInstanceDestroy", |c, o, a| c.gi(o)?.destroy().map(|_| J::Null)),
-    e!("nvmlDeviceSetClockOffsets", |c, o, a| c.dev(o)?.set_clock_offsets(&ClockOffsetV1 { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")),
+    e!("nvmlDeviceSetClockOffsets", |c, o, a| c.dev(o)?.set_clock_offsets(&ClockOffset { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")),
         clock_offset_m_hz: a.get_i32("offset"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&DevicePowerMizerModesV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&DevicePowerMizerModes { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetDriverModel", |c, o, a| c.dev(o)?.set_driver_model(DriverModel(a.u("model")), a.u("flags")).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&VgpuSchedulerSetState { scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceVgpuForceGspUnload", |c, o, a| c.dev(o)?.vgpu_force_gsp_unload().map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_set_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_clear_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
-    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles(&WorkloadPowerProfileUpdateProfilesV1 {
+    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles(&WorkloadPowerProfileUpdateProfiles {
         operation: PowerProfileOperation(a.u("operation")), update_profiles_mask: mask255(a.u("mask0")) }).map(|_| J::Null)),
-    e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&PowerSmoothingProfileV1 {
-        version: PowerSmoothingProfileV1::VERSION, profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDevicePowerSmoothingUpdatePresetProfileParam", |c, o, a| c.dev(o)?.power_smoothing_update_preset_profile_param(&PowerSmoothingProfileV1 {
-        version: PowerSmoothingProfileV1::VERSION, profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
-    e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&PowerSmoothingStateV1 {
-        version: PowerSmoothingStateV1::VERSION, state: EnableState(a.u("state")) }).map(|_| J::Null)),
-    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettingsV1 { version: RusdSettingsV1::VERSION, poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwModeV1 { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8, ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(&NvlinkSetBwModeAsyncV1 { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
+    e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&PowerSmoothingProfile {
+        version: PowerSmoothingProfile::VERSION, profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingUpdatePresetProfileParam", |c, o, a| c.dev(o)?.power_smoothing_update_preset_profile_param(&PowerSmoothingProfile {
+        version: PowerSmoothingProfile::VERSION, profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&PowerSmoothingState {
+        version: PowerSmoothingState::VERSION, state: EnableState(a.u("state")) }).map(|_| J::Null)),
+    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettings { version: RusdSettings::VERSION, poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwMode { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8, ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(&NvlinkSetBwModeAsync { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
     e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&VgpuVersion { min_version: a.u("min"), max_version: a.u("max") }).map(|_| J::Null)),
     e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
     e!("nvmlVgpuInstanceSetEncoderCapacity", |c, o, a| c.vgpu(o).set_encoder_capacity(a.u("capacity")).map(|_| J::Null)),
     e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
     e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
     e!("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", |c, o, a| c.gi(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
-    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousModeV1 { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&VgpuSchedulerStateV1 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &GpuInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
@@ -757,16 +757,16 @@ fn mask255(word0: u32) -> Mask255 {
     Mask255 { mask }
 }
 
-fn requested_profiles(word0: u32) -> WorkloadPowerProfileRequestedProfilesV1 {
-    WorkloadPowerProfileRequestedProfilesV1 {
-        version: WorkloadPowerProfileRequestedProfilesV1::VERSION,
+fn requested_profiles(word0: u32) -> WorkloadPowerProfileRequestedProfiles {
+    WorkloadPowerProfileRequestedProfiles {
+        version: WorkloadPowerProfileRequestedProfiles::VERSION,
         requested_profiles_mask: mask255(word0),
     }
 }
 
 /// An `nvmlUUID_v1_t` holding `uuid` in ASCII form (`type` NVML_UUID_TYPE_ASCII).
-fn uuid_v1(uuid: &str, kind: u32) -> UUIDV1 {
-    let mut v = UUIDV1 { version: UUIDV1::VERSION, r#type: kind, ..Default::default() };
+fn uuid_v1(uuid: &str, kind: u32) -> UUID {
+    let mut v = UUID { version: UUID::VERSION, r#type: kind, ..Default::default() };
     let mut s = [0 as core::ffi::c_char; 41];
     for (d, b) in s.iter_mut().zip(uuid.bytes().take(40)) {
         *d = b as core::ffi::c_char;
