@@ -119,7 +119,7 @@ fn h100_identity_of_every_device() {
     }
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.brand(), Ok(BrandType::NVIDIA), "brand");
-    assert_eq!(d0.architecture(), Ok(sys::NVML_DEVICE_ARCH_HOPPER as u32), "architecture");
+    assert_eq!(d0.architecture(), Ok(DeviceArchitecture::HOPPER), "architecture");
     assert_eq!(
         d0.cuda_compute_capability(),
         Ok(CudaComputeCapability { major: 9, minor: 0 }),
@@ -304,7 +304,7 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         | EventTypes::XID_CRITICAL_ERROR
         | EventTypes::CLOCK;
     assert_eq!(d.supported_event_types(), Ok(events), "supported_events");
-    let ask = |id: u32| FieldValue { field_id: id, ..Default::default() };
+    let ask = |id: u32| FieldValue { field_id: FieldId(id), ..Default::default() };
     let values = d
         .field_values(&[
             ask(sys::NVML_FI_DEV_POWER_INSTANT as u32),
@@ -454,7 +454,7 @@ fn t4_values_and_what_it_lacks() {
     assert_eq!(d.serial().as_deref(), Ok("1687052004610"), "serial of device 5");
     assert_eq!(d.pci_info().map(|p| p.bus_id), Ok("00000000:AB:00.0".to_string()), "bus id of device 5");
     assert_eq!(d.brand(), Ok(BrandType::TESLA), "brand");
-    assert_eq!(d.architecture(), Ok(sys::NVML_DEVICE_ARCH_TURING as u32), "architecture");
+    assert_eq!(d.architecture(), Ok(DeviceArchitecture::TURING), "architecture");
     assert_eq!(d.cuda_compute_capability(), Ok(CudaComputeCapability { major: 7, minor: 5 }), "compute capability");
     let m = d.memory_info().unwrap();
     assert_eq!((m.total, m.reserved, m.used), (16_106_127_360, 269_484_032, 2_097_152), "memory");

@@ -65,6 +65,10 @@ pub struct Rules {
     /// Bit masks defined as `#define`s: a bitflags type name → the constants' prefix and the
     /// parameters (`function.parameter`) and record fields (`record.field`) that carry it.
     pub bitflags: BTreeMap<String, FlagsRule>,
+    /// Values defined as `#define`s (one at a time, not bits): a type name → the constants'
+    /// prefix and what carries one: parameters, record fields, or every use of a `typedef`.
+    /// Each becomes an open newtype like the enums' (values the header lacks are kept).
+    pub values: BTreeMap<String, FlagsRule>,
     /// Versioned record → the constant that gives its `version` field, where neither the
     /// header's `nvmlX_vN` naming nor the field's comment (`Set to NVML_X_VERSION`) does.
     pub struct_versions: BTreeMap<String, String>,
@@ -101,6 +105,23 @@ pub struct FlagsRule {
     pub aliases: Vec<String>,
     pub params: Vec<String>,
     pub fields: Vec<String>,
+    /// A typedef every use of which carries it (`values` only).
+    pub typedef: Option<String>,
+    /// Set for the rules of the `values` table: the constants are values, not bits.
+    #[serde(skip)]
+    pub values: bool,
+}
+
+impl FlagsRule {
+    /// Whether a value of C type `t` (or one it points to) is of the rule's typedef.
+    pub fn carried_by(&self, t: &Ty) -> bool {
+        let Some(td) = &self.typedef else { return false };
+        match t {
+            Ty::Named(n) => n == td,
+            Ty::Pointer { pointee, .. } => matches!(&**pointee, Ty::Named(n) if n == td),
+            _ => false,
+        }
+    }
 }
 
 /// `char *buffer` sized by `length`, which must hold at least `size` bytes. Without `length`
@@ -273,7 +294,12 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         manual: rules.manual.clone(),
         ids: rules.ids.clone(),
         directions: rules.directions.clone(),
-        bitflags: rules.bitflags.clone(),
+        bitflags: rules
+            .bitflags
+            .iter()
+            .map(|(n, r)| (n.clone(), r.clone()))
+            .chain(rules.values.iter().map(|(n, r)| (n.clone(), FlagsRule { values: true, ..r.clone() })))
+            .collect(),
         struct_versions,
         absent_fields,
     };
@@ -547,8 +573,19 @@ fn directions(i: &Inputs, d: &mut Diagnostics) {
 /// and the parameters and fields that carry the flags.
 fn bitflags(i: &Inputs, d: &mut Diagnostics) {
     let Inputs { model, rules, .. } = *i;
-    for (name, flags) in &rules.bitflags {
-        let p = i.place("bitflags", name);
+    let tables = rules.bitflags.iter().map(|r| ("bitflags", r)).chain(rules.values.iter().map(|r| ("values", r)));
+    for (table, (name, flags)) in tables {
+        let p = i.place(table, name);
+        if rules.bitflags.contains_key(name) && rules.values.contains_key(name) {
+            d.error(p.clone(), format!("`{name}` is named by both `bitflags` and `values`"));
+        }
+        if let Some(td) = &flags.typedef {
+            if table == "bitflags" {
+                d.error(p.clone(), "`typedef` is for `values` rules");
+            } else if !model.typedefs.contains_key(td) {
+                d.error(p.clone(), format!("`{td}` is not a typedef of the header"));
+            }
+        }
         if !is_rust_type_name(name) {
             d.error(p.clone(), format!("`{name}` is not a Rust type name"));
         }
@@ -665,13 +702,21 @@ impl Bindings {
     /// The bitflags type a parameter carries, if a rule says so.
     pub fn flags_of_param(&self, func: &str, param: &str) -> Option<String> {
         let key = format!("{func}.{param}");
-        self.bitflags.iter().find(|(_, r)| r.params.contains(&key)).map(|(n, _)| n.clone())
+        let ty = self.model.functions.get(func).and_then(|f| f.params.iter().find(|p| p.name == param)).map(|p| &p.ty);
+        self.bitflags
+            .iter()
+            .find(|(_, r)| r.params.contains(&key) || ty.is_some_and(|t| r.carried_by(t)))
+            .map(|(n, _)| n.clone())
     }
 
     /// The bitflags type a record field carries, if a rule says so.
     pub fn flags_of_field(&self, record: &str, field: &str) -> Option<String> {
         let key = format!("{record}.{field}");
-        self.bitflags.iter().find(|(_, r)| r.fields.contains(&key)).map(|(n, _)| n.clone())
+        let ty = self.model.records.get(record).and_then(|r| r.fields.iter().find(|f| f.name == field)).map(|f| &f.ty);
+        self.bitflags
+            .iter()
+            .find(|(_, r)| r.fields.contains(&key) || ty.is_some_and(|t| r.carried_by(t)))
+            .map(|(n, _)| n.clone())
     }
 }
 

@@ -213,7 +213,7 @@ pub static FUNCTIONS: [FunctionSchema; 279usize] = [
         outputs: &[
             Output {
                 name: "arch",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
                 shape: Shape::Value,
             },
         ],
@@ -361,7 +361,7 @@ pub static FUNCTIONS: [FunctionSchema; 279usize] = [
         outputs: &[
             Output {
                 name: "type",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
                 shape: Shape::Value,
             },
         ],
@@ -2482,7 +2482,7 @@ pub static FUNCTIONS: [FunctionSchema; 279usize] = [
         outputs: &[
             Output {
                 name: "powerSource",
-                ty: T::Int { signed: false, bits: 32 },
+                ty: T::Flags,
                 shape: Shape::Value,
             },
         ],

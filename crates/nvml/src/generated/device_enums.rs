@@ -1538,6 +1538,281 @@ impl serde::Serialize for TemperatureThresholds {
         }
     }
 }
+/// The values `NVML_BUS_TYPE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`BusType::name`]).
+#[doc(alias = "nvmlBusType_t")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct BusType(pub u32);
+impl BusType {
+    /// Unknown bus type.
+    ///
+    ///`NVML_BUS_TYPE_UNKNOWN`
+    pub const UNKNOWN: BusType = BusType(sys::NVML_BUS_TYPE_UNKNOWN as u32);
+    /// PCI bus.
+    ///
+    ///`NVML_BUS_TYPE_PCI`
+    pub const PCI: BusType = BusType(sys::NVML_BUS_TYPE_PCI as u32);
+    /// PCI-Express bus.
+    ///
+    ///`NVML_BUS_TYPE_PCIE`
+    pub const PCIE: BusType = BusType(sys::NVML_BUS_TYPE_PCIE as u32);
+    /// FPCI bus.
+    ///
+    ///`NVML_BUS_TYPE_FPCI`
+    pub const FPCI: BusType = BusType(sys::NVML_BUS_TYPE_FPCI as u32);
+    /// AGP bus.
+    ///
+    ///`NVML_BUS_TYPE_AGP`
+    pub const AGP: BusType = BusType(sys::NVML_BUS_TYPE_AGP as u32);
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("UNKNOWN"),
+            1 => Some("PCI"),
+            2 => Some("PCIE"),
+            3 => Some("FPCI"),
+            4 => Some("AGP"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        BusType(v)
+    }
+}
+impl core::fmt::Debug for BusType {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{}::{}", stringify!(BusType), n),
+            None => write!(f, "{}({})", stringify!(BusType), self.0),
+        }
+    }
+}
+impl From<u32> for BusType {
+    fn from(v: u32) -> Self {
+        BusType(v)
+    }
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for BusType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.name() {
+            Some(n) => s.serialize_str(n),
+            None => s.serialize_u64(self.0 as u64),
+        }
+    }
+}
+/// The values `NVML_DEVICE_ARCH_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`DeviceArchitecture::name`]).
+#[doc(alias = "nvmlDeviceArchitecture_t")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct DeviceArchitecture(pub u32);
+impl DeviceArchitecture {
+    /// Devices based on the NVIDIA Kepler architecture
+    ///
+    ///`NVML_DEVICE_ARCH_KEPLER`
+    pub const KEPLER: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_KEPLER as u32,
+    );
+    /// Devices based on the NVIDIA Maxwell architecture
+    ///
+    ///`NVML_DEVICE_ARCH_MAXWELL`
+    pub const MAXWELL: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_MAXWELL as u32,
+    );
+    /// Devices based on the NVIDIA Pascal architecture
+    ///
+    ///`NVML_DEVICE_ARCH_PASCAL`
+    pub const PASCAL: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_PASCAL as u32,
+    );
+    /// Devices based on the NVIDIA Volta architecture
+    ///
+    ///`NVML_DEVICE_ARCH_VOLTA`
+    pub const VOLTA: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_VOLTA as u32,
+    );
+    /// Devices based on the NVIDIA Turing architecture
+    ///
+    ///`NVML_DEVICE_ARCH_TURING`
+    pub const TURING: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_TURING as u32,
+    );
+    /// Devices based on the NVIDIA Ampere architecture
+    ///
+    ///`NVML_DEVICE_ARCH_AMPERE`
+    pub const AMPERE: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_AMPERE as u32,
+    );
+    /// Devices based on the NVIDIA Ada architecture
+    ///
+    ///`NVML_DEVICE_ARCH_ADA`
+    pub const ADA: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_ADA as u32,
+    );
+    /// Devices based on the NVIDIA Hopper architecture
+    ///
+    ///`NVML_DEVICE_ARCH_HOPPER`
+    pub const HOPPER: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_HOPPER as u32,
+    );
+    /// Devices based on the NVIDIA Blackwell architecture
+    ///
+    ///`NVML_DEVICE_ARCH_BLACKWELL`
+    pub const BLACKWELL: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_BLACKWELL as u32,
+    );
+    /// Devices based on the NVIDIA DLA architecture.
+    ///
+    ///`NVML_DEVICE_ARCH_DLA`
+    pub const DLA: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_DLA as u32,
+    );
+    /// Devices based on the NVIDIA DLA2 architecture.
+    ///
+    ///`NVML_DEVICE_ARCH_DLA2`
+    pub const DLA2: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_DLA2 as u32,
+    );
+    /// Devices based on the NVIDIA Rubin architecture.
+    ///
+    ///`NVML_DEVICE_ARCH_RUBIN`
+    pub const RUBIN: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_RUBIN as u32,
+    );
+    /// Devices based on the NVIDIA NPU3 architecture.
+    ///
+    ///`NVML_DEVICE_ARCH_NPU3`
+    pub const NPU3: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_NPU3 as u32,
+    );
+    /// Anything else, presumably something newer
+    ///
+    ///`NVML_DEVICE_ARCH_UNKNOWN`
+    pub const UNKNOWN: DeviceArchitecture = DeviceArchitecture(
+        sys::NVML_DEVICE_ARCH_UNKNOWN as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            2 => Some("KEPLER"),
+            3 => Some("MAXWELL"),
+            4 => Some("PASCAL"),
+            5 => Some("VOLTA"),
+            6 => Some("TURING"),
+            7 => Some("AMPERE"),
+            8 => Some("ADA"),
+            9 => Some("HOPPER"),
+            10 => Some("BLACKWELL"),
+            11 => Some("DLA"),
+            12 => Some("DLA2"),
+            13 => Some("RUBIN"),
+            15 => Some("NPU3"),
+            4294967295 => Some("UNKNOWN"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        DeviceArchitecture(v)
+    }
+}
+impl core::fmt::Debug for DeviceArchitecture {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{}::{}", stringify!(DeviceArchitecture), n),
+            None => write!(f, "{}({})", stringify!(DeviceArchitecture), self.0),
+        }
+    }
+}
+impl From<u32> for DeviceArchitecture {
+    fn from(v: u32) -> Self {
+        DeviceArchitecture(v)
+    }
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for DeviceArchitecture {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.name() {
+            Some(n) => s.serialize_str(n),
+            None => s.serialize_u64(self.0 as u64),
+        }
+    }
+}
+/// The values `NVML_POWER_SOURCE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PowerSource::name`]).
+#[doc(alias = "nvmlPowerSource_t")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct PowerSource(pub u32);
+impl PowerSource {
+    /// AC power source.
+    ///
+    ///`NVML_POWER_SOURCE_AC`
+    pub const AC: PowerSource = PowerSource(sys::NVML_POWER_SOURCE_AC as u32);
+    /// Battery power source.
+    ///
+    ///`NVML_POWER_SOURCE_BATTERY`
+    pub const BATTERY: PowerSource = PowerSource(sys::NVML_POWER_SOURCE_BATTERY as u32);
+    /// Undersized power source.
+    ///
+    ///`NVML_POWER_SOURCE_UNDERSIZED`
+    pub const UNDERSIZED: PowerSource = PowerSource(
+        sys::NVML_POWER_SOURCE_UNDERSIZED as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("AC"),
+            1 => Some("BATTERY"),
+            2 => Some("UNDERSIZED"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        PowerSource(v)
+    }
+}
+impl core::fmt::Debug for PowerSource {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{}::{}", stringify!(PowerSource), n),
+            None => write!(f, "{}({})", stringify!(PowerSource), self.0),
+        }
+    }
+}
+impl From<u32> for PowerSource {
+    fn from(v: u32) -> Self {
+        PowerSource(v)
+    }
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for PowerSource {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.name() {
+            Some(n) => s.serialize_str(n),
+            None => s.serialize_u64(self.0 as u64),
+        }
+    }
+}
 /// Stores Adaptive TGP Mode state and telemetry for a GPU.
 ///
 ///The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.

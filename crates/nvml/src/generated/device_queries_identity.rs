@@ -395,11 +395,11 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] If `device` or `arch` (output refererence) are invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetArchitecture` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetArchitecture")]
-    pub fn architecture(&self) -> Result<u32, Error> {
+    pub fn architecture(&self) -> Result<DeviceArchitecture, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetArchitecture()?;
         let mut c_arch: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_arch)))?;
-        Ok(c_arch)
+        Ok(DeviceArchitecture::from_bits_retain(c_arch as _))
     }
     /// Get attributes (engine counts etc.) for the given NVML device handle.
     ///

@@ -85,11 +85,11 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBusType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBusType")]
-    pub fn bus_type(&self) -> Result<u32, Error> {
+    pub fn bus_type(&self) -> Result<BusType, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBusType()?;
         let mut c_type: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_type)))?;
-        Ok(c_type)
+        Ok(BusType::from_bits_retain(c_type as _))
     }
     /// Retrieves the Device's C2C Mode information
     ///

@@ -556,11 +556,11 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerSource` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerSource")]
-    pub fn power_source(&self) -> Result<u32, Error> {
+    pub fn power_source(&self) -> Result<PowerSource, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerSource()?;
         let mut c_power_source: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_power_source)))?;
-        Ok(c_power_source)
+        Ok(PowerSource::from_bits_retain(c_power_source as _))
     }
     /// **Deprecated:** Use `nvmlDeviceGetPerformanceState`. This function exposes an incorrect generalization.
     ///

@@ -48,6 +48,2245 @@ use crate::{Error, Nvml};
 use super::handles::*;
 #[allow(unused_imports)]
 use super::*;
+/// The values `NVML_FI_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`FieldId::name`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct FieldId(pub u32);
+impl FieldId {
+    /// Current ECC mode. 1=Active. 0=Inactive
+    ///
+    ///`NVML_FI_DEV_ECC_CURRENT`
+    pub const DEV_ECC_CURRENT: FieldId = FieldId(sys::NVML_FI_DEV_ECC_CURRENT as u32);
+    /// Pending ECC mode. 1=Active. 0=Inactive
+    ///
+    ///`NVML_FI_DEV_ECC_PENDING`
+    pub const DEV_ECC_PENDING: FieldId = FieldId(sys::NVML_FI_DEV_ECC_PENDING as u32);
+    /// Total single bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_VOL_TOTAL`
+    pub const DEV_ECC_SBE_VOL_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_VOL_TOTAL as u32,
+    );
+    /// Total double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_TOTAL`
+    pub const DEV_ECC_DBE_VOL_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_TOTAL as u32,
+    );
+    /// Total single bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_AGG_TOTAL`
+    pub const DEV_ECC_SBE_AGG_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_AGG_TOTAL as u32,
+    );
+    /// Total double bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_TOTAL`
+    pub const DEV_ECC_DBE_AGG_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_TOTAL as u32,
+    );
+    /// L1 cache single bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_VOL_L1`
+    pub const DEV_ECC_SBE_VOL_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_VOL_L1 as u32,
+    );
+    /// L1 cache double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_L1`
+    pub const DEV_ECC_DBE_VOL_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_L1 as u32,
+    );
+    /// L2 cache single bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_VOL_L2`
+    pub const DEV_ECC_SBE_VOL_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_VOL_L2 as u32,
+    );
+    /// L2 cache double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_L2`
+    pub const DEV_ECC_DBE_VOL_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_L2 as u32,
+    );
+    /// Device memory single bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_VOL_DEV`
+    pub const DEV_ECC_SBE_VOL_DEV: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_VOL_DEV as u32,
+    );
+    /// Device memory double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_DEV`
+    pub const DEV_ECC_DBE_VOL_DEV: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_DEV as u32,
+    );
+    /// Register file single bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_VOL_REG`
+    pub const DEV_ECC_SBE_VOL_REG: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_VOL_REG as u32,
+    );
+    /// Register file double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_REG`
+    pub const DEV_ECC_DBE_VOL_REG: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_REG as u32,
+    );
+    /// Texture memory single bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_VOL_TEX`
+    pub const DEV_ECC_SBE_VOL_TEX: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_VOL_TEX as u32,
+    );
+    /// Texture memory double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_TEX`
+    pub const DEV_ECC_DBE_VOL_TEX: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_TEX as u32,
+    );
+    /// CBU double bit volatile ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_VOL_CBU`
+    pub const DEV_ECC_DBE_VOL_CBU: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_VOL_CBU as u32,
+    );
+    /// L1 cache single bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_AGG_L1`
+    pub const DEV_ECC_SBE_AGG_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_AGG_L1 as u32,
+    );
+    /// L1 cache double bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_L1`
+    pub const DEV_ECC_DBE_AGG_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_L1 as u32,
+    );
+    /// L2 cache single bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_AGG_L2`
+    pub const DEV_ECC_SBE_AGG_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_AGG_L2 as u32,
+    );
+    /// L2 cache double bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_L2`
+    pub const DEV_ECC_DBE_AGG_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_L2 as u32,
+    );
+    /// Device memory single bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_AGG_DEV`
+    pub const DEV_ECC_SBE_AGG_DEV: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_AGG_DEV as u32,
+    );
+    /// Device memory double bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_DEV`
+    pub const DEV_ECC_DBE_AGG_DEV: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_DEV as u32,
+    );
+    /// Register File single bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_AGG_REG`
+    pub const DEV_ECC_SBE_AGG_REG: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_AGG_REG as u32,
+    );
+    /// Register File double bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_REG`
+    pub const DEV_ECC_DBE_AGG_REG: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_REG as u32,
+    );
+    /// Texture memory single bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_SBE_AGG_TEX`
+    pub const DEV_ECC_SBE_AGG_TEX: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_SBE_AGG_TEX as u32,
+    );
+    /// Texture memory double bit aggregate (persistent) ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_TEX`
+    pub const DEV_ECC_DBE_AGG_TEX: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_TEX as u32,
+    );
+    /// CBU double bit aggregate ECC errors
+    ///
+    ///`NVML_FI_DEV_ECC_DBE_AGG_CBU`
+    pub const DEV_ECC_DBE_AGG_CBU: FieldId = FieldId(
+        sys::NVML_FI_DEV_ECC_DBE_AGG_CBU as u32,
+    );
+    /// Number of retired pages because of single bit errors
+    ///
+    ///`NVML_FI_DEV_RETIRED_SBE`
+    pub const DEV_RETIRED_SBE: FieldId = FieldId(sys::NVML_FI_DEV_RETIRED_SBE as u32);
+    /// Number of retired pages because of double bit errors
+    ///
+    ///`NVML_FI_DEV_RETIRED_DBE`
+    pub const DEV_RETIRED_DBE: FieldId = FieldId(sys::NVML_FI_DEV_RETIRED_DBE as u32);
+    /// If any pages are pending retirement. 1=yes. 0=no.
+    ///
+    ///`NVML_FI_DEV_RETIRED_PENDING`
+    pub const DEV_RETIRED_PENDING: FieldId = FieldId(
+        sys::NVML_FI_DEV_RETIRED_PENDING as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L2`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L2 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L4`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L4 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L5`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L5 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter total for all Lanes
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L1`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L1 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L2`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L2 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L3`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L3 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L4`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L4 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L5`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L5 as u32,
+    );
+    /// NvLink data CRC Error Counter total for all Lanes
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L0 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L1`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L1 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L2`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L2 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L3`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L3 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L4`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L4 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L5`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L5 as u32,
+    );
+    /// NVLink Replay Error Counter total for all Lanes
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L0 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L1`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L1 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L2`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L2 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L3`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L3 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L4`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L4 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L5`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L5 as u32,
+    );
+    /// NVLink Recovery Error Counter total for all Lanes
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L0`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L0 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L1`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L1 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L2`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L2 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L3`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L3 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L4`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L4 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L5`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L5 as u32,
+    );
+    /// NVLink Bandwidth Counter Total for Counter Set 0, All Lanes
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL`
+    pub const DEV_NVLINK_BANDWIDTH_C0_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_TOTAL as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L0`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L0 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L1`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L1 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L2`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L2 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L3`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L3 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L4`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L4 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L5`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L5 as u32,
+    );
+    /// NVLink Bandwidth Counter Total for Counter Set 1, All Lanes
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_TOTAL`
+    pub const DEV_NVLINK_BANDWIDTH_C1_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_TOTAL as u32,
+    );
+    /// Throttling to not exceed currently set power limits in ns
+    ///
+    ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP`
+    pub const DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP: FieldId = FieldId(
+        sys::NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP as u32,
+    );
+    /// Perf Policy Counter for Power Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_POWER`
+    pub const DEV_PERF_POLICY_POWER: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_POWER as u32,
+    );
+    /// Perf Policy Counter for Thermal Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_THERMAL`
+    pub const DEV_PERF_POLICY_THERMAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_THERMAL as u32,
+    );
+    /// Throttling to match minimum possible clock across Sync Boost Group in ns
+    ///
+    ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST`
+    pub const DEV_CLOCKS_EVENT_REASON_SYNC_BOOST: FieldId = FieldId(
+        sys::NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST as u32,
+    );
+    /// Perf Policy Counter for Sync boost Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_SYNC_BOOST`
+    pub const DEV_PERF_POLICY_SYNC_BOOST: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_SYNC_BOOST as u32,
+    );
+    /// Perf Policy Counter for Board Limit
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT`
+    pub const DEV_PERF_POLICY_BOARD_LIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT as u32,
+    );
+    /// Perf Policy Counter for Low GPU Utilization Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION`
+    pub const DEV_PERF_POLICY_LOW_UTILIZATION: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION as u32,
+    );
+    /// Perf Policy Counter for Reliability Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_RELIABILITY`
+    pub const DEV_PERF_POLICY_RELIABILITY: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_RELIABILITY as u32,
+    );
+    /// Perf Policy Counter for Total App Clock Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_TOTAL_APP_CLOCKS`
+    pub const DEV_PERF_POLICY_TOTAL_APP_CLOCKS: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_TOTAL_APP_CLOCKS as u32,
+    );
+    /// Perf Policy Counter for Total Base Clocks Policy
+    ///
+    ///`NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS`
+    pub const DEV_PERF_POLICY_TOTAL_BASE_CLOCKS: FieldId = FieldId(
+        sys::NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS as u32,
+    );
+    /// Memory temperature for the device
+    ///
+    ///`NVML_FI_DEV_MEMORY_TEMP`
+    pub const DEV_MEMORY_TEMP: FieldId = FieldId(sys::NVML_FI_DEV_MEMORY_TEMP as u32);
+    /// Total energy consumption for the GPU in mJ since the driver was last reloaded
+    ///
+    ///`NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION`
+    pub const DEV_TOTAL_ENERGY_CONSUMPTION: FieldId = FieldId(
+        sys::NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION as u32,
+    );
+    /// NVLink Speed in MBps for Link 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L0`
+    pub const DEV_NVLINK_SPEED_MBPS_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 as u32,
+    );
+    /// NVLink Speed in MBps for Link 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L1`
+    pub const DEV_NVLINK_SPEED_MBPS_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L1 as u32,
+    );
+    /// NVLink Speed in MBps for Link 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L2`
+    pub const DEV_NVLINK_SPEED_MBPS_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L2 as u32,
+    );
+    /// NVLink Speed in MBps for Link 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L3`
+    pub const DEV_NVLINK_SPEED_MBPS_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L3 as u32,
+    );
+    /// NVLink Speed in MBps for Link 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L4`
+    pub const DEV_NVLINK_SPEED_MBPS_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L4 as u32,
+    );
+    /// NVLink Speed in MBps for Link 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L5`
+    pub const DEV_NVLINK_SPEED_MBPS_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L5 as u32,
+    );
+    /// Common NVLink Speed in MBps for active links
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON`
+    pub const DEV_NVLINK_SPEED_MBPS_COMMON: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON as u32,
+    );
+    /// Number of NVLinks present on the device
+    ///
+    ///`NVML_FI_DEV_NVLINK_LINK_COUNT`
+    pub const DEV_NVLINK_LINK_COUNT: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_LINK_COUNT as u32,
+    );
+    /// If any pages are pending retirement due to SBE. 1=yes. 0=no.
+    ///
+    ///`NVML_FI_DEV_RETIRED_PENDING_SBE`
+    pub const DEV_RETIRED_PENDING_SBE: FieldId = FieldId(
+        sys::NVML_FI_DEV_RETIRED_PENDING_SBE as u32,
+    );
+    /// If any pages are pending retirement due to DBE. 1=yes. 0=no.
+    ///
+    ///`NVML_FI_DEV_RETIRED_PENDING_DBE`
+    pub const DEV_RETIRED_PENDING_DBE: FieldId = FieldId(
+        sys::NVML_FI_DEV_RETIRED_PENDING_DBE as u32,
+    );
+    /// PCIe replay counter
+    ///
+    ///`NVML_FI_DEV_PCIE_REPLAY_COUNTER`
+    pub const DEV_PCIE_REPLAY_COUNTER: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_REPLAY_COUNTER as u32,
+    );
+    /// PCIe replay rollover counter
+    ///
+    ///`NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER`
+    pub const DEV_PCIE_REPLAY_ROLLOVER_COUNTER: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L7`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L7 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L8`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L8 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L9`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L9 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L10`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L10 as u32,
+    );
+    /// NVLink flow control CRC  Error Counter for Lane 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L11`
+    pub const DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L11 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L7`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L7 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L8`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L8 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L9`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L9 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L10`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L10 as u32,
+    );
+    /// NVLink data CRC Error Counter for Lane 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L11`
+    pub const DEV_NVLINK_CRC_DATA_ERROR_COUNT_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_L11 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L6 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L7`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L7 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L8`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L8 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L9`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L9 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L10`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L10 as u32,
+    );
+    /// NVLink Replay Error Counter for Lane 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L11`
+    pub const DEV_NVLINK_REPLAY_ERROR_COUNT_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_L11 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L6 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L7`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L7 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L8`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L8 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L9`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L9 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L10`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L10 as u32,
+    );
+    /// NVLink Recovery Error Counter for Lane 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L11`
+    pub const DEV_NVLINK_RECOVERY_ERROR_COUNT_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_RECOVERY_ERROR_COUNT_L11 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L6`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L6 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L7`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L7 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L8`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L8 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L9`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L9 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L10`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L10 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 0, Lane 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L11`
+    pub const DEV_NVLINK_BANDWIDTH_C0_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C0_L11 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L6`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L6 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L7`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L7 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L8`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L8 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L9`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L9 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L10`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L10 as u32,
+    );
+    /// NVLink Bandwidth Counter for Counter Set 1, Lane 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L11`
+    pub const DEV_NVLINK_BANDWIDTH_C1_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_BANDWIDTH_C1_L11 as u32,
+    );
+    /// NVLink Speed in MBps for Link 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L6`
+    pub const DEV_NVLINK_SPEED_MBPS_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 as u32,
+    );
+    /// NVLink Speed in MBps for Link 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L7`
+    pub const DEV_NVLINK_SPEED_MBPS_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L7 as u32,
+    );
+    /// NVLink Speed in MBps for Link 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L8`
+    pub const DEV_NVLINK_SPEED_MBPS_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L8 as u32,
+    );
+    /// NVLink Speed in MBps for Link 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L9`
+    pub const DEV_NVLINK_SPEED_MBPS_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L9 as u32,
+    );
+    /// NVLink Speed in MBps for Link 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L10`
+    pub const DEV_NVLINK_SPEED_MBPS_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L10 as u32,
+    );
+    /// NVLink Speed in MBps for Link 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_SPEED_MBPS_L11`
+    pub const DEV_NVLINK_SPEED_MBPS_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_SPEED_MBPS_L11 as u32,
+    );
+    /// NVLink TX Data throughput in KiB
+    ///
+    ///`NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX`
+    pub const DEV_NVLINK_THROUGHPUT_DATA_TX: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX as u32,
+    );
+    /// NVLink RX Data throughput in KiB
+    ///
+    ///`NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX`
+    pub const DEV_NVLINK_THROUGHPUT_DATA_RX: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX as u32,
+    );
+    /// NVLink TX Data + protocol overhead in KiB
+    ///
+    ///`NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX`
+    pub const DEV_NVLINK_THROUGHPUT_RAW_TX: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX as u32,
+    );
+    /// NVLink RX Data + protocol overhead in KiB
+    ///
+    ///`NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX`
+    pub const DEV_NVLINK_THROUGHPUT_RAW_RX: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX as u32,
+    );
+    /// Number of remapped rows due to correctable errors
+    ///
+    ///`NVML_FI_DEV_REMAPPED_COR`
+    pub const DEV_REMAPPED_COR: FieldId = FieldId(sys::NVML_FI_DEV_REMAPPED_COR as u32);
+    /// Number of remapped rows due to uncorrectable errors
+    ///
+    ///`NVML_FI_DEV_REMAPPED_UNC`
+    pub const DEV_REMAPPED_UNC: FieldId = FieldId(sys::NVML_FI_DEV_REMAPPED_UNC as u32);
+    /// If any rows are pending remapping. 1=yes 0=no
+    ///
+    ///`NVML_FI_DEV_REMAPPED_PENDING`
+    pub const DEV_REMAPPED_PENDING: FieldId = FieldId(
+        sys::NVML_FI_DEV_REMAPPED_PENDING as u32,
+    );
+    /// If any rows failed to be remapped 1=yes 0=no
+    ///
+    ///`NVML_FI_DEV_REMAPPED_FAILURE`
+    pub const DEV_REMAPPED_FAILURE: FieldId = FieldId(
+        sys::NVML_FI_DEV_REMAPPED_FAILURE as u32,
+    );
+    /// Remote device NVLink ID
+    ///
+    ///`NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID`
+    pub const DEV_NVLINK_REMOTE_NVLINK_ID: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_REMOTE_NVLINK_ID as u32,
+    );
+    /// Number of NVLinks connected to NVSwitch
+    ///
+    ///`NVML_FI_DEV_NVSWITCH_CONNECTED_LINK_COUNT`
+    pub const DEV_NVSWITCH_CONNECTED_LINK_COUNT: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVSWITCH_CONNECTED_LINK_COUNT as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L0`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L0 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L1`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L1 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L2`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L2 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L3`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L3 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L4`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L4 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L5`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L5 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L6`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L6 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L7`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L7 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L8`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L8 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L9`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L9 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L10`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L10 as u32,
+    );
+    /// NVLink data ECC Error Counter for Link 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L11`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_L11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_L11 as u32,
+    );
+    /// NVLink data ECC Error Counter total for all Links
+    ///
+    ///`NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_TOTAL`
+    pub const DEV_NVLINK_ECC_DATA_ERROR_COUNT_TOTAL: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ECC_DATA_ERROR_COUNT_TOTAL as u32,
+    );
+    /// NVLink Replay Error Counter
+    /// This is unsupported for Blackwell+.
+    /// Please use NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_*
+    ///
+    ///`NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY`
+    pub const DEV_NVLINK_ERROR_DL_REPLAY: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY as u32,
+    );
+    /// NVLink Recovery Error Counter
+    /// This is unsupported for Blackwell+
+    /// Please use NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_*
+    ///
+    ///`NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY`
+    pub const DEV_NVLINK_ERROR_DL_RECOVERY: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY as u32,
+    );
+    /// NVLink CRC Error Counter
+    /// This is unsupported for Blackwell+
+    /// Please use NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_*
+    ///
+    ///`NVML_FI_DEV_NVLINK_ERROR_DL_CRC`
+    pub const DEV_NVLINK_ERROR_DL_CRC: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_ERROR_DL_CRC as u32,
+    );
+    /// NVLink Speed in MBps
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_SPEED`
+    pub const DEV_NVLINK_GET_SPEED: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_SPEED as u32,
+    );
+    /// NVLink State - one of NVML_NVLINK_STATE_* values
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_STATE`
+    pub const DEV_NVLINK_GET_STATE: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_STATE as u32,
+    );
+    /// NVLink Version
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_VERSION`
+    pub const DEV_NVLINK_GET_VERSION: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_VERSION as u32,
+    );
+    /// NVLink Power state. 0=HIGH_SPEED 1=LOW_SPEED
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_POWER_STATE`
+    pub const DEV_NVLINK_GET_POWER_STATE: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_POWER_STATE as u32,
+    );
+    /// NVLink length of idle period (units can be found from
+    /// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS) before
+    /// transitioning links to sleep state
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD`
+    pub const DEV_NVLINK_GET_POWER_THRESHOLD: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD as u32,
+    );
+    /// Device PEX error recovery counter
+    ///
+    ///`NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER`
+    pub const DEV_PCIE_L0_TO_RECOVERY_COUNTER: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_L0_TO_RECOVERY_COUNTER as u32,
+    );
+    /// Number of C2C Links present on the device
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_COUNT`
+    pub const DEV_C2C_LINK_COUNT: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_COUNT as u32,
+    );
+    /// C2C Link Status 0=INACTIVE 1=ACTIVE
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_GET_STATUS`
+    pub const DEV_C2C_LINK_GET_STATUS: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_GET_STATUS as u32,
+    );
+    /// C2C Link Speed in MBps for active links
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_GET_MAX_BW`
+    pub const DEV_C2C_LINK_GET_MAX_BW: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_GET_MAX_BW as u32,
+    );
+    /// PCIe Correctable Errors Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_CORRECTABLE_ERRORS`
+    pub const DEV_PCIE_COUNT_CORRECTABLE_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_CORRECTABLE_ERRORS as u32,
+    );
+    /// PCIe NAK Receive Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_NAKS_RECEIVED`
+    pub const DEV_PCIE_COUNT_NAKS_RECEIVED: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_NAKS_RECEIVED as u32,
+    );
+    /// PCIe Receiver Error Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_RECEIVER_ERROR`
+    pub const DEV_PCIE_COUNT_RECEIVER_ERROR: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_RECEIVER_ERROR as u32,
+    );
+    /// PCIe Bad TLP Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_BAD_TLP`
+    pub const DEV_PCIE_COUNT_BAD_TLP: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_BAD_TLP as u32,
+    );
+    /// PCIe NAK Send Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_NAKS_SENT`
+    pub const DEV_PCIE_COUNT_NAKS_SENT: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_NAKS_SENT as u32,
+    );
+    /// PCIe Bad DLLP Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_BAD_DLLP`
+    pub const DEV_PCIE_COUNT_BAD_DLLP: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_BAD_DLLP as u32,
+    );
+    /// PCIe Non Fatal Error Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_NON_FATAL_ERROR`
+    pub const DEV_PCIE_COUNT_NON_FATAL_ERROR: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_NON_FATAL_ERROR as u32,
+    );
+    /// PCIe Fatal Error Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_FATAL_ERROR`
+    pub const DEV_PCIE_COUNT_FATAL_ERROR: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_FATAL_ERROR as u32,
+    );
+    /// PCIe Unsupported Request Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_UNSUPPORTED_REQ`
+    pub const DEV_PCIE_COUNT_UNSUPPORTED_REQ: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_UNSUPPORTED_REQ as u32,
+    );
+    /// PCIe LCRC Error Counter
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_LCRC_ERROR`
+    pub const DEV_PCIE_COUNT_LCRC_ERROR: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_LCRC_ERROR as u32,
+    );
+    /// PCIe Per Lane Error Counter.
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_LANE_ERROR`
+    pub const DEV_PCIE_COUNT_LANE_ERROR: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_LANE_ERROR as u32,
+    );
+    /// Device's Restless MIG Capability
+    ///
+    ///`NVML_FI_DEV_IS_RESETLESS_MIG_SUPPORTED`
+    pub const DEV_IS_RESETLESS_MIG_SUPPORTED: FieldId = FieldId(
+        sys::NVML_FI_DEV_IS_RESETLESS_MIG_SUPPORTED as u32,
+    );
+    /// GPU power averaged over 1 sec interval, supported on Ampere (except GA100) or newer architectures.
+    ///
+    ///`NVML_FI_DEV_POWER_AVERAGE`
+    pub const DEV_POWER_AVERAGE: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_AVERAGE as u32,
+    );
+    /// Current GPU power, supported on all architectures.
+    ///
+    ///`NVML_FI_DEV_POWER_INSTANT`
+    pub const DEV_POWER_INSTANT: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_INSTANT as u32,
+    );
+    /// Minimum power limit in milliwatts.
+    ///
+    ///`NVML_FI_DEV_POWER_MIN_LIMIT`
+    pub const DEV_POWER_MIN_LIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_MIN_LIMIT as u32,
+    );
+    /// Maximum power limit in milliwatts.
+    ///
+    ///`NVML_FI_DEV_POWER_MAX_LIMIT`
+    pub const DEV_POWER_MAX_LIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_MAX_LIMIT as u32,
+    );
+    /// Default power limit in milliwatts (limit which device boots with).
+    ///
+    ///`NVML_FI_DEV_POWER_DEFAULT_LIMIT`
+    pub const DEV_POWER_DEFAULT_LIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_DEFAULT_LIMIT as u32,
+    );
+    /// Limit currently enforced in milliwatts (This includes other limits set elsewhere. E.g. Out-of-band).
+    ///
+    ///`NVML_FI_DEV_POWER_CURRENT_LIMIT`
+    pub const DEV_POWER_CURRENT_LIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_CURRENT_LIMIT as u32,
+    );
+    /// Total energy consumption (in mJ) since the driver was last reloaded. Same as `NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION` for the GPU.
+    ///
+    ///`NVML_FI_DEV_ENERGY`
+    pub const DEV_ENERGY: FieldId = FieldId(sys::NVML_FI_DEV_ENERGY as u32);
+    /// Power limit requested by NVML or any other userspace client.
+    ///
+    ///`NVML_FI_DEV_POWER_REQUESTED_LIMIT`
+    pub const DEV_POWER_REQUESTED_LIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_REQUESTED_LIMIT as u32,
+    );
+    /// T.Limit temperature after which GPU may shut down for HW protection
+    ///
+    ///`NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT`
+    pub const DEV_TEMPERATURE_SHUTDOWN_TLIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT as u32,
+    );
+    /// T.Limit temperature after which GPU may begin HW slowdown
+    ///
+    ///`NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT`
+    pub const DEV_TEMPERATURE_SLOWDOWN_TLIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT as u32,
+    );
+    /// T.Limit temperature after which GPU may begin SW slowdown due to memory temperature
+    ///
+    ///`NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT`
+    pub const DEV_TEMPERATURE_MEM_MAX_TLIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT as u32,
+    );
+    /// T.Limit temperature after which GPU may be throttled below base clock
+    ///
+    ///`NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT`
+    pub const DEV_TEMPERATURE_GPU_MAX_TLIMIT: FieldId = FieldId(
+        sys::NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT as u32,
+    );
+    /// PCIe transmit bytes. Value can be wrapped.
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_TX_BYTES`
+    pub const DEV_PCIE_COUNT_TX_BYTES: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_TX_BYTES as u32,
+    );
+    /// PCIe receive bytes. Value can be wrapped.
+    ///
+    ///`NVML_FI_DEV_PCIE_COUNT_RX_BYTES`
+    pub const DEV_PCIE_COUNT_RX_BYTES: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_COUNT_RX_BYTES as u32,
+    );
+    /// MIG mode independent, MIG query capable device. 1=yes. 0=no.
+    ///
+    ///`NVML_FI_DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE`
+    pub const DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE: FieldId = FieldId(
+        sys::NVML_FI_DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE as u32,
+    );
+    /// Max Nvlink Power Threshold. See NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MAX`
+    pub const DEV_NVLINK_GET_POWER_THRESHOLD_MAX: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MAX as u32,
+    );
+    /// Total Tx packets on the link in NVLink5
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_XMIT_PACKETS`
+    pub const DEV_NVLINK_COUNT_XMIT_PACKETS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_XMIT_PACKETS as u32,
+    );
+    /// Total Tx bytes on the link in NVLink5
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES`
+    pub const DEV_NVLINK_COUNT_XMIT_BYTES: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_XMIT_BYTES as u32,
+    );
+    /// Total Rx packets on the link in NVLink5
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RCV_PACKETS`
+    pub const DEV_NVLINK_COUNT_RCV_PACKETS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RCV_PACKETS as u32,
+    );
+    /// Total Rx bytes on the link in NVLink5
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES`
+    pub const DEV_NVLINK_COUNT_RCV_BYTES: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RCV_BYTES as u32,
+    );
+    /// Deprecated, do not use
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_VL15_DROPPED`
+    pub const DEV_NVLINK_COUNT_VL15_DROPPED: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_VL15_DROPPED as u32,
+    );
+    /// Number of packets Rx on a link where packets are malformed
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS`
+    pub const DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS as u32,
+    );
+    /// Number of packets that were discarded on Rx due to buffer overrun
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS`
+    pub const DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS as u32,
+    );
+    /// Total number of packets with errors Rx on a link
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS`
+    pub const DEV_NVLINK_COUNT_RCV_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RCV_ERRORS as u32,
+    );
+    /// Total number of packets Rx - stomp/EBP marker
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RCV_REMOTE_ERRORS`
+    pub const DEV_NVLINK_COUNT_RCV_REMOTE_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RCV_REMOTE_ERRORS as u32,
+    );
+    /// Total number of packets Rx with header mismatch
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RCV_GENERAL_ERRORS`
+    pub const DEV_NVLINK_COUNT_RCV_GENERAL_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RCV_GENERAL_ERRORS as u32,
+    );
+    /// Total number of times that the count of local errors exceeded a threshold
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS`
+    pub const DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS as u32,
+    );
+    /// Total number of tx error packets that were discarded
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_XMIT_DISCARDS`
+    pub const DEV_NVLINK_COUNT_XMIT_DISCARDS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_XMIT_DISCARDS as u32,
+    );
+    /// Number of times link went from Up to recovery, succeeded and link came back up
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS`
+    pub const DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS as u32,
+    );
+    /// Number of times link went from Up to recovery, failed and link was declared down
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS`
+    pub const DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS as u32,
+    );
+    /// Number of times link went from Up to recovery, irrespective of the result
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS`
+    pub const DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS as u32,
+    );
+    /// Deprecated, do not use
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE0`
+    pub const DEV_NVLINK_COUNT_RAW_BER_LANE0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE0 as u32,
+    );
+    /// Deprecated, do not use
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE1`
+    pub const DEV_NVLINK_COUNT_RAW_BER_LANE1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE1 as u32,
+    );
+    /// Deprecated, do not use
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_BER`
+    pub const DEV_NVLINK_COUNT_RAW_BER: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_BER as u32,
+    );
+    /// Sum of the number of errors in each Nvlink packet
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS`
+    pub const DEV_NVLINK_COUNT_EFFECTIVE_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS as u32,
+    );
+    /// Effective BER for effective errors
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER`
+    pub const DEV_NVLINK_COUNT_EFFECTIVE_BER: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_BER as u32,
+    );
+    /// Number of errors in rx symbols
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS`
+    pub const DEV_NVLINK_COUNT_SYMBOL_ERRORS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_SYMBOL_ERRORS as u32,
+    );
+    /// BER for symbol errors
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_SYMBOL_BER`
+    pub const DEV_NVLINK_COUNT_SYMBOL_BER: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_SYMBOL_BER as u32,
+    );
+    /// Min Nvlink Power Threshold. See NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MIN`
+    pub const DEV_NVLINK_GET_POWER_THRESHOLD_MIN: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MIN as u32,
+    );
+    /// Values are in the form NVML_NVLINK_LOW_POWER_THRESHOLD_UNIT_*
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS`
+    pub const DEV_NVLINK_GET_POWER_THRESHOLD_UNITS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS as u32,
+    );
+    /// Determine if Nvlink Power Threshold feature is supported
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_SUPPORTED`
+    pub const DEV_NVLINK_GET_POWER_THRESHOLD_SUPPORTED: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_SUPPORTED as u32,
+    );
+    /// Depracated, do not use (use NVML_FI_DEV_GET_GPU_RECOVERY_ACTION instead)
+    ///
+    ///`NVML_FI_DEV_RESET_STATUS`
+    pub const DEV_RESET_STATUS: FieldId = FieldId(sys::NVML_FI_DEV_RESET_STATUS as u32);
+    /// Deprecated, do not use (use NVML_FI_DEV_GET_GPU_RECOVERY_ACTION instead)
+    ///
+    ///`NVML_FI_DEV_DRAIN_AND_RESET_STATUS`
+    pub const DEV_DRAIN_AND_RESET_STATUS: FieldId = FieldId(
+        sys::NVML_FI_DEV_DRAIN_AND_RESET_STATUS as u32,
+    );
+    ///
+    ///`NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK`
+    pub const DEV_PCIE_OUTBOUND_ATOMICS_MASK: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK as u32,
+    );
+    ///
+    ///`NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK`
+    pub const DEV_PCIE_INBOUND_ATOMICS_MASK: FieldId = FieldId(
+        sys::NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK as u32,
+    );
+    /// GPU Recovery action. See `nvmlDeviceGpuRecoveryAction_t`
+    ///
+    ///`NVML_FI_DEV_GET_GPU_RECOVERY_ACTION`
+    pub const DEV_GET_GPU_RECOVERY_ACTION: FieldId = FieldId(
+        sys::NVML_FI_DEV_GET_GPU_RECOVERY_ACTION as u32,
+    );
+    /// C2C Link CRC Error Counter
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_ERROR_INTR`
+    pub const DEV_C2C_LINK_ERROR_INTR: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_ERROR_INTR as u32,
+    );
+    /// C2C Link Replay Error Counter
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_ERROR_REPLAY`
+    pub const DEV_C2C_LINK_ERROR_REPLAY: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_ERROR_REPLAY as u32,
+    );
+    /// C2C Link Back to Back Replay Error Counter
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_ERROR_REPLAY_B2B`
+    pub const DEV_C2C_LINK_ERROR_REPLAY_B2B: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_ERROR_REPLAY_B2B as u32,
+    );
+    /// C2C Link Power state. See NVML_C2C_POWER_STATE_*
+    ///
+    ///`NVML_FI_DEV_C2C_LINK_POWER_STATE`
+    pub const DEV_C2C_LINK_POWER_STATE: FieldId = FieldId(
+        sys::NVML_FI_DEV_C2C_LINK_POWER_STATE as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_0`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_0 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_1`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_1 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 2
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_2`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_2 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 3
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_3`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_3: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_3 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 4
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_4`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_4: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_4 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 5
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_5`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_5: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_5 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 6
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_6`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_6: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_6 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 7
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_7`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_7: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_7 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 8
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_8`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_8: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_8 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 9
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_9`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_9: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_9 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 10
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_10`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_10: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_10 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 11
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_11`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_11: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_11 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 12
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_12`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_12: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_12 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 13
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_13`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_13: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_13 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 14
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_14`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_14: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_14 as u32,
+    );
+    /// Count of symbol errors that are corrected - bin 15
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_15`
+    pub const DEV_NVLINK_COUNT_FEC_HISTORY_15: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_FEC_HISTORY_15 as u32,
+    );
+    /// Enablement (0/DISABLED or 1/ENABLED)
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ENABLED`
+    pub const PWR_SMOOTHING_ENABLED: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ENABLED as u32,
+    );
+    /// Current privilege level
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PRIV_LVL`
+    pub const PWR_SMOOTHING_PRIV_LVL: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PRIV_LVL as u32,
+    );
+    /// Immediate ramp down enablement (0/DISABLED or 1/ENABLED)
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_IMM_RAMP_DOWN_ENABLED`
+    pub const PWR_SMOOTHING_IMM_RAMP_DOWN_ENABLED: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_IMM_RAMP_DOWN_ENABLED as u32,
+    );
+    /// Applied TMP ceiling value in Watts
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_APPLIED_TMP_CEIL`
+    pub const PWR_SMOOTHING_APPLIED_TMP_CEIL: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_APPLIED_TMP_CEIL as u32,
+    );
+    /// Applied TMP floor value in Watts
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_APPLIED_TMP_FLOOR`
+    pub const PWR_SMOOTHING_APPLIED_TMP_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_APPLIED_TMP_FLOOR as u32,
+    );
+    /// Max % TMP Floor value
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_MAX_PERCENT_TMP_FLOOR_SETTING`
+    pub const PWR_SMOOTHING_MAX_PERCENT_TMP_FLOOR_SETTING: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_MAX_PERCENT_TMP_FLOOR_SETTING as u32,
+    );
+    /// Min % TMP Floor value
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_MIN_PERCENT_TMP_FLOOR_SETTING`
+    pub const PWR_SMOOTHING_MIN_PERCENT_TMP_FLOOR_SETTING: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_MIN_PERCENT_TMP_FLOOR_SETTING as u32,
+    );
+    /// HW Circuitry % lifetime remaining
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_HW_CIRCUITRY_PERCENT_LIFETIME_REMAINING`
+    pub const PWR_SMOOTHING_HW_CIRCUITRY_PERCENT_LIFETIME_REMAINING: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_HW_CIRCUITRY_PERCENT_LIFETIME_REMAINING as u32,
+    );
+    /// Max number of preset profiles
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_MAX_NUM_PRESET_PROFILES`
+    pub const PWR_SMOOTHING_MAX_NUM_PRESET_PROFILES: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_MAX_NUM_PRESET_PROFILES as u32,
+    );
+    /// % TMP floor for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_PERCENT_TMP_FLOOR`
+    pub const PWR_SMOOTHING_PROFILE_PERCENT_TMP_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_PERCENT_TMP_FLOOR as u32,
+    );
+    /// Ramp up rate in mW/s for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_UP_RATE`
+    pub const PWR_SMOOTHING_PROFILE_RAMP_UP_RATE: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_UP_RATE as u32,
+    );
+    /// Ramp down rate in mW/s for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_DOWN_RATE`
+    pub const PWR_SMOOTHING_PROFILE_RAMP_DOWN_RATE: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_DOWN_RATE as u32,
+    );
+    /// Ramp down hysteresis value in ms for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_DOWN_HYST_VAL`
+    pub const PWR_SMOOTHING_PROFILE_RAMP_DOWN_HYST_VAL: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_RAMP_DOWN_HYST_VAL as u32,
+    );
+    /// Active preset profile number
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE`
+    pub const PWR_SMOOTHING_ACTIVE_PRESET_PROFILE: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ACTIVE_PRESET_PROFILE as u32,
+    );
+    /// % TMP floor for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PERCENT_TMP_FLOOR`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_PERCENT_TMP_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PERCENT_TMP_FLOOR as u32,
+    );
+    /// Ramp up rate in mW/s for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_UP_RATE`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_UP_RATE: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_UP_RATE as u32,
+    );
+    /// Ramp down rate in mW/s for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_RATE`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_RATE: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_RATE as u32,
+    );
+    /// Ramp down hysteresis value in ms for a given profile
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL as u32,
+    );
+    /// Throttling to ensure ((GPU temp &lt; GPU Max Operating Temp) && (Memory Temp &lt; Memory Max Operating Temp)) in ns
+    ///
+    ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN`
+    pub const DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: FieldId = FieldId(
+        sys::NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN as u32,
+    );
+    /// Throttling due to temperature being too high (reducing core clocks by a factor of 2 or more) in ns
+    ///
+    ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN`
+    pub const DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN: FieldId = FieldId(
+        sys::NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN as u32,
+    );
+    /// Throttling due to external power brake assertion trigger (reducing core clocks by a factor of 2 or more) in ns
+    ///
+    ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN`
+    pub const DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: FieldId = FieldId(
+        sys::NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN as u32,
+    );
+    /// Accumulated frequency of the GPU to be used for averaging
+    ///
+    ///`NVML_FI_DEV_POWER_SYNC_BALANCING_FREQ`
+    pub const DEV_POWER_SYNC_BALANCING_FREQ: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_SYNC_BALANCING_FREQ as u32,
+    );
+    /// Accumulated activity factor of the GPU to be used for averaging
+    ///
+    ///`NVML_FI_DEV_POWER_SYNC_BALANCING_AF`
+    pub const DEV_POWER_SYNC_BALANCING_AF: FieldId = FieldId(
+        sys::NVML_FI_DEV_POWER_SYNC_BALANCING_AF as u32,
+    );
+    /// EDPp multiplier expressed as a percentage
+    ///
+    ///`NVML_FI_DEV_EDPP_MULTIPLIER`
+    pub const DEV_EDPP_MULTIPLIER: FieldId = FieldId(
+        sys::NVML_FI_DEV_EDPP_MULTIPLIER as u32,
+    );
+    /// Current primary power floor value in Watts.
+    /// This value is calculated by doing "TMP ceiling value * (% TMP floor value)".
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR`
+    pub const PWR_SMOOTHING_PRIMARY_POWER_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR as u32,
+    );
+    /// Current secondary power floor value in Watts.
+    /// This is the power floor that is applied during active workload periods on the GPU when primary
+    /// floor activation window multiplier is set to a non-zero value.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_SECONDARY_POWER_FLOOR`
+    pub const PWR_SMOOTHING_SECONDARY_POWER_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_SECONDARY_POWER_FLOOR as u32,
+    );
+    /// Minimum primary floor activation offset value in Watts.
+    /// This is the minimum primary floor activation offset accepted by the driver specified in Watts.
+    /// This is a static field.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET`
+    pub const PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET as u32,
+    );
+    /// Minimum primary floor activation point value in Watts.
+    /// This is the minimum absolute raw value specified in Watts that the driver will use for switching
+    /// between primary and secondary floor. This point is calculated as "secondary power floor +
+    /// primary floor activation offset", and then computed value is floored to "min primary floor
+    /// activation point" by the driver at run time. This value is used to avoid setting of switch point
+    /// too low accidentally.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT`
+    pub const PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT as u32,
+    );
+    /// Window Multiplier value in ms.
+    /// This is the multiplier unit specified in ms for other multipliers in the profile (primary floor
+    /// activation window multiplier and primary floor target window multiplier). This is a static field.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_WINDOW_MULTIPLIER`
+    pub const PWR_SMOOTHING_WINDOW_MULTIPLIER: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_WINDOW_MULTIPLIER as u32,
+    );
+    /// Support (0/Not Supported or 1/Supported) for delayed power smoothing.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED`
+    pub const PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED as u32,
+    );
+    /// Current secondary power floor value in Watts for a given profile.
+    /// This is the power floor that will be applied during active workload periods on the GPU when
+    /// primary floor activation window multiplier is set to a non-zero value.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR`
+    pub const PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR as u32,
+    );
+    /// Current primary floor activation window multiplier value for a given profile.
+    /// This is the "X" ms time multiplier for the activation moving average window size. The activation
+    /// moving average is compared against the (secondary floor + primary floor activation offset value)
+    /// to determine if the controller should switch from the secondary floor to the primary floor.
+    /// Setting this to 0 will disable switching to the secondary floor.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT`
+    pub const PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT as u32,
+    );
+    /// Current primary floor target window multiplier value for a given profile.
+    /// This is the "X" ms time multiplier for the target moving average window size. When set to
+    /// non-zero value, the target moving average power determines the primary floor. When set to 0,
+    /// driver will use the Floor percentage instead to derive the primary floor.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT`
+    pub const PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT as u32,
+    );
+    /// Current primary floor activation offset value in Watts for a given profile.
+    /// If the target moving average falls below the secondary floor plus this offset, the primary floor
+    /// will be activated.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET`
+    pub const PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET as u32,
+    );
+    /// Current secondary power floor value in Watts for admin override.
+    /// This is the power floor that will be applied during active workload periods on the GPU when
+    /// primary floor activation window multiplier is set to a non-zero value.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR as u32,
+    );
+    /// Current primary floor activation window multiplier value for admin override.
+    /// This is the "X" ms time multiplier for the activation moving average window size. The activation
+    /// moving average is compared against the (secondary floor + primary floor activation offset value)
+    /// to determine if the controller should switch from the secondary floor to the primary floor.
+    /// Setting this to 0 will disable switching to the secondary floor.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT as u32,
+    );
+    /// Current primary floor target window multiplier value for admin override.
+    /// This is the "X" ms time multiplier for the target moving average window size. When set to
+    /// non-zero value, the target moving average power determines the primary floor. When set to 0,
+    /// driver will use the Floor percentage instead to derive the primary floor.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT as u32,
+    );
+    /// Current primary floor activation offset value in Watts for admin override.
+    /// If the target moving average falls below the secondary floor plus this offset, the primary floor
+    /// will be activated.
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET`
+    pub const PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET as u32,
+    );
+    /// NVLINK raw error count for lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_ERRORS_LANE0`
+    pub const DEV_NVLINK_COUNT_RAW_ERRORS_LANE0: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_ERRORS_LANE0 as u32,
+    );
+    /// NVLINK raw error count for lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_ERRORS_LANE1`
+    pub const DEV_NVLINK_COUNT_RAW_ERRORS_LANE1: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_ERRORS_LANE1 as u32,
+    );
+    /// NVLINK raw BER for lane 0
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE0_V2`
+    pub const DEV_NVLINK_COUNT_RAW_BER_LANE0_V2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE0_V2 as u32,
+    );
+    /// NVLINK raw BER for lane 1
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE1_V2`
+    pub const DEV_NVLINK_COUNT_RAW_BER_LANE1_V2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_BER_LANE1_V2 as u32,
+    );
+    /// NVLINK total raw BER
+    ///
+    ///`NVML_FI_DEV_NVLINK_COUNT_RAW_BER_V2`
+    pub const DEV_NVLINK_COUNT_RAW_BER_V2: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_COUNT_RAW_BER_V2 as u32,
+    );
+    /// NVLINK PLR Xmit Blocks
+    ///
+    ///`NVML_FI_DEV_NVLINK_PLR_XMIT_BLOCKS`
+    pub const DEV_NVLINK_PLR_XMIT_BLOCKS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_PLR_XMIT_BLOCKS as u32,
+    );
+    /// NVLINK PLR Xmit Retry Blocks
+    ///
+    ///`NVML_FI_DEV_NVLINK_PLR_XMIT_RETRY_BLOCKS`
+    pub const DEV_NVLINK_PLR_XMIT_RETRY_BLOCKS: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_PLR_XMIT_RETRY_BLOCKS as u32,
+    );
+    /// The Effective Nvlink Data rate available for transactions after accounting for FEC overhead
+    ///
+    ///`NVML_FI_DEV_NVLINK_GET_DATA_RATE`
+    pub const DEV_NVLINK_GET_DATA_RATE: FieldId = FieldId(
+        sys::NVML_FI_DEV_NVLINK_GET_DATA_RATE as u32,
+    );
+    /// MMA (Matrix Multiply Accumulate) stall percentage
+    ///
+    ///`NVML_FI_DEV_MMA_STALL_PERCENT`
+    pub const DEV_MMA_STALL_PERCENT: FieldId = FieldId(
+        sys::NVML_FI_DEV_MMA_STALL_PERCENT as u32,
+    );
+    /// See NVML_MCLK_SWITCH_TYPE_&lt;XYZ&gt; for all enumerations
+    ///
+    ///`NVML_FI_DEV_MCLK_SWITCH_TYPE`
+    pub const DEV_MCLK_SWITCH_TYPE: FieldId = FieldId(
+        sys::NVML_FI_DEV_MCLK_SWITCH_TYPE as u32,
+    );
+    /// minimum required elapsed time between runtime mclk switches, 0 = no rate limit
+    ///
+    ///`NVML_FI_DEV_MCLK_MIN_SWITCH_INTERVAL_MILLISECONDS`
+    pub const DEV_MCLK_MIN_SWITCH_INTERVAL_MILLISECONDS: FieldId = FieldId(
+        sys::NVML_FI_DEV_MCLK_MIN_SWITCH_INTERVAL_MILLISECONDS as u32,
+    );
+    /// State-Of-Charge Power Smoothing Enabled (0/DISABLED or 1/ENABLED)
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_SOC_POWER_SMOOTHING_ENABLED`
+    pub const PWR_SMOOTHING_SOC_POWER_SMOOTHING_ENABLED: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_SOC_POWER_SMOOTHING_ENABLED as u32,
+    );
+    /// Number of inactive row remappings due to correctable errors
+    ///
+    ///`NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE`
+    pub const DEV_REMAPPED_ROWS_COR_INACTIVE: FieldId = FieldId(
+        sys::NVML_FI_DEV_REMAPPED_ROWS_COR_INACTIVE as u32,
+    );
+    /// Number of inactive row remappings due to uncorrectable errors
+    ///
+    ///`NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE`
+    pub const DEV_REMAPPED_ROWS_UNC_INACTIVE: FieldId = FieldId(
+        sys::NVML_FI_DEV_REMAPPED_ROWS_UNC_INACTIVE as u32,
+    );
+    /// Number of active bank remappings
+    ///
+    ///`NVML_FI_DEV_ACTIVE_BANK_REMAPPINGS`
+    pub const DEV_ACTIVE_BANK_REMAPPINGS: FieldId = FieldId(
+        sys::NVML_FI_DEV_ACTIVE_BANK_REMAPPINGS as u32,
+    );
+    /// Number of inactive bank remappings
+    ///
+    ///`NVML_FI_DEV_INACTIVE_BANK_REMAPPINGS`
+    pub const DEV_INACTIVE_BANK_REMAPPINGS: FieldId = FieldId(
+        sys::NVML_FI_DEV_INACTIVE_BANK_REMAPPINGS as u32,
+    );
+    /// Number of groups with full bank remap availability.
+    ///
+    ///`NVML_FI_DEV_BANK_REMAPPER_HISTOGRAM_MAX`
+    pub const DEV_BANK_REMAPPER_HISTOGRAM_MAX: FieldId = FieldId(
+        sys::NVML_FI_DEV_BANK_REMAPPER_HISTOGRAM_MAX as u32,
+    );
+    /// Number of groups with no spare bankremap availability.
+    ///
+    ///`NVML_FI_DEV_BANK_REMAPPER_HISTOGRAM_NONE`
+    pub const DEV_BANK_REMAPPER_HISTOGRAM_NONE: FieldId = FieldId(
+        sys::NVML_FI_DEV_BANK_REMAPPER_HISTOGRAM_NONE as u32,
+    );
+    /// If any banks are pending remapping. 1=yes 0=no
+    ///
+    ///`NVML_FI_DEV_PENDING_BANK_REMAPPING`
+    pub const DEV_PENDING_BANK_REMAPPING: FieldId = FieldId(
+        sys::NVML_FI_DEV_PENDING_BANK_REMAPPING as u32,
+    );
+    /// Current GPU temperature in degrees C with sub-degree precision
+    ///
+    ///`NVML_FI_DEV_GPU_TEMP`
+    pub const DEV_GPU_TEMP: FieldId = FieldId(sys::NVML_FI_DEV_GPU_TEMP as u32);
+    /// Running total of time the GPU has been limited by power smoothing in ns
+    ///
+    ///`NVML_FI_PWR_SMOOTHING_LIMITED_TIME`
+    pub const PWR_SMOOTHING_LIMITED_TIME: FieldId = FieldId(
+        sys::NVML_FI_PWR_SMOOTHING_LIMITED_TIME as u32,
+    );
+    /// The constant's name (less its prefix), or `None` for a value the header does not define.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            1 => Some("DEV_ECC_CURRENT"),
+            2 => Some("DEV_ECC_PENDING"),
+            3 => Some("DEV_ECC_SBE_VOL_TOTAL"),
+            4 => Some("DEV_ECC_DBE_VOL_TOTAL"),
+            5 => Some("DEV_ECC_SBE_AGG_TOTAL"),
+            6 => Some("DEV_ECC_DBE_AGG_TOTAL"),
+            7 => Some("DEV_ECC_SBE_VOL_L1"),
+            8 => Some("DEV_ECC_DBE_VOL_L1"),
+            9 => Some("DEV_ECC_SBE_VOL_L2"),
+            10 => Some("DEV_ECC_DBE_VOL_L2"),
+            11 => Some("DEV_ECC_SBE_VOL_DEV"),
+            12 => Some("DEV_ECC_DBE_VOL_DEV"),
+            13 => Some("DEV_ECC_SBE_VOL_REG"),
+            14 => Some("DEV_ECC_DBE_VOL_REG"),
+            15 => Some("DEV_ECC_SBE_VOL_TEX"),
+            16 => Some("DEV_ECC_DBE_VOL_TEX"),
+            17 => Some("DEV_ECC_DBE_VOL_CBU"),
+            18 => Some("DEV_ECC_SBE_AGG_L1"),
+            19 => Some("DEV_ECC_DBE_AGG_L1"),
+            20 => Some("DEV_ECC_SBE_AGG_L2"),
+            21 => Some("DEV_ECC_DBE_AGG_L2"),
+            22 => Some("DEV_ECC_SBE_AGG_DEV"),
+            23 => Some("DEV_ECC_DBE_AGG_DEV"),
+            24 => Some("DEV_ECC_SBE_AGG_REG"),
+            25 => Some("DEV_ECC_DBE_AGG_REG"),
+            26 => Some("DEV_ECC_SBE_AGG_TEX"),
+            27 => Some("DEV_ECC_DBE_AGG_TEX"),
+            28 => Some("DEV_ECC_DBE_AGG_CBU"),
+            29 => Some("DEV_RETIRED_SBE"),
+            30 => Some("DEV_RETIRED_DBE"),
+            31 => Some("DEV_RETIRED_PENDING"),
+            32 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L0"),
+            33 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L1"),
+            34 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L2"),
+            35 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L3"),
+            36 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L4"),
+            37 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L5"),
+            38 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL"),
+            39 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L0"),
+            40 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L1"),
+            41 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L2"),
+            42 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L3"),
+            43 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L4"),
+            44 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L5"),
+            45 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL"),
+            46 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L0"),
+            47 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L1"),
+            48 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L2"),
+            49 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L3"),
+            50 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L4"),
+            51 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L5"),
+            52 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL"),
+            53 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L0"),
+            54 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L1"),
+            55 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L2"),
+            56 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L3"),
+            57 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L4"),
+            58 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L5"),
+            59 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_TOTAL"),
+            60 => Some("DEV_NVLINK_BANDWIDTH_C0_L0"),
+            61 => Some("DEV_NVLINK_BANDWIDTH_C0_L1"),
+            62 => Some("DEV_NVLINK_BANDWIDTH_C0_L2"),
+            63 => Some("DEV_NVLINK_BANDWIDTH_C0_L3"),
+            64 => Some("DEV_NVLINK_BANDWIDTH_C0_L4"),
+            65 => Some("DEV_NVLINK_BANDWIDTH_C0_L5"),
+            66 => Some("DEV_NVLINK_BANDWIDTH_C0_TOTAL"),
+            67 => Some("DEV_NVLINK_BANDWIDTH_C1_L0"),
+            68 => Some("DEV_NVLINK_BANDWIDTH_C1_L1"),
+            69 => Some("DEV_NVLINK_BANDWIDTH_C1_L2"),
+            70 => Some("DEV_NVLINK_BANDWIDTH_C1_L3"),
+            71 => Some("DEV_NVLINK_BANDWIDTH_C1_L4"),
+            72 => Some("DEV_NVLINK_BANDWIDTH_C1_L5"),
+            73 => Some("DEV_NVLINK_BANDWIDTH_C1_TOTAL"),
+            74 => Some("DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP"),
+            75 => Some("DEV_PERF_POLICY_THERMAL"),
+            76 => Some("DEV_CLOCKS_EVENT_REASON_SYNC_BOOST"),
+            77 => Some("DEV_PERF_POLICY_BOARD_LIMIT"),
+            78 => Some("DEV_PERF_POLICY_LOW_UTILIZATION"),
+            79 => Some("DEV_PERF_POLICY_RELIABILITY"),
+            80 => Some("DEV_PERF_POLICY_TOTAL_APP_CLOCKS"),
+            81 => Some("DEV_PERF_POLICY_TOTAL_BASE_CLOCKS"),
+            82 => Some("DEV_MEMORY_TEMP"),
+            83 => Some("DEV_TOTAL_ENERGY_CONSUMPTION"),
+            84 => Some("DEV_NVLINK_SPEED_MBPS_L0"),
+            85 => Some("DEV_NVLINK_SPEED_MBPS_L1"),
+            86 => Some("DEV_NVLINK_SPEED_MBPS_L2"),
+            87 => Some("DEV_NVLINK_SPEED_MBPS_L3"),
+            88 => Some("DEV_NVLINK_SPEED_MBPS_L4"),
+            89 => Some("DEV_NVLINK_SPEED_MBPS_L5"),
+            90 => Some("DEV_NVLINK_SPEED_MBPS_COMMON"),
+            91 => Some("DEV_NVLINK_LINK_COUNT"),
+            92 => Some("DEV_RETIRED_PENDING_SBE"),
+            93 => Some("DEV_RETIRED_PENDING_DBE"),
+            94 => Some("DEV_PCIE_REPLAY_COUNTER"),
+            95 => Some("DEV_PCIE_REPLAY_ROLLOVER_COUNTER"),
+            96 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L6"),
+            97 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L7"),
+            98 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L8"),
+            99 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L9"),
+            100 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L10"),
+            101 => Some("DEV_NVLINK_CRC_FLIT_ERROR_COUNT_L11"),
+            102 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L6"),
+            103 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L7"),
+            104 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L8"),
+            105 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L9"),
+            106 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L10"),
+            107 => Some("DEV_NVLINK_CRC_DATA_ERROR_COUNT_L11"),
+            108 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L6"),
+            109 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L7"),
+            110 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L8"),
+            111 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L9"),
+            112 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L10"),
+            113 => Some("DEV_NVLINK_REPLAY_ERROR_COUNT_L11"),
+            114 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L6"),
+            115 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L7"),
+            116 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L8"),
+            117 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L9"),
+            118 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L10"),
+            119 => Some("DEV_NVLINK_RECOVERY_ERROR_COUNT_L11"),
+            120 => Some("DEV_NVLINK_BANDWIDTH_C0_L6"),
+            121 => Some("DEV_NVLINK_BANDWIDTH_C0_L7"),
+            122 => Some("DEV_NVLINK_BANDWIDTH_C0_L8"),
+            123 => Some("DEV_NVLINK_BANDWIDTH_C0_L9"),
+            124 => Some("DEV_NVLINK_BANDWIDTH_C0_L10"),
+            125 => Some("DEV_NVLINK_BANDWIDTH_C0_L11"),
+            126 => Some("DEV_NVLINK_BANDWIDTH_C1_L6"),
+            127 => Some("DEV_NVLINK_BANDWIDTH_C1_L7"),
+            128 => Some("DEV_NVLINK_BANDWIDTH_C1_L8"),
+            129 => Some("DEV_NVLINK_BANDWIDTH_C1_L9"),
+            130 => Some("DEV_NVLINK_BANDWIDTH_C1_L10"),
+            131 => Some("DEV_NVLINK_BANDWIDTH_C1_L11"),
+            132 => Some("DEV_NVLINK_SPEED_MBPS_L6"),
+            133 => Some("DEV_NVLINK_SPEED_MBPS_L7"),
+            134 => Some("DEV_NVLINK_SPEED_MBPS_L8"),
+            135 => Some("DEV_NVLINK_SPEED_MBPS_L9"),
+            136 => Some("DEV_NVLINK_SPEED_MBPS_L10"),
+            137 => Some("DEV_NVLINK_SPEED_MBPS_L11"),
+            138 => Some("DEV_NVLINK_THROUGHPUT_DATA_TX"),
+            139 => Some("DEV_NVLINK_THROUGHPUT_DATA_RX"),
+            140 => Some("DEV_NVLINK_THROUGHPUT_RAW_TX"),
+            141 => Some("DEV_NVLINK_THROUGHPUT_RAW_RX"),
+            142 => Some("DEV_REMAPPED_COR"),
+            143 => Some("DEV_REMAPPED_UNC"),
+            144 => Some("DEV_REMAPPED_PENDING"),
+            145 => Some("DEV_REMAPPED_FAILURE"),
+            146 => Some("DEV_NVLINK_REMOTE_NVLINK_ID"),
+            147 => Some("DEV_NVSWITCH_CONNECTED_LINK_COUNT"),
+            148 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L0"),
+            149 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L1"),
+            150 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L2"),
+            151 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L3"),
+            152 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L4"),
+            153 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L5"),
+            154 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L6"),
+            155 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L7"),
+            156 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L8"),
+            157 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L9"),
+            158 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L10"),
+            159 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_L11"),
+            160 => Some("DEV_NVLINK_ECC_DATA_ERROR_COUNT_TOTAL"),
+            161 => Some("DEV_NVLINK_ERROR_DL_REPLAY"),
+            162 => Some("DEV_NVLINK_ERROR_DL_RECOVERY"),
+            163 => Some("DEV_NVLINK_ERROR_DL_CRC"),
+            164 => Some("DEV_NVLINK_GET_SPEED"),
+            165 => Some("DEV_NVLINK_GET_STATE"),
+            166 => Some("DEV_NVLINK_GET_VERSION"),
+            167 => Some("DEV_NVLINK_GET_POWER_STATE"),
+            168 => Some("DEV_NVLINK_GET_POWER_THRESHOLD"),
+            169 => Some("DEV_PCIE_L0_TO_RECOVERY_COUNTER"),
+            170 => Some("DEV_C2C_LINK_COUNT"),
+            171 => Some("DEV_C2C_LINK_GET_STATUS"),
+            172 => Some("DEV_C2C_LINK_GET_MAX_BW"),
+            173 => Some("DEV_PCIE_COUNT_CORRECTABLE_ERRORS"),
+            174 => Some("DEV_PCIE_COUNT_NAKS_RECEIVED"),
+            175 => Some("DEV_PCIE_COUNT_RECEIVER_ERROR"),
+            176 => Some("DEV_PCIE_COUNT_BAD_TLP"),
+            177 => Some("DEV_PCIE_COUNT_NAKS_SENT"),
+            178 => Some("DEV_PCIE_COUNT_BAD_DLLP"),
+            179 => Some("DEV_PCIE_COUNT_NON_FATAL_ERROR"),
+            180 => Some("DEV_PCIE_COUNT_FATAL_ERROR"),
+            181 => Some("DEV_PCIE_COUNT_UNSUPPORTED_REQ"),
+            182 => Some("DEV_PCIE_COUNT_LCRC_ERROR"),
+            183 => Some("DEV_PCIE_COUNT_LANE_ERROR"),
+            184 => Some("DEV_IS_RESETLESS_MIG_SUPPORTED"),
+            185 => Some("DEV_POWER_AVERAGE"),
+            186 => Some("DEV_POWER_INSTANT"),
+            187 => Some("DEV_POWER_MIN_LIMIT"),
+            188 => Some("DEV_POWER_MAX_LIMIT"),
+            189 => Some("DEV_POWER_DEFAULT_LIMIT"),
+            190 => Some("DEV_POWER_CURRENT_LIMIT"),
+            191 => Some("DEV_ENERGY"),
+            192 => Some("DEV_POWER_REQUESTED_LIMIT"),
+            193 => Some("DEV_TEMPERATURE_SHUTDOWN_TLIMIT"),
+            194 => Some("DEV_TEMPERATURE_SLOWDOWN_TLIMIT"),
+            195 => Some("DEV_TEMPERATURE_MEM_MAX_TLIMIT"),
+            196 => Some("DEV_TEMPERATURE_GPU_MAX_TLIMIT"),
+            197 => Some("DEV_PCIE_COUNT_TX_BYTES"),
+            198 => Some("DEV_PCIE_COUNT_RX_BYTES"),
+            199 => Some("DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE"),
+            200 => Some("DEV_NVLINK_GET_POWER_THRESHOLD_MAX"),
+            201 => Some("DEV_NVLINK_COUNT_XMIT_PACKETS"),
+            202 => Some("DEV_NVLINK_COUNT_XMIT_BYTES"),
+            203 => Some("DEV_NVLINK_COUNT_RCV_PACKETS"),
+            204 => Some("DEV_NVLINK_COUNT_RCV_BYTES"),
+            205 => Some("DEV_NVLINK_COUNT_VL15_DROPPED"),
+            206 => Some("DEV_NVLINK_COUNT_MALFORMED_PACKET_ERRORS"),
+            207 => Some("DEV_NVLINK_COUNT_BUFFER_OVERRUN_ERRORS"),
+            208 => Some("DEV_NVLINK_COUNT_RCV_ERRORS"),
+            209 => Some("DEV_NVLINK_COUNT_RCV_REMOTE_ERRORS"),
+            210 => Some("DEV_NVLINK_COUNT_RCV_GENERAL_ERRORS"),
+            211 => Some("DEV_NVLINK_COUNT_LOCAL_LINK_INTEGRITY_ERRORS"),
+            212 => Some("DEV_NVLINK_COUNT_XMIT_DISCARDS"),
+            213 => Some("DEV_NVLINK_COUNT_LINK_RECOVERY_SUCCESSFUL_EVENTS"),
+            214 => Some("DEV_NVLINK_COUNT_LINK_RECOVERY_FAILED_EVENTS"),
+            215 => Some("DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS"),
+            216 => Some("DEV_NVLINK_COUNT_RAW_BER_LANE0"),
+            217 => Some("DEV_NVLINK_COUNT_RAW_BER_LANE1"),
+            218 => Some("DEV_NVLINK_COUNT_RAW_BER"),
+            219 => Some("DEV_NVLINK_COUNT_EFFECTIVE_ERRORS"),
+            220 => Some("DEV_NVLINK_COUNT_EFFECTIVE_BER"),
+            221 => Some("DEV_NVLINK_COUNT_SYMBOL_ERRORS"),
+            222 => Some("DEV_NVLINK_COUNT_SYMBOL_BER"),
+            223 => Some("DEV_NVLINK_GET_POWER_THRESHOLD_MIN"),
+            224 => Some("DEV_NVLINK_GET_POWER_THRESHOLD_UNITS"),
+            225 => Some("DEV_NVLINK_GET_POWER_THRESHOLD_SUPPORTED"),
+            226 => Some("DEV_RESET_STATUS"),
+            227 => Some("DEV_DRAIN_AND_RESET_STATUS"),
+            228 => Some("DEV_PCIE_OUTBOUND_ATOMICS_MASK"),
+            229 => Some("DEV_PCIE_INBOUND_ATOMICS_MASK"),
+            230 => Some("DEV_GET_GPU_RECOVERY_ACTION"),
+            231 => Some("DEV_C2C_LINK_ERROR_INTR"),
+            232 => Some("DEV_C2C_LINK_ERROR_REPLAY"),
+            233 => Some("DEV_C2C_LINK_ERROR_REPLAY_B2B"),
+            234 => Some("DEV_C2C_LINK_POWER_STATE"),
+            235 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_0"),
+            236 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_1"),
+            237 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_2"),
+            238 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_3"),
+            239 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_4"),
+            240 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_5"),
+            241 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_6"),
+            242 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_7"),
+            243 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_8"),
+            244 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_9"),
+            245 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_10"),
+            246 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_11"),
+            247 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_12"),
+            248 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_13"),
+            249 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_14"),
+            250 => Some("DEV_NVLINK_COUNT_FEC_HISTORY_15"),
+            251 => Some("PWR_SMOOTHING_ENABLED"),
+            252 => Some("PWR_SMOOTHING_PRIV_LVL"),
+            253 => Some("PWR_SMOOTHING_IMM_RAMP_DOWN_ENABLED"),
+            254 => Some("PWR_SMOOTHING_APPLIED_TMP_CEIL"),
+            255 => Some("PWR_SMOOTHING_APPLIED_TMP_FLOOR"),
+            256 => Some("PWR_SMOOTHING_MAX_PERCENT_TMP_FLOOR_SETTING"),
+            257 => Some("PWR_SMOOTHING_MIN_PERCENT_TMP_FLOOR_SETTING"),
+            258 => Some("PWR_SMOOTHING_HW_CIRCUITRY_PERCENT_LIFETIME_REMAINING"),
+            259 => Some("PWR_SMOOTHING_MAX_NUM_PRESET_PROFILES"),
+            260 => Some("PWR_SMOOTHING_PROFILE_PERCENT_TMP_FLOOR"),
+            261 => Some("PWR_SMOOTHING_PROFILE_RAMP_UP_RATE"),
+            262 => Some("PWR_SMOOTHING_PROFILE_RAMP_DOWN_RATE"),
+            263 => Some("PWR_SMOOTHING_PROFILE_RAMP_DOWN_HYST_VAL"),
+            264 => Some("PWR_SMOOTHING_ACTIVE_PRESET_PROFILE"),
+            265 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_PERCENT_TMP_FLOOR"),
+            266 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_UP_RATE"),
+            267 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_RATE"),
+            268 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL"),
+            269 => Some("DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN"),
+            270 => Some("DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN"),
+            271 => Some("DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN"),
+            272 => Some("DEV_POWER_SYNC_BALANCING_FREQ"),
+            273 => Some("DEV_POWER_SYNC_BALANCING_AF"),
+            274 => Some("DEV_EDPP_MULTIPLIER"),
+            275 => Some("PWR_SMOOTHING_PRIMARY_POWER_FLOOR"),
+            276 => Some("PWR_SMOOTHING_SECONDARY_POWER_FLOOR"),
+            277 => Some("PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_OFFSET"),
+            278 => Some("PWR_SMOOTHING_MIN_PRIMARY_FLOOR_ACT_POINT"),
+            279 => Some("PWR_SMOOTHING_WINDOW_MULTIPLIER"),
+            280 => Some("PWR_SMOOTHING_DELAYED_PWR_SMOOTHING_SUPPORTED"),
+            281 => Some("PWR_SMOOTHING_PROFILE_SECONDARY_POWER_FLOOR"),
+            282 => Some("PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_WIN_MULT"),
+            283 => Some("PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_TAR_WIN_MULT"),
+            284 => Some("PWR_SMOOTHING_PROFILE_PRIMARY_FLOOR_ACT_OFFSET"),
+            285 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_SECONDARY_POWER_FLOOR"),
+            286 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_WIN_MULT"),
+            287 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_TAR_WIN_MULT"),
+            288 => Some("PWR_SMOOTHING_ADMIN_OVERRIDE_PRIMARY_FLOOR_ACT_OFFSET"),
+            289 => Some("DEV_NVLINK_COUNT_RAW_ERRORS_LANE0"),
+            290 => Some("DEV_NVLINK_COUNT_RAW_ERRORS_LANE1"),
+            291 => Some("DEV_NVLINK_COUNT_RAW_BER_LANE0_V2"),
+            292 => Some("DEV_NVLINK_COUNT_RAW_BER_LANE1_V2"),
+            293 => Some("DEV_NVLINK_COUNT_RAW_BER_V2"),
+            294 => Some("DEV_NVLINK_PLR_XMIT_BLOCKS"),
+            295 => Some("DEV_NVLINK_PLR_XMIT_RETRY_BLOCKS"),
+            296 => Some("DEV_NVLINK_GET_DATA_RATE"),
+            297 => Some("DEV_MMA_STALL_PERCENT"),
+            298 => Some("DEV_MCLK_SWITCH_TYPE"),
+            299 => Some("DEV_MCLK_MIN_SWITCH_INTERVAL_MILLISECONDS"),
+            300 => Some("PWR_SMOOTHING_SOC_POWER_SMOOTHING_ENABLED"),
+            301 => Some("DEV_REMAPPED_ROWS_COR_INACTIVE"),
+            302 => Some("DEV_REMAPPED_ROWS_UNC_INACTIVE"),
+            303 => Some("DEV_ACTIVE_BANK_REMAPPINGS"),
+            304 => Some("DEV_INACTIVE_BANK_REMAPPINGS"),
+            305 => Some("DEV_BANK_REMAPPER_HISTOGRAM_MAX"),
+            306 => Some("DEV_BANK_REMAPPER_HISTOGRAM_NONE"),
+            307 => Some("DEV_PENDING_BANK_REMAPPING"),
+            308 => Some("DEV_GPU_TEMP"),
+            309 => Some("PWR_SMOOTHING_LIMITED_TIME"),
+            _ => None,
+        }
+    }
+    /// The raw value.
+    #[doc(hidden)]
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// From a raw value.
+    #[doc(hidden)]
+    pub const fn from_bits_retain(v: u32) -> Self {
+        FieldId(v)
+    }
+}
+impl core::fmt::Debug for FieldId {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{}::{}", stringify!(FieldId), n),
+            None => write!(f, "{}({})", stringify!(FieldId), self.0),
+        }
+    }
+}
+impl From<u32> for FieldId {
+    fn from(v: u32) -> Self {
+        FieldId(v)
+    }
+}
+#[cfg(feature = "serde")]
+impl serde::Serialize for FieldId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.name() {
+            Some(n) => s.serialize_str(n),
+            None => s.serialize_u64(self.0 as u64),
+        }
+    }
+}
 /// Information for a Field Value Sample
 ///
 ///The safe form of `nvmlFieldValue_st`.
@@ -56,7 +2295,7 @@ use super::*;
 #[derive(Debug, Clone, Default)]
 pub struct FieldValue {
     /// ID of the NVML field to retrieve. This must be set before any call that uses this struct. See the constants starting with NVML_FI_ above.
-    pub field_id: u32,
+    pub field_id: FieldId,
     /// Scope ID can represent data used by NVML depending on fieldId's context. For example, for NVLink throughput counter data, scopeId can represent linkId.
     pub scope_id: u32,
     /// CPU Timestamp of this value in microseconds since 1970
@@ -75,7 +2314,7 @@ impl FieldValue {
     pub fn to_raw(&self) -> sys::nvmlFieldValue_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFieldValue_st::default();
-        r.fieldId = self.field_id;
+        r.fieldId = self.field_id.bits() as _;
         r.scopeId = self.scope_id;
         r.timestamp = self.timestamp;
         r.latencyUsec = self.latency_usec;
@@ -88,7 +2327,7 @@ impl FieldValue {
 impl From<&sys::nvmlFieldValue_st> for FieldValue {
     fn from(r: &sys::nvmlFieldValue_st) -> Self {
         FieldValue {
-            field_id: r.fieldId,
+            field_id: FieldId::from_bits_retain(r.fieldId as _),
             scope_id: r.scopeId,
             timestamp: r.timestamp,
             latency_usec: r.latencyUsec,

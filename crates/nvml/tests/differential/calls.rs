@@ -304,11 +304,11 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetBoardId", |c, o, a| c.dev(o)?.board_id().map(j)),
     e!("nvmlDeviceGetMultiGpuBoard", |c, o, a| c.dev(o)?.multi_gpu_board().map(j)),
     e!("nvmlDeviceGetBrand", |c, o, a| c.dev(o)?.brand().map(|v| j(v.0))),
-    e!("nvmlDeviceGetArchitecture", |c, o, a| c.dev(o)?.architecture().map(j)),
-    e!("nvmlDeviceGetBusType", |c, o, a| c.dev(o)?.bus_type().map(j)),
+    e!("nvmlDeviceGetArchitecture", |c, o, a| c.dev(o)?.architecture().map(|v| j(v.0))),
+    e!("nvmlDeviceGetBusType", |c, o, a| c.dev(o)?.bus_type().map(|v| j(v.0))),
     e!("nvmlDeviceGetIrqNum", |c, o, a| c.dev(o)?.irq_num().map(j)),
     e!("nvmlDeviceGetNumGpuCores", |c, o, a| c.dev(o)?.num_gpu_cores().map(j)),
-    e!("nvmlDeviceGetPowerSource", |c, o, a| c.dev(o)?.power_source().map(j)),
+    e!("nvmlDeviceGetPowerSource", |c, o, a| c.dev(o)?.power_source().map(|v| j(v.0))),
     e!("nvmlDeviceGetMemoryBusWidth", |c, o, a| c.dev(o)?.memory_bus_width().map(j)),
     e!("nvmlDeviceGetPcieLinkMaxSpeed", |c, o, a| c.dev(o)?.pcie_link_max_speed().map(j)),
     e!("nvmlDeviceGetPcieSpeed", |c, o, a| c.dev(o)?.pcie_speed().map(j)),
@@ -490,8 +490,8 @@ pub static TABLE: &[Entry] = &[
         .map(|Samples { sample_val_type: t, samples: v }| json!([t.0, v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": val(t, &s.sample_value)})).collect::<Vec<_>>()]))),
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
     e!("nvmlDeviceGetSupportedEventTypes", |c, o, a| c.dev(o)?.supported_event_types().map(|v| j(v.bits()))),
-    e!("nvmlDeviceGetFieldValues", |c, o, a| c.dev(o)?.field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: id, ..Default::default() }).collect::<Vec<_>>())
-        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id, "scopeId": f.scope_id, "valueType": f.value_type.0,
+    e!("nvmlDeviceGetFieldValues", |c, o, a| c.dev(o)?.field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: FieldId(id), ..Default::default() }).collect::<Vec<_>>())
+        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id.0, "scopeId": f.scope_id, "valueType": f.value_type.0,
                                                    "nvmlReturn": f.nvml_return.0, "value": val(f.value_type, &f.value)})).collect()))),
 
     // NVLink.
@@ -702,8 +702,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceResetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.reset_nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|_| J::Null)),
     e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nv_link_utilization_control(a.u("link"), a.u("counter"),
         &NvLinkUtilizationControl { units: NvLinkUtilizationCountUnits(a.u("units")), pktfilter: NvLinkUtilizationCountPktTypes(a.u("pktfilter")) }, a.u("reset")).map(|_| J::Null)),
-    e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: id, ..Default::default() }).collect::<Vec<_>>())
-        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id, "scopeId": f.scope_id, "valueType": f.value_type.0,
+    e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: FieldId(id), ..Default::default() }).collect::<Vec<_>>())
+        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id.0, "scopeId": f.scope_id, "valueType": f.value_type.0,
                                                    "nvmlReturn": f.nvml_return.0, "value": val(f.value_type, &f.value)})).collect()))),
     e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v.0))),
     e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, EnableState(a.u("state"))).map(|_| J::Null)),

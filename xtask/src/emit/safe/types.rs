@@ -150,7 +150,8 @@ pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
     for (name, rule) in &b.bitflags {
         // The area of its first bit.
         let line = m.constants.values().find(|c| c.name.starts_with(&rule.prefix)).map_or(0, |c| c.line);
-        out.push(b.area(&rule.prefix, line), flags(m, name, rule));
+        let item = if rule.values { values(m, name, rule) } else { flags(m, name, rule) };
+        out.push(b.area(&rule.prefix, line), item);
     }
     for r in names.records.iter().filter_map(|r| m.records.get(r)) {
         out.push(b.area(&r.name, r.line), record(b, r, names));
@@ -285,6 +286,98 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         impl serde::Serialize for #ty {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_u64(self.bits() as u64)
+            }
+        }
+    }
+}
+
+/// A `values` rule's open newtype: a constant per `#define` of the prefix, `name()`, and the
+/// `bits`/`from_bits_retain` pair the conversions of bit flags use, so both travel alike.
+fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
+    let (ty, prefix) = (format_ident!("{name}"), rule.prefix.as_str());
+    let mut values: Vec<(&str, i128, Option<&str>)> = m
+        .constants
+        .values()
+        .filter(|c| c.name.starts_with(prefix) && !rule.exclude.contains(&c.name))
+        .filter_map(|c| match &c.value {
+            ConstValue::Int { value, .. } => Some((c.name.as_str(), value.as_i128(), c.doc.as_deref())),
+            _ => None,
+        })
+        .collect();
+    values.sort_by_key(|(n, v, _)| (*v, *n));
+    let repr = if values.iter().any(|(_, v, _)| *v > u32::MAX as i128 || *v < 0) { quote!(u64) } else { quote!(u32) };
+    let short = |n: &str| screaming(n.strip_prefix(prefix).unwrap_or(n).trim_start_matches('_'));
+    let consts = values.iter().map(|(n, _, d)| {
+        let (k, c, docs) = (format_ident!("{}", short(n)), format_ident!("{n}"), doc::attrs(*d));
+        let cdoc = format!("`{n}`");
+        quote!(#docs #[doc = ""] #[doc = #cdoc] pub const #k: #ty = #ty(sys::#c as #repr);)
+    });
+    let mut seen = BTreeSet::new();
+    let arms: Vec<TokenStream> = values
+        .iter()
+        .filter(|(_, v, _)| seen.insert(*v))
+        .map(|(n, v, _)| {
+            let (lit, k) = (Literal::u64_unsuffixed(*v as u64), short(n));
+            quote!(#lit => Some(#k))
+        })
+        .collect();
+    let d = format!(
+        " The values `{prefix}*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`{name}::name`])."
+    );
+    let aliases = rule.typedef.iter().map(|t| quote!(#[doc(alias = #t)]));
+    quote! {
+        #[doc = #d]
+        #(#aliases)*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        #[repr(transparent)]
+        pub struct #ty(pub #repr);
+
+        impl #ty {
+            #(#consts)*
+
+            /// The constant's name (less its prefix), or `None` for a value the header does not define.
+            pub const fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    #(#arms,)*
+                    _ => None,
+                }
+            }
+
+            /// The raw value.
+            #[doc(hidden)]
+            pub const fn bits(self) -> #repr {
+                self.0
+            }
+
+            /// From a raw value.
+            #[doc(hidden)]
+            pub const fn from_bits_retain(v: #repr) -> Self {
+                #ty(v)
+            }
+        }
+
+        impl core::fmt::Debug for #ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                match self.name() {
+                    Some(n) => write!(f, "{}::{}", stringify!(#ty), n),
+                    None => write!(f, "{}({})", stringify!(#ty), self.0),
+                }
+            }
+        }
+
+        impl From<#repr> for #ty {
+            fn from(v: #repr) -> Self {
+                #ty(v)
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for #ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self.name() {
+                    Some(n) => s.serialize_str(n),
+                    None => s.serialize_u64(self.0 as u64),
+                }
             }
         }
     }
