@@ -70,6 +70,44 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The `nvmlValueType_t` that names the value's member.
+    pub fn value_type(&self) -> ValueType {
+        match *self {
+            Value::Double(_) => ValueType::DOUBLE,
+            Value::UnsignedInt(_) => ValueType::UNSIGNED_INT,
+            Value::UnsignedLong(_) => ValueType::UNSIGNED_LONG,
+            Value::UnsignedLongLong(_) => ValueType::UNSIGNED_LONG_LONG,
+            Value::SignedLongLong(_) => ValueType::SIGNED_LONG_LONG,
+            Value::SignedInt(_) => ValueType::SIGNED_INT,
+            Value::UnsignedShort(_) => ValueType::UNSIGNED_SHORT,
+            Value::Unknown { value_type, .. } => value_type,
+        }
+    }
+
+    /// The union with the value in the member its type names.
+    pub fn to_raw(&self) -> sys::nvmlValue_t {
+        match *self {
+            Value::Double(v) => sys::nvmlValue_t { dVal: v },
+            Value::UnsignedInt(v) => sys::nvmlValue_t { uiVal: v },
+            // `unsigned long` is 64 bits on Linux, 32 on Windows.
+            Value::UnsignedLong(v) => sys::nvmlValue_t { ulVal: v as _ },
+            Value::UnsignedLongLong(v) => sys::nvmlValue_t { ullVal: v },
+            Value::SignedLongLong(v) => sys::nvmlValue_t { sllVal: v },
+            Value::SignedInt(v) => sys::nvmlValue_t { siVal: v },
+            Value::UnsignedShort(v) => sys::nvmlValue_t { usVal: v },
+            Value::Unknown { bits, .. } => sys::nvmlValue_t { ullVal: bits },
+        }
+    }
+}
+
+impl Default for Value {
+    /// `UnsignedInt(0)`.
+    fn default() -> Value {
+        Value::UnsignedInt(0)
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for Value {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -110,5 +148,14 @@ mod tests {
             Value::Unknown { value_type: ValueType(99), bits: 0x1234_5678_9abc }
         );
         assert_eq!(Value::from_raw(ValueType(99), &raw).as_f64(), None);
+    }
+
+    #[test]
+    fn values_write_back_their_member_and_type() {
+        for v in [Value::Double(-2.5), Value::UnsignedInt(7), Value::SignedInt(-3), Value::UnsignedShort(5)] {
+            assert_eq!(Value::from_raw(v.value_type(), &v.to_raw()), v);
+        }
+        let unknown = Value::Unknown { value_type: ValueType(99), bits: 1 << 50 };
+        assert_eq!(Value::from_raw(unknown.value_type(), &unknown.to_raw()), unknown);
     }
 }

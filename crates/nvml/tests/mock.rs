@@ -304,26 +304,12 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         | EventTypes::XID_CRITICAL_ERROR
         | EventTypes::CLOCK;
     assert_eq!(d.supported_event_types(), Ok(events), "supported_events");
-    let ask = |id: u32| FieldValue { field_id: FieldId(id), ..Default::default() };
-    let values = d
-        .field_values(&[
-            ask(sys::NVML_FI_DEV_POWER_INSTANT as u32),
-            ask(sys::NVML_FI_DEV_MEMORY_TEMP as u32),
-            ask(9999),
-        ])
-        .unwrap();
+    let values = d.field_values(&[FieldId::DEV_POWER_INSTANT, FieldId::DEV_MEMORY_TEMP, FieldId(9999)]).unwrap();
     assert_eq!(values.len(), 3);
-    assert_eq!(
-        (values[0].nvml_return, values[0].value_type),
-        (Return::SUCCESS, ValueType::UNSIGNED_LONG_LONG),
-        "{:?}",
-        values[0]
-    );
-    // SAFETY: the value type says which member of the union is set.
-    assert_eq!(unsafe { values[0].value.ullVal }, 71_000, "field NVML_FI_DEV_POWER_INSTANT");
-    // SAFETY: as above.
-    assert_eq!(unsafe { values[1].value.ullVal }, 39, "field NVML_FI_DEV_MEMORY_TEMP");
-    assert_eq!(values[2].nvml_return, Return::ERROR_NOT_SUPPORTED, "a field the profile lacks");
+    let value = |i: usize| values[i].as_ref().map(|f| f.value);
+    assert_eq!(value(0), Ok(Value::UnsignedLongLong(71_000)), "field NVML_FI_DEV_POWER_INSTANT");
+    assert_eq!(value(1).map(|v| v.as_u64()), Ok(Some(39)), "field NVML_FI_DEV_MEMORY_TEMP");
+    assert_eq!(value(2), Err(&Error::NotSupported), "a field the profile lacks");
 }
 
 #[test]

@@ -69,6 +69,10 @@ pub struct Rules {
     /// prefix and what carries one: parameters, record fields, or every use of a `typedef`.
     /// Each becomes an open newtype like the enums' (values the header lacks are kept).
     pub values: BTreeMap<String, FlagsRule>,
+    /// `record.field` of type `nvmlValue_t` → the field of the same record that names its
+    /// member (`nvmlFieldValue_st.value: valueType`): the safe record has a typed `Value`
+    /// there, and no type field.
+    pub tagged_values: BTreeMap<String, String>,
     /// Versioned record → the constant that gives its `version` field, where neither the
     /// header's `nvmlX_vN` naming nor the field's comment (`Set to NVML_X_VERSION`) does.
     pub struct_versions: BTreeMap<String, String>,
@@ -233,6 +237,8 @@ pub struct Bindings {
     pub ids: BTreeMap<String, String>,
     pub directions: BTreeMap<String, Direction>,
     pub bitflags: BTreeMap<String, FlagsRule>,
+    /// `record.field` → the field that names its `nvmlValue_t` member.
+    pub tagged_values: BTreeMap<String, String>,
     /// Versioned record → constant holding its version, derived (`nvmlX_vN_t` → `nvmlX_vN`)
     /// or from `struct_versions`.
     pub struct_versions: BTreeMap<String, String>,
@@ -278,6 +284,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     bitflags(&i, &mut d);
     let struct_versions = struct_versions(&i, &mut d);
     let absent_fields = absent_fields(&i, &mut d);
+    tagged_values(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
     let bindings = Bindings {
@@ -300,6 +307,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             .map(|(n, r)| (n.clone(), r.clone()))
             .chain(rules.values.iter().map(|(n, r)| (n.clone(), FlagsRule { values: true, ..r.clone() })))
             .collect(),
+        tagged_values: rules.tagged_values.clone(),
         struct_versions,
         absent_fields,
     };
@@ -571,6 +579,30 @@ fn directions(i: &Inputs, d: &mut Diagnostics) {
 
 /// Checks `bitflags`: a type name, constants with the prefix and the aliases, excluded constants,
 /// and the parameters and fields that carry the flags.
+/// Each `tagged_values` rule names an `nvmlValue_t` field and an integer field of one record.
+fn tagged_values(i: &Inputs, d: &mut Diagnostics) {
+    let model = i.model;
+    for (key, tag) in &i.rules.tagged_values {
+        let p = i.place("tagged_values", key);
+        let Some((record, field)) = key.split_once('.') else {
+            d.error(p, format!("`{key}`: expected `record.field`"));
+            continue;
+        };
+        let Some(r) = model.records.get(record) else {
+            d.error(p, format!("`{record}` is not a record of the header"));
+            continue;
+        };
+        let ty = |name: &str| r.fields.iter().find(|f| f.name == name).map(|f| model.resolve_typedef(&f.ty).clone());
+        if !matches!(ty(field), Some(Ty::Named(n)) if n == "nvmlValue_st" || n == "nvmlValue_t") {
+            d.error(p.clone(), format!("`{field}` is not an `nvmlValue_t` field of `{record}`"));
+        }
+        let enum_or_integer = |t: &Ty| is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n));
+        if !ty(tag).is_some_and(|t| enum_or_integer(&t)) {
+            d.error(p, format!("`{tag}` is not an enum or integer field of `{record}`"));
+        }
+    }
+}
+
 fn bitflags(i: &Inputs, d: &mut Diagnostics) {
     let Inputs { model, rules, .. } = *i;
     let tables = rules.bitflags.iter().map(|r| ("bitflags", r)).chain(rules.values.iter().map(|r| ("values", r)));

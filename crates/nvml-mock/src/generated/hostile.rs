@@ -857,16 +857,14 @@ impl Api for Hostile {
         self.value(speed);
         code
     }
+    /// Answers a code only: wrapped by hand in crates/nvml/src/manual/fields.rs, whose reading is its own.
     fn nvmlDeviceGetFieldValues(
         &self,
         device: nvmlDevice_t,
         valuesCount: c_int,
         values: *mut nvmlFieldValue_t,
     ) -> nvmlReturn_t {
-        let code = self.code();
-        let sized = self.length(valuesCount);
-        self.sized_array(values, sized, false);
-        code
+        self.code()
     }
     fn nvmlDeviceGetGpcClkMinMaxVfOffset(
         &self,

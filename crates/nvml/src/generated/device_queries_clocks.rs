@@ -914,7 +914,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetViolationStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetViolationStatus")]
     #[deprecated(
-        note = "Use `nvmlDeviceGetFieldValues` to query this data. This API will be removed in CUDA 14.0. (`Device::field_values`)"
+        note = "Use `nvmlDeviceGetFieldValues` to query this data. This API will be removed in CUDA 14.0."
     )]
     pub fn violation_status(
         &self,

@@ -737,13 +737,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::field_values",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.field_values(&[Default::default()]).map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::freeze_nv_link_utilization_counter",
         (|| {
             let s = h.device.as_ref()?;

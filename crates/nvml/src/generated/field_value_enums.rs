@@ -2292,7 +2292,7 @@ impl serde::Serialize for FieldId {
 ///The safe form of `nvmlFieldValue_st`.
 #[doc(alias = "nvmlFieldValue_st")]
 #[doc(alias = "nvmlFieldValue_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct FieldValue {
     /// ID of the NVML field to retrieve. This must be set before any call that uses this struct. See the constants starting with NVML_FI_ above.
     pub field_id: FieldId,
@@ -2302,12 +2302,12 @@ pub struct FieldValue {
     pub timestamp: i64,
     /// How long this field value took to update (in usec) within NVML. This may be averaged across several fields that are serviced by the same driver call.
     pub latency_usec: i64,
-    /// Type of the value stored in value
-    pub value_type: ValueType,
     /// Return code for retrieving this value. This must be checked before looking at value, as value is undefined if nvmlReturn != NVML_SUCCESS
     pub nvml_return: Return,
     /// Value for this field. This is only valid if nvmlReturn == NVML_SUCCESS
-    pub value: sys::nvmlValue_st,
+    ///
+    /// Read as its `valueType` says.
+    pub value: crate::Value,
 }
 impl FieldValue {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2318,9 +2318,9 @@ impl FieldValue {
         r.scopeId = self.scope_id;
         r.timestamp = self.timestamp;
         r.latencyUsec = self.latency_usec;
-        r.valueType = self.value_type.0;
         r.nvmlReturn = self.nvml_return.0;
-        r.value = self.value;
+        r.value = self.value.to_raw();
+        r.valueType = self.value.value_type().0;
         r
     }
 }
@@ -2331,9 +2331,8 @@ impl From<&sys::nvmlFieldValue_st> for FieldValue {
             scope_id: r.scopeId,
             timestamp: r.timestamp,
             latency_usec: r.latencyUsec,
-            value_type: ValueType(r.valueType),
             nvml_return: Return(r.nvmlReturn),
-            value: r.value,
+            value: crate::Value::from_raw(ValueType(r.valueType), &r.value),
         }
     }
 }
@@ -2347,8 +2346,8 @@ impl serde::Serialize for FieldValue {
         st.serialize_field("scopeId", &self.scope_id)?;
         st.serialize_field("timestamp", &self.timestamp)?;
         st.serialize_field("latencyUsec", &self.latency_usec)?;
-        st.serialize_field("valueType", &self.value_type)?;
         st.serialize_field("nvmlReturn", &self.nvml_return)?;
+        st.serialize_field("value", &self.value)?;
         st.end()
     }
 }

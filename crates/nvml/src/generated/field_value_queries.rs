@@ -76,30 +76,4 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect::<Vec<_>>())
     }
-    /// Request values for a list of fields for a device. This API allows multiple fields to be queried at once.
-    /// If any of the underlying fieldIds are populated by the same driver call, the results for those field IDs
-    /// will be populated from a single call rather than making a driver call for each fieldId.
-    ///
-    /// # Arguments
-    ///
-    /// * `values`: Array of `valuesCount` structures to hold field values. Each value's fieldId must be populated prior to this call
-    ///
-    /// Calls `nvmlDeviceGetFieldValues`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `values` is NULL
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFieldValues` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetFieldValues")]
-    pub fn field_values(&self, values: &[FieldValue]) -> Result<Vec<FieldValue>, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetFieldValues()?;
-        let mut c_values: Vec<sys::nvmlFieldValue_st> = values
-            .iter()
-            .map(|e| (*e).to_raw())
-            .collect();
-        ffi::check(
-            call!(sym(self.raw, ffi::length(c_values.len(), 1) ?, c_values.as_mut_ptr())),
-        )?;
-        Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect::<Vec<_>>())
-    }
 }

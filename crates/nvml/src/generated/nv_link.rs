@@ -1229,7 +1229,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkUtilizationCounter")]
     #[deprecated(
-        note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead. (`Device::field_values`)"
+        note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead."
     )]
     pub fn nv_link_utilization_counter(
         &self,

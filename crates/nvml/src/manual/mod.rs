@@ -10,6 +10,7 @@
 
 mod device;
 mod events;
+mod fields;
 mod gpm;
 mod process;
 mod system;

@@ -226,6 +226,16 @@ fn val(t: ValueType, raw: &nvml::sys::nvmlValue_t) -> J {
     j(nvml::Value::from_raw(t, raw))
 }
 
+/// A field value as pynvml_dump.py writes it: its id and scope, and its type and value when
+/// the field answered (nvml.h: "value is undefined if nvmlReturn != NVML_SUCCESS").
+fn field_json(id: FieldId, f: &Result<FieldValue, Error>) -> J {
+    match f {
+        Ok(f) => json!({"fieldId": f.field_id.0, "scopeId": f.scope_id, "valueType": f.value.value_type().0,
+                        "nvmlReturn": f.nvml_return.0, "value": j(f.value)}),
+        Err(e) => json!({"fieldId": id.0, "scopeId": 0, "nvmlReturn": e.code()}),
+    }
+}
+
 /// `e!(C name, [newest,] [faults &[...],] |ctx, object, args| call)`.
 macro_rules! e {
     ($c:literal, |$ctx:ident, $o:ident, $a:ident| $body:expr) => {
@@ -490,11 +500,10 @@ pub static TABLE: &[Entry] = &[
         .map(|Samples { sample_val_type: t, samples: v }| json!([t.0, v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": val(t, &s.sample_value)})).collect::<Vec<_>>()]))),
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
     e!("nvmlDeviceGetSupportedEventTypes", |c, o, a| c.dev(o)?.supported_event_types().map(|v| j(v.bits()))),
-    e!("nvmlDeviceGetFieldValues", |c, o, a| c.dev(o)?.field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: FieldId(id), ..Default::default() }).collect::<Vec<_>>())
-        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id.0, "scopeId": f.scope_id, "valueType": f.value_type.0,
-                                                   "nvmlReturn": f.nvml_return.0, "value": val(f.value_type, &f.value)})).collect()))),
-
-    // NVLink.
+    e!("nvmlDeviceGetFieldValues", |c, o, a| {
+        let ids: Vec<FieldId> = a.list("fieldIds").into_iter().map(FieldId).collect();
+        c.dev(o)?.field_values(&ids).map(|v| J::Array(v.iter().zip(&ids).map(|(f, id)| field_json(*id, f)).collect()))
+    }),
     e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nv_link_state(a.u("link")).map(|v| j(v.0))),
     e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nv_link_version(a.u("link")).map(j)),
     e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nv_link_remote_pci_info(a.u("link")).map(j)),
@@ -703,8 +712,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nv_link_utilization_control(a.u("link"), a.u("counter"),
         &NvLinkUtilizationControl { units: NvLinkUtilizationCountUnits(a.u("units")), pktfilter: NvLinkUtilizationCountPktTypes(a.u("pktfilter")) }, a.u("reset")).map(|_| J::Null)),
     e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: FieldId(id), ..Default::default() }).collect::<Vec<_>>())
-        .map(|v| J::Array(v.iter().map(|f| json!({"fieldId": f.field_id.0, "scopeId": f.scope_id, "valueType": f.value_type.0,
-                                                   "nvmlReturn": f.nvml_return.0, "value": val(f.value_type, &f.value)})).collect()))),
+        .map(|v| J::Array(v.iter().map(|f| field_json(f.field_id, &Error::from_code(f.nvml_return.0).map_or(Ok(f.clone()), Err))).collect()))),
     e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v.0))),
     e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, EnableState(a.u("state"))).map(|_| J::Null)),
     e!("nvmlDeviceDiscoverGpus", |c, o, a| c.nvml.device_discover_gpus(&c.dev(o)?.pci_info()?).map(|_| J::Null)),

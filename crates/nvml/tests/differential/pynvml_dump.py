@@ -558,10 +558,14 @@ def device_calls(h, o, count):
 
 def fv_norm(v):
     """A field value: nvmlValue_t read by its valueType; the timestamp and latency are the
-    library's clock, so they are left out."""
+    library's clock, so they are left out. A field that failed has no value: nvml.h, "value is
+    undefined if nvmlReturn != NVML_SUCCESS", so its type and value are left out too."""
     d = with_value(v, "valueType", "value")
     d.pop("timestamp", None)
     d.pop("latencyUsec", None)
+    if d.get("nvmlReturn") != n.NVML_SUCCESS:
+        d.pop("valueType", None)
+        d.pop("value", None)
     return d
 
 

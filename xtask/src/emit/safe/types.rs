@@ -509,8 +509,28 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
     let mut tos = Vec::new();
     let mut ser = Vec::new();
     let mut eq = true;
+    // A `tagged_values` rule: the union field becomes a typed `Value` and its type field goes.
+    let tagged: Vec<(&str, &str)> = b
+        .tagged_values
+        .iter()
+        .filter_map(|(k, tag)| Some((k.strip_prefix(&format!("{}.", r.name))?, tag.as_str())))
+        .collect();
     for f in &r.fields {
         let fname = field_ident(&f.name);
+        if tagged.iter().any(|(_, tag)| *tag == f.name) {
+            continue;
+        }
+        if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
+            let (c, t) = (ident(&f.name), ident(tag));
+            let fdocs = doc::attrs(f.doc.as_deref());
+            let tdoc = format!(" Read as its `{tag}` says.");
+            fields.push(quote!(#fdocs #[doc = ""] #[doc = #tdoc] pub #fname: crate::Value));
+            froms.push(quote!(#fname: crate::Value::from_raw(ValueType(r.#t), &r.#c)));
+            tos.push(quote!(r.#c = self.#fname.to_raw(); r.#t = self.#fname.value_type().0;));
+            let key = f.name.clone();
+            ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
+            continue;
+        }
         let flags = b.flags_of_field(&r.name, &f.name);
         let conv = field_conv(b, names, &f.ty, flags.as_deref());
         eq &= conv.eq;
