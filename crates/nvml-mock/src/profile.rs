@@ -15,8 +15,11 @@ use std::collections::BTreeMap;
 
 use serde_yaml::{Mapping, Value};
 
-use crate::answer::{self, Entry, ObjectKind};
-use crate::generated::names::{CONSTANTS, FUNCTIONS};
+use crate::answer::constant;
+use crate::answer::{self, Entry};
+use crate::generated::names::FUNCTIONS;
+use crate::generated::tables::HAND_WRITTEN;
+use crate::schema::ObjectKind;
 
 /// The built-in profiles, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -180,11 +183,6 @@ const TOP_KEYS: &[&str] = &[
     "system_events",
     "cper_records",
 ];
-
-/// Looks up an NVML constant by name.
-pub fn constant(name: &str) -> Option<i128> {
-    CONSTANTS.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| CONSTANTS[i].1)
-}
 
 /// Values by dotted path, and function values by function name (prefixed by the path of the
 /// object they belong to: `mig.device.nvmlDeviceGetName`).
@@ -720,7 +718,7 @@ pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &
     if let Some(e) = answer::parse_error(v, path) {
         return e;
     }
-    if crate::engine::HAND_WRITTEN.contains(&function) {
+    if HAND_WRITTEN.iter().any(|(f, _)| *f == function) {
         return Err(format!("{path}: the mock answers {function} from other values (see its README); a profile can only give it an error"));
     }
     let Some(schema) = answer::schema(function) else {

@@ -10,6 +10,7 @@
 //! themselves (string buffers, counts and arrays, directions) are derived and corroborated in
 //! the plan stage (`xtask/src/plan/reading.rs`); this stage checks each rule against the model.
 
+pub mod mock;
 pub mod names;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -213,6 +214,9 @@ pub struct Bindings {
     /// `record.field` → the value of a field an older layout lacks: the constant's name (if
     /// given by one) and its value.
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
+    /// Function → the module of the mock's engine that implements it by hand
+    /// (`gen-config/mock.yaml`, see [`mock`]); empty until the pipeline reads that file.
+    pub hand_written: BTreeMap<String, String>,
 }
 
 /// Reads and parses a rules file; YAML errors carry the file, line and column.
@@ -547,6 +551,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         bitflags: rules.bitflags.clone(),
         struct_versions,
         absent_fields,
+        hand_written: BTreeMap::new(),
     };
     (bindings, d)
 }

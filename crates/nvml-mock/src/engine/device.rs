@@ -6,12 +6,12 @@ use std::ffi::{c_char, c_int, c_uint, c_ulong};
 
 use nvml_sys::*;
 
-use super::ffi::{
+use super::mig::{mig_name, mig_uuid};
+use super::{need, Device, DeviceRef, Engine, System};
+use crate::ffi::{
     chars_str, check_version, get, put, put_filled, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars,
     Status,
 };
-use super::mig::{mig_name, mig_uuid};
-use super::{need, Device, DeviceRef, Engine, System};
 
 pub fn nvmlDeviceGetCount(e: &Engine, count: *mut c_uint) -> nvmlReturn_t {
     e.with(|s| put(count, s.devices.len() as c_uint))

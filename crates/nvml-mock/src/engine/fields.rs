@@ -9,10 +9,10 @@ use nvml_sys::*;
 use serde_yaml::Value;
 
 use super::ecc::{ecc_count, remapped_rows};
-use super::ffi::{get, put};
 use super::nvlink::{check_link, link_active};
 use super::{need, now_us, Device, Engine, System};
 use crate::answer::Object;
+use crate::ffi::{get, put};
 use crate::profile::const_value;
 
 /// A field's value, or why it has none.

@@ -5,10 +5,10 @@ use std::ffi::{c_int, c_uint, c_ulonglong};
 
 use nvml_sys::*;
 
-use super::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, Status};
 use super::mig::{mig_memory, mig_mode};
 use super::{enable, need, now_us, Device, DeviceRef, Engine, System};
 use crate::answer::Object;
+use crate::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, Status};
 use crate::profile::const_value;
 
 // Memory.

@@ -6,8 +6,8 @@ use std::ffi::{c_char, c_int, c_uint};
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{chars_str, check_version, crop, get, put, put_bytes, put_str, set_chars};
 use super::{error_string, need, Engine, System};
+use crate::ffi::{chars_str, check_version, crop, get, put, put_bytes, put_str, set_chars};
 use crate::profile::CperRecord;
 
 pub fn nvmlInit(e: &Engine) -> nvmlReturn_t {
