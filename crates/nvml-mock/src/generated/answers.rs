@@ -381,6 +381,29 @@ pub fn nvmlDeviceGetBoardPartNumber<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetBrand` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetBrand<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    r#type: *mut nvmlBrandType_t,
+) -> nvmlReturn_t {
+    if r#type.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetBrand",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(r#type, o.uint() as nvmlBrandType_t)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetBridgeChipInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
@@ -1850,6 +1873,29 @@ pub fn nvmlDeviceGetMinMaxFanSpeed<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetMinorNumber` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMinorNumber<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    minorNumber: *mut c_uint,
+) -> nvmlReturn_t {
+    if minorNumber.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetMinorNumber",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(minorNumber, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetModuleId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetModuleId<A: Answer + ?Sized>(
@@ -2409,6 +2455,29 @@ pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetPerformanceState` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPerformanceState<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pState: *mut nvmlPstates_t,
+) -> nvmlReturn_t {
+    if pState.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPerformanceState",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(pState, o.uint() as nvmlPstates_t)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetPlatformInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
@@ -2530,6 +2599,29 @@ pub fn nvmlDeviceGetPowerSource<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(powerSource, o.uint() as nvmlPowerSource_t)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPowerState` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPowerState<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pState: *mut nvmlPstates_t,
+) -> nvmlReturn_t {
+    if pState.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPowerState",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(pState, o.uint() as nvmlPstates_t)?;
             }
             Ok(())
         },
@@ -3672,6 +3764,67 @@ pub fn nvmlSystemGetConfComputeState<A: Answer + ?Sized>(
                 fill_nvmlConfComputeSystemState_st(&v[0], &mut x);
                 put(state, x)?;
             }
+            Ok(())
+        },
+    )
+}
+/// `nvmlSystemGetCudaDriverVersion` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
+    a: &A,
+    cudaDriverVersion: *mut c_int,
+) -> nvmlReturn_t {
+    if cudaDriverVersion.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlSystemGetCudaDriverVersion",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(cudaDriverVersion, o.int() as c_int)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlSystemGetCudaDriverVersion_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlSystemGetCudaDriverVersion_v2<A: Answer + ?Sized>(
+    a: &A,
+    cudaDriverVersion: *mut c_int,
+) -> nvmlReturn_t {
+    if cudaDriverVersion.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlSystemGetCudaDriverVersion_v2",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(cudaDriverVersion, o.int() as c_int)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlSystemGetNVMLVersion` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
+    a: &A,
+    version: *mut c_char,
+    length: c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlSystemGetNVMLVersion",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            put_str(version, length, v[0].str())?;
             Ok(())
         },
     )

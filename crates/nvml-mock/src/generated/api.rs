@@ -309,13 +309,13 @@ pub trait Api: Answer {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetBoardPartNumber(self, device, partNumber, length)
     }
-    /// `nvmlDeviceGetBrand`: implemented by hand, in `engine/device.rs`.
+    /// `nvmlDeviceGetBrand`.
     fn nvmlDeviceGetBrand(
         &self,
         device: nvmlDevice_t,
         r#type: *mut nvmlBrandType_t,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlDeviceGetBrand")
+        super::answers::nvmlDeviceGetBrand(self, device, r#type)
     }
     /// `nvmlDeviceGetBridgeChipInfo`.
     fn nvmlDeviceGetBridgeChipInfo(
@@ -1381,13 +1381,13 @@ pub trait Api: Answer {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetMinMaxFanSpeed(self, device, minSpeed, maxSpeed)
     }
-    /// `nvmlDeviceGetMinorNumber`: implemented by hand, in `engine/device.rs`.
+    /// `nvmlDeviceGetMinorNumber`.
     fn nvmlDeviceGetMinorNumber(
         &self,
         device: nvmlDevice_t,
         minorNumber: *mut c_uint,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlDeviceGetMinorNumber")
+        super::answers::nvmlDeviceGetMinorNumber(self, device, minorNumber)
     }
     /// `nvmlDeviceGetModuleId`.
     fn nvmlDeviceGetModuleId(
@@ -1723,13 +1723,13 @@ pub trait Api: Answer {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetPerformanceModes(self, device, perfModes)
     }
-    /// `nvmlDeviceGetPerformanceState`: implemented by hand, in `engine/perf.rs`.
+    /// `nvmlDeviceGetPerformanceState`.
     fn nvmlDeviceGetPerformanceState(
         &self,
         device: nvmlDevice_t,
         pState: *mut nvmlPstates_t,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlDeviceGetPerformanceState")
+        super::answers::nvmlDeviceGetPerformanceState(self, device, pState)
     }
     /// `nvmlDeviceGetPersistenceMode`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPersistenceMode(
@@ -1809,13 +1809,13 @@ pub trait Api: Answer {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetPowerSource(self, device, powerSource)
     }
-    /// `nvmlDeviceGetPowerState`: implemented by hand, in `engine/perf.rs`.
+    /// `nvmlDeviceGetPowerState`.
     fn nvmlDeviceGetPowerState(
         &self,
         device: nvmlDevice_t,
         pState: *mut nvmlPstates_t,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlDeviceGetPowerState")
+        super::answers::nvmlDeviceGetPowerState(self, device, pState)
     }
     /// `nvmlDeviceGetPowerUsage`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPowerUsage(
@@ -3307,19 +3307,19 @@ pub trait Api: Answer {
     ) -> nvmlReturn_t {
         super::answers::nvmlSystemGetConfComputeState(self, state)
     }
-    /// `nvmlSystemGetCudaDriverVersion`: implemented by hand, in `engine/system.rs`.
+    /// `nvmlSystemGetCudaDriverVersion`.
     fn nvmlSystemGetCudaDriverVersion(
         &self,
         cudaDriverVersion: *mut c_int,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlSystemGetCudaDriverVersion")
+        super::answers::nvmlSystemGetCudaDriverVersion(self, cudaDriverVersion)
     }
-    /// `nvmlSystemGetCudaDriverVersion_v2`: implemented by hand, in `engine/system.rs`.
+    /// `nvmlSystemGetCudaDriverVersion_v2`.
     fn nvmlSystemGetCudaDriverVersion_v2(
         &self,
         cudaDriverVersion: *mut c_int,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlSystemGetCudaDriverVersion_v2")
+        super::answers::nvmlSystemGetCudaDriverVersion_v2(self, cudaDriverVersion)
     }
     /// `nvmlSystemGetDriverBranch`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetDriverBranch(
@@ -3345,13 +3345,13 @@ pub trait Api: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemGetHicVersion")
     }
-    /// `nvmlSystemGetNVMLVersion`: implemented by hand, in `engine/system.rs`.
+    /// `nvmlSystemGetNVMLVersion`.
     fn nvmlSystemGetNVMLVersion(
         &self,
         version: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        self.unimplemented("nvmlSystemGetNVMLVersion")
+        super::answers::nvmlSystemGetNVMLVersion(self, version, length)
     }
     /// `nvmlSystemGetNvlinkBwMode`.
     fn nvmlSystemGetNvlinkBwMode(&self, nvlinkBwMode: *mut c_uint) -> nvmlReturn_t {

@@ -112,14 +112,6 @@ impl Api for Engine {
     ) -> nvmlReturn_t {
         device::nvmlDeviceGetBoardId(self, device, boardId)
     }
-    /// `nvmlDeviceGetBrand`: `engine/device.rs`.
-    fn nvmlDeviceGetBrand(
-        &self,
-        device: nvmlDevice_t,
-        r#type: *mut nvmlBrandType_t,
-    ) -> nvmlReturn_t {
-        device::nvmlDeviceGetBrand(self, device, r#type)
-    }
     /// `nvmlDeviceGetClock`: `engine/perf.rs`.
     fn nvmlDeviceGetClock(
         &self,
@@ -714,14 +706,6 @@ impl Api for Engine {
             maxClockMHz,
         )
     }
-    /// `nvmlDeviceGetMinorNumber`: `engine/device.rs`.
-    fn nvmlDeviceGetMinorNumber(
-        &self,
-        device: nvmlDevice_t,
-        minorNumber: *mut c_uint,
-    ) -> nvmlReturn_t {
-        device::nvmlDeviceGetMinorNumber(self, device, minorNumber)
-    }
     /// `nvmlDeviceGetName`: `engine/device.rs`.
     fn nvmlDeviceGetName(
         &self,
@@ -825,14 +809,6 @@ impl Api for Engine {
     ) -> nvmlReturn_t {
         device::nvmlDeviceGetPciInfo_v3(self, device, pci)
     }
-    /// `nvmlDeviceGetPerformanceState`: `engine/perf.rs`.
-    fn nvmlDeviceGetPerformanceState(
-        &self,
-        device: nvmlDevice_t,
-        pState: *mut nvmlPstates_t,
-    ) -> nvmlReturn_t {
-        perf::nvmlDeviceGetPerformanceState(self, device, pState)
-    }
     /// `nvmlDeviceGetPersistenceMode`: `engine/perf.rs`.
     fn nvmlDeviceGetPersistenceMode(
         &self,
@@ -871,14 +847,6 @@ impl Api for Engine {
             minLimit,
             maxLimit,
         )
-    }
-    /// `nvmlDeviceGetPowerState`: `engine/perf.rs`.
-    fn nvmlDeviceGetPowerState(
-        &self,
-        device: nvmlDevice_t,
-        pState: *mut nvmlPstates_t,
-    ) -> nvmlReturn_t {
-        perf::nvmlDeviceGetPowerState(self, device, pState)
     }
     /// `nvmlDeviceGetPowerUsage`: `engine/perf.rs`.
     fn nvmlDeviceGetPowerUsage(
@@ -1498,20 +1466,6 @@ impl Api for Engine {
     fn nvmlSystemGetCPER_v1(&self, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
         system::nvmlSystemGetCPER_v1(self, cper)
     }
-    /// `nvmlSystemGetCudaDriverVersion`: `engine/system.rs`.
-    fn nvmlSystemGetCudaDriverVersion(
-        &self,
-        cudaDriverVersion: *mut c_int,
-    ) -> nvmlReturn_t {
-        system::nvmlSystemGetCudaDriverVersion(self, cudaDriverVersion)
-    }
-    /// `nvmlSystemGetCudaDriverVersion_v2`: `engine/system.rs`.
-    fn nvmlSystemGetCudaDriverVersion_v2(
-        &self,
-        cudaDriverVersion: *mut c_int,
-    ) -> nvmlReturn_t {
-        system::nvmlSystemGetCudaDriverVersion_v2(self, cudaDriverVersion)
-    }
     /// `nvmlSystemGetDriverBranch`: `engine/system.rs`.
     fn nvmlSystemGetDriverBranch(
         &self,
@@ -1535,14 +1489,6 @@ impl Api for Engine {
         hwbcEntries: *mut nvmlHwbcEntry_t,
     ) -> nvmlReturn_t {
         system::nvmlSystemGetHicVersion(self, hwbcCount, hwbcEntries)
-    }
-    /// `nvmlSystemGetNVMLVersion`: `engine/system.rs`.
-    fn nvmlSystemGetNVMLVersion(
-        &self,
-        version: *mut c_char,
-        length: c_uint,
-    ) -> nvmlReturn_t {
-        system::nvmlSystemGetNVMLVersion(self, version, length)
     }
     /// `nvmlSystemGetProcessName`: `engine/system.rs`.
     fn nvmlSystemGetProcessName(

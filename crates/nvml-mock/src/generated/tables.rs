@@ -41,7 +41,7 @@ use super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// Every function the mock answers from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 184usize] = [
+pub static FUNCTIONS: [FunctionSchema; 191usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetAPIRestriction",
         object: ObjectKind::Device,
@@ -234,6 +234,19 @@ pub static FUNCTIONS: [FunctionSchema; 184usize] = [
             Output {
                 name: "partNumber",
                 ty: T::Str,
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetBrand",
+        object: ObjectKind::Device,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "type",
+                ty: T::Enum("nvmlBrandType_enum"),
                 shape: Shape::Value,
             },
         ],
@@ -1080,6 +1093,19 @@ pub static FUNCTIONS: [FunctionSchema; 184usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetMinorNumber",
+        object: ObjectKind::Device,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "minorNumber",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetModuleId",
         object: ObjectKind::Device,
         selectors: &[],
@@ -1409,6 +1435,19 @@ pub static FUNCTIONS: [FunctionSchema; 184usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetPerformanceState",
+        object: ObjectKind::Device,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "pState",
+                ty: T::Enum("nvmlPStates_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetPowerState"],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetPlatformInfo",
         object: ObjectKind::Device,
         selectors: &[],
@@ -1472,6 +1511,19 @@ pub static FUNCTIONS: [FunctionSchema; 184usize] = [
             },
         ],
         family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetPowerState",
+        object: ObjectKind::Device,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "pState",
+                ty: T::Enum("nvmlPStates_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetPerformanceState"],
     },
     FunctionSchema {
         name: "nvmlDeviceGetRemappedRows_v2",
@@ -2054,6 +2106,45 @@ pub static FUNCTIONS: [FunctionSchema; 184usize] = [
             Output {
                 name: "state",
                 ty: T::Record("nvmlConfComputeSystemState_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlSystemGetCudaDriverVersion",
+        object: ObjectKind::System,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "cudaDriverVersion",
+                ty: T::Int { signed: true, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlSystemGetCudaDriverVersion_v2"],
+    },
+    FunctionSchema {
+        name: "nvmlSystemGetCudaDriverVersion_v2",
+        object: ObjectKind::System,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "cudaDriverVersion",
+                ty: T::Int { signed: true, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlSystemGetCudaDriverVersion"],
+    },
+    FunctionSchema {
+        name: "nvmlSystemGetNVMLVersion",
+        object: ObjectKind::System,
+        selectors: &[],
+        outputs: &[
+            Output {
+                name: "version",
+                ty: T::Str,
                 shape: Shape::Value,
             },
         ],
@@ -4777,7 +4868,34 @@ pub static RECORDS: [RecordSchema; 109usize] = [
     },
 ];
 /// The constants of each enum those values use, sorted by enum name.
-pub static ENUMS: [(&str, &[&str]); 30usize] = [
+pub static ENUMS: [(&str, &[&str]); 31usize] = [
+    (
+        "nvmlBrandType_enum",
+        &[
+            "NVML_BRAND_UNKNOWN",
+            "NVML_BRAND_QUADRO",
+            "NVML_BRAND_TESLA",
+            "NVML_BRAND_NVS",
+            "NVML_BRAND_GRID",
+            "NVML_BRAND_GEFORCE",
+            "NVML_BRAND_TITAN",
+            "NVML_BRAND_NVIDIA_VAPPS",
+            "NVML_BRAND_NVIDIA_VPC",
+            "NVML_BRAND_NVIDIA_VCS",
+            "NVML_BRAND_NVIDIA_VWS",
+            "NVML_BRAND_NVIDIA_CLOUD_GAMING",
+            "NVML_BRAND_NVIDIA_VGAMING",
+            "NVML_BRAND_QUADRO_RTX",
+            "NVML_BRAND_NVIDIA_RTX",
+            "NVML_BRAND_NVIDIA",
+            "NVML_BRAND_GEFORCE_RTX",
+            "NVML_BRAND_TITAN_RTX",
+            "NVML_BRAND_NVIDIA_DLA",
+            "NVML_BRAND_NVIDIA_NPU",
+            "NVML_BRAND_NVIDIA_VGAMEDEV",
+            "NVML_BRAND_COUNT",
+        ],
+    ),
     ("nvmlBridgeChipType_enum", &["NVML_BRIDGE_CHIP_PLX", "NVML_BRIDGE_CHIP_BRO4"]),
     (
         "nvmlClockType_enum",
@@ -5276,7 +5394,7 @@ pub static MIN_ARCH: [(&str, &str, u32); 154usize] = [
 ];
 /// `(function, file)`: the functions the engine implements by hand
 /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
-pub static HAND_WRITTEN: [(&str, &str); 166usize] = [
+pub static HAND_WRITTEN: [(&str, &str); 159usize] = [
     ("nvmlComputeInstanceGetInfo", "engine/mig.rs"),
     ("nvmlComputeInstanceGetInfo_v2", "engine/mig.rs"),
     ("nvmlDeviceGetActiveVgpus", "engine/vgpu.rs"),
@@ -5285,7 +5403,6 @@ pub static HAND_WRITTEN: [(&str, &str); 166usize] = [
     ("nvmlDeviceGetAttributes_v2", "engine/mig.rs"),
     ("nvmlDeviceGetBAR1MemoryInfo", "engine/perf.rs"),
     ("nvmlDeviceGetBoardId", "engine/device.rs"),
-    ("nvmlDeviceGetBrand", "engine/device.rs"),
     ("nvmlDeviceGetClock", "engine/perf.rs"),
     ("nvmlDeviceGetClockInfo", "engine/perf.rs"),
     ("nvmlDeviceGetComputeInstanceId", "engine/mig.rs"),
@@ -5344,7 +5461,6 @@ pub static HAND_WRITTEN: [(&str, &str); 166usize] = [
     ("nvmlDeviceGetMigDeviceHandleByIndex", "engine/mig.rs"),
     ("nvmlDeviceGetMigMode", "engine/mig.rs"),
     ("nvmlDeviceGetMinMaxClockOfPState", "engine/perf.rs"),
-    ("nvmlDeviceGetMinorNumber", "engine/device.rs"),
     ("nvmlDeviceGetName", "engine/device.rs"),
     ("nvmlDeviceGetNumFans", "engine/perf.rs"),
     ("nvmlDeviceGetNumaNodeId", "engine/device.rs"),
@@ -5357,12 +5473,10 @@ pub static HAND_WRITTEN: [(&str, &str); 166usize] = [
     ("nvmlDeviceGetPciInfoExt", "engine/device.rs"),
     ("nvmlDeviceGetPciInfo_v2", "engine/device.rs"),
     ("nvmlDeviceGetPciInfo_v3", "engine/device.rs"),
-    ("nvmlDeviceGetPerformanceState", "engine/perf.rs"),
     ("nvmlDeviceGetPersistenceMode", "engine/perf.rs"),
     ("nvmlDeviceGetPgpuMetadataString", "engine/device.rs"),
     ("nvmlDeviceGetPowerManagementLimit", "engine/perf.rs"),
     ("nvmlDeviceGetPowerManagementLimitConstraints", "engine/perf.rs"),
-    ("nvmlDeviceGetPowerState", "engine/perf.rs"),
     ("nvmlDeviceGetPowerUsage", "engine/perf.rs"),
     ("nvmlDeviceGetProcessUtilization", "engine/processes.rs"),
     ("nvmlDeviceGetProcessesUtilizationInfo", "engine/processes.rs"),
@@ -5429,12 +5543,9 @@ pub static HAND_WRITTEN: [(&str, &str); 166usize] = [
     ("nvmlSystemEventSetFree", "engine/events.rs"),
     ("nvmlSystemEventSetWait", "engine/events.rs"),
     ("nvmlSystemGetCPER_v1", "engine/system.rs"),
-    ("nvmlSystemGetCudaDriverVersion", "engine/system.rs"),
-    ("nvmlSystemGetCudaDriverVersion_v2", "engine/system.rs"),
     ("nvmlSystemGetDriverBranch", "engine/system.rs"),
     ("nvmlSystemGetDriverVersion", "engine/system.rs"),
     ("nvmlSystemGetHicVersion", "engine/system.rs"),
-    ("nvmlSystemGetNVMLVersion", "engine/system.rs"),
     ("nvmlSystemGetProcessName", "engine/system.rs"),
     ("nvmlSystemGetTopologyGpuSet", "engine/system.rs"),
     ("nvmlSystemRegisterEvents", "engine/events.rs"),
