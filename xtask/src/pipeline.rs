@@ -154,6 +154,7 @@ fn apply_rules(model: Model, rules: &Rules, shown: &str, mock: &(MockRules, Stri
 
 /// The rules (read from `shown`) and the plan applied to a model, collecting their
 /// diagnostics: for rules adapted in memory (the corpus test adapts them to older headers).
+/// No function is hand-written in the mock (no mock table is read).
 pub fn plan_model(model: Model, rules: &Rules, shown: &str) -> Result<(Planned, Vec<Diag>)> {
     let mock = (MockRules::default(), String::new());
     rules_and_plan(model, rules, shown, &mock, &mut (), Strict::No, false)
