@@ -16,6 +16,7 @@ use crate::fetch::headers;
 use crate::history;
 use crate::model::Model;
 use crate::plan::{self, Plan};
+use crate::rules::mock::MockRules;
 use crate::rules::{self, Bindings, Rules};
 use crate::workspace::RULES_FILE;
 
@@ -94,6 +95,14 @@ pub fn load_rules(root: &Path, inputs: &Inputs) -> Result<(Rules, String)> {
     Ok((rules::load(&path)?, shown))
 }
 
+/// The mock's table (`mock.yaml` beside the rules file of `inputs`, see [`rules::mock`]) with
+/// its path as diagnostics name it; no file is the empty table.
+pub fn load_mock(root: &Path, inputs: &Inputs) -> Result<(MockRules, String)> {
+    let path = rules::mock::path_for_rules(&rules_path(root, inputs));
+    let shown = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+    Ok((rules::mock::load(&path)?, shown))
+}
+
 fn rules_path(root: &Path, inputs: &Inputs) -> PathBuf {
     inputs.rules.clone().unwrap_or_else(|| root.join(RULES_FILE))
 }
@@ -102,7 +111,8 @@ fn rules_path(root: &Path, inputs: &Inputs) -> PathBuf {
 pub fn bindings(root: &Path, inputs: &Inputs) -> Result<Bindings> {
     let model = header_model(root, inputs)?;
     let (rules, shown) = load_rules(root, inputs)?;
-    let (bindings, diags) = rules::apply(model, &rules, &shown);
+    let mock = load_mock(root, inputs)?;
+    let (bindings, diags) = apply_rules(model, &rules, &shown, &mock);
     diags.finish(inputs.verbose)?;
     Ok(bindings)
 }
@@ -131,19 +141,30 @@ enum Strict {
 fn stages(root: &Path, inputs: &Inputs, obs: &mut dyn Observer, strict: Strict) -> Result<(Planned, Vec<Diag>)> {
     let model = header_model_observed(root, inputs, obs)?;
     let (rules, shown) = load_rules(root, inputs)?;
-    rules_and_plan(model, &rules, &shown, obs, strict, inputs.verbose)
+    let mock = load_mock(root, inputs)?;
+    rules_and_plan(model, &rules, &shown, &mock, obs, strict, inputs.verbose)
+}
+
+/// The rules and the mock's table (read from the files shown) applied to a model.
+fn apply_rules(model: Model, rules: &Rules, shown: &str, mock: &(MockRules, String)) -> (Bindings, Diagnostics) {
+    let (mut bindings, mut diags) = rules::apply(model, rules, shown);
+    bindings.hand_written = rules::mock::apply(&bindings.model, &mock.0, &mock.1, &mut diags);
+    (bindings, diags)
 }
 
 /// The rules (read from `shown`) and the plan applied to a model, collecting their
 /// diagnostics: for rules adapted in memory (the corpus test adapts them to older headers).
+/// No function is hand-written in the mock (no mock table is read).
 pub fn plan_model(model: Model, rules: &Rules, shown: &str) -> Result<(Planned, Vec<Diag>)> {
-    rules_and_plan(model, rules, shown, &mut (), Strict::No, false)
+    let mock = (MockRules::default(), String::new());
+    rules_and_plan(model, rules, shown, &mock, &mut (), Strict::No, false)
 }
 
 fn rules_and_plan(
     model: Model,
     rules: &Rules,
     shown: &str,
+    mock: &(MockRules, String),
     obs: &mut dyn Observer,
     strict: Strict,
     verbose: bool,
@@ -157,7 +178,7 @@ fn rules_and_plan(
         Ok(())
     };
     let bindings = timed(obs, Phase::Rules, || {
-        let (bindings, diags) = rules::apply(model, rules, shown);
+        let (bindings, diags) = apply_rules(model, rules, shown, mock);
         end(diags)?;
         Ok(bindings)
     })?;

@@ -211,6 +211,51 @@ fn bad_rules_name_the_rule_and_the_file() {
     assert!(stderr.contains("rules phase failed with 2 error(s)"), "{stderr}");
 }
 
+/// The error of the pipeline for the basic fixture with `yaml` as its mock table
+/// (`mock.yaml` beside its rules).
+fn mock_error(yaml: &str) -> String {
+    let dir = scratch(&format!("mock-{:x}", yaml.len() * 31 + yaml.bytes().map(usize::from).sum::<usize>()));
+    let rules = dir.join("rules.yaml");
+    std::fs::copy(fixture("basic").join("rules.yaml"), &rules).unwrap();
+    std::fs::write(dir.join("mock.yaml"), yaml).unwrap();
+    let inputs = Inputs { rules: Some(rules), ..fixture_inputs("basic") };
+    format!("{:#}", xtask::pipeline::bindings(&project_root(), &inputs).unwrap_err())
+}
+
+#[test]
+fn bad_mock_tables_name_the_place() {
+    let e = mock_error(
+        "hand_written:
+  system: [nvmlInit_v2]
+answers: {}
+",
+    );
+    assert!(e.contains("mock.yaml:3:1: unknown field `answers`"), "{e}");
+    let e = mock_error(
+        "hand_written:
+  system: [nvmlInit_v2, nvmlNope]
+  device: [nvmlInit_v2]
+",
+    );
+    assert!(e.contains("rules phase failed with 2 error(s)"), "{e}");
+    let stderr = {
+        let dir = scratch("mock-cli");
+        let rules = dir.join("rules.yaml");
+        std::fs::copy(fixture("basic").join("rules.yaml"), &rules).unwrap();
+        std::fs::write(dir.join("mock.yaml"), "hand_written:\n  system: [nvmlNope]\n").unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["regen", "--check", "--header"])
+            .arg(fixture("basic").join("input.h"))
+            .arg("--rules")
+            .arg(&rules)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(stderr.contains("mock.yaml: hand_written.system: `nvmlNope` is not a function of the header"), "{stderr}");
+}
+
 /// The diagnostics `cargo xtask regen --check` prints for the basic fixture with `yaml` as
 /// its rules.
 fn regen_stderr(yaml: &str) -> String {

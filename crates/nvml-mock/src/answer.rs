@@ -24,19 +24,31 @@ use std::ffi::c_char;
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use crate::generated::answers::{ENUMS, FUNCTIONS, RECORDS};
-use crate::profile::constant;
+use crate::generated::names::CONSTANTS;
+use crate::generated::tables::{ENUMS, FUNCTIONS, RECORDS};
+use crate::schema::{Field, FunctionSchema, Output, RecordSchema, Shape, T};
 
-/// The kind of object a function is called on: its first parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ObjectKind {
-    System,
-    Device,
-    Unit,
-    GpuInstance,
-    ComputeInstance,
-    VgpuType,
-    VgpuInstance,
+/// What the answers from a profile's values (`generated/answers.rs`) ask of whoever answers
+/// the calls (the engine, or the hostile mode): the `Api` trait rests on it.
+pub trait Answer {
+    /// Called by every function that has no answer; returns the status the caller sees
+    /// (`NVML_ERROR_NOT_SUPPORTED`).
+    fn unimplemented(&self, function: &'static str) -> nvmlReturn_t;
+    /// The profile's values of `function` for `object` and the selector values, handed to
+    /// `write` (one value per output of the function's schema); returns `write`'s status, or
+    /// the error the profile gives (or `unimplemented` when it gives none).
+    fn answer(
+        &self,
+        function: &'static str,
+        object: Object,
+        selectors: &[i64],
+        write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
+    ) -> nvmlReturn_t;
+}
+
+/// Looks up an NVML constant by name.
+pub fn constant(name: &str) -> Option<i128> {
+    CONSTANTS.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| CONSTANTS[i].1)
 }
 
 /// The object a call is for: its handle, as the caller passed it.
@@ -49,72 +61,6 @@ pub enum Object {
     ComputeInstance(nvmlComputeInstance_t),
     VgpuType(nvmlVgpuTypeId_t),
     VgpuInstance(nvmlVgpuInstance_t),
-}
-
-/// A value type of the header, as a profile writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum T {
-    /// An integer: a number, or the name of an integer constant of the header.
-    Int {
-        signed: bool,
-        bits: u32,
-    },
-    Float,
-    /// An enum (the model's name): one of its constants by name, or a number.
-    Enum(&'static str),
-    /// A bit mask: constants by name (a list of them is OR-ed), or a number.
-    Flags,
-    /// `char[n]`: a string shorter than `n` bytes.
-    Chars(usize),
-    /// An output string buffer.
-    Str,
-    /// `elem[n]`: a list of at most `n` values (the rest are zero).
-    Array(&'static T, usize),
-    /// A record: its fields by name (absent ones are zero).
-    Record(&'static str),
-    /// A union: a mapping with one of its members.
-    Union(&'static str),
-}
-
-#[derive(Debug)]
-pub struct Field {
-    pub name: &'static str,
-    pub ty: T,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    /// One value through a pointer (or a string buffer).
-    Value,
-    /// NVML's count + array: a list.
-    List,
-}
-
-#[derive(Debug)]
-pub struct Output {
-    pub name: &'static str,
-    pub ty: T,
-    pub shape: Shape,
-}
-
-/// A function the mock answers from data.
-#[derive(Debug)]
-pub struct FunctionSchema {
-    pub name: &'static str,
-    pub object: ObjectKind,
-    /// Inputs by value that select the answer, in parameter order.
-    pub selectors: &'static [Field],
-    pub outputs: &'static [Output],
-    /// Other members of its versioned family answered from data: when a profile names none
-    /// of the function itself, it answers from theirs (records converted field by field).
-    pub family: &'static [&'static str],
-}
-
-#[derive(Debug)]
-pub struct RecordSchema {
-    pub name: &'static str,
-    pub union: bool,
-    pub fields: &'static [Field],
 }
 
 /// A checked value.
@@ -166,7 +112,7 @@ impl Val {
 
     /// The string, cut to fit a buffer of `size` bytes with its NUL.
     pub fn str_within(&self, size: u32) -> &str {
-        crate::engine::ffi::crop(self.str(), size as usize)
+        crate::ffi::crop(self.str(), size as usize)
     }
 
     pub fn items(&self) -> &[Val] {

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use nvml_sys::*;
 
 use crate::answer::{Entry, Val};
-use crate::generated::answers::MIN_ARCH;
 use crate::generated::names::CONSTANTS;
+use crate::generated::tables::MIN_ARCH;
 use crate::profile::{parse, Flat, Profile, BUILTIN};
 
 /// Hand-written answers that depend on a GPU's state: `(function, reason)`, for GPUs in MIG
@@ -71,9 +71,9 @@ fn code_name(code: nvmlReturn_t) -> String {
 fn selector_name(function: &str, level: usize, value: i64) -> String {
     let Some(schema) = crate::answer::schema(function) else { return value.to_string() };
     let Some(sel) = schema.selectors.get(level) else { return value.to_string() };
-    if let crate::answer::T::Enum(e) = sel.ty {
+    if let crate::schema::T::Enum(e) = sel.ty {
         if let Some(name) =
-            crate::answer::enum_constants(e).iter().find(|n| crate::profile::constant(n) == Some(value as i128))
+            crate::answer::enum_constants(e).iter().find(|n| crate::answer::constant(n) == Some(value as i128))
         {
             return name.to_string();
         }

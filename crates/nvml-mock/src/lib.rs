@@ -1,23 +1,36 @@
 //! A mock `libnvidia-ml.so`: every function of `nvml.h`, backed by YAML GPU profiles, so any
 //! NVML client runs without a GPU.
 //!
-//! - `generated/exports.rs` exports every symbol of the header (legacy names included) with its
-//!   exact C signature and hands each call, with the handle it is for, to the engine;
-//!   `generated/api.rs` is the trait those exports call: a getter whose outputs are values,
-//!   records, strings or lists answers from the profile's values (`generated/answers.rs`),
-//!   every other function `NVML_ERROR_NOT_SUPPORTED` unless the engine implements it;
-//!   `generated/history.rs` is the driver branch that introduced each function newer than the
-//!   oldest published header.
-//! - `engine/` is the hand-written behaviour, one module per area of the header: init/shutdown
-//!   reference counting, handles, NVML's buffer protocols, fault injection, older-driver
-//!   emulation, the MIG tree, processes and samples, field values, events, GPM.
-//! - The hostile mode (`NVML_MOCK_HOSTILE=<seed>`) answers every function like a lying driver
-//!   instead: random codes, counts and bytes, never written beyond what the caller passed
-//!   (`engine/hostile.rs`; `generated/hostile.rs` fills each function's outputs from its reading).
-//! - `profile.rs` loads a profile (and the bases it starts from); `answer.rs` checks its
-//!   function values against the header's types. `NVML_MOCK_PROFILE` names a built-in (`a100`,
-//!   `a100-r525`, `b200`, `gb200`, `h100`, `l40s`, `l40s-vgpu`, `t4`; default `h100`) or a YAML
-//!   file.
+//! The modules, bottom to top (the `# Layers` list below is the same order, as the workspace's
+//! house check reads it):
+//!
+//! - `ffi` (reading and writing through the caller's pointers with NVML's protocols; every
+//!   `unsafe` block), `schema` (the types of the function tables), `generated/names.rs` and
+//!   `generated/history.rs` (the header's constants and functions, and the driver branch that
+//!   introduced each function newer than the oldest published header);
+//! - `generated/tables.rs`: the schema of the functions answered from a profile's values, the
+//!   functions that need privilege or an architecture, and those written by hand
+//!   (`gen-config/mock.yaml`);
+//! - `answer`: a profile's function values checked against those tables, and the `Answer`
+//!   interface the generated answers read them through;
+//! - `profile`: loads a profile (and the bases it starts from). `NVML_MOCK_PROFILE` names a
+//!   built-in (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`, `l40s-vgpu`, `t4`;
+//!   default `h100`) or a YAML file;
+//! - `generated/answers.rs`: every getter whose outputs are values, records, strings or lists,
+//!   and that is not written by hand, answers from the profile's values;
+//! - `generated/api.rs`: the `Api` trait, one method per function; a getter of `answers.rs`
+//!   answers by default, every other function `NVML_ERROR_NOT_SUPPORTED`;
+//! - `engine/`: the hand-written behaviour, one module per area of the header: init/shutdown
+//!   reference counting, handles, fault injection, older-driver emulation, the MIG tree,
+//!   processes and samples, field values, events, GPM; and the hostile mode
+//!   (`NVML_MOCK_HOSTILE=<seed>`, `engine/hostile.rs`), which answers every function like a
+//!   lying driver instead: random codes, counts and bytes, never written beyond what the
+//!   caller passed;
+//! - `generated/dispatch.rs` (the engine's `Api`: each hand-written function calls its engine
+//!   module), `generated/hostile.rs` (the hostile mode's `Api`: each function's outputs filled
+//!   from its reading) and `generated/exports.rs` (every symbol of the header, legacy names
+//!   included, with its exact C signature, handing each call with the handle it is for to
+//!   the engine); `answers_doc` (the README's table of the answers that are not values);
 //! - [`testing`] helps tests of NVML clients: the path of the built mock, and a test run in a
 //!   child process with its own environment (the mock's state is per process).
 //!
@@ -33,16 +46,20 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `engine::ffi`, `generated::names`, `generated::history`: NVML's buffer protocols over raw
-//!    pointers; the header's names and the branch that introduced each function.
-//! 2. `answer`: the schema of the values a profile gives a function, and the values.
-//! 3. `profile`: a profile loaded (with its bases) and checked.
-//! 4. `generated::{api, answers}`: the `Api` trait, whose default methods answer from the
-//!    profile's values or `NOT_SUPPORTED`, and the functions that answer them.
-//! 5. `engine`: the hand-written behaviour.
-//! 6. `generated::{exports, hostile}`: the exported symbols and the hostile mode's answers.
-//! 7. `answers_doc`: the README's table of each profile's answers.
-//! 8. `testing`: helpers for tests of NVML clients.
+//! 1. `ffi`, `schema`, `generated::names`, `generated::history`: NVML's buffer protocols over
+//!    raw pointers, the types of the function tables, the header's names and the branch that
+//!    introduced each function.
+//! 2. `generated::tables`: the functions answered from a profile's values, and those written
+//!    by hand.
+//! 3. `answer`: a profile's function values checked against the tables, and the `Answer`
+//!    interface.
+//! 4. `profile`: a profile loaded (with its bases) and checked.
+//! 5. `generated::answers`: the getters that answer from the profile's values.
+//! 6. `generated::api`: the `Api` trait.
+//! 7. `engine`: the hand-written behaviour.
+//! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
+//!    symbols, the hostile mode's answers, and the README's table of each profile's answers.
+//! 9. `testing`: helpers for tests of NVML clients.
 
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]
@@ -50,15 +67,19 @@
 mod answer;
 mod answers_doc;
 mod engine;
+mod ffi;
 mod profile;
+mod schema;
 pub mod testing;
 
 #[rustfmt::skip] // written by the generator (prettyplease)
 mod generated {
     pub mod answers;
     pub mod api;
+    pub mod dispatch;
     pub mod exports;
     pub mod history;
     pub mod hostile;
     pub mod names;
+    pub mod tables;
 }

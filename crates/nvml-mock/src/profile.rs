@@ -3,10 +3,15 @@
 //! A profile has `system`, `device_defaults` and a `devices` list (one entry per GPU, each
 //! overriding the defaults), and may start from other profiles (`base`: built-in bases such as
 //! `base/hopper`, built-in profiles, or files), which it overrides mapping by mapping.
-//! Device values are flattened to dotted paths (`memory.total`) and checked against
-//! [`DEVICE_KEYS`] when the profile loads, so a typo or a wrong kind is an error naming its
-//! path. Keys that are function names (`nvmlDeviceGetMemoryBusWidth`) are that function's
-//! values, checked against the header's types (see [`crate::answer`]). A value a profile leaves
+//! One vocabulary of keys: a value that exactly one function answers is keyed by that
+//! function's name (`nvmlDeviceGetMemoryBusWidth`), a value several functions read by a dotted
+//! path (`memory.total`), whether the mock answers the function through generated code or by
+//! hand (the mock's README has the rule and its exceptions). Keys of the old vocabulary are
+//! load errors naming the new one ([`RENAMED`]). Device values are flattened to dotted paths
+//! and checked against [`DEVICE_KEYS`] when the profile loads, so a typo or a wrong kind is an
+//! error naming its path; so are the own values of the few hand-written functions that have
+//! one (`nvmlDeviceGetComputeMode`). Other function names are that function's values, checked
+//! against the header's types (see [`crate::answer`]). A value a profile leaves
 //! out means the GPU does not support that query: the engine answers
 //! `NVML_ERROR_NOT_SUPPORTED`, as the driver does. In strings, `{index}` is replaced by the
 //! device's index.
@@ -15,8 +20,11 @@ use std::collections::BTreeMap;
 
 use serde_yaml::{Mapping, Value};
 
-use crate::answer::{self, Entry, ObjectKind};
-use crate::generated::names::{CONSTANTS, FUNCTIONS};
+use crate::answer::constant;
+use crate::answer::{self, Entry};
+use crate::generated::names::FUNCTIONS;
+use crate::generated::tables::HAND_WRITTEN;
+use crate::schema::ObjectKind;
 
 /// The built-in profiles, by name.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -63,15 +71,28 @@ pub enum Kind {
     Map,
 }
 
-/// Every key a device may have, after flattening.
+/// Keys of the old vocabulary, `(old, new)`, as the `system` or a device writes them: what
+/// exactly one function answers is keyed by that function's name. An old key (or one under
+/// it) is a load error naming the new one.
+pub const RENAMED: &[(&str, &str)] = &[
+    ("brand", "nvmlDeviceGetBrand"),
+    ("compute_mode", "nvmlDeviceGetComputeMode"),
+    ("field_values", "nvmlDeviceGetFieldValues"),
+    ("minor_number", "nvmlDeviceGetMinorNumber"),
+    ("performance_state", "nvmlDeviceGetPerformanceState"),
+    ("pgpu_metadata", "nvmlDeviceGetPgpuMetadataString"),
+    ("system.cuda_driver_version", "system.nvmlSystemGetCudaDriverVersion"),
+    ("system.nvml_version", "system.nvmlSystemGetNVMLVersion"),
+];
+
+/// Every key a device may have, after flattening. Dotted paths (and the few plain keys) are
+/// values several functions read; a function's name is the value of that function alone,
+/// which the engine answers by hand.
 pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("name", Kind::Str),
-    ("brand", Kind::Const),
     ("uuid", Kind::Str),
     ("serial", Kind::Str),
-    ("pgpu_metadata", Kind::Str),
     ("board_id", Kind::UInt),
-    ("minor_number", Kind::UInt),
     ("numa_node", Kind::Int),
     ("pci.domain", Kind::UInt),
     ("pci.bus", Kind::UInt),
@@ -108,14 +129,12 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("temperature.gpu", Kind::UInt),
     ("temperature.memory", Kind::UInt),
     ("fans", Kind::List),
-    ("performance_state", Kind::UInt),
     ("utilization.gpu", Kind::UInt),
     ("utilization.memory", Kind::UInt),
     ("encoder.utilization", Kind::UInt),
     ("encoder.sampling_period_us", Kind::UInt),
     ("decoder.utilization", Kind::UInt),
     ("decoder.sampling_period_us", Kind::UInt),
-    ("compute_mode", Kind::Const),
     ("persistence_mode", Kind::Bool),
     ("ecc.enabled", Kind::Bool),
     ("ecc.pending", Kind::Bool),
@@ -152,17 +171,15 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("supported_events", Kind::List),
     ("supported_pstates", Kind::List),
     ("gpm", Kind::Map),
-    ("field_values", Kind::Map),
+    // Values of one function that the engine answers by hand, under the function's name.
+    ("nvmlDeviceGetComputeMode", Kind::Const),
+    ("nvmlDeviceGetFieldValues", Kind::Map),
+    ("nvmlDeviceGetPgpuMetadataString", Kind::Str),
 ];
 
 /// Keys of the `system` section.
-pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
-    ("driver_version", Kind::Str),
-    ("nvml_version", Kind::Str),
-    ("cuda_driver_version", Kind::Int),
-    ("privileged", Kind::Bool),
-    ("numa_cpus", Kind::Map),
-];
+pub const SYSTEM_KEYS: &[(&str, Kind)] =
+    &[("driver_version", Kind::Str), ("privileged", Kind::Bool), ("numa_cpus", Kind::Map)];
 
 const TOP_KEYS: &[&str] = &[
     "name",
@@ -180,11 +197,6 @@ const TOP_KEYS: &[&str] = &[
     "system_events",
     "cper_records",
 ];
-
-/// Looks up an NVML constant by name.
-pub fn constant(name: &str) -> Option<i128> {
-    CONSTANTS.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| CONSTANTS[i].1)
-}
 
 /// Values by dotted path, and function values by function name (prefixed by the path of the
 /// object they belong to: `mig.device.nvmlDeviceGetName`).
@@ -657,7 +669,7 @@ fn merge(base: &mut Value, over: &Value) {
     }
 }
 
-/// Whether a key names a function (`nvmlDevice...`), not a value (`nvml_version`).
+/// Whether a key names a function (`nvmlDevice...`), not a value (`driver_version`).
 fn is_function_name(key: &str) -> bool {
     key.strip_prefix("nvml").is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
 }
@@ -691,6 +703,11 @@ fn take_entries(flat: &mut Flat, kind: ObjectKind, shown_prefix: &str) -> Result
     let keys: Vec<String> =
         flat.0.keys().filter(|k| k.rsplit('.').next().is_some_and(is_function_name)).cloned().collect();
     for key in keys {
+        // A hand-written function's own value (`DEVICE_KEYS`) stays a value, unless it is an error.
+        let is_error = flat.0.get(&key).and_then(|v| answer::parse_error(v, &key)).is_some();
+        if kind == ObjectKind::Device && DEVICE_KEYS.iter().any(|(k, _)| *k == key) && !is_error {
+            continue;
+        }
         let Some(v) = flat.0.remove(&key) else { continue };
         // `null` removes a base's value.
         if v.is_null() {
@@ -720,7 +737,7 @@ pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &
     if let Some(e) = answer::parse_error(v, path) {
         return e;
     }
-    if crate::engine::HAND_WRITTEN.contains(&function) {
+    if HAND_WRITTEN.iter().any(|(f, _)| *f == function) {
         return Err(format!("{path}: the mock answers {function} from other values (see its README); a profile can only give it an error"));
     }
     let Some(schema) = answer::schema(function) else {
@@ -769,7 +786,14 @@ fn template(v: &mut Value, index: usize) {
 fn check_keys(flat: &Flat, schema: &[(&str, Kind)], shown_prefix: &str) -> Result<(), (String, String)> {
     for (k, v) in &flat.0 {
         let Some((_, kind)) = schema.iter().find(|(s, _)| s == k) else {
-            return Err((format!("{shown_prefix}{k}"), "unknown key".into()));
+            let shown = format!("{shown_prefix}{k}");
+            let renamed = RENAMED
+                .iter()
+                .find(|(old, _)| shown.strip_prefix(old).is_some_and(|rest| rest.is_empty() || rest.starts_with('.')));
+            if let Some((old, new)) = renamed {
+                return Err((shown.clone(), format!("`{old}` is now `{new}` (the value of that function alone, keyed by its name: see the mock's README)")));
+            }
+            return Err((shown, "unknown key".into()));
         };
         let ok = match kind {
             _ if v.is_null() => true,
@@ -826,6 +850,42 @@ mod tests {
         let e = parse(&format!("devices:\n  - {{memory: {{used: 400}}, {procs}}}\n"), "x.yaml").unwrap_err();
         assert_eq!(e, "profile x.yaml: devices[0].memory.used: 400 bytes, less than its processes' 500");
         assert!(parse(&format!("devices:\n  - {{memory: {{used: 500}}, {procs}}}\n"), "x.yaml").is_ok());
+    }
+
+    #[test]
+    fn old_keys_name_the_new_ones() {
+        let e = parse("devices:\n  - {brand: NVML_BRAND_NVIDIA}\n", "x.yaml").unwrap_err();
+        assert!(e.starts_with("profile x.yaml: devices[0].brand: `brand` is now `nvmlDeviceGetBrand`"), "{e}");
+        let e =
+            parse("device_defaults: {field_values: {NVML_FI_DEV_PCIE_REPLAY_COUNTER: 0}}\ndevices: [{}]\n", "x.yaml")
+                .unwrap_err();
+        assert!(e.contains("`field_values` is now `nvmlDeviceGetFieldValues`"), "{e}");
+        let e = parse("system: {nvml_version: '13.580.82.07'}\ndevices: [{}]\n", "x.yaml").unwrap_err();
+        assert!(
+            e.starts_with(
+                "profile x.yaml: system.nvml_version: `system.nvml_version` is now `system.nvmlSystemGetNVMLVersion`"
+            ),
+            "{e}"
+        );
+        for (old, new) in RENAMED {
+            let (section, key) = match old.strip_prefix("system.") {
+                Some(k) => ("system", k),
+                None => ("device_defaults", *old),
+            };
+            let e = parse(&format!("{section}: {{{key}: 1}}\ndevices: [{{}}]\n"), "x.yaml").unwrap_err();
+            assert!(e.contains(&format!("is now `{new}`")), "{old}: {e}");
+        }
+        // The new keys load: a hand-written function's own value stays a value, an error an error.
+        let p = parse(
+            "system: {nvmlSystemGetNVMLVersion: '13.580.82.07'}\ndevices:\n  - {nvmlDeviceGetComputeMode: NVML_COMPUTEMODE_DEFAULT, nvmlDeviceGetFieldValues: {NVML_FI_DEV_PCIE_REPLAY_COUNTER: 0}, nvmlDeviceGetPgpuMetadataString: {error: NVML_ERROR_NOT_SUPPORTED, reason: none}}\n",
+            "x.yaml",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let d = &p.devices[0];
+        assert_eq!(d.constant("nvmlDeviceGetComputeMode"), constant("NVML_COMPUTEMODE_DEFAULT"));
+        assert!(d.value("nvmlDeviceGetFieldValues").is_some_and(Value::is_mapping));
+        assert!(matches!(d.entry("", "nvmlDeviceGetPgpuMetadataString"), Some(Entry::Error { .. })));
+        assert!(p.system.entry("", "nvmlSystemGetNVMLVersion").is_some());
     }
 
     #[test]

@@ -16,10 +16,10 @@ fn profile(dir: &Path) -> PathBuf {
     for i in 0..8 {
         let extra = match i {
             0 => ", retired_pages: {single_bit: [0x1000, 0x2000, 0x3000], double_bit: [], pending: false}, supported_pstates: [NVML_PSTATE_0, NVML_PSTATE_8], memory: {used: 1612709888}, processes: {compute: [{pid: 4242, used_memory: 1073741824, name: python3}, {pid: 4250, used_memory: 536870912, name: trainer}], graphics: []}",
-            1 => ", pgpu_metadata: \"version=1;pgpuIndex=1\", nvmlDeviceGetEncoderSessions: [{sessionId: 1, pid: 4242, codecType: NVML_ENCODER_QUERY_H264, hResolution: 1920, vResolution: 1080, averageFps: 60, averageLatency: 1000}, {sessionId: 2, pid: 4250, codecType: NVML_ENCODER_QUERY_HEVC, hResolution: 3840, vResolution: 2160, averageFps: 30, averageLatency: 3000}]",
+            1 => ", nvmlDeviceGetPgpuMetadataString: \"version=1;pgpuIndex=1\", nvmlDeviceGetEncoderSessions: [{sessionId: 1, pid: 4242, codecType: NVML_ENCODER_QUERY_H264, hResolution: 1920, vResolution: 1080, averageFps: 60, averageLatency: 1000}, {sessionId: 2, pid: 4250, codecType: NVML_ENCODER_QUERY_HEVC, hResolution: 3840, vResolution: 2160, averageFps: 30, averageLatency: 3000}]",
             _ => "",
         };
-        devices.push_str(&format!("  - {{uuid: GPU-00000000-0000-0000-0000-00000000000{i}, serial: \"100{i}\", minor_number: {i}, board_id: {i}, numa_node: {}, pci: {{bus: {}}}{extra}}}\n", i / 4, 0x18 + i));
+        devices.push_str(&format!("  - {{uuid: GPU-00000000-0000-0000-0000-00000000000{i}, serial: \"100{i}\", nvmlDeviceGetMinorNumber: {i}, board_id: {i}, numa_node: {}, pci: {{bus: {}}}{extra}}}\n", i / 4, 0x18 + i));
     }
     let text = format!("name: header-protocols\nbase: [t4]\ndevice_defaults:\n  nvmlDeviceGetPgpuMetadataString: null\ndevices:\n{devices}");
     let path = dir.join("header-protocols.yaml");

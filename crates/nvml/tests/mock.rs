@@ -86,8 +86,8 @@ const H100_MEMORY_RESERVED: u64 = 579_862_528;
 fn h100_system_versions() {
     let Some(nvml) = in_profile("h100_system_versions", "h100") else { return };
     assert_eq!(nvml.driver_version().as_deref(), Ok("580.82.07"), "system.driver_version");
-    assert_eq!(nvml.nvml_version().as_deref(), Ok("13.580.82.07"), "system.nvml_version");
-    assert_eq!(nvml.cuda_driver_version(), Ok(13000), "system.cuda_driver_version");
+    assert_eq!(nvml.nvml_version().as_deref(), Ok("13.580.82.07"), "system.nvmlSystemGetNVMLVersion");
+    assert_eq!(nvml.cuda_driver_version(), Ok(13000), "system.nvmlSystemGetCudaDriverVersion");
     assert_eq!(nvml.device_count(), Ok(8), "the H100 profile has 8 devices");
 }
 
@@ -432,7 +432,7 @@ fn setters_change_what_getters_return() {
 fn t4_values_and_what_it_lacks() {
     let Some(nvml) = in_profile("t4_values_and_what_it_lacks", "t4") else { return };
     assert_eq!(nvml.driver_version().as_deref(), Ok("535.247.01"), "system.driver_version");
-    assert_eq!(nvml.cuda_driver_version(), Ok(12020), "system.cuda_driver_version");
+    assert_eq!(nvml.cuda_driver_version(), Ok(12020), "system.nvmlSystemGetCudaDriverVersion");
     assert_eq!(nvml.device_count(), Ok(8));
     let d = nvml.device_by_index(5).unwrap();
     assert_eq!(d.name().as_deref(), Ok("Tesla T4"), "name");
@@ -681,19 +681,23 @@ fn a_list_that_grows_is_fetched_again() {
 fn unknown_enum_values_are_kept() {
     let profile = profile_file(
         "odd-enums",
-        "name: odd\ndevices:\n  - {name: Odd GPU, compute_mode: 77, performance_state: 40, brand: 1234, ecc: {enabled: true, pending: false}}\n",
+        "name: odd\ndevices:\n  - {name: Odd GPU, nvmlDeviceGetComputeMode: 77, nvmlDeviceGetPerformanceState: 40, nvmlDeviceGetBrand: 1234, ecc: {enabled: true, pending: false}}\n",
     );
     let Some(nvml) = in_profile("unknown_enum_values_are_kept", &profile) else { return };
     let d = nvml.device_by_index(0).unwrap();
     let mode = d.compute_mode().unwrap();
-    assert_eq!(mode, ComputeMode(77), "compute_mode: 77");
+    assert_eq!(mode, ComputeMode(77), "nvmlDeviceGetComputeMode: 77");
     assert_eq!(mode.name(), None, "77 is not in the header");
     assert_eq!(format!("{mode:?}"), "ComputeMode(77)");
     let p = d.performance_state().unwrap();
-    assert_eq!((p, p.name()), (Pstates(40), None), "performance_state: 40");
+    assert_eq!((p, p.name()), (Pstates(40), None), "nvmlDeviceGetPerformanceState: 40");
     assert_eq!(format!("{p:?}"), "Pstates(40)");
     let brand = d.brand().unwrap();
-    assert_eq!((brand, format!("{brand:?}")), (BrandType(1234), "BrandType(1234)".to_string()), "brand: 1234");
+    assert_eq!(
+        (brand, format!("{brand:?}")),
+        (BrandType(1234), "BrandType(1234)".to_string()),
+        "nvmlDeviceGetBrand: 1234"
+    );
     // Known values keep their names.
     assert_eq!(
         format!("{:?}", d.ecc_mode().unwrap()),

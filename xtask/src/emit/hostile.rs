@@ -1,6 +1,7 @@
 //! `crates/nvml-mock/src/generated/hostile.rs`: the mock's hostile mode, `impl Api for
-//! Hostile`, one method per function of the header. Each answers a random code and writes the
-//! outputs of the function's reading in the plan with the helpers of the mock's
+//! Hostile` (and the `Answer` it rests on), one method per function of the header. Each
+//! answers a random code and writes the outputs of the function's reading in the plan with
+//! the helpers of the mock's
 //! `engine/hostile.rs`: capacities are read first (counts, string lengths, lengths by value),
 //! then values, arrays and strings are written within them, then counts are answered.
 //!
@@ -56,15 +57,15 @@ fn hostile(b: &Bindings, plan: &Plan) -> TokenStream {
         use core::ffi::*;
         use nvml_sys::*;
         use super::api::Api;
-        use super::super::answer::{Object, Val};
+        use super::super::answer::{Answer, Object, Val};
         use super::super::engine::hostile::Hostile;
 
-        #[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
-        impl Api for Hostile {
+        #[allow(unused_variables)]
+        impl Answer for Hostile {
             fn unimplemented(&self, function: &'static str) -> nvmlReturn_t {
                 self.code()
             }
-            // Every function is answered above, so the profile's values are never asked for.
+            // Every function is answered below, so the profile's values are never asked for.
             fn answer(
                 &self,
                 function: &'static str,
@@ -74,6 +75,10 @@ fn hostile(b: &Bindings, plan: &Plan) -> TokenStream {
             ) -> nvmlReturn_t {
                 self.code()
             }
+        }
+
+        #[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
+        impl Api for Hostile {
             #(#methods)*
         }
     }

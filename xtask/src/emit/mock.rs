@@ -1,9 +1,11 @@
 //! The mock library's export layer, `crates/nvml-mock/src/generated/`:
 //! - `api.rs`: the `Api` trait, one method per function of the header with its C signature;
-//!   each default body reports the call as unimplemented and answers `NOT_SUPPORTED`, so the
-//!   hand-written engine overrides only what it implements;
-//! - `answers.rs` ([`super::mock_answers`]): the getters answered from a profile's values, and
-//!   the schema the mock checks profiles against;
+//!   a getter answered from a profile's values calls its answer by default, every other
+//!   default reports the call as unimplemented and answers `NOT_SUPPORTED`;
+//! - `dispatch.rs`: `impl Api for Engine`, the functions the engine implements by hand
+//!   (`gen-config/mock.yaml`), each calling the function of its engine module;
+//! - `tables.rs` and `answers.rs` ([`super::mock_answers`]): the schema the mock checks
+//!   profiles against, and the getters answered from a profile's values;
 //! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
 //!   which hands the call, with the object it is called on, to the engine (or the hostile
 //!   library) through its `api_entry` guard;
@@ -29,8 +31,18 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    let files: [(&str, &str, TokenStream); 4] = [
+    let files: [(&str, &str, TokenStream); 6] = [
         ("api.rs", "The mock's engine interface: one method per function of nvml.h.", api(b, plan)),
+        (
+            "dispatch.rs",
+            "The functions the mock's engine implements by hand (gen-config/mock.yaml), dispatched to it.",
+            dispatch(b),
+        ),
+        (
+            "tables.rs",
+            "The schema of the functions the mock answers from a profile's values, and per-function facts.",
+            super::mock_answers::tables(b, plan),
+        ),
         (
             "answers.rs",
             "The functions the mock answers from a profile's values, and their schema.",
@@ -151,51 +163,59 @@ fn api(b: &Bindings, plan: &Plan) -> TokenStream {
             let fallback = fallback(&f.ret);
             quote!({ self.unimplemented(#s); #fallback })
         };
-        let doc = format!(" `{s}`{}.", if f.legacy { " (legacy symbol)" } else { "" });
+        let legacy = if f.legacy { " (legacy symbol)" } else { "" };
+        let doc = match b.hand_written.get(&f.name) {
+            Some(module) => format!(" `{s}`{legacy}: implemented by hand, in `engine/{module}.rs`."),
+            None => format!(" `{s}`{legacy}."),
+        };
         quote! {
             #[doc = #doc]
             fn #name(&self, #(#decls),*) #ret { #body }
         }
     });
-    let arms = b.model.functions.values().map(|f| {
-        let name = ident(&f.name);
-        let (decls, names) = params(f);
-        let ret = ret_ty(&f.ret);
-        quote! {
-            (@one $m:ident #name) => {
-                fn #name(&self, #(#decls),*) #ret { $m::#name(self, #(#names),*) }
-            };
-        }
-    });
     quote! {
         use core::ffi::*;
         use nvml_sys::*;
-        use super::super::answer::{Object, Val};
-
-        /// Implements methods of [`Api`] inside an `impl Api for ...` block, each by calling the
-        /// function of the same name in the module named before it, with the C parameters
-        /// after the implementor: `delegate!(device::nvmlDeviceGetName, mig::nvmlDeviceGetMigMode)`.
-        /// The C types must be in scope where it is invoked (`core::ffi::*`, `nvml_sys::*`).
-        macro_rules! delegate {
-            ($($m:ident :: $f:ident),* $(,)?) => { $( delegate!(@one $m $f); )* };
-            #(#arms)*
-        }
-        pub(crate) use delegate;
+        use super::super::answer::Answer;
 
         /// The functions of nvml.h as methods of the mock's engine. Pointer arguments come
         /// straight from the C caller; implementations check them before use.
         ///
         /// A getter whose outputs are values, records, strings or lists answers from the
-        /// profile by default (`answers.rs`); every other default answers `unimplemented`.
+        /// profile by default (`answers.rs`), unless the engine implements it by hand
+        /// (`dispatch.rs`); every other default answers `unimplemented`.
         #[allow(unused_variables, clippy::too_many_arguments)]
-        pub trait Api {
-            /// Called by every method the engine does not implement; returns the status the
-            /// caller sees (`NVML_ERROR_NOT_SUPPORTED`).
-            fn unimplemented(&self, function: &'static str) -> nvmlReturn_t;
-            /// The profile's values of `function` for `object` and the selector values, handed
-            /// to `write` (one value per output of the function's schema); returns `write`'s
-            /// status, or the error the profile gives (or `unimplemented` when it gives none).
-            fn answer(&self, function: &'static str, object: Object, selectors: &[i64], write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>) -> nvmlReturn_t;
+        pub trait Api: Answer {
+            #(#methods)*
+        }
+    }
+}
+
+/// `impl Api for Engine`: each function of `gen-config/mock.yaml` calls the function of the
+/// same name in its engine module, with the C parameters after the engine.
+fn dispatch(b: &Bindings) -> TokenStream {
+    let modules: std::collections::BTreeSet<String> = b.hand_written.values().cloned().collect();
+    let modules = modules.iter().map(|m| ident(m));
+    let methods = b.hand_written.iter().filter_map(|(f, module)| {
+        let f = b.model.functions.get(f)?;
+        let (name, m) = (ident(&f.name), ident(module));
+        let (decls, names) = params(f);
+        let ret = ret_ty(&f.ret);
+        let doc = format!(" `{}`: `engine/{module}.rs`.", f.name);
+        Some(quote! {
+            #[doc = #doc]
+            fn #name(&self, #(#decls),*) #ret { #m::#name(self, #(#names),*) }
+        })
+    });
+    quote! {
+        use core::ffi::*;
+        use nvml_sys::*;
+        use super::api::Api;
+        use super::super::engine::Engine;
+        use super::super::engine::{#(#modules),*};
+
+        #[allow(clippy::too_many_arguments)]
+        impl Api for Engine {
             #(#methods)*
         }
     }

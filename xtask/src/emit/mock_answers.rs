@@ -1,18 +1,21 @@
-//! The mock's data layer, `crates/nvml-mock/src/generated/answers.rs`: every getter whose
-//! outputs are plain values, records, strings or lists answers from the profile through code
-//! written here.
+//! The mock's data layer: every getter whose outputs are plain values, records, strings or
+//! lists, and that the engine does not implement by hand (`gen-config/mock.yaml`), answers
+//! from the profile through code written here.
 //!
-//! For each such function the file has
-//! - a schema entry ([`FUNCTIONS`]): the object it is called on, its selectors (inputs by
-//!   value, which index the profile's values), and its outputs by the header's parameter names,
-//!   with their types; the mock's profile loader checks a profile against it (a misspelt
-//!   function, parameter, field or constant is a load error naming the key);
-//! - the answer itself: the function checks its out-pointers, asks the engine for the
-//!   profile's values (`Api::answer`) and writes them through the pointers with NVML's
-//!   protocols (a record's version, a string's length, a list's two calls).
+//! For each such function
+//! - `generated/tables.rs` ([`tables`]) has a schema entry (`FUNCTIONS`): the object it is
+//!   called on, its selectors (inputs by value, which index the profile's values), and its
+//!   outputs by the header's parameter names, with their types; the mock's profile loader
+//!   checks a profile against it (a misspelt function, parameter, field or constant is a load
+//!   error naming the key). The same file lists the records and enums of those values, the
+//!   functions that need privilege or an architecture, and the hand-written functions;
+//! - `generated/answers.rs` ([`answers`]) has the answer itself: the function checks its
+//!   out-pointers, asks the engine for the profile's values (`Answer::answer`) and writes them
+//!   through the pointers with NVML's protocols (a record's version, a string's length, a
+//!   list's two calls).
 //!
-//! The `Api` trait's default method of such a function calls its answer; the engine overrides
-//! the functions that need behaviour instead.
+//! The `Api` trait's default method of such a function calls its answer; no hand-written
+//! function has one.
 //!
 //! What each parameter is for comes from the plan ([`readings`], the one place this module
 //! reads it).
@@ -142,18 +145,6 @@ fn readings(plan: &Plan) -> BTreeMap<&str, &[ParamPlan]> {
     out
 }
 
-/// Functions the engine answers by hand whatever their shape, so no profile value may name
-/// them: their outputs derive from other values (statistics of a session list, the pages'
-/// retirement times).
-const NOT_DATA: &[&str] = &[
-    // Three scalars (`sessionCount`, `averageFps`, `averageLatency`), derived from the session
-    // list of `nvmlDeviceGetEncoderSessions` / `nvmlVgpuInstanceGetEncoderSessions`.
-    "nvmlDeviceGetEncoderStats",
-    "nvmlVgpuInstanceGetEncoderStats",
-    // A page count with two arrays of that count (`addresses`, `timestamps`).
-    "nvmlDeviceGetRetiredPages_v2",
-];
-
 /// Every function the mock can answer from data, in name order.
 fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
     let plans = readings(plan);
@@ -161,7 +152,8 @@ fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
     let mut out = Vec::new();
     'functions: for f in m.functions.values() {
         let Some(params) = plans.get(f.name.as_str()) else { continue };
-        if NOT_DATA.contains(&f.name.as_str()) || !is_query(&f.name) {
+        // A function the engine implements by hand (`gen-config/mock.yaml`) has that answer only.
+        if b.hand_written.contains_key(&f.name) || !is_query(&f.name) {
             continue;
         }
         let mut object = Object::System;
@@ -362,13 +354,12 @@ fn field_ty(m: &Model, b: &Bindings, record: &str, field: &str, ty: &Ty) -> Opti
     }
 }
 
-/// `answers.rs`.
-pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
+/// The records and enums the values of `functions` are made of, by name.
+fn value_types(b: &Bindings, functions: &[Reading]) -> (BTreeSet<String>, BTreeSet<String>) {
     let m = &b.model;
-    let functions = data_functions(b, plan);
     let mut records = BTreeSet::new();
     let mut enums = BTreeSet::new();
-    for r in &functions {
+    for r in functions {
         for (_, t) in &r.selectors {
             collect(m, b, t, &mut records, &mut enums);
         }
@@ -379,6 +370,15 @@ pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
             }
         }
     }
+    (records, enums)
+}
+
+/// `tables.rs`: the schema of the functions answered from data, and the other per-function
+/// facts the mock reads (privilege, architecture, hand-written).
+pub fn tables(b: &Bindings, plan: &Plan) -> TokenStream {
+    let m = &b.model;
+    let functions = data_functions(b, plan);
+    let (records, enums) = value_types(b, &functions);
     let shapes: BTreeMap<&str, String> = functions.iter().map(|r| (r.f.name.as_str(), shape_key(r))).collect();
     let schema_fns = functions.iter().map(|r| schema_entry(b, r, &shapes));
     let fn_count = functions.len();
@@ -419,18 +419,17 @@ pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
         .collect();
     let arch_count = min_arch.len();
     let priv_count = privileged.len();
-    let writers = functions.iter().map(|r| writer(m, r));
-    let builders = records.iter().map(|r| builder(m, b, r));
+    let hand: Vec<TokenStream> = b
+        .hand_written
+        .iter()
+        .map(|(f, module)| {
+            let file = format!("engine/{module}.rs");
+            quote!((#f, #file))
+        })
+        .collect();
+    let hand_count = hand.len();
     quote! {
-        // Values convert with `as` to whatever C type a field has, the same one included.
-        #![allow(clippy::unnecessary_cast)]
-
-        use core::ffi::*;
-        use nvml_sys::*;
-        use super::api::Api;
-        use super::super::answer::{Field, FunctionSchema, Object, ObjectKind, Output, RecordSchema, Shape, Val, T};
-        use super::super::answer::{array, chars};
-        use super::super::engine::ffi::{check_version, put, put_list, put_sized_str, put_str};
+        use super::super::schema::{Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T};
 
         /// Every function the mock answers from a profile's values, sorted by name.
         pub static FUNCTIONS: [FunctionSchema; #fn_count] = [#(#schema_fns),*];
@@ -447,6 +446,28 @@ pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
         /// `(function, architecture, NVML_DEVICE_ARCH_*)` for the device functions whose
         /// documentation says "For <architecture> or newer", sorted by function.
         pub static MIN_ARCH: [(&str, &str, u32); #arch_count] = [#(#min_arch),*];
+
+        /// `(function, file)`: the functions the engine implements by hand
+        /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
+        pub static HAND_WRITTEN: [(&str, &str); #hand_count] = [#(#hand),*];
+    }
+}
+
+/// `answers.rs`: the answer of every function answered from data.
+pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
+    let m = &b.model;
+    let functions = data_functions(b, plan);
+    let (records, _) = value_types(b, &functions);
+    let writers = functions.iter().map(|r| writer(m, r));
+    let builders = records.iter().map(|r| builder(m, b, r));
+    quote! {
+        // Values convert with `as` to whatever C type a field has, the same one included.
+        #![allow(clippy::unnecessary_cast)]
+
+        use core::ffi::*;
+        use nvml_sys::*;
+        use super::super::answer::{array, chars, Answer, Object, Val};
+        use super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 
         #(#writers)*
 
@@ -610,7 +631,7 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
                 // The caller's record: kept where the profile gives no value (an input, the
                 // version), or zeros.
                 let start = if *inout || has_version_field(m, r) {
-                    quote!(let mut x: #rt = super::super::engine::ffi::get(#p)?;)
+                    quote!(let mut x: #rt = super::super::ffi::get(#p)?;)
                 } else {
                     quote!(let mut x = #rt::default();)
                 };
@@ -665,7 +686,7 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[allow(clippy::too_many_arguments, unused_variables)]
-        pub fn #name<A: Api + ?Sized>(a: &A, #(#decls),*) -> nvmlReturn_t {
+        pub fn #name<A: Answer + ?Sized>(a: &A, #(#decls),*) -> nvmlReturn_t {
             #null_check
             #(#versions)*
             a.answer(#fname, #object, &[#(#selectors),*], &mut |v: &[Val]| {

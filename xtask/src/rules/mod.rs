@@ -11,6 +11,7 @@
 //! the plan stage (`xtask/src/plan/reading.rs`); this stage checks each rule against the model.
 
 pub mod areas;
+pub mod mock;
 pub mod names;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -247,6 +248,9 @@ pub struct Bindings {
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
     /// Which generated file each item goes to.
     pub areas: areas::Areas,
+    /// Function → the module of the mock's engine that implements it by hand
+    /// (`gen-config/mock.yaml`, see [`mock`]); empty until the pipeline reads that file.
+    pub hand_written: BTreeMap<String, String>,
 }
 
 /// Reads and parses a rules file; YAML errors carry the file, line and column.
@@ -310,6 +314,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         tagged_values: rules.tagged_values.clone(),
         struct_versions,
         absent_fields,
+        hand_written: BTreeMap::new(),
     };
     (bindings, d)
 }

@@ -1,103 +1,14 @@
-//! The engine as the generated `Api` trait: the functions written by hand, listed once by
-//! area (the macro below implements them and names them in [`HAND_WRITTEN`]), and the answers
-//! from the profile's values that every other getter reads through [`Api::answer`].
-
-use core::ffi::*;
+//! The engine as the generated answers see it ([`Answer`]): the profile's values that every
+//! getter answered from data reads. The functions the engine implements by hand are listed
+//! in `gen-config/mock.yaml`, and `generated/dispatch.rs` makes them the engine's `Api`
+//! methods.
 
 use nvml_sys::*;
 
-use super::{device, ecc, events, fields, gpm, mig, nvlink, perf, processes, system, vgpu, Engine};
-use crate::answer::{Entry, Object, Val};
-use crate::generated::api::{delegate, Api};
+use super::Engine;
+use crate::answer::{Answer, Entry, Object, Val};
 
-/// The functions the engine implements by hand, by the module that does. `$then` receives
-/// the list: `delegate` implements the `Api` methods, `names` lists them.
-macro_rules! hand_written {
-    ($then:ident) => {
-        $then! {
-            // Initialisation, errors, system.
-            system::nvmlInit, system::nvmlInit_v2, system::nvmlInitWithFlags, system::nvmlShutdown, system::nvmlErrorString,
-            system::nvmlSystemGetDriverVersion, system::nvmlSystemGetNVMLVersion, system::nvmlSystemGetDriverBranch,
-            system::nvmlSystemGetCudaDriverVersion, system::nvmlSystemGetCudaDriverVersion_v2, system::nvmlSystemGetProcessName,
-            system::nvmlSystemGetCPER_v1, system::nvmlSystemGetTopologyGpuSet, system::nvmlSystemGetHicVersion,
-            system::nvmlUnitGetCount, system::nvmlUnitGetHandleByIndex, system::nvmlUnitGetDevices,
-            // Enumeration, identity, PCI, topology.
-            device::nvmlDeviceGetCount, device::nvmlDeviceGetCount_v2, device::nvmlDeviceGetHandleByIndex,
-            device::nvmlDeviceGetHandleByIndex_v2, device::nvmlDeviceGetHandleByUUID, device::nvmlDeviceGetHandleByUUIDV,
-            device::nvmlDeviceGetHandleBySerial, device::nvmlDeviceGetHandleByPciBusId, device::nvmlDeviceGetHandleByPciBusId_v2,
-            device::nvmlDeviceGetIndex, device::nvmlDeviceGetName, device::nvmlDeviceGetUUID, device::nvmlDeviceGetSerial,
-            device::nvmlDeviceGetBrand, device::nvmlDeviceValidateInforom, device::nvmlDeviceGetPgpuMetadataString, device::nvmlDeviceGetBoardId, device::nvmlDeviceGetMinorNumber, device::nvmlDeviceGetNumaNodeId,
-            device::nvmlDeviceGetPciInfo, device::nvmlDeviceGetPciInfo_v2, device::nvmlDeviceGetPciInfo_v3, device::nvmlDeviceGetPciInfoExt,
-            device::nvmlDeviceGetTopologyCommonAncestor, device::nvmlDeviceGetTopologyNearestGpus, device::nvmlDeviceGetP2PStatus,
-            device::nvmlDeviceOnSameBoard, device::nvmlDeviceGetCpuAffinity, device::nvmlDeviceGetCpuAffinityWithinScope,
-            device::nvmlDeviceGetMemoryAffinity,
-            // Memory, clocks, power, thermal, utilisation, modes.
-            perf::nvmlDeviceGetMemoryInfo, perf::nvmlDeviceGetMemoryInfo_v2, perf::nvmlDeviceGetBAR1MemoryInfo,
-            perf::nvmlDeviceGetMemoryLimits_v1, perf::nvmlDeviceSetMemoryLimits_v1, perf::nvmlDeviceGetClockInfo,
-            perf::nvmlDeviceGetMaxClockInfo, perf::nvmlDeviceGetClock, perf::nvmlDeviceGetMaxCustomerBoostClock,
-            perf::nvmlDeviceGetApplicationsClock, perf::nvmlDeviceGetDefaultApplicationsClock, perf::nvmlDeviceSetApplicationsClocks,
-            perf::nvmlDeviceResetApplicationsClocks, perf::nvmlDeviceGetSupportedMemoryClocks, perf::nvmlDeviceGetSupportedGraphicsClocks,
-            perf::nvmlDeviceGetPowerUsage, perf::nvmlDeviceGetPowerManagementLimit, perf::nvmlDeviceGetEnforcedPowerLimit,
-            perf::nvmlDeviceGetPowerManagementLimitConstraints, perf::nvmlDeviceSetPowerManagementLimit,
-            perf::nvmlDeviceGetTotalEnergyConsumption, perf::nvmlDeviceGetPerformanceState, perf::nvmlDeviceGetPowerState,
-            perf::nvmlDeviceGetSupportedPerformanceStates, perf::nvmlDeviceGetMinMaxClockOfPState, perf::nvmlDeviceGetDynamicPstatesInfo,
-            perf::nvmlDeviceGetThermalSettings, perf::nvmlDeviceGetTemperature, perf::nvmlDeviceGetTemperatureV,
-            perf::nvmlDeviceGetNumFans, perf::nvmlDeviceGetFanSpeed, perf::nvmlDeviceGetFanSpeed_v2, perf::nvmlDeviceGetUtilizationRates,
-            perf::nvmlDeviceGetEncoderUtilization, perf::nvmlDeviceGetDecoderUtilization, perf::nvmlDeviceGetSamples,
-            perf::nvmlDeviceGetComputeMode, perf::nvmlDeviceSetComputeMode, perf::nvmlDeviceGetPersistenceMode,
-            perf::nvmlDeviceSetPersistenceMode,
-            // ECC, retired pages, remapped rows.
-            ecc::nvmlDeviceGetEccMode, ecc::nvmlDeviceGetTotalEccErrors, ecc::nvmlDeviceGetMemoryErrorCounter,
-            ecc::nvmlDeviceGetDetailedEccErrors, ecc::nvmlDeviceGetRetiredPages, ecc::nvmlDeviceGetRetiredPages_v2,
-            ecc::nvmlDeviceGetRetiredPagesPendingStatus, ecc::nvmlDeviceGetRemappedRows, ecc::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts,
-            // NVLink.
-            nvlink::nvmlDeviceGetNvLinkState, nvlink::nvmlDeviceGetNvLinkVersion, nvlink::nvmlDeviceGetNvLinkRemotePciInfo,
-            nvlink::nvmlDeviceGetNvLinkRemotePciInfo_v2,
-            // Processes.
-            processes::nvmlDeviceGetComputeRunningProcesses, processes::nvmlDeviceGetComputeRunningProcesses_v2,
-            processes::nvmlDeviceGetComputeRunningProcesses_v3, processes::nvmlDeviceGetGraphicsRunningProcesses,
-            processes::nvmlDeviceGetGraphicsRunningProcesses_v2, processes::nvmlDeviceGetGraphicsRunningProcesses_v3,
-            processes::nvmlDeviceGetMPSComputeRunningProcesses, processes::nvmlDeviceGetMPSComputeRunningProcesses_v2,
-            processes::nvmlDeviceGetMPSComputeRunningProcesses_v3, processes::nvmlDeviceGetRunningProcessDetailList,
-            processes::nvmlDeviceGetProcessesUtilizationInfo, processes::nvmlDeviceGetProcessUtilization,
-            // Field values.
-            fields::nvmlDeviceGetFieldValues,
-            // MIG.
-            mig::nvmlDeviceGetMigMode, mig::nvmlDeviceGetMaxMigDeviceCount, mig::nvmlDeviceGetGpuInstanceProfileInfo,
-            mig::nvmlDeviceGetGpuInstanceProfileInfoV, mig::nvmlDeviceGetGpuInstanceProfileInfoByIdV, mig::nvmlDeviceGetGpuInstances,
-            mig::nvmlDeviceGetGpuInstanceById, mig::nvmlDeviceGetGpuInstancePossiblePlacements,
-            mig::nvmlDeviceGetGpuInstancePossiblePlacements_v2, mig::nvmlDeviceGetGpuInstanceRemainingCapacity,
-            mig::nvmlGpuInstanceGetInfo, mig::nvmlGpuInstanceGetComputeInstanceProfileInfo,
-            mig::nvmlGpuInstanceGetComputeInstanceProfileInfoV, mig::nvmlGpuInstanceGetComputeInstances,
-            mig::nvmlGpuInstanceGetComputeInstanceById, mig::nvmlGpuInstanceGetComputeInstancePossiblePlacements,
-            mig::nvmlGpuInstanceGetComputeInstanceRemainingCapacity, mig::nvmlComputeInstanceGetInfo, mig::nvmlComputeInstanceGetInfo_v2,
-            mig::nvmlDeviceGetMigDeviceHandleByIndex, mig::nvmlDeviceIsMigDeviceHandle, mig::nvmlDeviceGetDeviceHandleFromMigDeviceHandle,
-            mig::nvmlDeviceGetGpuInstanceId, mig::nvmlDeviceGetComputeInstanceId, mig::nvmlDeviceGetAttributes, mig::nvmlDeviceGetAttributes_v2,
-            // Events.
-            events::nvmlEventSetCreate, events::nvmlDeviceGetSupportedEventTypes, events::nvmlDeviceRegisterEvents,
-            events::nvmlEventSetWait, events::nvmlEventSetWait_v2, events::nvmlEventSetFree, events::nvmlSystemEventSetCreate,
-            events::nvmlSystemRegisterEvents, events::nvmlSystemEventSetWait, events::nvmlSystemEventSetFree,
-            // GPM.
-            gpm::nvmlGpmSampleAlloc, gpm::nvmlGpmSampleFree, gpm::nvmlGpmSampleGet, gpm::nvmlGpmMigSampleGet, gpm::nvmlGpmMetricsGet,
-            // vGPU and video sessions.
-            vgpu::nvmlDeviceGetActiveVgpus, vgpu::nvmlDeviceGetEncoderStats, vgpu::nvmlVgpuInstanceGetEncoderStats,
-            vgpu::nvmlDeviceGetCreatableVgpus, vgpu::nvmlDeviceGetVgpuTypeSupportedPlacements,
-            vgpu::nvmlDeviceGetVgpuTypeCreatablePlacements, vgpu::nvmlDeviceGetVgpuUtilization,
-            vgpu::nvmlDeviceGetVgpuInstancesUtilizationInfo, vgpu::nvmlDeviceGetVgpuProcessesUtilizationInfo,
-            vgpu::nvmlVgpuInstanceGetMetadata, vgpu::nvmlDeviceGetVgpuMetadata, vgpu::nvmlGetVgpuCompatibility,
-        }
-    };
-}
-
-/// `["nvmlInit", ...]` from the list.
-macro_rules! names {
-    ($($m:ident :: $f:ident),* $(,)?) => { &[$(stringify!($f)),*] };
-}
-
-/// The functions the engine implements by hand: a profile can give them only an error.
-pub const HAND_WRITTEN: &[&str] = hand_written!(names);
-
-impl Api for Engine {
+impl Answer for Engine {
     fn unimplemented(&self, function: &'static str) -> nvmlReturn_t {
         self.report_unimplemented(function)
     }
@@ -120,13 +31,11 @@ impl Api for Engine {
             };
         }
         match sys.entry(function, object).map(|e| e.select(selectors)) {
-            Some(Some(Entry::Values(v))) => super::ffi::code(write(v)),
+            Some(Some(Entry::Values(v))) => crate::ffi::code(write(v)),
             Some(Some(Entry::Error { code, .. })) => *code,
             // A selector value the profile does not list.
             Some(Some(Entry::Select { .. }) | None) => NVML_ERROR_NOT_SUPPORTED,
             None => self.unimplemented(function),
         }
     }
-
-    hand_written!(delegate);
 }

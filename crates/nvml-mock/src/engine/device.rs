@@ -6,12 +6,12 @@ use std::ffi::{c_char, c_int, c_uint, c_ulong};
 
 use nvml_sys::*;
 
-use super::ffi::{
+use super::mig::{mig_name, mig_uuid};
+use super::{need, Device, DeviceRef, Engine, System};
+use crate::ffi::{
     chars_str, check_version, get, put, put_filled, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars,
     Status,
 };
-use super::mig::{mig_name, mig_uuid};
-use super::{need, Device, DeviceRef, Engine, System};
 
 pub fn nvmlDeviceGetCount(e: &Engine, count: *mut c_uint) -> nvmlReturn_t {
     e.with(|s| put(count, s.devices.len() as c_uint))
@@ -131,14 +131,14 @@ pub fn nvmlDeviceGetSerial(e: &Engine, device: nvmlDevice_t, serial: *mut c_char
     e.dev(device, |_, d| put_str(serial, length, need(d.spec.str("serial"))?))
 }
 
-/// The opaque metadata of a vGPU-capable GPU: `pgpu_metadata`.
+/// The opaque metadata of a vGPU-capable GPU: the profile's `nvmlDeviceGetPgpuMetadataString`.
 pub fn nvmlDeviceGetPgpuMetadataString(
     e: &Engine,
     device: nvmlDevice_t,
     metadata: *mut c_char,
     size: *mut c_uint,
 ) -> nvmlReturn_t {
-    e.dev(device, |_, d| put_sized_str(metadata, size, need(d.spec.str("pgpu_metadata"))?))
+    e.dev(device, |_, d| put_sized_str(metadata, size, need(d.spec.str("nvmlDeviceGetPgpuMetadataString"))?))
 }
 
 /// The infoROM's checksum is valid.
@@ -146,16 +146,8 @@ pub fn nvmlDeviceValidateInforom(e: &Engine, device: nvmlDevice_t) -> nvmlReturn
     e.dev(device, |_, _| Ok(()))
 }
 
-pub fn nvmlDeviceGetBrand(e: &Engine, device: nvmlDevice_t, brand: *mut nvmlBrandType_t) -> nvmlReturn_t {
-    e.any_dev(device, |_, d| put(brand, need(d.gpu().spec.constant("brand"))? as nvmlBrandType_t))
-}
-
 pub fn nvmlDeviceGetBoardId(e: &Engine, device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
     e.dev(device, |_, d| put(id, need(d.spec.u32("board_id"))?))
-}
-
-pub fn nvmlDeviceGetMinorNumber(e: &Engine, device: nvmlDevice_t, minor: *mut c_uint) -> nvmlReturn_t {
-    e.dev(device, |_, d| put(minor, need(d.spec.u32("minor_number"))?))
 }
 
 pub fn nvmlDeviceGetNumaNodeId(e: &Engine, device: nvmlDevice_t, node: *mut c_uint) -> nvmlReturn_t {

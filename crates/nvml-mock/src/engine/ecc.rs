@@ -6,8 +6,8 @@ use std::ffi::c_uint;
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{check_version, get, put, put_items, put_list, put_list_in, Status};
 use super::{enable, need, Device, Engine};
+use crate::ffi::{check_version, get, put, put_items, put_list, put_list_in, Status};
 
 /// The time stamp (µs since the epoch: 2023-11-14 22:13:20 UTC) of the first retired page.
 const RETIRED_AT_US: u64 = 1_700_000_000_000_000;

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use nvml_sys::*;
 
-use super::ffi::{check_version, get, put, put_items};
 use super::{entry, need, Device, Engine};
 use crate::answer::Object;
+use crate::ffi::{check_version, get, put, put_items};
 use crate::profile::{const_value, EventSpec, SystemEventSpec};
 
 /// One queued event: device index, type, data.

@@ -1,7 +1,8 @@
 //! Field values (`nvmlDeviceGetFieldValues`): each field reads the value its getter answers
 //! (ECC and retired-page counters, remapped rows, power, energy, temperatures and their
 //! thresholds, PCIe replays, NVLink state and counters), so the two never disagree. The
-//! profile's `field_values` gives the fields no getter has (PCIe counters, for instance).
+//! profile's `nvmlDeviceGetFieldValues` gives the fields no getter has (PCIe counters, for
+//! instance).
 
 use std::ffi::c_int;
 
@@ -9,10 +10,10 @@ use nvml_sys::*;
 use serde_yaml::Value;
 
 use super::ecc::{ecc_count, remapped_rows};
-use super::ffi::{get, put};
 use super::nvlink::{check_link, link_active};
 use super::{need, now_us, Device, Engine, System};
 use crate::answer::Object;
+use crate::ffi::{get, put};
 use crate::profile::const_value;
 
 /// A field's value, or why it has none.
@@ -163,7 +164,7 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
         NVML_FI_DEV_NVLINK_ERROR_DL_REPLAY => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_REPLAY, None),
         NVML_FI_DEV_NVLINK_ERROR_DL_RECOVERY => nvlink_errors(sys, d, device, NVML_NVLINK_ERROR_DL_RECOVERY, None),
         _ => {
-            let table = s.value("field_values").and_then(Value::as_mapping);
+            let table = s.value("nvmlDeviceGetFieldValues").and_then(Value::as_mapping);
             let found = table.and_then(|t| t.iter().find(|(k, _)| const_value(k) == Some(id as i128)));
             found.and_then(|(_, v)| v.as_u64()).ok_or(NVML_ERROR_NOT_SUPPORTED)
         }

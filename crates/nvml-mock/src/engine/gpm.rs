@@ -13,9 +13,9 @@ use std::sync::Mutex;
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{get, put};
 use super::{now_us, DeviceRef, Engine, System};
 use crate::answer::Object;
+use crate::ffi::{get, put};
 use crate::generated::names::CONSTANTS;
 use crate::profile::const_value;
 

@@ -35,7 +35,7 @@ use std::sync::OnceLock;
 
 use nvml_sys::*;
 
-use super::ffi::{get, put, put_items};
+use crate::ffi::{get, put, put_items};
 
 /// The variable that turns the hostile mode on, with its seed.
 pub const ENV: &str = "NVML_MOCK_HOSTILE";

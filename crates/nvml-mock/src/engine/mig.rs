@@ -14,8 +14,8 @@ use std::ffi::c_uint;
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{check_version, put, put_all, set_chars, Status};
 use super::{need, Device, DeviceRef, Engine, System};
+use crate::ffi::{check_version, put, put_all, set_chars, Status};
 use crate::profile::const_value;
 
 /// The device handle of a compute instance, as a MIG device.
@@ -320,7 +320,7 @@ fn gi_profile_info(p: &Value) -> nvmlGpuInstanceProfileInfo_v2_t {
 /// its `capabilities`, none of which the profiles have).
 fn put_gi_profile_info(info: *mut nvmlGpuInstanceProfileInfo_v2_t, p: &Value) -> Status {
     let v = gi_profile_info(p);
-    if super::ffi::get(info as *const c_uint)? == nvmlGpuInstanceProfileInfo_v3 {
+    if crate::ffi::get(info as *const c_uint)? == nvmlGpuInstanceProfileInfo_v3 {
         let v3 = nvmlGpuInstanceProfileInfo_v3_t {
             version: nvmlGpuInstanceProfileInfo_v3,
             id: v.id,
@@ -592,7 +592,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     info: *mut nvmlComputeInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
     e.with(|sys| {
-        let version = super::ffi::get(info as *const c_uint)?;
+        let version = crate::ffi::get(info as *const c_uint)?;
         if version != nvmlComputeInstanceProfileInfo_v3 {
             check_version(info, nvmlComputeInstanceProfileInfo_v2)?;
         }

@@ -4,27 +4,27 @@
 //! use. The generated exports go through [`api_entry`] and [`plain_entry`], which hand the call
 //! to the [`hostile`] library instead when `NVML_MOCK_HOSTILE` is set.
 //!
-//! The hand-written functions are grouped by the header's areas, one module each; `api.rs`
-//! lists them (the rest answer from the profile's values, `generated/answers.rs`, or
-//! `NOT_SUPPORTED`).
+//! The hand-written functions are grouped by the header's areas, one module each;
+//! `gen-config/mock.yaml` lists them, and the generated `dispatch.rs` calls them (the rest
+//! answer from the profile's values, `generated/answers.rs`, or `NOT_SUPPORTED`). `api.rs`
+//! hands those answers the profile's values.
 
 // Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.
 #![allow(clippy::vec_box)]
 
 mod api;
-mod device;
-mod ecc;
-mod events;
-pub mod ffi;
-mod fields;
-mod gpm;
+pub(crate) mod device;
+pub(crate) mod ecc;
+pub(crate) mod events;
+pub(crate) mod fields;
+pub(crate) mod gpm;
 pub mod hostile;
-mod mig;
-mod nvlink;
-mod perf;
-mod processes;
-mod system;
-mod vgpu;
+pub(crate) mod mig;
+pub(crate) mod nvlink;
+pub(crate) mod perf;
+pub(crate) mod processes;
+pub(crate) mod system;
+pub(crate) mod vgpu;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -33,15 +33,15 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
 
+use crate::ffi;
 use crate::generated::api::Api;
-pub use api::HAND_WRITTEN;
 pub use events::{EventSet, SystemEventSet};
 pub use gpm::GpmSample;
 pub use mig::{ComputeInstance, GpuInstance};
 
 use crate::answer::{Entry, Object, Val};
-use crate::generated::answers::{MIN_ARCH, PRIVILEGED};
 use crate::generated::history::INTRODUCED;
+use crate::generated::tables::{MIN_ARCH, PRIVILEGED};
 use crate::profile::{self, Entries, FaultSpec, Flat, Profile};
 
 /// Functions that work before `nvmlInit` (or decide that for themselves).

@@ -6,8 +6,8 @@ use std::ffi::c_uint;
 
 use nvml_sys::*;
 
-use super::ffi::{put, set_chars, Status};
 use super::{enable, need, Device, Engine};
+use crate::ffi::{put, set_chars, Status};
 
 /// `INVALID_ARGUMENT` for a link past the last.
 pub fn check_link(d: &Device, link: c_uint) -> Status {

@@ -5,10 +5,10 @@ use std::ffi::{c_int, c_uint, c_ulonglong};
 
 use nvml_sys::*;
 
-use super::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, Status};
 use super::mig::{mig_memory, mig_mode};
 use super::{enable, need, now_us, Device, DeviceRef, Engine, System};
 use crate::answer::Object;
+use crate::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, Status};
 use crate::profile::const_value;
 
 // Memory.
@@ -314,14 +314,6 @@ pub fn nvmlDeviceGetTotalEnergyConsumption(e: &Engine, device: nvmlDevice_t, mj:
     e.dev(device, |sys, d| put(mj, energy_mj(sys, d)?))
 }
 
-pub fn nvmlDeviceGetPerformanceState(e: &Engine, device: nvmlDevice_t, p: *mut nvmlPstates_t) -> nvmlReturn_t {
-    e.dev(device, |_, d| put(p, need(d.spec.u32("performance_state"))?))
-}
-
-pub fn nvmlDeviceGetPowerState(e: &Engine, device: nvmlDevice_t, p: *mut nvmlPstates_t) -> nvmlReturn_t {
-    nvmlDeviceGetPerformanceState(e, device, p)
-}
-
 /// `supported_pstates`, into an array of `size` bytes; the rest of it is
 /// `NVML_PSTATE_UNKNOWN`, as the header says.
 pub fn nvmlDeviceGetSupportedPerformanceStates(
@@ -618,7 +610,7 @@ pub fn nvmlDeviceGetSamples(
 pub fn nvmlDeviceGetComputeMode(e: &Engine, device: nvmlDevice_t, mode: *mut nvmlComputeMode_t) -> nvmlReturn_t {
     e.dev(device, |_, d| {
         let set = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.compute_mode;
-        put(mode, need(set.or(d.spec.constant("compute_mode").map(|v| v as u32)))?)
+        put(mode, need(set.or(d.spec.constant("nvmlDeviceGetComputeMode").map(|v| v as u32)))?)
     })
 }
 

@@ -9,9 +9,9 @@ use std::ffi::{c_uint, c_ulonglong};
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{check_version, get, put_list, put_list_in, Status};
 use super::mig::mig_mode;
 use super::{need, now_us, Device, DeviceRef, Engine, System};
+use crate::ffi::{check_version, get, put_list, put_list_in, Status};
 use crate::profile::Profile;
 
 /// A running process, with its profile entry (`None` for one that `grow_processes` added).
@@ -384,7 +384,7 @@ pub fn nvmlDeviceGetProcessUtilization(
             })
             .collect();
         if fresh.is_empty() {
-            super::ffi::put(count, 0)?;
+            crate::ffi::put(count, 0)?;
             return Err(NVML_ERROR_NOT_FOUND);
         }
         put_list(count, utilization, &fresh)

@@ -1,13 +1,13 @@
 //! Initialisation, error strings, system queries (versions, process names, CPER records,
 //! topology of the system), units and excluded GPUs.
 
-use std::ffi::{c_char, c_int, c_uint};
+use std::ffi::{c_char, c_uint};
 
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{chars_str, check_version, crop, get, put, put_bytes, put_str, set_chars};
 use super::{error_string, need, Engine, System};
+use crate::ffi::{chars_str, check_version, crop, get, put, put_bytes, put_str, set_chars};
 use crate::profile::CperRecord;
 
 pub fn nvmlInit(e: &Engine) -> nvmlReturn_t {
@@ -38,10 +38,6 @@ pub fn nvmlSystemGetDriverVersion(e: &Engine, version: *mut c_char, length: c_ui
     e.with(|s| put_str(version, length, driver_version(s)?))
 }
 
-pub fn nvmlSystemGetNVMLVersion(e: &Engine, version: *mut c_char, length: c_uint) -> nvmlReturn_t {
-    e.with(|s| put_str(version, length, need(s.profile.system.str("nvml_version"))?))
-}
-
 /// The branch of `system.driver_version`: `r580_00` for 580.82.07.
 pub fn nvmlSystemGetDriverBranch(e: &Engine, info: *mut nvmlSystemDriverBranchInfo_t, length: c_uint) -> nvmlReturn_t {
     e.with(|s| {
@@ -54,14 +50,6 @@ pub fn nvmlSystemGetDriverBranch(e: &Engine, info: *mut nvmlSystemDriverBranchIn
         set_chars(&mut v.branch, &branch);
         put(info, v)
     })
-}
-
-pub fn nvmlSystemGetCudaDriverVersion(e: &Engine, v: *mut c_int) -> nvmlReturn_t {
-    e.with(|s| put(v, need(s.profile.system.i64("cuda_driver_version"))? as c_int))
-}
-
-pub fn nvmlSystemGetCudaDriverVersion_v2(e: &Engine, v: *mut c_int) -> nvmlReturn_t {
-    nvmlSystemGetCudaDriverVersion(e, v)
 }
 
 /// The name of a process the profile runs (by the pid clients see).

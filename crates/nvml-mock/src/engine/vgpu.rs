@@ -7,9 +7,9 @@ use std::ffi::{c_uint, c_ulonglong};
 use nvml_sys::*;
 use serde_yaml::Value;
 
-use super::ffi::{check_version, get, put, put_all, put_list, put_list_in, set_chars};
 use super::{now_us, Device, Engine, System};
 use crate::answer::{Entry, Object, Val};
+use crate::ffi::{check_version, get, put, put_all, put_list, put_list_in, set_chars};
 
 /// The entry prefix of a vGPU instance's values in its device's entries.
 pub fn instance_prefix(id: u32) -> String {
@@ -62,7 +62,7 @@ fn put_stats(
     count: *mut c_uint,
     fps: *mut c_uint,
     latency: *mut c_uint,
-) -> super::ffi::Status {
+) -> crate::ffi::Status {
     if count.is_null() || fps.is_null() || latency.is_null() {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
@@ -189,7 +189,7 @@ pub fn nvmlDeviceGetCreatableVgpus(
 /// protocol: `INSUFFICIENT_SIZE` with the count needed), or `_v1`, whose `count` is out only
 /// ("Count of placement IDs fetched"; the caller sizes the array by the type's maximum
 /// instances, as the header says). The `mode` of v2 changes nothing in homogeneous mode.
-fn put_placements(list: *mut nvmlVgpuPlacementList_t, size: u32, ids: &[u32]) -> super::ffi::Status {
+fn put_placements(list: *mut nvmlVgpuPlacementList_t, size: u32, ids: &[u32]) -> crate::ffi::Status {
     let version = get(list as *const c_uint)?;
     // The fields up to `placementIds` are those of v1: a v1 caller's struct is no longer.
     let v1 = list as *mut nvmlVgpuPlacementList_v1_t;
@@ -348,7 +348,7 @@ pub fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
 /// The `bufferSize` protocol of the metadata getters: NULL size is `INVALID_ARGUMENT`, so is
 /// a NULL buffer with a non-zero size; a short size answers `INSUFFICIENT_SIZE` with the size
 /// needed, the struct's (whose 4 bytes of opaque data the mock fills, `opaqueDataSize` 4).
-fn put_metadata<T>(buf: *mut T, size: *mut c_uint, value: T) -> super::ffi::Status {
+fn put_metadata<T>(buf: *mut T, size: *mut c_uint, value: T) -> crate::ffi::Status {
     let have = get(size)?;
     if buf.is_null() && have != 0 {
         return Err(NVML_ERROR_INVALID_ARGUMENT);

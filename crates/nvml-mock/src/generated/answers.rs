@@ -40,7545 +40,11 @@
 #![allow(clippy::unnecessary_cast)]
 use core::ffi::*;
 use nvml_sys::*;
-use super::api::Api;
-use super::super::answer::{
-    Field, FunctionSchema, Object, ObjectKind, Output, RecordSchema, Shape, Val, T,
-};
-use super::super::answer::{array, chars};
-use super::super::engine::ffi::{check_version, put, put_list, put_sized_str, put_str};
-/// Every function the mock answers from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 279usize] = [
-    FunctionSchema {
-        name: "nvmlDeviceGetAPIRestriction",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "apiType",
-                ty: T::Enum("nvmlRestrictedAPI_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "isRestricted",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAccountingBufferSize",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "bufferSize",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAccountingMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mode",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAccountingPids",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pids",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAccountingStats",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "stats",
-                ty: T::Record("nvmlAccountingStats_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAccountingStats_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "stats",
-                ty: T::Record("nvmlAccountingStats_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetActiveVgpus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuInstances",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAdaptiveClockInfoStatus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "adaptiveClockStatus",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlAdaptiveTgpModeInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAddressingMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mode",
-                ty: T::Record("nvmlDeviceAddressingMode_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetApplicationsClock",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "clockType",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetArchitecture",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "arch",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAttributes",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "attributes",
-                ty: T::Record("nvmlDeviceAttributes_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetAttributes_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAttributes_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "attributes",
-                ty: T::Record("nvmlDeviceAttributes_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetAttributes"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetAutoBoostedClocksEnabled",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "isEnabled",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "defaultIsEnabled",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBAR1MemoryInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "bar1Memory",
-                ty: T::Record("nvmlBAR1Memory_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBBXTimeData_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "timeData",
-                ty: T::Record("nvmlBBXTimeData_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBankRemapperStatus_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pBankRemapperStatus",
-                ty: T::Record("nvmlEccBankRemapperStatus_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBoardId",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "boardId",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBoardPartNumber",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "partNumber",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBrand",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "type",
-                ty: T::Enum("nvmlBrandType_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBridgeChipInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "bridgeHierarchy",
-                ty: T::Record("nvmlBridgeChipHierarchy_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetBusType",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "type",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetC2cModeInfoV",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "c2cModeInfo",
-                ty: T::Record("nvmlC2cModeInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCapabilities",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "caps",
-                ty: T::Record("nvmlDeviceCapabilities_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetClkMonStatus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "status",
-                ty: T::Record("nvmlClkMonStatus_status"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetClock",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "clockType",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-            Field {
-                name: "clockId",
-                ty: T::Enum("nvmlClockId_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetClockInfo",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "type",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clock",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetClockOffsets",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlClockOffset_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetComputeInstanceId",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetComputeMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mode",
-                ty: T::Enum("nvmlComputeMode_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetComputeRunningProcesses",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v1_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetComputeRunningProcesses_v2",
-            "nvmlDeviceGetComputeRunningProcesses_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetComputeRunningProcesses_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v2_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetComputeRunningProcesses",
-            "nvmlDeviceGetComputeRunningProcesses_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetComputeRunningProcesses_v3",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v2_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetComputeRunningProcesses",
-            "nvmlDeviceGetComputeRunningProcesses_v2",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetConfComputeGpuAttestationReport",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuAtstReport",
-                ty: T::Record("nvmlConfComputeGpuAttestationReport_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetConfComputeGpuCertificate",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuCert",
-                ty: T::Record("nvmlConfComputeGpuCertificate_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetConfComputeMemSizeInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "memInfo",
-                ty: T::Record("nvmlConfComputeMemSizeInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetConfComputeProtectedMemoryUsage",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "memory",
-                ty: T::Record("nvmlMemory_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCoolerInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "coolerInfo",
-                ty: T::Record("nvmlCoolerInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCount",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "deviceCount",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetCount_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCount_v2",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "deviceCount",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetCount"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCreatableVgpus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuTypeIds",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCudaComputeCapability",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "major",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "minor",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCurrPcieLinkGeneration",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "currLinkGen",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCurrPcieLinkWidth",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "currLinkWidth",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCurrentClockFreqs",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "currentClockFreqs",
-                ty: T::Record("nvmlDeviceCurrentClockFreqs_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCurrentClocksEventReasons",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "clocksEventReasons",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetCurrentClocksThrottleReasons"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetCurrentClocksThrottleReasons",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "clocksThrottleReasons",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetCurrentClocksEventReasons"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDecoderUtilization",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "utilization",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "samplingPeriodUs",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDefaultApplicationsClock",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "clockType",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDefaultEccMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "defaultMode",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDetailedEccErrors",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "errorType",
-                ty: T::Enum("nvmlMemoryErrorType_enum"),
-            },
-            Field {
-                name: "counterType",
-                ty: T::Enum("nvmlEccCounterType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "eccCounts",
-                ty: T::Record("nvmlEccErrorCounts_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDisplayActive",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "isActive",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDisplayMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "display",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDramEncryptionMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "current",
-                ty: T::Record("nvmlDramEncryptionInfo_v1_t"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "pending",
-                ty: T::Record("nvmlDramEncryptionInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDriverModel",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "current",
-                ty: T::Enum("nvmlDriverModel_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "pending",
-                ty: T::Enum("nvmlDriverModel_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetDriverModel_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDriverModel_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "current",
-                ty: T::Enum("nvmlDriverModel_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "pending",
-                ty: T::Enum("nvmlDriverModel_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetDriverModel"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetDynamicPstatesInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pDynamicPstatesInfo",
-                ty: T::Record("nvmlGpuDynamicPstatesInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetEccMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "current",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "pending",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetEncoderCapacity",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "encoderQueryType",
-                ty: T::Enum("nvmlEncoderQueryType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "encoderCapacity",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetEncoderSessions",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "sessionInfos",
-                ty: T::Record("nvmlEncoderSessionInfo_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetEncoderUtilization",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "utilization",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "samplingPeriodUs",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetEnforcedPowerLimit",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "limit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetFBCSessions",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "sessionInfo",
-                ty: T::Record("nvmlFBCSessionInfo_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetFBCStats",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fbcStats",
-                ty: T::Record("nvmlFBCStats_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetFanControlPolicy_v2",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "fan",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "policy",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetFanSpeed",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "speed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetFanSpeedRPM",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fanSpeed",
-                ty: T::Record("nvmlFanSpeedInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetFanSpeed_v2",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "fan",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "speed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpcClkMinMaxVfOffset",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "minOffset",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "maxOffset",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpcClkVfOffset",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "offset",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuFabricInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuFabricInfo",
-                ty: T::Record("nvmlGpuFabricInfo_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuFabricInfoV", "nvmlDeviceGetGpuFabricInfo_v4"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuFabricInfoV",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuFabricInfo",
-                ty: T::Record("nvmlGpuFabricInfo_v3_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuFabricInfo", "nvmlDeviceGetGpuFabricInfo_v4"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuFabricInfo_v4",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuFabricInfo",
-                ty: T::Record("nvmlGpuFabricInfo_v4_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuFabricInfo", "nvmlDeviceGetGpuFabricInfoV"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstanceId",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstancePossiblePlacements",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "placements",
-                ty: T::Record("nvmlGpuInstancePlacement_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuInstancePossiblePlacements_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "placements",
-                ty: T::Record("nvmlGpuInstancePlacement_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuInstancePossiblePlacements"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstanceProfileInfo",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlGpuInstanceProfileInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuInstanceProfileInfoV"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlGpuInstanceProfileInfo_v2_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstanceProfileInfoV",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlGpuInstanceProfileInfo_v2_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetGpuInstanceProfileInfo"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuInstanceRemainingCapacity",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "count",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "maxLinkGenDevice",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuOperationMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "current",
-                ty: T::Enum("nvmlGom_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "pending",
-                ty: T::Enum("nvmlGom_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGpuUptime_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "uptime",
-                ty: T::Record("nvmlGpuUptime_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGraphicsRunningProcesses",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v1_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGraphicsRunningProcesses_v2",
-            "nvmlDeviceGetGraphicsRunningProcesses_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGraphicsRunningProcesses_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v2_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGraphicsRunningProcesses",
-            "nvmlDeviceGetGraphicsRunningProcesses_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGraphicsRunningProcesses_v3",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v2_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGraphicsRunningProcesses",
-            "nvmlDeviceGetGraphicsRunningProcesses_v2",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGridLicensableFeatures",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pGridLicensableFeatures",
-                ty: T::Record("nvmlGridLicensableFeatures_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGridLicensableFeatures_v2",
-            "nvmlDeviceGetGridLicensableFeatures_v3",
-            "nvmlDeviceGetGridLicensableFeatures_v4",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGridLicensableFeatures_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pGridLicensableFeatures",
-                ty: T::Record("nvmlGridLicensableFeatures_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGridLicensableFeatures",
-            "nvmlDeviceGetGridLicensableFeatures_v3",
-            "nvmlDeviceGetGridLicensableFeatures_v4",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGridLicensableFeatures_v3",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pGridLicensableFeatures",
-                ty: T::Record("nvmlGridLicensableFeatures_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGridLicensableFeatures",
-            "nvmlDeviceGetGridLicensableFeatures_v2",
-            "nvmlDeviceGetGridLicensableFeatures_v4",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGridLicensableFeatures_v4",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pGridLicensableFeatures",
-                ty: T::Record("nvmlGridLicensableFeatures_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetGridLicensableFeatures",
-            "nvmlDeviceGetGridLicensableFeatures_v2",
-            "nvmlDeviceGetGridLicensableFeatures_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGspFirmwareMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "isEnabled",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "defaultMode",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetGspFirmwareVersion",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetHostVgpuMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pHostVgpuMode",
-                ty: T::Enum("nvmlHostVgpuMode_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetHostname_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "hostname",
-                ty: T::Record("nvmlHostname_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetIndex",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "index",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetInforomConfigurationChecksum",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "checksum",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetInforomImageVersion",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetInforomVersion",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "object",
-                ty: T::Enum("nvmlInforomObject_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetIrqNum",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "irqNum",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetJpgUtilization",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "utilization",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "samplingPeriodUs",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetLastBBXFlushTime",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "timestamp",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "durationUs",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMPSComputeRunningProcesses",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v1_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-            "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v2_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetMPSComputeRunningProcesses",
-            "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "infos",
-                ty: T::Record("nvmlProcessInfo_v2_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[
-            "nvmlDeviceGetMPSComputeRunningProcesses",
-            "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-        ],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMarginTemperature",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "marginTempInfo",
-                ty: T::Record("nvmlMarginTemperature_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMaxClockInfo",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "type",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clock",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMaxCustomerBoostClock",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "clockType",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMaxMigDeviceCount",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "count",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMaxPcieLinkGeneration",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "maxLinkGen",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMaxPcieLinkWidth",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "maxLinkWidth",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMemClkMinMaxVfOffset",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "minOffset",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "maxOffset",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMemClkVfOffset",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "offset",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMemoryBusWidth",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "busWidth",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMemoryErrorCounter",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "errorType",
-                ty: T::Enum("nvmlMemoryErrorType_enum"),
-            },
-            Field {
-                name: "counterType",
-                ty: T::Enum("nvmlEccCounterType_enum"),
-            },
-            Field {
-                name: "locationType",
-                ty: T::Enum("nvmlMemoryLocation_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "count",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMemoryInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "memory",
-                ty: T::Record("nvmlMemory_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetMemoryInfo_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMemoryInfo_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "memory",
-                ty: T::Record("nvmlMemory_v2_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetMemoryInfo"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMigMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "currentMode",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "pendingMode",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMinMaxClockOfPState",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "type",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-            Field {
-                name: "pstate",
-                ty: T::Enum("nvmlPStates_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "minClockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "maxClockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMinMaxFanSpeed",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "minSpeed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "maxSpeed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMinorNumber",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "minorNumber",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetModuleId",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "moduleId",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetMultiGpuBoard",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "multiGpuBool",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetName",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "name",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNumFans",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "numFans",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNumGpuCores",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "numCores",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNumaNodeId",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "node",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkCapability",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "capability",
-                ty: T::Enum("nvmlNvLinkCapability_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "capResult",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkErrorCounter",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "counter",
-                ty: T::Enum("nvmlNvLinkErrorCounter_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "counterValue",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlNvLinkInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetNvLinkInfo_v3"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkInfo_v3",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlNvLinkInfo_v3_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetNvLinkInfo"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkRemoteDeviceType",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "pNvLinkDeviceType",
-                ty: T::Enum("nvmlIntNvLinkDeviceType_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkRemotePciInfo",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "pci",
-                ty: T::Record("nvmlPciInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetNvLinkRemotePciInfo_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkRemotePciInfo_v2",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "pci",
-                ty: T::Record("nvmlPciInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetNvLinkRemotePciInfo"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkState",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "isActive",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkUtilizationControl",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "counter",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "control",
-                ty: T::Record("nvmlNvLinkUtilizationControl_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkUtilizationCounter",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "counter",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "rxcounter",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "txcounter",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvLinkVersion",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "link",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvlinkBwMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "getBwMode",
-                ty: T::Record("nvmlNvlinkGetBwMode_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "privateInfo",
-                ty: T::Record("nvmlNvlinkNvlePrivateInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvlinkRemapTableInfo_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "remapTableInfo",
-                ty: T::Record("nvmlNvlinkGetRemapTableInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetNvlinkSupportedBwModes",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "supportedBwMode",
-                ty: T::Record("nvmlNvlinkSupportedBwModes_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetOfaUtilization",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "utilization",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "samplingPeriodUs",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPciInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pci",
-                ty: T::Record("nvmlPciInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo_v3"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPciInfoExt",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pci",
-                ty: T::Record("nvmlPciInfoExt_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPciInfo_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pci",
-                ty: T::Record("nvmlPciInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetPciInfo", "nvmlDeviceGetPciInfo_v3"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPciInfo_v3",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pci",
-                ty: T::Record("nvmlPciInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetPciInfo", "nvmlDeviceGetPciInfo_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPcieLinkMaxSpeed",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "maxSpeed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPcieReplayCounter",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "value",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPcieSpeed",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pcieSpeed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPcieThroughput",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "counter",
-                ty: T::Enum("nvmlPcieUtilCounter_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "value",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPdi",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pdi",
-                ty: T::Record("nvmlPdi_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPerformanceModes",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "perfModes",
-                ty: T::Record("nvmlDevicePerfModes_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPerformanceState",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pState",
-                ty: T::Enum("nvmlPStates_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetPowerState"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPersistenceMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mode",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPlatformInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "platformInfo",
-                ty: T::Record("nvmlPlatformInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerManagementDefaultLimit",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "defaultLimit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerManagementLimit",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "limit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerManagementLimitConstraints",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "minLimit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "maxLimit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerManagementMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mode",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerMizerMode_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "powerMizerMode",
-                ty: T::Record("nvmlDevicePowerMizerModes_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerSource",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "powerSource",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerState",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pState",
-                ty: T::Enum("nvmlPStates_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetPerformanceState"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetPowerUsage",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "power",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetProcessUtilization",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "lastSeenTimeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "utilization",
-                ty: T::Record("nvmlProcessUtilizationSample_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetRemappedRows",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "corrRows",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "uncRows",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "isPending",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "failureOccurred",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetRemappedRows_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlRemappedRowsInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetRepairStatus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "repairStatus",
-                ty: T::Record("nvmlRepairStatus_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetRetiredPages",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "cause",
-                ty: T::Enum("nvmlPageRetirementCause_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "addresses",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetRetiredPagesPendingStatus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "isPending",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetRowRemapperHistogram",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "values",
-                ty: T::Record("nvmlRowRemapperHistogramValues_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSamples",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "type",
-                ty: T::Enum("nvmlSamplingType_enum"),
-            },
-            Field {
-                name: "lastSeenTimeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "sampleValType",
-                ty: T::Enum("nvmlValueType_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "samples",
-                ty: T::Record("nvmlSample_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSerial",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "serial",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSramEccErrorStatus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "status",
-                ty: T::Record("nvmlEccSramErrorStatus_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSupportedClocksEventReasons",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "supportedClocksEventReasons",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetSupportedClocksThrottleReasons"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSupportedClocksThrottleReasons",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "supportedClocksThrottleReasons",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetSupportedClocksEventReasons"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSupportedEventTypes",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "eventTypes",
-                ty: T::Flags,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSupportedGraphicsClocks",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "memoryClockMHz",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "clocksMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSupportedMemoryClocks",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "clocksMHz",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetSupportedVgpus",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuTypeIds",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetTargetFanSpeed",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "fan",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "targetSpeed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetTemperature",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "sensorType",
-                ty: T::Enum("nvmlTemperatureSensors_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "temp",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetTemperatureThreshold",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "thresholdType",
-                ty: T::Enum("nvmlTemperatureThresholds_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "temp",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetTemperatureV",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "temperature",
-                ty: T::Record("nvmlTemperature_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetThermalSettings",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "sensorIndex",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "pThermalSettings",
-                ty: T::Record("nvmlGpuThermalSettings_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetTotalEccErrors",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "errorType",
-                ty: T::Enum("nvmlMemoryErrorType_enum"),
-            },
-            Field {
-                name: "counterType",
-                ty: T::Enum("nvmlEccCounterType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "eccCounts",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetTotalEnergyConsumption",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "energy",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetUUID",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "uuid",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetUnrepairableMemoryFlag_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "unrepairableMemoryStatus",
-                ty: T::Record("nvmlUnrepairableMemoryStatus_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetUtilizationRates",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "utilization",
-                ty: T::Record("nvmlUtilization_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVbiosVersion",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuCapabilities",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "capability",
-                ty: T::Enum("nvmlDeviceVgpuCapability_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "capResult",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuHeterogeneousMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pHeterogeneousMode",
-                ty: T::Record("nvmlVgpuHeterogeneousMode_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuProcessUtilization",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "lastSeenTimeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "utilizationSamples",
-                ty: T::Record("nvmlVgpuProcessUtilizationSample_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuSchedulerCapabilities",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pCapabilities",
-                ty: T::Record("nvmlVgpuSchedulerCapabilities_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuSchedulerLog",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerLog",
-                ty: T::Record("nvmlVgpuSchedulerLog_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetVgpuSchedulerLog_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuSchedulerLog_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerLogInfo",
-                ty: T::Record("nvmlVgpuSchedulerLogInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetVgpuSchedulerLog"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuSchedulerState",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerState",
-                ty: T::Record("nvmlVgpuSchedulerGetState_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetVgpuSchedulerState_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuSchedulerState_v2",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerStateInfo",
-                ty: T::Record("nvmlVgpuSchedulerStateInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlDeviceGetVgpuSchedulerState"],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVgpuUtilization",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "lastSeenTimeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "sampleValType",
-                ty: T::Enum("nvmlValueType_enum"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "utilizationSamples",
-                ty: T::Record("nvmlVgpuInstanceUtilizationSample_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetViolationStatus",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "perfPolicyType",
-                ty: T::Enum("nvmlPerfPolicyType_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "violTime",
-                ty: T::Record("nvmlViolationTime_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceGetVirtualizationMode",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pVirtualMode",
-                ty: T::Enum("nvmlGpuVirtualizationMode"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceIsMigDeviceHandle",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "isMigDevice",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceLockNvlinkRemapTable_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "remapTableLockInfo",
-                ty: T::Record("nvmlNvlinkLockRemapTable_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDevicePerfMetricsGetSamples_v1",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "samples",
-                ty: T::Record("nvmlPerfMetricsSamples_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "currentProfiles",
-                ty: T::Record("nvmlWorkloadPowerProfileCurrentProfiles_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "profilesInfo",
-                ty: T::Record("nvmlWorkloadPowerProfileProfilesInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGetExcludedDeviceCount",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "deviceCount",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGetExcludedDeviceInfoByIndex",
-        object: ObjectKind::System,
-        selectors: &[
-            Field {
-                name: "index",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlExcludedDeviceInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGetVgpuDriverCapabilities",
-        object: ObjectKind::System,
-        selectors: &[
-            Field {
-                name: "capability",
-                ty: T::Enum("nvmlVgpuDriverCapability_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "capResult",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGetVgpuVersion",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "supported",
-                ty: T::Record("nvmlVgpuVersion_st"),
-                shape: Shape::Value,
-            },
-            Output {
-                name: "current",
-                ty: T::Record("nvmlVgpuVersion_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGpmQueryDeviceSupport",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpmSupport",
-                ty: T::Record("nvmlGpmSupport_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGpmQueryIfStreamingEnabled",
-        object: ObjectKind::Device,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "state",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
-        object: ObjectKind::GpuInstance,
-        selectors: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "placements",
-                ty: T::Record("nvmlComputeInstancePlacement_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-        object: ObjectKind::GpuInstance,
-        selectors: &[
-            Field {
-                name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlComputeInstanceProfileInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlGpuInstanceGetComputeInstanceProfileInfoV"],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
-        object: ObjectKind::GpuInstance,
-        selectors: &[
-            Field {
-                name: "profile",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "engProfile",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlComputeInstanceProfileInfo_v2_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlGpuInstanceGetComputeInstanceProfileInfo"],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
-        object: ObjectKind::GpuInstance,
-        selectors: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "count",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetVgpuHeterogeneousMode",
-        object: ObjectKind::GpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pHeterogeneousMode",
-                ty: T::Record("nvmlVgpuHeterogeneousMode_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetVgpuSchedulerLog",
-        object: ObjectKind::GpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerLogInfo",
-                ty: T::Record("nvmlVgpuSchedulerLogInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
-        object: ObjectKind::GpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerLogInfo",
-                ty: T::Record("nvmlVgpuSchedulerLogInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerLog"],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetVgpuSchedulerState",
-        object: ObjectKind::GpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerStateInfo",
-                ty: T::Record("nvmlVgpuSchedulerStateInfo_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerState_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlGpuInstanceGetVgpuSchedulerState_v2",
-        object: ObjectKind::GpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pSchedulerStateInfo",
-                ty: T::Record("nvmlVgpuSchedulerStateInfo_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerState"],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetConfComputeCapabilities",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "capabilities",
-                ty: T::Record("nvmlConfComputeSystemCaps_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetConfComputeGpusReadyState",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "isAcceptingWork",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pKeyRotationThrInfo",
-                ty: T::Record("nvmlConfComputeGetKeyRotationThresholdInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetConfComputeSettings",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "settings",
-                ty: T::Record("nvmlSystemConfComputeSettings_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlSystemGetConfComputeSettings_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetConfComputeSettings_v2",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "settings",
-                ty: T::Record("nvmlSystemConfComputeSettings_v2_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlSystemGetConfComputeSettings"],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetConfComputeState",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "state",
-                ty: T::Record("nvmlConfComputeSystemState_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetCudaDriverVersion",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "cudaDriverVersion",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlSystemGetCudaDriverVersion_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetCudaDriverVersion_v2",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "cudaDriverVersion",
-                ty: T::Int { signed: true, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlSystemGetCudaDriverVersion"],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetDriverVersion",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetHicVersion",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "hwbcEntries",
-                ty: T::Record("nvmlHwbcEntry_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetNVMLVersion",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetNvlinkBwMode",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "nvlinkBwMode",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlSystemGetProcessName",
-        object: ObjectKind::System,
-        selectors: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "name",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlUnitGetCount",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "unitCount",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlUnitGetFanSpeedInfo",
-        object: ObjectKind::Unit,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fanSpeeds",
-                ty: T::Record("nvmlUnitFanSpeeds_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlUnitGetLedState",
-        object: ObjectKind::Unit,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "state",
-                ty: T::Record("nvmlLedState_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlUnitGetPsuInfo",
-        object: ObjectKind::Unit,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "psu",
-                ty: T::Record("nvmlPSUInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlUnitGetTemperature",
-        object: ObjectKind::Unit,
-        selectors: &[
-            Field {
-                name: "type",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "temp",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlUnitGetUnitInfo",
-        object: ObjectKind::Unit,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "info",
-                ty: T::Record("nvmlUnitInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetAccountingMode",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mode",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetAccountingPids",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pids",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetAccountingStats",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "stats",
-                ty: T::Record("nvmlAccountingStats_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetEccMode",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "eccMode",
-                ty: T::Enum("nvmlEnableState_enum"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetEncoderCapacity",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "encoderCapacity",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetEncoderSessions",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "sessionInfo",
-                ty: T::Record("nvmlEncoderSessionInfo_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetFBCSessions",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "sessionInfo",
-                ty: T::Record("nvmlFBCSessionInfo_st"),
-                shape: Shape::List,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetFBCStats",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fbcStats",
-                ty: T::Record("nvmlFBCStats_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetFbUsage",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fbUsage",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetFrameRateLimit",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "frameRateLimit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetGpuInstanceId",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuInstanceId",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetGpuPciId",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuPciId",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetLicenseInfo",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "licenseInfo",
-                ty: T::Record("nvmlVgpuLicenseInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlVgpuInstanceGetLicenseInfo_v2"],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetLicenseInfo_v2",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "licenseInfo",
-                ty: T::Record("nvmlVgpuLicenseInfo_st"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &["nvmlVgpuInstanceGetLicenseInfo"],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetLicenseStatus",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "licensed",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetMdevUUID",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "mdevUuid",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetPlacementId",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pPlacement",
-                ty: T::Record("nvmlVgpuPlacementId_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetRuntimeStateSize",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pState",
-                ty: T::Record("nvmlVgpuRuntimeState_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetType",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuTypeId",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetUUID",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "uuid",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetVmDriverVersion",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "version",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuInstanceGetVmID",
-        object: ObjectKind::VgpuInstance,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vmId",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-            Output {
-                name: "vmIdType",
-                ty: T::Enum("nvmlVgpuVmIdType"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetBAR1Info",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "bar1Info",
-                ty: T::Record("nvmlVgpuTypeBar1Info_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetCapabilities",
-        object: ObjectKind::VgpuType,
-        selectors: &[
-            Field {
-                name: "capability",
-                ty: T::Enum("nvmlVgpuCapability_enum"),
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "capResult",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetClass",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuTypeClass",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetDeviceID",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "deviceID",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "subsystemID",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetFbReservation",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fbReservation",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetFrameRateLimit",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "frameRateLimit",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetFramebufferSize",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "fbSize",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetGpuInstanceProfileId",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gpuInstanceProfileId",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetGspHeapSize",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "gspHeapSize",
-                ty: T::Int { signed: false, bits: 64 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetLicense",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuTypeLicenseString",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetMaxInstances",
-        object: ObjectKind::Device,
-        selectors: &[
-            Field {
-                name: "vgpuTypeId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "vgpuInstanceCount",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
-        object: ObjectKind::System,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "pMaxInstance",
-                ty: T::Record("nvmlVgpuTypeMaxInstance_v1_t"),
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetMaxInstancesPerVm",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuInstanceCountPerVm",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetName",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "vgpuTypeName",
-                ty: T::Str,
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetNumDisplayHeads",
-        object: ObjectKind::VgpuType,
-        selectors: &[],
-        outputs: &[
-            Output {
-                name: "numDisplayHeads",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-    FunctionSchema {
-        name: "nvmlVgpuTypeGetResolution",
-        object: ObjectKind::VgpuType,
-        selectors: &[
-            Field {
-                name: "displayIndex",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-        outputs: &[
-            Output {
-                name: "xdim",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-            Output {
-                name: "ydim",
-                ty: T::Int { signed: false, bits: 32 },
-                shape: Shape::Value,
-            },
-        ],
-        family: &[],
-    },
-];
-/// The records (and unions) those functions' values are made of, sorted by name.
-pub static RECORDS: [RecordSchema; 133usize] = [
-    RecordSchema {
-        name: "nvmlAccountingStats_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "gpuUtilization",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memoryUtilization",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "maxMemoryUsage",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "time",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "startTime",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "isRunning",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "reserved",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 5),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlAccountingStats_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "isRunning",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "gpuUtilization",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memoryUtilization",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "maxMemoryUsage",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "sampleCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sumGpuUtil",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "sumFbUtil",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "time",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "startTime",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlAdaptiveTgpModeInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "inBandEnableRequest",
-                ty: T::Enum("nvmlEnableState_enum"),
-            },
-            Field {
-                name: "featureAllowedByAdmin",
-                ty: T::Enum("nvmlEnableState_enum"),
-            },
-            Field {
-                name: "adminOverrideEnabled",
-                ty: T::Enum("nvmlEnableState_enum"),
-            },
-            Field {
-                name: "enablementStatus",
-                ty: T::Enum("nvmlEnableState_enum"),
-            },
-            Field {
-                name: "adjustedLimitMw",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlBAR1Memory_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "bar1Total",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "bar1Free",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "bar1Used",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlBBXTimeData_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "timeRun",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlBridgeChipHierarchy_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "bridgeCount",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "bridgeChipInfo",
-                ty: T::Array(&T::Record("nvmlBridgeChipInfo_st"), 128),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlBridgeChipInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "type",
-                ty: T::Enum("nvmlBridgeChipType_enum"),
-            },
-            Field {
-                name: "fwVersion",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlC2cModeInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "isC2cEnabled",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlClkMonFaultInfo_struct",
-        union: false,
-        fields: &[
-            Field {
-                name: "clkApiDomain",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "clkDomainFaultMask",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlClkMonStatus_status",
-        union: false,
-        fields: &[
-            Field {
-                name: "bGlobalStatus",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "clkMonListSize",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "clkMonList",
-                ty: T::Array(&T::Record("nvmlClkMonFaultInfo_struct"), 32),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlClockOffset_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "type",
-                ty: T::Enum("nvmlClockType_enum"),
-            },
-            Field {
-                name: "pstate",
-                ty: T::Enum("nvmlPStates_enum"),
-            },
-            Field {
-                name: "clockOffsetMHz",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "minClockOffsetMHz",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "maxClockOffsetMHz",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlComputeInstancePlacement_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "start",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "size",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlComputeInstanceProfileInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sliceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "instanceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "multiprocessorCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedCopyEngineCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedDecoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedEncoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedJpegCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedOfaCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlComputeInstanceProfileInfo_v2_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sliceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "instanceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "multiprocessorCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedCopyEngineCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedDecoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedEncoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedJpegCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedOfaCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "name",
-                ty: T::Chars(96),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlConfComputeGetKeyRotationThresholdInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "attackerAdvantage",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlConfComputeGpuAttestationReport_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "isCecAttestationReportPresent",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "attestationReportSize",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "cecAttestationReportSize",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "nonce",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 32),
-            },
-            Field {
-                name: "attestationReport",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 8192),
-            },
-            Field {
-                name: "cecAttestationReport",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 4096),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlConfComputeGpuCertificate_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "certChainSize",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "attestationCertChainSize",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "certChain",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 4096),
-            },
-            Field {
-                name: "attestationCertChain",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 5120),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlConfComputeMemSizeInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "protectedMemSizeKib",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "unprotectedMemSizeKib",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlConfComputeSystemCaps_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "cpuCaps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "gpusCaps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlConfComputeSystemState_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "environment",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "ccFeature",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "devToolsMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlCoolerInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "index",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "signalType",
-                ty: T::Enum("nvmlCoolerControl_enum"),
-            },
-            Field {
-                name: "target",
-                ty: T::Enum("nvmlCoolerTarget_enum"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlCoreRailMetrics_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "rails",
-                ty: T::Array(&T::Record("nvmlRailMetrics_t"), 2),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDeviceAddressingMode_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "value",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDeviceAttributes_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "multiprocessorCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedCopyEngineCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedDecoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedEncoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedJpegCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sharedOfaCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "gpuInstanceSliceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "computeInstanceSliceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memorySizeMB",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDeviceCapabilities_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "capMask",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDeviceCurrentClockFreqs_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "str",
-                ty: T::Chars(2048),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDevicePerfModes_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "str",
-                ty: T::Chars(2048),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDevicePowerMizerModes_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "currentMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "mode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "supportedPowerMizerModes",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlDramEncryptionInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "encryptionState",
-                ty: T::Enum("nvmlEnableState_enum"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlEccBankRemapperHistogram_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "maxSpareGroupCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "noSpareGroupCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlEccBankRemapperStatus_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "activeRemappings",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "inactiveRemappings",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bPending",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "histogram",
-                ty: T::Record("nvmlEccBankRemapperHistogram_v1_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlEccErrorCounts_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "l1Cache",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "l2Cache",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "deviceMemory",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "registerFile",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlEccSramErrorStatus_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "aggregateUncParity",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateUncSecDed",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateCor",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "volatileUncParity",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "volatileUncSecDed",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "volatileCor",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateUncBucketL2",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateUncBucketSm",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateUncBucketPcie",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateUncBucketMcu",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "aggregateUncBucketOther",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "bThresholdExceeded",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlEncoderSessionInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "sessionId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "vgpuInstance",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "codecType",
-                ty: T::Enum("nvmlEncoderQueryType_enum"),
-            },
-            Field {
-                name: "hResolution",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "vResolution",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "averageFps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "averageLatency",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlExcludedDeviceInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "pciInfo",
-                ty: T::Record("nvmlPciInfo_st"),
-            },
-            Field {
-                name: "uuid",
-                ty: T::Chars(80),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlFBCSessionInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "sessionId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "vgpuInstance",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "displayOrdinal",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sessionType",
-                ty: T::Enum("nvmlFBCSessionType_enum"),
-            },
-            Field {
-                name: "sessionFlags",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "hMaxResolution",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "vMaxResolution",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "hResolution",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "vResolution",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "averageFPS",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "averageLatency",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlFBCStats_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "sessionsCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "averageFPS",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "averageLatency",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlFanSpeedInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "fan",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "speed",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpmSupport_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "isSupportedDevice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuDynamicPstatesInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "flags",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "utilization",
-                ty: T::Array(&T::Record("nvmlGpuDynamicPstatesInfo_st_utilization"), 8),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuDynamicPstatesInfo_st_utilization",
-        union: false,
-        fields: &[
-            Field {
-                name: "bIsPresent",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "percentage",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "incThreshold",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "decThreshold",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuFabricClique_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "type",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuFabricInfo_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "clusterUuid",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
-            },
-            Field {
-                name: "status",
-                ty: T::Enum("nvmlReturn_enum"),
-            },
-            Field {
-                name: "cliqueId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "state",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuFabricInfo_v3_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "clusterUuid",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
-            },
-            Field {
-                name: "status",
-                ty: T::Enum("nvmlReturn_enum"),
-            },
-            Field {
-                name: "cliqueId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "state",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "healthMask",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "healthSummary",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuFabricInfo_v4_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "clusterUuid",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
-            },
-            Field {
-                name: "status",
-                ty: T::Enum("nvmlReturn_enum"),
-            },
-            Field {
-                name: "cliques",
-                ty: T::Array(&T::Record("nvmlGpuFabricClique_v1_t"), 64),
-            },
-            Field {
-                name: "numCliques",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "state",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "healthMask",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "healthSummary",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuInstancePlacement_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "start",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "size",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuInstanceProfileInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "isP2pSupported",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sliceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "instanceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "multiprocessorCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "copyEngineCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "decoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "encoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "jpegCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "ofaCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memorySizeMB",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuInstanceProfileInfo_v2_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "isP2pSupported",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sliceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "instanceCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "multiprocessorCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "copyEngineCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "decoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "encoderCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "jpegCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "ofaCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memorySizeMB",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "name",
-                ty: T::Chars(96),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuThermalSettings_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "count",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "sensor",
-                ty: T::Array(&T::Record("nvmlGpuThermalSettings_t_sensor"), 3),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuThermalSettings_t_sensor",
-        union: false,
-        fields: &[
-            Field {
-                name: "controller",
-                ty: T::Enum("nvmlThermalController_t"),
-            },
-            Field {
-                name: "defaultMinTemp",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "defaultMaxTemp",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "currentTemp",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "target",
-                ty: T::Enum("nvmlThermalTarget_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGpuUptime_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "uptime",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGridLicensableFeature_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "featureCode",
-                ty: T::Enum("nvmlGridLicenseFeatureCode_t"),
-            },
-            Field {
-                name: "featureState",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "licenseInfo",
-                ty: T::Chars(128),
-            },
-            Field {
-                name: "productName",
-                ty: T::Chars(128),
-            },
-            Field {
-                name: "featureEnabled",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "licenseExpiry",
-                ty: T::Record("nvmlGridLicenseExpiry_st"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGridLicensableFeatures_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "isGridLicenseSupported",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "licensableFeaturesCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "gridLicensableFeatures",
-                ty: T::Array(&T::Record("nvmlGridLicensableFeature_st"), 3),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlGridLicenseExpiry_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "year",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "month",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "day",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "hour",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "min",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "sec",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "status",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlHostname_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "value",
-                ty: T::Chars(64),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlHwbcEntry_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "hwbcId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "firmwareVersion",
-                ty: T::Chars(32),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlLedState_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "cause",
-                ty: T::Chars(256),
-            },
-            Field {
-                name: "color",
-                ty: T::Enum("nvmlLedColor_enum"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlMarginTemperature_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "marginTemperature",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlMask255_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "mask",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 8),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlMemory_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "total",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "free",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "used",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlMemory_v2_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "total",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "reserved",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "free",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "used",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvLinkInfo_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "isNvleEnabled",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "firmwareInfo",
-                ty: T::Record("nvmlNvlinkFirmwareInfo_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvLinkInfo_v3_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "isNvleEnabled",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "firmwareInfo",
-                ty: T::Record("nvmlNvlinkFirmwareInfo_t"),
-            },
-            Field {
-                name: "isNvleReady",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvLinkUtilizationControl_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "units",
-                ty: T::Enum("nvmlNvLinkUtilizationCountUnits_enum"),
-            },
-            Field {
-                name: "pktfilter",
-                ty: T::Enum("nvmlNvLinkUtilizationCountPktTypes_enum"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkFirmwareInfo_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "firmwareVersion",
-                ty: T::Array(&T::Record("nvmlNvlinkFirmwareVersion_t"), 100),
-            },
-            Field {
-                name: "numValidEntries",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkFirmwareVersion_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "ucodeType",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "major",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "minor",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "subMinor",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkGetBwMode_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bIsBest",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bwMode",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkGetRemapTableInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "alid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "flaRemapTabAddr",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 4096),
-            },
-            Field {
-                name: "gpaRemapTabAddr",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 4096),
-            },
-            Field {
-                name: "remapTabSize",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkLockRemapTable_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bRemapTableLocked",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "bRemapTableLockDisabled",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkNvlePrivateInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "data",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 256),
-            },
-            Field {
-                name: "size",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlNvlinkSupportedBwModes_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bwModes",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 23),
-            },
-            Field {
-                name: "totalBwModes",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlObservedMetrics_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "initialDramclkEst",
-                ty: T::Array(
-                    &T::Record("nvmlPwrModelMetricsDlppm1xDramclkEstimates_t"),
-                    3,
-                ),
-            },
-            Field {
-                name: "bValid",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "coreRail",
-                ty: T::Record("nvmlCoreRailMetrics_t"),
-            },
-            Field {
-                name: "fbRail",
-                ty: T::Record("nvmlRailMetrics_t"),
-            },
-            Field {
-                name: "tgpPwrTuple",
-                ty: T::Record("nvmlPmgrPwrTuple_t"),
-            },
-            Field {
-                name: "perfMetrics",
-                ty: T::Record("nvmlPwrModelMetricsDlppm1xPerf_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPSUInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "state",
-                ty: T::Chars(256),
-            },
-            Field {
-                name: "current",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "voltage",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "power",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPciInfoExt_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "domain",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bus",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "device",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pciDeviceId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pciSubSystemId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "baseClass",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "subClass",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "busId",
-                ty: T::Chars(32),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPciInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "busIdLegacy",
-                ty: T::Chars(16),
-            },
-            Field {
-                name: "domain",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bus",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "device",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pciDeviceId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pciSubSystemId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "busId",
-                ty: T::Chars(32),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPdi_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "value",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricControllerSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "controllerType",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "data",
-                ty: T::Union("nvmlPerfMetricControllerSample_t_data"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricControllerSample_t_data",
-        union: true,
-        fields: &[
-            Field {
-                name: "dlppc2x",
-                ty: T::Record("nvmlPerfMetricsDlppc2xSample_t"),
-            },
-            Field {
-                name: "pfpp1x",
-                ty: T::Record("nvmlPerfMetricsPfpp1xSample_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsDlppc2xSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "observedMetrics",
-                ty: T::Record("nvmlObservedMetrics_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsPfpp1xSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "estimatedMetrics",
-                ty: T::Record("nvmlPwrModelMetricsPfpp1x_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsSample_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "numControllerData",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "controllerData",
-                ty: T::Array(&T::Record("nvmlPerfMetricControllerSample_t"), 4),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPerfMetricsSamples_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "numSamples",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "samples",
-                ty: T::Array(&T::Record("nvmlPerfMetricsSample_t"), 13),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPlatformInfo_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "ibGuid",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
-            },
-            Field {
-                name: "chassisSerialNumber",
-                ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
-            },
-            Field {
-                name: "slotNumber",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "trayIndex",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "hostId",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "peerType",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "moduleId",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPmgrPwrTuple_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "pwrmW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlProcessInfo_v1_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "usedGpuMemory",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlProcessInfo_v2_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "usedGpuMemory",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "gpuInstanceId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "computeInstanceId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlProcessUtilizationSample_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "timeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "smUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "encUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "decUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsDlppm1xDramclkEstimates_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "estimatedMetrics",
-                ty: T::Array(&T::Record("nvmlPwrModelMetricsDlppm1x_t"), 8),
-            },
-            Field {
-                name: "numEstimatedMetrics",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsDlppm1xPerf_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "perfms",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsDlppm1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bValid",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "coreRail",
-                ty: T::Record("nvmlCoreRailMetrics_t"),
-            },
-            Field {
-                name: "fbRail",
-                ty: T::Record("nvmlRailMetrics_t"),
-            },
-            Field {
-                name: "tgpPwrTuple",
-                ty: T::Record("nvmlPmgrPwrTuple_t"),
-            },
-            Field {
-                name: "perfMetrics",
-                ty: T::Record("nvmlPwrModelMetricsDlppm1xPerf_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsPfpp1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "numVfPoints",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "estimatedMetrics",
-                ty: T::Array(&T::Record("nvmlPwrModelMetricsSamplePfpp1x_t"), 32),
-            },
-            Field {
-                name: "bValid",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "maxPerfPerWattPoint",
-                ty: T::Record("nvmlPwrModelOperatingPointPfpp1x_t"),
-            },
-            Field {
-                name: "fmaxAtVmaxPoint",
-                ty: T::Record("nvmlPwrModelOperatingPointPfpp1x_t"),
-            },
-            Field {
-                name: "tgpHeadroommW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelMetricsSamplePfpp1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "freqkHz",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 16),
-            },
-            Field {
-                name: "estTgpPwrmW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlPwrModelOperatingPointPfpp1x_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "freqkHz",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pwrmW",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlRailMetrics_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "freqkHz",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "utilPct",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlRemappedRowsInfo_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "corrActiveRemaps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "corrInactiveRemaps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "uncActiveRemaps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "uncInactiveRemaps",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bPending",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bFailureOccurred",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlRepairStatus_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bChannelRepairPending",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "bTpcRepairPending",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlRowRemapperHistogramValues_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "max",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "high",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "partial",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "low",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "none",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlSample_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "timeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "sampleValue",
-                ty: T::Union("nvmlValue_st"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlSystemConfComputeSettings_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "environment",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "ccFeature",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "devToolsMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "multiGpuMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlSystemConfComputeSettings_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "environment",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "ccFeature",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "devToolsMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "multiGpuMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "tdispState",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlTemperature_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "sensorType",
-                ty: T::Enum("nvmlTemperatureSensors_enum"),
-            },
-            Field {
-                name: "temperature",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlUnitFanInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "speed",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "state",
-                ty: T::Enum("nvmlFanState_enum"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlUnitFanSpeeds_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "fans",
-                ty: T::Array(&T::Record("nvmlUnitFanInfo_st"), 24),
-            },
-            Field {
-                name: "count",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlUnitInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "name",
-                ty: T::Chars(96),
-            },
-            Field {
-                name: "id",
-                ty: T::Chars(96),
-            },
-            Field {
-                name: "serial",
-                ty: T::Chars(96),
-            },
-            Field {
-                name: "firmwareVersion",
-                ty: T::Chars(96),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlUnrepairableMemoryStatus_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bUnrepairableMemory",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlUtilization_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "gpu",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memory",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlValue_st",
-        union: true,
-        fields: &[
-            Field {
-                name: "dVal",
-                ty: T::Float,
-            },
-            Field {
-                name: "siVal",
-                ty: T::Int { signed: true, bits: 32 },
-            },
-            Field {
-                name: "uiVal",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "ulVal",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "ullVal",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "sllVal",
-                ty: T::Int { signed: true, bits: 64 },
-            },
-            Field {
-                name: "usVal",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuHeterogeneousMode_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "mode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuInstanceUtilizationSample_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "vgpuInstance",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "timeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "smUtil",
-                ty: T::Union("nvmlValue_st"),
-            },
-            Field {
-                name: "memUtil",
-                ty: T::Union("nvmlValue_st"),
-            },
-            Field {
-                name: "encUtil",
-                ty: T::Union("nvmlValue_st"),
-            },
-            Field {
-                name: "decUtil",
-                ty: T::Union("nvmlValue_st"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuLicenseExpiry_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "year",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "month",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "day",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "hour",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "min",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "sec",
-                ty: T::Int { signed: false, bits: 16 },
-            },
-            Field {
-                name: "status",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuLicenseInfo_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "isLicensed",
-                ty: T::Int { signed: false, bits: 8 },
-            },
-            Field {
-                name: "licenseExpiry",
-                ty: T::Record("nvmlVgpuLicenseExpiry_st"),
-            },
-            Field {
-                name: "currentState",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuPlacementId_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "placementId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuProcessUtilizationSample_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "vgpuInstance",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "pid",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "processName",
-                ty: T::Chars(64),
-            },
-            Field {
-                name: "timeStamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "smUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "memUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "encUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "decUtil",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuRuntimeState_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "size",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerCapabilities_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "supportedSchedulers",
-                ty: T::Array(&T::Int { signed: false, bits: 32 }, 3),
-            },
-            Field {
-                name: "maxTimeslice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "minTimeslice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "isArrModeSupported",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "maxFrequencyForARR",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "minFrequencyForARR",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "maxAvgFactorForARR",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "minAvgFactorForARR",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerGetState_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "schedulerPolicy",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "arrMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerParams",
-                ty: T::Union("nvmlVgpuSchedulerParams_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerLogEntries_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "timestamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "timeRunTotal",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "timeRun",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "swRunlistId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "targetTimeSlice",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "cumulativePreemptionTime",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerLogEntry_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "timestamp",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "timeRunTotal",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "timeRun",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "swRunlistId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "targetTimeSlice",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "cumulativePreemptionTime",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "weight",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerLogInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerPolicy",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "arrMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerParams",
-                ty: T::Union("nvmlVgpuSchedulerParams_t"),
-            },
-            Field {
-                name: "entriesCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "logEntries",
-                ty: T::Array(&T::Record("nvmlVgpuSchedulerLogEntries_st"), 200),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerLogInfo_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerPolicy",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "avgFactor",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "timeslice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "entriesCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "logEntries",
-                ty: T::Array(&T::Record("nvmlVgpuSchedulerLogEntry_v2_t"), 200),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerLog_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerPolicy",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "arrMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerParams",
-                ty: T::Union("nvmlVgpuSchedulerParams_t"),
-            },
-            Field {
-                name: "entriesCount",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "logEntries",
-                ty: T::Array(&T::Record("nvmlVgpuSchedulerLogEntries_st"), 200),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerParams_t",
-        union: true,
-        fields: &[
-            Field {
-                name: "vgpuSchedDataWithARR",
-                ty: T::Record("nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR"),
-            },
-            Field {
-                name: "vgpuSchedData",
-                ty: T::Record("nvmlVgpuSchedulerParams_t_vgpuSchedData"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerParams_t_vgpuSchedData",
-        union: false,
-        fields: &[
-            Field {
-                name: "timeslice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR",
-        union: false,
-        fields: &[
-            Field {
-                name: "avgFactor",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "timeslice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerStateInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerPolicy",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "arrMode",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerParams",
-                ty: T::Union("nvmlVgpuSchedulerParams_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuSchedulerStateInfo_v2_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "engineId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "schedulerPolicy",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "avgFactor",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "timeslice",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuTypeBar1Info_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "bar1Size",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuTypeMaxInstance_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "vgpuTypeId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "maxInstancePerGI",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlVgpuVersion_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "minVersion",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "maxVersion",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlViolationTime_st",
-        union: false,
-        fields: &[
-            Field {
-                name: "referenceTime",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-            Field {
-                name: "violationTime",
-                ty: T::Int { signed: false, bits: 64 },
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlWorkloadPowerProfileCurrentProfiles_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "perfProfilesMask",
-                ty: T::Record("nvmlMask255_t"),
-            },
-            Field {
-                name: "requestedProfilesMask",
-                ty: T::Record("nvmlMask255_t"),
-            },
-            Field {
-                name: "enforcedProfilesMask",
-                ty: T::Record("nvmlMask255_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlWorkloadPowerProfileInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "profileId",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "priority",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "conflictingMask",
-                ty: T::Record("nvmlMask255_t"),
-            },
-        ],
-    },
-    RecordSchema {
-        name: "nvmlWorkloadPowerProfileProfilesInfo_v1_t",
-        union: false,
-        fields: &[
-            Field {
-                name: "perfProfilesMask",
-                ty: T::Record("nvmlMask255_t"),
-            },
-            Field {
-                name: "perfProfile",
-                ty: T::Array(&T::Record("nvmlWorkloadPowerProfileInfo_v1_t"), 255),
-            },
-        ],
-    },
-];
-/// The constants of each enum those values use, sorted by enum name.
-pub static ENUMS: [(&str, &[&str]); 42usize] = [
-    (
-        "nvmlBrandType_enum",
-        &[
-            "NVML_BRAND_UNKNOWN",
-            "NVML_BRAND_QUADRO",
-            "NVML_BRAND_TESLA",
-            "NVML_BRAND_NVS",
-            "NVML_BRAND_GRID",
-            "NVML_BRAND_GEFORCE",
-            "NVML_BRAND_TITAN",
-            "NVML_BRAND_NVIDIA_VAPPS",
-            "NVML_BRAND_NVIDIA_VPC",
-            "NVML_BRAND_NVIDIA_VCS",
-            "NVML_BRAND_NVIDIA_VWS",
-            "NVML_BRAND_NVIDIA_CLOUD_GAMING",
-            "NVML_BRAND_NVIDIA_VGAMING",
-            "NVML_BRAND_QUADRO_RTX",
-            "NVML_BRAND_NVIDIA_RTX",
-            "NVML_BRAND_NVIDIA",
-            "NVML_BRAND_GEFORCE_RTX",
-            "NVML_BRAND_TITAN_RTX",
-            "NVML_BRAND_NVIDIA_DLA",
-            "NVML_BRAND_NVIDIA_NPU",
-            "NVML_BRAND_NVIDIA_VGAMEDEV",
-            "NVML_BRAND_COUNT",
-        ],
-    ),
-    ("nvmlBridgeChipType_enum", &["NVML_BRIDGE_CHIP_PLX", "NVML_BRIDGE_CHIP_BRO4"]),
-    (
-        "nvmlClockId_enum",
-        &[
-            "NVML_CLOCK_ID_CURRENT",
-            "NVML_CLOCK_ID_APP_CLOCK_TARGET",
-            "NVML_CLOCK_ID_APP_CLOCK_DEFAULT",
-            "NVML_CLOCK_ID_CUSTOMER_BOOST_MAX",
-            "NVML_CLOCK_ID_COUNT",
-        ],
-    ),
-    (
-        "nvmlClockType_enum",
-        &[
-            "NVML_CLOCK_GRAPHICS",
-            "NVML_CLOCK_SM",
-            "NVML_CLOCK_MEM",
-            "NVML_CLOCK_VIDEO",
-            "NVML_CLOCK_COUNT",
-        ],
-    ),
-    (
-        "nvmlComputeMode_enum",
-        &[
-            "NVML_COMPUTEMODE_DEFAULT",
-            "NVML_COMPUTEMODE_EXCLUSIVE_THREAD",
-            "NVML_COMPUTEMODE_PROHIBITED",
-            "NVML_COMPUTEMODE_EXCLUSIVE_PROCESS",
-            "NVML_COMPUTEMODE_COUNT",
-        ],
-    ),
-    (
-        "nvmlCoolerControl_enum",
-        &[
-            "NVML_THERMAL_COOLER_SIGNAL_NONE",
-            "NVML_THERMAL_COOLER_SIGNAL_TOGGLE",
-            "NVML_THERMAL_COOLER_SIGNAL_VARIABLE",
-            "NVML_THERMAL_COOLER_SIGNAL_COUNT",
-        ],
-    ),
-    (
-        "nvmlCoolerTarget_enum",
-        &[
-            "NVML_THERMAL_COOLER_TARGET_NONE",
-            "NVML_THERMAL_COOLER_TARGET_GPU",
-            "NVML_THERMAL_COOLER_TARGET_MEMORY",
-            "NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY",
-            "NVML_THERMAL_COOLER_TARGET_GPU_RELATED",
-        ],
-    ),
-    (
-        "nvmlDeviceVgpuCapability_enum",
-        &[
-            "NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU",
-            "NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES",
-            "NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES",
-            "NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW",
-            "NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW",
-            "NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING",
-            "NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU",
-            "NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU",
-            "NVML_DEVICE_VGPU_CAP_WARM_UPDATE",
-            "NVML_DEVICE_VGPU_CAP_HOMOGENEOUS_PLACEMENTS",
-            "NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_SUPPORTED",
-            "NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_ENABLED",
-            "NVML_DEVICE_VGPU_CAP_UVM_STUN",
-            "NVML_DEVICE_VGPU_CAP_COUNT",
-        ],
-    ),
-    (
-        "nvmlDriverModel_enum",
-        &["NVML_DRIVER_WDDM", "NVML_DRIVER_WDM", "NVML_DRIVER_MCDM"],
-    ),
-    (
-        "nvmlEccCounterType_enum",
-        &["NVML_VOLATILE_ECC", "NVML_AGGREGATE_ECC", "NVML_ECC_COUNTER_TYPE_COUNT"],
-    ),
-    ("nvmlEnableState_enum", &["NVML_FEATURE_DISABLED", "NVML_FEATURE_ENABLED"]),
-    (
-        "nvmlEncoderQueryType_enum",
-        &[
-            "NVML_ENCODER_QUERY_H264",
-            "NVML_ENCODER_QUERY_HEVC",
-            "NVML_ENCODER_QUERY_AV1",
-            "NVML_ENCODER_QUERY_UNKNOWN",
-        ],
-    ),
-    (
-        "nvmlFBCSessionType_enum",
-        &[
-            "NVML_FBC_SESSION_TYPE_UNKNOWN",
-            "NVML_FBC_SESSION_TYPE_TOSYS",
-            "NVML_FBC_SESSION_TYPE_CUDA",
-            "NVML_FBC_SESSION_TYPE_VID",
-            "NVML_FBC_SESSION_TYPE_HWENC",
-        ],
-    ),
-    ("nvmlFanState_enum", &["NVML_FAN_NORMAL", "NVML_FAN_FAILED"]),
-    ("nvmlGom_enum", &["NVML_GOM_ALL_ON", "NVML_GOM_COMPUTE", "NVML_GOM_LOW_DP"]),
-    (
-        "nvmlGpuVirtualizationMode",
-        &[
-            "NVML_GPU_VIRTUALIZATION_MODE_NONE",
-            "NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH",
-            "NVML_GPU_VIRTUALIZATION_MODE_VGPU",
-            "NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU",
-            "NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA",
-        ],
-    ),
-    (
-        "nvmlGridLicenseFeatureCode_t",
-        &[
-            "NVML_GRID_LICENSE_FEATURE_CODE_UNKNOWN",
-            "NVML_GRID_LICENSE_FEATURE_CODE_VGPU",
-            "NVML_GRID_LICENSE_FEATURE_CODE_NVIDIA_RTX",
-            "NVML_GRID_LICENSE_FEATURE_CODE_VWORKSTATION",
-            "NVML_GRID_LICENSE_FEATURE_CODE_GAMING",
-            "NVML_GRID_LICENSE_FEATURE_CODE_COMPUTE",
-            "NVML_GRID_LICENSE_FEATURE_CODE_VGAMEDEV",
-        ],
-    ),
-    (
-        "nvmlHostVgpuMode_enum",
-        &["NVML_HOST_VGPU_MODE_NON_SRIOV", "NVML_HOST_VGPU_MODE_SRIOV"],
-    ),
-    (
-        "nvmlInforomObject_enum",
-        &[
-            "NVML_INFOROM_OEM",
-            "NVML_INFOROM_ECC",
-            "NVML_INFOROM_POWER",
-            "NVML_INFOROM_DEN",
-            "NVML_INFOROM_COUNT",
-        ],
-    ),
-    (
-        "nvmlIntNvLinkDeviceType_enum",
-        &[
-            "NVML_NVLINK_DEVICE_TYPE_GPU",
-            "NVML_NVLINK_DEVICE_TYPE_IBMNPU",
-            "NVML_NVLINK_DEVICE_TYPE_SWITCH",
-            "NVML_NVLINK_DEVICE_TYPE_UNKNOWN",
-        ],
-    ),
-    ("nvmlLedColor_enum", &["NVML_LED_COLOR_GREEN", "NVML_LED_COLOR_AMBER"]),
-    (
-        "nvmlMemoryErrorType_enum",
-        &[
-            "NVML_MEMORY_ERROR_TYPE_CORRECTED",
-            "NVML_MEMORY_ERROR_TYPE_UNCORRECTED",
-            "NVML_MEMORY_ERROR_TYPE_COUNT",
-        ],
-    ),
-    (
-        "nvmlMemoryLocation_enum",
-        &[
-            "NVML_MEMORY_LOCATION_L1_CACHE",
-            "NVML_MEMORY_LOCATION_L2_CACHE",
-            "NVML_MEMORY_LOCATION_DRAM",
-            "NVML_MEMORY_LOCATION_DEVICE_MEMORY",
-            "NVML_MEMORY_LOCATION_REGISTER_FILE",
-            "NVML_MEMORY_LOCATION_TEXTURE_MEMORY",
-            "NVML_MEMORY_LOCATION_TEXTURE_SHM",
-            "NVML_MEMORY_LOCATION_CBU",
-            "NVML_MEMORY_LOCATION_SRAM",
-            "NVML_MEMORY_LOCATION_COUNT",
-        ],
-    ),
-    (
-        "nvmlNvLinkCapability_enum",
-        &[
-            "NVML_NVLINK_CAP_P2P_SUPPORTED",
-            "NVML_NVLINK_CAP_SYSMEM_ACCESS",
-            "NVML_NVLINK_CAP_P2P_ATOMICS",
-            "NVML_NVLINK_CAP_SYSMEM_ATOMICS",
-            "NVML_NVLINK_CAP_SLI_BRIDGE",
-            "NVML_NVLINK_CAP_VALID",
-            "NVML_NVLINK_CAP_COUNT",
-        ],
-    ),
-    (
-        "nvmlNvLinkErrorCounter_enum",
-        &[
-            "NVML_NVLINK_ERROR_DL_REPLAY",
-            "NVML_NVLINK_ERROR_DL_RECOVERY",
-            "NVML_NVLINK_ERROR_DL_CRC_FLIT",
-            "NVML_NVLINK_ERROR_DL_CRC_DATA",
-            "NVML_NVLINK_ERROR_DL_ECC_DATA",
-            "NVML_NVLINK_ERROR_COUNT",
-        ],
-    ),
-    (
-        "nvmlNvLinkUtilizationCountPktTypes_enum",
-        &[
-            "NVML_NVLINK_COUNTER_PKTFILTER_NOP",
-            "NVML_NVLINK_COUNTER_PKTFILTER_READ",
-            "NVML_NVLINK_COUNTER_PKTFILTER_WRITE",
-            "NVML_NVLINK_COUNTER_PKTFILTER_RATOM",
-            "NVML_NVLINK_COUNTER_PKTFILTER_NRATOM",
-            "NVML_NVLINK_COUNTER_PKTFILTER_FLUSH",
-            "NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA",
-            "NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA",
-            "NVML_NVLINK_COUNTER_PKTFILTER_ALL",
-        ],
-    ),
-    (
-        "nvmlNvLinkUtilizationCountUnits_enum",
-        &[
-            "NVML_NVLINK_COUNTER_UNIT_CYCLES",
-            "NVML_NVLINK_COUNTER_UNIT_PACKETS",
-            "NVML_NVLINK_COUNTER_UNIT_BYTES",
-            "NVML_NVLINK_COUNTER_UNIT_RESERVED",
-            "NVML_NVLINK_COUNTER_UNIT_COUNT",
-        ],
-    ),
-    (
-        "nvmlPStates_enum",
-        &[
-            "NVML_PSTATE_0",
-            "NVML_PSTATE_1",
-            "NVML_PSTATE_2",
-            "NVML_PSTATE_3",
-            "NVML_PSTATE_4",
-            "NVML_PSTATE_5",
-            "NVML_PSTATE_6",
-            "NVML_PSTATE_7",
-            "NVML_PSTATE_8",
-            "NVML_PSTATE_9",
-            "NVML_PSTATE_10",
-            "NVML_PSTATE_11",
-            "NVML_PSTATE_12",
-            "NVML_PSTATE_13",
-            "NVML_PSTATE_14",
-            "NVML_PSTATE_15",
-            "NVML_PSTATE_UNKNOWN",
-        ],
-    ),
-    (
-        "nvmlPageRetirementCause_enum",
-        &[
-            "NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS",
-            "NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR",
-            "NVML_PAGE_RETIREMENT_CAUSE_COUNT",
-        ],
-    ),
-    (
-        "nvmlPcieUtilCounter_enum",
-        &["NVML_PCIE_UTIL_TX_BYTES", "NVML_PCIE_UTIL_RX_BYTES", "NVML_PCIE_UTIL_COUNT"],
-    ),
-    (
-        "nvmlPerfPolicyType_enum",
-        &[
-            "NVML_PERF_POLICY_POWER",
-            "NVML_PERF_POLICY_THERMAL",
-            "NVML_PERF_POLICY_SYNC_BOOST",
-            "NVML_PERF_POLICY_BOARD_LIMIT",
-            "NVML_PERF_POLICY_LOW_UTILIZATION",
-            "NVML_PERF_POLICY_RELIABILITY",
-            "NVML_PERF_POLICY_TOTAL_APP_CLOCKS",
-            "NVML_PERF_POLICY_TOTAL_BASE_CLOCKS",
-            "NVML_PERF_POLICY_COUNT",
-        ],
-    ),
-    (
-        "nvmlRestrictedAPI_enum",
-        &[
-            "NVML_RESTRICTED_API_SET_APPLICATION_CLOCKS",
-            "NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS",
-            "NVML_RESTRICTED_API_COUNT",
-        ],
-    ),
-    (
-        "nvmlReturn_enum",
-        &[
-            "NVML_SUCCESS",
-            "NVML_ERROR_UNINITIALIZED",
-            "NVML_ERROR_INVALID_ARGUMENT",
-            "NVML_ERROR_NOT_SUPPORTED",
-            "NVML_ERROR_NO_PERMISSION",
-            "NVML_ERROR_ALREADY_INITIALIZED",
-            "NVML_ERROR_NOT_FOUND",
-            "NVML_ERROR_INSUFFICIENT_SIZE",
-            "NVML_ERROR_INSUFFICIENT_POWER",
-            "NVML_ERROR_DRIVER_NOT_LOADED",
-            "NVML_ERROR_TIMEOUT",
-            "NVML_ERROR_IRQ_ISSUE",
-            "NVML_ERROR_LIBRARY_NOT_FOUND",
-            "NVML_ERROR_FUNCTION_NOT_FOUND",
-            "NVML_ERROR_CORRUPTED_INFOROM",
-            "NVML_ERROR_GPU_IS_LOST",
-            "NVML_ERROR_RESET_REQUIRED",
-            "NVML_ERROR_OPERATING_SYSTEM",
-            "NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-            "NVML_ERROR_IN_USE",
-            "NVML_ERROR_MEMORY",
-            "NVML_ERROR_NO_DATA",
-            "NVML_ERROR_VGPU_ECC_NOT_SUPPORTED",
-            "NVML_ERROR_INSUFFICIENT_RESOURCES",
-            "NVML_ERROR_FREQ_NOT_SUPPORTED",
-            "NVML_ERROR_ARGUMENT_VERSION_MISMATCH",
-            "NVML_ERROR_DEPRECATED",
-            "NVML_ERROR_NOT_READY",
-            "NVML_ERROR_GPU_NOT_FOUND",
-            "NVML_ERROR_INVALID_STATE",
-            "NVML_ERROR_RESET_TYPE_NOT_SUPPORTED",
-            "NVML_ERROR_UNKNOWN",
-        ],
-    ),
-    (
-        "nvmlSamplingType_enum",
-        &[
-            "NVML_TOTAL_POWER_SAMPLES",
-            "NVML_GPU_UTILIZATION_SAMPLES",
-            "NVML_MEMORY_UTILIZATION_SAMPLES",
-            "NVML_ENC_UTILIZATION_SAMPLES",
-            "NVML_DEC_UTILIZATION_SAMPLES",
-            "NVML_PROCESSOR_CLK_SAMPLES",
-            "NVML_MEMORY_CLK_SAMPLES",
-            "NVML_MODULE_POWER_SAMPLES",
-            "NVML_JPG_UTILIZATION_SAMPLES",
-            "NVML_OFA_UTILIZATION_SAMPLES",
-            "NVML_SAMPLINGTYPE_COUNT",
-        ],
-    ),
-    (
-        "nvmlTemperatureSensors_enum",
-        &["NVML_TEMPERATURE_GPU", "NVML_TEMPERATURE_GPU_MAX", "NVML_TEMPERATURE_COUNT"],
-    ),
-    (
-        "nvmlTemperatureThresholds_enum",
-        &[
-            "NVML_TEMPERATURE_THRESHOLD_SHUTDOWN",
-            "NVML_TEMPERATURE_THRESHOLD_SLOWDOWN",
-            "NVML_TEMPERATURE_THRESHOLD_MEM_MAX",
-            "NVML_TEMPERATURE_THRESHOLD_GPU_MAX",
-            "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN",
-            "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR",
-            "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX",
-            "NVML_TEMPERATURE_THRESHOLD_GPS_CURR",
-            "NVML_TEMPERATURE_THRESHOLD_COUNT",
-        ],
-    ),
-    (
-        "nvmlThermalController_t",
-        &[
-            "NVML_THERMAL_CONTROLLER_NONE",
-            "NVML_THERMAL_CONTROLLER_GPU_INTERNAL",
-            "NVML_THERMAL_CONTROLLER_ADM1032",
-            "NVML_THERMAL_CONTROLLER_ADT7461",
-            "NVML_THERMAL_CONTROLLER_MAX6649",
-            "NVML_THERMAL_CONTROLLER_MAX1617",
-            "NVML_THERMAL_CONTROLLER_LM99",
-            "NVML_THERMAL_CONTROLLER_LM89",
-            "NVML_THERMAL_CONTROLLER_LM64",
-            "NVML_THERMAL_CONTROLLER_G781",
-            "NVML_THERMAL_CONTROLLER_ADT7473",
-            "NVML_THERMAL_CONTROLLER_SBMAX6649",
-            "NVML_THERMAL_CONTROLLER_VBIOSEVT",
-            "NVML_THERMAL_CONTROLLER_OS",
-            "NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS",
-            "NVML_THERMAL_CONTROLLER_NVSYSCON_E551",
-            "NVML_THERMAL_CONTROLLER_MAX6649R",
-            "NVML_THERMAL_CONTROLLER_ADT7473S",
-            "NVML_THERMAL_CONTROLLER_UNKNOWN",
-        ],
-    ),
-    (
-        "nvmlThermalTarget_t",
-        &[
-            "NVML_THERMAL_TARGET_NONE",
-            "NVML_THERMAL_TARGET_GPU",
-            "NVML_THERMAL_TARGET_MEMORY",
-            "NVML_THERMAL_TARGET_POWER_SUPPLY",
-            "NVML_THERMAL_TARGET_BOARD",
-            "NVML_THERMAL_TARGET_VCD_BOARD",
-            "NVML_THERMAL_TARGET_VCD_INLET",
-            "NVML_THERMAL_TARGET_VCD_OUTLET",
-            "NVML_THERMAL_TARGET_ALL",
-            "NVML_THERMAL_TARGET_UNKNOWN",
-        ],
-    ),
-    (
-        "nvmlValueType_enum",
-        &[
-            "NVML_VALUE_TYPE_DOUBLE",
-            "NVML_VALUE_TYPE_UNSIGNED_INT",
-            "NVML_VALUE_TYPE_UNSIGNED_LONG",
-            "NVML_VALUE_TYPE_UNSIGNED_LONG_LONG",
-            "NVML_VALUE_TYPE_SIGNED_LONG_LONG",
-            "NVML_VALUE_TYPE_SIGNED_INT",
-            "NVML_VALUE_TYPE_UNSIGNED_SHORT",
-            "NVML_VALUE_TYPE_COUNT",
-        ],
-    ),
-    (
-        "nvmlVgpuCapability_enum",
-        &[
-            "NVML_VGPU_CAP_NVLINK_P2P",
-            "NVML_VGPU_CAP_GPUDIRECT",
-            "NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE",
-            "NVML_VGPU_CAP_EXCLUSIVE_TYPE",
-            "NVML_VGPU_CAP_EXCLUSIVE_SIZE",
-            "NVML_VGPU_CAP_COUNT",
-        ],
-    ),
-    (
-        "nvmlVgpuDriverCapability_enum",
-        &[
-            "NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU",
-            "NVML_VGPU_DRIVER_CAP_WARM_UPDATE",
-            "NVML_VGPU_DRIVER_CAP_COUNT",
-        ],
-    ),
-    ("nvmlVgpuVmIdType", &["NVML_VGPU_VM_ID_DOMAIN_ID", "NVML_VGPU_VM_ID_UUID"]),
-];
-/// The functions whose documentation says they need a privileged user (root), sorted.
-pub static PRIVILEGED: [&str; 47usize] = [
-    "nvmlComputeInstanceDestroy",
-    "nvmlDeviceClearAccountingPids",
-    "nvmlDeviceClearEccErrorCounts",
-    "nvmlDeviceCreateGpuInstance",
-    "nvmlDeviceCreateGpuInstanceWithPlacement",
-    "nvmlDeviceGetClkMonStatus",
-    "nvmlDeviceGetGpuInstanceById",
-    "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-    "nvmlDeviceGetGpuInstanceRemainingCapacity",
-    "nvmlDeviceGetGpuInstances",
-    "nvmlDeviceGetSramEccErrorStatus",
-    "nvmlDevicePowerSmoothingActivatePresetProfile",
-    "nvmlDevicePowerSmoothingSetState",
-    "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
-    "nvmlDeviceSetAPIRestriction",
-    "nvmlDeviceSetAccountingMode",
-    "nvmlDeviceSetAdaptiveTgpMode_v1",
-    "nvmlDeviceSetClockOffsets",
-    "nvmlDeviceSetComputeMode",
-    "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
-    "nvmlDeviceSetDramEncryptionMode",
-    "nvmlDeviceSetDriverModel",
-    "nvmlDeviceSetEccMode",
-    "nvmlDeviceSetFanControlPolicy",
-    "nvmlDeviceSetGpuLockedClocks",
-    "nvmlDeviceSetGpuOperationMode",
-    "nvmlDeviceSetHostname_v1",
-    "nvmlDeviceSetMemoryLimits_v1",
-    "nvmlDeviceSetMemoryLockedClocks",
-    "nvmlDeviceSetMigMode",
-    "nvmlDeviceSetPersistenceMode",
-    "nvmlDeviceSetPowerManagementLimit",
-    "nvmlDeviceSetPowerManagementLimit_v2",
-    "nvmlDeviceSetRusdSettings_v1",
-    "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
-    "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
-    "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
-    "nvmlGpuInstanceCreateComputeInstance",
-    "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
-    "nvmlGpuInstanceDestroy",
-    "nvmlGpuInstanceGetComputeInstanceById",
-    "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
-    "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
-    "nvmlGpuInstanceGetComputeInstances",
-    "nvmlSystemGetCPER_v1",
-    "nvmlUnitSetLedState",
-    "nvmlVgpuInstanceClearAccountingPids",
-];
-/// `(function, architecture, NVML_DEVICE_ARCH_*)` for the device functions whose
-/// documentation says "For <architecture> or newer", sorted by function.
-pub static MIN_ARCH: [(&str, &str, u32); 154usize] = [
-    ("nvmlDeviceClearAccountingPids", "Kepler", 2),
-    ("nvmlDeviceClearCpuAffinity", "Kepler", 2),
-    ("nvmlDeviceClearEccErrorCounts", "Kepler", 2),
-    ("nvmlDeviceCreateGpuInstance", "Ampere", 7),
-    ("nvmlDeviceCreateGpuInstanceWithPlacement", "Ampere", 7),
-    ("nvmlDeviceFreezeNvLinkUtilizationCounter", "Pascal", 4),
-    ("nvmlDeviceGetAccountingBufferSize", "Kepler", 2),
-    ("nvmlDeviceGetAccountingMode", "Kepler", 2),
-    ("nvmlDeviceGetAccountingPids", "Kepler", 2),
-    ("nvmlDeviceGetAccountingStats", "Kepler", 2),
-    ("nvmlDeviceGetAccountingStats_v2", "Kepler", 2),
-    ("nvmlDeviceGetActiveVgpus", "Kepler", 2),
-    ("nvmlDeviceGetAddressingMode", "Turing", 6),
-    ("nvmlDeviceGetAttributes", "Ampere", 7),
-    ("nvmlDeviceGetAttributes_v2", "Ampere", 7),
-    ("nvmlDeviceGetAutoBoostedClocksEnabled", "Kepler", 2),
-    ("nvmlDeviceGetBAR1MemoryInfo", "Kepler", 2),
-    ("nvmlDeviceGetClkMonStatus", "Ampere", 7),
-    ("nvmlDeviceGetClock", "Kepler", 2),
-    ("nvmlDeviceGetClockOffsets", "Maxwell", 3),
-    ("nvmlDeviceGetComputeInstanceId", "Ampere", 7),
-    ("nvmlDeviceGetConfComputeGpuAttestationReport", "Ampere", 7),
-    ("nvmlDeviceGetConfComputeGpuCertificate", "Ampere", 7),
-    ("nvmlDeviceGetConfComputeMemSizeInfo", "Ampere", 7),
-    ("nvmlDeviceGetConfComputeProtectedMemoryUsage", "Ampere", 7),
-    ("nvmlDeviceGetCoolerInfo", "Maxwell", 3),
-    ("nvmlDeviceGetDecoderUtilization", "Kepler", 2),
-    ("nvmlDeviceGetDeviceHandleFromMigDeviceHandle", "Ampere", 7),
-    ("nvmlDeviceGetDramEncryptionMode", "Blackwell", 10),
-    ("nvmlDeviceGetDriverModel", "Kepler", 2),
-    ("nvmlDeviceGetDriverModel_v2", "Kepler", 2),
-    ("nvmlDeviceGetEncoderCapacity", "Maxwell", 3),
-    ("nvmlDeviceGetEncoderSessions", "Maxwell", 3),
-    ("nvmlDeviceGetEncoderStats", "Maxwell", 3),
-    ("nvmlDeviceGetEncoderUtilization", "Kepler", 2),
-    ("nvmlDeviceGetEnforcedPowerLimit", "Kepler", 2),
-    ("nvmlDeviceGetFBCSessions", "Maxwell", 3),
-    ("nvmlDeviceGetFBCStats", "Maxwell", 3),
-    ("nvmlDeviceGetFanControlPolicy_v2", "Maxwell", 3),
-    ("nvmlDeviceGetFanSpeedRPM", "Maxwell", 3),
-    ("nvmlDeviceGetGpuFabricInfo", "Hopper", 9),
-    ("nvmlDeviceGetGpuFabricInfoV", "Hopper", 9),
-    ("nvmlDeviceGetGpuFabricInfo_v4", "Hopper", 9),
-    ("nvmlDeviceGetGpuInstanceById", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstanceId", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstancePossiblePlacements", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstancePossiblePlacements_v2", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstanceProfileInfo", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstanceProfileInfoV", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstanceRemainingCapacity", "Ampere", 7),
-    ("nvmlDeviceGetGpuInstances", "Ampere", 7),
-    ("nvmlDeviceGetGraphicsRunningProcesses", "Kepler", 2),
-    ("nvmlDeviceGetGraphicsRunningProcesses_v2", "Kepler", 2),
-    ("nvmlDeviceGetGraphicsRunningProcesses_v3", "Kepler", 2),
-    ("nvmlDeviceGetHostname_v1", "Blackwell", 10),
-    ("nvmlDeviceGetJpgUtilization", "Turing", 6),
-    ("nvmlDeviceGetMPSComputeRunningProcesses", "Volta", 5),
-    ("nvmlDeviceGetMPSComputeRunningProcesses_v2", "Volta", 5),
-    ("nvmlDeviceGetMPSComputeRunningProcesses_v3", "Volta", 5),
-    ("nvmlDeviceGetMaxCustomerBoostClock", "Pascal", 4),
-    ("nvmlDeviceGetMaxMigDeviceCount", "Ampere", 7),
-    ("nvmlDeviceGetMigDeviceHandleByIndex", "Ampere", 7),
-    ("nvmlDeviceGetMigMode", "Ampere", 7),
-    ("nvmlDeviceGetNvLinkCapability", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkErrorCounter", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkRemotePciInfo", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkRemotePciInfo_v2", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkState", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkUtilizationControl", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkUtilizationCounter", "Pascal", 4),
-    ("nvmlDeviceGetNvLinkVersion", "Pascal", 4),
-    ("nvmlDeviceGetNvlinkBwMode", "Blackwell", 10),
-    ("nvmlDeviceGetNvlinkSupportedBwModes", "Blackwell", 10),
-    ("nvmlDeviceGetOfaUtilization", "Turing", 6),
-    ("nvmlDeviceGetPcieReplayCounter", "Kepler", 2),
-    ("nvmlDeviceGetPcieThroughput", "Maxwell", 3),
-    ("nvmlDeviceGetPdi", "Pascal", 4),
-    ("nvmlDeviceGetPlatformInfo", "Blackwell", 10),
-    ("nvmlDeviceGetPowerManagementDefaultLimit", "Kepler", 2),
-    ("nvmlDeviceGetPowerManagementLimitConstraints", "Kepler", 2),
-    ("nvmlDeviceGetPowerMizerMode_v1", "Maxwell", 3),
-    ("nvmlDeviceGetProcessUtilization", "Maxwell", 3),
-    ("nvmlDeviceGetProcessesUtilizationInfo", "Maxwell", 3),
-    ("nvmlDeviceGetRemappedRows", "Ampere", 7),
-    ("nvmlDeviceGetRemappedRows_v2", "Ampere", 7),
-    ("nvmlDeviceGetRepairStatus", "Ampere", 7),
-    ("nvmlDeviceGetRetiredPages", "Kepler", 2),
-    ("nvmlDeviceGetRetiredPagesPendingStatus", "Kepler", 2),
-    ("nvmlDeviceGetRetiredPages_v2", "Kepler", 2),
-    ("nvmlDeviceGetRunningProcessDetailList", "Hopper", 9),
-    ("nvmlDeviceGetSamples", "Kepler", 2),
-    ("nvmlDeviceGetSramEccErrorStatus", "Ampere", 7),
-    ("nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts", "Blackwell", 10),
-    ("nvmlDeviceGetSupportedGraphicsClocks", "Kepler", 2),
-    ("nvmlDeviceGetSupportedMemoryClocks", "Kepler", 2),
-    ("nvmlDeviceGetTemperatureThreshold", "Kepler", 2),
-    ("nvmlDeviceGetTotalEnergyConsumption", "Volta", 5),
-    ("nvmlDeviceGetUnrepairableMemoryFlag_v1", "Hopper", 9),
-    ("nvmlDeviceGetVgpuCapabilities", "Maxwell", 3),
-    ("nvmlDeviceGetVgpuInstancesUtilizationInfo", "Kepler", 2),
-    ("nvmlDeviceGetVgpuProcessUtilization", "Maxwell", 3),
-    ("nvmlDeviceGetVgpuProcessesUtilizationInfo", "Maxwell", 3),
-    ("nvmlDeviceGetVgpuSchedulerLog", "Pascal", 4),
-    ("nvmlDeviceGetVgpuSchedulerLog_v2", "Pascal", 4),
-    ("nvmlDeviceGetVgpuSchedulerState", "Pascal", 4),
-    ("nvmlDeviceGetVgpuSchedulerState_v2", "Pascal", 4),
-    ("nvmlDeviceGetVgpuUtilization", "Kepler", 2),
-    ("nvmlDeviceGetVirtualizationMode", "Kepler", 2),
-    ("nvmlDeviceIsMigDeviceHandle", "Ampere", 7),
-    ("nvmlDevicePowerSmoothingActivatePresetProfile", "Blackwell", 10),
-    ("nvmlDevicePowerSmoothingSetState", "Blackwell", 10),
-    ("nvmlDevicePowerSmoothingUpdatePresetProfileParam", "Blackwell", 10),
-    ("nvmlDeviceReadPRMCounters_v1", "Blackwell", 10),
-    ("nvmlDeviceReadWritePRM_v1", "Blackwell", 10),
-    ("nvmlDeviceResetGpuLockedClocks", "Volta", 5),
-    ("nvmlDeviceResetMemoryLockedClocks", "Ampere", 7),
-    ("nvmlDeviceResetNvLinkErrorCounters", "Pascal", 4),
-    ("nvmlDeviceResetNvLinkUtilizationCounter", "Pascal", 4),
-    ("nvmlDeviceSetAPIRestriction", "Kepler", 2),
-    ("nvmlDeviceSetAccountingMode", "Kepler", 2),
-    ("nvmlDeviceSetAutoBoostedClocksEnabled", "Kepler", 2),
-    ("nvmlDeviceSetClockOffsets", "Maxwell", 3),
-    ("nvmlDeviceSetConfComputeUnprotectedMemSize", "Ampere", 7),
-    ("nvmlDeviceSetCpuAffinity", "Kepler", 2),
-    ("nvmlDeviceSetDefaultAutoBoostedClocksEnabled", "Kepler", 2),
-    ("nvmlDeviceSetDramEncryptionMode", "Kepler", 2),
-    ("nvmlDeviceSetEccMode", "Kepler", 2),
-    ("nvmlDeviceSetFanControlPolicy", "Maxwell", 3),
-    ("nvmlDeviceSetGpuLockedClocks", "Volta", 5),
-    ("nvmlDeviceSetHostname_v1", "Blackwell", 10),
-    ("nvmlDeviceSetMemoryLockedClocks", "Ampere", 7),
-    ("nvmlDeviceSetMigMode", "Ampere", 7),
-    ("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", "Hopper", 9),
-    ("nvmlDeviceSetNvLinkUtilizationControl", "Pascal", 4),
-    ("nvmlDeviceSetNvlinkBwMode", "Blackwell", 10),
-    ("nvmlDeviceSetPowerManagementLimit", "Kepler", 2),
-    ("nvmlDeviceSetPowerManagementLimit_v2", "Kepler", 2),
-    ("nvmlDeviceSetPowerMizerMode_v1", "Maxwell", 3),
-    ("nvmlDeviceSetTemperatureThreshold", "Maxwell", 3),
-    ("nvmlDeviceSetVgpuSchedulerState", "Pascal", 4),
-    ("nvmlDeviceSetVgpuSchedulerState_v2", "Pascal", 4),
-    ("nvmlDeviceSetVirtualizationMode", "Kepler", 2),
-    ("nvmlDeviceVgpuForceGspUnload", "Ada", 8),
-    ("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", "Blackwell", 10),
-    ("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", "Blackwell", 10),
-    ("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", "Blackwell", 10),
-    ("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", "Blackwell", 10),
-    ("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", "Blackwell", 10),
-    ("nvmlGpmMigSampleGet", "Hopper", 9),
-    ("nvmlGpmQueryDeviceSupport", "Hopper", 9),
-    ("nvmlGpmQueryIfStreamingEnabled", "Hopper", 9),
-    ("nvmlGpmSampleGet", "Hopper", 9),
-    ("nvmlGpmSetStreamingEnabled", "Hopper", 9),
-    ("nvmlVgpuTypeGetMaxInstances", "Kepler", 2),
-];
+use super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetAPIRestriction` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAPIRestriction<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAPIRestriction<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     apiType: nvmlRestrictedAPI_t,
@@ -7602,7 +68,7 @@ pub fn nvmlDeviceGetAPIRestriction<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAccountingBufferSize` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAccountingBufferSize<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAccountingBufferSize<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     bufferSize: *mut c_uint,
@@ -7625,7 +91,7 @@ pub fn nvmlDeviceGetAccountingBufferSize<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAccountingMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAccountingMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAccountingMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
@@ -7648,7 +114,7 @@ pub fn nvmlDeviceGetAccountingMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAccountingPids` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAccountingPids<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAccountingPids<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     count: *mut c_uint,
@@ -7671,7 +137,7 @@ pub fn nvmlDeviceGetAccountingPids<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAccountingStats` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAccountingStats<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAccountingStats<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pid: c_uint,
@@ -7696,7 +162,7 @@ pub fn nvmlDeviceGetAccountingStats<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAccountingStats_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAccountingStats_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAccountingStats_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     stats: *mut nvmlAccountingStats_v2_t,
@@ -7710,9 +176,7 @@ pub fn nvmlDeviceGetAccountingStats_v2<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlAccountingStats_v2_t = super::super::engine::ffi::get(
-                    stats,
-                )?;
+                let mut x: nvmlAccountingStats_v2_t = super::super::ffi::get(stats)?;
                 fill_nvmlAccountingStats_v2_t(&v[0], &mut x);
                 put(stats, x)?;
             }
@@ -7720,32 +184,9 @@ pub fn nvmlDeviceGetAccountingStats_v2<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetActiveVgpus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetActiveVgpus<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    vgpuCount: *mut c_uint,
-    vgpuInstances: *mut nvmlVgpuInstance_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetActiveVgpus",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlVgpuInstance_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| x.uint() as nvmlVgpuInstance_t)
-                .collect();
-            put_list(vgpuCount, vgpuInstances, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetAdaptiveClockInfoStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     adaptiveClockStatus: *mut c_uint,
@@ -7768,7 +209,7 @@ pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAdaptiveTgpModeInfo_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     info: *mut nvmlAdaptiveTgpModeInfo_v1_t,
@@ -7792,7 +233,7 @@ pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetAddressingMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAddressingMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     mode: *mut nvmlDeviceAddressingMode_t,
@@ -7809,9 +250,7 @@ pub fn nvmlDeviceGetAddressingMode<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlDeviceAddressingMode_t = super::super::engine::ffi::get(
-                    mode,
-                )?;
+                let mut x: nvmlDeviceAddressingMode_t = super::super::ffi::get(mode)?;
                 {
                     let version = x.version;
                     x = nvmlDeviceAddressingMode_t::default();
@@ -7825,33 +264,9 @@ pub fn nvmlDeviceGetAddressingMode<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetApplicationsClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetApplicationsClock<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    clockType: nvmlClockType_t,
-    clockMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    if clockMHz.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetApplicationsClock",
-        Object::Device(device),
-        &[clockType as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(clockMHz, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetArchitecture` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetArchitecture<A: Api + ?Sized>(
+pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     arch: *mut nvmlDeviceArchitecture_t,
@@ -7872,57 +287,9 @@ pub fn nvmlDeviceGetArchitecture<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetAttributes` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAttributes<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    attributes: *mut nvmlDeviceAttributes_t,
-) -> nvmlReturn_t {
-    if attributes.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetAttributes",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlDeviceAttributes_t::default();
-                fill_nvmlDeviceAttributes_st(&v[0], &mut x);
-                put(attributes, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetAttributes_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAttributes_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    attributes: *mut nvmlDeviceAttributes_t,
-) -> nvmlReturn_t {
-    if attributes.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetAttributes_v2",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlDeviceAttributes_t::default();
-                fill_nvmlDeviceAttributes_st(&v[0], &mut x);
-                put(attributes, x)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetAutoBoostedClocksEnabled` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetAutoBoostedClocksEnabled<A: Api + ?Sized>(
+pub fn nvmlDeviceGetAutoBoostedClocksEnabled<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     isEnabled: *mut nvmlEnableState_t,
@@ -7948,33 +315,9 @@ pub fn nvmlDeviceGetAutoBoostedClocksEnabled<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetBAR1MemoryInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBAR1MemoryInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    bar1Memory: *mut nvmlBAR1Memory_t,
-) -> nvmlReturn_t {
-    if bar1Memory.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetBAR1MemoryInfo",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlBAR1Memory_t::default();
-                fill_nvmlBAR1Memory_st(&v[0], &mut x);
-                put(bar1Memory, x)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetBBXTimeData_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBBXTimeData_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetBBXTimeData_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     timeData: *mut nvmlBBXTimeData_v1_t,
@@ -7998,7 +341,7 @@ pub fn nvmlDeviceGetBBXTimeData_v1<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetBankRemapperStatus_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pBankRemapperStatus: *mut nvmlEccBankRemapperStatus_v1_t,
@@ -8020,32 +363,9 @@ pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetBoardId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBoardId<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    boardId: *mut c_uint,
-) -> nvmlReturn_t {
-    if boardId.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetBoardId",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(boardId, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetBoardPartNumber` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBoardPartNumber<A: Api + ?Sized>(
+pub fn nvmlDeviceGetBoardPartNumber<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     partNumber: *mut c_char,
@@ -8063,7 +383,7 @@ pub fn nvmlDeviceGetBoardPartNumber<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetBrand` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBrand<A: Api + ?Sized>(
+pub fn nvmlDeviceGetBrand<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     r#type: *mut nvmlBrandType_t,
@@ -8086,7 +406,7 @@ pub fn nvmlDeviceGetBrand<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetBridgeChipInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBridgeChipInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
@@ -8110,7 +430,7 @@ pub fn nvmlDeviceGetBridgeChipInfo<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetBusType` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetBusType<A: Api + ?Sized>(
+pub fn nvmlDeviceGetBusType<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     r#type: *mut nvmlBusType_t,
@@ -8133,7 +453,7 @@ pub fn nvmlDeviceGetBusType<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetC2cModeInfoV` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetC2cModeInfoV<A: Api + ?Sized>(
+pub fn nvmlDeviceGetC2cModeInfoV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
@@ -8157,7 +477,7 @@ pub fn nvmlDeviceGetC2cModeInfoV<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCapabilities<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     caps: *mut nvmlDeviceCapabilities_t,
@@ -8174,9 +494,7 @@ pub fn nvmlDeviceGetCapabilities<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlDeviceCapabilities_t = super::super::engine::ffi::get(
-                    caps,
-                )?;
+                let mut x: nvmlDeviceCapabilities_t = super::super::ffi::get(caps)?;
                 {
                     let version = x.version;
                     x = nvmlDeviceCapabilities_t::default();
@@ -8192,7 +510,7 @@ pub fn nvmlDeviceGetCapabilities<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetClkMonStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetClkMonStatus<A: Api + ?Sized>(
+pub fn nvmlDeviceGetClkMonStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     status: *mut nvmlClkMonStatus_t,
@@ -8214,58 +532,9 @@ pub fn nvmlDeviceGetClkMonStatus<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetClock<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    clockType: nvmlClockType_t,
-    clockId: nvmlClockId_t,
-    clockMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    if clockMHz.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetClock",
-        Object::Device(device),
-        &[clockType as i64, clockId as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(clockMHz, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetClockInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetClockInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    r#type: nvmlClockType_t,
-    clock: *mut c_uint,
-) -> nvmlReturn_t {
-    if clock.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetClockInfo",
-        Object::Device(device),
-        &[r#type as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(clock, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetClockOffsets` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetClockOffsets<A: Api + ?Sized>(
+pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     info: *mut nvmlClockOffset_t,
@@ -8282,7 +551,7 @@ pub fn nvmlDeviceGetClockOffsets<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlClockOffset_t = super::super::engine::ffi::get(info)?;
+                let mut x: nvmlClockOffset_t = super::super::ffi::get(info)?;
                 fill_nvmlClockOffset_v1_t(&v[0], &mut x);
                 x.version = nvmlClockOffset_v1 as _;
                 put(info, x)?;
@@ -8291,136 +560,9 @@ pub fn nvmlDeviceGetClockOffsets<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetComputeInstanceId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetComputeInstanceId<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    id: *mut c_uint,
-) -> nvmlReturn_t {
-    if id.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetComputeInstanceId",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(id, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetComputeMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetComputeMode<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    mode: *mut nvmlComputeMode_t,
-) -> nvmlReturn_t {
-    if mode.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetComputeMode",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(mode, o.uint() as nvmlComputeMode_t)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetComputeRunningProcesses` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetComputeRunningProcesses<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_v1_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetComputeRunningProcesses",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_v1_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_v1_t::default();
-                    fill_nvmlProcessInfo_v1_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetComputeRunningProcesses_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetComputeRunningProcesses_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_v2_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetComputeRunningProcesses_v2",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_v2_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_v2_t::default();
-                    fill_nvmlProcessInfo_v2_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetComputeRunningProcesses_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetComputeRunningProcesses_v3<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetComputeRunningProcesses_v3",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_t::default();
-                    fill_nvmlProcessInfo_v2_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetConfComputeGpuAttestationReport` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Api + ?Sized>(
+pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     gpuAtstReport: *mut nvmlConfComputeGpuAttestationReport_t,
@@ -8434,7 +576,7 @@ pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlConfComputeGpuAttestationReport_t = super::super::engine::ffi::get(
+                let mut x: nvmlConfComputeGpuAttestationReport_t = super::super::ffi::get(
                     gpuAtstReport,
                 )?;
                 fill_nvmlConfComputeGpuAttestationReport_st(&v[0], &mut x);
@@ -8446,7 +588,7 @@ pub fn nvmlDeviceGetConfComputeGpuAttestationReport<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetConfComputeGpuCertificate` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetConfComputeGpuCertificate<A: Api + ?Sized>(
+pub fn nvmlDeviceGetConfComputeGpuCertificate<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     gpuCert: *mut nvmlConfComputeGpuCertificate_t,
@@ -8470,7 +612,7 @@ pub fn nvmlDeviceGetConfComputeGpuCertificate<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetConfComputeMemSizeInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetConfComputeMemSizeInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceGetConfComputeMemSizeInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     memInfo: *mut nvmlConfComputeMemSizeInfo_t,
@@ -8494,7 +636,7 @@ pub fn nvmlDeviceGetConfComputeMemSizeInfo<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetConfComputeProtectedMemoryUsage` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage<A: Api + ?Sized>(
+pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     memory: *mut nvmlMemory_t,
@@ -8518,7 +660,7 @@ pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCoolerInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCoolerInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCoolerInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     coolerInfo: *mut nvmlCoolerInfo_t,
@@ -8535,9 +677,7 @@ pub fn nvmlDeviceGetCoolerInfo<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlCoolerInfo_t = super::super::engine::ffi::get(
-                    coolerInfo,
-                )?;
+                let mut x: nvmlCoolerInfo_t = super::super::ffi::get(coolerInfo)?;
                 fill_nvmlCoolerInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlCoolerInfo_v1 as _;
                 put(coolerInfo, x)?;
@@ -8546,76 +686,9 @@ pub fn nvmlDeviceGetCoolerInfo<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCount<A: Api + ?Sized>(
-    a: &A,
-    deviceCount: *mut c_uint,
-) -> nvmlReturn_t {
-    if deviceCount.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetCount",
-        Object::System,
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(deviceCount, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetCount_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCount_v2<A: Api + ?Sized>(
-    a: &A,
-    deviceCount: *mut c_uint,
-) -> nvmlReturn_t {
-    if deviceCount.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetCount_v2",
-        Object::System,
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(deviceCount, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetCreatableVgpus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCreatableVgpus<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    vgpuCount: *mut c_uint,
-    vgpuTypeIds: *mut nvmlVgpuTypeId_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetCreatableVgpus",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlVgpuTypeId_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| x.uint() as nvmlVgpuTypeId_t)
-                .collect();
-            put_list(vgpuCount, vgpuTypeIds, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetCudaComputeCapability` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCudaComputeCapability<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCudaComputeCapability<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     major: *mut c_int,
@@ -8643,7 +716,7 @@ pub fn nvmlDeviceGetCudaComputeCapability<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCurrPcieLinkGeneration` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCurrPcieLinkGeneration<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCurrPcieLinkGeneration<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     currLinkGen: *mut c_uint,
@@ -8666,7 +739,7 @@ pub fn nvmlDeviceGetCurrPcieLinkGeneration<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCurrPcieLinkWidth` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCurrPcieLinkWidth<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCurrPcieLinkWidth<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     currLinkWidth: *mut c_uint,
@@ -8689,7 +762,7 @@ pub fn nvmlDeviceGetCurrPcieLinkWidth<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCurrentClockFreqs` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCurrentClockFreqs<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCurrentClockFreqs<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
@@ -8709,7 +782,7 @@ pub fn nvmlDeviceGetCurrentClockFreqs<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlDeviceCurrentClockFreqs_t = super::super::engine::ffi::get(
+                let mut x: nvmlDeviceCurrentClockFreqs_t = super::super::ffi::get(
                     currentClockFreqs,
                 )?;
                 {
@@ -8727,7 +800,7 @@ pub fn nvmlDeviceGetCurrentClockFreqs<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCurrentClocksEventReasons` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCurrentClocksEventReasons<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCurrentClocksEventReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     clocksEventReasons: *mut c_ulonglong,
@@ -8750,7 +823,7 @@ pub fn nvmlDeviceGetCurrentClocksEventReasons<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetCurrentClocksThrottleReasons` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Api + ?Sized>(
+pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     clocksThrottleReasons: *mut c_ulonglong,
@@ -8771,61 +844,9 @@ pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetDecoderUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDecoderUtilization<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    utilization: *mut c_uint,
-    samplingPeriodUs: *mut c_uint,
-) -> nvmlReturn_t {
-    if utilization.is_null() || samplingPeriodUs.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetDecoderUtilization",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(utilization, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[1];
-                put(samplingPeriodUs, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetDefaultApplicationsClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDefaultApplicationsClock<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    clockType: nvmlClockType_t,
-    clockMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    if clockMHz.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetDefaultApplicationsClock",
-        Object::Device(device),
-        &[clockType as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(clockMHz, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetDefaultEccMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDefaultEccMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetDefaultEccMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     defaultMode: *mut nvmlEnableState_t,
@@ -8846,35 +867,9 @@ pub fn nvmlDeviceGetDefaultEccMode<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetDetailedEccErrors` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDetailedEccErrors<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    errorType: nvmlMemoryErrorType_t,
-    counterType: nvmlEccCounterType_t,
-    eccCounts: *mut nvmlEccErrorCounts_t,
-) -> nvmlReturn_t {
-    if eccCounts.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetDetailedEccErrors",
-        Object::Device(device),
-        &[errorType as i64, counterType as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlEccErrorCounts_t::default();
-                fill_nvmlEccErrorCounts_st(&v[0], &mut x);
-                put(eccCounts, x)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetDisplayActive` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDisplayActive<A: Api + ?Sized>(
+pub fn nvmlDeviceGetDisplayActive<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     isActive: *mut nvmlEnableState_t,
@@ -8897,7 +892,7 @@ pub fn nvmlDeviceGetDisplayActive<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetDisplayMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDisplayMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetDisplayMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     display: *mut nvmlEnableState_t,
@@ -8920,7 +915,7 @@ pub fn nvmlDeviceGetDisplayMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetDramEncryptionMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDramEncryptionMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     current: *mut nvmlDramEncryptionInfo_t,
@@ -8941,17 +936,13 @@ pub fn nvmlDeviceGetDramEncryptionMode<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlDramEncryptionInfo_t = super::super::engine::ffi::get(
-                    current,
-                )?;
+                let mut x: nvmlDramEncryptionInfo_t = super::super::ffi::get(current)?;
                 fill_nvmlDramEncryptionInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlDramEncryptionInfo_v1 as _;
                 put(current, x)?;
             }
             {
-                let mut x: nvmlDramEncryptionInfo_t = super::super::engine::ffi::get(
-                    pending,
-                )?;
+                let mut x: nvmlDramEncryptionInfo_t = super::super::ffi::get(pending)?;
                 fill_nvmlDramEncryptionInfo_v1_t(&v[1], &mut x);
                 x.version = nvmlDramEncryptionInfo_v1 as _;
                 put(pending, x)?;
@@ -8962,7 +953,7 @@ pub fn nvmlDeviceGetDramEncryptionMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetDriverModel` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDriverModel<A: Api + ?Sized>(
+pub fn nvmlDeviceGetDriverModel<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     current: *mut nvmlDriverModel_t,
@@ -8990,7 +981,7 @@ pub fn nvmlDeviceGetDriverModel<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetDriverModel_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDriverModel_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetDriverModel_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     current: *mut nvmlDriverModel_t,
@@ -9016,61 +1007,9 @@ pub fn nvmlDeviceGetDriverModel_v2<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetDynamicPstatesInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetDynamicPstatesInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
-) -> nvmlReturn_t {
-    if pDynamicPstatesInfo.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetDynamicPstatesInfo",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlGpuDynamicPstatesInfo_t::default();
-                fill_nvmlGpuDynamicPstatesInfo_st(&v[0], &mut x);
-                put(pDynamicPstatesInfo, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetEccMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetEccMode<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    current: *mut nvmlEnableState_t,
-    pending: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    if current.is_null() || pending.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetEccMode",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(current, o.uint() as nvmlEnableState_t)?;
-            }
-            {
-                let o = &v[1];
-                put(pending, o.uint() as nvmlEnableState_t)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetEncoderCapacity` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetEncoderCapacity<A: Api + ?Sized>(
+pub fn nvmlDeviceGetEncoderCapacity<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     encoderQueryType: nvmlEncoderType_t,
@@ -9094,7 +1033,7 @@ pub fn nvmlDeviceGetEncoderCapacity<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetEncoderSessions` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetEncoderSessions<A: Api + ?Sized>(
+pub fn nvmlDeviceGetEncoderSessions<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     sessionCount: *mut c_uint,
@@ -9119,60 +1058,9 @@ pub fn nvmlDeviceGetEncoderSessions<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetEncoderUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetEncoderUtilization<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    utilization: *mut c_uint,
-    samplingPeriodUs: *mut c_uint,
-) -> nvmlReturn_t {
-    if utilization.is_null() || samplingPeriodUs.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetEncoderUtilization",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(utilization, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[1];
-                put(samplingPeriodUs, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetEnforcedPowerLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetEnforcedPowerLimit<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    limit: *mut c_uint,
-) -> nvmlReturn_t {
-    if limit.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetEnforcedPowerLimit",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(limit, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetFBCSessions` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetFBCSessions<A: Api + ?Sized>(
+pub fn nvmlDeviceGetFBCSessions<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     sessionCount: *mut c_uint,
@@ -9199,7 +1087,7 @@ pub fn nvmlDeviceGetFBCSessions<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetFBCStats` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetFBCStats<A: Api + ?Sized>(
+pub fn nvmlDeviceGetFBCStats<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     fbcStats: *mut nvmlFBCStats_t,
@@ -9223,7 +1111,7 @@ pub fn nvmlDeviceGetFBCStats<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetFanControlPolicy_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetFanControlPolicy_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetFanControlPolicy_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     fan: c_uint,
@@ -9245,32 +1133,9 @@ pub fn nvmlDeviceGetFanControlPolicy_v2<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetFanSpeed` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetFanSpeed<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    speed: *mut c_uint,
-) -> nvmlReturn_t {
-    if speed.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetFanSpeed",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(speed, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetFanSpeedRPM` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetFanSpeedRPM<A: Api + ?Sized>(
+pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     fanSpeed: *mut nvmlFanSpeedInfo_t,
@@ -9287,9 +1152,7 @@ pub fn nvmlDeviceGetFanSpeedRPM<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlFanSpeedInfo_t = super::super::engine::ffi::get(
-                    fanSpeed,
-                )?;
+                let mut x: nvmlFanSpeedInfo_t = super::super::ffi::get(fanSpeed)?;
                 fill_nvmlFanSpeedInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlFanSpeedInfo_v1 as _;
                 put(fanSpeed, x)?;
@@ -9298,33 +1161,9 @@ pub fn nvmlDeviceGetFanSpeedRPM<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetFanSpeed_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetFanSpeed_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    fan: c_uint,
-    speed: *mut c_uint,
-) -> nvmlReturn_t {
-    if speed.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetFanSpeed_v2",
-        Object::Device(device),
-        &[fan as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(speed, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetGpcClkMinMaxVfOffset` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpcClkMinMaxVfOffset<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpcClkMinMaxVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     minOffset: *mut c_int,
@@ -9352,7 +1191,7 @@ pub fn nvmlDeviceGetGpcClkMinMaxVfOffset<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGpcClkVfOffset` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpcClkVfOffset<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpcClkVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     offset: *mut c_int,
@@ -9375,7 +1214,7 @@ pub fn nvmlDeviceGetGpcClkVfOffset<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGpuFabricInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuFabricInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpuFabricInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_t,
@@ -9399,7 +1238,7 @@ pub fn nvmlDeviceGetGpuFabricInfo<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGpuFabricInfoV` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuFabricInfoV<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
@@ -9416,9 +1255,7 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlGpuFabricInfoV_t = super::super::engine::ffi::get(
-                    gpuFabricInfo,
-                )?;
+                let mut x: nvmlGpuFabricInfoV_t = super::super::ffi::get(gpuFabricInfo)?;
                 {
                     let version = x.version;
                     x = nvmlGpuFabricInfoV_t::default();
@@ -9434,7 +1271,7 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGpuFabricInfo_v4` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuFabricInfo_v4<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpuFabricInfo_v4<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     gpuFabricInfo: *mut nvmlGpuFabricInfo_v4_t,
@@ -9456,209 +1293,9 @@ pub fn nvmlDeviceGetGpuFabricInfo_v4<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetGpuInstanceId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstanceId<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    id: *mut c_uint,
-) -> nvmlReturn_t {
-    if id.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetGpuInstanceId",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(id, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGpuInstancePossiblePlacements` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstancePossiblePlacements<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    profileId: c_uint,
-    placements: *mut nvmlGpuInstancePlacement_t,
-    count: *mut c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetGpuInstancePossiblePlacements",
-        Object::Device(device),
-        &[profileId as i64],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlGpuInstancePlacement_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlGpuInstancePlacement_t::default();
-                    fill_nvmlGpuInstancePlacement_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(count, placements, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGpuInstancePossiblePlacements_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    profileId: c_uint,
-    placements: *mut nvmlGpuInstancePlacement_t,
-    count: *mut c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-        Object::Device(device),
-        &[profileId as i64],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlGpuInstancePlacement_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlGpuInstancePlacement_t::default();
-                    fill_nvmlGpuInstancePlacement_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(count, placements, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGpuInstanceProfileInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstanceProfileInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    profile: c_uint,
-    info: *mut nvmlGpuInstanceProfileInfo_t,
-) -> nvmlReturn_t {
-    if info.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetGpuInstanceProfileInfo",
-        Object::Device(device),
-        &[profile as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlGpuInstanceProfileInfo_t::default();
-                fill_nvmlGpuInstanceProfileInfo_st(&v[0], &mut x);
-                put(info, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGpuInstanceProfileInfoByIdV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    profileId: c_uint,
-    info: *mut nvmlGpuInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t {
-    if info.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if let Err(e) = check_version(info, nvmlGpuInstanceProfileInfo_v2 as _) {
-        return e;
-    }
-    a.answer(
-        "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-        Object::Device(device),
-        &[profileId as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x: nvmlGpuInstanceProfileInfo_v2_t = super::super::engine::ffi::get(
-                    info,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlGpuInstanceProfileInfo_v2_t::default();
-                    x.version = version;
-                }
-                fill_nvmlGpuInstanceProfileInfo_v2_st(&v[0], &mut x);
-                x.version = nvmlGpuInstanceProfileInfo_v2 as _;
-                put(info, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGpuInstanceProfileInfoV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstanceProfileInfoV<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    profile: c_uint,
-    info: *mut nvmlGpuInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t {
-    if info.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if let Err(e) = check_version(info, nvmlGpuInstanceProfileInfo_v2 as _) {
-        return e;
-    }
-    a.answer(
-        "nvmlDeviceGetGpuInstanceProfileInfoV",
-        Object::Device(device),
-        &[profile as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x: nvmlGpuInstanceProfileInfo_v2_t = super::super::engine::ffi::get(
-                    info,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlGpuInstanceProfileInfo_v2_t::default();
-                    x.version = version;
-                }
-                fill_nvmlGpuInstanceProfileInfo_v2_st(&v[0], &mut x);
-                x.version = nvmlGpuInstanceProfileInfo_v2 as _;
-                put(info, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGpuInstanceRemainingCapacity` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuInstanceRemainingCapacity<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    profileId: c_uint,
-    count: *mut c_uint,
-) -> nvmlReturn_t {
-    if count.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetGpuInstanceRemainingCapacity",
-        Object::Device(device),
-        &[profileId as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(count, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetGpuMaxPcieLinkGeneration` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     maxLinkGenDevice: *mut c_uint,
@@ -9681,7 +1318,7 @@ pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGpuOperationMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuOperationMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpuOperationMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     current: *mut nvmlGpuOperationMode_t,
@@ -9709,7 +1346,7 @@ pub fn nvmlDeviceGetGpuOperationMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGpuUptime_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGpuUptime_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGpuUptime_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     uptime: *mut nvmlGpuUptime_v1_t,
@@ -9731,90 +1368,9 @@ pub fn nvmlDeviceGetGpuUptime_v1<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetGraphicsRunningProcesses` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGraphicsRunningProcesses<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_v1_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetGraphicsRunningProcesses",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_v1_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_v1_t::default();
-                    fill_nvmlProcessInfo_v1_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGraphicsRunningProcesses_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGraphicsRunningProcesses_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_v2_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetGraphicsRunningProcesses_v2",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_v2_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_v2_t::default();
-                    fill_nvmlProcessInfo_v2_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetGraphicsRunningProcesses_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGraphicsRunningProcesses_v3<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetGraphicsRunningProcesses_v3",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_t::default();
-                    fill_nvmlProcessInfo_v2_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetGridLicensableFeatures` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGridLicensableFeatures<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGridLicensableFeatures<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
@@ -9838,7 +1394,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGridLicensableFeatures_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGridLicensableFeatures_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGridLicensableFeatures_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
@@ -9862,7 +1418,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v2<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGridLicensableFeatures_v3` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGridLicensableFeatures_v3<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGridLicensableFeatures_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
@@ -9886,7 +1442,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v3<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGridLicensableFeatures_v4` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGridLicensableFeatures_v4<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGridLicensableFeatures_v4<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
@@ -9910,7 +1466,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v4<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGspFirmwareMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGspFirmwareMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGspFirmwareMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     isEnabled: *mut c_uint,
@@ -9938,7 +1494,7 @@ pub fn nvmlDeviceGetGspFirmwareMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetGspFirmwareVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetGspFirmwareVersion<A: Api + ?Sized>(
+pub fn nvmlDeviceGetGspFirmwareVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     version: *mut c_char,
@@ -9955,7 +1511,7 @@ pub fn nvmlDeviceGetGspFirmwareVersion<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetHostVgpuMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetHostVgpuMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetHostVgpuMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pHostVgpuMode: *mut nvmlHostVgpuMode_t,
@@ -9978,7 +1534,7 @@ pub fn nvmlDeviceGetHostVgpuMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetHostname_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetHostname_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetHostname_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     hostname: *mut nvmlHostname_v1_t,
@@ -10000,32 +1556,9 @@ pub fn nvmlDeviceGetHostname_v1<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetIndex` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetIndex<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    index: *mut c_uint,
-) -> nvmlReturn_t {
-    if index.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetIndex",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(index, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetInforomConfigurationChecksum` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetInforomConfigurationChecksum<A: Api + ?Sized>(
+pub fn nvmlDeviceGetInforomConfigurationChecksum<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     checksum: *mut c_uint,
@@ -10048,7 +1581,7 @@ pub fn nvmlDeviceGetInforomConfigurationChecksum<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetInforomImageVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetInforomImageVersion<A: Api + ?Sized>(
+pub fn nvmlDeviceGetInforomImageVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     version: *mut c_char,
@@ -10066,7 +1599,7 @@ pub fn nvmlDeviceGetInforomImageVersion<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetInforomVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetInforomVersion<A: Api + ?Sized>(
+pub fn nvmlDeviceGetInforomVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     object: nvmlInforomObject_t,
@@ -10085,7 +1618,7 @@ pub fn nvmlDeviceGetInforomVersion<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetIrqNum` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetIrqNum<A: Api + ?Sized>(
+pub fn nvmlDeviceGetIrqNum<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     irqNum: *mut c_uint,
@@ -10108,7 +1641,7 @@ pub fn nvmlDeviceGetIrqNum<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetJpgUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetJpgUtilization<A: Api + ?Sized>(
+pub fn nvmlDeviceGetJpgUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     utilization: *mut c_uint,
@@ -10136,7 +1669,7 @@ pub fn nvmlDeviceGetJpgUtilization<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetLastBBXFlushTime` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetLastBBXFlushTime<A: Api + ?Sized>(
+pub fn nvmlDeviceGetLastBBXFlushTime<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     timestamp: *mut c_ulonglong,
@@ -10162,90 +1695,9 @@ pub fn nvmlDeviceGetLastBBXFlushTime<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetMPSComputeRunningProcesses` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMPSComputeRunningProcesses<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_v1_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetMPSComputeRunningProcesses",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_v1_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_v1_t::default();
-                    fill_nvmlProcessInfo_v1_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMPSComputeRunningProcesses_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_v2_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_v2_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_v2_t::default();
-                    fill_nvmlProcessInfo_v2_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMPSComputeRunningProcesses_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    infoCount: *mut c_uint,
-    infos: *mut nvmlProcessInfo_t,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessInfo_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessInfo_t::default();
-                    fill_nvmlProcessInfo_v2_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(infoCount, infos, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetMarginTemperature` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMarginTemperature<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMarginTemperature<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     marginTempInfo: *mut nvmlMarginTemperature_t,
@@ -10262,7 +1714,7 @@ pub fn nvmlDeviceGetMarginTemperature<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlMarginTemperature_t = super::super::engine::ffi::get(
+                let mut x: nvmlMarginTemperature_t = super::super::ffi::get(
                     marginTempInfo,
                 )?;
                 fill_nvmlMarginTemperature_v1_t(&v[0], &mut x);
@@ -10273,80 +1725,9 @@ pub fn nvmlDeviceGetMarginTemperature<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetMaxClockInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMaxClockInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    r#type: nvmlClockType_t,
-    clock: *mut c_uint,
-) -> nvmlReturn_t {
-    if clock.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMaxClockInfo",
-        Object::Device(device),
-        &[r#type as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(clock, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMaxCustomerBoostClock` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMaxCustomerBoostClock<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    clockType: nvmlClockType_t,
-    clockMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    if clockMHz.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMaxCustomerBoostClock",
-        Object::Device(device),
-        &[clockType as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(clockMHz, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMaxMigDeviceCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMaxMigDeviceCount<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    count: *mut c_uint,
-) -> nvmlReturn_t {
-    if count.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMaxMigDeviceCount",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(count, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetMaxPcieLinkGeneration` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMaxPcieLinkGeneration<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMaxPcieLinkGeneration<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     maxLinkGen: *mut c_uint,
@@ -10369,7 +1750,7 @@ pub fn nvmlDeviceGetMaxPcieLinkGeneration<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetMaxPcieLinkWidth` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     maxLinkWidth: *mut c_uint,
@@ -10392,7 +1773,7 @@ pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetMemClkMinMaxVfOffset` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     minOffset: *mut c_int,
@@ -10420,7 +1801,7 @@ pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetMemClkVfOffset` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMemClkVfOffset<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMemClkVfOffset<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     offset: *mut c_int,
@@ -10443,7 +1824,7 @@ pub fn nvmlDeviceGetMemClkVfOffset<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetMemoryBusWidth` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMemoryBusWidth<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMemoryBusWidth<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     busWidth: *mut c_uint,
@@ -10464,150 +1845,9 @@ pub fn nvmlDeviceGetMemoryBusWidth<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetMemoryErrorCounter` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMemoryErrorCounter<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    errorType: nvmlMemoryErrorType_t,
-    counterType: nvmlEccCounterType_t,
-    locationType: nvmlMemoryLocation_t,
-    count: *mut c_ulonglong,
-) -> nvmlReturn_t {
-    if count.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMemoryErrorCounter",
-        Object::Device(device),
-        &[errorType as i64, counterType as i64, locationType as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(count, o.uint() as c_ulonglong)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMemoryInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMemoryInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    memory: *mut nvmlMemory_t,
-) -> nvmlReturn_t {
-    if memory.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMemoryInfo",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlMemory_t::default();
-                fill_nvmlMemory_st(&v[0], &mut x);
-                put(memory, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMemoryInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMemoryInfo_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    memory: *mut nvmlMemory_v2_t,
-) -> nvmlReturn_t {
-    if memory.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if let Err(e) = check_version(memory, nvmlMemory_v2 as _) {
-        return e;
-    }
-    a.answer(
-        "nvmlDeviceGetMemoryInfo_v2",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x: nvmlMemory_v2_t = super::super::engine::ffi::get(memory)?;
-                {
-                    let version = x.version;
-                    x = nvmlMemory_v2_t::default();
-                    x.version = version;
-                }
-                fill_nvmlMemory_v2_st(&v[0], &mut x);
-                x.version = nvmlMemory_v2 as _;
-                put(memory, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMigMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMigMode<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    currentMode: *mut c_uint,
-    pendingMode: *mut c_uint,
-) -> nvmlReturn_t {
-    if currentMode.is_null() || pendingMode.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMigMode",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(currentMode, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[1];
-                put(pendingMode, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetMinMaxClockOfPState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMinMaxClockOfPState<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    r#type: nvmlClockType_t,
-    pstate: nvmlPstates_t,
-    minClockMHz: *mut c_uint,
-    maxClockMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    if minClockMHz.is_null() || maxClockMHz.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetMinMaxClockOfPState",
-        Object::Device(device),
-        &[r#type as i64, pstate as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(minClockMHz, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[1];
-                put(maxClockMHz, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetMinMaxFanSpeed` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMinMaxFanSpeed<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMinMaxFanSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     minSpeed: *mut c_uint,
@@ -10635,7 +1875,7 @@ pub fn nvmlDeviceGetMinMaxFanSpeed<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetMinorNumber` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMinorNumber<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMinorNumber<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     minorNumber: *mut c_uint,
@@ -10658,7 +1898,7 @@ pub fn nvmlDeviceGetMinorNumber<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetModuleId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetModuleId<A: Api + ?Sized>(
+pub fn nvmlDeviceGetModuleId<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     moduleId: *mut c_uint,
@@ -10681,7 +1921,7 @@ pub fn nvmlDeviceGetModuleId<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetMultiGpuBoard` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetMultiGpuBoard<A: Api + ?Sized>(
+pub fn nvmlDeviceGetMultiGpuBoard<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     multiGpuBool: *mut c_uint,
@@ -10702,50 +1942,9 @@ pub fn nvmlDeviceGetMultiGpuBoard<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetName` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetName<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    name: *mut c_char,
-    length: c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetName",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            put_str(name, length, v[0].str())?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetNumFans` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNumFans<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    numFans: *mut c_uint,
-) -> nvmlReturn_t {
-    if numFans.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetNumFans",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(numFans, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetNumGpuCores` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNumGpuCores<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNumGpuCores<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     numCores: *mut c_uint,
@@ -10766,32 +1965,9 @@ pub fn nvmlDeviceGetNumGpuCores<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetNumaNodeId` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNumaNodeId<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    node: *mut c_uint,
-) -> nvmlReturn_t {
-    if node.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetNumaNodeId",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(node, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetNvLinkCapability` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkCapability<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkCapability<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     link: c_uint,
@@ -10816,7 +1992,7 @@ pub fn nvmlDeviceGetNvLinkCapability<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvLinkErrorCounter` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkErrorCounter<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkErrorCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     link: c_uint,
@@ -10841,7 +2017,7 @@ pub fn nvmlDeviceGetNvLinkErrorCounter<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvLinkInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_t,
@@ -10858,7 +2034,7 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlNvLinkInfo_t = super::super::engine::ffi::get(info)?;
+                let mut x: nvmlNvLinkInfo_t = super::super::ffi::get(info)?;
                 {
                     let version = x.version;
                     x = nvmlNvLinkInfo_t::default();
@@ -10874,7 +2050,7 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvLinkInfo_v3` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkInfo_v3<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkInfo_v3<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     info: *mut nvmlNvLinkInfo_v3_t,
@@ -10898,7 +2074,7 @@ pub fn nvmlDeviceGetNvLinkInfo_v3<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvLinkRemoteDeviceType` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     link: c_uint,
@@ -10920,83 +2096,9 @@ pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetNvLinkRemotePciInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkRemotePciInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    link: c_uint,
-    pci: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    if pci.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetNvLinkRemotePciInfo",
-        Object::Device(device),
-        &[link as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlPciInfo_t::default();
-                fill_nvmlPciInfo_st(&v[0], &mut x);
-                put(pci, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetNvLinkRemotePciInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    link: c_uint,
-    pci: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    if pci.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetNvLinkRemotePciInfo_v2",
-        Object::Device(device),
-        &[link as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlPciInfo_t::default();
-                fill_nvmlPciInfo_st(&v[0], &mut x);
-                put(pci, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetNvLinkState` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkState<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    link: c_uint,
-    isActive: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    if isActive.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetNvLinkState",
-        Object::Device(device),
-        &[link as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(isActive, o.uint() as nvmlEnableState_t)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetNvLinkUtilizationControl` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkUtilizationControl<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkUtilizationControl<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     link: c_uint,
@@ -11022,7 +2124,7 @@ pub fn nvmlDeviceGetNvLinkUtilizationControl<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvLinkUtilizationCounter` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     link: c_uint,
@@ -11050,33 +2152,9 @@ pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetNvLinkVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvLinkVersion<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    link: c_uint,
-    version: *mut c_uint,
-) -> nvmlReturn_t {
-    if version.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetNvLinkVersion",
-        Object::Device(device),
-        &[link as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(version, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetNvlinkBwMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvlinkBwMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     getBwMode: *mut nvmlNvlinkGetBwMode_t,
@@ -11093,9 +2171,7 @@ pub fn nvmlDeviceGetNvlinkBwMode<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlNvlinkGetBwMode_t = super::super::engine::ffi::get(
-                    getBwMode,
-                )?;
+                let mut x: nvmlNvlinkGetBwMode_t = super::super::ffi::get(getBwMode)?;
                 {
                     let version = x.version;
                     x = nvmlNvlinkGetBwMode_t::default();
@@ -11111,7 +2187,7 @@ pub fn nvmlDeviceGetNvlinkBwMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     privateInfo: *mut nvmlNvlinkNvlePrivateInfo_v1_t,
@@ -11135,7 +2211,7 @@ pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvlinkRemapTableInfo_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     remapTableInfo: *mut nvmlNvlinkGetRemapTableInfo_v1_t,
@@ -11159,7 +2235,7 @@ pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetNvlinkSupportedBwModes` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Api + ?Sized>(
+pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
@@ -11176,7 +2252,7 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlNvlinkSupportedBwModes_t = super::super::engine::ffi::get(
+                let mut x: nvmlNvlinkSupportedBwModes_t = super::super::ffi::get(
                     supportedBwMode,
                 )?;
                 {
@@ -11194,7 +2270,7 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetOfaUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetOfaUtilization<A: Api + ?Sized>(
+pub fn nvmlDeviceGetOfaUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     utilization: *mut c_uint,
@@ -11220,114 +2296,9 @@ pub fn nvmlDeviceGetOfaUtilization<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetPciInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPciInfo<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    pci: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    if pci.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPciInfo",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlPciInfo_t::default();
-                fill_nvmlPciInfo_st(&v[0], &mut x);
-                put(pci, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetPciInfoExt` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPciInfoExt<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    pci: *mut nvmlPciInfoExt_t,
-) -> nvmlReturn_t {
-    if pci.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if let Err(e) = check_version(pci, nvmlPciInfoExt_v1 as _) {
-        return e;
-    }
-    a.answer(
-        "nvmlDeviceGetPciInfoExt",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x: nvmlPciInfoExt_t = super::super::engine::ffi::get(pci)?;
-                {
-                    let version = x.version;
-                    x = nvmlPciInfoExt_t::default();
-                    x.version = version;
-                }
-                fill_nvmlPciInfoExt_v1_t(&v[0], &mut x);
-                x.version = nvmlPciInfoExt_v1 as _;
-                put(pci, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetPciInfo_v2` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPciInfo_v2<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    pci: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    if pci.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPciInfo_v2",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlPciInfo_t::default();
-                fill_nvmlPciInfo_st(&v[0], &mut x);
-                put(pci, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetPciInfo_v3` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPciInfo_v3<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    pci: *mut nvmlPciInfo_t,
-) -> nvmlReturn_t {
-    if pci.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPciInfo_v3",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlPciInfo_t::default();
-                fill_nvmlPciInfo_st(&v[0], &mut x);
-                put(pci, x)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetPcieLinkMaxSpeed` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPcieLinkMaxSpeed<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPcieLinkMaxSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     maxSpeed: *mut c_uint,
@@ -11350,7 +2321,7 @@ pub fn nvmlDeviceGetPcieLinkMaxSpeed<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPcieReplayCounter` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPcieReplayCounter<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPcieReplayCounter<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     value: *mut c_uint,
@@ -11373,7 +2344,7 @@ pub fn nvmlDeviceGetPcieReplayCounter<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPcieSpeed` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPcieSpeed<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPcieSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pcieSpeed: *mut c_uint,
@@ -11396,7 +2367,7 @@ pub fn nvmlDeviceGetPcieSpeed<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPcieThroughput` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPcieThroughput<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPcieThroughput<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     counter: nvmlPcieUtilCounter_t,
@@ -11420,7 +2391,7 @@ pub fn nvmlDeviceGetPcieThroughput<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPdi` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPdi<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPdi<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pdi: *mut nvmlPdi_t,
@@ -11437,7 +2408,7 @@ pub fn nvmlDeviceGetPdi<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlPdi_t = super::super::engine::ffi::get(pdi)?;
+                let mut x: nvmlPdi_t = super::super::ffi::get(pdi)?;
                 {
                     let version = x.version;
                     x = nvmlPdi_t::default();
@@ -11453,7 +2424,7 @@ pub fn nvmlDeviceGetPdi<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPerformanceModes` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPerformanceModes<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     perfModes: *mut nvmlDevicePerfModes_t,
@@ -11470,9 +2441,7 @@ pub fn nvmlDeviceGetPerformanceModes<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlDevicePerfModes_t = super::super::engine::ffi::get(
-                    perfModes,
-                )?;
+                let mut x: nvmlDevicePerfModes_t = super::super::ffi::get(perfModes)?;
                 {
                     let version = x.version;
                     x = nvmlDevicePerfModes_t::default();
@@ -11488,7 +2457,7 @@ pub fn nvmlDeviceGetPerformanceModes<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPerformanceState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPerformanceState<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPerformanceState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
@@ -11509,32 +2478,9 @@ pub fn nvmlDeviceGetPerformanceState<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetPersistenceMode` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPersistenceMode<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    mode: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    if mode.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPersistenceMode",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(mode, o.uint() as nvmlEnableState_t)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetPlatformInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPlatformInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     platformInfo: *mut nvmlPlatformInfo_t,
@@ -11551,9 +2497,7 @@ pub fn nvmlDeviceGetPlatformInfo<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlPlatformInfo_t = super::super::engine::ffi::get(
-                    platformInfo,
-                )?;
+                let mut x: nvmlPlatformInfo_t = super::super::ffi::get(platformInfo)?;
                 {
                     let version = x.version;
                     x = nvmlPlatformInfo_t::default();
@@ -11569,7 +2513,7 @@ pub fn nvmlDeviceGetPlatformInfo<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPowerManagementDefaultLimit` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     defaultLimit: *mut c_uint,
@@ -11590,60 +2534,9 @@ pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetPowerManagementLimit` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerManagementLimit<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    limit: *mut c_uint,
-) -> nvmlReturn_t {
-    if limit.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPowerManagementLimit",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(limit, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetPowerManagementLimitConstraints` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerManagementLimitConstraints<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    minLimit: *mut c_uint,
-    maxLimit: *mut c_uint,
-) -> nvmlReturn_t {
-    if minLimit.is_null() || maxLimit.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPowerManagementLimitConstraints",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(minLimit, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[1];
-                put(maxLimit, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetPowerManagementMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerManagementMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPowerManagementMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     mode: *mut nvmlEnableState_t,
@@ -11666,7 +2559,7 @@ pub fn nvmlDeviceGetPowerManagementMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPowerMizerMode_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerMizerMode_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPowerMizerMode_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
@@ -11690,7 +2583,7 @@ pub fn nvmlDeviceGetPowerMizerMode_v1<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPowerSource` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerSource<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPowerSource<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     powerSource: *mut nvmlPowerSource_t,
@@ -11713,7 +2606,7 @@ pub fn nvmlDeviceGetPowerSource<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetPowerState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerState<A: Api + ?Sized>(
+pub fn nvmlDeviceGetPowerState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pState: *mut nvmlPstates_t,
@@ -11734,100 +2627,9 @@ pub fn nvmlDeviceGetPowerState<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetPowerUsage` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetPowerUsage<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    power: *mut c_uint,
-) -> nvmlReturn_t {
-    if power.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetPowerUsage",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(power, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetProcessUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetProcessUtilization<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    utilization: *mut nvmlProcessUtilizationSample_t,
-    processSamplesCount: *mut c_uint,
-    lastSeenTimeStamp: c_ulonglong,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetProcessUtilization",
-        Object::Device(device),
-        &[lastSeenTimeStamp as i64],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlProcessUtilizationSample_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlProcessUtilizationSample_t::default();
-                    fill_nvmlProcessUtilizationSample_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(processSamplesCount, utilization, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetRemappedRows` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetRemappedRows<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    corrRows: *mut c_uint,
-    uncRows: *mut c_uint,
-    isPending: *mut c_uint,
-    failureOccurred: *mut c_uint,
-) -> nvmlReturn_t {
-    if corrRows.is_null() || uncRows.is_null() || isPending.is_null()
-        || failureOccurred.is_null()
-    {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetRemappedRows",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(corrRows, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[1];
-                put(uncRows, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[2];
-                put(isPending, o.uint() as c_uint)?;
-            }
-            {
-                let o = &v[3];
-                put(failureOccurred, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetRemappedRows_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetRemappedRows_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetRemappedRows_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     info: *mut nvmlRemappedRowsInfo_v2_t,
@@ -11851,7 +2653,7 @@ pub fn nvmlDeviceGetRemappedRows_v2<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetRepairStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetRepairStatus<A: Api + ?Sized>(
+pub fn nvmlDeviceGetRepairStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     repairStatus: *mut nvmlRepairStatus_t,
@@ -11868,9 +2670,7 @@ pub fn nvmlDeviceGetRepairStatus<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlRepairStatus_t = super::super::engine::ffi::get(
-                    repairStatus,
-                )?;
+                let mut x: nvmlRepairStatus_t = super::super::ffi::get(repairStatus)?;
                 {
                     let version = x.version;
                     x = nvmlRepairStatus_t::default();
@@ -11884,56 +2684,9 @@ pub fn nvmlDeviceGetRepairStatus<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetRetiredPages` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetRetiredPages<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    cause: nvmlPageRetirementCause_t,
-    pageCount: *mut c_uint,
-    addresses: *mut c_ulonglong,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetRetiredPages",
-        Object::Device(device),
-        &[cause as i64],
-        &mut |v: &[Val]| {
-            let items: Vec<c_ulonglong> = v[0]
-                .items()
-                .iter()
-                .map(|x| x.uint() as c_ulonglong)
-                .collect();
-            put_list(pageCount, addresses, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetRetiredPagesPendingStatus` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetRetiredPagesPendingStatus<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    isPending: *mut nvmlEnableState_t,
-) -> nvmlReturn_t {
-    if isPending.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetRetiredPagesPendingStatus",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(isPending, o.uint() as nvmlEnableState_t)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetRowRemapperHistogram` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetRowRemapperHistogram<A: Api + ?Sized>(
+pub fn nvmlDeviceGetRowRemapperHistogram<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     values: *mut nvmlRowRemapperHistogramValues_t,
@@ -11955,64 +2708,9 @@ pub fn nvmlDeviceGetRowRemapperHistogram<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetSamples` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSamples<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    r#type: nvmlSamplingType_t,
-    lastSeenTimeStamp: c_ulonglong,
-    sampleValType: *mut nvmlValueType_t,
-    sampleCount: *mut c_uint,
-    samples: *mut nvmlSample_t,
-) -> nvmlReturn_t {
-    if sampleValType.is_null() || samples.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetSamples",
-        Object::Device(device),
-        &[r#type as i64, lastSeenTimeStamp as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(sampleValType, o.uint() as nvmlValueType_t)?;
-            }
-            let items: Vec<nvmlSample_t> = v[1]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlSample_t::default();
-                    fill_nvmlSample_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(sampleCount, samples, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetSerial` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSerial<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    serial: *mut c_char,
-    length: c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetSerial",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            put_str(serial, length, v[0].str())?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetSramEccErrorStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSramEccErrorStatus<A: Api + ?Sized>(
+pub fn nvmlDeviceGetSramEccErrorStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     status: *mut nvmlEccSramErrorStatus_t,
@@ -12029,9 +2727,7 @@ pub fn nvmlDeviceGetSramEccErrorStatus<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlEccSramErrorStatus_t = super::super::engine::ffi::get(
-                    status,
-                )?;
+                let mut x: nvmlEccSramErrorStatus_t = super::super::ffi::get(status)?;
                 {
                     let version = x.version;
                     x = nvmlEccSramErrorStatus_t::default();
@@ -12047,7 +2743,7 @@ pub fn nvmlDeviceGetSramEccErrorStatus<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetSupportedClocksEventReasons` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSupportedClocksEventReasons<A: Api + ?Sized>(
+pub fn nvmlDeviceGetSupportedClocksEventReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     supportedClocksEventReasons: *mut c_ulonglong,
@@ -12070,7 +2766,7 @@ pub fn nvmlDeviceGetSupportedClocksEventReasons<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetSupportedClocksThrottleReasons` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Api + ?Sized>(
+pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     supportedClocksThrottleReasons: *mut c_ulonglong,
@@ -12091,79 +2787,9 @@ pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetSupportedEventTypes` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSupportedEventTypes<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    eventTypes: *mut c_ulonglong,
-) -> nvmlReturn_t {
-    if eventTypes.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetSupportedEventTypes",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(eventTypes, o.uint() as c_ulonglong)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetSupportedGraphicsClocks` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSupportedGraphicsClocks<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    memoryClockMHz: c_uint,
-    count: *mut c_uint,
-    clocksMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetSupportedGraphicsClocks",
-        Object::Device(device),
-        &[memoryClockMHz as i64],
-        &mut |v: &[Val]| {
-            let items: Vec<c_uint> = v[0]
-                .items()
-                .iter()
-                .map(|x| x.uint() as c_uint)
-                .collect();
-            put_list(count, clocksMHz, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetSupportedMemoryClocks` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSupportedMemoryClocks<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    count: *mut c_uint,
-    clocksMHz: *mut c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetSupportedMemoryClocks",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<c_uint> = v[0]
-                .items()
-                .iter()
-                .map(|x| x.uint() as c_uint)
-                .collect();
-            put_list(count, clocksMHz, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetSupportedVgpus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetSupportedVgpus<A: Api + ?Sized>(
+pub fn nvmlDeviceGetSupportedVgpus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     vgpuCount: *mut c_uint,
@@ -12186,7 +2812,7 @@ pub fn nvmlDeviceGetSupportedVgpus<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetTargetFanSpeed` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetTargetFanSpeed<A: Api + ?Sized>(
+pub fn nvmlDeviceGetTargetFanSpeed<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     fan: c_uint,
@@ -12208,33 +2834,9 @@ pub fn nvmlDeviceGetTargetFanSpeed<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetTemperature` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetTemperature<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    sensorType: nvmlTemperatureSensors_t,
-    temp: *mut c_uint,
-) -> nvmlReturn_t {
-    if temp.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetTemperature",
-        Object::Device(device),
-        &[sensorType as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(temp, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetTemperatureThreshold` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetTemperatureThreshold<A: Api + ?Sized>(
+pub fn nvmlDeviceGetTemperatureThreshold<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     thresholdType: nvmlTemperatureThresholds_t,
@@ -12256,130 +2858,9 @@ pub fn nvmlDeviceGetTemperatureThreshold<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetTemperatureV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetTemperatureV<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    temperature: *mut nvmlTemperature_t,
-) -> nvmlReturn_t {
-    if temperature.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if let Err(e) = check_version(temperature, nvmlTemperature_v1 as _) {
-        return e;
-    }
-    a.answer(
-        "nvmlDeviceGetTemperatureV",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x: nvmlTemperature_t = super::super::engine::ffi::get(
-                    temperature,
-                )?;
-                fill_nvmlTemperature_v1_t(&v[0], &mut x);
-                x.version = nvmlTemperature_v1 as _;
-                put(temperature, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetThermalSettings` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetThermalSettings<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    sensorIndex: c_uint,
-    pThermalSettings: *mut nvmlGpuThermalSettings_t,
-) -> nvmlReturn_t {
-    if pThermalSettings.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetThermalSettings",
-        Object::Device(device),
-        &[sensorIndex as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlGpuThermalSettings_t::default();
-                fill_nvmlGpuThermalSettings_t(&v[0], &mut x);
-                put(pThermalSettings, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetTotalEccErrors` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetTotalEccErrors<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    errorType: nvmlMemoryErrorType_t,
-    counterType: nvmlEccCounterType_t,
-    eccCounts: *mut c_ulonglong,
-) -> nvmlReturn_t {
-    if eccCounts.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetTotalEccErrors",
-        Object::Device(device),
-        &[errorType as i64, counterType as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(eccCounts, o.uint() as c_ulonglong)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetTotalEnergyConsumption` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetTotalEnergyConsumption<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    energy: *mut c_ulonglong,
-) -> nvmlReturn_t {
-    if energy.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetTotalEnergyConsumption",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(energy, o.uint() as c_ulonglong)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlDeviceGetUUID` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetUUID<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    uuid: *mut c_char,
-    length: c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlDeviceGetUUID",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            put_str(uuid, length, v[0].str())?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetUnrepairableMemoryFlag_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     unrepairableMemoryStatus: *mut nvmlUnrepairableMemoryStatus_v1_t,
@@ -12401,33 +2882,9 @@ pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetUtilizationRates` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetUtilizationRates<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    utilization: *mut nvmlUtilization_t,
-) -> nvmlReturn_t {
-    if utilization.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetUtilizationRates",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlUtilization_t::default();
-                fill_nvmlUtilization_st(&v[0], &mut x);
-                put(utilization, x)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetVbiosVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVbiosVersion<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVbiosVersion<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     version: *mut c_char,
@@ -12445,7 +2902,7 @@ pub fn nvmlDeviceGetVbiosVersion<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuCapabilities<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuCapabilities<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     capability: nvmlDeviceVgpuCapability_t,
@@ -12469,7 +2926,7 @@ pub fn nvmlDeviceGetVgpuCapabilities<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuHeterogeneousMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
@@ -12489,7 +2946,7 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuHeterogeneousMode_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuHeterogeneousMode_t = super::super::ffi::get(
                     pHeterogeneousMode,
                 )?;
                 {
@@ -12507,7 +2964,7 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuProcessUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuProcessUtilization<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     lastSeenTimeStamp: c_ulonglong,
@@ -12535,7 +2992,7 @@ pub fn nvmlDeviceGetVgpuProcessUtilization<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuSchedulerCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pCapabilities: *mut nvmlVgpuSchedulerCapabilities_t,
@@ -12559,7 +3016,7 @@ pub fn nvmlDeviceGetVgpuSchedulerCapabilities<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuSchedulerLog` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuSchedulerLog<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pSchedulerLog: *mut nvmlVgpuSchedulerLog_t,
@@ -12583,7 +3040,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuSchedulerLog_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
@@ -12597,7 +3054,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuSchedulerLogInfo_v2_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuSchedulerLogInfo_v2_t = super::super::ffi::get(
                     pSchedulerLogInfo,
                 )?;
                 fill_nvmlVgpuSchedulerLogInfo_v2_t(&v[0], &mut x);
@@ -12609,7 +3066,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuSchedulerState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuSchedulerState<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuSchedulerState<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pSchedulerState: *mut nvmlVgpuSchedulerGetState_t,
@@ -12633,7 +3090,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVgpuSchedulerState_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
@@ -12647,7 +3104,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuSchedulerStateInfo_v2_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuSchedulerStateInfo_v2_t = super::super::ffi::get(
                     pSchedulerStateInfo,
                 )?;
                 fill_nvmlVgpuSchedulerStateInfo_v2_t(&v[0], &mut x);
@@ -12657,45 +3114,9 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceGetVgpuUtilization` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVgpuUtilization<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    lastSeenTimeStamp: c_ulonglong,
-    sampleValType: *mut nvmlValueType_t,
-    vgpuInstanceSamplesCount: *mut c_uint,
-    utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
-) -> nvmlReturn_t {
-    if sampleValType.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceGetVgpuUtilization",
-        Object::Device(device),
-        &[lastSeenTimeStamp as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(sampleValType, o.uint() as nvmlValueType_t)?;
-            }
-            let items: Vec<nvmlVgpuInstanceUtilizationSample_t> = v[1]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlVgpuInstanceUtilizationSample_t::default();
-                    fill_nvmlVgpuInstanceUtilizationSample_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(vgpuInstanceSamplesCount, utilizationSamples, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceGetViolationStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetViolationStatus<A: Api + ?Sized>(
+pub fn nvmlDeviceGetViolationStatus<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     perfPolicyType: nvmlPerfPolicyType_t,
@@ -12720,7 +3141,7 @@ pub fn nvmlDeviceGetViolationStatus<A: Api + ?Sized>(
 }
 /// `nvmlDeviceGetVirtualizationMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceGetVirtualizationMode<A: Api + ?Sized>(
+pub fn nvmlDeviceGetVirtualizationMode<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     pVirtualMode: *mut nvmlGpuVirtualizationMode_t,
@@ -12741,32 +3162,9 @@ pub fn nvmlDeviceGetVirtualizationMode<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlDeviceIsMigDeviceHandle` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceIsMigDeviceHandle<A: Api + ?Sized>(
-    a: &A,
-    device: nvmlDevice_t,
-    isMigDevice: *mut c_uint,
-) -> nvmlReturn_t {
-    if isMigDevice.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlDeviceIsMigDeviceHandle",
-        Object::Device(device),
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(isMigDevice, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlDeviceLockNvlinkRemapTable_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Api + ?Sized>(
+pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     remapTableLockInfo: *mut nvmlNvlinkLockRemapTable_v1_t,
@@ -12780,7 +3178,7 @@ pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlNvlinkLockRemapTable_v1_t = super::super::engine::ffi::get(
+                let mut x: nvmlNvlinkLockRemapTable_v1_t = super::super::ffi::get(
                     remapTableLockInfo,
                 )?;
                 fill_nvmlNvlinkLockRemapTable_v1_t(&v[0], &mut x);
@@ -12792,7 +3190,7 @@ pub fn nvmlDeviceLockNvlinkRemapTable_v1<A: Api + ?Sized>(
 }
 /// `nvmlDevicePerfMetricsGetSamples_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDevicePerfMetricsGetSamples_v1<A: Api + ?Sized>(
+pub fn nvmlDevicePerfMetricsGetSamples_v1<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     samples: *mut nvmlPerfMetricsSamples_v1_t,
@@ -12816,7 +3214,7 @@ pub fn nvmlDevicePerfMetricsGetSamples_v1<A: Api + ?Sized>(
 }
 /// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Api + ?Sized>(
+pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
@@ -12836,7 +3234,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlWorkloadPowerProfileCurrentProfiles_t = super::super::engine::ffi::get(
+                let mut x: nvmlWorkloadPowerProfileCurrentProfiles_t = super::super::ffi::get(
                     currentProfiles,
                 )?;
                 {
@@ -12854,7 +3252,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Api + ?Sized>(
 }
 /// `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Api + ?Sized>(
+pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
@@ -12874,7 +3272,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlWorkloadPowerProfileProfilesInfo_t = super::super::engine::ffi::get(
+                let mut x: nvmlWorkloadPowerProfileProfilesInfo_t = super::super::ffi::get(
                     profilesInfo,
                 )?;
                 {
@@ -12892,7 +3290,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Api + ?Sized>(
 }
 /// `nvmlGetExcludedDeviceCount` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGetExcludedDeviceCount<A: Api + ?Sized>(
+pub fn nvmlGetExcludedDeviceCount<A: Answer + ?Sized>(
     a: &A,
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
@@ -12914,7 +3312,7 @@ pub fn nvmlGetExcludedDeviceCount<A: Api + ?Sized>(
 }
 /// `nvmlGetExcludedDeviceInfoByIndex` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGetExcludedDeviceInfoByIndex<A: Api + ?Sized>(
+pub fn nvmlGetExcludedDeviceInfoByIndex<A: Answer + ?Sized>(
     a: &A,
     index: c_uint,
     info: *mut nvmlExcludedDeviceInfo_t,
@@ -12938,7 +3336,7 @@ pub fn nvmlGetExcludedDeviceInfoByIndex<A: Api + ?Sized>(
 }
 /// `nvmlGetVgpuDriverCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGetVgpuDriverCapabilities<A: Api + ?Sized>(
+pub fn nvmlGetVgpuDriverCapabilities<A: Answer + ?Sized>(
     a: &A,
     capability: nvmlVgpuDriverCapability_t,
     capResult: *mut c_uint,
@@ -12961,7 +3359,7 @@ pub fn nvmlGetVgpuDriverCapabilities<A: Api + ?Sized>(
 }
 /// `nvmlGetVgpuVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGetVgpuVersion<A: Api + ?Sized>(
+pub fn nvmlGetVgpuVersion<A: Answer + ?Sized>(
     a: &A,
     supported: *mut nvmlVgpuVersion_t,
     current: *mut nvmlVgpuVersion_t,
@@ -12990,7 +3388,7 @@ pub fn nvmlGetVgpuVersion<A: Api + ?Sized>(
 }
 /// `nvmlGpmQueryDeviceSupport` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpmQueryDeviceSupport<A: Api + ?Sized>(
+pub fn nvmlGpmQueryDeviceSupport<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     gpmSupport: *mut nvmlGpmSupport_t,
@@ -13007,9 +3405,7 @@ pub fn nvmlGpmQueryDeviceSupport<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlGpmSupport_t = super::super::engine::ffi::get(
-                    gpmSupport,
-                )?;
+                let mut x: nvmlGpmSupport_t = super::super::ffi::get(gpmSupport)?;
                 {
                     let version = x.version;
                     x = nvmlGpmSupport_t::default();
@@ -13025,7 +3421,7 @@ pub fn nvmlGpmQueryDeviceSupport<A: Api + ?Sized>(
 }
 /// `nvmlGpmQueryIfStreamingEnabled` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpmQueryIfStreamingEnabled<A: Api + ?Sized>(
+pub fn nvmlGpmQueryIfStreamingEnabled<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     state: *mut c_uint,
@@ -13046,124 +3442,9 @@ pub fn nvmlGpmQueryIfStreamingEnabled<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlGpuInstanceGetComputeInstancePossiblePlacements` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements<A: Api + ?Sized>(
-    a: &A,
-    gpuInstance: nvmlGpuInstance_t,
-    profileId: c_uint,
-    placements: *mut nvmlComputeInstancePlacement_t,
-    count: *mut c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
-        Object::GpuInstance(gpuInstance),
-        &[profileId as i64],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlComputeInstancePlacement_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlComputeInstancePlacement_t::default();
-                    fill_nvmlComputeInstancePlacement_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(count, placements, &items)?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlGpuInstanceGetComputeInstanceProfileInfo` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo<A: Api + ?Sized>(
-    a: &A,
-    gpuInstance: nvmlGpuInstance_t,
-    profile: c_uint,
-    engProfile: c_uint,
-    info: *mut nvmlComputeInstanceProfileInfo_t,
-) -> nvmlReturn_t {
-    if info.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-        Object::GpuInstance(gpuInstance),
-        &[profile as i64, engProfile as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x = nvmlComputeInstanceProfileInfo_t::default();
-                fill_nvmlComputeInstanceProfileInfo_st(&v[0], &mut x);
-                put(info, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlGpuInstanceGetComputeInstanceProfileInfoV` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV<A: Api + ?Sized>(
-    a: &A,
-    gpuInstance: nvmlGpuInstance_t,
-    profile: c_uint,
-    engProfile: c_uint,
-    info: *mut nvmlComputeInstanceProfileInfo_v2_t,
-) -> nvmlReturn_t {
-    if info.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    if let Err(e) = check_version(info, nvmlComputeInstanceProfileInfo_v2 as _) {
-        return e;
-    }
-    a.answer(
-        "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
-        Object::GpuInstance(gpuInstance),
-        &[profile as i64, engProfile as i64],
-        &mut |v: &[Val]| {
-            {
-                let mut x: nvmlComputeInstanceProfileInfo_v2_t = super::super::engine::ffi::get(
-                    info,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlComputeInstanceProfileInfo_v2_t::default();
-                    x.version = version;
-                }
-                fill_nvmlComputeInstanceProfileInfo_v2_st(&v[0], &mut x);
-                x.version = nvmlComputeInstanceProfileInfo_v2 as _;
-                put(info, x)?;
-            }
-            Ok(())
-        },
-    )
-}
-/// `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity<A: Api + ?Sized>(
-    a: &A,
-    gpuInstance: nvmlGpuInstance_t,
-    profileId: c_uint,
-    count: *mut c_uint,
-) -> nvmlReturn_t {
-    if count.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
-        Object::GpuInstance(gpuInstance),
-        &[profileId as i64],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(count, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlGpuInstanceGetVgpuHeterogeneousMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Api + ?Sized>(
+pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
@@ -13183,7 +3464,7 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuHeterogeneousMode_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuHeterogeneousMode_t = super::super::ffi::get(
                     pHeterogeneousMode,
                 )?;
                 {
@@ -13201,7 +3482,7 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Api + ?Sized>(
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerLog` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Api + ?Sized>(
+pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
@@ -13218,7 +3499,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuSchedulerLogInfo_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuSchedulerLogInfo_t = super::super::ffi::get(
                     pSchedulerLogInfo,
                 )?;
                 fill_nvmlVgpuSchedulerLogInfo_v1_t(&v[0], &mut x);
@@ -13231,7 +3512,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Api + ?Sized>(
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerLog_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Api + ?Sized>(
+pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
@@ -13245,7 +3526,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuSchedulerLogInfo_v2_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuSchedulerLogInfo_v2_t = super::super::ffi::get(
                     pSchedulerLogInfo,
                 )?;
                 fill_nvmlVgpuSchedulerLogInfo_v2_t(&v[0], &mut x);
@@ -13257,7 +3538,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Api + ?Sized>(
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Api + ?Sized>(
+pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
@@ -13277,7 +3558,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuSchedulerStateInfo_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuSchedulerStateInfo_t = super::super::ffi::get(
                     pSchedulerStateInfo,
                 )?;
                 fill_nvmlVgpuSchedulerStateInfo_v1_t(&v[0], &mut x);
@@ -13290,7 +3571,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Api + ?Sized>(
 }
 /// `nvmlGpuInstanceGetVgpuSchedulerState_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Api + ?Sized>(
+pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     a: &A,
     gpuInstance: nvmlGpuInstance_t,
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
@@ -13304,7 +3585,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuSchedulerStateInfo_v2_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuSchedulerStateInfo_v2_t = super::super::ffi::get(
                     pSchedulerStateInfo,
                 )?;
                 fill_nvmlVgpuSchedulerStateInfo_v2_t(&v[0], &mut x);
@@ -13316,7 +3597,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetConfComputeCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetConfComputeCapabilities<A: Api + ?Sized>(
+pub fn nvmlSystemGetConfComputeCapabilities<A: Answer + ?Sized>(
     a: &A,
     capabilities: *mut nvmlConfComputeSystemCaps_t,
 ) -> nvmlReturn_t {
@@ -13339,7 +3620,7 @@ pub fn nvmlSystemGetConfComputeCapabilities<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetConfComputeGpusReadyState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetConfComputeGpusReadyState<A: Api + ?Sized>(
+pub fn nvmlSystemGetConfComputeGpusReadyState<A: Answer + ?Sized>(
     a: &A,
     isAcceptingWork: *mut c_uint,
 ) -> nvmlReturn_t {
@@ -13361,7 +3642,7 @@ pub fn nvmlSystemGetConfComputeGpusReadyState<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetConfComputeKeyRotationThresholdInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Api + ?Sized>(
+pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Answer + ?Sized>(
     a: &A,
     pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
@@ -13380,7 +3661,7 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlConfComputeGetKeyRotationThresholdInfo_t = super::super::engine::ffi::get(
+                let mut x: nvmlConfComputeGetKeyRotationThresholdInfo_t = super::super::ffi::get(
                     pKeyRotationThrInfo,
                 )?;
                 {
@@ -13398,7 +3679,7 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetConfComputeSettings` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetConfComputeSettings<A: Api + ?Sized>(
+pub fn nvmlSystemGetConfComputeSettings<A: Answer + ?Sized>(
     a: &A,
     settings: *mut nvmlSystemConfComputeSettings_t,
 ) -> nvmlReturn_t {
@@ -13414,7 +3695,7 @@ pub fn nvmlSystemGetConfComputeSettings<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlSystemConfComputeSettings_t = super::super::engine::ffi::get(
+                let mut x: nvmlSystemConfComputeSettings_t = super::super::ffi::get(
                     settings,
                 )?;
                 {
@@ -13432,7 +3713,7 @@ pub fn nvmlSystemGetConfComputeSettings<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetConfComputeSettings_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetConfComputeSettings_v2<A: Api + ?Sized>(
+pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
     a: &A,
     settings: *mut nvmlSystemConfComputeSettings_v2_t,
 ) -> nvmlReturn_t {
@@ -13448,7 +3729,7 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlSystemConfComputeSettings_v2_t = super::super::engine::ffi::get(
+                let mut x: nvmlSystemConfComputeSettings_v2_t = super::super::ffi::get(
                     settings,
                 )?;
                 {
@@ -13466,7 +3747,7 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetConfComputeState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetConfComputeState<A: Api + ?Sized>(
+pub fn nvmlSystemGetConfComputeState<A: Answer + ?Sized>(
     a: &A,
     state: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
@@ -13489,7 +3770,7 @@ pub fn nvmlSystemGetConfComputeState<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetCudaDriverVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetCudaDriverVersion<A: Api + ?Sized>(
+pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
     a: &A,
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
@@ -13511,7 +3792,7 @@ pub fn nvmlSystemGetCudaDriverVersion<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetCudaDriverVersion_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetCudaDriverVersion_v2<A: Api + ?Sized>(
+pub fn nvmlSystemGetCudaDriverVersion_v2<A: Answer + ?Sized>(
     a: &A,
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
@@ -13531,55 +3812,9 @@ pub fn nvmlSystemGetCudaDriverVersion_v2<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlSystemGetDriverVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetDriverVersion<A: Api + ?Sized>(
-    a: &A,
-    version: *mut c_char,
-    length: c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlSystemGetDriverVersion",
-        Object::System,
-        &[],
-        &mut |v: &[Val]| {
-            put_str(version, length, v[0].str())?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlSystemGetHicVersion` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetHicVersion<A: Api + ?Sized>(
-    a: &A,
-    hwbcCount: *mut c_uint,
-    hwbcEntries: *mut nvmlHwbcEntry_t,
-) -> nvmlReturn_t {
-    if hwbcEntries.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlSystemGetHicVersion",
-        Object::System,
-        &[],
-        &mut |v: &[Val]| {
-            let items: Vec<nvmlHwbcEntry_t> = v[0]
-                .items()
-                .iter()
-                .map(|x| {
-                    let mut r = nvmlHwbcEntry_t::default();
-                    fill_nvmlHwbcEntry_st(x, &mut r);
-                    r
-                })
-                .collect();
-            put_list(hwbcCount, hwbcEntries, &items)?;
-            Ok(())
-        },
-    )
-}
 /// `nvmlSystemGetNVMLVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetNVMLVersion<A: Api + ?Sized>(
+pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
     a: &A,
     version: *mut c_char,
     length: c_uint,
@@ -13596,7 +3831,7 @@ pub fn nvmlSystemGetNVMLVersion<A: Api + ?Sized>(
 }
 /// `nvmlSystemGetNvlinkBwMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetNvlinkBwMode<A: Api + ?Sized>(
+pub fn nvmlSystemGetNvlinkBwMode<A: Answer + ?Sized>(
     a: &A,
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
@@ -13616,46 +3851,9 @@ pub fn nvmlSystemGetNvlinkBwMode<A: Api + ?Sized>(
         },
     )
 }
-/// `nvmlSystemGetProcessName` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlSystemGetProcessName<A: Api + ?Sized>(
-    a: &A,
-    pid: c_uint,
-    name: *mut c_char,
-    length: c_uint,
-) -> nvmlReturn_t {
-    a.answer(
-        "nvmlSystemGetProcessName",
-        Object::System,
-        &[pid as i64],
-        &mut |v: &[Val]| {
-            put_str(name, length, v[0].str())?;
-            Ok(())
-        },
-    )
-}
-/// `nvmlUnitGetCount` from the profile's values.
-#[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlUnitGetCount<A: Api + ?Sized>(a: &A, unitCount: *mut c_uint) -> nvmlReturn_t {
-    if unitCount.is_null() {
-        return NVML_ERROR_INVALID_ARGUMENT;
-    }
-    a.answer(
-        "nvmlUnitGetCount",
-        Object::System,
-        &[],
-        &mut |v: &[Val]| {
-            {
-                let o = &v[0];
-                put(unitCount, o.uint() as c_uint)?;
-            }
-            Ok(())
-        },
-    )
-}
 /// `nvmlUnitGetFanSpeedInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlUnitGetFanSpeedInfo<A: Api + ?Sized>(
+pub fn nvmlUnitGetFanSpeedInfo<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
@@ -13679,7 +3877,7 @@ pub fn nvmlUnitGetFanSpeedInfo<A: Api + ?Sized>(
 }
 /// `nvmlUnitGetLedState` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlUnitGetLedState<A: Api + ?Sized>(
+pub fn nvmlUnitGetLedState<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
     state: *mut nvmlLedState_t,
@@ -13703,7 +3901,7 @@ pub fn nvmlUnitGetLedState<A: Api + ?Sized>(
 }
 /// `nvmlUnitGetPsuInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlUnitGetPsuInfo<A: Api + ?Sized>(
+pub fn nvmlUnitGetPsuInfo<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
     psu: *mut nvmlPSUInfo_t,
@@ -13727,7 +3925,7 @@ pub fn nvmlUnitGetPsuInfo<A: Api + ?Sized>(
 }
 /// `nvmlUnitGetTemperature` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlUnitGetTemperature<A: Api + ?Sized>(
+pub fn nvmlUnitGetTemperature<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
     r#type: c_uint,
@@ -13751,7 +3949,7 @@ pub fn nvmlUnitGetTemperature<A: Api + ?Sized>(
 }
 /// `nvmlUnitGetUnitInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlUnitGetUnitInfo<A: Api + ?Sized>(
+pub fn nvmlUnitGetUnitInfo<A: Answer + ?Sized>(
     a: &A,
     unit: nvmlUnit_t,
     info: *mut nvmlUnitInfo_t,
@@ -13775,7 +3973,7 @@ pub fn nvmlUnitGetUnitInfo<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetAccountingMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetAccountingMode<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetAccountingMode<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     mode: *mut nvmlEnableState_t,
@@ -13798,7 +3996,7 @@ pub fn nvmlVgpuInstanceGetAccountingMode<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetAccountingPids` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetAccountingPids<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetAccountingPids<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     count: *mut c_uint,
@@ -13821,7 +4019,7 @@ pub fn nvmlVgpuInstanceGetAccountingPids<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetAccountingStats` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetAccountingStats<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetAccountingStats<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     pid: c_uint,
@@ -13846,7 +4044,7 @@ pub fn nvmlVgpuInstanceGetAccountingStats<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetEccMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetEccMode<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetEccMode<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     eccMode: *mut nvmlEnableState_t,
@@ -13869,7 +4067,7 @@ pub fn nvmlVgpuInstanceGetEccMode<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetEncoderCapacity` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetEncoderCapacity<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetEncoderCapacity<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     encoderCapacity: *mut c_uint,
@@ -13892,7 +4090,7 @@ pub fn nvmlVgpuInstanceGetEncoderCapacity<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetEncoderSessions` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetEncoderSessions<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetEncoderSessions<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     sessionCount: *mut c_uint,
@@ -13919,7 +4117,7 @@ pub fn nvmlVgpuInstanceGetEncoderSessions<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetFBCSessions` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetFBCSessions<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetFBCSessions<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     sessionCount: *mut c_uint,
@@ -13946,7 +4144,7 @@ pub fn nvmlVgpuInstanceGetFBCSessions<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetFBCStats` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetFBCStats<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetFBCStats<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     fbcStats: *mut nvmlFBCStats_t,
@@ -13970,7 +4168,7 @@ pub fn nvmlVgpuInstanceGetFBCStats<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetFbUsage` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetFbUsage<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetFbUsage<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     fbUsage: *mut c_ulonglong,
@@ -13993,7 +4191,7 @@ pub fn nvmlVgpuInstanceGetFbUsage<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetFrameRateLimit` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetFrameRateLimit<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetFrameRateLimit<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     frameRateLimit: *mut c_uint,
@@ -14016,7 +4214,7 @@ pub fn nvmlVgpuInstanceGetFrameRateLimit<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetGpuInstanceId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetGpuInstanceId<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetGpuInstanceId<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     gpuInstanceId: *mut c_uint,
@@ -14039,7 +4237,7 @@ pub fn nvmlVgpuInstanceGetGpuInstanceId<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetGpuPciId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetGpuPciId<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetGpuPciId<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     vgpuPciId: *mut c_char,
@@ -14057,7 +4255,7 @@ pub fn nvmlVgpuInstanceGetGpuPciId<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetLicenseInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetLicenseInfo<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetLicenseInfo<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
@@ -14081,7 +4279,7 @@ pub fn nvmlVgpuInstanceGetLicenseInfo<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetLicenseInfo_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetLicenseInfo_v2<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetLicenseInfo_v2<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
@@ -14105,7 +4303,7 @@ pub fn nvmlVgpuInstanceGetLicenseInfo_v2<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetLicenseStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetLicenseStatus<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetLicenseStatus<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     licensed: *mut c_uint,
@@ -14128,7 +4326,7 @@ pub fn nvmlVgpuInstanceGetLicenseStatus<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetMdevUUID` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetMdevUUID<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetMdevUUID<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     mdevUuid: *mut c_char,
@@ -14146,7 +4344,7 @@ pub fn nvmlVgpuInstanceGetMdevUUID<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetPlacementId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetPlacementId<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetPlacementId<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     pPlacement: *mut nvmlVgpuPlacementId_t,
@@ -14163,9 +4361,7 @@ pub fn nvmlVgpuInstanceGetPlacementId<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuPlacementId_t = super::super::engine::ffi::get(
-                    pPlacement,
-                )?;
+                let mut x: nvmlVgpuPlacementId_t = super::super::ffi::get(pPlacement)?;
                 {
                     let version = x.version;
                     x = nvmlVgpuPlacementId_t::default();
@@ -14181,7 +4377,7 @@ pub fn nvmlVgpuInstanceGetPlacementId<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetRuntimeStateSize` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     pState: *mut nvmlVgpuRuntimeState_t,
@@ -14198,9 +4394,7 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuRuntimeState_t = super::super::engine::ffi::get(
-                    pState,
-                )?;
+                let mut x: nvmlVgpuRuntimeState_t = super::super::ffi::get(pState)?;
                 {
                     let version = x.version;
                     x = nvmlVgpuRuntimeState_t::default();
@@ -14216,7 +4410,7 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetType` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetType<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetType<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     vgpuTypeId: *mut nvmlVgpuTypeId_t,
@@ -14239,7 +4433,7 @@ pub fn nvmlVgpuInstanceGetType<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetUUID` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetUUID<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetUUID<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     uuid: *mut c_char,
@@ -14257,7 +4451,7 @@ pub fn nvmlVgpuInstanceGetUUID<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetVmDriverVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetVmDriverVersion<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetVmDriverVersion<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     version: *mut c_char,
@@ -14275,7 +4469,7 @@ pub fn nvmlVgpuInstanceGetVmDriverVersion<A: Api + ?Sized>(
 }
 /// `nvmlVgpuInstanceGetVmID` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuInstanceGetVmID<A: Api + ?Sized>(
+pub fn nvmlVgpuInstanceGetVmID<A: Answer + ?Sized>(
     a: &A,
     vgpuInstance: nvmlVgpuInstance_t,
     vmId: *mut c_char,
@@ -14301,7 +4495,7 @@ pub fn nvmlVgpuInstanceGetVmID<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetBAR1Info` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetBAR1Info<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetBAR1Info<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     bar1Info: *mut nvmlVgpuTypeBar1Info_t,
@@ -14318,9 +4512,7 @@ pub fn nvmlVgpuTypeGetBAR1Info<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuTypeBar1Info_t = super::super::engine::ffi::get(
-                    bar1Info,
-                )?;
+                let mut x: nvmlVgpuTypeBar1Info_t = super::super::ffi::get(bar1Info)?;
                 {
                     let version = x.version;
                     x = nvmlVgpuTypeBar1Info_t::default();
@@ -14336,7 +4528,7 @@ pub fn nvmlVgpuTypeGetBAR1Info<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetCapabilities<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetCapabilities<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     capability: nvmlVgpuCapability_t,
@@ -14360,7 +4552,7 @@ pub fn nvmlVgpuTypeGetCapabilities<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetClass` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetClass<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetClass<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuTypeClass: *mut c_char,
@@ -14378,7 +4570,7 @@ pub fn nvmlVgpuTypeGetClass<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetDeviceID` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetDeviceID<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetDeviceID<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     deviceID: *mut c_ulonglong,
@@ -14406,7 +4598,7 @@ pub fn nvmlVgpuTypeGetDeviceID<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetFbReservation` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetFbReservation<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetFbReservation<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbReservation: *mut c_ulonglong,
@@ -14429,7 +4621,7 @@ pub fn nvmlVgpuTypeGetFbReservation<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetFrameRateLimit` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetFrameRateLimit<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetFrameRateLimit<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     frameRateLimit: *mut c_uint,
@@ -14452,7 +4644,7 @@ pub fn nvmlVgpuTypeGetFrameRateLimit<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetFramebufferSize` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetFramebufferSize<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetFramebufferSize<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     fbSize: *mut c_ulonglong,
@@ -14475,7 +4667,7 @@ pub fn nvmlVgpuTypeGetFramebufferSize<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetGpuInstanceProfileId` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetGpuInstanceProfileId<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetGpuInstanceProfileId<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     gpuInstanceProfileId: *mut c_uint,
@@ -14498,7 +4690,7 @@ pub fn nvmlVgpuTypeGetGpuInstanceProfileId<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetGspHeapSize` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetGspHeapSize<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetGspHeapSize<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     gspHeapSize: *mut c_ulonglong,
@@ -14521,7 +4713,7 @@ pub fn nvmlVgpuTypeGetGspHeapSize<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetLicense` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetLicense<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetLicense<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuTypeLicenseString: *mut c_char,
@@ -14539,7 +4731,7 @@ pub fn nvmlVgpuTypeGetLicense<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetMaxInstances` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetMaxInstances<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetMaxInstances<A: Answer + ?Sized>(
     a: &A,
     device: nvmlDevice_t,
     vgpuTypeId: nvmlVgpuTypeId_t,
@@ -14563,7 +4755,7 @@ pub fn nvmlVgpuTypeGetMaxInstances<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Answer + ?Sized>(
     a: &A,
     pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
 ) -> nvmlReturn_t {
@@ -14579,7 +4771,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Api + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             {
-                let mut x: nvmlVgpuTypeMaxInstance_t = super::super::engine::ffi::get(
+                let mut x: nvmlVgpuTypeMaxInstance_t = super::super::ffi::get(
                     pMaxInstance,
                 )?;
                 fill_nvmlVgpuTypeMaxInstance_v1_t(&v[0], &mut x);
@@ -14592,7 +4784,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetMaxInstancesPerVm` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetMaxInstancesPerVm<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetMaxInstancesPerVm<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuInstanceCountPerVm: *mut c_uint,
@@ -14615,7 +4807,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerVm<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetName` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetName<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetName<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     vgpuTypeName: *mut c_char,
@@ -14633,7 +4825,7 @@ pub fn nvmlVgpuTypeGetName<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetNumDisplayHeads` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetNumDisplayHeads<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetNumDisplayHeads<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     numDisplayHeads: *mut c_uint,
@@ -14656,7 +4848,7 @@ pub fn nvmlVgpuTypeGetNumDisplayHeads<A: Api + ?Sized>(
 }
 /// `nvmlVgpuTypeGetResolution` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
-pub fn nvmlVgpuTypeGetResolution<A: Api + ?Sized>(
+pub fn nvmlVgpuTypeGetResolution<A: Answer + ?Sized>(
     a: &A,
     vgpuTypeId: nvmlVgpuTypeId_t,
     displayIndex: c_uint,
@@ -14761,19 +4953,6 @@ fn fill_nvmlAdaptiveTgpModeInfo_v1_t(v: &Val, out: &mut nvmlAdaptiveTgpModeInfo_
         out.adjustedLimitMw = x.uint() as c_uint;
     }
 }
-/// Sets the fields of `nvmlBAR1Memory_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlBAR1Memory_st(v: &Val, out: &mut nvmlBAR1Memory_st) {
-    if let Some(x) = v.get("bar1Total") {
-        out.bar1Total = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("bar1Free") {
-        out.bar1Free = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("bar1Used") {
-        out.bar1Used = x.uint() as c_ulonglong;
-    }
-}
 /// Sets the fields of `nvmlBBXTimeData_v1_t` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlBBXTimeData_v1_t(v: &Val, out: &mut nvmlBBXTimeData_v1_t) {
@@ -14862,90 +5041,6 @@ fn fill_nvmlClockOffset_v1_t(v: &Val, out: &mut nvmlClockOffset_v1_t) {
     }
     if let Some(x) = v.get("maxClockOffsetMHz") {
         out.maxClockOffsetMHz = x.int() as c_int;
-    }
-}
-/// Sets the fields of `nvmlComputeInstancePlacement_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlComputeInstancePlacement_st(
-    v: &Val,
-    out: &mut nvmlComputeInstancePlacement_st,
-) {
-    if let Some(x) = v.get("start") {
-        out.start = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("size") {
-        out.size = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlComputeInstanceProfileInfo_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlComputeInstanceProfileInfo_st(
-    v: &Val,
-    out: &mut nvmlComputeInstanceProfileInfo_st,
-) {
-    if let Some(x) = v.get("id") {
-        out.id = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sliceCount") {
-        out.sliceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("instanceCount") {
-        out.instanceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("multiprocessorCount") {
-        out.multiprocessorCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedCopyEngineCount") {
-        out.sharedCopyEngineCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedDecoderCount") {
-        out.sharedDecoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedEncoderCount") {
-        out.sharedEncoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedJpegCount") {
-        out.sharedJpegCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedOfaCount") {
-        out.sharedOfaCount = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlComputeInstanceProfileInfo_v2_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlComputeInstanceProfileInfo_v2_st(
-    v: &Val,
-    out: &mut nvmlComputeInstanceProfileInfo_v2_st,
-) {
-    if let Some(x) = v.get("id") {
-        out.id = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sliceCount") {
-        out.sliceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("instanceCount") {
-        out.instanceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("multiprocessorCount") {
-        out.multiprocessorCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedCopyEngineCount") {
-        out.sharedCopyEngineCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedDecoderCount") {
-        out.sharedDecoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedEncoderCount") {
-        out.sharedEncoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedJpegCount") {
-        out.sharedJpegCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedOfaCount") {
-        out.sharedOfaCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("name") {
-        out.name = chars(x);
     }
 }
 /// Sets the fields of `nvmlConfComputeGetKeyRotationThresholdInfo_st` that its value gives.
@@ -15069,37 +5164,6 @@ fn fill_nvmlDeviceAddressingMode_v1_t(v: &Val, out: &mut nvmlDeviceAddressingMod
         out.value = x.uint() as c_uint;
     }
 }
-/// Sets the fields of `nvmlDeviceAttributes_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlDeviceAttributes_st(v: &Val, out: &mut nvmlDeviceAttributes_st) {
-    if let Some(x) = v.get("multiprocessorCount") {
-        out.multiprocessorCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedCopyEngineCount") {
-        out.sharedCopyEngineCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedDecoderCount") {
-        out.sharedDecoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedEncoderCount") {
-        out.sharedEncoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedJpegCount") {
-        out.sharedJpegCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sharedOfaCount") {
-        out.sharedOfaCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("gpuInstanceSliceCount") {
-        out.gpuInstanceSliceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("computeInstanceSliceCount") {
-        out.computeInstanceSliceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("memorySizeMB") {
-        out.memorySizeMB = x.uint() as c_ulonglong;
-    }
-}
 /// Sets the fields of `nvmlDeviceCapabilities_v1_t` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlDeviceCapabilities_v1_t(v: &Val, out: &mut nvmlDeviceCapabilities_v1_t) {
@@ -15177,22 +5241,6 @@ fn fill_nvmlEccBankRemapperStatus_v1_t(
     }
     if let Some(x) = v.get("histogram") {
         fill_nvmlEccBankRemapperHistogram_v1_t(x, &mut out.histogram);
-    }
-}
-/// Sets the fields of `nvmlEccErrorCounts_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlEccErrorCounts_st(v: &Val, out: &mut nvmlEccErrorCounts_st) {
-    if let Some(x) = v.get("l1Cache") {
-        out.l1Cache = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("l2Cache") {
-        out.l2Cache = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("deviceMemory") {
-        out.deviceMemory = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("registerFile") {
-        out.registerFile = x.uint() as c_ulonglong;
     }
 }
 /// Sets the fields of `nvmlEccSramErrorStatus_v1_t` that its value gives.
@@ -15343,42 +5391,6 @@ fn fill_nvmlGpmSupport_t(v: &Val, out: &mut nvmlGpmSupport_t) {
         out.isSupportedDevice = x.uint() as c_uint;
     }
 }
-/// Sets the fields of `nvmlGpuDynamicPstatesInfo_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuDynamicPstatesInfo_st(v: &Val, out: &mut nvmlGpuDynamicPstatesInfo_st) {
-    if let Some(x) = v.get("flags") {
-        out.flags = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("utilization") {
-        out.utilization = array(
-            x,
-            |x| {
-                let mut r = nvmlGpuDynamicPstatesInfo_st_utilization::default();
-                fill_nvmlGpuDynamicPstatesInfo_st_utilization(x, &mut r);
-                r
-            },
-        );
-    }
-}
-/// Sets the fields of `nvmlGpuDynamicPstatesInfo_st_utilization` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuDynamicPstatesInfo_st_utilization(
-    v: &Val,
-    out: &mut nvmlGpuDynamicPstatesInfo_st_utilization,
-) {
-    if let Some(x) = v.get("bIsPresent") {
-        out.bIsPresent = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("percentage") {
-        out.percentage = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("incThreshold") {
-        out.incThreshold = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("decThreshold") {
-        out.decThreshold = x.uint() as c_uint;
-    }
-}
 /// Sets the fields of `nvmlGpuFabricClique_v1_t` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlGpuFabricClique_v1_t(v: &Val, out: &mut nvmlGpuFabricClique_v1_t) {
@@ -15457,135 +5469,6 @@ fn fill_nvmlGpuFabricInfo_v4_t(v: &Val, out: &mut nvmlGpuFabricInfo_v4_t) {
     }
     if let Some(x) = v.get("healthSummary") {
         out.healthSummary = x.uint() as c_uchar;
-    }
-}
-/// Sets the fields of `nvmlGpuInstancePlacement_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuInstancePlacement_st(v: &Val, out: &mut nvmlGpuInstancePlacement_st) {
-    if let Some(x) = v.get("start") {
-        out.start = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("size") {
-        out.size = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlGpuInstanceProfileInfo_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuInstanceProfileInfo_st(v: &Val, out: &mut nvmlGpuInstanceProfileInfo_st) {
-    if let Some(x) = v.get("id") {
-        out.id = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("isP2pSupported") {
-        out.isP2pSupported = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sliceCount") {
-        out.sliceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("instanceCount") {
-        out.instanceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("multiprocessorCount") {
-        out.multiprocessorCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("copyEngineCount") {
-        out.copyEngineCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("decoderCount") {
-        out.decoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("encoderCount") {
-        out.encoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("jpegCount") {
-        out.jpegCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("ofaCount") {
-        out.ofaCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("memorySizeMB") {
-        out.memorySizeMB = x.uint() as c_ulonglong;
-    }
-}
-/// Sets the fields of `nvmlGpuInstanceProfileInfo_v2_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuInstanceProfileInfo_v2_st(
-    v: &Val,
-    out: &mut nvmlGpuInstanceProfileInfo_v2_st,
-) {
-    if let Some(x) = v.get("id") {
-        out.id = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("isP2pSupported") {
-        out.isP2pSupported = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sliceCount") {
-        out.sliceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("instanceCount") {
-        out.instanceCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("multiprocessorCount") {
-        out.multiprocessorCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("copyEngineCount") {
-        out.copyEngineCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("decoderCount") {
-        out.decoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("encoderCount") {
-        out.encoderCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("jpegCount") {
-        out.jpegCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("ofaCount") {
-        out.ofaCount = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("memorySizeMB") {
-        out.memorySizeMB = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("name") {
-        out.name = chars(x);
-    }
-}
-/// Sets the fields of `nvmlGpuThermalSettings_t` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuThermalSettings_t(v: &Val, out: &mut nvmlGpuThermalSettings_t) {
-    if let Some(x) = v.get("count") {
-        out.count = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("sensor") {
-        out.sensor = array(
-            x,
-            |x| {
-                let mut r = nvmlGpuThermalSettings_t_sensor::default();
-                fill_nvmlGpuThermalSettings_t_sensor(x, &mut r);
-                r
-            },
-        );
-    }
-}
-/// Sets the fields of `nvmlGpuThermalSettings_t_sensor` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlGpuThermalSettings_t_sensor(
-    v: &Val,
-    out: &mut nvmlGpuThermalSettings_t_sensor,
-) {
-    if let Some(x) = v.get("controller") {
-        out.controller = x.uint() as nvmlThermalController_t;
-    }
-    if let Some(x) = v.get("defaultMinTemp") {
-        out.defaultMinTemp = x.int() as c_int;
-    }
-    if let Some(x) = v.get("defaultMaxTemp") {
-        out.defaultMaxTemp = x.int() as c_int;
-    }
-    if let Some(x) = v.get("currentTemp") {
-        out.currentTemp = x.int() as c_int;
-    }
-    if let Some(x) = v.get("target") {
-        out.target = x.uint() as nvmlThermalTarget_t;
     }
 }
 /// Sets the fields of `nvmlGpuUptime_v1_t` that its value gives.
@@ -15669,16 +5552,6 @@ fn fill_nvmlHostname_v1_t(v: &Val, out: &mut nvmlHostname_v1_t) {
         out.value = chars(x);
     }
 }
-/// Sets the fields of `nvmlHwbcEntry_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlHwbcEntry_st(v: &Val, out: &mut nvmlHwbcEntry_st) {
-    if let Some(x) = v.get("hwbcId") {
-        out.hwbcId = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("firmwareVersion") {
-        out.firmwareVersion = chars(x);
-    }
-}
 /// Sets the fields of `nvmlLedState_st` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlLedState_st(v: &Val, out: &mut nvmlLedState_st) {
@@ -15708,22 +5581,6 @@ fn fill_nvmlMask255_t(v: &Val, out: &mut nvmlMask255_t) {
 fn fill_nvmlMemory_st(v: &Val, out: &mut nvmlMemory_st) {
     if let Some(x) = v.get("total") {
         out.total = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("free") {
-        out.free = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("used") {
-        out.used = x.uint() as c_ulonglong;
-    }
-}
-/// Sets the fields of `nvmlMemory_v2_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlMemory_v2_st(v: &Val, out: &mut nvmlMemory_v2_st) {
-    if let Some(x) = v.get("total") {
-        out.total = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("reserved") {
-        out.reserved = x.uint() as c_ulonglong;
     }
     if let Some(x) = v.get("free") {
         out.free = x.uint() as c_ulonglong;
@@ -15911,34 +5768,6 @@ fn fill_nvmlPSUInfo_st(v: &Val, out: &mut nvmlPSUInfo_st) {
         out.power = x.uint() as c_uint;
     }
 }
-/// Sets the fields of `nvmlPciInfoExt_v1_t` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlPciInfoExt_v1_t(v: &Val, out: &mut nvmlPciInfoExt_v1_t) {
-    if let Some(x) = v.get("domain") {
-        out.domain = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("bus") {
-        out.bus = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("device") {
-        out.device = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("pciDeviceId") {
-        out.pciDeviceId = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("pciSubSystemId") {
-        out.pciSubSystemId = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("baseClass") {
-        out.baseClass = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("subClass") {
-        out.subClass = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("busId") {
-        out.busId = chars(x);
-    }
-}
 /// Sets the fields of `nvmlPciInfo_st` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
@@ -16096,57 +5925,6 @@ fn fill_nvmlPlatformInfo_v2_t(v: &Val, out: &mut nvmlPlatformInfo_v2_t) {
 fn fill_nvmlPmgrPwrTuple_t(v: &Val, out: &mut nvmlPmgrPwrTuple_t) {
     if let Some(x) = v.get("pwrmW") {
         out.pwrmW = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlProcessInfo_v1_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlProcessInfo_v1_st(v: &Val, out: &mut nvmlProcessInfo_v1_st) {
-    if let Some(x) = v.get("pid") {
-        out.pid = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("usedGpuMemory") {
-        out.usedGpuMemory = x.uint() as c_ulonglong;
-    }
-}
-/// Sets the fields of `nvmlProcessInfo_v2_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlProcessInfo_v2_st(v: &Val, out: &mut nvmlProcessInfo_v2_st) {
-    if let Some(x) = v.get("pid") {
-        out.pid = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("usedGpuMemory") {
-        out.usedGpuMemory = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("gpuInstanceId") {
-        out.gpuInstanceId = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("computeInstanceId") {
-        out.computeInstanceId = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlProcessUtilizationSample_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlProcessUtilizationSample_st(
-    v: &Val,
-    out: &mut nvmlProcessUtilizationSample_st,
-) {
-    if let Some(x) = v.get("pid") {
-        out.pid = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("timeStamp") {
-        out.timeStamp = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("smUtil") {
-        out.smUtil = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("memUtil") {
-        out.memUtil = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("encUtil") {
-        out.encUtil = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("decUtil") {
-        out.decUtil = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t` that its value gives.
@@ -16317,20 +6095,6 @@ fn fill_nvmlRowRemapperHistogramValues_st(
         out.none = x.uint() as c_uint;
     }
 }
-/// Sets the fields of `nvmlSample_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlSample_st(v: &Val, out: &mut nvmlSample_st) {
-    if let Some(x) = v.get("timeStamp") {
-        out.timeStamp = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("sampleValue") {
-        out.sampleValue = {
-            let mut r = nvmlValue_t::default();
-            fill_nvmlValue_st(x, &mut r);
-            r
-        };
-    }
-}
 /// Sets the fields of `nvmlSystemConfComputeSettings_v1_t` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlSystemConfComputeSettings_v1_t(
@@ -16370,16 +6134,6 @@ fn fill_nvmlSystemConfComputeSettings_v2_t(
     }
     if let Some(x) = v.get("tdispState") {
         out.tdispState = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlTemperature_v1_t` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlTemperature_v1_t(v: &Val, out: &mut nvmlTemperature_v1_t) {
-    if let Some(x) = v.get("sensorType") {
-        out.sensorType = x.uint() as nvmlTemperatureSensors_t;
-    }
-    if let Some(x) = v.get("temperature") {
-        out.temperature = x.int() as c_int;
     }
 }
 /// Sets the fields of `nvmlUnitFanInfo_st` that its value gives.
@@ -16435,57 +6189,6 @@ fn fill_nvmlUnrepairableMemoryStatus_v1_t(
         out.bUnrepairableMemory = x.uint() as c_uint;
     }
 }
-/// Sets the fields of `nvmlUtilization_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlUtilization_st(v: &Val, out: &mut nvmlUtilization_st) {
-    if let Some(x) = v.get("gpu") {
-        out.gpu = x.uint() as c_uint;
-    }
-    if let Some(x) = v.get("memory") {
-        out.memory = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlValue_st` that its value gives.
-fn fill_nvmlValue_st(v: &Val, out: &mut nvmlValue_st) {
-    match v.member() {
-        Some((0, x)) => {
-            *out = nvmlValue_st {
-                dVal: x.float() as f64,
-            };
-        }
-        Some((1, x)) => {
-            *out = nvmlValue_st {
-                siVal: x.int() as c_int,
-            };
-        }
-        Some((2, x)) => {
-            *out = nvmlValue_st {
-                uiVal: x.uint() as c_uint,
-            };
-        }
-        Some((3, x)) => {
-            *out = nvmlValue_st {
-                ulVal: x.uint() as c_ulong,
-            };
-        }
-        Some((4, x)) => {
-            *out = nvmlValue_st {
-                ullVal: x.uint() as c_ulonglong,
-            };
-        }
-        Some((5, x)) => {
-            *out = nvmlValue_st {
-                sllVal: x.int() as c_longlong,
-            };
-        }
-        Some((6, x)) => {
-            *out = nvmlValue_st {
-                usVal: x.uint() as c_ushort,
-            };
-        }
-        _ => {}
-    }
-}
 /// Sets the fields of `nvmlVgpuHeterogeneousMode_v1_t` that its value gives.
 #[allow(unused_variables)]
 fn fill_nvmlVgpuHeterogeneousMode_v1_t(
@@ -16494,47 +6197,6 @@ fn fill_nvmlVgpuHeterogeneousMode_v1_t(
 ) {
     if let Some(x) = v.get("mode") {
         out.mode = x.uint() as c_uint;
-    }
-}
-/// Sets the fields of `nvmlVgpuInstanceUtilizationSample_st` that its value gives.
-#[allow(unused_variables)]
-fn fill_nvmlVgpuInstanceUtilizationSample_st(
-    v: &Val,
-    out: &mut nvmlVgpuInstanceUtilizationSample_st,
-) {
-    if let Some(x) = v.get("vgpuInstance") {
-        out.vgpuInstance = x.uint() as nvmlVgpuInstance_t;
-    }
-    if let Some(x) = v.get("timeStamp") {
-        out.timeStamp = x.uint() as c_ulonglong;
-    }
-    if let Some(x) = v.get("smUtil") {
-        out.smUtil = {
-            let mut r = nvmlValue_t::default();
-            fill_nvmlValue_st(x, &mut r);
-            r
-        };
-    }
-    if let Some(x) = v.get("memUtil") {
-        out.memUtil = {
-            let mut r = nvmlValue_t::default();
-            fill_nvmlValue_st(x, &mut r);
-            r
-        };
-    }
-    if let Some(x) = v.get("encUtil") {
-        out.encUtil = {
-            let mut r = nvmlValue_t::default();
-            fill_nvmlValue_st(x, &mut r);
-            r
-        };
-    }
-    if let Some(x) = v.get("decUtil") {
-        out.decUtil = {
-            let mut r = nvmlValue_t::default();
-            fill_nvmlValue_st(x, &mut r);
-            r
-        };
     }
 }
 /// Sets the fields of `nvmlVgpuLicenseExpiry_st` that its value gives.

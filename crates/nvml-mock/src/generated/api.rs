@@ -39,2223 +39,15 @@
 
 use core::ffi::*;
 use nvml_sys::*;
-use super::super::answer::{Object, Val};
-/// Implements methods of [`Api`] inside an `impl Api for ...` block, each by calling the
-/// function of the same name in the module named before it, with the C parameters
-/// after the implementor: `delegate!(device::nvmlDeviceGetName, mig::nvmlDeviceGetMigMode)`.
-/// The C types must be in scope where it is invoked (`core::ffi::*`, `nvml_sys::*`).
-macro_rules! delegate {
-    ($($m:ident :: $f:ident),* $(,)?) => {
-        $(delegate!(@ one $m $f);)*
-    };
-    (@ one $m:ident nvmlComputeInstanceDestroy) => {
-        fn nvmlComputeInstanceDestroy(& self, computeInstance : nvmlComputeInstance_t) ->
-        nvmlReturn_t { $m ::nvmlComputeInstanceDestroy(self, computeInstance) }
-    };
-    (@ one $m:ident nvmlComputeInstanceGetInfo) => {
-        fn nvmlComputeInstanceGetInfo(& self, computeInstance : nvmlComputeInstance_t,
-        info : * mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t { $m
-        ::nvmlComputeInstanceGetInfo(self, computeInstance, info) }
-    };
-    (@ one $m:ident nvmlComputeInstanceGetInfo_v2) => {
-        fn nvmlComputeInstanceGetInfo_v2(& self, computeInstance : nvmlComputeInstance_t,
-        info : * mut nvmlComputeInstanceInfo_t) -> nvmlReturn_t { $m
-        ::nvmlComputeInstanceGetInfo_v2(self, computeInstance, info) }
-    };
-    (@ one $m:ident nvmlDeviceClearAccountingPids) => {
-        fn nvmlDeviceClearAccountingPids(& self, device : nvmlDevice_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceClearAccountingPids(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceClearCpuAffinity) => {
-        fn nvmlDeviceClearCpuAffinity(& self, device : nvmlDevice_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceClearCpuAffinity(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceClearEccErrorCounts) => {
-        fn nvmlDeviceClearEccErrorCounts(& self, device : nvmlDevice_t, counterType :
-        nvmlEccCounterType_t) -> nvmlReturn_t { $m ::nvmlDeviceClearEccErrorCounts(self,
-        device, counterType) }
-    };
-    (@ one $m:ident nvmlDeviceClearFieldValues) => {
-        fn nvmlDeviceClearFieldValues(& self, device : nvmlDevice_t, valuesCount : c_int,
-        values : * mut nvmlFieldValue_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceClearFieldValues(self, device, valuesCount, values) }
-    };
-    (@ one $m:ident nvmlDeviceCreateGpuInstance) => {
-        fn nvmlDeviceCreateGpuInstance(& self, device : nvmlDevice_t, profileId : c_uint,
-        gpuInstance : * mut nvmlGpuInstance_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceCreateGpuInstance(self, device, profileId, gpuInstance) }
-    };
-    (@ one $m:ident nvmlDeviceCreateGpuInstanceWithPlacement) => {
-        fn nvmlDeviceCreateGpuInstanceWithPlacement(& self, device : nvmlDevice_t,
-        profileId : c_uint, placement : * const nvmlGpuInstancePlacement_t, gpuInstance :
-        * mut nvmlGpuInstance_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceCreateGpuInstanceWithPlacement(self, device, profileId, placement,
-        gpuInstance) }
-    };
-    (@ one $m:ident nvmlDeviceDiscoverGpus) => {
-        fn nvmlDeviceDiscoverGpus(& self, pciInfo : * mut nvmlPciInfo_t) -> nvmlReturn_t
-        { $m ::nvmlDeviceDiscoverGpus(self, pciInfo) }
-    };
-    (@ one $m:ident nvmlDeviceFreezeNvLinkUtilizationCounter) => {
-        fn nvmlDeviceFreezeNvLinkUtilizationCounter(& self, device : nvmlDevice_t, link :
-        c_uint, counter : c_uint, freeze : nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceFreezeNvLinkUtilizationCounter(self, device, link, counter, freeze) }
-    };
-    (@ one $m:ident nvmlDeviceGetAPIRestriction) => {
-        fn nvmlDeviceGetAPIRestriction(& self, device : nvmlDevice_t, apiType :
-        nvmlRestrictedAPI_t, isRestricted : * mut nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAPIRestriction(self, device, apiType, isRestricted) }
-    };
-    (@ one $m:ident nvmlDeviceGetAccountingBufferSize) => {
-        fn nvmlDeviceGetAccountingBufferSize(& self, device : nvmlDevice_t, bufferSize :
-        * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetAccountingBufferSize(self,
-        device, bufferSize) }
-    };
-    (@ one $m:ident nvmlDeviceGetAccountingMode) => {
-        fn nvmlDeviceGetAccountingMode(& self, device : nvmlDevice_t, mode : * mut
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceGetAccountingMode(self,
-        device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceGetAccountingPids) => {
-        fn nvmlDeviceGetAccountingPids(& self, device : nvmlDevice_t, count : * mut
-        c_uint, pids : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAccountingPids(self, device, count, pids) }
-    };
-    (@ one $m:ident nvmlDeviceGetAccountingStats) => {
-        fn nvmlDeviceGetAccountingStats(& self, device : nvmlDevice_t, pid : c_uint,
-        stats : * mut nvmlAccountingStats_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAccountingStats(self, device, pid, stats) }
-    };
-    (@ one $m:ident nvmlDeviceGetAccountingStats_v2) => {
-        fn nvmlDeviceGetAccountingStats_v2(& self, device : nvmlDevice_t, stats : * mut
-        nvmlAccountingStats_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAccountingStats_v2(self, device, stats) }
-    };
-    (@ one $m:ident nvmlDeviceGetActiveVgpus) => {
-        fn nvmlDeviceGetActiveVgpus(& self, device : nvmlDevice_t, vgpuCount : * mut
-        c_uint, vgpuInstances : * mut nvmlVgpuInstance_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetActiveVgpus(self, device, vgpuCount, vgpuInstances) }
-    };
-    (@ one $m:ident nvmlDeviceGetAdaptiveClockInfoStatus) => {
-        fn nvmlDeviceGetAdaptiveClockInfoStatus(& self, device : nvmlDevice_t,
-        adaptiveClockStatus : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAdaptiveClockInfoStatus(self, device, adaptiveClockStatus) }
-    };
-    (@ one $m:ident nvmlDeviceGetAdaptiveTgpModeInfo_v1) => {
-        fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(& self, device : nvmlDevice_t, info : *
-        mut nvmlAdaptiveTgpModeInfo_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAdaptiveTgpModeInfo_v1(self, device, info) }
-    };
-    (@ one $m:ident nvmlDeviceGetAddressingMode) => {
-        fn nvmlDeviceGetAddressingMode(& self, device : nvmlDevice_t, mode : * mut
-        nvmlDeviceAddressingMode_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetAddressingMode(self, device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceGetApplicationsClock) => {
-        fn nvmlDeviceGetApplicationsClock(& self, device : nvmlDevice_t, clockType :
-        nvmlClockType_t, clockMHz : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetApplicationsClock(self, device, clockType, clockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetArchitecture) => {
-        fn nvmlDeviceGetArchitecture(& self, device : nvmlDevice_t, arch : * mut
-        nvmlDeviceArchitecture_t) -> nvmlReturn_t { $m ::nvmlDeviceGetArchitecture(self,
-        device, arch) }
-    };
-    (@ one $m:ident nvmlDeviceGetAttributes) => {
-        fn nvmlDeviceGetAttributes(& self, device : nvmlDevice_t, attributes : * mut
-        nvmlDeviceAttributes_t) -> nvmlReturn_t { $m ::nvmlDeviceGetAttributes(self,
-        device, attributes) }
-    };
-    (@ one $m:ident nvmlDeviceGetAttributes_v2) => {
-        fn nvmlDeviceGetAttributes_v2(& self, device : nvmlDevice_t, attributes : * mut
-        nvmlDeviceAttributes_t) -> nvmlReturn_t { $m ::nvmlDeviceGetAttributes_v2(self,
-        device, attributes) }
-    };
-    (@ one $m:ident nvmlDeviceGetAutoBoostedClocksEnabled) => {
-        fn nvmlDeviceGetAutoBoostedClocksEnabled(& self, device : nvmlDevice_t, isEnabled
-        : * mut nvmlEnableState_t, defaultIsEnabled : * mut nvmlEnableState_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetAutoBoostedClocksEnabled(self, device,
-        isEnabled, defaultIsEnabled) }
-    };
-    (@ one $m:ident nvmlDeviceGetBAR1MemoryInfo) => {
-        fn nvmlDeviceGetBAR1MemoryInfo(& self, device : nvmlDevice_t, bar1Memory : * mut
-        nvmlBAR1Memory_t) -> nvmlReturn_t { $m ::nvmlDeviceGetBAR1MemoryInfo(self,
-        device, bar1Memory) }
-    };
-    (@ one $m:ident nvmlDeviceGetBBXTimeData_v1) => {
-        fn nvmlDeviceGetBBXTimeData_v1(& self, device : nvmlDevice_t, timeData : * mut
-        nvmlBBXTimeData_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceGetBBXTimeData_v1(self,
-        device, timeData) }
-    };
-    (@ one $m:ident nvmlDeviceGetBankRemapperStatus_v1) => {
-        fn nvmlDeviceGetBankRemapperStatus_v1(& self, device : nvmlDevice_t,
-        pBankRemapperStatus : * mut nvmlEccBankRemapperStatus_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetBankRemapperStatus_v1(self, device, pBankRemapperStatus) }
-    };
-    (@ one $m:ident nvmlDeviceGetBoardId) => {
-        fn nvmlDeviceGetBoardId(& self, device : nvmlDevice_t, boardId : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetBoardId(self, device, boardId) }
-    };
-    (@ one $m:ident nvmlDeviceGetBoardPartNumber) => {
-        fn nvmlDeviceGetBoardPartNumber(& self, device : nvmlDevice_t, partNumber : * mut
-        c_char, length : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetBoardPartNumber(self, device, partNumber, length) }
-    };
-    (@ one $m:ident nvmlDeviceGetBrand) => {
-        fn nvmlDeviceGetBrand(& self, device : nvmlDevice_t, r#type : * mut
-        nvmlBrandType_t) -> nvmlReturn_t { $m ::nvmlDeviceGetBrand(self, device, r#type)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetBridgeChipInfo) => {
-        fn nvmlDeviceGetBridgeChipInfo(& self, device : nvmlDevice_t, bridgeHierarchy : *
-        mut nvmlBridgeChipHierarchy_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetBridgeChipInfo(self, device, bridgeHierarchy) }
-    };
-    (@ one $m:ident nvmlDeviceGetBusType) => {
-        fn nvmlDeviceGetBusType(& self, device : nvmlDevice_t, r#type : * mut
-        nvmlBusType_t) -> nvmlReturn_t { $m ::nvmlDeviceGetBusType(self, device, r#type)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetC2cModeInfoV) => {
-        fn nvmlDeviceGetC2cModeInfoV(& self, device : nvmlDevice_t, c2cModeInfo : * mut
-        nvmlC2cModeInfo_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceGetC2cModeInfoV(self,
-        device, c2cModeInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetCapabilities) => {
-        fn nvmlDeviceGetCapabilities(& self, device : nvmlDevice_t, caps : * mut
-        nvmlDeviceCapabilities_t) -> nvmlReturn_t { $m ::nvmlDeviceGetCapabilities(self,
-        device, caps) }
-    };
-    (@ one $m:ident nvmlDeviceGetClkMonStatus) => {
-        fn nvmlDeviceGetClkMonStatus(& self, device : nvmlDevice_t, status : * mut
-        nvmlClkMonStatus_t) -> nvmlReturn_t { $m ::nvmlDeviceGetClkMonStatus(self,
-        device, status) }
-    };
-    (@ one $m:ident nvmlDeviceGetClock) => {
-        fn nvmlDeviceGetClock(& self, device : nvmlDevice_t, clockType : nvmlClockType_t,
-        clockId : nvmlClockId_t, clockMHz : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetClock(self, device, clockType, clockId, clockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetClockInfo) => {
-        fn nvmlDeviceGetClockInfo(& self, device : nvmlDevice_t, r#type :
-        nvmlClockType_t, clock : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetClockInfo(self, device, r#type, clock) }
-    };
-    (@ one $m:ident nvmlDeviceGetClockOffsets) => {
-        fn nvmlDeviceGetClockOffsets(& self, device : nvmlDevice_t, info : * mut
-        nvmlClockOffset_t) -> nvmlReturn_t { $m ::nvmlDeviceGetClockOffsets(self, device,
-        info) }
-    };
-    (@ one $m:ident nvmlDeviceGetComputeInstanceId) => {
-        fn nvmlDeviceGetComputeInstanceId(& self, device : nvmlDevice_t, id : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetComputeInstanceId(self, device, id) }
-    };
-    (@ one $m:ident nvmlDeviceGetComputeMode) => {
-        fn nvmlDeviceGetComputeMode(& self, device : nvmlDevice_t, mode : * mut
-        nvmlComputeMode_t) -> nvmlReturn_t { $m ::nvmlDeviceGetComputeMode(self, device,
-        mode) }
-    };
-    (@ one $m:ident nvmlDeviceGetComputeRunningProcesses) => {
-        fn nvmlDeviceGetComputeRunningProcesses(& self, device : nvmlDevice_t, infoCount
-        : * mut c_uint, infos : * mut nvmlProcessInfo_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetComputeRunningProcesses(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetComputeRunningProcesses_v2) => {
-        fn nvmlDeviceGetComputeRunningProcesses_v2(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetComputeRunningProcesses_v2(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetComputeRunningProcesses_v3) => {
-        fn nvmlDeviceGetComputeRunningProcesses_v3(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetComputeRunningProcesses_v3(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetConfComputeGpuAttestationReport) => {
-        fn nvmlDeviceGetConfComputeGpuAttestationReport(& self, device : nvmlDevice_t,
-        gpuAtstReport : * mut nvmlConfComputeGpuAttestationReport_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetConfComputeGpuAttestationReport(self, device, gpuAtstReport) }
-    };
-    (@ one $m:ident nvmlDeviceGetConfComputeGpuCertificate) => {
-        fn nvmlDeviceGetConfComputeGpuCertificate(& self, device : nvmlDevice_t, gpuCert
-        : * mut nvmlConfComputeGpuCertificate_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetConfComputeGpuCertificate(self, device, gpuCert) }
-    };
-    (@ one $m:ident nvmlDeviceGetConfComputeMemSizeInfo) => {
-        fn nvmlDeviceGetConfComputeMemSizeInfo(& self, device : nvmlDevice_t, memInfo : *
-        mut nvmlConfComputeMemSizeInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetConfComputeMemSizeInfo(self, device, memInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetConfComputeProtectedMemoryUsage) => {
-        fn nvmlDeviceGetConfComputeProtectedMemoryUsage(& self, device : nvmlDevice_t,
-        memory : * mut nvmlMemory_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetConfComputeProtectedMemoryUsage(self, device, memory) }
-    };
-    (@ one $m:ident nvmlDeviceGetCoolerInfo) => {
-        fn nvmlDeviceGetCoolerInfo(& self, device : nvmlDevice_t, coolerInfo : * mut
-        nvmlCoolerInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetCoolerInfo(self, device,
-        coolerInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetCount) => {
-        fn nvmlDeviceGetCount(& self, deviceCount : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCount(self, deviceCount) }
-    };
-    (@ one $m:ident nvmlDeviceGetCount_v2) => {
-        fn nvmlDeviceGetCount_v2(& self, deviceCount : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCount_v2(self, deviceCount) }
-    };
-    (@ one $m:ident nvmlDeviceGetCpuAffinity) => {
-        fn nvmlDeviceGetCpuAffinity(& self, device : nvmlDevice_t, cpuSetSize : c_uint,
-        cpuSet : * mut c_ulong) -> nvmlReturn_t { $m ::nvmlDeviceGetCpuAffinity(self,
-        device, cpuSetSize, cpuSet) }
-    };
-    (@ one $m:ident nvmlDeviceGetCpuAffinityWithinScope) => {
-        fn nvmlDeviceGetCpuAffinityWithinScope(& self, device : nvmlDevice_t, cpuSetSize
-        : c_uint, cpuSet : * mut c_ulong, scope : nvmlAffinityScope_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetCpuAffinityWithinScope(self, device, cpuSetSize, cpuSet, scope)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetCreatableVgpus) => {
-        fn nvmlDeviceGetCreatableVgpus(& self, device : nvmlDevice_t, vgpuCount : * mut
-        c_uint, vgpuTypeIds : * mut nvmlVgpuTypeId_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCreatableVgpus(self, device, vgpuCount, vgpuTypeIds) }
-    };
-    (@ one $m:ident nvmlDeviceGetCudaComputeCapability) => {
-        fn nvmlDeviceGetCudaComputeCapability(& self, device : nvmlDevice_t, major : *
-        mut c_int, minor : * mut c_int) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCudaComputeCapability(self, device, major, minor) }
-    };
-    (@ one $m:ident nvmlDeviceGetCurrPcieLinkGeneration) => {
-        fn nvmlDeviceGetCurrPcieLinkGeneration(& self, device : nvmlDevice_t, currLinkGen
-        : * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetCurrPcieLinkGeneration(self,
-        device, currLinkGen) }
-    };
-    (@ one $m:ident nvmlDeviceGetCurrPcieLinkWidth) => {
-        fn nvmlDeviceGetCurrPcieLinkWidth(& self, device : nvmlDevice_t, currLinkWidth :
-        * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetCurrPcieLinkWidth(self, device,
-        currLinkWidth) }
-    };
-    (@ one $m:ident nvmlDeviceGetCurrentClockFreqs) => {
-        fn nvmlDeviceGetCurrentClockFreqs(& self, device : nvmlDevice_t,
-        currentClockFreqs : * mut nvmlDeviceCurrentClockFreqs_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCurrentClockFreqs(self, device, currentClockFreqs) }
-    };
-    (@ one $m:ident nvmlDeviceGetCurrentClocksEventReasons) => {
-        fn nvmlDeviceGetCurrentClocksEventReasons(& self, device : nvmlDevice_t,
-        clocksEventReasons : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCurrentClocksEventReasons(self, device, clocksEventReasons) }
-    };
-    (@ one $m:ident nvmlDeviceGetCurrentClocksThrottleReasons) => {
-        fn nvmlDeviceGetCurrentClocksThrottleReasons(& self, device : nvmlDevice_t,
-        clocksThrottleReasons : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetCurrentClocksThrottleReasons(self, device, clocksThrottleReasons)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetDecoderUtilization) => {
-        fn nvmlDeviceGetDecoderUtilization(& self, device : nvmlDevice_t, utilization : *
-        mut c_uint, samplingPeriodUs : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetDecoderUtilization(self, device, utilization, samplingPeriodUs) }
-    };
-    (@ one $m:ident nvmlDeviceGetDefaultApplicationsClock) => {
-        fn nvmlDeviceGetDefaultApplicationsClock(& self, device : nvmlDevice_t, clockType
-        : nvmlClockType_t, clockMHz : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetDefaultApplicationsClock(self, device, clockType, clockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetDefaultEccMode) => {
-        fn nvmlDeviceGetDefaultEccMode(& self, device : nvmlDevice_t, defaultMode : * mut
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceGetDefaultEccMode(self,
-        device, defaultMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetDetailedEccErrors) => {
-        fn nvmlDeviceGetDetailedEccErrors(& self, device : nvmlDevice_t, errorType :
-        nvmlMemoryErrorType_t, counterType : nvmlEccCounterType_t, eccCounts : * mut
-        nvmlEccErrorCounts_t) -> nvmlReturn_t { $m ::nvmlDeviceGetDetailedEccErrors(self,
-        device, errorType, counterType, eccCounts) }
-    };
-    (@ one $m:ident nvmlDeviceGetDeviceHandleFromMigDeviceHandle) => {
-        fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(& self, migDevice : nvmlDevice_t,
-        device : * mut nvmlDevice_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetDeviceHandleFromMigDeviceHandle(self, migDevice, device) }
-    };
-    (@ one $m:ident nvmlDeviceGetDisplayActive) => {
-        fn nvmlDeviceGetDisplayActive(& self, device : nvmlDevice_t, isActive : * mut
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceGetDisplayActive(self,
-        device, isActive) }
-    };
-    (@ one $m:ident nvmlDeviceGetDisplayMode) => {
-        fn nvmlDeviceGetDisplayMode(& self, device : nvmlDevice_t, display : * mut
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceGetDisplayMode(self, device,
-        display) }
-    };
-    (@ one $m:ident nvmlDeviceGetDramEncryptionMode) => {
-        fn nvmlDeviceGetDramEncryptionMode(& self, device : nvmlDevice_t, current : * mut
-        nvmlDramEncryptionInfo_t, pending : * mut nvmlDramEncryptionInfo_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetDramEncryptionMode(self, device, current,
-        pending) }
-    };
-    (@ one $m:ident nvmlDeviceGetDriverModel) => {
-        fn nvmlDeviceGetDriverModel(& self, device : nvmlDevice_t, current : * mut
-        nvmlDriverModel_t, pending : * mut nvmlDriverModel_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetDriverModel(self, device, current, pending) }
-    };
-    (@ one $m:ident nvmlDeviceGetDriverModel_v2) => {
-        fn nvmlDeviceGetDriverModel_v2(& self, device : nvmlDevice_t, current : * mut
-        nvmlDriverModel_t, pending : * mut nvmlDriverModel_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetDriverModel_v2(self, device, current, pending) }
-    };
-    (@ one $m:ident nvmlDeviceGetDynamicPstatesInfo) => {
-        fn nvmlDeviceGetDynamicPstatesInfo(& self, device : nvmlDevice_t,
-        pDynamicPstatesInfo : * mut nvmlGpuDynamicPstatesInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetDynamicPstatesInfo(self, device, pDynamicPstatesInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetEccMode) => {
-        fn nvmlDeviceGetEccMode(& self, device : nvmlDevice_t, current : * mut
-        nvmlEnableState_t, pending : * mut nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetEccMode(self, device, current, pending) }
-    };
-    (@ one $m:ident nvmlDeviceGetEncoderCapacity) => {
-        fn nvmlDeviceGetEncoderCapacity(& self, device : nvmlDevice_t, encoderQueryType :
-        nvmlEncoderType_t, encoderCapacity : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetEncoderCapacity(self, device, encoderQueryType, encoderCapacity) }
-    };
-    (@ one $m:ident nvmlDeviceGetEncoderSessions) => {
-        fn nvmlDeviceGetEncoderSessions(& self, device : nvmlDevice_t, sessionCount : *
-        mut c_uint, sessionInfos : * mut nvmlEncoderSessionInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetEncoderSessions(self, device, sessionCount, sessionInfos) }
-    };
-    (@ one $m:ident nvmlDeviceGetEncoderStats) => {
-        fn nvmlDeviceGetEncoderStats(& self, device : nvmlDevice_t, sessionCount : * mut
-        c_uint, averageFps : * mut c_uint, averageLatency : * mut c_uint) -> nvmlReturn_t
-        { $m ::nvmlDeviceGetEncoderStats(self, device, sessionCount, averageFps,
-        averageLatency) }
-    };
-    (@ one $m:ident nvmlDeviceGetEncoderUtilization) => {
-        fn nvmlDeviceGetEncoderUtilization(& self, device : nvmlDevice_t, utilization : *
-        mut c_uint, samplingPeriodUs : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetEncoderUtilization(self, device, utilization, samplingPeriodUs) }
-    };
-    (@ one $m:ident nvmlDeviceGetEnforcedPowerLimit) => {
-        fn nvmlDeviceGetEnforcedPowerLimit(& self, device : nvmlDevice_t, limit : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetEnforcedPowerLimit(self, device,
-        limit) }
-    };
-    (@ one $m:ident nvmlDeviceGetFBCSessions) => {
-        fn nvmlDeviceGetFBCSessions(& self, device : nvmlDevice_t, sessionCount : * mut
-        c_uint, sessionInfo : * mut nvmlFBCSessionInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetFBCSessions(self, device, sessionCount, sessionInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetFBCStats) => {
-        fn nvmlDeviceGetFBCStats(& self, device : nvmlDevice_t, fbcStats : * mut
-        nvmlFBCStats_t) -> nvmlReturn_t { $m ::nvmlDeviceGetFBCStats(self, device,
-        fbcStats) }
-    };
-    (@ one $m:ident nvmlDeviceGetFanControlPolicy_v2) => {
-        fn nvmlDeviceGetFanControlPolicy_v2(& self, device : nvmlDevice_t, fan : c_uint,
-        policy : * mut nvmlFanControlPolicy_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetFanControlPolicy_v2(self, device, fan, policy) }
-    };
-    (@ one $m:ident nvmlDeviceGetFanSpeed) => {
-        fn nvmlDeviceGetFanSpeed(& self, device : nvmlDevice_t, speed : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetFanSpeed(self, device, speed) }
-    };
-    (@ one $m:ident nvmlDeviceGetFanSpeedRPM) => {
-        fn nvmlDeviceGetFanSpeedRPM(& self, device : nvmlDevice_t, fanSpeed : * mut
-        nvmlFanSpeedInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetFanSpeedRPM(self, device,
-        fanSpeed) }
-    };
-    (@ one $m:ident nvmlDeviceGetFanSpeed_v2) => {
-        fn nvmlDeviceGetFanSpeed_v2(& self, device : nvmlDevice_t, fan : c_uint, speed :
-        * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetFanSpeed_v2(self, device, fan,
-        speed) }
-    };
-    (@ one $m:ident nvmlDeviceGetFieldValues) => {
-        fn nvmlDeviceGetFieldValues(& self, device : nvmlDevice_t, valuesCount : c_int,
-        values : * mut nvmlFieldValue_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetFieldValues(self, device, valuesCount, values) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpcClkMinMaxVfOffset) => {
-        fn nvmlDeviceGetGpcClkMinMaxVfOffset(& self, device : nvmlDevice_t, minOffset : *
-        mut c_int, maxOffset : * mut c_int) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpcClkMinMaxVfOffset(self, device, minOffset, maxOffset) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpcClkVfOffset) => {
-        fn nvmlDeviceGetGpcClkVfOffset(& self, device : nvmlDevice_t, offset : * mut
-        c_int) -> nvmlReturn_t { $m ::nvmlDeviceGetGpcClkVfOffset(self, device, offset) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuFabricInfo) => {
-        fn nvmlDeviceGetGpuFabricInfo(& self, device : nvmlDevice_t, gpuFabricInfo : *
-        mut nvmlGpuFabricInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetGpuFabricInfo(self,
-        device, gpuFabricInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuFabricInfoV) => {
-        fn nvmlDeviceGetGpuFabricInfoV(& self, device : nvmlDevice_t, gpuFabricInfo : *
-        mut nvmlGpuFabricInfoV_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuFabricInfoV(self, device, gpuFabricInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuFabricInfo_v4) => {
-        fn nvmlDeviceGetGpuFabricInfo_v4(& self, device : nvmlDevice_t, gpuFabricInfo : *
-        mut nvmlGpuFabricInfo_v4_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuFabricInfo_v4(self, device, gpuFabricInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstanceById) => {
-        fn nvmlDeviceGetGpuInstanceById(& self, device : nvmlDevice_t, id : c_uint,
-        gpuInstance : * mut nvmlGpuInstance_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuInstanceById(self, device, id, gpuInstance) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstanceId) => {
-        fn nvmlDeviceGetGpuInstanceId(& self, device : nvmlDevice_t, id : * mut c_uint)
-        -> nvmlReturn_t { $m ::nvmlDeviceGetGpuInstanceId(self, device, id) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstancePossiblePlacements) => {
-        fn nvmlDeviceGetGpuInstancePossiblePlacements(& self, device : nvmlDevice_t,
-        profileId : c_uint, placements : * mut nvmlGpuInstancePlacement_t, count : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetGpuInstancePossiblePlacements(self,
-        device, profileId, placements, count) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstancePossiblePlacements_v2) => {
-        fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(& self, device : nvmlDevice_t,
-        profileId : c_uint, placements : * mut nvmlGpuInstancePlacement_t, count : * mut
-        c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuInstancePossiblePlacements_v2(self, device, profileId,
-        placements, count) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstanceProfileInfo) => {
-        fn nvmlDeviceGetGpuInstanceProfileInfo(& self, device : nvmlDevice_t, profile :
-        c_uint, info : * mut nvmlGpuInstanceProfileInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuInstanceProfileInfo(self, device, profile, info) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstanceProfileInfoByIdV) => {
-        fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(& self, device : nvmlDevice_t,
-        profileId : c_uint, info : * mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t
-        { $m ::nvmlDeviceGetGpuInstanceProfileInfoByIdV(self, device, profileId, info) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstanceProfileInfoV) => {
-        fn nvmlDeviceGetGpuInstanceProfileInfoV(& self, device : nvmlDevice_t, profile :
-        c_uint, info : * mut nvmlGpuInstanceProfileInfo_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuInstanceProfileInfoV(self, device, profile, info) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstanceRemainingCapacity) => {
-        fn nvmlDeviceGetGpuInstanceRemainingCapacity(& self, device : nvmlDevice_t,
-        profileId : c_uint, count : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuInstanceRemainingCapacity(self, device, profileId, count) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuInstances) => {
-        fn nvmlDeviceGetGpuInstances(& self, device : nvmlDevice_t, profileId : c_uint,
-        gpuInstances : * mut nvmlGpuInstance_t, count : * mut c_uint) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGpuInstances(self, device, profileId, gpuInstances, count) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuMaxPcieLinkGeneration) => {
-        fn nvmlDeviceGetGpuMaxPcieLinkGeneration(& self, device : nvmlDevice_t,
-        maxLinkGenDevice : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGpuMaxPcieLinkGeneration(self, device, maxLinkGenDevice) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuOperationMode) => {
-        fn nvmlDeviceGetGpuOperationMode(& self, device : nvmlDevice_t, current : * mut
-        nvmlGpuOperationMode_t, pending : * mut nvmlGpuOperationMode_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGpuOperationMode(self, device, current, pending) }
-    };
-    (@ one $m:ident nvmlDeviceGetGpuUptime_v1) => {
-        fn nvmlDeviceGetGpuUptime_v1(& self, device : nvmlDevice_t, uptime : * mut
-        nvmlGpuUptime_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceGetGpuUptime_v1(self,
-        device, uptime) }
-    };
-    (@ one $m:ident nvmlDeviceGetGraphicsRunningProcesses) => {
-        fn nvmlDeviceGetGraphicsRunningProcesses(& self, device : nvmlDevice_t, infoCount
-        : * mut c_uint, infos : * mut nvmlProcessInfo_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGraphicsRunningProcesses(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetGraphicsRunningProcesses_v2) => {
-        fn nvmlDeviceGetGraphicsRunningProcesses_v2(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGraphicsRunningProcesses_v2(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetGraphicsRunningProcesses_v3) => {
-        fn nvmlDeviceGetGraphicsRunningProcesses_v3(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGraphicsRunningProcesses_v3(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetGridLicensableFeatures) => {
-        fn nvmlDeviceGetGridLicensableFeatures(& self, device : nvmlDevice_t,
-        pGridLicensableFeatures : * mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGridLicensableFeatures(self, device, pGridLicensableFeatures) }
-    };
-    (@ one $m:ident nvmlDeviceGetGridLicensableFeatures_v2) => {
-        fn nvmlDeviceGetGridLicensableFeatures_v2(& self, device : nvmlDevice_t,
-        pGridLicensableFeatures : * mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGridLicensableFeatures_v2(self, device,
-        pGridLicensableFeatures) }
-    };
-    (@ one $m:ident nvmlDeviceGetGridLicensableFeatures_v3) => {
-        fn nvmlDeviceGetGridLicensableFeatures_v3(& self, device : nvmlDevice_t,
-        pGridLicensableFeatures : * mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGridLicensableFeatures_v3(self, device,
-        pGridLicensableFeatures) }
-    };
-    (@ one $m:ident nvmlDeviceGetGridLicensableFeatures_v4) => {
-        fn nvmlDeviceGetGridLicensableFeatures_v4(& self, device : nvmlDevice_t,
-        pGridLicensableFeatures : * mut nvmlGridLicensableFeatures_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetGridLicensableFeatures_v4(self, device,
-        pGridLicensableFeatures) }
-    };
-    (@ one $m:ident nvmlDeviceGetGspFirmwareMode) => {
-        fn nvmlDeviceGetGspFirmwareMode(& self, device : nvmlDevice_t, isEnabled : * mut
-        c_uint, defaultMode : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetGspFirmwareMode(self, device, isEnabled, defaultMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetGspFirmwareVersion) => {
-        fn nvmlDeviceGetGspFirmwareVersion(& self, device : nvmlDevice_t, version : * mut
-        c_char) -> nvmlReturn_t { $m ::nvmlDeviceGetGspFirmwareVersion(self, device,
-        version) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleByIndex) => {
-        fn nvmlDeviceGetHandleByIndex(& self, index : c_uint, device : * mut
-        nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleByIndex(self, index,
-        device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleByIndex_v2) => {
-        fn nvmlDeviceGetHandleByIndex_v2(& self, index : c_uint, device : * mut
-        nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleByIndex_v2(self, index,
-        device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleByPciBusId) => {
-        fn nvmlDeviceGetHandleByPciBusId(& self, pciBusId : * const c_char, device : *
-        mut nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleByPciBusId(self,
-        pciBusId, device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleByPciBusId_v2) => {
-        fn nvmlDeviceGetHandleByPciBusId_v2(& self, pciBusId : * const c_char, device : *
-        mut nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleByPciBusId_v2(self,
-        pciBusId, device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleBySerial) => {
-        fn nvmlDeviceGetHandleBySerial(& self, serial : * const c_char, device : * mut
-        nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleBySerial(self, serial,
-        device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleByUUID) => {
-        fn nvmlDeviceGetHandleByUUID(& self, uuid : * const c_char, device : * mut
-        nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleByUUID(self, uuid,
-        device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHandleByUUIDV) => {
-        fn nvmlDeviceGetHandleByUUIDV(& self, uuid : * const nvmlUUID_t, device : * mut
-        nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHandleByUUIDV(self, uuid,
-        device) }
-    };
-    (@ one $m:ident nvmlDeviceGetHostVgpuMode) => {
-        fn nvmlDeviceGetHostVgpuMode(& self, device : nvmlDevice_t, pHostVgpuMode : * mut
-        nvmlHostVgpuMode_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHostVgpuMode(self,
-        device, pHostVgpuMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetHostname_v1) => {
-        fn nvmlDeviceGetHostname_v1(& self, device : nvmlDevice_t, hostname : * mut
-        nvmlHostname_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceGetHostname_v1(self, device,
-        hostname) }
-    };
-    (@ one $m:ident nvmlDeviceGetIndex) => {
-        fn nvmlDeviceGetIndex(& self, device : nvmlDevice_t, index : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetIndex(self, device, index) }
-    };
-    (@ one $m:ident nvmlDeviceGetInforomConfigurationChecksum) => {
-        fn nvmlDeviceGetInforomConfigurationChecksum(& self, device : nvmlDevice_t,
-        checksum : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetInforomConfigurationChecksum(self, device, checksum) }
-    };
-    (@ one $m:ident nvmlDeviceGetInforomImageVersion) => {
-        fn nvmlDeviceGetInforomImageVersion(& self, device : nvmlDevice_t, version : *
-        mut c_char, length : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetInforomImageVersion(self, device, version, length) }
-    };
-    (@ one $m:ident nvmlDeviceGetInforomVersion) => {
-        fn nvmlDeviceGetInforomVersion(& self, device : nvmlDevice_t, object :
-        nvmlInforomObject_t, version : * mut c_char, length : c_uint) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetInforomVersion(self, device, object, version, length) }
-    };
-    (@ one $m:ident nvmlDeviceGetIrqNum) => {
-        fn nvmlDeviceGetIrqNum(& self, device : nvmlDevice_t, irqNum : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetIrqNum(self, device, irqNum) }
-    };
-    (@ one $m:ident nvmlDeviceGetJpgUtilization) => {
-        fn nvmlDeviceGetJpgUtilization(& self, device : nvmlDevice_t, utilization : * mut
-        c_uint, samplingPeriodUs : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetJpgUtilization(self, device, utilization, samplingPeriodUs) }
-    };
-    (@ one $m:ident nvmlDeviceGetLastBBXFlushTime) => {
-        fn nvmlDeviceGetLastBBXFlushTime(& self, device : nvmlDevice_t, timestamp : * mut
-        c_ulonglong, durationUs : * mut c_ulong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetLastBBXFlushTime(self, device, timestamp, durationUs) }
-    };
-    (@ one $m:ident nvmlDeviceGetMPSComputeRunningProcesses) => {
-        fn nvmlDeviceGetMPSComputeRunningProcesses(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_v1_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetMPSComputeRunningProcesses(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetMPSComputeRunningProcesses_v2) => {
-        fn nvmlDeviceGetMPSComputeRunningProcesses_v2(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_v2_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetMPSComputeRunningProcesses_v2(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetMPSComputeRunningProcesses_v3) => {
-        fn nvmlDeviceGetMPSComputeRunningProcesses_v3(& self, device : nvmlDevice_t,
-        infoCount : * mut c_uint, infos : * mut nvmlProcessInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMPSComputeRunningProcesses_v3(self, device, infoCount, infos) }
-    };
-    (@ one $m:ident nvmlDeviceGetMarginTemperature) => {
-        fn nvmlDeviceGetMarginTemperature(& self, device : nvmlDevice_t, marginTempInfo :
-        * mut nvmlMarginTemperature_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMarginTemperature(self, device, marginTempInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetMaxClockInfo) => {
-        fn nvmlDeviceGetMaxClockInfo(& self, device : nvmlDevice_t, r#type :
-        nvmlClockType_t, clock : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMaxClockInfo(self, device, r#type, clock) }
-    };
-    (@ one $m:ident nvmlDeviceGetMaxCustomerBoostClock) => {
-        fn nvmlDeviceGetMaxCustomerBoostClock(& self, device : nvmlDevice_t, clockType :
-        nvmlClockType_t, clockMHz : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMaxCustomerBoostClock(self, device, clockType, clockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetMaxMigDeviceCount) => {
-        fn nvmlDeviceGetMaxMigDeviceCount(& self, device : nvmlDevice_t, count : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMaxMigDeviceCount(self, device,
-        count) }
-    };
-    (@ one $m:ident nvmlDeviceGetMaxPcieLinkGeneration) => {
-        fn nvmlDeviceGetMaxPcieLinkGeneration(& self, device : nvmlDevice_t, maxLinkGen :
-        * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMaxPcieLinkGeneration(self,
-        device, maxLinkGen) }
-    };
-    (@ one $m:ident nvmlDeviceGetMaxPcieLinkWidth) => {
-        fn nvmlDeviceGetMaxPcieLinkWidth(& self, device : nvmlDevice_t, maxLinkWidth : *
-        mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMaxPcieLinkWidth(self, device,
-        maxLinkWidth) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemClkMinMaxVfOffset) => {
-        fn nvmlDeviceGetMemClkMinMaxVfOffset(& self, device : nvmlDevice_t, minOffset : *
-        mut c_int, maxOffset : * mut c_int) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMemClkMinMaxVfOffset(self, device, minOffset, maxOffset) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemClkVfOffset) => {
-        fn nvmlDeviceGetMemClkVfOffset(& self, device : nvmlDevice_t, offset : * mut
-        c_int) -> nvmlReturn_t { $m ::nvmlDeviceGetMemClkVfOffset(self, device, offset) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemoryAffinity) => {
-        fn nvmlDeviceGetMemoryAffinity(& self, device : nvmlDevice_t, nodeSetSize :
-        c_uint, nodeSet : * mut c_ulong, scope : nvmlAffinityScope_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetMemoryAffinity(self, device, nodeSetSize, nodeSet, scope) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemoryBusWidth) => {
-        fn nvmlDeviceGetMemoryBusWidth(& self, device : nvmlDevice_t, busWidth : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMemoryBusWidth(self, device,
-        busWidth) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemoryErrorCounter) => {
-        fn nvmlDeviceGetMemoryErrorCounter(& self, device : nvmlDevice_t, errorType :
-        nvmlMemoryErrorType_t, counterType : nvmlEccCounterType_t, locationType :
-        nvmlMemoryLocation_t, count : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMemoryErrorCounter(self, device, errorType, counterType,
-        locationType, count) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemoryInfo) => {
-        fn nvmlDeviceGetMemoryInfo(& self, device : nvmlDevice_t, memory : * mut
-        nvmlMemory_t) -> nvmlReturn_t { $m ::nvmlDeviceGetMemoryInfo(self, device,
-        memory) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemoryInfo_v2) => {
-        fn nvmlDeviceGetMemoryInfo_v2(& self, device : nvmlDevice_t, memory : * mut
-        nvmlMemory_v2_t) -> nvmlReturn_t { $m ::nvmlDeviceGetMemoryInfo_v2(self, device,
-        memory) }
-    };
-    (@ one $m:ident nvmlDeviceGetMemoryLimits_v1) => {
-        fn nvmlDeviceGetMemoryLimits_v1(& self, device : nvmlDevice_t, limits : * mut
-        nvmlGetMemoryLimits_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMemoryLimits_v1(self, device, limits) }
-    };
-    (@ one $m:ident nvmlDeviceGetMigDeviceHandleByIndex) => {
-        fn nvmlDeviceGetMigDeviceHandleByIndex(& self, device : nvmlDevice_t, index :
-        c_uint, migDevice : * mut nvmlDevice_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMigDeviceHandleByIndex(self, device, index, migDevice) }
-    };
-    (@ one $m:ident nvmlDeviceGetMigMode) => {
-        fn nvmlDeviceGetMigMode(& self, device : nvmlDevice_t, currentMode : * mut
-        c_uint, pendingMode : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMigMode(self, device, currentMode, pendingMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetMinMaxClockOfPState) => {
-        fn nvmlDeviceGetMinMaxClockOfPState(& self, device : nvmlDevice_t, r#type :
-        nvmlClockType_t, pstate : nvmlPstates_t, minClockMHz : * mut c_uint, maxClockMHz
-        : * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMinMaxClockOfPState(self,
-        device, r#type, pstate, minClockMHz, maxClockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetMinMaxFanSpeed) => {
-        fn nvmlDeviceGetMinMaxFanSpeed(& self, device : nvmlDevice_t, minSpeed : * mut
-        c_uint, maxSpeed : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetMinMaxFanSpeed(self, device, minSpeed, maxSpeed) }
-    };
-    (@ one $m:ident nvmlDeviceGetMinorNumber) => {
-        fn nvmlDeviceGetMinorNumber(& self, device : nvmlDevice_t, minorNumber : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMinorNumber(self, device,
-        minorNumber) }
-    };
-    (@ one $m:ident nvmlDeviceGetModuleId) => {
-        fn nvmlDeviceGetModuleId(& self, device : nvmlDevice_t, moduleId : * mut c_uint)
-        -> nvmlReturn_t { $m ::nvmlDeviceGetModuleId(self, device, moduleId) }
-    };
-    (@ one $m:ident nvmlDeviceGetMultiGpuBoard) => {
-        fn nvmlDeviceGetMultiGpuBoard(& self, device : nvmlDevice_t, multiGpuBool : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetMultiGpuBoard(self, device,
-        multiGpuBool) }
-    };
-    (@ one $m:ident nvmlDeviceGetName) => {
-        fn nvmlDeviceGetName(& self, device : nvmlDevice_t, name : * mut c_char, length :
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetName(self, device, name, length) }
-    };
-    (@ one $m:ident nvmlDeviceGetNumFans) => {
-        fn nvmlDeviceGetNumFans(& self, device : nvmlDevice_t, numFans : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetNumFans(self, device, numFans) }
-    };
-    (@ one $m:ident nvmlDeviceGetNumGpuCores) => {
-        fn nvmlDeviceGetNumGpuCores(& self, device : nvmlDevice_t, numCores : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetNumGpuCores(self, device, numCores) }
-    };
-    (@ one $m:ident nvmlDeviceGetNumaNodeId) => {
-        fn nvmlDeviceGetNumaNodeId(& self, device : nvmlDevice_t, node : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetNumaNodeId(self, device, node) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkCapability) => {
-        fn nvmlDeviceGetNvLinkCapability(& self, device : nvmlDevice_t, link : c_uint,
-        capability : nvmlNvLinkCapability_t, capResult : * mut c_uint) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetNvLinkCapability(self, device, link, capability, capResult) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkErrorCounter) => {
-        fn nvmlDeviceGetNvLinkErrorCounter(& self, device : nvmlDevice_t, link : c_uint,
-        counter : nvmlNvLinkErrorCounter_t, counterValue : * mut c_ulonglong) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetNvLinkErrorCounter(self, device, link, counter,
-        counterValue) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkInfo) => {
-        fn nvmlDeviceGetNvLinkInfo(& self, device : nvmlDevice_t, info : * mut
-        nvmlNvLinkInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetNvLinkInfo(self, device,
-        info) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkInfo_v3) => {
-        fn nvmlDeviceGetNvLinkInfo_v3(& self, device : nvmlDevice_t, info : * mut
-        nvmlNvLinkInfo_v3_t) -> nvmlReturn_t { $m ::nvmlDeviceGetNvLinkInfo_v3(self,
-        device, info) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkRemoteDeviceType) => {
-        fn nvmlDeviceGetNvLinkRemoteDeviceType(& self, device : nvmlDevice_t, link :
-        c_uint, pNvLinkDeviceType : * mut nvmlIntNvLinkDeviceType_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvLinkRemoteDeviceType(self, device, link, pNvLinkDeviceType) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkRemotePciInfo) => {
-        fn nvmlDeviceGetNvLinkRemotePciInfo(& self, device : nvmlDevice_t, link : c_uint,
-        pci : * mut nvmlPciInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvLinkRemotePciInfo(self, device, link, pci) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkRemotePciInfo_v2) => {
-        fn nvmlDeviceGetNvLinkRemotePciInfo_v2(& self, device : nvmlDevice_t, link :
-        c_uint, pci : * mut nvmlPciInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvLinkRemotePciInfo_v2(self, device, link, pci) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkState) => {
-        fn nvmlDeviceGetNvLinkState(& self, device : nvmlDevice_t, link : c_uint,
-        isActive : * mut nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvLinkState(self, device, link, isActive) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkTelemetrySamples_v1) => {
-        fn nvmlDeviceGetNvLinkTelemetrySamples_v1(& self, device : nvmlDevice_t, samples
-        : * mut nvmlNvlinkTelemetrySamples_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvLinkTelemetrySamples_v1(self, device, samples) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkUtilizationControl) => {
-        fn nvmlDeviceGetNvLinkUtilizationControl(& self, device : nvmlDevice_t, link :
-        c_uint, counter : c_uint, control : * mut nvmlNvLinkUtilizationControl_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetNvLinkUtilizationControl(self, device, link,
-        counter, control) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkUtilizationCounter) => {
-        fn nvmlDeviceGetNvLinkUtilizationCounter(& self, device : nvmlDevice_t, link :
-        c_uint, counter : c_uint, rxcounter : * mut c_ulonglong, txcounter : * mut
-        c_ulonglong) -> nvmlReturn_t { $m ::nvmlDeviceGetNvLinkUtilizationCounter(self,
-        device, link, counter, rxcounter, txcounter) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvLinkVersion) => {
-        fn nvmlDeviceGetNvLinkVersion(& self, device : nvmlDevice_t, link : c_uint,
-        version : * mut c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetNvLinkVersion(self,
-        device, link, version) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvlinkBwMode) => {
-        fn nvmlDeviceGetNvlinkBwMode(& self, device : nvmlDevice_t, getBwMode : * mut
-        nvmlNvlinkGetBwMode_t) -> nvmlReturn_t { $m ::nvmlDeviceGetNvlinkBwMode(self,
-        device, getBwMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvlinkNvlePrivateInfo_v1) => {
-        fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(& self, device : nvmlDevice_t,
-        privateInfo : * mut nvmlNvlinkNvlePrivateInfo_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvlinkNvlePrivateInfo_v1(self, device, privateInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvlinkRemapTableInfo_v1) => {
-        fn nvmlDeviceGetNvlinkRemapTableInfo_v1(& self, device : nvmlDevice_t,
-        remapTableInfo : * mut nvmlNvlinkGetRemapTableInfo_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvlinkRemapTableInfo_v1(self, device, remapTableInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetNvlinkSupportedBwModes) => {
-        fn nvmlDeviceGetNvlinkSupportedBwModes(& self, device : nvmlDevice_t,
-        supportedBwMode : * mut nvmlNvlinkSupportedBwModes_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetNvlinkSupportedBwModes(self, device, supportedBwMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetOfaUtilization) => {
-        fn nvmlDeviceGetOfaUtilization(& self, device : nvmlDevice_t, utilization : * mut
-        c_uint, samplingPeriodUs : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetOfaUtilization(self, device, utilization, samplingPeriodUs) }
-    };
-    (@ one $m:ident nvmlDeviceGetP2PStatus) => {
-        fn nvmlDeviceGetP2PStatus(& self, device1 : nvmlDevice_t, device2 : nvmlDevice_t,
-        p2pIndex : nvmlGpuP2PCapsIndex_t, p2pStatus : * mut nvmlGpuP2PStatus_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetP2PStatus(self, device1, device2, p2pIndex,
-        p2pStatus) }
-    };
-    (@ one $m:ident nvmlDeviceGetPciInfo) => {
-        fn nvmlDeviceGetPciInfo(& self, device : nvmlDevice_t, pci : * mut nvmlPciInfo_t)
-        -> nvmlReturn_t { $m ::nvmlDeviceGetPciInfo(self, device, pci) }
-    };
-    (@ one $m:ident nvmlDeviceGetPciInfoExt) => {
-        fn nvmlDeviceGetPciInfoExt(& self, device : nvmlDevice_t, pci : * mut
-        nvmlPciInfoExt_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPciInfoExt(self, device,
-        pci) }
-    };
-    (@ one $m:ident nvmlDeviceGetPciInfo_v2) => {
-        fn nvmlDeviceGetPciInfo_v2(& self, device : nvmlDevice_t, pci : * mut
-        nvmlPciInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPciInfo_v2(self, device, pci)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetPciInfo_v3) => {
-        fn nvmlDeviceGetPciInfo_v3(& self, device : nvmlDevice_t, pci : * mut
-        nvmlPciInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPciInfo_v3(self, device, pci)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetPcieLinkMaxSpeed) => {
-        fn nvmlDeviceGetPcieLinkMaxSpeed(& self, device : nvmlDevice_t, maxSpeed : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetPcieLinkMaxSpeed(self, device,
-        maxSpeed) }
-    };
-    (@ one $m:ident nvmlDeviceGetPcieReplayCounter) => {
-        fn nvmlDeviceGetPcieReplayCounter(& self, device : nvmlDevice_t, value : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetPcieReplayCounter(self, device,
-        value) }
-    };
-    (@ one $m:ident nvmlDeviceGetPcieSpeed) => {
-        fn nvmlDeviceGetPcieSpeed(& self, device : nvmlDevice_t, pcieSpeed : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetPcieSpeed(self, device, pcieSpeed) }
-    };
-    (@ one $m:ident nvmlDeviceGetPcieThroughput) => {
-        fn nvmlDeviceGetPcieThroughput(& self, device : nvmlDevice_t, counter :
-        nvmlPcieUtilCounter_t, value : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetPcieThroughput(self, device, counter, value) }
-    };
-    (@ one $m:ident nvmlDeviceGetPdi) => {
-        fn nvmlDeviceGetPdi(& self, device : nvmlDevice_t, pdi : * mut nvmlPdi_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetPdi(self, device, pdi) }
-    };
-    (@ one $m:ident nvmlDeviceGetPerformanceModes) => {
-        fn nvmlDeviceGetPerformanceModes(& self, device : nvmlDevice_t, perfModes : * mut
-        nvmlDevicePerfModes_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPerformanceModes(self,
-        device, perfModes) }
-    };
-    (@ one $m:ident nvmlDeviceGetPerformanceState) => {
-        fn nvmlDeviceGetPerformanceState(& self, device : nvmlDevice_t, pState : * mut
-        nvmlPstates_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPerformanceState(self, device,
-        pState) }
-    };
-    (@ one $m:ident nvmlDeviceGetPersistenceMode) => {
-        fn nvmlDeviceGetPersistenceMode(& self, device : nvmlDevice_t, mode : * mut
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPersistenceMode(self,
-        device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceGetPgpuMetadataString) => {
-        fn nvmlDeviceGetPgpuMetadataString(& self, device : nvmlDevice_t, pgpuMetadata :
-        * mut c_char, bufferSize : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetPgpuMetadataString(self, device, pgpuMetadata, bufferSize) }
-    };
-    (@ one $m:ident nvmlDeviceGetPlatformInfo) => {
-        fn nvmlDeviceGetPlatformInfo(& self, device : nvmlDevice_t, platformInfo : * mut
-        nvmlPlatformInfo_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPlatformInfo(self,
-        device, platformInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerManagementDefaultLimit) => {
-        fn nvmlDeviceGetPowerManagementDefaultLimit(& self, device : nvmlDevice_t,
-        defaultLimit : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetPowerManagementDefaultLimit(self, device, defaultLimit) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerManagementLimit) => {
-        fn nvmlDeviceGetPowerManagementLimit(& self, device : nvmlDevice_t, limit : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetPowerManagementLimit(self, device,
-        limit) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerManagementLimitConstraints) => {
-        fn nvmlDeviceGetPowerManagementLimitConstraints(& self, device : nvmlDevice_t,
-        minLimit : * mut c_uint, maxLimit : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetPowerManagementLimitConstraints(self, device, minLimit, maxLimit)
-        }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerManagementMode) => {
-        fn nvmlDeviceGetPowerManagementMode(& self, device : nvmlDevice_t, mode : * mut
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPowerManagementMode(self,
-        device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerMizerMode_v1) => {
-        fn nvmlDeviceGetPowerMizerMode_v1(& self, device : nvmlDevice_t, powerMizerMode :
-        * mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetPowerMizerMode_v1(self, device, powerMizerMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerSource) => {
-        fn nvmlDeviceGetPowerSource(& self, device : nvmlDevice_t, powerSource : * mut
-        nvmlPowerSource_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPowerSource(self, device,
-        powerSource) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerState) => {
-        fn nvmlDeviceGetPowerState(& self, device : nvmlDevice_t, pState : * mut
-        nvmlPstates_t) -> nvmlReturn_t { $m ::nvmlDeviceGetPowerState(self, device,
-        pState) }
-    };
-    (@ one $m:ident nvmlDeviceGetPowerUsage) => {
-        fn nvmlDeviceGetPowerUsage(& self, device : nvmlDevice_t, power : * mut c_uint)
-        -> nvmlReturn_t { $m ::nvmlDeviceGetPowerUsage(self, device, power) }
-    };
-    (@ one $m:ident nvmlDeviceGetProcessUtilization) => {
-        fn nvmlDeviceGetProcessUtilization(& self, device : nvmlDevice_t, utilization : *
-        mut nvmlProcessUtilizationSample_t, processSamplesCount : * mut c_uint,
-        lastSeenTimeStamp : c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetProcessUtilization(self, device, utilization, processSamplesCount,
-        lastSeenTimeStamp) }
-    };
-    (@ one $m:ident nvmlDeviceGetProcessesUtilizationInfo) => {
-        fn nvmlDeviceGetProcessesUtilizationInfo(& self, device : nvmlDevice_t,
-        procesesUtilInfo : * mut nvmlProcessesUtilizationInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetProcessesUtilizationInfo(self, device, procesesUtilInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetRemappedRows) => {
-        fn nvmlDeviceGetRemappedRows(& self, device : nvmlDevice_t, corrRows : * mut
-        c_uint, uncRows : * mut c_uint, isPending : * mut c_uint, failureOccurred : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetRemappedRows(self, device, corrRows,
-        uncRows, isPending, failureOccurred) }
-    };
-    (@ one $m:ident nvmlDeviceGetRemappedRows_v2) => {
-        fn nvmlDeviceGetRemappedRows_v2(& self, device : nvmlDevice_t, info : * mut
-        nvmlRemappedRowsInfo_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetRemappedRows_v2(self, device, info) }
-    };
-    (@ one $m:ident nvmlDeviceGetRepairStatus) => {
-        fn nvmlDeviceGetRepairStatus(& self, device : nvmlDevice_t, repairStatus : * mut
-        nvmlRepairStatus_t) -> nvmlReturn_t { $m ::nvmlDeviceGetRepairStatus(self,
-        device, repairStatus) }
-    };
-    (@ one $m:ident nvmlDeviceGetRetiredPages) => {
-        fn nvmlDeviceGetRetiredPages(& self, device : nvmlDevice_t, cause :
-        nvmlPageRetirementCause_t, pageCount : * mut c_uint, addresses : * mut
-        c_ulonglong) -> nvmlReturn_t { $m ::nvmlDeviceGetRetiredPages(self, device,
-        cause, pageCount, addresses) }
-    };
-    (@ one $m:ident nvmlDeviceGetRetiredPagesPendingStatus) => {
-        fn nvmlDeviceGetRetiredPagesPendingStatus(& self, device : nvmlDevice_t,
-        isPending : * mut nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetRetiredPagesPendingStatus(self, device, isPending) }
-    };
-    (@ one $m:ident nvmlDeviceGetRetiredPages_v2) => {
-        fn nvmlDeviceGetRetiredPages_v2(& self, device : nvmlDevice_t, cause :
-        nvmlPageRetirementCause_t, pageCount : * mut c_uint, addresses : * mut
-        c_ulonglong, timestamps : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetRetiredPages_v2(self, device, cause, pageCount, addresses,
-        timestamps) }
-    };
-    (@ one $m:ident nvmlDeviceGetRowRemapperHistogram) => {
-        fn nvmlDeviceGetRowRemapperHistogram(& self, device : nvmlDevice_t, values : *
-        mut nvmlRowRemapperHistogramValues_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetRowRemapperHistogram(self, device, values) }
-    };
-    (@ one $m:ident nvmlDeviceGetRunningProcessDetailList) => {
-        fn nvmlDeviceGetRunningProcessDetailList(& self, device : nvmlDevice_t, plist : *
-        mut nvmlProcessDetailList_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetRunningProcessDetailList(self, device, plist) }
-    };
-    (@ one $m:ident nvmlDeviceGetSamples) => {
-        fn nvmlDeviceGetSamples(& self, device : nvmlDevice_t, r#type :
-        nvmlSamplingType_t, lastSeenTimeStamp : c_ulonglong, sampleValType : * mut
-        nvmlValueType_t, sampleCount : * mut c_uint, samples : * mut nvmlSample_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetSamples(self, device, r#type, lastSeenTimeStamp,
-        sampleValType, sampleCount, samples) }
-    };
-    (@ one $m:ident nvmlDeviceGetSerial) => {
-        fn nvmlDeviceGetSerial(& self, device : nvmlDevice_t, serial : * mut c_char,
-        length : c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetSerial(self, device, serial,
-        length) }
-    };
-    (@ one $m:ident nvmlDeviceGetSramEccErrorStatus) => {
-        fn nvmlDeviceGetSramEccErrorStatus(& self, device : nvmlDevice_t, status : * mut
-        nvmlEccSramErrorStatus_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetSramEccErrorStatus(self, device, status) }
-    };
-    (@ one $m:ident nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts) => {
-        fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(& self, device :
-        nvmlDevice_t, errorCounts : * mut nvmlEccSramUniqueUncorrectedErrorCounts_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(self,
-        device, errorCounts) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedClocksEventReasons) => {
-        fn nvmlDeviceGetSupportedClocksEventReasons(& self, device : nvmlDevice_t,
-        supportedClocksEventReasons : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetSupportedClocksEventReasons(self, device,
-        supportedClocksEventReasons) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedClocksThrottleReasons) => {
-        fn nvmlDeviceGetSupportedClocksThrottleReasons(& self, device : nvmlDevice_t,
-        supportedClocksThrottleReasons : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetSupportedClocksThrottleReasons(self, device,
-        supportedClocksThrottleReasons) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedEventTypes) => {
-        fn nvmlDeviceGetSupportedEventTypes(& self, device : nvmlDevice_t, eventTypes : *
-        mut c_ulonglong) -> nvmlReturn_t { $m ::nvmlDeviceGetSupportedEventTypes(self,
-        device, eventTypes) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedGraphicsClocks) => {
-        fn nvmlDeviceGetSupportedGraphicsClocks(& self, device : nvmlDevice_t,
-        memoryClockMHz : c_uint, count : * mut c_uint, clocksMHz : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetSupportedGraphicsClocks(self, device,
-        memoryClockMHz, count, clocksMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedMemoryClocks) => {
-        fn nvmlDeviceGetSupportedMemoryClocks(& self, device : nvmlDevice_t, count : *
-        mut c_uint, clocksMHz : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetSupportedMemoryClocks(self, device, count, clocksMHz) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedPerformanceStates) => {
-        fn nvmlDeviceGetSupportedPerformanceStates(& self, device : nvmlDevice_t, pstates
-        : * mut nvmlPstates_t, size : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetSupportedPerformanceStates(self, device, pstates, size) }
-    };
-    (@ one $m:ident nvmlDeviceGetSupportedVgpus) => {
-        fn nvmlDeviceGetSupportedVgpus(& self, device : nvmlDevice_t, vgpuCount : * mut
-        c_uint, vgpuTypeIds : * mut nvmlVgpuTypeId_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetSupportedVgpus(self, device, vgpuCount, vgpuTypeIds) }
-    };
-    (@ one $m:ident nvmlDeviceGetTargetFanSpeed) => {
-        fn nvmlDeviceGetTargetFanSpeed(& self, device : nvmlDevice_t, fan : c_uint,
-        targetSpeed : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetTargetFanSpeed(self, device, fan, targetSpeed) }
-    };
-    (@ one $m:ident nvmlDeviceGetTemperature) => {
-        fn nvmlDeviceGetTemperature(& self, device : nvmlDevice_t, sensorType :
-        nvmlTemperatureSensors_t, temp : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetTemperature(self, device, sensorType, temp) }
-    };
-    (@ one $m:ident nvmlDeviceGetTemperatureThreshold) => {
-        fn nvmlDeviceGetTemperatureThreshold(& self, device : nvmlDevice_t, thresholdType
-        : nvmlTemperatureThresholds_t, temp : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetTemperatureThreshold(self, device, thresholdType, temp) }
-    };
-    (@ one $m:ident nvmlDeviceGetTemperatureV) => {
-        fn nvmlDeviceGetTemperatureV(& self, device : nvmlDevice_t, temperature : * mut
-        nvmlTemperature_t) -> nvmlReturn_t { $m ::nvmlDeviceGetTemperatureV(self, device,
-        temperature) }
-    };
-    (@ one $m:ident nvmlDeviceGetThermalSettings) => {
-        fn nvmlDeviceGetThermalSettings(& self, device : nvmlDevice_t, sensorIndex :
-        c_uint, pThermalSettings : * mut nvmlGpuThermalSettings_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetThermalSettings(self, device, sensorIndex, pThermalSettings) }
-    };
-    (@ one $m:ident nvmlDeviceGetTopologyCommonAncestor) => {
-        fn nvmlDeviceGetTopologyCommonAncestor(& self, device1 : nvmlDevice_t, device2 :
-        nvmlDevice_t, pathInfo : * mut nvmlGpuTopologyLevel_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetTopologyCommonAncestor(self, device1, device2, pathInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetTopologyNearestGpus) => {
-        fn nvmlDeviceGetTopologyNearestGpus(& self, device : nvmlDevice_t, level :
-        nvmlGpuTopologyLevel_t, count : * mut c_uint, deviceArray : * mut nvmlDevice_t)
-        -> nvmlReturn_t { $m ::nvmlDeviceGetTopologyNearestGpus(self, device, level,
-        count, deviceArray) }
-    };
-    (@ one $m:ident nvmlDeviceGetTotalEccErrors) => {
-        fn nvmlDeviceGetTotalEccErrors(& self, device : nvmlDevice_t, errorType :
-        nvmlMemoryErrorType_t, counterType : nvmlEccCounterType_t, eccCounts : * mut
-        c_ulonglong) -> nvmlReturn_t { $m ::nvmlDeviceGetTotalEccErrors(self, device,
-        errorType, counterType, eccCounts) }
-    };
-    (@ one $m:ident nvmlDeviceGetTotalEnergyConsumption) => {
-        fn nvmlDeviceGetTotalEnergyConsumption(& self, device : nvmlDevice_t, energy : *
-        mut c_ulonglong) -> nvmlReturn_t { $m ::nvmlDeviceGetTotalEnergyConsumption(self,
-        device, energy) }
-    };
-    (@ one $m:ident nvmlDeviceGetUUID) => {
-        fn nvmlDeviceGetUUID(& self, device : nvmlDevice_t, uuid : * mut c_char, length :
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetUUID(self, device, uuid, length) }
-    };
-    (@ one $m:ident nvmlDeviceGetUnrepairableMemoryFlag_v1) => {
-        fn nvmlDeviceGetUnrepairableMemoryFlag_v1(& self, device : nvmlDevice_t,
-        unrepairableMemoryStatus : * mut nvmlUnrepairableMemoryStatus_v1_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetUnrepairableMemoryFlag_v1(self, device,
-        unrepairableMemoryStatus) }
-    };
-    (@ one $m:ident nvmlDeviceGetUtilizationRates) => {
-        fn nvmlDeviceGetUtilizationRates(& self, device : nvmlDevice_t, utilization : *
-        mut nvmlUtilization_t) -> nvmlReturn_t { $m ::nvmlDeviceGetUtilizationRates(self,
-        device, utilization) }
-    };
-    (@ one $m:ident nvmlDeviceGetVbiosVersion) => {
-        fn nvmlDeviceGetVbiosVersion(& self, device : nvmlDevice_t, version : * mut
-        c_char, length : c_uint) -> nvmlReturn_t { $m ::nvmlDeviceGetVbiosVersion(self,
-        device, version, length) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuCapabilities) => {
-        fn nvmlDeviceGetVgpuCapabilities(& self, device : nvmlDevice_t, capability :
-        nvmlDeviceVgpuCapability_t, capResult : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuCapabilities(self, device, capability, capResult) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuHeterogeneousMode) => {
-        fn nvmlDeviceGetVgpuHeterogeneousMode(& self, device : nvmlDevice_t,
-        pHeterogeneousMode : * mut nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuHeterogeneousMode(self, device, pHeterogeneousMode) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuInstancesUtilizationInfo) => {
-        fn nvmlDeviceGetVgpuInstancesUtilizationInfo(& self, device : nvmlDevice_t,
-        vgpuUtilInfo : * mut nvmlVgpuInstancesUtilizationInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuInstancesUtilizationInfo(self, device, vgpuUtilInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuMetadata) => {
-        fn nvmlDeviceGetVgpuMetadata(& self, device : nvmlDevice_t, pgpuMetadata : * mut
-        nvmlVgpuPgpuMetadata_t, bufferSize : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuMetadata(self, device, pgpuMetadata, bufferSize) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuProcessUtilization) => {
-        fn nvmlDeviceGetVgpuProcessUtilization(& self, device : nvmlDevice_t,
-        lastSeenTimeStamp : c_ulonglong, vgpuProcessSamplesCount : * mut c_uint,
-        utilizationSamples : * mut nvmlVgpuProcessUtilizationSample_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceGetVgpuProcessUtilization(self, device, lastSeenTimeStamp,
-        vgpuProcessSamplesCount, utilizationSamples) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuProcessesUtilizationInfo) => {
-        fn nvmlDeviceGetVgpuProcessesUtilizationInfo(& self, device : nvmlDevice_t,
-        vgpuProcUtilInfo : * mut nvmlVgpuProcessesUtilizationInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuProcessesUtilizationInfo(self, device, vgpuProcUtilInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuSchedulerCapabilities) => {
-        fn nvmlDeviceGetVgpuSchedulerCapabilities(& self, device : nvmlDevice_t,
-        pCapabilities : * mut nvmlVgpuSchedulerCapabilities_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuSchedulerCapabilities(self, device, pCapabilities) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuSchedulerLog) => {
-        fn nvmlDeviceGetVgpuSchedulerLog(& self, device : nvmlDevice_t, pSchedulerLog : *
-        mut nvmlVgpuSchedulerLog_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuSchedulerLog(self, device, pSchedulerLog) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuSchedulerLog_v2) => {
-        fn nvmlDeviceGetVgpuSchedulerLog_v2(& self, device : nvmlDevice_t,
-        pSchedulerLogInfo : * mut nvmlVgpuSchedulerLogInfo_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuSchedulerLog_v2(self, device, pSchedulerLogInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuSchedulerState) => {
-        fn nvmlDeviceGetVgpuSchedulerState(& self, device : nvmlDevice_t, pSchedulerState
-        : * mut nvmlVgpuSchedulerGetState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuSchedulerState(self, device, pSchedulerState) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuSchedulerState_v2) => {
-        fn nvmlDeviceGetVgpuSchedulerState_v2(& self, device : nvmlDevice_t,
-        pSchedulerStateInfo : * mut nvmlVgpuSchedulerStateInfo_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVgpuSchedulerState_v2(self, device, pSchedulerStateInfo) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuTypeCreatablePlacements) => {
-        fn nvmlDeviceGetVgpuTypeCreatablePlacements(& self, device : nvmlDevice_t,
-        vgpuTypeId : nvmlVgpuTypeId_t, pPlacementList : * mut nvmlVgpuPlacementList_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetVgpuTypeCreatablePlacements(self, device,
-        vgpuTypeId, pPlacementList) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuTypeSupportedPlacements) => {
-        fn nvmlDeviceGetVgpuTypeSupportedPlacements(& self, device : nvmlDevice_t,
-        vgpuTypeId : nvmlVgpuTypeId_t, pPlacementList : * mut nvmlVgpuPlacementList_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetVgpuTypeSupportedPlacements(self, device,
-        vgpuTypeId, pPlacementList) }
-    };
-    (@ one $m:ident nvmlDeviceGetVgpuUtilization) => {
-        fn nvmlDeviceGetVgpuUtilization(& self, device : nvmlDevice_t, lastSeenTimeStamp
-        : c_ulonglong, sampleValType : * mut nvmlValueType_t, vgpuInstanceSamplesCount :
-        * mut c_uint, utilizationSamples : * mut nvmlVgpuInstanceUtilizationSample_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceGetVgpuUtilization(self, device, lastSeenTimeStamp,
-        sampleValType, vgpuInstanceSamplesCount, utilizationSamples) }
-    };
-    (@ one $m:ident nvmlDeviceGetViolationStatus) => {
-        fn nvmlDeviceGetViolationStatus(& self, device : nvmlDevice_t, perfPolicyType :
-        nvmlPerfPolicyType_t, violTime : * mut nvmlViolationTime_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetViolationStatus(self, device, perfPolicyType, violTime) }
-    };
-    (@ one $m:ident nvmlDeviceGetVirtualizationMode) => {
-        fn nvmlDeviceGetVirtualizationMode(& self, device : nvmlDevice_t, pVirtualMode :
-        * mut nvmlGpuVirtualizationMode_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceGetVirtualizationMode(self, device, pVirtualMode) }
-    };
-    (@ one $m:ident nvmlDeviceIsMigDeviceHandle) => {
-        fn nvmlDeviceIsMigDeviceHandle(& self, device : nvmlDevice_t, isMigDevice : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceIsMigDeviceHandle(self, device,
-        isMigDevice) }
-    };
-    (@ one $m:ident nvmlDeviceLockNvlinkRemapTable_v1) => {
-        fn nvmlDeviceLockNvlinkRemapTable_v1(& self, device : nvmlDevice_t,
-        remapTableLockInfo : * mut nvmlNvlinkLockRemapTable_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceLockNvlinkRemapTable_v1(self, device, remapTableLockInfo) }
-    };
-    (@ one $m:ident nvmlDeviceModifyDrainState) => {
-        fn nvmlDeviceModifyDrainState(& self, pciInfo : * mut nvmlPciInfo_t, newState :
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceModifyDrainState(self,
-        pciInfo, newState) }
-    };
-    (@ one $m:ident nvmlDeviceOnSameBoard) => {
-        fn nvmlDeviceOnSameBoard(& self, device1 : nvmlDevice_t, device2 : nvmlDevice_t,
-        onSameBoard : * mut c_int) -> nvmlReturn_t { $m ::nvmlDeviceOnSameBoard(self,
-        device1, device2, onSameBoard) }
-    };
-    (@ one $m:ident nvmlDevicePerfMetricsGetSamples_v1) => {
-        fn nvmlDevicePerfMetricsGetSamples_v1(& self, device : nvmlDevice_t, samples : *
-        mut nvmlPerfMetricsSamples_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDevicePerfMetricsGetSamples_v1(self, device, samples) }
-    };
-    (@ one $m:ident nvmlDevicePowerSmoothingActivatePresetProfile) => {
-        fn nvmlDevicePowerSmoothingActivatePresetProfile(& self, device : nvmlDevice_t,
-        profile : * mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t { $m
-        ::nvmlDevicePowerSmoothingActivatePresetProfile(self, device, profile) }
-    };
-    (@ one $m:ident nvmlDevicePowerSmoothingSetState) => {
-        fn nvmlDevicePowerSmoothingSetState(& self, device : nvmlDevice_t, state : * mut
-        nvmlPowerSmoothingState_t) -> nvmlReturn_t { $m
-        ::nvmlDevicePowerSmoothingSetState(self, device, state) }
-    };
-    (@ one $m:ident nvmlDevicePowerSmoothingUpdatePresetProfileParam) => {
-        fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(& self, device :
-        nvmlDevice_t, profile : * mut nvmlPowerSmoothingProfile_t) -> nvmlReturn_t { $m
-        ::nvmlDevicePowerSmoothingUpdatePresetProfileParam(self, device, profile) }
-    };
-    (@ one $m:ident nvmlDeviceQueryDrainState) => {
-        fn nvmlDeviceQueryDrainState(& self, pciInfo : * mut nvmlPciInfo_t, currentState
-        : * mut nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceQueryDrainState(self,
-        pciInfo, currentState) }
-    };
-    (@ one $m:ident nvmlDeviceReadPRMCounters_v1) => {
-        fn nvmlDeviceReadPRMCounters_v1(& self, device : nvmlDevice_t, counterList : *
-        mut nvmlPRMCounterList_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceReadPRMCounters_v1(self, device, counterList) }
-    };
-    (@ one $m:ident nvmlDeviceReadWritePRM_v1) => {
-        fn nvmlDeviceReadWritePRM_v1(& self, device : nvmlDevice_t, buffer : * mut
-        nvmlPRMTLV_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceReadWritePRM_v1(self, device,
-        buffer) }
-    };
-    (@ one $m:ident nvmlDeviceRegisterEvents) => {
-        fn nvmlDeviceRegisterEvents(& self, device : nvmlDevice_t, eventTypes :
-        c_ulonglong, set : nvmlEventSet_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceRegisterEvents(self, device, eventTypes, set) }
-    };
-    (@ one $m:ident nvmlDeviceRemoveGpu) => {
-        fn nvmlDeviceRemoveGpu(& self, pciInfo : * mut nvmlPciInfo_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceRemoveGpu(self, pciInfo) }
-    };
-    (@ one $m:ident nvmlDeviceRemoveGpu_v2) => {
-        fn nvmlDeviceRemoveGpu_v2(& self, pciInfo : * mut nvmlPciInfo_t, gpuState :
-        nvmlDetachGpuState_t, linkState : nvmlPcieLinkState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceRemoveGpu_v2(self, pciInfo, gpuState, linkState) }
-    };
-    (@ one $m:ident nvmlDeviceResetApplicationsClocks) => {
-        fn nvmlDeviceResetApplicationsClocks(& self, device : nvmlDevice_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceResetApplicationsClocks(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceResetGpuLockedClocks) => {
-        fn nvmlDeviceResetGpuLockedClocks(& self, device : nvmlDevice_t) -> nvmlReturn_t
-        { $m ::nvmlDeviceResetGpuLockedClocks(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceResetMemoryLockedClocks) => {
-        fn nvmlDeviceResetMemoryLockedClocks(& self, device : nvmlDevice_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceResetMemoryLockedClocks(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceResetNvLinkErrorCounters) => {
-        fn nvmlDeviceResetNvLinkErrorCounters(& self, device : nvmlDevice_t, link :
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceResetNvLinkErrorCounters(self, device,
-        link) }
-    };
-    (@ one $m:ident nvmlDeviceResetNvLinkUtilizationCounter) => {
-        fn nvmlDeviceResetNvLinkUtilizationCounter(& self, device : nvmlDevice_t, link :
-        c_uint, counter : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceResetNvLinkUtilizationCounter(self, device, link, counter) }
-    };
-    (@ one $m:ident nvmlDeviceSetAPIRestriction) => {
-        fn nvmlDeviceSetAPIRestriction(& self, device : nvmlDevice_t, apiType :
-        nvmlRestrictedAPI_t, isRestricted : nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetAPIRestriction(self, device, apiType, isRestricted) }
-    };
-    (@ one $m:ident nvmlDeviceSetAccountingMode) => {
-        fn nvmlDeviceSetAccountingMode(& self, device : nvmlDevice_t, mode :
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceSetAccountingMode(self,
-        device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceSetAdaptiveTgpMode_v1) => {
-        fn nvmlDeviceSetAdaptiveTgpMode_v1(& self, device : nvmlDevice_t, mode :
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceSetAdaptiveTgpMode_v1(self,
-        device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceSetApplicationsClocks) => {
-        fn nvmlDeviceSetApplicationsClocks(& self, device : nvmlDevice_t, memClockMHz :
-        c_uint, graphicsClockMHz : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetApplicationsClocks(self, device, memClockMHz, graphicsClockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceSetAutoBoostedClocksEnabled) => {
-        fn nvmlDeviceSetAutoBoostedClocksEnabled(& self, device : nvmlDevice_t, enabled :
-        nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetAutoBoostedClocksEnabled(self, device, enabled) }
-    };
-    (@ one $m:ident nvmlDeviceSetClockOffsets) => {
-        fn nvmlDeviceSetClockOffsets(& self, device : nvmlDevice_t, info : * mut
-        nvmlClockOffset_t) -> nvmlReturn_t { $m ::nvmlDeviceSetClockOffsets(self, device,
-        info) }
-    };
-    (@ one $m:ident nvmlDeviceSetComputeMode) => {
-        fn nvmlDeviceSetComputeMode(& self, device : nvmlDevice_t, mode :
-        nvmlComputeMode_t) -> nvmlReturn_t { $m ::nvmlDeviceSetComputeMode(self, device,
-        mode) }
-    };
-    (@ one $m:ident nvmlDeviceSetConfComputeUnprotectedMemSize) => {
-        fn nvmlDeviceSetConfComputeUnprotectedMemSize(& self, device : nvmlDevice_t,
-        sizeKiB : c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetConfComputeUnprotectedMemSize(self, device, sizeKiB) }
-    };
-    (@ one $m:ident nvmlDeviceSetCpuAffinity) => {
-        fn nvmlDeviceSetCpuAffinity(& self, device : nvmlDevice_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetCpuAffinity(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceSetDefaultAutoBoostedClocksEnabled) => {
-        fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(& self, device : nvmlDevice_t,
-        enabled : nvmlEnableState_t, flags : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetDefaultAutoBoostedClocksEnabled(self, device, enabled, flags) }
-    };
-    (@ one $m:ident nvmlDeviceSetDefaultFanSpeed_v2) => {
-        fn nvmlDeviceSetDefaultFanSpeed_v2(& self, device : nvmlDevice_t, fan : c_uint)
-        -> nvmlReturn_t { $m ::nvmlDeviceSetDefaultFanSpeed_v2(self, device, fan) }
-    };
-    (@ one $m:ident nvmlDeviceSetDramEncryptionMode) => {
-        fn nvmlDeviceSetDramEncryptionMode(& self, device : nvmlDevice_t, dramEncryption
-        : * const nvmlDramEncryptionInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetDramEncryptionMode(self, device, dramEncryption) }
-    };
-    (@ one $m:ident nvmlDeviceSetDriverModel) => {
-        fn nvmlDeviceSetDriverModel(& self, device : nvmlDevice_t, driverModel :
-        nvmlDriverModel_t, flags : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetDriverModel(self, device, driverModel, flags) }
-    };
-    (@ one $m:ident nvmlDeviceSetEccMode) => {
-        fn nvmlDeviceSetEccMode(& self, device : nvmlDevice_t, ecc : nvmlEnableState_t)
-        -> nvmlReturn_t { $m ::nvmlDeviceSetEccMode(self, device, ecc) }
-    };
-    (@ one $m:ident nvmlDeviceSetFanControlPolicy) => {
-        fn nvmlDeviceSetFanControlPolicy(& self, device : nvmlDevice_t, fan : c_uint,
-        policy : nvmlFanControlPolicy_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetFanControlPolicy(self, device, fan, policy) }
-    };
-    (@ one $m:ident nvmlDeviceSetFanSpeed_v2) => {
-        fn nvmlDeviceSetFanSpeed_v2(& self, device : nvmlDevice_t, fan : c_uint, speed :
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceSetFanSpeed_v2(self, device, fan, speed)
-        }
-    };
-    (@ one $m:ident nvmlDeviceSetGpcClkVfOffset) => {
-        fn nvmlDeviceSetGpcClkVfOffset(& self, device : nvmlDevice_t, offset : c_int) ->
-        nvmlReturn_t { $m ::nvmlDeviceSetGpcClkVfOffset(self, device, offset) }
-    };
-    (@ one $m:ident nvmlDeviceSetGpuLockedClocks) => {
-        fn nvmlDeviceSetGpuLockedClocks(& self, device : nvmlDevice_t, minGpuClockMHz :
-        c_uint, maxGpuClockMHz : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetGpuLockedClocks(self, device, minGpuClockMHz, maxGpuClockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceSetGpuOperationMode) => {
-        fn nvmlDeviceSetGpuOperationMode(& self, device : nvmlDevice_t, mode :
-        nvmlGpuOperationMode_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetGpuOperationMode(self, device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceSetHostname_v1) => {
-        fn nvmlDeviceSetHostname_v1(& self, device : nvmlDevice_t, hostname : * mut
-        nvmlHostname_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceSetHostname_v1(self, device,
-        hostname) }
-    };
-    (@ one $m:ident nvmlDeviceSetMemClkVfOffset) => {
-        fn nvmlDeviceSetMemClkVfOffset(& self, device : nvmlDevice_t, offset : c_int) ->
-        nvmlReturn_t { $m ::nvmlDeviceSetMemClkVfOffset(self, device, offset) }
-    };
-    (@ one $m:ident nvmlDeviceSetMemoryLimits_v1) => {
-        fn nvmlDeviceSetMemoryLimits_v1(& self, device : nvmlDevice_t, limits : * mut
-        nvmlSetMemoryLimits_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetMemoryLimits_v1(self, device, limits) }
-    };
-    (@ one $m:ident nvmlDeviceSetMemoryLockedClocks) => {
-        fn nvmlDeviceSetMemoryLockedClocks(& self, device : nvmlDevice_t, minMemClockMHz
-        : c_uint, maxMemClockMHz : c_uint) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetMemoryLockedClocks(self, device, minMemClockMHz, maxMemClockMHz) }
-    };
-    (@ one $m:ident nvmlDeviceSetMigMode) => {
-        fn nvmlDeviceSetMigMode(& self, device : nvmlDevice_t, mode : c_uint,
-        activationStatus : * mut nvmlReturn_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetMigMode(self, device, mode, activationStatus) }
-    };
-    (@ one $m:ident nvmlDeviceSetNvLinkDeviceLowPowerThreshold) => {
-        fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(& self, device : nvmlDevice_t, info
-        : * mut nvmlNvLinkPowerThres_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetNvLinkDeviceLowPowerThreshold(self, device, info) }
-    };
-    (@ one $m:ident nvmlDeviceSetNvLinkUtilizationControl) => {
-        fn nvmlDeviceSetNvLinkUtilizationControl(& self, device : nvmlDevice_t, link :
-        c_uint, counter : c_uint, control : * mut nvmlNvLinkUtilizationControl_t, reset :
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceSetNvLinkUtilizationControl(self,
-        device, link, counter, control, reset) }
-    };
-    (@ one $m:ident nvmlDeviceSetNvlinkBwMode) => {
-        fn nvmlDeviceSetNvlinkBwMode(& self, device : nvmlDevice_t, setBwMode : * mut
-        nvmlNvlinkSetBwMode_t) -> nvmlReturn_t { $m ::nvmlDeviceSetNvlinkBwMode(self,
-        device, setBwMode) }
-    };
-    (@ one $m:ident nvmlDeviceSetNvlinkBwModeAsync_v1) => {
-        fn nvmlDeviceSetNvlinkBwModeAsync_v1(& self, device : nvmlDevice_t,
-        setBwModeAsync : * mut nvmlNvlinkSetBwModeAsync_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetNvlinkBwModeAsync_v1(self, device, setBwModeAsync) }
-    };
-    (@ one $m:ident nvmlDeviceSetNvlinkNvleReady_v1) => {
-        fn nvmlDeviceSetNvlinkNvleReady_v1(& self, device : nvmlDevice_t, setNvleReady :
-        * mut nvmlNvlinkSetNvleReady_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetNvlinkNvleReady_v1(self, device, setNvleReady) }
-    };
-    (@ one $m:ident nvmlDeviceSetPersistenceMode) => {
-        fn nvmlDeviceSetPersistenceMode(& self, device : nvmlDevice_t, mode :
-        nvmlEnableState_t) -> nvmlReturn_t { $m ::nvmlDeviceSetPersistenceMode(self,
-        device, mode) }
-    };
-    (@ one $m:ident nvmlDeviceSetPowerManagementLimit) => {
-        fn nvmlDeviceSetPowerManagementLimit(& self, device : nvmlDevice_t, limit :
-        c_uint) -> nvmlReturn_t { $m ::nvmlDeviceSetPowerManagementLimit(self, device,
-        limit) }
-    };
-    (@ one $m:ident nvmlDeviceSetPowerManagementLimit_v2) => {
-        fn nvmlDeviceSetPowerManagementLimit_v2(& self, device : nvmlDevice_t, powerValue
-        : * mut nvmlPowerValue_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetPowerManagementLimit_v2(self, device, powerValue) }
-    };
-    (@ one $m:ident nvmlDeviceSetPowerMizerMode_v1) => {
-        fn nvmlDeviceSetPowerMizerMode_v1(& self, device : nvmlDevice_t, powerMizerMode :
-        * mut nvmlDevicePowerMizerModes_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetPowerMizerMode_v1(self, device, powerMizerMode) }
-    };
-    (@ one $m:ident nvmlDeviceSetRusdSettings_v1) => {
-        fn nvmlDeviceSetRusdSettings_v1(& self, device : nvmlDevice_t, settings : * mut
-        nvmlRusdSettings_v1_t) -> nvmlReturn_t { $m ::nvmlDeviceSetRusdSettings_v1(self,
-        device, settings) }
-    };
-    (@ one $m:ident nvmlDeviceSetTemperatureThreshold) => {
-        fn nvmlDeviceSetTemperatureThreshold(& self, device : nvmlDevice_t, thresholdType
-        : nvmlTemperatureThresholds_t, temp : * mut c_int) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetTemperatureThreshold(self, device, thresholdType, temp) }
-    };
-    (@ one $m:ident nvmlDeviceSetVgpuCapabilities) => {
-        fn nvmlDeviceSetVgpuCapabilities(& self, device : nvmlDevice_t, capability :
-        nvmlDeviceVgpuCapability_t, state : nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetVgpuCapabilities(self, device, capability, state) }
-    };
-    (@ one $m:ident nvmlDeviceSetVgpuHeterogeneousMode) => {
-        fn nvmlDeviceSetVgpuHeterogeneousMode(& self, device : nvmlDevice_t,
-        pHeterogeneousMode : * const nvmlVgpuHeterogeneousMode_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetVgpuHeterogeneousMode(self, device, pHeterogeneousMode) }
-    };
-    (@ one $m:ident nvmlDeviceSetVgpuSchedulerState) => {
-        fn nvmlDeviceSetVgpuSchedulerState(& self, device : nvmlDevice_t, pSchedulerState
-        : * mut nvmlVgpuSchedulerSetState_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetVgpuSchedulerState(self, device, pSchedulerState) }
-    };
-    (@ one $m:ident nvmlDeviceSetVgpuSchedulerState_v2) => {
-        fn nvmlDeviceSetVgpuSchedulerState_v2(& self, device : nvmlDevice_t,
-        pSchedulerState : * mut nvmlVgpuSchedulerState_v2_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetVgpuSchedulerState_v2(self, device, pSchedulerState) }
-    };
-    (@ one $m:ident nvmlDeviceSetVirtualizationMode) => {
-        fn nvmlDeviceSetVirtualizationMode(& self, device : nvmlDevice_t, virtualMode :
-        nvmlGpuVirtualizationMode_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetVirtualizationMode(self, device, virtualMode) }
-    };
-    (@ one $m:ident nvmlDeviceSetupNvlinkNvleEncryptionKey_v1) => {
-        fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(& self, device : nvmlDevice_t,
-        encryptionKey : * mut nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(self, device, encryptionKey) }
-    };
-    (@ one $m:ident nvmlDeviceValidateInforom) => {
-        fn nvmlDeviceValidateInforom(& self, device : nvmlDevice_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceValidateInforom(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceVgpuForceGspUnload) => {
-        fn nvmlDeviceVgpuForceGspUnload(& self, device : nvmlDevice_t) -> nvmlReturn_t {
-        $m ::nvmlDeviceVgpuForceGspUnload(self, device) }
-    };
-    (@ one $m:ident nvmlDeviceWorkloadPowerProfileClearRequestedProfiles) => {
-        fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(& self, device :
-        nvmlDevice_t, requestedProfiles : * mut
-        nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(self, device,
-        requestedProfiles) }
-    };
-    (@ one $m:ident nvmlDeviceWorkloadPowerProfileGetCurrentProfiles) => {
-        fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(& self, device :
-        nvmlDevice_t, currentProfiles : * mut nvmlWorkloadPowerProfileCurrentProfiles_t)
-        -> nvmlReturn_t { $m ::nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(self,
-        device, currentProfiles) }
-    };
-    (@ one $m:ident nvmlDeviceWorkloadPowerProfileGetProfilesInfo) => {
-        fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(& self, device : nvmlDevice_t,
-        profilesInfo : * mut nvmlWorkloadPowerProfileProfilesInfo_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceWorkloadPowerProfileGetProfilesInfo(self, device, profilesInfo) }
-    };
-    (@ one $m:ident nvmlDeviceWorkloadPowerProfileSetRequestedProfiles) => {
-        fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(& self, device :
-        nvmlDevice_t, requestedProfiles : * mut
-        nvmlWorkloadPowerProfileRequestedProfiles_t) -> nvmlReturn_t { $m
-        ::nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(self, device,
-        requestedProfiles) }
-    };
-    (@ one $m:ident nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1) => {
-        fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(& self, device : nvmlDevice_t,
-        updateProfiles : * mut nvmlWorkloadPowerProfileUpdateProfiles_v1_t) ->
-        nvmlReturn_t { $m ::nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(self, device,
-        updateProfiles) }
-    };
-    (@ one $m:ident nvmlErrorString) => {
-        fn nvmlErrorString(& self, result : nvmlReturn_t) -> * const c_char { $m
-        ::nvmlErrorString(self, result) }
-    };
-    (@ one $m:ident nvmlEventSetCreate) => {
-        fn nvmlEventSetCreate(& self, set : * mut nvmlEventSet_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetCreate(self, set) }
-    };
-    (@ one $m:ident nvmlEventSetFree) => {
-        fn nvmlEventSetFree(& self, set : nvmlEventSet_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetFree(self, set) }
-    };
-    (@ one $m:ident nvmlEventSetGetContextCount_v1) => {
-        fn nvmlEventSetGetContextCount_v1(& self, set : nvmlEventSet_t, params : * mut
-        nvmlEventSetGetContextCount_v1_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetGetContextCount_v1(self, set, params) }
-    };
-    (@ one $m:ident nvmlEventSetGetContextData_v1) => {
-        fn nvmlEventSetGetContextData_v1(& self, set : nvmlEventSet_t, params : * mut
-        nvmlEventSetGetContextData_v1_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetGetContextData_v1(self, set, params) }
-    };
-    (@ one $m:ident nvmlEventSetGetContextInfo_v1) => {
-        fn nvmlEventSetGetContextInfo_v1(& self, set : nvmlEventSet_t, params : * mut
-        nvmlEventSetGetContextInfo_v1_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetGetContextInfo_v1(self, set, params) }
-    };
-    (@ one $m:ident nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1) => {
-        fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(& self, set :
-        nvmlEventSet_t, params : * mut
-        nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(self, set, params) }
-    };
-    (@ one $m:ident nvmlEventSetRegisterGpuOperationalEvents_v1) => {
-        fn nvmlEventSetRegisterGpuOperationalEvents_v1(& self, eventSet : nvmlEventSet_t,
-        config : * const nvmlGpuOperationalEventConfig_v1_t) -> nvmlReturn_t { $m
-        ::nvmlEventSetRegisterGpuOperationalEvents_v1(self, eventSet, config) }
-    };
-    (@ one $m:ident nvmlEventSetWait) => {
-        fn nvmlEventSetWait(& self, set : nvmlEventSet_t, data : * mut nvmlEventData_t,
-        timeoutms : c_uint) -> nvmlReturn_t { $m ::nvmlEventSetWait(self, set, data,
-        timeoutms) }
-    };
-    (@ one $m:ident nvmlEventSetWait_v2) => {
-        fn nvmlEventSetWait_v2(& self, set : nvmlEventSet_t, data : * mut
-        nvmlEventData_t, timeoutms : c_uint) -> nvmlReturn_t { $m
-        ::nvmlEventSetWait_v2(self, set, data, timeoutms) }
-    };
-    (@ one $m:ident nvmlEventSetWait_v3) => {
-        fn nvmlEventSetWait_v3(& self, set : nvmlEventSet_t, params : * mut
-        nvmlEventSetWait_v3_t) -> nvmlReturn_t { $m ::nvmlEventSetWait_v3(self, set,
-        params) }
-    };
-    (@ one $m:ident nvmlGetExcludedDeviceCount) => {
-        fn nvmlGetExcludedDeviceCount(& self, deviceCount : * mut c_uint) -> nvmlReturn_t
-        { $m ::nvmlGetExcludedDeviceCount(self, deviceCount) }
-    };
-    (@ one $m:ident nvmlGetExcludedDeviceInfoByIndex) => {
-        fn nvmlGetExcludedDeviceInfoByIndex(& self, index : c_uint, info : * mut
-        nvmlExcludedDeviceInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGetExcludedDeviceInfoByIndex(self, index, info) }
-    };
-    (@ one $m:ident nvmlGetVgpuCompatibility) => {
-        fn nvmlGetVgpuCompatibility(& self, vgpuMetadata : * mut nvmlVgpuMetadata_t,
-        pgpuMetadata : * mut nvmlVgpuPgpuMetadata_t, compatibilityInfo : * mut
-        nvmlVgpuPgpuCompatibility_t) -> nvmlReturn_t { $m
-        ::nvmlGetVgpuCompatibility(self, vgpuMetadata, pgpuMetadata, compatibilityInfo) }
-    };
-    (@ one $m:ident nvmlGetVgpuDriverCapabilities) => {
-        fn nvmlGetVgpuDriverCapabilities(& self, capability : nvmlVgpuDriverCapability_t,
-        capResult : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlGetVgpuDriverCapabilities(self, capability, capResult) }
-    };
-    (@ one $m:ident nvmlGetVgpuVersion) => {
-        fn nvmlGetVgpuVersion(& self, supported : * mut nvmlVgpuVersion_t, current : *
-        mut nvmlVgpuVersion_t) -> nvmlReturn_t { $m ::nvmlGetVgpuVersion(self, supported,
-        current) }
-    };
-    (@ one $m:ident nvmlGpmMetricsGet) => {
-        fn nvmlGpmMetricsGet(& self, metricsGet : * mut nvmlGpmMetricsGet_t) ->
-        nvmlReturn_t { $m ::nvmlGpmMetricsGet(self, metricsGet) }
-    };
-    (@ one $m:ident nvmlGpmMigSampleGet) => {
-        fn nvmlGpmMigSampleGet(& self, device : nvmlDevice_t, gpuInstanceId : c_uint,
-        gpmSample : nvmlGpmSample_t) -> nvmlReturn_t { $m ::nvmlGpmMigSampleGet(self,
-        device, gpuInstanceId, gpmSample) }
-    };
-    (@ one $m:ident nvmlGpmQueryDeviceSupport) => {
-        fn nvmlGpmQueryDeviceSupport(& self, device : nvmlDevice_t, gpmSupport : * mut
-        nvmlGpmSupport_t) -> nvmlReturn_t { $m ::nvmlGpmQueryDeviceSupport(self, device,
-        gpmSupport) }
-    };
-    (@ one $m:ident nvmlGpmQueryIfStreamingEnabled) => {
-        fn nvmlGpmQueryIfStreamingEnabled(& self, device : nvmlDevice_t, state : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlGpmQueryIfStreamingEnabled(self, device,
-        state) }
-    };
-    (@ one $m:ident nvmlGpmSampleAlloc) => {
-        fn nvmlGpmSampleAlloc(& self, gpmSample : * mut nvmlGpmSample_t) -> nvmlReturn_t
-        { $m ::nvmlGpmSampleAlloc(self, gpmSample) }
-    };
-    (@ one $m:ident nvmlGpmSampleFree) => {
-        fn nvmlGpmSampleFree(& self, gpmSample : nvmlGpmSample_t) -> nvmlReturn_t { $m
-        ::nvmlGpmSampleFree(self, gpmSample) }
-    };
-    (@ one $m:ident nvmlGpmSampleGet) => {
-        fn nvmlGpmSampleGet(& self, device : nvmlDevice_t, gpmSample : nvmlGpmSample_t)
-        -> nvmlReturn_t { $m ::nvmlGpmSampleGet(self, device, gpmSample) }
-    };
-    (@ one $m:ident nvmlGpmSetStreamingEnabled) => {
-        fn nvmlGpmSetStreamingEnabled(& self, device : nvmlDevice_t, state : c_uint) ->
-        nvmlReturn_t { $m ::nvmlGpmSetStreamingEnabled(self, device, state) }
-    };
-    (@ one $m:ident nvmlGpuInstanceCreateComputeInstance) => {
-        fn nvmlGpuInstanceCreateComputeInstance(& self, gpuInstance : nvmlGpuInstance_t,
-        profileId : c_uint, computeInstance : * mut nvmlComputeInstance_t) ->
-        nvmlReturn_t { $m ::nvmlGpuInstanceCreateComputeInstance(self, gpuInstance,
-        profileId, computeInstance) }
-    };
-    (@ one $m:ident nvmlGpuInstanceCreateComputeInstanceWithPlacement) => {
-        fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(& self, gpuInstance :
-        nvmlGpuInstance_t, profileId : c_uint, placement : * const
-        nvmlComputeInstancePlacement_t, computeInstance : * mut nvmlComputeInstance_t) ->
-        nvmlReturn_t { $m ::nvmlGpuInstanceCreateComputeInstanceWithPlacement(self,
-        gpuInstance, profileId, placement, computeInstance) }
-    };
-    (@ one $m:ident nvmlGpuInstanceDestroy) => {
-        fn nvmlGpuInstanceDestroy(& self, gpuInstance : nvmlGpuInstance_t) ->
-        nvmlReturn_t { $m ::nvmlGpuInstanceDestroy(self, gpuInstance) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetActiveVgpus) => {
-        fn nvmlGpuInstanceGetActiveVgpus(& self, gpuInstance : nvmlGpuInstance_t,
-        pVgpuInstanceInfo : * mut nvmlActiveVgpuInstanceInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetActiveVgpus(self, gpuInstance, pVgpuInstanceInfo) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetComputeInstanceById) => {
-        fn nvmlGpuInstanceGetComputeInstanceById(& self, gpuInstance : nvmlGpuInstance_t,
-        id : c_uint, computeInstance : * mut nvmlComputeInstance_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetComputeInstanceById(self, gpuInstance, id, computeInstance) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetComputeInstancePossiblePlacements) => {
-        fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(& self, gpuInstance :
-        nvmlGpuInstance_t, profileId : c_uint, placements : * mut
-        nvmlComputeInstancePlacement_t, count : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetComputeInstancePossiblePlacements(self, gpuInstance,
-        profileId, placements, count) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetComputeInstanceProfileInfo) => {
-        fn nvmlGpuInstanceGetComputeInstanceProfileInfo(& self, gpuInstance :
-        nvmlGpuInstance_t, profile : c_uint, engProfile : c_uint, info : * mut
-        nvmlComputeInstanceProfileInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetComputeInstanceProfileInfo(self, gpuInstance, profile,
-        engProfile, info) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetComputeInstanceProfileInfoV) => {
-        fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(& self, gpuInstance :
-        nvmlGpuInstance_t, profile : c_uint, engProfile : c_uint, info : * mut
-        nvmlComputeInstanceProfileInfo_v2_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetComputeInstanceProfileInfoV(self, gpuInstance, profile,
-        engProfile, info) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetComputeInstanceRemainingCapacity) => {
-        fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(& self, gpuInstance :
-        nvmlGpuInstance_t, profileId : c_uint, count : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(self, gpuInstance,
-        profileId, count) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetComputeInstances) => {
-        fn nvmlGpuInstanceGetComputeInstances(& self, gpuInstance : nvmlGpuInstance_t,
-        profileId : c_uint, computeInstances : * mut nvmlComputeInstance_t, count : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlGpuInstanceGetComputeInstances(self,
-        gpuInstance, profileId, computeInstances, count) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetCreatableVgpus) => {
-        fn nvmlGpuInstanceGetCreatableVgpus(& self, gpuInstance : nvmlGpuInstance_t,
-        pVgpus : * mut nvmlVgpuTypeIdInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetCreatableVgpus(self, gpuInstance, pVgpus) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetInfo) => {
-        fn nvmlGpuInstanceGetInfo(& self, gpuInstance : nvmlGpuInstance_t, info : * mut
-        nvmlGpuInstanceInfo_t) -> nvmlReturn_t { $m ::nvmlGpuInstanceGetInfo(self,
-        gpuInstance, info) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetVgpuHeterogeneousMode) => {
-        fn nvmlGpuInstanceGetVgpuHeterogeneousMode(& self, gpuInstance :
-        nvmlGpuInstance_t, pHeterogeneousMode : * mut nvmlVgpuHeterogeneousMode_t) ->
-        nvmlReturn_t { $m ::nvmlGpuInstanceGetVgpuHeterogeneousMode(self, gpuInstance,
-        pHeterogeneousMode) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetVgpuSchedulerLog) => {
-        fn nvmlGpuInstanceGetVgpuSchedulerLog(& self, gpuInstance : nvmlGpuInstance_t,
-        pSchedulerLogInfo : * mut nvmlVgpuSchedulerLogInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetVgpuSchedulerLog(self, gpuInstance, pSchedulerLogInfo) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetVgpuSchedulerLog_v2) => {
-        fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(& self, gpuInstance : nvmlGpuInstance_t,
-        pSchedulerLogInfo : * mut nvmlVgpuSchedulerLogInfo_v2_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetVgpuSchedulerLog_v2(self, gpuInstance, pSchedulerLogInfo) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetVgpuSchedulerState) => {
-        fn nvmlGpuInstanceGetVgpuSchedulerState(& self, gpuInstance : nvmlGpuInstance_t,
-        pSchedulerStateInfo : * mut nvmlVgpuSchedulerStateInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetVgpuSchedulerState(self, gpuInstance, pSchedulerStateInfo) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetVgpuSchedulerState_v2) => {
-        fn nvmlGpuInstanceGetVgpuSchedulerState_v2(& self, gpuInstance :
-        nvmlGpuInstance_t, pSchedulerStateInfo : * mut nvmlVgpuSchedulerStateInfo_v2_t)
-        -> nvmlReturn_t { $m ::nvmlGpuInstanceGetVgpuSchedulerState_v2(self, gpuInstance,
-        pSchedulerStateInfo) }
-    };
-    (@ one $m:ident nvmlGpuInstanceGetVgpuTypeCreatablePlacements) => {
-        fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(& self, gpuInstance :
-        nvmlGpuInstance_t, pCreatablePlacementInfo : * mut
-        nvmlVgpuCreatablePlacementInfo_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceGetVgpuTypeCreatablePlacements(self, gpuInstance,
-        pCreatablePlacementInfo) }
-    };
-    (@ one $m:ident nvmlGpuInstanceSetVgpuHeterogeneousMode) => {
-        fn nvmlGpuInstanceSetVgpuHeterogeneousMode(& self, gpuInstance :
-        nvmlGpuInstance_t, pHeterogeneousMode : * const nvmlVgpuHeterogeneousMode_t) ->
-        nvmlReturn_t { $m ::nvmlGpuInstanceSetVgpuHeterogeneousMode(self, gpuInstance,
-        pHeterogeneousMode) }
-    };
-    (@ one $m:ident nvmlGpuInstanceSetVgpuSchedulerState) => {
-        fn nvmlGpuInstanceSetVgpuSchedulerState(& self, gpuInstance : nvmlGpuInstance_t,
-        pScheduler : * mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t { $m
-        ::nvmlGpuInstanceSetVgpuSchedulerState(self, gpuInstance, pScheduler) }
-    };
-    (@ one $m:ident nvmlGpuInstanceSetVgpuSchedulerState_v2) => {
-        fn nvmlGpuInstanceSetVgpuSchedulerState_v2(& self, gpuInstance :
-        nvmlGpuInstance_t, pSchedulerState : * mut nvmlVgpuSchedulerState_v2_t) ->
-        nvmlReturn_t { $m ::nvmlGpuInstanceSetVgpuSchedulerState_v2(self, gpuInstance,
-        pSchedulerState) }
-    };
-    (@ one $m:ident nvmlInit) => {
-        fn nvmlInit(& self,) -> nvmlReturn_t { $m ::nvmlInit(self,) }
-    };
-    (@ one $m:ident nvmlInitWithFlags) => {
-        fn nvmlInitWithFlags(& self, flags : c_uint) -> nvmlReturn_t { $m
-        ::nvmlInitWithFlags(self, flags) }
-    };
-    (@ one $m:ident nvmlInit_v2) => {
-        fn nvmlInit_v2(& self,) -> nvmlReturn_t { $m ::nvmlInit_v2(self,) }
-    };
-    (@ one $m:ident nvmlSetVgpuVersion) => {
-        fn nvmlSetVgpuVersion(& self, vgpuVersion : * mut nvmlVgpuVersion_t) ->
-        nvmlReturn_t { $m ::nvmlSetVgpuVersion(self, vgpuVersion) }
-    };
-    (@ one $m:ident nvmlShutdown) => {
-        fn nvmlShutdown(& self,) -> nvmlReturn_t { $m ::nvmlShutdown(self,) }
-    };
-    (@ one $m:ident nvmlSystemEventSetCreate) => {
-        fn nvmlSystemEventSetCreate(& self, request : * mut
-        nvmlSystemEventSetCreateRequest_t) -> nvmlReturn_t { $m
-        ::nvmlSystemEventSetCreate(self, request) }
-    };
-    (@ one $m:ident nvmlSystemEventSetFree) => {
-        fn nvmlSystemEventSetFree(& self, request : * mut
-        nvmlSystemEventSetFreeRequest_t) -> nvmlReturn_t { $m
-        ::nvmlSystemEventSetFree(self, request) }
-    };
-    (@ one $m:ident nvmlSystemEventSetWait) => {
-        fn nvmlSystemEventSetWait(& self, request : * mut
-        nvmlSystemEventSetWaitRequest_t) -> nvmlReturn_t { $m
-        ::nvmlSystemEventSetWait(self, request) }
-    };
-    (@ one $m:ident nvmlSystemGetCPER_v1) => {
-        fn nvmlSystemGetCPER_v1(& self, cper : * mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
-        $m ::nvmlSystemGetCPER_v1(self, cper) }
-    };
-    (@ one $m:ident nvmlSystemGetConfComputeCapabilities) => {
-        fn nvmlSystemGetConfComputeCapabilities(& self, capabilities : * mut
-        nvmlConfComputeSystemCaps_t) -> nvmlReturn_t { $m
-        ::nvmlSystemGetConfComputeCapabilities(self, capabilities) }
-    };
-    (@ one $m:ident nvmlSystemGetConfComputeGpusReadyState) => {
-        fn nvmlSystemGetConfComputeGpusReadyState(& self, isAcceptingWork : * mut c_uint)
-        -> nvmlReturn_t { $m ::nvmlSystemGetConfComputeGpusReadyState(self,
-        isAcceptingWork) }
-    };
-    (@ one $m:ident nvmlSystemGetConfComputeKeyRotationThresholdInfo) => {
-        fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(& self, pKeyRotationThrInfo :
-        * mut nvmlConfComputeGetKeyRotationThresholdInfo_t) -> nvmlReturn_t { $m
-        ::nvmlSystemGetConfComputeKeyRotationThresholdInfo(self, pKeyRotationThrInfo) }
-    };
-    (@ one $m:ident nvmlSystemGetConfComputeSettings) => {
-        fn nvmlSystemGetConfComputeSettings(& self, settings : * mut
-        nvmlSystemConfComputeSettings_t) -> nvmlReturn_t { $m
-        ::nvmlSystemGetConfComputeSettings(self, settings) }
-    };
-    (@ one $m:ident nvmlSystemGetConfComputeSettings_v2) => {
-        fn nvmlSystemGetConfComputeSettings_v2(& self, settings : * mut
-        nvmlSystemConfComputeSettings_v2_t) -> nvmlReturn_t { $m
-        ::nvmlSystemGetConfComputeSettings_v2(self, settings) }
-    };
-    (@ one $m:ident nvmlSystemGetConfComputeState) => {
-        fn nvmlSystemGetConfComputeState(& self, state : * mut
-        nvmlConfComputeSystemState_t) -> nvmlReturn_t { $m
-        ::nvmlSystemGetConfComputeState(self, state) }
-    };
-    (@ one $m:ident nvmlSystemGetCudaDriverVersion) => {
-        fn nvmlSystemGetCudaDriverVersion(& self, cudaDriverVersion : * mut c_int) ->
-        nvmlReturn_t { $m ::nvmlSystemGetCudaDriverVersion(self, cudaDriverVersion) }
-    };
-    (@ one $m:ident nvmlSystemGetCudaDriverVersion_v2) => {
-        fn nvmlSystemGetCudaDriverVersion_v2(& self, cudaDriverVersion : * mut c_int) ->
-        nvmlReturn_t { $m ::nvmlSystemGetCudaDriverVersion_v2(self, cudaDriverVersion) }
-    };
-    (@ one $m:ident nvmlSystemGetDriverBranch) => {
-        fn nvmlSystemGetDriverBranch(& self, branchInfo : * mut
-        nvmlSystemDriverBranchInfo_t, length : c_uint) -> nvmlReturn_t { $m
-        ::nvmlSystemGetDriverBranch(self, branchInfo, length) }
-    };
-    (@ one $m:ident nvmlSystemGetDriverVersion) => {
-        fn nvmlSystemGetDriverVersion(& self, version : * mut c_char, length : c_uint) ->
-        nvmlReturn_t { $m ::nvmlSystemGetDriverVersion(self, version, length) }
-    };
-    (@ one $m:ident nvmlSystemGetHicVersion) => {
-        fn nvmlSystemGetHicVersion(& self, hwbcCount : * mut c_uint, hwbcEntries : * mut
-        nvmlHwbcEntry_t) -> nvmlReturn_t { $m ::nvmlSystemGetHicVersion(self, hwbcCount,
-        hwbcEntries) }
-    };
-    (@ one $m:ident nvmlSystemGetNVMLVersion) => {
-        fn nvmlSystemGetNVMLVersion(& self, version : * mut c_char, length : c_uint) ->
-        nvmlReturn_t { $m ::nvmlSystemGetNVMLVersion(self, version, length) }
-    };
-    (@ one $m:ident nvmlSystemGetNvlinkBwMode) => {
-        fn nvmlSystemGetNvlinkBwMode(& self, nvlinkBwMode : * mut c_uint) -> nvmlReturn_t
-        { $m ::nvmlSystemGetNvlinkBwMode(self, nvlinkBwMode) }
-    };
-    (@ one $m:ident nvmlSystemGetProcessName) => {
-        fn nvmlSystemGetProcessName(& self, pid : c_uint, name : * mut c_char, length :
-        c_uint) -> nvmlReturn_t { $m ::nvmlSystemGetProcessName(self, pid, name, length)
-        }
-    };
-    (@ one $m:ident nvmlSystemGetTopologyGpuSet) => {
-        fn nvmlSystemGetTopologyGpuSet(& self, cpuNumber : c_uint, count : * mut c_uint,
-        deviceArray : * mut nvmlDevice_t) -> nvmlReturn_t { $m
-        ::nvmlSystemGetTopologyGpuSet(self, cpuNumber, count, deviceArray) }
-    };
-    (@ one $m:ident nvmlSystemRegisterEvents) => {
-        fn nvmlSystemRegisterEvents(& self, request : * mut
-        nvmlSystemRegisterEventRequest_t) -> nvmlReturn_t { $m
-        ::nvmlSystemRegisterEvents(self, request) }
-    };
-    (@ one $m:ident nvmlSystemSetConfComputeGpusReadyState) => {
-        fn nvmlSystemSetConfComputeGpusReadyState(& self, isAcceptingWork : c_uint) ->
-        nvmlReturn_t { $m ::nvmlSystemSetConfComputeGpusReadyState(self, isAcceptingWork)
-        }
-    };
-    (@ one $m:ident nvmlSystemSetConfComputeKeyRotationThresholdInfo) => {
-        fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(& self, pKeyRotationThrInfo :
-        * mut nvmlConfComputeSetKeyRotationThresholdInfo_t) -> nvmlReturn_t { $m
-        ::nvmlSystemSetConfComputeKeyRotationThresholdInfo(self, pKeyRotationThrInfo) }
-    };
-    (@ one $m:ident nvmlSystemSetNvlinkBwMode) => {
-        fn nvmlSystemSetNvlinkBwMode(& self, nvlinkBwMode : c_uint) -> nvmlReturn_t { $m
-        ::nvmlSystemSetNvlinkBwMode(self, nvlinkBwMode) }
-    };
-    (@ one $m:ident nvmlUnitGetCount) => {
-        fn nvmlUnitGetCount(& self, unitCount : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlUnitGetCount(self, unitCount) }
-    };
-    (@ one $m:ident nvmlUnitGetDevices) => {
-        fn nvmlUnitGetDevices(& self, unit : nvmlUnit_t, deviceCount : * mut c_uint,
-        devices : * mut nvmlDevice_t) -> nvmlReturn_t { $m ::nvmlUnitGetDevices(self,
-        unit, deviceCount, devices) }
-    };
-    (@ one $m:ident nvmlUnitGetFanSpeedInfo) => {
-        fn nvmlUnitGetFanSpeedInfo(& self, unit : nvmlUnit_t, fanSpeeds : * mut
-        nvmlUnitFanSpeeds_t) -> nvmlReturn_t { $m ::nvmlUnitGetFanSpeedInfo(self, unit,
-        fanSpeeds) }
-    };
-    (@ one $m:ident nvmlUnitGetHandleByIndex) => {
-        fn nvmlUnitGetHandleByIndex(& self, index : c_uint, unit : * mut nvmlUnit_t) ->
-        nvmlReturn_t { $m ::nvmlUnitGetHandleByIndex(self, index, unit) }
-    };
-    (@ one $m:ident nvmlUnitGetLedState) => {
-        fn nvmlUnitGetLedState(& self, unit : nvmlUnit_t, state : * mut nvmlLedState_t)
-        -> nvmlReturn_t { $m ::nvmlUnitGetLedState(self, unit, state) }
-    };
-    (@ one $m:ident nvmlUnitGetPsuInfo) => {
-        fn nvmlUnitGetPsuInfo(& self, unit : nvmlUnit_t, psu : * mut nvmlPSUInfo_t) ->
-        nvmlReturn_t { $m ::nvmlUnitGetPsuInfo(self, unit, psu) }
-    };
-    (@ one $m:ident nvmlUnitGetTemperature) => {
-        fn nvmlUnitGetTemperature(& self, unit : nvmlUnit_t, r#type : c_uint, temp : *
-        mut c_uint) -> nvmlReturn_t { $m ::nvmlUnitGetTemperature(self, unit, r#type,
-        temp) }
-    };
-    (@ one $m:ident nvmlUnitGetUnitInfo) => {
-        fn nvmlUnitGetUnitInfo(& self, unit : nvmlUnit_t, info : * mut nvmlUnitInfo_t) ->
-        nvmlReturn_t { $m ::nvmlUnitGetUnitInfo(self, unit, info) }
-    };
-    (@ one $m:ident nvmlUnitSetLedState) => {
-        fn nvmlUnitSetLedState(& self, unit : nvmlUnit_t, color : nvmlLedColor_t) ->
-        nvmlReturn_t { $m ::nvmlUnitSetLedState(self, unit, color) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceClearAccountingPids) => {
-        fn nvmlVgpuInstanceClearAccountingPids(& self, vgpuInstance : nvmlVgpuInstance_t)
-        -> nvmlReturn_t { $m ::nvmlVgpuInstanceClearAccountingPids(self, vgpuInstance) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetAccountingMode) => {
-        fn nvmlVgpuInstanceGetAccountingMode(& self, vgpuInstance : nvmlVgpuInstance_t,
-        mode : * mut nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetAccountingMode(self, vgpuInstance, mode) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetAccountingPids) => {
-        fn nvmlVgpuInstanceGetAccountingPids(& self, vgpuInstance : nvmlVgpuInstance_t,
-        count : * mut c_uint, pids : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetAccountingPids(self, vgpuInstance, count, pids) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetAccountingStats) => {
-        fn nvmlVgpuInstanceGetAccountingStats(& self, vgpuInstance : nvmlVgpuInstance_t,
-        pid : c_uint, stats : * mut nvmlAccountingStats_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetAccountingStats(self, vgpuInstance, pid, stats) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetEccMode) => {
-        fn nvmlVgpuInstanceGetEccMode(& self, vgpuInstance : nvmlVgpuInstance_t, eccMode
-        : * mut nvmlEnableState_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetEccMode(self, vgpuInstance, eccMode) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetEncoderCapacity) => {
-        fn nvmlVgpuInstanceGetEncoderCapacity(& self, vgpuInstance : nvmlVgpuInstance_t,
-        encoderCapacity : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetEncoderCapacity(self, vgpuInstance, encoderCapacity) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetEncoderSessions) => {
-        fn nvmlVgpuInstanceGetEncoderSessions(& self, vgpuInstance : nvmlVgpuInstance_t,
-        sessionCount : * mut c_uint, sessionInfo : * mut nvmlEncoderSessionInfo_t) ->
-        nvmlReturn_t { $m ::nvmlVgpuInstanceGetEncoderSessions(self, vgpuInstance,
-        sessionCount, sessionInfo) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetEncoderStats) => {
-        fn nvmlVgpuInstanceGetEncoderStats(& self, vgpuInstance : nvmlVgpuInstance_t,
-        sessionCount : * mut c_uint, averageFps : * mut c_uint, averageLatency : * mut
-        c_uint) -> nvmlReturn_t { $m ::nvmlVgpuInstanceGetEncoderStats(self,
-        vgpuInstance, sessionCount, averageFps, averageLatency) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetFBCSessions) => {
-        fn nvmlVgpuInstanceGetFBCSessions(& self, vgpuInstance : nvmlVgpuInstance_t,
-        sessionCount : * mut c_uint, sessionInfo : * mut nvmlFBCSessionInfo_t) ->
-        nvmlReturn_t { $m ::nvmlVgpuInstanceGetFBCSessions(self, vgpuInstance,
-        sessionCount, sessionInfo) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetFBCStats) => {
-        fn nvmlVgpuInstanceGetFBCStats(& self, vgpuInstance : nvmlVgpuInstance_t,
-        fbcStats : * mut nvmlFBCStats_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetFBCStats(self, vgpuInstance, fbcStats) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetFbUsage) => {
-        fn nvmlVgpuInstanceGetFbUsage(& self, vgpuInstance : nvmlVgpuInstance_t, fbUsage
-        : * mut c_ulonglong) -> nvmlReturn_t { $m ::nvmlVgpuInstanceGetFbUsage(self,
-        vgpuInstance, fbUsage) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetFrameRateLimit) => {
-        fn nvmlVgpuInstanceGetFrameRateLimit(& self, vgpuInstance : nvmlVgpuInstance_t,
-        frameRateLimit : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetFrameRateLimit(self, vgpuInstance, frameRateLimit) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetGpuInstanceId) => {
-        fn nvmlVgpuInstanceGetGpuInstanceId(& self, vgpuInstance : nvmlVgpuInstance_t,
-        gpuInstanceId : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetGpuInstanceId(self, vgpuInstance, gpuInstanceId) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetGpuPciId) => {
-        fn nvmlVgpuInstanceGetGpuPciId(& self, vgpuInstance : nvmlVgpuInstance_t,
-        vgpuPciId : * mut c_char, length : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetGpuPciId(self, vgpuInstance, vgpuPciId, length) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetLicenseInfo) => {
-        fn nvmlVgpuInstanceGetLicenseInfo(& self, vgpuInstance : nvmlVgpuInstance_t,
-        licenseInfo : * mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetLicenseInfo(self, vgpuInstance, licenseInfo) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetLicenseInfo_v2) => {
-        fn nvmlVgpuInstanceGetLicenseInfo_v2(& self, vgpuInstance : nvmlVgpuInstance_t,
-        licenseInfo : * mut nvmlVgpuLicenseInfo_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetLicenseInfo_v2(self, vgpuInstance, licenseInfo) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetLicenseStatus) => {
-        fn nvmlVgpuInstanceGetLicenseStatus(& self, vgpuInstance : nvmlVgpuInstance_t,
-        licensed : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetLicenseStatus(self, vgpuInstance, licensed) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetMdevUUID) => {
-        fn nvmlVgpuInstanceGetMdevUUID(& self, vgpuInstance : nvmlVgpuInstance_t,
-        mdevUuid : * mut c_char, size : c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetMdevUUID(self, vgpuInstance, mdevUuid, size) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetMetadata) => {
-        fn nvmlVgpuInstanceGetMetadata(& self, vgpuInstance : nvmlVgpuInstance_t,
-        vgpuMetadata : * mut nvmlVgpuMetadata_t, bufferSize : * mut c_uint) ->
-        nvmlReturn_t { $m ::nvmlVgpuInstanceGetMetadata(self, vgpuInstance, vgpuMetadata,
-        bufferSize) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetPlacementId) => {
-        fn nvmlVgpuInstanceGetPlacementId(& self, vgpuInstance : nvmlVgpuInstance_t,
-        pPlacement : * mut nvmlVgpuPlacementId_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetPlacementId(self, vgpuInstance, pPlacement) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetRuntimeStateSize) => {
-        fn nvmlVgpuInstanceGetRuntimeStateSize(& self, vgpuInstance : nvmlVgpuInstance_t,
-        pState : * mut nvmlVgpuRuntimeState_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetRuntimeStateSize(self, vgpuInstance, pState) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetType) => {
-        fn nvmlVgpuInstanceGetType(& self, vgpuInstance : nvmlVgpuInstance_t, vgpuTypeId
-        : * mut nvmlVgpuTypeId_t) -> nvmlReturn_t { $m ::nvmlVgpuInstanceGetType(self,
-        vgpuInstance, vgpuTypeId) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetUUID) => {
-        fn nvmlVgpuInstanceGetUUID(& self, vgpuInstance : nvmlVgpuInstance_t, uuid : *
-        mut c_char, size : c_uint) -> nvmlReturn_t { $m ::nvmlVgpuInstanceGetUUID(self,
-        vgpuInstance, uuid, size) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetVmDriverVersion) => {
-        fn nvmlVgpuInstanceGetVmDriverVersion(& self, vgpuInstance : nvmlVgpuInstance_t,
-        version : * mut c_char, length : c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceGetVmDriverVersion(self, vgpuInstance, version, length) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceGetVmID) => {
-        fn nvmlVgpuInstanceGetVmID(& self, vgpuInstance : nvmlVgpuInstance_t, vmId : *
-        mut c_char, size : c_uint, vmIdType : * mut nvmlVgpuVmIdType_t) -> nvmlReturn_t {
-        $m ::nvmlVgpuInstanceGetVmID(self, vgpuInstance, vmId, size, vmIdType) }
-    };
-    (@ one $m:ident nvmlVgpuInstanceSetEncoderCapacity) => {
-        fn nvmlVgpuInstanceSetEncoderCapacity(& self, vgpuInstance : nvmlVgpuInstance_t,
-        encoderCapacity : c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuInstanceSetEncoderCapacity(self, vgpuInstance, encoderCapacity) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetBAR1Info) => {
-        fn nvmlVgpuTypeGetBAR1Info(& self, vgpuTypeId : nvmlVgpuTypeId_t, bar1Info : *
-        mut nvmlVgpuTypeBar1Info_t) -> nvmlReturn_t { $m ::nvmlVgpuTypeGetBAR1Info(self,
-        vgpuTypeId, bar1Info) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetCapabilities) => {
-        fn nvmlVgpuTypeGetCapabilities(& self, vgpuTypeId : nvmlVgpuTypeId_t, capability
-        : nvmlVgpuCapability_t, capResult : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetCapabilities(self, vgpuTypeId, capability, capResult) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetClass) => {
-        fn nvmlVgpuTypeGetClass(& self, vgpuTypeId : nvmlVgpuTypeId_t, vgpuTypeClass : *
-        mut c_char, size : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetClass(self, vgpuTypeId, vgpuTypeClass, size) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetDeviceID) => {
-        fn nvmlVgpuTypeGetDeviceID(& self, vgpuTypeId : nvmlVgpuTypeId_t, deviceID : *
-        mut c_ulonglong, subsystemID : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetDeviceID(self, vgpuTypeId, deviceID, subsystemID) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetFbReservation) => {
-        fn nvmlVgpuTypeGetFbReservation(& self, vgpuTypeId : nvmlVgpuTypeId_t,
-        fbReservation : * mut c_ulonglong) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetFbReservation(self, vgpuTypeId, fbReservation) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetFrameRateLimit) => {
-        fn nvmlVgpuTypeGetFrameRateLimit(& self, vgpuTypeId : nvmlVgpuTypeId_t,
-        frameRateLimit : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetFrameRateLimit(self, vgpuTypeId, frameRateLimit) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetFramebufferSize) => {
-        fn nvmlVgpuTypeGetFramebufferSize(& self, vgpuTypeId : nvmlVgpuTypeId_t, fbSize :
-        * mut c_ulonglong) -> nvmlReturn_t { $m ::nvmlVgpuTypeGetFramebufferSize(self,
-        vgpuTypeId, fbSize) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetGpuInstanceProfileId) => {
-        fn nvmlVgpuTypeGetGpuInstanceProfileId(& self, vgpuTypeId : nvmlVgpuTypeId_t,
-        gpuInstanceProfileId : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetGpuInstanceProfileId(self, vgpuTypeId, gpuInstanceProfileId) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetGspHeapSize) => {
-        fn nvmlVgpuTypeGetGspHeapSize(& self, vgpuTypeId : nvmlVgpuTypeId_t, gspHeapSize
-        : * mut c_ulonglong) -> nvmlReturn_t { $m ::nvmlVgpuTypeGetGspHeapSize(self,
-        vgpuTypeId, gspHeapSize) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetLicense) => {
-        fn nvmlVgpuTypeGetLicense(& self, vgpuTypeId : nvmlVgpuTypeId_t,
-        vgpuTypeLicenseString : * mut c_char, size : c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetLicense(self, vgpuTypeId, vgpuTypeLicenseString, size) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetMaxInstances) => {
-        fn nvmlVgpuTypeGetMaxInstances(& self, device : nvmlDevice_t, vgpuTypeId :
-        nvmlVgpuTypeId_t, vgpuInstanceCount : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetMaxInstances(self, device, vgpuTypeId, vgpuInstanceCount) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetMaxInstancesPerGpuInstance) => {
-        fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(& self, pMaxInstance : * mut
-        nvmlVgpuTypeMaxInstance_t) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetMaxInstancesPerGpuInstance(self, pMaxInstance) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetMaxInstancesPerVm) => {
-        fn nvmlVgpuTypeGetMaxInstancesPerVm(& self, vgpuTypeId : nvmlVgpuTypeId_t,
-        vgpuInstanceCountPerVm : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetMaxInstancesPerVm(self, vgpuTypeId, vgpuInstanceCountPerVm) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetName) => {
-        fn nvmlVgpuTypeGetName(& self, vgpuTypeId : nvmlVgpuTypeId_t, vgpuTypeName : *
-        mut c_char, size : * mut c_uint) -> nvmlReturn_t { $m ::nvmlVgpuTypeGetName(self,
-        vgpuTypeId, vgpuTypeName, size) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetNumDisplayHeads) => {
-        fn nvmlVgpuTypeGetNumDisplayHeads(& self, vgpuTypeId : nvmlVgpuTypeId_t,
-        numDisplayHeads : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetNumDisplayHeads(self, vgpuTypeId, numDisplayHeads) }
-    };
-    (@ one $m:ident nvmlVgpuTypeGetResolution) => {
-        fn nvmlVgpuTypeGetResolution(& self, vgpuTypeId : nvmlVgpuTypeId_t, displayIndex
-        : c_uint, xdim : * mut c_uint, ydim : * mut c_uint) -> nvmlReturn_t { $m
-        ::nvmlVgpuTypeGetResolution(self, vgpuTypeId, displayIndex, xdim, ydim) }
-    };
-}
-pub(crate) use delegate;
+use super::super::answer::Answer;
 /// The functions of nvml.h as methods of the mock's engine. Pointer arguments come
 /// straight from the C caller; implementations check them before use.
 ///
 /// A getter whose outputs are values, records, strings or lists answers from the
-/// profile by default (`answers.rs`); every other default answers `unimplemented`.
+/// profile by default (`answers.rs`), unless the engine implements it by hand
+/// (`dispatch.rs`); every other default answers `unimplemented`.
 #[allow(unused_variables, clippy::too_many_arguments)]
-pub trait Api {
-    /// Called by every method the engine does not implement; returns the status the
-    /// caller sees (`NVML_ERROR_NOT_SUPPORTED`).
-    fn unimplemented(&self, function: &'static str) -> nvmlReturn_t;
-    /// The profile's values of `function` for `object` and the selector values, handed
-    /// to `write` (one value per output of the function's schema); returns `write`'s
-    /// status, or the error the profile gives (or `unimplemented` when it gives none).
-    fn answer(
-        &self,
-        function: &'static str,
-        object: Object,
-        selectors: &[i64],
-        write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
-    ) -> nvmlReturn_t;
+pub trait Api: Answer {
     /// `nvmlComputeInstanceDestroy`.
     fn nvmlComputeInstanceDestroy(
         &self,
@@ -2263,7 +55,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlComputeInstanceDestroy")
     }
-    /// `nvmlComputeInstanceGetInfo` (legacy symbol).
+    /// `nvmlComputeInstanceGetInfo` (legacy symbol): implemented by hand, in `engine/mig.rs`.
     fn nvmlComputeInstanceGetInfo(
         &self,
         computeInstance: nvmlComputeInstance_t,
@@ -2271,7 +63,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlComputeInstanceGetInfo")
     }
-    /// `nvmlComputeInstanceGetInfo_v2`.
+    /// `nvmlComputeInstanceGetInfo_v2`: implemented by hand, in `engine/mig.rs`.
     fn nvmlComputeInstanceGetInfo_v2(
         &self,
         computeInstance: nvmlComputeInstance_t,
@@ -2388,14 +180,14 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetAccountingStats_v2(self, device, stats)
     }
-    /// `nvmlDeviceGetActiveVgpus`.
+    /// `nvmlDeviceGetActiveVgpus`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetActiveVgpus(
         &self,
         device: nvmlDevice_t,
         vgpuCount: *mut c_uint,
         vgpuInstances: *mut nvmlVgpuInstance_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetActiveVgpus(self, device, vgpuCount, vgpuInstances)
+        self.unimplemented("nvmlDeviceGetActiveVgpus")
     }
     /// `nvmlDeviceGetAdaptiveClockInfoStatus`.
     fn nvmlDeviceGetAdaptiveClockInfoStatus(
@@ -2425,14 +217,14 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetAddressingMode(self, device, mode)
     }
-    /// `nvmlDeviceGetApplicationsClock`.
+    /// `nvmlDeviceGetApplicationsClock`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetApplicationsClock(
         &self,
         device: nvmlDevice_t,
         clockType: nvmlClockType_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetApplicationsClock(self, device, clockType, clockMHz)
+        self.unimplemented("nvmlDeviceGetApplicationsClock")
     }
     /// `nvmlDeviceGetArchitecture`.
     fn nvmlDeviceGetArchitecture(
@@ -2442,21 +234,21 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetArchitecture(self, device, arch)
     }
-    /// `nvmlDeviceGetAttributes` (legacy symbol).
+    /// `nvmlDeviceGetAttributes` (legacy symbol): implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetAttributes(
         &self,
         device: nvmlDevice_t,
         attributes: *mut nvmlDeviceAttributes_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetAttributes(self, device, attributes)
+        self.unimplemented("nvmlDeviceGetAttributes")
     }
-    /// `nvmlDeviceGetAttributes_v2`.
+    /// `nvmlDeviceGetAttributes_v2`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetAttributes_v2(
         &self,
         device: nvmlDevice_t,
         attributes: *mut nvmlDeviceAttributes_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetAttributes_v2(self, device, attributes)
+        self.unimplemented("nvmlDeviceGetAttributes_v2")
     }
     /// `nvmlDeviceGetAutoBoostedClocksEnabled`.
     fn nvmlDeviceGetAutoBoostedClocksEnabled(
@@ -2472,13 +264,13 @@ pub trait Api {
             defaultIsEnabled,
         )
     }
-    /// `nvmlDeviceGetBAR1MemoryInfo`.
+    /// `nvmlDeviceGetBAR1MemoryInfo`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetBAR1MemoryInfo(
         &self,
         device: nvmlDevice_t,
         bar1Memory: *mut nvmlBAR1Memory_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetBAR1MemoryInfo(self, device, bar1Memory)
+        self.unimplemented("nvmlDeviceGetBAR1MemoryInfo")
     }
     /// `nvmlDeviceGetBBXTimeData_v1`.
     fn nvmlDeviceGetBBXTimeData_v1(
@@ -2500,13 +292,13 @@ pub trait Api {
             pBankRemapperStatus,
         )
     }
-    /// `nvmlDeviceGetBoardId`.
+    /// `nvmlDeviceGetBoardId`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetBoardId(
         &self,
         device: nvmlDevice_t,
         boardId: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetBoardId(self, device, boardId)
+        self.unimplemented("nvmlDeviceGetBoardId")
     }
     /// `nvmlDeviceGetBoardPartNumber`.
     fn nvmlDeviceGetBoardPartNumber(
@@ -2565,7 +357,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetClkMonStatus(self, device, status)
     }
-    /// `nvmlDeviceGetClock`.
+    /// `nvmlDeviceGetClock`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetClock(
         &self,
         device: nvmlDevice_t,
@@ -2573,16 +365,16 @@ pub trait Api {
         clockId: nvmlClockId_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetClock(self, device, clockType, clockId, clockMHz)
+        self.unimplemented("nvmlDeviceGetClock")
     }
-    /// `nvmlDeviceGetClockInfo`.
+    /// `nvmlDeviceGetClockInfo`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetClockInfo(
         &self,
         device: nvmlDevice_t,
         r#type: nvmlClockType_t,
         clock: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetClockInfo(self, device, r#type, clock)
+        self.unimplemented("nvmlDeviceGetClockInfo")
     }
     /// `nvmlDeviceGetClockOffsets`.
     fn nvmlDeviceGetClockOffsets(
@@ -2592,63 +384,48 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetClockOffsets(self, device, info)
     }
-    /// `nvmlDeviceGetComputeInstanceId`.
+    /// `nvmlDeviceGetComputeInstanceId`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetComputeInstanceId(
         &self,
         device: nvmlDevice_t,
         id: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetComputeInstanceId(self, device, id)
+        self.unimplemented("nvmlDeviceGetComputeInstanceId")
     }
-    /// `nvmlDeviceGetComputeMode`.
+    /// `nvmlDeviceGetComputeMode`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetComputeMode(
         &self,
         device: nvmlDevice_t,
         mode: *mut nvmlComputeMode_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetComputeMode(self, device, mode)
+        self.unimplemented("nvmlDeviceGetComputeMode")
     }
-    /// `nvmlDeviceGetComputeRunningProcesses` (legacy symbol).
+    /// `nvmlDeviceGetComputeRunningProcesses` (legacy symbol): implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetComputeRunningProcesses(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v1_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetComputeRunningProcesses(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetComputeRunningProcesses")
     }
-    /// `nvmlDeviceGetComputeRunningProcesses_v2` (legacy symbol).
+    /// `nvmlDeviceGetComputeRunningProcesses_v2` (legacy symbol): implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetComputeRunningProcesses_v2(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetComputeRunningProcesses_v2(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetComputeRunningProcesses_v2")
     }
-    /// `nvmlDeviceGetComputeRunningProcesses_v3`.
+    /// `nvmlDeviceGetComputeRunningProcesses_v3`: implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetComputeRunningProcesses_v3(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetComputeRunningProcesses_v3(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetComputeRunningProcesses_v3")
     }
     /// `nvmlDeviceGetConfComputeGpuAttestationReport`.
     fn nvmlDeviceGetConfComputeGpuAttestationReport(
@@ -2698,15 +475,15 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetCoolerInfo(self, device, coolerInfo)
     }
-    /// `nvmlDeviceGetCount` (legacy symbol).
+    /// `nvmlDeviceGetCount` (legacy symbol): implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetCount(&self, deviceCount: *mut c_uint) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetCount(self, deviceCount)
+        self.unimplemented("nvmlDeviceGetCount")
     }
-    /// `nvmlDeviceGetCount_v2`.
+    /// `nvmlDeviceGetCount_v2`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetCount_v2(&self, deviceCount: *mut c_uint) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetCount_v2(self, deviceCount)
+        self.unimplemented("nvmlDeviceGetCount_v2")
     }
-    /// `nvmlDeviceGetCpuAffinity`.
+    /// `nvmlDeviceGetCpuAffinity`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetCpuAffinity(
         &self,
         device: nvmlDevice_t,
@@ -2715,7 +492,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetCpuAffinity")
     }
-    /// `nvmlDeviceGetCpuAffinityWithinScope`.
+    /// `nvmlDeviceGetCpuAffinityWithinScope`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetCpuAffinityWithinScope(
         &self,
         device: nvmlDevice_t,
@@ -2725,14 +502,14 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetCpuAffinityWithinScope")
     }
-    /// `nvmlDeviceGetCreatableVgpus`.
+    /// `nvmlDeviceGetCreatableVgpus`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetCreatableVgpus(
         &self,
         device: nvmlDevice_t,
         vgpuCount: *mut c_uint,
         vgpuTypeIds: *mut nvmlVgpuTypeId_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetCreatableVgpus(self, device, vgpuCount, vgpuTypeIds)
+        self.unimplemented("nvmlDeviceGetCreatableVgpus")
     }
     /// `nvmlDeviceGetCudaComputeCapability`.
     fn nvmlDeviceGetCudaComputeCapability(
@@ -2791,33 +568,23 @@ pub trait Api {
             clocksThrottleReasons,
         )
     }
-    /// `nvmlDeviceGetDecoderUtilization`.
+    /// `nvmlDeviceGetDecoderUtilization`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetDecoderUtilization(
         &self,
         device: nvmlDevice_t,
         utilization: *mut c_uint,
         samplingPeriodUs: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetDecoderUtilization(
-            self,
-            device,
-            utilization,
-            samplingPeriodUs,
-        )
+        self.unimplemented("nvmlDeviceGetDecoderUtilization")
     }
-    /// `nvmlDeviceGetDefaultApplicationsClock`.
+    /// `nvmlDeviceGetDefaultApplicationsClock`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetDefaultApplicationsClock(
         &self,
         device: nvmlDevice_t,
         clockType: nvmlClockType_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetDefaultApplicationsClock(
-            self,
-            device,
-            clockType,
-            clockMHz,
-        )
+        self.unimplemented("nvmlDeviceGetDefaultApplicationsClock")
     }
     /// `nvmlDeviceGetDefaultEccMode`.
     fn nvmlDeviceGetDefaultEccMode(
@@ -2827,7 +594,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetDefaultEccMode(self, device, defaultMode)
     }
-    /// `nvmlDeviceGetDetailedEccErrors`.
+    /// `nvmlDeviceGetDetailedEccErrors`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetDetailedEccErrors(
         &self,
         device: nvmlDevice_t,
@@ -2835,15 +602,9 @@ pub trait Api {
         counterType: nvmlEccCounterType_t,
         eccCounts: *mut nvmlEccErrorCounts_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetDetailedEccErrors(
-            self,
-            device,
-            errorType,
-            counterType,
-            eccCounts,
-        )
+        self.unimplemented("nvmlDeviceGetDetailedEccErrors")
     }
-    /// `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`.
+    /// `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
         &self,
         migDevice: nvmlDevice_t,
@@ -2894,26 +655,22 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetDriverModel_v2(self, device, current, pending)
     }
-    /// `nvmlDeviceGetDynamicPstatesInfo`.
+    /// `nvmlDeviceGetDynamicPstatesInfo`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetDynamicPstatesInfo(
         &self,
         device: nvmlDevice_t,
         pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetDynamicPstatesInfo(
-            self,
-            device,
-            pDynamicPstatesInfo,
-        )
+        self.unimplemented("nvmlDeviceGetDynamicPstatesInfo")
     }
-    /// `nvmlDeviceGetEccMode`.
+    /// `nvmlDeviceGetEccMode`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetEccMode(
         &self,
         device: nvmlDevice_t,
         current: *mut nvmlEnableState_t,
         pending: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetEccMode(self, device, current, pending)
+        self.unimplemented("nvmlDeviceGetEccMode")
     }
     /// `nvmlDeviceGetEncoderCapacity`.
     fn nvmlDeviceGetEncoderCapacity(
@@ -2943,7 +700,7 @@ pub trait Api {
             sessionInfos,
         )
     }
-    /// `nvmlDeviceGetEncoderStats`.
+    /// `nvmlDeviceGetEncoderStats`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetEncoderStats(
         &self,
         device: nvmlDevice_t,
@@ -2953,27 +710,22 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetEncoderStats")
     }
-    /// `nvmlDeviceGetEncoderUtilization`.
+    /// `nvmlDeviceGetEncoderUtilization`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetEncoderUtilization(
         &self,
         device: nvmlDevice_t,
         utilization: *mut c_uint,
         samplingPeriodUs: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetEncoderUtilization(
-            self,
-            device,
-            utilization,
-            samplingPeriodUs,
-        )
+        self.unimplemented("nvmlDeviceGetEncoderUtilization")
     }
-    /// `nvmlDeviceGetEnforcedPowerLimit`.
+    /// `nvmlDeviceGetEnforcedPowerLimit`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetEnforcedPowerLimit(
         &self,
         device: nvmlDevice_t,
         limit: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetEnforcedPowerLimit(self, device, limit)
+        self.unimplemented("nvmlDeviceGetEnforcedPowerLimit")
     }
     /// `nvmlDeviceGetFBCSessions`.
     fn nvmlDeviceGetFBCSessions(
@@ -3001,13 +753,13 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetFanControlPolicy_v2(self, device, fan, policy)
     }
-    /// `nvmlDeviceGetFanSpeed`.
+    /// `nvmlDeviceGetFanSpeed`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetFanSpeed(
         &self,
         device: nvmlDevice_t,
         speed: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetFanSpeed(self, device, speed)
+        self.unimplemented("nvmlDeviceGetFanSpeed")
     }
     /// `nvmlDeviceGetFanSpeedRPM`.
     fn nvmlDeviceGetFanSpeedRPM(
@@ -3017,16 +769,16 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetFanSpeedRPM(self, device, fanSpeed)
     }
-    /// `nvmlDeviceGetFanSpeed_v2`.
+    /// `nvmlDeviceGetFanSpeed_v2`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetFanSpeed_v2(
         &self,
         device: nvmlDevice_t,
         fan: c_uint,
         speed: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetFanSpeed_v2(self, device, fan, speed)
+        self.unimplemented("nvmlDeviceGetFanSpeed_v2")
     }
-    /// `nvmlDeviceGetFieldValues`.
+    /// `nvmlDeviceGetFieldValues`: implemented by hand, in `engine/fields.rs`.
     fn nvmlDeviceGetFieldValues(
         &self,
         device: nvmlDevice_t,
@@ -3081,7 +833,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetGpuFabricInfo_v4(self, device, gpuFabricInfo)
     }
-    /// `nvmlDeviceGetGpuInstanceById`.
+    /// `nvmlDeviceGetGpuInstanceById`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstanceById(
         &self,
         device: nvmlDevice_t,
@@ -3090,15 +842,15 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetGpuInstanceById")
     }
-    /// `nvmlDeviceGetGpuInstanceId`.
+    /// `nvmlDeviceGetGpuInstanceId`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstanceId(
         &self,
         device: nvmlDevice_t,
         id: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstanceId(self, device, id)
+        self.unimplemented("nvmlDeviceGetGpuInstanceId")
     }
-    /// `nvmlDeviceGetGpuInstancePossiblePlacements` (legacy symbol).
+    /// `nvmlDeviceGetGpuInstancePossiblePlacements` (legacy symbol): implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstancePossiblePlacements(
         &self,
         device: nvmlDevice_t,
@@ -3106,15 +858,9 @@ pub trait Api {
         placements: *mut nvmlGpuInstancePlacement_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstancePossiblePlacements(
-            self,
-            device,
-            profileId,
-            placements,
-            count,
-        )
+        self.unimplemented("nvmlDeviceGetGpuInstancePossiblePlacements")
     }
-    /// `nvmlDeviceGetGpuInstancePossiblePlacements_v2`.
+    /// `nvmlDeviceGetGpuInstancePossiblePlacements_v2`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
         &self,
         device: nvmlDevice_t,
@@ -3122,61 +868,45 @@ pub trait Api {
         placements: *mut nvmlGpuInstancePlacement_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
-            self,
-            device,
-            profileId,
-            placements,
-            count,
-        )
+        self.unimplemented("nvmlDeviceGetGpuInstancePossiblePlacements_v2")
     }
-    /// `nvmlDeviceGetGpuInstanceProfileInfo`.
+    /// `nvmlDeviceGetGpuInstanceProfileInfo`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstanceProfileInfo(
         &self,
         device: nvmlDevice_t,
         profile: c_uint,
         info: *mut nvmlGpuInstanceProfileInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstanceProfileInfo(self, device, profile, info)
+        self.unimplemented("nvmlDeviceGetGpuInstanceProfileInfo")
     }
-    /// `nvmlDeviceGetGpuInstanceProfileInfoByIdV`.
+    /// `nvmlDeviceGetGpuInstanceProfileInfoByIdV`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
         &self,
         device: nvmlDevice_t,
         profileId: c_uint,
         info: *mut nvmlGpuInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstanceProfileInfoByIdV(
-            self,
-            device,
-            profileId,
-            info,
-        )
+        self.unimplemented("nvmlDeviceGetGpuInstanceProfileInfoByIdV")
     }
-    /// `nvmlDeviceGetGpuInstanceProfileInfoV`.
+    /// `nvmlDeviceGetGpuInstanceProfileInfoV`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstanceProfileInfoV(
         &self,
         device: nvmlDevice_t,
         profile: c_uint,
         info: *mut nvmlGpuInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstanceProfileInfoV(self, device, profile, info)
+        self.unimplemented("nvmlDeviceGetGpuInstanceProfileInfoV")
     }
-    /// `nvmlDeviceGetGpuInstanceRemainingCapacity`.
+    /// `nvmlDeviceGetGpuInstanceRemainingCapacity`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstanceRemainingCapacity(
         &self,
         device: nvmlDevice_t,
         profileId: c_uint,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGpuInstanceRemainingCapacity(
-            self,
-            device,
-            profileId,
-            count,
-        )
+        self.unimplemented("nvmlDeviceGetGpuInstanceRemainingCapacity")
     }
-    /// `nvmlDeviceGetGpuInstances`.
+    /// `nvmlDeviceGetGpuInstances`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetGpuInstances(
         &self,
         device: nvmlDevice_t,
@@ -3215,47 +945,32 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetGpuUptime_v1(self, device, uptime)
     }
-    /// `nvmlDeviceGetGraphicsRunningProcesses` (legacy symbol).
+    /// `nvmlDeviceGetGraphicsRunningProcesses` (legacy symbol): implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetGraphicsRunningProcesses(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v1_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGraphicsRunningProcesses(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetGraphicsRunningProcesses")
     }
-    /// `nvmlDeviceGetGraphicsRunningProcesses_v2` (legacy symbol).
+    /// `nvmlDeviceGetGraphicsRunningProcesses_v2` (legacy symbol): implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetGraphicsRunningProcesses_v2(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGraphicsRunningProcesses_v2(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetGraphicsRunningProcesses_v2")
     }
-    /// `nvmlDeviceGetGraphicsRunningProcesses_v3`.
+    /// `nvmlDeviceGetGraphicsRunningProcesses_v3`: implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetGraphicsRunningProcesses_v3(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetGraphicsRunningProcesses_v3(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetGraphicsRunningProcesses_v3")
     }
     /// `nvmlDeviceGetGridLicensableFeatures` (legacy symbol).
     fn nvmlDeviceGetGridLicensableFeatures(
@@ -3327,7 +1042,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetGspFirmwareVersion(self, device, version)
     }
-    /// `nvmlDeviceGetHandleByIndex` (legacy symbol).
+    /// `nvmlDeviceGetHandleByIndex` (legacy symbol): implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleByIndex(
         &self,
         index: c_uint,
@@ -3335,7 +1050,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetHandleByIndex")
     }
-    /// `nvmlDeviceGetHandleByIndex_v2`.
+    /// `nvmlDeviceGetHandleByIndex_v2`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleByIndex_v2(
         &self,
         index: c_uint,
@@ -3343,7 +1058,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetHandleByIndex_v2")
     }
-    /// `nvmlDeviceGetHandleByPciBusId` (legacy symbol).
+    /// `nvmlDeviceGetHandleByPciBusId` (legacy symbol): implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleByPciBusId(
         &self,
         pciBusId: *const c_char,
@@ -3351,7 +1066,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetHandleByPciBusId")
     }
-    /// `nvmlDeviceGetHandleByPciBusId_v2`.
+    /// `nvmlDeviceGetHandleByPciBusId_v2`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleByPciBusId_v2(
         &self,
         pciBusId: *const c_char,
@@ -3359,7 +1074,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetHandleByPciBusId_v2")
     }
-    /// `nvmlDeviceGetHandleBySerial`.
+    /// `nvmlDeviceGetHandleBySerial`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleBySerial(
         &self,
         serial: *const c_char,
@@ -3367,7 +1082,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetHandleBySerial")
     }
-    /// `nvmlDeviceGetHandleByUUID`.
+    /// `nvmlDeviceGetHandleByUUID`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleByUUID(
         &self,
         uuid: *const c_char,
@@ -3375,7 +1090,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetHandleByUUID")
     }
-    /// `nvmlDeviceGetHandleByUUIDV`.
+    /// `nvmlDeviceGetHandleByUUIDV`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetHandleByUUIDV(
         &self,
         uuid: *const nvmlUUID_t,
@@ -3399,13 +1114,13 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetHostname_v1(self, device, hostname)
     }
-    /// `nvmlDeviceGetIndex`.
+    /// `nvmlDeviceGetIndex`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetIndex(
         &self,
         device: nvmlDevice_t,
         index: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetIndex(self, device, index)
+        self.unimplemented("nvmlDeviceGetIndex")
     }
     /// `nvmlDeviceGetInforomConfigurationChecksum`.
     fn nvmlDeviceGetInforomConfigurationChecksum(
@@ -3476,47 +1191,32 @@ pub trait Api {
             durationUs,
         )
     }
-    /// `nvmlDeviceGetMPSComputeRunningProcesses` (legacy symbol).
+    /// `nvmlDeviceGetMPSComputeRunningProcesses` (legacy symbol): implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetMPSComputeRunningProcesses(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v1_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMPSComputeRunningProcesses(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetMPSComputeRunningProcesses")
     }
-    /// `nvmlDeviceGetMPSComputeRunningProcesses_v2` (legacy symbol).
+    /// `nvmlDeviceGetMPSComputeRunningProcesses_v2` (legacy symbol): implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMPSComputeRunningProcesses_v2(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetMPSComputeRunningProcesses_v2")
     }
-    /// `nvmlDeviceGetMPSComputeRunningProcesses_v3`.
+    /// `nvmlDeviceGetMPSComputeRunningProcesses_v3`: implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
         &self,
         device: nvmlDevice_t,
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMPSComputeRunningProcesses_v3(
-            self,
-            device,
-            infoCount,
-            infos,
-        )
+        self.unimplemented("nvmlDeviceGetMPSComputeRunningProcesses_v3")
     }
     /// `nvmlDeviceGetMarginTemperature`.
     fn nvmlDeviceGetMarginTemperature(
@@ -3526,36 +1226,31 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetMarginTemperature(self, device, marginTempInfo)
     }
-    /// `nvmlDeviceGetMaxClockInfo`.
+    /// `nvmlDeviceGetMaxClockInfo`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetMaxClockInfo(
         &self,
         device: nvmlDevice_t,
         r#type: nvmlClockType_t,
         clock: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMaxClockInfo(self, device, r#type, clock)
+        self.unimplemented("nvmlDeviceGetMaxClockInfo")
     }
-    /// `nvmlDeviceGetMaxCustomerBoostClock`.
+    /// `nvmlDeviceGetMaxCustomerBoostClock`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetMaxCustomerBoostClock(
         &self,
         device: nvmlDevice_t,
         clockType: nvmlClockType_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMaxCustomerBoostClock(
-            self,
-            device,
-            clockType,
-            clockMHz,
-        )
+        self.unimplemented("nvmlDeviceGetMaxCustomerBoostClock")
     }
-    /// `nvmlDeviceGetMaxMigDeviceCount`.
+    /// `nvmlDeviceGetMaxMigDeviceCount`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetMaxMigDeviceCount(
         &self,
         device: nvmlDevice_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMaxMigDeviceCount(self, device, count)
+        self.unimplemented("nvmlDeviceGetMaxMigDeviceCount")
     }
     /// `nvmlDeviceGetMaxPcieLinkGeneration`.
     fn nvmlDeviceGetMaxPcieLinkGeneration(
@@ -3595,7 +1290,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetMemClkVfOffset(self, device, offset)
     }
-    /// `nvmlDeviceGetMemoryAffinity`.
+    /// `nvmlDeviceGetMemoryAffinity`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetMemoryAffinity(
         &self,
         device: nvmlDevice_t,
@@ -3613,7 +1308,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetMemoryBusWidth(self, device, busWidth)
     }
-    /// `nvmlDeviceGetMemoryErrorCounter`.
+    /// `nvmlDeviceGetMemoryErrorCounter`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetMemoryErrorCounter(
         &self,
         device: nvmlDevice_t,
@@ -3622,32 +1317,25 @@ pub trait Api {
         locationType: nvmlMemoryLocation_t,
         count: *mut c_ulonglong,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMemoryErrorCounter(
-            self,
-            device,
-            errorType,
-            counterType,
-            locationType,
-            count,
-        )
+        self.unimplemented("nvmlDeviceGetMemoryErrorCounter")
     }
-    /// `nvmlDeviceGetMemoryInfo`.
+    /// `nvmlDeviceGetMemoryInfo`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetMemoryInfo(
         &self,
         device: nvmlDevice_t,
         memory: *mut nvmlMemory_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMemoryInfo(self, device, memory)
+        self.unimplemented("nvmlDeviceGetMemoryInfo")
     }
-    /// `nvmlDeviceGetMemoryInfo_v2`.
+    /// `nvmlDeviceGetMemoryInfo_v2`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetMemoryInfo_v2(
         &self,
         device: nvmlDevice_t,
         memory: *mut nvmlMemory_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMemoryInfo_v2(self, device, memory)
+        self.unimplemented("nvmlDeviceGetMemoryInfo_v2")
     }
-    /// `nvmlDeviceGetMemoryLimits_v1`.
+    /// `nvmlDeviceGetMemoryLimits_v1`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetMemoryLimits_v1(
         &self,
         device: nvmlDevice_t,
@@ -3655,7 +1343,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetMemoryLimits_v1")
     }
-    /// `nvmlDeviceGetMigDeviceHandleByIndex`.
+    /// `nvmlDeviceGetMigDeviceHandleByIndex`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetMigDeviceHandleByIndex(
         &self,
         device: nvmlDevice_t,
@@ -3664,16 +1352,16 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetMigDeviceHandleByIndex")
     }
-    /// `nvmlDeviceGetMigMode`.
+    /// `nvmlDeviceGetMigMode`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceGetMigMode(
         &self,
         device: nvmlDevice_t,
         currentMode: *mut c_uint,
         pendingMode: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMigMode(self, device, currentMode, pendingMode)
+        self.unimplemented("nvmlDeviceGetMigMode")
     }
-    /// `nvmlDeviceGetMinMaxClockOfPState`.
+    /// `nvmlDeviceGetMinMaxClockOfPState`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetMinMaxClockOfPState(
         &self,
         device: nvmlDevice_t,
@@ -3682,14 +1370,7 @@ pub trait Api {
         minClockMHz: *mut c_uint,
         maxClockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetMinMaxClockOfPState(
-            self,
-            device,
-            r#type,
-            pstate,
-            minClockMHz,
-            maxClockMHz,
-        )
+        self.unimplemented("nvmlDeviceGetMinMaxClockOfPState")
     }
     /// `nvmlDeviceGetMinMaxFanSpeed`.
     fn nvmlDeviceGetMinMaxFanSpeed(
@@ -3724,22 +1405,22 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetMultiGpuBoard(self, device, multiGpuBool)
     }
-    /// `nvmlDeviceGetName`.
+    /// `nvmlDeviceGetName`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetName(
         &self,
         device: nvmlDevice_t,
         name: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetName(self, device, name, length)
+        self.unimplemented("nvmlDeviceGetName")
     }
-    /// `nvmlDeviceGetNumFans`.
+    /// `nvmlDeviceGetNumFans`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetNumFans(
         &self,
         device: nvmlDevice_t,
         numFans: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetNumFans(self, device, numFans)
+        self.unimplemented("nvmlDeviceGetNumFans")
     }
     /// `nvmlDeviceGetNumGpuCores`.
     fn nvmlDeviceGetNumGpuCores(
@@ -3749,13 +1430,13 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetNumGpuCores(self, device, numCores)
     }
-    /// `nvmlDeviceGetNumaNodeId`.
+    /// `nvmlDeviceGetNumaNodeId`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetNumaNodeId(
         &self,
         device: nvmlDevice_t,
         node: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetNumaNodeId(self, device, node)
+        self.unimplemented("nvmlDeviceGetNumaNodeId")
     }
     /// `nvmlDeviceGetNvLinkCapability`.
     fn nvmlDeviceGetNvLinkCapability(
@@ -3819,32 +1500,32 @@ pub trait Api {
             pNvLinkDeviceType,
         )
     }
-    /// `nvmlDeviceGetNvLinkRemotePciInfo` (legacy symbol).
+    /// `nvmlDeviceGetNvLinkRemotePciInfo` (legacy symbol): implemented by hand, in `engine/nvlink.rs`.
     fn nvmlDeviceGetNvLinkRemotePciInfo(
         &self,
         device: nvmlDevice_t,
         link: c_uint,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetNvLinkRemotePciInfo(self, device, link, pci)
+        self.unimplemented("nvmlDeviceGetNvLinkRemotePciInfo")
     }
-    /// `nvmlDeviceGetNvLinkRemotePciInfo_v2`.
+    /// `nvmlDeviceGetNvLinkRemotePciInfo_v2`: implemented by hand, in `engine/nvlink.rs`.
     fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
         &self,
         device: nvmlDevice_t,
         link: c_uint,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetNvLinkRemotePciInfo_v2(self, device, link, pci)
+        self.unimplemented("nvmlDeviceGetNvLinkRemotePciInfo_v2")
     }
-    /// `nvmlDeviceGetNvLinkState`.
+    /// `nvmlDeviceGetNvLinkState`: implemented by hand, in `engine/nvlink.rs`.
     fn nvmlDeviceGetNvLinkState(
         &self,
         device: nvmlDevice_t,
         link: c_uint,
         isActive: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetNvLinkState(self, device, link, isActive)
+        self.unimplemented("nvmlDeviceGetNvLinkState")
     }
     /// `nvmlDeviceGetNvLinkTelemetrySamples_v1`.
     fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
@@ -3888,14 +1569,14 @@ pub trait Api {
             txcounter,
         )
     }
-    /// `nvmlDeviceGetNvLinkVersion`.
+    /// `nvmlDeviceGetNvLinkVersion`: implemented by hand, in `engine/nvlink.rs`.
     fn nvmlDeviceGetNvLinkVersion(
         &self,
         device: nvmlDevice_t,
         link: c_uint,
         version: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetNvLinkVersion(self, device, link, version)
+        self.unimplemented("nvmlDeviceGetNvLinkVersion")
     }
     /// `nvmlDeviceGetNvlinkBwMode`.
     fn nvmlDeviceGetNvlinkBwMode(
@@ -3951,7 +1632,7 @@ pub trait Api {
             samplingPeriodUs,
         )
     }
-    /// `nvmlDeviceGetP2PStatus`.
+    /// `nvmlDeviceGetP2PStatus`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetP2PStatus(
         &self,
         device1: nvmlDevice_t,
@@ -3961,37 +1642,37 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetP2PStatus")
     }
-    /// `nvmlDeviceGetPciInfo` (legacy symbol).
+    /// `nvmlDeviceGetPciInfo` (legacy symbol): implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetPciInfo(
         &self,
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPciInfo(self, device, pci)
+        self.unimplemented("nvmlDeviceGetPciInfo")
     }
-    /// `nvmlDeviceGetPciInfoExt`.
+    /// `nvmlDeviceGetPciInfoExt`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetPciInfoExt(
         &self,
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfoExt_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPciInfoExt(self, device, pci)
+        self.unimplemented("nvmlDeviceGetPciInfoExt")
     }
-    /// `nvmlDeviceGetPciInfo_v2` (legacy symbol).
+    /// `nvmlDeviceGetPciInfo_v2` (legacy symbol): implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetPciInfo_v2(
         &self,
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPciInfo_v2(self, device, pci)
+        self.unimplemented("nvmlDeviceGetPciInfo_v2")
     }
-    /// `nvmlDeviceGetPciInfo_v3`.
+    /// `nvmlDeviceGetPciInfo_v3`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetPciInfo_v3(
         &self,
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPciInfo_v3(self, device, pci)
+        self.unimplemented("nvmlDeviceGetPciInfo_v3")
     }
     /// `nvmlDeviceGetPcieLinkMaxSpeed`.
     fn nvmlDeviceGetPcieLinkMaxSpeed(
@@ -4050,15 +1731,15 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetPerformanceState(self, device, pState)
     }
-    /// `nvmlDeviceGetPersistenceMode`.
+    /// `nvmlDeviceGetPersistenceMode`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPersistenceMode(
         &self,
         device: nvmlDevice_t,
         mode: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPersistenceMode(self, device, mode)
+        self.unimplemented("nvmlDeviceGetPersistenceMode")
     }
-    /// `nvmlDeviceGetPgpuMetadataString`.
+    /// `nvmlDeviceGetPgpuMetadataString`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetPgpuMetadataString(
         &self,
         device: nvmlDevice_t,
@@ -4087,27 +1768,22 @@ pub trait Api {
             defaultLimit,
         )
     }
-    /// `nvmlDeviceGetPowerManagementLimit`.
+    /// `nvmlDeviceGetPowerManagementLimit`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPowerManagementLimit(
         &self,
         device: nvmlDevice_t,
         limit: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPowerManagementLimit(self, device, limit)
+        self.unimplemented("nvmlDeviceGetPowerManagementLimit")
     }
-    /// `nvmlDeviceGetPowerManagementLimitConstraints`.
+    /// `nvmlDeviceGetPowerManagementLimitConstraints`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPowerManagementLimitConstraints(
         &self,
         device: nvmlDevice_t,
         minLimit: *mut c_uint,
         maxLimit: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPowerManagementLimitConstraints(
-            self,
-            device,
-            minLimit,
-            maxLimit,
-        )
+        self.unimplemented("nvmlDeviceGetPowerManagementLimitConstraints")
     }
     /// `nvmlDeviceGetPowerManagementMode`.
     fn nvmlDeviceGetPowerManagementMode(
@@ -4141,15 +1817,15 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetPowerState(self, device, pState)
     }
-    /// `nvmlDeviceGetPowerUsage`.
+    /// `nvmlDeviceGetPowerUsage`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPowerUsage(
         &self,
         device: nvmlDevice_t,
         power: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetPowerUsage(self, device, power)
+        self.unimplemented("nvmlDeviceGetPowerUsage")
     }
-    /// `nvmlDeviceGetProcessUtilization`.
+    /// `nvmlDeviceGetProcessUtilization`: implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetProcessUtilization(
         &self,
         device: nvmlDevice_t,
@@ -4157,15 +1833,9 @@ pub trait Api {
         processSamplesCount: *mut c_uint,
         lastSeenTimeStamp: c_ulonglong,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetProcessUtilization(
-            self,
-            device,
-            utilization,
-            processSamplesCount,
-            lastSeenTimeStamp,
-        )
+        self.unimplemented("nvmlDeviceGetProcessUtilization")
     }
-    /// `nvmlDeviceGetProcessesUtilizationInfo`.
+    /// `nvmlDeviceGetProcessesUtilizationInfo`: implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetProcessesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
@@ -4173,7 +1843,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetProcessesUtilizationInfo")
     }
-    /// `nvmlDeviceGetRemappedRows`.
+    /// `nvmlDeviceGetRemappedRows`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetRemappedRows(
         &self,
         device: nvmlDevice_t,
@@ -4182,14 +1852,7 @@ pub trait Api {
         isPending: *mut c_uint,
         failureOccurred: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetRemappedRows(
-            self,
-            device,
-            corrRows,
-            uncRows,
-            isPending,
-            failureOccurred,
-        )
+        self.unimplemented("nvmlDeviceGetRemappedRows")
     }
     /// `nvmlDeviceGetRemappedRows_v2`.
     fn nvmlDeviceGetRemappedRows_v2(
@@ -4207,7 +1870,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetRepairStatus(self, device, repairStatus)
     }
-    /// `nvmlDeviceGetRetiredPages`.
+    /// `nvmlDeviceGetRetiredPages`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetRetiredPages(
         &self,
         device: nvmlDevice_t,
@@ -4215,23 +1878,17 @@ pub trait Api {
         pageCount: *mut c_uint,
         addresses: *mut c_ulonglong,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetRetiredPages(
-            self,
-            device,
-            cause,
-            pageCount,
-            addresses,
-        )
+        self.unimplemented("nvmlDeviceGetRetiredPages")
     }
-    /// `nvmlDeviceGetRetiredPagesPendingStatus`.
+    /// `nvmlDeviceGetRetiredPagesPendingStatus`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetRetiredPagesPendingStatus(
         &self,
         device: nvmlDevice_t,
         isPending: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetRetiredPagesPendingStatus(self, device, isPending)
+        self.unimplemented("nvmlDeviceGetRetiredPagesPendingStatus")
     }
-    /// `nvmlDeviceGetRetiredPages_v2`.
+    /// `nvmlDeviceGetRetiredPages_v2`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetRetiredPages_v2(
         &self,
         device: nvmlDevice_t,
@@ -4250,7 +1907,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetRowRemapperHistogram(self, device, values)
     }
-    /// `nvmlDeviceGetRunningProcessDetailList`.
+    /// `nvmlDeviceGetRunningProcessDetailList`: implemented by hand, in `engine/processes.rs`.
     fn nvmlDeviceGetRunningProcessDetailList(
         &self,
         device: nvmlDevice_t,
@@ -4258,7 +1915,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetRunningProcessDetailList")
     }
-    /// `nvmlDeviceGetSamples`.
+    /// `nvmlDeviceGetSamples`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetSamples(
         &self,
         device: nvmlDevice_t,
@@ -4268,24 +1925,16 @@ pub trait Api {
         sampleCount: *mut c_uint,
         samples: *mut nvmlSample_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetSamples(
-            self,
-            device,
-            r#type,
-            lastSeenTimeStamp,
-            sampleValType,
-            sampleCount,
-            samples,
-        )
+        self.unimplemented("nvmlDeviceGetSamples")
     }
-    /// `nvmlDeviceGetSerial`.
+    /// `nvmlDeviceGetSerial`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetSerial(
         &self,
         device: nvmlDevice_t,
         serial: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetSerial(self, device, serial, length)
+        self.unimplemented("nvmlDeviceGetSerial")
     }
     /// `nvmlDeviceGetSramEccErrorStatus`.
     fn nvmlDeviceGetSramEccErrorStatus(
@@ -4295,7 +1944,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetSramEccErrorStatus(self, device, status)
     }
-    /// `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts`.
+    /// `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
         &self,
         device: nvmlDevice_t,
@@ -4327,15 +1976,15 @@ pub trait Api {
             supportedClocksThrottleReasons,
         )
     }
-    /// `nvmlDeviceGetSupportedEventTypes`.
+    /// `nvmlDeviceGetSupportedEventTypes`: implemented by hand, in `engine/events.rs`.
     fn nvmlDeviceGetSupportedEventTypes(
         &self,
         device: nvmlDevice_t,
         eventTypes: *mut c_ulonglong,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetSupportedEventTypes(self, device, eventTypes)
+        self.unimplemented("nvmlDeviceGetSupportedEventTypes")
     }
-    /// `nvmlDeviceGetSupportedGraphicsClocks`.
+    /// `nvmlDeviceGetSupportedGraphicsClocks`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetSupportedGraphicsClocks(
         &self,
         device: nvmlDevice_t,
@@ -4343,29 +1992,18 @@ pub trait Api {
         count: *mut c_uint,
         clocksMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetSupportedGraphicsClocks(
-            self,
-            device,
-            memoryClockMHz,
-            count,
-            clocksMHz,
-        )
+        self.unimplemented("nvmlDeviceGetSupportedGraphicsClocks")
     }
-    /// `nvmlDeviceGetSupportedMemoryClocks`.
+    /// `nvmlDeviceGetSupportedMemoryClocks`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetSupportedMemoryClocks(
         &self,
         device: nvmlDevice_t,
         count: *mut c_uint,
         clocksMHz: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetSupportedMemoryClocks(
-            self,
-            device,
-            count,
-            clocksMHz,
-        )
+        self.unimplemented("nvmlDeviceGetSupportedMemoryClocks")
     }
-    /// `nvmlDeviceGetSupportedPerformanceStates`.
+    /// `nvmlDeviceGetSupportedPerformanceStates`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetSupportedPerformanceStates(
         &self,
         device: nvmlDevice_t,
@@ -4392,14 +2030,14 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetTargetFanSpeed(self, device, fan, targetSpeed)
     }
-    /// `nvmlDeviceGetTemperature`.
+    /// `nvmlDeviceGetTemperature`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetTemperature(
         &self,
         device: nvmlDevice_t,
         sensorType: nvmlTemperatureSensors_t,
         temp: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetTemperature(self, device, sensorType, temp)
+        self.unimplemented("nvmlDeviceGetTemperature")
     }
     /// `nvmlDeviceGetTemperatureThreshold`.
     fn nvmlDeviceGetTemperatureThreshold(
@@ -4415,29 +2053,24 @@ pub trait Api {
             temp,
         )
     }
-    /// `nvmlDeviceGetTemperatureV`.
+    /// `nvmlDeviceGetTemperatureV`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetTemperatureV(
         &self,
         device: nvmlDevice_t,
         temperature: *mut nvmlTemperature_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetTemperatureV(self, device, temperature)
+        self.unimplemented("nvmlDeviceGetTemperatureV")
     }
-    /// `nvmlDeviceGetThermalSettings`.
+    /// `nvmlDeviceGetThermalSettings`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetThermalSettings(
         &self,
         device: nvmlDevice_t,
         sensorIndex: c_uint,
         pThermalSettings: *mut nvmlGpuThermalSettings_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetThermalSettings(
-            self,
-            device,
-            sensorIndex,
-            pThermalSettings,
-        )
+        self.unimplemented("nvmlDeviceGetThermalSettings")
     }
-    /// `nvmlDeviceGetTopologyCommonAncestor`.
+    /// `nvmlDeviceGetTopologyCommonAncestor`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetTopologyCommonAncestor(
         &self,
         device1: nvmlDevice_t,
@@ -4446,7 +2079,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetTopologyCommonAncestor")
     }
-    /// `nvmlDeviceGetTopologyNearestGpus`.
+    /// `nvmlDeviceGetTopologyNearestGpus`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetTopologyNearestGpus(
         &self,
         device: nvmlDevice_t,
@@ -4456,7 +2089,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetTopologyNearestGpus")
     }
-    /// `nvmlDeviceGetTotalEccErrors`.
+    /// `nvmlDeviceGetTotalEccErrors`: implemented by hand, in `engine/ecc.rs`.
     fn nvmlDeviceGetTotalEccErrors(
         &self,
         device: nvmlDevice_t,
@@ -4464,30 +2097,24 @@ pub trait Api {
         counterType: nvmlEccCounterType_t,
         eccCounts: *mut c_ulonglong,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetTotalEccErrors(
-            self,
-            device,
-            errorType,
-            counterType,
-            eccCounts,
-        )
+        self.unimplemented("nvmlDeviceGetTotalEccErrors")
     }
-    /// `nvmlDeviceGetTotalEnergyConsumption`.
+    /// `nvmlDeviceGetTotalEnergyConsumption`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetTotalEnergyConsumption(
         &self,
         device: nvmlDevice_t,
         energy: *mut c_ulonglong,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetTotalEnergyConsumption(self, device, energy)
+        self.unimplemented("nvmlDeviceGetTotalEnergyConsumption")
     }
-    /// `nvmlDeviceGetUUID`.
+    /// `nvmlDeviceGetUUID`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceGetUUID(
         &self,
         device: nvmlDevice_t,
         uuid: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetUUID(self, device, uuid, length)
+        self.unimplemented("nvmlDeviceGetUUID")
     }
     /// `nvmlDeviceGetUnrepairableMemoryFlag_v1`.
     fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
@@ -4501,13 +2128,13 @@ pub trait Api {
             unrepairableMemoryStatus,
         )
     }
-    /// `nvmlDeviceGetUtilizationRates`.
+    /// `nvmlDeviceGetUtilizationRates`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetUtilizationRates(
         &self,
         device: nvmlDevice_t,
         utilization: *mut nvmlUtilization_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetUtilizationRates(self, device, utilization)
+        self.unimplemented("nvmlDeviceGetUtilizationRates")
     }
     /// `nvmlDeviceGetVbiosVersion`.
     fn nvmlDeviceGetVbiosVersion(
@@ -4544,7 +2171,7 @@ pub trait Api {
             pHeterogeneousMode,
         )
     }
-    /// `nvmlDeviceGetVgpuInstancesUtilizationInfo`.
+    /// `nvmlDeviceGetVgpuInstancesUtilizationInfo`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
@@ -4552,7 +2179,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetVgpuInstancesUtilizationInfo")
     }
-    /// `nvmlDeviceGetVgpuMetadata`.
+    /// `nvmlDeviceGetVgpuMetadata`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetVgpuMetadata(
         &self,
         device: nvmlDevice_t,
@@ -4577,7 +2204,7 @@ pub trait Api {
             utilizationSamples,
         )
     }
-    /// `nvmlDeviceGetVgpuProcessesUtilizationInfo`.
+    /// `nvmlDeviceGetVgpuProcessesUtilizationInfo`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
         &self,
         device: nvmlDevice_t,
@@ -4633,7 +2260,7 @@ pub trait Api {
             pSchedulerStateInfo,
         )
     }
-    /// `nvmlDeviceGetVgpuTypeCreatablePlacements`.
+    /// `nvmlDeviceGetVgpuTypeCreatablePlacements`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetVgpuTypeCreatablePlacements(
         &self,
         device: nvmlDevice_t,
@@ -4642,7 +2269,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetVgpuTypeCreatablePlacements")
     }
-    /// `nvmlDeviceGetVgpuTypeSupportedPlacements`.
+    /// `nvmlDeviceGetVgpuTypeSupportedPlacements`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetVgpuTypeSupportedPlacements(
         &self,
         device: nvmlDevice_t,
@@ -4651,7 +2278,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetVgpuTypeSupportedPlacements")
     }
-    /// `nvmlDeviceGetVgpuUtilization`.
+    /// `nvmlDeviceGetVgpuUtilization`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlDeviceGetVgpuUtilization(
         &self,
         device: nvmlDevice_t,
@@ -4660,14 +2287,7 @@ pub trait Api {
         vgpuInstanceSamplesCount: *mut c_uint,
         utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceGetVgpuUtilization(
-            self,
-            device,
-            lastSeenTimeStamp,
-            sampleValType,
-            vgpuInstanceSamplesCount,
-            utilizationSamples,
-        )
+        self.unimplemented("nvmlDeviceGetVgpuUtilization")
     }
     /// `nvmlDeviceGetViolationStatus`.
     fn nvmlDeviceGetViolationStatus(
@@ -4691,13 +2311,13 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlDeviceGetVirtualizationMode(self, device, pVirtualMode)
     }
-    /// `nvmlDeviceIsMigDeviceHandle`.
+    /// `nvmlDeviceIsMigDeviceHandle`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceIsMigDeviceHandle(
         &self,
         device: nvmlDevice_t,
         isMigDevice: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlDeviceIsMigDeviceHandle(self, device, isMigDevice)
+        self.unimplemented("nvmlDeviceIsMigDeviceHandle")
     }
     /// `nvmlDeviceLockNvlinkRemapTable_v1`.
     fn nvmlDeviceLockNvlinkRemapTable_v1(
@@ -4719,7 +2339,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceModifyDrainState")
     }
-    /// `nvmlDeviceOnSameBoard`.
+    /// `nvmlDeviceOnSameBoard`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceOnSameBoard(
         &self,
         device1: nvmlDevice_t,
@@ -4784,7 +2404,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceReadWritePRM_v1")
     }
-    /// `nvmlDeviceRegisterEvents`.
+    /// `nvmlDeviceRegisterEvents`: implemented by hand, in `engine/events.rs`.
     fn nvmlDeviceRegisterEvents(
         &self,
         device: nvmlDevice_t,
@@ -4806,7 +2426,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceRemoveGpu_v2")
     }
-    /// `nvmlDeviceResetApplicationsClocks`.
+    /// `nvmlDeviceResetApplicationsClocks`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceResetApplicationsClocks(&self, device: nvmlDevice_t) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceResetApplicationsClocks")
     }
@@ -4860,7 +2480,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetAdaptiveTgpMode_v1")
     }
-    /// `nvmlDeviceSetApplicationsClocks`.
+    /// `nvmlDeviceSetApplicationsClocks`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceSetApplicationsClocks(
         &self,
         device: nvmlDevice_t,
@@ -4885,7 +2505,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetClockOffsets")
     }
-    /// `nvmlDeviceSetComputeMode`.
+    /// `nvmlDeviceSetComputeMode`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceSetComputeMode(
         &self,
         device: nvmlDevice_t,
@@ -5006,7 +2626,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetMemClkVfOffset")
     }
-    /// `nvmlDeviceSetMemoryLimits_v1`.
+    /// `nvmlDeviceSetMemoryLimits_v1`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceSetMemoryLimits_v1(
         &self,
         device: nvmlDevice_t,
@@ -5075,7 +2695,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetNvlinkNvleReady_v1")
     }
-    /// `nvmlDeviceSetPersistenceMode`.
+    /// `nvmlDeviceSetPersistenceMode`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceSetPersistenceMode(
         &self,
         device: nvmlDevice_t,
@@ -5083,7 +2703,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetPersistenceMode")
     }
-    /// `nvmlDeviceSetPowerManagementLimit`.
+    /// `nvmlDeviceSetPowerManagementLimit`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceSetPowerManagementLimit(
         &self,
         device: nvmlDevice_t,
@@ -5173,7 +2793,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetupNvlinkNvleEncryptionKey_v1")
     }
-    /// `nvmlDeviceValidateInforom`.
+    /// `nvmlDeviceValidateInforom`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceValidateInforom(&self, device: nvmlDevice_t) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceValidateInforom")
     }
@@ -5229,18 +2849,18 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")
     }
-    /// `nvmlErrorString`.
+    /// `nvmlErrorString`: implemented by hand, in `engine/system.rs`.
     fn nvmlErrorString(&self, result: nvmlReturn_t) -> *const c_char {
         {
             self.unimplemented("nvmlErrorString");
             core::ptr::null()
         }
     }
-    /// `nvmlEventSetCreate`.
+    /// `nvmlEventSetCreate`: implemented by hand, in `engine/events.rs`.
     fn nvmlEventSetCreate(&self, set: *mut nvmlEventSet_t) -> nvmlReturn_t {
         self.unimplemented("nvmlEventSetCreate")
     }
-    /// `nvmlEventSetFree`.
+    /// `nvmlEventSetFree`: implemented by hand, in `engine/events.rs`.
     fn nvmlEventSetFree(&self, set: nvmlEventSet_t) -> nvmlReturn_t {
         self.unimplemented("nvmlEventSetFree")
     }
@@ -5284,7 +2904,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlEventSetRegisterGpuOperationalEvents_v1")
     }
-    /// `nvmlEventSetWait` (legacy symbol).
+    /// `nvmlEventSetWait` (legacy symbol): implemented by hand, in `engine/events.rs`.
     fn nvmlEventSetWait(
         &self,
         set: nvmlEventSet_t,
@@ -5293,7 +2913,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlEventSetWait")
     }
-    /// `nvmlEventSetWait_v2`.
+    /// `nvmlEventSetWait_v2`: implemented by hand, in `engine/events.rs`.
     fn nvmlEventSetWait_v2(
         &self,
         set: nvmlEventSet_t,
@@ -5322,7 +2942,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlGetExcludedDeviceInfoByIndex(self, index, info)
     }
-    /// `nvmlGetVgpuCompatibility`.
+    /// `nvmlGetVgpuCompatibility`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlGetVgpuCompatibility(
         &self,
         vgpuMetadata: *mut nvmlVgpuMetadata_t,
@@ -5347,11 +2967,11 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlGetVgpuVersion(self, supported, current)
     }
-    /// `nvmlGpmMetricsGet`.
+    /// `nvmlGpmMetricsGet`: implemented by hand, in `engine/gpm.rs`.
     fn nvmlGpmMetricsGet(&self, metricsGet: *mut nvmlGpmMetricsGet_t) -> nvmlReturn_t {
         self.unimplemented("nvmlGpmMetricsGet")
     }
-    /// `nvmlGpmMigSampleGet`.
+    /// `nvmlGpmMigSampleGet`: implemented by hand, in `engine/gpm.rs`.
     fn nvmlGpmMigSampleGet(
         &self,
         device: nvmlDevice_t,
@@ -5376,15 +2996,15 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlGpmQueryIfStreamingEnabled(self, device, state)
     }
-    /// `nvmlGpmSampleAlloc`.
+    /// `nvmlGpmSampleAlloc`: implemented by hand, in `engine/gpm.rs`.
     fn nvmlGpmSampleAlloc(&self, gpmSample: *mut nvmlGpmSample_t) -> nvmlReturn_t {
         self.unimplemented("nvmlGpmSampleAlloc")
     }
-    /// `nvmlGpmSampleFree`.
+    /// `nvmlGpmSampleFree`: implemented by hand, in `engine/gpm.rs`.
     fn nvmlGpmSampleFree(&self, gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
         self.unimplemented("nvmlGpmSampleFree")
     }
-    /// `nvmlGpmSampleGet`.
+    /// `nvmlGpmSampleGet`: implemented by hand, in `engine/gpm.rs`.
     fn nvmlGpmSampleGet(
         &self,
         device: nvmlDevice_t,
@@ -5431,7 +3051,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceGetActiveVgpus")
     }
-    /// `nvmlGpuInstanceGetComputeInstanceById`.
+    /// `nvmlGpuInstanceGetComputeInstanceById`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstanceById(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -5440,7 +3060,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceGetComputeInstanceById")
     }
-    /// `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
+    /// `nvmlGpuInstanceGetComputeInstancePossiblePlacements`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -5448,15 +3068,9 @@ pub trait Api {
         placements: *mut nvmlComputeInstancePlacement_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
-            self,
-            gpuInstance,
-            profileId,
-            placements,
-            count,
-        )
+        self.unimplemented("nvmlGpuInstanceGetComputeInstancePossiblePlacements")
     }
-    /// `nvmlGpuInstanceGetComputeInstanceProfileInfo`.
+    /// `nvmlGpuInstanceGetComputeInstanceProfileInfo`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -5464,15 +3078,9 @@ pub trait Api {
         engProfile: c_uint,
         info: *mut nvmlComputeInstanceProfileInfo_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlGpuInstanceGetComputeInstanceProfileInfo(
-            self,
-            gpuInstance,
-            profile,
-            engProfile,
-            info,
-        )
+        self.unimplemented("nvmlGpuInstanceGetComputeInstanceProfileInfo")
     }
-    /// `nvmlGpuInstanceGetComputeInstanceProfileInfoV`.
+    /// `nvmlGpuInstanceGetComputeInstanceProfileInfoV`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -5480,29 +3088,18 @@ pub trait Api {
         engProfile: c_uint,
         info: *mut nvmlComputeInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
-            self,
-            gpuInstance,
-            profile,
-            engProfile,
-            info,
-        )
+        self.unimplemented("nvmlGpuInstanceGetComputeInstanceProfileInfoV")
     }
-    /// `nvmlGpuInstanceGetComputeInstanceRemainingCapacity`.
+    /// `nvmlGpuInstanceGetComputeInstanceRemainingCapacity`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
         &self,
         gpuInstance: nvmlGpuInstance_t,
         profileId: c_uint,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
-            self,
-            gpuInstance,
-            profileId,
-            count,
-        )
+        self.unimplemented("nvmlGpuInstanceGetComputeInstanceRemainingCapacity")
     }
-    /// `nvmlGpuInstanceGetComputeInstances`.
+    /// `nvmlGpuInstanceGetComputeInstances`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstances(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -5520,7 +3117,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceGetCreatableVgpus")
     }
-    /// `nvmlGpuInstanceGetInfo`.
+    /// `nvmlGpuInstanceGetInfo`: implemented by hand, in `engine/mig.rs`.
     fn nvmlGpuInstanceGetInfo(
         &self,
         gpuInstance: nvmlGpuInstance_t,
@@ -5620,15 +3217,15 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlGpuInstanceSetVgpuSchedulerState_v2")
     }
-    /// `nvmlInit` (legacy symbol).
+    /// `nvmlInit` (legacy symbol): implemented by hand, in `engine/system.rs`.
     fn nvmlInit(&self) -> nvmlReturn_t {
         self.unimplemented("nvmlInit")
     }
-    /// `nvmlInitWithFlags`.
+    /// `nvmlInitWithFlags`: implemented by hand, in `engine/system.rs`.
     fn nvmlInitWithFlags(&self, flags: c_uint) -> nvmlReturn_t {
         self.unimplemented("nvmlInitWithFlags")
     }
-    /// `nvmlInit_v2`.
+    /// `nvmlInit_v2`: implemented by hand, in `engine/system.rs`.
     fn nvmlInit_v2(&self) -> nvmlReturn_t {
         self.unimplemented("nvmlInit_v2")
     }
@@ -5636,32 +3233,32 @@ pub trait Api {
     fn nvmlSetVgpuVersion(&self, vgpuVersion: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
         self.unimplemented("nvmlSetVgpuVersion")
     }
-    /// `nvmlShutdown`.
+    /// `nvmlShutdown`: implemented by hand, in `engine/system.rs`.
     fn nvmlShutdown(&self) -> nvmlReturn_t {
         self.unimplemented("nvmlShutdown")
     }
-    /// `nvmlSystemEventSetCreate`.
+    /// `nvmlSystemEventSetCreate`: implemented by hand, in `engine/events.rs`.
     fn nvmlSystemEventSetCreate(
         &self,
         request: *mut nvmlSystemEventSetCreateRequest_t,
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemEventSetCreate")
     }
-    /// `nvmlSystemEventSetFree`.
+    /// `nvmlSystemEventSetFree`: implemented by hand, in `engine/events.rs`.
     fn nvmlSystemEventSetFree(
         &self,
         request: *mut nvmlSystemEventSetFreeRequest_t,
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemEventSetFree")
     }
-    /// `nvmlSystemEventSetWait`.
+    /// `nvmlSystemEventSetWait`: implemented by hand, in `engine/events.rs`.
     fn nvmlSystemEventSetWait(
         &self,
         request: *mut nvmlSystemEventSetWaitRequest_t,
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemEventSetWait")
     }
-    /// `nvmlSystemGetCPER_v1`.
+    /// `nvmlSystemGetCPER_v1`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetCPER_v1(&self, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemGetCPER_v1")
     }
@@ -5724,7 +3321,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlSystemGetCudaDriverVersion_v2(self, cudaDriverVersion)
     }
-    /// `nvmlSystemGetDriverBranch`.
+    /// `nvmlSystemGetDriverBranch`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetDriverBranch(
         &self,
         branchInfo: *mut nvmlSystemDriverBranchInfo_t,
@@ -5732,21 +3329,21 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemGetDriverBranch")
     }
-    /// `nvmlSystemGetDriverVersion`.
+    /// `nvmlSystemGetDriverVersion`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetDriverVersion(
         &self,
         version: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlSystemGetDriverVersion(self, version, length)
+        self.unimplemented("nvmlSystemGetDriverVersion")
     }
-    /// `nvmlSystemGetHicVersion`.
+    /// `nvmlSystemGetHicVersion`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetHicVersion(
         &self,
         hwbcCount: *mut c_uint,
         hwbcEntries: *mut nvmlHwbcEntry_t,
     ) -> nvmlReturn_t {
-        super::answers::nvmlSystemGetHicVersion(self, hwbcCount, hwbcEntries)
+        self.unimplemented("nvmlSystemGetHicVersion")
     }
     /// `nvmlSystemGetNVMLVersion`.
     fn nvmlSystemGetNVMLVersion(
@@ -5760,16 +3357,16 @@ pub trait Api {
     fn nvmlSystemGetNvlinkBwMode(&self, nvlinkBwMode: *mut c_uint) -> nvmlReturn_t {
         super::answers::nvmlSystemGetNvlinkBwMode(self, nvlinkBwMode)
     }
-    /// `nvmlSystemGetProcessName`.
+    /// `nvmlSystemGetProcessName`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetProcessName(
         &self,
         pid: c_uint,
         name: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
-        super::answers::nvmlSystemGetProcessName(self, pid, name, length)
+        self.unimplemented("nvmlSystemGetProcessName")
     }
-    /// `nvmlSystemGetTopologyGpuSet`.
+    /// `nvmlSystemGetTopologyGpuSet`: implemented by hand, in `engine/system.rs`.
     fn nvmlSystemGetTopologyGpuSet(
         &self,
         cpuNumber: c_uint,
@@ -5778,7 +3375,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemGetTopologyGpuSet")
     }
-    /// `nvmlSystemRegisterEvents`.
+    /// `nvmlSystemRegisterEvents`: implemented by hand, in `engine/events.rs`.
     fn nvmlSystemRegisterEvents(
         &self,
         request: *mut nvmlSystemRegisterEventRequest_t,
@@ -5803,11 +3400,11 @@ pub trait Api {
     fn nvmlSystemSetNvlinkBwMode(&self, nvlinkBwMode: c_uint) -> nvmlReturn_t {
         self.unimplemented("nvmlSystemSetNvlinkBwMode")
     }
-    /// `nvmlUnitGetCount`.
+    /// `nvmlUnitGetCount`: implemented by hand, in `engine/system.rs`.
     fn nvmlUnitGetCount(&self, unitCount: *mut c_uint) -> nvmlReturn_t {
-        super::answers::nvmlUnitGetCount(self, unitCount)
+        self.unimplemented("nvmlUnitGetCount")
     }
-    /// `nvmlUnitGetDevices`.
+    /// `nvmlUnitGetDevices`: implemented by hand, in `engine/system.rs`.
     fn nvmlUnitGetDevices(
         &self,
         unit: nvmlUnit_t,
@@ -5824,7 +3421,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlUnitGetFanSpeedInfo(self, unit, fanSpeeds)
     }
-    /// `nvmlUnitGetHandleByIndex`.
+    /// `nvmlUnitGetHandleByIndex`: implemented by hand, in `engine/system.rs`.
     fn nvmlUnitGetHandleByIndex(
         &self,
         index: c_uint,
@@ -5950,7 +3547,7 @@ pub trait Api {
             sessionInfo,
         )
     }
-    /// `nvmlVgpuInstanceGetEncoderStats`.
+    /// `nvmlVgpuInstanceGetEncoderStats`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlVgpuInstanceGetEncoderStats(
         &self,
         vgpuInstance: nvmlVgpuInstance_t,
@@ -6065,7 +3662,7 @@ pub trait Api {
     ) -> nvmlReturn_t {
         super::answers::nvmlVgpuInstanceGetMdevUUID(self, vgpuInstance, mdevUuid, size)
     }
-    /// `nvmlVgpuInstanceGetMetadata`.
+    /// `nvmlVgpuInstanceGetMetadata`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlVgpuInstanceGetMetadata(
         &self,
         vgpuInstance: nvmlVgpuInstance_t,

@@ -40,10 +40,10 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::api::Api;
-use super::super::answer::{Object, Val};
+use super::super::answer::{Answer, Object, Val};
 use super::super::engine::hostile::Hostile;
-#[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
-impl Api for Hostile {
+#[allow(unused_variables)]
+impl Answer for Hostile {
     fn unimplemented(&self, function: &'static str) -> nvmlReturn_t {
         self.code()
     }
@@ -56,6 +56,9 @@ impl Api for Hostile {
     ) -> nvmlReturn_t {
         self.code()
     }
+}
+#[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
+impl Api for Hostile {
     fn nvmlComputeInstanceDestroy(
         &self,
         computeInstance: nvmlComputeInstance_t,
