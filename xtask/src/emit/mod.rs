@@ -4,10 +4,7 @@
 //! prettyplease, so the output's layout depends on nothing installed on the machine.
 
 pub mod doc;
-pub mod hostile;
 pub mod mock;
-pub mod mock_answers;
-pub mod readings;
 pub mod safe;
 pub mod sys;
 
@@ -107,7 +104,7 @@ pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable) -> Result<Outp
     sys::emit(b, &mut out)?;
     mock::emit(b, plan, &mut out)?;
     mock::emit_history(b, history, &mut out)?;
-    hostile::emit(b, plan, &mut out)?;
+    mock::hostile::emit(b, plan, &mut out)?;
     safe::emit(b, plan, &mut out)?;
     Ok(out)
 }

@@ -12,6 +12,7 @@
 
 mod exercise;
 mod methods;
+mod readings;
 mod types;
 
 use std::collections::BTreeMap;
@@ -66,7 +67,7 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
         pub(crate) mod handles;
     };
     areas.write(out, m, &dir, prelude, modules)?;
-    out.files.push(GeneratedFile { path: dir.join("readings.txt"), contents: super::readings::readings(b, plan) });
+    out.files.push(GeneratedFile { path: dir.join("readings.txt"), contents: readings::readings(b, plan) });
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //!   default reports the call as unimplemented and answers `NOT_SUPPORTED`;
 //! - `dispatch.rs`: `impl Api for Engine`, the functions the engine implements by hand
 //!   (`gen-config/mock.yaml`), each calling the function of its engine module;
-//! - `tables.rs` and `answers.rs` ([`super::mock_answers`]): the schema the mock checks
+//! - `tables.rs` and `answers.rs` ([`answers`]): the schema the mock checks
 //!   profiles against, and the getters answered from a profile's values;
 //! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
 //!   which hands the call, with the object it is called on, to the engine (or the hostile
@@ -12,6 +12,9 @@
 //! - `history.rs` ([`emit_history`]): the driver branch that introduced each function newer
 //!   than the oldest published header, from `gen-config/function-history.yaml`, so a profile
 //!   with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
+
+pub mod answers;
+pub mod hostile;
 
 use std::path::PathBuf;
 
@@ -41,12 +44,12 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
         (
             "tables.rs",
             "The schema of the functions the mock answers from a profile's values, and per-function facts.",
-            super::mock_answers::tables(b, plan),
+            answers::tables(b, plan),
         ),
         (
             "answers.rs",
             "The functions the mock answers from a profile's values, and their schema.",
-            super::mock_answers::answers(b, plan),
+            answers::answers(b, plan),
         ),
         ("names.rs", "Names of nvml.h's integer constants and functions, for profiles and fault specs.", names(b)),
         ("exports.rs", "Every symbol of nvml.h, exported with its C signature.", exports(b)),
@@ -150,7 +153,7 @@ pub(super) fn params(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
 }
 
 fn api(b: &Bindings, plan: &Plan) -> TokenStream {
-    let data = super::mock_answers::data_function_names(b, plan);
+    let data = answers::data_function_names(b, plan);
     let methods = b.model.functions.values().map(|f| {
         let (name, s) = (ident(&f.name), f.name.as_str());
         let (decls, names) = params(f);
@@ -236,7 +239,7 @@ fn exports(b: &Bindings) -> TokenStream {
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
         let body = if returns_status(f) {
-            let object = super::mock_answers::object_of(f);
+            let object = answers::object_of(f);
             quote!(api_entry(#s, #object, |e| e.#name(#(#names),*)))
         } else {
             let fallback = fallback(&f.ret);

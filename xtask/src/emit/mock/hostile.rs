@@ -17,8 +17,8 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::mock::{fallback, params, returns_status, DIR};
-use super::{banner, format_file, ident, ret_ty, GeneratedFile, Output};
+use super::{fallback, params, returns_status, DIR};
+use crate::emit::{banner, format_file, ident, ret_ty, GeneratedFile, Output};
 use crate::model::{Function, Ty};
 use crate::plan::{Call, Plan, Role, Wrapping};
 use crate::rules::Bindings;

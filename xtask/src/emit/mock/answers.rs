@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::{c_ty, ident};
+use crate::emit::{c_ty, ident};
 use crate::model::{Function, Model, RecordKind, Ty};
 use crate::plan::{ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::Bindings;
