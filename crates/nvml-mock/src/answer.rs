@@ -1,4 +1,4 @@
-//! A profile's values of the functions the mock answers from data (`generated/answers.rs`).
+//! A profile's values of the functions the mock answers from data (`generated/answers/`).
 //!
 //! A device (or the system, a vGPU type, ...) names such a function by its C name, with its
 //! outputs by the header's parameter names, records by their C field names and selector inputs
@@ -28,7 +28,7 @@ use crate::generated::names::CONSTANTS;
 use crate::generated::tables::{ENUMS, FUNCTIONS, RECORDS};
 use crate::schema::{Field, FunctionSchema, Output, RecordSchema, Shape, T};
 
-/// What the answers from a profile's values (`generated/answers.rs`) ask of whoever answers
+/// What the answers from a profile's values (`generated/answers/`) ask of whoever answers
 /// the calls (the engine, or the hostile mode): the `Api` trait rests on it.
 pub trait Answer {
     /// Called by every function that has no answer; returns the status the caller sees
@@ -186,13 +186,13 @@ impl Entry {
     }
 }
 
-/// The schema of a function answered from data.
+/// The schema of a function answered from data (each area's list is sorted by name).
 pub fn schema(function: &str) -> Option<&'static FunctionSchema> {
-    FUNCTIONS.binary_search_by(|f| f.name.cmp(function)).ok().map(|i| &FUNCTIONS[i])
+    FUNCTIONS.iter().find_map(|area| area.binary_search_by(|f| f.name.cmp(function)).ok().map(|i| &area[i]))
 }
 
 fn record(name: &str) -> Option<&'static RecordSchema> {
-    RECORDS.binary_search_by(|r| r.name.cmp(name)).ok().map(|i| &RECORDS[i])
+    RECORDS.iter().find_map(|area| area.binary_search_by(|r| r.name.cmp(name)).ok().map(|i| &area[i]))
 }
 
 pub fn enum_constants(name: &str) -> &'static [&'static str] {
@@ -414,8 +414,8 @@ mod tests {
 
     #[test]
     fn schemas_are_sorted_for_lookup() {
-        assert!(FUNCTIONS.windows(2).all(|w| w[0].name < w[1].name));
-        assert!(RECORDS.windows(2).all(|w| w[0].name < w[1].name));
+        assert!(FUNCTIONS.iter().all(|area| area.windows(2).all(|w| w[0].name < w[1].name)));
+        assert!(RECORDS.iter().all(|area| area.windows(2).all(|w| w[0].name < w[1].name)));
         assert!(ENUMS.windows(2).all(|w| w[0].0 < w[1].0));
     }
 

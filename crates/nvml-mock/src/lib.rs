@@ -8,7 +8,7 @@
 //!   `unsafe` block), `schema` (the types of the function tables), `generated/names.rs` and
 //!   `generated/history.rs` (the header's constants and functions, and the driver branch that
 //!   introduced each function newer than the oldest published header);
-//! - `generated/tables.rs`: the schema of the functions answered from a profile's values, the
+//! - `generated/tables/`: the schema of the functions answered from a profile's values, the
 //!   functions that need privilege or an architecture, and those written by hand
 //!   (`gen-config/mock.yaml`);
 //! - `answer`: a profile's function values checked against those tables, and the `Answer`
@@ -16,19 +16,20 @@
 //! - `profile`: loads a profile (and the bases it starts from). `NVML_MOCK_PROFILE` names a
 //!   built-in (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`, `l40s-vgpu`, `t4`;
 //!   default `h100`) or a YAML file;
-//! - `generated/answers.rs`: every getter whose outputs are values, records, strings or lists,
+//! - `generated/answers/`: every getter whose outputs are values, records, strings or lists,
 //!   and that is not written by hand, answers from the profile's values;
-//! - `generated/api.rs`: the `Api` trait, one method per function; a getter of `answers.rs`
-//!   answers by default, every other function `NVML_ERROR_NOT_SUPPORTED`;
+//! - `generated/api/`: the `Api` trait, one trait per area of the header with one method per
+//!   function; a getter of `answers/` answers by default, every other function
+//!   `NVML_ERROR_NOT_SUPPORTED`;
 //! - `engine/`: the hand-written behaviour, one module per area of the header: init/shutdown
 //!   reference counting, handles, fault injection, older-driver emulation, the MIG tree,
 //!   processes and samples, field values, events, GPM; and the hostile mode
 //!   (`NVML_MOCK_HOSTILE=<seed>`, `engine/hostile.rs`), which answers every function like a
 //!   lying driver instead: random codes, counts and bytes, never written beyond what the
 //!   caller passed;
-//! - `generated/dispatch.rs` (the engine's `Api`: each hand-written function calls its engine
-//!   module), `generated/hostile.rs` (the hostile mode's `Api`: each function's outputs filled
-//!   from its reading) and `generated/exports.rs` (every symbol of the header, legacy names
+//! - `generated/dispatch/` (the engine's impls of the areas' traits: each hand-written function
+//!   calls its engine module), `generated/hostile/` (the hostile mode's impls: each function's outputs filled
+//!   from its reading) and `generated/exports/` (every symbol of the header, legacy names
 //!   included, with its exact C signature, handing each call with the handle it is for to
 //!   the engine); `answers_doc` (the README's table of the answers that are not values);
 //! - [`testing`] helps tests of NVML clients: the path of the built mock, and a test run in a

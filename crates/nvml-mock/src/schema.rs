@@ -1,5 +1,5 @@
 //! The shape of the functions the mock answers from a profile's values, as the generated
-//! tables (`generated/tables.rs`) describe them: the object each is called on, its selectors
+//! tables (`generated/tables/`) describe them: the object each is called on, its selectors
 //! and its outputs with their types. Plain types, at the bottom of the mock's layers.
 
 /// The kind of object a function is called on: its first parameter.

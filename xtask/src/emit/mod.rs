@@ -49,6 +49,8 @@ impl Output {
 /// `mod.rs` that declares them and re-exports their items flat.
 #[derive(Debug, Default)]
 pub struct ByArea {
+    /// The area modules stay private to `mod.rs` (their items share names, say).
+    pub private: bool,
     areas: BTreeMap<String, (String, Vec<TokenStream>)>,
     /// Text laid out by the emitter itself (a table macro's body), written after the items.
     tables: BTreeMap<String, String>,
@@ -90,9 +92,15 @@ impl ByArea {
             }
             out.files.push(GeneratedFile { path, contents });
             let (m, d) = (ident(module), format!(" {title}."));
-            decls.push(quote! { #[doc = #d] mod #m; #[allow(unused_imports)] pub use #m::*; });
+            decls.push(match self.private {
+                true => quote! { #[doc = #d] pub mod #m; },
+                false => quote! { #[doc = #d] mod #m; #[allow(unused_imports)] pub use #m::*; },
+            });
         }
-        let what = "The generated modules: one per area of nvml.h (its Doxygen groups), re-exported flat.";
+        let what = match self.private {
+            true => "The generated modules: one per area of nvml.h (its Doxygen groups).",
+            false => "The generated modules: one per area of nvml.h (its Doxygen groups), re-exported flat.",
+        };
         out.add_rust(model, dir.join("mod.rs"), what, quote!(#modules #(#decls)*))
     }
 }

@@ -131,7 +131,7 @@ pub fn result_structs(
         if outputs.len() < 2 || head.outputs().any(|p| matches!(p.role.val(), Some(super::Val::Handle(_)))) {
             continue;
         }
-        let camel: String = methods[i].name.split('_').map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect();
+        let camel = crate::rules::names::camel(&methods[i].name);
         let mine = signature(&methods[i]);
         let shared = |name: &str, out: &BTreeMap<String, ResultStruct>| {
             out.get(name)

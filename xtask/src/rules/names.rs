@@ -27,6 +27,11 @@ pub fn snake(name: &str) -> String {
     out.trim_end_matches('_').to_string()
 }
 
+/// A snake-case name in CamelCase: `device_queries` → `DeviceQueries`, `ecc_mode` → `EccMode`.
+pub fn camel(snake_case: &str) -> String {
+    snake_case.split('_').filter(|w| !w.is_empty()).map(|w| w[..1].to_ascii_uppercase() + &w[1..]).collect()
+}
+
 /// `nvmlMemory_v2_t` → `MemoryV2`; `nvmlGpmMetric_t_metricInfo` → `GpmMetricMetricInfo`.
 pub fn type_name(c_name: &str) -> String {
     let s = c_name.strip_prefix("nvml").unwrap_or(c_name);

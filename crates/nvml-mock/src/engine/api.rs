@@ -1,6 +1,6 @@
 //! The engine as the generated answers see it ([`Answer`]): the profile's values that every
 //! getter answered from data reads. The functions the engine implements by hand are listed
-//! in `gen-config/mock.yaml`, and `generated/dispatch.rs` makes them the engine's `Api`
+//! in `gen-config/mock.yaml`, and `generated/dispatch/` makes them the engine's `Api`
 //! methods.
 
 use nvml_sys::*;

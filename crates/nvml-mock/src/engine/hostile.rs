@@ -8,7 +8,7 @@
 //! outputs are read), `NVML_ERROR_INSUFFICIENT_SIZE` often, any other `NVML_ERROR_*` of the
 //! header, or a code the header does not know (1234, `0x7FFFFFFF`, `0xFFFFFFFF`, any `u32`).
 //! Whatever the code, it writes the outputs its reading in the generator's plan gives it
-//! (`generated/hostile.rs`, one method per function) with these helpers:
+//! (`generated/hostile/`, one method per function) with these helpers:
 //!
 //! - a value (scalar, enum, bit flags, record, handle; an in/out record too) gets random bytes,
 //!   zeros, all ones, a small number, or is left as it was: enum values the header lacks,

@@ -5,8 +5,8 @@
 //! to the [`hostile`] library instead when `NVML_MOCK_HOSTILE` is set.
 //!
 //! The hand-written functions are grouped by the header's areas, one module each;
-//! `gen-config/mock.yaml` lists them, and the generated `dispatch.rs` calls them (the rest
-//! answer from the profile's values, `generated/answers.rs`, or `NOT_SUPPORTED`). `api.rs`
+//! `gen-config/mock.yaml` lists them, and the generated `dispatch/` calls them (the rest
+//! answer from the profile's values, `generated/answers/`, or `NOT_SUPPORTED`). `api.rs`
 //! hands those answers the profile's values.
 
 // Handles are addresses of boxed objects: `Vec<Box<_>>` keeps them stable by construction.

@@ -1,5 +1,5 @@
 //! NVLink: links, their state and version, and where they lead. Capabilities, error counters
-//! and the remote device type are values of the profile (`generated/answers.rs`); their
+//! and the remote device type are values of the profile (`generated/answers/`); their
 //! field values (`fields.rs`) read the same values.
 
 use std::ffi::c_uint;

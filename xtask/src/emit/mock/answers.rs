@@ -25,9 +25,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+use crate::emit::ByArea;
 use crate::emit::{c_ty, ident};
 use crate::model::{Function, Model, RecordKind, Ty};
 use crate::plan::{ParamPlan, Plan, Probe, Role, Val};
+use crate::rules::areas::Area;
 use crate::rules::Bindings;
 
 /// The object a function is called on: its first parameter's handle type.
@@ -375,14 +377,18 @@ fn value_types(b: &Bindings, functions: &[Reading]) -> (BTreeSet<String>, BTreeS
 
 /// `tables.rs`: the schema of the functions answered from data, and the other per-function
 /// facts the mock reads (privilege, architecture, hand-written).
-pub fn tables(b: &Bindings, plan: &Plan) -> TokenStream {
+/// `tables/`: the schema of each area's functions and records (`FUNCTIONS`, `RECORDS`, sorted by
+/// name), and `mod.rs`'s lists of them with the per-function facts.
+pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
     let m = &b.model;
     let functions = data_functions(b, plan);
     let (records, enums) = value_types(b, &functions);
     let shapes: BTreeMap<&str, String> = functions.iter().map(|r| (r.f.name.as_str(), shape_key(r))).collect();
-    let schema_fns = functions.iter().map(|r| schema_entry(b, r, &shapes));
-    let fn_count = functions.len();
-    let schema_records = records.iter().map(|r| {
+    let mut by_area: BTreeMap<Area, (Vec<TokenStream>, Vec<TokenStream>)> = BTreeMap::new();
+    for r in &functions {
+        by_area.entry(b.area(&r.f.name, r.f.line)).or_default().0.push(schema_entry(b, r, &shapes));
+    }
+    for r in &records {
         let rec = &m.records[r];
         let union = rec.kind == RecordKind::Union;
         let fields = rec.fields.iter().filter(|f| f.name != "version").map(|f| {
@@ -390,9 +396,34 @@ pub fn tables(b: &Bindings, plan: &Plan) -> TokenStream {
             let t = vty_tokens(&field_ty(m, b, r, n, &f.ty).unwrap_or(VTy::Flags));
             quote!(Field { name: #n, ty: #t })
         });
-        quote!(RecordSchema { name: #r, union: #union, fields: &[#(#fields),*] })
-    });
-    let rec_count = records.len();
+        by_area
+            .entry(b.type_area(r))
+            .or_default()
+            .1
+            .push(quote!(RecordSchema { name: #r, union: #union, fields: &[#(#fields),*] }));
+    }
+    let mut out = ByArea { private: true, ..ByArea::default() };
+    let (mut fn_lists, mut rec_lists) = (Vec::new(), Vec::new());
+    for (area, (fns, recs)) in by_area {
+        let module = ident(&area.module);
+        let (nf, nr) = (fns.len(), recs.len());
+        let fns = (nf > 0).then(|| {
+            fn_lists.push(quote!(&#module::FUNCTIONS));
+            quote! {
+                /// The area's functions answered from a profile's values, sorted by name.
+                pub static FUNCTIONS: [FunctionSchema; #nf] = [#(#fns),*];
+            }
+        });
+        let recs = (nr > 0).then(|| {
+            rec_lists.push(quote!(&#module::RECORDS));
+            quote! {
+                /// The area's records (and unions) those values are made of, sorted by name.
+                pub static RECORDS: [RecordSchema; #nr] = [#(#recs),*];
+            }
+        });
+        out.push(area, quote!(#fns #recs));
+    }
+    let (fn_areas, rec_areas) = (fn_lists.len(), rec_lists.len());
     let schema_enums = enums.iter().map(|e| {
         let names = m.enums[e].constants.iter().map(|c| c.name.as_str());
         quote!((#e, &[#(#names),*]))
@@ -428,14 +459,16 @@ pub fn tables(b: &Bindings, plan: &Plan) -> TokenStream {
         })
         .collect();
     let hand_count = hand.len();
-    quote! {
-        use super::super::schema::{Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T};
+    let facts = quote! {
+        use super::super::schema::{FunctionSchema, RecordSchema};
 
-        /// Every function the mock answers from a profile's values, sorted by name.
-        pub static FUNCTIONS: [FunctionSchema; #fn_count] = [#(#schema_fns),*];
+        /// Every function the mock answers from a profile's values: each area's list, sorted
+        /// by name.
+        pub static FUNCTIONS: [&[FunctionSchema]; #fn_areas] = [#(#fn_lists),*];
 
-        /// The records (and unions) those functions' values are made of, sorted by name.
-        pub static RECORDS: [RecordSchema; #rec_count] = [#(#schema_records),*];
+        /// The records (and unions) those functions' values are made of: each area's list,
+        /// sorted by name.
+        pub static RECORDS: [&[RecordSchema]; #rec_areas] = [#(#rec_lists),*];
 
         /// The constants of each enum those values use, sorted by enum name.
         pub static ENUMS: [(&str, &[&str]); #enum_count] = [#(#schema_enums),*];
@@ -450,28 +483,49 @@ pub fn tables(b: &Bindings, plan: &Plan) -> TokenStream {
         /// `(function, file)`: the functions the engine implements by hand
         /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
         pub static HAND_WRITTEN: [(&str, &str); #hand_count] = [#(#hand),*];
+    };
+    (out, facts)
+}
+
+/// What every file of `tables/` starts with.
+pub fn tables_prelude(_: &[TokenStream], _: bool) -> TokenStream {
+    quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
+
+        use super::super::super::schema::{Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T};
     }
 }
 
-/// `answers.rs`: the answer of every function answered from data.
-pub fn answers(b: &Bindings, plan: &Plan) -> TokenStream {
+/// `answers/`: the answer of every function answered from data, and the functions that fill
+/// the records of those answers, each in its area.
+pub fn answers(b: &Bindings, plan: &Plan) -> ByArea {
     let m = &b.model;
     let functions = data_functions(b, plan);
     let (records, _) = value_types(b, &functions);
-    let writers = functions.iter().map(|r| writer(m, r));
-    let builders = records.iter().map(|r| builder(m, b, r));
+    let mut out = ByArea::default();
+    for r in &functions {
+        out.push(b.area(&r.f.name, r.f.line), writer(m, r));
+    }
+    for r in &records {
+        out.push(b.type_area(r), builder(m, b, r));
+    }
+    out
+}
+
+/// What every file of `answers/` starts with.
+pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
     quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
         // Values convert with `as` to whatever C type a field has, the same one included.
         #![allow(clippy::unnecessary_cast)]
 
         use core::ffi::*;
         use nvml_sys::*;
-        use super::super::answer::{array, chars, Answer, Object, Val};
-        use super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
-
-        #(#writers)*
-
-        #(#builders)*
+        use super::*;
+        use super::super::super::answer::{array, chars, Answer, Object, Val};
+        use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
     }
 }
 
@@ -631,7 +685,7 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
                 // The caller's record: kept where the profile gives no value (an input, the
                 // version), or zeros.
                 let start = if *inout || has_version_field(m, r) {
-                    quote!(let mut x: #rt = super::super::ffi::get(#p)?;)
+                    quote!(let mut x: #rt = super::super::super::ffi::get(#p)?;)
                 } else {
                     quote!(let mut x = #rt::default();)
                 };
@@ -747,7 +801,7 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
         });
         return quote! {
             #[doc = #doc]
-            fn #name(v: &Val, out: &mut #rt) {
+            pub(crate) fn #name(v: &Val, out: &mut #rt) {
                 match v.member() {
                     #(#arms)*
                     _ => {}
@@ -773,7 +827,7 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[allow(unused_variables)]
-        fn #name(v: &Val, out: &mut #rt) {
+        pub(crate) fn #name(v: &Val, out: &mut #rt) {
             #(#sets)*
         }
     }

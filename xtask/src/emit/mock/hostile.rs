@@ -1,5 +1,6 @@
-//! `crates/nvml-mock/src/generated/hostile.rs`: the mock's hostile mode, `impl Api for
-//! Hostile` (and the `Answer` it rests on), one method per function of the header. Each
+//! `crates/nvml-mock/src/generated/hostile/`: the mock's hostile mode, its impl of each
+//! area's trait of the `Api` (and, in `mod.rs`, the `Answer` it rests on), one method per
+//! function of the header. Each
 //! answers a random code and writes the outputs of the function's reading in the plan with
 //! the helpers of the mock's
 //! `engine/hostile.rs`: capacities are read first (counts, string lengths, lengths by value),
@@ -17,21 +18,19 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-use super::{fallback, params, returns_status, DIR};
-use crate::emit::{banner, format_file, ident, ret_ty, GeneratedFile, Output};
+use super::{area_of, by_area_trait, fallback, params, returns_status, DIR};
+use crate::emit::{ident, ret_ty, ByArea, Output};
 use crate::model::{Function, Ty};
 use crate::plan::{Call, Plan, Role, Wrapping};
 use crate::rules::Bindings;
 
 pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
-    let path = PathBuf::from(DIR).join("hostile.rs");
-    let what = "The mock's hostile mode: every function of nvml.h answered from its reading in the plan.";
-    let contents = format_file(&banner(&b.model, what), hostile(b, plan), &path.display().to_string())?;
-    out.files.push(GeneratedFile { path, contents });
-    Ok(())
+    let dir = PathBuf::from(DIR).join("hostile");
+    hostile(b, plan).write(out, &b.model, &dir, prelude, answer())
 }
 
-fn hostile(b: &Bindings, plan: &Plan) -> TokenStream {
+/// The hostile mode's impl of each area's trait.
+fn hostile(b: &Bindings, plan: &Plan) -> ByArea {
     let methods = b.model.functions.values().map(|f| {
         let name = ident(&f.name);
         let (decls, _) = params(f);
@@ -48,15 +47,43 @@ fn hostile(b: &Bindings, plan: &Plan) -> TokenStream {
             (false, _) => (None, plain_answer(b, &f.ret)),
         };
         let doc = doc.map(|d| quote!(#[doc = #d]));
-        quote! {
-            #doc
-            fn #name(&self, #(#decls),*) #ret { #body }
-        }
+        let (area, t) = area_of(b, f);
+        (
+            area,
+            t,
+            quote! {
+                #doc
+                fn #name(&self, #(#decls),*) #ret { #body }
+            },
+        )
     });
+    by_area_trait(b, methods, |t, methods| {
+        quote! {
+            #[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
+            impl #t for Hostile {
+                #(#methods)*
+            }
+        }
+    })
+}
+
+fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
     quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
+
         use core::ffi::*;
         use nvml_sys::*;
-        use super::api::Api;
+        use super::super::api::*;
+        use super::super::super::answer::{Answer, Object, Val};
+        use super::super::super::engine::hostile::Hostile;
+    }
+}
+
+/// `hostile/mod.rs`: the hostile mode answers every function itself, never from a profile.
+fn answer() -> TokenStream {
+    quote! {
+        use nvml_sys::*;
         use super::super::answer::{Answer, Object, Val};
         use super::super::engine::hostile::Hostile;
 
@@ -75,11 +102,6 @@ fn hostile(b: &Bindings, plan: &Plan) -> TokenStream {
             ) -> nvmlReturn_t {
                 self.code()
             }
-        }
-
-        #[allow(unused_variables, non_snake_case, clippy::too_many_arguments)]
-        impl Api for Hostile {
-            #(#methods)*
         }
     }
 }

@@ -1,31 +1,37 @@
-//! The mock library's export layer, `crates/nvml-mock/src/generated/`:
-//! - `api.rs`: the `Api` trait, one method per function of the header with its C signature;
-//!   a getter answered from a profile's values calls its answer by default, every other
-//!   default reports the call as unimplemented and answers `NOT_SUPPORTED`;
-//! - `dispatch.rs`: `impl Api for Engine`, the functions the engine implements by hand
-//!   (`gen-config/mock.yaml`), each calling the function of its engine module;
-//! - `tables.rs` and `answers.rs` ([`answers`]): the schema the mock checks
-//!   profiles against, and the getters answered from a profile's values;
-//! - `exports.rs`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
+//! The mock library's export layer, `crates/nvml-mock/src/generated/`. Each kind of code is a
+//! directory with one file per area of the header (see `rules/areas.rs`) and a `mod.rs`:
+//! - `api/`: the `Api` trait, made of one trait per area (`DeviceQueriesApi`...), one method
+//!   per function of the header with its C signature; a getter answered from a profile's
+//!   values calls its answer by default, every other default reports the call as
+//!   unimplemented and answers `NOT_SUPPORTED`;
+//! - `dispatch/`: the engine's impl of each area's trait, the functions it implements by hand
+//!   (`gen-config/mock.yaml`) each calling the function of its engine module;
+//! - `tables/` and `answers/` ([`answers`]): the schema the mock checks profiles against,
+//!   and the getters answered from a profile's values;
+//! - `exports/`: one `#[no_mangle] extern "C"` function per symbol (legacy names included),
 //!   which hands the call, with the object it is called on, to the engine (or the hostile
 //!   library) through its `api_entry` guard;
-//! - `history.rs` ([`emit_history`]): the driver branch that introduced each function newer
-//!   than the oldest published header, from `gen-config/function-history.yaml`, so a profile
-//!   with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
+//! - `hostile/` ([`hostile`]): the hostile mode's impl of each area's trait;
+//! - `names.rs`, and `history.rs` ([`emit_history`]): the driver branch that introduced each
+//!   function newer than the oldest published header, from `gen-config/function-history.yaml`,
+//!   so a profile with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
 
 pub mod answers;
 pub mod hostile;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
-use super::{banner, c_ty, format_file, ident, ret_ty, GeneratedFile, Output};
+use super::{banner, c_ty, format_file, ident, ret_ty, ByArea, GeneratedFile, Output};
 use crate::history::DriverTable;
 use crate::model::{ConstValue, Function, Ty};
 use crate::plan::Plan;
+use crate::rules::areas::Area;
+use crate::rules::names::camel;
 use crate::rules::Bindings;
 
 pub const DIR: &str = "crates/nvml-mock/src/generated";
@@ -34,32 +40,46 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let m = &b.model;
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
-    let files: [(&str, &str, TokenStream); 6] = [
-        ("api.rs", "The mock's engine interface: one method per function of nvml.h.", api(b, plan)),
-        (
-            "dispatch.rs",
-            "The functions the mock's engine implements by hand (gen-config/mock.yaml), dispatched to it.",
-            dispatch(b),
-        ),
-        (
-            "tables.rs",
-            "The schema of the functions the mock answers from a profile's values, and per-function facts.",
-            answers::tables(b, plan),
-        ),
-        (
-            "answers.rs",
-            "The functions the mock answers from a profile's values, and their schema.",
-            answers::answers(b, plan),
-        ),
-        ("names.rs", "Names of nvml.h's integer constants and functions, for profiles and fault specs.", names(b)),
-        ("exports.rs", "Every symbol of nvml.h, exported with its C signature.", exports(b)),
-    ];
-    for (name, what, tokens) in files {
-        let path = dir.join(name);
-        let contents = format_file(&banner(m, what), tokens, &path.display().to_string())?;
-        out.files.push(GeneratedFile { path, contents });
+    api(b, plan).write(out, m, &dir.join("api"), api_prelude, api_modules(b))?;
+    dispatch(b).write(out, m, &dir.join("dispatch"), dispatch_prelude, TokenStream::new())?;
+    answers::answers(b, plan).write(out, m, &dir.join("answers"), answers::prelude, TokenStream::new())?;
+    let (tables, facts) = answers::tables(b, plan);
+    tables.write(out, m, &dir.join("tables"), answers::tables_prelude, facts)?;
+    exports(b).write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
+    let what = "Names of nvml.h's integer constants and functions, for profiles and fault specs.";
+    out.add_rust(m, dir.join("names.rs"), what, names(b))
+}
+
+/// The area of every function, and its trait: `device_queries` → `DeviceQueriesApi`.
+pub(super) fn area_of(b: &Bindings, f: &Function) -> (Area, proc_macro2::Ident) {
+    let area = b.area(&f.name, f.line);
+    let t = format_ident!("{}Api", camel(&area.module));
+    (area, t)
+}
+
+/// Every area's trait, for the whole `Api`.
+fn area_traits(b: &Bindings) -> BTreeSet<proc_macro2::Ident> {
+    b.model.functions.values().map(|f| area_of(b, f).1).collect()
+}
+
+/// Groups items by area and wraps each area's in `wrap(trait, items)`.
+pub(super) fn by_area_trait(
+    b: &Bindings,
+    items: impl Iterator<Item = (Area, proc_macro2::Ident, TokenStream)>,
+    wrap: impl Fn(&proc_macro2::Ident, &[TokenStream]) -> TokenStream,
+) -> ByArea {
+    let mut groups: BTreeMap<(Area, proc_macro2::Ident), Vec<TokenStream>> = BTreeMap::new();
+    for f in b.model.functions.values() {
+        groups.entry(area_of(b, f)).or_default();
     }
-    Ok(())
+    for (area, t, item) in items {
+        groups.entry((area, t)).or_default().push(item);
+    }
+    let mut out = ByArea::default();
+    for ((area, t), items) in groups {
+        out.push(area, wrap(&t, &items));
+    }
+    out
 }
 
 /// `history.rs`: the [`DriverTable`] regen read for this header.
@@ -152,14 +172,14 @@ pub(super) fn params(f: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
     (decls, names)
 }
 
-fn api(b: &Bindings, plan: &Plan) -> TokenStream {
+fn api(b: &Bindings, plan: &Plan) -> ByArea {
     let data = answers::data_function_names(b, plan);
     let methods = b.model.functions.values().map(|f| {
         let (name, s) = (ident(&f.name), f.name.as_str());
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
         let body = if data.contains(&f.name) {
-            quote!(super::answers::#name(self, #(#names),*))
+            quote!(super::super::answers::#name(self, #(#names),*))
         } else if returns_status(f) {
             quote!(self.unimplemented(#s))
         } else {
@@ -171,56 +191,96 @@ fn api(b: &Bindings, plan: &Plan) -> TokenStream {
             Some(module) => format!(" `{s}`{legacy}: implemented by hand, in `engine/{module}.rs`."),
             None => format!(" `{s}`{legacy}."),
         };
-        quote! {
-            #[doc = #doc]
-            fn #name(&self, #(#decls),*) #ret { #body }
-        }
+        let (area, t) = area_of(b, f);
+        (
+            area,
+            t,
+            quote! {
+                #[doc = #doc]
+                fn #name(&self, #(#decls),*) #ret { #body }
+            },
+        )
     });
+    by_area_trait(b, methods, |t, methods| {
+        quote! {
+            /// The functions of this area of nvml.h, as methods of the mock's engine: part of
+            /// [`Api`](super::Api).
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            pub trait #t: Answer {
+                #(#methods)*
+            }
+        }
+    })
+}
+
+fn api_prelude(_: &[TokenStream], _: bool) -> TokenStream {
     quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
+
         use core::ffi::*;
         use nvml_sys::*;
-        use super::super::answer::Answer;
-
-        /// The functions of nvml.h as methods of the mock's engine. Pointer arguments come
-        /// straight from the C caller; implementations check them before use.
-        ///
-        /// A getter whose outputs are values, records, strings or lists answers from the
-        /// profile by default (`answers.rs`), unless the engine implements it by hand
-        /// (`dispatch.rs`); every other default answers `unimplemented`.
-        #[allow(unused_variables, clippy::too_many_arguments)]
-        pub trait Api: Answer {
-            #(#methods)*
-        }
+        use super::super::super::answer::Answer;
     }
 }
 
-/// `impl Api for Engine`: each function of `gen-config/mock.yaml` calls the function of the
-/// same name in its engine module, with the C parameters after the engine.
-fn dispatch(b: &Bindings) -> TokenStream {
-    let modules: std::collections::BTreeSet<String> = b.hand_written.values().cloned().collect();
-    let modules = modules.iter().map(|m| ident(m));
+/// `api/mod.rs`: the whole `Api`, every area's trait, implemented by whatever implements them all.
+fn api_modules(b: &Bindings) -> TokenStream {
+    let traits: Vec<proc_macro2::Ident> = area_traits(b).into_iter().collect();
+    quote! {
+        use super::super::answer::Answer;
+
+        /// The functions of nvml.h as methods of the mock's engine, one trait per area of the
+        /// header. Pointer arguments come straight from the C caller; implementations check them
+        /// before use.
+        ///
+        /// A getter whose outputs are values, records, strings or lists answers from the
+        /// profile by default (`answers/`), unless the engine implements it by hand
+        /// (`dispatch/`); every other default answers `unimplemented`.
+        pub trait Api: Answer #(+ #traits)* {}
+
+        impl<T: Answer #(+ #traits)* + ?Sized> Api for T {}
+    }
+}
+
+/// The engine's impl of each area's trait: each function of `gen-config/mock.yaml` calls the
+/// function of the same name in its engine module, with the C parameters after the engine.
+fn dispatch(b: &Bindings) -> ByArea {
     let methods = b.hand_written.iter().filter_map(|(f, module)| {
         let f = b.model.functions.get(f)?;
         let (name, m) = (ident(&f.name), ident(module));
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
         let doc = format!(" `{}`: `engine/{module}.rs`.", f.name);
-        Some(quote! {
-            #[doc = #doc]
-            fn #name(&self, #(#decls),*) #ret { #m::#name(self, #(#names),*) }
-        })
+        let (area, t) = area_of(b, f);
+        Some((
+            area,
+            t,
+            quote! {
+                #[doc = #doc]
+                fn #name(&self, #(#decls),*) #ret { engine::#m::#name(self, #(#names),*) }
+            },
+        ))
     });
+    by_area_trait(b, methods, |t, methods| {
+        quote! {
+            #[allow(clippy::too_many_arguments)]
+            impl #t for Engine {
+                #(#methods)*
+            }
+        }
+    })
+}
+
+fn dispatch_prelude(_: &[TokenStream], _: bool) -> TokenStream {
     quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
+
         use core::ffi::*;
         use nvml_sys::*;
-        use super::api::Api;
-        use super::super::engine::Engine;
-        use super::super::engine::{#(#modules),*};
-
-        #[allow(clippy::too_many_arguments)]
-        impl Api for Engine {
-            #(#methods)*
-        }
+        use super::super::api::*;
+        use super::super::super::engine::{self, Engine};
     }
 }
 
@@ -233,8 +293,9 @@ pub(super) fn fallback(ret: &Ty) -> TokenStream {
     }
 }
 
-fn exports(b: &Bindings) -> TokenStream {
-    let fns = b.model.functions.values().map(|f| {
+fn exports(b: &Bindings) -> ByArea {
+    let mut out = ByArea::default();
+    for f in b.model.functions.values() {
         let (name, s) = (ident(&f.name), f.name.as_str());
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
@@ -245,17 +306,26 @@ fn exports(b: &Bindings) -> TokenStream {
             let fallback = fallback(&f.ret);
             quote!(plain_entry(#s, #fallback, |e| e.#name(#(#names),*)))
         };
-        quote! {
-            #[no_mangle]
-            pub unsafe extern "C" fn #name(#(#decls),*) #ret { #body }
-        }
-    });
+        out.push(
+            area_of(b, f).0,
+            quote! {
+                #[no_mangle]
+                pub unsafe extern "C" fn #name(#(#decls),*) #ret { #body }
+            },
+        );
+    }
+    out
+}
+
+fn exports_prelude(_: &[TokenStream], _: bool) -> TokenStream {
     quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
+
         use core::ffi::*;
         use nvml_sys::*;
-        use super::super::answer::Object;
-        use super::super::engine::{api_entry, plain_entry};
-
-        #(#fns)*
+        use super::super::api::*;
+        use super::super::super::answer::Object;
+        use super::super::super::engine::{api_entry, plain_entry};
     }
 }
