@@ -39,7 +39,25 @@ pub struct Output {
 impl Output {
     /// Formats `tokens` under the banner (saying `what` the file holds) and adds the file.
     pub fn add_rust(&mut self, model: &Model, path: PathBuf, what: &str, tokens: TokenStream) -> Result<()> {
-        let contents = format_file(&banner(model, what), tokens, &path.display().to_string())?;
+        self.add_rust_then(model, path, what, tokens, "")
+    }
+
+    /// [`Output::add_rust`], with `tail` (Rust laid out by the emitter itself) after the
+    /// formatted items; the whole file must still parse.
+    pub fn add_rust_then(
+        &mut self,
+        model: &Model,
+        path: PathBuf,
+        what: &str,
+        tokens: TokenStream,
+        tail: &str,
+    ) -> Result<()> {
+        let mut contents = format_file(&banner(model, what), tokens, &path.display().to_string())?;
+        if !tail.is_empty() {
+            contents.push_str(tail);
+            syn::parse_file(&contents)
+                .with_context(|| format!("generated code for {} does not parse (a generator bug)", path.display()))?;
+        }
         self.files.push(GeneratedFile { path, contents });
         Ok(())
     }
@@ -82,15 +100,8 @@ impl ByArea {
             let what = format!("The items of nvml.h's group \"{title}\".");
             let head = prelude(items, self.tables.contains_key(module));
             let path = dir.join(format!("{module}.rs"));
-            let mut contents =
-                format_file(&banner(model, &what), quote!(#head #(#items)*), &path.display().to_string())?;
-            if let Some(table) = self.tables.get(module) {
-                contents.push_str(table);
-                syn::parse_file(&contents).with_context(|| {
-                    format!("generated table of {} does not parse (a generator bug)", path.display())
-                })?;
-            }
-            out.files.push(GeneratedFile { path, contents });
+            let tail = self.tables.get(module).map_or("", String::as_str);
+            out.add_rust_then(model, path, &what, quote!(#head #(#items)*), tail)?;
             let (m, d) = (ident(module), format!(" {title}."));
             decls.push(match self.private {
                 true => quote! { #[doc = #d] pub mod #m; },

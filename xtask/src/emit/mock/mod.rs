@@ -26,7 +26,7 @@ use anyhow::Result;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::{banner, c_ty, format_file, ident, ret_ty, ByArea, GeneratedFile, Output};
+use super::{c_ty, ident, ret_ty, ByArea, Output};
 use crate::history::DriverTable;
 use crate::model::{ConstValue, Function, Ty};
 use crate::plan::Plan;
@@ -86,9 +86,7 @@ pub(super) fn by_area_trait(
 pub fn emit_history(b: &Bindings, table: &DriverTable, out: &mut Output) -> Result<()> {
     let path = PathBuf::from(DIR).join("history.rs");
     let what = "The driver branch that introduced each function newer than the oldest published nvml.h.";
-    let contents = format_file(&banner(&b.model, what), history(table), &path.display().to_string())?;
-    out.files.push(GeneratedFile { path, contents });
-    Ok(())
+    out.add_rust(&b.model, path, what, history(table))
 }
 
 fn history(t: &DriverTable) -> TokenStream {
