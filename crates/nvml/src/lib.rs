@@ -81,8 +81,9 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `ffi`, `value`: the `call!` macro, the status check and the list and string helpers every
-//!    call goes through; `nvmlValue_t` read by its type.
+//! 1. `ffi`, `value`, `newtype`: the `call!` macro, the status check and the list and string
+//!    helpers every call goes through; `nvmlValue_t` read by its type; the macro of the open
+//!    newtypes.
 //! 2. `nvml`: loading the library, `nvmlInit`, shutdown.
 //! 3. `handle`: the macros the generated handle list invokes.
 //! 4. `generated`: everything `cargo xtask regen` writes.
@@ -93,6 +94,8 @@
 mod ffi;
 #[macro_use]
 mod handle;
+#[macro_use]
+mod newtype;
 mod error;
 mod manual;
 mod nvml;

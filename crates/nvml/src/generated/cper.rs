@@ -69,28 +69,7 @@ impl CPERType {
         }
     }
 }
-impl core::fmt::Debug for CPERType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(CPERType), n),
-            None => write!(f, "{}({})", stringify!(CPERType), self.0),
-        }
-    }
-}
-impl From<u32> for CPERType {
-    fn from(v: u32) -> Self {
-        CPERType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for CPERType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(CPERType(u32), signed);
 /// CPER query and cursor parameters. Groups the filter options and opaque
 /// read position used to iterate through CPER records.
 ///

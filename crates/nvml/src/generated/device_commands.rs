@@ -77,28 +77,7 @@ impl ClockLimitId {
         }
     }
 }
-impl core::fmt::Debug for ClockLimitId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ClockLimitId), n),
-            None => write!(f, "{}({})", stringify!(ClockLimitId), self.0),
-        }
-    }
-}
-impl From<u32> for ClockLimitId {
-    fn from(v: u32) -> Self {
-        ClockLimitId(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ClockLimitId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ClockLimitId(u32), signed);
 impl<'n> Device<'n> {
     /// Clear the ECC error and other memory error counts for the device.
     ///

@@ -153,28 +153,7 @@ impl BrandType {
         }
     }
 }
-impl core::fmt::Debug for BrandType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(BrandType), n),
-            None => write!(f, "{}({})", stringify!(BrandType), self.0),
-        }
-    }
-}
-impl From<u32> for BrandType {
-    fn from(v: u32) -> Self {
-        BrandType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for BrandType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(BrandType(u32), signed);
 /// Clock Ids.  These are used in combination with nvmlClockType_t
 /// to specify a single clock value.
 ///
@@ -221,28 +200,7 @@ impl ClockId {
         }
     }
 }
-impl core::fmt::Debug for ClockId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ClockId), n),
-            None => write!(f, "{}({})", stringify!(ClockId), self.0),
-        }
-    }
-}
-impl From<u32> for ClockId {
-    fn from(v: u32) -> Self {
-        ClockId(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ClockId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ClockId(u32), signed);
 /// Clock types.
 ///
 /// All speeds are in Mhz.
@@ -286,28 +244,7 @@ impl ClockType {
         }
     }
 }
-impl core::fmt::Debug for ClockType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ClockType), n),
-            None => write!(f, "{}({})", stringify!(ClockType), self.0),
-        }
-    }
-}
-impl From<u32> for ClockType {
-    fn from(v: u32) -> Self {
-        ClockType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ClockType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ClockType(u32), signed);
 /// Compute mode.
 ///
 /// NVML_COMPUTEMODE_EXCLUSIVE_PROCESS was added in CUDA 4.0.
@@ -356,28 +293,7 @@ impl ComputeMode {
         }
     }
 }
-impl core::fmt::Debug for ComputeMode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ComputeMode), n),
-            None => write!(f, "{}({})", stringify!(ComputeMode), self.0),
-        }
-    }
-}
-impl From<u32> for ComputeMode {
-    fn from(v: u32) -> Self {
-        ComputeMode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ComputeMode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ComputeMode(u32), signed);
 /// Driver models.
 ///
 /// Windows only.
@@ -411,28 +327,7 @@ impl DriverModel {
         }
     }
 }
-impl core::fmt::Debug for DriverModel {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(DriverModel), n),
-            None => write!(f, "{}({})", stringify!(DriverModel), self.0),
-        }
-    }
-}
-impl From<u32> for DriverModel {
-    fn from(v: u32) -> Self {
-        DriverModel(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for DriverModel {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(DriverModel(u32), signed);
 /// ECC counter types.
 ///
 /// Note: Volatile counts are reset each time the driver loads. On Windows this is once per boot. On Linux this can be more frequent.
@@ -471,28 +366,7 @@ impl EccCounterType {
         }
     }
 }
-impl core::fmt::Debug for EccCounterType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(EccCounterType), n),
-            None => write!(f, "{}({})", stringify!(EccCounterType), self.0),
-        }
-    }
-}
-impl From<u32> for EccCounterType {
-    fn from(v: u32) -> Self {
-        EccCounterType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for EccCounterType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(EccCounterType(u32), signed);
 /// Generic enable/disable enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EnableState::name`]).
@@ -519,28 +393,7 @@ impl EnableState {
         }
     }
 }
-impl core::fmt::Debug for EnableState {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(EnableState), n),
-            None => write!(f, "{}({})", stringify!(EnableState), self.0),
-        }
-    }
-}
-impl From<u32> for EnableState {
-    fn from(v: u32) -> Self {
-        EnableState(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for EnableState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(EnableState(u32), signed);
 /// GPU Operation Mode
 ///
 /// GOM allows to reduce power usage and optimize GPU throughput by disabling GPU features.
@@ -578,28 +431,7 @@ impl GpuOperationMode {
         }
     }
 }
-impl core::fmt::Debug for GpuOperationMode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuOperationMode), n),
-            None => write!(f, "{}({})", stringify!(GpuOperationMode), self.0),
-        }
-    }
-}
-impl From<u32> for GpuOperationMode {
-    fn from(v: u32) -> Self {
-        GpuOperationMode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuOperationMode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuOperationMode(u32), signed);
 /// Represents the GPU utilization domains
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuUtilizationDomainId::name`]).
@@ -643,28 +475,7 @@ impl GpuUtilizationDomainId {
         }
     }
 }
-impl core::fmt::Debug for GpuUtilizationDomainId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuUtilizationDomainId), n),
-            None => write!(f, "{}({})", stringify!(GpuUtilizationDomainId), self.0),
-        }
-    }
-}
-impl From<u32> for GpuUtilizationDomainId {
-    fn from(v: u32) -> Self {
-        GpuUtilizationDomainId(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuUtilizationDomainId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuUtilizationDomainId(u32), signed);
 /// Available infoROM objects.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`InforomObject::name`]).
@@ -706,28 +517,7 @@ impl InforomObject {
         }
     }
 }
-impl core::fmt::Debug for InforomObject {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(InforomObject), n),
-            None => write!(f, "{}({})", stringify!(InforomObject), self.0),
-        }
-    }
-}
-impl From<u32> for InforomObject {
-    fn from(v: u32) -> Self {
-        InforomObject(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for InforomObject {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(InforomObject(u32), signed);
 /// Memory error types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryErrorType::name`]).
@@ -771,28 +561,7 @@ impl MemoryErrorType {
         }
     }
 }
-impl core::fmt::Debug for MemoryErrorType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(MemoryErrorType), n),
-            None => write!(f, "{}({})", stringify!(MemoryErrorType), self.0),
-        }
-    }
-}
-impl From<u32> for MemoryErrorType {
-    fn from(v: u32) -> Self {
-        MemoryErrorType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for MemoryErrorType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(MemoryErrorType(u32), signed);
 /// See `nvmlDeviceGetMemoryErrorCounter`
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryLocation::name`]).
@@ -870,28 +639,7 @@ impl MemoryLocation {
         }
     }
 }
-impl core::fmt::Debug for MemoryLocation {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(MemoryLocation), n),
-            None => write!(f, "{}({})", stringify!(MemoryLocation), self.0),
-        }
-    }
-}
-impl From<u32> for MemoryLocation {
-    fn from(v: u32) -> Self {
-        MemoryLocation(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for MemoryLocation {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(MemoryLocation(u32), signed);
 /// Allowed PStates.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Pstates::name`]).
@@ -993,28 +741,7 @@ impl Pstates {
         }
     }
 }
-impl core::fmt::Debug for Pstates {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(Pstates), n),
-            None => write!(f, "{}({})", stringify!(Pstates), self.0),
-        }
-    }
-}
-impl From<u32> for Pstates {
-    fn from(v: u32) -> Self {
-        Pstates(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for Pstates {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(Pstates(u32), signed);
 /// Causes for page retirement
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PageRetirementCause::name`]).
@@ -1055,28 +782,7 @@ impl PageRetirementCause {
         }
     }
 }
-impl core::fmt::Debug for PageRetirementCause {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PageRetirementCause), n),
-            None => write!(f, "{}({})", stringify!(PageRetirementCause), self.0),
-        }
-    }
-}
-impl From<u32> for PageRetirementCause {
-    fn from(v: u32) -> Self {
-        PageRetirementCause(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PageRetirementCause {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PageRetirementCause(u32), signed);
 /// API types that allow changes to default permission restrictions
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`RestrictedAPI::name`]).
@@ -1118,28 +824,7 @@ impl RestrictedAPI {
         }
     }
 }
-impl core::fmt::Debug for RestrictedAPI {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(RestrictedAPI), n),
-            None => write!(f, "{}({})", stringify!(RestrictedAPI), self.0),
-        }
-    }
-}
-impl From<u32> for RestrictedAPI {
-    fn from(v: u32) -> Self {
-        RestrictedAPI(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for RestrictedAPI {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(RestrictedAPI(u32), signed);
 /// Return values for NVML API calls.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Return::name`]).
@@ -1352,28 +1037,7 @@ impl Return {
         }
     }
 }
-impl core::fmt::Debug for Return {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(Return), n),
-            None => write!(f, "{}({})", stringify!(Return), self.0),
-        }
-    }
-}
-impl From<u32> for Return {
-    fn from(v: u32) -> Self {
-        Return(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for Return {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(Return(u32), signed);
 /// Temperature sensors.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureSensors::name`]).
@@ -1408,28 +1072,7 @@ impl TemperatureSensors {
         }
     }
 }
-impl core::fmt::Debug for TemperatureSensors {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(TemperatureSensors), n),
-            None => write!(f, "{}({})", stringify!(TemperatureSensors), self.0),
-        }
-    }
-}
-impl From<u32> for TemperatureSensors {
-    fn from(v: u32) -> Self {
-        TemperatureSensors(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for TemperatureSensors {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(TemperatureSensors(u32), signed);
 /// Temperature thresholds.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureThresholds::name`]).
@@ -1516,28 +1159,7 @@ impl TemperatureThresholds {
         }
     }
 }
-impl core::fmt::Debug for TemperatureThresholds {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(TemperatureThresholds), n),
-            None => write!(f, "{}({})", stringify!(TemperatureThresholds), self.0),
-        }
-    }
-}
-impl From<u32> for TemperatureThresholds {
-    fn from(v: u32) -> Self {
-        TemperatureThresholds(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for TemperatureThresholds {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(TemperatureThresholds(u32), signed);
 /// The values `NVML_BUS_TYPE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`BusType::name`]).
 #[doc(alias = "nvmlBusType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1586,28 +1208,7 @@ impl BusType {
         BusType(v)
     }
 }
-impl core::fmt::Debug for BusType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(BusType), n),
-            None => write!(f, "{}({})", stringify!(BusType), self.0),
-        }
-    }
-}
-impl From<u32> for BusType {
-    fn from(v: u32) -> Self {
-        BusType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for BusType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_u64(self.0 as u64),
-        }
-    }
-}
+open_newtype!(BusType(u32), unsigned);
 /// The values `NVML_DEVICE_ARCH_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`DeviceArchitecture::name`]).
 #[doc(alias = "nvmlDeviceArchitecture_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1729,28 +1330,7 @@ impl DeviceArchitecture {
         DeviceArchitecture(v)
     }
 }
-impl core::fmt::Debug for DeviceArchitecture {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(DeviceArchitecture), n),
-            None => write!(f, "{}({})", stringify!(DeviceArchitecture), self.0),
-        }
-    }
-}
-impl From<u32> for DeviceArchitecture {
-    fn from(v: u32) -> Self {
-        DeviceArchitecture(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for DeviceArchitecture {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_u64(self.0 as u64),
-        }
-    }
-}
+open_newtype!(DeviceArchitecture(u32), unsigned);
 /// The values `NVML_POWER_SOURCE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PowerSource::name`]).
 #[doc(alias = "nvmlPowerSource_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1791,28 +1371,7 @@ impl PowerSource {
         PowerSource(v)
     }
 }
-impl core::fmt::Debug for PowerSource {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PowerSource), n),
-            None => write!(f, "{}({})", stringify!(PowerSource), self.0),
-        }
-    }
-}
-impl From<u32> for PowerSource {
-    fn from(v: u32) -> Self {
-        PowerSource(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PowerSource {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_u64(self.0 as u64),
-        }
-    }
-}
+open_newtype!(PowerSource(u32), unsigned);
 /// Stores Adaptive TGP Mode state and telemetry for a GPU.
 ///
 ///The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.

@@ -72,28 +72,7 @@ impl BridgeChipType {
         }
     }
 }
-impl core::fmt::Debug for BridgeChipType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(BridgeChipType), n),
-            None => write!(f, "{}({})", stringify!(BridgeChipType), self.0),
-        }
-    }
-}
-impl From<u32> for BridgeChipType {
-    fn from(v: u32) -> Self {
-        BridgeChipType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for BridgeChipType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(BridgeChipType(u32), signed);
 /// Cooler control type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerControl::name`]).
@@ -135,28 +114,7 @@ impl CoolerControl {
         }
     }
 }
-impl core::fmt::Debug for CoolerControl {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(CoolerControl), n),
-            None => write!(f, "{}({})", stringify!(CoolerControl), self.0),
-        }
-    }
-}
-impl From<u32> for CoolerControl {
-    fn from(v: u32) -> Self {
-        CoolerControl(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for CoolerControl {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(CoolerControl(u32), signed);
 /// Cooler's target
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerTarget::name`]).
@@ -204,28 +162,7 @@ impl CoolerTarget {
         }
     }
 }
-impl core::fmt::Debug for CoolerTarget {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(CoolerTarget), n),
-            None => write!(f, "{}({})", stringify!(CoolerTarget), self.0),
-        }
-    }
-}
-impl From<u32> for CoolerTarget {
-    fn from(v: u32) -> Self {
-        CoolerTarget(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for CoolerTarget {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(CoolerTarget(u32), signed);
 /// Enum to represent device addressing mode values
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DeviceAddressingModeType::name`]).
@@ -262,28 +199,7 @@ impl DeviceAddressingModeType {
         }
     }
 }
-impl core::fmt::Debug for DeviceAddressingModeType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(DeviceAddressingModeType), n),
-            None => write!(f, "{}({})", stringify!(DeviceAddressingModeType), self.0),
-        }
-    }
-}
-impl From<u32> for DeviceAddressingModeType {
-    fn from(v: u32) -> Self {
-        DeviceAddressingModeType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for DeviceAddressingModeType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(DeviceAddressingModeType(u32), signed);
 /// Represents level relationships within a system between two GPUs
 /// The enums are spaced to allow for future relationships
 ///
@@ -327,28 +243,7 @@ impl GpuTopologyLevel {
         }
     }
 }
-impl core::fmt::Debug for GpuTopologyLevel {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuTopologyLevel), n),
-            None => write!(f, "{}({})", stringify!(GpuTopologyLevel), self.0),
-        }
-    }
-}
-impl From<u32> for GpuTopologyLevel {
-    fn from(v: u32) -> Self {
-        GpuTopologyLevel(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuTopologyLevel {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuTopologyLevel(u32), signed);
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PCapsIndex::name`]).
 #[doc(alias = "nvmlGpuP2PCapsIndex_enum")]
@@ -395,28 +290,7 @@ impl GpuP2PCapsIndex {
         }
     }
 }
-impl core::fmt::Debug for GpuP2PCapsIndex {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuP2PCapsIndex), n),
-            None => write!(f, "{}({})", stringify!(GpuP2PCapsIndex), self.0),
-        }
-    }
-}
-impl From<u32> for GpuP2PCapsIndex {
-    fn from(v: u32) -> Self {
-        GpuP2PCapsIndex(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuP2PCapsIndex {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuP2PCapsIndex(u32), signed);
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PStatus::name`]).
 #[doc(alias = "nvmlGpuP2PStatus_enum")]
@@ -477,28 +351,7 @@ impl GpuP2PStatus {
         }
     }
 }
-impl core::fmt::Debug for GpuP2PStatus {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuP2PStatus), n),
-            None => write!(f, "{}({})", stringify!(GpuP2PStatus), self.0),
-        }
-    }
-}
-impl From<u32> for GpuP2PStatus {
-    fn from(v: u32) -> Self {
-        GpuP2PStatus(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuP2PStatus {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuP2PStatus(u32), signed);
 /// Enum to represent NvLink's remote device type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`IntNvLinkDeviceType::name`]).
@@ -539,28 +392,7 @@ impl IntNvLinkDeviceType {
         }
     }
 }
-impl core::fmt::Debug for IntNvLinkDeviceType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(IntNvLinkDeviceType), n),
-            None => write!(f, "{}({})", stringify!(IntNvLinkDeviceType), self.0),
-        }
-    }
-}
-impl From<u32> for IntNvLinkDeviceType {
-    fn from(v: u32) -> Self {
-        IntNvLinkDeviceType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for IntNvLinkDeviceType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(IntNvLinkDeviceType(u32), signed);
 /// Enum to represent NvLink queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkCapability::name`]).
@@ -615,28 +447,7 @@ impl NvLinkCapability {
         }
     }
 }
-impl core::fmt::Debug for NvLinkCapability {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(NvLinkCapability), n),
-            None => write!(f, "{}({})", stringify!(NvLinkCapability), self.0),
-        }
-    }
-}
-impl From<u32> for NvLinkCapability {
-    fn from(v: u32) -> Self {
-        NvLinkCapability(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkCapability {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(NvLinkCapability(u32), signed);
 /// Enum to represent NvLink queryable error counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkErrorCounter::name`]).
@@ -689,28 +500,7 @@ impl NvLinkErrorCounter {
         }
     }
 }
-impl core::fmt::Debug for NvLinkErrorCounter {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(NvLinkErrorCounter), n),
-            None => write!(f, "{}({})", stringify!(NvLinkErrorCounter), self.0),
-        }
-    }
-}
-impl From<u32> for NvLinkErrorCounter {
-    fn from(v: u32) -> Self {
-        NvLinkErrorCounter(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkErrorCounter {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(NvLinkErrorCounter(u32), signed);
 /// Enum to represent the NvLink utilization counter packet types to count
 /// ** this is ONLY applicable with the units as packets or bytes
 /// ** as specified in `nvmlNvLinkUtilizationCountUnits_t`
@@ -787,30 +577,7 @@ impl NvLinkUtilizationCountPktTypes {
         }
     }
 }
-impl core::fmt::Debug for NvLinkUtilizationCountPktTypes {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(NvLinkUtilizationCountPktTypes), n),
-            None => {
-                write!(f, "{}({})", stringify!(NvLinkUtilizationCountPktTypes), self.0)
-            }
-        }
-    }
-}
-impl From<u32> for NvLinkUtilizationCountPktTypes {
-    fn from(v: u32) -> Self {
-        NvLinkUtilizationCountPktTypes(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkUtilizationCountPktTypes {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(NvLinkUtilizationCountPktTypes(u32), signed);
 /// Enum to represent the NvLink utilization counter packet units
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkUtilizationCountUnits::name`]).
@@ -857,28 +624,7 @@ impl NvLinkUtilizationCountUnits {
         }
     }
 }
-impl core::fmt::Debug for NvLinkUtilizationCountUnits {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(NvLinkUtilizationCountUnits), n),
-            None => write!(f, "{}({})", stringify!(NvLinkUtilizationCountUnits), self.0),
-        }
-    }
-}
-impl From<u32> for NvLinkUtilizationCountUnits {
-    fn from(v: u32) -> Self {
-        NvLinkUtilizationCountUnits(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkUtilizationCountUnits {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(NvLinkUtilizationCountUnits(u32), signed);
 /// Represents the queryable PCIe utilization counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieUtilCounter::name`]).
@@ -907,28 +653,7 @@ impl PcieUtilCounter {
         }
     }
 }
-impl core::fmt::Debug for PcieUtilCounter {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PcieUtilCounter), n),
-            None => write!(f, "{}({})", stringify!(PcieUtilCounter), self.0),
-        }
-    }
-}
-impl From<u32> for PcieUtilCounter {
-    fn from(v: u32) -> Self {
-        PcieUtilCounter(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PcieUtilCounter {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PcieUtilCounter(u32), signed);
 /// Represents type of perf policy for which violation times can be queried
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PerfPolicyType::name`]).
@@ -1001,28 +726,7 @@ impl PerfPolicyType {
         }
     }
 }
-impl core::fmt::Debug for PerfPolicyType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PerfPolicyType), n),
-            None => write!(f, "{}({})", stringify!(PerfPolicyType), self.0),
-        }
-    }
-}
-impl From<u32> for PerfPolicyType {
-    fn from(v: u32) -> Self {
-        PerfPolicyType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PerfPolicyType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PerfPolicyType(u32), signed);
 /// Enum to represent process mode.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ProcessMode::name`]).
@@ -1064,28 +768,7 @@ impl ProcessMode {
         }
     }
 }
-impl core::fmt::Debug for ProcessMode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ProcessMode), n),
-            None => write!(f, "{}({})", stringify!(ProcessMode), self.0),
-        }
-    }
-}
-impl From<u32> for ProcessMode {
-    fn from(v: u32) -> Self {
-        ProcessMode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ProcessMode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ProcessMode(u32), signed);
 /// Represents Type of Sampling Event
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`SamplingType::name`]).
@@ -1178,28 +861,7 @@ impl SamplingType {
         }
     }
 }
-impl core::fmt::Debug for SamplingType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(SamplingType), n),
-            None => write!(f, "{}({})", stringify!(SamplingType), self.0),
-        }
-    }
-}
-impl From<u32> for SamplingType {
-    fn from(v: u32) -> Self {
-        SamplingType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for SamplingType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(SamplingType(u32), signed);
 /// Represents the thermal sensor controllers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalController::name`]).
@@ -1327,28 +989,7 @@ impl ThermalController {
         }
     }
 }
-impl core::fmt::Debug for ThermalController {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ThermalController), n),
-            None => write!(f, "{}({})", stringify!(ThermalController), self.0),
-        }
-    }
-}
-impl From<i32> for ThermalController {
-    fn from(v: i32) -> Self {
-        ThermalController(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ThermalController {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ThermalController(i32), signed);
 /// Represents the thermal sensor targets
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalTarget::name`]).
@@ -1419,28 +1060,7 @@ impl ThermalTarget {
         }
     }
 }
-impl core::fmt::Debug for ThermalTarget {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ThermalTarget), n),
-            None => write!(f, "{}({})", stringify!(ThermalTarget), self.0),
-        }
-    }
-}
-impl From<i32> for ThermalTarget {
-    fn from(v: i32) -> Self {
-        ThermalTarget(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ThermalTarget {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ThermalTarget(i32), signed);
 /// Enum to represent different UUID types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`UUIDType::name`]).
@@ -1471,28 +1091,7 @@ impl UUIDType {
         }
     }
 }
-impl core::fmt::Debug for UUIDType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(UUIDType), n),
-            None => write!(f, "{}({})", stringify!(UUIDType), self.0),
-        }
-    }
-}
-impl From<u32> for UUIDType {
-    fn from(v: u32) -> Self {
-        UUIDType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for UUIDType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(UUIDType(u32), signed);
 /// Represents the type for sample value returned
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ValueType::name`]).
@@ -1553,28 +1152,7 @@ impl ValueType {
         }
     }
 }
-impl core::fmt::Debug for ValueType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(ValueType), n),
-            None => write!(f, "{}({})", stringify!(ValueType), self.0),
-        }
-    }
-}
-impl From<u32> for ValueType {
-    fn from(v: u32) -> Self {
-        ValueType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ValueType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(ValueType(u32), signed);
 /// BAR1 Memory allocation Information for a device
 ///
 ///The safe form of `nvmlBAR1Memory_st`.

@@ -72,28 +72,7 @@ impl DetachGpuState {
         }
     }
 }
-impl core::fmt::Debug for DetachGpuState {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(DetachGpuState), n),
-            None => write!(f, "{}({})", stringify!(DetachGpuState), self.0),
-        }
-    }
-}
-impl From<u32> for DetachGpuState {
-    fn from(v: u32) -> Self {
-        DetachGpuState(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for DetachGpuState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(DetachGpuState(u32), signed);
 /// Parent bridge PCIe link state requested by nvmlDeviceRemoveGpu()
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieLinkState::name`]).
@@ -118,25 +97,4 @@ impl PcieLinkState {
         }
     }
 }
-impl core::fmt::Debug for PcieLinkState {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PcieLinkState), n),
-            None => write!(f, "{}({})", stringify!(PcieLinkState), self.0),
-        }
-    }
-}
-impl From<u32> for PcieLinkState {
-    fn from(v: u32) -> Self {
-        PcieLinkState(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PcieLinkState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PcieLinkState(u32), signed);

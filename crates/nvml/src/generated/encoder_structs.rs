@@ -84,28 +84,7 @@ impl EncoderType {
         }
     }
 }
-impl core::fmt::Debug for EncoderType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(EncoderType), n),
-            None => write!(f, "{}({})", stringify!(EncoderType), self.0),
-        }
-    }
-}
-impl From<u32> for EncoderType {
-    fn from(v: u32) -> Self {
-        EncoderType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for EncoderType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(EncoderType(u32), signed);
 /// Structure to hold encoder session data
 ///
 ///The safe form of `nvmlEncoderSessionInfo_st`.

@@ -79,28 +79,7 @@ impl EventDataType {
         }
     }
 }
-impl core::fmt::Debug for EventDataType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(EventDataType), n),
-            None => write!(f, "{}({})", stringify!(EventDataType), self.0),
-        }
-    }
-}
-impl From<u32> for EventDataType {
-    fn from(v: u32) -> Self {
-        EventDataType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for EventDataType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(EventDataType(u32), signed);
 /// NVML-defined GPU Operational Event context classifications.
 ///
 /// These values describe the NVML public interpretation of a context payload. The
@@ -134,30 +113,7 @@ impl GpuOperationalEventContextType {
         }
     }
 }
-impl core::fmt::Debug for GpuOperationalEventContextType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuOperationalEventContextType), n),
-            None => {
-                write!(f, "{}({})", stringify!(GpuOperationalEventContextType), self.0)
-            }
-        }
-    }
-}
-impl From<u32> for GpuOperationalEventContextType {
-    fn from(v: u32) -> Self {
-        GpuOperationalEventContextType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuOperationalEventContextType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuOperationalEventContextType(u32), signed);
 /// Log-level values used by GPU Operational Events.
 ///
 /// These values are used both for event reporting in `nvmlEventSetWait_v3_t` and for subscription
@@ -221,28 +177,7 @@ impl GpuOperationalEventLogLevel {
         }
     }
 }
-impl core::fmt::Debug for GpuOperationalEventLogLevel {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuOperationalEventLogLevel), n),
-            None => write!(f, "{}({})", stringify!(GpuOperationalEventLogLevel), self.0),
-        }
-    }
-}
-impl From<u32> for GpuOperationalEventLogLevel {
-    fn from(v: u32) -> Self {
-        GpuOperationalEventLogLevel(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuOperationalEventLogLevel {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuOperationalEventLogLevel(u32), signed);
 /// Severity values used by Operational Events.
 ///
 /// These values are used both for event reporting in `nvmlEventSetWait_v3_t` and for subscription
@@ -299,28 +234,7 @@ impl OperationalEventSeverity {
         }
     }
 }
-impl core::fmt::Debug for OperationalEventSeverity {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(OperationalEventSeverity), n),
-            None => write!(f, "{}({})", stringify!(OperationalEventSeverity), self.0),
-        }
-    }
-}
-impl From<u32> for OperationalEventSeverity {
-    fn from(v: u32) -> Self {
-        OperationalEventSeverity(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for OperationalEventSeverity {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(OperationalEventSeverity(u32), signed);
 bitflags::bitflags! {
     #[doc =
     "Bit flags `nvmlSystemEventType*` of nvml.h. Bits the header does not name are kept."]

@@ -91,28 +91,7 @@ impl FBCSessionType {
         }
     }
 }
-impl core::fmt::Debug for FBCSessionType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(FBCSessionType), n),
-            None => write!(f, "{}({})", stringify!(FBCSessionType), self.0),
-        }
-    }
-}
-impl From<u32> for FBCSessionType {
-    fn from(v: u32) -> Self {
-        FBCSessionType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for FBCSessionType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(FBCSessionType(u32), signed);
 /// Structure to hold FBC session data
 ///
 ///The safe form of `nvmlFBCSessionInfo_st`.

@@ -2265,28 +2265,7 @@ impl FieldId {
         FieldId(v)
     }
 }
-impl core::fmt::Debug for FieldId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(FieldId), n),
-            None => write!(f, "{}({})", stringify!(FieldId), self.0),
-        }
-    }
-}
-impl From<u32> for FieldId {
-    fn from(v: u32) -> Self {
-        FieldId(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for FieldId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_u64(self.0 as u64),
-        }
-    }
-}
+open_newtype!(FieldId(u32), unsigned);
 /// Information for a Field Value Sample
 ///
 ///The safe form of `nvmlFieldValue_st`.

@@ -3252,25 +3252,4 @@ impl GpmMetricId {
         }
     }
 }
-impl core::fmt::Debug for GpmMetricId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpmMetricId), n),
-            None => write!(f, "{}({})", stringify!(GpmMetricId), self.0),
-        }
-    }
-}
-impl From<u32> for GpmMetricId {
-    fn from(v: u32) -> Self {
-        GpmMetricId(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpmMetricId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpmMetricId(u32), signed);

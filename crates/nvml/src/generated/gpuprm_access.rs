@@ -262,28 +262,7 @@ impl PRMCounterId {
         }
     }
 }
-impl core::fmt::Debug for PRMCounterId {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PRMCounterId), n),
-            None => write!(f, "{}({})", stringify!(PRMCounterId), self.0),
-        }
-    }
-}
-impl From<u32> for PRMCounterId {
-    fn from(v: u32) -> Self {
-        PRMCounterId(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PRMCounterId {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PRMCounterId(u32), signed);
 /// PRM counter input values
 ///
 ///The safe form of `nvmlPRMCounterInput_v1_t`.

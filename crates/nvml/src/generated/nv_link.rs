@@ -88,28 +88,7 @@ impl NvlinkTelemetrySampleType {
         }
     }
 }
-impl core::fmt::Debug for NvlinkTelemetrySampleType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(NvlinkTelemetrySampleType), n),
-            None => write!(f, "{}({})", stringify!(NvlinkTelemetrySampleType), self.0),
-        }
-    }
-}
-impl From<u32> for NvlinkTelemetrySampleType {
-    fn from(v: u32) -> Self {
-        NvlinkTelemetrySampleType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkTelemetrySampleType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(NvlinkTelemetrySampleType(u32), signed);
 /// Represents Nvlink Version
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvlinkVersion::name`]).
@@ -171,28 +150,7 @@ impl NvlinkVersion {
         }
     }
 }
-impl core::fmt::Debug for NvlinkVersion {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(NvlinkVersion), n),
-            None => write!(f, "{}({})", stringify!(NvlinkVersion), self.0),
-        }
-    }
-}
-impl From<u32> for NvlinkVersion {
-    fn from(v: u32) -> Self {
-        NvlinkVersion(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvlinkVersion {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(NvlinkVersion(u32), signed);
 /// Struct to represent per device NVLINK information v1
 ///
 ///The safe form of `nvmlNvLinkInfo_v1_t`.

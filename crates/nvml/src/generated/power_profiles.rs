@@ -93,28 +93,7 @@ impl PowerProfileOperation {
         }
     }
 }
-impl core::fmt::Debug for PowerProfileOperation {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PowerProfileOperation), n),
-            None => write!(f, "{}({})", stringify!(PowerProfileOperation), self.0),
-        }
-    }
-}
-impl From<u32> for PowerProfileOperation {
-    fn from(v: u32) -> Self {
-        PowerProfileOperation(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PowerProfileOperation {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PowerProfileOperation(u32), signed);
 /// Workload power profile identifiers.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PowerProfileType::name`]).
@@ -282,28 +261,7 @@ impl PowerProfileType {
         }
     }
 }
-impl core::fmt::Debug for PowerProfileType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(PowerProfileType), n),
-            None => write!(f, "{}({})", stringify!(PowerProfileType), self.0),
-        }
-    }
-}
-impl From<u32> for PowerProfileType {
-    fn from(v: u32) -> Self {
-        PowerProfileType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PowerProfileType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(PowerProfileType(u32), signed);
 /// Current Profiles
 ///
 ///The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.

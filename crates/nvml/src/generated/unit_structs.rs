@@ -74,28 +74,7 @@ impl FanState {
         }
     }
 }
-impl core::fmt::Debug for FanState {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(FanState), n),
-            None => write!(f, "{}({})", stringify!(FanState), self.0),
-        }
-    }
-}
-impl From<u32> for FanState {
-    fn from(v: u32) -> Self {
-        FanState(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for FanState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(FanState(u32), signed);
 /// Led color enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`LedColor::name`]).
@@ -122,28 +101,7 @@ impl LedColor {
         }
     }
 }
-impl core::fmt::Debug for LedColor {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(LedColor), n),
-            None => write!(f, "{}({})", stringify!(LedColor), self.0),
-        }
-    }
-}
-impl From<u32> for LedColor {
-    fn from(v: u32) -> Self {
-        LedColor(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for LedColor {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(LedColor(u32), signed);
 /// Description of HWBC entry
 ///
 ///The safe form of `nvmlHwbcEntry_st`.

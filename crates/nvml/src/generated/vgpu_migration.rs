@@ -101,30 +101,7 @@ impl VgpuPgpuCompatibilityLimitCode {
         }
     }
 }
-impl core::fmt::Debug for VgpuPgpuCompatibilityLimitCode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(VgpuPgpuCompatibilityLimitCode), n),
-            None => {
-                write!(f, "{}({})", stringify!(VgpuPgpuCompatibilityLimitCode), self.0)
-            }
-        }
-    }
-}
-impl From<u32> for VgpuPgpuCompatibilityLimitCode {
-    fn from(v: u32) -> Self {
-        VgpuPgpuCompatibilityLimitCode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuPgpuCompatibilityLimitCode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(VgpuPgpuCompatibilityLimitCode(u32), signed);
 /// vGPU VM compatibility codes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmCompatibility::name`]).
@@ -176,28 +153,7 @@ impl VgpuVmCompatibility {
         }
     }
 }
-impl core::fmt::Debug for VgpuVmCompatibility {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(VgpuVmCompatibility), n),
-            None => write!(f, "{}({})", stringify!(VgpuVmCompatibility), self.0),
-        }
-    }
-}
-impl From<u32> for VgpuVmCompatibility {
-    fn from(v: u32) -> Self {
-        VgpuVmCompatibility(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuVmCompatibility {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(VgpuVmCompatibility(u32), signed);
 /// vGPU metadata structure.
 ///
 ///The safe form of `nvmlVgpuMetadata_st`.

@@ -122,28 +122,7 @@ impl DeviceGpuRecoveryAction {
         }
     }
 }
-impl core::fmt::Debug for DeviceGpuRecoveryAction {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(DeviceGpuRecoveryAction), n),
-            None => write!(f, "{}({})", stringify!(DeviceGpuRecoveryAction), self.0),
-        }
-    }
-}
-impl From<u32> for DeviceGpuRecoveryAction {
-    fn from(v: u32) -> Self {
-        DeviceGpuRecoveryAction(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for DeviceGpuRecoveryAction {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(DeviceGpuRecoveryAction(u32), signed);
 /// Structure containing vGPU software licensable feature information
 ///
 ///The safe form of `nvmlGridLicensableFeature_st`.

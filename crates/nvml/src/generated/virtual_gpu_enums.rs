@@ -179,28 +179,7 @@ impl DeviceVgpuCapability {
         }
     }
 }
-impl core::fmt::Debug for DeviceVgpuCapability {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(DeviceVgpuCapability), n),
-            None => write!(f, "{}({})", stringify!(DeviceVgpuCapability), self.0),
-        }
-    }
-}
-impl From<u32> for DeviceVgpuCapability {
-    fn from(v: u32) -> Self {
-        DeviceVgpuCapability(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for DeviceVgpuCapability {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(DeviceVgpuCapability(u32), signed);
 /// GPU virtualization mode types.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuVirtualizationMode::name`]).
@@ -252,28 +231,7 @@ impl GpuVirtualizationMode {
         }
     }
 }
-impl core::fmt::Debug for GpuVirtualizationMode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GpuVirtualizationMode), n),
-            None => write!(f, "{}({})", stringify!(GpuVirtualizationMode), self.0),
-        }
-    }
-}
-impl From<u32> for GpuVirtualizationMode {
-    fn from(v: u32) -> Self {
-        GpuVirtualizationMode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuVirtualizationMode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GpuVirtualizationMode(u32), signed);
 /// vGPU software licensable features
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GridLicenseFeatureCode::name`]).
@@ -337,28 +295,7 @@ impl GridLicenseFeatureCode {
         }
     }
 }
-impl core::fmt::Debug for GridLicenseFeatureCode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(GridLicenseFeatureCode), n),
-            None => write!(f, "{}({})", stringify!(GridLicenseFeatureCode), self.0),
-        }
-    }
-}
-impl From<u32> for GridLicenseFeatureCode {
-    fn from(v: u32) -> Self {
-        GridLicenseFeatureCode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GridLicenseFeatureCode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(GridLicenseFeatureCode(u32), signed);
 /// Host vGPU modes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`HostVgpuMode::name`]).
@@ -385,28 +322,7 @@ impl HostVgpuMode {
         }
     }
 }
-impl core::fmt::Debug for HostVgpuMode {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(HostVgpuMode), n),
-            None => write!(f, "{}({})", stringify!(HostVgpuMode), self.0),
-        }
-    }
-}
-impl From<u32> for HostVgpuMode {
-    fn from(v: u32) -> Self {
-        HostVgpuMode(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for HostVgpuMode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(HostVgpuMode(u32), signed);
 /// vGPU queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuCapability::name`]).
@@ -458,28 +374,7 @@ impl VgpuCapability {
         }
     }
 }
-impl core::fmt::Debug for VgpuCapability {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(VgpuCapability), n),
-            None => write!(f, "{}({})", stringify!(VgpuCapability), self.0),
-        }
-    }
-}
-impl From<u32> for VgpuCapability {
-    fn from(v: u32) -> Self {
-        VgpuCapability(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuCapability {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(VgpuCapability(u32), signed);
 /// vGPU driver queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuDriverCapability::name`]).
@@ -518,28 +413,7 @@ impl VgpuDriverCapability {
         }
     }
 }
-impl core::fmt::Debug for VgpuDriverCapability {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(VgpuDriverCapability), n),
-            None => write!(f, "{}({})", stringify!(VgpuDriverCapability), self.0),
-        }
-    }
-}
-impl From<u32> for VgpuDriverCapability {
-    fn from(v: u32) -> Self {
-        VgpuDriverCapability(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuDriverCapability {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(VgpuDriverCapability(u32), signed);
 /// vGPU GUEST info state
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuGuestInfoState::name`]).
@@ -572,28 +446,7 @@ impl VgpuGuestInfoState {
         }
     }
 }
-impl core::fmt::Debug for VgpuGuestInfoState {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(VgpuGuestInfoState), n),
-            None => write!(f, "{}({})", stringify!(VgpuGuestInfoState), self.0),
-        }
-    }
-}
-impl From<u32> for VgpuGuestInfoState {
-    fn from(v: u32) -> Self {
-        VgpuGuestInfoState(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuGuestInfoState {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(VgpuGuestInfoState(u32), signed);
 /// Types of VM identifiers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmIdType::name`]).
@@ -620,25 +473,4 @@ impl VgpuVmIdType {
         }
     }
 }
-impl core::fmt::Debug for VgpuVmIdType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{}::{}", stringify!(VgpuVmIdType), n),
-            None => write!(f, "{}({})", stringify!(VgpuVmIdType), self.0),
-        }
-    }
-}
-impl From<u32> for VgpuVmIdType {
-    fn from(v: u32) -> Self {
-        VgpuVmIdType(v)
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuVmIdType {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.name() {
-            Some(n) => s.serialize_str(n),
-            None => s.serialize_i64(self.0 as i64),
-        }
-    }
-}
+open_newtype!(VgpuVmIdType(u32), signed);

@@ -209,30 +209,7 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
             }
         }
 
-        impl core::fmt::Debug for #name {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                match self.name() {
-                    Some(n) => write!(f, "{}::{}", stringify!(#name), n),
-                    None => write!(f, "{}({})", stringify!(#name), self.0),
-                }
-            }
-        }
-
-        impl From<#repr> for #name {
-            fn from(v: #repr) -> Self {
-                #name(v)
-            }
-        }
-
-        #[cfg(feature = "serde")]
-        impl serde::Serialize for #name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self.name() {
-                    Some(n) => s.serialize_str(n),
-                    None => s.serialize_i64(self.0 as i64),
-                }
-            }
-        }
+        open_newtype!(#name(#repr), signed);
     }
 }
 
@@ -356,30 +333,7 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
             }
         }
 
-        impl core::fmt::Debug for #ty {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                match self.name() {
-                    Some(n) => write!(f, "{}::{}", stringify!(#ty), n),
-                    None => write!(f, "{}({})", stringify!(#ty), self.0),
-                }
-            }
-        }
-
-        impl From<#repr> for #ty {
-            fn from(v: #repr) -> Self {
-                #ty(v)
-            }
-        }
-
-        #[cfg(feature = "serde")]
-        impl serde::Serialize for #ty {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self.name() {
-                    Some(n) => s.serialize_str(n),
-                    None => s.serialize_u64(self.0 as u64),
-                }
-            }
-        }
+        open_newtype!(#ty(#repr), unsigned);
     }
 }
 
