@@ -121,8 +121,8 @@ fn add_processes(nvml: &Nvml, gpu: &Device<'_>, index: u32, procs: &mut Table) {
             p.pid.to_string(),
             kind.to_string(),
             process_name(nvml, p.pid),
-            // NVML reports usedGpuMemory as NVML_VALUE_NOT_AVAILABLE (all ones) when it does not know.
-            if p.used_gpu_memory == u64::MAX { "N/A".into() } else { format!("{}MiB", p.used_gpu_memory >> 20) },
+            // `None` where NVML reports NVML_VALUE_NOT_AVAILABLE (it does not know).
+            p.used_gpu_memory.map_or("N/A".into(), |m| format!("{}MiB", m >> 20)),
         ]);
     }
 }

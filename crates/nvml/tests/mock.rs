@@ -229,10 +229,14 @@ fn h100_running_processes() {
     let Some(nvml) = in_profile("h100_running_processes", "h100") else { return };
     let d0 = nvml.device_by_index(0).unwrap();
     let procs = d0.compute_running_processes().unwrap();
-    let got: Vec<(u32, u64)> = procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
-    assert_eq!(got, [(4242, 1 << 30), (4250, 512 << 20)], "device 0 runs python3 (1 GiB) and trainer (512 MiB)");
+    let got: Vec<(u32, Option<u64>)> = procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
+    assert_eq!(
+        got,
+        [(4242, Some(1 << 30)), (4250, Some(512 << 20))],
+        "device 0 runs python3 (1 GiB) and trainer (512 MiB)"
+    );
     assert!(
-        procs.iter().all(|p| p.gpu_instance_id == u32::MAX && p.compute_instance_id == u32::MAX),
+        procs.iter().all(|p| p.gpu_instance_id.is_none() && p.compute_instance_id.is_none()),
         "no MIG instance: {procs:?}"
     );
     assert_eq!(d0.graphics_running_processes(), Ok(vec![]), "no graphics processes");
@@ -587,9 +591,9 @@ fn missing_functions_answer_function_not_found() {
     let (total, used) = (16_106_127_360u64, 2_097_152 + 269_484_032);
     assert_eq!((m.version, m.total, m.reserved, m.used, m.free), (0, total, 0, used, total - used), "v1 memory: {m:?}");
     // The _v2 process layout: same pids and memory.
-    let pids: Vec<(u32, u64)> =
+    let pids: Vec<(u32, Option<u64>)> =
         d0.compute_running_processes().unwrap().iter().map(|p| (p.pid, p.used_gpu_memory)).collect();
-    assert_eq!(pids, [(4242, 1 << 30), (4250, 512 << 20)], "compute_running_processes falls back to _v2");
+    assert_eq!(pids, [(4242, Some(1 << 30)), (4250, Some(512 << 20))], "compute_running_processes falls back to _v2");
     // Every member of the family answers 13.
     let e = nvml.cuda_driver_version().unwrap_err();
     assert!(matches!(e, Error::FunctionNotFound(_)), "cuda_driver_version: {e:?}");
@@ -671,7 +675,7 @@ fn a_list_that_grows_is_fetched_again() {
         "the growth budget is spent"
     );
     let added = d0.compute_running_processes().unwrap().pop().unwrap();
-    assert_eq!(added.used_gpu_memory, 256 << 20, "the mock's added processes use 256 MiB");
+    assert_eq!(added.used_gpu_memory, Some(256 << 20), "the mock's added processes use 256 MiB");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -826,8 +830,8 @@ fn h100_process_details_utilisation_and_names() {
         .collect();
     assert_eq!(
         got,
-        [(4242, 1 << 30, u32::MAX, u32::MAX, 0), (4250, 512 << 20, u32::MAX, u32::MAX, 0)],
-        "no MIG: instance ids 0xFFFFFFFF"
+        [(4242, Some(1 << 30), None, None, 0), (4250, Some(512 << 20), None, None, 0)],
+        "no MIG: instance ids 0xFFFFFFFF, which is none"
     );
     assert_eq!(d0.running_process_detail_list(ProcessMode::ALL).map(|l| l.len()), Ok(2), "compute and (no) graphics");
     assert_eq!(d0.running_process_detail_list(ProcessMode::GRAPHICS), Ok(vec![]));
@@ -844,7 +848,7 @@ fn h100_process_details_utilisation_and_names() {
     assert_eq!(d0.processes_utilization_info(u64::MAX), Err(Error::NotFound));
     // The v1 legacy process list, converted: its layout has no instance ids.
     let t4_like = d0.compute_running_processes().unwrap();
-    assert!(t4_like.iter().all(|p| p.gpu_instance_id == u32::MAX && p.compute_instance_id == u32::MAX), "{t4_like:?}");
+    assert!(t4_like.iter().all(|p| p.gpu_instance_id.is_none() && p.compute_instance_id.is_none()), "{t4_like:?}");
 }
 
 #[test]

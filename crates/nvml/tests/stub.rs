@@ -154,7 +154,7 @@ fn a_list_that_always_grows_gives_up_after_the_retry_bound() {
     let graphics = d.graphics_running_processes().unwrap();
     assert_eq!(
         graphics.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(),
-        [(100, 1 << 20), (101, 2 << 20)]
+        [(100, Some(1 << 20)), (101, Some(2 << 20))]
     );
     assert_eq!(counter(nvml.lib(), "stub_graphics_calls"), 2, "two calls when the list does not change");
     // A list longer at every call: the size query and three refills (4 attempts), then
@@ -176,7 +176,7 @@ fn an_old_driver_is_reached_through_the_unversioned_names() {
     assert_eq!((m.total, m.used, m.free, m.reserved), (16 << 30, 3 << 30, 13 << 30, 0), "{m:?}");
     // The v1 process layout, converted.
     let procs = d.compute_running_processes().expect("falls back to nvmlDeviceGetComputeRunningProcesses");
-    assert_eq!(procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(), [(777, 5 << 20)]);
+    assert_eq!(procs.iter().map(|p| (p.pid, p.used_gpu_memory)).collect::<Vec<_>>(), [(777, Some(5 << 20))]);
     // Owned handles and clones share one init: one shutdown when the last is dropped.
     let owned = d.into_owned();
     let clone = nvml.clone();

@@ -329,6 +329,28 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
     }
 }
 
+/// The value a record field holds when it has none, as the header's text says: "Under WDDM,
+/// NVML_VALUE_NOT_AVAILABLE is always reported" / "Set to NVML_VALUE_NOT_AVAILABLE if ..." (all
+/// bits set, the C `-1` in the field's width), or "is set to 0xFFFFFFFF otherwise". The safe
+/// crate gives such a field an `Option`.
+pub fn sentinel(m: &Model, f: &crate::model::Field) -> Option<u64> {
+    let doc = f.doc.as_deref()?;
+    let bits = match m.resolve_typedef(&f.ty) {
+        Ty::UInt => 32,
+        Ty::ULongLong => 64,
+        _ => return None,
+    };
+    let all_ones = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    if doc.contains("NVML_VALUE_NOT_AVAILABLE") {
+        return Some(all_ones);
+    }
+    let words: Vec<&str> = doc.split_whitespace().collect();
+    let says = words.windows(4).any(|w| {
+        w[0] == "set" && w[1] == "to" && w[2].trim_end_matches('.') == "0xFFFFFFFF" && w[3].starts_with("otherwise")
+    });
+    (says && bits == 32).then_some(all_ones)
+}
+
 /// The `directions` rules whose direction the header's text gives with a cue of its own, with
 /// that cue.
 pub fn redundant_directions(b: &Bindings, rules: &Rules) -> Vec<(String, Basis)> {

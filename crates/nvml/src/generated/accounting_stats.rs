@@ -59,13 +59,19 @@ pub struct AccountingStats {
     /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
     /// process (not just the last sample period).
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    pub gpu_utilization: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub gpu_utilization: Option<u32>,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    pub memory_utilization: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub memory_utilization: Option<u32>,
     /// Maximum total memory in bytes that was ever allocated by the process.
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
-    pub max_memory_usage: u64,
+    ///
+    /// `None` where nvml.h has `18446744073709551615` for no value.
+    pub max_memory_usage: Option<u64>,
     /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
     /// the process is not terminated
     pub time: u64,
@@ -81,9 +87,9 @@ impl AccountingStats {
     pub fn to_raw(&self) -> sys::nvmlAccountingStats_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlAccountingStats_st::default();
-        r.gpuUtilization = self.gpu_utilization;
-        r.memoryUtilization = self.memory_utilization;
-        r.maxMemoryUsage = self.max_memory_usage;
+        r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
+        r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
+        r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
         r.time = self.time;
         r.startTime = self.start_time;
         r.isRunning = self.is_running;
@@ -96,9 +102,10 @@ impl AccountingStats {
 impl From<&sys::nvmlAccountingStats_st> for AccountingStats {
     fn from(r: &sys::nvmlAccountingStats_st) -> Self {
         AccountingStats {
-            gpu_utilization: r.gpuUtilization,
-            memory_utilization: r.memoryUtilization,
-            max_memory_usage: r.maxMemoryUsage,
+            gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
+            memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
+            max_memory_usage: Some(r.maxMemoryUsage)
+                .filter(|v| *v != 18446744073709551615),
             time: r.time,
             start_time: r.startTime,
             is_running: r.isRunning,
@@ -136,13 +143,19 @@ pub struct AccountingStatsV2 {
     /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
     /// process (not just the last sample period).
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    pub gpu_utilization: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub gpu_utilization: Option<u32>,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    pub memory_utilization: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub memory_utilization: Option<u32>,
     /// Maximum total memory in bytes that was ever allocated by the process.
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
-    pub max_memory_usage: u64,
+    ///
+    /// `None` where nvml.h has `18446744073709551615` for no value.
+    pub max_memory_usage: Option<u64>,
     /// The sample counts since the process starts
     pub sample_count: u32,
     /// The sum of process's GR engine utilization in unit of pct * 100
@@ -162,9 +175,9 @@ impl AccountingStatsV2 {
         let mut r = sys::nvmlAccountingStats_v2_t::default();
         r.pid = self.pid;
         r.isRunning = self.is_running;
-        r.gpuUtilization = self.gpu_utilization;
-        r.memoryUtilization = self.memory_utilization;
-        r.maxMemoryUsage = self.max_memory_usage;
+        r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
+        r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
+        r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
         r.sampleCount = self.sample_count;
         r.sumGpuUtil = self.sum_gpu_util;
         r.sumFbUtil = self.sum_fb_util;
@@ -178,9 +191,10 @@ impl From<&sys::nvmlAccountingStats_v2_t> for AccountingStatsV2 {
         AccountingStatsV2 {
             pid: r.pid,
             is_running: r.isRunning,
-            gpu_utilization: r.gpuUtilization,
-            memory_utilization: r.memoryUtilization,
-            max_memory_usage: r.maxMemoryUsage,
+            gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
+            memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
+            max_memory_usage: Some(r.maxMemoryUsage)
+                .filter(|v| *v != 18446744073709551615),
             sample_count: r.sampleCount,
             sum_gpu_util: r.sumGpuUtil,
             sum_fb_util: r.sumFbUtil,

@@ -282,8 +282,8 @@ impl<'n> Device<'n> {
                             ProcessInfo {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
-                                compute_instance_id: 4294967295u64 as _,
+                                gpu_instance_id: None,
+                                compute_instance_id: None,
                                 ..Default::default()
                             }
                         })
@@ -657,8 +657,8 @@ impl<'n> Device<'n> {
                             ProcessInfo {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
-                                compute_instance_id: 4294967295u64 as _,
+                                gpu_instance_id: None,
+                                compute_instance_id: None,
                                 ..Default::default()
                             }
                         })
@@ -822,8 +822,8 @@ impl<'n> Device<'n> {
                             ProcessInfo {
                                 pid: o.pid.clone(),
                                 used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: sys::INVALID_GPU_INSTANCE_ID as _,
-                                compute_instance_id: 4294967295u64 as _,
+                                gpu_instance_id: None,
+                                compute_instance_id: None,
                                 ..Default::default()
                             }
                         })

@@ -2478,13 +2478,19 @@ pub struct ProcessDetail {
     /// Amount of used GPU memory in bytes.
     /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
-    pub used_gpu_memory: u64,
+    ///
+    /// `None` where nvml.h has `18446744073709551615` for no value.
+    pub used_gpu_memory: Option<u64>,
     /// If MIG is enabled, stores a valid GPU instance ID. gpuInstanceId is
     /// set to 0xFFFFFFFF otherwise.
-    pub gpu_instance_id: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub gpu_instance_id: Option<u32>,
     /// If MIG is enabled, stores a valid compute instance ID. computeInstanceId
     /// is set to 0xFFFFFFFF otherwise.
-    pub compute_instance_id: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub compute_instance_id: Option<u32>,
     /// Amount of used GPU conf compute protected memory in bytes.
     pub used_gpu_cc_protected_memory: u64,
 }
@@ -2494,9 +2500,9 @@ impl ProcessDetail {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessDetail_v1_t::default();
         r.pid = self.pid;
-        r.usedGpuMemory = self.used_gpu_memory;
-        r.gpuInstanceId = self.gpu_instance_id;
-        r.computeInstanceId = self.compute_instance_id;
+        r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
+        r.gpuInstanceId = self.gpu_instance_id.unwrap_or(4294967295);
+        r.computeInstanceId = self.compute_instance_id.unwrap_or(4294967295);
         r.usedGpuCcProtectedMemory = self.used_gpu_cc_protected_memory;
         r
     }
@@ -2505,9 +2511,10 @@ impl From<&sys::nvmlProcessDetail_v1_t> for ProcessDetail {
     fn from(r: &sys::nvmlProcessDetail_v1_t) -> Self {
         ProcessDetail {
             pid: r.pid,
-            used_gpu_memory: r.usedGpuMemory,
-            gpu_instance_id: r.gpuInstanceId,
-            compute_instance_id: r.computeInstanceId,
+            used_gpu_memory: Some(r.usedGpuMemory)
+                .filter(|v| *v != 18446744073709551615),
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
             used_gpu_cc_protected_memory: r.usedGpuCcProtectedMemory,
         }
     }
@@ -2542,7 +2549,9 @@ pub struct ProcessInfoV1 {
     /// Amount of used GPU memory in bytes.
     /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
-    pub used_gpu_memory: u64,
+    ///
+    /// `None` where nvml.h has `18446744073709551615` for no value.
+    pub used_gpu_memory: Option<u64>,
 }
 impl ProcessInfoV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2550,7 +2559,7 @@ impl ProcessInfoV1 {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v1_st::default();
         r.pid = self.pid;
-        r.usedGpuMemory = self.used_gpu_memory;
+        r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
         r
     }
 }
@@ -2558,7 +2567,7 @@ impl From<&sys::nvmlProcessInfo_v1_st> for ProcessInfoV1 {
     fn from(r: &sys::nvmlProcessInfo_v1_st) -> Self {
         ProcessInfoV1 {
             pid: r.pid,
-            used_gpu_memory: r.usedGpuMemory,
+            used_gpu_memory: Some(r.usedGpuMemory).filter(|v| *v != 18446744073709551615),
         }
     }
 }
@@ -2586,13 +2595,19 @@ pub struct ProcessInfo {
     /// Amount of used GPU memory in bytes.
     /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
-    pub used_gpu_memory: u64,
+    ///
+    /// `None` where nvml.h has `18446744073709551615` for no value.
+    pub used_gpu_memory: Option<u64>,
     /// If MIG is enabled, stores a valid GPU instance ID. gpuInstanceId is set to
     /// 0xFFFFFFFF otherwise.
-    pub gpu_instance_id: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub gpu_instance_id: Option<u32>,
     /// If MIG is enabled, stores a valid compute instance ID. computeInstanceId is set to
     /// 0xFFFFFFFF otherwise.
-    pub compute_instance_id: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub compute_instance_id: Option<u32>,
 }
 impl ProcessInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2600,9 +2615,9 @@ impl ProcessInfo {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v2_st::default();
         r.pid = self.pid;
-        r.usedGpuMemory = self.used_gpu_memory;
-        r.gpuInstanceId = self.gpu_instance_id;
-        r.computeInstanceId = self.compute_instance_id;
+        r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
+        r.gpuInstanceId = self.gpu_instance_id.unwrap_or(4294967295);
+        r.computeInstanceId = self.compute_instance_id.unwrap_or(4294967295);
         r
     }
 }
@@ -2610,9 +2625,10 @@ impl From<&sys::nvmlProcessInfo_v2_st> for ProcessInfo {
     fn from(r: &sys::nvmlProcessInfo_v2_st) -> Self {
         ProcessInfo {
             pid: r.pid,
-            used_gpu_memory: r.usedGpuMemory,
-            gpu_instance_id: r.gpuInstanceId,
-            compute_instance_id: r.computeInstanceId,
+            used_gpu_memory: Some(r.usedGpuMemory)
+                .filter(|v| *v != 18446744073709551615),
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
         }
     }
 }

@@ -267,11 +267,15 @@ pub struct EventData {
     /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a GPU
     /// instance, stores a valid GPU instance ID. gpuInstanceId is set to 0xFFFFFFFF
     /// otherwise.
-    pub gpu_instance_id: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub gpu_instance_id: Option<u32>,
     /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a
     /// compute instance, stores a valid compute instance ID. computeInstanceId is set to
     /// 0xFFFFFFFF otherwise.
-    pub compute_instance_id: u32,
+    ///
+    /// `None` where nvml.h has `4294967295` for no value.
+    pub compute_instance_id: Option<u32>,
 }
 impl EventData {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -281,8 +285,8 @@ impl EventData {
         r.device = self.device.as_ptr();
         r.eventType = self.event_type.bits() as _;
         r.eventData = self.event_data;
-        r.gpuInstanceId = self.gpu_instance_id;
-        r.computeInstanceId = self.compute_instance_id;
+        r.gpuInstanceId = self.gpu_instance_id.unwrap_or(4294967295);
+        r.computeInstanceId = self.compute_instance_id.unwrap_or(4294967295);
         r
     }
 }
@@ -292,8 +296,8 @@ impl From<&sys::nvmlEventData_st> for EventData {
             device: crate::RawHandle::new(r.device),
             event_type: EventTypes::from_bits_retain(r.eventType as _),
             event_data: r.eventData,
-            gpu_instance_id: r.gpuInstanceId,
-            compute_instance_id: r.computeInstanceId,
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
         }
     }
 }

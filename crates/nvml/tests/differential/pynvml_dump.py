@@ -125,6 +125,29 @@ def with_value(struct, type_field, value_field):
     return d
 
 
+# Fields whose value nvml.h says stands for "no value", and that value: "Under WDDM,
+# NVML_VALUE_NOT_AVAILABLE is always reported" (usedGpuMemory), "Set to
+# NVML_VALUE_NOT_AVAILABLE if ... is not supported" (the accounting statistics), "gpuInstanceId
+# is set to 0xFFFFFFFF otherwise" (process and event records). pynvml gives None for some of
+# them and the number for the others; nvmlkit gives None for all.
+NONE_VALUES = {
+    "usedGpuMemory": 0xFFFFFFFFFFFFFFFF,
+    "maxMemoryUsage": 0xFFFFFFFFFFFFFFFF,
+    "gpuUtilization": 0xFFFFFFFF,
+    "memoryUtilization": 0xFFFFFFFF,
+    "gpuInstanceId": 0xFFFFFFFF,
+    "computeInstanceId": 0xFFFFFFFF,
+}
+
+
+def nones(d):
+    """A record of the calls above with None for the values nvml.h says stand for none."""
+    for f, none in NONE_VALUES.items():
+        if f in d and d[f] in (none, None):
+            d[f] = None
+    return d
+
+
 def not_available(d, *fields):
     """Undoes pynvml's None for NVML_VALUE_NOT_AVAILABLE (all bits set) in `fields`."""
     for f in fields:
@@ -462,12 +485,11 @@ def device_calls(h, o, count):
                    ("nvmlDeviceGetGraphicsRunningProcesses_v2", n.nvmlDeviceGetGraphicsRunningProcesses_v2),
                    ("nvmlDeviceGetMPSComputeRunningProcesses_v3", n.nvmlDeviceGetMPSComputeRunningProcesses_v3),
                    ("nvmlDeviceGetMPSComputeRunningProcesses_v2", n.nvmlDeviceGetMPSComputeRunningProcesses_v2)):
-        # pynvml turns NVML_VALUE_NOT_AVAILABLE into None.
-        r = D(fn, lambda: [not_available(norm(p), "usedGpuMemory") for p in py(h)])
+        r = D(fn, lambda: [nones(norm(p)) for p in py(h)])
         procs += [p["pid"] for p in r.get("ok") or []]
     for mode in range(n.NVML_PROCESS_MODE_MAX):
         r = D("nvmlDeviceGetRunningProcessDetailList",
-              lambda: [not_available(norm(p), "usedGpuMemory", "usedGpuCcProtectedMemory")
+              lambda: [nones(not_available(norm(p), "usedGpuCcProtectedMemory"))
                        for p in n.nvmlDeviceGetRunningProcessDetailList(h, n.nvmlProcessDetailList_v1, mode)],
               mode=mode)
     for ts in (0,):
@@ -479,10 +501,8 @@ def device_calls(h, o, count):
                                                                  for x in r[1]]])(n.nvmlDeviceGetSamples(h, st, ts)),
               type=st, since=ts)
     for pid in sorted(set(pids + procs)) + [1]:
-        # pynvml turns NVML_VALUE_NOT_AVAILABLE into None.
-        D("nvmlDeviceGetAccountingStats",
-          lambda: not_available(norm(n.nvmlDeviceGetAccountingStats(h, pid)), "maxMemoryUsage"), pid=pid)
-        D("nvmlDeviceGetAccountingStats_v2", lambda: n.nvmlDeviceGetAccountingStats_v2(h, pid), pid=pid)
+        D("nvmlDeviceGetAccountingStats", lambda: nones(norm(n.nvmlDeviceGetAccountingStats(h, pid))), pid=pid)
+        D("nvmlDeviceGetAccountingStats_v2", lambda: nones(norm(n.nvmlDeviceGetAccountingStats_v2(h, pid))), pid=pid)
     for pol in range(n.NVML_PERF_POLICY_COUNT):
         D("nvmlDeviceGetViolationStatus", lambda: n.nvmlDeviceGetViolationStatus(h, pol), policy=pol)
 
@@ -770,7 +790,7 @@ def vgpu_instance_calls(v):
         V(fn, lambda: getattr(n, fn)(v))
     V("nvmlVgpuInstanceGetAccountingPids", lambda: (lambda r: list(r[1][:r[0].value]))(
         n.nvmlVgpuInstanceGetAccountingPids(v)))
-    V("nvmlVgpuInstanceGetAccountingStats", lambda: n.nvmlVgpuInstanceGetAccountingStats(v, 1), pid=1)
+    V("nvmlVgpuInstanceGetAccountingStats", lambda: nones(norm(n.nvmlVgpuInstanceGetAccountingStats(v, 1))), pid=1)
 
 
 def event_calls(handles):
@@ -788,7 +808,7 @@ def event_calls(handles):
         call("nvmlDeviceRegisterEvents", "dev/%d" % i, {"set": o, "types": types},
              lambda: n.nvmlDeviceRegisterEvents(h, types, es))
     for k in range(3):
-        call("nvmlEventSetWait_v2", o, {"timeout": 0, "n": k}, lambda: n.nvmlEventSetWait_v2(es, 0))
+        call("nvmlEventSetWait_v2", o, {"timeout": 0, "n": k}, lambda: nones(norm(n.nvmlEventSetWait_v2(es, 0))))
     call("nvmlEventSetFree", o, {}, lambda: n.nvmlEventSetFree(es))
 
 

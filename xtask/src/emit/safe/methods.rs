@@ -205,6 +205,12 @@ impl Gen<'_> {
                     }
                 };
                 let fi = super::types::field_ident(&f.name);
+                // A field that is an `Option` has `None` for the value that means none.
+                let v = match crate::plan::sentinel(m, f) {
+                    Some(none) if none == *value => quote!(None),
+                    Some(_) => quote!(Some(#v)),
+                    None => v,
+                };
                 Some(quote!(#fi: #v,))
             });
         quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* #(#absent)* ..Default::default() } })
@@ -213,11 +219,14 @@ impl Gen<'_> {
     /// The fields of record `to` that `from` has too, with the same name and safe type, in
     /// `to`'s order (`version` aside: each layout has its own).
     fn shared_fields(&self, from: &Record, to: &Record) -> Vec<proc_macro2::Ident> {
-        let safe_ty = |t: &Ty| field_conv(self.b, self.names, t, None).ty.to_string();
+        let m = &self.b.model;
+        let safe_ty = |f: &crate::model::Field| {
+            (field_conv(self.b, self.names, &f.ty, None).ty.to_string(), crate::plan::sentinel(m, f).is_some())
+        };
         to.fields
             .iter()
             .filter(|f| f.name != "version")
-            .filter(|f| from.fields.iter().any(|g| g.name == f.name && safe_ty(&g.ty) == safe_ty(&f.ty)))
+            .filter(|f| from.fields.iter().any(|g| g.name == f.name && safe_ty(g) == safe_ty(f)))
             .map(|f| super::types::field_ident(&f.name))
             .collect()
     }

@@ -490,12 +490,24 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
         eq &= conv.eq;
         let ty = conv.ty;
         let fdocs = doc::attrs(f.doc.as_deref());
-        fields.push(quote!(#fdocs pub #fname: #ty));
         let c = ident(&f.name);
         let src = quote!(r.#c);
         let from = from_raw(b, names, &f.ty, flags.as_deref(), src);
-        froms.push(quote!(#fname: #from));
-        tos.push(to_raw(b, names, &f.ty, flags.is_some(), quote!(r.#c), quote!(self.#fname)));
+        // A value the header says stands for "none" is `None`.
+        match crate::plan::sentinel(&b.model, f) {
+            Some(none) => {
+                let none = Literal::u64_unsuffixed(none);
+                let ndoc = format!(" `None` where nvml.h has `{none}` for no value.");
+                fields.push(quote!(#fdocs #[doc = ""] #[doc = #ndoc] pub #fname: Option<#ty>));
+                froms.push(quote!(#fname: Some(#from).filter(|v| *v != #none)));
+                tos.push(quote!(r.#c = self.#fname.unwrap_or(#none);));
+            }
+            None => {
+                fields.push(quote!(#fdocs pub #fname: #ty));
+                froms.push(quote!(#fname: #from));
+                tos.push(to_raw(b, names, &f.ty, flags.is_some(), quote!(r.#c), quote!(self.#fname)));
+            }
+        }
         if conv.serde {
             let key = f.name.clone();
             ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
