@@ -264,7 +264,7 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     }
     assert_eq!(
         d.remapped_rows(),
-        Ok(RemappedRows { corr_rows: 0, unc_rows: 0, is_pending: 0, failure_occurred: 0 }),
+        Ok(RemappedRows { corr_rows: 0, unc_rows: 0, is_pending: false, failure_occurred: false }),
         "remapped_rows"
     );
     // The H100 profile has no retired-pages section: not supported.
@@ -338,8 +338,8 @@ fn h100_nvlink() {
 fn h100_mig_device_7() {
     let Some(nvml) = in_profile("h100_mig_device_7", "h100") else { return };
     let (d0, d7) = (nvml.device_by_index(0).unwrap(), nvml.device_by_index(7).unwrap());
-    assert_eq!(d0.mig_mode(), Ok(MigMode { current_mode: 0, pending_mode: 0 }), "MIG is off on device 0");
-    assert_eq!(d7.mig_mode(), Ok(MigMode { current_mode: 1, pending_mode: 1 }), "MIG is on on device 7");
+    assert_eq!(d0.mig_mode(), Ok(MigMode { current_mode: false, pending_mode: false }), "MIG is off on device 0");
+    assert_eq!(d7.mig_mode(), Ok(MigMode { current_mode: true, pending_mode: true }), "MIG is on on device 7");
     assert_eq!(d7.max_mig_device_count(), Ok(7), "mig.max_devices");
     let p = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
     assert_eq!(

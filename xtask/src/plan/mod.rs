@@ -61,6 +61,8 @@ pub enum Val {
     Record(String),
     /// A plain union passed as its raw type.
     Raw(String),
+    /// An integer the header says is a yes or no (a `booleans` rule); the C scalar it travels as.
+    Bool(Ty),
 }
 
 impl Role {

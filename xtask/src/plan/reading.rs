@@ -477,6 +477,9 @@ impl Reader<'_> {
                 _ => Some(Ok(Val::Flags(flags, scalar))),
             };
         }
+        if self.b.booleans.contains(&format!("{}.{}", f.name, p.name)) && !matches!(ty, Ty::Pointer { .. }) {
+            return Some(Ok(Val::Bool(self.b.model.resolve_typedef(ty).clone())));
+        }
         match ty {
             Ty::Named(n) if self.b.handle_type(n).is_some() => Some(Ok(Val::Handle(n.clone()))),
             _ => None,
@@ -489,6 +492,9 @@ impl Reader<'_> {
         };
         if let Some(flags) = self.b.flags_of_param(&f.name, &p.name) {
             return Ok(Val::Flags(flags, self.b.model.resolve_typedef(pointee).clone()));
+        }
+        if self.b.booleans.contains(&format!("{}.{}", f.name, p.name)) {
+            return Ok(Val::Bool(self.b.model.resolve_typedef(pointee).clone()));
         }
         if let Ty::Named(n) = &**pointee {
             if self.b.handle_type(n).is_some() {

@@ -74,6 +74,9 @@ pub struct Rules {
     /// member (`nvmlFieldValue_st.value: valueType`): the safe record has a typed `Value`
     /// there, and no type field.
     pub tagged_values: BTreeMap<String, String>,
+    /// `function.parameter`s of integer type that carry a yes or no (the header's text says
+    /// so: "A boolean for ...", "True when ..."): `bool` in the safe crate.
+    pub booleans: BTreeSet<String>,
     /// Versioned record → the constant that gives its `version` field, where neither the
     /// header's `nvmlX_vN` naming nor the field's comment (`Set to NVML_X_VERSION`) does.
     pub struct_versions: BTreeMap<String, String>,
@@ -240,6 +243,8 @@ pub struct Bindings {
     pub bitflags: BTreeMap<String, FlagsRule>,
     /// `record.field` → the field that names its `nvmlValue_t` member.
     pub tagged_values: BTreeMap<String, String>,
+    /// `function.parameter`s that carry a yes or no.
+    pub booleans: BTreeSet<String>,
     /// Versioned record → constant holding its version, derived (`nvmlX_vN_t` → `nvmlX_vN`)
     /// or from `struct_versions`.
     pub struct_versions: BTreeMap<String, String>,
@@ -289,6 +294,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     let struct_versions = struct_versions(&i, &mut d);
     let absent_fields = absent_fields(&i, &mut d);
     tagged_values(&i, &mut d);
+    booleans(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
     let bindings = Bindings {
@@ -312,6 +318,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             .chain(rules.values.iter().map(|(n, r)| (n.clone(), FlagsRule { values: true, ..r.clone() })))
             .collect(),
         tagged_values: rules.tagged_values.clone(),
+        booleans: rules.booleans.clone(),
         struct_versions,
         absent_fields,
         hand_written: BTreeMap::new(),
@@ -584,6 +591,26 @@ fn directions(i: &Inputs, d: &mut Diagnostics) {
 
 /// Checks `bitflags`: a type name, constants with the prefix and the aliases, excluded constants,
 /// and the parameters and fields that carry the flags.
+/// Each `booleans` entry names an integer parameter (or a pointer to one) of a function.
+fn booleans(i: &Inputs, d: &mut Diagnostics) {
+    for key in &i.rules.booleans {
+        let p = i.place("booleans", key);
+        let Some((func, param)) = key.split_once('.') else {
+            d.error(p, format!("`{key}`: expected `function.parameter`"));
+            continue;
+        };
+        if let Some(f) = function(i.model, func, &p, d) {
+            check_param(f, param, &p, d, |t| {
+                let t = match t {
+                    Ty::Pointer { pointee, .. } => i.model.resolve_typedef(pointee),
+                    t => t,
+                };
+                is_integer(t)
+            });
+        }
+    }
+}
+
 /// Each `tagged_values` rule names an `nvmlValue_t` field and an integer field of one record.
 fn tagged_values(i: &Inputs, d: &mut Diagnostics) {
     let model = i.model;

@@ -88,9 +88,9 @@ impl serde::Serialize for GpuOperationModeInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GspFirmwareMode {
     /// Pointer to specify if GSP firmware is enabled
-    pub is_enabled: u32,
+    pub is_enabled: bool,
     /// Pointer to specify if GSP firmware is supported by default on `device`
-    pub default_mode: u32,
+    pub default_mode: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for GspFirmwareMode {
@@ -158,11 +158,11 @@ impl Nvml {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeGpusReadyState")]
-    pub fn conf_compute_gpus_ready_state(&self) -> Result<u32, Error> {
+    pub fn conf_compute_gpus_ready_state(&self) -> Result<bool, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeGpusReadyState()?;
         let mut c_is_accepting_work: u32 = Default::default();
         ffi::check(call!(sym(& mut c_is_accepting_work)))?;
-        Ok(c_is_accepting_work)
+        Ok(c_is_accepting_work != 0)
     }
     /// Get Conf Computing key rotation threshold detail.
     ///
@@ -302,10 +302,10 @@ impl Nvml {
     #[doc(alias = "nvmlSystemSetConfComputeGpusReadyState")]
     pub fn set_conf_compute_gpus_ready_state(
         &self,
-        is_accepting_work: u32,
+        is_accepting_work: bool,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlSystemSetConfComputeGpusReadyState()?;
-        ffi::check(call!(sym(is_accepting_work)))?;
+        ffi::check(call!(sym(is_accepting_work as _)))?;
         Ok(())
     }
     /// Set Conf Computing key rotation threshold.
@@ -681,8 +681,8 @@ impl<'n> Device<'n> {
         let mut c_default_mode: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_enabled, & mut c_default_mode)))?;
         Ok(GspFirmwareMode {
-            is_enabled: c_is_enabled,
-            default_mode: c_default_mode,
+            is_enabled: c_is_enabled != 0,
+            default_mode: c_default_mode != 0,
         })
     }
     /// Retrieve GSP firmware version.

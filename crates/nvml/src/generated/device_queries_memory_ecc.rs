@@ -92,9 +92,9 @@ pub struct RemappedRows {
     /// Reference for number of rows remapped due to uncorrectable errors
     pub unc_rows: u32,
     /// Reference for whether or not remappings are pending
-    pub is_pending: u32,
+    pub is_pending: bool,
     /// Reference that is set when a remapping has failed in the past
-    pub failure_occurred: u32,
+    pub failure_occurred: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for RemappedRows {
@@ -527,8 +527,8 @@ impl<'n> Device<'n> {
         Ok(RemappedRows {
             corr_rows: c_corr_rows,
             unc_rows: c_unc_rows,
-            is_pending: c_is_pending,
-            failure_occurred: c_failure_occurred,
+            is_pending: c_is_pending != 0,
+            failure_occurred: c_failure_occurred != 0,
         })
     }
     /// Get the status of row remapper.

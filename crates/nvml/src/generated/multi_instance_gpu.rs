@@ -789,9 +789,9 @@ impl serde::Serialize for GpuInstanceProfileInfoV3 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MigMode {
     /// Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
-    pub current_mode: u32,
+    pub current_mode: bool,
     /// Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
-    pub pending_mode: u32,
+    pub pending_mode: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for MigMode {
@@ -1337,11 +1337,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceIsMigDeviceHandle` (a driver older than the function)
     #[doc(alias = "nvmlDeviceIsMigDeviceHandle")]
-    pub fn is_mig_device_handle(&self) -> Result<u32, Error> {
+    pub fn is_mig_device_handle(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceIsMigDeviceHandle()?;
         let mut c_is_mig_device: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_mig_device)))?;
-        Ok(c_is_mig_device)
+        Ok(c_is_mig_device != 0)
     }
     /// Get the maximum number of MIG devices that can exist under a given parent NVML device.
     ///
@@ -1420,8 +1420,8 @@ impl<'n> Device<'n> {
         let mut c_pending_mode: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_current_mode, & mut c_pending_mode)))?;
         Ok(MigMode {
-            current_mode: c_current_mode,
-            pending_mode: c_pending_mode,
+            current_mode: c_current_mode != 0,
+            pending_mode: c_pending_mode != 0,
         })
     }
     /// Set MIG mode for the device.
@@ -1457,10 +1457,10 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMigMode")]
-    pub fn set_mig_mode(&self, mode: u32) -> Result<Return, Error> {
+    pub fn set_mig_mode(&self, mode: bool) -> Result<Return, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMigMode()?;
         let mut c_activation_status: sys::nvmlReturn_enum = Default::default();
-        ffi::check(call!(sym(self.raw, mode, & mut c_activation_status)))?;
+        ffi::check(call!(sym(self.raw, mode as _, & mut c_activation_status)))?;
         Ok(Return(c_activation_status))
     }
 }

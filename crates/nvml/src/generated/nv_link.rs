@@ -948,11 +948,11 @@ impl<'n> Device<'n> {
         &self,
         link: u32,
         capability: NvLinkCapability,
-    ) -> Result<u32, Error> {
+    ) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkCapability()?;
         let mut c_cap_result: u32 = Default::default();
         ffi::check(call!(sym(self.raw, link, capability.0, & mut c_cap_result)))?;
-        Ok(c_cap_result)
+        Ok(c_cap_result != 0)
     }
     /// Retrieves the specified error counter value
     /// Please refer to `nvmlNvLinkErrorCounter_t` for error counters that are available

@@ -128,11 +128,11 @@ impl Nvml {
     pub fn vgpu_driver_capabilities(
         &self,
         capability: VgpuDriverCapability,
-    ) -> Result<u32, Error> {
+    ) -> Result<bool, Error> {
         let sym = self.lib().nvmlGetVgpuDriverCapabilities()?;
         let mut c_cap_result: u32 = Default::default();
         ffi::check(call!(sym(capability.0, & mut c_cap_result)))?;
-        Ok(c_cap_result)
+        Ok(c_cap_result != 0)
     }
     /// Retrieve the maximum number of vGPU instances per GPU instance for given vGPU type
     ///
@@ -1254,11 +1254,11 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetCapabilities")]
-    pub fn capabilities(&self, capability: VgpuCapability) -> Result<u32, Error> {
+    pub fn capabilities(&self, capability: VgpuCapability) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetCapabilities()?;
         let mut c_cap_result: u32 = Default::default();
         ffi::check(call!(sym(self.raw, capability.0, & mut c_cap_result)))?;
-        Ok(c_cap_result)
+        Ok(c_cap_result != 0)
     }
     /// Retrieve the class of a vGPU type. It will not exceed 64 characters in length (including the NUL terminator).
     /// See `NVML_DEVICE_NAME_BUFFER_SIZE`.

@@ -268,9 +268,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGetExcludedDeviceCount", |c, o, a| c.nvml.excluded_device_count().map(j)),
     e!("nvmlGetExcludedDeviceInfoByIndex", |c, o, a| c.nvml.excluded_device_info_by_index(a.u("index")).map(j)),
     e!("nvmlGetVgpuVersion", |c, o, a| c.nvml.vgpu_version().map(|VgpuVersionInfo { supported: s, current: r }| json!([[s.min_version, s.max_version], [r.min_version, r.max_version]]))),
-    e!("nvmlGetVgpuDriverCapabilities", |c, o, a| c.nvml.vgpu_driver_capabilities(VgpuDriverCapability(a.u("capability"))).map(j)),
+    e!("nvmlGetVgpuDriverCapabilities", |c, o, a| c.nvml.vgpu_driver_capabilities(VgpuDriverCapability(a.u("capability"))).map(|v| j(v as u32))),
     e!("nvmlSystemGetTopologyGpuSet", |c, o, a| c.nvml.topology_gpu_set(a.u("cpu")).map(dtoks)),
-    e!("nvmlSystemGetConfComputeGpusReadyState", |c, o, a| c.nvml.conf_compute_gpus_ready_state().map(j)),
+    e!("nvmlSystemGetConfComputeGpusReadyState", |c, o, a| c.nvml.conf_compute_gpus_ready_state().map(|v| j(v as u32))),
     e!("nvmlSystemGetConfComputeCapabilities", |c, o, a| c.nvml.conf_compute_capabilities().map(j)),
     e!("nvmlSystemGetConfComputeState", |c, o, a| c.nvml.conf_compute_state().map(j)),
     e!("nvmlSystemGetConfComputeSettings", faults &["nvmlSystemGetConfComputeSettings_v2"], |c, o, a| c.nvml.conf_compute_settings().map(j)),
@@ -307,7 +307,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetInforomVersion", |c, o, a| c.dev(o)?.inforom_version(InforomObject(a.u("object"))).map(j)),
     e!("nvmlDeviceGetInforomConfigurationChecksum", |c, o, a| c.dev(o)?.inforom_configuration_checksum().map(j)),
     e!("nvmlDeviceGetGspFirmwareVersion", |c, o, a| c.dev(o)?.gsp_firmware_version().map(j)),
-    e!("nvmlDeviceGetGspFirmwareMode", |c, o, a| c.dev(o)?.gsp_firmware_mode().map(|GspFirmwareMode { is_enabled: x, default_mode: y }| json!([x, y]))),
+    e!("nvmlDeviceGetGspFirmwareMode", |c, o, a| c.dev(o)?.gsp_firmware_mode().map(|GspFirmwareMode { is_enabled: x, default_mode: y }| json!([x as u32, y as u32]))),
     e!("nvmlDeviceGetIndex", |c, o, a| c.dev(o)?.index().map(j)),
     e!("nvmlDeviceGetMinorNumber", |c, o, a| c.dev(o)?.minor_number().map(j)),
     e!("nvmlDeviceGetModuleId", |c, o, a| c.dev(o)?.module_id().map(j)),
@@ -416,7 +416,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetRetiredPages", |c, o, a| c.dev(o)?.retired_pages(PageRetirementCause(a.u("cause"))).map(j)),
     e!("nvmlDeviceGetRetiredPages_v2", |c, o, a| c.dev(o)?.retired_pages_v2(PageRetirementCause(a.u("cause"))).map(|RetiredPagesV2 { addresses: p, timestamps: t }| json!({"addresses": p, "timestamps": t}))),
     e!("nvmlDeviceGetRetiredPagesPendingStatus", |c, o, a| c.dev(o)?.retired_pages_pending_status().map(|v| j(v.0))),
-    e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|RemappedRows { corr_rows: w, unc_rows: x, is_pending: y, failure_occurred: z }| json!([w, x, y, z]))),
+    e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|RemappedRows { corr_rows: w, unc_rows: x, is_pending: y, failure_occurred: z }| json!([w, x, y as u32, z as u32]))),
     e!("nvmlDeviceGetRemappedRows_v2", |c, o, a| c.dev(o)?.remapped_rows_v2().map(j)),
     e!("nvmlDeviceGetRowRemapperHistogram", |c, o, a| c.dev(o)?.row_remapper_histogram().map(j)),
     e!("nvmlDeviceGetBankRemapperStatus_v1", |c, o, a| c.dev(o)?.bank_remapper_status().map(j)),
@@ -447,8 +447,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetHostVgpuMode", |c, o, a| c.dev(o)?.host_vgpu_mode().map(|v| j(v.0))),
     // pynvml returns the record's `mode`.
     e!("nvmlDeviceGetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.vgpu_heterogeneous_mode().map(|v| j(v.mode))),
-    e!("nvmlDeviceGetMigMode", |c, o, a| c.dev(o)?.mig_mode().map(|MigMode { current_mode: x, pending_mode: y }| json!([x, y]))),
-    e!("nvmlDeviceIsMigDeviceHandle", |c, o, a| c.dev(o)?.is_mig_device_handle().map(j)),
+    e!("nvmlDeviceGetMigMode", |c, o, a| c.dev(o)?.mig_mode().map(|MigMode { current_mode: x, pending_mode: y }| json!([x as u32, y as u32]))),
+    e!("nvmlDeviceIsMigDeviceHandle", |c, o, a| c.dev(o)?.is_mig_device_handle().map(|v| j(v as u32))),
     e!("nvmlDeviceGetGpuInstanceId", |c, o, a| c.dev(o)?.gpu_instance_id().map(j)),
     e!("nvmlDeviceGetComputeInstanceId", |c, o, a| c.dev(o)?.compute_instance_id().map(j)),
     e!("nvmlDeviceGetMaxMigDeviceCount", |c, o, a| c.dev(o)?.max_mig_device_count().map(j)),
@@ -508,7 +508,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nv_link_version(a.u("link")).map(j)),
     e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nv_link_remote_pci_info(a.u("link")).map(j)),
     e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nv_link_remote_device_type(a.u("link")).map(|v| j(v.0))),
-    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nv_link_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(j)),
+    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nv_link_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),
     e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nv_link_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
     e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nv_link_utilization_control(a.u("link"), a.u("counter"))
         .map(|v| fix(j(v), &[("units", lk!(NvLinkUtilizationCountUnits)), ("pktfilter", lk!(NvLinkUtilizationCountPktTypes))]))),
@@ -595,7 +595,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuTypeGetBAR1Info", |c, o, a| c.vtype(o).bar1_info().map(j)),
     // pynvml returns the record's `maxInstancePerGI`.
     e!("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", |c, o, a| c.nvml.vgpu_type_max_instances_per_gpu_instance(&VgpuTypeMaxInstance { vgpu_type_id: seg(o, "vgpu-type"), ..Default::default() }).map(|v| j(v.max_instance_per_gi))),
-    e!("nvmlVgpuTypeGetCapabilities", |c, o, a| c.vtype(o).capabilities(VgpuCapability(a.u("capability"))).map(j)),
+    e!("nvmlVgpuTypeGetCapabilities", |c, o, a| c.vtype(o).capabilities(VgpuCapability(a.u("capability"))).map(|v| j(v as u32))),
 
     // vGPU instances.
     e!("nvmlVgpuInstanceGetUUID", |c, o, a| c.vgpu(o).uuid().map(j)),
@@ -663,7 +663,7 @@ pub static TABLE: &[Entry] = &[
 
     // Setters and other calls that change state (each compared by its answer; the getters
     // that read back what they changed are compared after them).
-    e!("nvmlSystemSetConfComputeGpusReadyState", |c, o, a| c.nvml.set_conf_compute_gpus_ready_state(a.u("state")).map(|_| J::Null)),
+    e!("nvmlSystemSetConfComputeGpusReadyState", |c, o, a| c.nvml.set_conf_compute_gpus_ready_state(a.u("state") != 0).map(|_| J::Null)),
     e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&ConfComputeSetKeyRotationThresholdInfo {
         max_attacker_advantage: a.u64("maxAttackerAdvantage"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlSystemSetNvlinkBwMode", |c, o, a| c.nvml.set_nvlink_bw_mode(a.u("mode")).map(|_| J::Null)),
@@ -716,7 +716,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v.0))),
     e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, EnableState(a.u("state"))).map(|_| J::Null)),
     e!("nvmlDeviceDiscoverGpus", |c, o, a| c.nvml.device_discover_gpus(&c.dev(o)?.pci_info()?).map(|_| J::Null)),
-    e!("nvmlDeviceSetMigMode", |c, o, a| c.dev(o)?.set_mig_mode(a.u("mode")).map(|v| j(v.0))),
+    e!("nvmlDeviceSetMigMode", |c, o, a| c.dev(o)?.set_mig_mode(a.u("mode") != 0).map(|v| j(v.0))),
     e!("nvmlDeviceCreateGpuInstance", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance(a.u("profileId"))?)),
     e!("nvmlGpuInstanceCreateComputeInstance", |c, o, a| citok(&c.gi(o)?.create_compute_instance(a.u("profileId"))?)),
     e!("nvmlComputeInstanceDestroy", |c, o, a| c.ci(o)?.destroy().map(|_| J::Null)),

@@ -97,6 +97,7 @@ impl Gen<'_> {
     fn rust_ty(&self, v: &Val, lt: &TokenStream) -> TokenStream {
         match v {
             Val::Scalar(t) => scalar(t),
+            Val::Bool(_) => quote!(bool),
             Val::Enum(n) | Val::Record(n) => {
                 let t = self.names.ty(n);
                 quote!(#t)
@@ -119,7 +120,7 @@ impl Gen<'_> {
     /// The C type of a value, for locals.
     fn raw_ty(&self, v: &Val) -> TokenStream {
         match v {
-            Val::Scalar(t) | Val::Flags(_, t) => scalar(t),
+            Val::Scalar(t) | Val::Flags(_, t) | Val::Bool(t) => scalar(t),
             Val::Enum(n) | Val::Record(n) | Val::Raw(n) | Val::Handle(n) => {
                 let t = format_ident!("{n}");
                 quote!(sys::#t)
@@ -146,6 +147,7 @@ impl Gen<'_> {
     fn to_c(&self, v: &Val, x: TokenStream) -> TokenStream {
         match v {
             Val::Scalar(_) | Val::Raw(_) => quote!(#x),
+            Val::Bool(_) => quote!(#x as _),
             Val::Enum(_) => quote!(#x.0),
             Val::Handle(_) => quote!(#x.raw),
             Val::Flags(..) => quote!(#x.bits() as _),
@@ -163,6 +165,7 @@ impl Gen<'_> {
     fn safe_of(&self, v: &Val, x: TokenStream) -> TokenStream {
         match v {
             Val::Scalar(_) | Val::Raw(_) => x,
+            Val::Bool(_) => quote!(#x != 0),
             Val::Enum(n) => {
                 let t = self.names.ty(n);
                 quote!(#t(#x))
@@ -511,7 +514,7 @@ impl Gen<'_> {
             (Role::InPtr(v), Role::InPtr(hv)) => {
                 let value = match hv {
                     Val::Handle(_) => quote!(#pn.raw),
-                    Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) => self.to_c(v, quote!(#pn)),
+                    Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_) => self.to_c(v, quote!(#pn)),
                     _ => self.input(v, hv, quote!((*#pn))),
                 };
                 part.pre = quote!(let mut #local = #value;);
@@ -710,7 +713,9 @@ pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
         .filter_map(|p| {
             let arg = match &p.role {
                 Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => Arg::Handle(h),
-                Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..))) => Arg::Value(v),
+                Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_))) => {
+                    Arg::Value(v)
+                }
                 Role::InPtr(v) | Role::InOut(v) => Arg::Ref(v),
                 Role::InStr => Arg::Str,
                 Role::SizedLen { capacity: None, .. } if !sized_input => Arg::Len,

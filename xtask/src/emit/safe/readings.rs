@@ -68,6 +68,7 @@ fn wrapped(b: &Bindings, plan: &Plan, f: &crate::model::Function) -> String {
 fn val(b: &Bindings, plan: &Plan, v: &Val) -> String {
     match v {
         Val::Scalar(t) => scalar(t),
+        Val::Bool(_) => "bool".to_string(),
         Val::Enum(n) | Val::Record(n) => plan.type_names.get(n).cloned().unwrap_or_else(|| n.clone()),
         Val::Handle(h) => b.handle_type(h).unwrap_or(h).to_string(),
         Val::Flags(n, _) => n.clone(),
