@@ -37,16 +37,18 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-#![allow(deprecated, unused_mut, unused_parens, unused_variables, clippy::all)]
-#[allow(unused_imports)]
+#![allow(
+    deprecated,
+    unused_imports,
+    unused_mut,
+    unused_parens,
+    unused_variables,
+    clippy::all
+)]
 use nvml_sys as sys;
-#[allow(unused_imports)]
 use crate::ffi;
-#[allow(unused_imports)]
 use crate::{Error, Nvml};
-#[allow(unused_imports)]
 use super::handles::*;
-#[allow(unused_imports)]
 use super::*;
 /// Enum for operation to perform on the requested profiles
 ///

@@ -46,17 +46,13 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     types::types(b, &names, &mut areas);
     methods::methods(b, plan, &names, &mut areas);
     let prelude = |_: &[TokenStream], _| {
+        // Each area uses a part of the imports every area file starts with.
         quote! {
-            #![allow(deprecated, unused_mut, unused_parens, unused_variables, clippy::all)]
-            #[allow(unused_imports)]
+            #![allow(deprecated, unused_imports, unused_mut, unused_parens, unused_variables, clippy::all)]
             use nvml_sys as sys;
-            #[allow(unused_imports)]
             use crate::ffi;
-            #[allow(unused_imports)]
             use crate::{Error, Nvml};
-            #[allow(unused_imports)]
             use super::handles::*;
-            #[allow(unused_imports)]
             use super::*;
         }
     };
