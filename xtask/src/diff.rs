@@ -48,6 +48,98 @@ pub struct HeaderDiff {
     pub wrapping: Vec<Wrapped>,
     /// Warnings and errors from applying the current rules to the new header.
     pub rules: Vec<String>,
+    /// The safe crate's API under the current rules, old header against new: methods (as
+    /// `Type::method`) and types added, removed or changed, and what that means for semver.
+    pub safe: SafeDiff,
+}
+
+/// How the safe crate's public API changes with the header.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SafeDiff {
+    /// `Type::method` → its signature.
+    pub methods: Section,
+    /// Structs and enums → their fields or variants.
+    pub types: Section,
+    /// `major` when something is removed or changed, `minor` when something is added, else
+    /// `patch`.
+    pub semver: String,
+}
+
+/// The safe crate's public API as the emitter writes it: each method of an `impl` block by
+/// `Type::method`, and each struct and enum by name, with its signature or fields as Rust.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SafeApi {
+    pub methods: BTreeMap<String, String>,
+    pub types: BTreeMap<String, String>,
+}
+
+impl SafeApi {
+    /// The API the safe emitter writes for `p`.
+    pub fn of(p: &Planned) -> Result<SafeApi> {
+        let mut out = crate::emit::Output::default();
+        crate::emit::safe::emit(&p.bindings, &p.plan, &mut out)?;
+        let mut api = SafeApi::default();
+        // An item as prettyplease prints it, on one line, without docs or a body.
+        let one_line = |item: syn::Item| {
+            let text = prettyplease::unparse(&syn::File { shebang: None, attrs: Vec::new(), items: vec![item] });
+            text.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .replace("( ", "(")
+                .replace(", )", ")")
+                .replace(", }", " }")
+        };
+        let signature = |sig: &syn::Signature| {
+            let f = syn::ItemFn {
+                attrs: Vec::new(),
+                vis: syn::Visibility::Inherited,
+                sig: syn::parse_quote!(#sig),
+                block: Box::new(syn::parse_quote!({})),
+            };
+            one_line(syn::Item::Fn(f)).trim_end_matches(" {}").to_string()
+        };
+        let fields = |name: &syn::Ident, fields: &syn::Fields| {
+            let mut item: syn::ItemStruct = match fields {
+                syn::Fields::Named(_) => syn::parse_quote!(struct #name #fields),
+                _ => syn::parse_quote!(struct #name #fields;),
+            };
+            item.fields.iter_mut().for_each(|f| f.attrs.clear());
+            one_line(syn::Item::Struct(item))
+        };
+        for f in out.files.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {
+            let file = syn::parse_file(&f.contents)?;
+            for item in &file.items {
+                match item {
+                    syn::Item::Impl(i) if i.trait_.is_none() => {
+                        let owner = match &*i.self_ty {
+                            syn::Type::Path(p) => {
+                                p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
+                            }
+                            _ => continue,
+                        };
+                        for m in &i.items {
+                            if let syn::ImplItem::Fn(m) = m {
+                                if matches!(m.vis, syn::Visibility::Public(_)) {
+                                    api.methods.insert(format!("{owner}::{}", m.sig.ident), signature(&m.sig));
+                                }
+                            }
+                        }
+                    }
+                    syn::Item::Struct(st) if matches!(st.vis, syn::Visibility::Public(_)) => {
+                        api.types.insert(st.ident.to_string(), fields(&st.ident, &st.fields));
+                    }
+                    syn::Item::Enum(e) if matches!(e.vis, syn::Visibility::Public(_)) => {
+                        let mut e: syn::ItemEnum = syn::parse_quote!(#e);
+                        e.attrs.clear();
+                        e.variants.iter_mut().for_each(|v| v.attrs.clear());
+                        api.types.insert(e.ident.to_string(), one_line(syn::Item::Enum(e)));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(api)
+    }
 }
 
 /// Added, removed and changed items of one kind, each list in name order.
@@ -159,6 +251,12 @@ impl Section {
 /// Compares two headers: `old`'s model with `new`, the new header with the current rules
 /// applied (`rule_diags` are that application's diagnostics).
 pub fn compare(old: &Model, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
+    compare_with_api(old, None, new, rule_diags)
+}
+
+/// [`compare`], with the safe crate's API of the old header under the same rules (`None`: no
+/// safe-crate section).
+pub fn compare_with_api(old: &Model, old_api: Option<&SafeApi>, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
     let m = &new.bindings.model;
     let functions = section(&old.functions, &m.functions, Function::prototype, compare_functions);
     let old_families = crate::rules::derive_families(old);
@@ -196,6 +294,10 @@ pub fn compare(old: &Model, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
         deprecations: deprecations(old, m),
         wrapping,
         rules: rule_diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect(),
+        safe: match (old_api, SafeApi::of(new)) {
+            (Some(old_api), Ok(new_api)) => safe_diff(old_api, &new_api),
+            _ => SafeDiff::default(),
+        },
     };
     diff.api_changes =
         [&diff.functions, &diff.versioned_defines, &diff.records, &diff.enums, &diff.constants, &diff.types]
@@ -419,9 +521,47 @@ fn deprecations(old: &Model, new: &Model) -> Vec<Deprecation> {
 /// cache first.
 pub fn between(root: &Path, old: &str, new: &str, rules_file: Option<&Path>, pip: &Pip) -> Result<HeaderDiff> {
     let inputs = |spec: String| Inputs { header: Some(spec), rules: rules_file.map(Path::to_path_buf), verbose: false };
-    let old_model = pipeline::header_model(root, &inputs(available(root, old, pip)?))?;
+    let old_inputs = inputs(available(root, old, pip)?);
+    let old_model = pipeline::header_model(root, &old_inputs)?;
+    // The safe crate the current rules give the old header: rules it cannot take are reported
+    // against the new header, so the old one's are not.
+    let old_api = pipeline::planned_lenient(root, &old_inputs).ok().and_then(|(p, _)| SafeApi::of(&p).ok());
     let (new, diags) = pipeline::planned_lenient(root, &inputs(available(root, new, pip)?))?;
-    Ok(compare(&old_model, &new, &diags))
+    Ok(compare_with_api(&old_model, old_api.as_ref(), &new, &diags))
+}
+
+/// The safe crate's changes between two APIs, and the semver verdict.
+fn safe_diff(old: &SafeApi, new: &SafeApi) -> SafeDiff {
+    let section = |o: &BTreeMap<String, String>, n: &BTreeMap<String, String>| Section {
+        added: n
+            .iter()
+            .filter(|(k, _)| !o.contains_key(*k))
+            .map(|(k, v)| Item { name: k.clone(), detail: v.clone() })
+            .collect(),
+        removed: o
+            .iter()
+            .filter(|(k, _)| !n.contains_key(*k))
+            .map(|(k, v)| Item { name: k.clone(), detail: v.clone() })
+            .collect(),
+        changed: o
+            .iter()
+            .filter_map(|(k, was)| {
+                let now = n.get(k).filter(|now| *now != was)?;
+                Some(Change { name: k.clone(), old: was.clone(), new: now.clone(), members: Vec::new() })
+            })
+            .collect(),
+    };
+    let (methods, types) = (section(&old.methods, &new.methods), section(&old.types, &new.types));
+    let breaking = [&methods, &types].iter().any(|s| !s.removed.is_empty() || !s.changed.is_empty());
+    let added = [&methods, &types].iter().any(|s| !s.added.is_empty());
+    let semver = if breaking {
+        "major"
+    } else if added {
+        "minor"
+    } else {
+        "patch"
+    };
+    SafeDiff { methods, types, semver: semver.to_string() }
 }
 
 fn header_name(h: &HeaderInfo) -> String {
@@ -504,6 +644,7 @@ impl HeaderDiff {
             self.summary(&mut out);
             self.details(&mut out);
         }
+        self.safe_section(&mut out);
         if !self.rules.is_empty() {
             out.push_str("\n## Rules against the new header\n\n");
             for r in &self.rules {
@@ -511,6 +652,23 @@ impl HeaderDiff {
             }
         }
         out
+    }
+
+    /// The safe crate's changes, under the current rules, and the semver verdict.
+    fn safe_section(&self, out: &mut String) {
+        let safe = &self.safe;
+        let n = safe.methods.len() + safe.types.len();
+        if safe.semver.is_empty() || (n == 0 && self.api_changes == 0) {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            "\n## The safe crate\n\n{n} change(s) to nvmlkit's API under the current rules: a {} release.",
+            safe.semver
+        );
+        let style = |title| Style { title, member: "", code: true };
+        render_section(out, &style("Safe crate: methods"), &safe.methods);
+        render_section(out, &style("Safe crate: types"), &safe.types);
     }
 
     fn sections(&self) -> [(Style, &Section); 6] {
