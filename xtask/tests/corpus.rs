@@ -125,6 +125,9 @@ fn generate_member(
     rules.owned.retain(|handle, _| model.handles.contains_key(handle));
     rules.not_arrays.retain(|f, _| has(f));
     rules.arrays.retain(|f, _| has(f));
+    rules.booleans.retain(|f| has(f));
+    rules.tagged_values.retain(|k, _| model.records.contains_key(k.split('.').next().unwrap_or(k)));
+    rules.values.retain(|_, v| v.typedef.as_ref().is_none_or(|t| model.typedefs.contains_key(t)));
     // Words of the areas that name functions or types the header does not have yet.
     for (group, sub, word) in xtask::rules::areas::Areas::unused_words(&rules.areas, &model) {
         if let Some(words) = rules.areas.get_mut(&group).and_then(|subs| subs.get_mut(&sub)) {
