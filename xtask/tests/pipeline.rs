@@ -392,15 +392,18 @@ fn readmes_quote_the_headers_notice() {
     assert!(words(&comments).contains(&words(&notice)), "the generated files carry the header's notice");
 }
 
-/// Every generated method of the safe crate says which `Error`s it returns and can be found by
-/// the C names of the functions it calls.
+/// Every method of the safe crate that calls the library, generated or written by hand, says
+/// which `Error`s it returns and can be found by the C names of the functions it calls.
 #[test]
-fn every_generated_method_has_errors_and_c_aliases() {
-    let dir = project_root().join("crates/nvml/src/generated");
+fn every_method_has_errors_and_c_aliases() {
+    let src = project_root().join("crates/nvml/src");
+    let mut paths = vec![src.join("nvml.rs")];
+    for dir in ["generated", "manual"] {
+        paths.extend(std::fs::read_dir(src.join(dir)).unwrap().map(|e| e.unwrap().path()));
+    }
     let mut methods = 0;
     let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+    for path in paths {
         if path.extension().is_none_or(|e| e != "rs") {
             continue;
         }

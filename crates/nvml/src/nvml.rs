@@ -99,6 +99,12 @@ impl std::fmt::Debug for Nvml {
 impl Nvml {
     /// Loads the library (`NVML_LIBRARY_PATH` if set, else `libnvidia-ml.so.1`, then
     /// `libnvidia-ml.so`) and initialises it with `nvmlInit`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Builder::init`].
+    #[doc(alias = "nvmlInit_v2")]
+    #[doc(alias = "nvmlInit")]
     pub fn init() -> Result<Nvml, Error> {
         Nvml::builder().init()
     }
@@ -128,6 +134,7 @@ impl Nvml {
     /// [`Error::InUse`] while other users remain; [`Error::FunctionNotFound`] for a library
     /// without `nvmlShutdown`; else what `nvmlShutdown` answers (e.g.
     /// [`Error::Uninitialized`]).
+    #[doc(alias = "nvmlShutdown")]
     pub fn shutdown(self) -> Result<(), Error> {
         match Arc::try_unwrap(self.inner) {
             Ok(mut inner) => inner.shut_down(),
@@ -156,9 +163,17 @@ impl Builder {
         self
     }
 
-    /// Loads and initialises. A library that cannot be loaded is
-    /// [`Error::LibraryNotFound`] listing every path tried; one without `nvmlInit` is
-    /// [`Error::FunctionNotFound`].
+    /// Loads and initialises.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LibraryNotFound`] listing every path tried when no library can be loaded;
+    /// [`Error::FunctionNotFound`] for a library without `nvmlInit_v2`/`nvmlInit` (or
+    /// `nvmlInitWithFlags`); else what initialisation answers ([`Error::DriverNotLoaded`]
+    /// without a running driver, [`Error::NoPermission`], [`Error::Unknown`]).
+    #[doc(alias = "nvmlInit_v2")]
+    #[doc(alias = "nvmlInit")]
+    #[doc(alias = "nvmlInitWithFlags")]
     pub fn init(self) -> Result<Nvml, Error> {
         let opened = match &self.path {
             Some(p) => sys::NvmlLib::open_path(p),

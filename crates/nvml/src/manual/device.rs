@@ -40,6 +40,18 @@ impl Device<'_> {
     /// must be enabled.
     ///
     /// Calls `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `errorCounts`->entryCount is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature or ECC mods is not enabled
+    /// - [`Error::InsufficientSize`] if the allocated error entry array is not big enough
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts")]
     pub fn sram_unique_uncorrected_ecc_error_counts(&self) -> Result<Vec<EccSramUniqueUncorrectedErrorEntry>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts()?;
         let list: Vec<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t> = ffi::fill_in_record(
@@ -58,6 +70,15 @@ impl Device<'_> {
     /// same list with each `counter_value` (and its own `status`) filled in.
     ///
     /// Calls `nvmlDeviceReadPRMCounters_v1` once.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `counterList` is NULL
+    /// - [`Error::NoPermission`] if user does not have permission to perform this operation
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::Unknown`] on any other error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadPRMCounters_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceReadPRMCounters_v1")]
     pub fn read_prm_counters(&self, requests: &[PRMCounter]) -> Result<Vec<PRMCounter>, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
         let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounter::to_raw).collect();
@@ -71,6 +92,17 @@ impl Device<'_> {
     /// and the memory it uses now.
     ///
     /// Calls `nvmlDeviceGetMemoryLimits_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid or `limits` is NULL
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NotFound`] if the limits were not found for this device and cgroup
+    /// - [`Error::OperatingSystem`] if the cgroup path cannot be opened
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryLimits_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetMemoryLimits_v1")]
     pub fn memory_limits(&self, namespace: &str) -> Result<MemoryLimits, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemoryLimits_v1()?;
         let ns = ffi::cstring(namespace)?;
@@ -85,6 +117,17 @@ impl Device<'_> {
     /// `sys::NVML_DEVICE_MEMORY_LIMIT_MAX` clear them.
     ///
     /// Calls `nvmlDeviceSetMemoryLimits_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `limits` is NULL, the softLimit exceeds the hardLimit, or a limit exceeds total device memory
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::OperatingSystem`] if the cgroup path cannot be opened
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemoryLimits_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetMemoryLimits_v1")]
     pub fn set_memory_limits(&self, namespace: &str, limits: &MemoryLimits) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMemoryLimits_v1()?;
         let ns = ffi::cstring(namespace)?;
@@ -102,6 +145,15 @@ impl Device<'_> {
     /// Calls `nvmlDeviceGetNvLinkTelemetrySamples_v1` twice: once with every slot's
     /// `sampleCount` 0 to learn how many samples each supports, once to fetch them. A slot
     /// that fails has its own error; the call as a whole fails only when the library does.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If any required pointer is NULL, a given enum value is out of range, a slot's `linkId` is out of range, a slot's `sampleCount` is non-zero with a NULL `samples` pointer, or a slot's `sampleCount` is greater than the supported `sampleCount` for the given link.
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible.
+    /// - [`Error::NotSupported`] If the given device does not support this API.
+    /// - [`Error::Unknown`] On any unexpected error.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkTelemetrySamples_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkTelemetrySamples_v1")]
     pub fn nvlink_telemetry_samples(&self, requests: &[NvlinkTelemetryRequest]) -> Result<Vec<NvlinkTelemetry>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkTelemetrySamples_v1()?;
         let mut slots: Vec<sys::nvmlNvlinkTelemetrySample_v1_t> = requests

@@ -13,6 +13,18 @@ impl EventSet<'_> {
     /// how many there are and how to read them).
     ///
     /// Calls `nvmlEventSetGetContextData_v1` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`->index is out of range
+    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
+    /// - [`Error::InsufficientSize`] if `params`->data is NULL or too small for a non-empty payload
+    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextData_v1` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlEventSetGetContextData_v1")]
     pub fn context_data(&self, index: u32) -> Result<Vec<u8>, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextData_v1()?;
         ffi::fill_in_record(

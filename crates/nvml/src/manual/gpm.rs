@@ -23,6 +23,11 @@ impl Nvml {
     /// support fails alone.
     ///
     /// Calls `nvmlGpmMetricsGet`, once per `NVML_GPM_METRIC_MAX` metrics.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmMetricsGet` (a driver older than the function)
+    #[doc(alias = "nvmlGpmMetricsGet")]
     pub fn gpm_metrics_get(
         &self,
         sample1: &GpmSample<'_>,

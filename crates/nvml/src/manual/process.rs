@@ -11,6 +11,19 @@ impl Device<'_> {
     /// protected memory.
     ///
     /// Calls `nvmlDeviceGetRunningProcessDetailList` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InsufficientSize`] if `plist`->numprocArrayEntries indicates that the `plist`->procArray is too small `plist`->numprocArrayEntries will contain minimal amount of space necessary for the call to complete
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `plist` is NULL, `plist`->version is invalid, `plist`->mode is invalid,
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRunningProcessDetailList` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetRunningProcessDetailList")]
     pub fn running_process_detail_list(&self, mode: ProcessMode) -> Result<Vec<ProcessDetail>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRunningProcessDetailList()?;
         let list: Vec<sys::nvmlProcessDetail_v1_t> = ffi::fill_in_record(
@@ -31,6 +44,20 @@ impl Device<'_> {
     /// keeps).
     ///
     /// Calls `nvmlDeviceGetProcessesUtilizationInfo` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid, or `procesesUtilInfo` is NULL
+    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `procesesUtilInfo` is invalid
+    /// - [`Error::InsufficientSize`] If `procesesUtilInfo`->procUtilArray is NULL, or the buffer size of procesesUtilInfo->procUtilArray is too small. The caller should check the minimul array size from the returned procesesUtilInfo->processSamplesCount, and call the function again with a buffer no smaller than procesesUtilInfo->processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t)
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessesUtilizationInfo` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetProcessesUtilizationInfo")]
     pub fn processes_utilization_info(&self, last_seen_time_stamp: u64) -> Result<Vec<ProcessUtilizationInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessesUtilizationInfo()?;
         let list: Vec<sys::nvmlProcessUtilizationInfo_v1_t> = ffi::fill_in_record(

@@ -13,6 +13,15 @@ impl Nvml {
     ///
     /// Calls `nvmlSystemGetDriverBranch` (its `length` is the capacity of the record's
     /// string, not a count of records).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `branchInfo` is NULL
+    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetDriverBranch` (a driver older than the function)
+    #[doc(alias = "nvmlSystemGetDriverBranch")]
     pub fn driver_branch(&self) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetDriverBranch()?;
         let mut r =
@@ -26,6 +35,15 @@ impl Nvml {
     /// [`SystemEventSet::free`] returns the library's answer instead.
     ///
     /// Calls `nvmlSystemEventSetCreate`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if request is NULL
+    /// - [`Error::ArgumentVersionMismatch`] for unsupported version
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemEventSetCreate` (a driver older than the function)
+    #[doc(alias = "nvmlSystemEventSetCreate")]
     pub fn system_event_set_create(&self) -> Result<SystemEventSet<'_>, Error> {
         let sym = self.lib().nvmlSystemEventSetCreate()?;
         let mut r = sys::nvmlSystemEventSetCreateRequest_t {
@@ -43,6 +61,18 @@ impl Nvml {
     /// there are no more. Needs root.
     ///
     /// Calls `nvmlSystemGetCPER_v1` twice per record (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] The library has not been successfully initialized.
+    /// - [`Error::InvalidArgument`] `cper` is NULL, or `buffer` is NULL while `bufferSize` is non-zero.
+    /// - [`Error::NotSupported`] The feature is not supported on this system.
+    /// - [`Error::InsufficientSize`] Buffer too small; `bufferSize` set to required size.
+    /// - [`Error::NoPermission`] Insufficient privileges.
+    /// - [`Error::Unknown`] An unexpected error occurred.
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCPER_v1` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlSystemGetCPER_v1")]
     pub fn cper_next(&self, cursor: &mut CperCursor) -> Result<Option<Vec<u8>>, Error> {
         let sym = self.lib().nvmlSystemGetCPER_v1()?;
         // Every attempt starts from the cursor as the caller left it, so a size query can
@@ -104,6 +134,15 @@ impl SystemEventSet<'_> {
     /// Records the events of `types` in this set.
     ///
     /// Calls `nvmlSystemRegisterEvents`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if request is NULL
+    /// - [`Error::ArgumentVersionMismatch`] for unsupported version
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemRegisterEvents` (a driver older than the function)
+    #[doc(alias = "nvmlSystemRegisterEvents")]
     pub fn register(&self, types: SystemEventTypes) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlSystemRegisterEvents()?;
         let mut r = sys::nvmlSystemRegisterEventRequest_t {
@@ -118,6 +157,16 @@ impl SystemEventSet<'_> {
     /// of them; none within the timeout is [`Error::Timeout`].
     ///
     /// Calls `nvmlSystemEventSetWait`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if request is NULL
+    /// - [`Error::ArgumentVersionMismatch`] for unsupported version
+    /// - [`Error::Timeout`] if no event notification after timeoutms
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemEventSetWait` (a driver older than the function)
+    #[doc(alias = "nvmlSystemEventSetWait")]
     pub fn wait(&self, timeout_ms: u32, max_events: u32) -> Result<Vec<SystemEventData>, Error> {
         let sym = self.nvml.lib().nvmlSystemEventSetWait()?;
         let mut data = vec![sys::nvmlSystemEventData_v1_t::default(); ffi::checked_len(max_events as usize)?];
@@ -138,6 +187,15 @@ impl SystemEventSet<'_> {
     /// one).
     ///
     /// Calls `nvmlSystemEventSetFree`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if request is NULL
+    /// - [`Error::ArgumentVersionMismatch`] for unsupported version
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemEventSetFree` (a driver older than the function)
+    #[doc(alias = "nvmlSystemEventSetFree")]
     pub fn free(mut self) -> Result<(), Error> {
         let raw = self.release_raw();
         ffi::check(Self::free_raw(self.nvml.lib(), raw))

@@ -91,6 +91,19 @@ impl<'n> Device<'n> {
     ///
     /// Calls `nvmlDeviceGetVgpuTypeSupportedPlacements` (size query, then fill); a driver
     /// that only knows `nvmlVgpuPlacementList_v1` gets that layout and ignores `mode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` or `vgpuTypeId` is invalid or `pPlacementList` is NULL
+    /// - [`Error::NotSupported`] If `device` or `vgpuTypeId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacementList` is invalid
+    /// - [`Error::InsufficientSize`] If the buffer is small, element count is returned in `pPlacementList`->count
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeSupportedPlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuTypeSupportedPlacements")]
     pub fn vgpu_type_supported_placements(
         &self,
         vgpu_type: &VgpuTypeId<'_>,
@@ -104,6 +117,18 @@ impl<'n> Device<'n> {
     /// [`Device::vgpu_type_supported_placements`].
     ///
     /// Calls `nvmlDeviceGetVgpuTypeCreatablePlacements` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` or `vgpuTypeId` is invalid or `pPlacementList` is NULL
+    /// - [`Error::NotSupported`] If MIG is enabled or `device` or `vgpuTypeId` isn't supported
+    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacementList` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeCreatablePlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuTypeCreatablePlacements")]
     pub fn vgpu_type_creatable_placements(
         &self,
         vgpu_type: &VgpuTypeId<'_>,
@@ -118,6 +143,20 @@ impl<'n> Device<'n> {
     ///
     /// Calls `nvmlDeviceGetVgpuInstancesUtilizationInfo` (size query, then fill); each value
     /// is typed by the `sampleValType` the driver returns.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid, `vgpuUtilInfo` is NULL, or `vgpuUtilInfo`->vgpuInstanceCount is 0
+    /// - [`Error::NotSupported`] If vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `vgpuUtilInfo` is invalid
+    /// - [`Error::InsufficientSize`] If `vgpuUtilInfo`->vgpuUtilArray is NULL, or the buffer size of vgpuUtilInfo->vgpuInstanceCount is too small. The caller should check the current vGPU instance count from the returned vgpuUtilInfo->vgpuInstanceCount, and call the function again with a buffer of size vgpuUtilInfo->vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
+    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuInstancesUtilizationInfo` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuInstancesUtilizationInfo")]
     pub fn vgpu_instances_utilization_info(
         &self,
         last_seen_time_stamp: u64,
@@ -159,6 +198,20 @@ impl<'n> Device<'n> {
     /// samples newer than `last_seen_time_stamp`.
     ///
     /// Calls `nvmlDeviceGetVgpuProcessesUtilizationInfo` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `device` is invalid, or `vgpuProcUtilInfo` is null
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `vgpuProcUtilInfo` is invalid
+    /// - [`Error::InsufficientSize`] If `vgpuProcUtilInfo`->vgpuProcUtilArray is null, or supplied `vgpuProcUtilInfo`->vgpuProcessCount is too small to return samples for all processes on vGPU instances currently executing on the device. The caller should check the current processes count from the returned `vgpuProcUtilInfo`->vgpuProcessCount, and call the function again with a buffer of size vgpuProcUtilInfo->vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
+    /// - [`Error::NotSupported`] If vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessesUtilizationInfo` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuProcessesUtilizationInfo")]
     pub fn vgpu_processes_utilization_info(
         &self,
         last_seen_time_stamp: u64,
@@ -181,6 +234,16 @@ impl<'n> Device<'n> {
     /// compatibility checks.
     ///
     /// Calls `nvmlDeviceGetPgpuMetadataString` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] `pgpuMetadata` buffer is too small, required size is returned in `bufferSize`
+    /// - [`Error::InvalidArgument`] If `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
+    /// - [`Error::NotSupported`] If vGPU is not supported by the system
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPgpuMetadataString` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetPgpuMetadataString")]
     pub fn pgpu_metadata_string(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPgpuMetadataString()?;
         let buf = ffi::fill_list(0 as c_char, |size, ptr| call!(sym(self.raw, ptr, size)))?;
@@ -192,6 +255,18 @@ impl<'n> GpuInstance<'n> {
     /// The vGPU instances active in this GPU instance.
     ///
     /// Calls `nvmlGpuInstanceGetActiveVgpus` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pVgpuInstanceInfo` is NULL or GPU Instance Id is invalid
+    /// - [`Error::InsufficientSize`] `pVgpuInstanceInfo`->vgpuTypeIds buffer is too small, array element count is returned in `pVgpuInstanceInfo`->vgpuCount
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pVgpuInstanceInfo` is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetActiveVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetActiveVgpus")]
     pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetActiveVgpus()?;
         let ids: Vec<sys::nvmlVgpuInstance_t> = ffi::fill_in_record(
@@ -209,6 +284,18 @@ impl<'n> GpuInstance<'n> {
     /// The vGPU types that can be created in this GPU instance.
     ///
     /// Calls `nvmlGpuInstanceGetCreatableVgpus` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pVgpus` is NULL or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::InsufficientSize`] If `pVgpus`->vgpuTypeIds buffer is small
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pVgpus` is invalid
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetCreatableVgpus` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetCreatableVgpus")]
     pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetCreatableVgpus()?;
         let ids: Vec<sys::nvmlVgpuTypeId_t> = ffi::fill_in_record(
@@ -227,6 +314,18 @@ impl<'n> GpuInstance<'n> {
     /// instance now.
     ///
     /// Calls `nvmlGpuInstanceGetVgpuTypeCreatablePlacements` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pCreatablePlacementInfo` is NULL or GPU Instance Id is invalid
+    /// - [`Error::InsufficientSize`] If the buffer is small, element count is returned in `pCreatablePlacementInfo`->count
+    /// - [`Error::ArgumentVersionMismatch`] If the version of `pCreatablePlacementInfo` is invalid
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or vGPU heterogeneous mode is not enabled
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuTypeCreatablePlacements` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlGpuInstanceGetVgpuTypeCreatablePlacements")]
     pub fn vgpu_type_creatable_placements(&self, vgpu_type: &VgpuTypeId<'_>) -> Result<VgpuPlacements, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetVgpuTypeCreatablePlacements()?;
         let mut placement_size = 0;
@@ -292,6 +391,16 @@ impl Device<'_> {
     /// The physical GPU's vGPU metadata, for [`Nvml::vgpu_compatibility`].
     ///
     /// Calls `nvmlDeviceGetVgpuMetadata` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] pgpuMetadata buffer is too small, required size is returned in `bufferSize`
+    /// - [`Error::InvalidArgument`] if `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
+    /// - [`Error::NotSupported`] vGPU is not supported by the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuMetadata` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlDeviceGetVgpuMetadata")]
     pub fn vgpu_metadata(&self) -> Result<PgpuMetadataBlob, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuMetadata()?;
         let bytes = ffi::fill_record_bytes(|ptr, size| call!(sym(self.raw, ptr.cast(), size)))?;
@@ -303,6 +412,16 @@ impl VgpuInstance<'_> {
     /// The vGPU instance's metadata, for [`Nvml::vgpu_compatibility`] on a migration target.
     ///
     /// Calls `nvmlVgpuInstanceGetMetadata` (size query, then fill).
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InsufficientSize`] vgpuMetadata buffer is too small, required size is returned in `bufferSize`
+    /// - [`Error::InvalidArgument`] if `bufferSize` is NULL or `vgpuInstance` is 0; if `vgpuMetadata` is NULL and the value of `bufferSize` is not 0.
+    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMetadata` (a driver older than the function)
+    /// - [`Error::Implausible`] if the library answers a count no real list has
+    #[doc(alias = "nvmlVgpuInstanceGetMetadata")]
     pub fn metadata(&self) -> Result<VgpuMetadataBlob, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetMetadata()?;
         let bytes = ffi::fill_record_bytes(|ptr, size| call!(sym(self.raw, ptr.cast(), size)))?;
@@ -315,6 +434,13 @@ impl Nvml {
     /// `pgpu`, and what limits it.
     ///
     /// Calls `nvmlGetVgpuCompatibility`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `vgpuMetadata` or `pgpuMetadata` or `bufferSize` are NULL
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuCompatibility` (a driver older than the function)
+    #[doc(alias = "nvmlGetVgpuCompatibility")]
     pub fn vgpu_compatibility(
         &self,
         vgpu: &VgpuMetadataBlob,
