@@ -143,8 +143,8 @@ fn h100_memory() {
     // Device 0 overrides memory.used; the others keep the default (2 MiB).
     for (i, used) in [(0, 1_612_709_888u64), (1, 2_097_152)] {
         let m = nvml.device_by_index(i).unwrap().memory_info().unwrap();
-        assert_eq!(m.version, sys::nvmlMemory_v2, "memory_info of device {i} uses the v2 layout");
         assert_eq!(m.total, H100_MEMORY_TOTAL, "memory.total of device {i}");
+        // Only the v2 layout has `reserved`: memory_info of device {i} uses it.
         assert_eq!(m.reserved, H100_MEMORY_RESERVED, "memory.reserved of device {i}");
         assert_eq!(m.used, used, "memory.used of device {i}");
         assert_eq!(m.free, H100_MEMORY_TOTAL - used - H100_MEMORY_RESERVED, "free memory of device {i}");
@@ -589,7 +589,7 @@ fn missing_functions_answer_function_not_found() {
     // nvmlDeviceGetMemoryInfo_v2 answers 13: the v1 layout, where reserved memory counts as used.
     let m = d1.memory_info().expect("memory_info falls back to nvmlDeviceGetMemoryInfo");
     let (total, used) = (16_106_127_360u64, 2_097_152 + 269_484_032);
-    assert_eq!((m.version, m.total, m.reserved, m.used, m.free), (0, total, 0, used, total - used), "v1 memory: {m:?}");
+    assert_eq!((m.total, m.reserved, m.used, m.free), (total, 0, used, total - used), "v1 memory: {m:?}");
     // The _v2 process layout: same pids and memory.
     let pids: Vec<(u32, Option<u64>)> =
         d0.compute_running_processes().unwrap().iter().map(|p| (p.pid, p.used_gpu_memory)).collect();

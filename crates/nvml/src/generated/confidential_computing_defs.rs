@@ -56,7 +56,6 @@ use super::*;
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeGetKeyRotationThresholdInfo {
-    pub version: u32,
     pub attacker_advantage: u64,
 }
 impl ConfComputeGetKeyRotationThresholdInfo {
@@ -66,7 +65,7 @@ impl ConfComputeGetKeyRotationThresholdInfo {
     pub fn to_raw(&self) -> sys::nvmlConfComputeGetKeyRotationThresholdInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGetKeyRotationThresholdInfo_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _;
         r.attackerAdvantage = self.attacker_advantage;
         r
     }
@@ -75,7 +74,6 @@ impl From<&sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
 for ConfComputeGetKeyRotationThresholdInfo {
     fn from(r: &sys::nvmlConfComputeGetKeyRotationThresholdInfo_st) -> Self {
         ConfComputeGetKeyRotationThresholdInfo {
-            version: r.version,
             attacker_advantage: r.attackerAdvantage,
         }
     }
@@ -86,8 +84,7 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct("nvmlConfComputeGetKeyRotationThresholdInfo_st", 2)?;
-        st.serialize_field("version", &self.version)?;
+            .serialize_struct("nvmlConfComputeGetKeyRotationThresholdInfo_st", 1)?;
         st.serialize_field("attackerAdvantage", &self.attacker_advantage)?;
         st.end()
     }
@@ -272,7 +269,6 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ConfComputeSetKeyRotationThresholdInfo {
-    pub version: u32,
     pub max_attacker_advantage: u64,
 }
 impl ConfComputeSetKeyRotationThresholdInfo {
@@ -282,7 +278,7 @@ impl ConfComputeSetKeyRotationThresholdInfo {
     pub fn to_raw(&self) -> sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as _;
         r.maxAttackerAdvantage = self.max_attacker_advantage;
         r
     }
@@ -291,7 +287,6 @@ impl From<&sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
 for ConfComputeSetKeyRotationThresholdInfo {
     fn from(r: &sys::nvmlConfComputeSetKeyRotationThresholdInfo_st) -> Self {
         ConfComputeSetKeyRotationThresholdInfo {
-            version: r.version,
             max_attacker_advantage: r.maxAttackerAdvantage,
         }
     }
@@ -302,8 +297,7 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct("nvmlConfComputeSetKeyRotationThresholdInfo_st", 2)?;
-        st.serialize_field("version", &self.version)?;
+            .serialize_struct("nvmlConfComputeSetKeyRotationThresholdInfo_st", 1)?;
         st.serialize_field("maxAttackerAdvantage", &self.max_attacker_advantage)?;
         st.end()
     }
@@ -395,7 +389,6 @@ impl serde::Serialize for ConfComputeSystemState {
 #[doc(alias = "nvmlSystemConfComputeSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemConfComputeSettingsV1 {
-    pub version: u32,
     pub environment: u32,
     pub cc_feature: u32,
     pub dev_tools_mode: u32,
@@ -408,7 +401,7 @@ impl SystemConfComputeSettingsV1 {
     pub fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlSystemConfComputeSettings_v1 as _;
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
         r.devToolsMode = self.dev_tools_mode;
@@ -419,7 +412,6 @@ impl SystemConfComputeSettingsV1 {
 impl From<&sys::nvmlSystemConfComputeSettings_v1_t> for SystemConfComputeSettingsV1 {
     fn from(r: &sys::nvmlSystemConfComputeSettings_v1_t) -> Self {
         SystemConfComputeSettingsV1 {
-            version: r.version,
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode,
@@ -432,8 +424,7 @@ impl serde::Serialize for SystemConfComputeSettingsV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v1_t", 5)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v1_t", 4)?;
         st.serialize_field("environment", &self.environment)?;
         st.serialize_field("ccFeature", &self.cc_feature)?;
         st.serialize_field("devToolsMode", &self.dev_tools_mode)?;
@@ -450,7 +441,6 @@ impl serde::Serialize for SystemConfComputeSettingsV1 {
 #[doc(alias = "nvmlSystemConfComputeSettings_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemConfComputeSettingsV2 {
-    pub version: u32,
     pub environment: u32,
     pub cc_feature: u32,
     pub dev_tools_mode: u32,
@@ -464,7 +454,7 @@ impl SystemConfComputeSettingsV2 {
     pub fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v2_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlSystemConfComputeSettings_v2 as _;
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
         r.devToolsMode = self.dev_tools_mode;
@@ -476,7 +466,6 @@ impl SystemConfComputeSettingsV2 {
 impl From<&sys::nvmlSystemConfComputeSettings_v2_t> for SystemConfComputeSettingsV2 {
     fn from(r: &sys::nvmlSystemConfComputeSettings_v2_t) -> Self {
         SystemConfComputeSettingsV2 {
-            version: r.version,
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode,
@@ -490,8 +479,7 @@ impl serde::Serialize for SystemConfComputeSettingsV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v2_t", 6)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v2_t", 5)?;
         st.serialize_field("environment", &self.environment)?;
         st.serialize_field("ccFeature", &self.cc_feature)?;
         st.serialize_field("devToolsMode", &self.dev_tools_mode)?;

@@ -1531,8 +1531,6 @@ impl serde::Serialize for ClkMonStatus {
 #[doc(alias = "nvmlClockOffset_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClockOffset {
-    /// The version number of this struct
-    pub version: u32,
     pub r#type: ClockType,
     pub pstate: Pstates,
     pub clock_offset_m_hz: i32,
@@ -1546,7 +1544,7 @@ impl ClockOffset {
     pub fn to_raw(&self) -> sys::nvmlClockOffset_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlClockOffset_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlClockOffset_v1 as _;
         r.r#type = self.r#type.0;
         r.pstate = self.pstate.0;
         r.clockOffsetMHz = self.clock_offset_m_hz;
@@ -1558,7 +1556,6 @@ impl ClockOffset {
 impl From<&sys::nvmlClockOffset_v1_t> for ClockOffset {
     fn from(r: &sys::nvmlClockOffset_v1_t) -> Self {
         ClockOffset {
-            version: r.version,
             r#type: ClockType(r.r#type),
             pstate: Pstates(r.pstate),
             clock_offset_m_hz: r.clockOffsetMHz,
@@ -1572,8 +1569,7 @@ impl serde::Serialize for ClockOffset {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlClockOffset_v1_t", 6)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlClockOffset_v1_t", 5)?;
         st.serialize_field("type", &self.r#type)?;
         st.serialize_field("pstate", &self.pstate)?;
         st.serialize_field("clockOffsetMHz", &self.clock_offset_m_hz)?;
@@ -1589,8 +1585,6 @@ impl serde::Serialize for ClockOffset {
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceCurrentClockFreqs {
-    /// the API version number
-    pub version: u32,
     /// OUT: the current clock frequency string.
     pub str: String,
 }
@@ -1601,7 +1595,7 @@ impl DeviceCurrentClockFreqs {
     pub fn to_raw(&self) -> sys::nvmlDeviceCurrentClockFreqs_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCurrentClockFreqs_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlDeviceCurrentClockFreqs_v1 as _;
         ffi::set_string(&mut r.str, &self.str);
         r
     }
@@ -1609,7 +1603,6 @@ impl DeviceCurrentClockFreqs {
 impl From<&sys::nvmlDeviceCurrentClockFreqs_v1_t> for DeviceCurrentClockFreqs {
     fn from(r: &sys::nvmlDeviceCurrentClockFreqs_v1_t) -> Self {
         DeviceCurrentClockFreqs {
-            version: r.version,
             str: ffi::string_from(&r.str),
         }
     }
@@ -1619,8 +1612,7 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceCurrentClockFreqs_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlDeviceCurrentClockFreqs_v1_t", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
     }
@@ -1632,8 +1624,6 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
 #[doc(alias = "nvmlDevicePerfModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DevicePerfModes {
-    /// the API version number
-    pub version: u32,
     /// OUT: the performance modes string.
     pub str: String,
 }
@@ -1644,7 +1634,7 @@ impl DevicePerfModes {
     pub fn to_raw(&self) -> sys::nvmlDevicePerfModes_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDevicePerfModes_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlDevicePerfModes_v1 as _;
         ffi::set_string(&mut r.str, &self.str);
         r
     }
@@ -1652,7 +1642,6 @@ impl DevicePerfModes {
 impl From<&sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
     fn from(r: &sys::nvmlDevicePerfModes_v1_t) -> Self {
         DevicePerfModes {
-            version: r.version,
             str: ffi::string_from(&r.str),
         }
     }
@@ -1662,8 +1651,7 @@ impl serde::Serialize for DevicePerfModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDevicePerfModes_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlDevicePerfModes_v1_t", 1)?;
         st.serialize_field("str", &self.str)?;
         st.end()
     }
@@ -1722,8 +1710,6 @@ impl serde::Serialize for DevicePowerMizerModes {
 #[doc(alias = "nvmlDramEncryptionInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DramEncryptionInfo {
-    /// IN - the API version number
-    pub version: u32,
     /// IN/OUT - DRAM Encryption state
     pub encryption_state: EnableState,
 }
@@ -1734,7 +1720,7 @@ impl DramEncryptionInfo {
     pub fn to_raw(&self) -> sys::nvmlDramEncryptionInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDramEncryptionInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlDramEncryptionInfo_v1 as _;
         r.encryptionState = self.encryption_state.0;
         r
     }
@@ -1742,7 +1728,6 @@ impl DramEncryptionInfo {
 impl From<&sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
     fn from(r: &sys::nvmlDramEncryptionInfo_v1_t) -> Self {
         DramEncryptionInfo {
-            version: r.version,
             encryption_state: EnableState(r.encryptionState),
         }
     }
@@ -1752,8 +1737,7 @@ impl serde::Serialize for DramEncryptionInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDramEncryptionInfo_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlDramEncryptionInfo_v1_t", 1)?;
         st.serialize_field("encryptionState", &self.encryption_state)?;
         st.end()
     }
@@ -1765,8 +1749,6 @@ impl serde::Serialize for DramEncryptionInfo {
 #[doc(alias = "nvmlEccSramErrorStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccSramErrorStatus {
-    /// the API version number
-    pub version: u32,
     /// aggregate uncorrectable parity error count
     pub aggregate_unc_parity: u64,
     /// aggregate uncorrectable SEC-DED error count
@@ -1799,7 +1781,7 @@ impl EccSramErrorStatus {
     pub fn to_raw(&self) -> sys::nvmlEccSramErrorStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEccSramErrorStatus_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlEccSramErrorStatus_v1 as _;
         r.aggregateUncParity = self.aggregate_unc_parity;
         r.aggregateUncSecDed = self.aggregate_unc_sec_ded;
         r.aggregateCor = self.aggregate_cor;
@@ -1818,7 +1800,6 @@ impl EccSramErrorStatus {
 impl From<&sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
     fn from(r: &sys::nvmlEccSramErrorStatus_v1_t) -> Self {
         EccSramErrorStatus {
-            version: r.version,
             aggregate_unc_parity: r.aggregateUncParity,
             aggregate_unc_sec_ded: r.aggregateUncSecDed,
             aggregate_cor: r.aggregateCor,
@@ -1839,8 +1820,7 @@ impl serde::Serialize for EccSramErrorStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlEccSramErrorStatus_v1_t", 13)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlEccSramErrorStatus_v1_t", 12)?;
         st.serialize_field("aggregateUncParity", &self.aggregate_unc_parity)?;
         st.serialize_field("aggregateUncSecDed", &self.aggregate_unc_sec_ded)?;
         st.serialize_field("aggregateCor", &self.aggregate_cor)?;
@@ -1929,8 +1909,6 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
 #[doc(alias = "nvmlFanSpeedInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FanSpeedInfo {
-    /// the API version number
-    pub version: u32,
     /// the fan index
     pub fan: u32,
     /// OUT: the fan speed in RPM
@@ -1943,7 +1921,7 @@ impl FanSpeedInfo {
     pub fn to_raw(&self) -> sys::nvmlFanSpeedInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFanSpeedInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlFanSpeedInfo_v1 as _;
         r.fan = self.fan;
         r.speed = self.speed;
         r
@@ -1952,7 +1930,6 @@ impl FanSpeedInfo {
 impl From<&sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
     fn from(r: &sys::nvmlFanSpeedInfo_v1_t) -> Self {
         FanSpeedInfo {
-            version: r.version,
             fan: r.fan,
             speed: r.speed,
         }
@@ -1963,8 +1940,7 @@ impl serde::Serialize for FanSpeedInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlFanSpeedInfo_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlFanSpeedInfo_v1_t", 2)?;
         st.serialize_field("fan", &self.fan)?;
         st.serialize_field("speed", &self.speed)?;
         st.end()
@@ -2107,8 +2083,6 @@ impl serde::Serialize for Hostname {
 #[doc(alias = "nvmlMarginTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MarginTemperature {
-    /// The version number of this struct
-    pub version: u32,
     /// The margin temperature value
     pub margin_temperature: i32,
 }
@@ -2119,7 +2093,7 @@ impl MarginTemperature {
     pub fn to_raw(&self) -> sys::nvmlMarginTemperature_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlMarginTemperature_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlMarginTemperature_v1 as _;
         r.marginTemperature = self.margin_temperature;
         r
     }
@@ -2127,7 +2101,6 @@ impl MarginTemperature {
 impl From<&sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
     fn from(r: &sys::nvmlMarginTemperature_v1_t) -> Self {
         MarginTemperature {
-            version: r.version,
             margin_temperature: r.marginTemperature,
         }
     }
@@ -2137,8 +2110,7 @@ impl serde::Serialize for MarginTemperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMarginTemperature_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlMarginTemperature_v1_t", 1)?;
         st.serialize_field("marginTemperature", &self.margin_temperature)?;
         st.end()
     }
@@ -2152,8 +2124,6 @@ impl serde::Serialize for MarginTemperature {
 #[doc(alias = "nvmlPlatformInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlatformInfoV1 {
-    /// the API version number
-    pub version: u32,
     /// Infiniband GUID reported by platform (for Blackwell, ibGuid is 8 bytes so indices 8-15 are zero)
     pub ib_guid: Vec<u8>,
     /// GUID of the rack containing this GPU (for Blackwell rackGuid is 13 bytes so indices 13-15 are zero)
@@ -2176,7 +2146,7 @@ impl PlatformInfoV1 {
     pub fn to_raw(&self) -> sys::nvmlPlatformInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPlatformInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPlatformInfo_v1 as _;
         for (d, s) in r.ibGuid.iter_mut().zip(self.ib_guid.iter()) {
             *d = (*s);
         }
@@ -2194,7 +2164,6 @@ impl PlatformInfoV1 {
 impl From<&sys::nvmlPlatformInfo_v1_t> for PlatformInfoV1 {
     fn from(r: &sys::nvmlPlatformInfo_v1_t) -> Self {
         PlatformInfoV1 {
-            version: r.version,
             ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
             rack_guid: r.rackGuid.iter().map(|x| (*x)).collect(),
             chassis_physical_slot_number: r.chassisPhysicalSlotNumber,
@@ -2210,8 +2179,7 @@ impl serde::Serialize for PlatformInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPlatformInfo_v1_t", 8)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPlatformInfo_v1_t", 7)?;
         st.serialize_field("ibGuid", &self.ib_guid)?;
         st.serialize_field("rackGuid", &self.rack_guid)?;
         st.serialize_field(
@@ -2232,8 +2200,6 @@ impl serde::Serialize for PlatformInfoV1 {
 #[doc(alias = "nvmlPlatformInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlatformInfoV2 {
-    /// the API version number
-    pub version: u32,
     /// Infiniband GUID reported by platform (for Blackwell, ibGuid is 8 bytes so indices 8-15 are zero)
     pub ib_guid: Vec<u8>,
     /// Serial number of the chassis containing this GPU (for Blackwell it is 13 bytes so indices 13-15 are zero)
@@ -2256,7 +2222,7 @@ impl PlatformInfoV2 {
     pub fn to_raw(&self) -> sys::nvmlPlatformInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPlatformInfo_v2_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPlatformInfo_v2 as _;
         for (d, s) in r.ibGuid.iter_mut().zip(self.ib_guid.iter()) {
             *d = (*s);
         }
@@ -2278,7 +2244,6 @@ impl PlatformInfoV2 {
 impl From<&sys::nvmlPlatformInfo_v2_t> for PlatformInfoV2 {
     fn from(r: &sys::nvmlPlatformInfo_v2_t) -> Self {
         PlatformInfoV2 {
-            version: r.version,
             ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
             chassis_serial_number: r.chassisSerialNumber.iter().map(|x| (*x)).collect(),
             slot_number: r.slotNumber,
@@ -2294,8 +2259,7 @@ impl serde::Serialize for PlatformInfoV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPlatformInfo_v2_t", 8)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPlatformInfo_v2_t", 7)?;
         st.serialize_field("ibGuid", &self.ib_guid)?;
         st.serialize_field("chassisSerialNumber", &self.chassis_serial_number)?;
         st.serialize_field("slotNumber", &self.slot_number)?;
@@ -2312,8 +2276,6 @@ impl serde::Serialize for PlatformInfoV2 {
 #[doc(alias = "nvmlPowerValue_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerValue {
-    /// Structure format version (must be 1)
-    pub version: u32,
     /// \[in\]  Device type: GPU or Total Module
     pub power_scope: u8,
     /// \[out\] Power value to retrieve or set in milliwatts
@@ -2326,7 +2288,7 @@ impl PowerValue {
     pub fn to_raw(&self) -> sys::nvmlPowerValue_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerValue_v2_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPowerValue_v2 as _;
         r.powerScope = self.power_scope;
         r.powerValueMw = self.power_value_mw;
         r
@@ -2335,7 +2297,6 @@ impl PowerValue {
 impl From<&sys::nvmlPowerValue_v2_t> for PowerValue {
     fn from(r: &sys::nvmlPowerValue_v2_t) -> Self {
         PowerValue {
-            version: r.version,
             power_scope: r.powerScope,
             power_value_mw: r.powerValueMw,
         }
@@ -2346,8 +2307,7 @@ impl serde::Serialize for PowerValue {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerValue_v2_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPowerValue_v2_t", 2)?;
         st.serialize_field("powerScope", &self.power_scope)?;
         st.serialize_field("powerValueMw", &self.power_value_mw)?;
         st.end()
@@ -2549,7 +2509,6 @@ impl serde::Serialize for RemappedRowsInfo {
 #[doc(alias = "nvmlRusdSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RusdSettings {
-    pub version: u32,
     /// Bitmask of polling data. 0 value means the GPU's RUSD polling mask is cleared.
     pub poll_mask: u64,
 }
@@ -2560,7 +2519,7 @@ impl RusdSettings {
     pub fn to_raw(&self) -> sys::nvmlRusdSettings_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRusdSettings_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlRusdSettings_v1 as _;
         r.pollMask = self.poll_mask;
         r
     }
@@ -2568,7 +2527,6 @@ impl RusdSettings {
 impl From<&sys::nvmlRusdSettings_v1_t> for RusdSettings {
     fn from(r: &sys::nvmlRusdSettings_v1_t) -> Self {
         RusdSettings {
-            version: r.version,
             poll_mask: r.pollMask,
         }
     }
@@ -2578,8 +2536,7 @@ impl serde::Serialize for RusdSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRusdSettings_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlRusdSettings_v1_t", 1)?;
         st.serialize_field("pollMask", &self.poll_mask)?;
         st.end()
     }

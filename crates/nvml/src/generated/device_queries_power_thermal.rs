@@ -57,7 +57,6 @@ use super::*;
 #[doc(alias = "nvmlTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Temperature {
-    pub version: u32,
     pub sensor_type: TemperatureSensors,
     pub temperature: i32,
 }
@@ -68,7 +67,7 @@ impl Temperature {
     pub fn to_raw(&self) -> sys::nvmlTemperature_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlTemperature_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlTemperature_v1 as _;
         r.sensorType = self.sensor_type.0;
         r.temperature = self.temperature;
         r
@@ -77,7 +76,6 @@ impl Temperature {
 impl From<&sys::nvmlTemperature_v1_t> for Temperature {
     fn from(r: &sys::nvmlTemperature_v1_t) -> Self {
         Temperature {
-            version: r.version,
             sensor_type: TemperatureSensors(r.sensorType),
             temperature: r.temperature,
         }
@@ -88,8 +86,7 @@ impl serde::Serialize for Temperature {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlTemperature_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlTemperature_v1_t", 2)?;
         st.serialize_field("sensorType", &self.sensor_type)?;
         st.serialize_field("temperature", &self.temperature)?;
         st.end()

@@ -1363,8 +1363,6 @@ impl serde::Serialize for C2cModeInfo {
 #[doc(alias = "nvmlCoolerInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CoolerInfo {
-    /// the API version number
-    pub version: u32,
     /// the cooler index
     pub index: u32,
     /// OUT: the cooler's control signal characteristics
@@ -1379,7 +1377,7 @@ impl CoolerInfo {
     pub fn to_raw(&self) -> sys::nvmlCoolerInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlCoolerInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlCoolerInfo_v1 as _;
         r.index = self.index;
         r.signalType = self.signal_type.0;
         r.target = self.target.0;
@@ -1389,7 +1387,6 @@ impl CoolerInfo {
 impl From<&sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
     fn from(r: &sys::nvmlCoolerInfo_v1_t) -> Self {
         CoolerInfo {
-            version: r.version,
             index: r.index,
             signal_type: CoolerControl(r.signalType),
             target: CoolerTarget(r.target),
@@ -1401,8 +1398,7 @@ impl serde::Serialize for CoolerInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlCoolerInfo_v1_t", 4)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlCoolerInfo_v1_t", 3)?;
         st.serialize_field("index", &self.index)?;
         st.serialize_field("signalType", &self.signal_type)?;
         st.serialize_field("target", &self.target)?;
@@ -1453,8 +1449,6 @@ impl serde::Serialize for CoreRailMetrics {
 #[doc(alias = "nvmlDeviceAddressingMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceAddressingMode {
-    /// API version
-    pub version: u32,
     /// One of `nvmlDeviceAddressingModeType_t`
     pub value: u32,
 }
@@ -1465,7 +1459,7 @@ impl DeviceAddressingMode {
     pub fn to_raw(&self) -> sys::nvmlDeviceAddressingMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAddressingMode_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlDeviceAddressingMode_v1 as _;
         r.value = self.value;
         r
     }
@@ -1473,7 +1467,6 @@ impl DeviceAddressingMode {
 impl From<&sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
     fn from(r: &sys::nvmlDeviceAddressingMode_v1_t) -> Self {
         DeviceAddressingMode {
-            version: r.version,
             value: r.value,
         }
     }
@@ -1483,8 +1476,7 @@ impl serde::Serialize for DeviceAddressingMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceAddressingMode_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlDeviceAddressingMode_v1_t", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -1894,8 +1886,6 @@ impl serde::Serialize for Memory {
 #[doc(alias = "nvmlMemory_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MemoryV2 {
-    /// Structure format version (must be 2)
-    pub version: u32,
     /// Total physical device memory (in bytes)
     pub total: u64,
     /// Device memory (in bytes) reserved for system use (driver or firmware)
@@ -1912,7 +1902,7 @@ impl MemoryV2 {
     pub fn to_raw(&self) -> sys::nvmlMemory_v2_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlMemory_v2_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlMemory_v2 as _;
         r.total = self.total;
         r.reserved = self.reserved;
         r.free = self.free;
@@ -1923,7 +1913,6 @@ impl MemoryV2 {
 impl From<&sys::nvmlMemory_v2_st> for MemoryV2 {
     fn from(r: &sys::nvmlMemory_v2_st) -> Self {
         MemoryV2 {
-            version: r.version,
             total: r.total,
             reserved: r.reserved,
             free: r.free,
@@ -1936,8 +1925,7 @@ impl serde::Serialize for MemoryV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMemory_v2_st", 5)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlMemory_v2_st", 4)?;
         st.serialize_field("total", &self.total)?;
         st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("free", &self.free)?;
@@ -2058,8 +2046,6 @@ impl serde::Serialize for ObservedMetrics {
 #[doc(alias = "nvmlPciInfoExt_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PciInfoExt {
-    /// The version number of this struct
-    pub version: u32,
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
     pub domain: u32,
     /// The bus on which the device resides, 0 to 0xff
@@ -2084,7 +2070,7 @@ impl PciInfoExt {
     pub fn to_raw(&self) -> sys::nvmlPciInfoExt_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfoExt_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPciInfoExt_v1 as _;
         r.domain = self.domain;
         r.bus = self.bus;
         r.device = self.device;
@@ -2099,7 +2085,6 @@ impl PciInfoExt {
 impl From<&sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
     fn from(r: &sys::nvmlPciInfoExt_v1_t) -> Self {
         PciInfoExt {
-            version: r.version,
             domain: r.domain,
             bus: r.bus,
             device: r.device,
@@ -2116,8 +2101,7 @@ impl serde::Serialize for PciInfoExt {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPciInfoExt_v1_t", 9)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPciInfoExt_v1_t", 8)?;
         st.serialize_field("domain", &self.domain)?;
         st.serialize_field("bus", &self.bus)?;
         st.serialize_field("device", &self.device)?;
@@ -2202,8 +2186,6 @@ impl serde::Serialize for PciInfo {
 #[doc(alias = "nvmlPdi_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Pdi {
-    /// API version number
-    pub version: u32,
     /// 64-bit PDI value
     pub value: u64,
 }
@@ -2214,17 +2196,14 @@ impl Pdi {
     pub fn to_raw(&self) -> sys::nvmlPdi_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPdi_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPdi_v1 as _;
         r.value = self.value;
         r
     }
 }
 impl From<&sys::nvmlPdi_v1_t> for Pdi {
     fn from(r: &sys::nvmlPdi_v1_t) -> Self {
-        Pdi {
-            version: r.version,
-            value: r.value,
-        }
+        Pdi { value: r.value }
     }
 }
 #[cfg(feature = "serde")]
@@ -2232,8 +2211,7 @@ impl serde::Serialize for Pdi {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPdi_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPdi_v1_t", 1)?;
         st.serialize_field("value", &self.value)?;
         st.end()
     }
@@ -2982,8 +2960,6 @@ impl serde::Serialize for RailMetrics {
 #[doc(alias = "nvmlRepairStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RepairStatus {
-    /// API version number
-    pub version: u32,
     /// Reference to `unsigned` int
     pub b_channel_repair_pending: u32,
     /// Reference to `unsigned` int
@@ -2996,7 +2972,7 @@ impl RepairStatus {
     pub fn to_raw(&self) -> sys::nvmlRepairStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRepairStatus_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlRepairStatus_v1 as _;
         r.bChannelRepairPending = self.b_channel_repair_pending;
         r.bTpcRepairPending = self.b_tpc_repair_pending;
         r
@@ -3005,7 +2981,6 @@ impl RepairStatus {
 impl From<&sys::nvmlRepairStatus_v1_t> for RepairStatus {
     fn from(r: &sys::nvmlRepairStatus_v1_t) -> Self {
         RepairStatus {
-            version: r.version,
             b_channel_repair_pending: r.bChannelRepairPending,
             b_tpc_repair_pending: r.bTpcRepairPending,
         }
@@ -3016,8 +2991,7 @@ impl serde::Serialize for RepairStatus {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlRepairStatus_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlRepairStatus_v1_t", 2)?;
         st.serialize_field("bChannelRepairPending", &self.b_channel_repair_pending)?;
         st.serialize_field("bTpcRepairPending", &self.b_tpc_repair_pending)?;
         st.end()
@@ -3124,8 +3098,6 @@ impl serde::Serialize for Sample {
 #[doc(alias = "nvmlUUID_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct UUID {
-    /// API version number
-    pub version: u32,
     /// One of `nvmlUUIDType_t`
     pub r#type: u32,
     /// One of `nvmlUUIDValue_t`, to be set based on the UUID format
@@ -3138,7 +3110,7 @@ impl UUID {
     pub fn to_raw(&self) -> sys::nvmlUUID_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUUID_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlUUID_v1 as _;
         r.r#type = self.r#type;
         r.value = self.value;
         r
@@ -3147,7 +3119,6 @@ impl UUID {
 impl From<&sys::nvmlUUID_v1_t> for UUID {
     fn from(r: &sys::nvmlUUID_v1_t) -> Self {
         UUID {
-            version: r.version,
             r#type: r.r#type,
             value: r.value,
         }
@@ -3158,8 +3129,7 @@ impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUUID_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlUUID_v1_t", 1)?;
         st.serialize_field("type", &self.r#type)?;
         st.end()
     }

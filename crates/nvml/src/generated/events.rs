@@ -505,8 +505,6 @@ impl serde::Serialize for SystemEventData {
 #[doc(alias = "nvmlSystemEventSetCreateRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventSetCreateRequest {
-    /// the API version number
-    pub version: u32,
     /// system event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
@@ -517,7 +515,7 @@ impl SystemEventSetCreateRequest {
     pub fn to_raw(&self) -> sys::nvmlSystemEventSetCreateRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetCreateRequest_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlSystemEventSetCreateRequest_v1 as _;
         r.set = self.set.as_ptr();
         r
     }
@@ -525,7 +523,6 @@ impl SystemEventSetCreateRequest {
 impl From<&sys::nvmlSystemEventSetCreateRequest_v1_t> for SystemEventSetCreateRequest {
     fn from(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
         SystemEventSetCreateRequest {
-            version: r.version,
             set: crate::RawHandle::new(r.set),
         }
     }
@@ -535,8 +532,7 @@ impl serde::Serialize for SystemEventSetCreateRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventSetCreateRequest_v1_t", 1)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlSystemEventSetCreateRequest_v1_t", 0)?;
         st.end()
     }
 }
@@ -547,8 +543,6 @@ impl serde::Serialize for SystemEventSetCreateRequest {
 #[doc(alias = "nvmlSystemEventSetFreeRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventSetFreeRequest {
-    /// the API version number
-    pub version: u32,
     /// system event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
@@ -559,7 +553,7 @@ impl SystemEventSetFreeRequest {
     pub fn to_raw(&self) -> sys::nvmlSystemEventSetFreeRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetFreeRequest_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlSystemEventSetFreeRequest_v1 as _;
         r.set = self.set.as_ptr();
         r
     }
@@ -567,7 +561,6 @@ impl SystemEventSetFreeRequest {
 impl From<&sys::nvmlSystemEventSetFreeRequest_v1_t> for SystemEventSetFreeRequest {
     fn from(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
         SystemEventSetFreeRequest {
-            version: r.version,
             set: crate::RawHandle::new(r.set),
         }
     }
@@ -577,8 +570,7 @@ impl serde::Serialize for SystemEventSetFreeRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemEventSetFreeRequest_v1_t", 1)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlSystemEventSetFreeRequest_v1_t", 0)?;
         st.end()
     }
 }
@@ -589,8 +581,6 @@ impl serde::Serialize for SystemEventSetFreeRequest {
 #[doc(alias = "nvmlSystemRegisterEventRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemRegisterEventRequest {
-    /// the API version number
-    pub version: u32,
     /// Bitmask of `nvmlEventType` to record
     /// For example eventTypes = (nvmlEventTypeBind | nvmlEventTypeUnbind)
     /// to listen to both Bind and Unbind events.
@@ -605,7 +595,7 @@ impl SystemRegisterEventRequest {
     pub fn to_raw(&self) -> sys::nvmlSystemRegisterEventRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemRegisterEventRequest_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlSystemRegisterEventRequest_v1 as _;
         r.eventTypes = self.event_types.bits() as _;
         r.set = self.set.as_ptr();
         r
@@ -614,7 +604,6 @@ impl SystemRegisterEventRequest {
 impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequest {
     fn from(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
         SystemRegisterEventRequest {
-            version: r.version,
             event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
             set: crate::RawHandle::new(r.set),
         }
@@ -625,8 +614,7 @@ impl serde::Serialize for SystemRegisterEventRequest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemRegisterEventRequest_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlSystemRegisterEventRequest_v1_t", 1)?;
         st.serialize_field("eventTypes", &self.event_types)?;
         st.end()
     }

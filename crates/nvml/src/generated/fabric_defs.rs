@@ -157,8 +157,6 @@ impl serde::Serialize for GpuFabricInfo {
 #[doc(alias = "nvmlGpuFabricInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV2 {
-    /// Structure version identifier (set to nvmlGpuFabricInfo_v2)
-    pub version: u32,
     /// Uuid of the cluster to which this GPU belongs
     pub cluster_uuid: Vec<u8>,
     /// Probe Error status, if any. Must be checked only if Probe state returns "complete".
@@ -177,7 +175,7 @@ impl GpuFabricInfoV2 {
     pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_v2_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlGpuFabricInfo_v2 as _;
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
             *d = (*s);
         }
@@ -191,7 +189,6 @@ impl GpuFabricInfoV2 {
 impl From<&sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfoV2 {
     fn from(r: &sys::nvmlGpuFabricInfo_v2_t) -> Self {
         GpuFabricInfoV2 {
-            version: r.version,
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
             clique_id: r.cliqueId,
@@ -205,8 +202,7 @@ impl serde::Serialize for GpuFabricInfoV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v2_t", 6)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v2_t", 5)?;
         st.serialize_field("clusterUuid", &self.cluster_uuid)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("cliqueId", &self.clique_id)?;
@@ -225,8 +221,6 @@ impl serde::Serialize for GpuFabricInfoV2 {
 #[doc(alias = "nvmlGpuFabricInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV3 {
-    /// Structure version identifier (set to nvmlGpuFabricInfo_v3)
-    pub version: u32,
     /// Uuid of the cluster to which this GPU belongs
     pub cluster_uuid: Vec<u8>,
     /// Probe Error status, if any. Must be checked only if Probe state returns "complete".
@@ -247,7 +241,7 @@ impl GpuFabricInfoV3 {
     pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v3_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_v3_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlGpuFabricInfo_v3 as _;
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
             *d = (*s);
         }
@@ -262,7 +256,6 @@ impl GpuFabricInfoV3 {
 impl From<&sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfoV3 {
     fn from(r: &sys::nvmlGpuFabricInfo_v3_t) -> Self {
         GpuFabricInfoV3 {
-            version: r.version,
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
             clique_id: r.cliqueId,
@@ -277,8 +270,7 @@ impl serde::Serialize for GpuFabricInfoV3 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v3_t", 7)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v3_t", 6)?;
         st.serialize_field("clusterUuid", &self.cluster_uuid)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("cliqueId", &self.clique_id)?;

@@ -56,8 +56,6 @@ use super::*;
 #[doc(alias = "nvmlGpmSupport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpmSupport {
-    /// IN: Set to NVML_GPM_SUPPORT_VERSION
-    pub version: u32,
     /// OUT: Indicates device support
     pub is_supported_device: u32,
 }
@@ -68,7 +66,7 @@ impl GpmSupport {
     pub fn to_raw(&self) -> sys::nvmlGpmSupport_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpmSupport_t::default();
-        r.version = self.version;
+        r.version = sys::NVML_GPM_SUPPORT_VERSION as _;
         r.isSupportedDevice = self.is_supported_device;
         r
     }
@@ -76,7 +74,6 @@ impl GpmSupport {
 impl From<&sys::nvmlGpmSupport_t> for GpmSupport {
     fn from(r: &sys::nvmlGpmSupport_t) -> Self {
         GpmSupport {
-            version: r.version,
             is_supported_device: r.isSupportedDevice,
         }
     }
@@ -86,8 +83,7 @@ impl serde::Serialize for GpmSupport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpmSupport_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlGpmSupport_t", 1)?;
         st.serialize_field("isSupportedDevice", &self.is_supported_device)?;
         st.end()
     }

@@ -231,8 +231,6 @@ impl serde::Serialize for ComputeInstanceProfileInfo {
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstanceProfileInfoV2 {
-    /// Structure version identifier (set to `nvmlComputeInstanceProfileInfo_v2`)
-    pub version: u32,
     /// Unique profile ID within the GPU instance
     pub id: u32,
     /// GPU Slice count
@@ -261,7 +259,7 @@ impl ComputeInstanceProfileInfoV2 {
     pub fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v2_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v2_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlComputeInstanceProfileInfo_v2 as _;
         r.id = self.id;
         r.sliceCount = self.slice_count;
         r.instanceCount = self.instance_count;
@@ -278,7 +276,6 @@ impl ComputeInstanceProfileInfoV2 {
 impl From<&sys::nvmlComputeInstanceProfileInfo_v2_st> for ComputeInstanceProfileInfoV2 {
     fn from(r: &sys::nvmlComputeInstanceProfileInfo_v2_st) -> Self {
         ComputeInstanceProfileInfoV2 {
-            version: r.version,
             id: r.id,
             slice_count: r.sliceCount,
             instance_count: r.instanceCount,
@@ -297,8 +294,7 @@ impl serde::Serialize for ComputeInstanceProfileInfoV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v2_st", 11)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v2_st", 10)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
         st.serialize_field("instanceCount", &self.instance_count)?;
@@ -322,8 +318,6 @@ impl serde::Serialize for ComputeInstanceProfileInfoV2 {
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ComputeInstanceProfileInfoV3 {
-    /// Structure version identifier (set to `nvmlComputeInstanceProfileInfo_v3`)
-    pub version: u32,
     /// Unique profile ID within the GPU instance
     pub id: u32,
     /// GPU Slice count
@@ -354,7 +348,7 @@ impl ComputeInstanceProfileInfoV3 {
     pub fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v3_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v3_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlComputeInstanceProfileInfo_v3 as _;
         r.id = self.id;
         r.sliceCount = self.slice_count;
         r.instanceCount = self.instance_count;
@@ -372,7 +366,6 @@ impl ComputeInstanceProfileInfoV3 {
 impl From<&sys::nvmlComputeInstanceProfileInfo_v3_st> for ComputeInstanceProfileInfoV3 {
     fn from(r: &sys::nvmlComputeInstanceProfileInfo_v3_st) -> Self {
         ComputeInstanceProfileInfoV3 {
-            version: r.version,
             id: r.id,
             slice_count: r.sliceCount,
             instance_count: r.instanceCount,
@@ -392,8 +385,7 @@ impl serde::Serialize for ComputeInstanceProfileInfoV3 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v3_st", 12)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v3_st", 11)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
         st.serialize_field("instanceCount", &self.instance_count)?;
@@ -595,8 +587,6 @@ impl serde::Serialize for GpuInstanceProfileInfo {
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstanceProfileInfoV2 {
-    /// Structure version identifier (set to `nvmlGpuInstanceProfileInfo_v2`)
-    pub version: u32,
     /// Unique profile ID within the device
     pub id: u32,
     /// Peer-to-Peer support
@@ -629,7 +619,7 @@ impl GpuInstanceProfileInfoV2 {
     pub fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v2_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v2_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlGpuInstanceProfileInfo_v2 as _;
         r.id = self.id;
         r.isP2pSupported = self.is_p2p_supported;
         r.sliceCount = self.slice_count;
@@ -648,7 +638,6 @@ impl GpuInstanceProfileInfoV2 {
 impl From<&sys::nvmlGpuInstanceProfileInfo_v2_st> for GpuInstanceProfileInfoV2 {
     fn from(r: &sys::nvmlGpuInstanceProfileInfo_v2_st) -> Self {
         GpuInstanceProfileInfoV2 {
-            version: r.version,
             id: r.id,
             is_p2p_supported: r.isP2pSupported,
             slice_count: r.sliceCount,
@@ -669,8 +658,7 @@ impl serde::Serialize for GpuInstanceProfileInfoV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v2_st", 13)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v2_st", 12)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("isP2pSupported", &self.is_p2p_supported)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
@@ -696,8 +684,6 @@ impl serde::Serialize for GpuInstanceProfileInfoV2 {
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuInstanceProfileInfoV3 {
-    /// Structure version identifier (set to `nvmlGpuInstanceProfileInfo_v3`)
-    pub version: u32,
     /// Unique profile ID within the device
     pub id: u32,
     /// GPU Slice count
@@ -730,7 +716,7 @@ impl GpuInstanceProfileInfoV3 {
     pub fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v3_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v3_st::default();
-        r.version = self.version;
+        r.version = sys::nvmlGpuInstanceProfileInfo_v3 as _;
         r.id = self.id;
         r.sliceCount = self.slice_count;
         r.instanceCount = self.instance_count;
@@ -749,7 +735,6 @@ impl GpuInstanceProfileInfoV3 {
 impl From<&sys::nvmlGpuInstanceProfileInfo_v3_st> for GpuInstanceProfileInfoV3 {
     fn from(r: &sys::nvmlGpuInstanceProfileInfo_v3_st) -> Self {
         GpuInstanceProfileInfoV3 {
-            version: r.version,
             id: r.id,
             slice_count: r.sliceCount,
             instance_count: r.instanceCount,
@@ -770,8 +755,7 @@ impl serde::Serialize for GpuInstanceProfileInfoV3 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 13)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 12)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
         st.serialize_field("instanceCount", &self.instance_count)?;

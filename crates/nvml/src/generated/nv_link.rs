@@ -159,8 +159,6 @@ open_newtype!(NvlinkVersion(u32), signed);
 #[doc(alias = "nvmlNvLinkInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfoV1 {
-    /// IN - the API version number
-    pub version: u32,
     /// OUT - NVLINK encryption enablement
     pub is_nvle_enabled: u32,
 }
@@ -171,7 +169,7 @@ impl NvLinkInfoV1 {
     pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlNvLinkInfo_v1 as _;
         r.isNvleEnabled = self.is_nvle_enabled;
         r
     }
@@ -179,7 +177,6 @@ impl NvLinkInfoV1 {
 impl From<&sys::nvmlNvLinkInfo_v1_t> for NvLinkInfoV1 {
     fn from(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
         NvLinkInfoV1 {
-            version: r.version,
             is_nvle_enabled: r.isNvleEnabled,
         }
     }
@@ -189,8 +186,7 @@ impl serde::Serialize for NvLinkInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlNvLinkInfo_v1_t", 1)?;
         st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
         st.end()
     }
@@ -202,8 +198,6 @@ impl serde::Serialize for NvLinkInfoV1 {
 #[doc(alias = "nvmlNvLinkInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfoV2 {
-    /// IN - the API version number
-    pub version: u32,
     /// OUT - NVLINK encryption enablement
     pub is_nvle_enabled: u32,
     /// OUT - NVLINK Firmware info
@@ -216,7 +210,7 @@ impl NvLinkInfoV2 {
     pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v2_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlNvLinkInfo_v2 as _;
         r.isNvleEnabled = self.is_nvle_enabled;
         r.firmwareInfo = self.firmware_info.to_raw();
         r
@@ -225,7 +219,6 @@ impl NvLinkInfoV2 {
 impl From<&sys::nvmlNvLinkInfo_v2_t> for NvLinkInfoV2 {
     fn from(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
         NvLinkInfoV2 {
-            version: r.version,
             is_nvle_enabled: r.isNvleEnabled,
             firmware_info: NvlinkFirmwareInfo::from(&r.firmwareInfo),
         }
@@ -236,8 +229,7 @@ impl serde::Serialize for NvLinkInfoV2 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v2_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlNvLinkInfo_v2_t", 2)?;
         st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
         st.serialize_field("firmwareInfo", &self.firmware_info)?;
         st.end()
@@ -386,7 +378,6 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 #[doc(alias = "nvmlNvlinkGetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkGetBwMode {
-    pub version: u32,
     pub b_is_best: u32,
     pub bw_mode: u8,
 }
@@ -397,7 +388,7 @@ impl NvlinkGetBwMode {
     pub fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetBwMode_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlNvlinkGetBwMode_v1 as _;
         r.bIsBest = self.b_is_best;
         r.bwMode = self.bw_mode;
         r
@@ -406,7 +397,6 @@ impl NvlinkGetBwMode {
 impl From<&sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
     fn from(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
         NvlinkGetBwMode {
-            version: r.version,
             b_is_best: r.bIsBest,
             bw_mode: r.bwMode,
         }
@@ -417,8 +407,7 @@ impl serde::Serialize for NvlinkGetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkGetBwMode_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlNvlinkGetBwMode_v1_t", 2)?;
         st.serialize_field("bIsBest", &self.b_is_best)?;
         st.serialize_field("bwMode", &self.bw_mode)?;
         st.end()
@@ -618,7 +607,6 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
 #[doc(alias = "nvmlNvlinkSetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetBwMode {
-    pub version: u32,
     pub b_set_best: u32,
     pub bw_mode: u8,
 }
@@ -629,7 +617,7 @@ impl NvlinkSetBwMode {
     pub fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwMode_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlNvlinkSetBwMode_v1 as _;
         r.bSetBest = self.b_set_best;
         r.bwMode = self.bw_mode;
         r
@@ -638,7 +626,6 @@ impl NvlinkSetBwMode {
 impl From<&sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
     fn from(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
         NvlinkSetBwMode {
-            version: r.version,
             b_set_best: r.bSetBest,
             bw_mode: r.bwMode,
         }
@@ -649,8 +636,7 @@ impl serde::Serialize for NvlinkSetBwMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSetBwMode_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlNvlinkSetBwMode_v1_t", 2)?;
         st.serialize_field("bSetBest", &self.b_set_best)?;
         st.serialize_field("bwMode", &self.bw_mode)?;
         st.end()
@@ -764,7 +750,6 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
 #[doc(alias = "nvmlNvlinkSupportedBwModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSupportedBwModes {
-    pub version: u32,
     pub bw_modes: Vec<u8>,
     pub total_bw_modes: u8,
 }
@@ -775,7 +760,7 @@ impl NvlinkSupportedBwModes {
     pub fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSupportedBwModes_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlNvlinkSupportedBwModes_v1 as _;
         for (d, s) in r.bwModes.iter_mut().zip(self.bw_modes.iter()) {
             *d = (*s);
         }
@@ -786,7 +771,6 @@ impl NvlinkSupportedBwModes {
 impl From<&sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
     fn from(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
         NvlinkSupportedBwModes {
-            version: r.version,
             bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
             total_bw_modes: r.totalBwModes,
         }
@@ -797,8 +781,7 @@ impl serde::Serialize for NvlinkSupportedBwModes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvlinkSupportedBwModes_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlNvlinkSupportedBwModes_v1_t", 2)?;
         st.serialize_field("bwModes", &self.bw_modes)?;
         st.serialize_field("totalBwModes", &self.total_bw_modes)?;
         st.end()

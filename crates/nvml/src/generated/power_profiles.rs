@@ -271,7 +271,6 @@ open_newtype!(PowerProfileType(u32), signed);
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileCurrentProfiles {
-    pub version: u32,
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
     /// Mask of currently requested performance profiles
@@ -286,7 +285,7 @@ impl WorkloadPowerProfileCurrentProfiles {
     pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as _;
         r.perfProfilesMask = self.perf_profiles_mask.to_raw();
         r.requestedProfilesMask = self.requested_profiles_mask.to_raw();
         r.enforcedProfilesMask = self.enforced_profiles_mask.to_raw();
@@ -297,7 +296,6 @@ impl From<&sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
 for WorkloadPowerProfileCurrentProfiles {
     fn from(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
         WorkloadPowerProfileCurrentProfiles {
-            version: r.version,
             perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
             requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
             enforced_profiles_mask: Mask255::from(&r.enforcedProfilesMask),
@@ -310,8 +308,7 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileCurrentProfiles_v1_t", 4)?;
-        st.serialize_field("version", &self.version)?;
+            .serialize_struct("nvmlWorkloadPowerProfileCurrentProfiles_v1_t", 3)?;
         st.serialize_field("perfProfilesMask", &self.perf_profiles_mask)?;
         st.serialize_field("requestedProfilesMask", &self.requested_profiles_mask)?;
         st.serialize_field("enforcedProfilesMask", &self.enforced_profiles_mask)?;
@@ -325,8 +322,6 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileInfo {
-    /// the API version number
-    pub version: u32,
     /// Performance Profile Id to provide semantic name such as compute, Memory, Max-Q...
     pub profile_id: u32,
     /// Priority of the profile
@@ -341,7 +336,7 @@ impl WorkloadPowerProfileInfo {
     pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlWorkloadPowerProfileInfo_v1 as _;
         r.profileId = self.profile_id;
         r.priority = self.priority;
         r.conflictingMask = self.conflicting_mask.to_raw();
@@ -351,7 +346,6 @@ impl WorkloadPowerProfileInfo {
 impl From<&sys::nvmlWorkloadPowerProfileInfo_v1_t> for WorkloadPowerProfileInfo {
     fn from(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
         WorkloadPowerProfileInfo {
-            version: r.version,
             profile_id: r.profileId,
             priority: r.priority,
             conflicting_mask: Mask255::from(&r.conflictingMask),
@@ -363,8 +357,7 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileInfo_v1_t", 4)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileInfo_v1_t", 3)?;
         st.serialize_field("profileId", &self.profile_id)?;
         st.serialize_field("priority", &self.priority)?;
         st.serialize_field("conflictingMask", &self.conflicting_mask)?;
@@ -378,8 +371,6 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileProfilesInfo {
-    /// the API version number
-    pub version: u32,
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
     /// Array of performance profile info parameters
@@ -392,7 +383,7 @@ impl WorkloadPowerProfileProfilesInfo {
     pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
         r.perfProfilesMask = self.perf_profiles_mask.to_raw();
         for (d, s) in r.perfProfile.iter_mut().zip(self.perf_profile.iter()) {
             *d = (*s).to_raw();
@@ -404,7 +395,6 @@ impl From<&sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
 for WorkloadPowerProfileProfilesInfo {
     fn from(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
         WorkloadPowerProfileProfilesInfo {
-            version: r.version,
             perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
             perf_profile: r
                 .perfProfile
@@ -419,8 +409,7 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileProfilesInfo_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlWorkloadPowerProfileProfilesInfo_v1_t", 2)?;
         st.serialize_field("perfProfilesMask", &self.perf_profiles_mask)?;
         st.serialize_field("perfProfile", &self.perf_profile)?;
         st.end()
@@ -433,8 +422,6 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileRequestedProfiles {
-    /// the API version number
-    pub version: u32,
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub requested_profiles_mask: Mask255,
 }
@@ -445,7 +432,7 @@ impl WorkloadPowerProfileRequestedProfiles {
     pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _;
         r.requestedProfilesMask = self.requested_profiles_mask.to_raw();
         r
     }
@@ -454,7 +441,6 @@ impl From<&sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
 for WorkloadPowerProfileRequestedProfiles {
     fn from(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
         WorkloadPowerProfileRequestedProfiles {
-            version: r.version,
             requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
         }
     }
@@ -465,8 +451,7 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
         let mut st = s
-            .serialize_struct("nvmlWorkloadPowerProfileRequestedProfiles_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+            .serialize_struct("nvmlWorkloadPowerProfileRequestedProfiles_v1_t", 1)?;
         st.serialize_field("requestedProfilesMask", &self.requested_profiles_mask)?;
         st.end()
     }

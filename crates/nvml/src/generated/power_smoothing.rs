@@ -57,8 +57,6 @@ use super::*;
 #[doc(alias = "nvmlPowerSmoothingProfile_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerSmoothingProfile {
-    /// the API version number
-    pub version: u32,
     /// The requested profile ID
     pub profile_id: u32,
     /// The requested parameter ID
@@ -73,7 +71,7 @@ impl PowerSmoothingProfile {
     pub fn to_raw(&self) -> sys::nvmlPowerSmoothingProfile_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingProfile_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPowerSmoothingProfile_v1 as _;
         r.profileId = self.profile_id;
         r.paramId = self.param_id;
         r.value = self.value;
@@ -83,7 +81,6 @@ impl PowerSmoothingProfile {
 impl From<&sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
     fn from(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
         PowerSmoothingProfile {
-            version: r.version,
             profile_id: r.profileId,
             param_id: r.paramId,
             value: r.value,
@@ -95,8 +92,7 @@ impl serde::Serialize for PowerSmoothingProfile {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerSmoothingProfile_v1_t", 4)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPowerSmoothingProfile_v1_t", 3)?;
         st.serialize_field("profileId", &self.profile_id)?;
         st.serialize_field("paramId", &self.param_id)?;
         st.serialize_field("value", &self.value)?;
@@ -110,8 +106,6 @@ impl serde::Serialize for PowerSmoothingProfile {
 #[doc(alias = "nvmlPowerSmoothingState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerSmoothingState {
-    /// the API version number
-    pub version: u32,
     /// 0/Disabled or 1/Enabled
     pub state: EnableState,
 }
@@ -122,7 +116,7 @@ impl PowerSmoothingState {
     pub fn to_raw(&self) -> sys::nvmlPowerSmoothingState_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingState_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlPowerSmoothingState_v1 as _;
         r.state = self.state.0;
         r
     }
@@ -130,7 +124,6 @@ impl PowerSmoothingState {
 impl From<&sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
     fn from(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
         PowerSmoothingState {
-            version: r.version,
             state: EnableState(r.state),
         }
     }
@@ -140,8 +133,7 @@ impl serde::Serialize for PowerSmoothingState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPowerSmoothingState_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlPowerSmoothingState_v1_t", 1)?;
         st.serialize_field("state", &self.state)?;
         st.end()
     }

@@ -57,8 +57,6 @@ use super::*;
 #[doc(alias = "nvmlSystemDriverBranchInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemDriverBranchInfo {
-    /// The version number of this struct
-    pub version: u32,
     /// driver branch
     pub branch: String,
 }
@@ -69,7 +67,7 @@ impl SystemDriverBranchInfo {
     pub fn to_raw(&self) -> sys::nvmlSystemDriverBranchInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemDriverBranchInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlSystemDriverBranchInfo_v1 as _;
         ffi::set_string(&mut r.branch, &self.branch);
         r
     }
@@ -77,7 +75,6 @@ impl SystemDriverBranchInfo {
 impl From<&sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
     fn from(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
         SystemDriverBranchInfo {
-            version: r.version,
             branch: ffi::string_from(&r.branch),
         }
     }
@@ -87,8 +84,7 @@ impl serde::Serialize for SystemDriverBranchInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemDriverBranchInfo_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlSystemDriverBranchInfo_v1_t", 1)?;
         st.serialize_field("branch", &self.branch)?;
         st.end()
     }

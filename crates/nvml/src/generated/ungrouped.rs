@@ -57,8 +57,6 @@ use super::*;
 #[doc(alias = "nvmlDeviceCapabilities_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DeviceCapabilities {
-    /// the API version number
-    pub version: u32,
     /// OUT: Bit mask of capabilities.
     pub cap_mask: u32,
 }
@@ -69,7 +67,7 @@ impl DeviceCapabilities {
     pub fn to_raw(&self) -> sys::nvmlDeviceCapabilities_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCapabilities_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlDeviceCapabilities_v1 as _;
         r.capMask = self.cap_mask;
         r
     }
@@ -77,7 +75,6 @@ impl DeviceCapabilities {
 impl From<&sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
     fn from(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
         DeviceCapabilities {
-            version: r.version,
             cap_mask: r.capMask,
         }
     }
@@ -87,8 +84,7 @@ impl serde::Serialize for DeviceCapabilities {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlDeviceCapabilities_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlDeviceCapabilities_v1_t", 1)?;
         st.serialize_field("capMask", &self.cap_mask)?;
         st.end()
     }

@@ -315,8 +315,6 @@ impl serde::Serialize for GridLicenseExpiry {
 #[doc(alias = "nvmlVgpuHeterogeneousMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuHeterogeneousMode {
-    /// The version number of this struct
-    pub version: u32,
     /// The vGPU heterogeneous mode
     pub mode: u32,
 }
@@ -327,7 +325,7 @@ impl VgpuHeterogeneousMode {
     pub fn to_raw(&self) -> sys::nvmlVgpuHeterogeneousMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuHeterogeneousMode_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuHeterogeneousMode_v1 as _;
         r.mode = self.mode;
         r
     }
@@ -335,7 +333,6 @@ impl VgpuHeterogeneousMode {
 impl From<&sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
     fn from(r: &sys::nvmlVgpuHeterogeneousMode_v1_t) -> Self {
         VgpuHeterogeneousMode {
-            version: r.version,
             mode: r.mode,
         }
     }
@@ -345,8 +342,7 @@ impl serde::Serialize for VgpuHeterogeneousMode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuHeterogeneousMode_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuHeterogeneousMode_v1_t", 1)?;
         st.serialize_field("mode", &self.mode)?;
         st.end()
     }
@@ -590,8 +586,6 @@ impl serde::Serialize for VgpuLicenseInfo {
 #[doc(alias = "nvmlVgpuPlacementId_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuPlacementId {
-    /// The version number of this struct
-    pub version: u32,
     /// Placement ID of the active vGPU instance
     pub placement_id: u32,
 }
@@ -602,7 +596,7 @@ impl VgpuPlacementId {
     pub fn to_raw(&self) -> sys::nvmlVgpuPlacementId_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPlacementId_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuPlacementId_v1 as _;
         r.placementId = self.placement_id;
         r
     }
@@ -610,7 +604,6 @@ impl VgpuPlacementId {
 impl From<&sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
     fn from(r: &sys::nvmlVgpuPlacementId_v1_t) -> Self {
         VgpuPlacementId {
-            version: r.version,
             placement_id: r.placementId,
         }
     }
@@ -620,8 +613,7 @@ impl serde::Serialize for VgpuPlacementId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPlacementId_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuPlacementId_v1_t", 1)?;
         st.serialize_field("placementId", &self.placement_id)?;
         st.end()
     }
@@ -784,8 +776,6 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
 #[doc(alias = "nvmlVgpuRuntimeState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuRuntimeState {
-    /// IN:  The version number of this struct
-    pub version: u32,
     /// OUT: The runtime state size of the vGPU instance
     pub size: u64,
 }
@@ -796,17 +786,14 @@ impl VgpuRuntimeState {
     pub fn to_raw(&self) -> sys::nvmlVgpuRuntimeState_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuRuntimeState_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuRuntimeState_v1 as _;
         r.size = self.size;
         r
     }
 }
 impl From<&sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
     fn from(r: &sys::nvmlVgpuRuntimeState_v1_t) -> Self {
-        VgpuRuntimeState {
-            version: r.version,
-            size: r.size,
-        }
+        VgpuRuntimeState { size: r.size }
     }
 }
 #[cfg(feature = "serde")]
@@ -814,8 +801,7 @@ impl serde::Serialize for VgpuRuntimeState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuRuntimeState_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuRuntimeState_v1_t", 1)?;
         st.serialize_field("size", &self.size)?;
         st.end()
     }
@@ -1080,8 +1066,6 @@ impl serde::Serialize for VgpuSchedulerLogEntryV2 {
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerLogInfoV1 {
-    /// IN: The version number of this struct
-    pub version: u32,
     /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// OUT: Scheduler policy
@@ -1102,7 +1086,7 @@ impl VgpuSchedulerLogInfoV1 {
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
         r.arrMode = self.arr_mode;
@@ -1117,7 +1101,6 @@ impl VgpuSchedulerLogInfoV1 {
 impl From<&sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfoV1 {
     fn from(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
         VgpuSchedulerLogInfoV1 {
-            version: r.version,
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
             arr_mode: r.arrMode,
@@ -1136,8 +1119,7 @@ impl serde::Serialize for VgpuSchedulerLogInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v1_t", 6)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v1_t", 5)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("arrMode", &self.arr_mode)?;
@@ -1480,8 +1462,6 @@ impl serde::Serialize for VgpuSchedulerSetState {
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerStateInfoV1 {
-    /// IN:  The version number of this struct
-    pub version: u32,
     /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// OUT: Scheduler policy
@@ -1498,7 +1478,7 @@ impl VgpuSchedulerStateInfoV1 {
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
         r.arrMode = self.arr_mode;
@@ -1509,7 +1489,6 @@ impl VgpuSchedulerStateInfoV1 {
 impl From<&sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerStateInfoV1 {
     fn from(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
         VgpuSchedulerStateInfoV1 {
-            version: r.version,
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
             arr_mode: r.arrMode,
@@ -1522,8 +1501,7 @@ impl serde::Serialize for VgpuSchedulerStateInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v1_t", 4)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v1_t", 3)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("arrMode", &self.arr_mode)?;
@@ -1587,8 +1565,6 @@ impl serde::Serialize for VgpuSchedulerStateInfoV2 {
 #[doc(alias = "nvmlVgpuSchedulerState_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct VgpuSchedulerStateV1 {
-    /// IN: The version number of this struct
-    pub version: u32,
     /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// IN: Scheduler policy
@@ -1605,7 +1581,7 @@ impl VgpuSchedulerStateV1 {
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuSchedulerState_v1 as _;
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
         r.enableARRMode = self.enable_arr_mode;
@@ -1616,7 +1592,6 @@ impl VgpuSchedulerStateV1 {
 impl From<&sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStateV1 {
     fn from(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
         VgpuSchedulerStateV1 {
-            version: r.version,
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
             enable_arr_mode: r.enableARRMode,
@@ -1629,8 +1604,7 @@ impl serde::Serialize for VgpuSchedulerStateV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v1_t", 4)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v1_t", 3)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("enableARRMode", &self.enable_arr_mode)?;
@@ -1694,8 +1668,6 @@ impl serde::Serialize for VgpuSchedulerStateV2 {
 #[doc(alias = "nvmlVgpuTypeBar1Info_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuTypeBar1Info {
-    /// The version number of this struct
-    pub version: u32,
     /// BAR1 size in megabytes
     pub bar1_size: u64,
 }
@@ -1706,7 +1678,7 @@ impl VgpuTypeBar1Info {
     pub fn to_raw(&self) -> sys::nvmlVgpuTypeBar1Info_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeBar1Info_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuTypeBar1Info_v1 as _;
         r.bar1Size = self.bar1_size;
         r
     }
@@ -1714,7 +1686,6 @@ impl VgpuTypeBar1Info {
 impl From<&sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
     fn from(r: &sys::nvmlVgpuTypeBar1Info_v1_t) -> Self {
         VgpuTypeBar1Info {
-            version: r.version,
             bar1_size: r.bar1Size,
         }
     }
@@ -1724,8 +1695,7 @@ impl serde::Serialize for VgpuTypeBar1Info {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuTypeBar1Info_v1_t", 2)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuTypeBar1Info_v1_t", 1)?;
         st.serialize_field("bar1Size", &self.bar1_size)?;
         st.end()
     }
@@ -1737,8 +1707,6 @@ impl serde::Serialize for VgpuTypeBar1Info {
 #[doc(alias = "nvmlVgpuTypeMaxInstance_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuTypeMaxInstance {
-    /// IN: The version number of this struct
-    pub version: u32,
     /// IN: Handle to vGPU type
     pub vgpu_type_id: u32,
     /// OUT: Maximum number of vGPU instances per GPU instance
@@ -1751,7 +1719,7 @@ impl VgpuTypeMaxInstance {
     pub fn to_raw(&self) -> sys::nvmlVgpuTypeMaxInstance_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeMaxInstance_v1_t::default();
-        r.version = self.version;
+        r.version = sys::nvmlVgpuTypeMaxInstance_v1 as _;
         r.vgpuTypeId = self.vgpu_type_id;
         r.maxInstancePerGI = self.max_instance_per_gi;
         r
@@ -1760,7 +1728,6 @@ impl VgpuTypeMaxInstance {
 impl From<&sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
     fn from(r: &sys::nvmlVgpuTypeMaxInstance_v1_t) -> Self {
         VgpuTypeMaxInstance {
-            version: r.version,
             vgpu_type_id: r.vgpuTypeId,
             max_instance_per_gi: r.maxInstancePerGI,
         }
@@ -1771,8 +1738,7 @@ impl serde::Serialize for VgpuTypeMaxInstance {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuTypeMaxInstance_v1_t", 3)?;
-        st.serialize_field("version", &self.version)?;
+        let mut st = s.serialize_struct("nvmlVgpuTypeMaxInstance_v1_t", 2)?;
         st.serialize_field("vgpuTypeId", &self.vgpu_type_id)?;
         st.serialize_field("maxInstancePerGI", &self.max_instance_per_gi)?;
         st.end()

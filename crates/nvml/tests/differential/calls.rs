@@ -665,7 +665,7 @@ pub static TABLE: &[Entry] = &[
     // that read back what they changed are compared after them).
     e!("nvmlSystemSetConfComputeGpusReadyState", |c, o, a| c.nvml.set_conf_compute_gpus_ready_state(a.u("state") != 0).map(|_| J::Null)),
     e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&ConfComputeSetKeyRotationThresholdInfo {
-        max_attacker_advantage: a.u64("maxAttackerAdvantage"), ..Default::default() }).map(|_| J::Null)),
+        max_attacker_advantage: a.u64("maxAttackerAdvantage") }).map(|_| J::Null)),
     e!("nvmlSystemSetNvlinkBwMode", |c, o, a| c.nvml.set_nvlink_bw_mode(a.u("mode")).map(|_| J::Null)),
     e!("nvmlDeviceSetPersistenceMode", |c, o, a| c.dev(o)?.set_persistence_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetComputeMode", |c, o, a| c.dev(o)?.set_compute_mode(ComputeMode(a.u("mode"))).map(|_| J::Null)),
@@ -681,7 +681,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceResetApplicationsClocks", |c, o, a| c.dev(o)?.reset_applications_clocks().map(|_| J::Null)),
     e!("nvmlDeviceSetPowerManagementLimit", |c, o, a| c.dev(o)?.set_power_management_limit(a.u("limit")).map(|_| J::Null)),
     e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_v2(&PowerValue {
-        version: PowerValue::VERSION, power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
+        power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
     e!("nvmlDeviceSetGpuOperationMode", |c, o, a| c.dev(o)?.set_gpu_operation_mode(GpuOperationMode(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetAccountingMode", |c, o, a| c.dev(o)?.set_accounting_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceClearAccountingPids", |c, o, a| c.dev(o)?.clear_accounting_pids().map(|_| J::Null)),
@@ -697,14 +697,14 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetMemClkVfOffset", |c, o, a| c.dev(o)?.set_mem_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
     e!("nvmlDeviceSetVirtualizationMode", |c, o, a| c.dev(o)?.set_virtualization_mode(GpuVirtualizationMode(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetVgpuCapabilities", |c, o, a| c.dev(o)?.set_vgpu_capabilities(DeviceVgpuCapability(a.u("capability")), EnableState(a.u("state"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode") }).map(|_| J::Null)),
     e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
     e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nv_link_device_low_power_threshold(&NvLinkPowerThres { low_pwr_threshold: a.u("threshold") }).map(|_| J::Null)),
     e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
     e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&Hostname { value: a.s("hostname").to_string() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfo { encryption_state: EnableState(a.u("mode")), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfo { encryption_state: EnableState(a.u("mode")) }).map(|_| J::Null)),
     e!("nvmlDeviceSetMemoryLimits_v1", |c, o, a| c.dev(o)?.set_memory_limits(a.s("namespace"), &MemoryLimits { soft_limit: a.u64("soft"), hard_limit: a.u64("hard"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nv_link_error_counters(a.u("link")).map(|_| J::Null)),
     e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nv_link_utilization_counter(a.u("link"), a.u("counter"), EnableState(a.u("freeze"))).map(|_| J::Null)),
@@ -733,13 +733,13 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles(&WorkloadPowerProfileUpdateProfiles {
         operation: PowerProfileOperation(a.u("operation")), update_profiles_mask: mask255(a.u("mask0")) }).map(|_| J::Null)),
     e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&PowerSmoothingProfile {
-        version: PowerSmoothingProfile::VERSION, profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
+        profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDevicePowerSmoothingUpdatePresetProfileParam", |c, o, a| c.dev(o)?.power_smoothing_update_preset_profile_param(&PowerSmoothingProfile {
-        version: PowerSmoothingProfile::VERSION, profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
+        profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
     e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&PowerSmoothingState {
-        version: PowerSmoothingState::VERSION, state: EnableState(a.u("state")) }).map(|_| J::Null)),
-    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettings { version: RusdSettings::VERSION, poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwMode { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8, ..Default::default() }).map(|_| J::Null)),
+        state: EnableState(a.u("state")) }).map(|_| J::Null)),
+    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettings { poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwMode { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8 }).map(|_| J::Null)),
     e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(&NvlinkSetBwModeAsync { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
     e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&VgpuVersion { min_version: a.u("min"), max_version: a.u("max") }).map(|_| J::Null)),
     e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
@@ -747,7 +747,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
     e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
     e!("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", |c, o, a| c.gi(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
-    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode") }).map(|_| J::Null)),
     e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&VgpuSchedulerStateV1 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &GpuInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
@@ -766,15 +766,12 @@ fn mask255(word0: u32) -> Mask255 {
 }
 
 fn requested_profiles(word0: u32) -> WorkloadPowerProfileRequestedProfiles {
-    WorkloadPowerProfileRequestedProfiles {
-        version: WorkloadPowerProfileRequestedProfiles::VERSION,
-        requested_profiles_mask: mask255(word0),
-    }
+    WorkloadPowerProfileRequestedProfiles { requested_profiles_mask: mask255(word0) }
 }
 
 /// An `nvmlUUID_v1_t` holding `uuid` in ASCII form (`type` NVML_UUID_TYPE_ASCII).
 fn uuid_v1(uuid: &str, kind: u32) -> UUID {
-    let mut v = UUID { version: UUID::VERSION, r#type: kind, ..Default::default() };
+    let mut v = UUID { r#type: kind, ..Default::default() };
     let mut s = [0 as core::ffi::c_char; 41];
     for (d, b) in s.iter_mut().zip(uuid.bytes().take(40)) {
         *d = b as core::ffi::c_char;

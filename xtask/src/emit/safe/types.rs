@@ -469,9 +469,16 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
         .iter()
         .filter_map(|(k, tag)| Some((k.strip_prefix(&format!("{}.", r.name))?, tag.as_str())))
         .collect();
+    // A layout whose version constant is known fills its `version` itself: the field is not
+    // part of the safe record.
+    let version_const = b.struct_versions.get(&r.name).map(|c| format_ident!("{c}"));
     for f in &r.fields {
         let fname = field_ident(&f.name);
         if tagged.iter().any(|(_, tag)| *tag == f.name) {
+            continue;
+        }
+        if let (Some(c), "version") = (&version_const, f.name.as_str()) {
+            tos.push(quote!(r.version = sys::#c as _;));
             continue;
         }
         if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
