@@ -466,3 +466,24 @@ fn no_generated_file_passes_4000_lines() {
         .collect();
     assert!(long.is_empty(), "generated files over 4000 lines: {long:?}");
 }
+
+/// The safe crate's README maps nvml-wrapper's calls to nvmlkit's; the rust block after the
+/// table is compiled by the README's doctest, and every call of the table's nvmlkit column
+/// must be in it, so the table cannot name a method that does not compile.
+#[test]
+fn the_migration_table_is_compiled() {
+    let readme = std::fs::read_to_string(project_root().join("crates/nvml/README.md")).unwrap();
+    let section = &readme[readme.find("## Coming from nvml-wrapper").expect("the migration section")..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let block_start = section.find("```rust").expect("a rust block after the table");
+    let block = &section[block_start..];
+    let calls: Vec<&str> = section[..block_start]
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('|').nth(2))
+        .map(|cell| cell.trim().trim_matches('`'))
+        .collect();
+    assert!(calls.len() >= 50, "only {} rows", calls.len());
+    let missing: Vec<&&str> = calls.iter().filter(|c| !block.contains(**c)).collect();
+    assert!(missing.is_empty(), "calls of the table the compiled block lacks: {missing:?}");
+}
