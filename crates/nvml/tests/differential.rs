@@ -106,11 +106,6 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
          returns the raw union; the typed values are the union's members of that type",
     ),
     (
-        "nvmlDeviceGetVgpuUtilization",
-        "nvmlkit: keeps nvmlValue_t fields as raw unions in this record, which its serde form leaves out (a \
-         union needs the sample value type to be read)",
-    ),
-    (
         "nvmlDeviceGetVgpuSchedulerLog",
         "nvmlkit: keeps the `schedulerParams` union raw (which member holds depends on the scheduler policy), \
          which its serde form leaves out",

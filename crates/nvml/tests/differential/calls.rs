@@ -571,7 +571,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
-    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|VgpuUtilization { sample_val_type: _, utilization_samples: v }| j(v))),
+    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|VgpuUtilization { sample_val_type: t, utilization_samples: v }|
+        J::Array(v.iter().map(|s| json!({"vgpuInstance": s.vgpu_instance, "timeStamp": s.time_stamp, "smUtil": val(t, &s.sm_util),
+            "memUtil": val(t, &s.mem_util), "encUtil": val(t, &s.enc_util), "decUtil": val(t, &s.dec_util)})).collect()))),
     e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuInstancesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_instances_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuProcessesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_processes_utilization_info(a.u64("since")).map(j)),

@@ -559,7 +559,12 @@ def device_calls(h, o, count):
       by_pynvml(n.nvmlDeviceGetVgpuSchedulerLog_v2, h, ref=False, struct=n.c_nvmlVgpuSchedulerLogInfo_v2_t), engine=0)
     D("nvmlDeviceGetPgpuMetadataString", lambda: n.nvmlDeviceGetPgpuMetadataString(h)[0])
     for ts in (0,):
-        D("nvmlDeviceGetVgpuUtilization", lambda: n.nvmlDeviceGetVgpuUtilization(h, ts), since=ts)
+        # pynvml drops the sample value type; nvml.h: "The function sets the caller-supplied
+        # sampleValType to NVML_VALUE_TYPE_UNSIGNED_INT", so the unions are read as that.
+        D("nvmlDeviceGetVgpuUtilization",
+          lambda: [dict(norm(x), **{f: value_of(getattr(x, f), n.NVML_VALUE_TYPE_UNSIGNED_INT)
+                                    for f in ("smUtil", "memUtil", "encUtil", "decUtil")})
+                   for x in n.nvmlDeviceGetVgpuUtilization(h, ts)], since=ts)
         D("nvmlDeviceGetVgpuProcessUtilization", lambda: n.nvmlDeviceGetVgpuProcessUtilization(h, ts), since=ts)
         D("nvmlDeviceGetVgpuInstancesUtilizationInfo",
           lambda: n.nvmlDeviceGetVgpuInstancesUtilizationInfo(h, ts), since=ts)
