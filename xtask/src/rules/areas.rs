@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::names::snake;
+use super::version_of;
 use crate::diag::Diagnostics;
 use crate::model::{Group, Model};
 
@@ -96,10 +97,10 @@ impl Areas {
     /// Every named item of the model with the group it belongs to.
     fn items<'m>(&'m self, model: &'m Model) -> impl Iterator<Item = (&'m str, Option<String>)> + 'm {
         let group = move |line: u32| model.group_at(line).map(|g| g.name.clone());
-        let functions = model.functions.values().map(move |f| {
-            let g = model.group_at(f.line).or_else(|| self.legacy_home(model, &f.name));
-            (f.name.as_str(), g.map(|g| g.name.clone()))
-        });
+        let functions = model
+            .functions
+            .values()
+            .map(move |f| (f.name.as_str(), self.group_of(model, &f.name, f.line).map(|g| g.name.clone())));
         let records = model.records.values().map(move |r| (r.name.as_str(), group(r.line)));
         let enums = model.enums.values().map(move |e| (e.name.as_str(), group(e.line)));
         let constants = model.constants.values().map(move |c| (c.name.as_str(), group(c.line)));
@@ -110,7 +111,7 @@ impl Areas {
 
     /// The area of the item `name` declared on `line`.
     pub fn of(&self, model: &Model, name: &str, line: u32) -> Area {
-        let Some(group) = model.group_at(line).or_else(|| self.legacy_home(model, name)) else {
+        let Some(group) = self.group_of(model, name, line) else {
             return Area { module: UNGROUPED.to_string(), title: "Outside every group of nvml.h".to_string() };
         };
         let base = module_name(group);
@@ -125,13 +126,16 @@ impl Areas {
         }
     }
 
-    /// The group of a legacy prototype: that of the newest non-legacy member of its family
-    /// (`nvmlDeviceGetCount` → `nvmlDeviceGetCount_v2`'s).
-    fn legacy_home<'m>(&self, model: &'m Model, name: &str) -> Option<&'m Group> {
-        let f = model.functions.get(name).filter(|f| f.legacy)?;
-        let base = family_base(&f.name);
-        let newest = model.functions.values().rev().find(|g| !g.legacy && family_base(&g.name) == base)?;
-        model.group_at(newest.line)
+    /// The group of the item `name` declared on `line`: the innermost around it, or for a
+    /// legacy prototype (declared outside every group) that of the newest non-legacy member of
+    /// its family (`nvmlDeviceGetCount` → `nvmlDeviceGetCount_v2`'s).
+    fn group_of<'m>(&self, model: &'m Model, name: &str, line: u32) -> Option<&'m Group> {
+        model.group_at(line).or_else(|| {
+            let f = model.functions.get(name).filter(|f| f.legacy)?;
+            let base = |n: &'m str| version_of(n).map_or(n, |(b, _)| b);
+            let newest = model.functions.values().rev().find(|g| !g.legacy && base(&g.name) == base(&f.name))?;
+            model.group_at(newest.line)
+        })
     }
 }
 
@@ -150,16 +154,6 @@ fn module_name(group: &Group) -> String {
         Some(c) if c.is_ascii_alphabetic() => name,
         _ => format!("group_{name}"),
     }
-}
-
-/// A function's name without its version suffix (`_v2`).
-fn family_base(name: &str) -> &str {
-    if let Some((base, v)) = name.rsplit_once("_v") {
-        if !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
-            return base;
-        }
-    }
-    name
 }
 
 impl super::Bindings {

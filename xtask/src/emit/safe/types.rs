@@ -215,17 +215,8 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
 
 fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let (ty, prefix) = (format_ident!("{name}"), rule.prefix.as_str());
-    let with_prefix = |p: &str| {
-        m.constants
-            .values()
-            .filter(|c| c.name.starts_with(p) && !rule.exclude.contains(&c.name))
-            .filter_map(|c| match &c.value {
-                ConstValue::Int { value, ty } => Some((c.name.as_str(), value.as_i128(), ty, c.doc.as_deref())),
-                _ => None,
-            })
-            .filter(|(_, v, _, _)| *v != 0)
-            .collect::<Vec<_>>()
-    };
+    let with_prefix =
+        |p: &str| prefixed_constants(m, p, rule).into_iter().filter(|(_, v, _, _)| *v != 0).collect::<Vec<_>>();
     let mut bits = with_prefix(prefix);
     // An alias prefix contributes the values the main prefix does not name.
     for alias in &rule.aliases {
@@ -268,19 +259,25 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     }
 }
 
+/// The integer `#define`s of prefix `p` that a `bitflags` or `values` rule does not exclude:
+/// `(name, value, C type, doc)`, in name order.
+fn prefixed_constants<'m>(m: &'m Model, p: &str, rule: &FlagsRule) -> Vec<(&'m str, i128, &'m Ty, Option<&'m str>)> {
+    m.constants
+        .values()
+        .filter(|c| c.name.starts_with(p) && !rule.exclude.contains(&c.name))
+        .filter_map(|c| match &c.value {
+            ConstValue::Int { value, ty } => Some((c.name.as_str(), value.as_i128(), ty, c.doc.as_deref())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A `values` rule's open newtype: a constant per `#define` of the prefix, `name()`, and the
 /// `bits`/`from_bits_retain` pair the conversions of bit flags use, so both travel alike.
 fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let (ty, prefix) = (format_ident!("{name}"), rule.prefix.as_str());
-    let mut values: Vec<(&str, i128, Option<&str>)> = m
-        .constants
-        .values()
-        .filter(|c| c.name.starts_with(prefix) && !rule.exclude.contains(&c.name))
-        .filter_map(|c| match &c.value {
-            ConstValue::Int { value, .. } => Some((c.name.as_str(), value.as_i128(), c.doc.as_deref())),
-            _ => None,
-        })
-        .collect();
+    let mut values: Vec<(&str, i128, Option<&str>)> =
+        prefixed_constants(m, prefix, rule).into_iter().map(|(n, v, _, d)| (n, v, d)).collect();
     values.sort_by_key(|(n, v, _)| (*v, *n));
     let repr = if values.iter().any(|(_, v, _)| *v > u32::MAX as i128 || *v < 0) { quote!(u64) } else { quote!(u32) };
     let short = |n: &str| screaming(n.strip_prefix(prefix).unwrap_or(n).trim_start_matches('_'));
