@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 
-use nvml::{ComputeMode, Device, EnableState, Error, Nvml, ProcessInfo, Temperature, TemperatureSensors};
+use nvml::{ComputeMode, Device, EnableState, Error, Nvml, ProcessInfo, TemperatureSensors};
 
 fn main() {
     if let Err(e) = run() {
@@ -59,7 +59,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             cell(gpu.name(), |s| s),
             cell(gpu.persistence_mode(), on_off),
             cell(gpu.pci_info(), |p| p.bus_id),
-            cell(temperature(&gpu), |t| format!("{t}C")),
+            cell(gpu.temperature(TemperatureSensors::GPU), |t| format!("{t}C")),
             format!(
                 "{} / {}",
                 cell(gpu.power_usage(), watts),
@@ -83,18 +83,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         procs.print(&mut out)?;
     }
     Ok(())
-}
-
-/// The GPU's temperature: `nvmlDeviceGetTemperatureV`, or the deprecated
-/// `nvmlDeviceGetTemperature` on drivers that predate it.
-#[allow(deprecated)]
-fn temperature(gpu: &Device<'_>) -> Result<i32, Error> {
-    let query = Temperature { sensor_type: TemperatureSensors::GPU, ..Default::default() };
-    match gpu.temperature_v(&query) {
-        Ok(t) => Ok(t.temperature),
-        Err(Error::FunctionNotFound(_)) => gpu.temperature(TemperatureSensors::GPU).map(|t| t as i32),
-        Err(e) => Err(e),
-    }
 }
 
 /// The compute ("C") and graphics ("G") processes of `gpu`; a process in both lists is "C+G".

@@ -265,7 +265,8 @@ fn retired_pages_fill_both_arrays_of_the_count() {
     let Some(nvml) = library("retired_pages_fill_both_arrays_of_the_count") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let cause = PageRetirementCause(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-    let RetiredPagesV2 { addresses, timestamps } = d.retired_pages_v2(cause).expect("three pages");
+    let RetiredPagesWithTimestamps { addresses, timestamps } =
+        d.retired_pages_with_timestamps(cause).expect("three pages");
     let c = u64::from(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     assert_eq!(addresses, [0x1000 + c, 0x2000 + c, 0x3000 + c]);
     assert_eq!(timestamps, [1_700_000_000, 1_700_000_001, 1_700_000_002], "one timestamp per page");

@@ -7,6 +7,7 @@
 //! share one shape, newest first, so an older driver is served by an older symbol whose
 //! records are converted into the newest Rust type.
 
+pub mod inout;
 pub mod names;
 mod reading;
 
@@ -14,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use inout::{Across, RecordIo};
 use reading::Reader;
 pub use reading::{array_cue, count_cue, derived_direction, pointee_fields, scalar_cue, Basis, FIRST_CAPACITY};
 
@@ -188,6 +190,9 @@ pub struct Method {
     /// The named struct the method returns, when its function has several outputs (see
     /// [`Plan::results`]).
     pub returns: Option<String>,
+    /// The members of another shape than the newest (plain parameters where it takes an in/out
+    /// record), by symbol: how each maps onto the newest member's record.
+    pub across: BTreeMap<String, Across>,
 }
 
 /// A struct of a method's outputs, one field per output parameter of the function.
@@ -218,6 +223,9 @@ pub struct Plan {
     pub results: BTreeMap<String, ResultStruct>,
     /// The Rust name of every enum and safe record, by model name.
     pub type_names: BTreeMap<String, String>,
+    /// The in/out records of methods whose fields' directions are known: the inputs become
+    /// parameters and the outputs the return value.
+    pub record_io: BTreeMap<String, RecordIo>,
     /// What each handle typedef (opaque or id) becomes.
     pub handles: BTreeMap<String, HandlePlan>,
 }
@@ -323,6 +331,14 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
             place("absent_fields", &key),
             "matches nothing: no older layout lacking the field is converted into the record",
         );
+    }
+    for (record, inputs) in &rules.inputs {
+        let cued = b.model.records.get(record).and_then(inout::cued_io);
+        if cued.is_some_and(|io| io.inputs == *inputs) {
+            d.warn(place("inputs", record), "matches nothing: the fields' comments give the same inputs");
+        } else if !plan.record_io.contains_key(record) {
+            d.warn(place("inputs", record), "matches nothing: no method takes this record in and out");
+        }
     }
     for key in rules.renames.keys() {
         if plan.method(key).is_none() && b.model.functions.contains_key(key) {
@@ -481,6 +497,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
 
     // Chains: a family's members grouped into runs of one shape; other functions alone.
     let mut in_family: BTreeSet<&str> = BTreeSet::new();
+    let mut across: BTreeMap<String, Across> = BTreeMap::new();
     let mut chains: Vec<(String, Vec<&Function>)> = Vec::new();
     for (api, symbols) in &b.families {
         let members: Vec<&Function> = symbols.iter().filter_map(|s| m.functions.get(s)).collect();
@@ -491,6 +508,26 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
                 Some(run) if compatible(&planned[&run[0].name], &planned[&f.name]) => run.push(f),
                 _ => runs.push(vec![f]),
             }
+        }
+        // A run of plain parameters joins the newest run when every member maps onto the
+        // newest member's in/out record (`nvmlDeviceGetTemperature` behind
+        // `nvmlDeviceGetTemperatureV`): one method serves both shapes.
+        if let Some(Ok(newest)) = runs.first().map(|run| &planned[&run[0].name]) {
+            let mut kept: Vec<Vec<&Function>> = Vec::new();
+            for (i, run) in runs.into_iter().enumerate() {
+                let maps: Option<Vec<Across>> = run
+                    .iter()
+                    .map(|f| planned[&f.name].as_ref().ok().and_then(|c| inout::across(b, newest, c)))
+                    .collect();
+                match (i, maps) {
+                    (1.., Some(maps)) => {
+                        across.extend(run.iter().map(|f| f.name.clone()).zip(maps));
+                        kept[0].extend(run);
+                    }
+                    _ => kept.push(run),
+                }
+            }
+            runs = kept;
         }
         for (i, run) in runs.into_iter().enumerate() {
             // The run holding the base name (or the newest run, when the base name is not a
@@ -550,7 +587,17 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
             plan.wrapped_by.insert(c.symbol.clone(), key.clone());
         }
         let shape = shape_of(&calls[0]);
-        plan.methods.push(Method { key, owner, name, calls, shape, returns: None });
+        let across = calls.iter().filter_map(|c| Some((c.symbol.clone(), across.get(&c.symbol)?.clone()))).collect();
+        plan.methods.push(Method { key, owner, name, calls, shape, returns: None, across });
+    }
+    for m in &plan.methods {
+        for p in &m.calls[0].params {
+            if let Role::InOut(Val::Record(r)) = &p.role {
+                if let Some(io) = inout::record_io(b, r) {
+                    plan.record_io.insert(r.clone(), io);
+                }
+            }
+        }
     }
     names::drop_version_suffixes(b, &mut plan.methods);
     plan.methods.sort_by(|a, b| (&a.owner, &a.name).cmp(&(&b.owner, &b.name)));

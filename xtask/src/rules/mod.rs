@@ -74,6 +74,10 @@ pub struct Rules {
     /// member (`nvmlFieldValue_st.value: valueType`): the safe record has a typed `Value`
     /// there, and no type field.
     pub tagged_values: BTreeMap<String, String>,
+    /// In/out record → the fields the caller sets (besides `version`), where the fields'
+    /// comments give no direction (`IN:`, `[in]`, `input`): the safe method takes them as
+    /// parameters and returns the rest. An empty list says every field is an output.
+    pub inputs: BTreeMap<String, Vec<String>>,
     /// `function.parameter`s of integer type that carry a yes or no (the header's text says
     /// so: "A boolean for ...", "True when ..."): `bool` in the safe crate.
     pub booleans: BTreeSet<String>,
@@ -243,6 +247,8 @@ pub struct Bindings {
     pub bitflags: BTreeMap<String, FlagsRule>,
     /// `record.field` → the field that names its `nvmlValue_t` member.
     pub tagged_values: BTreeMap<String, String>,
+    /// In/out record → the fields the caller sets, from the `inputs` rules.
+    pub inputs: BTreeMap<String, Vec<String>>,
     /// `function.parameter`s that carry a yes or no.
     pub booleans: BTreeSet<String>,
     /// Versioned record → constant holding its version, derived (`nvmlX_vN_t` → `nvmlX_vN`)
@@ -294,6 +300,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     let struct_versions = struct_versions(&i, &mut d);
     let absent_fields = absent_fields(&i, &mut d);
     tagged_values(&i, &mut d);
+    inputs(&i, &mut d);
     booleans(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
@@ -318,6 +325,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             .chain(rules.values.iter().map(|(n, r)| (n.clone(), FlagsRule { values: true, ..r.clone() })))
             .collect(),
         tagged_values: rules.tagged_values.clone(),
+        inputs: rules.inputs.clone(),
         booleans: rules.booleans.clone(),
         struct_versions,
         absent_fields,
@@ -631,6 +639,22 @@ fn tagged_values(i: &Inputs, d: &mut Diagnostics) {
         let enum_or_integer = |t: &Ty| is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n));
         if !ty(tag).is_some_and(|t| enum_or_integer(&t)) {
             d.error(p, format!("`{tag}` is not an enum or integer field of `{record}`"));
+        }
+    }
+}
+
+/// Each `inputs` rule names a record of the header and fields of it other than `version`.
+fn inputs(i: &Inputs, d: &mut Diagnostics) {
+    for (record, fields) in &i.rules.inputs {
+        let p = i.place("inputs", record);
+        let Some(r) = i.model.records.get(record) else {
+            d.error(p, format!("`{record}` is not a record of the header"));
+            continue;
+        };
+        for field in fields {
+            if field == "version" || !r.fields.iter().any(|f| f.name == *field) {
+                d.error(p.clone(), format!("`{field}` is not a field of `{record}` the caller can set"));
+            }
         }
     }
 }

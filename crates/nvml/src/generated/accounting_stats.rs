@@ -317,53 +317,6 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_pids.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
-    /// Queries process's accounting stats.
-    ///
-    /// For Kepler ™ or newer fully supported devices.
-    ///
-    /// Accounting stats capture GPU utilization and other statistics across the lifetime of a process.
-    /// Accounting stats can be queried during life time of the process and after its termination.
-    /// The time field in `nvmlAccountingStats_t` is reported as 0 during the lifetime of the process and
-    /// updated to actual running time after its termination.
-    /// Accounting stats are kept in a circular buffer, newly created processes overwrite information about old
-    /// processes.
-    ///
-    /// See `nvmlAccountingStats_t` for description of each returned metric.
-    /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
-    ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
-    ///
-    /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
-    /// queried since they don't contribute to GPU utilization.
-    ///
-    /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
-    ///
-    /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
-    ///
-    /// See also: nvmlDeviceGetAccountingBufferSize
-    ///
-    /// # Arguments
-    ///
-    /// * `pid`: Process Id of the target process to query stats for
-    ///
-    /// Calls `nvmlDeviceGetAccountingStats`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `stats` are NULL
-    /// - [`Error::NotFound`] if process stats were not found
-    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetAccountingStats")]
-    #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
-    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetAccountingStats()?;
-        let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
-        ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
-        Ok(AccountingStats::from(&c_stats))
-    }
     /// Queries process's accounting stats (v2).
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -391,9 +344,9 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `stats`: Reference in which to return the process's accounting stats (v2)
+    /// * `pid`: Process Id of the target process to query stats for
     ///
-    /// Calls `nvmlDeviceGetAccountingStats_v2`.
+    /// Calls the newest of `nvmlDeviceGetAccountingStats_v2`, `nvmlDeviceGetAccountingStats` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
@@ -402,16 +355,53 @@ impl<'n> Device<'n> {
     /// - [`Error::NotFound`] if process stats were not found
     /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
     /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` (a driver older than the function)
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
-    pub fn accounting_stats_v2(
-        &self,
-        stats: &AccountingStatsV2,
-    ) -> Result<AccountingStatsV2, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetAccountingStats_v2()?;
-        let mut c_stats = (*stats).to_raw();
-        ffi::check(call!(sym(self.raw, & mut c_stats)))?;
-        Ok(AccountingStatsV2::from(&c_stats))
+    #[doc(alias = "nvmlDeviceGetAccountingStats")]
+    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStatsV2, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetAccountingStats_v2"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetAccountingStats_v2() {
+            match (|| -> Result<AccountingStatsV2, Error> {
+                let mut c_stats = AccountingStatsV2 {
+                    pid: pid,
+                    ..Default::default()
+                }
+                    .to_raw();
+                ffi::check(call!(sym(self.raw, & mut c_stats)))?;
+                Ok(AccountingStatsV2::from(&c_stats))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetAccountingStats() {
+            match (|| -> Result<AccountingStatsV2, Error> {
+                let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
+                ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
+                #[allow(unused_mut)]
+                let mut r: AccountingStatsV2 = {
+                    let o: AccountingStats = AccountingStats::from(&c_stats);
+                    AccountingStatsV2 {
+                        is_running: o.is_running.clone(),
+                        gpu_utilization: o.gpu_utilization.clone(),
+                        memory_utilization: o.memory_utilization.clone(),
+                        max_memory_usage: o.max_memory_usage.clone(),
+                        time: o.time.clone(),
+                        start_time: o.start_time.clone(),
+                        ..Default::default()
+                    }
+                };
+                r.pid = pid;
+                Ok(r)
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
     /// Clears accounting information about all processes that have already terminated.
     ///

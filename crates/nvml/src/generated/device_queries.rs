@@ -434,7 +434,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `gpu_atst_report`: Reference in which to return the gpu attestation report
+    /// * `nonce`: input: spdm supports 32 bytes on nonce
     ///
     /// Calls `nvmlDeviceGetConfComputeGpuAttestationReport`.
     ///
@@ -448,10 +448,14 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetConfComputeGpuAttestationReport")]
     pub fn conf_compute_gpu_attestation_report(
         &self,
-        gpu_atst_report: &ConfComputeGpuAttestationReport,
+        nonce: Vec<u8>,
     ) -> Result<ConfComputeGpuAttestationReport, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeGpuAttestationReport()?;
-        let mut c_gpu_atst_report = (*gpu_atst_report).to_raw();
+        let mut c_gpu_atst_report = ConfComputeGpuAttestationReport {
+            nonce: nonce,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_gpu_atst_report)))?;
         Ok(ConfComputeGpuAttestationReport::from(&c_gpu_atst_report))
     }

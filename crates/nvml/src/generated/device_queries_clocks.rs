@@ -281,10 +281,6 @@ impl<'n> Device<'n> {
     /// `nvmlDeviceGetMemClkMinMaxVfOffset` will be deprecated in a future release.
     /// Use `nvmlDeviceGetClockOffsets` instead.
     ///
-    /// # Arguments
-    ///
-    /// * `info`: Structure specifying the clock type (input) and the pstate (input) retrieved clock offset value (output), min clock offset (output) and max clock offset (output)
-    ///
     /// Calls `nvmlDeviceGetClockOffsets`.
     ///
     /// # Errors
@@ -295,11 +291,20 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockOffsets")]
-    pub fn clock_offsets(&self, info: &ClockOffset) -> Result<ClockOffset, Error> {
+    pub fn clock_offsets(
+        &self,
+        r#type: ClockType,
+        pstate: Pstates,
+    ) -> Result<ClockOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
             version: sys::nvmlClockOffset_v1 as _,
-            ..(*info).to_raw()
+            ..ClockOffset {
+                r#type: r#type,
+                pstate: pstate,
+                ..Default::default()
+            }
+                .to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(ClockOffset::from(&c_info))

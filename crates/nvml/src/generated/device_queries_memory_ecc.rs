@@ -54,9 +54,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq)]
 pub struct DramEncryptionMode {
     /// Reference in which to return the current DRAM Encryption mode
-    pub current: DramEncryptionInfo,
+    pub current: EnableState,
     /// Reference in which to return the pending DRAM Encryption mode
-    pub pending: DramEncryptionInfo,
+    pub pending: EnableState,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for DramEncryptionMode {
@@ -112,17 +112,17 @@ impl serde::Serialize for RemappedRows {
 }
 /// What `nvmlDeviceGetRetiredPages_v2` answers.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RetiredPagesV2 {
+pub struct RetiredPagesWithTimestamps {
     /// Buffer to write the page addresses into
     pub addresses: Vec<u64>,
     /// Buffer to write the timestamps of page retirement, additional for _v2
     pub timestamps: Vec<u64>,
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for RetiredPagesV2 {
+impl serde::Serialize for RetiredPagesWithTimestamps {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("RetiredPagesV2", 2)?;
+        let mut st = s.serialize_struct("RetiredPagesWithTimestamps", 2)?;
         st.serialize_field("addresses", &self.addresses)?;
         st.serialize_field("timestamps", &self.timestamps)?;
         st.end()
@@ -271,11 +271,6 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceSetDramEncryptionMode()
     ///
-    /// # Arguments
-    ///
-    /// * `current`: Reference in which to return the current DRAM Encryption mode
-    /// * `pending`: Reference in which to return the pending DRAM Encryption mode
-    ///
     /// Calls `nvmlDeviceGetDramEncryptionMode`.
     ///
     /// # Errors
@@ -288,24 +283,26 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDramEncryptionMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDramEncryptionMode")]
-    pub fn dram_encryption_mode(
-        &self,
-        current: &DramEncryptionInfo,
-        pending: &DramEncryptionInfo,
-    ) -> Result<DramEncryptionMode, Error> {
+    pub fn dram_encryption_mode(&self) -> Result<DramEncryptionMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
         let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
             version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..(*current).to_raw()
+            ..DramEncryptionInfo {
+                ..Default::default()
+            }
+                .to_raw()
         };
         let mut c_pending = sys::nvmlDramEncryptionInfo_v1_t {
             version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..(*pending).to_raw()
+            ..DramEncryptionInfo {
+                ..Default::default()
+            }
+                .to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok(DramEncryptionMode {
-            current: DramEncryptionInfo::from(&c_current),
-            pending: DramEncryptionInfo::from(&c_pending),
+            current: DramEncryptionInfo::from(&c_current).encryption_state,
+            pending: DramEncryptionInfo::from(&c_pending).encryption_state,
         })
     }
     /// Retrieves the current and pending ECC modes for the device.
@@ -549,7 +546,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] Unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
-    pub fn remapped_rows_v2(&self) -> Result<RemappedRowsInfo, Error> {
+    pub fn remapped_rows_detailed(&self) -> Result<RemappedRowsInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows_v2()?;
         let mut c_info: sys::nvmlRemappedRowsInfo_v2_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
@@ -643,10 +640,10 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPages_v2` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetRetiredPages_v2")]
-    pub fn retired_pages_v2(
+    pub fn retired_pages_with_timestamps(
         &self,
         cause: PageRetirementCause,
-    ) -> Result<RetiredPagesV2, Error> {
+    ) -> Result<RetiredPagesWithTimestamps, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages_v2()?;
         let ((mut c_addresses, mut c_timestamps), n) = ffi::fill_counted(
             ffi::Probe::Null,
@@ -665,7 +662,7 @@ impl<'n> Device<'n> {
                 (code, (c_addresses, c_timestamps))
             },
         )?;
-        Ok(RetiredPagesV2 {
+        Ok(RetiredPagesWithTimestamps {
             addresses: c_addresses.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
             timestamps: c_timestamps.iter().take(n).map(|e| (*e)).collect::<Vec<_>>(),
         })

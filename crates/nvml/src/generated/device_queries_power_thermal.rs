@@ -169,7 +169,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `cooler_info`: Structure specifying the cooler's control signal characteristics (out) and the target that cooler cools (out)
+    /// * `index`: the cooler index
     ///
     /// Calls `nvmlDeviceGetCoolerInfo`.
     ///
@@ -181,11 +181,15 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the `device` does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCoolerInfo")]
-    pub fn cooler_info(&self, cooler_info: &CoolerInfo) -> Result<CoolerInfo, Error> {
+    pub fn cooler_info(&self, index: u32) -> Result<CoolerInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCoolerInfo()?;
         let mut c_cooler_info = sys::nvmlCoolerInfo_v1_t {
             version: sys::nvmlCoolerInfo_v1 as _,
-            ..(*cooler_info).to_raw()
+            ..CoolerInfo {
+                index: index,
+                ..Default::default()
+            }
+                .to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_cooler_info)))?;
         Ok(CoolerInfo::from(&c_cooler_info))
@@ -310,7 +314,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `fan_speed`: Structure specifying the index of the target fan (input) and retrieved fan speed value (output)
+    /// * `fan`: the fan index
     ///
     /// Calls `nvmlDeviceGetFanSpeedRPM`.
     ///
@@ -322,23 +326,20 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the `device` does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeedRPM` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
-    pub fn fan_speed_rpm(
-        &self,
-        fan_speed: &FanSpeedInfo,
-    ) -> Result<FanSpeedInfo, Error> {
+    pub fn fan_speed_rpm(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeedRPM()?;
         let mut c_fan_speed = sys::nvmlFanSpeedInfo_v1_t {
             version: sys::nvmlFanSpeedInfo_v1 as _,
-            ..(*fan_speed).to_raw()
+            ..FanSpeedInfo {
+                fan: fan,
+                ..Default::default()
+            }
+                .to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_fan_speed)))?;
-        Ok(FanSpeedInfo::from(&c_fan_speed))
+        Ok(FanSpeedInfo::from(&c_fan_speed).speed)
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
-    ///
-    /// # Arguments
-    ///
-    /// * `margin_temp_info`: Versioned structure in which to return the temperature reading
     ///
     /// Calls `nvmlDeviceGetMarginTemperature`.
     ///
@@ -351,17 +352,17 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMarginTemperature` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMarginTemperature")]
-    pub fn margin_temperature(
-        &self,
-        margin_temp_info: &MarginTemperature,
-    ) -> Result<MarginTemperature, Error> {
+    pub fn margin_temperature(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMarginTemperature()?;
         let mut c_margin_temp_info = sys::nvmlMarginTemperature_v1_t {
             version: sys::nvmlMarginTemperature_v1 as _,
-            ..(*margin_temp_info).to_raw()
+            ..MarginTemperature {
+                ..Default::default()
+            }
+                .to_raw()
         };
         ffi::check(call!(sym(self.raw, & mut c_margin_temp_info)))?;
-        Ok(MarginTemperature::from(&c_margin_temp_info))
+        Ok(MarginTemperature::from(&c_margin_temp_info).margin_temperature)
     }
     /// Retrieves the min and max fan speed that user can set for the GPU fan.
     ///
@@ -691,7 +692,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
-    pub fn set_power_management_limit_v2(
+    pub fn set_power_management_limit_of_scope(
         &self,
         power_value: &PowerValue,
     ) -> Result<(), Error> {
@@ -765,23 +766,62 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, fan, & mut c_target_speed)))?;
         Ok(c_target_speed)
     }
-    /// **Deprecated:** Use `nvmlDeviceGetTemperatureV` instead
+    /// Retrieves the current temperature readings (in degrees C) for the given device.
     ///
-    /// Calls `nvmlDeviceGetTemperature`.
+    /// For all products.
+    ///
+    /// Note: This API reports the current GPU temperature rounded to a whole degree Celsius.
+    /// For the current GPU temperature at higher precision, use
+    /// `nvmlDeviceGetFieldValues` with the `NVML_FI_DEV_GPU_TEMP` field, which returns the
+    /// temperature in degrees C as a double value.
+    ///
+    /// Calls the newest of `nvmlDeviceGetTemperatureV`, `nvmlDeviceGetTemperature` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperature` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetTemperature")]
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `device` is invalid, `sensorType` is invalid or `temp` is NULL
+    /// - [`Error::NotSupported`] if the device does not have the specified sensor
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
-    #[deprecated(
-        note = "Use `nvmlDeviceGetTemperatureV` instead (`Device::temperature_v`)"
-    )]
-    pub fn temperature(&self, sensor_type: TemperatureSensors) -> Result<u32, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetTemperature()?;
-        let mut c_temp: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, sensor_type.0, & mut c_temp)))?;
-        Ok(c_temp)
+    #[doc(alias = "nvmlDeviceGetTemperature")]
+    pub fn temperature(&self, sensor_type: TemperatureSensors) -> Result<i32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetTemperatureV"));
+        if let Ok(sym) = lib.nvmlDeviceGetTemperatureV() {
+            match (|| -> Result<i32, Error> {
+                let mut c_temperature = sys::nvmlTemperature_v1_t {
+                    version: sys::nvmlTemperature_v1 as _,
+                    ..Temperature {
+                        sensor_type: sensor_type,
+                        ..Default::default()
+                    }
+                        .to_raw()
+                };
+                ffi::check(call!(sym(self.raw, & mut c_temperature)))?;
+                Ok(Temperature::from(&c_temperature).temperature)
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetTemperature() {
+            match (|| -> Result<i32, Error> {
+                let mut c_temp: u32 = Default::default();
+                ffi::check(call!(sym(self.raw, sensor_type.0, & mut c_temp)))?;
+                #[allow(unused_mut)]
+                let mut r: Temperature = Temperature::default();
+                r.sensor_type = sensor_type;
+                r.temperature = c_temp as _;
+                Ok(r.temperature)
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
     /// Retrieves the temperature threshold for the GPU with the specified threshold type in degrees C.
     ///
@@ -820,42 +860,6 @@ impl<'n> Device<'n> {
         let mut c_temp: u32 = Default::default();
         ffi::check(call!(sym(self.raw, threshold_type.0, & mut c_temp)))?;
         Ok(c_temp)
-    }
-    /// Retrieves the current temperature readings (in degrees C) for the given device.
-    ///
-    /// For all products.
-    ///
-    /// Note: This API reports the current GPU temperature rounded to a whole degree Celsius.
-    /// For the current GPU temperature at higher precision, use
-    /// `nvmlDeviceGetFieldValues` with the `NVML_FI_DEV_GPU_TEMP` field, which returns the
-    /// temperature in degrees C as a double value.
-    ///
-    /// # Arguments
-    ///
-    /// * `temperature`: Structure specifying the sensor type (input) and retrieved temperature value (output).
-    ///
-    /// Calls `nvmlDeviceGetTemperatureV`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `sensorType` is invalid or `temp` is NULL
-    /// - [`Error::NotSupported`] if the device does not have the specified sensor
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureV` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetTemperatureV")]
-    pub fn temperature_v(
-        &self,
-        temperature: &Temperature,
-    ) -> Result<Temperature, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetTemperatureV()?;
-        let mut c_temperature = sys::nvmlTemperature_v1_t {
-            version: sys::nvmlTemperature_v1 as _,
-            ..(*temperature).to_raw()
-        };
-        ffi::check(call!(sym(self.raw, & mut c_temperature)))?;
-        Ok(Temperature::from(&c_temperature))
     }
     /// Used to execute a list of thermal system instructions.
     ///

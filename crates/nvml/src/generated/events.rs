@@ -776,7 +776,7 @@ impl<'n> EventSet<'n> {
     ///
     /// # Arguments
     ///
-    /// * `params`: Context index and returned context metadata
+    /// * `index`: \[in\] Zero-based context index.
     ///
     /// Calls `nvmlEventSetGetContextInfo_v1`.
     ///
@@ -789,12 +789,13 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
-    pub fn context_info(
-        &self,
-        params: &EventSetGetContextInfo,
-    ) -> Result<EventSetGetContextInfo, Error> {
+    pub fn context_info(&self, index: u32) -> Result<EventSetGetContextInfo, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextInfo_v1()?;
-        let mut c_params = (*params).to_raw();
+        let mut c_params = EventSetGetContextInfo {
+            index: index,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
         Ok(EventSetGetContextInfo::from(&c_params))
     }
@@ -837,7 +838,7 @@ impl<'n> EventSet<'n> {
     ///
     /// # Arguments
     ///
-    /// * `params`: Context index and returned legacy-Xid data
+    /// * `index`: \[in\] Zero-based context index.
     ///
     /// Calls `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1`.
     ///
@@ -852,15 +853,19 @@ impl<'n> EventSet<'n> {
     #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
     pub fn gpu_operational_event_context_legacy_xid(
         &self,
-        params: &EventSetGetGpuOperationalEventContextLegacyXid,
-    ) -> Result<EventSetGetGpuOperationalEventContextLegacyXid, Error> {
+        index: u32,
+    ) -> Result<u32, Error> {
         let sym = self
             .nvml
             .lib()
             .nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1()?;
-        let mut c_params = (*params).to_raw();
+        let mut c_params = EventSetGetGpuOperationalEventContextLegacyXid {
+            index: index,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetGpuOperationalEventContextLegacyXid::from(&c_params))
+        Ok(EventSetGetGpuOperationalEventContextLegacyXid::from(&c_params).xid_code)
     }
     /// Adds a GPU Operational Event subscription to an event set.
     ///
@@ -1018,7 +1023,7 @@ impl<'n> EventSet<'n> {
     ///
     /// # Arguments
     ///
-    /// * `params`: Wait parameters and returned event data
+    /// * `timeout_ms`: \[in\] Maximum amount of time to wait, in milliseconds.
     ///
     /// Calls `nvmlEventSetWait_v3`.
     ///
@@ -1033,9 +1038,13 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v3` (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v3")]
-    pub fn wait_v3(&self, params: &EventSetWait) -> Result<EventSetWait, Error> {
+    pub fn wait_structured(&self, timeout_ms: u32) -> Result<EventSetWait, Error> {
         let sym = self.nvml.lib().nvmlEventSetWait_v3()?;
-        let mut c_params = (*params).to_raw();
+        let mut c_params = EventSetWait {
+            timeout_ms: timeout_ms,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
         Ok(EventSetWait::from(&c_params))
     }

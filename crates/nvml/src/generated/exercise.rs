@@ -199,7 +199,7 @@ pub fn call_all(
         (|| {
             Some(
                 nvml
-                    .vgpu_type_max_instances_per_gpu_instance(&Default::default())
+                    .vgpu_type_max_instances_per_gpu_instance(Default::default())
                     .map(|_| ()),
             )
         })(),
@@ -238,13 +238,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.accounting_stats(Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::accounting_stats_v2",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.accounting_stats_v2(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -433,7 +426,7 @@ pub fn call_all(
         "Device::clock_offsets",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.clock_offsets(&Default::default()).map(|_| ()))
+            Some(s.clock_offsets(Default::default(), Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -461,7 +454,7 @@ pub fn call_all(
         "Device::conf_compute_gpu_attestation_report",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.conf_compute_gpu_attestation_report(&Default::default()).map(|_| ()))
+            Some(s.conf_compute_gpu_attestation_report(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -489,7 +482,7 @@ pub fn call_all(
         "Device::cooler_info",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.cooler_info(&Default::default()).map(|_| ()))
+            Some(s.cooler_info(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -631,11 +624,7 @@ pub fn call_all(
         "Device::dram_encryption_mode",
         (|| {
             let s = h.device.as_ref()?;
-            Some(
-                s
-                    .dram_encryption_mode(&Default::default(), &Default::default())
-                    .map(|_| ()),
-            )
+            Some(s.dram_encryption_mode().map(|_| ()))
         })(),
     ));
     out.push((
@@ -719,7 +708,7 @@ pub fn call_all(
         "Device::fan_speed_rpm",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.fan_speed_rpm(&Default::default()).map(|_| ()))
+            Some(s.fan_speed_rpm(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -988,7 +977,7 @@ pub fn call_all(
         "Device::margin_temperature",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.margin_temperature(&Default::default()).map(|_| ()))
+            Some(s.margin_temperature().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1491,10 +1480,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::remapped_rows_v2",
+        "Device::remapped_rows_detailed",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.remapped_rows_v2().map(|_| ()))
+            Some(s.remapped_rows_detailed().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1561,10 +1550,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::retired_pages_v2",
+        "Device::retired_pages_with_timestamps",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.retired_pages_v2(Default::default()).map(|_| ()))
+            Some(s.retired_pages_with_timestamps(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1810,7 +1799,11 @@ pub fn call_all(
         "Device::set_nvlink_bw_mode_async",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_nvlink_bw_mode_async(&Default::default()).map(|_| ()))
+            Some(
+                s
+                    .set_nvlink_bw_mode_async(Default::default(), Default::default())
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
@@ -1835,10 +1828,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_power_management_limit_v2",
+        "Device::set_power_management_limit_of_scope",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_power_management_limit_v2(&Default::default()).map(|_| ()))
+            Some(s.set_power_management_limit_of_scope(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1892,10 +1885,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_vgpu_scheduler_state_v2",
+        "Device::set_vgpu_scheduler_state_legacy",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.set_vgpu_scheduler_state_v2(&Default::default()).map(|_| ()))
+            Some(s.set_vgpu_scheduler_state_legacy(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1987,13 +1980,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.temperature_threshold(Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::temperature_v",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.temperature_v(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2106,28 +2092,28 @@ pub fn call_all(
         "Device::vgpu_scheduler_log",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.vgpu_scheduler_log().map(|_| ()))
+            Some(s.vgpu_scheduler_log(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::vgpu_scheduler_log_v2",
+        "Device::vgpu_scheduler_log_legacy",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.vgpu_scheduler_log_v2(&Default::default()).map(|_| ()))
+            Some(s.vgpu_scheduler_log_legacy().map(|_| ()))
         })(),
     ));
     out.push((
         "Device::vgpu_scheduler_state",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.vgpu_scheduler_state().map(|_| ()))
+            Some(s.vgpu_scheduler_state(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::vgpu_scheduler_state_v2",
+        "Device::vgpu_scheduler_state_legacy",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.vgpu_scheduler_state_v2(&Default::default()).map(|_| ()))
+            Some(s.vgpu_scheduler_state_legacy().map(|_| ()))
         })(),
     ));
     out.push((
@@ -2215,7 +2201,7 @@ pub fn call_all(
         "EventSet::context_info",
         (|| {
             let s = h.event_set.as_ref()?;
-            Some(s.context_info(&Default::default()).map(|_| ()))
+            Some(s.context_info(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2224,7 +2210,7 @@ pub fn call_all(
             let s = h.event_set.as_ref()?;
             Some(
                 s
-                    .gpu_operational_event_context_legacy_xid(&Default::default())
+                    .gpu_operational_event_context_legacy_xid(Default::default())
                     .map(|_| ()),
             )
         })(),
@@ -2244,10 +2230,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "EventSet::wait_v3",
+        "EventSet::wait_structured",
         (|| {
             let s = h.event_set.as_ref()?;
-            Some(s.wait_v3(&Default::default()).map(|_| ()))
+            Some(s.wait_structured(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2335,10 +2321,10 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "GpuInstance::set_vgpu_scheduler_state_v2",
+        "GpuInstance::set_vgpu_scheduler_state_legacy",
         (|| {
             let s = h.gpu_instance.as_ref()?;
-            Some(s.set_vgpu_scheduler_state_v2(&Default::default()).map(|_| ()))
+            Some(s.set_vgpu_scheduler_state_legacy(&Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2352,14 +2338,14 @@ pub fn call_all(
         "GpuInstance::vgpu_scheduler_log",
         (|| {
             let s = h.gpu_instance.as_ref()?;
-            Some(s.vgpu_scheduler_log(&Default::default()).map(|_| ()))
+            Some(s.vgpu_scheduler_log(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
         "GpuInstance::vgpu_scheduler_state",
         (|| {
             let s = h.gpu_instance.as_ref()?;
-            Some(s.vgpu_scheduler_state(&Default::default()).map(|_| ()))
+            Some(s.vgpu_scheduler_state(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((

@@ -1459,7 +1459,8 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `set_bw_mode_async`: Reference to `nvmlNvlinkSetBwModeAsync_v1_t`
+    /// * `b_set_best`: \[in\] - Set to the best available Bandwidth mode
+    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
     ///
     /// Calls `nvmlDeviceSetNvlinkBwModeAsync_v1`.
     ///
@@ -1472,12 +1473,18 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetNvlinkBwModeAsync_v1")]
     pub fn set_nvlink_bw_mode_async(
         &self,
-        set_bw_mode_async: &NvlinkSetBwModeAsync,
-    ) -> Result<NvlinkSetBwModeAsync, Error> {
+        b_set_best: u32,
+        bw_mode: u32,
+    ) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwModeAsync_v1()?;
-        let mut c_set_bw_mode_async = (*set_bw_mode_async).to_raw();
+        let mut c_set_bw_mode_async = NvlinkSetBwModeAsync {
+            b_set_best: b_set_best,
+            bw_mode: bw_mode,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_set_bw_mode_async)))?;
-        Ok(NvlinkSetBwModeAsync::from(&c_set_bw_mode_async))
+        Ok(NvlinkSetBwModeAsync::from(&c_set_bw_mode_async).async_poll_timeout_ms)
     }
     /// Set the NVLink NVLE ready state.
     ///

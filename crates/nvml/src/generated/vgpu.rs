@@ -140,7 +140,7 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `p_max_instance`: Pointer to the caller-provided structure of nvmlVgpuTypeMaxInstance_t
+    /// * `vgpu_type_id`: IN: Handle to vGPU type
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerGpuInstance`.
     ///
@@ -155,15 +155,19 @@ impl Nvml {
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance")]
     pub fn vgpu_type_max_instances_per_gpu_instance(
         &self,
-        p_max_instance: &VgpuTypeMaxInstance,
-    ) -> Result<VgpuTypeMaxInstance, Error> {
+        vgpu_type_id: u32,
+    ) -> Result<u32, Error> {
         let sym = self.lib().nvmlVgpuTypeGetMaxInstancesPerGpuInstance()?;
         let mut c_p_max_instance = sys::nvmlVgpuTypeMaxInstance_v1_t {
             version: sys::nvmlVgpuTypeMaxInstance_v1 as _,
-            ..(*p_max_instance).to_raw()
+            ..VgpuTypeMaxInstance {
+                vgpu_type_id: vgpu_type_id,
+                ..Default::default()
+            }
+                .to_raw()
         };
         ffi::check(call!(sym(& mut c_p_max_instance)))?;
-        Ok(VgpuTypeMaxInstance::from(&c_p_max_instance))
+        Ok(VgpuTypeMaxInstance::from(&c_p_max_instance).max_instance_per_gi)
     }
 }
 impl<'n> Device<'n> {
@@ -285,7 +289,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
-    pub fn set_vgpu_scheduler_state_v2(
+    pub fn set_vgpu_scheduler_state(
         &self,
         p_scheduler_state: &VgpuSchedulerStateV2,
     ) -> Result<(), Error> {
@@ -380,7 +384,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_log_info`: Reference in which `pSchedulerLogInfo` is written
+    /// * `engine_id`: IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerLog_v2`.
     ///
@@ -391,12 +395,16 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
-    pub fn vgpu_scheduler_log_v2(
+    pub fn vgpu_scheduler_log(
         &self,
-        p_scheduler_log_info: &VgpuSchedulerLogInfoV2,
+        engine_id: u32,
     ) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
-        let mut c_p_scheduler_log_info = (*p_scheduler_log_info).to_raw();
+        let mut c_p_scheduler_log_info = VgpuSchedulerLogInfoV2 {
+            engine_id: engine_id,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
         Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
     }
@@ -407,7 +415,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state_info`: Reference in which `pSchedulerStateInfo` is returned
+    /// * `engine_id`: IN: Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerState_v2`.
     ///
@@ -418,12 +426,16 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
-    pub fn vgpu_scheduler_state_v2(
+    pub fn vgpu_scheduler_state(
         &self,
-        p_scheduler_state_info: &VgpuSchedulerStateInfoV2,
+        engine_id: u32,
     ) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state_info = (*p_scheduler_state_info).to_raw();
+        let mut c_p_scheduler_state_info = VgpuSchedulerStateInfoV2 {
+            engine_id: engine_id,
+            ..Default::default()
+        }
+            .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
         Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
     }
@@ -494,6 +506,37 @@ impl<'n> GpuInstance<'n> {
         ffi::check(call!(sym(self.raw, & c_p_heterogeneous_mode)))?;
         Ok(())
     }
+    /// Set vGPU scheduler state for the given GPU instance
+    ///
+    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    ///
+    /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
+    ///
+    /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
+    ///
+    /// # Arguments
+    ///
+    /// * `p_scheduler_state`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_v2_t
+    ///
+    /// Calls `nvmlGpuInstanceSetVgpuSchedulerState_v2`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
+    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
+    /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState_v2` (a driver older than the function)
+    #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
+    pub fn set_vgpu_scheduler_state(
+        &self,
+        p_scheduler_state: &VgpuSchedulerStateV2,
+    ) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState_v2()?;
+        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
+        Ok(())
+    }
     /// **Deprecated:** Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead
     ///
     /// Set vGPU scheduler state for the given GPU instance
@@ -523,9 +566,9 @@ impl<'n> GpuInstance<'n> {
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState")]
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
     #[deprecated(
-        note = "Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead (`GpuInstance::set_vgpu_scheduler_state_v2`)"
+        note = "Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead (`GpuInstance::set_vgpu_scheduler_state`)"
     )]
-    pub fn set_vgpu_scheduler_state(
+    pub fn set_vgpu_scheduler_state_legacy(
         &self,
         p_scheduler: &VgpuSchedulerStateV1,
     ) -> Result<VgpuSchedulerStateV1, Error> {
@@ -536,37 +579,6 @@ impl<'n> GpuInstance<'n> {
         };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler)))?;
         Ok(VgpuSchedulerStateV1::from(&c_p_scheduler))
-    }
-    /// Set vGPU scheduler state for the given GPU instance
-    ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
-    ///
-    /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
-    ///
-    /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
-    ///
-    /// # Arguments
-    ///
-    /// * `p_scheduler_state`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_v2_t
-    ///
-    /// Calls `nvmlGpuInstanceSetVgpuSchedulerState_v2`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL or GPU Instance Id is invalid
-    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
-    /// - [`Error::Unknown`] On any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState_v2` (a driver older than the function)
-    #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
-    pub fn set_vgpu_scheduler_state_v2(
-        &self,
-        p_scheduler_state: &VgpuSchedulerStateV2,
-    ) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
-        ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
-        Ok(())
     }
     /// Get the vGPU heterogeneous mode for the GPU instance.
     ///
@@ -609,7 +621,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_log_info`: Reference in which `pSchedulerLogInfo` is written
+    /// * `engine_id`: IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     ///
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerLog_v2`, `nvmlGpuInstanceGetVgpuSchedulerLog` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -624,7 +636,7 @@ impl<'n> GpuInstance<'n> {
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog")]
     pub fn vgpu_scheduler_log(
         &self,
-        p_scheduler_log_info: &VgpuSchedulerLogInfoV2,
+        engine_id: u32,
     ) -> Result<VgpuSchedulerLogInfoV2, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -632,7 +644,11 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
             match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
-                let mut c_p_scheduler_log_info = (*p_scheduler_log_info).to_raw();
+                let mut c_p_scheduler_log_info = VgpuSchedulerLogInfoV2 {
+                    engine_id: engine_id,
+                    ..Default::default()
+                }
+                    .to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
                 Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
             })() {
@@ -646,11 +662,24 @@ impl<'n> GpuInstance<'n> {
                     version: sys::nvmlVgpuSchedulerLogInfo_v1 as _,
                     ..{
                         let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1 {
-                            engine_id: (*p_scheduler_log_info).engine_id.clone(),
-                            scheduler_policy: (*p_scheduler_log_info)
+                            engine_id: VgpuSchedulerLogInfoV2 {
+                                engine_id: engine_id,
+                                ..Default::default()
+                            }
+                                .engine_id
+                                .clone(),
+                            scheduler_policy: VgpuSchedulerLogInfoV2 {
+                                engine_id: engine_id,
+                                ..Default::default()
+                            }
                                 .scheduler_policy
                                 .clone(),
-                            entries_count: (*p_scheduler_log_info).entries_count.clone(),
+                            entries_count: VgpuSchedulerLogInfoV2 {
+                                engine_id: engine_id,
+                                ..Default::default()
+                            }
+                                .entries_count
+                                .clone(),
                             ..Default::default()
                         };
                         o
@@ -683,7 +712,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state_info`: Reference in which `pSchedulerStateInfo` is returned
+    /// * `engine_id`: IN: Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     ///
     /// Calls the newest of `nvmlGpuInstanceGetVgpuSchedulerState_v2`, `nvmlGpuInstanceGetVgpuSchedulerState` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -698,7 +727,7 @@ impl<'n> GpuInstance<'n> {
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState")]
     pub fn vgpu_scheduler_state(
         &self,
-        p_scheduler_state_info: &VgpuSchedulerStateInfoV2,
+        engine_id: u32,
     ) -> Result<VgpuSchedulerStateInfoV2, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -706,7 +735,11 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
             match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
-                let mut c_p_scheduler_state_info = (*p_scheduler_state_info).to_raw();
+                let mut c_p_scheduler_state_info = VgpuSchedulerStateInfoV2 {
+                    engine_id: engine_id,
+                    ..Default::default()
+                }
+                    .to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
                 Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
             })() {
@@ -720,8 +753,16 @@ impl<'n> GpuInstance<'n> {
                     version: sys::nvmlVgpuSchedulerStateInfo_v1 as _,
                     ..{
                         let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1 {
-                            engine_id: (*p_scheduler_state_info).engine_id.clone(),
-                            scheduler_policy: (*p_scheduler_state_info)
+                            engine_id: VgpuSchedulerStateInfoV2 {
+                                engine_id: engine_id,
+                                ..Default::default()
+                            }
+                                .engine_id
+                                .clone(),
+                            scheduler_policy: VgpuSchedulerStateInfoV2 {
+                                engine_id: engine_id,
+                                ..Default::default()
+                            }
                                 .scheduler_policy
                                 .clone(),
                             ..Default::default()

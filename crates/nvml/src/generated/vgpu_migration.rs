@@ -508,9 +508,9 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState")]
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
     #[deprecated(
-        note = "Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead (`Device::set_vgpu_scheduler_state_v2`)"
+        note = "Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead (`Device::set_vgpu_scheduler_state`)"
     )]
-    pub fn set_vgpu_scheduler_state(
+    pub fn set_vgpu_scheduler_state_legacy(
         &self,
         p_scheduler_state: &VgpuSchedulerSetState,
     ) -> Result<(), Error> {
@@ -568,9 +568,9 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog")]
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
     #[deprecated(
-        note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead (`Device::vgpu_scheduler_log_v2`)"
+        note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead (`Device::vgpu_scheduler_log`)"
     )]
-    pub fn vgpu_scheduler_log(&self) -> Result<VgpuSchedulerLog, Error> {
+    pub fn vgpu_scheduler_log_legacy(&self) -> Result<VgpuSchedulerLog, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
         let mut c_p_scheduler_log: sys::nvmlVgpuSchedulerLog_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log)))?;
@@ -594,9 +594,9 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState")]
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
     #[deprecated(
-        note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead (`Device::vgpu_scheduler_state_v2`)"
+        note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead (`Device::vgpu_scheduler_state`)"
     )]
-    pub fn vgpu_scheduler_state(&self) -> Result<VgpuSchedulerGetState, Error> {
+    pub fn vgpu_scheduler_state_legacy(&self) -> Result<VgpuSchedulerGetState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;
         let mut c_p_scheduler_state: sys::nvmlVgpuSchedulerGetState_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;

@@ -9,7 +9,7 @@ use crate::{Error, EventSet};
 
 impl EventSet<'_> {
     /// The raw payload of context record `index` of the event that
-    /// [`EventSet::wait_v3`] returned last (see `context_count` and `context_info` for
+    /// [`EventSet::wait_structured`] returned last (see `context_count` and `context_info` for
     /// how many there are and how to read them).
     ///
     /// Calls `nvmlEventSetGetContextData_v1` (size query, then fill).

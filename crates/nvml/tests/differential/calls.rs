@@ -354,7 +354,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMaxCustomerBoostClock", |c, o, a| c.dev(o)?.max_customer_boost_clock(ClockType(a.u("type"))).map(j)),
     e!("nvmlDeviceGetClock", |c, o, a| c.dev(o)?.clock(ClockType(a.u("type")), ClockId(a.u("id"))).map(j)),
     e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_p_state(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|MinMaxClockOfPState { min_clock_m_hz: x, max_clock_m_hz: y }| json!([x, y]))),
-    e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(&ClockOffset { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")), ..Default::default() })
+    e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(ClockType(a.u("type")), Pstates(a.u("pstate")))
         .map(|v| fix(j(v), &[("type", lk!(ClockType)), ("pstate", lk!(Pstates))]))),
     e!("nvmlDeviceGetSupportedMemoryClocks", |c, o, a| c.dev(o)?.supported_memory_clocks().map(j)),
     e!("nvmlDeviceGetSupportedGraphicsClocks", |c, o, a| c.dev(o)?.supported_graphics_clocks(a.u("memory")).map(j)),
@@ -381,16 +381,16 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetTargetFanSpeed", |c, o, a| c.dev(o)?.target_fan_speed(a.u("fan")).map(j)),
     e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy(a.u("fan")).map(j)),
     // pynvml returns the record's `speed`.
-    e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(&FanSpeedInfo { fan: a.u("fan"), ..Default::default() }).map(|v| j(v.speed))),
+    e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(a.u("fan")).map(j)),
     e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y }| json!([x, y]))),
     // pynvml returns [signalType, target].
-    e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(&CoolerInfo { index: a.u("index"), ..Default::default() }).map(|v| json!([v.signal_type.0, v.target.0]))),
-    e!("nvmlDeviceGetTemperature", |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
+    e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(a.u("index")).map(|v| json!([v.signal_type.0, v.target.0]))),
+    e!("nvmlDeviceGetTemperature", faults &["nvmlDeviceGetTemperatureV"], |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
     // pynvml returns the record's `temperature`.
-    e!("nvmlDeviceGetTemperatureV", |c, o, a| c.dev(o)?.temperature_v(&Temperature { sensor_type: TemperatureSensors(a.u("sensor")), ..Default::default() }).map(|v| j(v.temperature))),
+    e!("nvmlDeviceGetTemperatureV", newest, |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
     e!("nvmlDeviceGetTemperatureThreshold", |c, o, a| c.dev(o)?.temperature_threshold(TemperatureThresholds(a.u("threshold"))).map(j)),
     // pynvml returns the record's `marginTemperature`.
-    e!("nvmlDeviceGetMarginTemperature", |c, o, a| c.dev(o)?.margin_temperature(&MarginTemperature::default()).map(|v| j(v.margin_temperature))),
+    e!("nvmlDeviceGetMarginTemperature", |c, o, a| c.dev(o)?.margin_temperature().map(j)),
     e!("nvmlDeviceGetThermalSettings", |c, o, a| c.dev(o)?.thermal_settings(a.u("sensor"))
         .map(|v| fix(j(v), &[("controller", lk!(ThermalController)), ("target", lk!(ThermalTarget))]))),
 
@@ -414,10 +414,10 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetDetailedEccErrors", |c, o, a| c.dev(o)?.detailed_ecc_errors(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter"))).map(j)),
     e!("nvmlDeviceGetMemoryErrorCounter", |c, o, a| c.dev(o)?.memory_error_counter(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter")), MemoryLocation(a.u("location"))).map(j)),
     e!("nvmlDeviceGetRetiredPages", |c, o, a| c.dev(o)?.retired_pages(PageRetirementCause(a.u("cause"))).map(j)),
-    e!("nvmlDeviceGetRetiredPages_v2", |c, o, a| c.dev(o)?.retired_pages_v2(PageRetirementCause(a.u("cause"))).map(|RetiredPagesV2 { addresses: p, timestamps: t }| json!({"addresses": p, "timestamps": t}))),
+    e!("nvmlDeviceGetRetiredPages_v2", |c, o, a| c.dev(o)?.retired_pages_with_timestamps(PageRetirementCause(a.u("cause"))).map(|RetiredPagesWithTimestamps { addresses: p, timestamps: t }| json!({"addresses": p, "timestamps": t}))),
     e!("nvmlDeviceGetRetiredPagesPendingStatus", |c, o, a| c.dev(o)?.retired_pages_pending_status().map(|v| j(v.0))),
     e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|RemappedRows { corr_rows: w, unc_rows: x, is_pending: y, failure_occurred: z }| json!([w, x, y as u32, z as u32]))),
-    e!("nvmlDeviceGetRemappedRows_v2", |c, o, a| c.dev(o)?.remapped_rows_v2().map(j)),
+    e!("nvmlDeviceGetRemappedRows_v2", |c, o, a| c.dev(o)?.remapped_rows_detailed().map(j)),
     e!("nvmlDeviceGetRowRemapperHistogram", |c, o, a| c.dev(o)?.row_remapper_histogram().map(j)),
     e!("nvmlDeviceGetBankRemapperStatus_v1", |c, o, a| c.dev(o)?.bank_remapper_status().map(j)),
     e!("nvmlDeviceGetSramEccErrorStatus", |c, o, a| c.dev(o)?.sram_ecc_error_status().map(j)),
@@ -425,9 +425,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetConfComputeMemSizeInfo", |c, o, a| c.dev(o)?.conf_compute_mem_size_info().map(j)),
     e!("nvmlDeviceGetConfComputeProtectedMemoryUsage", |c, o, a| c.dev(o)?.conf_compute_protected_memory_usage().map(j)),
     e!("nvmlDeviceGetConfComputeGpuCertificate", |c, o, a| c.dev(o)?.conf_compute_gpu_certificate().map(j)),
-    e!("nvmlDeviceGetConfComputeGpuAttestationReport", |c, o, a| c.dev(o)?.conf_compute_gpu_attestation_report(&ConfComputeGpuAttestationReport { nonce: (0..32).collect(), ..Default::default() }).map(j)),
+    e!("nvmlDeviceGetConfComputeGpuAttestationReport", |c, o, a| c.dev(o)?.conf_compute_gpu_attestation_report((0..32).collect()).map(j)),
     // pynvml returns [current.encryptionState, pending.encryptionState].
-    e!("nvmlDeviceGetDramEncryptionMode", |c, o, a| c.dev(o)?.dram_encryption_mode(&Default::default(), &Default::default()).map(|DramEncryptionMode { current: x, pending: y }| json!([x.encryption_state.0, y.encryption_state.0]))),
+    e!("nvmlDeviceGetDramEncryptionMode", |c, o, a| c.dev(o)?.dram_encryption_mode().map(|DramEncryptionMode { current: x, pending: y }| json!([x.0, y.0]))),
 
     // Modes.
     e!("nvmlDeviceGetDisplayMode", |c, o, a| c.dev(o)?.display_mode().map(|v| j(v.0))),
@@ -440,8 +440,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetAccountingMode", |c, o, a| c.dev(o)?.accounting_mode().map(|v| j(v.0))),
     e!("nvmlDeviceGetAccountingBufferSize", |c, o, a| c.dev(o)?.accounting_buffer_size().map(j)),
     e!("nvmlDeviceGetAccountingPids", |c, o, a| c.dev(o)?.accounting_pids().map(j)),
-    e!("nvmlDeviceGetAccountingStats", |c, o, a| c.dev(o)?.accounting_stats(a.u("pid")).map(j)),
-    e!("nvmlDeviceGetAccountingStats_v2", |c, o, a| c.dev(o)?.accounting_stats_v2(&AccountingStatsV2 { pid: a.u("pid"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceGetAccountingStats", faults &["nvmlDeviceGetAccountingStats_v2"], |c, o, a| c.dev(o)?.accounting_stats(a.u("pid")).map(j)),
+    e!("nvmlDeviceGetAccountingStats_v2", newest, |c, o, a| c.dev(o)?.accounting_stats(a.u("pid")).map(j)),
     e!("nvmlDeviceGetAPIRestriction", |c, o, a| c.dev(o)?.api_restriction(RestrictedAPI(a.u("api"))).map(|v| j(v.0))),
     e!("nvmlDeviceGetVirtualizationMode", |c, o, a| c.dev(o)?.virtualization_mode().map(|v| j(v.0))),
     e!("nvmlDeviceGetHostVgpuMode", |c, o, a| c.dev(o)?.host_vgpu_mode().map(|v| j(v.0))),
@@ -553,8 +553,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlGpuInstanceGetComputeInstanceById", |c, o, a| citok(&c.gi(o)?.compute_instance_by_id(a.u("id"))?)),
     e!("nvmlComputeInstanceGetInfo_v2", newest, |c, o, a| c.ci(o)?.info().map(|v| with(j(&v), &[("device", c.raw_dev(v.device)), ("gpuInstance", json!(if v.gpu_instance.is_null() { None } else { Some("handle") }))]))),
     e!("nvmlGpuInstanceGetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.vgpu_heterogeneous_mode().map(|v| j(v.mode))),
-    e!("nvmlGpuInstanceGetVgpuSchedulerState_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_state(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
-    e!("nvmlGpuInstanceGetVgpuSchedulerLog_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_log(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerState_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerLog_v2", newest, |c, o, a| c.gi(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
     e!("nvmlGpuInstanceGetCreatableVgpus", |c, o, a| c.gi(o)?.creatable_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
     e!("nvmlGpuInstanceGetActiveVgpus", |c, o, a| c.gi(o)?.active_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
 
@@ -563,11 +563,11 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetSupportedVgpus", |c, o, a| c.dev(o)?.supported_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
     e!("nvmlDeviceGetCreatableVgpus", |c, o, a| c.dev(o)?.creatable_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
     e!("nvmlDeviceGetActiveVgpus", |c, o, a| c.dev(o)?.active_vgpus().map(|v| json!(v.iter().map(|t| t.as_raw()).collect::<Vec<_>>()))),
-    e!("nvmlDeviceGetVgpuSchedulerState", |c, o, a| c.dev(o)?.vgpu_scheduler_state().map(j)),
-    e!("nvmlDeviceGetVgpuSchedulerLog", |c, o, a| c.dev(o)?.vgpu_scheduler_log().map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerState", |c, o, a| c.dev(o)?.vgpu_scheduler_state_legacy().map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerLog", |c, o, a| c.dev(o)?.vgpu_scheduler_log_legacy().map(j)),
     e!("nvmlDeviceGetVgpuSchedulerCapabilities", |c, o, a| c.dev(o)?.vgpu_scheduler_capabilities().map(j)),
-    e!("nvmlDeviceGetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_state_v2(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
-    e!("nvmlDeviceGetVgpuSchedulerLog_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_log_v2(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
+    e!("nvmlDeviceGetVgpuSchedulerLog_v2", |c, o, a| c.dev(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
@@ -596,7 +596,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuTypeGetMaxInstancesPerVm", |c, o, a| c.vtype(o).max_instances_per_vm().map(j)),
     e!("nvmlVgpuTypeGetBAR1Info", |c, o, a| c.vtype(o).bar1_info().map(j)),
     // pynvml returns the record's `maxInstancePerGI`.
-    e!("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", |c, o, a| c.nvml.vgpu_type_max_instances_per_gpu_instance(&VgpuTypeMaxInstance { vgpu_type_id: seg(o, "vgpu-type"), ..Default::default() }).map(|v| j(v.max_instance_per_gi))),
+    e!("nvmlVgpuTypeGetMaxInstancesPerGpuInstance", |c, o, a| c.nvml.vgpu_type_max_instances_per_gpu_instance(seg(o, "vgpu-type")).map(j)),
     e!("nvmlVgpuTypeGetCapabilities", |c, o, a| c.vtype(o).capabilities(VgpuCapability(a.u("capability"))).map(|v| j(v as u32))),
 
     // vGPU instances.
@@ -657,11 +657,11 @@ pub static TABLE: &[Entry] = &[
     // Operational events of an event set.
     e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events(&GpuOperationalEventConfig {
         uuid: a.s("uuid").to_string(), min_log_level: a.u("minLogLevel"), min_severity: a.u("minSeverity") })).map(|_| J::Null)),
-    e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_v3(&EventSetWait { timeout_ms: a.u("timeout"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_structured(a.u("timeout"))).map(j)),
     e!("nvmlEventSetGetContextCount_v1", |c, o, a| c.with_event_set(o, |s| s.context_count()).map(j)),
-    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info(&EventSetGetContextInfo { index: a.u("index"), ..Default::default() })).map(j)),
+    e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info(a.u("index"))).map(j)),
     e!("nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1", |c, o, a| c.with_event_set(o, |s| s.gpu_operational_event_context_legacy_xid(
-        &EventSetGetGpuOperationalEventContextLegacyXid { index: a.u("index"), ..Default::default() })).map(j)),
+        a.u("index"))).map(j)),
 
     // Setters and other calls that change state (each compared by its answer; the getters
     // that read back what they changed are compared after them).
@@ -682,7 +682,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetApplicationsClocks", |c, o, a| c.dev(o)?.set_applications_clocks(a.u("memory"), a.u("graphics")).map(|_| J::Null)),
     e!("nvmlDeviceResetApplicationsClocks", |c, o, a| c.dev(o)?.reset_applications_clocks().map(|_| J::Null)),
     e!("nvmlDeviceSetPowerManagementLimit", |c, o, a| c.dev(o)?.set_power_management_limit(a.u("limit")).map(|_| J::Null)),
-    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_v2(&PowerValue {
+    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_of_scope(&PowerValue {
         power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
     e!("nvmlDeviceSetGpuOperationMode", |c, o, a| c.dev(o)?.set_gpu_operation_mode(GpuOperationMode(a.u("mode"))).map(|_| J::Null)),
     e!("nvmlDeviceSetAccountingMode", |c, o, a| c.dev(o)?.set_accounting_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
@@ -727,8 +727,8 @@ pub static TABLE: &[Entry] = &[
         clock_offset_m_hz: a.get_i32("offset"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&DevicePowerMizerModes { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceSetDriverModel", |c, o, a| c.dev(o)?.set_driver_model(DriverModel(a.u("model")), a.u("flags")).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&VgpuSchedulerSetState { scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_legacy(&VgpuSchedulerSetState { scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceVgpuForceGspUnload", |c, o, a| c.dev(o)?.vgpu_force_gsp_unload().map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_set_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_clear_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
@@ -742,16 +742,16 @@ pub static TABLE: &[Entry] = &[
         state: EnableState(a.u("state")) }).map(|_| J::Null)),
     e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettings { poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
     e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwMode { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8 }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(&NvlinkSetBwModeAsync { b_set_best: a.u("best"), bw_mode: a.u("mode"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(a.u("best"), a.u("mode")).map(j)),
     e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&VgpuVersion { min_version: a.u("min"), max_version: a.u("max") }).map(|_| J::Null)),
     e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
     e!("nvmlVgpuInstanceSetEncoderCapacity", |c, o, a| c.vgpu(o).set_encoder_capacity(a.u("capacity")).map(|_| J::Null)),
-    e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(&VgpuSchedulerStateInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
-    e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(&VgpuSchedulerLogInfoV2 { engine_id: a.u("engine"), ..Default::default() }).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
+    e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
     e!("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", |c, o, a| c.gi(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
     e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode") }).map(|_| J::Null)),
-    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&VgpuSchedulerStateV1 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_v2(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_legacy(&VgpuSchedulerStateV1 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&VgpuSchedulerStateV2 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
     e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &GpuInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
     e!("nvmlGpuInstanceCreateComputeInstanceWithPlacement", |c, o, a| citok(&c.gi(o)?.create_compute_instance_with_placement(a.u("profileId"), &ComputeInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
     e!("nvmlEventSetGetContextData_v1", |c, o, a| c.with_event_set(o, |s| s.context_data(a.u("index"))).map(j)),

@@ -34,7 +34,7 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
         let head = &m.calls[0];
         let mut lets = Vec::new();
         let mut vals = Vec::new();
-        for (i, (_, arg)) in args(head).into_iter().enumerate() {
+        for (i, (_, arg)) in args(head, &plan.record_io).into_iter().enumerate() {
             let a = format_ident!("a{i}");
             let value = match arg {
                 Arg::Handle(h) => {
@@ -43,7 +43,7 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
                     vals.push(quote!(#a));
                     continue;
                 }
-                Arg::Value(_) => quote!(Default::default()),
+                Arg::Value(_) | Arg::Field { .. } => quote!(Default::default()),
                 Arg::Ref(_) => quote!(&Default::default()),
                 Arg::Str => quote!(""),
                 Arg::Slice(_) => quote!(&[Default::default()]),

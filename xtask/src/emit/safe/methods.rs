@@ -9,6 +9,7 @@ use super::types::{error_variant, field_conv, scalar};
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{Function, Record, Ty};
+use crate::plan::inout::{Across, Maps, RecordIo};
 use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
 use crate::rules::names::snake;
@@ -28,11 +29,11 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
     for (name, rs) in &plan.results {
         let Some(m) = plan.methods.iter().find(|m| m.returns.as_deref() == Some(name.as_str())) else { continue };
         let Some(f) = b.model.functions.get(&rs.symbol) else { continue };
-        let g = Gen { b, names, owner: &m.owner };
+        let g = Gen { b, names, owner: &m.owner, io: &plan.record_io };
         out.push(b.area(&f.name, f.line), g.result_struct(name, m, f));
     }
     for ((area, owner), ms) in by_area {
-        let g = Gen { b, names, owner };
+        let g = Gen { b, names, owner, io: &plan.record_io };
         let items = ms.iter().map(|m| g.method(m));
         let block = match owner {
             Owner::Nvml => quote!(impl Nvml { #(#items)* }),
@@ -49,6 +50,8 @@ struct Gen<'a> {
     b: &'a Bindings,
     names: &'a Names,
     owner: &'a Owner,
+    /// The in/out records whose inputs are parameters (the plan's).
+    io: &'a BTreeMap<String, RecordIo>,
 }
 
 /// What the parameters of one call share while each is read.
@@ -239,7 +242,7 @@ impl Gen<'_> {
         let f = &self.b.model.functions[&head.symbol];
         let lt = self.lifetime();
         let name = ident(&m.name);
-        let args: Vec<TokenStream> = args(head)
+        let args: Vec<TokenStream> = args(head, self.io)
             .into_iter()
             .map(|(c, arg)| {
                 let pn = ident(&snake(c));
@@ -259,6 +262,7 @@ impl Gen<'_> {
                         quote!(&[#t])
                     }
                     Arg::Len => quote!(u32),
+                    Arg::Field { record, field } => self.field_ty(record, field),
                 };
                 quote!(#pn: #t)
             })
@@ -291,7 +295,10 @@ impl Gen<'_> {
             // (a stub of a driver that predates it), passes to the next.
             let tries = m.calls.iter().map(|c| {
                 let sym = ident(&c.symbol);
-                let call = self.call(head, c, m.returns.as_deref());
+                let call = match m.across.get(&c.symbol) {
+                    Some(a) => self.across_call(c, a),
+                    None => self.call(head, c, m.returns.as_deref()),
+                };
                 quote! {
                     if let Ok(sym) = lib.#sym() {
                         match (|| -> Result<#ret, Error> { #call })() {
@@ -363,7 +370,53 @@ impl Gen<'_> {
                 let t = self.rust_ty(val, lt);
                 quote!(Vec<#t>)
             }
+            Role::InOut(Val::Record(r)) if self.single_output(r).is_some() => {
+                let field = self.single_output(r).unwrap_or_default();
+                self.field_ty(r, field)
+            }
             r => r.val().map(|v| self.rust_ty(v, lt)).unwrap_or_else(|| quote!(())),
+        }
+    }
+
+    /// The only output field of in/out record `r`, when its inputs are parameters and it has
+    /// one: the method returns that field alone.
+    fn single_output(&self, r: &str) -> Option<&str> {
+        self.io.get(r)?.single_output()
+    }
+
+    /// The safe type of field `field` of record `record`, as its safe record has it.
+    fn field_ty(&self, record: &str, field: &str) -> TokenStream {
+        let Some(f) = self.b.model.records.get(record).and_then(|r| r.fields.iter().find(|f| f.name == field)) else {
+            let msg = format!("generator bug: no field {record}.{field}");
+            return quote!(compile_error!(#msg));
+        };
+        let flags = self.b.flags_of_field(record, field);
+        let t = field_conv(self.b, self.names, &f.ty, flags.as_deref()).ty;
+        match crate::plan::sentinel(&self.b.model, f) {
+            Some(_) => quote!(Option<#t>),
+            None => t,
+        }
+    }
+
+    /// The head's in/out record `r` built from the method's parameters (its inputs), or the
+    /// record the method takes (`x`) when its directions are not known.
+    fn inout_value(&self, r: &str, x: TokenStream) -> TokenStream {
+        let Some(io) = self.io.get(r) else { return x };
+        let t = self.names.ty(r);
+        let fields = io.inputs.iter().map(|f| super::types::field_ident(f));
+        let params = io.inputs.iter().map(|f| ident(&snake(f)));
+        quote!(#t { #(#fields: #params,)* ..Default::default() })
+    }
+
+    /// What the method returns of its head's in/out record `r` (safe value `x`): the only
+    /// output field, or the whole record.
+    fn inout_result(&self, r: &str, x: TokenStream) -> TokenStream {
+        match self.single_output(r) {
+            Some(f) => {
+                let f = super::types::field_ident(f);
+                quote!(#x.#f)
+            }
+            None => x,
         }
     }
 
@@ -423,11 +476,18 @@ impl Gen<'_> {
     /// codes, then the method's arguments by their Rust names.
     fn docs(&self, m: &Method, f: &Function) -> TokenStream {
         let mut text = f.doc.as_deref().map(doc::description).unwrap_or_default();
-        let described: Vec<String> = args(&m.calls[0])
+        let described: Vec<String> = args(&m.calls[0], self.io)
             .into_iter()
-            .filter_map(|(c, _)| {
-                let d = f.docs.param(c).filter(|d| !d.text.trim().is_empty())?;
-                Some(format!("* `{}`: {}", snake(c), doc::inline_text(&d.text)))
+            .filter_map(|(c, arg)| {
+                let text = match arg {
+                    Arg::Field { record, field } => {
+                        let r = self.b.model.records.get(record)?;
+                        r.fields.iter().find(|f| f.name == field)?.doc.clone()?
+                    }
+                    _ => f.docs.param(c)?.text.clone(),
+                };
+                let text = doc::inline_text(&text);
+                (!text.trim().is_empty()).then(|| format!("* `{}`: {text}", snake(c)))
             })
             .collect();
         if !described.is_empty() {
@@ -496,6 +556,51 @@ impl Gen<'_> {
         }
     }
 
+    /// The body calling `c`, a member of another shape than the newest: its parameters taken
+    /// from the method's (the newest member's record inputs) and its outputs put in that record,
+    /// which the method answers as the newest member's call does.
+    fn across_call(&self, c: &Call, a: &Across) -> TokenStream {
+        let t = self.names.ty(&a.record);
+        let (mut pre, mut args, mut sets, mut whole) = (Vec::new(), Vec::new(), Vec::new(), None);
+        for (p, map) in c.params.iter().zip(&a.maps) {
+            let local = ident(&format!("c_{}", snake(&p.name)));
+            match (map, &p.role) {
+                (Maps::SelfHandle, _) => args.push(quote!(self.raw)),
+                (Maps::Input(f), Role::In(v)) => {
+                    let (x, fi) = (ident(&snake(f)), super::types::field_ident(f));
+                    args.push(self.to_c(v, quote!(#x)));
+                    sets.push(quote!(r.#fi = #x;));
+                }
+                (Maps::Output(f), Role::Out(v)) => {
+                    let (ty, init, fi) = (self.raw_ty(v), self.raw_init(v), super::types::field_ident(f));
+                    pre.push(quote!(let mut #local: #ty = #init;));
+                    args.push(quote!(&mut #local));
+                    sets.push(quote!(r.#fi = #local as _;));
+                }
+                (Maps::Whole, Role::Out(v @ Val::Record(o))) => {
+                    let (ty, init) = (self.raw_ty(v), self.raw_init(v));
+                    pre.push(quote!(let mut #local: #ty = #init;));
+                    args.push(quote!(&mut #local));
+                    whole = Some(self.convert(o, &a.record, self.safe_of(v, quote!(#local))));
+                }
+                (map, role) => {
+                    let msg = format!("generator bug: {map:?} for role {role:?}");
+                    args.push(quote!(compile_error!(#msg)));
+                }
+            }
+        }
+        let base = whole.unwrap_or_else(|| quote!(#t::default()));
+        let result = self.inout_result(&a.record, quote!(r));
+        quote! {
+            #(#pre)*
+            ffi::check(call!(sym(#(#args),*)))?;
+            #[allow(unused_mut)]
+            let mut r: #t = #base;
+            #(#sets)*
+            Ok(#result)
+        }
+    }
+
     /// What parameter `p` of `c` (`hp` of the family's newest member, which gives the
     /// method's signature) contributes to the call.
     fn part<'c>(&self, c: &'c Call, p: &'c ParamPlan, hp: &ParamPlan, cx: &mut CallCx<'c>) -> Part {
@@ -521,10 +626,18 @@ impl Gen<'_> {
                 part.arg = if is_const { quote!(&#local) } else { quote!(&mut #local) };
             }
             (Role::InOut(v), Role::InOut(hv)) => {
-                let value = self.input(v, hv, quote!((*#pn)));
+                let given = match hv {
+                    Val::Record(r) => self.inout_value(r, quote!((*#pn))),
+                    _ => quote!((*#pn)),
+                };
+                let value = self.input(v, hv, given);
                 part.pre = quote!(let mut #local = #value;);
                 part.arg = quote!(&mut #local);
-                part.post = Some(self.output(v, hv, quote!(#local)));
+                let out = self.output(v, hv, quote!(#local));
+                part.post = Some(match hv {
+                    Val::Record(r) => self.inout_result(r, out),
+                    _ => out,
+                });
             }
             (Role::Out(v), Role::Out(hv)) => {
                 let (t, init) = (self.raw_ty(v), self.raw_init(v));
@@ -703,14 +816,26 @@ pub enum Arg<'a> {
     Slice(&'a Val),
     /// The number of elements to fetch, `u32`.
     Len,
+    /// An input field of an in/out record, as its safe record types it.
+    Field { record: &'a str, field: &'a str },
 }
 
-/// The Rust parameters of a method whose chain is headed by `head`, with their C names.
-pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
+/// The Rust parameters of a method whose chain is headed by `head`, with their C names (an
+/// in/out record's input fields by field name).
+pub fn args<'a>(head: &'a Call, io: &'a BTreeMap<String, RecordIo>) -> Vec<(&'a str, Arg<'a>)> {
     let sized_input = head.params.iter().any(|p| matches!(p.role, Role::SizedArray { input: true, .. }));
     head.params
         .iter()
-        .filter_map(|p| {
+        .flat_map(|p| -> Vec<(&'a str, Arg<'a>)> {
+            if let Role::InOut(Val::Record(r)) = &p.role {
+                if let Some(io) = io.get(r) {
+                    return io
+                        .inputs
+                        .iter()
+                        .map(|f| (f.as_str(), Arg::Field { record: r.as_str(), field: f.as_str() }))
+                        .collect();
+                }
+            }
             let arg = match &p.role {
                 Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => Arg::Handle(h),
                 Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_))) => {
@@ -720,9 +845,9 @@ pub fn args(head: &Call) -> Vec<(&str, Arg<'_>)> {
                 Role::InStr => Arg::Str,
                 Role::SizedLen { capacity: None, .. } if !sized_input => Arg::Len,
                 Role::SizedArray { val, input: true, .. } => Arg::Slice(val),
-                _ => return None,
+                _ => return Vec::new(),
             };
-            Some((p.name.as_str(), arg))
+            vec![(p.name.as_str(), arg)]
         })
         .collect()
 }
