@@ -70,27 +70,44 @@ pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics)
     types
 }
 
-/// A record's name without its layout's version (`TemperatureV1` → `Temperature`) when it is
-/// the only layout the header has and the name is free: the version is the C side's concern
-/// (the raw names stay in nvml-sys, and each type carries its C names as doc aliases).
+/// A record's name without its layout's version (`TemperatureV1` → `Temperature`) for the
+/// newest layout of each record, so that a method keeps its return type's name when a header
+/// adds a layout: the older layouts keep their version (`AccountingStats` is the `_v2` layout,
+/// the unversioned one before it `AccountingStatsV1`). The version is the C side's concern (the
+/// raw names stay in nvml-sys, and each type carries its C names as doc aliases). A name that
+/// another kind of type (a handle, a bitflags type) holds is left alone.
 fn drop_layout_suffixes(types: &mut BTreeMap<String, String>, taken: &BTreeMap<String, String>) {
-    let strip = |name: &str| -> Option<String> {
+    let split = |name: &str| -> Option<(String, u32)> {
         let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-        let base = base.strip_suffix('V')?;
-        (base.len() < name.len() - 1 && !base.is_empty()).then(|| base.to_string())
+        let version = name[base.len()..].parse().ok()?;
+        let base = base.strip_suffix('V').filter(|b| !b.is_empty())?;
+        Some((base.to_string(), version))
     };
-    // How many types each base name would have: the layouts of one record, and any type
-    // already named so.
-    let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for rust in taken.keys() {
-        *count.entry(strip(rust).unwrap_or_else(|| rust.clone())).or_default() += 1;
+    // The layouts of each base name, by version (0: the unversioned name).
+    let mut layouts: BTreeMap<String, BTreeMap<u32, String>> = BTreeMap::new();
+    for (c, rust) in types.iter() {
+        let (base, version) = split(rust).unwrap_or_else(|| (rust.clone(), 0));
+        layouts.entry(base).or_default().insert(version, c.clone());
     }
-    for rust in types.values_mut() {
-        if let Some(base) = strip(rust) {
-            if count.get(&base) == Some(&1) {
-                *rust = base;
-            }
+    let ours: std::collections::BTreeSet<&String> = types.values().collect();
+    let foreign = |name: &String| taken.contains_key(name) && !ours.contains(name);
+    let mut renamed = Vec::new();
+    for (base, by_version) in &layouts {
+        let Some((&newest, newest_c)) = by_version.last_key_value() else { continue };
+        if newest == 0 || foreign(base) {
+            continue;
         }
+        // An unversioned older layout takes `V1`, unless a `V1` exists too.
+        if let Some(old) = by_version.get(&0) {
+            if by_version.contains_key(&1) {
+                continue;
+            }
+            renamed.push((old.clone(), format!("{base}V1")));
+        }
+        renamed.push((newest_c.clone(), base.clone()));
+    }
+    for (c, rust) in renamed {
+        types.insert(c, rust);
     }
 }
 

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlAccountingStats_st")]
 #[doc(alias = "nvmlAccountingStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AccountingStats {
+pub struct AccountingStatsV1 {
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
     /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
     /// process (not just the last sample period).
@@ -84,7 +84,7 @@ pub struct AccountingStats {
     /// Reserved for future use
     pub reserved: Vec<u32>,
 }
-impl AccountingStats {
+impl AccountingStatsV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlAccountingStats_st {
         #[allow(unused_mut)]
@@ -101,9 +101,9 @@ impl AccountingStats {
         r
     }
 }
-impl From<&sys::nvmlAccountingStats_st> for AccountingStats {
+impl From<&sys::nvmlAccountingStats_st> for AccountingStatsV1 {
     fn from(r: &sys::nvmlAccountingStats_st) -> Self {
-        AccountingStats {
+        AccountingStatsV1 {
             gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
             memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
             max_memory_usage: Some(r.maxMemoryUsage)
@@ -116,7 +116,7 @@ impl From<&sys::nvmlAccountingStats_st> for AccountingStats {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for AccountingStats {
+impl serde::Serialize for AccountingStatsV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -136,7 +136,7 @@ impl serde::Serialize for AccountingStats {
 ///The safe form of `nvmlAccountingStats_v2_t`.
 #[doc(alias = "nvmlAccountingStats_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AccountingStatsV2 {
+pub struct AccountingStats {
     /// Process Id of the target process to query stats for
     pub pid: u32,
     /// Flag to represent if the process is running (1 for running, 0 for terminated)
@@ -170,7 +170,7 @@ pub struct AccountingStatsV2 {
     /// CPU Timestamp in usec representing start time for the process
     pub start_time: u64,
 }
-impl AccountingStatsV2 {
+impl AccountingStats {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlAccountingStats_v2_t {
         #[allow(unused_mut)]
@@ -188,9 +188,9 @@ impl AccountingStatsV2 {
         r
     }
 }
-impl From<&sys::nvmlAccountingStats_v2_t> for AccountingStatsV2 {
+impl From<&sys::nvmlAccountingStats_v2_t> for AccountingStats {
     fn from(r: &sys::nvmlAccountingStats_v2_t) -> Self {
-        AccountingStatsV2 {
+        AccountingStats {
             pid: r.pid,
             is_running: r.isRunning,
             gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
@@ -206,7 +206,7 @@ impl From<&sys::nvmlAccountingStats_v2_t> for AccountingStatsV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for AccountingStatsV2 {
+impl serde::Serialize for AccountingStats {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -358,33 +358,33 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
     #[doc(alias = "nvmlDeviceGetAccountingStats")]
-    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStatsV2, Error> {
+    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetAccountingStats_v2"),
         );
         if let Ok(sym) = lib.nvmlDeviceGetAccountingStats_v2() {
-            match (|| -> Result<AccountingStatsV2, Error> {
-                let mut c_stats = AccountingStatsV2 {
+            match (|| -> Result<AccountingStats, Error> {
+                let mut c_stats = AccountingStats {
                     pid: pid,
                     ..Default::default()
                 }
                     .to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_stats)))?;
-                Ok(AccountingStatsV2::from(&c_stats))
+                Ok(AccountingStats::from(&c_stats))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetAccountingStats() {
-            match (|| -> Result<AccountingStatsV2, Error> {
+            match (|| -> Result<AccountingStats, Error> {
                 let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
                 ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
                 #[allow(unused_mut)]
-                let mut r: AccountingStatsV2 = {
-                    let o: AccountingStats = AccountingStats::from(&c_stats);
-                    AccountingStatsV2 {
+                let mut r: AccountingStats = {
+                    let o: AccountingStatsV1 = AccountingStatsV1::from(&c_stats);
+                    AccountingStats {
                         is_running: o.is_running.clone(),
                         gpu_utilization: o.gpu_utilization.clone(),
                         memory_utilization: o.memory_utilization.clone(),

@@ -440,14 +440,14 @@ impl serde::Serialize for SystemConfComputeSettingsV1 {
 ///The safe form of `nvmlSystemConfComputeSettings_v2_t`.
 #[doc(alias = "nvmlSystemConfComputeSettings_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemConfComputeSettingsV2 {
+pub struct SystemConfComputeSettings {
     pub environment: u32,
     pub cc_feature: u32,
     pub dev_tools_mode: u32,
     pub multi_gpu_mode: u32,
     pub tdisp_state: u32,
 }
-impl SystemConfComputeSettingsV2 {
+impl SystemConfComputeSettings {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlSystemConfComputeSettings_v2 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -463,9 +463,9 @@ impl SystemConfComputeSettingsV2 {
         r
     }
 }
-impl From<&sys::nvmlSystemConfComputeSettings_v2_t> for SystemConfComputeSettingsV2 {
+impl From<&sys::nvmlSystemConfComputeSettings_v2_t> for SystemConfComputeSettings {
     fn from(r: &sys::nvmlSystemConfComputeSettings_v2_t) -> Self {
-        SystemConfComputeSettingsV2 {
+        SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
             dev_tools_mode: r.devToolsMode,
@@ -475,7 +475,7 @@ impl From<&sys::nvmlSystemConfComputeSettings_v2_t> for SystemConfComputeSetting
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for SystemConfComputeSettingsV2 {
+impl serde::Serialize for SystemConfComputeSettings {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

@@ -2199,7 +2199,7 @@ impl serde::Serialize for PlatformInfoV1 {
 #[doc(alias = "nvmlPlatformInfo_t")]
 #[doc(alias = "nvmlPlatformInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct PlatformInfoV2 {
+pub struct PlatformInfo {
     /// Infiniband GUID reported by platform (for Blackwell, ibGuid is 8 bytes so indices 8-15 are zero)
     pub ib_guid: Vec<u8>,
     /// Serial number of the chassis containing this GPU (for Blackwell it is 13 bytes so indices 13-15 are zero)
@@ -2215,7 +2215,7 @@ pub struct PlatformInfoV2 {
     /// ID of this GPU within the node
     pub module_id: u8,
 }
-impl PlatformInfoV2 {
+impl PlatformInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlPlatformInfo_v2 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -2241,9 +2241,9 @@ impl PlatformInfoV2 {
         r
     }
 }
-impl From<&sys::nvmlPlatformInfo_v2_t> for PlatformInfoV2 {
+impl From<&sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
     fn from(r: &sys::nvmlPlatformInfo_v2_t) -> Self {
-        PlatformInfoV2 {
+        PlatformInfo {
             ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
             chassis_serial_number: r.chassisSerialNumber.iter().map(|x| (*x)).collect(),
             slot_number: r.slotNumber,
@@ -2255,7 +2255,7 @@ impl From<&sys::nvmlPlatformInfo_v2_t> for PlatformInfoV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for PlatformInfoV2 {
+impl serde::Serialize for PlatformInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

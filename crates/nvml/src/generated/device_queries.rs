@@ -217,26 +217,26 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeSettings_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeSettings_v2")]
     #[doc(alias = "nvmlSystemGetConfComputeSettings")]
-    pub fn conf_compute_settings(&self) -> Result<SystemConfComputeSettingsV2, Error> {
+    pub fn conf_compute_settings(&self) -> Result<SystemConfComputeSettings, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlSystemGetConfComputeSettings_v2"),
         );
         if let Ok(sym) = lib.nvmlSystemGetConfComputeSettings_v2() {
-            match (|| -> Result<SystemConfComputeSettingsV2, Error> {
+            match (|| -> Result<SystemConfComputeSettings, Error> {
                 let mut c_settings: sys::nvmlSystemConfComputeSettings_v2_t = sys::nvmlSystemConfComputeSettings_v2_t {
                     version: sys::nvmlSystemConfComputeSettings_v2 as _,
                     ..Default::default()
                 };
                 ffi::check(call!(sym(& mut c_settings)))?;
-                Ok(SystemConfComputeSettingsV2::from(&c_settings))
+                Ok(SystemConfComputeSettings::from(&c_settings))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlSystemGetConfComputeSettings() {
-            match (|| -> Result<SystemConfComputeSettingsV2, Error> {
+            match (|| -> Result<SystemConfComputeSettings, Error> {
                 let mut c_settings: sys::nvmlSystemConfComputeSettings_v1_t = sys::nvmlSystemConfComputeSettings_v1_t {
                     version: sys::nvmlSystemConfComputeSettings_v1 as _,
                     ..Default::default()
@@ -246,7 +246,7 @@ impl Nvml {
                     let o: SystemConfComputeSettingsV1 = SystemConfComputeSettingsV1::from(
                         &c_settings,
                     );
-                    SystemConfComputeSettingsV2 {
+                    SystemConfComputeSettings {
                         environment: o.environment.clone(),
                         cc_feature: o.cc_feature.clone(),
                         dev_tools_mode: o.dev_tools_mode.clone(),
@@ -517,11 +517,11 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeProtectedMemoryUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeProtectedMemoryUsage")]
-    pub fn conf_compute_protected_memory_usage(&self) -> Result<Memory, Error> {
+    pub fn conf_compute_protected_memory_usage(&self) -> Result<MemoryV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeProtectedMemoryUsage()?;
         let mut c_memory: sys::nvmlMemory_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-        Ok(Memory::from(&c_memory))
+        Ok(MemoryV1::from(&c_memory))
     }
     /// Retrieves the display active state for the device.
     ///

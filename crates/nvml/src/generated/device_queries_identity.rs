@@ -890,14 +890,14 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPlatformInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPlatformInfo")]
-    pub fn platform_info(&self) -> Result<PlatformInfoV2, Error> {
+    pub fn platform_info(&self) -> Result<PlatformInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPlatformInfo()?;
         let mut c_platform_info: sys::nvmlPlatformInfo_v2_t = sys::nvmlPlatformInfo_v2_t {
             version: sys::nvmlPlatformInfo_v2 as _,
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_platform_info)))?;
-        Ok(PlatformInfoV2::from(&c_platform_info))
+        Ok(PlatformInfo::from(&c_platform_info))
     }
     /// Retrieves the globally unique board serial number associated with this device's board.
     ///

@@ -453,29 +453,29 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryInfo_v2")]
     #[doc(alias = "nvmlDeviceGetMemoryInfo")]
-    pub fn memory_info(&self) -> Result<MemoryV2, Error> {
+    pub fn memory_info(&self) -> Result<Memory, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2"));
         if let Ok(sym) = lib.nvmlDeviceGetMemoryInfo_v2() {
-            match (|| -> Result<MemoryV2, Error> {
+            match (|| -> Result<Memory, Error> {
                 let mut c_memory: sys::nvmlMemory_v2_st = sys::nvmlMemory_v2_st {
                     version: sys::nvmlMemory_v2 as _,
                     ..Default::default()
                 };
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-                Ok(MemoryV2::from(&c_memory))
+                Ok(Memory::from(&c_memory))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetMemoryInfo() {
-            match (|| -> Result<MemoryV2, Error> {
+            match (|| -> Result<Memory, Error> {
                 let mut c_memory: sys::nvmlMemory_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
                 Ok({
-                    let o: Memory = Memory::from(&c_memory);
-                    MemoryV2 {
+                    let o: MemoryV1 = MemoryV1::from(&c_memory);
+                    Memory {
                         total: o.total.clone(),
                         free: o.free.clone(),
                         used: o.used.clone(),

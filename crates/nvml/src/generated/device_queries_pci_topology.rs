@@ -182,21 +182,21 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetGpuFabricInfo_v4")]
     #[doc(alias = "nvmlDeviceGetGpuFabricInfoV")]
     #[doc(alias = "nvmlDeviceGetGpuFabricInfo")]
-    pub fn gpu_fabric_info(&self) -> Result<GpuFabricInfoV4, Error> {
+    pub fn gpu_fabric_info(&self) -> Result<GpuFabricInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetGpuFabricInfo_v4"));
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfo_v4() {
-            match (|| -> Result<GpuFabricInfoV4, Error> {
+            match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v4_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                Ok(GpuFabricInfoV4::from(&c_gpu_fabric_info))
+                Ok(GpuFabricInfo::from(&c_gpu_fabric_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfoV() {
-            match (|| -> Result<GpuFabricInfoV4, Error> {
+            match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v3_t = sys::nvmlGpuFabricInfo_v3_t {
                     version: sys::nvmlGpuFabricInfo_v3 as _,
                     ..Default::default()
@@ -204,7 +204,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
                 Ok({
                     let o: GpuFabricInfoV3 = GpuFabricInfoV3::from(&c_gpu_fabric_info);
-                    GpuFabricInfoV4 {
+                    GpuFabricInfo {
                         cluster_uuid: o.cluster_uuid.clone(),
                         status: o.status.clone(),
                         state: o.state.clone(),
@@ -219,12 +219,12 @@ impl<'n> Device<'n> {
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfo() {
-            match (|| -> Result<GpuFabricInfoV4, Error> {
+            match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
                 Ok({
-                    let o: GpuFabricInfo = GpuFabricInfo::from(&c_gpu_fabric_info);
-                    GpuFabricInfoV4 {
+                    let o: GpuFabricInfoV1 = GpuFabricInfoV1::from(&c_gpu_fabric_info);
+                    GpuFabricInfo {
                         cluster_uuid: o.cluster_uuid.clone(),
                         status: o.status.clone(),
                         state: o.state.clone(),

@@ -1836,7 +1836,7 @@ impl serde::Serialize for GpuUptime {
 #[doc(alias = "nvmlMemory_st")]
 #[doc(alias = "nvmlMemory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Memory {
+pub struct MemoryV1 {
     /// Total physical device memory (in bytes)
     pub total: u64,
     /// Unallocated device memory (in bytes)
@@ -1845,7 +1845,7 @@ pub struct Memory {
     /// Note that the driver/GPU always sets aside a small amount of memory for bookkeeping
     pub used: u64,
 }
-impl Memory {
+impl MemoryV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlMemory_st {
         #[allow(unused_mut)]
@@ -1856,9 +1856,9 @@ impl Memory {
         r
     }
 }
-impl From<&sys::nvmlMemory_st> for Memory {
+impl From<&sys::nvmlMemory_st> for MemoryV1 {
     fn from(r: &sys::nvmlMemory_st) -> Self {
-        Memory {
+        MemoryV1 {
             total: r.total,
             free: r.free,
             used: r.used,
@@ -1866,7 +1866,7 @@ impl From<&sys::nvmlMemory_st> for Memory {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for Memory {
+impl serde::Serialize for MemoryV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1885,7 +1885,7 @@ impl serde::Serialize for Memory {
 #[doc(alias = "nvmlMemory_v2_st")]
 #[doc(alias = "nvmlMemory_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct MemoryV2 {
+pub struct Memory {
     /// Total physical device memory (in bytes)
     pub total: u64,
     /// Device memory (in bytes) reserved for system use (driver or firmware)
@@ -1895,7 +1895,7 @@ pub struct MemoryV2 {
     /// Allocated device memory (in bytes).
     pub used: u64,
 }
-impl MemoryV2 {
+impl Memory {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlMemory_v2 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1910,9 +1910,9 @@ impl MemoryV2 {
         r
     }
 }
-impl From<&sys::nvmlMemory_v2_st> for MemoryV2 {
+impl From<&sys::nvmlMemory_v2_st> for Memory {
     fn from(r: &sys::nvmlMemory_v2_st) -> Self {
-        MemoryV2 {
+        Memory {
             total: r.total,
             reserved: r.reserved,
             free: r.free,
@@ -1921,7 +1921,7 @@ impl From<&sys::nvmlMemory_v2_st> for MemoryV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for MemoryV2 {
+impl serde::Serialize for Memory {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

@@ -96,7 +96,7 @@ impl serde::Serialize for GpuFabricClique {
 ///The safe form of `nvmlGpuFabricInfo_t`.
 #[doc(alias = "nvmlGpuFabricInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuFabricInfo {
+pub struct GpuFabricInfoV1 {
     /// Uuid of the cluster to which this GPU belongs
     pub cluster_uuid: Vec<u8>,
     /// Error status, if any. Must be checked only if state returns "complete".
@@ -106,7 +106,7 @@ pub struct GpuFabricInfo {
     /// Current state of GPU registration process. See NVML_GPU_FABRIC_STATE_*
     pub state: u8,
 }
-impl GpuFabricInfo {
+impl GpuFabricInfoV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_t {
         #[allow(unused_mut)]
@@ -120,9 +120,9 @@ impl GpuFabricInfo {
         r
     }
 }
-impl From<&sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
+impl From<&sys::nvmlGpuFabricInfo_t> for GpuFabricInfoV1 {
     fn from(r: &sys::nvmlGpuFabricInfo_t) -> Self {
-        GpuFabricInfo {
+        GpuFabricInfoV1 {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
             clique_id: r.cliqueId,
@@ -131,7 +131,7 @@ impl From<&sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuFabricInfo {
+impl serde::Serialize for GpuFabricInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -289,7 +289,7 @@ impl serde::Serialize for GpuFabricInfoV3 {
 ///The safe form of `nvmlGpuFabricInfo_v4_t`.
 #[doc(alias = "nvmlGpuFabricInfo_v4_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuFabricInfoV4 {
+pub struct GpuFabricInfo {
     /// Uuid of the cluster to which this GPU belongs
     pub cluster_uuid: Vec<u8>,
     /// Probe Error status, if any. Must be checked only if state returns "complete".
@@ -305,7 +305,7 @@ pub struct GpuFabricInfoV4 {
     /// GPU Fabric health summary. See NVML_GPU_FABRIC_HEALTH_SUMMARY_*
     pub health_summary: u8,
 }
-impl GpuFabricInfoV4 {
+impl GpuFabricInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v4_t {
         #[allow(unused_mut)]
@@ -324,9 +324,9 @@ impl GpuFabricInfoV4 {
         r
     }
 }
-impl From<&sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfoV4 {
+impl From<&sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
     fn from(r: &sys::nvmlGpuFabricInfo_v4_t) -> Self {
-        GpuFabricInfoV4 {
+        GpuFabricInfo {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
             cliques: r.cliques.iter().map(|x| GpuFabricClique::from(&(*x))).collect(),
@@ -338,7 +338,7 @@ impl From<&sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfoV4 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuFabricInfoV4 {
+impl serde::Serialize for GpuFabricInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]

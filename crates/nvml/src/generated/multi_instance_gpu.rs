@@ -149,7 +149,7 @@ impl serde::Serialize for ComputeInstancePlacement {
 #[doc(alias = "nvmlComputeInstanceProfileInfo_st")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ComputeInstanceProfileInfo {
+pub struct ComputeInstanceProfileInfoV1 {
     /// Unique profile ID within the GPU instance
     pub id: u32,
     /// GPU Slice count
@@ -169,7 +169,7 @@ pub struct ComputeInstanceProfileInfo {
     /// Shared OFA Engine count
     pub shared_ofa_count: u32,
 }
-impl ComputeInstanceProfileInfo {
+impl ComputeInstanceProfileInfoV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_st {
         #[allow(unused_mut)]
@@ -186,9 +186,9 @@ impl ComputeInstanceProfileInfo {
         r
     }
 }
-impl From<&sys::nvmlComputeInstanceProfileInfo_st> for ComputeInstanceProfileInfo {
+impl From<&sys::nvmlComputeInstanceProfileInfo_st> for ComputeInstanceProfileInfoV1 {
     fn from(r: &sys::nvmlComputeInstanceProfileInfo_st) -> Self {
-        ComputeInstanceProfileInfo {
+        ComputeInstanceProfileInfoV1 {
             id: r.id,
             slice_count: r.sliceCount,
             instance_count: r.instanceCount,
@@ -202,7 +202,7 @@ impl From<&sys::nvmlComputeInstanceProfileInfo_st> for ComputeInstanceProfileInf
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ComputeInstanceProfileInfo {
+impl serde::Serialize for ComputeInstanceProfileInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -317,7 +317,7 @@ impl serde::Serialize for ComputeInstanceProfileInfoV2 {
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v3_st")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ComputeInstanceProfileInfoV3 {
+pub struct ComputeInstanceProfileInfo {
     /// Unique profile ID within the GPU instance
     pub id: u32,
     /// GPU Slice count
@@ -341,7 +341,7 @@ pub struct ComputeInstanceProfileInfoV3 {
     /// Additional capabilities
     pub capabilities: u32,
 }
-impl ComputeInstanceProfileInfoV3 {
+impl ComputeInstanceProfileInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlComputeInstanceProfileInfo_v3 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -363,9 +363,9 @@ impl ComputeInstanceProfileInfoV3 {
         r
     }
 }
-impl From<&sys::nvmlComputeInstanceProfileInfo_v3_st> for ComputeInstanceProfileInfoV3 {
+impl From<&sys::nvmlComputeInstanceProfileInfo_v3_st> for ComputeInstanceProfileInfo {
     fn from(r: &sys::nvmlComputeInstanceProfileInfo_v3_st) -> Self {
-        ComputeInstanceProfileInfoV3 {
+        ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
             instance_count: r.instanceCount,
@@ -381,7 +381,7 @@ impl From<&sys::nvmlComputeInstanceProfileInfo_v3_st> for ComputeInstanceProfile
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for ComputeInstanceProfileInfoV3 {
+impl serde::Serialize for ComputeInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -495,7 +495,7 @@ impl serde::Serialize for GpuInstancePlacement {
 #[doc(alias = "nvmlGpuInstanceProfileInfo_st")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuInstanceProfileInfo {
+pub struct GpuInstanceProfileInfoV1 {
     /// Unique profile ID within the device
     pub id: u32,
     /// Peer-to-Peer support
@@ -519,7 +519,7 @@ pub struct GpuInstanceProfileInfo {
     /// Memory size in MBytes
     pub memory_size_mb: u64,
 }
-impl GpuInstanceProfileInfo {
+impl GpuInstanceProfileInfoV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_st {
         #[allow(unused_mut)]
@@ -538,9 +538,9 @@ impl GpuInstanceProfileInfo {
         r
     }
 }
-impl From<&sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
+impl From<&sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfoV1 {
     fn from(r: &sys::nvmlGpuInstanceProfileInfo_st) -> Self {
-        GpuInstanceProfileInfo {
+        GpuInstanceProfileInfoV1 {
             id: r.id,
             is_p2p_supported: r.isP2pSupported,
             slice_count: r.sliceCount,
@@ -556,7 +556,7 @@ impl From<&sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuInstanceProfileInfo {
+impl serde::Serialize for GpuInstanceProfileInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -683,7 +683,7 @@ impl serde::Serialize for GpuInstanceProfileInfoV2 {
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v3_st")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuInstanceProfileInfoV3 {
+pub struct GpuInstanceProfileInfo {
     /// Unique profile ID within the device
     pub id: u32,
     /// GPU Slice count
@@ -709,7 +709,7 @@ pub struct GpuInstanceProfileInfoV3 {
     /// Additional capabilities
     pub capabilities: u32,
 }
-impl GpuInstanceProfileInfoV3 {
+impl GpuInstanceProfileInfo {
     /// The `version` value this layout is used with.
     pub const VERSION: u32 = sys::nvmlGpuInstanceProfileInfo_v3 as u32;
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -732,9 +732,9 @@ impl GpuInstanceProfileInfoV3 {
         r
     }
 }
-impl From<&sys::nvmlGpuInstanceProfileInfo_v3_st> for GpuInstanceProfileInfoV3 {
+impl From<&sys::nvmlGpuInstanceProfileInfo_v3_st> for GpuInstanceProfileInfo {
     fn from(r: &sys::nvmlGpuInstanceProfileInfo_v3_st) -> Self {
-        GpuInstanceProfileInfoV3 {
+        GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
             instance_count: r.instanceCount,
@@ -751,7 +751,7 @@ impl From<&sys::nvmlGpuInstanceProfileInfo_v3_st> for GpuInstanceProfileInfoV3 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for GpuInstanceProfileInfoV3 {
+impl serde::Serialize for GpuInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1170,7 +1170,7 @@ impl<'n> Device<'n> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
                 Ok({
-                    let o: GpuInstanceProfileInfo = GpuInstanceProfileInfo::from(
+                    let o: GpuInstanceProfileInfoV1 = GpuInstanceProfileInfoV1::from(
                         &c_info,
                     );
                     GpuInstanceProfileInfoV2 {
@@ -1591,7 +1591,7 @@ impl<'n> GpuInstance<'n> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
                 Ok({
-                    let o: ComputeInstanceProfileInfo = ComputeInstanceProfileInfo::from(
+                    let o: ComputeInstanceProfileInfoV1 = ComputeInstanceProfileInfoV1::from(
                         &c_info,
                     );
                     ComputeInstanceProfileInfoV2 {

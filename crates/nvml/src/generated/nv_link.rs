@@ -240,7 +240,7 @@ impl serde::Serialize for NvLinkInfoV2 {
 ///The safe form of `nvmlNvLinkInfo_v3_t`.
 #[doc(alias = "nvmlNvLinkInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvLinkInfoV3 {
+pub struct NvLinkInfo {
     /// OUT - NVLINK encryption enablement
     pub is_nvle_enabled: u32,
     /// OUT - NVLINK Firmware info
@@ -248,7 +248,7 @@ pub struct NvLinkInfoV3 {
     /// OUT - Whether NVLE is ready on the GPU
     pub is_nvle_ready: u32,
 }
-impl NvLinkInfoV3 {
+impl NvLinkInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
         #[allow(unused_mut)]
@@ -259,9 +259,9 @@ impl NvLinkInfoV3 {
         r
     }
 }
-impl From<&sys::nvmlNvLinkInfo_v3_t> for NvLinkInfoV3 {
+impl From<&sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
     fn from(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
-        NvLinkInfoV3 {
+        NvLinkInfo {
             is_nvle_enabled: r.isNvleEnabled,
             firmware_info: NvlinkFirmwareInfo::from(&r.firmwareInfo),
             is_nvle_ready: r.isNvleReady,
@@ -269,7 +269,7 @@ impl From<&sys::nvmlNvLinkInfo_v3_t> for NvLinkInfoV3 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkInfoV3 {
+impl serde::Serialize for NvLinkInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -983,21 +983,21 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkInfo_v3` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkInfo_v3")]
     #[doc(alias = "nvmlDeviceGetNvLinkInfo")]
-    pub fn nv_link_info(&self) -> Result<NvLinkInfoV3, Error> {
+    pub fn nv_link_info(&self) -> Result<NvLinkInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3"));
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo_v3() {
-            match (|| -> Result<NvLinkInfoV3, Error> {
+            match (|| -> Result<NvLinkInfo, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v3_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                Ok(NvLinkInfoV3::from(&c_info))
+                Ok(NvLinkInfo::from(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo() {
-            match (|| -> Result<NvLinkInfoV3, Error> {
+            match (|| -> Result<NvLinkInfo, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v2_t = sys::nvmlNvLinkInfo_v2_t {
                     version: sys::nvmlNvLinkInfo_v2 as _,
                     ..Default::default()
@@ -1005,7 +1005,7 @@ impl<'n> Device<'n> {
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
                 Ok({
                     let o: NvLinkInfoV2 = NvLinkInfoV2::from(&c_info);
-                    NvLinkInfoV3 {
+                    NvLinkInfo {
                         is_nvle_enabled: o.is_nvle_enabled.clone(),
                         firmware_info: o.firmware_info.clone(),
                         ..Default::default()

@@ -312,11 +312,11 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingStats")]
-    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
+    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStatsV1, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingStats()?;
         let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
         ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
-        Ok(AccountingStats::from(&c_stats))
+        Ok(AccountingStatsV1::from(&c_stats))
     }
     /// Clears accounting information of the vGPU instance that have already terminated.
     ///

@@ -291,7 +291,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
     pub fn set_vgpu_scheduler_state(
         &self,
-        p_scheduler_state: &VgpuSchedulerStateV2,
+        p_scheduler_state: &VgpuSchedulerState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuSchedulerState_v2()?;
         let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
@@ -398,15 +398,15 @@ impl<'n> Device<'n> {
     pub fn vgpu_scheduler_log(
         &self,
         engine_id: u32,
-    ) -> Result<VgpuSchedulerLogInfoV2, Error> {
+    ) -> Result<VgpuSchedulerLogInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
-        let mut c_p_scheduler_log_info = VgpuSchedulerLogInfoV2 {
+        let mut c_p_scheduler_log_info = VgpuSchedulerLogInfo {
             engine_id: engine_id,
             ..Default::default()
         }
             .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-        Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
+        Ok(VgpuSchedulerLogInfo::from(&c_p_scheduler_log_info))
     }
     /// Returns the vGPU scheduler state.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
@@ -429,15 +429,15 @@ impl<'n> Device<'n> {
     pub fn vgpu_scheduler_state(
         &self,
         engine_id: u32,
-    ) -> Result<VgpuSchedulerStateInfoV2, Error> {
+    ) -> Result<VgpuSchedulerStateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state_info = VgpuSchedulerStateInfoV2 {
+        let mut c_p_scheduler_state_info = VgpuSchedulerStateInfo {
             engine_id: engine_id,
             ..Default::default()
         }
             .to_raw();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-        Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
+        Ok(VgpuSchedulerStateInfo::from(&c_p_scheduler_state_info))
     }
     /// Retrieve the maximum number of vGPU instances creatable on a device for given vGPU type
     ///
@@ -530,7 +530,7 @@ impl<'n> GpuInstance<'n> {
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
     pub fn set_vgpu_scheduler_state(
         &self,
-        p_scheduler_state: &VgpuSchedulerStateV2,
+        p_scheduler_state: &VgpuSchedulerState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState_v2()?;
         let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
@@ -637,44 +637,44 @@ impl<'n> GpuInstance<'n> {
     pub fn vgpu_scheduler_log(
         &self,
         engine_id: u32,
-    ) -> Result<VgpuSchedulerLogInfoV2, Error> {
+    ) -> Result<VgpuSchedulerLogInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlGpuInstanceGetVgpuSchedulerLog_v2"),
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
-            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
-                let mut c_p_scheduler_log_info = VgpuSchedulerLogInfoV2 {
+            match (|| -> Result<VgpuSchedulerLogInfo, Error> {
+                let mut c_p_scheduler_log_info = VgpuSchedulerLogInfo {
                     engine_id: engine_id,
                     ..Default::default()
                 }
                     .to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok(VgpuSchedulerLogInfoV2::from(&c_p_scheduler_log_info))
+                Ok(VgpuSchedulerLogInfo::from(&c_p_scheduler_log_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog() {
-            match (|| -> Result<VgpuSchedulerLogInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerLogInfo, Error> {
                 let mut c_p_scheduler_log_info = sys::nvmlVgpuSchedulerLogInfo_v1_t {
                     version: sys::nvmlVgpuSchedulerLogInfo_v1 as _,
                     ..{
                         let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1 {
-                            engine_id: VgpuSchedulerLogInfoV2 {
+                            engine_id: VgpuSchedulerLogInfo {
                                 engine_id: engine_id,
                                 ..Default::default()
                             }
                                 .engine_id
                                 .clone(),
-                            scheduler_policy: VgpuSchedulerLogInfoV2 {
+                            scheduler_policy: VgpuSchedulerLogInfo {
                                 engine_id: engine_id,
                                 ..Default::default()
                             }
                                 .scheduler_policy
                                 .clone(),
-                            entries_count: VgpuSchedulerLogInfoV2 {
+                            entries_count: VgpuSchedulerLogInfo {
                                 engine_id: engine_id,
                                 ..Default::default()
                             }
@@ -691,7 +691,7 @@ impl<'n> GpuInstance<'n> {
                     let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1::from(
                         &c_p_scheduler_log_info,
                     );
-                    VgpuSchedulerLogInfoV2 {
+                    VgpuSchedulerLogInfo {
                         engine_id: o.engine_id.clone(),
                         scheduler_policy: o.scheduler_policy.clone(),
                         entries_count: o.entries_count.clone(),
@@ -728,38 +728,38 @@ impl<'n> GpuInstance<'n> {
     pub fn vgpu_scheduler_state(
         &self,
         engine_id: u32,
-    ) -> Result<VgpuSchedulerStateInfoV2, Error> {
+    ) -> Result<VgpuSchedulerStateInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlGpuInstanceGetVgpuSchedulerState_v2"),
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
-            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
-                let mut c_p_scheduler_state_info = VgpuSchedulerStateInfoV2 {
+            match (|| -> Result<VgpuSchedulerStateInfo, Error> {
+                let mut c_p_scheduler_state_info = VgpuSchedulerStateInfo {
                     engine_id: engine_id,
                     ..Default::default()
                 }
                     .to_raw();
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok(VgpuSchedulerStateInfoV2::from(&c_p_scheduler_state_info))
+                Ok(VgpuSchedulerStateInfo::from(&c_p_scheduler_state_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState() {
-            match (|| -> Result<VgpuSchedulerStateInfoV2, Error> {
+            match (|| -> Result<VgpuSchedulerStateInfo, Error> {
                 let mut c_p_scheduler_state_info = sys::nvmlVgpuSchedulerStateInfo_v1_t {
                     version: sys::nvmlVgpuSchedulerStateInfo_v1 as _,
                     ..{
                         let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1 {
-                            engine_id: VgpuSchedulerStateInfoV2 {
+                            engine_id: VgpuSchedulerStateInfo {
                                 engine_id: engine_id,
                                 ..Default::default()
                             }
                                 .engine_id
                                 .clone(),
-                            scheduler_policy: VgpuSchedulerStateInfoV2 {
+                            scheduler_policy: VgpuSchedulerStateInfo {
                                 engine_id: engine_id,
                                 ..Default::default()
                             }
@@ -776,7 +776,7 @@ impl<'n> GpuInstance<'n> {
                     let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1::from(
                         &c_p_scheduler_state_info,
                     );
-                    VgpuSchedulerStateInfoV2 {
+                    VgpuSchedulerStateInfo {
                         engine_id: o.engine_id.clone(),
                         scheduler_policy: o.scheduler_policy.clone(),
                         ..Default::default()

@@ -933,7 +933,7 @@ impl serde::Serialize for VgpuSchedulerGetState {
 #[doc(alias = "nvmlVgpuSchedulerLogEntries_st")]
 #[doc(alias = "nvmlVgpuSchedulerLogEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogEntry {
+pub struct VgpuSchedulerLogEntryV1 {
     /// Timestamp in ns when this software runlist was preeempted
     pub timestamp: u64,
     /// Total time in ns this software runlist has run
@@ -947,7 +947,7 @@ pub struct VgpuSchedulerLogEntry {
     /// Preemption time in ns for this SW runlist
     pub cumulative_preemption_time: u64,
 }
-impl VgpuSchedulerLogEntry {
+impl VgpuSchedulerLogEntryV1 {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntries_st {
         #[allow(unused_mut)]
@@ -961,9 +961,9 @@ impl VgpuSchedulerLogEntry {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
+impl From<&sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntryV1 {
     fn from(r: &sys::nvmlVgpuSchedulerLogEntries_st) -> Self {
-        VgpuSchedulerLogEntry {
+        VgpuSchedulerLogEntryV1 {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
             time_run: r.timeRun,
@@ -974,7 +974,7 @@ impl From<&sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerLogEntry {
+impl serde::Serialize for VgpuSchedulerLogEntryV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -996,7 +996,7 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 ///The safe form of `nvmlVgpuSchedulerLogEntry_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerLogEntry_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogEntryV2 {
+pub struct VgpuSchedulerLogEntry {
     /// OUT: Timestamp in ns when this software runlist was preeempted
     pub timestamp: u64,
     /// OUT: Total time in ns this software runlist has run
@@ -1012,7 +1012,7 @@ pub struct VgpuSchedulerLogEntryV2 {
     /// OUT: Current weight of this SW runlist
     pub weight: u32,
 }
-impl VgpuSchedulerLogEntryV2 {
+impl VgpuSchedulerLogEntry {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntry_v2_t {
         #[allow(unused_mut)]
@@ -1027,9 +1027,9 @@ impl VgpuSchedulerLogEntryV2 {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntryV2 {
+impl From<&sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
     fn from(r: &sys::nvmlVgpuSchedulerLogEntry_v2_t) -> Self {
-        VgpuSchedulerLogEntryV2 {
+        VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
             time_run: r.timeRun,
@@ -1041,7 +1041,7 @@ impl From<&sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntryV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerLogEntryV2 {
+impl serde::Serialize for VgpuSchedulerLogEntry {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1077,7 +1077,7 @@ pub struct VgpuSchedulerLogInfoV1 {
     /// OUT: Count of log entries fetched
     pub entries_count: u32,
     /// OUT: Structure to store the state and logs of a software runlist
-    pub log_entries: Vec<VgpuSchedulerLogEntry>,
+    pub log_entries: Vec<VgpuSchedulerLogEntryV1>,
 }
 impl VgpuSchedulerLogInfoV1 {
     /// The `version` value this layout is used with.
@@ -1109,7 +1109,7 @@ impl From<&sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfoV1 {
             log_entries: r
                 .logEntries
                 .iter()
-                .map(|x| VgpuSchedulerLogEntry::from(&(*x)))
+                .map(|x| VgpuSchedulerLogEntryV1::from(&(*x)))
                 .collect(),
         }
     }
@@ -1133,7 +1133,7 @@ impl serde::Serialize for VgpuSchedulerLogInfoV1 {
 ///The safe form of `nvmlVgpuSchedulerLogInfo_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogInfoV2 {
+pub struct VgpuSchedulerLogInfo {
     /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// OUT: Scheduler policy
@@ -1145,9 +1145,9 @@ pub struct VgpuSchedulerLogInfoV2 {
     /// OUT: Count of log entries fetched
     pub entries_count: u32,
     /// OUT: Structure to store the state and logs of a software runlist
-    pub log_entries: Vec<VgpuSchedulerLogEntryV2>,
+    pub log_entries: Vec<VgpuSchedulerLogEntry>,
 }
-impl VgpuSchedulerLogInfoV2 {
+impl VgpuSchedulerLogInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
         #[allow(unused_mut)]
@@ -1163,9 +1163,9 @@ impl VgpuSchedulerLogInfoV2 {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfoV2 {
+impl From<&sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
     fn from(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
-        VgpuSchedulerLogInfoV2 {
+        VgpuSchedulerLogInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
@@ -1174,13 +1174,13 @@ impl From<&sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfoV2 {
             log_entries: r
                 .logEntries
                 .iter()
-                .map(|x| VgpuSchedulerLogEntryV2::from(&(*x)))
+                .map(|x| VgpuSchedulerLogEntry::from(&(*x)))
                 .collect(),
         }
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerLogInfoV2 {
+impl serde::Serialize for VgpuSchedulerLogInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1210,7 +1210,7 @@ pub struct VgpuSchedulerLog {
     pub scheduler_params: sys::nvmlVgpuSchedulerParams_t,
     /// Count of log entries fetched
     pub entries_count: u32,
-    pub log_entries: Vec<VgpuSchedulerLogEntry>,
+    pub log_entries: Vec<VgpuSchedulerLogEntryV1>,
 }
 impl VgpuSchedulerLog {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1239,7 +1239,7 @@ impl From<&sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
             log_entries: r
                 .logEntries
                 .iter()
-                .map(|x| VgpuSchedulerLogEntry::from(&(*x)))
+                .map(|x| VgpuSchedulerLogEntryV1::from(&(*x)))
                 .collect(),
         }
     }
@@ -1513,7 +1513,7 @@ impl serde::Serialize for VgpuSchedulerStateInfoV1 {
 ///The safe form of `nvmlVgpuSchedulerStateInfo_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerStateInfoV2 {
+pub struct VgpuSchedulerStateInfo {
     /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// OUT: Scheduler policy
@@ -1523,7 +1523,7 @@ pub struct VgpuSchedulerStateInfoV2 {
     /// OUT: The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
     pub timeslice: u32,
 }
-impl VgpuSchedulerStateInfoV2 {
+impl VgpuSchedulerStateInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
         #[allow(unused_mut)]
@@ -1535,9 +1535,9 @@ impl VgpuSchedulerStateInfoV2 {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfoV2 {
+impl From<&sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfo {
     fn from(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
-        VgpuSchedulerStateInfoV2 {
+        VgpuSchedulerStateInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
@@ -1546,7 +1546,7 @@ impl From<&sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfoV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerStateInfoV2 {
+impl serde::Serialize for VgpuSchedulerStateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
@@ -1616,7 +1616,7 @@ impl serde::Serialize for VgpuSchedulerStateV1 {
 ///The safe form of `nvmlVgpuSchedulerState_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerState_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerStateV2 {
+pub struct VgpuSchedulerState {
     /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// IN: Scheduler policy
@@ -1626,7 +1626,7 @@ pub struct VgpuSchedulerStateV2 {
     /// IN: Frequency for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub frequency: u32,
 }
-impl VgpuSchedulerStateV2 {
+impl VgpuSchedulerState {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
         #[allow(unused_mut)]
@@ -1638,9 +1638,9 @@ impl VgpuSchedulerStateV2 {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerStateV2 {
+impl From<&sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
     fn from(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
-        VgpuSchedulerStateV2 {
+        VgpuSchedulerState {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
             avg_factor: r.avgFactor,
@@ -1649,7 +1649,7 @@ impl From<&sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerStateV2 {
     }
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerStateV2 {
+impl serde::Serialize for VgpuSchedulerState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
