@@ -151,6 +151,9 @@ pub struct DriverTable {
     pub introduced: Vec<Introduced>,
     /// The newest branch of the history's table (0 without a history).
     pub newest_branch: u32,
+    /// The history's table, toolkit `major.minor` → driver branch, oldest first: the drivers
+    /// the mock can emulate (`cargo xtask mock-lib`).
+    pub branches: Vec<(String, u32)>,
 }
 
 /// Reads the history file `file` (shown as `shown`) for the functions of `model`. A missing
@@ -223,7 +226,9 @@ pub fn table(history: &History, shown: &str, model: &Model, d: &mut Diagnostics)
             ),
         );
     }
-    DriverTable { introduced, newest_branch }
+    let mut branches: Vec<(String, u32)> = history.branches.iter().map(|(tk, b)| (tk.clone(), *b)).collect();
+    branches.sort_by_key(|(tk, _)| version_key(tk));
+    DriverTable { introduced, newest_branch, branches }
 }
 
 #[cfg(test)]
@@ -308,6 +313,8 @@ mod tests {
         // 13.1 has no branch in the table: newer than 580.
         assert_eq!(got, [("nvmlNew12", 525), ("nvmlNew124", 550), ("nvmlNew131", 581)]);
         assert_eq!(t.newest_branch, 580);
+        assert_eq!(t.branches.len(), BRANCHES.len());
+        assert_eq!((t.branches[0].1, t.branches[BRANCHES.len() - 1].1), (515, 580));
         let msgs: Vec<String> = d.items().iter().map(|x| x.to_string()).collect();
         assert_eq!(
             msgs,

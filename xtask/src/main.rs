@@ -95,6 +95,21 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Writes a mock libnvidia-ml.so.1 that emulates one NVIDIA driver into DIR: it exports
+    /// exactly that driver's functions (from the function history), each forwarded to a copy of
+    /// the mock beside it, and nvmlInit fails when the profile runs another driver. Builds the
+    /// mock first (release; --debug: the dev profile).
+    MockLib {
+        /// The driver version, e.g. 525.147.05, of a branch of the published headers (515 to 580).
+        #[arg(long)]
+        driver: String,
+        /// The directory to write (created if need be).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Build the mock with the dev profile instead of release.
+        #[arg(long)]
+        debug: bool,
+    },
     /// Fetches nvml.h VERSION (or the newest) with pip, vendors it under nvml-headers/ as the
     /// new default, and prints the header-diff against the previous default.
     UpdateHeader {
@@ -163,6 +178,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 DiffFormat::Json => header_diff::Format::Json,
             };
             header_diff::run(&root, &old, &new, rules.as_deref(), format)?;
+            true
+        }
+        Command::MockLib { driver, out, debug } => {
+            commands::mock_lib::run(&root, &driver, &out, debug)?;
             true
         }
         Command::History { check } => commands::history::run(&root, check, &Pip::default())?,

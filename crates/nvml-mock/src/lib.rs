@@ -10,7 +10,8 @@
 //!   introduced each function newer than the oldest published header);
 //! - `generated/tables/`: the schema of the functions answered from a profile's values, the
 //!   functions that need privilege or an architecture, and those written by hand
-//!   (`gen-config/mock.yaml`);
+//!   (`gen-config/mock.yaml`); `driver`: driver versions, the branches the history knows, and
+//!   whether a driver has a function (the one place that decides it);
 //! - `answer`: a profile's function values checked against those tables, and the `Answer`
 //!   interface the generated answers read them through;
 //! - `profile`: loads a profile (and the bases it starts from). `NVML_MOCK_PROFILE` names a
@@ -32,6 +33,9 @@
 //!   from its reading) and `generated/exports/` (every symbol of the header, legacy names
 //!   included, with its exact C signature, handing each call with the handle it is for to
 //!   the engine); `answers_doc` (the README's table of the answers that are not values);
+//! - [`driver_lib`]: a `libnvidia-ml.so.1` that exports exactly one driver's functions, each
+//!   forwarded to the mock beside it, and tells the mock its driver (`cargo xtask mock-lib`,
+//!   through the `nvml-mock-lib` program, `src/bin/`);
 //! - [`testing`] helps tests of NVML clients: the path of the built mock, and a test run in a
 //!   child process with its own environment (the mock's state is per process).
 //!
@@ -50,8 +54,8 @@
 //! 1. `ffi`, `schema`, `generated::names`, `generated::history`: NVML's buffer protocols over
 //!    raw pointers, the types of the function tables, the header's names and the branch that
 //!    introduced each function.
-//! 2. `generated::tables`: the functions answered from a profile's values, and those written
-//!    by hand.
+//! 2. `generated::tables`, `driver`: the functions answered from a profile's values, and those
+//!    written by hand; the functions each driver version has.
 //! 3. `answer`: a profile's function values checked against the tables, and the `Answer`
 //!    interface.
 //! 4. `profile`: a profile loaded (with its bases) and checked.
@@ -60,13 +64,17 @@
 //! 7. `engine`: the hand-written behaviour.
 //! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
 //!    symbols, the hostile mode's answers, and the README's table of each profile's answers.
-//! 9. `testing`: helpers for tests of NVML clients.
+//! 9. `driver_lib`: a library of one driver's symbols, forwarded to the mock.
+//! 10. `testing`: helpers for tests of NVML clients.
+//! 11. `bin`: the `nvml-mock-lib` program (`cargo xtask mock-lib` runs it).
 
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]
 
 mod answer;
 mod answers_doc;
+mod driver;
+pub mod driver_lib;
 mod engine;
 mod ffi;
 mod profile;

@@ -22,6 +22,7 @@ use serde_yaml::{Mapping, Value};
 
 use crate::answer::constant;
 use crate::answer::{self, Entry};
+use crate::driver::Version;
 use crate::generated::names::FUNCTIONS;
 use crate::generated::tables::HAND_WRITTEN;
 use crate::schema::ObjectKind;
@@ -326,6 +327,10 @@ pub struct Profile {
     /// driver branch introduced answer `NVML_ERROR_FUNCTION_NOT_FOUND`. `None` without a
     /// driver version: every function is present.
     pub driver_branch: Option<u32>,
+    /// `system.driver_version` as a version, for the functions it has (`crate::driver::has`);
+    /// a version the driver module cannot read whole (`535.104.05-custom`) counts as the first
+    /// of its branch.
+    pub driver: Option<Version>,
     /// How many times a process list grows by one between a size query and the fill.
     pub grow_processes: u32,
     pub events: Vec<EventSpec>,
@@ -339,6 +344,16 @@ pub struct Profile {
     pub live_pids: bool,
     /// vGPU types by id, with their function values.
     pub vgpu_types: BTreeMap<u32, Entries>,
+}
+
+impl Profile {
+    /// Makes the profile's driver `version` (`system.driver_version` and what derives from it),
+    /// for a profile that names none.
+    pub fn set_driver(&mut self, version: &Version) {
+        self.system.0.insert("driver_version".to_string(), Value::String(version.as_str().to_string()));
+        self.driver_branch = Some(version.branch());
+        self.driver = Some(version.clone());
+    }
 }
 
 /// Loads the profile `NVML_MOCK_PROFILE` names: a built-in name or a path to a YAML file.
@@ -439,9 +454,10 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     p.live_pids = top.get("live_pids").and_then(Value::as_bool).unwrap_or(false);
     if let Some(v) = p.system.str("driver_version") {
         let major = v.split('.').next().and_then(|m| m.parse::<u32>().ok());
-        p.driver_branch = Some(major.ok_or_else(|| {
-            fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07"))
-        })?);
+        let major = major
+            .ok_or_else(|| fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07")))?;
+        p.driver_branch = Some(major);
+        p.driver = Some(Version::parse(v).unwrap_or_else(|_| Version::branch_start(major)));
     }
 
     let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
@@ -952,7 +968,10 @@ mod tests {
     fn the_driver_branch_is_the_major_version() {
         let p = parse("system: {driver_version: '525.147.05'}\ndevices: [{}]\n", "x.yaml").unwrap();
         assert_eq!(p.driver_branch, Some(525));
+        assert_eq!(p.driver.map(|v| v.to_string()).as_deref(), Some("525.147.05"));
         assert_eq!(parse("devices: [{}]\n", "x.yaml").unwrap().driver_branch, None);
+        let odd = parse("system: {driver_version: '535.104.05-custom'}\ndevices: [{}]\n", "x.yaml").unwrap();
+        assert_eq!(odd.driver.map(|v| v.to_string()).as_deref(), Some("535.0.0"));
         let e = parse("system: {driver_version: r525}\ndevices: [{}]\n", "x.yaml").unwrap_err();
         assert_eq!(e, "profile x.yaml: system.driver_version: `r525` is not a driver version such as 580.82.07");
     }

@@ -91,14 +91,16 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
 
 /// Like [`mock_lib_dir`], but the `libnvidia-ml.so.1` there exports only the functions the
 /// driver of `profile` (a built-in name or a profile file, as `NVML_MOCK_PROFILE` takes) has:
-/// a driver older than a function's branch lacks its symbol, as a real one does. Clients that
-/// look a symbol up before they call it (nvitop reads temperatures through
+/// a driver older than a function lacks its symbol, as a real one does. Clients that look a
+/// symbol up before they call it (nvitop reads temperatures through
 /// `nvmlDeviceGetTemperatureV` only where the library exports it) then take the path they take
-/// on that driver. The profile itself is still chosen by `NVML_MOCK_PROFILE`.
+/// on that driver. The profile itself is still chosen by `NVML_MOCK_PROFILE`; one whose driver
+/// differs fails `nvmlInit` (see the crate's README).
 ///
-/// The library is a small forwarder, compiled here with the C compiler `cc` (`$CC`): each
-/// symbol jumps to the mock's function of that name, so no function's signature is needed.
-/// Directory: `base/driver-lib-<profile>`.
+/// The library is the one `cargo xtask mock-lib --driver <the profile's driver>` writes (the
+/// profile's `missing_functions` are left out too; a profile without a driver exports every
+/// function), compiled with the C compiler `cc` (`$CC`), with a copy of the built mock beside
+/// it. Directory: `base/driver-lib-<profile>`.
 ///
 /// # Errors
 ///
@@ -106,81 +108,21 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
 /// missing or fails, or the target is neither x86-64 nor AArch64 Linux.
 pub fn driver_lib_dir(base: &std::path::Path, profile: &str) -> Result<PathBuf, String> {
     let p = crate::profile::load(profile)?;
-    let absent = crate::engine::absent_functions(&p);
-    let mut names: Vec<&str> =
-        crate::generated::names::FUNCTIONS.iter().copied().filter(|f| !absent.contains(*f)).collect();
-    names.push("nvmlMockInjectEvent");
+    let absent = p.missing_functions.iter().cloned().collect();
     let tag: String = profile.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let dir = base.join(format!("driver-lib-{tag}"));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let text = forwarder_source(&names, &find_mock()?)?;
-    let (source, lib) = (dir.join("forwarder.c"), dir.join("libnvidia-ml.so.1"));
-    // Built once for a source: the library is renamed into place before its source, so a
-    // source equal to this one means its library is complete (tests that run at once, in
-    // threads or processes, each build under their own names and never see a partial file).
-    if std::fs::read_to_string(&source).ok().as_deref() != Some(text.as_str()) || !lib.is_file() {
-        static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let unique = format!("{}-{}", std::process::id(), BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-        let (tmp_source, tmp_lib) = (dir.join(format!("forwarder-{unique}.c")), dir.join(format!("lib-{unique}.so")));
-        std::fs::write(&tmp_source, &text).map_err(|e| format!("{}: {e}", tmp_source.display()))?;
-        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-        let out = Command::new(&cc)
-            .args(["-shared", "-fPIC", "-O1", "-o"])
-            .arg(&tmp_lib)
-            .arg(&tmp_source)
-            .arg("-ldl")
-            .output()
-            .map_err(|e| format!("could not run the C compiler `{cc}` (set $CC): {e}"))?;
-        if !out.status.success() {
-            let _ = std::fs::remove_file(&tmp_source);
-            return Err(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)));
-        }
-        std::fs::rename(&tmp_lib, &lib).map_err(|e| format!("{}: {e}", lib.display()))?;
-        std::fs::rename(&tmp_source, &source).map_err(|e| format!("{}: {e}", source.display()))?;
-    }
-    let link = dir.join("libnvidia-ml.so");
-    match std::os::unix::fs::symlink("libnvidia-ml.so.1", &link) {
-        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(format!("{}: {e}", link.display())),
-        _ => Ok(dir),
-    }
+    crate::driver_lib::build(&dir, p.driver.as_ref(), &absent, &find_mock()?)?;
+    Ok(dir)
 }
 
-/// C source of a library that exports `names`, each a jump through a table that a constructor
-/// fills from the mock at `mock` (dlopen, dlsym).
-fn forwarder_source(names: &[&str], mock: &std::path::Path) -> Result<String, String> {
-    // The jump leaves the caller's registers and stack as they are: the mock's function runs
-    // as if called directly, whatever its parameters.
-    let jump = if cfg!(target_arch = "x86_64") {
-        "jmp *nvmlmock_targets+{offset}(%rip)"
-    } else if cfg!(target_arch = "aarch64") {
-        "adrp x16, nvmlmock_targets+{offset}\\n ldr x16, [x16, #:lo12:nvmlmock_targets+{offset}]\\n br x16"
-    } else {
-        return Err("driver_lib_dir: only x86-64 and AArch64 are supported".to_string());
-    };
-    let mock = mock.to_str().ok_or("the mock's path is not UTF-8")?;
-    let mut c = String::new();
-    c.push_str("// A libnvidia-ml.so.1 with one driver's symbols, each forwarded to the mock.\n");
-    c.push_str("#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n");
-    c.push_str(&format!("__attribute__((visibility(\"hidden\"))) void *nvmlmock_targets[{}];\n", names.len()));
-    c.push_str("static const char *const nvmlmock_names[] = {\n");
-    for n in names {
-        c.push_str(&format!("    \"{n}\",\n"));
-    }
-    c.push_str("};\n\n");
-    c.push_str("__attribute__((constructor)) static void nvmlmock_load(void) {\n");
-    c.push_str(&format!("    void *mock = dlopen({mock:?}, RTLD_NOW | RTLD_LOCAL);\n"));
-    c.push_str("    if (!mock) { fprintf(stderr, \"nvml-mock forwarder: %s\\n\", dlerror()); abort(); }\n");
-    c.push_str("    for (size_t i = 0; i < sizeof nvmlmock_names / sizeof *nvmlmock_names; i++) {\n");
-    c.push_str("        nvmlmock_targets[i] = dlsym(mock, nvmlmock_names[i]);\n");
-    c.push_str("        if (!nvmlmock_targets[i]) { fprintf(stderr, \"nvml-mock forwarder: no %s in the mock\\n\", nvmlmock_names[i]); abort(); }\n");
-    c.push_str("    }\n}\n\n");
-    for (i, n) in names.iter().enumerate() {
-        let body = jump.replace("{offset}", &(i * 8).to_string());
-        c.push_str(&format!(
-            "__asm__(\".text\\n .globl {n}\\n .type {n}, @function\\n{n}:\\n {body}\\n .size {n}, .-{n}\\n\");\n"
-        ));
-    }
-    Ok(c)
+/// The driver version a profile (a built-in name or a profile file) runs, `system.driver_version`;
+/// `None` when it names none.
+///
+/// # Errors
+///
+/// If the profile does not load.
+pub fn profile_driver(profile: &str) -> Result<Option<String>, String> {
+    Ok(crate::profile::load(profile)?.system.str("driver_version").map(str::to_string))
 }
 
 /// Runs the test `name` in a child process with `env`.

@@ -1,5 +1,7 @@
 //! Real NVML clients against the mock, every built-in profile: NVIDIA's Python binding
-//! (nvidia-ml-py) calling every query it wraps, gpustat and nvitop showing the profile's GPUs.
+//! (nvidia-ml-py) calling every query it wraps, gpustat and nvitop showing the profile's GPUs
+//! (through what `cargo xtask mock-lib` writes for the profile's driver), and a C client and
+//! the binding looking up symbols in `mock-lib`'s libraries of old and new drivers.
 //!
 //! Each client is skipped with a message when it is not installed, unless
 //! `NVML_MOCK_REQUIRE_PYNVML` (the binding) or `NVML_MOCK_REQUIRE_CLIENTS` (gpustat, nvitop) is
@@ -9,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir, CLEARED_ENV};
+use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir, mock_path, CLEARED_ENV};
 
 const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"];
 
@@ -166,16 +168,32 @@ fn mig_devices(d: &BTreeMap<String, serde_yaml::Value>) -> usize {
     gis.iter().map(|g| g.get("compute_instances").and_then(serde_yaml::Value::as_sequence).map_or(0, |c| c.len())).sum()
 }
 
-/// A directory whose `libnvidia-ml.so.1` exports only the functions the driver of `profile`
-/// has, each forwarded to the mock: clients that look a symbol up first see what they would
-/// see on that driver.
-fn driver_dir(profile: &str) -> PathBuf {
-    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    nvml_mock::testing::driver_lib_dir(base, profile).unwrap_or_else(|e| panic!("{e}"))
+/// The directory `cargo xtask mock-lib --driver DRIVER --out DIR` writes: the program it runs,
+/// `nvml-mock-lib`, with the mock built for these tests. Its `libnvidia-ml.so.1` exports only
+/// the functions of that driver, each forwarded to the copy of the mock beside it.
+fn mock_lib(driver: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mock-lib-{driver}"));
+    let out = Command::new(env!("CARGO_BIN_EXE_nvml-mock-lib"))
+        .args(["--driver", driver, "--out"])
+        .arg(&dir)
+        .arg("--mock")
+        .arg(mock_path())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "nvml-mock-lib --driver {driver}:\n{text}");
+    dir
 }
 
-/// Runs a Python program against the mock with `profile` (only its driver's symbols exported),
-/// the profile's processes on live pids.
+/// [`mock_lib`] for the driver of `profile`: clients that look a symbol up first see what they
+/// would see on that driver.
+fn driver_dir(profile: &str) -> PathBuf {
+    let driver = nvml_mock::testing::profile_driver(profile).unwrap();
+    mock_lib(&driver.unwrap_or_else(|| panic!("profile {profile} names no driver")))
+}
+
+/// Runs a Python program against the mock with `profile` (through `mock-lib`'s library of its
+/// driver: only its driver's symbols exported), the profile's processes on live pids.
 fn python(args: &[&str], profile: &str) -> String {
     let out = python3()
         .args(args)
@@ -345,4 +363,154 @@ print(json.dumps({"used": d.memory_used(), "processes": sorted(p.gpu_memory() fo
         .map(|p| p["gpu_memory_usage"].as_u64().unwrap())
         .collect();
     assert_eq!(shown, [2048, 1024]);
+}
+
+/// The C client `tests/c/driver_symbols.c`, compiled once per test binary.
+fn symbols_client() -> PathBuf {
+    static CLIENT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+            let exe = dir.join(format!("driver_symbols-{}", std::process::id()));
+            let status = Command::new("cc")
+                .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c/driver_symbols.c"))
+                .args(["-Wall", "-Werror", "-o"])
+                .arg(&exe)
+                .arg("-ldl")
+                .status()
+                .expect("needs a C compiler (`cc`)");
+            assert!(status.success(), "the C client does not compile");
+            exe
+        })
+        .clone()
+}
+
+/// Runs the C client with the library in `dir`, `profile` and the symbols `names`: its stdout
+/// and stderr.
+fn c_client(dir: &std::path::Path, profile: &str, names: &[&str]) -> (String, String) {
+    let mut cmd = Command::new(symbols_client());
+    for var in CLEARED_ENV {
+        cmd.env_remove(var);
+    }
+    let out = cmd.args(names).env("LD_LIBRARY_PATH", dir).env("NVML_MOCK_PROFILE", profile).output().unwrap();
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "the C client failed:\n{stdout}{stderr}");
+    (stdout, stderr)
+}
+
+/// Symbols, and whether driver 525.147.05 and 580.82.07 have each: nvmlDeviceGetTemperatureV
+/// is new in CUDA 12.8 (R570), nvmlDeviceGetModuleId in 12.2 (R535), nvmlSystemGetDriverBranch
+/// in 12.6 (R560), nvmlDeviceGetAccountingStats_v2 in 13.3 (after R580).
+const SYMBOLS: &[(&str, bool, bool)] = &[
+    ("nvmlInit_v2", true, true),
+    ("nvmlDeviceGetTemperature", true, true),
+    ("nvmlDeviceGetTemperatureV", false, true),
+    ("nvmlDeviceGetModuleId", false, true),
+    ("nvmlSystemGetDriverBranch", false, true),
+    ("nvmlDeviceGetAccountingStats_v2", false, false),
+];
+
+/// What `mock-lib` writes for an old driver lacks the newer symbols at `dlsym`, for a C client
+/// and for NVIDIA's Python binding (`hasattr(pynvml.nvmlLib, ...)`, and `ctypes.CDLL`'s
+/// attributes), and has them for a new one; each library answers its driver.
+#[test]
+fn mock_lib_exports_only_the_drivers_symbols() {
+    let names: Vec<&str> = SYMBOLS.iter().map(|(n, _, _)| *n).collect();
+    for (driver, profile) in [("525.147.05", "a100-r525"), ("580.82.07", "a100")] {
+        let dir = mock_lib(driver);
+        let want = |(n, old, new): &(&str, bool, bool)| {
+            let has = if driver.starts_with("525") { *old } else { *new };
+            (n.to_string(), has)
+        };
+        let expected: BTreeMap<String, bool> = SYMBOLS.iter().map(want).collect();
+        let (stdout, stderr) = c_client(&dir, profile, &names);
+        let seen: BTreeMap<String, bool> = stdout
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(_, state)| ["present", "absent"].contains(state))
+            .map(|(n, state)| (n.to_string(), state == "present"))
+            .collect();
+        assert_eq!(seen, expected, "dlsym in the library of driver {driver}:\n{stdout}{stderr}");
+        assert!(
+            stdout.contains("nvmlInit_v2 0\n") && stdout.contains(&format!("driver {driver}\n")),
+            "{stdout}{stderr}"
+        );
+
+        if !have("pynvml", "NVML_MOCK_REQUIRE_PYNVML", "pip install nvidia-ml-py") {
+            continue;
+        }
+        let script = r#"
+import ctypes, json, sys, pynvml
+pynvml.nvmlInit()
+lib = ctypes.CDLL(sys.argv[1])
+print(json.dumps({"driver": pynvml.nvmlSystemGetDriverVersion(),
+    "symbols": {n: [hasattr(pynvml.nvmlLib, n), hasattr(lib, n)] for n in sys.argv[2:]}}))
+"#;
+        let lib = dir.join("libnvidia-ml.so.1");
+        let out = python3()
+            .args(["-c", script, lib.to_str().unwrap()])
+            .args(&names)
+            .env("LD_LIBRARY_PATH", &dir)
+            .env("NVML_MOCK_PROFILE", profile)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(json["driver"].as_str(), Some(driver), "{text}");
+        for (name, has) in &expected {
+            let seen = &json["symbols"][name.as_str()];
+            assert_eq!(
+                (seen[0].as_bool(), seen[1].as_bool()),
+                (Some(*has), Some(*has)),
+                "pynvml, driver {driver}: {name}"
+            );
+        }
+    }
+}
+
+/// A library of one driver refuses a profile of another driver at `nvmlInit`, as a real driver
+/// whose library and kernel module differ does (NVML_ERROR_LIB_RM_VERSION_MISMATCH, 18), with a
+/// message that says which and what to do; a profile without a driver takes the library's; the
+/// directory can be moved; without the mock beside it, every function answers
+/// NVML_ERROR_LIBRARY_NOT_FOUND (12), and the host lives.
+#[test]
+fn mock_lib_refuses_a_profile_of_another_driver() {
+    let dir = mock_lib("525.147.05");
+    let (stdout, stderr) = c_client(&dir, "h100", &[]);
+    assert!(stdout.contains("nvmlInit_v2 18\n"), "{stdout}{stderr}");
+    for want in [
+        "this libnvidia-ml.so.1 emulates driver 525.147.05 (built by `cargo xtask mock-lib --driver 525.147.05`)",
+        "but profile `h100` runs driver 580.82.07: nvmlInit answers NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+        "`cargo xtask mock-lib --driver 580.82.07 --out DIR`",
+    ] {
+        assert!(stderr.contains(want), "the message lacks `{want}`:\n{stderr}");
+    }
+
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mock-lib-moved-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let profile = tmp.join("no-driver.yaml");
+    std::fs::write(&profile, "devices: [{name: A GPU}]\n").unwrap();
+    let (stdout, stderr) = c_client(&dir, profile.to_str().unwrap(), &[]);
+    assert!(stdout.contains("nvmlInit_v2 0\ndriver 525.147.05\n"), "{stdout}{stderr}");
+
+    // Moved: the library finds the mock beside it, wherever that is.
+    let moved = tmp.join("moved");
+    std::fs::create_dir_all(&moved).unwrap();
+    for file in ["libnvidia-ml.so.1", "libnvml_mock.so"] {
+        std::fs::copy(dir.join(file), moved.join(file)).unwrap();
+    }
+    let (stdout, stderr) = c_client(&moved, "a100-r525", &["nvmlDeviceGetTemperatureV"]);
+    assert!(
+        stdout.contains("nvmlDeviceGetTemperatureV absent\nnvmlInit_v2 0\ndriver 525.147.05\n"),
+        "{stdout}{stderr}"
+    );
+
+    std::fs::remove_file(moved.join("libnvml_mock.so")).unwrap();
+    let (stdout, stderr) = c_client(&moved, "a100-r525", &[]);
+    assert!(stdout.contains("nvmlInit_v2 12\n"), "{stdout}{stderr}");
+    assert!(stderr.contains("nvml-mock: cannot load libnvml_mock.so beside this libnvidia-ml.so.1"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }

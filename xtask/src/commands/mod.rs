@@ -5,6 +5,7 @@ pub mod bench;
 pub mod coverage;
 pub mod header_diff;
 pub mod history;
+pub mod mock_lib;
 pub mod model;
 pub mod regen;
 pub mod update_header;

@@ -33,6 +33,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use nvml_sys::*;
 
+use crate::driver;
 use crate::ffi;
 use crate::generated::api::Api;
 pub use events::{EventSet, SystemEventSet};
@@ -40,12 +41,12 @@ pub use gpm::GpmSample;
 pub use mig::{ComputeInstance, GpuInstance};
 
 use crate::answer::{Entry, Object, Val};
-use crate::generated::history::INTRODUCED;
 use crate::generated::tables::{MIN_ARCH, PRIVILEGED};
 use crate::profile::{self, Entries, FaultSpec, Flat, Profile};
 
-/// Functions that work before `nvmlInit` (or decide that for themselves).
-const NO_INIT: &[&str] = &["nvmlInit", "nvmlInit_v2", "nvmlInitWithFlags", "nvmlShutdown", "nvmlErrorString"];
+/// Functions that work before `nvmlInit` (or decide that for themselves): those every driver
+/// has.
+const NO_INIT: &[&str] = driver::ALWAYS;
 
 /// Mutable state of one device (what setters change).
 #[derive(Debug, Default)]
@@ -105,16 +106,60 @@ pub struct System {
 }
 
 /// The functions a profile's driver lacks, which answer `NVML_ERROR_FUNCTION_NOT_FOUND`: its
-/// `missing_functions`, and every function that a driver branch newer than its
-/// `system.driver_version` introduced (`generated/history.rs`), legacy symbols included
-/// (each has its own history). Init, shutdown and `nvmlErrorString` are always present.
+/// `missing_functions`, and every function that a driver newer than its
+/// `system.driver_version` introduced ([`crate::driver::has`]), legacy symbols included (each
+/// has its own history). Init, shutdown and `nvmlErrorString` are always present.
 pub fn absent_functions(profile: &Profile) -> BTreeSet<String> {
     let mut out: BTreeSet<String> = profile.missing_functions.iter().cloned().collect();
-    if let Some(branch) = profile.driver_branch {
-        let newer = INTRODUCED.iter().filter(|(f, _, since)| branch < *since && !NO_INIT.contains(f));
-        out.extend(newer.map(|(f, _, _)| f.to_string()));
+    if let Some(version) = &profile.driver {
+        out.extend(driver::lacking(version).into_iter().map(String::from));
     }
     out
+}
+
+/// The driver the library that loaded the mock emulates: set by [`nvmlMockSetDriverLibrary`],
+/// which a library of one driver's symbols (`cargo xtask mock-lib`, [`crate::driver_lib`])
+/// calls when it loads the mock.
+static LIBRARY_DRIVER: OnceLock<driver::Version> = OnceLock::new();
+
+/// Hook of the libraries of one driver's symbols, not part of NVML: the driver they emulate
+/// (`"525.147.05"`), called once when such a library loads the mock, before any `nvmlInit`.
+/// `NVML_ERROR_INVALID_ARGUMENT` for a version that does not parse, `NVML_ERROR_ALREADY_INITIALIZED`
+/// when another driver was set before.
+#[no_mangle]
+pub extern "C" fn nvmlMockSetDriverLibrary(version: *const std::ffi::c_char) -> nvmlReturn_t {
+    let run = || {
+        let Ok(text) = ffi::read_str(version) else { return NVML_ERROR_INVALID_ARGUMENT };
+        let Ok(v) = driver::Version::parse(&text) else { return NVML_ERROR_INVALID_ARGUMENT };
+        match LIBRARY_DRIVER.get_or_init(|| v.clone()) {
+            set if *set == v => NVML_SUCCESS,
+            _ => NVML_ERROR_ALREADY_INITIALIZED,
+        }
+    };
+    catch_unwind(run).unwrap_or(NVML_ERROR_UNKNOWN)
+}
+
+/// The profile under the library's driver, if a library of one driver loaded the mock: a
+/// profile without a driver takes the library's; one whose driver differs is the error
+/// `nvmlInit` reports, as a real driver whose library and kernel module differ does
+/// (`NVML_ERROR_LIB_RM_VERSION_MISMATCH`).
+fn with_library_driver(profile: &mut Profile) -> Result<(), String> {
+    let Some(library) = LIBRARY_DRIVER.get() else { return Ok(()) };
+    let Some(own) = profile.system.str("driver_version").map(str::to_string) else {
+        profile.set_driver(library);
+        return Ok(());
+    };
+    if profile.driver.as_ref() == Some(library) {
+        return Ok(());
+    }
+    Err(format!(
+        "this libnvidia-ml.so.1 emulates driver {library} (built by `cargo xtask mock-lib --driver {library}`), \
+         but profile `{name}` runs driver {own}: nvmlInit answers NVML_ERROR_LIB_RM_VERSION_MISMATCH, as a real \
+         driver whose library and kernel module differ does. Use a profile of driver {library} (a profile file \
+         with `base: [{name}]` and `system: {{driver_version: \"{library}\"}}`), or build the library for driver {own} \
+         (`cargo xtask mock-lib --driver {own} --out DIR`)",
+        name = profile.name
+    ))
 }
 
 /// The current time in µs since the epoch; with `NVML_MOCK_CLOCK=<µs>`, that moment, always
@@ -427,16 +472,19 @@ impl Engine {
                 eprintln!("nvml-mock: {e}");
                 return NVML_ERROR_UNKNOWN;
             }
+            let unknown = |e: String| (NVML_ERROR_UNKNOWN, e);
             let loaded = (|| {
-                let (profile, live_pids) = (profile::load_from_env()?, processes::live_pids_env()?);
-                frozen_clock()?;
-                System::new(profile, live_pids)
+                let mut profile = profile::load_from_env().map_err(unknown)?;
+                let live_pids = processes::live_pids_env().map_err(unknown)?;
+                with_library_driver(&mut profile).map_err(|e| (NVML_ERROR_LIB_RM_VERSION_MISMATCH, e))?;
+                frozen_clock().map_err(unknown)?;
+                System::new(profile, live_pids).map_err(unknown)
             })();
             let system = match loaded {
                 Ok(s) => s,
-                Err(e) => {
+                Err((code, e)) => {
                     eprintln!("nvml-mock: {e}");
-                    return NVML_ERROR_UNKNOWN;
+                    return code;
                 }
             };
             if self.strict {

@@ -85,7 +85,7 @@ pub(super) fn by_area_trait(
 /// `history.rs`: the [`DriverTable`] regen read for this header.
 pub fn emit_history(b: &Bindings, table: &DriverTable, out: &mut Output) -> Result<()> {
     let path = PathBuf::from(DIR).join("history.rs");
-    let what = "The driver branch that introduced each function newer than the oldest published nvml.h.";
+    let what = "The driver branch that introduced each function newer than the oldest published nvml.h, and the branch of each toolkit.";
     out.add_rust(&b.model, path, what, history(table))
 }
 
@@ -106,9 +106,17 @@ fn history(t: &DriverTable) -> TokenStream {
         doc.push(" other function is in every driver. A function of a toolkit newer than the history's".to_string());
         doc.push(format!(" branch table has {next}: any driver after {newest}."));
     }
+    let branches = t.branches.iter().map(|(tk, b)| {
+        let b = Literal::u32_unsuffixed(*b);
+        quote!((#tk, #b))
+    });
+    let branch_count = Literal::usize_unsuffixed(t.branches.len());
     quote! {
         #(#[doc = #doc])*
         pub static INTRODUCED: [(&str, &str, u32); #count] = [#(#rows),*];
+        /// `(CUDA toolkit, driver branch that shipped its nvml.h)`, oldest first: the branches
+        /// of the published headers whose driver is known, the drivers the mock can emulate.
+        pub static BRANCHES: [(&str, u32); #branch_count] = [#(#branches),*];
     }
 }
 

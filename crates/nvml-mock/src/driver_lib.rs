@@ -1,0 +1,236 @@
+//! A `libnvidia-ml.so.1` that emulates one driver: it exports exactly the functions that
+//! driver has (`has` in `src/driver.rs`), so that a client which looks a symbol up before it
+//! calls it (`dlsym`, Python's `ctypes`) sees what it would see on that driver, and it tells
+//! the mock which driver it is (`nvmlInit` fails when the profile runs another one).
+//!
+//! The library is a small forwarder compiled with the C compiler `cc` (`$CC`): each symbol is a
+//! jump through a table that a constructor fills from the mock, `libnvml_mock.so`, loaded from
+//! the forwarder's own directory (the `$ORIGIN` of the forwarder, found with `dladdr`), so the
+//! directory is self-contained and can be moved. No function's signature is needed: the jump
+//! leaves the caller's registers and stack as they are. x86-64 and AArch64 Linux.
+//!
+//! `cargo xtask mock-lib --driver 525.147.05 --out DIR` runs [`write()`] (through the
+//! `nvml-mock-lib` program); the tests' `testing::driver_lib_dir` runs the same code for a
+//! profile's driver.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::driver::{self, Version};
+
+/// The mock's name in the directory, next to the forwarder that loads it.
+pub const MOCK_FILE: &str = "libnvml_mock.so";
+
+/// The forwarder's C source, kept in the directory (and the sign that the directory is
+/// complete: it is written last).
+pub const SOURCE_FILE: &str = "forwarder.c";
+
+/// Mock functions that are not NVML's, exported by every forwarder: the test hook that
+/// delivers an event.
+const MOCK_HOOKS: &[&str] = &["nvmlMockInjectEvent"];
+
+/// Writes into `dir` (created if need be) a library for driver `version` (`525.147.05`):
+/// `dir/libnvidia-ml.so.1` exporting that driver's functions, `libnvidia-ml.so` (a link to
+/// it), a copy of the mock `mock` as `libnvml_mock.so`, and the forwarder's source.
+///
+/// # Errors
+///
+/// A version that does not parse or whose branch the published headers do not know (`known`
+/// in `src/driver.rs`), a mock that is not a file, a missing or failing C compiler, a file
+/// that cannot be written, or a target that is neither x86-64 nor AArch64.
+pub fn write(dir: &Path, version: &str, mock: &Path) -> Result<(), String> {
+    let version = driver::known(version)?;
+    build(dir, Some(&version), &BTreeSet::new(), mock)
+}
+
+/// The library in `dir` for driver `version` (`None`: every function), also without the
+/// functions of `absent`; the mock at `mock` is copied next to it. Built once: a directory
+/// whose source, library and mock are those this call would write is left as it is, so tests
+/// that run at once (threads or processes) can share one.
+pub(crate) fn build(
+    dir: &Path,
+    version: Option<&Version>,
+    absent: &BTreeSet<String>,
+    mock: &Path,
+) -> Result<(), String> {
+    if !mock.is_file() {
+        return Err(format!("the mock {} is not a file (build it: `cargo build -p nvmlkit-mock`)", mock.display()));
+    }
+    let mut names: Vec<&str> = crate::generated::names::FUNCTIONS
+        .iter()
+        .copied()
+        .filter(|f| version.map_or(true, |v| driver::has(v, f)) && !absent.contains(*f))
+        .collect();
+    names.extend(MOCK_HOOKS);
+    let text = source(&names, version)?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let unique = format!("{}-{}", std::process::id(), BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let (source, lib) = (dir.join(SOURCE_FILE), dir.join("libnvidia-ml.so.1"));
+    // Each file is written under a name of its own and renamed into place, the source last:
+    // a source equal to this one means the library beside it is complete.
+    copy_if_changed(mock, &dir.join(MOCK_FILE), &unique)?;
+    if std::fs::read_to_string(&source).ok().as_deref() != Some(text.as_str()) || !lib.is_file() {
+        let (tmp_source, tmp_lib) = (dir.join(format!("forwarder-{unique}.c")), dir.join(format!("lib-{unique}.so")));
+        std::fs::write(&tmp_source, &text).map_err(|e| format!("{}: {e}", tmp_source.display()))?;
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+        let out = Command::new(&cc)
+            .args(["-shared", "-fPIC", "-O1", "-Wl,-soname,libnvidia-ml.so.1", "-o"])
+            .arg(&tmp_lib)
+            .arg(&tmp_source)
+            .arg("-ldl")
+            .output();
+        let failure = match out {
+            Ok(out) if out.status.success() => None,
+            Ok(out) => {
+                Some(format!("`{cc}` could not build {}:\n{}", lib.display(), String::from_utf8_lossy(&out.stderr)))
+            }
+            Err(e) => Some(format!("could not run the C compiler `{cc}` (install one, or set $CC): {e}")),
+        };
+        if let Some(failure) = failure {
+            let _ = std::fs::remove_file(&tmp_source);
+            let _ = std::fs::remove_file(&tmp_lib);
+            return Err(failure);
+        }
+        std::fs::rename(&tmp_lib, &lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+        std::fs::rename(&tmp_source, &source).map_err(|e| format!("{}: {e}", source.display()))?;
+    }
+    let link = dir.join("libnvidia-ml.so");
+    match std::os::unix::fs::symlink("libnvidia-ml.so.1", &link) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(format!("{}: {e}", link.display())),
+        _ => Ok(()),
+    }
+}
+
+/// Copies `from` to `to` unless `to` already holds the same bytes, through a file named after
+/// `unique` renamed into place.
+fn copy_if_changed(from: &Path, to: &Path, unique: &str) -> Result<(), String> {
+    let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+    let bytes = read(from)?;
+    if to.is_file() && read(to)? == bytes {
+        return Ok(());
+    }
+    let tmp: PathBuf = to.with_extension(format!("so.{unique}"));
+    std::fs::write(&tmp, &bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let perms = std::fs::metadata(from).map_err(|e| format!("{}: {e}", from.display()))?.permissions();
+    std::fs::set_permissions(&tmp, perms).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, to).map_err(|e| format!("{}: {e}", to.display()))
+}
+
+/// The forwarder's C source: it exports `names`, each a jump through a table that a
+/// constructor fills from the mock beside it, and tells the mock the driver `version`.
+fn source(names: &[&str], version: Option<&Version>) -> Result<String, String> {
+    let jump = if cfg!(target_arch = "x86_64") {
+        "jmp *nvmlmock_targets+{offset}(%rip)"
+    } else if cfg!(target_arch = "aarch64") {
+        "adrp x16, nvmlmock_targets+{offset}\\n ldr x16, [x16, #:lo12:nvmlmock_targets+{offset}]\\n br x16"
+    } else {
+        return Err("a library of one driver's symbols: only x86-64 and AArch64 Linux are supported".to_string());
+    };
+    let mut c = String::new();
+    match version {
+        Some(v) => c.push_str(&format!(
+            "// A libnvidia-ml.so.1 that emulates NVIDIA driver {v}: it exports the {} functions of that driver\n",
+            names.len()
+        )),
+        None => c.push_str(&format!("// A libnvidia-ml.so.1 that exports {} functions,\n", names.len())),
+    }
+    c.push_str(&format!(
+        "// each a jump to the function of the same name in the mock, {MOCK_FILE}, loaded from this library's\n\
+         // directory. Written by nvmlkit-mock (`cargo xtask mock-lib`); built with `cc -shared -fPIC`.\n"
+    ));
+    c.push_str("#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n#include <string.h>\n\n");
+    c.push_str(&format!("__attribute__((visibility(\"hidden\"))) void *nvmlmock_targets[{}];\n", names.len()));
+    c.push_str("static const char *const nvmlmock_names[] = {\n");
+    for n in names {
+        c.push_str(&format!("    \"{n}\",\n"));
+    }
+    c.push_str("};\n");
+    match version {
+        Some(v) => c.push_str(&format!("static const char *const nvmlmock_driver = \"{v}\";\n\n")),
+        None => c.push_str("static const char *const nvmlmock_driver = 0;\n\n"),
+    }
+    let body = concat!(
+        "// What a function answers when the mock cannot be loaded: NVML_ERROR_LIBRARY_NOT_FOUND\n",
+        "// (nvmlErrorString: a message). The host is never crashed.\n",
+        "static int nvmlmock_unavailable(void) { return 12; }\n",
+        "static const char *nvmlmock_unavailable_string(void) { return \"nvml-mock: the mock could not be loaded\"; }\n\n",
+        "static void nvmlmock_fallback(size_t i) {\n",
+        "    nvmlmock_targets[i] = strcmp(nvmlmock_names[i], \"nvmlErrorString\") == 0\n",
+        "        ? (void *)nvmlmock_unavailable_string : (void *)nvmlmock_unavailable;\n",
+        "}\n\n",
+        "__attribute__((constructor)) static void nvmlmock_load(void) {\n",
+        "    const size_t count = sizeof nvmlmock_names / sizeof *nvmlmock_names;\n",
+        "    static const char mock_file[] = \"{MOCK}\";\n",
+        "    char path[4096];\n",
+        "    void *mock = 0;\n",
+        "    Dl_info self;\n",
+        "    // This library's directory: the mock is beside it.\n",
+        "    if (dladdr((void *)&nvmlmock_load, &self) && self.dli_fname) {\n",
+        "        const char *slash = strrchr(self.dli_fname, '/');\n",
+        "        size_t dir = slash ? (size_t)(slash - self.dli_fname) + 1 : 0;\n",
+        "        if (dir + 2 + sizeof mock_file <= sizeof path) {\n",
+        "            if (dir) memcpy(path, self.dli_fname, dir); else { memcpy(path, \"./\", 2); dir = 2; }\n",
+        "            memcpy(path + dir, mock_file, sizeof mock_file);\n",
+        "            mock = dlopen(path, RTLD_NOW | RTLD_LOCAL);\n",
+        "        }\n",
+        "    }\n",
+        "    if (!mock) {\n",
+        "        const char *why = dlerror();\n",
+        "        fprintf(stderr, \"nvml-mock: cannot load %s beside this libnvidia-ml.so.1 (%s); every function answers NVML_ERROR_LIBRARY_NOT_FOUND\\n\", mock_file, why ? why : \"its directory is unknown\");\n",
+        "        for (size_t i = 0; i < count; i++) nvmlmock_fallback(i);\n",
+        "        return;\n",
+        "    }\n",
+        "    for (size_t i = 0; i < count; i++) {\n",
+        "        nvmlmock_targets[i] = dlsym(mock, nvmlmock_names[i]);\n",
+        "        if (!nvmlmock_targets[i]) {\n",
+        "            fprintf(stderr, \"nvml-mock: the mock has no %s (an older copy?); it answers NVML_ERROR_LIBRARY_NOT_FOUND\\n\", nvmlmock_names[i]);\n",
+        "            nvmlmock_fallback(i);\n",
+        "        }\n",
+        "    }\n",
+        "    if (nvmlmock_driver) {\n",
+        "        int (*set)(const char *) = (int (*)(const char *))dlsym(mock, \"nvmlMockSetDriverLibrary\");\n",
+        "        int code = set ? set(nvmlmock_driver) : -1;\n",
+        "        if (code != 0)\n",
+        "            fprintf(stderr, \"nvml-mock: the mock did not take driver %s (%d): it follows its profile's driver\\n\", nvmlmock_driver, code);\n",
+        "    }\n",
+        "}\n\n",
+    );
+    c.push_str(&body.replace("{MOCK}", MOCK_FILE));
+    for (i, n) in names.iter().enumerate() {
+        let body = jump.replace("{offset}", &(i * 8).to_string());
+        c.push_str(&format!(
+            "__asm__(\".text\\n .globl {n}\\n .type {n}, @function\\n{n}:\\n {body}\\n .size {n}, .-{n}\\n\");\n"
+        ));
+    }
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_source_exports_the_drivers_functions_and_names_the_driver() {
+        let v = Version::parse("525.147.05").unwrap();
+        let text = source(&["nvmlInit_v2", "nvmlDeviceGetTemperature"], Some(&v)).unwrap();
+        assert!(text.contains("static const char *const nvmlmock_driver = \"525.147.05\";"), "{text}");
+        assert!(text.contains(".globl nvmlDeviceGetTemperature\\n"), "{text}");
+        assert!(!text.contains("nvmlDeviceGetTemperatureV"), "{text}");
+        // No path: the mock is found beside the library.
+        assert!(!text.contains("/target/"), "{text}");
+    }
+
+    #[test]
+    fn bad_versions_and_missing_mocks_are_errors_that_say_so() {
+        let dir = std::env::temp_dir().join(format!("nvml-mock-driver-lib-{}", std::process::id()));
+        let e = write(&dir, "525", Path::new("/nonexistent")).unwrap_err();
+        assert!(e.contains("`525` is not a driver version such as 525.147.05"), "{e}");
+        let e = write(&dir, "999.1.2", Path::new("/nonexistent")).unwrap_err();
+        assert!(e.contains("branch 999 is not a branch of the published headers"), "{e}");
+        let e = write(&dir, "525.147.05", Path::new("/nonexistent/libnvml_mock.so")).unwrap_err();
+        assert!(e.contains("/nonexistent/libnvml_mock.so is not a file"), "{e}");
+        assert!(!dir.exists(), "nothing is written on an error");
+    }
+}
