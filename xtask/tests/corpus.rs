@@ -128,6 +128,7 @@ fn generate_member(
     rules.booleans.retain(|f| has(f));
     rules.tagged_values.retain(|k, _| model.records.contains_key(k.split('.').next().unwrap_or(k)));
     rules.inputs.retain(|r, _| model.records.contains_key(r));
+    rules.former_names.retain(|k, _| model.records.contains_key(k.split(".").next().unwrap_or(k)));
     rules.values.retain(|_, v| v.typedef.as_ref().is_none_or(|t| model.typedefs.contains_key(t)));
     // Words of the areas that name functions or types the header does not have yet.
     for (group, sub, word) in xtask::rules::areas::Areas::unused_words(&rules.areas, &model) {

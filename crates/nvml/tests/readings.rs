@@ -252,6 +252,37 @@ unsigned int stub_event_set_frees(void) { return event_set_frees; }
 unsigned int stub_gpm_sample_frees(void) { return gpm_sample_frees; }
 unsigned int stub_system_event_set_frees(void) { return system_event_set_frees; }
 unsigned int stub_double_frees(void) { return double_frees; }
+/* A driver that knows only the first layouts of versioned records. nvmlDeviceGetPlatformInfo:
+ * "NVML_ERROR_ARGUMENT_VERSION_MISMATCH If the version of nvmlPlatformInfo_t is invalid";
+ * nvmlDeviceGetGpuFabricInfoV: "The caller must set the nvmlGpuFabricInfoV_t.version field to
+ * the appropriate version prior to calling this function. For example:
+ * { .version = nvmlGpuFabricInfo_v2 }". Neither has nvmlDeviceGetGpuFabricInfo_v4. */
+nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t d, nvmlPlatformInfo_t *info) {
+    nvmlPlatformInfo_v1_t *v1 = (nvmlPlatformInfo_v1_t *)info;
+    DEVICE(d);
+    if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+    if (v1->version != nvmlPlatformInfo_v1) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    memset(v1->ibGuid, 0xAB, sizeof v1->ibGuid);
+    memcpy(v1->rackGuid, "RACK-0042", 9);
+    v1->chassisPhysicalSlotNumber = 7;
+    v1->computeSlotIndex = 3;
+    v1->nodeIndex = 2;
+    v1->peerType = 1;
+    v1->moduleId = 5;
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfoV_t *info) {
+    nvmlGpuFabricInfo_v2_t *v2 = (nvmlGpuFabricInfo_v2_t *)info;
+    DEVICE(d);
+    if (!info) return NVML_ERROR_INVALID_ARGUMENT;
+    if (v2->version != nvmlGpuFabricInfo_v2) return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    memset(v2->clusterUuid, 0x11, sizeof v2->clusterUuid);
+    v2->status = NVML_SUCCESS;
+    v2->cliqueId = 9;
+    v2->state = NVML_GPU_FABRIC_STATE_COMPLETED;
+    v2->healthMask = 0x5;
+    return NVML_SUCCESS;
+}
 unsigned int stub_destroys(void) { return destroys; }
 unsigned int stub_shutdowns(void) { return shutdowns; }
 "#;
@@ -437,4 +468,19 @@ fn every_clock_event_reason_bit_of_the_header_is_named() {
         ClocksEventReasons::from_bits_retain(0x8).iter_names().map(|(n, _)| n).collect::<Vec<_>>(),
         ["HW_SLOWDOWN"]
     );
+}
+
+#[test]
+fn an_older_record_layout_is_retried_and_converted() {
+    let Some(nvml) = library("an_older_record_layout_is_retried_and_converted") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    // nvmlPlatformInfo_v2 refused, v1 read; v2 renamed v1's fields (`former_names`).
+    let p = d.platform_info().expect("the v1 layout after ARGUMENT_VERSION_MISMATCH");
+    assert_eq!(p.ib_guid, vec![0xAB; 16]);
+    assert_eq!(&p.chassis_serial_number[..9], b"RACK-0042", "rackGuid is v2's chassisSerialNumber");
+    assert_eq!((p.slot_number, p.tray_index, p.host_id, p.peer_type, p.module_id), (7, 3, 2, 1, 5));
+    // No _v4 symbol; nvmlDeviceGetGpuFabricInfoV refuses v3 and answers v2.
+    let f = d.gpu_fabric_info().expect("the v2 layout after ARGUMENT_VERSION_MISMATCH");
+    assert_eq!(f.cluster_uuid, vec![0x11; 16]);
+    assert_eq!((f.status, f.state, f.health_mask), (Return::SUCCESS, sys::NVML_GPU_FABRIC_STATE_COMPLETED as u8, 5));
 }

@@ -8,6 +8,7 @@
 //! records are converted into the newest Rust type.
 
 pub mod inout;
+pub mod layouts;
 pub mod names;
 mod reading;
 
@@ -92,6 +93,16 @@ impl Plan {
             _ => None,
         };
         let mut out = BTreeSet::new();
+        // A retry with an older layout converts it into the newest.
+        for m in &self.methods {
+            for p in &m.calls[0].params {
+                if let Role::Out(Val::Record(r)) | Role::InOut(Val::Record(r)) = &p.role {
+                    for old in self.older_layouts.get(r).into_iter().flatten() {
+                        out.insert((old.clone(), r.clone()));
+                    }
+                }
+            }
+        }
         for m in &self.methods {
             let Some((head, rest)) = m.calls.split_first() else { continue };
             for c in rest {
@@ -226,6 +237,9 @@ pub struct Plan {
     /// The in/out records of methods whose fields' directions are known: the inputs become
     /// parameters and the outputs the return value.
     pub record_io: BTreeMap<String, RecordIo>,
+    /// Versioned records → their older layouts the header declares, newest first: a method
+    /// whose driver answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` retries with them.
+    pub older_layouts: BTreeMap<String, Vec<String>>,
     /// What each handle typedef (opaque or id) becomes.
     pub handles: BTreeMap<String, HandlePlan>,
 }
@@ -331,6 +345,19 @@ pub fn check_rules(b: &Bindings, plan: &Plan, rules: &Rules, file: &str, d: &mut
             place("absent_fields", &key),
             "matches nothing: no older layout lacking the field is converted into the record",
         );
+    }
+    let conversions = plan.conversions();
+    for (key, former) in &rules.former_names {
+        let record = key.split_once('.').map_or(key.as_str(), |(r, _)| r);
+        let used = conversions.iter().any(|(old, new)| {
+            new == record && b.model.records.get(old).is_some_and(|o| o.fields.iter().any(|f| f.name == *former))
+        });
+        if !used {
+            d.warn(
+                place("former_names", key),
+                format!("matches nothing: no older layout with `{former}` is converted"),
+            );
+        }
     }
     for (record, inputs) in &rules.inputs {
         let cued = b.model.records.get(record).and_then(inout::cued_io);
@@ -478,7 +505,8 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
     let m = &b.model;
     let records = safe_records(m);
     let type_names = names::type_names(b, &records, d);
-    let mut plan = Plan { records, type_names, ..Plan::default() };
+    let older_layouts = layouts::older_layouts(b, &records);
+    let mut plan = Plan { records, type_names, older_layouts, ..Plan::default() };
     let reader = Reader { b, records: &plan.records };
     // Every function read once.
     let inherited = family_docs(b);

@@ -88,6 +88,9 @@ pub struct Rules {
     /// from an older layout of a versioned family that lacks the field; other missing fields
     /// are zero. For sentinels such as "no MIG instance" (`0xFFFFFFFF`), where 0 is a real id.
     pub absent_fields: BTreeMap<String, SizeSpec>,
+    /// `record.field` → the field's name in the record's older layouts, where a newer layout
+    /// renamed a field (same place, same meaning): a conversion between layouts keeps it.
+    pub former_names: BTreeMap<String, String>,
     /// Doxygen group → sub-area → words: splits a group of the header too large for one
     /// generated file (see `rules/areas.rs`). An item whose C name contains one of a
     /// sub-area's words goes to `<group>_<sub-area>.rs`; the rest stay in `<group>.rs`.
@@ -257,6 +260,8 @@ pub struct Bindings {
     /// `record.field` → the value of a field an older layout lacks: the constant's name (if
     /// given by one) and its value.
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
+    /// `record.field` → its name in older layouts (the `former_names` rules).
+    pub former_names: BTreeMap<String, String>,
     /// Which generated file each item goes to.
     pub areas: areas::Areas,
     /// Function → the module of the mock's engine that implements it by hand
@@ -301,6 +306,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     let absent_fields = absent_fields(&i, &mut d);
     tagged_values(&i, &mut d);
     inputs(&i, &mut d);
+    former_names(&i, &mut d);
     booleans(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
@@ -326,6 +332,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             .collect(),
         tagged_values: rules.tagged_values.clone(),
         inputs: rules.inputs.clone(),
+        former_names: rules.former_names.clone(),
         booleans: rules.booleans.clone(),
         struct_versions,
         absent_fields,
@@ -655,6 +662,18 @@ fn inputs(i: &Inputs, d: &mut Diagnostics) {
             if field == "version" || !r.fields.iter().any(|f| f.name == *field) {
                 d.error(p.clone(), format!("`{field}` is not a field of `{record}` the caller can set"));
             }
+        }
+    }
+}
+
+/// Each `former_names` key names a field of a record of the header.
+fn former_names(i: &Inputs, d: &mut Diagnostics) {
+    for key in i.rules.former_names.keys() {
+        let p = i.place("former_names", key);
+        let found =
+            key.split_once('.').and_then(|(r, f)| i.model.records.get(r).map(|r| r.fields.iter().any(|g| g.name == f)));
+        if found != Some(true) {
+            d.error(p, format!("`{key}`: expected `record.field` of a record of the header"));
         }
     }
 }

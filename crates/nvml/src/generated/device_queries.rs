@@ -224,12 +224,39 @@ impl Nvml {
         );
         if let Ok(sym) = lib.nvmlSystemGetConfComputeSettings_v2() {
             match (|| -> Result<SystemConfComputeSettings, Error> {
-                let mut c_settings: sys::nvmlSystemConfComputeSettings_v2_t = sys::nvmlSystemConfComputeSettings_v2_t {
-                    version: sys::nvmlSystemConfComputeSettings_v2 as _,
+                let r = (|| -> Result<SystemConfComputeSettings, Error> {
+                    let mut c_settings: sys::nvmlSystemConfComputeSettings_v2_t = sys::nvmlSystemConfComputeSettings_v2_t {
+                        version: sys::nvmlSystemConfComputeSettings_v2 as _,
+                        ..Default::default()
+                    };
+                    ffi::check(call!(sym(& mut c_settings)))?;
+                    Ok(SystemConfComputeSettings::from(&c_settings))
+                })();
+                if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+                    return r;
+                }
+                let mut c_settings: sys::nvmlSystemConfComputeSettings_v1_t = sys::nvmlSystemConfComputeSettings_v1_t {
+                    version: sys::nvmlSystemConfComputeSettings_v1 as _,
                     ..Default::default()
                 };
-                ffi::check(call!(sym(& mut c_settings)))?;
-                Ok(SystemConfComputeSettings::from(&c_settings))
+                ffi::check(
+                    call!(
+                        sym((& mut c_settings as * mut
+                        sys::nvmlSystemConfComputeSettings_v1_t).cast())
+                    ),
+                )?;
+                Ok({
+                    let o: SystemConfComputeSettingsV1 = SystemConfComputeSettingsV1::from(
+                        &c_settings,
+                    );
+                    SystemConfComputeSettings {
+                        environment: o.environment.clone(),
+                        cc_feature: o.cc_feature.clone(),
+                        dev_tools_mode: o.dev_tools_mode.clone(),
+                        multi_gpu_mode: o.multi_gpu_mode.clone(),
+                        ..Default::default()
+                    }
+                })
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,

@@ -892,12 +892,40 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetPlatformInfo")]
     pub fn platform_info(&self) -> Result<PlatformInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPlatformInfo()?;
-        let mut c_platform_info: sys::nvmlPlatformInfo_v2_t = sys::nvmlPlatformInfo_v2_t {
-            version: sys::nvmlPlatformInfo_v2 as _,
+        let r = (|| -> Result<PlatformInfo, Error> {
+            let mut c_platform_info: sys::nvmlPlatformInfo_v2_t = sys::nvmlPlatformInfo_v2_t {
+                version: sys::nvmlPlatformInfo_v2 as _,
+                ..Default::default()
+            };
+            ffi::check(call!(sym(self.raw, & mut c_platform_info)))?;
+            Ok(PlatformInfo::from(&c_platform_info))
+        })();
+        if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+            return r;
+        }
+        let mut c_platform_info: sys::nvmlPlatformInfo_v1_t = sys::nvmlPlatformInfo_v1_t {
+            version: sys::nvmlPlatformInfo_v1 as _,
             ..Default::default()
         };
-        ffi::check(call!(sym(self.raw, & mut c_platform_info)))?;
-        Ok(PlatformInfo::from(&c_platform_info))
+        ffi::check(
+            call!(
+                sym(self.raw, (& mut c_platform_info as * mut sys::nvmlPlatformInfo_v1_t)
+                .cast())
+            ),
+        )?;
+        Ok({
+            let o: PlatformInfoV1 = PlatformInfoV1::from(&c_platform_info);
+            PlatformInfo {
+                ib_guid: o.ib_guid.clone(),
+                chassis_serial_number: o.rack_guid.clone(),
+                slot_number: o.chassis_physical_slot_number.clone(),
+                tray_index: o.compute_slot_index.clone(),
+                host_id: o.node_index.clone(),
+                peer_type: o.peer_type.clone(),
+                module_id: o.module_id.clone(),
+                ..Default::default()
+            }
+        })
     }
     /// Retrieves the globally unique board serial number associated with this device's board.
     ///

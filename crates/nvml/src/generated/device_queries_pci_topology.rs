@@ -197,19 +197,46 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuFabricInfoV() {
             match (|| -> Result<GpuFabricInfo, Error> {
-                let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v3_t = sys::nvmlGpuFabricInfo_v3_t {
-                    version: sys::nvmlGpuFabricInfo_v3 as _,
+                let r = (|| -> Result<GpuFabricInfo, Error> {
+                    let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v3_t = sys::nvmlGpuFabricInfo_v3_t {
+                        version: sys::nvmlGpuFabricInfo_v3 as _,
+                        ..Default::default()
+                    };
+                    ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
+                    Ok({
+                        let o: GpuFabricInfoV3 = GpuFabricInfoV3::from(
+                            &c_gpu_fabric_info,
+                        );
+                        GpuFabricInfo {
+                            cluster_uuid: o.cluster_uuid.clone(),
+                            status: o.status.clone(),
+                            state: o.state.clone(),
+                            health_mask: o.health_mask.clone(),
+                            health_summary: o.health_summary.clone(),
+                            ..Default::default()
+                        }
+                    })
+                })();
+                if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+                    return r;
+                }
+                let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v2_t = sys::nvmlGpuFabricInfo_v2_t {
+                    version: sys::nvmlGpuFabricInfo_v2 as _,
                     ..Default::default()
                 };
-                ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
+                ffi::check(
+                    call!(
+                        sym(self.raw, (& mut c_gpu_fabric_info as * mut
+                        sys::nvmlGpuFabricInfo_v2_t).cast())
+                    ),
+                )?;
                 Ok({
-                    let o: GpuFabricInfoV3 = GpuFabricInfoV3::from(&c_gpu_fabric_info);
+                    let o: GpuFabricInfoV2 = GpuFabricInfoV2::from(&c_gpu_fabric_info);
                     GpuFabricInfo {
                         cluster_uuid: o.cluster_uuid.clone(),
                         status: o.status.clone(),
                         state: o.state.clone(),
                         health_mask: o.health_mask.clone(),
-                        health_summary: o.health_summary.clone(),
                         ..Default::default()
                     }
                 })

@@ -998,16 +998,38 @@ impl<'n> Device<'n> {
         }
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo() {
             match (|| -> Result<NvLinkInfo, Error> {
-                let mut c_info: sys::nvmlNvLinkInfo_v2_t = sys::nvmlNvLinkInfo_v2_t {
-                    version: sys::nvmlNvLinkInfo_v2 as _,
+                let r = (|| -> Result<NvLinkInfo, Error> {
+                    let mut c_info: sys::nvmlNvLinkInfo_v2_t = sys::nvmlNvLinkInfo_v2_t {
+                        version: sys::nvmlNvLinkInfo_v2 as _,
+                        ..Default::default()
+                    };
+                    ffi::check(call!(sym(self.raw, & mut c_info)))?;
+                    Ok({
+                        let o: NvLinkInfoV2 = NvLinkInfoV2::from(&c_info);
+                        NvLinkInfo {
+                            is_nvle_enabled: o.is_nvle_enabled.clone(),
+                            firmware_info: o.firmware_info.clone(),
+                            ..Default::default()
+                        }
+                    })
+                })();
+                if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+                    return r;
+                }
+                let mut c_info: sys::nvmlNvLinkInfo_v1_t = sys::nvmlNvLinkInfo_v1_t {
+                    version: sys::nvmlNvLinkInfo_v1 as _,
                     ..Default::default()
                 };
-                ffi::check(call!(sym(self.raw, & mut c_info)))?;
+                ffi::check(
+                    call!(
+                        sym(self.raw, (& mut c_info as * mut sys::nvmlNvLinkInfo_v1_t)
+                        .cast())
+                    ),
+                )?;
                 Ok({
-                    let o: NvLinkInfoV2 = NvLinkInfoV2::from(&c_info);
+                    let o: NvLinkInfoV1 = NvLinkInfoV1::from(&c_info);
                     NvLinkInfo {
                         is_nvle_enabled: o.is_nvle_enabled.clone(),
-                        firmware_info: o.firmware_info.clone(),
                         ..Default::default()
                     }
                 })

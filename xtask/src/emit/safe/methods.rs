@@ -29,11 +29,11 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
     for (name, rs) in &plan.results {
         let Some(m) = plan.methods.iter().find(|m| m.returns.as_deref() == Some(name.as_str())) else { continue };
         let Some(f) = b.model.functions.get(&rs.symbol) else { continue };
-        let g = Gen { b, names, owner: &m.owner, io: &plan.record_io };
+        let g = Gen { b, names, owner: &m.owner, io: &plan.record_io, layouts: &plan.older_layouts };
         out.push(b.area(&f.name, f.line), g.result_struct(name, m, f));
     }
     for ((area, owner), ms) in by_area {
-        let g = Gen { b, names, owner, io: &plan.record_io };
+        let g = Gen { b, names, owner, io: &plan.record_io, layouts: &plan.older_layouts };
         let items = ms.iter().map(|m| g.method(m));
         let block = match owner {
             Owner::Nvml => quote!(impl Nvml { #(#items)* }),
@@ -52,6 +52,8 @@ struct Gen<'a> {
     owner: &'a Owner,
     /// The in/out records whose inputs are parameters (the plan's).
     io: &'a BTreeMap<String, RecordIo>,
+    /// Versioned records → their older layouts, newest first (the plan's).
+    layouts: &'a BTreeMap<String, Vec<String>>,
 }
 
 /// What the parameters of one call share while each is read.
@@ -64,6 +66,9 @@ struct CallCx<'c> {
     counted: Vec<(proc_macro2::Ident, &'c Val)>,
     /// How the count is probed, if the call has one.
     probe: Option<Probe>,
+    /// Whether records go through a pointer cast: an older layout passed to the symbol whose
+    /// signature names the newest.
+    cast_records: bool,
 }
 
 /// What one parameter contributes to a call.
@@ -194,7 +199,7 @@ impl Gen<'_> {
         let m = &self.b.model;
         let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
         let (ot, nt) = (self.names.ty(old), self.names.ty(new));
-        let fields = self.shared_fields(o, n);
+        let (fields, from): (Vec<_>, Vec<_>) = self.shared_fields(o, n).into_iter().unzip();
         // Fields the old layout lacks that an `absent_fields` rule gives a value.
         let absent =
             n.fields.iter().filter(|f| !fields.contains(&super::types::field_ident(&f.name))).filter_map(|f| {
@@ -219,21 +224,30 @@ impl Gen<'_> {
                 };
                 Some(quote!(#fi: #v,))
             });
-        quote!({ let o: #ot = #x; #nt { #(#fields: o.#fields.clone(),)* #(#absent)* ..Default::default() } })
+        quote!({ let o: #ot = #x; #nt { #(#fields: o.#from.clone(),)* #(#absent)* ..Default::default() } })
     }
 
-    /// The fields of record `to` that `from` has too, with the same name and safe type, in
-    /// `to`'s order (`version` aside: each layout has its own).
-    fn shared_fields(&self, from: &Record, to: &Record) -> Vec<proc_macro2::Ident> {
+    /// The fields of record `to` that `from` has too, as `(to's field, from's field)`: the same
+    /// name, or a name a `former_names` rule gives, and the same safe type, in `to`'s order
+    /// (`version` aside: each layout has its own).
+    fn shared_fields(&self, from: &Record, to: &Record) -> Vec<(proc_macro2::Ident, proc_macro2::Ident)> {
         let m = &self.b.model;
         let safe_ty = |f: &crate::model::Field| {
             (field_conv(self.b, self.names, &f.ty, None).ty.to_string(), crate::plan::sentinel(m, f).is_some())
         };
+        let former = |r: &Record, f: &str| self.b.former_names.get(&format!("{}.{f}", r.name)).cloned();
+        let same = |t: &crate::model::Field, g: &crate::model::Field| {
+            g.name == t.name
+                || former(to, &t.name).as_deref() == Some(g.name.as_str())
+                || former(from, &g.name).as_deref() == Some(t.name.as_str())
+        };
         to.fields
             .iter()
             .filter(|f| f.name != "version")
-            .filter(|f| from.fields.iter().any(|g| g.name == f.name && safe_ty(g) == safe_ty(f)))
-            .map(|f| super::types::field_ident(&f.name))
+            .filter_map(|f| {
+                let g = from.fields.iter().find(|g| same(f, g) && safe_ty(g) == safe_ty(f))?;
+                Some((super::types::field_ident(&f.name), super::types::field_ident(&g.name)))
+            })
             .collect()
     }
 
@@ -284,7 +298,7 @@ impl Gen<'_> {
         let release = consumes.then(|| quote!(let this_raw = self.release_raw();));
         let body = if m.calls.len() == 1 {
             let sym = ident(&head.symbol);
-            let call = self.call(head, head, m.returns.as_deref());
+            let call = self.layouts_call(head, head, m.returns.as_deref(), &ret);
             quote! {
                 #release
                 let sym = #lib.#sym()?;
@@ -297,7 +311,7 @@ impl Gen<'_> {
                 let sym = ident(&c.symbol);
                 let call = match m.across.get(&c.symbol) {
                     Some(a) => self.across_call(c, a),
-                    None => self.call(head, c, m.returns.as_deref()),
+                    None => self.layouts_call(head, c, m.returns.as_deref(), &ret),
                 };
                 quote! {
                     if let Ok(sym) = lib.#sym() {
@@ -519,6 +533,11 @@ impl Gen<'_> {
 
     /// The body calling `c` (a member of the chain headed by `head`) through `sym`.
     fn call(&self, head: &Call, c: &Call, returns: Option<&str>) -> TokenStream {
+        self.call_cast(head, c, returns, false)
+    }
+
+    /// [`Gen::call`], with records passed through a pointer cast when `cast_records`.
+    fn call_cast(&self, head: &Call, c: &Call, returns: Option<&str>, cast_records: bool) -> TokenStream {
         let mut cx = CallCx {
             string_size: c.params.iter().find_map(|p| match p.role {
                 Role::StrBuf { size } => Some(size),
@@ -530,6 +549,7 @@ impl Gen<'_> {
             }),
             counted: Vec::new(),
             probe: None,
+            cast_records,
         };
         let parts: Vec<Part> = c.params.iter().zip(&head.params).map(|(p, hp)| self.part(c, p, hp, &mut cx)).collect();
         let pre = parts.iter().map(|p| &p.pre);
@@ -554,6 +574,39 @@ impl Gen<'_> {
             #call
             Ok(#result)
         }
+    }
+
+    /// The body calling `c` (see [`Gen::call`]), then, while the library answers
+    /// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` (a driver that predates the record's layout), the
+    /// same call with each older layout of its out- or in/out record, converted by field.
+    fn layouts_call(&self, head: &Call, c: &Call, returns: Option<&str>, ret: &TokenStream) -> TokenStream {
+        let versioned: Vec<(usize, &Vec<String>)> = c
+            .params
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match &p.role {
+                Role::Out(Val::Record(r)) | Role::InOut(Val::Record(r)) => Some((i, self.layouts.get(r)?)),
+                _ => None,
+            })
+            .collect();
+        let [(i, older)] = versioned.as_slice() else { return self.call(head, c, returns) };
+        let mut tries = quote!();
+        let mut last = self.call(head, c, returns);
+        for old in older.iter() {
+            let mut variant = c.clone();
+            variant.params[*i].role = match &variant.params[*i].role {
+                Role::Out(_) => Role::Out(Val::Record(old.clone())),
+                _ => Role::InOut(Val::Record(old.clone())),
+            };
+            tries.extend(quote! {
+                let r = (|| -> Result<#ret, Error> { #last })();
+                if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+                    return r;
+                }
+            });
+            last = self.call_cast(head, &variant, returns, true);
+        }
+        quote!(#tries #last)
     }
 
     /// The body calling `c`, a member of another shape than the newest: its parameters taken
@@ -632,7 +685,7 @@ impl Gen<'_> {
                 };
                 let value = self.input(v, hv, given);
                 part.pre = quote!(let mut #local = #value;);
-                part.arg = quote!(&mut #local);
+                part.arg = self.record_arg(v, &local, cx);
                 let out = self.output(v, hv, quote!(#local));
                 part.post = Some(match hv {
                     Val::Record(r) => self.inout_result(r, out),
@@ -642,7 +695,7 @@ impl Gen<'_> {
             (Role::Out(v), Role::Out(hv)) => {
                 let (t, init) = (self.raw_ty(v), self.raw_init(v));
                 part.pre = quote!(let mut #local: #t = #init;);
-                part.arg = quote!(&mut #local);
+                part.arg = self.record_arg(v, &local, cx);
                 part.post = Some(self.output(v, hv, quote!(#local)));
             }
             (Role::StrBuf { size }, _) => {
@@ -732,6 +785,18 @@ impl Gen<'_> {
         part
     }
 
+    /// `&mut local` for an out- or in/out value; an older record layout is cast to the
+    /// pointer type the symbol's signature names (the library reads its `version` field).
+    fn record_arg(&self, v: &Val, local: &proc_macro2::Ident, cx: &CallCx) -> TokenStream {
+        match v {
+            Val::Record(_) if cx.cast_records => {
+                let t = self.raw_ty(v);
+                quote!((&mut #local as *mut #t).cast())
+            }
+            _ => quote!(&mut #local),
+        }
+    }
+
     /// A call through `ffi::fill_counted`: every array of the count allocated with the
     /// capacity the helper asks for, passed to the library, and cut to the count it answered.
     fn counted_call(&self, probe: Probe, counted: &[(proc_macro2::Ident, &Val)], args: &[&TokenStream]) -> TokenStream {
@@ -797,8 +862,8 @@ impl Gen<'_> {
         let m = &self.b.model;
         let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
         let ot = self.names.ty(old);
-        let fields = self.shared_fields(n, o);
-        quote!(#ot { #(#fields: #x.#fields.clone(),)* ..Default::default() })
+        let (fields, from): (Vec<_>, Vec<_>) = self.shared_fields(n, o).into_iter().unzip();
+        quote!(#ot { #(#fields: #x.#from.clone(),)* ..Default::default() })
     }
 }
 
