@@ -31,8 +31,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("a100", include_str!("../profiles/a100.yaml")),
     ("a100-r525", include_str!("../profiles/a100-r525.yaml")),
     ("b200", include_str!("../profiles/b200.yaml")),
+    ("b200-r575", include_str!("../profiles/b200-r575.yaml")),
+    ("b200-r580.65", include_str!("../profiles/b200-r580.65.yaml")),
     ("gb200", include_str!("../profiles/gb200.yaml")),
     ("h100", include_str!("../profiles/h100.yaml")),
+    ("h100-r560", include_str!("../profiles/h100-r560.yaml")),
     ("l40s", include_str!("../profiles/l40s.yaml")),
     ("l40s-vgpu", include_str!("../profiles/l40s-vgpu.yaml")),
     ("t4", include_str!("../profiles/t4.yaml")),
@@ -47,6 +50,7 @@ pub const BASES: &[(&str, &str)] = &[
     ("base/hopper", include_str!("../profiles/base/hopper.yaml")),
     ("base/nvlink", include_str!("../profiles/base/nvlink.yaml")),
     ("base/pcie-only", include_str!("../profiles/base/pcie-only.yaml")),
+    ("base/renumbered-fields", include_str!("../profiles/base/renumbered-fields.yaml")),
     ("base/ada", include_str!("../profiles/base/ada.yaml")),
     ("base/turing", include_str!("../profiles/base/turing.yaml")),
 ];
@@ -326,6 +330,10 @@ pub struct Profile {
     /// driver branch introduced answer `NVML_ERROR_FUNCTION_NOT_FOUND`. `None` without a
     /// driver version: every function is present.
     pub driver_branch: Option<u32>,
+    /// How the driver of `system.driver_version` numbers the field ids: the mock reads the ids
+    /// of `nvmlDeviceGetFieldValues` by it, as that driver does. The newest numbering without a
+    /// driver version, or for one that is not `major.minor.patch` numbers.
+    pub fields: nvml_sys::FieldNumbering,
     /// How many times a process list grows by one between a size query and the fill.
     pub grow_processes: u32,
     pub events: Vec<EventSpec>,
@@ -442,6 +450,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         p.driver_branch = Some(major.ok_or_else(|| {
             fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07"))
         })?);
+        p.fields = nvml_sys::FieldNumbering::for_driver(v).unwrap_or_default();
     }
 
     let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));
