@@ -235,3 +235,32 @@ fn an_unknown_driver_version_gets_the_newest_numbering() {
         return;
     }
 }
+
+/// "All events" is what the device reports supporting, unknown bits included: the newest
+/// header's `nvmlEventTypeAll` is refused where the device supports less (the mock, like a
+/// driver, refuses a bit it does not support).
+#[test]
+fn all_events_are_the_supported_ones() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("compat-field-ids");
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("t4-events.yaml");
+    // 0x10000: a bit no header names yet.
+    let text = "name: t4-events\nbase: [t4]\ndevice_defaults:\n  supported_events: [nvmlEventTypePState, nvmlEventTypeClock, nvmlEventMigConfigChange, 0x10000]\n";
+    std::fs::write(&profile, text).unwrap();
+    if !in_child("all_events_are_the_supported_ones", &[("NVML_MOCK_PROFILE", profile.to_str().unwrap())]) {
+        return;
+    }
+    let nvml = Nvml::builder().library_path(mock_path()).init().unwrap();
+    let gpu = nvml.device_by_index(0).unwrap();
+    let set = nvml.event_set_create().unwrap();
+    assert_eq!(gpu.register_events(EventTypes::ALL, &set), Err(Error::NotSupported));
+    let registered = gpu.register_supported_events(&set).unwrap();
+    let named = EventTypes::P_STATE | EventTypes::CLOCK | EventTypes::MIG_CONFIG_CHANGE;
+    assert_eq!(registered, named | EventTypes::from_bits_retain(0x10000));
+    assert_eq!(registered.bits(), 0x4 | 0x10 | 0x100 | 0x10000);
+    assert_eq!(EventTypes::ALL.bits(), 65439, "13.5.37's nvmlEventTypeAll, every named bit");
+    // Every bit of nvmlEventTypeAll has a name of its own (ALL itself is not needed to cover it).
+    let names: Vec<&str> = EventTypes::ALL.iter_names().map(|(n, _)| n).collect();
+    assert!(!names.contains(&"ALL") && names.contains(&"MIG_CONFIG_CHANGE"), "{names:?}");
+    assert_eq!(EventTypes::ALL.iter_names().fold(0, |m, (_, f)| m | f.bits()), 65439, "{names:?}");
+}
