@@ -22,6 +22,8 @@ use crate::diag::Diagnostics;
 use crate::model::version_key;
 use crate::model::Model;
 
+pub mod fields;
+
 /// The history file of the default rules, `gen-config/function-history.yaml`.
 pub const HISTORY_FILE: &str = "gen-config/function-history.yaml";
 
@@ -60,6 +62,15 @@ pub struct History {
     pub branches: BTreeMap<String, u32>,
     /// Function symbol → the first header version that declares it.
     pub functions: BTreeMap<String, String>,
+    /// Every header of the corpus → the first driver version that shipped it, if known
+    /// ([`fields::FIRST_DRIVERS`]). Absent from histories written before field ids were
+    /// recorded (and from the fixtures): no field table then.
+    #[serde(default)]
+    pub drivers: BTreeMap<String, Option<String>>,
+    /// Every `NVML_FI_*` field id → its number from each header where it changes
+    /// ([`fields::changes`]).
+    #[serde(default)]
+    pub fields: BTreeMap<String, BTreeMap<String, Option<u32>>>,
 }
 
 /// `12.4.99` → `12.4`.
@@ -154,6 +165,9 @@ pub struct DriverTable {
     /// The history's table, toolkit `major.minor` → driver branch, oldest first: the drivers
     /// the mock can emulate (`cargo xtask mock-lib`).
     pub branches: Vec<(String, u32)>,
+    /// How each header numbers the field ids of the header being generated (empty without a
+    /// field history, or for a header the history does not list).
+    pub fields: fields::FieldTable,
 }
 
 /// Reads the history file `file` (shown as `shown`) for the functions of `model`. A missing
@@ -226,9 +240,29 @@ pub fn table(history: &History, shown: &str, model: &Model, d: &mut Diagnostics)
             ),
         );
     }
+    let fields = if history.fields.is_empty() {
+        fields::FieldTable::default()
+    } else if !history.drivers.contains_key(&model.header.version) {
+        d.warn(
+            shown,
+            format!(
+                "nvml.h {} is not one of its `drivers`: no field-id numbering per driver (run `cargo xtask history`)",
+                model.header.version
+            ),
+        );
+        fields::FieldTable::default()
+    } else {
+        match fields::table(&history.drivers, &history.fields, &model.header.version) {
+            Ok(t) => t,
+            Err(e) => {
+                d.error(shown, e);
+                fields::FieldTable::default()
+            }
+        }
+    };
     let mut branches: Vec<(String, u32)> = history.branches.iter().map(|(tk, b)| (tk.clone(), *b)).collect();
     branches.sort_by_key(|(tk, _)| version_key(tk));
-    DriverTable { introduced, newest_branch, branches }
+    DriverTable { introduced, newest_branch, branches, fields }
 }
 
 #[cfg(test)]

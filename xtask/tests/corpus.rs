@@ -23,7 +23,7 @@ use xtask::pipeline::{self, Inputs};
 use xtask::workspace::{project_root, RULES_FILE};
 
 /// The files of nvml-sys that are written by hand; the generated ones come from the header.
-const SYS_FILES: &[&str] = &["src/lib.rs", "src/loader.rs", "src/macros.rs"];
+const SYS_FILES: &[&str] = &["src/lib.rs", "src/loader.rs", "src/macros.rs", "src/fields.rs"];
 
 /// Generates nvmlkit-sys for each published header, each as a member of one throwaway
 /// workspace (named `nvml-sys-<version>`), and compiles them all with one `cargo check`, which

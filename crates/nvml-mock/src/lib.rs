@@ -15,8 +15,8 @@
 //! - `answer`: a profile's function values checked against those tables, and the `Answer`
 //!   interface the generated answers read them through;
 //! - `profile`: loads a profile (and the bases it starts from). `NVML_MOCK_PROFILE` names a
-//!   built-in (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`, `l40s-vgpu`, `t4`;
-//!   default `h100`) or a YAML file;
+//!   built-in (`a100`, `a100-r525`, `b200`, `b200-r575`, `b200-r580.65`, `gb200`, `h100`,
+//!   `h100-r560`, `l40s`, `l40s-vgpu`, `t4`; default `h100`) or a YAML file;
 //! - `generated/answers/`: every getter whose outputs are values, records, strings or lists,
 //!   and that is not written by hand, answers from the profile's values;
 //! - `generated/api/`: the `Api` trait, one trait per area of the header with one method per

@@ -32,8 +32,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("a100", include_str!("../profiles/a100.yaml")),
     ("a100-r525", include_str!("../profiles/a100-r525.yaml")),
     ("b200", include_str!("../profiles/b200.yaml")),
+    ("b200-r575", include_str!("../profiles/b200-r575.yaml")),
+    ("b200-r580.65", include_str!("../profiles/b200-r580.65.yaml")),
     ("gb200", include_str!("../profiles/gb200.yaml")),
     ("h100", include_str!("../profiles/h100.yaml")),
+    ("h100-r560", include_str!("../profiles/h100-r560.yaml")),
     ("l40s", include_str!("../profiles/l40s.yaml")),
     ("l40s-vgpu", include_str!("../profiles/l40s-vgpu.yaml")),
     ("t4", include_str!("../profiles/t4.yaml")),
@@ -48,6 +51,7 @@ pub const BASES: &[(&str, &str)] = &[
     ("base/hopper", include_str!("../profiles/base/hopper.yaml")),
     ("base/nvlink", include_str!("../profiles/base/nvlink.yaml")),
     ("base/pcie-only", include_str!("../profiles/base/pcie-only.yaml")),
+    ("base/renumbered-fields", include_str!("../profiles/base/renumbered-fields.yaml")),
     ("base/ada", include_str!("../profiles/base/ada.yaml")),
     ("base/turing", include_str!("../profiles/base/turing.yaml")),
 ];
@@ -331,6 +335,10 @@ pub struct Profile {
     /// a version the driver module cannot read whole (`535.104.05-custom`) counts as the first
     /// of its branch.
     pub driver: Option<Version>,
+    /// How the driver of `system.driver_version` numbers the field ids: the mock reads the ids
+    /// of `nvmlDeviceGetFieldValues` by it, as that driver does. The newest numbering without a
+    /// driver version, or for one that is not `major.minor.patch` numbers.
+    pub fields: nvml_sys::FieldNumbering,
     /// How many times a process list grows by one between a size query and the fill.
     pub grow_processes: u32,
     pub events: Vec<EventSpec>,
@@ -458,6 +466,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
             .ok_or_else(|| fail("system.driver_version", format!("`{v}` is not a driver version such as 580.82.07")))?;
         p.driver_branch = Some(major);
         p.driver = Some(Version::parse(v).unwrap_or_else(|_| Version::branch_start(major)));
+        p.fields = nvml_sys::FieldNumbering::for_driver(v).unwrap_or_default();
     }
 
     let defaults = top.get("device_defaults").cloned().unwrap_or(Value::Mapping(Mapping::new()));

@@ -160,8 +160,9 @@ pub fn in_child(name: &str, env: &[(&str, &str)]) -> bool {
     false
 }
 
-/// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `gb200`, `h100`, `l40s`,
-/// `l40s-vgpu`, `t4`), to write a variant of it; `None` for another name.
+/// The YAML text of a built-in profile (`a100`, `a100-r525`, `b200`, `b200-r575`,
+/// `b200-r580.65`, `gb200`, `h100`, `h100-r560`, `l40s`, `l40s-vgpu`, `t4`), to write a variant
+/// of it; `None` for another name.
 pub fn builtin_profile(name: &str) -> Option<&'static str> {
     crate::profile::BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
 }

@@ -10,6 +10,8 @@
 //! - Each versioned family (`nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount`, ...) has a resolver
 //!   `NvmlLib::nvmlDeviceGetCount_newest()` that returns the newest version the library has.
 //! - C enums are integer types with constants, so values newer than the header fit.
+//! - [`FieldNumbering`] maps the `NVML_FI_*` field ids to the numbers of the running driver,
+//!   which NVIDIA renumbered between releases (from every published header's numbers).
 //!
 //! ```no_run
 //! use nvml_sys::*;
@@ -26,13 +28,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Everything under `src/generated/` is written by `cargo xtask regen`; this file and
-//! `loader.rs` are written by hand.
+//! Everything under `src/generated/` is written by `cargo xtask regen`; this file,
+//! `loader.rs`, `macros.rs` and `fields.rs` are written by hand.
 
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 #[macro_use]
 mod macros;
+mod fields;
 mod loader;
 
 // Written by the generator (laid out by prettyplease): one module per area of nvml.h, each
@@ -40,6 +43,7 @@ mod loader;
 #[rustfmt::skip]
 mod generated;
 
+pub use fields::{parse_driver_version, FieldNumbering};
 pub use generated::*;
 pub use loader::{LoadError, MissingSymbol, NvmlLib, DEFAULT_LIBRARY_NAMES, LIBRARY_PATH_ENV};
 

@@ -14,6 +14,12 @@ impl fmt::Display for Error {
         match self {
             Error::LibraryNotFound(Some(e)) => return write!(f, "{e}"),
             Error::Implausible(what) => return write!(f, "an implausible answer from the library: {what}"),
+            Error::FieldNotInDriver(id) => {
+                return write!(
+                    f,
+                    "the running driver's nvml.h has no field id {id} of this crate (a driver older than the field?)"
+                )
+            }
             Error::FunctionNotFound(Some(symbol)) => {
                 return write!(
                     f,

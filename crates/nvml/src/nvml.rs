@@ -10,6 +10,8 @@ use crate::{Error, InitFlags};
 /// The loaded library between `nvmlInit` and `nvmlShutdown`.
 pub(crate) struct Inner {
     lib: sys::NvmlLib,
+    /// How the running driver numbers the field ids, read once at init.
+    fields: sys::FieldNumbering,
     /// `nvmlShutdown` ran already ([`Nvml::shutdown`]).
     shut_down: bool,
 }
@@ -53,10 +55,21 @@ pub(crate) enum NvmlRef<'n> {
 impl NvmlRef<'_> {
     #[inline]
     pub(crate) fn lib(&self) -> &sys::NvmlLib {
+        &self.inner().lib
+    }
+
+    #[inline]
+    fn inner(&self) -> &Inner {
         match self {
-            NvmlRef::Borrowed(i) => &i.lib,
-            NvmlRef::Owned(i) => &i.lib,
+            NvmlRef::Borrowed(i) => i,
+            NvmlRef::Owned(i) => i,
         }
+    }
+
+    /// How the running driver numbers the field ids.
+    #[inline]
+    pub(crate) fn fields(&self) -> sys::FieldNumbering {
+        self.inner().fields
     }
 
     pub(crate) fn into_owned(self) -> NvmlRef<'static> {
@@ -119,6 +132,16 @@ impl Nvml {
         &self.inner.lib
     }
 
+    /// How the running driver numbers the `NVML_FI_*` field ids: the numbering of the
+    /// published nvml.h of its release, chosen at init from `nvmlSystemGetDriverVersion` (see
+    /// [`sys::FieldNumbering::for_driver`]). A driver version that does not parse, or a library
+    /// without `nvmlSystemGetDriverVersion`, gets the numbering of the header this crate was
+    /// generated from ([`sys::FieldNumbering::newest`]). [`crate::Device::field_values`] sends
+    /// each field by it.
+    pub fn field_numbering(&self) -> sys::FieldNumbering {
+        self.inner.fields
+    }
+
     pub(crate) fn nref(&self) -> NvmlRef<'_> {
         NvmlRef::Borrowed(&self.inner)
     }
@@ -143,6 +166,19 @@ impl Nvml {
     }
 }
 
+/// The field numbering of the initialised library's driver (`nvmlSystemGetDriverVersion`); the
+/// newest when it cannot say or says something that is not a driver version.
+fn driver_field_numbering(lib: &sys::NvmlLib) -> sys::FieldNumbering {
+    let Ok(get) = lib.nvmlSystemGetDriverVersion() else {
+        return sys::FieldNumbering::newest();
+    };
+    let mut buf = [0 as std::ffi::c_char; sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE as usize];
+    if call!(get(buf.as_mut_ptr(), buf.len() as std::ffi::c_uint)) != sys::NVML_SUCCESS {
+        return sys::FieldNumbering::newest();
+    }
+    sys::FieldNumbering::for_driver(&crate::ffi::string_from(&buf)).unwrap_or_default()
+}
+
 /// Where to load the library from and how to initialise it.
 #[derive(Debug, Clone, Default)]
 pub struct Builder {
@@ -163,7 +199,8 @@ impl Builder {
         self
     }
 
-    /// Loads and initialises.
+    /// Loads and initialises, then reads the driver's version (`nvmlSystemGetDriverVersion`)
+    /// once, for [`Nvml::field_numbering`].
     ///
     /// # Errors
     ///
@@ -174,6 +211,7 @@ impl Builder {
     #[doc(alias = "nvmlInit_v2")]
     #[doc(alias = "nvmlInit")]
     #[doc(alias = "nvmlInitWithFlags")]
+    #[doc(alias = "nvmlSystemGetDriverVersion")]
     pub fn init(self) -> Result<Nvml, Error> {
         let opened = match &self.path {
             Some(p) => sys::NvmlLib::open_path(p),
@@ -192,7 +230,8 @@ impl Builder {
         };
         // On failure `lib` is dropped without `nvmlShutdown`: there is nothing to shut down.
         crate::ffi::check(code)?;
-        let inner = Arc::new(Inner { lib, shut_down: false });
+        let fields = driver_field_numbering(&lib);
+        let inner = Arc::new(Inner { lib, fields, shut_down: false });
         if let Ok(mut live) = LIVE.lock() {
             live.retain(|w| w.strong_count() > 0);
             live.push(Arc::downgrade(&inner));

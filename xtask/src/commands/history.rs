@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::fetch::headers;
 use crate::fetch::Pip;
+use crate::history::fields::{self, Changes};
 use crate::history::{first_declared, gaps, render, HISTORY_FILE};
 
 /// What `cargo xtask history` computed.
@@ -20,6 +21,8 @@ pub struct Computed {
     pub oldest: String,
     pub functions: BTreeMap<String, String>,
     pub gaps: Vec<(String, String)>,
+    /// Every `NVML_FI_*` field id → its number where it changes.
+    pub fields: BTreeMap<String, Changes>,
 }
 
 /// Parses every header of the corpus (fetching with pip what is neither vendored nor cached)
@@ -34,27 +37,36 @@ pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
     let specs: Vec<String> =
         entries.iter().map(|e| headers::available(root, &e.version, pip)).collect::<Result<_>>()?;
     let parsed = parse_all(root, &specs)?;
-    let headers: Vec<(String, BTreeSet<String>)> =
-        entries.iter().zip(parsed).map(|(e, fns)| (e.version.clone(), fns)).collect();
+    let mut field_ids = Vec::new();
+    let mut headers: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for (e, (fns, ids)) in entries.iter().zip(parsed) {
+        headers.push((e.version.clone(), fns));
+        field_ids.push((e.version.clone(), ids));
+    }
     let current = headers.iter().find(|(v, _)| *v == default).map(|(_, f)| f.clone()).unwrap_or_default();
     let functions = first_declared(&headers, &current);
     let gaps = gaps(&headers, &current);
     let oldest = entries[0].version.clone();
-    let text = render(&default, &oldest, entries.len(), &functions);
-    Ok(Computed { text, default, oldest, functions, gaps })
+    let versions: Vec<String> = entries.iter().map(|e| e.version.clone()).collect();
+    let fields = fields::changes(&field_ids);
+    let text = render(&default, &oldest, entries.len(), &functions) + &fields::render(&versions, &fields);
+    Ok(Computed { text, default, oldest, functions, gaps, fields })
 }
 
-/// The function symbols of each header, in the order of `specs`.
-fn parse_all(root: &Path, specs: &[String]) -> Result<Vec<BTreeSet<String>>> {
+/// What one header declares: its function symbols and its field ids.
+type Declared = (BTreeSet<String>, BTreeMap<String, u32>);
+
+/// The function symbols and field ids of each header, in the order of `specs`.
+fn parse_all(root: &Path, specs: &[String]) -> Result<Vec<Declared>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(specs.iter().map(|_| None).collect::<Vec<Option<Result<BTreeSet<String>>>>>());
+    let results = std::sync::Mutex::new(specs.iter().map(|_| None).collect::<Vec<Option<Result<Declared>>>>());
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(specs.len().max(1));
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(spec) = specs.get(i) else { break };
-                let r = functions_of(root, spec);
+                let r = declared_by(root, spec);
                 results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r);
             });
         }
@@ -63,13 +75,14 @@ fn parse_all(root: &Path, specs: &[String]) -> Result<Vec<BTreeSet<String>>> {
     results.into_iter().map(|r| r.unwrap_or_else(|| bail!("a header was not parsed (a bug)"))).collect()
 }
 
-fn functions_of(root: &Path, spec: &str) -> Result<BTreeSet<String>> {
+fn declared_by(root: &Path, spec: &str) -> Result<Declared> {
     let (model, diags) = crate::pipeline::parse(root, Some(spec))?;
     if diags.has_errors() {
         let errors: Vec<String> = diags.items().iter().map(|d| d.to_string()).collect();
         bail!("nvml.h {}: {}", model.header.version, errors.join("; "));
     }
-    Ok(model.functions.into_keys().collect())
+    let ids = fields::field_ids(&model);
+    Ok((model.functions.into_keys().collect(), ids))
 }
 
 /// `cargo xtask history [--check]`: writes the history file, or compares it; `Ok(false)` when
@@ -79,11 +92,14 @@ pub fn run(root: &Path, check: bool, pip: &Pip) -> Result<bool> {
     let path = root.join(HISTORY_FILE);
     let newer = computed.functions.values().filter(|v| **v != computed.oldest).count();
     let summary = format!(
-        "{} functions of nvml.h {}: {} declared by {}, {newer} first declared by a later header",
+        "{} functions of nvml.h {}: {} declared by {}, {newer} first declared by a later header; \
+         {} field ids, {} of them renumbered by some header",
         computed.functions.len(),
         computed.default,
         computed.functions.len() - newer,
-        computed.oldest
+        computed.oldest,
+        computed.fields.len(),
+        fields::renumbered(&computed.fields),
     );
     for (name, missing_from) in &computed.gaps {
         println!("note: {name} is absent from nvml.h {missing_from}, after its first header");

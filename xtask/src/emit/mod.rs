@@ -121,6 +121,7 @@ impl ByArea {
 pub fn emit_all(b: &Bindings, plan: &Plan, history: &DriverTable) -> Result<Output> {
     let mut out = Output::default();
     sys::emit(b, &mut out)?;
+    sys::fields::emit(b, &history.fields, &mut out)?;
     mock::emit(b, plan, &mut out)?;
     mock::emit_history(b, history, &mut out)?;
     mock::hostile::emit(b, plan, &mut out)?;

@@ -3,6 +3,12 @@
 //! thresholds, PCIe replays, NVLink state and counters), so the two never disagree. The
 //! profile's `nvmlDeviceGetFieldValues` gives the fields no getter has (PCIe counters, for
 //! instance).
+//!
+//! Field ids are read in the numbering of the profile's driver (`Profile::fields`, from
+//! `system.driver_version`), as that driver reads them: on an R575 profile, 251 is
+//! `NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN` and 256 `NVML_FI_PWR_SMOOTHING_ENABLED`,
+//! so a client that sends the newest header's numbers reads the wrong field there, as on a real
+//! R575 driver. An id the driver's header does not name answers `NOT_SUPPORTED`.
 
 use std::ffi::c_int;
 
@@ -190,7 +196,8 @@ pub fn nvmlDeviceGetFieldValues(
             let mut fv: nvmlFieldValue_t = get(slot)?;
             fv.timestamp = now;
             fv.latencyUsec = 0;
-            match field(sys, d, device, fv.fieldId as i32, fv.scopeId) {
+            let id = sys.profile.fields.from_driver(fv.fieldId).ok_or(NVML_ERROR_NOT_SUPPORTED);
+            match id.and_then(|id| field(sys, d, device, id as i32, fv.scopeId)) {
                 Ok(v) => {
                     fv.nvmlReturn = NVML_SUCCESS;
                     fv.valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;

@@ -39,6 +39,7 @@
 
 mod symbols;
 pub use symbols::*;
+pub mod field_numbering;
 /// The version of the `nvml.h` these bindings were generated from.
 pub const HEADER_VERSION: &str = "13.5.37";
 /// Accounting Statistics.

@@ -109,6 +109,11 @@ pub enum Error {
     /// has: a driver bug or a corrupted answer, reported instead of acted on. Its code
     /// is `NVML_ERROR_UNKNOWN`.
     Implausible(&'static str),
+    /// A field id (this crate's number, `FieldId.0`) that the running driver's nvml.h
+    /// does not have: answered for that field without asking the driver, since the
+    /// driver's number for it would name another field or none. Its code is
+    /// `NVML_ERROR_NOT_SUPPORTED`.
+    FieldNotInDriver(u32),
 }
 impl Error {
     /// The `nvmlReturn_t` value.
@@ -146,6 +151,7 @@ impl Error {
             Error::ResetTypeNotSupported => sys::NVML_ERROR_RESET_TYPE_NOT_SUPPORTED,
             Error::Unknown(c) => *c,
             Error::Implausible(_) => sys::NVML_ERROR_UNKNOWN,
+            Error::FieldNotInDriver(_) => sys::NVML_ERROR_NOT_SUPPORTED,
         }
     }
     /// The error for a return code; `None` for `NVML_SUCCESS`.
@@ -254,6 +260,9 @@ impl Error {
                 "An internal driver error occurred, or a code newer than this crate"
             }
             Error::Implausible(what) => what,
+            Error::FieldNotInDriver(_) => {
+                "The running driver does not have this field id"
+            }
         }
     }
 }

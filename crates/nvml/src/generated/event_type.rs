@@ -62,9 +62,11 @@ bitflags::bitflags! {
     sys::nvmlEventTypeXidCriticalError as u64; #[doc = " Clock change event."] const
     CLOCK = sys::nvmlEventTypeClock as u64; #[doc = " Power source change event."] const
     POWER_SOURCE_CHANGE = sys::nvmlEventTypePowerSourceChange as u64; #[doc =
-    " Single bit ECC error storm event."] const SINGLE_BIT_ECC_ERROR_STORM =
-    sys::nvmlEventTypeSingleBitEccErrorStorm as u64; #[doc = " DRAM retirement event."]
-    const DRAM_RETIREMENT_EVENT = sys::nvmlEventTypeDramRetirementEvent as u64; #[doc =
+    " MIG configuration change event."] const MIG_CONFIG_CHANGE =
+    sys::nvmlEventMigConfigChange as u64; #[doc = " Single bit ECC error storm event."]
+    const SINGLE_BIT_ECC_ERROR_STORM = sys::nvmlEventTypeSingleBitEccErrorStorm as u64;
+    #[doc = " DRAM retirement event."] const DRAM_RETIREMENT_EVENT =
+    sys::nvmlEventTypeDramRetirementEvent as u64; #[doc =
     " DRAM retirement failure event."] const DRAM_RETIREMENT_FAILURE =
     sys::nvmlEventTypeDramRetirementFailure as u64; #[doc =
     " Non-fatal poison error event."] const NON_FATAL_POISON_ERROR =

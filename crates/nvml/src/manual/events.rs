@@ -1,11 +1,38 @@
-//! The raw context payload of the most recent event of an event set.
+//! The raw context payload of the most recent event of an event set, and registering every
+//! event a device supports.
 
 use std::ffi::{c_uchar, c_void};
 
 use nvml_sys as sys;
 
 use crate::ffi;
-use crate::{Error, EventSet};
+use crate::{Device, Error, EventSet, EventTypes};
+
+impl Device<'_> {
+    /// Registers in `set` every event type the device supports, and returns them: the mask
+    /// `nvmlDeviceGetSupportedEventTypes` reports, with the bits this crate does not name (a
+    /// newer driver's) kept. This is "all events" on any driver, where
+    /// [`EventTypes::ALL`] is the newest header's `nvmlEventTypeAll` (65439), whose bits an
+    /// older driver does not know: its `nvmlEventTypeAll` was 415 up to R555 and 16287 on
+    /// R560, and registering a bit a driver does not support fails.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `set` is invalid
+    /// - [`Error::NotSupported`] if the platform does not support events
+    /// - [`Error::GpuIsLost`] if the GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no
+    ///   `nvmlDeviceGetSupportedEventTypes` or `nvmlDeviceRegisterEvents`
+    #[doc(alias = "nvmlDeviceGetSupportedEventTypes")]
+    #[doc(alias = "nvmlDeviceRegisterEvents")]
+    pub fn register_supported_events(&self, set: &EventSet<'_>) -> Result<EventTypes, Error> {
+        let supported = self.supported_event_types()?;
+        self.register_events(supported, set)?;
+        Ok(supported)
+    }
+}
 
 impl EventSet<'_> {
     /// The raw payload of context record `index` of the event that

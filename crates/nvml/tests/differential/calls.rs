@@ -501,8 +501,21 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
     e!("nvmlDeviceGetSupportedEventTypes", |c, o, a| c.dev(o)?.supported_event_types().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetFieldValues", |c, o, a| {
-        let ids: Vec<FieldId> = a.list("fieldIds").into_iter().map(FieldId).collect();
-        c.dev(o)?.field_values(&ids).map(|v| J::Array(v.iter().zip(&ids).map(|(f, id)| field_json(*id, f)).collect()))
+        // pynvml sends its numbers as they are, which the driver reads in its own numbering;
+        // nvmlkit's FieldIds are 13.5.37's and are sent by the driver's number. So the fields
+        // pynvml's numbers name on this driver, and the answers' ids back in its numbering.
+        let n = c.nvml.field_numbering();
+        let raw = a.list("fieldIds");
+        let ids: Vec<FieldId> = raw.iter().map(|&r| FieldId(n.from_driver(r).unwrap_or(r))).collect();
+        let driver_ids = |f: &Result<FieldValue, Error>, r: u32| {
+            f.clone().map(|mut v| {
+                v.field_id = FieldId(n.to_driver(v.field_id.0).unwrap_or(r));
+                v
+            })
+        };
+        c.dev(o)?.field_values(&ids).map(|v| {
+            J::Array(v.iter().zip(&raw).map(|(f, &r)| field_json(FieldId(r), &driver_ids(f, r))).collect())
+        })
     }),
     e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nv_link_state(a.u("link")).map(|v| j(v.0))),
     e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nv_link_version(a.u("link")).map(j)),

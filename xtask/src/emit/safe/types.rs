@@ -108,6 +108,11 @@ pub fn error(b: &Bindings) -> TokenStream {
             /// has: a driver bug or a corrupted answer, reported instead of acted on. Its code
             /// is `NVML_ERROR_UNKNOWN`.
             Implausible(&'static str),
+            /// A field id (this crate's number, `FieldId.0`) that the running driver's nvml.h
+            /// does not have: answered for that field without asking the driver, since the
+            /// driver's number for it would name another field or none. Its code is
+            /// `NVML_ERROR_NOT_SUPPORTED`.
+            FieldNotInDriver(u32),
         }
 
         impl Error {
@@ -117,6 +122,7 @@ pub fn error(b: &Bindings) -> TokenStream {
                     #(#to_code,)*
                     Error::Unknown(c) => *c,
                     Error::Implausible(_) => sys::NVML_ERROR_UNKNOWN,
+                    Error::FieldNotInDriver(_) => sys::NVML_ERROR_NOT_SUPPORTED,
                 }
             }
 
@@ -135,6 +141,7 @@ pub fn error(b: &Bindings) -> TokenStream {
                     #(#messages,)*
                     Error::Unknown(_) => "An internal driver error occurred, or a code newer than this crate",
                     Error::Implausible(what) => what,
+                    Error::FieldNotInDriver(_) => "The running driver does not have this field id",
                 }
             }
         }

@@ -8,8 +8,9 @@
 //!   function-pointer type and an accessor on `NvmlLib` resolving it on first use, and one
 //!   enum + resolver per versioned family;
 //!
-//! and `symbols.rs`, the symbol table every accessor indexes, and `mod.rs`, the area modules
-//! re-exported flat.
+//! and `symbols.rs`, the symbol table every accessor indexes, `field_numbering.rs` (written by
+//! [`fields::emit`]: how each published header numbers the field ids), and `mod.rs`, the area
+//! modules re-exported flat.
 //!
 //! Generated files refer to each other and to the hand-written loader only through `super::`,
 //! so the same files can be mounted elsewhere (the golden tests do).
@@ -25,6 +26,8 @@ use quote::{format_ident, quote};
 use super::{c_ty, doc, ident, int_lit, ByArea, Output};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
 use crate::rules::Bindings;
+
+pub mod fields;
 
 pub const DIR: &str = "crates/nvml-sys/src/generated";
 
@@ -58,6 +61,7 @@ pub fn emit(b: &Bindings, out: &mut Output) -> Result<()> {
     let modules = quote! {
         mod symbols;
         pub use symbols::*;
+        pub mod field_numbering;
         /// The version of the `nvml.h` these bindings were generated from.
         pub const HEADER_VERSION: &str = #version;
     };
