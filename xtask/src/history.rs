@@ -153,6 +153,9 @@ pub struct Introduced {
     /// The lowest driver major version that has it: the branch of its toolkit, or the newest
     /// known branch + 1 for a toolkit after [`BRANCHES`].
     pub min_driver: u32,
+    /// The first driver version that shipped that header, where the history's `drivers` know it
+    /// (a finer bound than the branch: 13.0.87 is 580.82.07, 13.0.39 580.65.06).
+    pub first_driver: Option<String>,
 }
 
 /// What regen tells the mock about driver versions.
@@ -224,7 +227,8 @@ pub fn table(history: &History, shown: &str, model: &Model, d: &mut Diagnostics)
                 continue;
             }
         };
-        introduced.push(Introduced { function: name.clone(), header: header.clone(), min_driver });
+        let first_driver = history.drivers.get(header).cloned().flatten();
+        introduced.push(Introduced { function: name.clone(), header: header.clone(), min_driver, first_driver });
     }
     if !lacking.is_empty() {
         d.warn(

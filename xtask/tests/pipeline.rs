@@ -161,7 +161,7 @@ fn missing_or_incomplete_history_warns() {
         stderr.contains("warning: tests/fixtures/basic/function-history.yaml: 1 function(s) of input.h are not listed (treated as present in every driver; run `cargo xtask history`): nvmlDeviceGetPids"),
         "{stderr}"
     );
-    assert!(history(&dir.join("incomplete")).contains(r#"("nvmlGetExcludedCount", "13.1.68", 581)"#));
+    assert!(history(&dir.join("incomplete")).contains(r#"("nvmlGetExcludedCount", "13.1.68", 581, "")"#));
     let rules = dir.join("rules.yaml");
     std::fs::copy(fixture("basic").join("rules.yaml"), &rules).unwrap();
     let stderr = regen(&rules, &dir.join("none"));
@@ -169,7 +169,7 @@ fn missing_or_incomplete_history_warns() {
         stderr.contains("function-history.yaml: not found: every function is treated as present in every driver"),
         "{stderr}"
     );
-    assert!(history(&dir.join("none")).contains("pub static INTRODUCED: [(&str, &str, u32); 0] = [];"));
+    assert!(history(&dir.join("none")).contains("pub static INTRODUCED: [(&str, &str, u32, &str); 0] = [];"));
 }
 
 #[test]

@@ -279,7 +279,7 @@ pub fn markdown() -> Result<String, String> {
         let absent = crate::engine::absent_functions(&p).len();
         s.push_str(&format!("#### `{name}`\n\n"));
         s.push_str(&format!(
-            "Driver {driver}: {absent} functions newer than its branch answer `FUNCTION_NOT_FOUND`. The other answers that are not values:\n\n"
+            "Driver {driver}: {absent} functions newer than the driver answer `FUNCTION_NOT_FOUND`. The other answers that are not values:\n\n"
         ));
         s.push_str("| answer | on | why | functions |\n|---|---|---|---|\n");
         let mut groups: BTreeMap<(String, String, String), Vec<String>> = BTreeMap::new();

@@ -109,11 +109,14 @@ pub fn known(version: &str) -> Result<Version, String> {
     ))
 }
 
-/// The first driver version that has `function`; `None` when every driver has it (a function
-/// of the oldest published header, or one the history does not list).
+/// The first driver version that has `function`: the first driver that shipped the header
+/// declaring it, where the history knows it (580.82.07 for 13.0.87), else the start of its
+/// branch; `None` when every driver has it (a function of the oldest published header, or one
+/// the history does not list).
 pub fn first_driver(function: &str) -> Option<Version> {
-    let i = INTRODUCED.binary_search_by(|(f, _, _)| (*f).cmp(function)).ok()?;
-    Some(Version::branch_start(INTRODUCED[i].2))
+    let i = INTRODUCED.binary_search_by(|(f, _, _, _)| (*f).cmp(function)).ok()?;
+    let (_, _, branch, first) = INTRODUCED[i];
+    Some(Version::parse(first).ok().filter(|v| v.branch() == branch).unwrap_or_else(|| Version::branch_start(branch)))
 }
 
 /// Whether driver `version` has `function`.

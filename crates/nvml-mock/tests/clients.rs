@@ -13,7 +13,19 @@ use std::process::Command;
 
 use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir, mock_path, CLEARED_ENV};
 
-const PROFILES: &[&str] = &["a100", "a100-r525", "b200", "gb200", "h100", "l40s", "l40s-vgpu", "t4"];
+const PROFILES: &[&str] = &[
+    "a100",
+    "a100-r525",
+    "b200",
+    "b200-r575",
+    "b200-r580.65",
+    "gb200",
+    "h100",
+    "h100-r560",
+    "l40s",
+    "l40s-vgpu",
+    "t4",
+];
 
 /// A directory where the mock is called `libnvidia-ml.so.1` and `libnvidia-ml.so`.
 fn mock_dir() -> PathBuf {

@@ -92,12 +92,14 @@ pub fn emit_history(b: &Bindings, table: &DriverTable, out: &mut Output) -> Resu
 fn history(t: &DriverTable) -> TokenStream {
     let rows = t.introduced.iter().map(|i| {
         let (f, h, d) = (i.function.as_str(), i.header.as_str(), Literal::u32_unsuffixed(i.min_driver));
-        quote!((#f, #h, #d))
+        let first = i.first_driver.as_deref().unwrap_or("");
+        quote!((#f, #h, #d, #first))
     });
     let count = Literal::usize_unsuffixed(t.introduced.len());
     let (newest, next) = (t.newest_branch, t.newest_branch + 1);
     let mut doc = vec![
-        " `(symbol, first header that declares it, lowest driver major version that has it)` for".to_string(),
+        " `(symbol, first header that declares it, lowest driver major version that has it, first".to_string(),
+        " driver version that shipped the header or \"\" where unknown)` for".to_string(),
         " every function first declared after the oldest published header, sorted by name; every".to_string(),
     ];
     if newest == 0 {
@@ -113,7 +115,7 @@ fn history(t: &DriverTable) -> TokenStream {
     let branch_count = Literal::usize_unsuffixed(t.branches.len());
     quote! {
         #(#[doc = #doc])*
-        pub static INTRODUCED: [(&str, &str, u32); #count] = [#(#rows),*];
+        pub static INTRODUCED: [(&str, &str, u32, &str); #count] = [#(#rows),*];
         /// `(CUDA toolkit, driver branch that shipped its nvml.h)`, oldest first: the branches
         /// of the published headers whose driver is known, the drivers the mock can emulate.
         pub static BRANCHES: [(&str, u32); #branch_count] = [#(#branches),*];
