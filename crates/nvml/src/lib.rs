@@ -99,6 +99,7 @@ mod newtype;
 mod error;
 mod manual;
 mod nvml;
+#[macro_use]
 mod value;
 
 // Written by the generator (laid out by prettyplease): the error type, the handles, and one

@@ -278,8 +278,7 @@ fn vgpu_utilization_has_one_value_type_for_all_samples() {
     let VgpuUtilization { sample_val_type: ty, utilization_samples: samples } =
         d.vgpu_utilization(100).expect("three samples");
     assert_eq!(ty, ValueType(sys::NVML_VALUE_TYPE_UNSIGNED_INT), "one type, for every sample");
-    let read: Vec<(u32, u64, Value)> =
-        samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, Value::from_raw(ty, &s.sm_util))).collect();
+    let read: Vec<(u32, u64, Value)> = samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, s.sm_util)).collect();
     assert_eq!(
         read,
         [(7, 101, Value::UnsignedInt(10)), (8, 102, Value::UnsignedInt(20)), (9, 103, Value::UnsignedInt(30))]
