@@ -805,7 +805,8 @@ fn tagged_unions(i: &Inputs, d: &mut Diagnostics) {
                 continue;
             };
             let ty = |n: &str| r.fields.iter().find(|f| f.name == n).map(|f| f.ty.clone());
-            if !ty(field).is_some_and(|t| union_of(model, &t).is_some_and(|x| x.name == u.name)) {
+            let of_union = ty(field).and_then(|t| union_of(model, &t)).is_some_and(|x| x.name == u.name);
+            if !of_union {
                 d.error(p.clone(), format!("fields: `{field}` is not a `{}` field of `{record}`", rule.union));
             }
             let tag_ok = ty(tag).is_some_and(|t| {
