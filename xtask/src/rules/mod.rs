@@ -670,10 +670,7 @@ fn booleans(i: &Inputs, d: &mut Diagnostics) {
 /// fields of one record read their type from one place.
 fn tagged_values(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, ValueTag> {
     let model = i.model;
-    let enum_or_integer = |t: &Ty| {
-        let t = model.resolve_typedef(t);
-        is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n))
-    };
+    let enum_or_integer = |t: &Ty| is_enum_or_integer(model, t);
     let field_ty =
         |r: &crate::model::Record, name: &str| r.fields.iter().find(|f| f.name == name).map(|f| f.ty.clone());
     let mut resolved = BTreeMap::new();
@@ -744,6 +741,12 @@ fn tagged_values(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, ValueTag> 
     resolved
 }
 
+/// Whether `t` is an enum or an integer type.
+fn is_enum_or_integer(model: &Model, t: &Ty) -> bool {
+    let t = model.resolve_typedef(t);
+    is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n))
+}
+
 /// Whether `t` is `nvmlValue_t`.
 fn is_value_union(model: &Model, t: &Ty) -> bool {
     matches!(model.resolve_typedef(t), Ty::Named(n) if n == "nvmlValue_st" || n == "nvmlValue_t")
@@ -760,7 +763,7 @@ fn points_to(model: &Model, t: &Ty, record: &str) -> bool {
 }
 
 /// The union record a field's type names, if it is one.
-fn union_of<'m>(model: &'m Model, t: &Ty) -> Option<&'m crate::model::Record> {
+pub fn union_of<'m>(model: &'m Model, t: &Ty) -> Option<&'m crate::model::Record> {
     match model.resolve_typedef(t) {
         Ty::Named(n) => model.records.get(n).filter(|r| r.kind == crate::model::RecordKind::Union),
         _ => None,
@@ -809,11 +812,7 @@ fn tagged_unions(i: &Inputs, d: &mut Diagnostics) {
             if !of_union {
                 d.error(p.clone(), format!("fields: `{field}` is not a `{}` field of `{record}`", rule.union));
             }
-            let tag_ok = ty(tag).is_some_and(|t| {
-                let t = model.resolve_typedef(&t);
-                is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n))
-            });
-            if !tag_ok {
+            if !ty(tag).is_some_and(|t| is_enum_or_integer(model, &t)) {
                 d.error(p.clone(), format!("fields: `{tag}` is not an enum or integer field of `{record}`"));
             }
         }

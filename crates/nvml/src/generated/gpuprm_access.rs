@@ -398,7 +398,7 @@ pub struct PRMTLV {
     pub data_size: u32,
     /// OUT: status of the PRM command
     pub status: u32,
-    /// The union's bytes (`inData`, `outData`, byte arrays of one size).
+    /// The bytes of the union of `inData` and `outData`: byte arrays of one size, which the call's direction picks.
     pub data: Vec<u8>,
 }
 impl PRMTLV {

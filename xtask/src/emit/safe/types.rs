@@ -669,13 +669,14 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
             eq &= b.tagged_unions.get(*enum_name).is_some_and(|rule| union_eq(b, names, rule));
             continue;
         }
-        if let Some((_, name)) = byte_unions.iter().find(|(v, _)| *v == f.name) {
-            let members: Vec<String> = match m_union(b, &f.ty) {
-                Some(u) => u.fields.iter().map(|g| format!("`{}`", g.name)).collect(),
-                None => Vec::new(),
-            };
-            let (fname, raw) = (ident(name), format_ident!("{}", m_union(b, &f.ty).map_or("", |u| u.name.as_str())));
-            let bdoc = format!(" The union's bytes ({}, byte arrays of one size).", members.join(", "));
+        let union = crate::rules::union_of(&b.model, &f.ty);
+        if let (Some((_, name)), Some(u)) = (byte_unions.iter().find(|(v, _)| *v == f.name), union) {
+            let members: Vec<String> = u.fields.iter().map(|g| format!("`{}`", g.name)).collect();
+            let (fname, raw) = (ident(name), format_ident!("{}", u.name));
+            let bdoc = format!(
+                " The bytes of the union of {}: byte arrays of one size, which the call's direction picks.",
+                members.join(" and ")
+            );
             let docs = doc_with_note(f.doc.as_deref(), &bdoc);
             fields.push(quote!(#docs pub #fname: Vec<u8>));
             froms.push(quote!(#fname: union_bytes!(r.#c)));
@@ -810,14 +811,6 @@ fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
         .iter()
         .filter(|f| rule.members.values().any(|m| *m == f.name))
         .all(|f| field_conv(b, names, &f.ty, None).eq)
-}
-
-/// The union a field's type names.
-fn m_union<'b>(b: &'b Bindings, t: &Ty) -> Option<&'b Record> {
-    match b.model.resolve_typedef(t) {
-        Ty::Named(n) => b.model.records.get(n).filter(|r| r.kind == RecordKind::Union),
-        _ => None,
-    }
 }
 
 /// The safe field name of a C field.
