@@ -677,14 +677,7 @@ fn tagged_values(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, ValueTag> 
     let mut external: BTreeMap<&str, &ValueTag> = BTreeMap::new();
     for (key, tag) in &i.rules.tagged_values {
         let p = i.place("tagged_values", key);
-        let Some((record, field)) = key.split_once('.') else {
-            d.error(p, format!("`{key}`: expected `record.field`"));
-            continue;
-        };
-        let Some(r) = model.records.get(record) else {
-            d.error(p, format!("`{record}` is not a record of the header"));
-            continue;
-        };
+        let Some((r, record, field)) = record_field(model, key, &p, d) else { continue };
         if !field_ty(r, field).is_some_and(|t| is_value_union(model, &t)) {
             d.error(p.clone(), format!("`{field}` is not an `nvmlValue_t` field of `{record}`"));
         }
@@ -739,6 +732,25 @@ fn tagged_values(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, ValueTag> 
         }
     }
     resolved
+}
+
+/// The record of a `record.field` key, and the key's two parts; reports a key of another
+/// shape or naming no record of the header.
+fn record_field<'k, 'm>(
+    model: &'m Model,
+    key: &'k str,
+    place: &str,
+    d: &mut Diagnostics,
+) -> Option<(&'m crate::model::Record, &'k str, &'k str)> {
+    let Some((record, field)) = key.split_once('.') else {
+        d.error(place.to_string(), format!("`{key}`: expected `record.field`"));
+        return None;
+    };
+    let Some(r) = model.records.get(record) else {
+        d.error(place.to_string(), format!("`{record}` is not a record of the header"));
+        return None;
+    };
+    Some((r, record, field))
 }
 
 /// Whether `t` is an enum or an integer type.
@@ -828,14 +840,7 @@ fn byte_unions(i: &Inputs, d: &mut Diagnostics) {
     let model = i.model;
     for (key, name) in &i.rules.byte_unions {
         let p = i.place("byte_unions", key);
-        let Some((record, field)) = key.split_once('.') else {
-            d.error(p, format!("`{key}`: expected `record.field`"));
-            continue;
-        };
-        let Some(r) = model.records.get(record) else {
-            d.error(p, format!("`{record}` is not a record of the header"));
-            continue;
-        };
+        let Some((r, record, field)) = record_field(model, key, &p, d) else { continue };
         let Some(u) = r.fields.iter().find(|f| f.name == field).and_then(|f| union_of(model, &f.ty)) else {
             d.error(p, format!("`{field}` is not a union field of `{record}`"));
             continue;
