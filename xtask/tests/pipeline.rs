@@ -302,6 +302,40 @@ fn rule_diagnostics_are_specific() {
 }
 
 #[test]
+fn union_rules_are_checked_against_the_header() {
+    let stderr = regen_stderr(
+        "handles: {nvmlDevice_t: Device}
+tagged_values:
+  nvmlMemory_v2_t.total: type
+  nvmlMemory_v2_t.value: nvmlDeviceGetName.length
+tagged_unions:
+  Nope:
+    union: nvmlMemory_v2_t
+    fields: {}
+  Data:
+    union: nvmlMemory_v2_t_data
+    members: {NVML_FLAG_HIGH: x, NVML_NOPE: u}
+    fields: {nvmlMemory_v2_t.value: total}
+byte_unions:
+  nvmlMemory_v2_t.data: bytes
+",
+    );
+    for msg in [
+        "tagged_values.nvmlMemory_v2_t.total: `total` is not an `nvmlValue_t` field of `nvmlMemory_v2_t`",
+        "tagged_values.nvmlMemory_v2_t.value: parameter `length` of `nvmlDeviceGetName` has type `unsigned int`, which does not fit this rule",
+        "tagged_unions.Nope: `nvmlMemory_v2_t` is not a union of the header",
+        "tagged_unions.Data: members: `x` is not a member of `nvmlMemory_v2_t_data`",
+        "tagged_unions.Data: members: `NVML_NOPE` is not an integer constant of the header",
+        "tagged_unions.Data: fields: `value` is not a `nvmlMemory_v2_t_data` field of `nvmlMemory_v2_t`",
+        "byte_unions.nvmlMemory_v2_t.data: the members of `nvmlMemory_v2_t_data` are not byte arrays of one size",
+        // A union field no rule reads would be a raw C union in the safe record.
+        "bad.yaml: tagged_unions: `nvmlMemory_v2_t.anon0` is a union no `tagged_values`, `tagged_unions` or `byte_unions` rule reads",
+    ] {
+        assert!(stderr.contains(msg), "{msg}\n{stderr}");
+    }
+}
+
+#[test]
 fn failed_write_leaves_existing_files_untouched() {
     let dir = scratch("unwritable");
     let good = PathBuf::from("good/generated");

@@ -82,8 +82,8 @@
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
 //! 1. `ffi`, `value`, `newtype`: the `call!` macro, the status check and the list and string
-//!    helpers every call goes through; `nvmlValue_t` read by its type; the macro of the open
-//!    newtypes.
+//!    helpers every call goes through; `nvmlValue_t` read by its type, and the macros through
+//!    which the other unions' members are read; the macro of the open newtypes.
 //! 2. `nvml`: loading the library, `nvmlInit`, shutdown.
 //! 3. `handle`: the macros the generated handle list invokes.
 //! 4. `generated`: everything `cargo xtask regen` writes.
@@ -99,6 +99,7 @@ mod newtype;
 mod error;
 mod manual;
 mod nvml;
+#[macro_use]
 mod value;
 
 // Written by the generator (laid out by prettyplease): the error type, the handles, and one

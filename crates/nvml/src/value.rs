@@ -1,5 +1,44 @@
 //! [`Value`]: NVML's `nvmlValue_t` union read according to the `nvmlValueType_t` that comes
-//! with it.
+//! with it; and the macros through which the generated enums of the other unions read and
+//! write a union's members and bytes (generated code calls nothing unsafe itself).
+
+/// A copy of member `$m` of the C union at place `$u`.
+///
+/// Only for the unions of nvml.h that a `tagged_unions` rule names: their members are plain
+/// data (integers, floats, `char` arrays and records of them).
+macro_rules! union_member {
+    ($u:expr, $m:ident) => {{
+        let u = &$u;
+        // SAFETY: every member of the union is plain data, for which any bit pattern is valid,
+        // and all of the union's bytes are initialised (zeroed by `Default` before the library
+        // or `to_raw` wrote one member), so reading any member is defined.
+        unsafe { u.$m }
+    }};
+}
+
+/// The bytes of the C union at place `$u`, as a `Vec<u8>`.
+macro_rules! union_bytes {
+    ($u:expr) => {{
+        let u = &$u;
+        // SAFETY: the pointer and size are those of a live value, read as bytes; a union's bytes
+        // are all initialised (see `union_member!`) and copies of a union keep every byte.
+        unsafe { core::slice::from_raw_parts((u as *const _) as *const u8, core::mem::size_of_val(u)) }.to_vec()
+    }};
+}
+
+/// The C union of type `$t` whose first bytes are `$bytes` (a `&[u8]`; the rest zero, longer
+/// input cut to the union's size).
+macro_rules! union_with_bytes {
+    ($t:ty, $bytes:expr) => {{
+        let mut u = <$t>::default();
+        let bytes: &[u8] = $bytes;
+        let n = bytes.len().min(core::mem::size_of::<$t>());
+        // SAFETY: `n` bytes fit in `u` (at most its size); every member of the union is plain
+        // data, so any bytes make a valid value.
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), (&mut u as *mut $t) as *mut u8, n) };
+        u
+    }};
+}
 
 use nvml_sys as sys;
 
@@ -126,6 +165,21 @@ impl serde::Serialize for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn union_bytes_round_trip() {
+        let raw = sys::nvmlValue_t { ullVal: 0x0102_0304_0506_0708 };
+        let bytes = union_bytes!(raw);
+        assert_eq!(bytes, 0x0102_0304_0506_0708u64.to_ne_bytes());
+        let back = union_with_bytes!(sys::nvmlValue_t, &bytes);
+        assert_eq!(union_member!(back, ullVal), 0x0102_0304_0506_0708);
+        // Longer input is cut to the union's size; shorter leaves the rest zero.
+        assert_eq!(union_member!(union_with_bytes!(sys::nvmlValue_t, &[1u8; 20]), ullVal), u64::from_ne_bytes([1; 8]));
+        assert_eq!(
+            union_member!(union_with_bytes!(sys::nvmlValue_t, &[7u8]), ullVal),
+            u64::from_ne_bytes([7, 0, 0, 0, 0, 0, 0, 0])
+        );
+    }
 
     #[test]
     fn members_read_at_their_width() {

@@ -45,7 +45,7 @@
 //! catches a method that fails before it calls, or fails differently, but not a misread value;
 //! the report in `target/tmp/differential/` counts the calls with a value); objects no
 //! profile has (units, GPM samples, MIG device handles); functions pynvml does not wrap; the
-//! fields of a record that pynvml's structure lacks or that nvmlkit keeps as a raw union; and
+//! fields of a record that pynvml's structure lacks; and
 //! anything the mock answers the same way whatever it is given (a setter's argument is only
 //! checked where the mock implements the setter and a getter reads it back).
 
@@ -105,12 +105,6 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
         "type: nvmlkit types each nvmlValue_t by the sample value type the driver returns (`Value`), pynvml \
          returns the raw union; the typed values are the union's members of that type",
     ),
-    (
-        "nvmlDeviceGetVgpuSchedulerLog",
-        "nvmlkit: keeps the `schedulerParams` union raw (which member holds depends on the scheduler policy), \
-         which its serde form leaves out",
-    ),
-    ("nvmlDeviceGetVgpuSchedulerState", "as nvmlDeviceGetVgpuSchedulerLog"),
 ];
 
 /// The variable that points a child at the calls it replays.

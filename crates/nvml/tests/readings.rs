@@ -9,7 +9,11 @@
 //! value type), a value to set read as one to get, a retry that reused a
 //! capacity the library had overwritten, counts no list has, a length in bytes, counts whose
 //! NULL probe the header refuses, bits spelled under another prefix, and handles whose objects
-//! are freed or destroyed.
+//! are freed or destroyed. And one test per C union of a public record, read (and written)
+//! through the tag the header names: sample values by the type the function answers beside
+//! them, scheduler parameters by the ARR mode, UUID values by their type, controller data by
+//! the controller type (a tag the header names no member for keeps the bytes), and the PRM
+//! buffer, one union of input and output bytes.
 
 mod common;
 
@@ -248,6 +252,137 @@ nvmlReturn_t nvmlDeviceGetVgpuUtilization(nvmlDevice_t d, unsigned long long las
     return NVML_SUCCESS;
 }
 
+/* "Based on type, this method can be used to fetch the power, utilization or clock samples";
+ * "Power, Utilization and Clock samples are returned as type "unsigned int" for the union
+ * nvmlValue_t"; "sampleValType: Output parameter to represent the type of sample value". Power
+ * samples are unsigned ints, as the text says; a sampling type the header does not have
+ * answers doubles, and NVML_SAMPLINGTYPE_COUNT a value type newer than the header (42), so
+ * that only a reading by the answered type gets each right. */
+nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t d, nvmlSamplingType_t type, unsigned long long lastSeenTimeStamp,
+                                  nvmlValueType_t *sampleValType, unsigned int *sampleCount, nvmlSample_t *samples) {
+    unsigned int capacity, i;
+    DEVICE(d);
+    if (!sampleCount || !sampleValType) return NVML_ERROR_INVALID_ARGUMENT;
+    capacity = *sampleCount;
+    *sampleCount = 2;
+    if (!samples) return NVML_SUCCESS;
+    if (capacity == 0) return NVML_ERROR_INVALID_ARGUMENT;
+    if (capacity < 2) return NVML_ERROR_INSUFFICIENT_SIZE;
+    for (i = 0; i < 2; i++) {
+        memset(&samples[i], 0, sizeof samples[i]);
+        samples[i].timeStamp = lastSeenTimeStamp + 1 + i;
+        if (type == NVML_TOTAL_POWER_SAMPLES) samples[i].sampleValue.uiVal = 150000 + i;
+        else if (type == NVML_SAMPLINGTYPE_COUNT) samples[i].sampleValue.ullVal = 0x0102030405060708ULL;
+        else samples[i].sampleValue.dVal = 0.5 + i;
+    }
+    *sampleValType = type == NVML_TOTAL_POWER_SAMPLES ? NVML_VALUE_TYPE_UNSIGNED_INT
+                   : type == NVML_SAMPLINGTYPE_COUNT ? (nvmlValueType_t)42 : NVML_VALUE_TYPE_DOUBLE;
+    return NVML_SUCCESS;
+}
+
+/* The vGPU scheduler. nvmlDeviceSetVgpuSchedulerState: "In nvmlVgpuSchedulerSetState_t, IFF
+ * enableARRMode is enabled then provide avgFactorForARR and frequency as input. If
+ * enableARRMode is disabled then provide timeslice as input." nvmlVgpuSchedulerGetState_t:
+ * "arrMode: Adaptive Round Robin scheduler mode. One of the NVML_VGPU_SCHEDULER_ARR_*", and the
+ * union's vgpuSchedDataWithARR {avgFactor, timeslice} or vgpuSchedData {timeslice}. The state
+ * starts in ARR mode; a set with ARR disabled switches it to the plain timeslice. */
+static unsigned int sched_arr = NVML_VGPU_SCHEDULER_ARR_ENABLE, sched_avg = 3, sched_timeslice = 2000000,
+                    set_frequency;
+nvmlReturn_t nvmlDeviceGetVgpuSchedulerState(nvmlDevice_t d, nvmlVgpuSchedulerGetState_t *s) {
+    DEVICE(d);
+    if (!s) return NVML_ERROR_INVALID_ARGUMENT;
+    memset(s, 0, sizeof *s);
+    s->schedulerPolicy = NVML_VGPU_SCHEDULER_POLICY_EQUAL_SHARE;
+    s->arrMode = sched_arr;
+    if (sched_arr == NVML_VGPU_SCHEDULER_ARR_ENABLE) {
+        s->schedulerParams.vgpuSchedDataWithARR.avgFactor = sched_avg;
+        s->schedulerParams.vgpuSchedDataWithARR.timeslice = sched_timeslice;
+    } else {
+        s->schedulerParams.vgpuSchedData.timeslice = sched_timeslice;
+    }
+    return NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceSetVgpuSchedulerState(nvmlDevice_t d, nvmlVgpuSchedulerSetState_t *s) {
+    DEVICE(d);
+    if (!s) return NVML_ERROR_INVALID_ARGUMENT;
+    if (s->enableARRMode == NVML_VGPU_SCHEDULER_ARR_ENABLE) {
+        sched_avg = s->schedulerParams.vgpuSchedDataWithARR.avgFactor;
+        set_frequency = s->schedulerParams.vgpuSchedDataWithARR.frequency;
+    } else if (s->enableARRMode == NVML_VGPU_SCHEDULER_ARR_DISABLE) {
+        sched_timeslice = s->schedulerParams.vgpuSchedData.timeslice;
+    } else {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    sched_arr = s->enableARRMode;
+    return NVML_SUCCESS;
+}
+unsigned int stub_set_frequency(void) { return set_frequency; }
+/* A log in the mode NVML_VGPU_SCHEDULER_ARR_DEFAULT, for which the header names no member of
+ * the union: the union's first word is 5, its second 6. */
+nvmlReturn_t nvmlDeviceGetVgpuSchedulerLog(nvmlDevice_t d, nvmlVgpuSchedulerLog_t *l) {
+    DEVICE(d);
+    if (!l) return NVML_ERROR_INVALID_ARGUMENT;
+    memset(l, 0, sizeof *l);
+    l->arrMode = NVML_VGPU_SCHEDULER_ARR_DEFAULT;
+    l->schedulerParams.vgpuSchedDataWithARR.avgFactor = 5;
+    l->schedulerParams.vgpuSchedDataWithARR.timeslice = 6;
+    return NVML_SUCCESS;
+}
+
+/* nvmlDeviceGetHandleByUUIDV: "NVML_ERROR_INVALID_ARGUMENT if uuid is invalid, device is null
+ * or uuid->type is invalid"; "NVML_ERROR_NOT_FOUND if uuid does not match a valid device";
+ * nvmlUUID_v1_t: "type: One of nvmlUUIDType_t", "value: One of nvmlUUIDValue_t, to be set based
+ * on the UUID format" (str: "ASCII format value", bytes: "Binary format value"). */
+static const char DEVICE_UUID[] = "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f";
+nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *out) {
+    unsigned int i;
+    if (!uuid || !out || uuid->version != nvmlUUID_v1) return NVML_ERROR_INVALID_ARGUMENT;
+    if (uuid->type == NVML_UUID_TYPE_ASCII) {
+        if (strncmp(uuid->value.str, DEVICE_UUID, sizeof uuid->value.str) != 0) return NVML_ERROR_NOT_FOUND;
+    } else if (uuid->type == NVML_UUID_TYPE_BINARY) {
+        for (i = 0; i < NVML_DEVICE_UUID_BINARY_LEN; i++)
+            if (uuid->value.bytes[i] != i) return NVML_ERROR_NOT_FOUND;
+    } else {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    *out = (nvmlDevice_t)&device;
+    return NVML_SUCCESS;
+}
+
+/* nvmlDeviceReadWritePRM_v1: "buffer: Structure holding the input data in TLV format as well as
+ * the PRM register contents in TLV format (in the case of a successful read operation)";
+ * "dataSize: Size of the input TLV data", inData "IN", outData "OUT", one union. The register
+ * read here answers the request's bytes reversed, then 0xAB. */
+nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t d, nvmlPRMTLV_v1_t *buffer) {
+    unsigned char in[NVML_PRM_DATA_MAX_SIZE];
+    unsigned int i, n;
+    DEVICE(d);
+    if (!buffer || buffer->dataSize >= NVML_PRM_DATA_MAX_SIZE) return NVML_ERROR_INVALID_ARGUMENT;
+    n = buffer->dataSize;
+    memcpy(in, buffer->inData, n);
+    for (i = 0; i < n; i++) buffer->outData[i] = in[n - 1 - i];
+    buffer->outData[n] = 0xAB;
+    buffer->status = 0;
+    return NVML_SUCCESS;
+}
+
+/* nvmlPerfMetricControllerSample_t: "controllerType: Controller type:
+ * NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X or NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X",
+ * data: "Union containing controller-specific data" (dlppc2x, pfpp1x). One sample with a PFPP 1x
+ * controller, and one of a type newer than the header (7) whose data starts with 0x5A. */
+nvmlReturn_t nvmlDevicePerfMetricsGetSamples_v1(nvmlDevice_t d, nvmlPerfMetricsSamples_v1_t *samples) {
+    DEVICE(d);
+    if (!samples) return NVML_ERROR_INVALID_ARGUMENT;
+    memset(samples, 0, sizeof *samples);
+    samples->numSamples = 1;
+    samples->samples[0].numControllerData = 2;
+    samples->samples[0].controllerData[0].controllerType = NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X;
+    samples->samples[0].controllerData[0].data.pfpp1x.estimatedMetrics.tgpHeadroommW = 1234;
+    samples->samples[0].controllerData[1].controllerType = 7;
+    memset(&samples->samples[0].controllerData[1].data, 0x5A, 1);
+    return NVML_SUCCESS;
+}
+
 unsigned int stub_event_set_frees(void) { return event_set_frees; }
 unsigned int stub_gpm_sample_frees(void) { return gpm_sample_frees; }
 unsigned int stub_system_event_set_frees(void) { return system_event_set_frees; }
@@ -310,8 +445,7 @@ fn vgpu_utilization_has_one_value_type_for_all_samples() {
     let VgpuUtilization { sample_val_type: ty, utilization_samples: samples } =
         d.vgpu_utilization(100).expect("three samples");
     assert_eq!(ty, ValueType(sys::NVML_VALUE_TYPE_UNSIGNED_INT), "one type, for every sample");
-    let read: Vec<(u32, u64, Value)> =
-        samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, Value::from_raw(ty, &s.sm_util))).collect();
+    let read: Vec<(u32, u64, Value)> = samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, s.sm_util)).collect();
     assert_eq!(
         read,
         [(7, 101, Value::UnsignedInt(10)), (8, 102, Value::UnsignedInt(20)), (9, 103, Value::UnsignedInt(30))]
@@ -483,4 +617,107 @@ fn an_older_record_layout_is_retried_and_converted() {
     let f = d.gpu_fabric_info().expect("the v2 layout after ARGUMENT_VERSION_MISMATCH");
     assert_eq!(f.cluster_uuid, vec![0x11; 16]);
     assert_eq!((f.status, f.state, f.health_mask), (Return::SUCCESS, sys::NVML_GPU_FABRIC_STATE_COMPLETED as u8, 5));
+}
+
+#[test]
+fn samples_are_read_as_the_value_type_the_library_answers() {
+    let Some(nvml) = library("samples_are_read_as_the_value_type_the_library_answers") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let read = |t: u32| {
+        let Samples { sample_val_type, samples } = d.samples(SamplingType(t), 10).expect("two samples");
+        (sample_val_type, samples.iter().map(|s| (s.time_stamp, s.sample_value)).collect::<Vec<_>>())
+    };
+    assert_eq!(
+        read(sys::NVML_TOTAL_POWER_SAMPLES),
+        (ValueType::UNSIGNED_INT, vec![(11, Value::UnsignedInt(150_000)), (12, Value::UnsignedInt(150_001))])
+    );
+    assert_eq!(read(77), (ValueType::DOUBLE, vec![(11, Value::Double(0.5)), (12, Value::Double(1.5))]));
+    // A value type newer than the header: kept, with the union's bits, never read as another.
+    let bits = 0x0102_0304_0506_0708;
+    let unknown = Value::Unknown { value_type: ValueType(42), bits };
+    assert_eq!(read(sys::NVML_SAMPLINGTYPE_COUNT), (ValueType(42), vec![(11, unknown), (12, unknown)]));
+}
+
+#[test]
+fn vgpu_scheduler_params_are_read_by_the_arr_mode() {
+    let Some(nvml) = library("vgpu_scheduler_params_are_read_by_the_arr_mode") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    #[allow(deprecated)]
+    let state = d.vgpu_scheduler_state_legacy().expect("the state");
+    let arr = VgpuSchedulerParamsVgpuSchedDataWithARR { avg_factor: 3, timeslice: 2_000_000 };
+    assert_eq!(state.scheduler_params, VgpuSchedulerParams::VgpuSchedDataWithArr(arr));
+    assert_eq!(state.scheduler_params.tag(), sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32);
+
+    // Setting builds the union from the enum, and the tag (`enableARRMode`) with it.
+    let with_arr = VgpuSchedulerSetParamsVgpuSchedDataWithARR { avg_factor: 9, frequency: 480 };
+    let set = |params| VgpuSchedulerSetState { scheduler_policy: 2, scheduler_params: params };
+    #[allow(deprecated)]
+    d.set_vgpu_scheduler_state_legacy(&set(VgpuSchedulerSetParams::VgpuSchedDataWithArr(with_arr))).expect("ARR set");
+    assert_eq!(counter(nvml.lib(), "stub_set_frequency"), 480, "the frequency reached the ARR member");
+    let plain = VgpuSchedulerSetParams::VgpuSchedData(VgpuSchedulerSetParamsVgpuSchedData { timeslice: 1_000 });
+    #[allow(deprecated)]
+    d.set_vgpu_scheduler_state_legacy(&set(plain)).expect("plain set");
+    #[allow(deprecated)]
+    let state = d.vgpu_scheduler_state_legacy().expect("the state");
+    assert_eq!(
+        state.scheduler_params,
+        VgpuSchedulerParams::VgpuSchedData(VgpuSchedulerParamsVgpuSchedData { timeslice: 1_000 }),
+        "ARR disabled: the timeslice is the union's first word"
+    );
+    // A tag no member is named for reaches the library as it is, which refuses it.
+    let unknown = VgpuSchedulerSetParams::Unknown { tag: 7, bytes: vec![1, 0, 0, 0] };
+    #[allow(deprecated)]
+    let refused = d.set_vgpu_scheduler_state_legacy(&set(unknown));
+    assert_eq!(refused, Err(Error::InvalidArgument));
+
+    // ARR_DEFAULT: the header names no member; the bytes stay as the library wrote them.
+    #[allow(deprecated)]
+    let log = d.vgpu_scheduler_log_legacy().expect("the log");
+    let mut bytes = 5u32.to_ne_bytes().to_vec();
+    bytes.extend(6u32.to_ne_bytes());
+    assert_eq!(
+        log.scheduler_params,
+        VgpuSchedulerParams::Unknown { tag: sys::NVML_VGPU_SCHEDULER_ARR_DEFAULT as u32, bytes }
+    );
+}
+
+#[test]
+fn uuid_values_are_written_by_their_type() {
+    let Some(nvml) = library("uuid_values_are_written_by_their_type") else { return };
+    let found = |value| nvml.device_by_uuid_struct(&UUID { value }).map(|d| d.as_raw());
+    let device = nvml.device_by_index(0).unwrap().as_raw();
+    assert_eq!(found(UuidValue::Str("GPU-00010203-0405-0607-0809-0a0b0c0d0e0f".into())), Ok(device));
+    assert_eq!(found(UuidValue::Bytes((0..16).collect())), Ok(device));
+    assert_eq!(found(UuidValue::Bytes((1..17).collect())), Err(Error::NotFound));
+    assert_eq!(found(UuidValue::default()), Err(Error::InvalidArgument), "NVML_UUID_TYPE_NONE");
+    assert_eq!(UuidValue::default().tag(), sys::NVML_UUID_TYPE_NONE);
+}
+
+#[test]
+fn prm_data_is_one_buffer_in_and_out() {
+    let Some(nvml) = library("prm_data_is_one_buffer_in_and_out") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let out = d.read_write_prm(&PRMTLV { data_size: 4, data: vec![1, 2, 3, 4], ..Default::default() }).expect("read");
+    assert_eq!(out.data.len(), sys::NVML_PRM_DATA_MAX_SIZE as usize);
+    assert_eq!(out.data[..5], [4, 3, 2, 1, 0xAB], "the input reached inData, the answer came from outData");
+}
+
+#[test]
+fn perf_metric_controller_data_is_read_by_its_type() {
+    let Some(nvml) = library("perf_metric_controller_data_is_read_by_its_type") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let samples = d.perf_metrics_get_samples().expect("samples");
+    let data: Vec<&PerfMetricControllerData> =
+        samples.samples[0].controller_data.iter().take(2).map(|c| &c.data).collect();
+    match data[0] {
+        PerfMetricControllerData::Pfpp1x(p) => assert_eq!(p.estimated_metrics.tgp_headroomm_w, 1234),
+        other => panic!("PFPP 1x data read as {other:?}"),
+    }
+    match data[1] {
+        PerfMetricControllerData::Unknown { tag: 7, bytes } => {
+            assert_eq!(bytes.len(), core::mem::size_of::<sys::nvmlPerfMetricControllerSample_t_data>());
+            assert_eq!(bytes[..2], [0x5A, 0]);
+        }
+        other => panic!("an unknown controller type read as {other:?}"),
+    }
 }

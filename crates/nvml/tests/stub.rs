@@ -466,10 +466,7 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     };
     let read = d.read_prm_counters(&[request(3, 1), request(0, 2)]).unwrap();
     assert_eq!(read[0].counter_value.status, Return::SUCCESS);
-    assert_eq!(
-        Value::from_raw(read[0].counter_value.output_type, &read[0].counter_value.output_value),
-        Value::UnsignedLongLong(301)
-    );
+    assert_eq!(read[0].counter_value.output_value, Value::UnsignedLongLong(301));
     assert_eq!(read[1].counter_value.status, Return::ERROR_NOT_SUPPORTED, "counter 0 fails alone");
 
     let slot = |link_id: u32, sample_type: u32| NvlinkTelemetryRequest {

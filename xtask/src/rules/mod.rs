@@ -70,14 +70,25 @@ pub struct Rules {
     /// prefix and what carries one: parameters, record fields, or every use of a `typedef`.
     /// Each becomes an open newtype like the enums' (values the header lacks are kept).
     pub values: BTreeMap<String, FlagsRule>,
-    /// `record.field` of type `nvmlValue_t` → the field of the same record that names its
-    /// member (`nvmlFieldValue_st.value: valueType`): the safe record has a typed `Value`
-    /// there, and no type field.
+    /// `record.field` of type `nvmlValue_t` → where the `nvmlValueType_t` that names its member
+    /// is: a field of the same record (`nvmlFieldValue_st.value: valueType`; the safe record
+    /// then has no type field), an output parameter of the function that fills an array of the
+    /// record (`function.parameter`), or a field of the record that points to such an array
+    /// (`record.field`). The safe record has a typed `Value` there.
     pub tagged_values: BTreeMap<String, String>,
     /// In/out record → the fields the caller sets (besides `version`), where the fields'
     /// comments give no direction (`IN:`, `[in]`, `input`): the safe method takes them as
     /// parameters and returns the rest. An empty list says every field is an output.
     pub inputs: BTreeMap<String, Vec<String>>,
+    /// Unions read through a tag into a Rust enum: the enum's name → the union, the member
+    /// each tag value (a header constant) selects, and the record fields of the union's type
+    /// with the field of the same record that holds their tag. The safe record has the enum
+    /// there, and no tag field; a tag no member is named for is kept with the union's bytes.
+    pub tagged_unions: BTreeMap<String, UnionRule>,
+    /// `record.field` of a union whose members are byte arrays of one size and which has no
+    /// tag (the direction of the call picks the member) → the safe field's name: the safe
+    /// record holds the bytes.
+    pub byte_unions: BTreeMap<String, String>,
     /// `function.parameter`s of integer type that carry a yes or no (the header's text says
     /// so: "A boolean for ...", "True when ..."): `bool` in the safe crate.
     pub booleans: BTreeSet<String>,
@@ -135,6 +146,39 @@ impl FlagsRule {
             Ty::Named(n) => n == td,
             Ty::Pointer { pointee, .. } => matches!(&**pointee, Ty::Named(n) if n == td),
             _ => false,
+        }
+    }
+}
+
+/// A union read through a tag (see [`Rules::tagged_unions`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UnionRule {
+    /// The union's name in the header.
+    pub union: String,
+    /// A header constant (a `#define` or an enum constant) → the member its tag value selects.
+    pub members: BTreeMap<String, String>,
+    /// `record.field` of the union's type → the field of the same record that holds its tag.
+    pub fields: BTreeMap<String, String>,
+}
+
+/// Where the `nvmlValueType_t` of a `tagged_values` field is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum ValueTag {
+    /// A field of the same record.
+    Field(String),
+    /// An output parameter of the function that fills an array of the record.
+    Param { function: String, param: String },
+    /// A field of the record that points to an array of the record.
+    Outer { record: String, field: String },
+}
+
+impl ValueTag {
+    /// The field of the same record, for a tag that is one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ValueTag::Field(f) => Some(f),
+            _ => None,
         }
     }
 }
@@ -248,8 +292,12 @@ pub struct Bindings {
     pub ids: BTreeMap<String, String>,
     pub directions: BTreeMap<String, Direction>,
     pub bitflags: BTreeMap<String, FlagsRule>,
-    /// `record.field` → the field that names its `nvmlValue_t` member.
-    pub tagged_values: BTreeMap<String, String>,
+    /// `record.field` → where the type that names its `nvmlValue_t` member is.
+    pub tagged_values: BTreeMap<String, ValueTag>,
+    /// The `tagged_unions` rules, by enum name.
+    pub tagged_unions: BTreeMap<String, UnionRule>,
+    /// `record.field` → the safe field holding a tagless union's bytes.
+    pub byte_unions: BTreeMap<String, String>,
     /// In/out record → the fields the caller sets, from the `inputs` rules.
     pub inputs: BTreeMap<String, Vec<String>>,
     /// `function.parameter`s that carry a yes or no.
@@ -304,7 +352,10 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     bitflags(&i, &mut d);
     let struct_versions = struct_versions(&i, &mut d);
     let absent_fields = absent_fields(&i, &mut d);
-    tagged_values(&i, &mut d);
+    let tagged_values = tagged_values(&i, &mut d);
+    tagged_unions(&i, &mut d);
+    byte_unions(&i, &mut d);
+    raw_unions(&i, &tagged_values, &mut d);
     inputs(&i, &mut d);
     former_names(&i, &mut d);
     booleans(&i, &mut d);
@@ -330,7 +381,9 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
             .map(|(n, r)| (n.clone(), r.clone()))
             .chain(rules.values.iter().map(|(n, r)| (n.clone(), FlagsRule { values: true, ..r.clone() })))
             .collect(),
-        tagged_values: rules.tagged_values.clone(),
+        tagged_values,
+        tagged_unions: rules.tagged_unions.clone(),
+        byte_unions: rules.byte_unions.clone(),
         inputs: rules.inputs.clone(),
         former_names: rules.former_names.clone(),
         booleans: rules.booleans.clone(),
@@ -626,26 +679,226 @@ fn booleans(i: &Inputs, d: &mut Diagnostics) {
     }
 }
 
-/// Each `tagged_values` rule names an `nvmlValue_t` field and an integer field of one record.
-fn tagged_values(i: &Inputs, d: &mut Diagnostics) {
+/// Each `tagged_values` rule names an `nvmlValue_t` field of a record and where its type is:
+/// an enum or integer field of the same record, an enum or integer out-parameter of a function
+/// that takes an array of the record, or such a field of a record that points to one. The
+/// fields of one record read their type from one place.
+fn tagged_values(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, ValueTag> {
     let model = i.model;
+    let enum_or_integer = |t: &Ty| is_enum_or_integer(model, t);
+    let field_ty =
+        |r: &crate::model::Record, name: &str| r.fields.iter().find(|f| f.name == name).map(|f| f.ty.clone());
+    let mut resolved = BTreeMap::new();
+    let mut external: BTreeMap<&str, &ValueTag> = BTreeMap::new();
     for (key, tag) in &i.rules.tagged_values {
         let p = i.place("tagged_values", key);
-        let Some((record, field)) = key.split_once('.') else {
-            d.error(p, format!("`{key}`: expected `record.field`"));
-            continue;
-        };
-        let Some(r) = model.records.get(record) else {
-            d.error(p, format!("`{record}` is not a record of the header"));
-            continue;
-        };
-        let ty = |name: &str| r.fields.iter().find(|f| f.name == name).map(|f| model.resolve_typedef(&f.ty).clone());
-        if !matches!(ty(field), Some(Ty::Named(n)) if n == "nvmlValue_st" || n == "nvmlValue_t") {
+        let Some((r, record, field)) = record_field(model, key, &p, d) else { continue };
+        if !field_ty(r, field).is_some_and(|t| is_value_union(model, &t)) {
             d.error(p.clone(), format!("`{field}` is not an `nvmlValue_t` field of `{record}`"));
         }
-        let enum_or_integer = |t: &Ty| is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n));
-        if !ty(tag).is_some_and(|t| enum_or_integer(&t)) {
-            d.error(p, format!("`{tag}` is not an enum or integer field of `{record}`"));
+        let tag = match tag.split_once('.') {
+            None => {
+                if !field_ty(r, tag).is_some_and(|t| enum_or_integer(&t)) {
+                    d.error(p, format!("`{tag}` is not an enum or integer field of `{record}`"));
+                    continue;
+                }
+                ValueTag::Field(tag.clone())
+            }
+            Some((func, param)) if model.functions.contains_key(func) => {
+                let f = &model.functions[func];
+                let out = |t: &Ty| matches!(t, Ty::Pointer { is_const: false, pointee } if enum_or_integer(pointee));
+                if !check_param(f, param, &p, d, out) {
+                    continue;
+                }
+                if !f.params.iter().any(|q| points_to(model, &q.ty, record)) {
+                    d.error(p, format!("`{func}` takes no array of `{record}`"));
+                    continue;
+                }
+                // Every function that fills the record answers the type there.
+                let others = model.functions.values().filter(|g| g.name != *func);
+                if let Some(g) = others.into_iter().find(|g| g.params.iter().any(|q| points_to(model, &q.ty, record))) {
+                    d.error(p, format!("`{}` takes `{record}` too, without `{param}`", g.name));
+                    continue;
+                }
+                ValueTag::Param { function: func.to_string(), param: param.to_string() }
+            }
+            Some((outer, of)) => {
+                let Some(o) = model.records.get(outer) else {
+                    d.error(p, format!("`{outer}` is neither a function nor a record of the header"));
+                    continue;
+                };
+                if !field_ty(o, of).is_some_and(|t| enum_or_integer(&t)) {
+                    d.error(p, format!("`{of}` is not an enum or integer field of `{outer}`"));
+                    continue;
+                }
+                if !o.fields.iter().any(|f| points_to(model, &f.ty, record)) {
+                    d.error(p, format!("`{outer}` has no field that points to `{record}`"));
+                    continue;
+                }
+                ValueTag::Outer { record: outer.to_string(), field: of.to_string() }
+            }
+        };
+        resolved.insert(key.clone(), tag);
+    }
+    for (key, tag) in &resolved {
+        let record = key.split_once('.').map_or(key.as_str(), |(r, _)| r);
+        if tag.field().is_none() && *external.entry(record).or_insert(tag) != tag {
+            d.error(i.place("tagged_values", key), format!("the fields of `{record}` read their type from two places"));
+        }
+    }
+    resolved
+}
+
+/// The record of a `record.field` key, and the key's two parts; reports a key of another
+/// shape or naming no record of the header.
+fn record_field<'k, 'm>(
+    model: &'m Model,
+    key: &'k str,
+    place: &str,
+    d: &mut Diagnostics,
+) -> Option<(&'m crate::model::Record, &'k str, &'k str)> {
+    let Some((record, field)) = key.split_once('.') else {
+        d.error(place.to_string(), format!("`{key}`: expected `record.field`"));
+        return None;
+    };
+    let Some(r) = model.records.get(record) else {
+        d.error(place.to_string(), format!("`{record}` is not a record of the header"));
+        return None;
+    };
+    Some((r, record, field))
+}
+
+/// Whether `t` is an enum or an integer type.
+fn is_enum_or_integer(model: &Model, t: &Ty) -> bool {
+    let t = model.resolve_typedef(t);
+    is_integer(t) || matches!(t, Ty::Named(n) if model.enums.contains_key(n))
+}
+
+/// Whether `t` is `nvmlValue_t`.
+fn is_value_union(model: &Model, t: &Ty) -> bool {
+    matches!(model.resolve_typedef(t), Ty::Named(n) if n == "nvmlValue_st" || n == "nvmlValue_t")
+}
+
+/// Whether `t` points to record `record` (or is an array of it).
+fn points_to(model: &Model, t: &Ty, record: &str) -> bool {
+    match model.resolve_typedef(t) {
+        Ty::Pointer { pointee, .. } | Ty::Array { elem: pointee, .. } => {
+            matches!(model.resolve_typedef(pointee), Ty::Named(n) if n == record)
+        }
+        _ => false,
+    }
+}
+
+/// The union record a field's type names, if it is one.
+pub fn union_of<'m>(model: &'m Model, t: &Ty) -> Option<&'m crate::model::Record> {
+    match model.resolve_typedef(t) {
+        Ty::Named(n) => model.records.get(n).filter(|r| r.kind == crate::model::RecordKind::Union),
+        _ => None,
+    }
+}
+
+/// Each `tagged_unions` rule names a union of the header, a member of it for each constant,
+/// and record fields of the union's type, each with an enum or integer tag field beside it.
+fn tagged_unions(i: &Inputs, d: &mut Diagnostics) {
+    let model = i.model;
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (name, rule) in &i.rules.tagged_unions {
+        let p = i.place("tagged_unions", name);
+        if !is_rust_type_name(name) {
+            d.error(p.clone(), format!("`{name}` is not a Rust type name"));
+        }
+        let Some(u) = model.records.get(&rule.union).filter(|r| r.kind == crate::model::RecordKind::Union) else {
+            d.error(p, format!("`{}` is not a union of the header", rule.union));
+            continue;
+        };
+        for (constant, member) in &rule.members {
+            if constant_value(model, constant).is_none() && !is_enum_constant(model, constant) {
+                d.error(p.clone(), format!("members: `{constant}` is not an integer constant of the header"));
+            }
+            if !u.fields.iter().any(|f| f.name == *member) {
+                d.error(p.clone(), format!("members: `{member}` is not a member of `{}`", rule.union));
+            }
+        }
+        if rule.fields.is_empty() {
+            d.warn(p.clone(), format!("matches nothing: no record field of type `{}` is named", rule.union));
+        }
+        for (key, tag) in &rule.fields {
+            let Some((record, field)) = key.split_once('.') else {
+                d.error(p.clone(), format!("fields: `{key}`: expected `record.field`"));
+                continue;
+            };
+            if let Some(other) = seen.insert(key, name) {
+                d.error(p.clone(), format!("fields: `{key}` is named by `{other}` too"));
+            }
+            let Some(r) = model.records.get(record) else {
+                d.error(p.clone(), format!("fields: `{record}` is not a record of the header"));
+                continue;
+            };
+            let ty = |n: &str| r.fields.iter().find(|f| f.name == n).map(|f| f.ty.clone());
+            let of_union = ty(field).and_then(|t| union_of(model, &t)).is_some_and(|x| x.name == u.name);
+            if !of_union {
+                d.error(p.clone(), format!("fields: `{field}` is not a `{}` field of `{record}`", rule.union));
+            }
+            if !ty(tag).is_some_and(|t| is_enum_or_integer(model, &t)) {
+                d.error(p.clone(), format!("fields: `{tag}` is not an enum or integer field of `{record}`"));
+            }
+        }
+    }
+}
+
+fn is_enum_constant(model: &Model, name: &str) -> bool {
+    model.enums.values().any(|e| e.constants.iter().any(|k| k.name == name))
+}
+
+/// Each `byte_unions` rule names a union field whose members are byte arrays of one size.
+fn byte_unions(i: &Inputs, d: &mut Diagnostics) {
+    let model = i.model;
+    for (key, name) in &i.rules.byte_unions {
+        let p = i.place("byte_unions", key);
+        let Some((r, record, field)) = record_field(model, key, &p, d) else { continue };
+        let Some(u) = r.fields.iter().find(|f| f.name == field).and_then(|f| union_of(model, &f.ty)) else {
+            d.error(p, format!("`{field}` is not a union field of `{record}`"));
+            continue;
+        };
+        let lens: BTreeSet<Option<u64>> = u
+            .fields
+            .iter()
+            .map(|f| match model.resolve_typedef(&f.ty) {
+                Ty::Array { elem, len } if matches!(model.resolve_typedef(elem), Ty::UChar | Ty::Char) => Some(*len),
+                _ => None,
+            })
+            .collect();
+        if lens.len() != 1 || lens.contains(&None) {
+            d.error(p.clone(), format!("the members of `{}` are not byte arrays of one size", u.name));
+        }
+        if r.fields.iter().any(|f| f.name != field && names::snake(&f.name) == *name) || names::snake(name) != *name {
+            d.error(p, format!("`{name}` is not a free snake-case field name of `{record}`"));
+        }
+    }
+}
+
+/// Union fields of records without pointers that no rule reads: their safe record would show
+/// the raw C union.
+fn raw_unions(i: &Inputs, tagged_values: &BTreeMap<String, ValueTag>, d: &mut Diagnostics) {
+    let model = i.model;
+    let read: BTreeSet<&str> = tagged_values
+        .keys()
+        .chain(i.rules.byte_unions.keys())
+        .chain(i.rules.tagged_unions.values().flat_map(|r| r.fields.keys()))
+        .map(String::as_str)
+        .collect();
+    for r in model.records.values().filter(|r| r.kind == crate::model::RecordKind::Struct) {
+        if r.fields.iter().any(|f| matches!(model.resolve_typedef(&f.ty), Ty::Pointer { .. } | Ty::FnPtr { .. })) {
+            continue;
+        }
+        for f in r.fields.iter().filter(|f| union_of(model, &f.ty).is_some()) {
+            let key = format!("{}.{}", r.name, f.name);
+            if !read.contains(key.as_str()) {
+                d.warn(
+                    format!("{}: tagged_unions", i.file),
+                    format!("`{key}` is a union no `tagged_values`, `tagged_unions` or `byte_unions` rule reads"),
+                );
+            }
         }
     }
 }

@@ -1022,7 +1022,7 @@ impl<'n> Device<'n> {
             samples: c_samples
                 .iter()
                 .take(n)
-                .map(|e| Sample::from(&(*e)))
+                .map(|e| Sample::from_raw(&(*e), ValueType(c_sample_val_type as _)))
                 .collect::<Vec<_>>(),
         })
     }

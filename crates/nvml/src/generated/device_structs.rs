@@ -2220,28 +2220,30 @@ impl serde::Serialize for Pdi {
 ///
 ///The safe form of `nvmlPerfMetricControllerSample_t`.
 #[doc(alias = "nvmlPerfMetricControllerSample_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfMetricControllerSample {
-    /// Controller type: NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X or NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X
-    pub controller_type: u32,
     /// Union containing controller-specific data
-    pub data: sys::nvmlPerfMetricControllerSample_t_data,
+    ///
+    /// Read as its `controllerType` says.
+    pub data: PerfMetricControllerData,
 }
 impl PerfMetricControllerSample {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
     pub fn to_raw(&self) -> sys::nvmlPerfMetricControllerSample_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricControllerSample_t::default();
-        r.controllerType = self.controller_type;
-        r.data = self.data;
+        {
+            let (tag, u) = self.data.to_raw();
+            r.controllerType = tag as _;
+            r.data = u;
+        }
         r
     }
 }
 impl From<&sys::nvmlPerfMetricControllerSample_t> for PerfMetricControllerSample {
     fn from(r: &sys::nvmlPerfMetricControllerSample_t) -> Self {
         PerfMetricControllerSample {
-            controller_type: r.controllerType,
-            data: r.data,
+            data: PerfMetricControllerData::from_raw(r.controllerType as u32, &r.data),
         }
     }
 }
@@ -2250,8 +2252,9 @@ impl serde::Serialize for PerfMetricControllerSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPerfMetricControllerSample_t", 1)?;
-        st.serialize_field("controllerType", &self.controller_type)?;
+        let mut st = s.serialize_struct("nvmlPerfMetricControllerSample_t", 2)?;
+        st.serialize_field("controllerType", &self.data.tag())?;
+        st.serialize_field("data", &self.data)?;
         st.end()
     }
 }
@@ -3056,12 +3059,14 @@ impl serde::Serialize for RowRemapperHistogramValues {
 ///The safe form of `nvmlSample_st`.
 #[doc(alias = "nvmlSample_st")]
 #[doc(alias = "nvmlSample_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Sample {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
     /// Sample Value
-    pub sample_value: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` that `nvmlDeviceGetSamples` returns with it says.
+    pub sample_value: crate::Value,
 }
 impl Sample {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -3069,15 +3074,16 @@ impl Sample {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSample_st::default();
         r.timeStamp = self.time_stamp;
-        r.sampleValue = self.sample_value;
+        r.sampleValue = self.sample_value.to_raw();
         r
     }
 }
-impl From<&sys::nvmlSample_st> for Sample {
-    fn from(r: &sys::nvmlSample_st) -> Self {
+impl Sample {
+    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetSamples` returns with the array).
+    pub fn from_raw(r: &sys::nvmlSample_st, value_type: ValueType) -> Self {
         Sample {
             time_stamp: r.timeStamp,
-            sample_value: r.sampleValue,
+            sample_value: crate::Value::from_raw(value_type, &r.sampleValue),
         }
     }
 }
@@ -3086,8 +3092,9 @@ impl serde::Serialize for Sample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSample_st", 1)?;
+        let mut st = s.serialize_struct("nvmlSample_st", 2)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
+        st.serialize_field("sampleValue", &self.sample_value)?;
         st.end()
     }
 }
@@ -3096,12 +3103,12 @@ impl serde::Serialize for Sample {
 ///The safe form of `nvmlUUID_v1_t`.
 #[doc(alias = "nvmlUUID_t")]
 #[doc(alias = "nvmlUUID_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UUID {
-    /// One of `nvmlUUIDType_t`
-    pub r#type: u32,
     /// One of `nvmlUUIDValue_t`, to be set based on the UUID format
-    pub value: sys::nvmlUUIDValue_t,
+    ///
+    /// Read as its `type` says.
+    pub value: UuidValue,
 }
 impl UUID {
     /// The `version` value this layout is used with.
@@ -3111,16 +3118,18 @@ impl UUID {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUUID_v1_t::default();
         r.version = sys::nvmlUUID_v1 as _;
-        r.r#type = self.r#type;
-        r.value = self.value;
+        {
+            let (tag, u) = self.value.to_raw();
+            r.r#type = tag as _;
+            r.value = u;
+        }
         r
     }
 }
 impl From<&sys::nvmlUUID_v1_t> for UUID {
     fn from(r: &sys::nvmlUUID_v1_t) -> Self {
         UUID {
-            r#type: r.r#type,
-            value: r.value,
+            value: UuidValue::from_raw(r.r#type as u32, &r.value),
         }
     }
 }
@@ -3129,8 +3138,9 @@ impl serde::Serialize for UUID {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlUUID_v1_t", 1)?;
-        st.serialize_field("type", &self.r#type)?;
+        let mut st = s.serialize_struct("nvmlUUID_v1_t", 2)?;
+        st.serialize_field("type", &self.value.tag())?;
+        st.serialize_field("value", &self.value)?;
         st.end()
     }
 }
@@ -3250,5 +3260,205 @@ impl serde::Serialize for ViolationTime {
         st.serialize_field("referenceTime", &self.reference_time)?;
         st.serialize_field("violationTime", &self.violation_time)?;
         st.end()
+    }
+}
+/// Union containing controller-specific data
+///
+/// Read through its tag: `NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X` selects [`PerfMetricControllerData::Dlppc2x`], `NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X` selects [`PerfMetricControllerData::Pfpp1x`]; any other tag is [`PerfMetricControllerData::Unknown`], which keeps the union's bytes.
+#[doc(alias = "nvmlPerfMetricControllerSample_t_data")]
+#[derive(Debug, Clone, PartialEq)]
+pub enum PerfMetricControllerData {
+    /// DLPPC 2x controller sample data
+    ///
+    /// The member `dlppc2x`, which the tag `NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X` selects.
+    #[doc(alias = "dlppc2x")]
+    Dlppc2x(PerfMetricsDlppc2xSample),
+    /// PFPP 1x controller sample data
+    ///
+    /// The member `pfpp1x`, which the tag `NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X` selects.
+    #[doc(alias = "pfpp1x")]
+    Pfpp1x(PerfMetricsPfpp1xSample),
+    /// A tag for which nvml.h names no member (or one newer than the header): the tag and
+    /// the union's bytes as the library wrote them, never read as a member.
+    Unknown { tag: u32, bytes: Vec<u8> },
+}
+impl PerfMetricControllerData {
+    /// Reads `raw` as the member `tag` selects.
+    pub fn from_raw(tag: u32, raw: &sys::nvmlPerfMetricControllerSample_t_data) -> Self {
+        if tag == sys::NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X as u32 {
+            return PerfMetricControllerData::Dlppc2x(
+                PerfMetricsDlppc2xSample::from(&union_member!(* raw, dlppc2x)),
+            );
+        }
+        if tag == sys::NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X as u32 {
+            return PerfMetricControllerData::Pfpp1x(
+                PerfMetricsPfpp1xSample::from(&union_member!(* raw, pfpp1x)),
+            );
+        }
+        PerfMetricControllerData::Unknown {
+            tag,
+            bytes: union_bytes!(* raw),
+        }
+    }
+    /// The tag that selects the member the value holds.
+    pub fn tag(&self) -> u32 {
+        match self {
+            PerfMetricControllerData::Dlppc2x(_) => {
+                sys::NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X as u32
+            }
+            PerfMetricControllerData::Pfpp1x(_) => {
+                sys::NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X as u32
+            }
+            PerfMetricControllerData::Unknown { tag, .. } => *tag,
+        }
+    }
+    /// The tag and the union with the value in the member the tag selects (strings cut
+    /// to fit, longer lists truncated; an unknown tag's bytes as they were).
+    pub fn to_raw(&self) -> (u32, sys::nvmlPerfMetricControllerSample_t_data) {
+        #[allow(unused_mut)]
+        let mut u = sys::nvmlPerfMetricControllerSample_t_data::default();
+        match self {
+            PerfMetricControllerData::Dlppc2x(v) => {
+                u.dlppc2x = (*v).to_raw();
+            }
+            PerfMetricControllerData::Pfpp1x(v) => {
+                u.pfpp1x = (*v).to_raw();
+            }
+            PerfMetricControllerData::Unknown { bytes, .. } => {
+                u = union_with_bytes!(sys::nvmlPerfMetricControllerSample_t_data, bytes);
+            }
+        }
+        (self.tag(), u)
+    }
+}
+impl Default for PerfMetricControllerData {
+    /// What a zeroed C record holds: the union read as tag 0 says.
+    fn default() -> Self {
+        PerfMetricControllerData::from_raw(0, &Default::default())
+    }
+}
+/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for PerfMetricControllerData {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        match self {
+            PerfMetricControllerData::Dlppc2x(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("dlppc2x", v)?;
+                m.end()
+            }
+            PerfMetricControllerData::Pfpp1x(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("pfpp1x", v)?;
+                m.end()
+            }
+            PerfMetricControllerData::Unknown { tag, bytes } => {
+                let mut st = s.serialize_struct("Unknown", 2)?;
+                st.serialize_field("tag", tag)?;
+                st.serialize_field("bytes", bytes)?;
+                st.end()
+            }
+        }
+    }
+}
+/// Union to represent different UUID values
+///
+/// Read through its tag: `NVML_UUID_TYPE_ASCII` selects [`UuidValue::Str`], `NVML_UUID_TYPE_BINARY` selects [`UuidValue::Bytes`]; any other tag is [`UuidValue::Unknown`], which keeps the union's bytes.
+#[doc(alias = "nvmlUUIDValue_t")]
+#[derive(Debug, Clone, PartialEq)]
+pub enum UuidValue {
+    /// ASCII format value
+    ///
+    /// The member `str`, which the tag `NVML_UUID_TYPE_ASCII` selects.
+    #[doc(alias = "str")]
+    Str(String),
+    /// Binary format value
+    ///
+    /// The member `bytes`, which the tag `NVML_UUID_TYPE_BINARY` selects.
+    #[doc(alias = "bytes")]
+    Bytes(Vec<u8>),
+    /// A tag for which nvml.h names no member (or one newer than the header): the tag and
+    /// the union's bytes as the library wrote them, never read as a member.
+    Unknown { tag: u32, bytes: Vec<u8> },
+}
+impl UuidValue {
+    /// Reads `raw` as the member `tag` selects.
+    pub fn from_raw(tag: u32, raw: &sys::nvmlUUIDValue_t) -> Self {
+        if tag == sys::NVML_UUID_TYPE_ASCII as u32 {
+            return UuidValue::Str(ffi::string_from(&union_member!(* raw, str)));
+        }
+        if tag == sys::NVML_UUID_TYPE_BINARY as u32 {
+            return UuidValue::Bytes(
+                union_member!(* raw, bytes).iter().map(|x| (*x)).collect(),
+            );
+        }
+        UuidValue::Unknown {
+            tag,
+            bytes: union_bytes!(* raw),
+        }
+    }
+    /// The tag that selects the member the value holds.
+    pub fn tag(&self) -> u32 {
+        match self {
+            UuidValue::Str(_) => sys::NVML_UUID_TYPE_ASCII as u32,
+            UuidValue::Bytes(_) => sys::NVML_UUID_TYPE_BINARY as u32,
+            UuidValue::Unknown { tag, .. } => *tag,
+        }
+    }
+    /// The tag and the union with the value in the member the tag selects (strings cut
+    /// to fit, longer lists truncated; an unknown tag's bytes as they were).
+    pub fn to_raw(&self) -> (u32, sys::nvmlUUIDValue_t) {
+        #[allow(unused_mut)]
+        let mut u = sys::nvmlUUIDValue_t::default();
+        match self {
+            UuidValue::Str(v) => {
+                let mut m = union_member!(u, str);
+                ffi::set_string(&mut m, &(*v));
+                u.str = m;
+            }
+            UuidValue::Bytes(v) => {
+                let mut m = union_member!(u, bytes);
+                for (d, s) in m.iter_mut().zip((*v).iter()) {
+                    *d = (*s);
+                }
+                u.bytes = m;
+            }
+            UuidValue::Unknown { bytes, .. } => {
+                u = union_with_bytes!(sys::nvmlUUIDValue_t, bytes);
+            }
+        }
+        (self.tag(), u)
+    }
+}
+impl Default for UuidValue {
+    /// What a zeroed C record holds: the union read as tag 0 says.
+    fn default() -> Self {
+        UuidValue::from_raw(0, &Default::default())
+    }
+}
+/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for UuidValue {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        match self {
+            UuidValue::Str(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("str", v)?;
+                m.end()
+            }
+            UuidValue::Bytes(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("bytes", v)?;
+                m.end()
+            }
+            UuidValue::Unknown { tag, bytes } => {
+                let mut st = s.serialize_struct("Unknown", 2)?;
+                st.serialize_field("tag", tag)?;
+                st.serialize_field("bytes", bytes)?;
+                st.end()
+            }
+        }
     }
 }

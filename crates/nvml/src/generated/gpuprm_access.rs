@@ -304,14 +304,14 @@ impl serde::Serialize for PRMCounterInput {
 ///
 ///The safe form of `nvmlPRMCounterValue_v1_t`.
 #[doc(alias = "nvmlPRMCounterValue_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PRMCounterValue {
     /// Status of the PRM counter read
     pub status: Return,
-    /// Output value type
-    pub output_type: ValueType,
     /// Output value
-    pub output_value: sys::nvmlValue_st,
+    ///
+    /// Read as its `outputType` says.
+    pub output_value: crate::Value,
 }
 impl PRMCounterValue {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -319,8 +319,8 @@ impl PRMCounterValue {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterValue_v1_t::default();
         r.status = self.status.0;
-        r.outputType = self.output_type.0;
-        r.outputValue = self.output_value;
+        r.outputValue = self.output_value.to_raw();
+        r.outputType = self.output_value.value_type().0;
         r
     }
 }
@@ -328,8 +328,7 @@ impl From<&sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
     fn from(r: &sys::nvmlPRMCounterValue_v1_t) -> Self {
         PRMCounterValue {
             status: Return(r.status),
-            output_type: ValueType(r.outputType),
-            output_value: r.outputValue,
+            output_value: crate::Value::from_raw(ValueType(r.outputType), &r.outputValue),
         }
     }
 }
@@ -340,7 +339,7 @@ impl serde::Serialize for PRMCounterValue {
         #[allow(unused_mut)]
         let mut st = s.serialize_struct("nvmlPRMCounterValue_v1_t", 2)?;
         st.serialize_field("status", &self.status)?;
-        st.serialize_field("outputType", &self.output_type)?;
+        st.serialize_field("outputValue", &self.output_value)?;
         st.end()
     }
 }
@@ -393,13 +392,14 @@ impl serde::Serialize for PRMCounter {
 ///
 ///The safe form of `nvmlPRMTLV_v1_t`.
 #[doc(alias = "nvmlPRMTLV_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PRMTLV {
     /// Size of the input TLV data.
     pub data_size: u32,
     /// OUT: status of the PRM command
     pub status: u32,
-    pub anon0: sys::nvmlPRMTLV_v1_t_anon0,
+    /// The bytes of the union of `inData` and `outData`: byte arrays of one size, which the call's direction picks.
+    pub data: Vec<u8>,
 }
 impl PRMTLV {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -408,7 +408,7 @@ impl PRMTLV {
         let mut r = sys::nvmlPRMTLV_v1_t::default();
         r.dataSize = self.data_size;
         r.status = self.status;
-        r.anon0 = self.anon0;
+        r.anon0 = union_with_bytes!(sys::nvmlPRMTLV_v1_t_anon0, & self.data);
         r
     }
 }
@@ -417,7 +417,7 @@ impl From<&sys::nvmlPRMTLV_v1_t> for PRMTLV {
         PRMTLV {
             data_size: r.dataSize,
             status: r.status,
-            anon0: r.anon0,
+            data: union_bytes!(r.anon0),
         }
     }
 }
@@ -426,9 +426,10 @@ impl serde::Serialize for PRMTLV {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPRMTLV_v1_t", 2)?;
+        let mut st = s.serialize_struct("nvmlPRMTLV_v1_t", 3)?;
         st.serialize_field("dataSize", &self.data_size)?;
         st.serialize_field("status", &self.status)?;
+        st.serialize_field("data", &self.data)?;
         st.end()
     }
 }

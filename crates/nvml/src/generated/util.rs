@@ -208,7 +208,10 @@ impl<'n> Device<'n> {
             utilization_samples: c_utilization_samples
                 .iter()
                 .take(n)
-                .map(|e| VgpuInstanceUtilizationSample::from(&(*e)))
+                .map(|e| VgpuInstanceUtilizationSample::from_raw(
+                    &(*e),
+                    ValueType(c_sample_val_type as _),
+                ))
                 .collect::<Vec<_>>(),
         })
     }

@@ -351,24 +351,36 @@ impl serde::Serialize for VgpuHeterogeneousMode {
 ///
 ///The safe form of `nvmlVgpuInstanceUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlVgpuInstanceUtilizationInfo_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuInstanceUtilizationInfo {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
     /// vGPU Instance
     pub vgpu_instance: u32,
     /// SM (3D/Compute) Util Value
-    pub sm_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds it says.
+    pub sm_util: crate::Value,
     /// Frame Buffer Memory Util Value
-    pub mem_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds it says.
+    pub mem_util: crate::Value,
     /// Encoder Util Value
-    pub enc_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds it says.
+    pub enc_util: crate::Value,
     /// Decoder Util Value
-    pub dec_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds it says.
+    pub dec_util: crate::Value,
     /// Jpeg Util Value
-    pub jpg_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds it says.
+    pub jpg_util: crate::Value,
     /// Ofa Util Value
-    pub ofa_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds it says.
+    pub ofa_util: crate::Value,
 }
 impl VgpuInstanceUtilizationInfo {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -377,26 +389,30 @@ impl VgpuInstanceUtilizationInfo {
         let mut r = sys::nvmlVgpuInstanceUtilizationInfo_v1_t::default();
         r.timeStamp = self.time_stamp;
         r.vgpuInstance = self.vgpu_instance;
-        r.smUtil = self.sm_util;
-        r.memUtil = self.mem_util;
-        r.encUtil = self.enc_util;
-        r.decUtil = self.dec_util;
-        r.jpgUtil = self.jpg_util;
-        r.ofaUtil = self.ofa_util;
+        r.smUtil = self.sm_util.to_raw();
+        r.memUtil = self.mem_util.to_raw();
+        r.encUtil = self.enc_util.to_raw();
+        r.decUtil = self.dec_util.to_raw();
+        r.jpgUtil = self.jpg_util.to_raw();
+        r.ofaUtil = self.ofa_util.to_raw();
         r
     }
 }
-impl From<&sys::nvmlVgpuInstanceUtilizationInfo_v1_t> for VgpuInstanceUtilizationInfo {
-    fn from(r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t) -> Self {
+impl VgpuInstanceUtilizationInfo {
+    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds the array).
+    pub fn from_raw(
+        r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t,
+        value_type: ValueType,
+    ) -> Self {
         VgpuInstanceUtilizationInfo {
             time_stamp: r.timeStamp,
             vgpu_instance: r.vgpuInstance,
-            sm_util: r.smUtil,
-            mem_util: r.memUtil,
-            enc_util: r.encUtil,
-            dec_util: r.decUtil,
-            jpg_util: r.jpgUtil,
-            ofa_util: r.ofaUtil,
+            sm_util: crate::Value::from_raw(value_type, &r.smUtil),
+            mem_util: crate::Value::from_raw(value_type, &r.memUtil),
+            enc_util: crate::Value::from_raw(value_type, &r.encUtil),
+            dec_util: crate::Value::from_raw(value_type, &r.decUtil),
+            jpg_util: crate::Value::from_raw(value_type, &r.jpgUtil),
+            ofa_util: crate::Value::from_raw(value_type, &r.ofaUtil),
         }
     }
 }
@@ -405,9 +421,15 @@ impl serde::Serialize for VgpuInstanceUtilizationInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationInfo_v1_t", 2)?;
+        let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationInfo_v1_t", 8)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
         st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
+        st.serialize_field("smUtil", &self.sm_util)?;
+        st.serialize_field("memUtil", &self.mem_util)?;
+        st.serialize_field("encUtil", &self.enc_util)?;
+        st.serialize_field("decUtil", &self.dec_util)?;
+        st.serialize_field("jpgUtil", &self.jpg_util)?;
+        st.serialize_field("ofaUtil", &self.ofa_util)?;
         st.end()
     }
 }
@@ -416,20 +438,28 @@ impl serde::Serialize for VgpuInstanceUtilizationInfo {
 ///The safe form of `nvmlVgpuInstanceUtilizationSample_st`.
 #[doc(alias = "nvmlVgpuInstanceUtilizationSample_st")]
 #[doc(alias = "nvmlVgpuInstanceUtilizationSample_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuInstanceUtilizationSample {
     /// vGPU Instance
     pub vgpu_instance: u32,
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
     /// SM (3D/Compute) Util Value
-    pub sm_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with it says.
+    pub sm_util: crate::Value,
     /// Frame Buffer Memory Util Value
-    pub mem_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with it says.
+    pub mem_util: crate::Value,
     /// Encoder Util Value
-    pub enc_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with it says.
+    pub enc_util: crate::Value,
     /// Decoder Util Value
-    pub dec_util: sys::nvmlValue_st,
+    ///
+    /// Read as the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with it says.
+    pub dec_util: crate::Value,
 }
 impl VgpuInstanceUtilizationSample {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -438,22 +468,26 @@ impl VgpuInstanceUtilizationSample {
         let mut r = sys::nvmlVgpuInstanceUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
         r.timeStamp = self.time_stamp;
-        r.smUtil = self.sm_util;
-        r.memUtil = self.mem_util;
-        r.encUtil = self.enc_util;
-        r.decUtil = self.dec_util;
+        r.smUtil = self.sm_util.to_raw();
+        r.memUtil = self.mem_util.to_raw();
+        r.encUtil = self.enc_util.to_raw();
+        r.decUtil = self.dec_util.to_raw();
         r
     }
 }
-impl From<&sys::nvmlVgpuInstanceUtilizationSample_st> for VgpuInstanceUtilizationSample {
-    fn from(r: &sys::nvmlVgpuInstanceUtilizationSample_st) -> Self {
+impl VgpuInstanceUtilizationSample {
+    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with the array).
+    pub fn from_raw(
+        r: &sys::nvmlVgpuInstanceUtilizationSample_st,
+        value_type: ValueType,
+    ) -> Self {
         VgpuInstanceUtilizationSample {
             vgpu_instance: r.vgpuInstance,
             time_stamp: r.timeStamp,
-            sm_util: r.smUtil,
-            mem_util: r.memUtil,
-            enc_util: r.encUtil,
-            dec_util: r.decUtil,
+            sm_util: crate::Value::from_raw(value_type, &r.smUtil),
+            mem_util: crate::Value::from_raw(value_type, &r.memUtil),
+            enc_util: crate::Value::from_raw(value_type, &r.encUtil),
+            dec_util: crate::Value::from_raw(value_type, &r.decUtil),
         }
     }
 }
@@ -462,9 +496,13 @@ impl serde::Serialize for VgpuInstanceUtilizationSample {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationSample_st", 2)?;
+        let mut st = s.serialize_struct("nvmlVgpuInstanceUtilizationSample_st", 6)?;
         st.serialize_field("vgpuInstance", &self.vgpu_instance)?;
         st.serialize_field("timeStamp", &self.time_stamp)?;
+        st.serialize_field("smUtil", &self.sm_util)?;
+        st.serialize_field("memUtil", &self.mem_util)?;
+        st.serialize_field("encUtil", &self.enc_util)?;
+        st.serialize_field("decUtil", &self.dec_util)?;
         st.end()
     }
 }
@@ -888,13 +926,12 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
 ///The safe form of `nvmlVgpuSchedulerGetState_st`.
 #[doc(alias = "nvmlVgpuSchedulerGetState_st")]
 #[doc(alias = "nvmlVgpuSchedulerGetState_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerGetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
-    /// Adaptive Round Robin scheduler mode. One of the NVML_VGPU_SCHEDULER_ARR_*.
-    pub arr_mode: u32,
-    pub scheduler_params: sys::nvmlVgpuSchedulerParams_t,
+    /// Read as its `arrMode` says.
+    pub scheduler_params: VgpuSchedulerParams,
 }
 impl VgpuSchedulerGetState {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -902,8 +939,11 @@ impl VgpuSchedulerGetState {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerGetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
-        r.arrMode = self.arr_mode;
-        r.schedulerParams = self.scheduler_params;
+        {
+            let (tag, u) = self.scheduler_params.to_raw();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
         r
     }
 }
@@ -911,8 +951,10 @@ impl From<&sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
     fn from(r: &sys::nvmlVgpuSchedulerGetState_st) -> Self {
         VgpuSchedulerGetState {
             scheduler_policy: r.schedulerPolicy,
-            arr_mode: r.arrMode,
-            scheduler_params: r.schedulerParams,
+            scheduler_params: VgpuSchedulerParams::from_raw(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
         }
     }
 }
@@ -921,9 +963,10 @@ impl serde::Serialize for VgpuSchedulerGetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerGetState_st", 2)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerGetState_st", 3)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.arr_mode)?;
+        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1064,16 +1107,16 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 ///The safe form of `nvmlVgpuSchedulerLogInfo_v1_t`.
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_t")]
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLogInfoV1 {
     /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// OUT: Scheduler policy
     pub scheduler_policy: u32,
-    /// OUT: Adaptive Round Robin scheduler mode. One of the NVML_VGPU_SCHEDULER_ARR_*.
-    pub arr_mode: u32,
     /// OUT: vGPU Scheduler Parameters
-    pub scheduler_params: sys::nvmlVgpuSchedulerParams_t,
+    ///
+    /// Read as its `arrMode` says.
+    pub scheduler_params: VgpuSchedulerParams,
     /// OUT: Count of log entries fetched
     pub entries_count: u32,
     /// OUT: Structure to store the state and logs of a software runlist
@@ -1089,8 +1132,11 @@ impl VgpuSchedulerLogInfoV1 {
         r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
-        r.arrMode = self.arr_mode;
-        r.schedulerParams = self.scheduler_params;
+        {
+            let (tag, u) = self.scheduler_params.to_raw();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
         r.entriesCount = self.entries_count;
         for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
             *d = (*s).to_raw();
@@ -1103,8 +1149,10 @@ impl From<&sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfoV1 {
         VgpuSchedulerLogInfoV1 {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            arr_mode: r.arrMode,
-            scheduler_params: r.schedulerParams,
+            scheduler_params: VgpuSchedulerParams::from_raw(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
             entries_count: r.entriesCount,
             log_entries: r
                 .logEntries
@@ -1119,10 +1167,11 @@ impl serde::Serialize for VgpuSchedulerLogInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v1_t", 5)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v1_t", 6)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.arr_mode)?;
+        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.serialize_field("entriesCount", &self.entries_count)?;
         st.serialize_field("logEntries", &self.log_entries)?;
         st.end()
@@ -1199,15 +1248,14 @@ impl serde::Serialize for VgpuSchedulerLogInfo {
 ///The safe form of `nvmlVgpuSchedulerLog_st`.
 #[doc(alias = "nvmlVgpuSchedulerLog_st")]
 #[doc(alias = "nvmlVgpuSchedulerLog_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLog {
     /// Engine whose software runlist log entries are fetched
     pub engine_id: u32,
     /// Scheduler policy
     pub scheduler_policy: u32,
-    /// Adaptive Round Robin scheduler mode. One of the NVML_VGPU_SCHEDULER_ARR_*.
-    pub arr_mode: u32,
-    pub scheduler_params: sys::nvmlVgpuSchedulerParams_t,
+    /// Read as its `arrMode` says.
+    pub scheduler_params: VgpuSchedulerParams,
     /// Count of log entries fetched
     pub entries_count: u32,
     pub log_entries: Vec<VgpuSchedulerLogEntryV1>,
@@ -1219,8 +1267,11 @@ impl VgpuSchedulerLog {
         let mut r = sys::nvmlVgpuSchedulerLog_st::default();
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
-        r.arrMode = self.arr_mode;
-        r.schedulerParams = self.scheduler_params;
+        {
+            let (tag, u) = self.scheduler_params.to_raw();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
         r.entriesCount = self.entries_count;
         for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
             *d = (*s).to_raw();
@@ -1233,8 +1284,10 @@ impl From<&sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
         VgpuSchedulerLog {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            arr_mode: r.arrMode,
-            scheduler_params: r.schedulerParams,
+            scheduler_params: VgpuSchedulerParams::from_raw(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
             entries_count: r.entriesCount,
             log_entries: r
                 .logEntries
@@ -1249,10 +1302,11 @@ impl serde::Serialize for VgpuSchedulerLog {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLog_st", 5)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerLog_st", 6)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.arr_mode)?;
+        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.serialize_field("entriesCount", &self.entries_count)?;
         st.serialize_field("logEntries", &self.log_entries)?;
         st.end()
@@ -1416,13 +1470,12 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 ///The safe form of `nvmlVgpuSchedulerSetState_st`.
 #[doc(alias = "nvmlVgpuSchedulerSetState_st")]
 #[doc(alias = "nvmlVgpuSchedulerSetState_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerSetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
-    /// Adaptive Round Robin scheduler
-    pub enable_arr_mode: u32,
-    pub scheduler_params: sys::nvmlVgpuSchedulerSetParams_t,
+    /// Read as its `enableARRMode` says.
+    pub scheduler_params: VgpuSchedulerSetParams,
 }
 impl VgpuSchedulerSetState {
     /// The raw layout of these values (strings cut to fit, longer lists truncated).
@@ -1430,8 +1483,11 @@ impl VgpuSchedulerSetState {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
-        r.enableARRMode = self.enable_arr_mode;
-        r.schedulerParams = self.scheduler_params;
+        {
+            let (tag, u) = self.scheduler_params.to_raw();
+            r.enableARRMode = tag as _;
+            r.schedulerParams = u;
+        }
         r
     }
 }
@@ -1439,8 +1495,10 @@ impl From<&sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
     fn from(r: &sys::nvmlVgpuSchedulerSetState_st) -> Self {
         VgpuSchedulerSetState {
             scheduler_policy: r.schedulerPolicy,
-            enable_arr_mode: r.enableARRMode,
-            scheduler_params: r.schedulerParams,
+            scheduler_params: VgpuSchedulerSetParams::from_raw(
+                r.enableARRMode as u32,
+                &r.schedulerParams,
+            ),
         }
     }
 }
@@ -1449,9 +1507,10 @@ impl serde::Serialize for VgpuSchedulerSetState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerSetState_st", 2)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerSetState_st", 3)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("enableARRMode", &self.enable_arr_mode)?;
+        st.serialize_field("enableARRMode", &self.scheduler_params.tag())?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1460,16 +1519,16 @@ impl serde::Serialize for VgpuSchedulerSetState {
 ///The safe form of `nvmlVgpuSchedulerStateInfo_v1_t`.
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_t")]
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerStateInfoV1 {
     /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// OUT: Scheduler policy
     pub scheduler_policy: u32,
-    /// OUT: Adaptive Round Robin scheduler mode. One of the NVML_VGPU_SCHEDULER_ARR_*.
-    pub arr_mode: u32,
     /// OUT: vGPU Scheduler Parameters
-    pub scheduler_params: sys::nvmlVgpuSchedulerParams_t,
+    ///
+    /// Read as its `arrMode` says.
+    pub scheduler_params: VgpuSchedulerParams,
 }
 impl VgpuSchedulerStateInfoV1 {
     /// The `version` value this layout is used with.
@@ -1481,8 +1540,11 @@ impl VgpuSchedulerStateInfoV1 {
         r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
-        r.arrMode = self.arr_mode;
-        r.schedulerParams = self.scheduler_params;
+        {
+            let (tag, u) = self.scheduler_params.to_raw();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
         r
     }
 }
@@ -1491,8 +1553,10 @@ impl From<&sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerStateInfoV1 {
         VgpuSchedulerStateInfoV1 {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            arr_mode: r.arrMode,
-            scheduler_params: r.schedulerParams,
+            scheduler_params: VgpuSchedulerParams::from_raw(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
         }
     }
 }
@@ -1501,10 +1565,11 @@ impl serde::Serialize for VgpuSchedulerStateInfoV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v1_t", 3)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v1_t", 4)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.arr_mode)?;
+        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1563,16 +1628,16 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
 ///The safe form of `nvmlVgpuSchedulerState_v1_t`.
 #[doc(alias = "nvmlVgpuSchedulerState_t")]
 #[doc(alias = "nvmlVgpuSchedulerState_v1_t")]
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerStateV1 {
     /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
     /// IN: Scheduler policy
     pub scheduler_policy: u32,
-    /// IN: Adaptive Round Robin scheduler
-    pub enable_arr_mode: u32,
     /// IN: vGPU Scheduler Parameters
-    pub scheduler_params: sys::nvmlVgpuSchedulerSetParams_t,
+    ///
+    /// Read as its `enableARRMode` says.
+    pub scheduler_params: VgpuSchedulerSetParams,
 }
 impl VgpuSchedulerStateV1 {
     /// The `version` value this layout is used with.
@@ -1584,8 +1649,11 @@ impl VgpuSchedulerStateV1 {
         r.version = sys::nvmlVgpuSchedulerState_v1 as _;
         r.engineId = self.engine_id;
         r.schedulerPolicy = self.scheduler_policy;
-        r.enableARRMode = self.enable_arr_mode;
-        r.schedulerParams = self.scheduler_params;
+        {
+            let (tag, u) = self.scheduler_params.to_raw();
+            r.enableARRMode = tag as _;
+            r.schedulerParams = u;
+        }
         r
     }
 }
@@ -1594,8 +1662,10 @@ impl From<&sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStateV1 {
         VgpuSchedulerStateV1 {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            enable_arr_mode: r.enableARRMode,
-            scheduler_params: r.schedulerParams,
+            scheduler_params: VgpuSchedulerSetParams::from_raw(
+                r.enableARRMode as u32,
+                &r.schedulerParams,
+            ),
         }
     }
 }
@@ -1604,10 +1674,11 @@ impl serde::Serialize for VgpuSchedulerStateV1 {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v1_t", 3)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v1_t", 4)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("enableARRMode", &self.enable_arr_mode)?;
+        st.serialize_field("enableARRMode", &self.scheduler_params.tag())?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
@@ -1742,5 +1813,205 @@ impl serde::Serialize for VgpuTypeMaxInstance {
         st.serialize_field("vgpuTypeId", &self.vgpu_type_id)?;
         st.serialize_field("maxInstancePerGI", &self.max_instance_per_gi)?;
         st.end()
+    }
+}
+/// Union to represent the vGPU Scheduler Parameters
+///
+/// Read through its tag: `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects [`VgpuSchedulerParams::VgpuSchedData`], `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects [`VgpuSchedulerParams::VgpuSchedDataWithArr`]; any other tag is [`VgpuSchedulerParams::Unknown`], which keeps the union's bytes.
+#[doc(alias = "nvmlVgpuSchedulerParams_t")]
+#[derive(Debug, Clone, PartialEq)]
+pub enum VgpuSchedulerParams {
+    /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
+    #[doc(alias = "vgpuSchedData")]
+    VgpuSchedData(VgpuSchedulerParamsVgpuSchedData),
+    /// The member `vgpuSchedDataWithARR`, which the tag `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects.
+    #[doc(alias = "vgpuSchedDataWithARR")]
+    VgpuSchedDataWithArr(VgpuSchedulerParamsVgpuSchedDataWithARR),
+    /// A tag for which nvml.h names no member (or one newer than the header): the tag and
+    /// the union's bytes as the library wrote them, never read as a member.
+    Unknown { tag: u32, bytes: Vec<u8> },
+}
+impl VgpuSchedulerParams {
+    /// Reads `raw` as the member `tag` selects.
+    pub fn from_raw(tag: u32, raw: &sys::nvmlVgpuSchedulerParams_t) -> Self {
+        if tag == sys::NVML_VGPU_SCHEDULER_ARR_DISABLE as u32 {
+            return VgpuSchedulerParams::VgpuSchedData(
+                VgpuSchedulerParamsVgpuSchedData::from(
+                    &union_member!(* raw, vgpuSchedData),
+                ),
+            );
+        }
+        if tag == sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32 {
+            return VgpuSchedulerParams::VgpuSchedDataWithArr(
+                VgpuSchedulerParamsVgpuSchedDataWithARR::from(
+                    &union_member!(* raw, vgpuSchedDataWithARR),
+                ),
+            );
+        }
+        VgpuSchedulerParams::Unknown {
+            tag,
+            bytes: union_bytes!(* raw),
+        }
+    }
+    /// The tag that selects the member the value holds.
+    pub fn tag(&self) -> u32 {
+        match self {
+            VgpuSchedulerParams::VgpuSchedData(_) => {
+                sys::NVML_VGPU_SCHEDULER_ARR_DISABLE as u32
+            }
+            VgpuSchedulerParams::VgpuSchedDataWithArr(_) => {
+                sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32
+            }
+            VgpuSchedulerParams::Unknown { tag, .. } => *tag,
+        }
+    }
+    /// The tag and the union with the value in the member the tag selects (strings cut
+    /// to fit, longer lists truncated; an unknown tag's bytes as they were).
+    pub fn to_raw(&self) -> (u32, sys::nvmlVgpuSchedulerParams_t) {
+        #[allow(unused_mut)]
+        let mut u = sys::nvmlVgpuSchedulerParams_t::default();
+        match self {
+            VgpuSchedulerParams::VgpuSchedData(v) => {
+                u.vgpuSchedData = (*v).to_raw();
+            }
+            VgpuSchedulerParams::VgpuSchedDataWithArr(v) => {
+                u.vgpuSchedDataWithARR = (*v).to_raw();
+            }
+            VgpuSchedulerParams::Unknown { bytes, .. } => {
+                u = union_with_bytes!(sys::nvmlVgpuSchedulerParams_t, bytes);
+            }
+        }
+        (self.tag(), u)
+    }
+}
+impl Default for VgpuSchedulerParams {
+    /// What a zeroed C record holds: the union read as tag 0 says.
+    fn default() -> Self {
+        VgpuSchedulerParams::from_raw(0, &Default::default())
+    }
+}
+/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for VgpuSchedulerParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        match self {
+            VgpuSchedulerParams::VgpuSchedData(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("vgpuSchedData", v)?;
+                m.end()
+            }
+            VgpuSchedulerParams::VgpuSchedDataWithArr(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("vgpuSchedDataWithARR", v)?;
+                m.end()
+            }
+            VgpuSchedulerParams::Unknown { tag, bytes } => {
+                let mut st = s.serialize_struct("Unknown", 2)?;
+                st.serialize_field("tag", tag)?;
+                st.serialize_field("bytes", bytes)?;
+                st.end()
+            }
+        }
+    }
+}
+/// Union to represent the vGPU Scheduler set Parameters
+///
+/// Read through its tag: `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects [`VgpuSchedulerSetParams::VgpuSchedData`], `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects [`VgpuSchedulerSetParams::VgpuSchedDataWithArr`]; any other tag is [`VgpuSchedulerSetParams::Unknown`], which keeps the union's bytes.
+#[doc(alias = "nvmlVgpuSchedulerSetParams_t")]
+#[derive(Debug, Clone, PartialEq)]
+pub enum VgpuSchedulerSetParams {
+    /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
+    #[doc(alias = "vgpuSchedData")]
+    VgpuSchedData(VgpuSchedulerSetParamsVgpuSchedData),
+    /// The member `vgpuSchedDataWithARR`, which the tag `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects.
+    #[doc(alias = "vgpuSchedDataWithARR")]
+    VgpuSchedDataWithArr(VgpuSchedulerSetParamsVgpuSchedDataWithARR),
+    /// A tag for which nvml.h names no member (or one newer than the header): the tag and
+    /// the union's bytes as the library wrote them, never read as a member.
+    Unknown { tag: u32, bytes: Vec<u8> },
+}
+impl VgpuSchedulerSetParams {
+    /// Reads `raw` as the member `tag` selects.
+    pub fn from_raw(tag: u32, raw: &sys::nvmlVgpuSchedulerSetParams_t) -> Self {
+        if tag == sys::NVML_VGPU_SCHEDULER_ARR_DISABLE as u32 {
+            return VgpuSchedulerSetParams::VgpuSchedData(
+                VgpuSchedulerSetParamsVgpuSchedData::from(
+                    &union_member!(* raw, vgpuSchedData),
+                ),
+            );
+        }
+        if tag == sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32 {
+            return VgpuSchedulerSetParams::VgpuSchedDataWithArr(
+                VgpuSchedulerSetParamsVgpuSchedDataWithARR::from(
+                    &union_member!(* raw, vgpuSchedDataWithARR),
+                ),
+            );
+        }
+        VgpuSchedulerSetParams::Unknown {
+            tag,
+            bytes: union_bytes!(* raw),
+        }
+    }
+    /// The tag that selects the member the value holds.
+    pub fn tag(&self) -> u32 {
+        match self {
+            VgpuSchedulerSetParams::VgpuSchedData(_) => {
+                sys::NVML_VGPU_SCHEDULER_ARR_DISABLE as u32
+            }
+            VgpuSchedulerSetParams::VgpuSchedDataWithArr(_) => {
+                sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32
+            }
+            VgpuSchedulerSetParams::Unknown { tag, .. } => *tag,
+        }
+    }
+    /// The tag and the union with the value in the member the tag selects (strings cut
+    /// to fit, longer lists truncated; an unknown tag's bytes as they were).
+    pub fn to_raw(&self) -> (u32, sys::nvmlVgpuSchedulerSetParams_t) {
+        #[allow(unused_mut)]
+        let mut u = sys::nvmlVgpuSchedulerSetParams_t::default();
+        match self {
+            VgpuSchedulerSetParams::VgpuSchedData(v) => {
+                u.vgpuSchedData = (*v).to_raw();
+            }
+            VgpuSchedulerSetParams::VgpuSchedDataWithArr(v) => {
+                u.vgpuSchedDataWithARR = (*v).to_raw();
+            }
+            VgpuSchedulerSetParams::Unknown { bytes, .. } => {
+                u = union_with_bytes!(sys::nvmlVgpuSchedulerSetParams_t, bytes);
+            }
+        }
+        (self.tag(), u)
+    }
+}
+impl Default for VgpuSchedulerSetParams {
+    /// What a zeroed C record holds: the union read as tag 0 says.
+    fn default() -> Self {
+        VgpuSchedulerSetParams::from_raw(0, &Default::default())
+    }
+}
+/// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+#[cfg(feature = "serde")]
+impl serde::Serialize for VgpuSchedulerSetParams {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeStruct};
+        match self {
+            VgpuSchedulerSetParams::VgpuSchedData(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("vgpuSchedData", v)?;
+                m.end()
+            }
+            VgpuSchedulerSetParams::VgpuSchedDataWithArr(v) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("vgpuSchedDataWithARR", v)?;
+                m.end()
+            }
+            VgpuSchedulerSetParams::Unknown { tag, bytes } => {
+                let mut st = s.serialize_struct("Unknown", 2)?;
+                st.serialize_field("tag", tag)?;
+                st.serialize_field("bytes", bytes)?;
+                st.end()
+            }
+        }
     }
 }

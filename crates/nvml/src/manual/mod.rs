@@ -19,7 +19,7 @@ mod vgpu;
 pub use device::{MemoryLimits, NvlinkTelemetry, NvlinkTelemetryRequest};
 pub use gpm::GpmMetric;
 pub use system::CperCursor;
-pub use vgpu::{MetadataBlob, PgpuMetadataBlob, VgpuInstanceUtilization, VgpuMetadataBlob, VgpuPlacements};
+pub use vgpu::{MetadataBlob, PgpuMetadataBlob, VgpuMetadataBlob, VgpuPlacements};
 
 /// `serde::Serialize` for a hand-written data type, field by field (no derive: the crate's
 /// build graph has no proc macros). A field given as `name => expr` is serialized as `expr`.
@@ -45,16 +45,6 @@ mod serde_impls {
 
     serialize_struct!(MemoryLimits { soft_limit, hard_limit, current_used });
     serialize_struct!(VgpuPlacements { placement_size, placement_ids });
-    serialize_struct!(VgpuInstanceUtilization {
-        time_stamp,
-        vgpu_instance,
-        sm_util,
-        mem_util,
-        enc_util,
-        dec_util,
-        jpg_util,
-        ofa_util
-    });
     serialize_struct!(NvlinkTelemetryRequest { link_id, sample_type });
     serialize_struct!(NvlinkTelemetry { request, samples => |t: &NvlinkTelemetry| t.samples.as_ref().ok().cloned() });
     serialize_struct!(GpmMetric { id, value => |m: &GpmMetric| m.value.as_ref().ok().copied(), short_name, long_name, unit });

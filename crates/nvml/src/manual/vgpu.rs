@@ -7,8 +7,8 @@ use nvml_sys as sys;
 
 use crate::ffi;
 use crate::{
-    Device, Error, GpuInstance, Nvml, Value, ValueType, VgpuInstance, VgpuMetadata, VgpuPgpuCompatibility,
-    VgpuPgpuMetadata, VgpuProcessUtilizationInfo, VgpuTypeId,
+    Device, Error, GpuInstance, Nvml, ValueType, VgpuInstance, VgpuInstanceUtilizationInfo, VgpuMetadata,
+    VgpuPgpuCompatibility, VgpuPgpuMetadata, VgpuProcessUtilizationInfo, VgpuTypeId,
 };
 
 /// The placements of a vGPU type: where on the GPU an instance of it can start.
@@ -18,27 +18,6 @@ pub struct VgpuPlacements {
     pub placement_size: u32,
     /// The placement ids.
     pub placement_ids: Vec<u32>,
-}
-
-/// One vGPU instance's utilisation sample.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VgpuInstanceUtilization {
-    /// CPU timestamp of the sample, in microseconds.
-    pub time_stamp: u64,
-    /// The vGPU instance's id (see [`VgpuInstance::from_id`]).
-    pub vgpu_instance: u32,
-    /// SM (3D/compute) utilisation.
-    pub sm_util: Value,
-    /// Frame buffer memory utilisation.
-    pub mem_util: Value,
-    /// Encoder utilisation.
-    pub enc_util: Value,
-    /// Decoder utilisation.
-    pub dec_util: Value,
-    /// JPEG utilisation.
-    pub jpg_util: Value,
-    /// OFA utilisation.
-    pub ofa_util: Value,
 }
 
 /// A device placement query (`call`) for `mode` (`NVML_VGPU_PGPU_*_MODE`): size query and
@@ -160,7 +139,7 @@ impl<'n> Device<'n> {
     pub fn vgpu_instances_utilization_info(
         &self,
         last_seen_time_stamp: u64,
-    ) -> Result<Vec<VgpuInstanceUtilization>, Error> {
+    ) -> Result<Vec<VgpuInstanceUtilizationInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuInstancesUtilizationInfo()?;
         let mut value_type = ValueType::UNSIGNED_INT;
         let list: Vec<sys::nvmlVgpuInstanceUtilizationInfo_v1_t> = ffi::fill_in_record(
@@ -178,20 +157,7 @@ impl<'n> Device<'n> {
                 code
             },
         )?;
-        let v = |raw: &sys::nvmlValue_t| Value::from_raw(value_type, raw);
-        Ok(list
-            .iter()
-            .map(|s| VgpuInstanceUtilization {
-                time_stamp: s.timeStamp,
-                vgpu_instance: s.vgpuInstance,
-                sm_util: v(&s.smUtil),
-                mem_util: v(&s.memUtil),
-                enc_util: v(&s.encUtil),
-                dec_util: v(&s.decUtil),
-                jpg_util: v(&s.jpgUtil),
-                ofa_util: v(&s.ofaUtil),
-            })
-            .collect())
+        Ok(list.iter().map(|s| VgpuInstanceUtilizationInfo::from_raw(s, value_type)).collect())
     }
 
     /// Utilisation of the processes running inside the device's vGPU instances, from the

@@ -221,11 +221,6 @@ fn with(mut v: J, extra: &[(&str, J)]) -> J {
     v
 }
 
-/// An `nvmlValue_t` read by its type, as a JSON number.
-fn val(t: ValueType, raw: &nvml::sys::nvmlValue_t) -> J {
-    j(nvml::Value::from_raw(t, raw))
-}
-
 /// A field value as pynvml_dump.py writes it: its id and scope, and its type and value when
 /// the field answered (nvml.h: "value is undefined if nvmlReturn != NVML_SUCCESS").
 fn field_json(id: FieldId, f: &Result<FieldValue, Error>) -> J {
@@ -497,7 +492,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(a.u64("since")).map(j)),
     e!("nvmlDeviceGetProcessesUtilizationInfo", |c, o, a| c.dev(o)?.processes_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), a.u64("since"))
-        .map(|Samples { sample_val_type: t, samples: v }| json!([t.0, v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": val(t, &s.sample_value)})).collect::<Vec<_>>()]))),
+        .map(|Samples { sample_val_type: t, samples: v }| json!([t.0, v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": j(s.sample_value)})).collect::<Vec<_>>()]))),
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
     e!("nvmlDeviceGetSupportedEventTypes", |c, o, a| c.dev(o)?.supported_event_types().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetFieldValues", |c, o, a| {
@@ -584,9 +579,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
-    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|VgpuUtilization { sample_val_type: t, utilization_samples: v }|
-        J::Array(v.iter().map(|s| json!({"vgpuInstance": s.vgpu_instance, "timeStamp": s.time_stamp, "smUtil": val(t, &s.sm_util),
-            "memUtil": val(t, &s.mem_util), "encUtil": val(t, &s.enc_util), "decUtil": val(t, &s.dec_util)})).collect()))),
+    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|VgpuUtilization { sample_val_type: _, utilization_samples: v }|
+        J::Array(v.iter().map(|s| json!({"vgpuInstance": s.vgpu_instance, "timeStamp": s.time_stamp, "smUtil": j(s.sm_util),
+            "memUtil": j(s.mem_util), "encUtil": j(s.enc_util), "decUtil": j(s.dec_util)})).collect()))),
     e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuInstancesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_instances_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuProcessesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_processes_utilization_info(a.u64("since")).map(j)),
@@ -653,7 +648,7 @@ pub static TABLE: &[Entry] = &[
         let req: Vec<PRMCounter> = a.list("counters").into_iter()
             .map(|id| PRMCounter { counter_id: id, in_data: PRMCounterInput { local_port: a.u("port") }, ..Default::default() }).collect();
         c.dev(o)?.read_prm_counters(&req).map(|v| J::Array(v.iter().map(|x| { let cv = &x.counter_value; json!({"counterId": x.counter_id,
-            "status": cv.status.0, "outputType": cv.output_type.0, "outputValue": if cv.status == Return::SUCCESS { val(cv.output_type, &cv.output_value) } else { J::Null }}) }).collect()))
+            "status": cv.status.0, "outputType": cv.output_value.value_type().0, "outputValue": if cv.status == Return::SUCCESS { j(cv.output_value) } else { J::Null }}) }).collect()))
     }),
     // The method takes no input: it sends an empty request (dataSize 0), as pynvml does here.
     e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm(&PRMTLV { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
@@ -784,13 +779,9 @@ fn requested_profiles(word0: u32) -> WorkloadPowerProfileRequestedProfiles {
     WorkloadPowerProfileRequestedProfiles { requested_profiles_mask: mask255(word0) }
 }
 
-/// An `nvmlUUID_v1_t` holding `uuid` in ASCII form (`type` NVML_UUID_TYPE_ASCII).
+/// An `nvmlUUID_v1_t` holding `uuid` in ASCII form, under the `type` pynvml passed.
 fn uuid_v1(uuid: &str, kind: u32) -> UUID {
-    let mut v = UUID { r#type: kind, ..Default::default() };
-    let mut s = [0 as core::ffi::c_char; 41];
-    for (d, b) in s.iter_mut().zip(uuid.bytes().take(40)) {
-        *d = b as core::ffi::c_char;
-    }
-    v.value.str = s;
-    v
+    let ascii = UuidValue::Str(uuid.to_string());
+    let (tag, raw) = ascii.to_raw();
+    UUID { value: if kind == tag { ascii } else { UuidValue::from_raw(kind, &raw) } }
 }

@@ -125,6 +125,19 @@ def with_value(struct, type_field, value_field):
     return d
 
 
+def with_scheduler_params(struct):
+    """A vGPU scheduler record, its schedulerParams union read by arrMode as nvml.h says ("arrMode:
+    Adaptive Round Robin scheduler mode. One of the NVML_VGPU_SCHEDULER_ARR_*"; the member
+    vgpuSchedDataWithARR for ARR mode, vgpuSchedData without it); under a mode the header
+    names no member for, the mode and the union's bytes."""
+    d = norm(struct)
+    u = struct.schedulerParams
+    member = {n.NVML_VGPU_SCHEDULER_ARR_ENABLE: "vgpuSchedDataWithARR",
+              n.NVML_VGPU_SCHEDULER_ARR_DISABLE: "vgpuSchedData"}.get(struct.arrMode)
+    d["schedulerParams"] = {member: norm(getattr(u, member))} if member else {"tag": struct.arrMode, "bytes": list(bytes(u))}
+    return d
+
+
 # Fields whose value nvml.h says stands for "no value", and that value: "Under WDDM,
 # NVML_VALUE_NOT_AVAILABLE is always reported" (usedGpuMemory), "Set to
 # NVML_VALUE_NOT_AVAILABLE if ... is not supported" (the accounting statistics), "gpuInstanceId
@@ -351,8 +364,6 @@ PLAIN_DEVICE_GETTERS = [
     "nvmlDeviceGetSupportedEventTypes",
     "nvmlGpmQueryDeviceSupport",
     "nvmlGpmQueryIfStreamingEnabled",
-    "nvmlDeviceGetVgpuSchedulerState",
-    "nvmlDeviceGetVgpuSchedulerLog",
     "nvmlDeviceGetVgpuSchedulerCapabilities",
     "nvmlDeviceGetVgpuMetadata",
 ]
@@ -364,6 +375,8 @@ def device_calls(h, o, count):
     D = lambda fn, thunk, **args: call(fn, o, args, thunk)
     for fn in PLAIN_DEVICE_GETTERS:
         D(fn, lambda: getattr(n, fn)(h))
+    for fn in ("nvmlDeviceGetVgpuSchedulerState", "nvmlDeviceGetVgpuSchedulerLog"):
+        D(fn, lambda: with_scheduler_params(getattr(n, fn)(h)))
     for obj in range(n.NVML_INFOROM_COUNT):
         D("nvmlDeviceGetInforomVersion", lambda: n.nvmlDeviceGetInforomVersion(h, obj), object=obj)
     D("nvmlDeviceGetGspFirmwareMode", lambda: n.nvmlDeviceGetGspFirmwareMode(h, c_uint(), c_uint()))

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use super::types::{error_variant, field_conv, scalar};
 use super::Names;
@@ -187,10 +187,9 @@ impl Gen<'_> {
                 let t = format_ident!("{n}");
                 quote!(#t::from_bits_retain(#x as _))
             }
-            Val::Record(n) => {
-                let t = self.names.ty(n);
-                quote!(#t::from(&#x))
-            }
+            Val::Record(n) => super::types::record_of(self.b, self.names, n, x, |p| {
+                ident(&format!("c_{}", snake(p))).into_token_stream()
+            }),
         }
     }
 

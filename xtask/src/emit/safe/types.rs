@@ -8,8 +8,8 @@ use quote::{format_ident, quote};
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
-use crate::rules::names::{camel_from_screaming, constant_names, screaming, snake};
-use crate::rules::{Bindings, FlagsRule};
+use crate::rules::names::{camel, camel_from_screaming, constant_names, screaming, snake};
+use crate::rules::{Bindings, FlagsRule, UnionRule, ValueTag};
 
 /// The Rust spelling of a C scalar in the safe API.
 pub fn scalar(t: &Ty) -> TokenStream {
@@ -162,6 +162,124 @@ pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
     }
     for r in names.records.iter().filter_map(|r| m.records.get(r)) {
         out.push(b.area(&r.name, r.line), record(b, r, names));
+    }
+    for (name, rule) in &b.tagged_unions {
+        let Some(u) = m.records.get(&rule.union) else { continue };
+        out.push(b.area(&u.name, u.line), tagged_union(b, names, name, rule, u));
+    }
+}
+
+/// A `tagged_unions` rule's enum: a variant per member a tag selects, `Unknown` for any other
+/// tag (with the union's bytes), and the conversions from and to the C union and its tag.
+fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &Record) -> TokenStream {
+    let ty = format_ident!("{name}");
+    let raw = format_ident!("{}", u.name);
+    let mut variants = Vec::new();
+    let mut reads = Vec::new();
+    let mut tags = Vec::new();
+    let mut writes = Vec::new();
+    let mut sers = Vec::new();
+    let mut picks = Vec::new();
+    for (constant, member) in &rule.members {
+        let Some(f) = u.fields.iter().find(|f| f.name == *member) else { continue };
+        let (v, c, m) = (format_ident!("{}", camel(&snake(member))), format_ident!("{constant}"), ident(member));
+        let payload = field_conv(b, names, &f.ty, None).ty;
+        let which = format!(" The member `{member}`, which the tag `{constant}` selects.");
+        let docs = doc_with_note(f.doc.as_deref(), &which);
+        variants.push(quote!(#docs #[doc(alias = #member)] #v(#payload)));
+        let read = from_raw(b, names, &f.ty, None, quote!(union_member!(*raw, #m)));
+        reads.push(quote!(if tag == sys::#c as u32 { return #ty::#v(#read); }));
+        tags.push(quote!(#ty::#v(_) => sys::#c as u32));
+        // Writing a union's member is safe, borrowing one is not: an array is filled in a copy.
+        writes.push(match b.model.resolve_typedef(&f.ty) {
+            Ty::Array { .. } => {
+                let write = to_raw(b, names, &f.ty, false, quote!(m), quote!((*v)));
+                quote!(#ty::#v(v) => { let mut m = union_member!(u, #m); #write u.#m = m; })
+            }
+            _ => {
+                let write = to_raw(b, names, &f.ty, false, quote!(u.#m), quote!((*v)));
+                quote!(#ty::#v(v) => { #write })
+            }
+        });
+        sers.push(
+            quote!(#ty::#v(v) => { let mut m = s.serialize_map(Some(1))?; m.serialize_entry(#member, v)?; m.end() }),
+        );
+        picks.push(format!("`{constant}` selects [`{name}::{v}`]"));
+    }
+    let note = format!(
+        " Read through its tag: {}; any other tag is [`{name}::Unknown`], which keeps the union's bytes.",
+        picks.join(", ")
+    );
+    // An anonymous union is described by the field that holds it.
+    let field_doc = || {
+        let fields = rule.fields.keys().filter_map(|k| k.split_once('.'));
+        fields.filter_map(|(r, f)| b.model.records.get(r)?.fields.iter().find(|g| g.name == f)?.doc.as_deref()).next()
+    };
+    let union_docs = doc_with_note(u.doc.as_deref().or_else(field_doc), &note);
+    let aliases = doc_aliases(&b.model, &u.name);
+    let derive_eq = union_eq(b, names, rule).then(|| quote!(PartialEq,));
+    quote! {
+        #union_docs
+        #(#aliases)*
+        #[derive(Debug, Clone, #derive_eq)]
+        pub enum #ty {
+            #(#variants,)*
+            /// A tag for which nvml.h names no member (or one newer than the header): the tag and
+            /// the union's bytes as the library wrote them, never read as a member.
+            Unknown { tag: u32, bytes: Vec<u8> },
+        }
+
+        impl #ty {
+            /// Reads `raw` as the member `tag` selects.
+            pub fn from_raw(tag: u32, raw: &sys::#raw) -> Self {
+                #(#reads)*
+                #ty::Unknown { tag, bytes: union_bytes!(*raw) }
+            }
+
+            /// The tag that selects the member the value holds.
+            pub fn tag(&self) -> u32 {
+                match self {
+                    #(#tags,)*
+                    #ty::Unknown { tag, .. } => *tag,
+                }
+            }
+
+            /// The tag and the union with the value in the member the tag selects (strings cut
+            /// to fit, longer lists truncated; an unknown tag's bytes as they were).
+            pub fn to_raw(&self) -> (u32, sys::#raw) {
+                #[allow(unused_mut)]
+                let mut u = sys::#raw::default();
+                match self {
+                    #(#writes)*
+                    #ty::Unknown { bytes, .. } => u = union_with_bytes!(sys::#raw, bytes),
+                }
+                (self.tag(), u)
+            }
+        }
+
+        impl Default for #ty {
+            /// What a zeroed C record holds: the union read as tag 0 says.
+            fn default() -> Self {
+                #ty::from_raw(0, &Default::default())
+            }
+        }
+
+        /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
+        #[cfg(feature = "serde")]
+        impl serde::Serialize for #ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::{SerializeMap, SerializeStruct};
+                match self {
+                    #(#sers)*
+                    #ty::Unknown { tag, bytes } => {
+                        let mut st = s.serialize_struct("Unknown", 2)?;
+                        st.serialize_field("tag", tag)?;
+                        st.serialize_field("bytes", bytes)?;
+                        st.end()
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -417,6 +535,30 @@ pub fn from_raw(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>, src: T
     }
 }
 
+/// `raw → safe` for a record `n` at place `x` that a method reads: `From`, or `from_raw` with
+/// the value type the function answers beside it (a `tagged_values` rule naming a parameter),
+/// which the method holds in the local `local(parameter)`.
+pub fn record_of(
+    b: &Bindings,
+    names: &Names,
+    n: &str,
+    x: TokenStream,
+    local: impl Fn(&str) -> TokenStream,
+) -> TokenStream {
+    let ty = names.ty(n);
+    let param = b.tagged_values.iter().find_map(|(k, tag)| match tag {
+        ValueTag::Param { param, .. } if k.strip_prefix(n).is_some_and(|f| f.starts_with('.')) => Some(param),
+        _ => None,
+    });
+    match param {
+        Some(p) => {
+            let l = local(p);
+            quote!(#ty::from_raw(&#x, ValueType(#l as _)))
+        }
+        None => quote!(#ty::from(&#x)),
+    }
+}
+
 /// `dst = safe → raw` for a value of C type `t`.
 pub fn to_raw(b: &Bindings, names: &Names, t: &Ty, flags: bool, dst: TokenStream, src: TokenStream) -> TokenStream {
     let m = &b.model;
@@ -467,41 +609,92 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
     let mut tos = Vec::new();
     let mut ser = Vec::new();
     let mut eq = true;
-    // A `tagged_values` rule: the union field becomes a typed `Value` and its type field goes.
-    let tagged: Vec<(&str, &str)> = b
-        .tagged_values
+    // A `tagged_values` rule: the union field becomes a typed `Value`; a type field beside it
+    // goes, and a type kept elsewhere (an output of the function, a field of the record that
+    // points to the array) is passed to `from_raw`, which replaces `From`.
+    let tagged: Vec<(&str, &ValueTag)> =
+        b.tagged_values.iter().filter_map(|(k, tag)| Some((k.strip_prefix(&format!("{}.", r.name))?, tag))).collect();
+    let external = tagged.iter().find(|(_, t)| t.field().is_none()).map(|(_, t)| *t);
+    // A `tagged_unions` rule: the union field becomes the rule's enum and its tag field goes.
+    let unions = union_fields(b, &r.name);
+    let byte_unions: Vec<(&str, &str)> = b
+        .byte_unions
         .iter()
-        .filter_map(|(k, tag)| Some((k.strip_prefix(&format!("{}.", r.name))?, tag.as_str())))
+        .filter_map(|(k, name)| Some((k.strip_prefix(&format!("{}.", r.name))?, name.as_str())))
         .collect();
     // A layout whose version constant is known fills its `version` itself: the field is not
     // part of the safe record.
     let version_const = b.struct_versions.get(&r.name).map(|c| format_ident!("{c}"));
     for f in &r.fields {
         let fname = field_ident(&f.name);
-        if tagged.iter().any(|(_, tag)| *tag == f.name) {
+        if tagged.iter().any(|(_, tag)| tag.field() == Some(f.name.as_str())) {
+            continue;
+        }
+        // A union's tag is the enum's: serialised in its place, as the C record has it.
+        if let Some((union_field, tag, _)) = unions.iter().find(|(_, tag, _)| *tag == f.name) {
+            let uf = field_ident(union_field);
+            ser.push(quote!(st.serialize_field(#tag, &self.#uf.tag())?;));
             continue;
         }
         if let (Some(c), "version") = (&version_const, f.name.as_str()) {
             tos.push(quote!(r.version = sys::#c as _;));
             continue;
         }
+        let fdocs = doc::attrs(f.doc.as_deref());
+        let c = ident(&f.name);
+        let key = f.name.clone();
         if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
-            let (c, t) = (ident(&f.name), ident(tag));
-            let fdocs = doc::attrs(f.doc.as_deref());
-            let tdoc = format!(" Read as its `{tag}` says.");
-            fields.push(quote!(#fdocs #[doc = ""] #[doc = #tdoc] pub #fname: crate::Value));
-            froms.push(quote!(#fname: crate::Value::from_raw(ValueType(r.#t), &r.#c)));
-            tos.push(quote!(r.#c = self.#fname.to_raw(); r.#t = self.#fname.value_type().0;));
-            let key = f.name.clone();
+            let (value_type, tdoc) = match tag {
+                ValueTag::Field(t) => {
+                    let t = ident(t);
+                    tos.push(quote!(r.#c = self.#fname.to_raw(); r.#t = self.#fname.value_type().0;));
+                    (quote!(ValueType(r.#t)), format!(" Read as its `{t}` says."))
+                }
+                ValueTag::Param { function, param } => {
+                    tos.push(quote!(r.#c = self.#fname.to_raw();));
+                    (quote!(value_type), format!(" Read as the `{param}` that `{function}` returns with it says."))
+                }
+                ValueTag::Outer { record, field } => {
+                    tos.push(quote!(r.#c = self.#fname.to_raw();));
+                    (quote!(value_type), format!(" Read as the `{field}` of the `{record}` that holds it says."))
+                }
+            };
+            let docs = doc_with_note(f.doc.as_deref(), &tdoc);
+            fields.push(quote!(#docs pub #fname: crate::Value));
+            froms.push(quote!(#fname: crate::Value::from_raw(#value_type, &r.#c)));
             ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
+            continue;
+        }
+        if let Some((_, tag, enum_name)) = unions.iter().find(|(v, _, _)| *v == f.name) {
+            let (t, e) = (ident(tag), format_ident!("{enum_name}"));
+            let tdoc = format!(" Read as its `{tag}` says.");
+            let docs = doc_with_note(f.doc.as_deref(), &tdoc);
+            fields.push(quote!(#docs pub #fname: #e));
+            froms.push(quote!(#fname: #e::from_raw(r.#t as u32, &r.#c)));
+            tos.push(quote!({ let (tag, u) = self.#fname.to_raw(); r.#t = tag as _; r.#c = u; }));
+            ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
+            eq &= b.tagged_unions.get(*enum_name).is_some_and(|rule| union_eq(b, names, rule));
+            continue;
+        }
+        let union = crate::rules::union_of(&b.model, &f.ty);
+        if let (Some((_, name)), Some(u)) = (byte_unions.iter().find(|(v, _)| *v == f.name), union) {
+            let members: Vec<String> = u.fields.iter().map(|g| format!("`{}`", g.name)).collect();
+            let (fname, raw) = (ident(name), format_ident!("{}", u.name));
+            let bdoc = format!(
+                " The bytes of the union of {}: byte arrays of one size, which the call's direction picks.",
+                members.join(" and ")
+            );
+            let docs = doc_with_note(f.doc.as_deref(), &bdoc);
+            fields.push(quote!(#docs pub #fname: Vec<u8>));
+            froms.push(quote!(#fname: union_bytes!(r.#c)));
+            tos.push(quote!(r.#c = union_with_bytes!(sys::#raw, &self.#fname);));
+            ser.push(quote!(st.serialize_field(#name, &self.#fname)?;));
             continue;
         }
         let flags = b.flags_of_field(&r.name, &f.name);
         let conv = field_conv(b, names, &f.ty, flags.as_deref());
         eq &= conv.eq;
         let ty = conv.ty;
-        let fdocs = doc::attrs(f.doc.as_deref());
-        let c = ident(&f.name);
         let src = quote!(r.#c);
         let from = from_raw(b, names, &f.ty, flags.as_deref(), src);
         // A value the header says stands for "none" is `None`.
@@ -520,7 +713,6 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
             }
         }
         if conv.serde {
-            let key = f.name.clone();
             ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
         }
     }
@@ -534,6 +726,34 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
             pub const VERSION: u32 = sys::#c as u32;
         }
     });
+    let from = match external {
+        // The values' type is not in the record: the caller passes it.
+        Some(tag) => {
+            let whence = match tag {
+                ValueTag::Param { function, param } => {
+                    format!("the `{param}` that `{function}` returns with the array")
+                }
+                ValueTag::Outer { record, field } => format!("the `{field}` of the `{record}` that holds the array"),
+                ValueTag::Field(f) => format!("`{f}`"),
+            };
+            let d = format!(" Reads `r`, its `nvmlValue_t`s as `value_type` names them ({whence}).");
+            quote! {
+                impl #name {
+                    #[doc = #d]
+                    pub fn from_raw(r: &sys::#raw, value_type: ValueType) -> Self {
+                        #name { #(#froms,)* }
+                    }
+                }
+            }
+        }
+        None => quote! {
+            impl From<&sys::#raw> for #name {
+                fn from(r: &sys::#raw) -> Self {
+                    #name { #(#froms,)* }
+                }
+            }
+        },
+    };
     let conv_doc = format!("The safe form of `{}`.", r.name);
     let aliases = doc_aliases(&b.model, &r.name);
     quote! {
@@ -556,11 +776,7 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
             }
         }
 
-        impl From<&sys::#raw> for #name {
-            fn from(r: &sys::#raw) -> Self {
-                #name { #(#froms,)* }
-            }
-        }
+        #from
 
         #[cfg(feature = "serde")]
         impl serde::Serialize for #name {
@@ -573,6 +789,35 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
             }
         }
     }
+}
+
+/// A field's documentation followed by a note of the binding's, as paragraphs of their own.
+fn doc_with_note(d: Option<&str>, note: &str) -> TokenStream {
+    match d {
+        Some(d) => {
+            let d = doc::attrs(Some(d));
+            quote!(#d #[doc = ""] #[doc = #note])
+        }
+        None => quote!(#[doc = #note]),
+    }
+}
+
+/// The `tagged_unions` rules of a record's fields: `(field, tag field, enum name)`.
+fn union_fields<'b>(b: &'b Bindings, record: &str) -> Vec<(&'b str, &'b str, &'b str)> {
+    b.tagged_unions
+        .iter()
+        .flat_map(|(name, rule)| rule.fields.iter().map(move |(k, tag)| (k, tag, name)))
+        .filter_map(|(k, tag, name)| Some((k.strip_prefix(record)?.strip_prefix('.')?, tag.as_str(), name.as_str())))
+        .collect()
+}
+
+/// Whether a `tagged_unions` rule's enum implements `PartialEq`: its members' safe types do.
+fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
+    let Some(u) = b.model.records.get(&rule.union) else { return false };
+    u.fields
+        .iter()
+        .filter(|f| rule.members.values().any(|m| *m == f.name))
+        .all(|f| field_conv(b, names, &f.ty, None).eq)
 }
 
 /// The safe field name of a C field.
