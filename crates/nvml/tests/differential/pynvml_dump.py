@@ -24,10 +24,17 @@ NVML_VALUE_NOT_AVAILABLE, a bool), the call below undoes it and says so.
 
 Selector arguments iterate over the values pynvml defines (its own constants), never over
 nvmlkit's, so the set of calls does not come from our reading of the header either.
+
+`--getters-only` (argv[2]; the real-driver mode of the test, against a machine's own GPUs):
+no call that changes state. The setters, the LED, the PRM register access and the MIG
+lifecycle are left out, and `call` refuses any function `changes_state` does not clear, so a
+setter added later to a getter section stops the run before it reaches the library. Event
+sets and GPM samples are still created, registered and freed (they belong to this process).
 """
 
 import ctypes
 import json
+import re
 import sys
 from ctypes import byref, c_uint, c_ulonglong, c_int, POINTER, cast
 
@@ -39,6 +46,28 @@ SETS = {}  # object path -> event set, system event set or GPM sample created by
 GIS = {}  # device path -> GPU instance ids found
 CIS = {}  # GPU instance path -> [(profile id, compute instance id, handle)]
 VGPUS = []  # vGPU instances found
+GETTERS_ONLY = False  # set by --getters-only: see the module's doc comment
+
+# How a C function's name says whether it changes a GPU's or the system's state: its first
+# verb (a CamelCase word, "EventSet" and "GpuSet" being nouns) is one of READ_VERBS, and it
+# has no "Write"; anything else counts as a change. The event-set and GPM-sample functions
+# change only this process's state.
+READ_VERBS = {"Get", "Query", "Is", "On", "Read", "Wait"}
+STATE_VERBS = {"Set", "Reset", "Clear", "Create", "Destroy", "Modify", "Freeze", "Validate", "Discover",
+               "Force", "Unload", "Activate", "Update", "Write", "Remove", "Register", "Alloc", "Free"}
+PROCESS_LOCAL = {"nvmlEventSetCreate", "nvmlEventSetFree", "nvmlDeviceRegisterEvents",
+                 "nvmlEventSetRegisterGpuOperationalEvents_v1", "nvmlSystemEventSetCreate",
+                 "nvmlSystemEventSetFree", "nvmlSystemRegisterEvents", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree"}
+
+
+def changes_state(fn):
+    """Whether the C function `fn` may change a GPU's or the system's state (the same rule as
+    `changes_state` in differential.rs)."""
+    if fn in PROCESS_LOCAL:
+        return False
+    words = re.findall(r"[A-Z][a-z0-9]*", fn.replace("EventSet", "").replace("GpuSet", ""))
+    verb = next((w for w in words if w in READ_VERBS or w in STATE_VERBS), None)
+    return verb not in READ_VERBS or "Write" in words
 
 
 def handle_addr(h):
@@ -99,6 +128,8 @@ def norm(x):
 def call(fn, obj, args, thunk):
     """Runs `thunk` (a pynvml call) and records its result under (fn, obj, args)."""
     rec = {"fn": fn, "obj": obj, "args": args}
+    if GETTERS_ONLY and changes_state(fn):
+        raise SystemExit("pynvml_dump.py --getters-only: refusing %s, which changes state" % fn)
     try:
         rec["ok"] = norm(thunk())
     except n.NVMLError as e:
@@ -241,6 +272,8 @@ def unit_calls():
             call("nvmlUnitGetTemperature", o, {"type": t}, lambda: n.nvmlUnitGetTemperature(u, t))
         call("nvmlUnitGetFanSpeedInfo", o, {}, lambda: n.nvmlUnitGetFanSpeedInfo(u))
         call("nvmlUnitGetDevices", o, {}, lambda: [device_token(h) for h in n.nvmlUnitGetDevices(u)])
+        if GETTERS_ONLY:
+            continue
         call("nvmlUnitSetLedState", o, {"color": n.NVML_LED_COLOR_AMBER}, lambda: n.nvmlUnitSetLedState(u, n.NVML_LED_COLOR_AMBER))
         call("nvmlUnitGetLedState", o, {"after": 1}, lambda: n.nvmlUnitGetLedState(u))
 
@@ -906,7 +939,9 @@ def request_calls(handles):
             t = n.c_nvmlPRMTLV_v1_t(0)
             n.nvmlDeviceReadWritePRM_v1(h, t)
             return {"dataSize": t.dataSize, "status": t.status}
-        call("nvmlDeviceReadWritePRM_v1", o, {"dataSize": 0}, prm_tlv)
+        if not GETTERS_ONLY:
+            # A register access that can write (its TLV's data is the register's input).
+            call("nvmlDeviceReadWritePRM_v1", o, {"dataSize": 0}, prm_tlv)
 
         def telemetry():
             """Each slot's supported sample count (sampleCount 0), then the samples."""
@@ -1296,7 +1331,11 @@ def event_v1_calls(handles):
 
 
 def main():
+    global GETTERS_ONLY
     lib = sys.argv[1]
+    GETTERS_ONLY = sys.argv[2:] == ["--getters-only"]
+    if sys.argv[2:] and not GETTERS_ONLY:
+        raise SystemExit("usage: pynvml_dump.py LIBRARY [--getters-only]")
     # pynvml opens "libnvidia-ml.so.1"; give it the library under test instead.
     n.nvmlLib = ctypes.CDLL(lib)
     n.nvmlInit()
@@ -1358,7 +1397,8 @@ def main():
     event_v1_calls(handles)
     system_event_calls()
     gpm_calls(handles)
-    setter_calls(handles)
+    if not GETTERS_ONLY:
+        setter_calls(handles)
     n.nvmlShutdown()
     json.dump({"pynvml": getattr(n, "__version__", None) or version(), "calls": CALLS}, sys.stdout, sort_keys=True)
 
