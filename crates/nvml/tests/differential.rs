@@ -62,6 +62,8 @@
 
 #[path = "differential/calls.rs"]
 mod calls;
+#[path = "differential/proofs.rs"]
+mod proofs;
 #[path = "differential/real.rs"]
 mod real;
 
@@ -78,24 +80,26 @@ use serde_json::{json, Value as J};
 const FROZEN_CLOCK: &str = "1700000000000000";
 
 /// Functions whose mismatches are understood, with who is wrong and why (the header's text
-/// decides). A listed function that no longer mismatches in any profile fails the test.
+/// decides). A listed function that no longer mismatches in any profile fails the test. A
+/// reason names its proof: a test of `differential/proofs.rs` that quotes the header, calls
+/// pynvml to show what it passes and reports, and checks nvmlkit's answer.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     (
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
-        "protocol, not a misreading: pynvml sizes the list with nvmlVgpuTypeGetMaxInstances first (as the \
-         header advises) and reports that call's NOT_SUPPORTED; nvmlkit size-queries the placement function, \
-         which the older-driver profiles (a100-r525, t4) lack: FUNCTION_NOT_FOUND",
+        "protocol, not a misreading, on the drivers that predate the function (a100-r525, t4): pynvml sizes the \
+         list with nvmlVgpuTypeGetMaxInstances first (as the header advises) and reports that call's \
+         NOT_SUPPORTED without calling this function; nvmlkit size-queries this function (the header's \
+         INSUFFICIENT_SIZE protocol), which answers FUNCTION_NOT_FOUND there. Proof: \
+         proofs::vgpu_placements_pynvml_reports_max_instances",
     ),
     ("nvmlDeviceGetVgpuTypeCreatablePlacements", "as nvmlDeviceGetVgpuTypeSupportedPlacements"),
     (
         "nvmlSystemGetHicVersion",
         "pynvml: sizes the list with a NULL array, which the header refuses (\"INVALID_ARGUMENT if either \
          hwbcCount or hwbcEntries is NULL\") and the mock, following it, answers INVALID_ARGUMENT; nvmlkit \
-         passes an array, as the header asks, and gets the (empty) list",
-    ),
-    (
-        "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-        "pynvml: its wrapper raises IndexError on every answer with placements (nvidia-ml-py 13.615.71)",
+         passes an array, as the header asks, and gets the (empty) list. Proof: \
+         proofs::hic_version_pynvml_probes_with_null, and the mock's refusal of NULL in \
+         crates/nvml-mock/tests/c/header_protocols.c",
     ),
     (
         "nvmlDeviceGetGpuFabricInfo",
@@ -103,16 +107,6 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
          which has no `cliqueId`; pynvml reads the legacy layout, which has it",
     ),
     ("nvmlDeviceGetGpuFabricInfoV", "as nvmlDeviceGetGpuFabricInfo"),
-    (
-        "nvmlDeviceGetPlatformInfo",
-        "type: nvmlkit keeps `unsigned char` arrays as bytes (`ibGuid` is a binary GUID), pynvml reads them \
-         as strings (the chassis serial number is text); the bytes are the same",
-    ),
-    (
-        "nvmlDeviceGetVgpuInstancesUtilizationInfo",
-        "type: nvmlkit types each nvmlValue_t by the sample value type the driver returns (`Value`), pynvml \
-         returns the raw union; the typed values are the union's members of that type",
-    ),
     (
         "nvmlDeviceGetVgpuSchedulerLog",
         "nvmlkit: keeps the `schedulerParams` union raw (which member holds depends on the scheduler policy), \

@@ -87,6 +87,14 @@ def device_token(h):
     return "device:" + UUIDS[addr]
 
 
+# `unsigned char` arrays of nvml.h that pynvml's structures declare as `c_char` (a C string):
+# nvmlPlatformInfo_v1_t and _v2_t, "unsigned char ibGuid[16]; //!< Infiniband GUID",
+# "unsigned char rackGuid[16]" and "unsigned char chassisSerialNumber[16]". Their bytes are
+# read as they are (pynvml's structure decodes them as UTF-8 text, which a binary GUID is not:
+# differential/proofs.rs, platform_info_pynvml_reads_bytes_as_text).
+BYTE_ARRAYS = {"ibGuid", "rackGuid", "chassisSerialNumber"}
+
+
 def norm(x):
     """A pynvml value as JSON: see the module's doc comment."""
     if x is None:
@@ -112,6 +120,10 @@ def norm(x):
     if isinstance(x, (ctypes.Structure, ctypes.Union)):
         out = {}
         for f in x._fields_:
+            if f[0] in BYTE_ARRAYS and getattr(f[1], "_type_", None) is ctypes.c_char:
+                at = ctypes.addressof(x) + getattr(type(x), f[0]).offset
+                out[f[0]] = list(ctypes.string_at(at, ctypes.sizeof(f[1])))
+                continue
             v = getattr(x, f[0])
             if f[1] is ctypes.c_char:
                 # One `char`: a small integer in C (pynvml hands it back as a 1-byte string).
@@ -599,8 +611,12 @@ def device_calls(h, o, count):
                                     for f in ("smUtil", "memUtil", "encUtil", "decUtil")})
                    for x in n.nvmlDeviceGetVgpuUtilization(h, ts)], since=ts)
         D("nvmlDeviceGetVgpuProcessUtilization", lambda: n.nvmlDeviceGetVgpuProcessUtilization(h, ts), since=ts)
+        # The same for pynvml's samples here: "The function sets the caller-supplied
+        # vgpuUtilInfo->sampleValType to NVML_VALUE_TYPE_UNSIGNED_INT".
         D("nvmlDeviceGetVgpuInstancesUtilizationInfo",
-          lambda: n.nvmlDeviceGetVgpuInstancesUtilizationInfo(h, ts), since=ts)
+          lambda: [dict(norm(x), **{f: value_of(getattr(x, f), n.NVML_VALUE_TYPE_UNSIGNED_INT)
+                                    for f in ("smUtil", "memUtil", "encUtil", "decUtil", "jpgUtil", "ofaUtil")})
+                   for x in n.nvmlDeviceGetVgpuInstancesUtilizationInfo(h, ts)], since=ts)
         D("nvmlDeviceGetVgpuProcessesUtilizationInfo",
           lambda: n.nvmlDeviceGetVgpuProcessesUtilizationInfo(h, ts), since=ts)
     # A type id no profile defines when the device lists none, so that the per-type calls
@@ -608,10 +624,16 @@ def device_calls(h, o, count):
     for t in sorted(set(types)) or [1]:
         D("nvmlVgpuTypeGetMaxInstances", lambda: n.nvmlVgpuTypeGetMaxInstances(h, t), type=t)
         D("nvmlDeviceGetVgpuTypeSupportedPlacements",
-          lambda: n.nvmlDeviceGetVgpuTypeSupportedPlacements(h, t), type=t)
+          lambda: placement_list(n.nvmlDeviceGetVgpuTypeSupportedPlacements(h, t)), type=t)
         D("nvmlDeviceGetVgpuTypeCreatablePlacements",
-          lambda: n.nvmlDeviceGetVgpuTypeCreatablePlacements(h, t), type=t)
+          lambda: placement_list(n.nvmlDeviceGetVgpuTypeCreatablePlacements(h, t)), type=t)
     return {"types": types, "vgpus": vgpus, "pids": pids + procs}
+
+
+def placement_list(s):
+    """A vGPU placement list as the C function fills it: the size and the `count` ids of the
+    caller's array (pynvml hands back its structure, whose `placementIds` is a pointer)."""
+    return {"placementSize": s.placementSize, "placementIds": [s.placementIds[i] for i in range(s.count)]}
 
 
 def fv_norm(v):
@@ -672,8 +694,13 @@ def mig_calls(h, o):
              lambda: n.nvmlDeviceGetGpuInstanceRemainingCapacity(h, pid))
 
         def placements():
-            arr = (n.c_nvmlGpuInstancePlacement_t * max(cap, 1))()
-            cnt = c_uint(max(cap, 1))
+            # nvml.h: "placements: ... Can be NULL to discover number of allowed placements
+            # for this profile. If non-NULL must be large enough to accommodate the placements
+            # supported by the profile"; "count: Returns number of allowed placements" (out
+            # only: the profile's instanceCount need not be as large).
+            cnt = c_uint(0)
+            n.nvmlDeviceGetGpuInstancePossiblePlacements(h, pid, None, byref(cnt))
+            arr = (n.c_nvmlGpuInstancePlacement_t * max(cnt.value, 1))()
             n.nvmlDeviceGetGpuInstancePossiblePlacements(h, pid, arr, byref(cnt))
             return [arr[i] for i in range(cnt.value)]
         call("nvmlDeviceGetGpuInstancePossiblePlacements_v2", o, {"profileId": pid}, placements)
@@ -713,8 +740,10 @@ def gpu_instance_calls(g, o):
               lambda: n.nvmlGpuInstanceGetComputeInstanceRemainingCapacity(g, pid), profileId=pid)
 
             def placements():
-                arr = (n.c_nvmlComputeInstancePlacement_t * max(cap, 1))()
-                cnt = c_uint(max(cap, 1))
+                # The same NULL probe as nvmlDeviceGetGpuInstancePossiblePlacements_v2's.
+                cnt = c_uint(0)
+                n.nvmlGpuInstanceGetComputeInstancePossiblePlacements(g, pid, None, byref(cnt))
+                arr = (n.c_nvmlComputeInstancePlacement_t * max(cnt.value, 1))()
                 n.nvmlGpuInstanceGetComputeInstancePossiblePlacements(g, pid, arr, byref(cnt))
                 return [arr[i] for i in range(cnt.value)]
             G("nvmlGpuInstanceGetComputeInstancePossiblePlacements", placements, profileId=pid)
