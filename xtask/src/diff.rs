@@ -202,6 +202,11 @@ pub enum MemberChange {
         old: String,
         new: String,
     },
+    /// A record or enum whose C tag changed (`None`: anonymous, named by its typedef only).
+    Tag {
+        old: Option<String>,
+        new: Option<String>,
+    },
 }
 
 /// An added function that versions a function of the old header.
@@ -287,8 +292,20 @@ pub fn compare_with_api(old: &Model, old_api: Option<&SafeApi>, new: &Planned, r
         functions,
         new_versions,
         versioned_defines: section(&old.aliases, &m.aliases, |a| a.target.clone(), |_, _| Vec::new()),
-        records: section(&old.records, &m.records, record_summary, compare_records),
-        enums: section(&old.enums, &m.enums, |e| e.repr.c_spelling(), compare_enums),
+        records: by_c_name(
+            (old, &old.records),
+            (m, &m.records),
+            |r| (&r.name, &r.tag, &r.parent),
+            record_summary,
+            compare_records,
+        ),
+        enums: by_c_name(
+            (old, &old.enums),
+            (m, &m.enums),
+            |e| (&e.name, &e.tag, &None),
+            |e| e.repr.c_spelling(),
+            compare_enums,
+        ),
         constants: constants(old, m),
         types: section(&type_table(old), &type_table(m), |t| t.clone(), |_, _| Vec::new()),
         deprecations: deprecations(old, m),
@@ -330,6 +347,101 @@ fn section<T>(
     }
     for (name, n) in new.iter().filter(|(name, _)| !old.contains_key(*name)) {
         s.added.push(Item { name: name.clone(), detail: describe(n) });
+    }
+    s
+}
+
+/// How signatures name a record or enum: for a tagged one, the typedef of its tag
+/// (`nvmlPciInfo_t` for `typedef struct nvmlPciInfo_st {...} nvmlPciInfo_t`; of several, the
+/// one named after the tag, else the first by line), or the tag when no typedef names it. An anonymous record or enum already
+/// has its typedef's name; a nested anonymous record is named after its parent's C name.
+fn c_name(m: &Model, name: &str, tagged: bool, parent: &Option<String>) -> String {
+    if let Some(p) = parent.as_deref().and_then(|p| m.records.get(p)) {
+        if let Some(rest) = name.strip_prefix(p.name.as_str()) {
+            return format!("{}{rest}", c_name(m, &p.name, p.tag.is_some(), &p.parent));
+        }
+    }
+    if !tagged {
+        return name.to_string();
+    }
+    // The tag's own `_t` first (`} nvmlProcessInfo_v2_t, nvmlProcessInfo_t;` names the struct
+    // `nvmlProcessInfo_v2_st` twice, on one line), then the first typedef by line and name.
+    let stem = ["_st", "_enum", "_s"].iter().find_map(|s| name.strip_suffix(s)).unwrap_or(name);
+    let own = format!("{stem}_t");
+    m.typedefs
+        .values()
+        .filter(|t| matches!(&t.ty, Ty::Named(n) if n == name))
+        .min_by_key(|t| (t.name != own, t.line, t.name.clone()))
+        .map_or_else(|| name.to_string(), |t| t.name.clone())
+}
+
+/// The typedefs that are a record's or enum's C name (see [`c_name`]): they show in the records
+/// and enums sections, not among the types.
+fn naming_typedefs(m: &Model) -> std::collections::BTreeSet<String> {
+    let records = m.records.values().filter(|r| r.tag.is_some() && r.parent.is_none()).map(|r| &r.name);
+    let enums = m.enums.values().filter(|e| e.tag.is_some()).map(|e| &e.name);
+    records.chain(enums).map(|name| c_name(m, name, true, &None)).filter(|n| m.typedefs.contains_key(n)).collect()
+}
+
+/// [`section`] for records or enums, matched and named by their C name (see [`c_name`]) with
+/// the tag in parentheses where it differs (`nvmlPciInfo_t (nvmlPciInfo_st)`): a struct whose
+/// tag is added, renamed or dropped is the same struct, changed. `ids` gives an item's model
+/// name, tag and parent record.
+fn by_c_name<T>(
+    (old_model, old): (&Model, &BTreeMap<String, T>),
+    (new_model, new): (&Model, &BTreeMap<String, T>),
+    ids: impl Fn(&T) -> (&String, &Option<String>, &Option<String>),
+    describe: impl Fn(&T) -> String,
+    inner: impl Fn(&T, &T) -> Vec<MemberChange>,
+) -> Section {
+    let keyed = |m: &Model, items: &BTreeMap<String, T>| -> BTreeMap<String, (String, Option<String>)> {
+        items
+            .values()
+            .map(|item| {
+                let (name, tag, parent) = ids(item);
+                (c_name(m, name, tag.is_some(), parent), (name.clone(), tag.clone()))
+            })
+            .collect()
+    };
+    let (old_keys, new_keys) = (keyed(old_model, old), keyed(new_model, new));
+    fn by_key<'a, T>(
+        keys: &BTreeMap<String, (String, Option<String>)>,
+        items: &'a BTreeMap<String, T>,
+    ) -> BTreeMap<String, &'a T> {
+        keys.iter().filter_map(|(k, (name, _))| Some((k.clone(), items.get(name)?))).collect()
+    }
+    let (old_items, new_items) = (by_key(&old_keys, old), by_key(&new_keys, new));
+    let mut s = section(&old_items, &new_items, |t| describe(t), |a, b| inner(a, b));
+    let shown = |keys: &BTreeMap<String, (String, Option<String>)>, key: &str| match keys.get(key) {
+        Some((_, Some(tag))) if tag != key => format!("{key} ({tag})"),
+        _ => key.to_string(),
+    };
+    for i in &mut s.added {
+        i.name = shown(&new_keys, &i.name);
+    }
+    for i in &mut s.removed {
+        i.name = shown(&old_keys, &i.name);
+    }
+    let mut tagged = Vec::new();
+    for (key, (_, old_tag)) in &old_keys {
+        let Some((_, new_tag)) = new_keys.get(key) else { continue };
+        if old_tag != new_tag {
+            tagged.push((key.clone(), MemberChange::Tag { old: old_tag.clone(), new: new_tag.clone() }));
+        }
+    }
+    for (key, tag) in tagged {
+        match (s.changed.iter_mut().find(|c| c.name == key), new_items.get(&key)) {
+            (Some(c), _) => c.members.insert(0, tag),
+            (None, Some(item)) => {
+                let text = describe(item);
+                s.changed.push(Change { name: key, old: text.clone(), new: text, members: vec![tag] });
+            }
+            (None, None) => {}
+        }
+    }
+    s.changed.sort_by(|a, b| a.name.cmp(&b.name));
+    for c in &mut s.changed {
+        c.name = shown(&new_keys, &c.name);
     }
     s
 }
@@ -459,9 +571,16 @@ fn constants(old: &Model, new: &Model) -> Section {
     s
 }
 
-/// Typedefs and handles, as one table of C definitions.
+/// Typedefs and handles, as one table of C definitions; a typedef that is a record's or enum's
+/// C name is that record or enum (its section shows it).
 fn type_table(m: &Model) -> BTreeMap<String, String> {
-    let mut out: BTreeMap<String, String> = m.typedefs.values().map(|t| (t.name.clone(), t.ty.c_spelling())).collect();
+    let naming = naming_typedefs(m);
+    let mut out: BTreeMap<String, String> = m
+        .typedefs
+        .values()
+        .filter(|t| !naming.contains(&t.name))
+        .map(|t| (t.name.clone(), t.ty.c_spelling()))
+        .collect();
     for h in m.handles.values() {
         out.insert(h.name.clone(), format!("opaque handle (struct {} *)", h.tag));
     }
@@ -485,10 +604,10 @@ fn deprecation_table(m: &Model) -> BTreeMap<(&'static str, String), Deprecated> 
         t.insert(("function", f.name.clone()), state);
     }
     for r in m.records.values() {
-        t.insert(("record", r.name.clone()), documented(&r.doc));
+        t.insert(("record", c_name(m, &r.name, r.tag.is_some(), &r.parent)), documented(&r.doc));
     }
     for e in m.enums.values() {
-        t.insert(("enum", e.name.clone()), documented(&e.doc));
+        t.insert(("enum", c_name(m, &e.name, e.tag.is_some(), &None)), documented(&e.doc));
         for k in &e.constants {
             t.insert(("enum constant", k.name.clone()), documented(&k.doc));
         }
@@ -576,6 +695,10 @@ fn member_line(noun: &str, c: &MemberChange) -> String {
         MemberChange::Retyped { name, old, new } => format!("{noun} `{name}`: `{old}` → `{new}`"),
         MemberChange::Moved { name, old, new } => format!("{noun} `{name}` moved: offset {old} → {new}"),
         MemberChange::Value { name, old, new } => format!("{noun} `{name}`: {old} → {new}"),
+        MemberChange::Tag { old, new } => {
+            let tag = |t: &Option<String>| t.as_ref().map_or("none (anonymous)".to_string(), |t| format!("`{t}`"));
+            format!("tag {} → {}", tag(old), tag(new))
+        }
     }
 }
 

@@ -282,6 +282,42 @@ fn real_pair_12_9_79_to_13_0_39() {
     assert_eq!((automatic(&d), d.wrapping.len()), (8, 9));
 }
 
+/// 12.2.140 → 12.3.52: records and enums are named as the signatures name them, the `_t`
+/// typedef with the tag in parentheses, and the typedef that names a struct is not counted a
+/// second time among the types. Checked against the header text: 2 new prototypes
+/// (`nvmlDeviceGetC2cModeInfoV`, `nvmlDeviceGetLastBBXFlushTime`); 3 new struct typedefs, one
+/// anonymous (`} nvmlC2cModeInfo_v1_t;`) and two tagged (`typedef struct
+/// nvmlComputeInstanceProfileInfo_v3_st` … `} nvmlComputeInstanceProfileInfo_v3_t;`, and the
+/// GPU instance's), and no other new typedef; `nvmlGpuFabricInfo_t` changed; the encoder query
+/// type (`typedef enum nvmlEncoderQueryType_enum` … `} nvmlEncoderType_t;`) and the return
+/// codes gained values; 6 new constants (3 of them the new structs' version macros) and
+/// `NVML_VGPU_SCHEDULER_ARR_DEFAULT` gone. Before, the two tagged structs also counted as 2
+/// added typedefs (17 changes).
+#[test]
+fn real_pair_12_2_140_to_12_3_52_names_c_types_as_signatures_do() {
+    if !corpus_enabled("real_pair_12_2_140_to_12_3_52_names_c_types_as_signatures_do") {
+        return;
+    }
+    let d = real_diff("12.2.140", "12.3.52");
+    assert_eq!(counts(&d.functions), (2, 0, 0));
+    assert_eq!(counts(&d.records), (3, 0, 1));
+    assert_eq!(counts(&d.enums), (0, 0, 2));
+    assert_eq!(counts(&d.constants), (6, 1, 0));
+    assert_eq!(counts(&d.types), (0, 0, 0));
+    assert_eq!(d.api_changes, 15);
+    let added: Vec<&str> = d.records.added.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(
+        added,
+        [
+            "nvmlC2cModeInfo_v1_t",
+            "nvmlComputeInstanceProfileInfo_v3_t (nvmlComputeInstanceProfileInfo_v3_st)",
+            "nvmlGpuInstanceProfileInfo_v3_t (nvmlGpuInstanceProfileInfo_v3_st)"
+        ]
+    );
+    let enums: Vec<&str> = d.enums.changed.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(enums, ["nvmlEncoderType_t (nvmlEncoderQueryType_enum)", "nvmlReturn_t (nvmlReturn_enum)"]);
+}
+
 /// 13.0.39 → 13.0.87: the field IDs from 251 on were renumbered (23 of them), next to 2 new
 /// functions, 1 struct and 3 constants.
 #[test]

@@ -45,6 +45,19 @@ fn every_kind_of_change_is_reported() {
     let renumbered = d.constants.changed.iter().find(|c| c.name == "NVML_FI_DEV_POWER").unwrap();
     assert_eq!((renumbered.old.as_str(), renumbered.new.as_str()), ("10", "20"));
     assert_eq!(d.deprecations.len(), 3);
+    // Records and enums are named as signatures name them, the `_t` typedef with the tag in
+    // parentheses; a union whose tag is dropped is the same union, changed.
+    let records: Vec<&str> = d.records.changed.iter().map(|c| c.name.as_str()).collect();
+    assert!(records.contains(&"nvmlStats_t (nvmlStats_st)"), "{records:?}");
+    let value = d.records.changed.iter().find(|c| c.name == "nvmlValue_t").expect("nvmlValue_t changed");
+    assert_eq!(value.members[0], xtask::diff::MemberChange::Tag { old: Some("nvmlValue_st".into()), new: None });
+    assert!(
+        matches!(&value.members[1..], [xtask::diff::MemberChange::Added { name, .. }] if name == "ull"),
+        "{value:?}"
+    );
+    let ret = d.enums.changed.iter().find(|c| c.name == "nvmlReturn_t").expect("nvmlReturn_t changed");
+    assert_eq!(ret.members, [xtask::diff::MemberChange::Tag { old: Some("nvmlReturn_enum".into()), new: None }]);
+    assert!(d.types.added.iter().chain(&d.types.removed).all(|t| !t.name.starts_with("nvmlValue")), "{:?}", d.types);
     // The new handle has no rule, and the plan cannot confirm how to read four functions
     // whose parameters the new header leaves undocumented.
     assert!(d.rules[0].contains("opaque handle `nvmlGpuInstance_t` has no rule"), "{:?}", d.rules);

@@ -40,6 +40,11 @@
 //! `NVML_MOCK_REQUIRE_PYNVML` is set (CI sets it), which makes that a failure. The dumps and a
 //! report (counts per profile, every mismatch) are written to `target/tmp/differential/`.
 //!
+//! Against a real driver: `against_pynvml_on_real_driver` (ignored unless asked for, and then
+//! only with `NVML_DIFF_REAL_LIBRARY`) makes the same comparison on the machine's own GPUs,
+//! getters only, and reports instead of failing; `differential/real.rs` says how, and
+//! `differential/real_driver.sh` runs it from a test binary built elsewhere.
+//!
 //! What it cannot compare: values the mock does not provide (a function that answers an error
 //! on every profile, NOT_SUPPORTED or NO_PERMISSION, compares error codes only, which still
 //! catches a method that fails before it calls, or fails differently, but not a misread value;
@@ -57,8 +62,13 @@
 
 #[path = "differential/calls.rs"]
 mod calls;
+#[path = "differential/proofs.rs"]
+mod proofs;
+#[path = "differential/real.rs"]
+mod real;
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -70,24 +80,26 @@ use serde_json::{json, Value as J};
 const FROZEN_CLOCK: &str = "1700000000000000";
 
 /// Functions whose mismatches are understood, with who is wrong and why (the header's text
-/// decides). A listed function that no longer mismatches in any profile fails the test.
+/// decides). A listed function that no longer mismatches in any profile fails the test. A
+/// reason names its proof: a test of `differential/proofs.rs` that quotes the header, calls
+/// pynvml to show what it passes and reports, and checks nvmlkit's answer.
 const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     (
         "nvmlDeviceGetVgpuTypeSupportedPlacements",
-        "protocol, not a misreading: pynvml sizes the list with nvmlVgpuTypeGetMaxInstances first (as the \
-         header advises) and reports that call's NOT_SUPPORTED; nvmlkit size-queries the placement function, \
-         which the older-driver profiles (a100-r525, t4) lack: FUNCTION_NOT_FOUND",
+        "protocol, not a misreading, on the drivers that predate the function (a100-r525, t4): pynvml sizes the \
+         list with nvmlVgpuTypeGetMaxInstances first (as the header advises) and reports that call's \
+         NOT_SUPPORTED without calling this function; nvmlkit size-queries this function (the header's \
+         INSUFFICIENT_SIZE protocol), which answers FUNCTION_NOT_FOUND there. Proof: \
+         proofs::vgpu_placements_pynvml_reports_max_instances",
     ),
     ("nvmlDeviceGetVgpuTypeCreatablePlacements", "as nvmlDeviceGetVgpuTypeSupportedPlacements"),
     (
         "nvmlSystemGetHicVersion",
         "pynvml: sizes the list with a NULL array, which the header refuses (\"INVALID_ARGUMENT if either \
          hwbcCount or hwbcEntries is NULL\") and the mock, following it, answers INVALID_ARGUMENT; nvmlkit \
-         passes an array, as the header asks, and gets the (empty) list",
-    ),
-    (
-        "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-        "pynvml: its wrapper raises IndexError on every answer with placements (nvidia-ml-py 13.615.71)",
+         passes an array, as the header asks, and gets the (empty) list. Proof: \
+         proofs::hic_version_pynvml_probes_with_null, and the mock's refusal of NULL in \
+         crates/nvml-mock/tests/c/header_protocols.c",
     ),
     (
         "nvmlDeviceGetGpuFabricInfo",
@@ -95,24 +107,27 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
          which has no `cliqueId`; pynvml reads the legacy layout, which has it",
     ),
     ("nvmlDeviceGetGpuFabricInfoV", "as nvmlDeviceGetGpuFabricInfo"),
-    (
-        "nvmlDeviceGetPlatformInfo",
-        "type: nvmlkit keeps `unsigned char` arrays as bytes (`ibGuid` is a binary GUID), pynvml reads them \
-         as strings (the chassis serial number is text); the bytes are the same",
-    ),
-    (
-        "nvmlDeviceGetVgpuInstancesUtilizationInfo",
-        "type: nvmlkit types each nvmlValue_t by the sample value type the driver returns (`Value`), pynvml \
-         returns the raw union; the typed values are the union's members of that type",
-    ),
 ];
 
 /// The variable that points a child at the calls it replays.
 const CALLS_ENV: &str = "NVML_DIFF_CALLS";
 /// The variable that names the file a child writes its answers to.
 const OUT_ENV: &str = "NVML_DIFF_OUT";
+/// The variable that names the library a child replays the calls against (the mock, or the
+/// driver's library in the real-driver mode).
+const LIBRARY_ENV: &str = "NVML_DIFF_LIBRARY";
+/// Set in a child that must refuse any call that changes state (the real-driver mode).
+const GETTERS_ONLY_ENV: &str = "NVML_DIFF_GETTERS_ONLY";
+/// For the test of the real-driver mode: a child aborts, as a crash would, at the call
+/// `<C function> <object>` this names.
+const ABORT_AT_ENV: &str = "NVML_DIFF_ABORT_AT";
 /// `NVML_ERROR_FUNCTION_NOT_FOUND`.
 const FUNCTION_NOT_FOUND: u32 = 13;
+
+/// `pynvml_dump.py`, in the source tree.
+fn dump_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/pynvml_dump.py")
+}
 
 fn work_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential");
@@ -170,29 +185,113 @@ impl Call {
     }
 }
 
-/// The child: replays the calls of `NVML_DIFF_CALLS` through the table, writes the answers.
+/// Whether the C function `name` may change a GPU's or the system's state: its first verb (a
+/// CamelCase word; "EventSet" and "GpuSet" are nouns) is not a reading one, or it writes. The
+/// event-set and GPM-sample functions change only the calling process's state. The same rule
+/// as `changes_state` in `pynvml_dump.py`, so that both sides refuse the same calls.
+fn changes_state(name: &str) -> bool {
+    const READ_VERBS: &[&str] = &["Get", "Query", "Is", "On", "Read", "Wait"];
+    const STATE_VERBS: &[&str] = &[
+        "Set", "Reset", "Clear", "Create", "Destroy", "Modify", "Freeze", "Validate", "Discover", "Force", "Unload",
+        "Activate", "Update", "Write", "Remove", "Register", "Alloc", "Free",
+    ];
+    const PROCESS_LOCAL: &[&str] = &[
+        "nvmlEventSetCreate",
+        "nvmlEventSetFree",
+        "nvmlDeviceRegisterEvents",
+        "nvmlEventSetRegisterGpuOperationalEvents_v1",
+        "nvmlSystemEventSetCreate",
+        "nvmlSystemEventSetFree",
+        "nvmlSystemRegisterEvents",
+        "nvmlGpmSampleAlloc",
+        "nvmlGpmSampleFree",
+    ];
+    if PROCESS_LOCAL.contains(&name) {
+        return false;
+    }
+    let name = name.replace("EventSet", "").replace("GpuSet", "");
+    // Words as `[A-Z][a-z0-9]*`.
+    let mut words: Vec<&str> = Vec::new();
+    let mut start = None;
+    for (i, ch) in name.char_indices() {
+        if ch.is_ascii_uppercase() || !(ch.is_ascii_lowercase() || ch.is_ascii_digit()) {
+            if let Some(s) = start.take() {
+                words.push(&name[s..i]);
+            }
+            start = ch.is_ascii_uppercase().then_some(i);
+        }
+    }
+    words.extend(start.map(|s| &name[s..]));
+    let verb = words.iter().find(|w| READ_VERBS.contains(w) || STATE_VERBS.contains(w));
+    !verb.is_some_and(|v| READ_VERBS.contains(v)) || words.contains(&"Write")
+}
+
+/// The child: replays the calls of `NVML_DIFF_CALLS` through the table against the library of
+/// `NVML_DIFF_LIBRARY`, and writes one JSON line per answer to `NVML_DIFF_OUT` as it goes (so
+/// that the parent knows which call a crash or a hang stopped at), then `{"done": true}`. The
+/// first line says whether the library initialised.
 fn replay() {
     let path = std::env::var(CALLS_ENV).expect("the calls to replay");
     let calls: Vec<J> = serde_json::from_str(&std::fs::read_to_string(&path).expect("the calls file")).expect("JSON");
-    let nvml = nvml::Nvml::builder().library_path(mock_path()).init().expect("the mock initialises");
+    let library = PathBuf::from(std::env::var_os(LIBRARY_ENV).expect("the library to replay against"));
+    let getters_only = std::env::var_os(GETTERS_ONLY_ENV).is_some();
+    let abort_at = std::env::var(ABORT_AT_ENV).ok();
+    let mut out = std::fs::File::create(std::env::var(OUT_ENV).expect("the output file")).expect("the output file");
+    let mut line = |v: J| writeln!(out, "{v}").expect("write an answer");
+    let nvml = match nvml::Nvml::builder().library_path(&library).init() {
+        Ok(n) => n,
+        Err(e) => {
+            line(json!({ "init": { "err": e.code(), "text": e.to_string() } }));
+            panic!("{} does not initialise: {e}", library.display());
+        }
+    };
+    line(json!({ "init": { "ok": library.display().to_string() } }));
     let ctx = calls::Ctx::new(nvml);
-    let mut out = Vec::new();
     for v in &calls {
         let call = Call::from_json(v);
         let entry = calls::TABLE.iter().find(|e| e.c == call.c).expect("the parent sends only functions of the table");
         let args = calls::Args(call.args.as_object().expect("args are an object"));
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (entry.call)(&ctx, &call.obj, &args)));
-        let answer = match r {
-            Ok(Ok(v)) => json!({ "ok": v }),
-            Ok(Err(e)) => json!({ "err": e.code() }),
-            Err(p) => {
-                json!({ "panic": p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())) })
+        if abort_at.as_deref() == Some(&format!("{} {}", call.c, call.obj)) {
+            std::process::abort();
+        }
+        let answer = if getters_only && changes_state(&call.c) {
+            json!({ "refused": "changes state" })
+        } else {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (entry.call)(&ctx, &call.obj, &args))) {
+                Ok(Ok(v)) => json!({ "ok": v }),
+                Ok(Err(e)) => json!({ "err": e.code() }),
+                Err(p) => {
+                    json!({ "panic": p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())) })
+                }
             }
         };
-        out.push(json!({ "seq": v["seq"], "answer": answer }));
+        line(json!({ "seq": v["seq"], "answer": answer }));
     }
-    std::fs::write(std::env::var(OUT_ENV).expect("the output file"), serde_json::to_string(&out).expect("JSON"))
-        .expect("write");
+    line(json!({ "done": true }));
+}
+
+/// What a child wrote: its answers by `seq`, how `nvmlInit` went (`None`: no line), and
+/// whether it got to the end.
+struct Replayed {
+    answers: BTreeMap<u64, J>,
+    init: Option<J>,
+    done: bool,
+}
+
+fn read_replayed(path: &Path) -> Replayed {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut r = Replayed { answers: BTreeMap::new(), init: None, done: false };
+    // A line cut short by a crash is not JSON: it and what follows are left out.
+    for v in text.lines().map_while(|l| serde_json::from_str::<J>(l).ok()) {
+        if let Some(i) = v.get("init") {
+            r.init = Some(i.clone());
+        } else if v.get("done").is_some() {
+            r.done = true;
+        } else if let Some(seq) = v["seq"].as_u64() {
+            r.answers.insert(seq, v["answer"].clone());
+        }
+    }
+    r
 }
 
 /// A key without case or underscores: `usedGpuMemory`, `used_gpu_memory` → `usedgpumemory`.
@@ -209,8 +308,16 @@ fn short(v: &J) -> String {
     }
 }
 
+/// One difference between two values: where (`.field[index]...`, empty for the whole value),
+/// and both sides.
+struct Diff {
+    path: String,
+    text: String,
+}
+
 /// Compares pynvml's value `p` with nvmlkit's `r`; pushes each difference (with its path).
-fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<String>) {
+fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<Diff>) {
+    let mut push = |text: String| diffs.push(Diff { path: path.to_string(), text });
     match (p, r) {
         (J::Object(pm), J::Object(rm)) => {
             let rk: BTreeMap<String, &J> = rm.iter().map(|(k, v)| (norm_key(k), v)).collect();
@@ -219,13 +326,16 @@ fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<String>) {
             for (k, pv) in pm.iter().filter(|(k, _)| k.as_str() != "version") {
                 match rk.get(&norm_key(k)) {
                     Some(rv) => compare(pv, rv, &format!("{path}.{k}"), diffs),
-                    None => diffs.push(format!("{path}.{k}: pynvml {} , nvmlkit has no such field", short(pv))),
+                    None => diffs.push(Diff {
+                        path: format!("{path}.{k}"),
+                        text: format!("{path}.{k}: pynvml {} , nvmlkit has no such field", short(pv)),
+                    }),
                 }
             }
         }
         (J::Array(pa), J::Array(ra)) => {
             if pa.len() != ra.len() {
-                diffs.push(format!(
+                push(format!(
                     "{path}: pynvml {} entries {} , nvmlkit {} entries {}",
                     pa.len(),
                     short(p),
@@ -247,11 +357,11 @@ fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<String>) {
                 _ => a.as_f64() == b.as_f64(),
             };
             if !same {
-                diffs.push(format!("{path}: pynvml {a} , nvmlkit {b}"));
+                push(format!("{path}: pynvml {a} , nvmlkit {b}"));
             }
         }
         _ if p == r => {}
-        _ => diffs.push(format!("{path}: pynvml {} , nvmlkit {}", short(p), short(r))),
+        _ => push(format!("{path}: pynvml {} , nvmlkit {}", short(p), short(r))),
     }
 }
 
@@ -259,16 +369,25 @@ fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<String>) {
 enum Verdict {
     SameValue,
     SameError,
-    Differ(String),
+    /// The differences; a difference of kind (a value against an error, two error codes, a
+    /// panic) has the empty path.
+    Differ(Vec<Diff>),
+}
+
+impl Verdict {
+    fn text(diffs: &[Diff]) -> String {
+        diffs.iter().map(|d| d.text.as_str()).collect::<Vec<_>>().join("; ")
+    }
 }
 
 fn judge(py: &J, rs: &J) -> Verdict {
     let (p, r) = (py.as_object().expect("answer"), rs.as_object().expect("answer"));
+    let whole = |text: String| Verdict::Differ(vec![Diff { path: String::new(), text }]);
     if let Some(e) = p.get("pyerr") {
-        return Verdict::Differ(format!("pynvml raised {e}; nvmlkit {}", short(rs)));
+        return whole(format!("pynvml raised {e}; nvmlkit {}", short(rs)));
     }
     if let Some(e) = r.get("panic") {
-        return Verdict::Differ(format!("nvmlkit panicked: {e}"));
+        return whole(format!("nvmlkit panicked: {e}"));
     }
     match (p.get("ok"), p.get("err"), r.get("ok"), r.get("err")) {
         (_, Some(a), _, Some(b)) if a == b => Verdict::SameError,
@@ -278,10 +397,10 @@ fn judge(py: &J, rs: &J) -> Verdict {
             if diffs.is_empty() {
                 Verdict::SameValue
             } else {
-                Verdict::Differ(diffs.join("; "))
+                Verdict::Differ(diffs)
             }
         }
-        _ => Verdict::Differ(format!("pynvml {} , nvmlkit {}", short(py), short(rs))),
+        _ => whole(format!("pynvml {} , nvmlkit {}", short(py), short(rs))),
     }
 }
 
@@ -305,7 +424,7 @@ fn against_pynvml() {
     if !have_pynvml() {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/pynvml_dump.py");
+    let script = dump_script();
     let dir = work_dir();
     let mut report = String::new();
     let mut failures = Vec::new();
@@ -354,20 +473,19 @@ fn against_pynvml() {
             let out_file = dir.join(format!("{profile}.nvmlkit{n}.json"));
             std::fs::write(&calls_file, serde_json::to_string(group).expect("JSON")).expect("write");
             let fault_spec: Vec<String> = faults.iter().map(|f| format!("{f}=NVML_ERROR_FUNCTION_NOT_FOUND")).collect();
+            let mock = mock_path();
             let env = [
                 ("NVML_MOCK_PROFILE", profile.as_str()),
                 ("NVML_MOCK_CLOCK", FROZEN_CLOCK),
                 ("NVML_MOCK_FAULTS", &fault_spec.join(",")),
                 (CALLS_ENV, calls_file.to_str().expect("UTF-8 path")),
                 (OUT_ENV, out_file.to_str().expect("UTF-8 path")),
+                (LIBRARY_ENV, mock.to_str().expect("UTF-8 path")),
             ];
             assert!(!in_child("against_pynvml", &env));
-            let answers: Vec<J> =
-                serde_json::from_str(&std::fs::read_to_string(&out_file).expect("the child's answers")).expect("JSON");
-            for mut a in answers {
-                let seq = a["seq"].as_u64().expect("seq");
-                rust.insert(seq, a["answer"].take());
-            }
+            let replayed = read_replayed(&out_file);
+            assert!(replayed.done, "{profile}: the child did not answer every call ({})", out_file.display());
+            rust.extend(replayed.answers);
         }
 
         let mut t = Tally::default();
@@ -390,7 +508,8 @@ fn against_pynvml() {
                     valued.insert(call.c.clone());
                 }
                 Verdict::SameError => t.same_error += 1,
-                Verdict::Differ(why) => {
+                Verdict::Differ(diffs) => {
+                    let why = Verdict::text(&diffs);
                     mismatched_fns.insert(call.c.clone());
                     let line = format!("{profile}: {} on {} {}: {why}", call.c, call.obj, call.args);
                     if KNOWN_MISMATCHES.iter().any(|(f, _)| *f == call.c) {
@@ -450,6 +569,106 @@ fn against_pynvml() {
     std::fs::write(dir.join("report.txt"), format!("{summary}\n{report}")).expect("write the report");
     eprintln!("{summary}(details: {})", dir.join("report.txt").display());
     assert!(failures.is_empty(), "{} differences between pynvml and nvmlkit:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+#[ignore = "runs against the machine's driver: set NVML_DIFF_REAL_LIBRARY (see differential/real_driver.sh)"]
+fn against_pynvml_on_real_driver() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return replay();
+    }
+    if let Some(setup) = real::Setup::from_env("against_pynvml_on_real_driver") {
+        real::run(&setup);
+    }
+}
+
+/// The real-driver mode, with the mock's `h100` profile standing in for the driver (its clock
+/// running, as a driver's does): it runs, changes nothing, reaches every getter but the legacy
+/// members, and explains every difference.
+#[test]
+fn real_driver_mode_against_the_mock() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return replay();
+    }
+    if !have_pynvml() {
+        return;
+    }
+    let setup = real::Setup {
+        library: mock_path(),
+        report_dir: work_dir().join("real-on-mock"),
+        script: dump_script(),
+        python: "python3".into(),
+        timeout: std::time::Duration::from_secs(300),
+        child_test: "real_driver_mode_against_the_mock",
+        // One child crashes: the report names the call, and a new child goes on after it.
+        env: vec![
+            ("NVML_MOCK_PROFILE".into(), "h100".into()),
+            (ABORT_AT_ENV.into(), "nvmlDeviceGetBrand dev/3".into()),
+        ],
+    };
+    let c = real::run(&setup);
+    let report = std::fs::read_to_string(setup.report_dir.join("report.txt")).expect("report.txt");
+    assert_eq!((c.mismatch, c.crashed, c.refused, c.not_in_table), (0, 1, 0, 0), "{c:?}\n{report}");
+    assert!(report.contains("CRASH    nvmlkit \"died (signal: 6 (SIGABRT)"), "{report}");
+    assert!(report.contains("\"nvmlDeviceGetBrand\" \"dev/3\""), "{report}");
+    assert!(c.same_value > 1000 && c.same_error > 1000, "{c:?}");
+    // The legacy members (nvmlDeviceGetMemoryInfo, ..._v2 of the process lists, ...) are not
+    // replayed; the rest are.
+    assert!(c.legacy > 0 && c.replayed + c.legacy == c.calls, "{c:?}");
+    let json: J =
+        serde_json::from_str(&std::fs::read_to_string(setup.report_dir.join("report.json")).expect("report.json"))
+            .expect("JSON");
+    assert_eq!(json["counts"]["same_value"], json!(c.same_value));
+    assert!(
+        json["legacy_not_replayed"]["nvmlDeviceGetMemoryInfo"].as_u64().is_some_and(|n| n > 0),
+        "{}",
+        json["legacy_not_replayed"]
+    );
+    for f in ["pynvml.1.json", "pynvml.2.json", "calls.json", "nvmlkit.0.jsonl", "nvmlkit.1.jsonl", "summary.txt"] {
+        assert!(setup.report_dir.join(f).is_file(), "{f} is missing");
+    }
+}
+
+/// `changes_state` and `pynvml_dump.py`'s rule of the same name agree on every function of the
+/// table, and sort the ones that matter right.
+#[test]
+fn changes_state_agrees_with_pynvml_dump() {
+    for (f, changes) in [
+        ("nvmlDeviceSetPersistenceMode", true),
+        ("nvmlDeviceReadWritePRM_v1", true),
+        ("nvmlDeviceVgpuForceGspUnload", true),
+        ("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", true),
+        ("nvmlGpuInstanceCreateComputeInstanceWithPlacement", true),
+        ("nvmlDeviceModifyDrainState", true),
+        ("nvmlSystemGetTopologyGpuSet", false),
+        ("nvmlDeviceGetVgpuTypeCreatablePlacements", false),
+        ("nvmlEventSetGetContextCount_v1", false),
+        ("nvmlSystemEventSetWait", false),
+        ("nvmlEventSetCreate", false),
+        ("nvmlDeviceOnSameBoard", false),
+        ("nvmlDeviceReadPRMCounters_v1", false),
+    ] {
+        assert_eq!(changes_state(f), changes, "{f}");
+    }
+    if !have_pynvml() {
+        return;
+    }
+    let names: Vec<&str> = calls::TABLE.iter().map(|e| e.c).collect();
+    let script = dump_script();
+    let code = "import importlib.util, json, sys\n\
+                spec = importlib.util.spec_from_file_location('dump', sys.argv[1])\n\
+                m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n\
+                print(json.dumps({f: m.changes_state(f) for f in json.loads(sys.argv[2])}))";
+    let out = Command::new("python3")
+        .args(["-c", code])
+        .arg(&script)
+        .arg(serde_json::to_string(&names).expect("JSON"))
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let py: BTreeMap<String, bool> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let differ: Vec<&&str> = names.iter().filter(|f| py.get(**f) != Some(&changes_state(f))).collect();
+    assert!(differ.is_empty(), "the two rules disagree on {differ:?}");
 }
 
 /// The newest vendored header (the generator's default).

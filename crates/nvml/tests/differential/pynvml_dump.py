@@ -24,10 +24,17 @@ NVML_VALUE_NOT_AVAILABLE, a bool), the call below undoes it and says so.
 
 Selector arguments iterate over the values pynvml defines (its own constants), never over
 nvmlkit's, so the set of calls does not come from our reading of the header either.
+
+`--getters-only` (argv[2]; the real-driver mode of the test, against a machine's own GPUs):
+no call that changes state. The setters, the LED, the PRM register access and the MIG
+lifecycle are left out, and `call` refuses any function `changes_state` does not clear, so a
+setter added later to a getter section stops the run before it reaches the library. Event
+sets and GPM samples are still created, registered and freed (they belong to this process).
 """
 
 import ctypes
 import json
+import re
 import sys
 from ctypes import byref, c_uint, c_ulonglong, c_int, POINTER, cast
 
@@ -39,6 +46,28 @@ SETS = {}  # object path -> event set, system event set or GPM sample created by
 GIS = {}  # device path -> GPU instance ids found
 CIS = {}  # GPU instance path -> [(profile id, compute instance id, handle)]
 VGPUS = []  # vGPU instances found
+GETTERS_ONLY = False  # set by --getters-only: see the module's doc comment
+
+# How a C function's name says whether it changes a GPU's or the system's state: its first
+# verb (a CamelCase word, "EventSet" and "GpuSet" being nouns) is one of READ_VERBS, and it
+# has no "Write"; anything else counts as a change. The event-set and GPM-sample functions
+# change only this process's state.
+READ_VERBS = {"Get", "Query", "Is", "On", "Read", "Wait"}
+STATE_VERBS = {"Set", "Reset", "Clear", "Create", "Destroy", "Modify", "Freeze", "Validate", "Discover",
+               "Force", "Unload", "Activate", "Update", "Write", "Remove", "Register", "Alloc", "Free"}
+PROCESS_LOCAL = {"nvmlEventSetCreate", "nvmlEventSetFree", "nvmlDeviceRegisterEvents",
+                 "nvmlEventSetRegisterGpuOperationalEvents_v1", "nvmlSystemEventSetCreate",
+                 "nvmlSystemEventSetFree", "nvmlSystemRegisterEvents", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree"}
+
+
+def changes_state(fn):
+    """Whether the C function `fn` may change a GPU's or the system's state (the same rule as
+    `changes_state` in differential.rs)."""
+    if fn in PROCESS_LOCAL:
+        return False
+    words = re.findall(r"[A-Z][a-z0-9]*", fn.replace("EventSet", "").replace("GpuSet", ""))
+    verb = next((w for w in words if w in READ_VERBS or w in STATE_VERBS), None)
+    return verb not in READ_VERBS or "Write" in words
 
 
 def handle_addr(h):
@@ -56,6 +85,14 @@ def device_token(h):
         except n.NVMLError as e:
             UUIDS[addr] = "?%d" % e.value
     return "device:" + UUIDS[addr]
+
+
+# `unsigned char` arrays of nvml.h that pynvml's structures declare as `c_char` (a C string):
+# nvmlPlatformInfo_v1_t and _v2_t, "unsigned char ibGuid[16]; //!< Infiniband GUID",
+# "unsigned char rackGuid[16]" and "unsigned char chassisSerialNumber[16]". Their bytes are
+# read as they are (pynvml's structure decodes them as UTF-8 text, which a binary GUID is not:
+# differential/proofs.rs, platform_info_pynvml_reads_bytes_as_text).
+BYTE_ARRAYS = {"ibGuid", "rackGuid", "chassisSerialNumber"}
 
 
 def norm(x):
@@ -83,6 +120,10 @@ def norm(x):
     if isinstance(x, (ctypes.Structure, ctypes.Union)):
         out = {}
         for f in x._fields_:
+            if f[0] in BYTE_ARRAYS and getattr(f[1], "_type_", None) is ctypes.c_char:
+                at = ctypes.addressof(x) + getattr(type(x), f[0]).offset
+                out[f[0]] = list(ctypes.string_at(at, ctypes.sizeof(f[1])))
+                continue
             v = getattr(x, f[0])
             if f[1] is ctypes.c_char:
                 # One `char`: a small integer in C (pynvml hands it back as a 1-byte string).
@@ -99,6 +140,8 @@ def norm(x):
 def call(fn, obj, args, thunk):
     """Runs `thunk` (a pynvml call) and records its result under (fn, obj, args)."""
     rec = {"fn": fn, "obj": obj, "args": args}
+    if GETTERS_ONLY and changes_state(fn):
+        raise SystemExit("pynvml_dump.py --getters-only: refusing %s, which changes state" % fn)
     try:
         rec["ok"] = norm(thunk())
     except n.NVMLError as e:
@@ -254,6 +297,8 @@ def unit_calls():
             call("nvmlUnitGetTemperature", o, {"type": t}, lambda: n.nvmlUnitGetTemperature(u, t))
         call("nvmlUnitGetFanSpeedInfo", o, {}, lambda: n.nvmlUnitGetFanSpeedInfo(u))
         call("nvmlUnitGetDevices", o, {}, lambda: [device_token(h) for h in n.nvmlUnitGetDevices(u)])
+        if GETTERS_ONLY:
+            continue
         call("nvmlUnitSetLedState", o, {"color": n.NVML_LED_COLOR_AMBER}, lambda: n.nvmlUnitSetLedState(u, n.NVML_LED_COLOR_AMBER))
         call("nvmlUnitGetLedState", o, {"after": 1}, lambda: n.nvmlUnitGetLedState(u))
 
@@ -579,8 +624,12 @@ def device_calls(h, o, count):
                                     for f in ("smUtil", "memUtil", "encUtil", "decUtil")})
                    for x in n.nvmlDeviceGetVgpuUtilization(h, ts)], since=ts)
         D("nvmlDeviceGetVgpuProcessUtilization", lambda: n.nvmlDeviceGetVgpuProcessUtilization(h, ts), since=ts)
+        # The same for pynvml's samples here: "The function sets the caller-supplied
+        # vgpuUtilInfo->sampleValType to NVML_VALUE_TYPE_UNSIGNED_INT".
         D("nvmlDeviceGetVgpuInstancesUtilizationInfo",
-          lambda: n.nvmlDeviceGetVgpuInstancesUtilizationInfo(h, ts), since=ts)
+          lambda: [dict(norm(x), **{f: value_of(getattr(x, f), n.NVML_VALUE_TYPE_UNSIGNED_INT)
+                                    for f in ("smUtil", "memUtil", "encUtil", "decUtil", "jpgUtil", "ofaUtil")})
+                   for x in n.nvmlDeviceGetVgpuInstancesUtilizationInfo(h, ts)], since=ts)
         D("nvmlDeviceGetVgpuProcessesUtilizationInfo",
           lambda: n.nvmlDeviceGetVgpuProcessesUtilizationInfo(h, ts), since=ts)
     # A type id no profile defines when the device lists none, so that the per-type calls
@@ -588,10 +637,16 @@ def device_calls(h, o, count):
     for t in sorted(set(types)) or [1]:
         D("nvmlVgpuTypeGetMaxInstances", lambda: n.nvmlVgpuTypeGetMaxInstances(h, t), type=t)
         D("nvmlDeviceGetVgpuTypeSupportedPlacements",
-          lambda: n.nvmlDeviceGetVgpuTypeSupportedPlacements(h, t), type=t)
+          lambda: placement_list(n.nvmlDeviceGetVgpuTypeSupportedPlacements(h, t)), type=t)
         D("nvmlDeviceGetVgpuTypeCreatablePlacements",
-          lambda: n.nvmlDeviceGetVgpuTypeCreatablePlacements(h, t), type=t)
+          lambda: placement_list(n.nvmlDeviceGetVgpuTypeCreatablePlacements(h, t)), type=t)
     return {"types": types, "vgpus": vgpus, "pids": pids + procs}
+
+
+def placement_list(s):
+    """A vGPU placement list as the C function fills it: the size and the `count` ids of the
+    caller's array (pynvml hands back its structure, whose `placementIds` is a pointer)."""
+    return {"placementSize": s.placementSize, "placementIds": [s.placementIds[i] for i in range(s.count)]}
 
 
 def fv_norm(v):
@@ -652,8 +707,13 @@ def mig_calls(h, o):
              lambda: n.nvmlDeviceGetGpuInstanceRemainingCapacity(h, pid))
 
         def placements():
-            arr = (n.c_nvmlGpuInstancePlacement_t * max(cap, 1))()
-            cnt = c_uint(max(cap, 1))
+            # nvml.h: "placements: ... Can be NULL to discover number of allowed placements
+            # for this profile. If non-NULL must be large enough to accommodate the placements
+            # supported by the profile"; "count: Returns number of allowed placements" (out
+            # only: the profile's instanceCount need not be as large).
+            cnt = c_uint(0)
+            n.nvmlDeviceGetGpuInstancePossiblePlacements(h, pid, None, byref(cnt))
+            arr = (n.c_nvmlGpuInstancePlacement_t * max(cnt.value, 1))()
             n.nvmlDeviceGetGpuInstancePossiblePlacements(h, pid, arr, byref(cnt))
             return [arr[i] for i in range(cnt.value)]
         call("nvmlDeviceGetGpuInstancePossiblePlacements_v2", o, {"profileId": pid}, placements)
@@ -693,8 +753,10 @@ def gpu_instance_calls(g, o):
               lambda: n.nvmlGpuInstanceGetComputeInstanceRemainingCapacity(g, pid), profileId=pid)
 
             def placements():
-                arr = (n.c_nvmlComputeInstancePlacement_t * max(cap, 1))()
-                cnt = c_uint(max(cap, 1))
+                # The same NULL probe as nvmlDeviceGetGpuInstancePossiblePlacements_v2's.
+                cnt = c_uint(0)
+                n.nvmlGpuInstanceGetComputeInstancePossiblePlacements(g, pid, None, byref(cnt))
+                arr = (n.c_nvmlComputeInstancePlacement_t * max(cnt.value, 1))()
                 n.nvmlGpuInstanceGetComputeInstancePossiblePlacements(g, pid, arr, byref(cnt))
                 return [arr[i] for i in range(cnt.value)]
             G("nvmlGpuInstanceGetComputeInstancePossiblePlacements", placements, profileId=pid)
@@ -919,7 +981,9 @@ def request_calls(handles):
             t = n.c_nvmlPRMTLV_v1_t(0)
             n.nvmlDeviceReadWritePRM_v1(h, t)
             return {"dataSize": t.dataSize, "status": t.status}
-        call("nvmlDeviceReadWritePRM_v1", o, {"dataSize": 0}, prm_tlv)
+        if not GETTERS_ONLY:
+            # A register access that can write (its TLV's data is the register's input).
+            call("nvmlDeviceReadWritePRM_v1", o, {"dataSize": 0}, prm_tlv)
 
         def telemetry():
             """Each slot's supported sample count (sampleCount 0), then the samples."""
@@ -1309,7 +1373,11 @@ def event_v1_calls(handles):
 
 
 def main():
+    global GETTERS_ONLY
     lib = sys.argv[1]
+    GETTERS_ONLY = sys.argv[2:] == ["--getters-only"]
+    if sys.argv[2:] and not GETTERS_ONLY:
+        raise SystemExit("usage: pynvml_dump.py LIBRARY [--getters-only]")
     # pynvml opens "libnvidia-ml.so.1"; give it the library under test instead.
     n.nvmlLib = ctypes.CDLL(lib)
     n.nvmlInit()
@@ -1371,7 +1439,8 @@ def main():
     event_v1_calls(handles)
     system_event_calls()
     gpm_calls(handles)
-    setter_calls(handles)
+    if not GETTERS_ONLY:
+        setter_calls(handles)
     n.nvmlShutdown()
     json.dump({"pynvml": getattr(n, "__version__", None) or version(), "calls": CALLS}, sys.stdout, sort_keys=True)
 

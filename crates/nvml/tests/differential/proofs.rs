@@ -1,0 +1,192 @@
+//! The proofs of the claims in `KNOWN_MISMATCHES` (and of the dump's reading of a record that
+//! pynvml mistypes): each quotes nvml.h's text, shows what pynvml passes and which function's
+//! answer it reports by calling it against the mock (`pynvml_spy.py` records every C function
+//! pynvml calls and how it passes each argument), and checks nvmlkit's answer on the same
+//! profile (in a child: the mock's profile is per process). The C side is
+//! `crates/nvml-mock/tests/c/header_protocols.c`, a client written from the header that checks
+//! the mock answers each protocol as the header says.
+
+use std::path::Path;
+use std::process::Command;
+
+use nvml::{Device, Error, Nvml, VgpuTypeId};
+use nvml_mock::testing::{in_child, mock_path, CHILD_ENV, CLEARED_ENV};
+use serde_json::{json, Value as J};
+
+use super::{default_header, have_pynvml, FUNCTION_NOT_FOUND};
+
+/// The documentation comment of `function` in the vendored header, with the comment's `*`s,
+/// Doxygen's `\a` and `\ref` markers and line breaks folded into single spaces.
+fn header_doc(function: &str) -> String {
+    let text = std::fs::read_to_string(default_header()).expect("the vendored header");
+    let proto = format!("DECLDIR {function}(");
+    let at = text.find(&proto).unwrap_or_else(|| panic!("the header has no prototype of {function}"));
+    let start = text[..at].rfind("/**").expect("a documentation comment before the prototype");
+    text[start..at].split_whitespace().filter(|w| !matches!(*w, "*" | "\\a" | "\\ref")).collect::<Vec<_>>().join(" ")
+}
+
+fn assert_header_says(function: &str, sentence: &str) {
+    let doc = header_doc(function);
+    assert!(doc.contains(sentence), "nvml.h's text of {function} does not say {sentence:?}:\n{doc}");
+}
+
+/// `pynvml_spy.py`: the expression evaluated against the mock with `profile`.
+fn spy(profile: &str, expr: &str) -> J {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/pynvml_spy.py");
+    let mut python = Command::new("python3");
+    for var in CLEARED_ENV {
+        python.env_remove(var);
+    }
+    let out =
+        python.arg(script).arg(mock_path()).arg(expr).env("NVML_MOCK_PROFILE", profile).output().expect("python3");
+    assert!(out.status.success(), "pynvml_spy.py failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("pynvml_spy.py prints JSON")
+}
+
+/// The mock with the profile of the child's environment, and its first device.
+fn mock() -> Nvml {
+    Nvml::builder().library_path(mock_path()).init().expect("the mock initialises")
+}
+
+fn first(nvml: &Nvml) -> Device<'_> {
+    nvml.device_by_index(0).expect("device 0")
+}
+
+/// nvmlSystemGetHicVersion: the header refuses a NULL array; pynvml sizes the list with one
+/// (and reports the refusal); nvmlkit passes an array and gets the list.
+#[test]
+fn hic_version_pynvml_probes_with_null() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        assert_header_says(
+            "nvmlSystemGetHicVersion",
+            "The hwbcCount argument is expected to be set to the size of the input hwbcEntries array.",
+        );
+        assert_header_says(
+            "nvmlSystemGetHicVersion",
+            "NVML_ERROR_INVALID_ARGUMENT if either hwbcCount or hwbcEntries is NULL",
+        );
+        if have_pynvml() {
+            let got = spy("h100", "n.nvmlSystemGetHicVersion()");
+            assert_eq!(
+                got,
+                json!({"calls": [{"fn": "nvmlSystemGetHicVersion", "args": ["ref", "NULL"]}], "err": 2}),
+                "pynvml's first call passes hwbcEntries = NULL and reports INVALID_ARGUMENT"
+            );
+        }
+    }
+    if !in_child("proofs::hic_version_pynvml_probes_with_null", &[("NVML_MOCK_PROFILE", "h100")]) {
+        return;
+    }
+    // The mock refuses a NULL array (header_protocols.c checks it), so an answer means nvmlkit
+    // passed one.
+    assert_eq!(mock().hic_version(), Ok(vec![]));
+}
+
+/// nvmlDeviceGetVgpuTypeSupportedPlacements and ...CreatablePlacements on the older-driver
+/// profiles: pynvml's answer is nvmlVgpuTypeGetMaxInstances' (it sizes the array with it, as
+/// the header advises, and stops at its NOT_SUPPORTED); the placement function itself, which
+/// those drivers predate, answers FUNCTION_NOT_FOUND, as nvmlkit (which size-queries it, as
+/// the header also allows) reports.
+#[test]
+fn vgpu_placements_pynvml_reports_max_instances() {
+    const PROFILES: [&str; 2] = ["a100-r525", "t4"];
+    let functions = ["nvmlDeviceGetVgpuTypeSupportedPlacements", "nvmlDeviceGetVgpuTypeCreatablePlacements"];
+    if std::env::var_os(CHILD_ENV).is_none() {
+        assert_header_says(
+            functions[0],
+            "The required memory for the placementIds array must be allocated based on the maximum number of vGPU \
+             type instances, which is retrievable through nvmlVgpuTypeGetMaxInstances().",
+        );
+        assert_header_says(
+            functions[1],
+            "Memory needed for the placementIds array should be allocated based on maximum instances of a vGPU type \
+             which can be queried via nvmlVgpuTypeGetMaxInstances().",
+        );
+        for f in functions {
+            assert_header_says(
+                f,
+                "If the provided count by the caller is insufficient, the function will return \
+                 NVML_ERROR_INSUFFICIENT_SIZE along with the number of required entries in pPlacementList->count.",
+            );
+        }
+        if have_pynvml() {
+            for profile in PROFILES {
+                for f in functions {
+                    let wrapper = spy(profile, &format!("n.{f}(dev[0], 1)"));
+                    assert_eq!(
+                        wrapper,
+                        json!({"calls": [{"fn": "nvmlVgpuTypeGetMaxInstances", "args": ["handle", 1, "ref"]}], "err": 3}),
+                        "{profile}: pynvml's {f} reports nvmlVgpuTypeGetMaxInstances' NOT_SUPPORTED, never calling {f}"
+                    );
+                    let itself = spy(
+                        profile,
+                        &format!(
+                            "n._nvmlGetFunctionPointer('{f}')(dev[0], 1, ctypes.byref(n.c_nvmlVgpuPlacementList_v2_t()))"
+                        ),
+                    );
+                    assert_eq!(itself["ok"], json!(13), "{profile}: {f} itself answers FUNCTION_NOT_FOUND: {itself}");
+                }
+            }
+        }
+    }
+    for profile in PROFILES {
+        let name = "proofs::vgpu_placements_pynvml_reports_max_instances";
+        if std::env::var_os(CHILD_ENV).is_none() {
+            in_child(name, &[("NVML_MOCK_PROFILE", profile), ("NVML_DIFF_PROOF_PROFILE", profile)]);
+            continue;
+        }
+        if std::env::var("NVML_DIFF_PROOF_PROFILE").as_deref() != Ok(profile) {
+            continue;
+        }
+        let nvml = mock();
+        let d = first(&nvml);
+        let t = VgpuTypeId::from_id(&nvml, 1);
+        assert_eq!(d.vgpu_type_get_max_instances(&t), Err(Error::NotSupported), "{profile}");
+        let code = |r: Result<_, Error>| r.map_err(|e| e.code());
+        assert_eq!(code(d.vgpu_type_supported_placements(&t, 0)), Err(FUNCTION_NOT_FOUND), "{profile}");
+        assert_eq!(code(d.vgpu_type_creatable_placements(&t, 0)), Err(FUNCTION_NOT_FOUND), "{profile}");
+    }
+}
+
+/// nvmlDeviceGetPlatformInfo: nvml.h declares `unsigned char ibGuid[16]` and
+/// `unsigned char chassisSerialNumber[16]`; pynvml's structure declares them `c_char` and
+/// decodes them as UTF-8 text, which fails on a binary GUID. The dump therefore reads their
+/// bytes (`BYTE_ARRAYS` in pynvml_dump.py), which are nvmlkit's.
+#[test]
+fn platform_info_pynvml_reads_bytes_as_text() {
+    let call =
+        "(lambda s: (n.nvmlDeviceGetPlatformInfo(dev[0], ctypes.byref(s)), s.ibGuid))(n.c_nvmlPlatformInfo_v2_t())";
+    let raw = "(lambda s: (n.nvmlDeviceGetPlatformInfo(dev[0], ctypes.byref(s)), \
+               list(ctypes.string_at(ctypes.addressof(s) + type(s).ibGuid.offset, 16))))(n.c_nvmlPlatformInfo_v2_t())";
+    let mut pynvml_bytes = J::Null;
+    if std::env::var_os(CHILD_ENV).is_none() {
+        let text = std::fs::read_to_string(default_header()).expect("the vendored header");
+        let end = text.find("} nvmlPlatformInfo_v2_t;").expect("nvmlPlatformInfo_v2_t");
+        let record = &text[text[..end].rfind("typedef struct").expect("the record's start")..end];
+        assert!(record.contains("unsigned char ibGuid[16];"), "{record}");
+        assert!(record.contains("unsigned char chassisSerialNumber[16];"), "{record}");
+        if !have_pynvml() {
+            return;
+        }
+        let decoded = spy("gb200", call);
+        assert!(
+            decoded["pyerr"].as_str().is_some_and(|e| e.starts_with("UnicodeDecodeError")),
+            "pynvml reads gb200's ibGuid as text: {decoded}"
+        );
+        let got = spy("gb200", raw);
+        assert_eq!(got["ok"][0], json!(0), "{got}");
+        pynvml_bytes = got["ok"][1].clone();
+        assert!(pynvml_bytes.as_array().is_some_and(|b| b.len() == 16 && b[0] == json!(0x94)), "{got}");
+    }
+    let bytes = pynvml_bytes.to_string();
+    if !in_child(
+        "proofs::platform_info_pynvml_reads_bytes_as_text",
+        &[("NVML_MOCK_PROFILE", "gb200"), ("NVML_DIFF_PROOF_BYTES", &bytes)],
+    ) {
+        return;
+    }
+    let nvml = mock();
+    let info = first(&nvml).platform_info().expect("gb200's platform info");
+    let expected: J = serde_json::from_str(&std::env::var("NVML_DIFF_PROOF_BYTES").expect("the bytes")).expect("JSON");
+    assert_eq!(json!(info.ib_guid), expected, "nvmlkit's ibGuid is the bytes pynvml's record holds");
+}
