@@ -139,8 +139,16 @@ impl FunctionDoc {
     /// an `NVML_ERROR_INVALID_ARGUMENT` item names it and says `NULL`, and no sentence allows it
     /// (the comments of the process lists do both; the sentence about the probe wins).
     pub fn refuses_null(&self, param: &str) -> bool {
-        // `NULL`, not `non-NULL`.
-        let says_null = |w: &str| w.match_indices("NULL").any(|(i, _)| !w[..i].to_ascii_lowercase().ends_with("non-"));
+        // `NULL`, not `non-NULL`, and not "NULL with a non-zero count" (the size probe, a
+        // NULL array with a zero count, is then what the header asks for).
+        let says_null = |w: &str| {
+            w.match_indices("NULL").any(|(i, _)| {
+                let rest = w[i + 4..].trim_start().to_ascii_lowercase();
+                !w[..i].to_ascii_lowercase().ends_with("non-")
+                    && !rest.starts_with("with a non-zero")
+                    && !rest.starts_with("with non-zero")
+            })
+        };
         let refused = self.returns.iter().any(|r| {
             r.code == "NVML_ERROR_INVALID_ARGUMENT" && says_null(&r.when) && r.params.iter().any(|p| p == param)
         });

@@ -10,7 +10,7 @@ use crate::generated::field_numbering::{FieldNumberingTable, HEADERS, NUMBERINGS
 use crate::generated::HEADER_VERSION;
 
 /// The numbering of the header these bindings were generated from: every id as it is.
-static SAME: FieldNumberingTable = FieldNumberingTable { moved: &[], back: &[], absent: &[] };
+static SAME: FieldNumberingTable = FieldNumberingTable { moved: &[], back: &[], absent: &[], later: &[] };
 
 /// How one driver numbers the `NVML_FI_*` field ids: the numbering of the published `nvml.h`
 /// that shipped with it. Ids here are this crate's constants (the generated header's numbers,
@@ -112,6 +112,14 @@ impl FieldNumbering {
         }
     }
 
+    /// Whether the driver's header has field `id` (this crate's number): `false` for a field
+    /// [`FieldNumbering::to_driver`] refuses and for one it sends as it is although the header
+    /// lacks it (a later driver of the branch may know it, as 580.159.04 answers fields of 13.x
+    /// headers after 13.0.87, whose numbering it is matched with).
+    pub fn has(&self, id: u32) -> bool {
+        self.table.absent.binary_search(&id).is_err() && self.table.later.binary_search(&id).is_err()
+    }
+
     /// This crate's number for field `id` as the driver numbers it; `None` when the generated
     /// header has no field of that number in the driver (the id names, in the driver, a field
     /// the generated header numbers differently and no field takes its place).
@@ -161,6 +169,15 @@ mod tests {
                 assert_eq!(n.from_driver(e), Some(ENABLED), "{driver}");
             }
         }
+        // A field newer than the driver's header whose number no header gives another field is
+        // sent as it is: 580.159.04 (matched with 13.0.87) answers NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR
+        // (275, first numbered by a later header), as the differential test's run on that driver showed.
+        let late = on("580.159.04");
+        for id in [NVML_FI_DEV_EDPP_MULTIPLIER as u32, NVML_FI_PWR_SMOOTHING_PRIMARY_POWER_FLOOR as u32] {
+            assert_eq!((late.to_driver(id), late.from_driver(id), late.has(id)), (Some(id), Some(id), false));
+        }
+        // But not one whose number meant another field somewhere: R550 never gets 251.
+        assert!(!on("550.54.15").has(ENABLED));
         // On R555/R560, 199 is NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MAX (200 from R570).
         let r560 = on("560.35.03");
         assert_eq!(r560.from_driver(199), Some(NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_MAX as u32));

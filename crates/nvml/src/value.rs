@@ -141,9 +141,10 @@ impl Value {
 }
 
 impl Default for Value {
-    /// `UnsignedInt(0)`.
+    /// `Double(0.0)`: what a zeroed `nvmlValue_t` holds with a zeroed type field
+    /// (`NVML_VALUE_TYPE_DOUBLE` is 0), as in a C record the library left untouched.
     fn default() -> Value {
-        Value::UnsignedInt(0)
+        Value::Double(0.0)
     }
 }
 

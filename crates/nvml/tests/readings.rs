@@ -418,6 +418,17 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, nvmlGpuFabricInfoV_t *i
     v2->healthMask = 0x5;
     return NVML_SUCCESS;
 }
+/* "count: When zero, is set to the number of matching GPUs such that deviceArray can be
+ * malloc'd. When non-zero, deviceArray will be filled with count number of device handles."
+ * As driver 580.159.04 does, a non-zero count is left as given (asked for 32 with one GPU, it
+ * answers one handle and a count of 32): only the zero-count probe says how many there are. */
+nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpu, unsigned int *count, nvmlDevice_t *devices) {
+    if (!count || cpu > 63) return NVML_ERROR_INVALID_ARGUMENT;
+    if (*count == 0) { *count = 1; return NVML_SUCCESS; }
+    if (!devices) return NVML_ERROR_INVALID_ARGUMENT;
+    devices[0] = (nvmlDevice_t)&device;
+    return NVML_SUCCESS;
+}
 unsigned int stub_destroys(void) { return destroys; }
 unsigned int stub_shutdowns(void) { return shutdowns; }
 "#;
@@ -720,4 +731,13 @@ fn perf_metric_controller_data_is_read_by_its_type() {
         }
         other => panic!("an unknown controller type read as {other:?}"),
     }
+}
+
+#[test]
+fn a_count_the_library_leaves_unchanged_is_not_trusted() {
+    let Some(nvml) = library("a_count_the_library_leaves_unchanged_is_not_trusted") else { return };
+    let gpus = nvml.topology_gpu_set(0).expect("the GPUs of CPU 0");
+    let device = nvml.device_by_index(0).unwrap();
+    assert_eq!(gpus.len(), 1, "sized by the zero-count probe, not by a capacity the library echoes");
+    assert_eq!(gpus[0].as_raw(), device.as_raw());
 }

@@ -151,8 +151,12 @@ pub struct Numbering {
     pub moved: Vec<(u32, u32)>,
     /// The same pairs as `(this header's id, default id)`, sorted by this header's id.
     pub back: Vec<(u32, u32)>,
-    /// Default ids of fields this header lacks, sorted.
+    /// Default ids of fields this header lacks whose number another header gives another
+    /// field: never sent to its drivers, sorted.
     pub absent: Vec<u32>,
+    /// Default ids of fields this header lacks whose number no header gives another field:
+    /// sent as they are (a later driver of the branch may know them), sorted.
+    pub later: Vec<u32>,
 }
 
 /// `580.82.07` → `[580, 82, 7]`; `570.26` → `[570, 26, 0]`.
@@ -189,8 +193,20 @@ pub fn table(
             defaults.entry(n).or_default().push(name);
         }
     }
+    // Every field a number names in some header: a field a header lacks is still sent by its
+    // default number when no header gives that number to another field (a driver later than
+    // the header it is matched with may know it, as 580.159.04 knows fields of 13.x headers
+    // newer than 13.0.87; one that does not answers an error for it, never another field).
+    let mut owners: BTreeMap<u32, std::collections::BTreeSet<&String>> = BTreeMap::new();
+    for (name, c) in fields {
+        for v in &versions {
+            if let Some(n) = number_at(c, v) {
+                owners.entry(n).or_default().insert(name);
+            }
+        }
+    }
     let mut out = FieldTable::default();
-    for v in versions {
+    for v in versions.iter().copied() {
         let first_driver = match &drivers[v] {
             Some(d) => Some(driver_key(d).ok_or_else(|| format!("drivers.{v}: `{d}` is not a driver version"))?),
             None => None,
@@ -200,6 +216,9 @@ pub fn table(
             let mut here: Vec<u32> = names.iter().filter_map(|name| number_at(&fields[*name], v)).collect();
             here.dedup();
             match here[..] {
+                [] if owners.get(default_id).is_some_and(|o| o.iter().all(|x| names.contains(x))) => {
+                    n.later.push(*default_id)
+                }
                 [] => n.absent.push(*default_id),
                 [id] if id != *default_id => n.moved.push((*default_id, id)),
                 [_] => {}
@@ -214,6 +233,7 @@ pub fn table(
         }
         n.moved.sort_unstable();
         n.absent.sort_unstable();
+        n.later.sort_unstable();
         n.back = n.moved.iter().map(|(d, h)| (*h, *d)).collect();
         n.back.sort_unstable();
         let numbering = match out.numberings.iter().position(|x| *x == n) {

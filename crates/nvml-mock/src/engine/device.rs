@@ -236,8 +236,12 @@ pub fn nvmlDeviceGetTopologyCommonAncestor(
     e.with(|sys| put(path, common_ancestor(sys.device(a)?, sys.device(b)?)))
 }
 
-/// The topology protocol of nearest GPUs and GPU sets: a `count` of 0 asks for the number;
-/// otherwise `count` handles are written (at most as many as there are).
+/// The topology protocol of nearest GPUs and GPU sets: "count: When zero, is set to the
+/// number of matching GPUs ... When non-zero, deviceArray will be filled with count number of
+/// device handles". A non-zero `count` is left as the caller gave it, as driver 580.159.04
+/// does: asked for 32 with one GPU found, it answers SUCCESS, one handle and a count of 32
+/// (seen by the differential test's real-driver run), so a client must size the array by the
+/// zero-count probe.
 pub fn put_nearest(count: *mut c_uint, devices: *mut nvmlDevice_t, found: &[nvmlDevice_t]) -> Status {
     let n = get(count)?;
     if n == 0 {
@@ -246,9 +250,7 @@ pub fn put_nearest(count: *mut c_uint, devices: *mut nvmlDevice_t, found: &[nvml
     if devices.is_null() {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
-    let written = &found[..found.len().min(n as usize)];
-    put_items(devices, written)?;
-    put(count, written.len() as c_uint)
+    put_items(devices, &found[..found.len().min(n as usize)])
 }
 
 /// The other GPUs that meet `device` at `level` or closer.

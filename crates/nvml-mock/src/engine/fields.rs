@@ -196,7 +196,9 @@ pub fn nvmlDeviceGetFieldValues(
             let mut fv: nvmlFieldValue_t = get(slot)?;
             fv.timestamp = now;
             fv.latencyUsec = 0;
-            let id = sys.profile.fields.from_driver(fv.fieldId).ok_or(NVML_ERROR_NOT_SUPPORTED);
+            // A field the driver's header lacks is one the driver does not know.
+            let numbering = &sys.profile.fields;
+            let id = numbering.from_driver(fv.fieldId).filter(|id| numbering.has(*id)).ok_or(NVML_ERROR_NOT_SUPPORTED);
             match id.and_then(|id| field(sys, d, device, id as i32, fv.scopeId)) {
                 Ok(v) => {
                     fv.nvmlReturn = NVML_SUCCESS;

@@ -625,7 +625,7 @@ impl<'n> Device<'n> {
     ) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTopologyNearestGpus()?;
         let ((mut c_device_array), n) = ffi::fill_counted(
-            ffi::Probe::Capacity(32),
+            ffi::Probe::Null,
             0 + core::mem::size_of::<sys::nvmlDevice_t>(),
             |capacity, count| {
                 let mut c_device_array: Vec<sys::nvmlDevice_t> = vec![

@@ -266,7 +266,7 @@ impl Nvml {
     pub fn topology_gpu_set(&self, cpu_number: u32) -> Result<Vec<Device<'_>>, Error> {
         let sym = self.lib().nvmlSystemGetTopologyGpuSet()?;
         let ((mut c_device_array), n) = ffi::fill_counted(
-            ffi::Probe::Capacity(32),
+            ffi::Probe::Null,
             0 + core::mem::size_of::<sys::nvmlDevice_t>(),
             |capacity, count| {
                 let mut c_device_array: Vec<sys::nvmlDevice_t> = vec![

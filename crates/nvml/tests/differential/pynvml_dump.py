@@ -1442,7 +1442,19 @@ def main():
     if not GETTERS_ONLY:
         setter_calls(handles)
     n.nvmlShutdown()
-    json.dump({"pynvml": getattr(n, "__version__", None) or version(), "calls": CALLS}, sys.stdout, sort_keys=True)
+    # A real driver answers NaN for some metrics (GPM), which JSON cannot hold: null, as
+    # serde_json writes nvmlkit's NaN.
+    def finite(v):
+        if isinstance(v, float) and v != v or v in (float("inf"), float("-inf")):
+            return None
+        if isinstance(v, dict):
+            return {k: finite(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [finite(x) for x in v]
+        return v
+
+    doc = {"pynvml": getattr(n, "__version__", None) or version(), "calls": finite(CALLS)}
+    json.dump(doc, sys.stdout, sort_keys=True, allow_nan=False)
 
 
 def version():

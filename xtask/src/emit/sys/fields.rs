@@ -43,7 +43,8 @@ fn tokens(t: &FieldTable) -> TokenStream {
     let numberings = t.numberings.iter().map(|n| {
         let (moved, back) = (pairs(&n.moved), pairs(&n.back));
         let absent = n.absent.iter().map(|a| Literal::u32_unsuffixed(*a));
-        quote!(FieldNumberingTable { moved: #moved, back: #back, absent: &[#(#absent),*] })
+        let later = n.later.iter().map(|a| Literal::u32_unsuffixed(*a));
+        quote!(FieldNumberingTable { moved: #moved, back: #back, absent: &[#(#absent),*], later: &[#(#later),*] })
     });
     let (hn, nn) = (Literal::usize_unsuffixed(t.headers.len()), Literal::usize_unsuffixed(t.numberings.len()));
     let none =
@@ -58,8 +59,13 @@ fn tokens(t: &FieldTable) -> TokenStream {
             pub moved: &'static [(u32, u32)],
             /// The same pairs as `(this header's id, default id)`, sorted by this header's id.
             pub back: &'static [(u32, u32)],
-            /// The default ids of the fields this header lacks, sorted.
+            /// The default ids of the fields this header lacks whose number another header
+            /// gives another field, sorted: never sent to its drivers.
             pub absent: &'static [u32],
+            /// The default ids of the fields this header lacks whose number no header gives
+            /// another field, sorted: sent as they are (a later driver of the branch may know
+            /// them; one that does not answers an error for the field, never another field).
+            pub later: &'static [u32],
         }
 
         /// Every published header, oldest first: its version, the first driver version
