@@ -120,6 +120,14 @@ pub fn fill_counted<A>(
             // queries): fetch that many.
             sys::NVML_SUCCESS if capacity == 0 && count > 0 => capacity = check_count(count, elem_bytes)? as c_uint,
             sys::NVML_SUCCESS => return Ok((arrays, (count as usize).min(capacity as usize))),
+            // The size probe answered with the code that asks for a bigger array, and a count
+            // of 0: nvmlDeviceGetAccountingPids "call this function with *count = 0 and
+            // pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated
+            // count value indicating the number of processes" (driver 580.159.04 does so with
+            // none): the list is empty.
+            sys::NVML_ERROR_INSUFFICIENT_SIZE if capacity == 0 && count == 0 && probe == Probe::Null => {
+                return Ok((arrays, 0))
+            }
             sys::NVML_ERROR_INSUFFICIENT_SIZE if count > capacity => {
                 capacity = check_count(count, elem_bytes)? as c_uint
             }

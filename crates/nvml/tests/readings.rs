@@ -429,6 +429,17 @@ nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpu, unsigned int *count, 
     devices[0] = (nvmlDevice_t)&device;
     return NVML_SUCCESS;
 }
+/* "To query the number of processes under Accounting Mode, call this function with *count = 0
+ * and pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated count
+ * value indicating the number of processes." No process has run (driver 580.159.04 answers
+ * so). */
+nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t d, unsigned int *count, unsigned int *pids) {
+    DEVICE(d);
+    if (!count) return NVML_ERROR_INVALID_ARGUMENT;
+    if (*count == 0) return NVML_ERROR_INSUFFICIENT_SIZE;
+    (void)pids;
+    return NVML_SUCCESS;
+}
 unsigned int stub_destroys(void) { return destroys; }
 unsigned int stub_shutdowns(void) { return shutdowns; }
 "#;
@@ -740,4 +751,11 @@ fn a_count_the_library_leaves_unchanged_is_not_trusted() {
     let device = nvml.device_by_index(0).unwrap();
     assert_eq!(gpus.len(), 1, "sized by the zero-count probe, not by a capacity the library echoes");
     assert_eq!(gpus[0].as_raw(), device.as_raw());
+}
+
+#[test]
+fn a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list() {
+    let Some(nvml) = library("a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    assert_eq!(d.accounting_pids(), Ok(vec![]));
 }

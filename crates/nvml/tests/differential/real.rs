@@ -301,6 +301,12 @@ fn diff_paths(a: &J, b: &J) -> Vec<String> {
 
 /// Why a difference is live, or `None`: see the module's doc comment.
 fn live_because(call: &Call, d: &Diff, nvmlkit: &J, again: Option<&J>) -> Option<String> {
+    // An error against a value is never a reading that moved (it hid nvmlkit's answer to the
+    // accounting PIDs' size probe on 580.159.04).
+    let answered = |a: &J| a.get("ok").is_some();
+    if answered(&call.answer) != answered(nvmlkit) {
+        return None;
+    }
     let field = leaf(&d.path);
     if LIVE_FIELDS.contains(&field.as_str()) {
         return Some(format!("a timestamp ({field})"));
