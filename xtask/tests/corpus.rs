@@ -148,6 +148,7 @@ fn generate_member(
     rules.byte_unions.retain(|k, _| has_field(k, k.split_once('.').map_or("", |(_, f)| f)));
     rules.inputs.retain(|r, _| model.records.contains_key(r));
     rules.former_names.retain(|k, _| has_record(k));
+    rules.list_fields.retain(|k, _| has_record(k));
     rules.values.retain(|_, v| v.typedef.as_ref().is_none_or(|t| model.typedefs.contains_key(t)));
     // Words of the areas that name functions or types the header does not have yet.
     for (group, sub, word) in xtask::rules::areas::Areas::unused_words(&rules.areas, &model) {

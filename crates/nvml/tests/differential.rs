@@ -101,12 +101,6 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
          proofs::hic_version_pynvml_probes_with_null, and the mock's refusal of NULL in \
          crates/nvml-mock/tests/c/header_protocols.c",
     ),
-    (
-        "nvmlDeviceGetGpuFabricInfo",
-        "layout: nvmlkit reads every member of the family into the newest layout (v4, cliques per type), \
-         which has no `cliqueId`; pynvml reads the legacy layout, which has it",
-    ),
-    ("nvmlDeviceGetGpuFabricInfoV", "as nvmlDeviceGetGpuFabricInfo"),
 ];
 
 /// The variable that points a child at the calls it replays.

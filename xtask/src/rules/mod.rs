@@ -102,6 +102,11 @@ pub struct Rules {
     /// `record.field` → the field's name in the record's older layouts, where a newer layout
     /// renamed a field (same place, same meaning): a conversion between layouts keeps it.
     pub former_names: BTreeMap<String, String>,
+    /// `record.field` (a list of entries) → the field of older layouts that a newer layout
+    /// holds as one entry of the list, as the header says: a conversion from an older layout
+    /// makes that entry (`entry`: each member of the entry from a header constant or the
+    /// older field) and sets the list's `count` field to 1.
+    pub list_fields: BTreeMap<String, ListFieldRule>,
     /// Doxygen group → sub-area → words: splits a group of the header too large for one
     /// generated file (see `rules/areas.rs`). An item whose C name contains one of a
     /// sub-area's words goes to `<group>_<sub-area>.rs`; the rest stay in `<group>.rs`.
@@ -310,6 +315,8 @@ pub struct Bindings {
     pub absent_fields: BTreeMap<String, (Option<String>, u64)>,
     /// `record.field` → its name in older layouts (the `former_names` rules).
     pub former_names: BTreeMap<String, String>,
+    /// `record.field` → how an older layout's field becomes an entry of it (`list_fields`).
+    pub list_fields: BTreeMap<String, ListFieldRule>,
     /// Which generated file each item goes to.
     pub areas: areas::Areas,
     /// Function → the module of the mock's engine that implements it by hand
@@ -358,6 +365,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     raw_unions(&i, &tagged_values, &mut d);
     inputs(&i, &mut d);
     former_names(&i, &mut d);
+    list_fields(&i, &mut d);
     booleans(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
@@ -386,6 +394,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         byte_unions: rules.byte_unions.clone(),
         inputs: rules.inputs.clone(),
         former_names: rules.former_names.clone(),
+        list_fields: rules.list_fields.clone(),
         booleans: rules.booleans.clone(),
         struct_versions,
         absent_fields,
@@ -914,6 +923,56 @@ fn inputs(i: &Inputs, d: &mut Diagnostics) {
         for field in fields {
             if field == "version" || !r.fields.iter().any(|f| f.name == *field) {
                 d.error(p.clone(), format!("`{field}` is not a field of `{record}` the caller can set"));
+            }
+        }
+    }
+}
+
+/// One `list_fields` rule.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListFieldRule {
+    /// The field of the older layouts.
+    pub from: String,
+    /// The list's count field in the newer record.
+    pub count: String,
+    /// Each member of the entry → a header constant, or `from` (the older field's value).
+    pub entry: BTreeMap<String, String>,
+}
+
+/// Each `list_fields` rule names an array field of records, its count field, and members of
+/// the entry record set from constants of the header or from the older field.
+fn list_fields(i: &Inputs, d: &mut Diagnostics) {
+    let model = i.model;
+    for (key, rule) in &i.rules.list_fields {
+        let p = i.place("list_fields", key);
+        let Some((record, field)) = key.split_once('.').and_then(|(r, f)| Some((model.records.get(r)?, f))) else {
+            d.error(p, format!("`{key}` is not a `record.field` of the header"));
+            continue;
+        };
+        let elem = record.fields.iter().find(|f| f.name == field).and_then(|f| match model.resolve_typedef(&f.ty) {
+            Ty::Array { elem, .. } => match model.resolve_typedef(elem) {
+                Ty::Named(n) => model.records.get(n),
+                _ => None,
+            },
+            _ => None,
+        });
+        let Some(elem) = elem else {
+            d.error(p, format!("`{field}` is not an array of records"));
+            continue;
+        };
+        if !record.fields.iter().any(|f| f.name == rule.count) {
+            d.error(p.clone(), format!("`{}` is not a field of `{}`", rule.count, record.name));
+        }
+        for (member, value) in &rule.entry {
+            if !elem.fields.iter().any(|f| f.name == *member) {
+                d.error(p.clone(), format!("`{member}` is not a field of `{}`", elem.name));
+            }
+            if *value != rule.from && constant_value(model, value).is_none() {
+                d.error(
+                    p.clone(),
+                    format!("`{value}` is neither `{}` nor an integer constant of the header", rule.from),
+                );
             }
         }
     }

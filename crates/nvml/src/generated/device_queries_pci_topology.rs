@@ -213,6 +213,12 @@ impl<'n> Device<'n> {
                             state: o.state.clone(),
                             health_mask: o.health_mask.clone(),
                             health_summary: o.health_summary.clone(),
+                            cliques: vec![
+                                GpuFabricClique { id : o.clique_id as _, r#type :
+                                sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
+                                ..Default::default() }
+                            ],
+                            num_cliques: 1,
                             ..Default::default()
                         }
                     })
@@ -237,6 +243,12 @@ impl<'n> Device<'n> {
                         status: o.status.clone(),
                         state: o.state.clone(),
                         health_mask: o.health_mask.clone(),
+                        cliques: vec![
+                            GpuFabricClique { id : o.clique_id as _, r#type :
+                            sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
+                            ..Default::default() }
+                        ],
+                        num_cliques: 1,
                         ..Default::default()
                     }
                 })
@@ -255,6 +267,12 @@ impl<'n> Device<'n> {
                         cluster_uuid: o.cluster_uuid.clone(),
                         status: o.status.clone(),
                         state: o.state.clone(),
+                        cliques: vec![
+                            GpuFabricClique { id : o.clique_id as _, r#type :
+                            sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
+                            ..Default::default() }
+                        ],
+                        num_cliques: 1,
                         ..Default::default()
                     }
                 })

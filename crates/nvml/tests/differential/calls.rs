@@ -193,6 +193,21 @@ macro_rules! lk {
 }
 
 /// Replaces enum names by their values at the given keys (at any depth).
+/// The v3 and older layouts' `cliqueId` of a `GpuFabricInfo` (the v4 layout): nvml.h, "The
+/// legacy v3 cliqueId maps to the id of the first NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER
+/// entry".
+fn legacy_clique(mut v: J) -> J {
+    let unicast = v["cliques"].as_array().and_then(|c| {
+        c.iter()
+            .find(|e| e["type"] == json!(nvml::sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER))
+            .map(|e| e["id"].clone())
+    });
+    if let (Some(id), J::Object(m)) = (unicast, &mut v) {
+        m.insert("cliqueId".into(), id);
+    }
+    v
+}
+
 fn fix(v: J, keys: &[(&str, Lookup)]) -> J {
     match v {
         J::Object(m) => J::Object(
@@ -466,8 +481,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceWorkloadPowerProfileGetProfilesInfo", |c, o, a| c.dev(o)?.workload_power_profile_get_profiles_info().map(j)),
     e!("nvmlDeviceWorkloadPowerProfileGetCurrentProfiles", |c, o, a| c.dev(o)?.workload_power_profile_get_current_profiles().map(j)),
     e!("nvmlDeviceGetGpuFabricInfo_v4", newest, |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
-    e!("nvmlDeviceGetGpuFabricInfoV", newest, faults &["nvmlDeviceGetGpuFabricInfo_v4"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
-    e!("nvmlDeviceGetGpuFabricInfo", faults &["nvmlDeviceGetGpuFabricInfo_v4", "nvmlDeviceGetGpuFabricInfoV"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| fix(j(v), &[("status", lk!(Return))]))),
+    e!("nvmlDeviceGetGpuFabricInfoV", newest, faults &["nvmlDeviceGetGpuFabricInfo_v4"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| legacy_clique(fix(j(v), &[("status", lk!(Return))])))),
+    e!("nvmlDeviceGetGpuFabricInfo", faults &["nvmlDeviceGetGpuFabricInfo_v4", "nvmlDeviceGetGpuFabricInfoV"], |c, o, a| c.dev(o)?.gpu_fabric_info().map(|v| legacy_clique(fix(j(v), &[("status", lk!(Return))])))),
     e!("nvmlDevicePerfMetricsGetSamples_v1", |c, o, a| c.dev(o)?.perf_metrics_get_samples().map(j)),
 
     // Utilisation and processes.

@@ -223,7 +223,43 @@ impl Gen<'_> {
                 };
                 Some(quote!(#fi: #v,))
             });
-        quote!({ let o: #ot = #x; #nt { #(#fields: o.#from.clone(),)* #(#absent)* ..Default::default() } })
+        let lists = self.list_entries(o, n);
+        quote!({ let o: #ot = #x; #nt { #(#fields: o.#from.clone(),)* #(#absent)* #(#lists)* ..Default::default() } })
+    }
+
+    /// The fields of `new` that a `list_fields` rule fills from a field of `old`: the list with
+    /// the one entry the rule makes, and its count.
+    fn list_entries(&self, old: &Record, new: &Record) -> Vec<TokenStream> {
+        let m = &self.b.model;
+        let mut out = Vec::new();
+        for (key, rule) in &self.b.list_fields {
+            let Some(field) = key.strip_prefix(&format!("{}.", new.name)) else { continue };
+            if !old.fields.iter().any(|f| f.name == rule.from) {
+                continue;
+            }
+            let elem = new.fields.iter().find(|f| f.name == field).and_then(|f| match m.resolve_typedef(&f.ty) {
+                Ty::Array { elem, .. } => match m.resolve_typedef(elem) {
+                    Ty::Named(e) => Some(e.clone()),
+                    _ => None,
+                },
+                _ => None,
+            });
+            let Some(elem) = elem else { continue };
+            let et = self.names.ty(&elem);
+            let from = super::types::field_ident(&rule.from);
+            let members = rule.entry.iter().map(|(member, value)| {
+                let mi = super::types::field_ident(member);
+                if *value == rule.from {
+                    quote!(#mi: o.#from as _)
+                } else {
+                    let c = format_ident!("{value}");
+                    quote!(#mi: sys::#c as _)
+                }
+            });
+            let (fi, ci) = (super::types::field_ident(field), super::types::field_ident(&rule.count));
+            out.push(quote!(#fi: vec![#et { #(#members,)* ..Default::default() }], #ci: 1,));
+        }
+        out
     }
 
     /// The fields of record `to` that `from` has too, as `(to's field, from's field)`: the same
