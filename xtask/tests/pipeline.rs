@@ -471,6 +471,32 @@ fn every_method_has_errors_and_c_aliases() {
     assert!(missing.is_empty(), "methods without `# Errors` or a C alias:\n{}", missing.join("\n"));
 }
 
+/// A method with one output says what it returns in the header's words for that output, which
+/// carry its unit ("Reference in which to return the clock speed in MHz").
+#[test]
+fn single_outputs_are_described_with_their_units() {
+    let dir = project_root().join("crates/nvml/src/generated");
+    let text: String = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let doc_of = |method: &str| {
+        let at = text.find(&format!("pub fn {method}(")).unwrap_or_else(|| panic!("no method {method}"));
+        let start = text[..at].rfind("\n    }").unwrap_or(0);
+        text[start..at].to_string()
+    };
+    for (method, returns) in [
+        ("power_usage", "/// Returns the power usage information."),
+        ("power_management_limit", "/// Returns the power management limit in milliwatts."),
+        ("clock_info", "/// Returns the clock speed in MHz."),
+        ("pcie_throughput", "/// Returns throughput in KB/s."),
+        ("fan_speed_rpm", "/// Returns the fan speed in RPM."),
+    ] {
+        assert!(doc_of(method).contains(returns), "{method}: no `{returns}` in\n{}", doc_of(method));
+    }
+}
+
 /// Generated code is split by the header's areas so that a reader can navigate it: no
 /// generated file of any crate passes 4000 lines (a larger group needs an `areas` rule).
 #[test]

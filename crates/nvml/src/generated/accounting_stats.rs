@@ -236,6 +236,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceGetAccountingPids
     ///
+    /// Returns the size (in number of elements) of the circular buffer for accounting stats.
+    ///
     /// Calls `nvmlDeviceGetAccountingBufferSize`.
     ///
     /// # Errors
@@ -261,6 +263,8 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** In the MPS locality-domain view, this API returns the physical parent's
     /// accounting mode as reported by MPS. See `nvmlMpsDeviceEnumeration`.
+    ///
+    /// Returns the current accounting mode.
     ///
     /// Calls `nvmlDeviceGetAccountingMode`.
     ///
@@ -291,6 +295,8 @@ impl<'n> Device<'n> {
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
     /// See also: nvmlDeviceGetAccountingBufferSize
+    ///
+    /// Returns list of process ids.
     ///
     /// Calls `nvmlDeviceGetAccountingPids`.
     ///

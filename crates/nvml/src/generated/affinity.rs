@@ -62,6 +62,8 @@ impl<'n> Device<'n> {
     /// For Turing ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns addressing mode of the device.
+    ///
     /// Calls `nvmlDeviceGetAddressingMode`.
     ///
     /// # Errors
@@ -112,6 +114,8 @@ impl<'n> Device<'n> {
     /// the physical parent associated with the locality-domain handle. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
+    /// Returns a bitmask of CPUs, 64 CPUs per unsigned long on 64-bit machines, 32 on 32-bit machines.
+    ///
     /// # Arguments
     ///
     /// * `cpu_set_size`: The size of the cpuSet array that is safe to access
@@ -154,6 +158,8 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
+    ///
+    /// Returns a bitmask of CPUs, 64 CPUs per unsigned long on 64-bit machines, 32 on 32-bit machines.
     ///
     /// # Arguments
     ///
@@ -200,6 +206,8 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns a bitmask of NODEs, 64 NODEs per unsigned long on 64-bit machines, 32 on 32-bit machines.
+    ///
     /// # Arguments
     ///
     /// * `node_set_size`: The size of the nodeSet array that is safe to access
@@ -240,6 +248,8 @@ impl<'n> Device<'n> {
     /// supplied by MPS for the locality domain. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
+    /// Returns: NUMA node ID of the device.
+    ///
     /// Calls `nvmlDeviceGetNumaNodeId`.
     ///
     /// # Errors
@@ -257,6 +267,8 @@ impl<'n> Device<'n> {
     /// Get the repair status for TPC/Channel repair
     ///
     /// For Ampere ™ or newer fully supported devices.
+    ///
+    /// Returns `nvmlRepairStatus_t`.
     ///
     /// Calls `nvmlDeviceGetRepairStatus`.
     ///
@@ -305,6 +317,8 @@ impl<'n> Device<'n> {
     /// Get the unrepairable memory flag for a given GPU
     ///
     /// For Hopper ™ or newer fully supported devices.
+    ///
+    /// Returns `nvmlUnrepairableMemoryStatus_v1_t`.
     ///
     /// Calls `nvmlDeviceGetUnrepairableMemoryFlag_v1`.
     ///

@@ -128,6 +128,8 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
+    /// Returns: System CC capabilities.
+    ///
     /// Calls `nvmlSystemGetConfComputeCapabilities`.
     ///
     /// # Errors
@@ -154,6 +156,8 @@ impl Nvml {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `isAcceptingWork` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
     ///
+    /// Returns GPU current work accepting state, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE.
+    ///
     /// Calls `nvmlSystemGetConfComputeGpusReadyState`.
     ///
     /// # Errors
@@ -170,6 +174,8 @@ impl Nvml {
     ///
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
+    ///
+    /// Returns the key rotation threshold data.
     ///
     /// Calls `nvmlSystemGetConfComputeKeyRotationThresholdInfo`.
     ///
@@ -203,6 +209,8 @@ impl Nvml {
     ///
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
+    ///
+    /// Returns: System CC settings.
     ///
     /// Calls the newest of `nvmlSystemGetConfComputeSettings_v2`, `nvmlSystemGetConfComputeSettings` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -292,6 +300,8 @@ impl Nvml {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
+    ///
+    /// Returns: System CC State.
     ///
     /// Calls `nvmlSystemGetConfComputeState`.
     ///
@@ -383,6 +393,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlRestrictedAPI_t
     ///
+    /// Returns the current restriction NVML_FEATURE_ENABLED indicates that the API is root-only NVML_FEATURE_DISABLED indicates that the API is accessible to all users.
+    ///
     /// # Arguments
     ///
     /// * `api_type`: Target API type for this operation
@@ -411,6 +423,8 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
+    /// Returns the cumulative number of seconds the GPU has had the driver loaded.
+    ///
     /// Calls `nvmlDeviceGetBBXTimeData_v1`.
     ///
     /// # Errors
@@ -436,6 +450,8 @@ impl<'n> Device<'n> {
     /// See `nvmlComputeMode_t` for details on allowed compute modes.
     ///
     /// See also: nvmlDeviceSetComputeMode()
+    ///
+    /// Returns the current compute mode.
     ///
     /// Calls `nvmlDeviceGetComputeMode`.
     ///
@@ -491,6 +507,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
+    /// Returns the gpu certificate information.
+    ///
     /// Calls `nvmlDeviceGetConfComputeGpuCertificate`.
     ///
     /// # Errors
@@ -514,6 +532,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
+    /// Returns: Protected/Unprotected Memory sizes.
+    ///
     /// Calls `nvmlDeviceGetConfComputeMemSizeInfo`.
     ///
     /// # Errors
@@ -533,6 +553,8 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
+    ///
+    /// Returns the memory information.
     ///
     /// Calls `nvmlDeviceGetConfComputeProtectedMemoryUsage`.
     ///
@@ -561,6 +583,8 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
+    /// Returns the display active state.
+    ///
     /// Calls `nvmlDeviceGetDisplayActive`.
     ///
     /// # Errors
@@ -586,6 +610,8 @@ impl<'n> Device<'n> {
     /// any of the device's connectors.
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
+    ///
+    /// Returns the display mode.
     ///
     /// Calls `nvmlDeviceGetDisplayMode`.
     ///
@@ -723,6 +749,8 @@ impl<'n> Device<'n> {
     /// The caller passes in buffer via `version` and corresponding GSP firmware numbered version
     /// is returned with the same parameter in string format.
     ///
+    /// Returns the retrieved GSP firmware version.
+    ///
     /// Calls `nvmlDeviceGetGspFirmwareVersion`.
     ///
     /// # Errors
@@ -775,6 +803,8 @@ impl<'n> Device<'n> {
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
     /// See also: nvmlDeviceSetPersistenceMode()
+    ///
+    /// Returns the current driver persistence mode.
     ///
     /// Calls `nvmlDeviceGetPersistenceMode`.
     ///

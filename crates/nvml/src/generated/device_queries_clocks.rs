@@ -125,6 +125,8 @@ impl serde::Serialize for MinMaxClockOfPState {
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
+    /// Returns the current adaptive clocking status, either NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED.
+    ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
     ///
     /// # Errors
@@ -203,6 +205,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceGetClkMonStatus()
     ///
+    /// Returns the clkmon fault status.
+    ///
     /// Calls `nvmlDeviceGetClkMonStatus`.
     ///
     /// # Errors
@@ -223,6 +227,8 @@ impl<'n> Device<'n> {
     /// Retrieves the clock speed for the clock specified by the clock type and clock ID.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns the clock in MHz.
     ///
     /// # Arguments
     ///
@@ -251,6 +257,8 @@ impl<'n> Device<'n> {
     /// For Fermi ™ or newer fully supported devices.
     ///
     /// See `nvmlClockType_t` for details on available clock information.
+    ///
+    /// Returns the clock speed in MHz.
     ///
     /// # Arguments
     ///
@@ -343,6 +351,8 @@ impl<'n> Device<'n> {
     /// memtransferrate=648, memtransferratemin=648, memtransferratemax=648,
     /// memtransferrateeditable=0 ;
     ///
+    /// Returns the performance level string.
+    ///
     /// Calls `nvmlDeviceGetCurrentClockFreqs`.
     ///
     /// # Errors
@@ -372,6 +382,8 @@ impl<'n> Device<'n> {
     /// See also: nvmlClocksEventReasons
     ///
     /// See also: nvmlDeviceGetSupportedClocksEventReasons
+    ///
+    /// Returns bitmask of active clocks event reasons.
     ///
     /// Calls `nvmlDeviceGetCurrentClocksEventReasons`.
     ///
@@ -470,6 +482,8 @@ impl<'n> Device<'n> {
     }
     /// Retrieve the GPCCLK VF offset value
     ///
+    /// Returns the retrieved GPCCLK VF offset value.
+    ///
     /// Calls `nvmlDeviceGetGpcClkVfOffset`.
     ///
     /// # Errors
@@ -495,6 +509,8 @@ impl<'n> Device<'n> {
     /// **Note:** Current P0 clocks (reported by `nvmlDeviceGetClockInfo`) can differ from max clocks
     /// by a few MHz.
     ///
+    /// Returns the clock speed in MHz.
+    ///
     /// # Arguments
     ///
     /// * `type`: Identify which clock domain to query
@@ -519,6 +535,8 @@ impl<'n> Device<'n> {
     /// Retrieves the customer defined maximum boost clock speed specified by the given clock type.
     ///
     /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns the clock in MHz.
     ///
     /// # Arguments
     ///
@@ -564,6 +582,8 @@ impl<'n> Device<'n> {
         })
     }
     /// Retrieve the MemClk (Memory Clock) VF offset value.
+    ///
+    /// Returns the retrieved MemClk VF offset value.
     ///
     /// Calls `nvmlDeviceGetMemClkVfOffset`.
     ///
@@ -660,6 +680,8 @@ impl<'n> Device<'n> {
     /// memtransferrate=1620, memtransferrate=1620, memtransferrate=1620,
     /// memtransferrateeditable=0 ;
     ///
+    /// Returns the performance level string.
+    ///
     /// Calls `nvmlDeviceGetPerformanceModes`.
     ///
     /// # Errors
@@ -685,6 +707,8 @@ impl<'n> Device<'n> {
     /// For Fermi ™ or newer fully supported devices.
     ///
     /// See `nvmlPstates_t` for details on allowed performance states.
+    ///
+    /// Returns the performance state reading.
     ///
     /// Calls `nvmlDeviceGetPerformanceState`.
     ///
@@ -744,6 +768,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceGetCurrentClocksEventReasons
     ///
+    /// Returns bitmask of supported clocks event reasons.
+    ///
     /// Calls `nvmlDeviceGetSupportedClocksEventReasons`.
     ///
     /// # Errors
@@ -788,6 +814,8 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     ///
     /// See also: nvmlDeviceSetGpuLockedClocks
+    ///
+    /// Returns the clocks in MHz.
     ///
     /// # Arguments
     ///
@@ -834,6 +862,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceSetMemoryLockedClocks
     ///
+    /// Returns the clock in MHz.
+    ///
     /// Calls `nvmlDeviceGetSupportedMemoryClocks`.
     ///
     /// # Errors
@@ -871,6 +901,8 @@ impl<'n> Device<'n> {
     /// supplied missing elements would contain `NVML_PSTATE_UNKNOWN`.
     ///
     /// The number of elements in the returned list will never exceed `NVML_MAX_GPU_PERF_PSTATES`.
+    ///
+    /// Returns: Container to return the list of performance states supported by device.
     ///
     /// Calls `nvmlDeviceGetSupportedPerformanceStates`.
     ///

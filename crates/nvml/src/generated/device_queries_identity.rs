@@ -105,6 +105,8 @@ impl Nvml {
     ///
     /// See also: nvmlDeviceGetCount
     ///
+    /// Returns the device handle.
+    ///
     /// # Arguments
     ///
     /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `accessibleDevices`
@@ -165,6 +167,8 @@ impl Nvml {
     /// PCI bus ID. This API returns the first matching handle in NVML
     /// enumeration order. Use UUID or index to select a specific locality
     /// domain. See `nvmlMpsDeviceEnumeration`.
+    ///
+    /// Returns the device handle.
     ///
     /// # Arguments
     ///
@@ -232,6 +236,8 @@ impl Nvml {
     ///
     /// See also: nvmlDeviceGetHandleByUUID
     ///
+    /// Returns the device handle.
+    ///
     /// # Arguments
     ///
     /// * `serial`: The board serial number of the target GPU
@@ -272,6 +278,8 @@ impl Nvml {
     ///
     /// See also: nvmlDeviceGetUUID
     ///
+    /// Returns the device handle or MIG device handle.
+    ///
     /// # Arguments
     ///
     /// * `uuid`: The UUID of the target GPU or MIG instance
@@ -308,6 +316,8 @@ impl Nvml {
     /// **Note:** This API returns `NVML_ERROR_NOT_SUPPORTED` in the MPS
     /// locality-domain view. Use `nvmlDeviceGetHandleByUUID`() with the
     /// ASCII UUID instead. See `nvmlMpsDeviceEnumeration`.
+    ///
+    /// Returns the device handle or MIG device handle.
     ///
     /// # Arguments
     ///
@@ -350,6 +360,8 @@ impl Nvml {
     /// MPS-reported device entries. Each locality domain has its own NVML
     /// index and `nvmlDevice_t` handle. See `nvmlMpsDeviceEnumeration`.
     ///
+    /// Returns the number of accessible devices.
+    ///
     /// Calls the newest of `nvmlDeviceGetCount_v2`, `nvmlDeviceGetCount` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
@@ -389,6 +401,8 @@ impl Nvml {
 impl<'n> Device<'n> {
     /// Get architecture for device
     ///
+    /// Returns: Reference where architecture is returned, if call successful. Set to NVML_DEVICE_ARCH_* upon success.
+    ///
     /// Calls `nvmlDeviceGetArchitecture`.
     ///
     /// # Errors
@@ -409,6 +423,8 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
+    ///
+    /// Returns: Device attributes.
     ///
     /// Calls the newest of `nvmlDeviceGetAttributes_v2`, `nvmlDeviceGetAttributes` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -456,6 +472,8 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
+    /// Returns the device's board ID.
+    ///
     /// Calls `nvmlDeviceGetBoardId`.
     ///
     /// # Errors
@@ -476,6 +494,8 @@ impl<'n> Device<'n> {
     /// Retrieves the the device board part number which is programmed into the board's InfoROM
     ///
     /// For all products.
+    ///
+    /// Returns buffer to return.
     ///
     /// Calls `nvmlDeviceGetBoardPartNumber`.
     ///
@@ -499,6 +519,8 @@ impl<'n> Device<'n> {
     /// For all products.
     ///
     /// The type is a member of `nvmlBrandType_t` defined above.
+    ///
+    /// Returns the product brand type.
     ///
     /// Calls `nvmlDeviceGetBrand`.
     ///
@@ -556,6 +578,8 @@ impl<'n> Device<'n> {
     ///
     /// For MIG device handles, the parent GPU uptime is returned.
     ///
+    /// Returns the GPU uptime.
+    ///
     /// Calls `nvmlDeviceGetGpuUptime_v1`.
     ///
     /// # Errors
@@ -581,6 +605,8 @@ impl<'n> Device<'n> {
     /// Retrieves the hostname string for the GPU device that was set using `nvmlDeviceSetHostname_v1`().
     ///
     /// See also: nvmlDeviceSetHostname_v1()
+    ///
+    /// Returns caller-provided `nvmlHostname_v1_t` struct to return the hostname.
     ///
     /// Calls `nvmlDeviceGetHostname_v1`.
     ///
@@ -624,6 +650,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceGetCount()
     ///
+    /// Returns the NVML index of the device.
+    ///
     /// Calls `nvmlDeviceGetIndex`.
     ///
     /// # Errors
@@ -647,6 +675,8 @@ impl<'n> Device<'n> {
     /// Can be used to make sure that two GPUs have the exact same configuration.
     /// Current checksum takes into account configuration stored in PWR and ECC infoROM objects.
     /// Checksum can change between driver releases or when user changes configuration (e.g. disable/enable ECC)
+    ///
+    /// Returns the infoROM configuration checksum.
     ///
     /// Calls `nvmlDeviceGetInforomConfigurationChecksum`.
     ///
@@ -676,6 +706,8 @@ impl<'n> Device<'n> {
     /// See `NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`.
     ///
     /// See also: nvmlDeviceGetInforomVersion
+    ///
+    /// Returns the infoROM image version.
     ///
     /// Calls `nvmlDeviceGetInforomImageVersion`.
     ///
@@ -708,6 +740,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceGetInforomImageVersion
     ///
+    /// Returns the infoROM version.
+    ///
     /// # Arguments
     ///
     /// * `object`: The target infoROM object
@@ -736,6 +770,8 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported only for Linux
     ///
+    /// Returns the minor number for the device.
+    ///
     /// Calls `nvmlDeviceGetMinorNumber`.
     ///
     /// # Errors
@@ -758,6 +794,8 @@ impl<'n> Device<'n> {
     /// This API retrieves a unique identifier for each GPU module that exists on a given baseboard.
     /// For non-baseboard products, this ID would always be 0.
     ///
+    /// Returns: Unique identifier for the GPU module.
+    ///
     /// Calls `nvmlDeviceGetModuleId`.
     ///
     /// # Errors
@@ -777,6 +815,8 @@ impl<'n> Device<'n> {
     /// Devices that are on multi-GPU boards will set `multiGpuBool` to a non-zero value.
     ///
     /// For Fermi ™ or newer fully supported devices.
+    ///
+    /// Returns a zero or non-zero value to indicate whether the device is on a multi GPU board.
     ///
     /// Calls `nvmlDeviceGetMultiGpuBoard`.
     ///
@@ -808,6 +848,8 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the name supplied by
     /// MPS for the locality domain. See `nvmlMpsDeviceEnumeration`.
     ///
+    /// Returns the product name.
+    ///
     /// Calls `nvmlDeviceGetName`.
     ///
     /// # Errors
@@ -830,6 +872,8 @@ impl<'n> Device<'n> {
     /// **Note:** On MIG-enabled GPUs, querying the device's core count is currently not supported using this API.
     /// Please use `nvmlDeviceGetGpuInstanceProfileInfo` to fetch the MIG device's core count.
     ///
+    /// Returns the number of cores for the specified device.
+    ///
     /// Calls `nvmlDeviceGetNumGpuCores`.
     ///
     /// # Errors
@@ -851,6 +895,8 @@ impl<'n> Device<'n> {
     /// For Pascal ™ or newer fully supported devices.
     ///
     /// See `nvmlPdi_v1_t` for more information on the struct.
+    ///
+    /// Returns caller-provided structure to return the GPU PDI.
     ///
     /// Calls `nvmlDeviceGetPdi`.
     ///
@@ -878,6 +924,8 @@ impl<'n> Device<'n> {
     /// For Blackwell ™ or newer fully supported devices.
     ///
     /// See `nvmlPlatformInfo_v2_t` for more information on the struct.
+    ///
+    /// Returns caller-provided structure of nvmlPlatformInfo_t.
     ///
     /// Calls `nvmlDeviceGetPlatformInfo`.
     ///
@@ -933,6 +981,8 @@ impl<'n> Device<'n> {
     ///
     /// The serial number is an alphanumeric string that will not exceed 30 characters (including the NULL terminator).
     /// This number matches the serial number tag that is physically attached to the board.  See `NVML_DEVICE_SERIAL_BUFFER_SIZE`.
+    ///
+    /// Returns the board/module serial number.
     ///
     /// Calls `nvmlDeviceGetSerial`.
     ///
@@ -1001,6 +1051,8 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the UUID supplied by
     /// MPS for the locality domain. See `nvmlMpsDeviceEnumeration`.
     ///
+    /// Returns the GPU UUID.
+    ///
     /// Calls `nvmlDeviceGetUUID`.
     ///
     /// # Errors
@@ -1045,6 +1097,8 @@ impl<'n> Device<'n> {
     ///
     /// The VBIOS version may change from time to time. It will not exceed 32 characters in length
     /// (including the NULL terminator).  See `NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE`.
+    ///
+    /// Returns which to return the VBIOS version.
     ///
     /// Calls `nvmlDeviceGetVbiosVersion`.
     ///

@@ -133,6 +133,8 @@ impl<'n> Device<'n> {
     ///
     /// %RUBIN_OR_NEWER%
     ///
+    /// Returns `nvmlEccBankRemapperStatus_v1_t`.
+    ///
     /// Calls `nvmlDeviceGetBankRemapperStatus_v1`.
     ///
     /// # Errors
@@ -161,6 +163,8 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns: Reference in which BAR1 memory information is returned.
+    ///
     /// Calls `nvmlDeviceGetBAR1MemoryInfo`.
     ///
     /// # Errors
@@ -187,6 +191,8 @@ impl<'n> Device<'n> {
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
     /// See also: nvmlDeviceSetEccMode()
+    ///
+    /// Returns the default ECC mode.
     ///
     /// Calls `nvmlDeviceGetDefaultEccMode`.
     ///
@@ -226,6 +232,8 @@ impl<'n> Device<'n> {
     /// See `nvmlEccErrorCounts_t` for a description of provided detailed ECC counts.
     ///
     /// See also: nvmlDeviceClearEccErrorCounts()
+    ///
+    /// Returns the specified ECC errors.
     ///
     /// # Arguments
     ///
@@ -341,6 +349,8 @@ impl<'n> Device<'n> {
     }
     /// Gets the device's memory bus width
     ///
+    /// Returns the devices's memory bus width.
+    ///
     /// Calls `nvmlDeviceGetMemoryBusWidth`.
     ///
     /// # Errors
@@ -375,6 +385,8 @@ impl<'n> Device<'n> {
     /// See `nvmlMemoryErrorType_t` for a description of available memory error types.\\n
     /// See `nvmlEccCounterType_t` for a description of available counter types.\\n
     /// See `nvmlMemoryLocation_t` for a description of available counter locations.\\n
+    ///
+    /// Returns the ECC counter.
     ///
     /// # Arguments
     ///
@@ -439,6 +451,8 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns MPS-provided total,
     /// used, free, and reserved memory for the locality domain. See
     /// `nvmlMpsDeviceEnumeration`.
+    ///
+    /// Returns the memory information.
     ///
     /// Calls the newest of `nvmlDeviceGetMemoryInfo_v2`, `nvmlDeviceGetMemoryInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -537,6 +551,8 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
+    /// Returns: Reference for `nvmlRemappedRowsInfo_v2_t`.
+    ///
     /// Calls `nvmlDeviceGetRemappedRows_v2`.
     ///
     /// # Errors
@@ -557,6 +573,8 @@ impl<'n> Device<'n> {
     /// that this does not match the virtual address used in CUDA, but will match the address information in Xid 63
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns: Buffer to write the page addresses into.
     ///
     /// # Arguments
     ///
@@ -596,6 +614,8 @@ impl<'n> Device<'n> {
     /// Check if any pages are pending retirement and need a reboot to fully retire.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns the pending status.
     ///
     /// Calls `nvmlDeviceGetRetiredPagesPendingStatus`.
     ///
@@ -670,6 +690,8 @@ impl<'n> Device<'n> {
     /// Get the row remapper histogram. Returns the remap availability for each bank
     /// on the GPU.
     ///
+    /// Returns: Histogram values.
+    ///
     /// Calls `nvmlDeviceGetRowRemapperHistogram`.
     ///
     /// # Errors
@@ -734,6 +756,8 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEccSramErrorStatus_v1_t` for more information on the struct.
     ///
+    /// Returns SRAM ECC error status.
+    ///
     /// Calls `nvmlDeviceGetSramEccErrorStatus`.
     ///
     /// # Errors
@@ -769,6 +793,8 @@ impl<'n> Device<'n> {
     /// See `nvmlEccCounterType_t` for a description of available counter types.
     ///
     /// See also: nvmlDeviceClearEccErrorCounts()
+    ///
+    /// Returns the specified ECC errors.
     ///
     /// # Arguments
     ///

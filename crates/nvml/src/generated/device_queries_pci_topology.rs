@@ -56,6 +56,8 @@ impl<'n> Device<'n> {
     /// For all fully supported products.
     /// Only applicable to multi-GPU products.
     ///
+    /// Returns returned bridge chip Hierarchy.
+    ///
     /// Calls `nvmlDeviceGetBridgeChipInfo`.
     ///
     /// # Errors
@@ -81,6 +83,8 @@ impl<'n> Device<'n> {
     /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `type` is NULL
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
+    /// Returns the PCI Bus type.
+    ///
     /// Calls `nvmlDeviceGetBusType`.
     ///
     /// # Errors
@@ -94,6 +98,8 @@ impl<'n> Device<'n> {
         Ok(BusType::from_bits_retain(c_type as _))
     }
     /// Retrieves the Device's C2C Mode information
+    ///
+    /// Returns: Output struct containing the device's C2C Mode info.
     ///
     /// Calls `nvmlDeviceGetC2cModeInfoV`.
     ///
@@ -115,6 +121,8 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
+    /// Returns the current PCIe link generation.
+    ///
     /// Calls `nvmlDeviceGetCurrPcieLinkGeneration`.
     ///
     /// # Errors
@@ -135,6 +143,8 @@ impl<'n> Device<'n> {
     /// Retrieves the current PCIe link width
     ///
     /// For Fermi ™ or newer fully supported devices.
+    ///
+    /// Returns the current PCIe link generation.
     ///
     /// Calls `nvmlDeviceGetCurrPcieLinkWidth`.
     ///
@@ -171,6 +181,8 @@ impl<'n> Device<'n> {
     /// \\endcode
     ///
     /// For Hopper ™ or newer fully supported devices.
+    ///
+    /// Returns: Information about GPU fabric state including per-type cliques.
     ///
     /// Calls the newest of `nvmlDeviceGetGpuFabricInfo_v4`, `nvmlDeviceGetGpuFabricInfoV`, `nvmlDeviceGetGpuFabricInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -287,6 +299,8 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
+    /// Returns the max PCIe link generation.
+    ///
     /// Calls `nvmlDeviceGetGpuMaxPcieLinkGeneration`.
     ///
     /// # Errors
@@ -305,6 +319,8 @@ impl<'n> Device<'n> {
         Ok(c_max_link_gen_device)
     }
     /// Gets the device's interrupt number
+    ///
+    /// Returns the interrupt number associated with the specified device.
     ///
     /// Calls `nvmlDeviceGetIrqNum`.
     ///
@@ -328,6 +344,8 @@ impl<'n> Device<'n> {
     /// report is generation 1.
     ///
     /// For Fermi ™ or newer fully supported devices.
+    ///
+    /// Returns the max PCIe link generation.
     ///
     /// Calls `nvmlDeviceGetMaxPcieLinkGeneration`.
     ///
@@ -353,6 +371,8 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
+    /// Returns the max PCIe link generation.
+    ///
     /// Calls `nvmlDeviceGetMaxPcieLinkWidth`.
     ///
     /// # Errors
@@ -373,6 +393,8 @@ impl<'n> Device<'n> {
     /// Check if the GPU devices are on the same physical board.
     ///
     /// For all fully supported products.
+    ///
+    /// Returns the status. Non-zero indicates that the GPUs are on the same board.
     ///
     /// # Arguments
     ///
@@ -400,6 +422,8 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the directed P2P
     /// status supplied by MPS for the two locality-domain handles. See
     /// `nvmlMpsDeviceEnumeration`.
+    ///
+    /// Returns the status of the `p2pIndex` between `device1` and `device2`.
     ///
     /// # Arguments
     ///
@@ -434,6 +458,8 @@ impl<'n> Device<'n> {
     /// return the PCI attributes supplied by MPS. Multiple locality domains
     /// can report the same physical parent's PCI attributes. See
     /// `nvmlMpsDeviceEnumeration`.
+    ///
+    /// Returns the PCI info.
     ///
     /// Calls the newest of `nvmlDeviceGetPciInfo_v3`, `nvmlDeviceGetPciInfo_v2`, `nvmlDeviceGetPciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -488,6 +514,8 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPciInfoExt_v1_t` for details on the available PCI info.
     ///
+    /// Returns the PCI info.
+    ///
     /// Calls `nvmlDeviceGetPciInfoExt`.
     ///
     /// # Errors
@@ -509,6 +537,8 @@ impl<'n> Device<'n> {
     }
     /// Gets the device's PCIE Max Link speed in MBPS
     ///
+    /// Returns the devices's PCIE Max Link speed in MBPS.
+    ///
     /// Calls `nvmlDeviceGetPcieLinkMaxSpeed`.
     ///
     /// # Errors
@@ -529,6 +559,8 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns the counter's value.
+    ///
     /// Calls `nvmlDeviceGetPcieReplayCounter`.
     ///
     /// # Errors
@@ -547,6 +579,8 @@ impl<'n> Device<'n> {
         Ok(c_value)
     }
     /// Gets the device's PCIe Link speed in Mbps
+    ///
+    /// Returns the devices's PCIe Max Link speed in Mbps.
     ///
     /// Calls `nvmlDeviceGetPcieSpeed`.
     ///
@@ -571,6 +605,8 @@ impl<'n> Device<'n> {
     /// For Maxwell ™ or newer fully supported devices.
     ///
     /// This method is not supported in virtual machines running virtual GPU (vGPU).
+    ///
+    /// Returns throughput in KB/s.
     ///
     /// # Arguments
     ///
@@ -597,6 +633,8 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported on Linux only.
     ///
+    /// Returns a `nvmlGpuTopologyLevel_t` that gives the path type.
+    ///
     /// # Arguments
     ///
     /// * `device2`: The identifier of the second device
@@ -622,6 +660,8 @@ impl<'n> Device<'n> {
     /// Retrieve the set of GPUs that are nearest to a given device at a specific interconnectivity level
     /// For all products.
     /// Supported on Linux only.
+    ///
+    /// Returns an array of device handles for GPUs found at `level`.
     ///
     /// # Arguments
     ///

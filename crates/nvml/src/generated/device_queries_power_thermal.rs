@@ -140,6 +140,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceSetAdaptiveTgpMode_v1()
     ///
+    /// Returns the Adaptive TGP Mode information.
+    ///
     /// Calls `nvmlDeviceGetAdaptiveTgpModeInfo_v1`.
     ///
     /// # Errors
@@ -201,6 +203,8 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns the power management limit in milliwatts.
+    ///
     /// Calls `nvmlDeviceGetEnforcedPowerLimit`.
     ///
     /// # Errors
@@ -223,6 +227,8 @@ impl<'n> Device<'n> {
     /// For Maxwell ™ or newer fully supported devices.
     ///
     /// For all cuda-capable discrete products with fans
+    ///
+    /// Returns the fan control `policy`.
     ///
     /// # Arguments
     ///
@@ -254,6 +260,8 @@ impl<'n> Device<'n> {
     /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
     /// This value may exceed 100% in certain cases.
     ///
+    /// Returns the fan speed percentage.
+    ///
     /// Calls `nvmlDeviceGetFanSpeed`.
     ///
     /// # Errors
@@ -281,6 +289,8 @@ impl<'n> Device<'n> {
     ///
     /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
     /// This value may exceed 100% in certain cases.
+    ///
+    /// Returns the fan speed percentage.
     ///
     /// # Arguments
     ///
@@ -312,6 +322,8 @@ impl<'n> Device<'n> {
     /// Note: The reported speed is the intended fan speed. If the fan is physically blocked and unable to spin, the
     /// output will not match the actual fan speed.
     ///
+    /// Returns the fan speed in RPM.
+    ///
     /// # Arguments
     ///
     /// * `fan`: the fan index
@@ -340,6 +352,8 @@ impl<'n> Device<'n> {
         Ok(FanSpeedInfo::from(&c_fan_speed).speed)
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
+    ///
+    /// Returns the margin temperature value.
     ///
     /// Calls `nvmlDeviceGetMarginTemperature`.
     ///
@@ -392,6 +406,8 @@ impl<'n> Device<'n> {
     ///
     /// For all discrete products with dedicated fans.
     ///
+    /// Returns the number of fans.
+    ///
     /// Calls `nvmlDeviceGetNumFans`.
     ///
     /// # Errors
@@ -413,6 +429,8 @@ impl<'n> Device<'n> {
     /// Default power management limit is a power management limit that the device boots with.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns the default power management limit in milliwatts.
     ///
     /// Calls `nvmlDeviceGetPowerManagementDefaultLimit`.
     ///
@@ -440,6 +458,8 @@ impl<'n> Device<'n> {
     ///
     /// This reading is only available if power management mode is supported.
     /// See `nvmlDeviceGetPowerManagementMode`.
+    ///
+    /// Returns the power management limit in milliwatts.
     ///
     /// Calls `nvmlDeviceGetPowerManagementLimit`.
     ///
@@ -503,6 +523,8 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlEnableState_t` for details on allowed modes.
     ///
+    /// Returns the current power management mode.
+    ///
     /// Calls `nvmlDeviceGetPowerManagementMode`.
     ///
     /// # Errors
@@ -527,6 +549,8 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns the power mizer mode.
+    ///
     /// Calls `nvmlDeviceGetPowerMizerMode_v1`.
     ///
     /// # Errors
@@ -545,6 +569,8 @@ impl<'n> Device<'n> {
         Ok(DevicePowerMizerModes::from(&c_power_mizer_mode))
     }
     /// Gets the devices power source
+    ///
+    /// Returns the power source of the device.
     ///
     /// Calls `nvmlDeviceGetPowerSource`.
     ///
@@ -569,6 +595,8 @@ impl<'n> Device<'n> {
     /// For Fermi ™ or newer fully supported devices.
     ///
     /// See `nvmlPstates_t` for details on allowed performance states.
+    ///
+    /// Returns the performance state reading.
     ///
     /// Calls `nvmlDeviceGetPowerState`.
     ///
@@ -602,6 +630,8 @@ impl<'n> Device<'n> {
     /// values.
     ///
     /// It is only available if power management mode is supported. See `nvmlDeviceGetPowerManagementMode`.
+    ///
+    /// Returns the power usage information.
     ///
     /// Calls `nvmlDeviceGetPowerUsage`.
     ///
@@ -745,6 +775,8 @@ impl<'n> Device<'n> {
     /// The fan speed is expressed as a percentage of the product's maximum noise tolerance fan speed.
     /// This value may exceed 100% in certain cases.
     ///
+    /// Returns the fan speed percentage.
+    ///
     /// # Arguments
     ///
     /// * `fan`: The index of the target fan, zero indexed.
@@ -837,6 +869,8 @@ impl<'n> Device<'n> {
     /// API in future releases. Please use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
     /// temperature thresholds on these architectures.
     ///
+    /// Returns the temperature reading.
+    ///
     /// # Arguments
     ///
     /// * `threshold_type`: The type of threshold value queried
@@ -862,6 +896,8 @@ impl<'n> Device<'n> {
         Ok(c_temp)
     }
     /// Used to execute a list of thermal system instructions.
+    ///
+    /// Returns the thermal sensor information.
     ///
     /// # Arguments
     ///
@@ -890,6 +926,8 @@ impl<'n> Device<'n> {
     /// Retrieves total energy consumption for this GPU in millijoules (mJ) since the driver was last reloaded
     ///
     /// For Volta ™ or newer fully supported devices.
+    ///
+    /// Returns the energy consumption information.
     ///
     /// Calls `nvmlDeviceGetTotalEnergyConsumption`.
     ///

@@ -185,6 +185,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: `nvmlSystemGetProcessName`
     ///
+    /// Returns the process information.
+    ///
     /// Calls the newest of `nvmlDeviceGetComputeRunningProcesses_v3`, `nvmlDeviceGetComputeRunningProcesses_v2`, `nvmlDeviceGetComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
@@ -331,6 +333,8 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns an unsigned int for the encoder capacity.
+    ///
     /// # Arguments
     ///
     /// * `encoder_query_type`: Type of encoder to query
@@ -369,6 +373,8 @@ impl<'n> Device<'n> {
     /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
     /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Returns the session information.
     ///
     /// Calls `nvmlDeviceGetEncoderSessions`.
     ///
@@ -482,6 +488,8 @@ impl<'n> Device<'n> {
     /// **Note:** hResolution, vResolution, averageFPS and averageLatency data for a FBC session returned in `sessionInfo` may
     /// be zero if there are no new frames captured since the session started.
     ///
+    /// Returns the session information.
+    ///
     /// Calls `nvmlDeviceGetFBCSessions`.
     ///
     /// # Errors
@@ -521,6 +529,8 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns nvmlFBCStats_t structure containing NvFBC stats.
+    ///
     /// Calls `nvmlDeviceGetFBCStats`.
     ///
     /// # Errors
@@ -559,6 +569,8 @@ impl<'n> Device<'n> {
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
     /// See also: `nvmlSystemGetProcessName`
+    ///
+    /// Returns the process information.
     ///
     /// Calls the newest of `nvmlDeviceGetGraphicsRunningProcesses_v3`, `nvmlDeviceGetGraphicsRunningProcesses_v2`, `nvmlDeviceGetGraphicsRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -726,6 +738,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: `nvmlSystemGetProcessName`
     ///
+    /// Returns the process information.
+    ///
     /// Calls the newest of `nvmlDeviceGetMPSComputeRunningProcesses_v3`, `nvmlDeviceGetMPSComputeRunningProcesses_v2`, `nvmlDeviceGetMPSComputeRunningProcesses` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
@@ -871,6 +885,8 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlPerfMetricsSamples_v1_t` for more information on the struct.
     ///
+    /// Returns `nvmlPerfMetricsSamples_v1_t`.
+    ///
     /// Calls `nvmlDevicePerfMetricsGetSamples_v1`.
     ///
     /// # Errors
@@ -909,6 +925,8 @@ impl<'n> Device<'n> {
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
     /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
+    ///
+    /// Returns caller-supplied buffer in which guest process utilization samples are returned.
     ///
     /// # Arguments
     ///
@@ -1036,6 +1054,8 @@ impl<'n> Device<'n> {
     /// This is caused by ECC Memory Scrubbing mechanism that is performed during driver initialization.
     ///
     /// **Note:** On MIG-enabled GPUs, querying device utilization rates is not currently supported.
+    ///
+    /// Returns the utilization information.
     ///
     /// Calls `nvmlDeviceGetUtilizationRates`.
     ///

@@ -627,6 +627,8 @@ impl Nvml {
     ///
     /// See also: nvmlEventSetFree
     ///
+    /// Returns the event handle.
+    ///
     /// Calls `nvmlEventSetCreate`.
     ///
     /// # Errors
@@ -703,6 +705,8 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlDeviceRegisterEvents
     ///
+    /// Returns bitmask of supported events.
+    ///
     /// Calls `nvmlDeviceGetSupportedEventTypes`.
     ///
     /// # Errors
@@ -736,6 +740,8 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlEventSetGetContextInfo_v1
     ///
     /// See also: nvmlEventSetGetContextData_v1
+    ///
+    /// Returns: Parameters in which to return the number of context records.
     ///
     /// Calls `nvmlEventSetGetContextCount_v1`.
     ///
@@ -835,6 +841,8 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlEventSetGetContextInfo_v1
     ///
     /// See also: nvmlEventSetGetContextData_v1
+    ///
+    /// Returns: \[out\] Legacy Xid code carried in a GPU Operational Event context.
     ///
     /// # Arguments
     ///
@@ -942,6 +950,8 @@ impl<'n> EventSet<'n> {
     /// See also: nvmlEventType
     ///
     /// See also: nvmlDeviceRegisterEvents
+    ///
+    /// Returns event data.
     ///
     /// # Arguments
     ///

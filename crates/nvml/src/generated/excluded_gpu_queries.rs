@@ -96,6 +96,8 @@ impl Nvml {
     ///
     /// For all products.
     ///
+    /// Returns the number of excluded devices.
+    ///
     /// Calls `nvmlGetExcludedDeviceCount`.
     ///
     /// # Errors
@@ -118,6 +120,8 @@ impl Nvml {
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
     /// See also: nvmlGetExcludedDeviceCount
+    ///
+    /// Returns the device information.
     ///
     /// # Arguments
     ///

@@ -56,6 +56,8 @@ impl Nvml {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
+    /// Returns: Where the allocated sample will be stored.
+    ///
     /// Calls `nvmlGpmSampleAlloc`.
     ///
     /// # Errors
@@ -108,6 +110,8 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
+    /// Returns: Structure to indicate GPM support `nvmlGpmSupport_t`. Indicates GPM support per system for the supplied device.
+    ///
     /// Calls `nvmlGpmQueryDeviceSupport`.
     ///
     /// # Errors
@@ -127,6 +131,8 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
+    ///
+    /// Returns GPM stream state NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED.
     ///
     /// Calls `nvmlGpmQueryIfStreamingEnabled`.
     ///

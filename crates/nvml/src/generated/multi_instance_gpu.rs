@@ -817,6 +817,8 @@ impl<'n> ComputeInstance<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns compute instance information.
+    ///
     /// Calls the newest of `nvmlComputeInstanceGetInfo_v2`, `nvmlComputeInstanceGetInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
@@ -862,6 +864,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns: Compute instance ID.
+    ///
     /// Calls `nvmlDeviceGetComputeInstanceId`.
     ///
     /// # Errors
@@ -886,6 +890,8 @@ impl<'n> Device<'n> {
     ///
     /// If the parent device is unbound, reset or the GPU instance is destroyed explicitly, the GPU instance handle would
     /// become invalid. The GPU instance must be recreated to acquire a valid handle.
+    ///
+    /// Returns the GPU instance handle.
     ///
     /// # Arguments
     ///
@@ -919,6 +925,8 @@ impl<'n> Device<'n> {
     ///
     /// If the parent device is unbound, reset or the GPU instance is destroyed explicitly, the GPU instance handle would
     /// become invalid. The GPU instance must be recreated to acquire a valid handle.
+    ///
+    /// Returns the GPU instance handle.
     ///
     /// # Arguments
     ///
@@ -954,6 +962,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns: Device handle.
+    ///
     /// Calls `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`.
     ///
     /// # Errors
@@ -975,6 +985,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     /// Requires privileged user.
+    ///
+    /// Returns GPU instance.
     ///
     /// # Arguments
     ///
@@ -1004,6 +1016,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns: GPU instance ID.
+    ///
     /// Calls `nvmlDeviceGetGpuInstanceId`.
     ///
     /// # Errors
@@ -1030,6 +1044,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     /// Requires privileged user.
+    ///
+    /// Returns placements allowed for the profile. Can be NULL to discover number of allowed placements for this profile. If non-NULL must be large enough to accommodate the placements supported by the profile.
     ///
     /// # Arguments
     ///
@@ -1129,6 +1145,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns detailed profile information.
+    ///
     /// # Arguments
     ///
     /// * `profile`: One of the NVML_GPU_INSTANCE_PROFILE_*
@@ -1211,6 +1229,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns detailed profile information.
+    ///
     /// # Arguments
     ///
     /// * `profile_id`: One of the profile IDs.
@@ -1243,6 +1263,8 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
+    /// Returns remaining instance count for the profile ID.
+    ///
     /// # Arguments
     ///
     /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
@@ -1271,6 +1293,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     /// Requires privileged user.
+    ///
+    /// Returns pre-exiting GPU instances, the buffer must be large enough to accommodate the instances supported by the profile. See `nvmlDeviceGetGpuInstanceProfileInfo`.
     ///
     /// # Arguments
     ///
@@ -1313,6 +1337,8 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
+    /// Returns: True when handle refers to a MIG device.
+    ///
     /// Calls `nvmlDeviceIsMigDeviceHandle`.
     ///
     /// # Errors
@@ -1335,6 +1361,8 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
+    ///
+    /// Returns: Count of MIG devices.
     ///
     /// Calls `nvmlDeviceGetMaxMigDeviceCount`.
     ///
@@ -1361,6 +1389,8 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
+    ///
+    /// Returns MIG device handle.
     ///
     /// # Arguments
     ///
@@ -1429,6 +1459,8 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return `NVML_ERROR_NOT_SUPPORTED` as GPU reset is not supported on Windows through this API.
     ///
+    /// Returns the activationStatus status.
+    ///
     /// # Arguments
     ///
     /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
@@ -1456,6 +1488,8 @@ impl<'n> GpuInstance<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     /// Requires privileged user.
+    ///
+    /// Returns compute instance.
     ///
     /// # Arguments
     ///
@@ -1488,6 +1522,8 @@ impl<'n> GpuInstance<'n> {
     /// placements for the given profile.
     /// A created compute instance occupies compute slices described by its placement. Creation of new compute instance will
     /// fail if there is overlap with the already occupied compute slices.
+    ///
+    /// Returns placements allowed for the profile. Can be NULL to discover number of allowed placements for this profile. If non-NULL must be large enough to accommodate the placements supported by the profile.
     ///
     /// # Arguments
     ///
@@ -1547,6 +1583,8 @@ impl<'n> GpuInstance<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
+    ///
+    /// Returns detailed profile information.
     ///
     /// # Arguments
     ///
@@ -1620,6 +1658,8 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
+    /// Returns remaining instance count for the profile ID.
+    ///
     /// # Arguments
     ///
     /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
@@ -1648,6 +1688,8 @@ impl<'n> GpuInstance<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
     /// Requires privileged user.
+    ///
+    /// Returns pre-exiting compute instances, the buffer must be large enough to accommodate the instances supported by the profile. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`.
     ///
     /// # Arguments
     ///
@@ -1697,6 +1739,8 @@ impl<'n> GpuInstance<'n> {
     /// explicitly, the compute instance handle would become invalid. The compute instance must be recreated to acquire
     /// a valid handle.
     ///
+    /// Returns the compute instance handle.
+    ///
     /// # Arguments
     ///
     /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
@@ -1730,6 +1774,8 @@ impl<'n> GpuInstance<'n> {
     /// If the parent device is unbound, reset or the parent GPU instance is destroyed or the compute instance is destroyed
     /// explicitly, the compute instance handle would become invalid. The compute instance must be recreated to acquire
     /// a valid handle.
+    ///
+    /// Returns the compute instance handle.
     ///
     /// # Arguments
     ///
@@ -1787,6 +1833,8 @@ impl<'n> GpuInstance<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
+    ///
+    /// Returns GPU instance information.
     ///
     /// Calls `nvmlGpuInstanceGetInfo`.
     ///

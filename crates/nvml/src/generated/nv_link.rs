@@ -808,6 +808,8 @@ impl serde::Serialize for NvLinkUtilizationCounter {
 impl Nvml {
     /// Get the global nvlink bandwith mode
     ///
+    /// Returns: reference of nvlink bandwidth mode.
+    ///
     /// Calls `nvmlSystemGetNvlinkBwMode`.
     ///
     /// # Errors
@@ -914,6 +916,8 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
+    /// Returns a boolean for the queried capability indicating that feature is available.
+    ///
     /// # Arguments
     ///
     /// * `link`: Specifies the NvLink link to be queried
@@ -944,6 +948,8 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
+    /// Returns: Returned counter value.
+    ///
     /// # Arguments
     ///
     /// * `link`: Specifies the NvLink link to be queried
@@ -970,6 +976,8 @@ impl<'n> Device<'n> {
         Ok(c_counter_value)
     }
     /// Query NVLINK information associated with this device (v3).
+    ///
+    /// Returns `nvmlNvLinkInfo_v3_t`.
     ///
     /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
@@ -1042,6 +1050,8 @@ impl<'n> Device<'n> {
     }
     /// Get the NVLink device type of the remote device connected over the given link.
     ///
+    /// Returns: Pointer in which the output remote device type is returned.
+    ///
     /// # Arguments
     ///
     /// * `link`: The NVLink link index on the target GPU
@@ -1070,6 +1080,8 @@ impl<'n> Device<'n> {
     /// Note: pciSubSystemId is not filled in this function and is indeterminate
     ///
     /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns: `nvmlPciInfo_t` of the remote node for the specified link.
     ///
     /// # Arguments
     ///
@@ -1117,6 +1129,8 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
+    /// Returns: `nvmlEnableState_t` where NVML_FEATURE_ENABLED indicates that the link is active and NVML_FEATURE_DISABLED indicates it is inactive.
+    ///
     /// # Arguments
     ///
     /// * `link`: Specifies the NvLink link to be queried
@@ -1143,6 +1157,8 @@ impl<'n> Device<'n> {
     /// Please refer to `nvmlNvLinkUtilizationControl_t` for the structure definition
     ///
     /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns a reference to the `nvmlNvLinkUtilizationControl_t` to place information.
     ///
     /// # Arguments
     ///
@@ -1216,6 +1232,8 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
+    /// Returns: Requested NvLink version from `nvmlNvlinkVersion_t`.
+    ///
     /// # Arguments
     ///
     /// * `link`: Specifies the NvLink link to be queried
@@ -1240,6 +1258,8 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
+    /// Returns `nvmlNvlinkGetBwMode_t`.
+    ///
     /// Calls `nvmlDeviceGetNvlinkBwMode`.
     ///
     /// # Errors
@@ -1263,6 +1283,8 @@ impl<'n> Device<'n> {
     /// This API retrieves opaque NVLE private information for the given device and
     /// copies it into the `data` buffer, setting `size` to the number of bytes written.
     ///
+    /// Returns `nvmlNvlinkNvlePrivateInfo_v1_t` struct.
+    ///
     /// Calls `nvmlDeviceGetNvlinkNvlePrivateInfo_v1`.
     ///
     /// # Errors
@@ -1283,6 +1305,8 @@ impl<'n> Device<'n> {
     ///
     /// This API returns the remap table addresses for all the entries in the FLA and SPA/GPA remap tables.
     ///
+    /// Returns `nvmlNvlinkGetRemapTableInfo_v1_t` struct.
+    ///
     /// Calls `nvmlDeviceGetNvlinkRemapTableInfo_v1`.
     ///
     /// # Errors
@@ -1302,6 +1326,8 @@ impl<'n> Device<'n> {
     /// Get the supported NvLink Reduced Bandwidth Modes of the device
     ///
     /// For Blackwell ™ or newer fully supported devices.
+    ///
+    /// Returns `nvmlNvlinkSupportedBwModes_t`.
     ///
     /// Calls `nvmlDeviceGetNvlinkSupportedBwModes`.
     ///
@@ -1478,6 +1504,8 @@ impl<'n> Device<'n> {
     /// %RUBIN_OR_NEWER%
     ///
     /// See also: nvmlDeviceGetGpuFabricInfoV()
+    ///
+    /// Returns: \[out\] - Time in ms to poll to validate bandwidth setting.
     ///
     /// # Arguments
     ///

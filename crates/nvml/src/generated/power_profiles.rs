@@ -553,6 +553,8 @@ impl<'n> Device<'n> {
     /// bitmasks indicates the profile is supported, currently requested or currently
     /// engaged, respectively.
     ///
+    /// Returns struct `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+    ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles`.
     ///
     /// # Errors
@@ -586,6 +588,8 @@ impl<'n> Device<'n> {
     /// `priority` of this mode, where the lower the value, the higher the priority,
     /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
     /// profile which cannot be used in conjunction with the given profile.
+    ///
+    /// Returns struct `nvmlWorkloadPowerProfileProfilesInfo_t`.
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`.
     ///

@@ -96,6 +96,8 @@ impl Nvml {
     ///
     /// The returned CUDA driver version by calling cuDriverGetVersion()
     ///
+    /// Returns the version identifier.
+    ///
     /// Calls the newest of `nvmlSystemGetCudaDriverVersion_v2`, `nvmlSystemGetCudaDriverVersion` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
@@ -140,6 +142,8 @@ impl Nvml {
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
     /// (including the NULL terminator).  See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
     ///
+    /// Returns the version identifier.
+    ///
     /// Calls `nvmlSystemGetDriverVersion`.
     ///
     /// # Errors
@@ -161,6 +165,8 @@ impl Nvml {
     ///
     /// The `hwbcCount` argument is expected to be set to the size of the input `hwbcEntries` array.
     /// The HIC must be connected to an S-class system for it to be reported by this function.
+    ///
+    /// Returns: Array holding information about hwbc.
     ///
     /// Calls `nvmlSystemGetHicVersion`.
     ///
@@ -203,6 +209,8 @@ impl Nvml {
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
     /// (including the NULL terminator).  See `NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`.
     ///
+    /// Returns the version identifier.
+    ///
     /// Calls `nvmlSystemGetNVMLVersion`.
     ///
     /// # Errors
@@ -223,6 +231,8 @@ impl Nvml {
     ///
     /// Returned process name is cropped to provided length.
     /// name string is encoded in ANSI.
+    ///
+    /// Returns the process name.
     ///
     /// # Arguments
     ///
@@ -248,6 +258,8 @@ impl Nvml {
     /// Retrieve the set of GPUs that have a CPU affinity with the given CPU number
     /// For all products.
     /// Supported on Linux only.
+    ///
+    /// Returns an array of device handles for GPUs found with affinity to `cpuNumber`.
     ///
     /// # Arguments
     ///

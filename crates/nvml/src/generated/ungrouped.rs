@@ -346,6 +346,8 @@ impl<'n> Device<'n> {
     ///
     /// See `nvmlDeviceCapabilities_v1_t` for more information on the struct.
     ///
+    /// Returns GPU's capabilities.
+    ///
     /// Calls `nvmlDeviceGetCapabilities`.
     ///
     /// # Errors

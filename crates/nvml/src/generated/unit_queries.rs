@@ -60,6 +60,8 @@ impl Nvml {
     ///
     /// The order in which NVML enumerates units has no guarantees of consistency between reboots.
     ///
+    /// Returns the unit handle.
+    ///
     /// # Arguments
     ///
     /// * `index`: The index of the target unit, &gt;= 0 and &lt; `unitCount`
@@ -83,6 +85,8 @@ impl Nvml {
     ///
     /// For S-class products.
     ///
+    /// Returns the number of units.
+    ///
     /// Calls `nvmlUnitGetCount`.
     ///
     /// # Errors
@@ -105,6 +109,8 @@ impl<'n> Unit<'n> {
     /// For S-class products.
     ///
     /// The `deviceCount` argument is expected to be set to the size of the input `devices` array.
+    ///
+    /// Returns the references to the attached GPU devices.
     ///
     /// Calls `nvmlUnitGetDevices`.
     ///
@@ -146,6 +152,8 @@ impl<'n> Unit<'n> {
     ///
     /// See `nvmlUnitFanSpeeds_t` for details on available fan speed info.
     ///
+    /// Returns the fan speed information.
+    ///
     /// Calls `nvmlUnitGetFanSpeedInfo`.
     ///
     /// # Errors
@@ -170,6 +178,8 @@ impl<'n> Unit<'n> {
     ///
     /// See also: nvmlUnitSetLedState()
     ///
+    /// Returns the current LED state.
+    ///
     /// Calls `nvmlUnitGetLedState`.
     ///
     /// # Errors
@@ -191,6 +201,8 @@ impl<'n> Unit<'n> {
     /// For S-class products.
     ///
     /// See `nvmlPSUInfo_t` for details on available PSU info.
+    ///
+    /// Returns the PSU information.
     ///
     /// Calls `nvmlUnitGetPsuInfo`.
     ///
@@ -214,6 +226,8 @@ impl<'n> Unit<'n> {
     ///
     /// Depending on the product, readings may be available for intake (type=0),
     /// exhaust (type=1) and board (type=2).
+    ///
+    /// Returns the intake temperature.
     ///
     /// # Arguments
     ///
@@ -240,6 +254,8 @@ impl<'n> Unit<'n> {
     /// For S-class products.
     ///
     /// See `nvmlUnitInfo_t` for details on available unit info.
+    ///
+    /// Returns the unit information.
     ///
     /// Calls `nvmlUnitGetUnitInfo`.
     ///

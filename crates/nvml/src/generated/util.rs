@@ -94,6 +94,8 @@ impl<'n> Device<'n> {
     /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
+    /// Returns caller-supplied buffer in which vGPU sub process utilization samples are returned.
+    ///
     /// # Arguments
     ///
     /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
@@ -221,6 +223,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns the current accounting mode.
+    ///
     /// Calls `nvmlVgpuInstanceGetAccountingMode`.
     ///
     /// # Errors
@@ -252,6 +256,8 @@ impl<'n> VgpuInstance<'n> {
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
     /// See also: nvmlVgpuInstanceGetAccountingPids
+    ///
+    /// Returns list of process ids.
     ///
     /// Calls `nvmlVgpuInstanceGetAccountingPids`.
     ///
@@ -299,6 +305,8 @@ impl<'n> VgpuInstance<'n> {
     /// queried since they don't contribute to GPU utilization.
     ///
     /// **Note:** In case of pid collision stats of only the latest process (that terminated last) will be reported
+    ///
+    /// Returns the process's accounting stats.
     ///
     /// # Arguments
     ///
@@ -350,6 +358,8 @@ impl<'n> VgpuInstance<'n> {
     /// Query the license information of the vGPU instance.
     ///
     /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Returns vGPU license information structure.
     ///
     /// Calls the newest of `nvmlVgpuInstanceGetLicenseInfo_v2`, `nvmlVgpuInstanceGetLicenseInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///

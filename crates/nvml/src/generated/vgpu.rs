@@ -113,6 +113,8 @@ impl Nvml {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns a boolean for the queried capability indicating that feature is supported.
+    ///
     /// # Arguments
     ///
     /// * `capability`: Specifies the `nvmlVgpuDriverCapability_t` to be queried
@@ -137,6 +139,8 @@ impl Nvml {
         Ok(c_cap_result != 0)
     }
     /// Retrieve the maximum number of vGPU instances per GPU instance for given vGPU type
+    ///
+    /// Returns: Maximum number of vGPU instances per GPU instance.
     ///
     /// # Arguments
     ///
@@ -183,6 +187,8 @@ impl<'n> Device<'n> {
     /// NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU Types are supported.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns array in which to return list of vGPU instances.
     ///
     /// Calls `nvmlDeviceGetActiveVgpus`.
     ///
@@ -233,6 +239,8 @@ impl<'n> Device<'n> {
     /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
     /// To query the number of vGPU types that can be created for the GPU, call this function with *vgpuCount = 0.
     /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are creatable.
+    ///
+    /// Returns caller-supplied array in which to return list of vGPU types.
     ///
     /// Calls `nvmlDeviceGetCreatableVgpus`.
     ///
@@ -309,6 +317,8 @@ impl<'n> Device<'n> {
     /// To query the number of vGPU types supported for the GPU, call this function with *vgpuCount = 0.
     /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are supported.
     ///
+    /// Returns caller-supplied array in which to return list of vGPU types.
+    ///
     /// Calls `nvmlDeviceGetSupportedVgpus`.
     ///
     /// # Errors
@@ -350,6 +360,8 @@ impl<'n> Device<'n> {
     /// is supported, and also reports the capability's data based on the queried capability.
     ///
     /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Returns: Specifies that the queried capability is supported, and also returns capability's data.
     ///
     /// # Arguments
     ///
@@ -442,6 +454,8 @@ impl<'n> Device<'n> {
     /// Retrieve the maximum number of vGPU instances creatable on a device for given vGPU type
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns get the max number of vGPU instances that can be created on a deicve for given vgpuTypeId.
     ///
     /// # Arguments
     ///
@@ -590,6 +604,8 @@ impl<'n> GpuInstance<'n> {
     /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
+    ///
+    /// Returns caller-provided structure of nvmlVgpuHeterogeneousMode_t.
     ///
     /// Calls `nvmlGpuInstanceGetVgpuHeterogeneousMode`.
     ///
@@ -793,6 +809,8 @@ impl<'n> GpuInstance<'n> {
 impl<'n> VgpuInstance<'n> {
     /// Retrieve the current ECC mode of vGPU instance.
     ///
+    /// Returns the current ECC mode.
+    ///
     /// Calls `nvmlVgpuInstanceGetEccMode`.
     ///
     /// # Errors
@@ -813,6 +831,8 @@ impl<'n> VgpuInstance<'n> {
     /// Retrieve the encoder capacity of a vGPU instance, as a percentage of maximum encoder capacity with valid values in the range 0-100.
     ///
     /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Returns an unsigned int for the encoder capacity.
     ///
     /// Calls `nvmlVgpuInstanceGetEncoderCapacity`.
     ///
@@ -842,6 +862,8 @@ impl<'n> VgpuInstance<'n> {
     /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
     /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Returns caller supplied array in which the list of session information us returned.
     ///
     /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
     ///
@@ -915,6 +937,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns framebuffer usage in bytes.
+    ///
     /// Calls `nvmlVgpuInstanceGetFbUsage`.
     ///
     /// # Errors
@@ -946,6 +970,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// **Note:** hResolution, vResolution, averageFPS and averageLatency data for a FBC session returned in `sessionInfo` may
     /// be zero if there are no new frames captured since the session started.
+    ///
+    /// Returns the session information.
     ///
     /// Calls `nvmlVgpuInstanceGetFBCSessions`.
     ///
@@ -986,6 +1012,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns nvmlFBCStats_t structure containing NvFBC stats.
+    ///
     /// Calls `nvmlVgpuInstanceGetFBCStats`.
     ///
     /// # Errors
@@ -1007,6 +1035,8 @@ impl<'n> VgpuInstance<'n> {
     /// Returns the value of the frame rate limit set for the vGPU instance
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns the frame rate limit.
     ///
     /// Calls `nvmlVgpuInstanceGetFrameRateLimit`.
     ///
@@ -1030,6 +1060,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns: GPU Instance ID.
+    ///
     /// Calls `nvmlVgpuInstanceGetGpuInstanceId`.
     ///
     /// # Errors
@@ -1049,6 +1081,8 @@ impl<'n> VgpuInstance<'n> {
     /// Retrieves the PCI Id of the given vGPU Instance i.e. the PCI Id of the GPU as seen inside the VM.
     ///
     /// The vGPU PCI id is returned as "00000000:00:00.0" if NVIDIA driver is not installed on the vGPU instance.
+    ///
+    /// Returns: Caller-supplied buffer to return vGPU PCI Id string.
     ///
     /// Calls `nvmlVgpuInstanceGetGpuPciId`.
     ///
@@ -1077,6 +1111,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns the licensing status.
+    ///
     /// Calls `nvmlVgpuInstanceGetLicenseStatus`.
     ///
     /// # Errors
@@ -1104,6 +1140,8 @@ impl<'n> VgpuInstance<'n> {
     /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
     ///
     /// For Maxwell ™ or newer fully supported devices.
+    ///
+    /// Returns caller-supplied buffer to hold MDEV UUID.
     ///
     /// Calls `nvmlVgpuInstanceGetMdevUUID`.
     ///
@@ -1152,6 +1190,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns the vgpuTypeId.
+    ///
     /// Calls `nvmlVgpuInstanceGetType`.
     ///
     /// # Errors
@@ -1175,6 +1215,8 @@ impl<'n> VgpuInstance<'n> {
     /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns caller-supplied buffer to hold vGPU UUID.
     ///
     /// Calls `nvmlVgpuInstanceGetUUID`.
     ///
@@ -1204,6 +1246,8 @@ impl<'n> VgpuInstance<'n> {
     /// NVIDIA driver is loaded and initialized.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns: Caller-supplied buffer to return driver version string.
     ///
     /// Calls `nvmlVgpuInstanceGetVmDriverVersion`.
     ///
@@ -1260,6 +1304,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns vGPU type BAR1 information structure `nvmlVgpuTypeBar1Info_t`.
+    ///
     /// Calls `nvmlVgpuTypeGetBAR1Info`.
     ///
     /// # Errors
@@ -1284,6 +1330,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns a boolean for the queried capability indicating that feature is supported.
+    ///
     /// # Arguments
     ///
     /// * `capability`: Specifies the `nvmlVgpuCapability_t` to be queried
@@ -1307,6 +1355,8 @@ impl<'n> VgpuTypeId<'n> {
     /// See `NVML_DEVICE_NAME_BUFFER_SIZE`.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns string array to return class in.
     ///
     /// Calls `nvmlVgpuTypeGetClass`.
     ///
@@ -1351,6 +1401,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns the frame rate limit value.
+    ///
     /// Calls `nvmlVgpuTypeGetFrameRateLimit`.
     ///
     /// # Errors
@@ -1370,6 +1422,8 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve the vGPU framebuffer size in bytes.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns framebuffer size in bytes.
     ///
     /// Calls `nvmlVgpuTypeGetFramebufferSize`.
     ///
@@ -1391,6 +1445,8 @@ impl<'n> VgpuTypeId<'n> {
     /// returned.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns: GPU Instance Profile ID.
     ///
     /// Calls `nvmlVgpuTypeGetGpuInstanceProfileId`.
     ///
@@ -1418,6 +1474,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns buffer to return license info.
+    ///
     /// Calls `nvmlVgpuTypeGetLicense`.
     ///
     /// # Errors
@@ -1439,6 +1497,8 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve the maximum number of vGPU instances supported per VM for given vGPU type
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns get the max number of vGPU instances supported per VM for given `vgpuTypeId`.
     ///
     /// Calls `nvmlVgpuTypeGetMaxInstancesPerVm`.
     ///
@@ -1462,6 +1522,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
+    /// Returns buffer to return name.
+    ///
     /// Calls `nvmlVgpuTypeGetName`.
     ///
     /// # Errors
@@ -1481,6 +1543,8 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve count of vGPU's supported display heads.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns number of display heads.
     ///
     /// Calls `nvmlVgpuTypeGetNumDisplayHeads`.
     ///

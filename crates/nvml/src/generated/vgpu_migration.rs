@@ -530,6 +530,8 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
+    /// Returns: Reference in which `pCapabilities` is written.
+    ///
     /// Calls `nvmlDeviceGetVgpuSchedulerCapabilities`.
     ///
     /// # Errors
@@ -557,6 +559,8 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
+    /// Returns: Reference in which `pSchedulerLog` is written.
+    ///
     /// Calls `nvmlDeviceGetVgpuSchedulerLog`.
     ///
     /// # Errors
@@ -582,6 +586,8 @@ impl<'n> Device<'n> {
     /// The information returned in `nvmlVgpuSchedulerGetState_t` is not relevant if the BEST EFFORT policy is set.
     ///
     /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns: Reference in which `pSchedulerState` is returned.
     ///
     /// Calls `nvmlDeviceGetVgpuSchedulerState`.
     ///

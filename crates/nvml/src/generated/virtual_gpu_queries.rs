@@ -56,6 +56,8 @@ impl<'n> Device<'n> {
     /// Identifies whether the system supports vGPU Software Licensing. If it does, return the list of licensable feature(s)
     /// and their current license status.
     ///
+    /// Returns structure in which vGPU software licensable features are returned.
+    ///
     /// Calls the newest of `nvmlDeviceGetGridLicensableFeatures_v4`, `nvmlDeviceGetGridLicensableFeatures_v3`, `nvmlDeviceGetGridLicensableFeatures_v2`, `nvmlDeviceGetGridLicensableFeatures` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
@@ -119,6 +121,8 @@ impl<'n> Device<'n> {
     /// Checks whether SR-IOV host capability is supported by the device and the
     /// driver, and indicates device is in SR-IOV mode if both of these conditions
     /// are true.
+    ///
+    /// Returns the current vGPU mode.
     ///
     /// Calls `nvmlDeviceGetHostVgpuMode`.
     ///
@@ -269,6 +273,8 @@ impl<'n> Device<'n> {
     /// set the correct version number to retrieve the vGPU heterogeneous mode.
     /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
     ///
+    /// Returns caller-provided structure of nvmlVgpuHeterogeneousMode_t.
+    ///
     /// Calls `nvmlDeviceGetVgpuHeterogeneousMode`.
     ///
     /// # Errors
@@ -292,6 +298,8 @@ impl<'n> Device<'n> {
     /// This method is used to get the virtualization mode corresponding to the GPU.
     ///
     /// For Kepler ™ or newer fully supported devices.
+    ///
+    /// Returns virtualization mode. One of NVML_GPU_VIRTUALIZATION_?.
     ///
     /// Calls `nvmlDeviceGetVirtualizationMode`.
     ///
@@ -317,6 +325,8 @@ impl<'n> VgpuInstance<'n> {
     /// else NVML_INVALID_VGPU_PLACEMENT_ID is returned.
     /// `pPlacement`-&gt;version is the version number of the structure nvmlVgpuPlacementId_t, the caller should
     /// set the correct version number to get placement id of the vGPU instance `vgpuInstance`.
+    ///
+    /// Returns vGPU placement ID structure `nvmlVgpuPlacementId_t`.
     ///
     /// Calls `nvmlVgpuInstanceGetPlacementId`.
     ///
@@ -344,6 +354,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
+    /// Returns vGPU runtime state's structure `nvmlVgpuRuntimeState_t`.
+    ///
     /// Calls `nvmlVgpuInstanceGetRuntimeStateSize`.
     ///
     /// # Errors
@@ -368,6 +380,8 @@ impl<'n> VgpuInstance<'n> {
 impl<'n> VgpuTypeId<'n> {
     /// Retrieve the static framebuffer reservation of the vGPU type in bytes
     ///
+    /// Returns the framebuffer reservation.
+    ///
     /// Calls `nvmlVgpuTypeGetFbReservation`.
     ///
     /// # Errors
@@ -384,6 +398,8 @@ impl<'n> VgpuTypeId<'n> {
         Ok(c_fb_reservation)
     }
     /// Retrieve the static GSP heap size of the vGPU type in bytes
+    ///
+    /// Returns the GSP heap size value.
     ///
     /// Calls `nvmlVgpuTypeGetGspHeapSize`.
     ///

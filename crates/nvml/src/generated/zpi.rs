@@ -130,6 +130,8 @@ impl Nvml {
     /// For Pascal ™ or newer fully supported devices.
     /// Some Kepler devices supported.
     ///
+    /// Returns the current drain state for this GPU, see `nvmlEnableState_t`.
+    ///
     /// # Arguments
     ///
     /// * `pci_info`: The PCI address of the GPU drain state to be queried

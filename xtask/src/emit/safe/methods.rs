@@ -539,10 +539,65 @@ impl Gen<'_> {
                 (!text.trim().is_empty()).then(|| format!("* `{}`: {text}", snake(c)))
             })
             .collect();
+        if let Some(returns) = self.returns_doc(m, f) {
+            text.push_str(&format!("\n\n{returns}"));
+        }
         if !described.is_empty() {
             text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
         }
         doc::lines(&text)
+    }
+
+    /// What a method with one output returns, from the header's words for that out-parameter
+    /// (or in/out record field), which carry its unit: "Reference in which to return the clock
+    /// speed in MHz" → "Returns the clock speed in MHz."
+    fn returns_doc(&self, m: &Method, f: &Function) -> Option<String> {
+        let head = &m.calls[0];
+        let mut outputs = head.outputs();
+        let (p, None) = (outputs.next()?, outputs.next()) else { return None };
+        let text = match &p.role {
+            Role::InOut(Val::Record(r)) => {
+                let field = self.single_output(r)?;
+                self.b.model.records.get(r)?.fields.iter().find(|x| x.name == field)?.doc.clone()?
+            }
+            _ => f.docs.param(&p.name)?.text.clone(),
+        };
+        let text = doc::inline_text(&text);
+        let mut text = text.trim().trim_end_matches('.');
+        // The direction cue of a record field's comment (`OUT: the fan speed in RPM`).
+        for cue in ["[out]", "OUT:", "OUT -", "OUT"] {
+            if let Some(rest) = text.strip_prefix(cue) {
+                text = rest.trim_start_matches([' ', '-', ':']);
+                break;
+            }
+        }
+        if text.is_empty() {
+            return None;
+        }
+        let lower = text.to_ascii_lowercase();
+        let prefixes = [
+            "reference in which to return ",
+            "array reference in which to return ",
+            "reference to return ",
+            "reference in which to provide ",
+            "reference to the ",
+            "reference to ",
+            "pointer to the ",
+            "pointer to ",
+            "returns ",
+            "return ",
+        ];
+        let rest = prefixes.iter().find(|p| lower.starts_with(*p)).map(|p| &text[p.len()..]);
+        Some(match rest {
+            Some(rest) if !rest.is_empty() => format!("Returns {rest}."),
+            Some(_) => return None,
+            None => match text.split_once(' ') {
+                Some((article @ ("The" | "A" | "An" | "the" | "a" | "an"), rest)) => {
+                    format!("Returns {} {rest}.", article.to_ascii_lowercase())
+                }
+                _ => format!("Returns: {text}."),
+            },
+        })
     }
 
     /// `# Errors`: the return codes the header documents, as `Error` variants, and the
