@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// Describes accounting statistics of a process.
 ///
-///The safe form of `nvmlAccountingStats_st`.
+/// The safe form of `nvmlAccountingStats_st`.
 #[doc(alias = "nvmlAccountingStats_st")]
 #[doc(alias = "nvmlAccountingStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -133,7 +133,7 @@ impl serde::Serialize for AccountingStatsV1 {
 }
 /// Describes accounting statistics (v2) of a process.
 ///
-///The safe form of `nvmlAccountingStats_v2_t`.
+/// The safe form of `nvmlAccountingStats_v2_t`.
 #[doc(alias = "nvmlAccountingStats_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AccountingStats {

@@ -51,7 +51,7 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 ///
-///The safe form of `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
+/// The safe form of `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_st")]
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -90,7 +90,7 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
     }
 }
 ///
-///The safe form of `nvmlConfComputeGpuAttestationReport_st`.
+/// The safe form of `nvmlConfComputeGpuAttestationReport_st`.
 #[doc(alias = "nvmlConfComputeGpuAttestationReport_st")]
 #[doc(alias = "nvmlConfComputeGpuAttestationReport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -168,7 +168,7 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
     }
 }
 ///
-///The safe form of `nvmlConfComputeGpuCertificate_st`.
+/// The safe form of `nvmlConfComputeGpuCertificate_st`.
 #[doc(alias = "nvmlConfComputeGpuCertificate_st")]
 #[doc(alias = "nvmlConfComputeGpuCertificate_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -226,7 +226,7 @@ impl serde::Serialize for ConfComputeGpuCertificate {
 }
 /// Protected memory size
 ///
-///The safe form of `nvmlConfComputeMemSizeInfo_st`.
+/// The safe form of `nvmlConfComputeMemSizeInfo_st`.
 #[doc(alias = "nvmlConfComputeMemSizeInfo_st")]
 #[doc(alias = "nvmlConfComputeMemSizeInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -264,7 +264,7 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
     }
 }
 ///
-///The safe form of `nvmlConfComputeSetKeyRotationThresholdInfo_st`.
+/// The safe form of `nvmlConfComputeSetKeyRotationThresholdInfo_st`.
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_st")]
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -303,7 +303,7 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
     }
 }
 ///
-///The safe form of `nvmlConfComputeSystemCaps_st`.
+/// The safe form of `nvmlConfComputeSystemCaps_st`.
 #[doc(alias = "nvmlConfComputeSystemCaps_st")]
 #[doc(alias = "nvmlConfComputeSystemCaps_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -341,7 +341,7 @@ impl serde::Serialize for ConfComputeSystemCaps {
     }
 }
 ///
-///The safe form of `nvmlConfComputeSystemState_st`.
+/// The safe form of `nvmlConfComputeSystemState_st`.
 #[doc(alias = "nvmlConfComputeSystemState_st")]
 #[doc(alias = "nvmlConfComputeSystemState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -384,7 +384,7 @@ impl serde::Serialize for ConfComputeSystemState {
 }
 /// Confidential Compute System settings
 ///
-///The safe form of `nvmlSystemConfComputeSettings_v1_t`.
+/// The safe form of `nvmlSystemConfComputeSettings_v1_t`.
 #[doc(alias = "nvmlSystemConfComputeSettings_t")]
 #[doc(alias = "nvmlSystemConfComputeSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -437,7 +437,7 @@ impl serde::Serialize for SystemConfComputeSettingsV1 {
 /// Adds `tdispState`, the TDISP state of the GPUs, reported as a single value
 /// so that callers do not have to combine flags.
 ///
-///The safe form of `nvmlSystemConfComputeSettings_v2_t`.
+/// The safe form of `nvmlSystemConfComputeSettings_v2_t`.
 #[doc(alias = "nvmlSystemConfComputeSettings_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemConfComputeSettings {

@@ -82,7 +82,7 @@ open_newtype!(CPERType(u32), signed);
 /// - To change `cperTypeMask` or `uuid`, set `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`
 ///   and call again with the updated filter (this starts a new iteration).
 ///
-///The safe form of `nvmlCPERCursor_v1_t`.
+/// The safe form of `nvmlCPERCursor_v1_t`.
 #[doc(alias = "nvmlCPERCursor_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CPERCursor {

@@ -1376,7 +1376,7 @@ impl PowerSource {
 open_newtype!(PowerSource(u32), unsigned);
 /// Stores Adaptive TGP Mode state and telemetry for a GPU.
 ///
-///The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.
+/// The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.
 #[doc(alias = "nvmlAdaptiveTgpModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AdaptiveTgpModeInfo {
@@ -1431,7 +1431,7 @@ impl serde::Serialize for AdaptiveTgpModeInfo {
 }
 /// Clock Monitor error types
 ///
-///The safe form of `nvmlClkMonFaultInfo_struct`.
+/// The safe form of `nvmlClkMonFaultInfo_struct`.
 #[doc(alias = "nvmlClkMonFaultInfo_struct")]
 #[doc(alias = "nvmlClkMonFaultInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1474,7 +1474,7 @@ impl serde::Serialize for ClkMonFaultInfo {
 }
 /// Clock Monitor Status
 ///
-///The safe form of `nvmlClkMonStatus_status`.
+/// The safe form of `nvmlClkMonStatus_status`.
 #[doc(alias = "nvmlClkMonStatus_status")]
 #[doc(alias = "nvmlClkMonStatus_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1526,7 +1526,7 @@ impl serde::Serialize for ClkMonStatus {
 }
 /// Clock offset info.
 ///
-///The safe form of `nvmlClockOffset_v1_t`.
+/// The safe form of `nvmlClockOffset_v1_t`.
 #[doc(alias = "nvmlClockOffset_t")]
 #[doc(alias = "nvmlClockOffset_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1580,7 +1580,7 @@ impl serde::Serialize for ClockOffset {
 }
 /// Device current clocks string
 ///
-///The safe form of `nvmlDeviceCurrentClockFreqs_v1_t`.
+/// The safe form of `nvmlDeviceCurrentClockFreqs_v1_t`.
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_t")]
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1619,7 +1619,7 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
 }
 /// Device performance modes string
 ///
-///The safe form of `nvmlDevicePerfModes_v1_t`.
+/// The safe form of `nvmlDevicePerfModes_v1_t`.
 #[doc(alias = "nvmlDevicePerfModes_t")]
 #[doc(alias = "nvmlDevicePerfModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1657,7 +1657,7 @@ impl serde::Serialize for DevicePerfModes {
     }
 }
 ///
-///The safe form of `nvmlDevicePowerMizerModes_v1_t`.
+/// The safe form of `nvmlDevicePowerMizerModes_v1_t`.
 #[doc(alias = "nvmlDevicePowerMizerModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DevicePowerMizerModes {
@@ -1705,7 +1705,7 @@ impl serde::Serialize for DevicePowerMizerModes {
 }
 /// DRAM Encryption Info
 ///
-///The safe form of `nvmlDramEncryptionInfo_v1_t`.
+/// The safe form of `nvmlDramEncryptionInfo_v1_t`.
 #[doc(alias = "nvmlDramEncryptionInfo_t")]
 #[doc(alias = "nvmlDramEncryptionInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1744,7 +1744,7 @@ impl serde::Serialize for DramEncryptionInfo {
 }
 /// Structure to store SRAM uncorrectable error counters
 ///
-///The safe form of `nvmlEccSramErrorStatus_v1_t`.
+/// The safe form of `nvmlEccSramErrorStatus_v1_t`.
 #[doc(alias = "nvmlEccSramErrorStatus_t")]
 #[doc(alias = "nvmlEccSramErrorStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1837,7 +1837,7 @@ impl serde::Serialize for EccSramErrorStatus {
     }
 }
 ///
-///The safe form of `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t`.
+/// The safe form of `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t`.
 #[doc(alias = "nvmlEccSramUniqueUncorrectedErrorEntry_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccSramUniqueUncorrectedErrorEntry {
@@ -1904,7 +1904,7 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
 }
 /// Fan speed info.
 ///
-///The safe form of `nvmlFanSpeedInfo_v1_t`.
+/// The safe form of `nvmlFanSpeedInfo_v1_t`.
 #[doc(alias = "nvmlFanSpeedInfo_t")]
 #[doc(alias = "nvmlFanSpeedInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1947,7 +1947,7 @@ impl serde::Serialize for FanSpeedInfo {
     }
 }
 ///
-///The safe form of `nvmlGpuDynamicPstatesInfo_st`.
+/// The safe form of `nvmlGpuDynamicPstatesInfo_st`.
 #[doc(alias = "nvmlGpuDynamicPstatesInfo_st")]
 #[doc(alias = "nvmlGpuDynamicPstatesInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1992,7 +1992,7 @@ impl serde::Serialize for GpuDynamicPstatesInfo {
     }
 }
 ///
-///The safe form of `nvmlGpuDynamicPstatesInfo_st_utilization`.
+/// The safe form of `nvmlGpuDynamicPstatesInfo_st_utilization`.
 #[doc(alias = "nvmlGpuDynamicPstatesInfo_st_utilization")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuDynamicPstatesInfoUtilization {
@@ -2043,7 +2043,7 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
 }
 /// Stores the hostname string assigned to a GPU device.
 ///
-///The safe form of `nvmlHostname_v1_t`.
+/// The safe form of `nvmlHostname_v1_t`.
 #[doc(alias = "nvmlHostname_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Hostname {
@@ -2078,7 +2078,7 @@ impl serde::Serialize for Hostname {
 }
 /// Margin temperature values
 ///
-///The safe form of `nvmlMarginTemperature_v1_t`.
+/// The safe form of `nvmlMarginTemperature_v1_t`.
 #[doc(alias = "nvmlMarginTemperature_t")]
 #[doc(alias = "nvmlMarginTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2120,7 +2120,7 @@ impl serde::Serialize for MarginTemperature {
 /// **Deprecated:** The nvmlPlatformInfo_v1_t will be deprecated in the subsequent releases.
 /// Use nvmlPlatformInfo_v2_t
 ///
-///The safe form of `nvmlPlatformInfo_v1_t`.
+/// The safe form of `nvmlPlatformInfo_v1_t`.
 #[doc(alias = "nvmlPlatformInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlatformInfoV1 {
@@ -2195,7 +2195,7 @@ impl serde::Serialize for PlatformInfoV1 {
 }
 /// Structure to store platform information (v2)
 ///
-///The safe form of `nvmlPlatformInfo_v2_t`.
+/// The safe form of `nvmlPlatformInfo_v2_t`.
 #[doc(alias = "nvmlPlatformInfo_t")]
 #[doc(alias = "nvmlPlatformInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2272,7 +2272,7 @@ impl serde::Serialize for PlatformInfo {
 }
 /// Contains the power management limit
 ///
-///The safe form of `nvmlPowerValue_v2_t`.
+/// The safe form of `nvmlPowerValue_v2_t`.
 #[doc(alias = "nvmlPowerValue_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PowerValue {
@@ -2315,7 +2315,7 @@ impl serde::Serialize for PowerValue {
 }
 /// Structure to store utilization value and process Id -- version 1
 ///
-///The safe form of `nvmlProcessUtilizationInfo_v1_t`.
+/// The safe form of `nvmlProcessUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessUtilizationInfo {
@@ -2385,7 +2385,7 @@ impl serde::Serialize for ProcessUtilizationInfo {
 }
 /// Structure to store utilization value and process Id
 ///
-///The safe form of `nvmlProcessUtilizationSample_st`.
+/// The safe form of `nvmlProcessUtilizationSample_st`.
 #[doc(alias = "nvmlProcessUtilizationSample_st")]
 #[doc(alias = "nvmlProcessUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2445,7 +2445,7 @@ impl serde::Serialize for ProcessUtilizationSample {
     }
 }
 ///
-///The safe form of `nvmlRemappedRowsInfo_v2_t`.
+/// The safe form of `nvmlRemappedRowsInfo_v2_t`.
 #[doc(alias = "nvmlRemappedRowsInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RemappedRowsInfo {
@@ -2505,7 +2505,7 @@ impl serde::Serialize for RemappedRowsInfo {
 }
 /// Stores RUSD polling configuration for a GPU.
 ///
-///The safe form of `nvmlRusdSettings_v1_t`.
+/// The safe form of `nvmlRusdSettings_v1_t`.
 #[doc(alias = "nvmlRusdSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RusdSettings {

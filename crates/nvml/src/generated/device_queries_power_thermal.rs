@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// Structure used to encapsulate temperature info
 ///
-///The safe form of `nvmlTemperature_v1_t`.
+/// The safe form of `nvmlTemperature_v1_t`.
 #[doc(alias = "nvmlTemperature_t")]
 #[doc(alias = "nvmlTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -1157,7 +1157,7 @@ impl ValueType {
 open_newtype!(ValueType(u32), signed);
 /// BAR1 Memory allocation Information for a device
 ///
-///The safe form of `nvmlBAR1Memory_st`.
+/// The safe form of `nvmlBAR1Memory_st`.
 #[doc(alias = "nvmlBAR1Memory_st")]
 #[doc(alias = "nvmlBAR1Memory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1203,7 +1203,7 @@ impl serde::Serialize for BAR1Memory {
 }
 /// BBX Time Data
 ///
-///The safe form of `nvmlBBXTimeData_v1_t`.
+/// The safe form of `nvmlBBXTimeData_v1_t`.
 #[doc(alias = "nvmlBBXTimeData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BBXTimeData {
@@ -1237,7 +1237,7 @@ impl serde::Serialize for BBXTimeData {
 /// This structure stores the complete Hierarchy of the Bridge Chip within the board. The immediate
 /// bridge is stored at index 0 of bridgeInfoList, parent to immediate bridge is at index 1 and so forth.
 ///
-///The safe form of `nvmlBridgeChipHierarchy_st`.
+/// The safe form of `nvmlBridgeChipHierarchy_st`.
 #[doc(alias = "nvmlBridgeChipHierarchy_st")]
 #[doc(alias = "nvmlBridgeChipHierarchy_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1284,7 +1284,7 @@ impl serde::Serialize for BridgeChipHierarchy {
 }
 /// Information about the Bridge Chip Firmware
 ///
-///The safe form of `nvmlBridgeChipInfo_st`.
+/// The safe form of `nvmlBridgeChipInfo_st`.
 #[doc(alias = "nvmlBridgeChipInfo_st")]
 #[doc(alias = "nvmlBridgeChipInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1325,7 +1325,7 @@ impl serde::Serialize for BridgeChipInfo {
 }
 /// C2C Mode information for a device
 ///
-///The safe form of `nvmlC2cModeInfo_v1_t`.
+/// The safe form of `nvmlC2cModeInfo_v1_t`.
 #[doc(alias = "nvmlC2cModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct C2cModeInfo {
@@ -1358,7 +1358,7 @@ impl serde::Serialize for C2cModeInfo {
     }
 }
 ///
-///The safe form of `nvmlCoolerInfo_v1_t`.
+/// The safe form of `nvmlCoolerInfo_v1_t`.
 #[doc(alias = "nvmlCoolerInfo_t")]
 #[doc(alias = "nvmlCoolerInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1407,7 +1407,7 @@ impl serde::Serialize for CoolerInfo {
 }
 /// Metrics for all core rails in the system.
 ///
-///The safe form of `nvmlCoreRailMetrics_t`.
+/// The safe form of `nvmlCoreRailMetrics_t`.
 #[doc(alias = "nvmlCoreRailMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CoreRailMetrics {
@@ -1444,7 +1444,7 @@ impl serde::Serialize for CoreRailMetrics {
 }
 /// Struct to represent device addressing mode information
 ///
-///The safe form of `nvmlDeviceAddressingMode_v1_t`.
+/// The safe form of `nvmlDeviceAddressingMode_v1_t`.
 #[doc(alias = "nvmlDeviceAddressingMode_t")]
 #[doc(alias = "nvmlDeviceAddressingMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1482,7 +1482,7 @@ impl serde::Serialize for DeviceAddressingMode {
     }
 }
 ///
-///The safe form of `nvmlDeviceAttributes_st`.
+/// The safe form of `nvmlDeviceAttributes_st`.
 #[doc(alias = "nvmlDeviceAttributes_st")]
 #[doc(alias = "nvmlDeviceAttributes_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1561,7 +1561,7 @@ impl serde::Serialize for DeviceAttributes {
 }
 /// Structure to store bank remapper histogram
 ///
-///The safe form of `nvmlEccBankRemapperHistogram_v1_t`.
+/// The safe form of `nvmlEccBankRemapperHistogram_v1_t`.
 #[doc(alias = "nvmlEccBankRemapperHistogram_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccBankRemapperHistogram {
@@ -1601,7 +1601,7 @@ impl serde::Serialize for EccBankRemapperHistogram {
 }
 /// Structure to store bank remapper status
 ///
-///The safe form of `nvmlEccBankRemapperStatus_v1_t`.
+/// The safe form of `nvmlEccBankRemapperStatus_v1_t`.
 #[doc(alias = "nvmlEccBankRemapperStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EccBankRemapperStatus {
@@ -1654,7 +1654,7 @@ impl serde::Serialize for EccBankRemapperStatus {
 /// **Deprecated:** Different GPU families can have different memory error counters
 /// See `nvmlDeviceGetMemoryErrorCounter`
 ///
-///The safe form of `nvmlEccErrorCounts_st`.
+/// The safe form of `nvmlEccErrorCounts_st`.
 #[doc(alias = "nvmlEccErrorCounts_st")]
 #[doc(alias = "nvmlEccErrorCounts_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1705,7 +1705,7 @@ impl serde::Serialize for EccErrorCounts {
 }
 /// Struct to hold the thermal sensor settings
 ///
-///The safe form of `nvmlGpuThermalSettings_t`.
+/// The safe form of `nvmlGpuThermalSettings_t`.
 #[doc(alias = "nvmlGpuThermalSettings_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuThermalSettings {
@@ -1748,7 +1748,7 @@ impl serde::Serialize for GpuThermalSettings {
     }
 }
 ///
-///The safe form of `nvmlGpuThermalSettings_t_sensor`.
+/// The safe form of `nvmlGpuThermalSettings_t_sensor`.
 #[doc(alias = "nvmlGpuThermalSettings_t_sensor")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuThermalSettingsSensor {
@@ -1798,7 +1798,7 @@ impl serde::Serialize for GpuThermalSettingsSensor {
 }
 /// GPU Uptime
 ///
-///The safe form of `nvmlGpuUptime_v1_t`.
+/// The safe form of `nvmlGpuUptime_v1_t`.
 #[doc(alias = "nvmlGpuUptime_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuUptime {
@@ -1832,7 +1832,7 @@ impl serde::Serialize for GpuUptime {
 /// Memory allocation information for a device (v1).
 /// The total amount is equal to the sum of the amounts of free and used memory.
 ///
-///The safe form of `nvmlMemory_st`.
+/// The safe form of `nvmlMemory_st`.
 #[doc(alias = "nvmlMemory_st")]
 #[doc(alias = "nvmlMemory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1881,7 +1881,7 @@ impl serde::Serialize for MemoryV1 {
 ///
 /// Version 2 adds versioning for the struct and the amount of system-reserved memory as an output.
 ///
-///The safe form of `nvmlMemory_v2_st`.
+/// The safe form of `nvmlMemory_v2_st`.
 #[doc(alias = "nvmlMemory_v2_st")]
 #[doc(alias = "nvmlMemory_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1935,7 +1935,7 @@ impl serde::Serialize for Memory {
 }
 /// Struct to define the NVLINK counter controls
 ///
-///The safe form of `nvmlNvLinkUtilizationControl_st`.
+/// The safe form of `nvmlNvLinkUtilizationControl_st`.
 #[doc(alias = "nvmlNvLinkUtilizationControl_st")]
 #[doc(alias = "nvmlNvLinkUtilizationControl_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1974,7 +1974,7 @@ impl serde::Serialize for NvLinkUtilizationControl {
 }
 /// Observed metrics from the power model, including initial DRAMCLK estimates and current measurements.
 ///
-///The safe form of `nvmlObservedMetrics_t`.
+/// The safe form of `nvmlObservedMetrics_t`.
 #[doc(alias = "nvmlObservedMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ObservedMetrics {
@@ -2041,7 +2041,7 @@ impl serde::Serialize for ObservedMetrics {
 }
 /// PCI information about a GPU device.
 ///
-///The safe form of `nvmlPciInfoExt_v1_t`.
+/// The safe form of `nvmlPciInfoExt_v1_t`.
 #[doc(alias = "nvmlPciInfoExt_t")]
 #[doc(alias = "nvmlPciInfoExt_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2115,7 +2115,7 @@ impl serde::Serialize for PciInfoExt {
 }
 /// PCI information about a GPU device.
 ///
-///The safe form of `nvmlPciInfo_st`.
+/// The safe form of `nvmlPciInfo_st`.
 #[doc(alias = "nvmlPciInfo_st")]
 #[doc(alias = "nvmlPciInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2181,7 +2181,7 @@ impl serde::Serialize for PciInfo {
 }
 /// Struct to represent the NVML PDI information
 ///
-///The safe form of `nvmlPdi_v1_t`.
+/// The safe form of `nvmlPdi_v1_t`.
 #[doc(alias = "nvmlPdi_t")]
 #[doc(alias = "nvmlPdi_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2218,7 +2218,7 @@ impl serde::Serialize for Pdi {
 }
 /// Performance metrics sample from a controller, which can be either DLPPC 2x or PFPP 1x.
 ///
-///The safe form of `nvmlPerfMetricControllerSample_t`.
+/// The safe form of `nvmlPerfMetricControllerSample_t`.
 #[doc(alias = "nvmlPerfMetricControllerSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfMetricControllerSample {
@@ -2260,7 +2260,7 @@ impl serde::Serialize for PerfMetricControllerSample {
 }
 /// Performance metrics sample for DLPPC 2x controller.
 ///
-///The safe form of `nvmlPerfMetricsDlppc2xSample_t`.
+/// The safe form of `nvmlPerfMetricsDlppc2xSample_t`.
 #[doc(alias = "nvmlPerfMetricsDlppc2xSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfMetricsDlppc2xSample {
@@ -2295,7 +2295,7 @@ impl serde::Serialize for PerfMetricsDlppc2xSample {
 }
 /// Performance metrics sample for PFPP 1x controller.
 ///
-///The safe form of `nvmlPerfMetricsPfpp1xSample_t`.
+/// The safe form of `nvmlPerfMetricsPfpp1xSample_t`.
 #[doc(alias = "nvmlPerfMetricsPfpp1xSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PerfMetricsPfpp1xSample {
@@ -2330,7 +2330,7 @@ impl serde::Serialize for PerfMetricsPfpp1xSample {
 }
 /// Single performance metrics sample containing data from one or more controllers.
 ///
-///The safe form of `nvmlPerfMetricsSample_t`.
+/// The safe form of `nvmlPerfMetricsSample_t`.
 #[doc(alias = "nvmlPerfMetricsSample_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PerfMetricsSample {
@@ -2377,7 +2377,7 @@ impl serde::Serialize for PerfMetricsSample {
 /// Collection of performance metrics samples (version 1).
 /// This structure contains multiple samples for performance monitoring and profiling.
 ///
-///The safe form of `nvmlPerfMetricsSamples_v1_t`.
+/// The safe form of `nvmlPerfMetricsSamples_v1_t`.
 #[doc(alias = "nvmlPerfMetricsSamples_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PerfMetricsSamples {
@@ -2419,7 +2419,7 @@ impl serde::Serialize for PerfMetricsSamples {
 }
 /// Power tuple containing power consumption in milliwatts.
 ///
-///The safe form of `nvmlPmgrPwrTuple_t`.
+/// The safe form of `nvmlPmgrPwrTuple_t`.
 #[doc(alias = "nvmlPmgrPwrTuple_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PmgrPwrTuple {
@@ -2452,7 +2452,7 @@ impl serde::Serialize for PmgrPwrTuple {
 }
 /// Information about running process on the GPU with protected memory
 ///
-///The safe form of `nvmlProcessDetail_v1_t`.
+/// The safe form of `nvmlProcessDetail_v1_t`.
 #[doc(alias = "nvmlProcessDetail_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ProcessDetail {
@@ -2522,7 +2522,7 @@ impl serde::Serialize for ProcessDetail {
 /// Information about running compute processes on the GPU, legacy version
 /// for older versions of the API.
 ///
-///The safe form of `nvmlProcessInfo_v1_st`.
+/// The safe form of `nvmlProcessInfo_v1_st`.
 #[doc(alias = "nvmlProcessInfo_v1_st")]
 #[doc(alias = "nvmlProcessInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2567,7 +2567,7 @@ impl serde::Serialize for ProcessInfoV1 {
 }
 /// Information about running compute processes on the GPU
 ///
-///The safe form of `nvmlProcessInfo_v2_st`.
+/// The safe form of `nvmlProcessInfo_v2_st`.
 #[doc(alias = "nvmlProcessInfo_t")]
 #[doc(alias = "nvmlProcessInfo_v2_st")]
 #[doc(alias = "nvmlProcessInfo_v2_t")]
@@ -2630,7 +2630,7 @@ impl serde::Serialize for ProcessInfo {
 }
 /// DRAMCLK estimates containing multiple estimated metrics for different DRAMCLK frequencies.
 ///
-///The safe form of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t`.
+/// The safe form of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t`.
 #[doc(alias = "nvmlPwrModelMetricsDlppm1xDramclkEstimates_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsDlppm1xDramclkEstimates {
@@ -2678,7 +2678,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
 }
 /// Performance metrics for DLPPM 1x power model.
 ///
-///The safe form of `nvmlPwrModelMetricsDlppm1xPerf_t`.
+/// The safe form of `nvmlPwrModelMetricsDlppm1xPerf_t`.
 #[doc(alias = "nvmlPwrModelMetricsDlppm1xPerf_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsDlppm1xPerf {
@@ -2713,7 +2713,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
 }
 /// Complete power model metrics for DLPPM 1x, including rail metrics and TGP power.
 ///
-///The safe form of `nvmlPwrModelMetricsDlppm1x_t`.
+/// The safe form of `nvmlPwrModelMetricsDlppm1x_t`.
 #[doc(alias = "nvmlPwrModelMetricsDlppm1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsDlppm1x {
@@ -2768,7 +2768,7 @@ impl serde::Serialize for PwrModelMetricsDlppm1x {
 }
 /// Complete power model metrics for PFPP 1x, including estimated metrics and key operating points.
 ///
-///The safe form of `nvmlPwrModelMetricsPfpp1x_t`.
+/// The safe form of `nvmlPwrModelMetricsPfpp1x_t`.
 #[doc(alias = "nvmlPwrModelMetricsPfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsPfpp1x {
@@ -2836,7 +2836,7 @@ impl serde::Serialize for PwrModelMetricsPfpp1x {
 }
 /// Power model metrics sample for PFPP 1x, containing frequency inputs and estimated TGP.
 ///
-///The safe form of `nvmlPwrModelMetricsSamplePfpp1x_t`.
+/// The safe form of `nvmlPwrModelMetricsSamplePfpp1x_t`.
 #[doc(alias = "nvmlPwrModelMetricsSamplePfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelMetricsSamplePfpp1x {
@@ -2878,7 +2878,7 @@ impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
 }
 /// Operating point for PFPP 1x power model, defining a frequency-power pair.
 ///
-///The safe form of `nvmlPwrModelOperatingPointPfpp1x_t`.
+/// The safe form of `nvmlPwrModelOperatingPointPfpp1x_t`.
 #[doc(alias = "nvmlPwrModelOperatingPointPfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PwrModelOperatingPointPfpp1x {
@@ -2918,7 +2918,7 @@ impl serde::Serialize for PwrModelOperatingPointPfpp1x {
 }
 /// Metrics for a single power rail, including frequency and utilization.
 ///
-///The safe form of `nvmlRailMetrics_t`.
+/// The safe form of `nvmlRailMetrics_t`.
 #[doc(alias = "nvmlRailMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RailMetrics {
@@ -2958,7 +2958,7 @@ impl serde::Serialize for RailMetrics {
 }
 /// Struct to represent the NVML repair status
 ///
-///The safe form of `nvmlRepairStatus_v1_t`.
+/// The safe form of `nvmlRepairStatus_v1_t`.
 #[doc(alias = "nvmlRepairStatus_t")]
 #[doc(alias = "nvmlRepairStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -3005,7 +3005,7 @@ impl serde::Serialize for RepairStatus {
 /// (all reserved rows are available). None means that there are no reserved
 /// rows available.
 ///
-///The safe form of `nvmlRowRemapperHistogramValues_st`.
+/// The safe form of `nvmlRowRemapperHistogramValues_st`.
 #[doc(alias = "nvmlRowRemapperHistogramValues_st")]
 #[doc(alias = "nvmlRowRemapperHistogramValues_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -3056,7 +3056,7 @@ impl serde::Serialize for RowRemapperHistogramValues {
 }
 /// Information for Sample
 ///
-///The safe form of `nvmlSample_st`.
+/// The safe form of `nvmlSample_st`.
 #[doc(alias = "nvmlSample_st")]
 #[doc(alias = "nvmlSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -3100,7 +3100,7 @@ impl serde::Serialize for Sample {
 }
 /// Struct to represent NVML UUID information
 ///
-///The safe form of `nvmlUUID_v1_t`.
+/// The safe form of `nvmlUUID_v1_t`.
 #[doc(alias = "nvmlUUID_t")]
 #[doc(alias = "nvmlUUID_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -3146,7 +3146,7 @@ impl serde::Serialize for UUID {
 }
 /// Struct to represent the NVML unrepairable memory status
 ///
-///The safe form of `nvmlUnrepairableMemoryStatus_v1_t`.
+/// The safe form of `nvmlUnrepairableMemoryStatus_v1_t`.
 #[doc(alias = "nvmlUnrepairableMemoryStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnrepairableMemoryStatus {
@@ -3182,7 +3182,7 @@ impl serde::Serialize for UnrepairableMemoryStatus {
 /// Utilization information for a device.
 /// Each sample period may be between 1 second and 1/6 second, depending on the product being queried.
 ///
-///The safe form of `nvmlUtilization_st`.
+/// The safe form of `nvmlUtilization_st`.
 #[doc(alias = "nvmlUtilization_st")]
 #[doc(alias = "nvmlUtilization_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -3223,7 +3223,7 @@ impl serde::Serialize for Utilization {
 }
 /// Struct to hold perf policy violation status data
 ///
-///The safe form of `nvmlViolationTime_st`.
+/// The safe form of `nvmlViolationTime_st`.
 #[doc(alias = "nvmlViolationTime_st")]
 #[doc(alias = "nvmlViolationTime_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

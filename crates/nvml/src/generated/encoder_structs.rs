@@ -89,7 +89,7 @@ impl EncoderType {
 open_newtype!(EncoderType(u32), signed);
 /// Structure to hold encoder session data
 ///
-///The safe form of `nvmlEncoderSessionInfo_st`.
+/// The safe form of `nvmlEncoderSessionInfo_st`.
 #[doc(alias = "nvmlEncoderSessionInfo_st")]
 #[doc(alias = "nvmlEncoderSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -254,7 +254,7 @@ impl serde::Serialize for SystemEventTypes {
 }
 /// Information about occurred event
 ///
-///The safe form of `nvmlEventData_st`.
+/// The safe form of `nvmlEventData_st`.
 #[doc(alias = "nvmlEventData_st")]
 #[doc(alias = "nvmlEventData_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -318,7 +318,7 @@ impl serde::Serialize for EventData {
 }
 /// Parameters for retrieving the number of context records associated with the most recent event.
 ///
-///The safe form of `nvmlEventSetGetContextCount_v1_t`.
+/// The safe form of `nvmlEventSetGetContextCount_v1_t`.
 #[doc(alias = "nvmlEventSetGetContextCount_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetGetContextCount {
@@ -353,7 +353,7 @@ impl serde::Serialize for EventSetGetContextCount {
 }
 /// Parameters for retrieving context metadata associated with the most recent event.
 ///
-///The safe form of `nvmlEventSetGetContextInfo_v1_t`.
+/// The safe form of `nvmlEventSetGetContextInfo_v1_t`.
 #[doc(alias = "nvmlEventSetGetContextInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetGetContextInfo {
@@ -413,7 +413,7 @@ impl serde::Serialize for EventSetGetContextInfo {
 }
 /// Parameters for retrieving decoded GPU legacy-Xid context data.
 ///
-///The safe form of `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t`.
+/// The safe form of `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t`.
 #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetGetGpuOperationalEventContextLegacyXid {
@@ -460,7 +460,7 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
 }
 /// nvmlSystemEventData_v1_t
 ///
-///The safe form of `nvmlSystemEventData_v1_t`.
+/// The safe form of `nvmlSystemEventData_v1_t`.
 #[doc(alias = "nvmlSystemEventData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SystemEventData {
@@ -500,7 +500,7 @@ impl serde::Serialize for SystemEventData {
 }
 /// nvmlSystemEventSetCreateRequest
 ///
-///The safe form of `nvmlSystemEventSetCreateRequest_v1_t`.
+/// The safe form of `nvmlSystemEventSetCreateRequest_v1_t`.
 #[doc(alias = "nvmlSystemEventSetCreateRequest_t")]
 #[doc(alias = "nvmlSystemEventSetCreateRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -538,7 +538,7 @@ impl serde::Serialize for SystemEventSetCreateRequest {
 }
 /// nvmlSystemEventSetFreeRequest
 ///
-///The safe form of `nvmlSystemEventSetFreeRequest_v1_t`.
+/// The safe form of `nvmlSystemEventSetFreeRequest_v1_t`.
 #[doc(alias = "nvmlSystemEventSetFreeRequest_t")]
 #[doc(alias = "nvmlSystemEventSetFreeRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -576,7 +576,7 @@ impl serde::Serialize for SystemEventSetFreeRequest {
 }
 /// nvmlSystemRegisterEventRequest
 ///
-///The safe form of `nvmlSystemRegisterEventRequest_v1_t`.
+/// The safe form of `nvmlSystemRegisterEventRequest_v1_t`.
 #[doc(alias = "nvmlSystemRegisterEventRequest_t")]
 #[doc(alias = "nvmlSystemRegisterEventRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

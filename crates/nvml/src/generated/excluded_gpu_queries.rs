@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// Excluded GPU device information
 ///
-///The safe form of `nvmlExcludedDeviceInfo_st`.
+/// The safe form of `nvmlExcludedDeviceInfo_st`.
 #[doc(alias = "nvmlExcludedDeviceInfo_st")]
 #[doc(alias = "nvmlExcludedDeviceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -53,7 +53,7 @@ use super::*;
 /// Fabric clique entry. Each entry represents a single (type, id) pair
 /// describing a clique assignment for a given fabric operation type.
 ///
-///The safe form of `nvmlGpuFabricClique_v1_t`.
+/// The safe form of `nvmlGpuFabricClique_v1_t`.
 #[doc(alias = "nvmlGpuFabricClique_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricClique {
@@ -93,7 +93,7 @@ impl serde::Serialize for GpuFabricClique {
 }
 /// Contains the device fabric information
 ///
-///The safe form of `nvmlGpuFabricInfo_t`.
+/// The safe form of `nvmlGpuFabricInfo_t`.
 #[doc(alias = "nvmlGpuFabricInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV1 {
@@ -153,7 +153,7 @@ impl serde::Serialize for GpuFabricInfoV1 {
 /// field to the end. This structure is not backwards-compatible with
 /// `nvmlGpuFabricInfo_t`.
 ///
-///The safe form of `nvmlGpuFabricInfo_v2_t`.
+/// The safe form of `nvmlGpuFabricInfo_v2_t`.
 #[doc(alias = "nvmlGpuFabricInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfoV2 {
@@ -216,7 +216,7 @@ impl serde::Serialize for GpuFabricInfoV2 {
 /// **Deprecated:** nvmlGpuFabricInfo_v3_t is deprecated and will be removed in a future release.
 /// Use nvmlGpuFabricInfo_v4_t instead.
 ///
-///The safe form of `nvmlGpuFabricInfo_v3_t`.
+/// The safe form of `nvmlGpuFabricInfo_v3_t`.
 #[doc(alias = "nvmlGpuFabricInfoV_t")]
 #[doc(alias = "nvmlGpuFabricInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -286,7 +286,7 @@ impl serde::Serialize for GpuFabricInfoV3 {
 /// of (type, id) clique entries. The legacy v3 `cliqueId` maps to the
 /// `id` of the first `NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER` entry.
 ///
-///The safe form of `nvmlGpuFabricInfo_v4_t`.
+/// The safe form of `nvmlGpuFabricInfo_v4_t`.
 #[doc(alias = "nvmlGpuFabricInfo_v4_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuFabricInfo {

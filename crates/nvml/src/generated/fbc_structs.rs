@@ -96,7 +96,7 @@ impl FBCSessionType {
 open_newtype!(FBCSessionType(u32), signed);
 /// Structure to hold FBC session data
 ///
-///The safe form of `nvmlFBCSessionInfo_st`.
+/// The safe form of `nvmlFBCSessionInfo_st`.
 #[doc(alias = "nvmlFBCSessionInfo_st")]
 #[doc(alias = "nvmlFBCSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -187,7 +187,7 @@ impl serde::Serialize for FBCSessionInfo {
 }
 /// Structure to hold frame buffer capture sessions stats
 ///
-///The safe form of `nvmlFBCStats_st`.
+/// The safe form of `nvmlFBCStats_st`.
 #[doc(alias = "nvmlFBCStats_st")]
 #[doc(alias = "nvmlFBCStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

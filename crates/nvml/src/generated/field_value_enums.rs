@@ -2270,7 +2270,7 @@ impl FieldId {
 open_newtype!(FieldId(u32), unsigned);
 /// Information for a Field Value Sample
 ///
-///The safe form of `nvmlFieldValue_st`.
+/// The safe form of `nvmlFieldValue_st`.
 #[doc(alias = "nvmlFieldValue_st")]
 #[doc(alias = "nvmlFieldValue_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -2333,7 +2333,7 @@ impl serde::Serialize for FieldValue {
     }
 }
 ///
-///The safe form of `nvmlNvLinkPowerThres_st`.
+/// The safe form of `nvmlNvLinkPowerThres_st`.
 #[doc(alias = "nvmlNvLinkPowerThres_st")]
 #[doc(alias = "nvmlNvLinkPowerThres_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

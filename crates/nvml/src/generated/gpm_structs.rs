@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// GPM device information.
 ///
-///The safe form of `nvmlGpmSupport_t`.
+/// The safe form of `nvmlGpmSupport_t`.
 #[doc(alias = "nvmlGpmSupport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpmSupport {

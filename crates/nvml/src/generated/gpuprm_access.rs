@@ -267,7 +267,7 @@ impl PRMCounterId {
 open_newtype!(PRMCounterId(u32), signed);
 /// PRM counter input values
 ///
-///The safe form of `nvmlPRMCounterInput_v1_t`.
+/// The safe form of `nvmlPRMCounterInput_v1_t`.
 #[doc(alias = "nvmlPRMCounterInput_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PRMCounterInput {
@@ -302,7 +302,7 @@ impl serde::Serialize for PRMCounterInput {
 }
 /// PRM Counter Value Structure
 ///
-///The safe form of `nvmlPRMCounterValue_v1_t`.
+/// The safe form of `nvmlPRMCounterValue_v1_t`.
 #[doc(alias = "nvmlPRMCounterValue_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PRMCounterValue {
@@ -345,7 +345,7 @@ impl serde::Serialize for PRMCounterValue {
 }
 /// PRM Counter Structure v1
 ///
-///The safe form of `nvmlPRMCounter_v1_t`.
+/// The safe form of `nvmlPRMCounter_v1_t`.
 #[doc(alias = "nvmlPRMCounter_v1_t")]
 #[derive(Debug, Clone, Default)]
 pub struct PRMCounter {
@@ -390,7 +390,7 @@ impl serde::Serialize for PRMCounter {
 }
 /// Main PRM input structure
 ///
-///The safe form of `nvmlPRMTLV_v1_t`.
+/// The safe form of `nvmlPRMTLV_v1_t`.
 #[doc(alias = "nvmlPRMTLV_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PRMTLV {

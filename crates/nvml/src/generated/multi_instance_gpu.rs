@@ -51,7 +51,7 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 ///
-///The safe form of `nvmlComputeInstanceInfo_st`.
+/// The safe form of `nvmlComputeInstanceInfo_st`.
 #[doc(alias = "nvmlComputeInstanceInfo_st")]
 #[doc(alias = "nvmlComputeInstanceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -104,7 +104,7 @@ impl serde::Serialize for ComputeInstanceInfo {
     }
 }
 ///
-///The safe form of `nvmlComputeInstancePlacement_st`.
+/// The safe form of `nvmlComputeInstancePlacement_st`.
 #[doc(alias = "nvmlComputeInstancePlacement_st")]
 #[doc(alias = "nvmlComputeInstancePlacement_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -145,7 +145,7 @@ impl serde::Serialize for ComputeInstancePlacement {
 }
 /// Compute instance profile information.
 ///
-///The safe form of `nvmlComputeInstanceProfileInfo_st`.
+/// The safe form of `nvmlComputeInstanceProfileInfo_st`.
 #[doc(alias = "nvmlComputeInstanceProfileInfo_st")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -226,7 +226,7 @@ impl serde::Serialize for ComputeInstanceProfileInfoV1 {
 /// field to the end. This structure is not backwards-compatible with
 /// `nvmlComputeInstanceProfileInfo_t`.
 ///
-///The safe form of `nvmlComputeInstanceProfileInfo_v2_st`.
+/// The safe form of `nvmlComputeInstanceProfileInfo_v2_st`.
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v2_st")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -313,7 +313,7 @@ impl serde::Serialize for ComputeInstanceProfileInfoV2 {
 /// Version 3 adds the `nvmlComputeInstanceProfileInfo_v3_t`.capabilities field
 /// `nvmlComputeInstanceProfileInfo_t`.
 ///
-///The safe form of `nvmlComputeInstanceProfileInfo_v3_st`.
+/// The safe form of `nvmlComputeInstanceProfileInfo_v3_st`.
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v3_st")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -401,7 +401,7 @@ impl serde::Serialize for ComputeInstanceProfileInfo {
     }
 }
 ///
-///The safe form of `nvmlGpuInstanceInfo_st`.
+/// The safe form of `nvmlGpuInstanceInfo_st`.
 #[doc(alias = "nvmlGpuInstanceInfo_st")]
 #[doc(alias = "nvmlGpuInstanceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -450,7 +450,7 @@ impl serde::Serialize for GpuInstanceInfo {
     }
 }
 ///
-///The safe form of `nvmlGpuInstancePlacement_st`.
+/// The safe form of `nvmlGpuInstancePlacement_st`.
 #[doc(alias = "nvmlGpuInstancePlacement_st")]
 #[doc(alias = "nvmlGpuInstancePlacement_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -491,7 +491,7 @@ impl serde::Serialize for GpuInstancePlacement {
 }
 /// GPU instance profile information.
 ///
-///The safe form of `nvmlGpuInstanceProfileInfo_st`.
+/// The safe form of `nvmlGpuInstanceProfileInfo_st`.
 #[doc(alias = "nvmlGpuInstanceProfileInfo_st")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -582,7 +582,7 @@ impl serde::Serialize for GpuInstanceProfileInfoV1 {
 /// field to the end. This structure is not backwards-compatible with
 /// `nvmlGpuInstanceProfileInfo_t`.
 ///
-///The safe form of `nvmlGpuInstanceProfileInfo_v2_st`.
+/// The safe form of `nvmlGpuInstanceProfileInfo_v2_st`.
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v2_st")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -679,7 +679,7 @@ impl serde::Serialize for GpuInstanceProfileInfoV2 {
 /// Version 3 removes isP2pSupported field and adds the `nvmlGpuInstanceProfileInfo_v3_t`.capabilities
 /// field `nvmlGpuInstanceProfileInfo_t`.
 ///
-///The safe form of `nvmlGpuInstanceProfileInfo_v3_st`.
+/// The safe form of `nvmlGpuInstanceProfileInfo_v3_st`.
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v3_st")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -155,7 +155,7 @@ impl NvlinkVersion {
 open_newtype!(NvlinkVersion(u32), signed);
 /// Struct to represent per device NVLINK information v1
 ///
-///The safe form of `nvmlNvLinkInfo_v1_t`.
+/// The safe form of `nvmlNvLinkInfo_v1_t`.
 #[doc(alias = "nvmlNvLinkInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfoV1 {
@@ -193,7 +193,7 @@ impl serde::Serialize for NvLinkInfoV1 {
 }
 /// Struct to represent per device NVLINK information v2
 ///
-///The safe form of `nvmlNvLinkInfo_v2_t`.
+/// The safe form of `nvmlNvLinkInfo_v2_t`.
 #[doc(alias = "nvmlNvLinkInfo_t")]
 #[doc(alias = "nvmlNvLinkInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -237,7 +237,7 @@ impl serde::Serialize for NvLinkInfoV2 {
 }
 /// Struct to represent per device NVLINK information v3
 ///
-///The safe form of `nvmlNvLinkInfo_v3_t`.
+/// The safe form of `nvmlNvLinkInfo_v3_t`.
 #[doc(alias = "nvmlNvLinkInfo_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvLinkInfo {
@@ -282,7 +282,7 @@ impl serde::Serialize for NvLinkInfo {
 }
 /// Struct to represent NVLINK firmware information
 ///
-///The safe form of `nvmlNvlinkFirmwareInfo_t`.
+/// The safe form of `nvmlNvlinkFirmwareInfo_t`.
 #[doc(alias = "nvmlNvlinkFirmwareInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkFirmwareInfo {
@@ -328,7 +328,7 @@ impl serde::Serialize for NvlinkFirmwareInfo {
 }
 /// Struct to represent NVLINK firmware Semantic versioning and ucode type
 ///
-///The safe form of `nvmlNvlinkFirmwareVersion_t`.
+/// The safe form of `nvmlNvlinkFirmwareVersion_t`.
 #[doc(alias = "nvmlNvlinkFirmwareVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkFirmwareVersion {
@@ -373,7 +373,7 @@ impl serde::Serialize for NvlinkFirmwareVersion {
     }
 }
 ///
-///The safe form of `nvmlNvlinkGetBwMode_v1_t`.
+/// The safe form of `nvmlNvlinkGetBwMode_v1_t`.
 #[doc(alias = "nvmlNvlinkGetBwMode_t")]
 #[doc(alias = "nvmlNvlinkGetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -415,7 +415,7 @@ impl serde::Serialize for NvlinkGetBwMode {
 }
 /// Structure for NVLink remap table information.
 ///
-///The safe form of `nvmlNvlinkGetRemapTableInfo_v1_t`.
+/// The safe form of `nvmlNvlinkGetRemapTableInfo_v1_t`.
 #[doc(alias = "nvmlNvlinkGetRemapTableInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkGetRemapTableInfo {
@@ -469,7 +469,7 @@ impl serde::Serialize for NvlinkGetRemapTableInfo {
 }
 /// Structure for the NVLink remap table and MSE lock operation.
 ///
-///The safe form of `nvmlNvlinkLockRemapTable_v1_t`.
+/// The safe form of `nvmlNvlinkLockRemapTable_v1_t`.
 #[doc(alias = "nvmlNvlinkLockRemapTable_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkLockRemapTable {
@@ -512,7 +512,7 @@ impl serde::Serialize for NvlinkLockRemapTable {
 }
 /// Structure for NVLink NVLE private (opaque) information.
 ///
-///The safe form of `nvmlNvlinkNvlePrivateInfo_v1_t`.
+/// The safe form of `nvmlNvlinkNvlePrivateInfo_v1_t`.
 #[doc(alias = "nvmlNvlinkNvlePrivateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkNvlePrivateInfo {
@@ -558,7 +558,7 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
 /// Reduced Bandwidth Mode asynchronously. Polling for NVML_GPU_FABRIC_STATE_COMPLETED
 /// from `nvmlDeviceGetGpuFabricInfoV`() is needed to check if the setting was applied.
 ///
-///The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
+/// The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
 #[doc(alias = "nvmlNvlinkSetBwModeAsync_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetBwModeAsync {
@@ -602,7 +602,7 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
     }
 }
 ///
-///The safe form of `nvmlNvlinkSetBwMode_v1_t`.
+/// The safe form of `nvmlNvlinkSetBwMode_v1_t`.
 #[doc(alias = "nvmlNvlinkSetBwMode_t")]
 #[doc(alias = "nvmlNvlinkSetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -644,7 +644,7 @@ impl serde::Serialize for NvlinkSetBwMode {
 }
 /// Structure for the NVLink NVLE ready state.
 ///
-///The safe form of `nvmlNvlinkSetNvleReady_v1_t`.
+/// The safe form of `nvmlNvlinkSetNvleReady_v1_t`.
 #[doc(alias = "nvmlNvlinkSetNvleReady_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetNvleReady {
@@ -679,7 +679,7 @@ impl serde::Serialize for NvlinkSetNvleReady {
 }
 /// Structure for NVLink NVLE encryption key setup.
 ///
-///The safe form of `nvmlNvlinkSetupNvleEncryptionKey_v1_t`.
+/// The safe form of `nvmlNvlinkSetupNvleEncryptionKey_v1_t`.
 #[doc(alias = "nvmlNvlinkSetupNvleEncryptionKey_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NvlinkSetupNvleEncryptionKey {
@@ -745,7 +745,7 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
     }
 }
 ///
-///The safe form of `nvmlNvlinkSupportedBwModes_v1_t`.
+/// The safe form of `nvmlNvlinkSupportedBwModes_v1_t`.
 #[doc(alias = "nvmlNvlinkSupportedBwModes_t")]
 #[doc(alias = "nvmlNvlinkSupportedBwModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

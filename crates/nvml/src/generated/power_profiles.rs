@@ -266,7 +266,7 @@ impl PowerProfileType {
 open_newtype!(PowerProfileType(u32), signed);
 /// Current Profiles
 ///
-///The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+/// The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -317,7 +317,7 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
 }
 /// Profile Metadata
 ///
-///The safe form of `nvmlWorkloadPowerProfileInfo_v1_t`.
+/// The safe form of `nvmlWorkloadPowerProfileInfo_v1_t`.
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -366,7 +366,7 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
 }
 /// Profiles Info
 ///
-///The safe form of `nvmlWorkloadPowerProfileProfilesInfo_v1_t`.
+/// The safe form of `nvmlWorkloadPowerProfileProfilesInfo_v1_t`.
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -417,7 +417,7 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
 }
 /// Requested Profiles
 ///
-///The safe form of `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`.
+/// The safe form of `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`.
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -458,7 +458,7 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
 }
 /// Update Profiles
 ///
-///The safe form of `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`.
+/// The safe form of `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`.
 #[doc(alias = "nvmlWorkloadPowerProfileUpdateProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WorkloadPowerProfileUpdateProfiles {

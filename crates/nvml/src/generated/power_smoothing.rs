@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// Power Smoothing Structure for Profile information
 ///
-///The safe form of `nvmlPowerSmoothingProfile_v1_t`.
+/// The safe form of `nvmlPowerSmoothingProfile_v1_t`.
 #[doc(alias = "nvmlPowerSmoothingProfile_t")]
 #[doc(alias = "nvmlPowerSmoothingProfile_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -101,7 +101,7 @@ impl serde::Serialize for PowerSmoothingProfile {
 }
 /// Power Smoothing Structure for Feature Enablement
 ///
-///The safe form of `nvmlPowerSmoothingState_v1_t`.
+/// The safe form of `nvmlPowerSmoothingState_v1_t`.
 #[doc(alias = "nvmlPowerSmoothingState_t")]
 #[doc(alias = "nvmlPowerSmoothingState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

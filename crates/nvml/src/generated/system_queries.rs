@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// Structure to store Driver branch information
 ///
-///The safe form of `nvmlSystemDriverBranchInfo_v1_t`.
+/// The safe form of `nvmlSystemDriverBranchInfo_v1_t`.
 #[doc(alias = "nvmlSystemDriverBranchInfo_t")]
 #[doc(alias = "nvmlSystemDriverBranchInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -52,7 +52,7 @@ use super::handles::*;
 use super::*;
 /// Device capabilities
 ///
-///The safe form of `nvmlDeviceCapabilities_v1_t`.
+/// The safe form of `nvmlDeviceCapabilities_v1_t`.
 #[doc(alias = "nvmlDeviceCapabilities_t")]
 #[doc(alias = "nvmlDeviceCapabilities_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -103,7 +103,7 @@ impl serde::Serialize for DeviceCapabilities {
 /// on `dataType` to determine which format was returned. During the transition period, the
 /// same underlying incident may generate both an NVML event-bit notification and a structured notification.
 ///
-///The safe form of `nvmlEventSetWait_v3_t`.
+/// The safe form of `nvmlEventSetWait_v3_t`.
 #[doc(alias = "nvmlEventSetWait_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EventSetWait {
@@ -262,7 +262,7 @@ impl serde::Serialize for EventSetWait {
 /// Initialize the structure to zero and then set `uuid` to select the target GPU. Default values
 /// register new device-wide events with log-level and severity filters disabled.
 ///
-///The safe form of `nvmlGpuOperationalEventConfig_v1_st`.
+/// The safe form of `nvmlGpuOperationalEventConfig_v1_st`.
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_st")]
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -307,7 +307,7 @@ impl serde::Serialize for GpuOperationalEventConfig {
     }
 }
 ///
-///The safe form of `nvmlMask255_t`.
+/// The safe form of `nvmlMask255_t`.
 #[doc(alias = "nvmlMask255_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Mask255 {

@@ -106,7 +106,7 @@ impl LedColor {
 open_newtype!(LedColor(u32), signed);
 /// Description of HWBC entry
 ///
-///The safe form of `nvmlHwbcEntry_st`.
+/// The safe form of `nvmlHwbcEntry_st`.
 #[doc(alias = "nvmlHwbcEntry_st")]
 #[doc(alias = "nvmlHwbcEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -145,7 +145,7 @@ impl serde::Serialize for HwbcEntry {
 }
 /// LED states for an S-class unit.
 ///
-///The safe form of `nvmlLedState_st`.
+/// The safe form of `nvmlLedState_st`.
 #[doc(alias = "nvmlLedState_st")]
 #[doc(alias = "nvmlLedState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -198,7 +198,7 @@ impl serde::Serialize for LedState {
 /// - MOD_DISABLE input
 /// - Short pin transition
 ///
-///The safe form of `nvmlPSUInfo_st`.
+/// The safe form of `nvmlPSUInfo_st`.
 #[doc(alias = "nvmlPSUInfo_st")]
 #[doc(alias = "nvmlPSUInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -249,7 +249,7 @@ impl serde::Serialize for PSUInfo {
 }
 /// Fan speed reading for a single fan in an S-class unit.
 ///
-///The safe form of `nvmlUnitFanInfo_st`.
+/// The safe form of `nvmlUnitFanInfo_st`.
 #[doc(alias = "nvmlUnitFanInfo_st")]
 #[doc(alias = "nvmlUnitFanInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -290,7 +290,7 @@ impl serde::Serialize for UnitFanInfo {
 }
 /// Fan speed readings for an entire S-class unit.
 ///
-///The safe form of `nvmlUnitFanSpeeds_st`.
+/// The safe form of `nvmlUnitFanSpeeds_st`.
 #[doc(alias = "nvmlUnitFanSpeeds_st")]
 #[doc(alias = "nvmlUnitFanSpeeds_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -333,7 +333,7 @@ impl serde::Serialize for UnitFanSpeeds {
 }
 /// Static S-class unit info.
 ///
-///The safe form of `nvmlUnitInfo_st`.
+/// The safe form of `nvmlUnitInfo_st`.
 #[doc(alias = "nvmlUnitInfo_st")]
 #[doc(alias = "nvmlUnitInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -158,7 +158,7 @@ impl VgpuVmCompatibility {
 open_newtype!(VgpuVmCompatibility(u32), signed);
 /// vGPU metadata structure.
 ///
-///The safe form of `nvmlVgpuMetadata_st`.
+/// The safe form of `nvmlVgpuMetadata_st`.
 #[doc(alias = "nvmlVgpuMetadata_st")]
 #[doc(alias = "nvmlVgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -241,7 +241,7 @@ impl serde::Serialize for VgpuMetadata {
 }
 /// vGPU-pGPU compatibility structure
 ///
-///The safe form of `nvmlVgpuPgpuCompatibility_st`.
+/// The safe form of `nvmlVgpuPgpuCompatibility_st`.
 #[doc(alias = "nvmlVgpuPgpuCompatibility_st")]
 #[doc(alias = "nvmlVgpuPgpuCompatibility_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -284,7 +284,7 @@ impl serde::Serialize for VgpuPgpuCompatibility {
 }
 /// Physical GPU metadata structure
 ///
-///The safe form of `nvmlVgpuPgpuMetadata_st`.
+/// The safe form of `nvmlVgpuPgpuMetadata_st`.
 #[doc(alias = "nvmlVgpuPgpuMetadata_st")]
 #[doc(alias = "nvmlVgpuPgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -357,7 +357,7 @@ impl serde::Serialize for VgpuPgpuMetadata {
 }
 /// Structure representing range of vGPU versions.
 ///
-///The safe form of `nvmlVgpuVersion_st`.
+/// The safe form of `nvmlVgpuVersion_st`.
 #[doc(alias = "nvmlVgpuVersion_st")]
 #[doc(alias = "nvmlVgpuVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -127,7 +127,7 @@ impl DeviceGpuRecoveryAction {
 open_newtype!(DeviceGpuRecoveryAction(u32), signed);
 /// Structure containing vGPU software licensable feature information
 ///
-///The safe form of `nvmlGridLicensableFeature_st`.
+/// The safe form of `nvmlGridLicensableFeature_st`.
 #[doc(alias = "nvmlGridLicensableFeature_st")]
 #[doc(alias = "nvmlGridLicensableFeature_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -188,7 +188,7 @@ impl serde::Serialize for GridLicensableFeature {
 }
 /// Structure to store vGPU software licensable features
 ///
-///The safe form of `nvmlGridLicensableFeatures_st`.
+/// The safe form of `nvmlGridLicensableFeatures_st`.
 #[doc(alias = "nvmlGridLicensableFeatures_st")]
 #[doc(alias = "nvmlGridLicensableFeatures_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -244,7 +244,7 @@ impl serde::Serialize for GridLicensableFeatures {
 }
 /// Structure to store license expiry date and time values
 ///
-///The safe form of `nvmlGridLicenseExpiry_st`.
+/// The safe form of `nvmlGridLicenseExpiry_st`.
 #[doc(alias = "nvmlGridLicenseExpiry_st")]
 #[doc(alias = "nvmlGridLicenseExpiry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -310,7 +310,7 @@ impl serde::Serialize for GridLicenseExpiry {
 }
 /// Structure to store the vGPU heterogeneous mode of device -- version 1
 ///
-///The safe form of `nvmlVgpuHeterogeneousMode_v1_t`.
+/// The safe form of `nvmlVgpuHeterogeneousMode_v1_t`.
 #[doc(alias = "nvmlVgpuHeterogeneousMode_t")]
 #[doc(alias = "nvmlVgpuHeterogeneousMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -349,7 +349,7 @@ impl serde::Serialize for VgpuHeterogeneousMode {
 }
 /// Structure to store Utilization Value and vgpuInstance Info -- Version 1
 ///
-///The safe form of `nvmlVgpuInstanceUtilizationInfo_v1_t`.
+/// The safe form of `nvmlVgpuInstanceUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlVgpuInstanceUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuInstanceUtilizationInfo {
@@ -435,7 +435,7 @@ impl serde::Serialize for VgpuInstanceUtilizationInfo {
 }
 /// Structure to store Utilization Value and vgpuInstance
 ///
-///The safe form of `nvmlVgpuInstanceUtilizationSample_st`.
+/// The safe form of `nvmlVgpuInstanceUtilizationSample_st`.
 #[doc(alias = "nvmlVgpuInstanceUtilizationSample_st")]
 #[doc(alias = "nvmlVgpuInstanceUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -508,7 +508,7 @@ impl serde::Serialize for VgpuInstanceUtilizationSample {
 }
 /// Structure to store the vGPU license expiry details
 ///
-///The safe form of `nvmlVgpuLicenseExpiry_st`.
+/// The safe form of `nvmlVgpuLicenseExpiry_st`.
 #[doc(alias = "nvmlVgpuLicenseExpiry_st")]
 #[doc(alias = "nvmlVgpuLicenseExpiry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -573,7 +573,7 @@ impl serde::Serialize for VgpuLicenseExpiry {
     }
 }
 ///
-///The safe form of `nvmlVgpuLicenseInfo_st`.
+/// The safe form of `nvmlVgpuLicenseInfo_st`.
 #[doc(alias = "nvmlVgpuLicenseInfo_st")]
 #[doc(alias = "nvmlVgpuLicenseInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -619,7 +619,7 @@ impl serde::Serialize for VgpuLicenseInfo {
 }
 /// Structure to store the placement ID of vGPU instance -- version 1
 ///
-///The safe form of `nvmlVgpuPlacementId_v1_t`.
+/// The safe form of `nvmlVgpuPlacementId_v1_t`.
 #[doc(alias = "nvmlVgpuPlacementId_t")]
 #[doc(alias = "nvmlVgpuPlacementId_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -658,7 +658,7 @@ impl serde::Serialize for VgpuPlacementId {
 }
 /// Structure to store Utilization Value, vgpuInstance and subprocess information for process running on vGPU instance -- version 1
 ///
-///The safe form of `nvmlVgpuProcessUtilizationInfo_v1_t`.
+/// The safe form of `nvmlVgpuProcessUtilizationInfo_v1_t`.
 #[doc(alias = "nvmlVgpuProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuProcessUtilizationInfo {
@@ -738,7 +738,7 @@ impl serde::Serialize for VgpuProcessUtilizationInfo {
 }
 /// Structure to store Utilization Value, vgpuInstance and subprocess information
 ///
-///The safe form of `nvmlVgpuProcessUtilizationSample_st`.
+/// The safe form of `nvmlVgpuProcessUtilizationSample_st`.
 #[doc(alias = "nvmlVgpuProcessUtilizationSample_st")]
 #[doc(alias = "nvmlVgpuProcessUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -809,7 +809,7 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
 }
 /// Structure to store the information of vGPU runtime state -- version 1
 ///
-///The safe form of `nvmlVgpuRuntimeState_v1_t`.
+/// The safe form of `nvmlVgpuRuntimeState_v1_t`.
 #[doc(alias = "nvmlVgpuRuntimeState_t")]
 #[doc(alias = "nvmlVgpuRuntimeState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -846,7 +846,7 @@ impl serde::Serialize for VgpuRuntimeState {
 }
 /// Structure to store the vGPU scheduler capabilities
 ///
-///The safe form of `nvmlVgpuSchedulerCapabilities_st`.
+/// The safe form of `nvmlVgpuSchedulerCapabilities_st`.
 #[doc(alias = "nvmlVgpuSchedulerCapabilities_st")]
 #[doc(alias = "nvmlVgpuSchedulerCapabilities_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -923,7 +923,7 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
 }
 /// Structure to store the vGPU scheduler state
 ///
-///The safe form of `nvmlVgpuSchedulerGetState_st`.
+/// The safe form of `nvmlVgpuSchedulerGetState_st`.
 #[doc(alias = "nvmlVgpuSchedulerGetState_st")]
 #[doc(alias = "nvmlVgpuSchedulerGetState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -972,7 +972,7 @@ impl serde::Serialize for VgpuSchedulerGetState {
 }
 /// Structure to store the state and logs of a software runlist
 ///
-///The safe form of `nvmlVgpuSchedulerLogEntries_st`.
+/// The safe form of `nvmlVgpuSchedulerLogEntries_st`.
 #[doc(alias = "nvmlVgpuSchedulerLogEntries_st")]
 #[doc(alias = "nvmlVgpuSchedulerLogEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1036,7 +1036,7 @@ impl serde::Serialize for VgpuSchedulerLogEntryV1 {
 }
 /// Structure to store the state and logs of a software runlist
 ///
-///The safe form of `nvmlVgpuSchedulerLogEntry_v2_t`.
+/// The safe form of `nvmlVgpuSchedulerLogEntry_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerLogEntry_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLogEntry {
@@ -1104,7 +1104,7 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 }
 /// Structure to store vGPU scheduler log information -- Version 1
 ///
-///The safe form of `nvmlVgpuSchedulerLogInfo_v1_t`.
+/// The safe form of `nvmlVgpuSchedulerLogInfo_v1_t`.
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_t")]
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1179,7 +1179,7 @@ impl serde::Serialize for VgpuSchedulerLogInfoV1 {
 }
 /// Structure to store vGPU scheduler log information
 ///
-///The safe form of `nvmlVgpuSchedulerLogInfo_v2_t`.
+/// The safe form of `nvmlVgpuSchedulerLogInfo_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerLogInfo {
@@ -1245,7 +1245,7 @@ impl serde::Serialize for VgpuSchedulerLogInfo {
 }
 /// Structure to store a vGPU software scheduler log
 ///
-///The safe form of `nvmlVgpuSchedulerLog_st`.
+/// The safe form of `nvmlVgpuSchedulerLog_st`.
 #[doc(alias = "nvmlVgpuSchedulerLog_st")]
 #[doc(alias = "nvmlVgpuSchedulerLog_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1313,7 +1313,7 @@ impl serde::Serialize for VgpuSchedulerLog {
     }
 }
 ///
-///The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedData`.
+/// The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedData`.
 #[doc(alias = "nvmlVgpuSchedulerParams_t_vgpuSchedData")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerParamsVgpuSchedData {
@@ -1348,7 +1348,7 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedData {
     }
 }
 ///
-///The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR`.
+/// The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR`.
 #[doc(alias = "nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerParamsVgpuSchedDataWithARR {
@@ -1389,7 +1389,7 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedDataWithARR {
     }
 }
 ///
-///The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedData`.
+/// The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedData`.
 #[doc(alias = "nvmlVgpuSchedulerSetParams_t_vgpuSchedData")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerSetParamsVgpuSchedData {
@@ -1425,7 +1425,7 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedData {
     }
 }
 ///
-///The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR`.
+/// The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR`.
 #[doc(alias = "nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerSetParamsVgpuSchedDataWithARR {
@@ -1467,7 +1467,7 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 }
 /// Structure to set the vGPU scheduler state
 ///
-///The safe form of `nvmlVgpuSchedulerSetState_st`.
+/// The safe form of `nvmlVgpuSchedulerSetState_st`.
 #[doc(alias = "nvmlVgpuSchedulerSetState_st")]
 #[doc(alias = "nvmlVgpuSchedulerSetState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1516,7 +1516,7 @@ impl serde::Serialize for VgpuSchedulerSetState {
 }
 /// Structure to store vGPU scheduler state information -- Version 1
 ///
-///The safe form of `nvmlVgpuSchedulerStateInfo_v1_t`.
+/// The safe form of `nvmlVgpuSchedulerStateInfo_v1_t`.
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_t")]
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1575,7 +1575,7 @@ impl serde::Serialize for VgpuSchedulerStateInfoV1 {
 }
 /// Structure to store vGPU scheduler state information
 ///
-///The safe form of `nvmlVgpuSchedulerStateInfo_v2_t`.
+/// The safe form of `nvmlVgpuSchedulerStateInfo_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerStateInfo {
@@ -1625,7 +1625,7 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
 }
 /// Structure to set vGPU scheduler state information -- version 1
 ///
-///The safe form of `nvmlVgpuSchedulerState_v1_t`.
+/// The safe form of `nvmlVgpuSchedulerState_v1_t`.
 #[doc(alias = "nvmlVgpuSchedulerState_t")]
 #[doc(alias = "nvmlVgpuSchedulerState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1684,7 +1684,7 @@ impl serde::Serialize for VgpuSchedulerStateV1 {
 }
 /// Structure to set vGPU scheduler state information
 ///
-///The safe form of `nvmlVgpuSchedulerState_v2_t`.
+/// The safe form of `nvmlVgpuSchedulerState_v2_t`.
 #[doc(alias = "nvmlVgpuSchedulerState_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct VgpuSchedulerState {
@@ -1734,7 +1734,7 @@ impl serde::Serialize for VgpuSchedulerState {
 }
 /// Structure to store BAR1 size information of vGPU type -- Version 1
 ///
-///The safe form of `nvmlVgpuTypeBar1Info_v1_t`.
+/// The safe form of `nvmlVgpuTypeBar1Info_v1_t`.
 #[doc(alias = "nvmlVgpuTypeBar1Info_t")]
 #[doc(alias = "nvmlVgpuTypeBar1Info_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1773,7 +1773,7 @@ impl serde::Serialize for VgpuTypeBar1Info {
 }
 /// Structure to store the maximum number of possible vGPU type IDs -- version 1
 ///
-///The safe form of `nvmlVgpuTypeMaxInstance_v1_t`.
+/// The safe form of `nvmlVgpuTypeMaxInstance_v1_t`.
 #[doc(alias = "nvmlVgpuTypeMaxInstance_t")]
 #[doc(alias = "nvmlVgpuTypeMaxInstance_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]

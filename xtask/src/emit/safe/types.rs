@@ -754,7 +754,7 @@ fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
             }
         },
     };
-    let conv_doc = format!("The safe form of `{}`.", r.name);
+    let conv_doc = format!(" The safe form of `{}`.", r.name);
     let aliases = doc_aliases(&b.model, &r.name);
     quote! {
         #docs
