@@ -464,9 +464,8 @@ fn retired_pages_fill_both_arrays_of_the_count() {
 fn vgpu_utilization_has_one_value_type_for_all_samples() {
     let Some(nvml) = library("vgpu_utilization_has_one_value_type_for_all_samples") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let VgpuUtilization { sample_val_type: ty, utilization_samples: samples } =
-        d.vgpu_utilization(100).expect("three samples");
-    assert_eq!(ty, ValueType(sys::NVML_VALUE_TYPE_UNSIGNED_INT), "one type, for every sample");
+    // The one type the library answers types every sample (and is not returned beside them).
+    let samples = d.vgpu_utilization(100).expect("three samples");
     let read: Vec<(u32, u64, Value)> = samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, s.sm_util)).collect();
     assert_eq!(
         read,
@@ -646,18 +645,18 @@ fn samples_are_read_as_the_value_type_the_library_answers() {
     let Some(nvml) = library("samples_are_read_as_the_value_type_the_library_answers") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let read = |t: u32| {
-        let Samples { sample_val_type, samples } = d.samples(SamplingType(t), 10).expect("two samples");
-        (sample_val_type, samples.iter().map(|s| (s.time_stamp, s.sample_value)).collect::<Vec<_>>())
+        let samples = d.samples(SamplingType(t), 10).expect("two samples");
+        samples.iter().map(|s| (s.time_stamp, s.sample_value)).collect::<Vec<_>>()
     };
     assert_eq!(
         read(sys::NVML_TOTAL_POWER_SAMPLES),
-        (ValueType::UNSIGNED_INT, vec![(11, Value::UnsignedInt(150_000)), (12, Value::UnsignedInt(150_001))])
+        vec![(11, Value::UnsignedInt(150_000)), (12, Value::UnsignedInt(150_001))]
     );
-    assert_eq!(read(77), (ValueType::DOUBLE, vec![(11, Value::Double(0.5)), (12, Value::Double(1.5))]));
+    assert_eq!(read(77), vec![(11, Value::Double(0.5)), (12, Value::Double(1.5))]);
     // A value type newer than the header: kept, with the union's bits, never read as another.
     let bits = 0x0102_0304_0506_0708;
     let unknown = Value::Unknown { value_type: ValueType(42), bits };
-    assert_eq!(read(sys::NVML_SAMPLINGTYPE_COUNT), (ValueType(42), vec![(11, unknown), (12, unknown)]));
+    assert_eq!(read(sys::NVML_SAMPLINGTYPE_COUNT), vec![(11, unknown), (12, unknown)]);
 }
 
 #[test]

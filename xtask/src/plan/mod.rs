@@ -176,6 +176,9 @@ pub struct ParamPlan {
     pub role: Role,
     /// What the role rests on.
     pub basis: Basis,
+    /// An out-parameter that only says how to read another output (the tag of a
+    /// `tagged_values` rule, `nvmlDeviceGetSamples`' `sampleValType`): read, not returned.
+    pub types_another: bool,
 }
 
 /// One function read: its parameters' roles.
@@ -421,15 +424,16 @@ impl Call {
     /// The parameters whose values the method returns, in order.
     pub fn outputs(&self) -> impl Iterator<Item = &ParamPlan> {
         self.params.iter().filter(|p| {
-            matches!(
-                p.role,
-                Role::InOut(_)
-                    | Role::Out(_)
-                    | Role::StrBuf { .. }
-                    | Role::Array { .. }
-                    | Role::SizedArray { .. }
-                    | Role::Capped { .. }
-            )
+            !p.types_another
+                && matches!(
+                    p.role,
+                    Role::InOut(_)
+                        | Role::Out(_)
+                        | Role::StrBuf { .. }
+                        | Role::Array { .. }
+                        | Role::SizedArray { .. }
+                        | Role::Capped { .. }
+                )
         })
     }
 
@@ -521,6 +525,17 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
             (f.name.clone(), read)
         })
         .collect();
+    // Out-parameters that type another output are read, not returned.
+    let mut planned = planned;
+    for tag in b.tagged_values.values() {
+        if let crate::rules::ValueTag::Param { function, param } = tag {
+            if let Some(Ok(c)) = planned.get_mut(function) {
+                for p in c.params.iter_mut().filter(|p| p.name == *param && matches!(p.role, Role::Out(_))) {
+                    p.types_another = true;
+                }
+            }
+        }
+    }
     let call_of = |f: &Function| planned.get(&f.name).cloned().unwrap_or_else(|| Err("not in the model".into()));
 
     // Chains: a family's members grouped into runs of one shape; other functions alone.

@@ -135,7 +135,7 @@ impl Reader<'_> {
                 }
                 (role, basis)
             };
-            params.push(ParamPlan { name: p.name.clone(), ty: p.ty.clone(), role, basis });
+            params.push(ParamPlan { name: p.name.clone(), ty: p.ty.clone(), role, basis, types_another: false });
         }
         Ok(Call { symbol: f.name.clone(), params, doubts })
     }

@@ -143,24 +143,6 @@ impl serde::Serialize for OfaUtilization {
         st.end()
     }
 }
-/// What `nvmlDeviceGetSamples` answers.
-#[derive(Debug, Clone)]
-pub struct Samples {
-    /// Output parameter to represent the type of sample value as described in nvmlSampleVal_t
-    pub sample_val_type: ValueType,
-    /// Reference in which samples are returned
-    pub samples: Vec<Sample>,
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for Samples {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Samples", 2)?;
-        st.serialize_field("sampleValType", &self.sample_val_type)?;
-        st.serialize_field("samples", &self.samples)?;
-        st.end()
-    }
-}
 impl<'n> Device<'n> {
     /// Get information about processes with a compute context on a device
     ///
@@ -996,6 +978,8 @@ impl<'n> Device<'n> {
     /// **Note:** On MIG-enabled GPUs, querying the following sample types, NVML_GPU_UTILIZATION_SAMPLES, NVML_MEMORY_UTILIZATION_SAMPLES
     /// NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently supported.
     ///
+    /// Returns: Reference in which samples are returned.
+    ///
     /// # Arguments
     ///
     /// * `type`: Type of sampling event
@@ -1018,7 +1002,7 @@ impl<'n> Device<'n> {
         &self,
         r#type: SamplingType,
         last_seen_time_stamp: u64,
-    ) -> Result<Samples, Error> {
+    ) -> Result<Vec<Sample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
         let ((mut c_samples), n) = ffi::fill_counted(
@@ -1035,14 +1019,13 @@ impl<'n> Device<'n> {
                 (code, (c_samples))
             },
         )?;
-        Ok(Samples {
-            sample_val_type: ValueType(c_sample_val_type),
-            samples: c_samples
+        Ok(
+            c_samples
                 .iter()
                 .take(n)
                 .map(|e| Sample::from_raw(&(*e), ValueType(c_sample_val_type as _)))
                 .collect::<Vec<_>>(),
-        })
+        )
     }
     /// Retrieves the current utilization rates for the device's major subsystems.
     ///

@@ -50,24 +50,6 @@ use crate::ffi;
 use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
-/// What `nvmlDeviceGetVgpuUtilization` answers.
-#[derive(Debug, Clone)]
-pub struct VgpuUtilization {
-    /// Pointer to caller-supplied buffer to hold the type of returned sample values
-    pub sample_val_type: ValueType,
-    /// Pointer to caller-supplied buffer in which vGPU utilization samples are returned
-    pub utilization_samples: Vec<VgpuInstanceUtilizationSample>,
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuUtilization {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("VgpuUtilization", 2)?;
-        st.serialize_field("sampleValType", &self.sample_val_type)?;
-        st.serialize_field("utilizationSamples", &self.utilization_samples)?;
-        st.end()
-    }
-}
 impl<'n> Device<'n> {
     /// Retrieves current utilization for processes running on vGPUs on a physical GPU (device).
     ///
@@ -167,6 +149,8 @@ impl<'n> Device<'n> {
     /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
+    /// Returns caller-supplied buffer in which vGPU utilization samples are returned.
+    ///
     /// # Arguments
     ///
     /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
@@ -188,7 +172,7 @@ impl<'n> Device<'n> {
     pub fn vgpu_utilization(
         &self,
         last_seen_time_stamp: u64,
-    ) -> Result<VgpuUtilization, Error> {
+    ) -> Result<Vec<VgpuInstanceUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuUtilization()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
         let ((mut c_utilization_samples), n) = ffi::fill_counted(
@@ -205,9 +189,8 @@ impl<'n> Device<'n> {
                 (code, (c_utilization_samples))
             },
         )?;
-        Ok(VgpuUtilization {
-            sample_val_type: ValueType(c_sample_val_type),
-            utilization_samples: c_utilization_samples
+        Ok(
+            c_utilization_samples
                 .iter()
                 .take(n)
                 .map(|e| VgpuInstanceUtilizationSample::from_raw(
@@ -215,7 +198,7 @@ impl<'n> Device<'n> {
                     ValueType(c_sample_val_type as _),
                 ))
                 .collect::<Vec<_>>(),
-        })
+        )
     }
 }
 impl<'n> VgpuInstance<'n> {

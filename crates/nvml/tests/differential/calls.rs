@@ -507,7 +507,8 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(a.u64("since")).map(j)),
     e!("nvmlDeviceGetProcessesUtilizationInfo", |c, o, a| c.dev(o)?.processes_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), a.u64("since"))
-        .map(|Samples { sample_val_type: t, samples: v }| json!([t.0, v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": j(s.sample_value)})).collect::<Vec<_>>()]))),
+        // The samples' type: what each value was read as (none for no sample, as pynvml_dump.py says).
+        .map(|v| json!([v.first().map(|s| s.sample_value.value_type().0), v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": j(s.sample_value)})).collect::<Vec<_>>()]))),
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
     e!("nvmlDeviceGetSupportedEventTypes", |c, o, a| c.dev(o)?.supported_event_types().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetFieldValues", |c, o, a| {
@@ -594,7 +595,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
-    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|VgpuUtilization { sample_val_type: _, utilization_samples: v }|
+    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|v|
         J::Array(v.iter().map(|s| json!({"vgpuInstance": s.vgpu_instance, "timeStamp": s.time_stamp, "smUtil": j(s.sm_util),
             "memUtil": j(s.mem_util), "encUtil": j(s.enc_util), "decUtil": j(s.dec_util)})).collect()))),
     e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(a.u64("since")).map(j)),

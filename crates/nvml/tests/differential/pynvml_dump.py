@@ -554,7 +554,9 @@ def device_calls(h, o, count):
         D("nvmlDeviceGetProcessUtilization", lambda: n.nvmlDeviceGetProcessUtilization(h, ts), since=ts)
         D("nvmlDeviceGetProcessesUtilizationInfo", lambda: n.nvmlDeviceGetProcessesUtilizationInfo(h, ts), since=ts)
         for st in range(n.NVML_SAMPLINGTYPE_COUNT):
-            D("nvmlDeviceGetSamples", lambda: (lambda r: [r[0], [{"timeStamp": x.timeStamp,
+            # The type is compared where samples carry it: with none, nvmlkit has no type to
+            # report (it types each value; it does not return the type beside them).
+            D("nvmlDeviceGetSamples", lambda: (lambda r: [r[0] if r[1] else None, [{"timeStamp": x.timeStamp,
                                                                   "sampleValue": value_of(x.sampleValue, r[0])}
                                                                  for x in r[1]]])(n.nvmlDeviceGetSamples(h, st, ts)),
               type=st, since=ts)

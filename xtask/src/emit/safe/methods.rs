@@ -786,7 +786,7 @@ impl Gen<'_> {
                 let (t, init) = (self.raw_ty(v), self.raw_init(v));
                 part.pre = quote!(let mut #local: #t = #init;);
                 part.arg = self.record_arg(v, &local, cx);
-                part.post = Some(self.output(v, hv, quote!(#local)));
+                part.post = (!p.types_another).then(|| self.output(v, hv, quote!(#local)));
             }
             (Role::StrBuf { size }, _) => {
                 let n = Literal::u64_unsuffixed(*size);
