@@ -26,12 +26,23 @@ macro_rules! call {
 }
 
 /// `Ok` for `NVML_SUCCESS`, the error otherwise.
-#[inline]
+///
+/// Every call of the library goes through here, so success is one comparison inlined into the
+/// caller; the error's mapping is out of line ([`error`]).
+#[inline(always)]
 pub fn check(code: sys::nvmlReturn_t) -> Result<(), Error> {
-    match Error::from_code(code) {
-        None => Ok(()),
-        Some(e) => Err(e),
+    if code == sys::NVML_SUCCESS {
+        Ok(())
+    } else {
+        Err(error(code))
     }
+}
+
+/// The error of a code other than `NVML_SUCCESS`: kept out of the callers' fast path.
+#[cold]
+#[inline(never)]
+fn error(code: sys::nvmlReturn_t) -> Error {
+    Error::from_code(code).unwrap_or(Error::Unknown(code))
 }
 
 /// A NUL-terminated copy of `s`; an interior NUL is `InvalidArgument`.

@@ -1,7 +1,11 @@
-//! What the safe layer costs, measured against the mock in one run:
+//! What the safe layer costs, measured in one run against a library whose functions return
+//! at once (`instant.c`, built by this example with `cc`), so that the figures are the
+//! binding's own cost and not the library's work:
 //!
-//! - a getter, `Device::power_usage()`, against calling `nvmlDeviceGetPowerUsage` through its
-//!   function pointer, resolved once before the loop (the floor: the mock's own work);
+//! - a getter, `Device::power_usage()` (`nvmlkit`), against calling `nvmlDeviceGetPowerUsage`
+//!   through its function pointer, resolved once before the loop (`raw`, the floor), and
+//!   against the raw layer's accessor called at each call, then the call and a test of its code
+//!   (`lookup`: what the symbol lookup alone adds);
 //! - `Nvml::init()` + drop (`dlopen`, `nvmlInit_v2`, `nvmlShutdown`, `dlclose`) against the
 //!   same four steps through the raw layer.
 //!
@@ -9,11 +13,11 @@
 //! cargo run --release -p nvmlkit --example bench
 //! ```
 //!
-//! The library is `$NVML_LIBRARY_PATH`, else the mock cargo built next to this example
-//! (`target/release/deps/libnvml_mock.so`). Each figure is the median of several runs (see
-//! `timing.rs`); the lines are `name value unit  what`, for `benches/compare.sh`, which also
-//! sets these figures beside nvml-wrapper's. Speed targets belong here, as ratios measured in
-//! one run, not in timed tests.
+//! `NVML_LIBRARY_PATH` names another library instead (the mock, `libnvml_mock.so`, or a
+//! driver's); `BENCH_RUNS` sets the number of rounds. Each figure is the median of the rounds
+//! (see `timing.rs`); the lines are `name value unit  what`, for `benches/compare.sh`, which
+//! also sets these figures beside nvml-wrapper's. Speed targets belong here, as ratios
+//! measured in one run, not in timed tests.
 
 use std::cell::Cell;
 use std::hint::black_box;
@@ -22,11 +26,14 @@ use std::path::PathBuf;
 use nvml::sys::{NvmlLib, NVML_SUCCESS};
 use nvml::Nvml;
 
+mod instant;
 mod timing;
-use timing::{compare, report, GETTER_CALLS, INIT_CYCLES};
+use instant::InstantLib;
+use timing::{alternate, subject, GETTER_CALLS, INIT_CYCLES};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let lib_path = library_path();
+    // Kept until the end: the init + drop cycles load it again and again.
+    let (lib_path, _instant) = library()?;
     let nvml = Nvml::builder().library_path(&lib_path).init()?;
     let gpu = nvml.device_by_index(0)?;
 
@@ -45,21 +52,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if raw_power().0 != NVML_SUCCESS {
         return Err(format!("nvmlDeviceGetPowerUsage of {} failed", lib_path.display()).into());
     }
-    let (safe, raw) = compare(
-        GETTER_CALLS,
-        || {
+    let lib = nvml.lib();
+    let lookup_power = || {
+        let f = lib.nvmlDeviceGetPowerUsage().ok()?;
+        let mut mw = 0;
+        // SAFETY: as for `raw_power`, with the pointer the accessor resolves at each call.
+        let code = unsafe { f(black_box(raw_dev), &mut mw) };
+        (code == NVML_SUCCESS).then_some(mw)
+    };
+    alternate(vec![
+        subject("nvmlkit", "Device::power_usage()", GETTER_CALLS, || {
             black_box(black_box(&gpu).power_usage()).ok();
-        },
-        || {
+        }),
+        subject("raw", "nvmlDeviceGetPowerUsage through a pointer resolved once", GETTER_CALLS, || {
             black_box(raw_power());
-        },
-    );
-    report(
-        "getter",
-        "ns/call",
-        ("safe", safe, "Device::power_usage()"),
-        ("raw", raw, "nvmlDeviceGetPowerUsage through a pointer resolved once"),
-    );
+        }),
+        subject("lookup", "NvmlLib::nvmlDeviceGetPowerUsage() at each call, the call, its code", GETTER_CALLS, || {
+            black_box(lookup_power());
+        }),
+    ])
+    .report("getter", "ns/call", &[("nvmlkit", "raw"), ("lookup", "raw")]);
 
     // Dropped first, so that each cycle below loads and unloads the library.
     drop(gpu);
@@ -72,13 +84,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let first = failure.take().unwrap_or(what);
         failure.set(Some(first));
     };
-    let (safe, raw) = compare(
-        INIT_CYCLES,
-        || match Nvml::builder().library_path(&lib_path).init() {
-            Ok(n) => drop(black_box(n)),
-            Err(e) => fail(format!("Nvml::init: {e}")),
-        },
-        || {
+    let samples = alternate(vec![
+        subject("nvmlkit", "Nvml::builder().library_path(..).init() + drop", INIT_CYCLES, || {
+            match Nvml::builder().library_path(&lib_path).init() {
+                Ok(n) => drop(black_box(n)),
+                Err(e) => fail(format!("Nvml::init: {e}")),
+            }
+        }),
+        subject("raw", "NvmlLib::open_path, nvmlInit_v2, nvmlShutdown, drop", INIT_CYCLES, || {
             let lib = match NvmlLib::open_path(&lib_path) {
                 Ok(lib) => lib,
                 Err(e) => return fail(format!("NvmlLib::open_path: {e}")),
@@ -93,24 +106,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 fail(format!("nvmlInit_v2/nvmlShutdown answered {codes:?}"));
             }
             drop(black_box(lib));
-        },
-    );
+        }),
+    ]);
     if let Some(e) = failure.take() {
         return Err(format!("init + drop of {}: {e}", lib_path.display()).into());
     }
-    report(
-        "init_drop",
-        "ns/cycle",
-        ("safe", safe, "Nvml::builder().library_path(..).init() + drop"),
-        ("raw", raw, "NvmlLib::open_path, nvmlInit_v2, nvmlShutdown, drop"),
-    );
+    samples.report("init_drop", "ns/cycle", &[("nvmlkit", "raw")]);
     Ok(())
 }
 
-/// `$NVML_LIBRARY_PATH`, else the mock cargo built next to this example.
-fn library_path() -> PathBuf {
+/// `$NVML_LIBRARY_PATH`, else the instant library, built now (and removed when the second
+/// element is dropped).
+fn library() -> Result<(PathBuf, Option<InstantLib>), String> {
     match std::env::var_os("NVML_LIBRARY_PATH").filter(|p| !p.is_empty()) {
-        Some(p) => p.into(),
-        None => nvml_mock::testing::mock_path(),
+        Some(p) => Ok((p.into(), None)),
+        None => {
+            let lib = InstantLib::build()?;
+            Ok((lib.path().to_owned(), Some(lib)))
+        }
     }
 }
