@@ -248,6 +248,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingBufferSize` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingBufferSize")]
+    #[inline]
     pub fn accounting_buffer_size(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingBufferSize()?;
         let mut c_buffer_size: u32 = Default::default();
@@ -276,6 +277,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingMode")]
+    #[inline]
     pub fn accounting_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -310,6 +312,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingPids` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetAccountingPids")]
+    #[inline]
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingPids()?;
         let ((mut c_pids), n) = ffi::fill_counted(
@@ -364,6 +367,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
     #[doc(alias = "nvmlDeviceGetAccountingStats")]
+    #[inline]
     pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -429,6 +433,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearAccountingPids` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearAccountingPids")]
+    #[inline]
     pub fn clear_accounting_pids(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceClearAccountingPids()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -467,6 +472,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAccountingMode")]
+    #[inline]
     pub fn set_accounting_mode(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAccountingMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;

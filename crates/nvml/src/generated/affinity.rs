@@ -73,6 +73,7 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] if `device` `node` is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAddressingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAddressingMode")]
+    #[inline]
     pub fn addressing_mode(&self) -> Result<DeviceAddressingMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAddressingMode()?;
         let mut c_mode: sys::nvmlDeviceAddressingMode_v1_t = sys::nvmlDeviceAddressingMode_v1_t {
@@ -97,6 +98,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearCpuAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearCpuAffinity")]
+    #[inline]
     pub fn clear_cpu_affinity(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceClearCpuAffinity()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -131,6 +133,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCpuAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCpuAffinity")]
+    #[inline]
     pub fn cpu_affinity(
         &self,
         cpu_set_size: u32,
@@ -177,6 +180,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCpuAffinityWithinScope` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCpuAffinityWithinScope")]
+    #[inline]
     pub fn cpu_affinity_within_scope(
         &self,
         cpu_set_size: u32,
@@ -224,6 +228,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryAffinity")]
+    #[inline]
     pub fn memory_affinity(
         &self,
         node_set_size: u32,
@@ -258,6 +263,7 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] if `device` `node` is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumaNodeId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumaNodeId")]
+    #[inline]
     pub fn numa_node_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumaNodeId()?;
         let mut c_node: u32 = Default::default();
@@ -281,6 +287,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRepairStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRepairStatus")]
+    #[inline]
     pub fn repair_status(&self) -> Result<RepairStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRepairStatus()?;
         let mut c_repair_status: sys::nvmlRepairStatus_v1_t = sys::nvmlRepairStatus_v1_t {
@@ -309,6 +316,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetCpuAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetCpuAffinity")]
+    #[inline]
     pub fn set_cpu_affinity(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetCpuAffinity()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -331,6 +339,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUnrepairableMemoryFlag_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUnrepairableMemoryFlag_v1")]
+    #[inline]
     pub fn unrepairable_memory_flag(&self) -> Result<UnrepairableMemoryStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUnrepairableMemoryFlag_v1()?;
         let mut c_unrepairable_memory_status: sys::nvmlUnrepairableMemoryStatus_v1_t = Default::default();

@@ -116,6 +116,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearEccErrorCounts` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearEccErrorCounts")]
+    #[inline]
     pub fn clear_ecc_error_counts(
         &self,
         counter_type: EccCounterType,
@@ -138,6 +139,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
     )]
+    #[inline]
     pub fn reset_applications_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetApplicationsClocks()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -163,6 +165,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetGpuLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetGpuLockedClocks")]
+    #[inline]
     pub fn reset_gpu_locked_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetGpuLockedClocks()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -188,6 +191,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetMemoryLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetMemoryLockedClocks")]
+    #[inline]
     pub fn reset_memory_locked_clocks(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetMemoryLockedClocks()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -220,6 +224,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAPIRestriction` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAPIRestriction")]
+    #[inline]
     pub fn set_api_restriction(
         &self,
         api_type: RestrictedAPI,
@@ -243,6 +248,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
     )]
+    #[inline]
     pub fn set_applications_clocks(
         &self,
         mem_clock_m_hz: u32,
@@ -283,6 +289,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAutoBoostedClocksEnabled")]
+    #[inline]
     pub fn set_auto_boosted_clocks_enabled(
         &self,
         enabled: EnableState,
@@ -326,6 +333,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetComputeMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetComputeMode")]
+    #[inline]
     pub fn set_compute_mode(&self, mode: ComputeMode) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetComputeMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -362,6 +370,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDefaultAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDefaultAutoBoostedClocksEnabled")]
+    #[inline]
     pub fn set_default_auto_boosted_clocks_enabled(
         &self,
         enabled: EnableState,
@@ -389,6 +398,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDefaultFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDefaultFanSpeed_v2")]
+    #[inline]
     pub fn set_default_fan_speed(&self, fan: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDefaultFanSpeed_v2()?;
         ffi::check(call!(sym(self.raw, fan)))?;
@@ -439,6 +449,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDriverModel` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDriverModel")]
+    #[inline]
     pub fn set_driver_model(
         &self,
         driver_model: DriverModel,
@@ -479,6 +490,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetEccMode")]
+    #[inline]
     pub fn set_ecc_mode(&self, ecc: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetEccMode()?;
         ffi::check(call!(sym(self.raw, ecc.0)))?;
@@ -507,6 +519,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanControlPolicy` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanControlPolicy")]
+    #[inline]
     pub fn set_fan_control_policy(&self, fan: u32, policy: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanControlPolicy()?;
         ffi::check(call!(sym(self.raw, fan, policy)))?;
@@ -540,6 +553,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanSpeed_v2")]
+    #[inline]
     pub fn set_fan_speed(&self, fan: u32, speed: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetFanSpeed_v2()?;
         ffi::check(call!(sym(self.raw, fan, speed)))?;
@@ -568,6 +582,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures. (`Device::set_clock_offsets`)"
     )]
+    #[inline]
     pub fn set_gpc_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetGpcClkVfOffset()?;
         ffi::check(call!(sym(self.raw, offset)))?;
@@ -616,6 +631,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpuLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetGpuLockedClocks")]
+    #[inline]
     pub fn set_gpu_locked_clocks(
         &self,
         min_gpu_clock_m_hz: u32,
@@ -658,6 +674,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpuOperationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetGpuOperationMode")]
+    #[inline]
     pub fn set_gpu_operation_mode(&self, mode: GpuOperationMode) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetGpuOperationMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -686,6 +703,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works on Maxwell onwards GPU architectures. (`Device::set_clock_offsets`)"
     )]
+    #[inline]
     pub fn set_mem_clk_vf_offset(&self, offset: i32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMemClkVfOffset()?;
         ffi::check(call!(sym(self.raw, offset)))?;
@@ -721,6 +739,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemoryLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMemoryLockedClocks")]
+    #[inline]
     pub fn set_memory_locked_clocks(
         &self,
         min_mem_clock_m_hz: u32,
@@ -768,6 +787,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPersistenceMode")]
+    #[inline]
     pub fn set_persistence_mode(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPersistenceMode()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -803,6 +823,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit")]
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
+    #[inline]
     pub fn set_power_management_limit(&self, limit: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerManagementLimit()?;
         ffi::check(call!(sym(self.raw, limit)))?;
@@ -825,6 +846,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the input version is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetRusdSettings_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetRusdSettings_v1")]
+    #[inline]
     pub fn set_rusd_settings(&self, settings: &RusdSettings) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetRusdSettings_v1()?;
         let mut c_settings = sys::nvmlRusdSettings_v1_t {
@@ -856,6 +878,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetTemperatureThreshold` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetTemperatureThreshold")]
+    #[inline]
     pub fn set_temperature_threshold(
         &self,
         threshold_type: TemperatureThresholds,

@@ -139,6 +139,7 @@ impl Nvml {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeCapabilities")]
+    #[inline]
     pub fn conf_compute_capabilities(&self) -> Result<ConfComputeSystemCaps, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeCapabilities()?;
         let mut c_capabilities: sys::nvmlConfComputeSystemCaps_st = Default::default();
@@ -164,6 +165,7 @@ impl Nvml {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeGpusReadyState")]
+    #[inline]
     pub fn conf_compute_gpus_ready_state(&self) -> Result<bool, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeGpusReadyState()?;
         let mut c_is_accepting_work: u32 = Default::default();
@@ -187,6 +189,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeKeyRotationThresholdInfo")]
+    #[inline]
     pub fn conf_compute_key_rotation_threshold_info(
         &self,
     ) -> Result<ConfComputeGetKeyRotationThresholdInfo, Error> {
@@ -225,6 +228,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeSettings_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeSettings_v2")]
     #[doc(alias = "nvmlSystemGetConfComputeSettings")]
+    #[inline]
     pub fn conf_compute_settings(&self) -> Result<SystemConfComputeSettings, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
@@ -312,6 +316,7 @@ impl Nvml {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeState")]
+    #[inline]
     pub fn conf_compute_state(&self) -> Result<ConfComputeSystemState, Error> {
         let sym = self.lib().nvmlSystemGetConfComputeState()?;
         let mut c_state: sys::nvmlConfComputeSystemState_st = Default::default();
@@ -339,6 +344,7 @@ impl Nvml {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetConfComputeGpusReadyState")]
+    #[inline]
     pub fn set_conf_compute_gpus_ready_state(
         &self,
         is_accepting_work: bool,
@@ -372,6 +378,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetConfComputeKeyRotationThresholdInfo")]
+    #[inline]
     pub fn set_conf_compute_key_rotation_threshold_info(
         &self,
         p_key_rotation_thr_info: &ConfComputeSetKeyRotationThresholdInfo,
@@ -410,6 +417,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAPIRestriction` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAPIRestriction")]
+    #[inline]
     pub fn api_restriction(
         &self,
         api_type: RestrictedAPI,
@@ -435,6 +443,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBBXTimeData_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBBXTimeData_v1")]
+    #[inline]
     pub fn bbx_time_data(&self) -> Result<BBXTimeData, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBBXTimeData_v1()?;
         let mut c_time_data: sys::nvmlBBXTimeData_v1_t = Default::default();
@@ -464,6 +473,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetComputeMode")]
+    #[inline]
     pub fn compute_mode(&self) -> Result<ComputeMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetComputeMode()?;
         let mut c_mode: sys::nvmlComputeMode_enum = Default::default();
@@ -489,6 +499,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuAttestationReport` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeGpuAttestationReport")]
+    #[inline]
     pub fn conf_compute_gpu_attestation_report(
         &self,
         nonce: Vec<u8>,
@@ -519,6 +530,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuCertificate` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeGpuCertificate")]
+    #[inline]
     pub fn conf_compute_gpu_certificate(
         &self,
     ) -> Result<ConfComputeGpuCertificate, Error> {
@@ -543,6 +555,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeMemSizeInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeMemSizeInfo")]
+    #[inline]
     pub fn conf_compute_mem_size_info(&self) -> Result<ConfComputeMemSizeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeMemSizeInfo()?;
         let mut c_mem_info: sys::nvmlConfComputeMemSizeInfo_st = Default::default();
@@ -566,6 +579,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeProtectedMemoryUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeProtectedMemoryUsage")]
+    #[inline]
     pub fn conf_compute_protected_memory_usage(&self) -> Result<MemoryV1, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeProtectedMemoryUsage()?;
         let mut c_memory: sys::nvmlMemory_st = Default::default();
@@ -596,6 +610,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayActive` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayActive")]
+    #[inline]
     pub fn display_active(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayActive()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
@@ -624,6 +639,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayMode")]
+    #[inline]
     pub fn display_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayMode()?;
         let mut c_display: sys::nvmlEnableState_enum = Default::default();
@@ -656,6 +672,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDriverModel_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDriverModel_v2")]
     #[doc(alias = "nvmlDeviceGetDriverModel")]
+    #[inline]
     pub fn driver_model(&self) -> Result<DriverModelInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetDriverModel_v2"));
@@ -710,6 +727,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuOperationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuOperationMode")]
+    #[inline]
     pub fn gpu_operation_mode(&self) -> Result<GpuOperationModeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuOperationMode()?;
         let mut c_current: sys::nvmlGom_enum = Default::default();
@@ -734,6 +752,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGspFirmwareMode")]
+    #[inline]
     pub fn gsp_firmware_mode(&self) -> Result<GspFirmwareMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGspFirmwareMode()?;
         let mut c_is_enabled: u32 = Default::default();
@@ -760,6 +779,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGspFirmwareVersion")]
+    #[inline]
     pub fn gsp_firmware_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGspFirmwareVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 64];
@@ -782,6 +802,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetLastBBXFlushTime` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetLastBBXFlushTime")]
+    #[inline]
     pub fn last_bbx_flush_time(&self) -> Result<LastBbxFlushTime, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetLastBBXFlushTime()?;
         let mut c_timestamp: u64 = Default::default();
@@ -817,6 +838,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPersistenceMode")]
+    #[inline]
     pub fn persistence_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPersistenceMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -841,6 +863,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetConfComputeUnprotectedMemSize` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetConfComputeUnprotectedMemSize")]
+    #[inline]
     pub fn set_conf_compute_unprotected_mem_size(
         &self,
         size_ki_b: u64,

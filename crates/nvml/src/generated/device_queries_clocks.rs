@@ -137,6 +137,7 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveClockInfoStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveClockInfoStatus")]
+    #[inline]
     pub fn adaptive_clock_info_status(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveClockInfoStatus()?;
         let mut c_adaptive_clock_status: u32 = Default::default();
@@ -154,6 +155,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
     )]
+    #[inline]
     pub fn applications_clock(&self, clock_type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetApplicationsClock()?;
         let mut c_clock_m_hz: u32 = Default::default();
@@ -182,6 +184,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAutoBoostedClocksEnabled")]
+    #[inline]
     pub fn auto_boosted_clocks_enabled(
         &self,
     ) -> Result<AutoBoostedClocksEnabled, Error> {
@@ -218,6 +221,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClkMonStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClkMonStatus")]
+    #[inline]
     pub fn clk_mon_status(&self) -> Result<ClkMonStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClkMonStatus()?;
         let mut c_status: sys::nvmlClkMonStatus_status = Default::default();
@@ -246,6 +250,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClock")]
+    #[inline]
     pub fn clock(&self, clock_type: ClockType, clock_id: ClockId) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClock()?;
         let mut c_clock_m_hz: u32 = Default::default();
@@ -275,6 +280,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockInfo")]
+    #[inline]
     pub fn clock_info(&self, r#type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockInfo()?;
         let mut c_clock: u32 = Default::default();
@@ -299,6 +305,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockOffsets")]
+    #[inline]
     pub fn clock_offsets(
         &self,
         r#type: ClockType,
@@ -364,6 +371,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClockFreqs` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClockFreqs")]
+    #[inline]
     pub fn current_clock_freqs(&self) -> Result<DeviceCurrentClockFreqs, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClockFreqs()?;
         let mut c_current_clock_freqs: sys::nvmlDeviceCurrentClockFreqs_v1_t = sys::nvmlDeviceCurrentClockFreqs_v1_t {
@@ -396,6 +404,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClocksEventReasons")]
+    #[inline]
     pub fn current_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksEventReasons()?;
         let mut c_clocks_event_reasons: u64 = Default::default();
@@ -413,6 +422,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceGetCurrentClocksEventReasons` instead (`Device::current_clocks_event_reasons`)"
     )]
+    #[inline]
     pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksThrottleReasons()?;
         let mut c_clocks_throttle_reasons: u64 = Default::default();
@@ -430,6 +440,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Applications clocks are deprecated and will be removed in CUDA 14.0."
     )]
+    #[inline]
     pub fn default_applications_clock(
         &self,
         clock_type: ClockType,
@@ -452,6 +463,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDynamicPstatesInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDynamicPstatesInfo")]
+    #[inline]
     pub fn dynamic_pstates_info(&self) -> Result<GpuDynamicPstatesInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDynamicPstatesInfo()?;
         let mut c_p_dynamic_pstates_info: sys::nvmlGpuDynamicPstatesInfo_st = Default::default();
@@ -470,6 +482,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkMinMaxVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpcClkMinMaxVfOffset")]
+    #[inline]
     pub fn gpc_clk_min_max_vf_offset(&self) -> Result<GpcClkMinMaxVfOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
@@ -494,6 +507,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpcClkVfOffset")]
+    #[inline]
     pub fn gpc_clk_vf_offset(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpcClkVfOffset()?;
         let mut c_offset: i32 = Default::default();
@@ -526,6 +540,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxClockInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxClockInfo")]
+    #[inline]
     pub fn max_clock_info(&self, r#type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxClockInfo()?;
         let mut c_clock: u32 = Default::default();
@@ -553,6 +568,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxCustomerBoostClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxCustomerBoostClock")]
+    #[inline]
     pub fn max_customer_boost_clock(&self, clock_type: ClockType) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxCustomerBoostClock()?;
         let mut c_clock_m_hz: u32 = Default::default();
@@ -571,6 +587,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkMinMaxVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemClkMinMaxVfOffset")]
+    #[inline]
     pub fn mem_clk_min_max_vf_offset(&self) -> Result<MemClkMinMaxVfOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkMinMaxVfOffset()?;
         let mut c_min_offset: i32 = Default::default();
@@ -595,6 +612,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemClkVfOffset")]
+    #[inline]
     pub fn mem_clk_vf_offset(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemClkVfOffset()?;
         let mut c_offset: i32 = Default::default();
@@ -618,6 +636,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if `type` or `pstate` are invalid or any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxClockOfPState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinMaxClockOfPState")]
+    #[inline]
     pub fn min_max_clock_of_p_state(
         &self,
         r#type: ClockType,
@@ -693,6 +712,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceModes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceModes")]
+    #[inline]
     pub fn performance_modes(&self) -> Result<DevicePerfModes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPerformanceModes()?;
         let mut c_perf_modes: sys::nvmlDevicePerfModes_v1_t = sys::nvmlDevicePerfModes_v1_t {
@@ -721,6 +741,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceState")]
+    #[inline]
     pub fn performance_state(&self) -> Result<Pstates, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPerformanceState()?;
         let mut c_p_state: sys::nvmlPStates_enum = Default::default();
@@ -748,6 +769,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetClockOffsets")]
+    #[inline]
     pub fn set_clock_offsets(&self, info: &ClockOffset) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetClockOffsets()?;
         let mut c_info = sys::nvmlClockOffset_v1_t {
@@ -780,6 +802,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedClocksEventReasons")]
+    #[inline]
     pub fn supported_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedClocksEventReasons()?;
         let mut c_supported_clocks_event_reasons: u64 = Default::default();
@@ -797,6 +820,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceGetSupportedClocksEventReasons` instead (`Device::supported_clocks_event_reasons`)"
     )]
+    #[inline]
     pub fn supported_clocks_throttle_reasons(
         &self,
     ) -> Result<ClocksEventReasons, Error> {
@@ -835,6 +859,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedGraphicsClocks` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetSupportedGraphicsClocks")]
+    #[inline]
     pub fn supported_graphics_clocks(
         &self,
         memory_clock_m_hz: u32,
@@ -877,6 +902,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedMemoryClocks` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetSupportedMemoryClocks")]
+    #[inline]
     pub fn supported_memory_clocks(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedMemoryClocks()?;
         let ((mut c_clocks_m_hz), n) = ffi::fill_counted(
@@ -915,6 +941,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedPerformanceStates` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedPerformanceStates")]
+    #[inline]
     pub fn supported_performance_states(&self) -> Result<Vec<Pstates>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedPerformanceStates()?;
         let mut c_pstates: Vec<sys::nvmlPStates_enum> = vec![Default::default(); 16];
@@ -955,6 +982,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceGetFieldValues` to query this data. This API will be removed in CUDA 14.0."
     )]
+    #[inline]
     pub fn violation_status(
         &self,
         perf_policy_type: PerfPolicyType,

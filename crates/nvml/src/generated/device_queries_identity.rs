@@ -125,6 +125,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByIndex_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByIndex_v2")]
     #[doc(alias = "nvmlDeviceGetHandleByIndex")]
+    #[inline]
     pub fn device_by_index(&self, index: u32) -> Result<Device<'_>, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetHandleByIndex_v2"));
@@ -189,6 +190,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByPciBusId_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByPciBusId_v2")]
     #[doc(alias = "nvmlDeviceGetHandleByPciBusId")]
+    #[inline]
     pub fn device_by_pci_bus_id(&self, pci_bus_id: &str) -> Result<Device<'_>, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
@@ -258,6 +260,7 @@ impl Nvml {
     #[deprecated(
         note = "Since more than one GPU can exist on a single board this function is deprecated in favor of `nvmlDeviceGetHandleByUUID`. For dual GPU boards this function will return NVML_ERROR_INVALID_ARGUMENT. (`Nvml::device_by_uuid`)"
     )]
+    #[inline]
     pub fn device_by_serial(&self, serial: &str) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleBySerial()?;
         let c_serial = ffi::cstring(serial)?;
@@ -298,6 +301,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUID` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByUUID")]
     #[doc(alias = "nvmlDeviceGetHandleByUUIDV")]
+    #[inline]
     pub fn device_by_uuid(&self, uuid: &str) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUID()?;
         let c_uuid = ffi::cstring(uuid)?;
@@ -335,6 +339,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUIDV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByUUIDV")]
+    #[inline]
     pub fn device_by_uuid_struct(&self, uuid: &UUID) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUIDV()?;
         let mut c_uuid = sys::nvmlUUID_v1_t {
@@ -372,6 +377,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCount_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCount_v2")]
     #[doc(alias = "nvmlDeviceGetCount")]
+    #[inline]
     pub fn device_count(&self) -> Result<u32, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCount_v2"));
@@ -411,6 +417,7 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] If `device` or `arch` (output refererence) are invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetArchitecture` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetArchitecture")]
+    #[inline]
     pub fn architecture(&self) -> Result<DeviceArchitecture, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetArchitecture()?;
         let mut c_arch: u32 = Default::default();
@@ -437,6 +444,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAttributes_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAttributes_v2")]
     #[doc(alias = "nvmlDeviceGetAttributes")]
+    #[inline]
     pub fn attributes(&self) -> Result<DeviceAttributes, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAttributes_v2"));
@@ -485,6 +493,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBoardId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBoardId")]
+    #[inline]
     pub fn board_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBoardId()?;
         let mut c_board_id: u32 = Default::default();
@@ -508,6 +517,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBoardPartNumber` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBoardPartNumber")]
+    #[inline]
     pub fn board_part_number(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBoardPartNumber()?;
         let mut c_part_number = [0 as core::ffi::c_char; 80];
@@ -532,6 +542,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBrand` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBrand")]
+    #[inline]
     pub fn brand(&self) -> Result<BrandType, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBrand()?;
         let mut c_type: sys::nvmlBrandType_enum = Default::default();
@@ -562,6 +573,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCudaComputeCapability` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCudaComputeCapability")]
+    #[inline]
     pub fn cuda_compute_capability(&self) -> Result<CudaComputeCapability, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCudaComputeCapability()?;
         let mut c_major: i32 = Default::default();
@@ -591,6 +603,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuUptime_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuUptime_v1")]
+    #[inline]
     pub fn gpu_uptime(&self) -> Result<GpuUptime, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuUptime_v1()?;
         let mut c_uptime: sys::nvmlGpuUptime_v1_t = Default::default();
@@ -619,6 +632,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHostname_v1")]
+    #[inline]
     pub fn hostname(&self) -> Result<Hostname, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetHostname_v1()?;
         let mut c_hostname: sys::nvmlHostname_v1_t = Default::default();
@@ -662,6 +676,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIndex` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetIndex")]
+    #[inline]
     pub fn index(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetIndex()?;
         let mut c_index: u32 = Default::default();
@@ -690,6 +705,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomConfigurationChecksum` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetInforomConfigurationChecksum")]
+    #[inline]
     pub fn inforom_configuration_checksum(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetInforomConfigurationChecksum()?;
         let mut c_checksum: u32 = Default::default();
@@ -721,6 +737,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomImageVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetInforomImageVersion")]
+    #[inline]
     pub fn inforom_image_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetInforomImageVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 16];
@@ -758,6 +775,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetInforomVersion")]
+    #[inline]
     pub fn inforom_version(&self, object: InforomObject) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetInforomVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 16];
@@ -783,6 +801,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinorNumber` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinorNumber")]
+    #[inline]
     pub fn minor_number(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinorNumber()?;
         let mut c_minor_number: u32 = Default::default();
@@ -805,6 +824,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetModuleId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetModuleId")]
+    #[inline]
     pub fn module_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetModuleId()?;
         let mut c_module_id: u32 = Default::default();
@@ -829,6 +849,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMultiGpuBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMultiGpuBoard")]
+    #[inline]
     pub fn multi_gpu_board(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMultiGpuBoard()?;
         let mut c_multi_gpu_bool: u32 = Default::default();
@@ -861,6 +882,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetName` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetName")]
+    #[inline]
     pub fn name(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetName()?;
         let mut c_name = [0 as core::ffi::c_char; 96];
@@ -884,6 +906,7 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumGpuCores` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumGpuCores")]
+    #[inline]
     pub fn num_gpu_cores(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumGpuCores()?;
         let mut c_num_cores: u32 = Default::default();
@@ -910,6 +933,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPdi` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPdi")]
+    #[inline]
     pub fn pdi(&self) -> Result<Pdi, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPdi()?;
         let mut c_pdi: sys::nvmlPdi_v1_t = sys::nvmlPdi_v1_t {
@@ -938,6 +962,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPlatformInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPlatformInfo")]
+    #[inline]
     pub fn platform_info(&self) -> Result<PlatformInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPlatformInfo()?;
         let r = (|| -> Result<PlatformInfo, Error> {
@@ -996,6 +1021,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSerial` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSerial")]
+    #[inline]
     pub fn serial(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSerial()?;
         let mut c_serial = [0 as core::ffi::c_char; 30];
@@ -1030,6 +1056,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetHostname_v1")]
+    #[inline]
     pub fn set_hostname(&self, hostname: &Hostname) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetHostname_v1()?;
         let mut c_hostname = (*hostname).to_raw();
@@ -1065,6 +1092,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUUID` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUUID")]
+    #[inline]
     pub fn uuid(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUUID()?;
         let mut c_uuid = [0 as core::ffi::c_char; 96];
@@ -1086,6 +1114,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceValidateInforom` (a driver older than the function)
     #[doc(alias = "nvmlDeviceValidateInforom")]
+    #[inline]
     pub fn validate_inforom(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceValidateInforom()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -1111,6 +1140,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVbiosVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVbiosVersion")]
+    #[inline]
     pub fn vbios_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVbiosVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 32];

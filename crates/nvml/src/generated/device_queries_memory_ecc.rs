@@ -146,6 +146,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBankRemapperStatus_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBankRemapperStatus_v1")]
+    #[inline]
     pub fn bank_remapper_status(&self) -> Result<EccBankRemapperStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBankRemapperStatus_v1()?;
         let mut c_p_bank_remapper_status: sys::nvmlEccBankRemapperStatus_v1_t = Default::default();
@@ -176,6 +177,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBAR1MemoryInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBAR1MemoryInfo")]
+    #[inline]
     pub fn bar1_memory_info(&self) -> Result<BAR1Memory, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBAR1MemoryInfo()?;
         let mut c_bar1_memory: sys::nvmlBAR1Memory_st = Default::default();
@@ -205,6 +207,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDefaultEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDefaultEccMode")]
+    #[inline]
     pub fn default_ecc_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDefaultEccMode()?;
         let mut c_default_mode: sys::nvmlEnableState_enum = Default::default();
@@ -254,6 +257,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "This API supports only a fixed set of ECC error locations On different GPU architectures different locations are supported See `nvmlDeviceGetMemoryErrorCounter` (`Device::memory_error_counter`)"
     )]
+    #[inline]
     pub fn detailed_ecc_errors(
         &self,
         error_type: MemoryErrorType,
@@ -291,6 +295,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDramEncryptionMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDramEncryptionMode")]
+    #[inline]
     pub fn dram_encryption_mode(&self) -> Result<DramEncryptionMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
         let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
@@ -337,6 +342,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEccMode")]
+    #[inline]
     pub fn ecc_mode(&self) -> Result<EccMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEccMode()?;
         let mut c_current: sys::nvmlEnableState_enum = Default::default();
@@ -361,6 +367,7 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryBusWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryBusWidth")]
+    #[inline]
     pub fn memory_bus_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMemoryBusWidth()?;
         let mut c_bus_width: u32 = Default::default();
@@ -405,6 +412,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryErrorCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryErrorCounter")]
+    #[inline]
     pub fn memory_error_counter(
         &self,
         error_type: MemoryErrorType,
@@ -467,6 +475,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryInfo_v2")]
     #[doc(alias = "nvmlDeviceGetMemoryInfo")]
+    #[inline]
     pub fn memory_info(&self) -> Result<Memory, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetMemoryInfo_v2"));
@@ -525,6 +534,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows")]
     #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
+    #[inline]
     pub fn remapped_rows(&self) -> Result<RemappedRows, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows()?;
         let mut c_corr_rows: u32 = Default::default();
@@ -562,6 +572,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] Unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
+    #[inline]
     pub fn remapped_rows_detailed(&self) -> Result<RemappedRowsInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows_v2()?;
         let mut c_info: sys::nvmlRemappedRowsInfo_v2_t = Default::default();
@@ -594,6 +605,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetRetiredPages")]
     #[doc(alias = "nvmlDeviceGetRetiredPages_v2")]
+    #[inline]
     pub fn retired_pages(&self, cause: PageRetirementCause) -> Result<Vec<u64>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPages()?;
         let ((mut c_addresses), n) = ffi::fill_counted(
@@ -628,6 +640,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPagesPendingStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRetiredPagesPendingStatus")]
+    #[inline]
     pub fn retired_pages_pending_status(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPagesPendingStatus()?;
         let mut c_is_pending: sys::nvmlEnableState_enum = Default::default();
@@ -660,6 +673,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPages_v2` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetRetiredPages_v2")]
+    #[inline]
     pub fn retired_pages_with_timestamps(
         &self,
         cause: PageRetirementCause,
@@ -699,6 +713,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRowRemapperHistogram` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRowRemapperHistogram")]
+    #[inline]
     pub fn row_remapper_histogram(&self) -> Result<RowRemapperHistogramValues, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRowRemapperHistogram()?;
         let mut c_values: sys::nvmlRowRemapperHistogramValues_st = Default::default();
@@ -737,6 +752,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDramEncryptionMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDramEncryptionMode")]
+    #[inline]
     pub fn set_dram_encryption_mode(
         &self,
         dram_encryption: &DramEncryptionInfo,
@@ -770,6 +786,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramEccErrorStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSramEccErrorStatus")]
+    #[inline]
     pub fn sram_ecc_error_status(&self) -> Result<EccSramErrorStatus, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSramEccErrorStatus()?;
         let mut c_status: sys::nvmlEccSramErrorStatus_v1_t = sys::nvmlEccSramErrorStatus_v1_t {
@@ -812,6 +829,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEccErrors` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTotalEccErrors")]
+    #[inline]
     pub fn total_ecc_errors(
         &self,
         error_type: MemoryErrorType,

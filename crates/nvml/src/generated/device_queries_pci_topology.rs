@@ -69,6 +69,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBridgeChipInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBridgeChipInfo")]
+    #[inline]
     pub fn bridge_chip_info(&self) -> Result<BridgeChipHierarchy, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBridgeChipInfo()?;
         let mut c_bridge_hierarchy: sys::nvmlBridgeChipHierarchy_st = Default::default();
@@ -91,6 +92,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBusType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBusType")]
+    #[inline]
     pub fn bus_type(&self) -> Result<BusType, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetBusType()?;
         let mut c_type: u32 = Default::default();
@@ -111,6 +113,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetC2cModeInfoV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetC2cModeInfoV")]
+    #[inline]
     pub fn c2c_mode_info(&self) -> Result<C2cModeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetC2cModeInfoV()?;
         let mut c_c2c_mode_info: sys::nvmlC2cModeInfo_v1_t = Default::default();
@@ -134,6 +137,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkGeneration")]
+    #[inline]
     pub fn curr_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrPcieLinkGeneration()?;
         let mut c_curr_link_gen: u32 = Default::default();
@@ -157,6 +161,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkWidth")]
+    #[inline]
     pub fn curr_pcie_link_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCurrPcieLinkWidth()?;
         let mut c_curr_link_width: u32 = Default::default();
@@ -194,6 +199,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetGpuFabricInfo_v4")]
     #[doc(alias = "nvmlDeviceGetGpuFabricInfoV")]
     #[doc(alias = "nvmlDeviceGetGpuFabricInfo")]
+    #[inline]
     pub fn gpu_fabric_info(&self) -> Result<GpuFabricInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetGpuFabricInfo_v4"));
@@ -312,6 +318,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuMaxPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuMaxPcieLinkGeneration")]
+    #[inline]
     pub fn gpu_max_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuMaxPcieLinkGeneration()?;
         let mut c_max_link_gen_device: u32 = Default::default();
@@ -332,6 +339,7 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIrqNum` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetIrqNum")]
+    #[inline]
     pub fn irq_num(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetIrqNum()?;
         let mut c_irq_num: u32 = Default::default();
@@ -358,6 +366,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxPcieLinkGeneration")]
+    #[inline]
     pub fn max_pcie_link_generation(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxPcieLinkGeneration()?;
         let mut c_max_link_gen: u32 = Default::default();
@@ -384,6 +393,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxPcieLinkWidth")]
+    #[inline]
     pub fn max_pcie_link_width(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxPcieLinkWidth()?;
         let mut c_max_link_width: u32 = Default::default();
@@ -411,6 +421,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceOnSameBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceOnSameBoard")]
+    #[inline]
     pub fn on_same_board(&self, device2: &Device<'_>) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceOnSameBoard()?;
         let mut c_on_same_board: i32 = Default::default();
@@ -438,6 +449,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetP2PStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetP2PStatus")]
+    #[inline]
     pub fn p2p_status(
         &self,
         device2: &Device<'_>,
@@ -473,6 +485,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetPciInfo_v3")]
     #[doc(alias = "nvmlDeviceGetPciInfo_v2")]
     #[doc(alias = "nvmlDeviceGetPciInfo")]
+    #[inline]
     pub fn pci_info(&self) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetPciInfo_v3"));
@@ -526,6 +539,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfoExt` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPciInfoExt")]
+    #[inline]
     pub fn pci_info_ext(&self) -> Result<PciInfoExt, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPciInfoExt()?;
         let mut c_pci: sys::nvmlPciInfoExt_v1_t = sys::nvmlPciInfoExt_v1_t {
@@ -549,6 +563,7 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
+    #[inline]
     pub fn pcie_link_max_speed(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieLinkMaxSpeed()?;
         let mut c_max_speed: u32 = Default::default();
@@ -572,6 +587,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieReplayCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieReplayCounter")]
+    #[inline]
     pub fn pcie_replay_counter(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieReplayCounter()?;
         let mut c_value: u32 = Default::default();
@@ -592,6 +608,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieSpeed")]
+    #[inline]
     pub fn pcie_speed(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieSpeed()?;
         let mut c_pcie_speed: u32 = Default::default();
@@ -623,6 +640,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieThroughput` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieThroughput")]
+    #[inline]
     pub fn pcie_throughput(&self, counter: PcieUtilCounter) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPcieThroughput()?;
         let mut c_value: u32 = Default::default();
@@ -648,6 +666,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyCommonAncestor` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTopologyCommonAncestor")]
+    #[inline]
     pub fn topology_common_ancestor(
         &self,
         device2: &Device<'_>,
@@ -677,6 +696,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyNearestGpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetTopologyNearestGpus")]
+    #[inline]
     pub fn topology_nearest_gpus(
         &self,
         level: GpuTopologyLevel,

@@ -153,6 +153,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveTgpModeInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveTgpModeInfo_v1")]
+    #[inline]
     pub fn adaptive_tgp_mode_info(&self) -> Result<AdaptiveTgpModeInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveTgpModeInfo_v1()?;
         let mut c_info: sys::nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
@@ -183,6 +184,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the `device` does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCoolerInfo")]
+    #[inline]
     pub fn cooler_info(&self, index: u32) -> Result<CoolerInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCoolerInfo()?;
         let mut c_cooler_info = sys::nvmlCoolerInfo_v1_t {
@@ -216,6 +218,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEnforcedPowerLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEnforcedPowerLimit")]
+    #[inline]
     pub fn enforced_power_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEnforcedPowerLimit()?;
         let mut c_limit: u32 = Default::default();
@@ -244,6 +247,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
+    #[inline]
     pub fn fan_control_policy(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanControlPolicy_v2()?;
         let mut c_policy: u32 = Default::default();
@@ -274,6 +278,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeed")]
     #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
+    #[inline]
     pub fn fan_speed(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeed()?;
         let mut c_speed: u32 = Default::default();
@@ -307,6 +312,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
+    #[inline]
     pub fn fan_speed_of(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeed_v2()?;
         let mut c_speed: u32 = Default::default();
@@ -338,6 +344,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If the `device` does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeedRPM` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
+    #[inline]
     pub fn fan_speed_rpm(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeedRPM()?;
         let mut c_fan_speed = sys::nvmlFanSpeedInfo_v1_t {
@@ -366,6 +373,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMarginTemperature` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMarginTemperature")]
+    #[inline]
     pub fn margin_temperature(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMarginTemperature()?;
         let mut c_margin_temp_info = sys::nvmlMarginTemperature_v1_t {
@@ -392,6 +400,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinMaxFanSpeed")]
+    #[inline]
     pub fn min_max_fan_speed(&self) -> Result<MinMaxFanSpeed, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMinMaxFanSpeed()?;
         let mut c_min_speed: u32 = Default::default();
@@ -419,6 +428,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumFans` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumFans")]
+    #[inline]
     pub fn num_fans(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNumFans()?;
         let mut c_num_fans: u32 = Default::default();
@@ -443,6 +453,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementDefaultLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementDefaultLimit")]
+    #[inline]
     pub fn power_management_default_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementDefaultLimit()?;
         let mut c_default_limit: u32 = Default::default();
@@ -472,6 +483,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimit")]
+    #[inline]
     pub fn power_management_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementLimit()?;
         let mut c_limit: u32 = Default::default();
@@ -495,6 +507,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimitConstraints` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimitConstraints")]
+    #[inline]
     pub fn power_management_limit_constraints(
         &self,
     ) -> Result<PowerManagementLimitConstraints, Error> {
@@ -537,6 +550,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementMode")]
     #[deprecated(note = "This API has been deprecated.")]
+    #[inline]
     pub fn power_management_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -562,6 +576,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerMizerMode_v1")]
+    #[inline]
     pub fn power_mizer_mode(&self) -> Result<DevicePowerMizerModes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode: sys::nvmlDevicePowerMizerModes_v1_t = Default::default();
@@ -582,6 +597,7 @@ impl<'n> Device<'n> {
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerSource` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerSource")]
+    #[inline]
     pub fn power_source(&self) -> Result<PowerSource, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerSource()?;
         let mut c_power_source: u32 = Default::default();
@@ -612,6 +628,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceGetPerformanceState`. This function exposes an incorrect generalization. (`Device::performance_state`)"
     )]
+    #[inline]
     pub fn power_state(&self) -> Result<Pstates, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerState()?;
         let mut c_p_state: sys::nvmlPStates_enum = Default::default();
@@ -644,6 +661,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerUsage")]
+    #[inline]
     pub fn power_usage(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerUsage()?;
         let mut c_power: u32 = Default::default();
@@ -678,6 +696,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAdaptiveTgpMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAdaptiveTgpMode_v1")]
+    #[inline]
     pub fn set_adaptive_tgp_mode(&self, mode: EnableState) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAdaptiveTgpMode_v1()?;
         ffi::check(call!(sym(self.raw, mode.0)))?;
@@ -722,6 +741,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
+    #[inline]
     pub fn set_power_management_limit_of_scope(
         &self,
         power_value: &PowerValue,
@@ -753,6 +773,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerMizerMode_v1")]
+    #[inline]
     pub fn set_power_mizer_mode(
         &self,
         power_mizer_mode: &DevicePowerMizerModes,
@@ -792,6 +813,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTargetFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTargetFanSpeed")]
+    #[inline]
     pub fn target_fan_speed(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTargetFanSpeed()?;
         let mut c_target_speed: u32 = Default::default();
@@ -819,6 +841,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
     #[doc(alias = "nvmlDeviceGetTemperature")]
+    #[inline]
     pub fn temperature(&self, sensor_type: TemperatureSensors) -> Result<i32, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetTemperatureV"));
@@ -886,6 +909,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureThreshold` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureThreshold")]
+    #[inline]
     pub fn temperature_threshold(
         &self,
         threshold_type: TemperatureThresholds,
@@ -914,6 +938,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetThermalSettings` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetThermalSettings")]
+    #[inline]
     pub fn thermal_settings(
         &self,
         sensor_index: u32,
@@ -940,6 +965,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEnergyConsumption` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTotalEnergyConsumption")]
+    #[inline]
     pub fn total_energy_consumption(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetTotalEnergyConsumption()?;
         let mut c_energy: u64 = Default::default();

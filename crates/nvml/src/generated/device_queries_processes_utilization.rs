@@ -185,6 +185,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
     #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
+    #[inline]
     pub fn compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -299,6 +300,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDecoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDecoderUtilization")]
+    #[inline]
     pub fn decoder_utilization(&self) -> Result<DecoderUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDecoderUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -332,6 +334,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderCapacity")]
+    #[inline]
     pub fn encoder_capacity(
         &self,
         encoder_query_type: EncoderType,
@@ -371,6 +374,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetEncoderSessions")]
+    #[inline]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderSessions()?;
         let ((mut c_session_infos), n) = ffi::fill_counted(
@@ -408,6 +412,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderStats")]
+    #[inline]
     pub fn encoder_stats(&self) -> Result<EncoderStats, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderStats()?;
         let mut c_session_count: u32 = Default::default();
@@ -442,6 +447,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderUtilization")]
+    #[inline]
     pub fn encoder_utilization(&self) -> Result<EncoderUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetEncoderUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -484,6 +490,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetFBCSessions")]
+    #[inline]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCSessions()?;
         let ((mut c_session_info), n) = ffi::fill_counted(
@@ -523,6 +530,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFBCStats")]
+    #[inline]
     pub fn fbc_stats(&self) -> Result<FBCStats, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
@@ -570,6 +578,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v3")]
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses")]
+    #[inline]
     pub fn graphics_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -684,6 +693,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetJpgUtilization")]
+    #[inline]
     pub fn jpg_utilization(&self) -> Result<JpgUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetJpgUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -737,6 +747,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v3")]
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v2")]
     #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses")]
+    #[inline]
     pub fn mps_compute_running_processes(&self) -> Result<Vec<ProcessInfo>, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -851,6 +862,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetOfaUtilization")]
+    #[inline]
     pub fn ofa_utilization(&self) -> Result<OfaUtilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetOfaUtilization()?;
         let mut c_utilization: u32 = Default::default();
@@ -876,6 +888,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePerfMetricsGetSamples_v1` (a driver older than the function)
     #[doc(alias = "nvmlDevicePerfMetricsGetSamples_v1")]
+    #[inline]
     pub fn perf_metrics_get_samples(&self) -> Result<PerfMetricsSamples, Error> {
         let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
         let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
@@ -927,6 +940,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessUtilization` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetProcessUtilization")]
+    #[inline]
     pub fn process_utilization(
         &self,
         last_seen_time_stamp: u64,
@@ -998,6 +1012,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSamples` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetSamples")]
+    #[inline]
     pub fn samples(
         &self,
         r#type: SamplingType,
@@ -1051,6 +1066,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUtilizationRates` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUtilizationRates")]
+    #[inline]
     pub fn utilization_rates(&self) -> Result<Utilization, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetUtilizationRates()?;
         let mut c_utilization: sys::nvmlUtilization_st = Default::default();

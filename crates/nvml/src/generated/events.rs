@@ -638,6 +638,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetCreate` (a driver older than the function)
     #[doc(alias = "nvmlEventSetCreate")]
+    #[inline]
     pub fn event_set_create(&self) -> Result<EventSet<'_>, Error> {
         let sym = self.lib().nvmlEventSetCreate()?;
         let mut c_set: sys::nvmlEventSet_t = core::ptr::null_mut();
@@ -686,6 +687,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRegisterEvents` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRegisterEvents")]
+    #[inline]
     pub fn register_events(
         &self,
         event_types: EventTypes,
@@ -717,6 +719,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedEventTypes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedEventTypes")]
+    #[inline]
     pub fn supported_event_types(&self) -> Result<EventTypes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedEventTypes()?;
         let mut c_event_types: u64 = Default::default();
@@ -754,6 +757,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextCount_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextCount_v1")]
+    #[inline]
     pub fn context_count(&self) -> Result<EventSetGetContextCount, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextCount_v1()?;
         let mut c_params: sys::nvmlEventSetGetContextCount_v1_t = Default::default();
@@ -795,6 +799,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
+    #[inline]
     pub fn context_info(&self, index: u32) -> Result<EventSetGetContextInfo, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextInfo_v1()?;
         let mut c_params = EventSetGetContextInfo {
@@ -819,6 +824,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetFree` (a driver older than the function)
     #[doc(alias = "nvmlEventSetFree")]
+    #[inline]
     pub fn free(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlEventSetFree()?;
@@ -859,6 +865,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
+    #[inline]
     pub fn gpu_operational_event_context_legacy_xid(
         &self,
         index: u32,
@@ -917,6 +924,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetRegisterGpuOperationalEvents_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetRegisterGpuOperationalEvents_v1")]
+    #[inline]
     pub fn register_gpu_operational_events(
         &self,
         config: &GpuOperationalEventConfig,
@@ -970,6 +978,7 @@ impl<'n> EventSet<'n> {
     #[doc(alias = "nvmlEventSetWait_v2")]
     #[doc(alias = "nvmlEventSetWait")]
     #[doc(alias = "nvmlEventSetWait_v3")]
+    #[inline]
     pub fn wait(&self, timeoutms: u32) -> Result<EventData, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlEventSetWait_v2"));
@@ -1048,6 +1057,7 @@ impl<'n> EventSet<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v3` (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v3")]
+    #[inline]
     pub fn wait_structured(&self, timeout_ms: u32) -> Result<EventSetWait, Error> {
         let sym = self.nvml.lib().nvmlEventSetWait_v3()?;
         let mut c_params = EventSetWait {

@@ -105,6 +105,7 @@ impl Nvml {
     /// - [`Error::InvalidArgument`] if `deviceCount` is NULL
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceCount` (a driver older than the function)
     #[doc(alias = "nvmlGetExcludedDeviceCount")]
+    #[inline]
     pub fn excluded_device_count(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlGetExcludedDeviceCount()?;
         let mut c_device_count: u32 = Default::default();
@@ -134,6 +135,7 @@ impl Nvml {
     /// - [`Error::InvalidArgument`] if `index` is invalid or `info` is NULL
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceInfoByIndex` (a driver older than the function)
     #[doc(alias = "nvmlGetExcludedDeviceInfoByIndex")]
+    #[inline]
     pub fn excluded_device_info_by_index(
         &self,
         index: u32,

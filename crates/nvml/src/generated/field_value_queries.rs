@@ -66,6 +66,7 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] if `device` is invalid or `values` is NULL
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearFieldValues` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearFieldValues")]
+    #[inline]
     pub fn clear_field_values(
         &self,
         values: &[FieldValue],

@@ -66,6 +66,7 @@ impl Nvml {
     /// - [`Error::Memory`] if system memory is insufficient
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleAlloc` (a driver older than the function)
     #[doc(alias = "nvmlGpmSampleAlloc")]
+    #[inline]
     pub fn gpm_sample_alloc(&self) -> Result<GpmSample<'_>, Error> {
         let sym = self.lib().nvmlGpmSampleAlloc()?;
         let mut c_gpm_sample: sys::nvmlGpmSample_t = core::ptr::null_mut();
@@ -95,6 +96,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmMigSampleGet` (a driver older than the function)
     #[doc(alias = "nvmlGpmMigSampleGet")]
+    #[inline]
     pub fn gpm_mig_sample_get(
         &self,
         gpu_instance_id: u32,
@@ -118,6 +120,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryDeviceSupport` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryDeviceSupport")]
+    #[inline]
     pub fn gpm_query_device_support(&self) -> Result<GpmSupport, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryDeviceSupport()?;
         let mut c_gpm_support: sys::nvmlGpmSupport_t = sys::nvmlGpmSupport_t {
@@ -143,6 +146,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryIfStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryIfStreamingEnabled")]
+    #[inline]
     pub fn gpm_query_if_streaming_enabled(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryIfStreamingEnabled()?;
         let mut c_state: u32 = Default::default();
@@ -170,6 +174,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleGet` (a driver older than the function)
     #[doc(alias = "nvmlGpmSampleGet")]
+    #[inline]
     pub fn gpm_sample_get(&self, gpm_sample: &GpmSample<'_>) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSampleGet()?;
         ffi::check(call!(sym(self.raw, gpm_sample.raw)))?;
@@ -193,6 +198,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSetStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmSetStreamingEnabled")]
+    #[inline]
     pub fn gpm_set_streaming_enabled(&self, state: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSetStreamingEnabled()?;
         ffi::check(call!(sym(self.raw, state)))?;
@@ -211,6 +217,7 @@ impl<'n> GpmSample<'n> {
     /// - [`Error::InvalidArgument`] if an invalid pointer is provided
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSampleFree` (a driver older than the function)
     #[doc(alias = "nvmlGpmSampleFree")]
+    #[inline]
     pub fn free(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlGpmSampleFree()?;

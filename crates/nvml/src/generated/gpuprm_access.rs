@@ -454,6 +454,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadWritePRM_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceReadWritePRM_v1")]
+    #[inline]
     pub fn read_write_prm(&self, buffer: &PRMTLV) -> Result<PRMTLV, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadWritePRM_v1()?;
         let mut c_buffer = (*buffer).to_raw();

@@ -806,6 +806,7 @@ impl<'n> ComputeInstance<'n> {
     /// - [`Error::InUse`] If the compute instance is in use. This error would be returned if processes (e.g. CUDA application) are active on the compute instance.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceDestroy` (a driver older than the function)
     #[doc(alias = "nvmlComputeInstanceDestroy")]
+    #[inline]
     pub fn destroy(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlComputeInstanceDestroy()?;
@@ -829,6 +830,7 @@ impl<'n> ComputeInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceGetInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlComputeInstanceGetInfo_v2")]
     #[doc(alias = "nvmlComputeInstanceGetInfo")]
+    #[inline]
     pub fn info(&self) -> Result<ComputeInstanceInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlComputeInstanceGetInfo_v2"));
@@ -876,6 +878,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeInstanceId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetComputeInstanceId")]
+    #[inline]
     pub fn compute_instance_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetComputeInstanceId()?;
         let mut c_id: u32 = Default::default();
@@ -908,6 +911,7 @@ impl<'n> Device<'n> {
     /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstance` (a driver older than the function)
     #[doc(alias = "nvmlDeviceCreateGpuInstance")]
+    #[inline]
     pub fn create_gpu_instance(
         &self,
         profile_id: u32,
@@ -944,6 +948,7 @@ impl<'n> Device<'n> {
     /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstanceWithPlacement` (a driver older than the function)
     #[doc(alias = "nvmlDeviceCreateGpuInstanceWithPlacement")]
+    #[inline]
     pub fn create_gpu_instance_with_placement(
         &self,
         profile_id: u32,
@@ -974,6 +979,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDeviceHandleFromMigDeviceHandle` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDeviceHandleFromMigDeviceHandle")]
+    #[inline]
     pub fn device_handle_from_mig_device_handle(&self) -> Result<Device<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDeviceHandleFromMigDeviceHandle()?;
         let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
@@ -1003,6 +1009,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotFound`] If the GPU instance is not found.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceById` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceById")]
+    #[inline]
     pub fn gpu_instance_by_id(&self, id: u32) -> Result<GpuInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstanceById()?;
         let mut c_gpu_instance: sys::nvmlGpuInstance_t = core::ptr::null_mut();
@@ -1028,6 +1035,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceId")]
+    #[inline]
     pub fn gpu_instance_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstanceId()?;
         let mut c_id: u32 = Default::default();
@@ -1063,6 +1071,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements_v2")]
     #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements")]
+    #[inline]
     pub fn gpu_instance_possible_placements(
         &self,
         profile_id: u32,
@@ -1162,6 +1171,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoV")]
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfo")]
+    #[inline]
     pub fn gpu_instance_profile_info(
         &self,
         profile: u32,
@@ -1245,6 +1255,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoByIdV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoByIdV")]
+    #[inline]
     pub fn gpu_instance_profile_info_by_id(
         &self,
         profile_id: u32,
@@ -1279,6 +1290,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceRemainingCapacity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceRemainingCapacity")]
+    #[inline]
     pub fn gpu_instance_remaining_capacity(
         &self,
         profile_id: u32,
@@ -1311,6 +1323,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstances` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetGpuInstances")]
+    #[inline]
     pub fn gpu_instances(&self, profile_id: u32) -> Result<Vec<GpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstances()?;
         let mut c_gpu_instances: Vec<sys::nvmlGpuInstance_t> = vec![
@@ -1349,6 +1362,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceIsMigDeviceHandle` (a driver older than the function)
     #[doc(alias = "nvmlDeviceIsMigDeviceHandle")]
+    #[inline]
     pub fn is_mig_device_handle(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceIsMigDeviceHandle()?;
         let mut c_is_mig_device: u32 = Default::default();
@@ -1373,6 +1387,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxMigDeviceCount` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxMigDeviceCount")]
+    #[inline]
     pub fn max_mig_device_count(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMaxMigDeviceCount()?;
         let mut c_count: u32 = Default::default();
@@ -1407,6 +1422,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigDeviceHandleByIndex` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMigDeviceHandleByIndex")]
+    #[inline]
     pub fn mig_device_handle_by_index(&self, index: u32) -> Result<Device<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMigDeviceHandleByIndex()?;
         let mut c_mig_device: sys::nvmlDevice_t = core::ptr::null_mut();
@@ -1430,6 +1446,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMigMode")]
+    #[inline]
     pub fn mig_mode(&self) -> Result<MigMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMigMode()?;
         let mut c_current_mode: u32 = Default::default();
@@ -1475,6 +1492,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMigMode")]
+    #[inline]
     pub fn set_mig_mode(&self, mode: bool) -> Result<Return, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetMigMode()?;
         let mut c_activation_status: sys::nvmlReturn_enum = Default::default();
@@ -1506,6 +1524,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::NotFound`] If the compute instance is not found.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceById` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceById")]
+    #[inline]
     pub fn compute_instance_by_id(&self, id: u32) -> Result<ComputeInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetComputeInstanceById()?;
         let mut c_compute_instance: sys::nvmlComputeInstance_t = core::ptr::null_mut();
@@ -1540,6 +1559,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstancePossiblePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlGpuInstanceGetComputeInstancePossiblePlacements")]
+    #[inline]
     pub fn compute_instance_possible_placements(
         &self,
         profile_id: u32,
@@ -1602,6 +1622,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceProfileInfoV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfoV")]
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfo")]
+    #[inline]
     pub fn compute_instance_profile_info(
         &self,
         profile: u32,
@@ -1674,6 +1695,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceRemainingCapacity")]
+    #[inline]
     pub fn compute_instance_remaining_capacity(
         &self,
         profile_id: u32,
@@ -1706,6 +1728,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstances` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlGpuInstanceGetComputeInstances")]
+    #[inline]
     pub fn compute_instances(
         &self,
         profile_id: u32,
@@ -1756,6 +1779,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstance` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceCreateComputeInstance")]
+    #[inline]
     pub fn create_compute_instance(
         &self,
         profile_id: u32,
@@ -1793,6 +1817,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstanceWithPlacement` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceCreateComputeInstanceWithPlacement")]
+    #[inline]
     pub fn create_compute_instance_with_placement(
         &self,
         profile_id: u32,
@@ -1823,6 +1848,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::InUse`] If the GPU instance is in use. This error would be returned if processes (e.g. CUDA application) or compute instances are active on the GPU instance.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceDestroy` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceDestroy")]
+    #[inline]
     pub fn destroy(mut self) -> Result<(), Error> {
         let this_raw = self.release_raw();
         let sym = self.nvml.lib().nvmlGpuInstanceDestroy()?;
@@ -1845,6 +1871,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetInfo` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetInfo")]
+    #[inline]
     pub fn info(&self) -> Result<GpuInstanceInfo, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetInfo()?;
         let mut c_info: sys::nvmlGpuInstanceInfo_st = Default::default();

@@ -819,6 +819,7 @@ impl Nvml {
     /// - [`Error::NoPermission`] if not root user
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetNvlinkBwMode")]
+    #[inline]
     pub fn nvlink_bw_mode(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlSystemGetNvlinkBwMode()?;
         let mut c_nvlink_bw_mode: u32 = Default::default();
@@ -841,6 +842,7 @@ impl Nvml {
     /// - [`Error::NoPermission`] if not root user
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetNvlinkBwMode")]
+    #[inline]
     pub fn set_nvlink_bw_mode(&self, nvlink_bw_mode: u32) -> Result<(), Error> {
         let sym = self.lib().nvmlSystemSetNvlinkBwMode()?;
         ffi::check(call!(sym(nvlink_bw_mode)))?;
@@ -872,6 +874,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceFreezeNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceFreezeNvLinkUtilizationCounter")]
     #[deprecated(note = "Freezing NVLINK utilization counters is no longer supported.")]
+    #[inline]
     pub fn freeze_nv_link_utilization_counter(
         &self,
         link: u32,
@@ -901,6 +904,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceLockNvlinkRemapTable_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceLockNvlinkRemapTable_v1")]
+    #[inline]
     pub fn lock_nvlink_remap_table(
         &self,
         remap_table_lock_info: &NvlinkLockRemapTable,
@@ -933,6 +937,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkCapability` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkCapability")]
+    #[inline]
     pub fn nv_link_capability(
         &self,
         link: u32,
@@ -965,6 +970,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkErrorCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkErrorCounter")]
+    #[inline]
     pub fn nv_link_error_counter(
         &self,
         link: u32,
@@ -991,6 +997,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkInfo_v3` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkInfo_v3")]
     #[doc(alias = "nvmlDeviceGetNvLinkInfo")]
+    #[inline]
     pub fn nv_link_info(&self) -> Result<NvLinkInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3"));
@@ -1067,6 +1074,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemoteDeviceType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkRemoteDeviceType")]
+    #[inline]
     pub fn nv_link_remote_device_type(
         &self,
         link: u32,
@@ -1098,6 +1106,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemotePciInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo_v2")]
     #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo")]
+    #[inline]
     pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -1145,6 +1154,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkState")]
+    #[inline]
     pub fn nv_link_state(&self, link: u32) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkState()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
@@ -1176,6 +1186,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkUtilizationControl")]
     #[deprecated(note = "Getting utilization counter control is no longer supported.")]
+    #[inline]
     pub fn nv_link_utilization_control(
         &self,
         link: u32,
@@ -1212,6 +1223,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead."
     )]
+    #[inline]
     pub fn nv_link_utilization_counter(
         &self,
         link: u32,
@@ -1248,6 +1260,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
+    #[inline]
     pub fn nv_link_version(&self, link: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
         let mut c_version: u32 = Default::default();
@@ -1269,6 +1282,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
+    #[inline]
     pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
         let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
@@ -1295,6 +1309,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkNvlePrivateInfo_v1")]
+    #[inline]
     pub fn nvlink_nvle_private_info(&self) -> Result<NvlinkNvlePrivateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
         let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
@@ -1317,6 +1332,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkRemapTableInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkRemapTableInfo_v1")]
+    #[inline]
     pub fn nvlink_remap_table_info(&self) -> Result<NvlinkGetRemapTableInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkRemapTableInfo_v1()?;
         let mut c_remap_table_info: sys::nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
@@ -1338,6 +1354,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkSupportedBwModes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvlinkSupportedBwModes")]
+    #[inline]
     pub fn nvlink_supported_bw_modes(&self) -> Result<NvlinkSupportedBwModes, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkSupportedBwModes()?;
         let mut c_supported_bw_mode: sys::nvmlNvlinkSupportedBwModes_v1_t = sys::nvmlNvlinkSupportedBwModes_v1_t {
@@ -1366,6 +1383,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkErrorCounters` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetNvLinkErrorCounters")]
+    #[inline]
     pub fn reset_nv_link_error_counters(&self, link: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkErrorCounters()?;
         ffi::check(call!(sym(self.raw, link)))?;
@@ -1394,6 +1412,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetNvLinkUtilizationCounter")]
     #[deprecated(note = "Resetting NVLINK utilization counters is no longer supported.")]
+    #[inline]
     pub fn reset_nv_link_utilization_counter(
         &self,
         link: u32,
@@ -1421,6 +1440,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold")]
+    #[inline]
     pub fn set_nv_link_device_low_power_threshold(
         &self,
         info: &NvLinkPowerThres,
@@ -1456,6 +1476,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
     #[deprecated(note = "Setting utilization counter control is no longer supported.")]
+    #[inline]
     pub fn set_nv_link_utilization_control(
         &self,
         link: u32,
@@ -1486,6 +1507,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvlinkBwMode")]
+    #[inline]
     pub fn set_nvlink_bw_mode(
         &self,
         set_bw_mode: &NvlinkSetBwMode,
@@ -1521,6 +1543,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwModeAsync_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvlinkBwModeAsync_v1")]
+    #[inline]
     pub fn set_nvlink_bw_mode_async(
         &self,
         b_set_best: u32,
@@ -1554,6 +1577,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkNvleReady_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetNvlinkNvleReady_v1")]
+    #[inline]
     pub fn set_nvlink_nvle_ready(
         &self,
         set_nvle_ready: &NvlinkSetNvleReady,
@@ -1581,6 +1605,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if an error was encountered during the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetupNvlinkNvleEncryptionKey_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1")]
+    #[inline]
     pub fn setup_nvlink_nvle_encryption_key(
         &self,
         encryption_key: &NvlinkSetupNvleEncryptionKey,

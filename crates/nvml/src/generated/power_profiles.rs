@@ -529,6 +529,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Clear Requested Performance Profiles (`Device::workload_power_profile_update_profiles`)"
     )]
+    #[inline]
     pub fn workload_power_profile_clear_requested_profiles(
         &self,
         requested_profiles: &WorkloadPowerProfileRequestedProfiles,
@@ -567,6 +568,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")]
+    #[inline]
     pub fn workload_power_profile_get_current_profiles(
         &self,
     ) -> Result<WorkloadPowerProfileCurrentProfiles, Error> {
@@ -604,6 +606,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
+    #[inline]
     pub fn workload_power_profile_get_profiles_info(
         &self,
     ) -> Result<WorkloadPowerProfileProfilesInfo, Error> {
@@ -645,6 +648,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead Set Requested Performance Profiles (`Device::workload_power_profile_update_profiles`)"
     )]
+    #[inline]
     pub fn workload_power_profile_set_requested_profiles(
         &self,
         requested_profiles: &WorkloadPowerProfileRequestedProfiles,
@@ -682,6 +686,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")]
+    #[inline]
     pub fn workload_power_profile_update_profiles(
         &self,
         update_profiles: &WorkloadPowerProfileUpdateProfiles,

@@ -159,6 +159,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingActivatePresetProfile` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingActivatePresetProfile")]
+    #[inline]
     pub fn power_smoothing_activate_preset_profile(
         &self,
         profile: &PowerSmoothingProfile,
@@ -191,6 +192,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingSetState` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingSetState")]
+    #[inline]
     pub fn power_smoothing_set_state(
         &self,
         state: &PowerSmoothingState,
@@ -230,6 +232,7 @@ impl<'n> Device<'n> {
     /// - [`Error::ArgumentVersionMismatch`] if the structure version is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingUpdatePresetProfileParam` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingUpdatePresetProfileParam")]
+    #[inline]
     pub fn power_smoothing_update_preset_profile_param(
         &self,
         profile: &PowerSmoothingProfile,

@@ -108,6 +108,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCudaDriverVersion_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetCudaDriverVersion_v2")]
     #[doc(alias = "nvmlSystemGetCudaDriverVersion")]
+    #[inline]
     pub fn cuda_driver_version(&self) -> Result<i32, Error> {
         let lib = self.lib();
         let mut missing = Error::FunctionNotFound(
@@ -153,6 +154,7 @@ impl Nvml {
     /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetDriverVersion` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetDriverVersion")]
+    #[inline]
     pub fn driver_version(&self) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetDriverVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 80];
@@ -178,6 +180,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetHicVersion` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlSystemGetHicVersion")]
+    #[inline]
     pub fn hic_version(&self) -> Result<Vec<HwbcEntry>, Error> {
         let sym = self.lib().nvmlSystemGetHicVersion()?;
         let ((mut c_hwbc_entries), n) = ffi::fill_counted(
@@ -219,6 +222,7 @@ impl Nvml {
     /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNVMLVersion` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetNVMLVersion")]
+    #[inline]
     pub fn nvml_version(&self) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetNVMLVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 80];
@@ -249,6 +253,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetProcessName` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetProcessName")]
+    #[inline]
     pub fn process_name(&self, pid: u32) -> Result<String, Error> {
         let sym = self.lib().nvmlSystemGetProcessName()?;
         let mut c_name = [0 as core::ffi::c_char; 1024];
@@ -275,6 +280,7 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetTopologyGpuSet` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlSystemGetTopologyGpuSet")]
+    #[inline]
     pub fn topology_gpu_set(&self, cpu_number: u32) -> Result<Vec<Device<'_>>, Error> {
         let sym = self.lib().nvmlSystemGetTopologyGpuSet()?;
         let ((mut c_device_array), n) = ffi::fill_counted(

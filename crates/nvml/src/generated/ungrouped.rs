@@ -360,6 +360,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCapabilities")]
+    #[inline]
     pub fn capabilities(&self) -> Result<DeviceCapabilities, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCapabilities()?;
         let mut c_caps: sys::nvmlDeviceCapabilities_v1_t = sys::nvmlDeviceCapabilities_v1_t {

@@ -80,6 +80,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitSetLedState` (a driver older than the function)
     #[doc(alias = "nvmlUnitSetLedState")]
+    #[inline]
     pub fn set_led_state(&self, color: LedColor) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlUnitSetLedState()?;
         ffi::check(call!(sym(self.raw, color.0)))?;

@@ -75,6 +75,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetHandleByIndex` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetHandleByIndex")]
+    #[inline]
     pub fn unit_by_index(&self, index: u32) -> Result<Unit<'_>, Error> {
         let sym = self.lib().nvmlUnitGetHandleByIndex()?;
         let mut c_unit: sys::nvmlUnit_t = core::ptr::null_mut();
@@ -96,6 +97,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetCount` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetCount")]
+    #[inline]
     pub fn unit_count(&self) -> Result<u32, Error> {
         let sym = self.lib().nvmlUnitGetCount()?;
         let mut c_unit_count: u32 = Default::default();
@@ -123,6 +125,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetDevices` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlUnitGetDevices")]
+    #[inline]
     pub fn devices(&self) -> Result<Vec<Device<'n>>, Error> {
         let sym = self.nvml.lib().nvmlUnitGetDevices()?;
         let ((mut c_devices), n) = ffi::fill_counted(
@@ -164,6 +167,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetFanSpeedInfo` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetFanSpeedInfo")]
+    #[inline]
     pub fn fan_speed_info(&self) -> Result<UnitFanSpeeds, Error> {
         let sym = self.nvml.lib().nvmlUnitGetFanSpeedInfo()?;
         let mut c_fan_speeds: sys::nvmlUnitFanSpeeds_st = Default::default();
@@ -190,6 +194,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetLedState` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetLedState")]
+    #[inline]
     pub fn led_state(&self) -> Result<LedState, Error> {
         let sym = self.nvml.lib().nvmlUnitGetLedState()?;
         let mut c_state: sys::nvmlLedState_st = Default::default();
@@ -214,6 +219,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetPsuInfo` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetPsuInfo")]
+    #[inline]
     pub fn psu_info(&self) -> Result<PSUInfo, Error> {
         let sym = self.nvml.lib().nvmlUnitGetPsuInfo()?;
         let mut c_psu: sys::nvmlPSUInfo_st = Default::default();
@@ -243,6 +249,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetTemperature` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetTemperature")]
+    #[inline]
     pub fn temperature(&self, r#type: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlUnitGetTemperature()?;
         let mut c_temp: u32 = Default::default();
@@ -265,6 +272,7 @@ impl<'n> Unit<'n> {
     /// - [`Error::InvalidArgument`] if `unit` is invalid or `info` is NULL
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetUnitInfo` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetUnitInfo")]
+    #[inline]
     pub fn unit_info(&self) -> Result<UnitInfo, Error> {
         let sym = self.nvml.lib().nvmlUnitGetUnitInfo()?;
         let mut c_info: sys::nvmlUnitInfo_st = Default::default();

@@ -96,6 +96,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessUtilization` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetVgpuProcessUtilization")]
+    #[inline]
     pub fn vgpu_process_utilization(
         &self,
         last_seen_time_stamp: u64,
@@ -169,6 +170,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuUtilization` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetVgpuUtilization")]
+    #[inline]
     pub fn vgpu_utilization(
         &self,
         last_seen_time_stamp: u64,
@@ -220,6 +222,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingMode")]
+    #[inline]
     pub fn accounting_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
@@ -255,6 +258,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingPids` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlVgpuInstanceGetAccountingPids")]
+    #[inline]
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingPids()?;
         let ((mut c_pids), n) = ffi::fill_counted(
@@ -306,6 +310,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingStats")]
+    #[inline]
     pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStatsV1, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingStats()?;
         let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
@@ -333,6 +338,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceClearAccountingPids` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceClearAccountingPids")]
+    #[inline]
     pub fn clear_accounting_pids(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceClearAccountingPids()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -355,6 +361,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetLicenseInfo_v2")]
     #[doc(alias = "nvmlVgpuInstanceGetLicenseInfo")]
+    #[inline]
     pub fn license_info(&self) -> Result<VgpuLicenseInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(

@@ -129,6 +129,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuDriverCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuDriverCapabilities")]
+    #[inline]
     pub fn vgpu_driver_capabilities(
         &self,
         capability: VgpuDriverCapability,
@@ -157,6 +158,7 @@ impl Nvml {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance")]
+    #[inline]
     pub fn vgpu_type_max_instances_per_gpu_instance(
         &self,
         vgpu_type_id: u32,
@@ -202,6 +204,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetActiveVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetActiveVgpus")]
+    #[inline]
     pub fn active_vgpus(&self) -> Result<Vec<VgpuInstance<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetActiveVgpus()?;
         let ((mut c_vgpu_instances), n) = ffi::fill_counted(
@@ -253,6 +256,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCreatableVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetCreatableVgpus")]
+    #[inline]
     pub fn creatable_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCreatableVgpus()?;
         let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
@@ -297,6 +301,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
+    #[inline]
     pub fn set_vgpu_scheduler_state(
         &self,
         p_scheduler_state: &VgpuSchedulerState,
@@ -330,6 +335,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetSupportedVgpus")]
+    #[inline]
     pub fn supported_vgpus(&self) -> Result<Vec<VgpuTypeId<'n>>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSupportedVgpus()?;
         let ((mut c_vgpu_type_ids), n) = ffi::fill_counted(
@@ -377,6 +383,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuCapabilities")]
+    #[inline]
     pub fn vgpu_capabilities(
         &self,
         capability: DeviceVgpuCapability,
@@ -407,6 +414,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
+    #[inline]
     pub fn vgpu_scheduler_log(
         &self,
         engine_id: u32,
@@ -438,6 +446,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
+    #[inline]
     pub fn vgpu_scheduler_state(
         &self,
         engine_id: u32,
@@ -470,6 +479,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstances` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstances")]
+    #[inline]
     pub fn vgpu_type_get_max_instances(
         &self,
         vgpu_type_id: &VgpuTypeId<'_>,
@@ -508,6 +518,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuHeterogeneousMode")]
+    #[inline]
     pub fn set_vgpu_heterogeneous_mode(
         &self,
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
@@ -542,6 +553,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
+    #[inline]
     pub fn set_vgpu_scheduler_state(
         &self,
         p_scheduler_state: &VgpuSchedulerState,
@@ -582,6 +594,7 @@ impl<'n> GpuInstance<'n> {
     #[deprecated(
         note = "Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead (`GpuInstance::set_vgpu_scheduler_state`)"
     )]
+    #[inline]
     pub fn set_vgpu_scheduler_state_legacy(
         &self,
         p_scheduler: &VgpuSchedulerStateV1,
@@ -618,6 +631,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuHeterogeneousMode")]
+    #[inline]
     pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousMode, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode: sys::nvmlVgpuHeterogeneousMode_v1_t = sys::nvmlVgpuHeterogeneousMode_v1_t {
@@ -650,6 +664,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerLog_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog_v2")]
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog")]
+    #[inline]
     pub fn vgpu_scheduler_log(
         &self,
         engine_id: u32,
@@ -741,6 +756,7 @@ impl<'n> GpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerState_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState_v2")]
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState")]
+    #[inline]
     pub fn vgpu_scheduler_state(
         &self,
         engine_id: u32,
@@ -822,6 +838,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEccMode")]
+    #[inline]
     pub fn ecc_mode(&self) -> Result<EnableState, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEccMode()?;
         let mut c_ecc_mode: sys::nvmlEnableState_enum = Default::default();
@@ -844,6 +861,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderCapacity")]
+    #[inline]
     pub fn encoder_capacity(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderCapacity()?;
         let mut c_encoder_capacity: u32 = Default::default();
@@ -877,6 +895,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlVgpuInstanceGetEncoderSessions")]
+    #[inline]
     pub fn encoder_sessions(&self) -> Result<Vec<EncoderSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderSessions()?;
         let ((mut c_session_info), n) = ffi::fill_counted(
@@ -914,6 +933,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderStats")]
+    #[inline]
     pub fn encoder_stats(&self) -> Result<EncoderStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEncoderStats()?;
         let mut c_session_count: u32 = Default::default();
@@ -949,6 +969,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFbUsage` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFbUsage")]
+    #[inline]
     pub fn fb_usage(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFbUsage()?;
         let mut c_fb_usage: u64 = Default::default();
@@ -985,6 +1006,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlVgpuInstanceGetFBCSessions")]
+    #[inline]
     pub fn fbc_sessions(&self) -> Result<Vec<FBCSessionInfo>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCSessions()?;
         let ((mut c_session_info), n) = ffi::fill_counted(
@@ -1024,6 +1046,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFBCStats")]
+    #[inline]
     pub fn fbc_stats(&self) -> Result<FBCStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
@@ -1049,6 +1072,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFrameRateLimit` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFrameRateLimit")]
+    #[inline]
     pub fn frame_rate_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFrameRateLimit()?;
         let mut c_frame_rate_limit: u32 = Default::default();
@@ -1072,6 +1096,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuInstanceId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetGpuInstanceId")]
+    #[inline]
     pub fn gpu_instance_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetGpuInstanceId()?;
         let mut c_gpu_instance_id: u32 = Default::default();
@@ -1096,6 +1121,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuPciId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetGpuPciId")]
+    #[inline]
     pub fn gpu_pci_id(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetGpuPciId()?;
         let mut c_vgpu_pci_id = [0 as core::ffi::c_char; 32];
@@ -1126,6 +1152,7 @@ impl<'n> VgpuInstance<'n> {
     #[deprecated(
         note = "Use `nvmlVgpuInstanceGetLicenseInfo_v2`. (`VgpuInstance::license_info`)"
     )]
+    #[inline]
     pub fn license_status(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetLicenseStatus()?;
         let mut c_licensed: u32 = Default::default();
@@ -1155,6 +1182,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMdevUUID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetMdevUUID")]
+    #[inline]
     pub fn mdev_uuid(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetMdevUUID()?;
         let mut c_mdev_uuid = [0 as core::ffi::c_char; 80];
@@ -1179,6 +1207,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceSetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceSetEncoderCapacity")]
+    #[inline]
     pub fn set_encoder_capacity(&self, encoder_capacity: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceSetEncoderCapacity()?;
         ffi::check(call!(sym(self.raw, encoder_capacity)))?;
@@ -1202,6 +1231,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetType` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetType")]
+    #[inline]
     pub fn r#type(&self) -> Result<VgpuTypeId<'n>, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetType()?;
         let mut c_vgpu_type_id: sys::nvmlVgpuTypeId_t = Default::default();
@@ -1229,6 +1259,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetUUID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetUUID")]
+    #[inline]
     pub fn uuid(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetUUID()?;
         let mut c_uuid = [0 as core::ffi::c_char; 80];
@@ -1260,6 +1291,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmDriverVersion` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmDriverVersion")]
+    #[inline]
     pub fn vm_driver_version(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetVmDriverVersion()?;
         let mut c_version = [0 as core::ffi::c_char; 80];
@@ -1286,6 +1318,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmID")]
+    #[inline]
     pub fn vm_id(&self) -> Result<VmId, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetVmID()?;
         let mut c_vm_id = [0 as core::ffi::c_char; 80];
@@ -1315,6 +1348,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetBAR1Info` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetBAR1Info")]
+    #[inline]
     pub fn bar1_info(&self) -> Result<VgpuTypeBar1Info, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetBAR1Info()?;
         let mut c_bar1_info: sys::nvmlVgpuTypeBar1Info_v1_t = sys::nvmlVgpuTypeBar1Info_v1_t {
@@ -1345,6 +1379,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetCapabilities")]
+    #[inline]
     pub fn capabilities(&self, capability: VgpuCapability) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetCapabilities()?;
         let mut c_cap_result: u32 = Default::default();
@@ -1367,6 +1402,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetClass` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetClass")]
+    #[inline]
     pub fn class(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetClass()?;
         let mut c_vgpu_type_class = [0 as core::ffi::c_char; 64];
@@ -1387,6 +1423,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetDeviceID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetDeviceID")]
+    #[inline]
     pub fn device_id(&self) -> Result<DeviceId, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetDeviceID()?;
         let mut c_device_id: u64 = Default::default();
@@ -1413,6 +1450,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFrameRateLimit` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFrameRateLimit")]
+    #[inline]
     pub fn frame_rate_limit(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetFrameRateLimit()?;
         let mut c_frame_rate_limit: u32 = Default::default();
@@ -1434,6 +1472,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFramebufferSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFramebufferSize")]
+    #[inline]
     pub fn framebuffer_size(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetFramebufferSize()?;
         let mut c_fb_size: u64 = Default::default();
@@ -1457,6 +1496,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGpuInstanceProfileId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetGpuInstanceProfileId")]
+    #[inline]
     pub fn gpu_instance_profile_id(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetGpuInstanceProfileId()?;
         let mut c_gpu_instance_profile_id: u32 = Default::default();
@@ -1486,6 +1526,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetLicense` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetLicense")]
+    #[inline]
     pub fn license(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetLicense()?;
         let mut c_vgpu_type_license_string = [0 as core::ffi::c_char; 128];
@@ -1509,6 +1550,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerVm` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerVm")]
+    #[inline]
     pub fn max_instances_per_vm(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetMaxInstancesPerVm()?;
         let mut c_vgpu_instance_count_per_vm: u32 = Default::default();
@@ -1533,6 +1575,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetName` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetName")]
+    #[inline]
     pub fn name(&self) -> Result<String, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetName()?;
         let mut c_vgpu_type_name = [0 as core::ffi::c_char; 64];
@@ -1555,6 +1598,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetNumDisplayHeads` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetNumDisplayHeads")]
+    #[inline]
     pub fn num_display_heads(&self) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetNumDisplayHeads()?;
         let mut c_num_display_heads: u32 = Default::default();
@@ -1578,6 +1622,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetResolution` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetResolution")]
+    #[inline]
     pub fn resolution(&self, display_index: u32) -> Result<Resolution, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetResolution()?;
         let mut c_xdim: u32 = Default::default();

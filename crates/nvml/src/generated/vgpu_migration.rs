@@ -444,6 +444,7 @@ impl Nvml {
     /// - [`Error::InvalidArgument`] The `vgpuVersion` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager or if `vgpuVersion` is NULL.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlSetVgpuVersion")]
+    #[inline]
     pub fn set_vgpu_version(&self, vgpu_version: &VgpuVersion) -> Result<(), Error> {
         let sym = self.lib().nvmlSetVgpuVersion()?;
         let mut c_vgpu_version = (*vgpu_version).to_raw();
@@ -468,6 +469,7 @@ impl Nvml {
     /// - [`Error::Unknown`] An error occurred while the data was being fetched.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuVersion")]
+    #[inline]
     pub fn vgpu_version(&self) -> Result<VgpuVersionInfo, Error> {
         let sym = self.lib().nvmlGetVgpuVersion()?;
         let mut c_supported: sys::nvmlVgpuVersion_st = Default::default();
@@ -510,6 +512,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead (`Device::set_vgpu_scheduler_state`)"
     )]
+    #[inline]
     pub fn set_vgpu_scheduler_state_legacy(
         &self,
         p_scheduler_state: &VgpuSchedulerSetState,
@@ -541,6 +544,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerCapabilities")]
+    #[inline]
     pub fn vgpu_scheduler_capabilities(
         &self,
     ) -> Result<VgpuSchedulerCapabilities, Error> {
@@ -574,6 +578,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead (`Device::vgpu_scheduler_log`)"
     )]
+    #[inline]
     pub fn vgpu_scheduler_log_legacy(&self) -> Result<VgpuSchedulerLog, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
         let mut c_p_scheduler_log: sys::nvmlVgpuSchedulerLog_st = Default::default();
@@ -602,6 +607,7 @@ impl<'n> Device<'n> {
     #[deprecated(
         note = "Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead (`Device::vgpu_scheduler_state`)"
     )]
+    #[inline]
     pub fn vgpu_scheduler_state_legacy(&self) -> Result<VgpuSchedulerGetState, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;
         let mut c_p_scheduler_state: sys::nvmlVgpuSchedulerGetState_st = Default::default();

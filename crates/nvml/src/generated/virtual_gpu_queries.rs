@@ -69,6 +69,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetGridLicensableFeatures_v3")]
     #[doc(alias = "nvmlDeviceGetGridLicensableFeatures_v2")]
     #[doc(alias = "nvmlDeviceGetGridLicensableFeatures")]
+    #[inline]
     pub fn grid_licensable_features(&self) -> Result<GridLicensableFeatures, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
@@ -133,6 +134,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] if any unexpected error occurred
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostVgpuMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHostVgpuMode")]
+    #[inline]
     pub fn host_vgpu_mode(&self) -> Result<HostVgpuMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetHostVgpuMode()?;
         let mut c_p_host_vgpu_mode: sys::nvmlHostVgpuMode_enum = Default::default();
@@ -159,6 +161,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuCapabilities")]
+    #[inline]
     pub fn set_vgpu_capabilities(
         &self,
         capability: DeviceVgpuCapability,
@@ -198,6 +201,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuHeterogeneousMode")]
+    #[inline]
     pub fn set_vgpu_heterogeneous_mode(
         &self,
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
@@ -229,6 +233,7 @@ impl<'n> Device<'n> {
     /// - [`Error::NoPermission`] if setting of virtualization mode is not allowed for this client.
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVirtualizationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVirtualizationMode")]
+    #[inline]
     pub fn set_virtualization_mode(
         &self,
         virtual_mode: GpuVirtualizationMode,
@@ -259,6 +264,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error during GSP reset operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceVgpuForceGspUnload` (a driver older than the function)
     #[doc(alias = "nvmlDeviceVgpuForceGspUnload")]
+    #[inline]
     pub fn vgpu_force_gsp_unload(&self) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceVgpuForceGspUnload()?;
         ffi::check(call!(sym(self.raw)))?;
@@ -286,6 +292,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuHeterogeneousMode")]
+    #[inline]
     pub fn vgpu_heterogeneous_mode(&self) -> Result<VgpuHeterogeneousMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuHeterogeneousMode()?;
         let mut c_p_heterogeneous_mode: sys::nvmlVgpuHeterogeneousMode_v1_t = sys::nvmlVgpuHeterogeneousMode_v1_t {
@@ -311,6 +318,7 @@ impl<'n> Device<'n> {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVirtualizationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVirtualizationMode")]
+    #[inline]
     pub fn virtualization_mode(&self) -> Result<GpuVirtualizationMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVirtualizationMode()?;
         let mut c_p_virtual_mode: sys::nvmlGpuVirtualizationMode = Default::default();
@@ -338,6 +346,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetPlacementId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetPlacementId")]
+    #[inline]
     pub fn placement_id(&self) -> Result<VgpuPlacementId, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetPlacementId()?;
         let mut c_p_placement: sys::nvmlVgpuPlacementId_v1_t = sys::nvmlVgpuPlacementId_v1_t {
@@ -367,6 +376,7 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetRuntimeStateSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetRuntimeStateSize")]
+    #[inline]
     pub fn runtime_state_size(&self) -> Result<VgpuRuntimeState, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetRuntimeStateSize()?;
         let mut c_p_state: sys::nvmlVgpuRuntimeState_v1_t = sys::nvmlVgpuRuntimeState_v1_t {
@@ -391,6 +401,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFbReservation` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFbReservation")]
+    #[inline]
     pub fn fb_reservation(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetFbReservation()?;
         let mut c_fb_reservation: u64 = Default::default();
@@ -410,6 +421,7 @@ impl<'n> VgpuTypeId<'n> {
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGspHeapSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetGspHeapSize")]
+    #[inline]
     pub fn gsp_heap_size(&self) -> Result<u64, Error> {
         let sym = self.nvml.lib().nvmlVgpuTypeGetGspHeapSize()?;
         let mut c_gsp_heap_size: u64 = Default::default();

@@ -81,6 +81,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceDiscoverGpus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceDiscoverGpus")]
+    #[inline]
     pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceDiscoverGpus()?;
         let mut c_pci_info = (*pci_info).to_raw();
@@ -113,6 +114,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceModifyDrainState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceModifyDrainState")]
+    #[inline]
     pub fn device_modify_drain_state(
         &self,
         pci_info: &PciInfo,
@@ -146,6 +148,7 @@ impl Nvml {
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceQueryDrainState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceQueryDrainState")]
+    #[inline]
     pub fn device_query_drain_state(
         &self,
         pci_info: &PciInfo,
@@ -189,6 +192,7 @@ impl Nvml {
     /// - [`Error::InUse`] if the device is still in use and cannot be removed
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRemoveGpu_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRemoveGpu_v2")]
+    #[inline]
     pub fn device_remove_gpu(
         &self,
         pci_info: &PciInfo,

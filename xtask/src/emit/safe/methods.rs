@@ -405,6 +405,9 @@ impl Gen<'_> {
             #via
             #(#aliases)*
             #deprecated
+            // Inlined into the caller's crate: a getter then costs the library call and little
+            // more (benches/compare.sh).
+            #[inline]
             pub fn #name(#receiver, #(#args),*) -> Result<#ret, Error> {
                 #body
             }
