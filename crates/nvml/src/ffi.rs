@@ -87,6 +87,11 @@ pub const MAX_LIST_BYTES: usize = 256 << 20;
 pub enum Probe {
     /// A NULL array with a count of 0 asks for the size.
     Null,
+    /// As [`Probe::Null`], but the library answers the size with
+    /// `NVML_ERROR_INSUFFICIENT_SIZE` even when it is 0 (nvmlDeviceGetAccountingPids: "The
+    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated count value"): that
+    /// answer with a count of 0 is an empty list.
+    NullSizeError,
     /// The library refuses a NULL array: start with this many elements, then grow to what it
     /// asks for (or double, when it does not say).
     Capacity(c_uint),
@@ -119,7 +124,7 @@ pub fn fill_counted<A>(
     mut call: impl FnMut(c_uint, &mut c_uint) -> (sys::nvmlReturn_t, A),
 ) -> Result<(A, usize), Error> {
     let mut capacity: c_uint = match probe {
-        Probe::Null => 0,
+        Probe::Null | Probe::NullSizeError => 0,
         Probe::Capacity(n) => n,
     };
     check_count(capacity, elem_bytes)?;
@@ -131,12 +136,11 @@ pub fn fill_counted<A>(
             // queries): fetch that many.
             sys::NVML_SUCCESS if capacity == 0 && count > 0 => capacity = check_count(count, elem_bytes)? as c_uint,
             sys::NVML_SUCCESS => return Ok((arrays, (count as usize).min(capacity as usize))),
-            // The size probe answered with the code that asks for a bigger array, and a count
-            // of 0: nvmlDeviceGetAccountingPids "call this function with *count = 0 and
-            // pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated
-            // count value indicating the number of processes" (driver 580.159.04 does so with
-            // none): the list is empty.
-            sys::NVML_ERROR_INSUFFICIENT_SIZE if capacity == 0 && count == 0 && probe == Probe::Null => {
+            // The size probe of a function that answers it with the code that asks for a bigger
+            // array, and a count of 0 (driver 580.159.04 does so with no process): the list is
+            // empty. Elsewhere that answer is an error (a library that asks for more and does
+            // not say how much).
+            sys::NVML_ERROR_INSUFFICIENT_SIZE if capacity == 0 && count == 0 && probe == Probe::NullSizeError => {
                 return Ok((arrays, 0))
             }
             sys::NVML_ERROR_INSUFFICIENT_SIZE if count > capacity => {

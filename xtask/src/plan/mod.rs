@@ -164,6 +164,10 @@ pub enum Role {
 pub enum Probe {
     /// A NULL array (count 0) asks for the size.
     Null,
+    /// A NULL array (count 0) asks for the size, which the library answers with
+    /// `NVML_ERROR_INSUFFICIENT_SIZE` and the count, 0 included (the header: "The return code
+    /// will be NVML_ERROR_INSUFFICIENT_SIZE with an updated count value").
+    NullSizeError,
     /// The library refuses a NULL array: start with this many elements, then grow to what it
     /// asks for.
     Capacity(u64),

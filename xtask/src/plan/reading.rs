@@ -103,6 +103,13 @@ impl Reader<'_> {
                     (true, false) => Role::Count {
                         probe: if c.probe_refused {
                             Probe::Capacity(c.capacity.unwrap_or(FIRST_CAPACITY))
+                        } else if f.doc.as_deref().is_some_and(|d| {
+                            d.split_whitespace()
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                                .contains("The return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated count")
+                        }) {
+                            Probe::NullSizeError
                         } else {
                             Probe::Null
                         },

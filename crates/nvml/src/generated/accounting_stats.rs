@@ -316,7 +316,7 @@ impl<'n> Device<'n> {
     pub fn accounting_pids(&self) -> Result<Vec<u32>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingPids()?;
         let ((mut c_pids), n) = ffi::fill_counted(
-            ffi::Probe::Null,
+            ffi::Probe::NullSizeError,
             0 + core::mem::size_of::<u32>(),
             |capacity, count| {
                 let mut c_pids: Vec<u32> = vec![Default::default(); capacity as usize];

@@ -904,6 +904,7 @@ impl Gen<'_> {
         });
         let probe = match probe {
             Probe::Null => quote!(ffi::Probe::Null),
+            Probe::NullSizeError => quote!(ffi::Probe::NullSizeError),
             Probe::Capacity(n) => {
                 let n = Literal::u32_unsuffixed(n.min(u32::MAX as u64) as u32);
                 quote!(ffi::Probe::Capacity(#n))

@@ -108,6 +108,9 @@ fn role(b: &Bindings, plan: &Plan, call: &Call, r: &Role) -> String {
         Role::StrBuf { size } => format!("string buffer of {size} bytes"),
         Role::StrLen { .. } => "the string buffer's length".into(),
         Role::Count { probe: Probe::Null } => "count of the arrays; NULL arrays ask for it".into(),
+        Role::Count { probe: Probe::NullSizeError } => {
+            "count of the arrays; NULL arrays ask for it, answered INSUFFICIENT_SIZE even when 0".into()
+        }
         Role::Count { probe: Probe::Capacity(n) } => {
             format!("count of the arrays; no NULL probe: {n} elements first, grown as asked")
         }
