@@ -2,16 +2,15 @@
 //! (`generated/history.rs`, which `cargo xtask regen` writes from
 //! `gen-config/function-history.yaml`).
 //!
+//! Everything that decides whether a driver has a function goes through [`has`]: the engine
+//! (a function the profile's driver lacks answers `NVML_ERROR_FUNCTION_NOT_FOUND`) and the
+//! libraries of one driver's symbols (`driver_lib`, `cargo xtask mock-lib`). [`first_driver`]
+//! is the first driver of the header that declares the function where the history knows it
+//! (`580.82.07` for 13.0.87), else the first version of its branch (`570.0.0`).
+//!
 //! Whether a driver knows a record version (`nvmlPlatformInfo_v2`) goes through
 //! [`knows_version`], by the same rule: the generated answers and the engine's versioned
 //! records answer `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` to a version newer than the driver.
-//!
-//! Everything that decides whether a driver has a function goes through [`has`]: the engine
-//! (a function the profile's driver lacks answers `NVML_ERROR_FUNCTION_NOT_FOUND`) and the
-//! libraries of one driver's symbols (`driver_lib`, `cargo xtask mock-lib`). Today the history
-//! knows the branch that introduced each function, so [`first_driver`] answers the branch's
-//! first version (`570.0.0`); a history that knows each header's first full driver version
-//! plugs in there, and every comparison is already on full versions.
 
 use std::cmp::Ordering;
 use std::fmt;
