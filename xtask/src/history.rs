@@ -23,6 +23,7 @@ use crate::model::version_key;
 use crate::model::Model;
 
 pub mod fields;
+pub mod records;
 
 /// The history file of the default rules, `gen-config/function-history.yaml`.
 pub const HISTORY_FILE: &str = "gen-config/function-history.yaml";
@@ -71,6 +72,11 @@ pub struct History {
     /// ([`fields::changes`]).
     #[serde(default)]
     pub fields: BTreeMap<String, BTreeMap<String, Option<u32>>>,
+    /// Every struct version constant of the default header (`nvmlPlatformInfo_v2`) → the first
+    /// header that declares it ([`records`]). Absent from histories written before record
+    /// versions were recorded: every driver then accepts every version.
+    #[serde(default)]
+    pub record_versions: BTreeMap<String, String>,
 }
 
 /// `12.4.99` → `12.4`.
@@ -144,9 +150,11 @@ pub fn path_for_rules(rules: &Path) -> PathBuf {
     rules.with_file_name(FILE_NAME)
 }
 
-/// One function newer than the oldest header, as the mock's `generated/history.rs` lists it.
+/// One function (or struct version constant) newer than the oldest header, as the mock's
+/// `generated/history.rs` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Introduced {
+    /// The function symbol, or the struct version constant.
     pub function: String,
     /// The first header that declares it.
     pub header: String,
@@ -163,6 +171,9 @@ pub struct Introduced {
 pub struct DriverTable {
     /// Sorted by function name.
     pub introduced: Vec<Introduced>,
+    /// The struct version constants newer than the oldest header, sorted by name: a driver
+    /// older than one answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` to it.
+    pub record_versions: Vec<Introduced>,
     /// The newest branch of the history's table (0 without a history).
     pub newest_branch: u32,
     /// The history's table, toolkit `major.minor` → driver branch, oldest first: the drivers
@@ -204,31 +215,35 @@ pub fn for_regen(file: &Path, shown: &str, model: &Model) -> (DriverTable, Diagn
 /// The [`DriverTable`] of `model`'s functions under `history`.
 pub fn table(history: &History, shown: &str, model: &Model, d: &mut Diagnostics) -> DriverTable {
     let newest_branch = history.branches.values().copied().max().unwrap_or(0);
-    let newest_toolkit = history.branches.keys().filter_map(|k| version_key(k)).max();
-    let mut introduced = Vec::new();
     let mut lacking = Vec::new();
+    let mut introduced = Vec::new();
     for name in model.functions.keys() {
-        let Some(header) = history.functions.get(name) else {
-            lacking.push(name.as_str());
-            continue;
-        };
-        if *header == history.oldest {
-            continue;
+        match history.functions.get(name) {
+            Some(header) => introduced.extend(first_driver(history, shown, "functions", name, header, d)),
+            None => lacking.push(name.as_str()),
         }
-        let tk = toolkit(header);
-        let min_driver = match history.branches.get(&tk) {
-            Some(b) => *b,
-            None if version_key(&tk).is_some() && version_key(&tk) > newest_toolkit => newest_branch + 1,
-            None => {
-                d.warn(
-                    format!("{shown}: functions.{name}"),
-                    format!("header {header}: toolkit {tk} has no driver branch under `branches`; treated as present in every driver"),
-                );
-                continue;
+    }
+    let mut record_versions = Vec::new();
+    if !history.record_versions.is_empty() {
+        let mut unlisted = Vec::new();
+        for name in records::version_constants(model) {
+            match history.record_versions.get(&name) {
+                Some(header) => {
+                    record_versions.extend(first_driver(history, shown, "record_versions", &name, header, d))
+                }
+                None => unlisted.push(name),
             }
-        };
-        let first_driver = history.drivers.get(header).cloned().flatten();
-        introduced.push(Introduced { function: name.clone(), header: header.clone(), min_driver, first_driver });
+        }
+        if !unlisted.is_empty() {
+            d.warn(
+                shown,
+                format!(
+                    "{} record version(s) are not listed (accepted by every driver; run `cargo xtask history`): {}",
+                    unlisted.len(),
+                    unlisted.join(", ")
+                ),
+            );
+        }
     }
     if !lacking.is_empty() {
         d.warn(
@@ -266,7 +281,38 @@ pub fn table(history: &History, shown: &str, model: &Model, d: &mut Diagnostics)
     };
     let mut branches: Vec<(String, u32)> = history.branches.iter().map(|(tk, b)| (tk.clone(), *b)).collect();
     branches.sort_by_key(|(tk, _)| version_key(tk));
-    DriverTable { introduced, newest_branch, branches, fields }
+    DriverTable { introduced, record_versions, newest_branch, branches, fields }
+}
+
+/// When `name` (of the history's `section`), first declared by `header`, came: `None` for the
+/// oldest header (in every driver) or a toolkit without a branch (a warning).
+fn first_driver(
+    history: &History,
+    shown: &str,
+    section: &str,
+    name: &str,
+    header: &str,
+    d: &mut Diagnostics,
+) -> Option<Introduced> {
+    if header == history.oldest {
+        return None;
+    }
+    let newest_branch = history.branches.values().copied().max().unwrap_or(0);
+    let newest_toolkit = history.branches.keys().filter_map(|k| version_key(k)).max();
+    let tk = toolkit(header);
+    let min_driver = match history.branches.get(&tk) {
+        Some(b) => *b,
+        None if version_key(&tk).is_some() && version_key(&tk) > newest_toolkit => newest_branch + 1,
+        None => {
+            d.warn(
+                format!("{shown}: {section}.{name}"),
+                format!("header {header}: toolkit {tk} has no driver branch under `branches`; treated as present in every driver"),
+            );
+            return None;
+        }
+    };
+    let first_driver = history.drivers.get(header).cloned().flatten();
+    Some(Introduced { function: name.to_string(), header: header.to_string(), min_driver, first_driver })
 }
 
 #[cfg(test)]
@@ -362,6 +408,64 @@ mod tests {
     }
 
     #[test]
+    fn record_versions_get_the_first_driver_of_their_header() {
+        let mut model = model_with(&["nvmlInit_v2"]);
+        for (name, n, size) in
+            [("nvmlOld_v1", 1, 8), ("nvmlNew_v2", 2, 12), ("nvmlUnlisted_v1", 1, 4), ("nvmlBad_v3", 2, 4)]
+        {
+            let rec = format!("{name}_t");
+            model.records.insert(
+                rec.clone(),
+                crate::model::Record {
+                    name: rec,
+                    kind: crate::model::RecordKind::Struct,
+                    tag: None,
+                    size,
+                    align: 4,
+                    fields: Vec::new(),
+                    doc: None,
+                    parent: None,
+                    line: 0,
+                },
+            );
+            let value = crate::model::IntValue::Unsigned((n << 24) | size);
+            model.constants.insert(
+                name.to_string(),
+                crate::model::Constant {
+                    name: name.to_string(),
+                    value: crate::model::ConstValue::Int { value, ty: crate::model::Ty::UInt },
+                    doc: None,
+                    line: 0,
+                },
+            );
+        }
+        // nvmlBad_v3 says version 2 in its value: not a struct version constant.
+        let found: Vec<String> = records::version_constants(&model).into_iter().collect();
+        assert_eq!(found, ["nvmlNew_v2", "nvmlOld_v1", "nvmlUnlisted_v1"]);
+        let functions = BTreeMap::from([("nvmlInit_v2".to_string(), "11.7.91".to_string())]);
+        let text = render("13.1.68", "11.7.91", 2, &functions)
+            + "drivers:\n  12.8.90: 570.124.06\n"
+            + &records::render(
+                "13.1.68",
+                &[("nvmlOld_v1", "11.7.91"), ("nvmlNew_v2", "12.8.90")]
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            );
+        let h = parse(&text, "h.yaml").unwrap();
+        let mut d = Diagnostics::new("history");
+        let t = table(&h, "h.yaml", &model, &mut d);
+        let got: Vec<(&str, u32, Option<&str>)> =
+            t.record_versions.iter().map(|i| (i.function.as_str(), i.min_driver, i.first_driver.as_deref())).collect();
+        assert_eq!(got, [("nvmlNew_v2", 570, Some("570.124.06"))]);
+        let msgs: Vec<String> = d.items().iter().map(|x| x.to_string()).collect();
+        assert!(
+            msgs.iter().any(|m| m.contains("1 record version(s) are not listed") && m.ends_with("nvmlUnlisted_v1")),
+            "{msgs:?}"
+        );
+    }
+
+    #[test]
     fn a_missing_history_warns_and_a_broken_one_fails() {
         let model = model_with(&["nvmlInit_v2"]);
         let (t, d) = for_regen(Path::new("/nonexistent/function-history.yaml"), "x/function-history.yaml", &model);
@@ -383,5 +487,9 @@ mod tests {
         assert_eq!(h.default, crate::fetch::headers::default_version(&root).unwrap());
         let expected: BTreeMap<String, u32> = BRANCHES.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         assert_eq!(h.branches, expected, "regenerate with `cargo xtask history`");
+        // nvmlPlatformInfo_v1 came with the function (12.8.55), v2 with 12.8.90.
+        assert_eq!(h.record_versions["nvmlPlatformInfo_v1"], "12.8.55");
+        assert_eq!(h.record_versions["nvmlPlatformInfo_v2"], "12.8.90");
+        assert_eq!(h.record_versions["nvmlGpuFabricInfo_v3"], "13.0.39");
     }
 }

@@ -19,7 +19,7 @@
 //! reason the mock's README lists.
 
 use std::collections::BTreeMap;
-use std::ffi::c_char;
+use std::ffi::{c_char, c_uint};
 
 use nvml_sys::*;
 use serde_yaml::Value;
@@ -44,6 +44,29 @@ pub trait Answer {
         selectors: &[i64],
         write: &mut dyn FnMut(&[Val]) -> Result<(), nvmlReturn_t>,
     ) -> nvmlReturn_t;
+    /// Whether the driver answering knows the record version `constant`
+    /// (`nvmlPlatformInfo_v2`): the engine asks its profile's driver
+    /// ([`crate::driver::knows_version`]); whoever emulates no driver knows every version.
+    fn knows_version(&self, constant: &'static str) -> bool {
+        let _ = constant;
+        true
+    }
+}
+
+/// Which layout of a versioned record the caller asks for: the index in `layouts` (`(version
+/// constant, its name)`, newest first) of the version in the record's first field, when the
+/// driver answering knows that version; `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` for any other
+/// version, as a driver answers a version it does not know (an older driver, a newer record).
+pub fn record_layout<A: Answer + ?Sized>(
+    a: &A,
+    record: *const c_uint,
+    layouts: &[(c_uint, &'static str)],
+) -> Result<usize, nvmlReturn_t> {
+    let version = crate::ffi::get(record)?;
+    layouts
+        .iter()
+        .position(|(v, name)| *v == version && a.knows_version(name))
+        .ok_or(NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
 }
 
 /// Looks up an NVML constant by name.

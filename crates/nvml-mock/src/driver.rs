@@ -4,15 +4,18 @@
 //!
 //! Everything that decides whether a driver has a function goes through [`has`]: the engine
 //! (a function the profile's driver lacks answers `NVML_ERROR_FUNCTION_NOT_FOUND`) and the
-//! libraries of one driver's symbols (`driver_lib`, `cargo xtask mock-lib`). Today the history
-//! knows the branch that introduced each function, so [`first_driver`] answers the branch's
-//! first version (`570.0.0`); a history that knows each header's first full driver version
-//! plugs in there, and every comparison is already on full versions.
+//! libraries of one driver's symbols (`driver_lib`, `cargo xtask mock-lib`). [`first_driver`]
+//! is the first driver of the header that declares the function where the history knows it
+//! (`580.82.07` for 13.0.87), else the first version of its branch (`570.0.0`).
+//!
+//! Whether a driver knows a record version (`nvmlPlatformInfo_v2`) goes through
+//! [`knows_version`], by the same rule: the generated answers and the engine's versioned
+//! records answer `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` to a version newer than the driver.
 
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::generated::history::{BRANCHES, INTRODUCED};
+use crate::generated::history::{BRANCHES, INTRODUCED, RECORD_VERSIONS};
 
 /// Functions every driver has, whatever the history says: a client must be able to start and
 /// stop the library and name its errors.
@@ -114,9 +117,28 @@ pub fn known(version: &str) -> Result<Version, String> {
 /// branch; `None` when every driver has it (a function of the oldest published header, or one
 /// the history does not list).
 pub fn first_driver(function: &str) -> Option<Version> {
-    let i = INTRODUCED.binary_search_by(|(f, _, _, _)| (*f).cmp(function)).ok()?;
-    let (_, _, branch, first) = INTRODUCED[i];
+    first_in(&INTRODUCED, function)
+}
+
+/// The first driver of `name` in a table of the generated history (sorted by name): the first
+/// driver of its header where the history knows it and it is of the right branch, else the
+/// start of its branch.
+fn first_in(table: &[(&str, &str, u32, &str)], name: &str) -> Option<Version> {
+    let i = table.binary_search_by(|(f, _, _, _)| (*f).cmp(name)).ok()?;
+    let (_, _, branch, first) = table[i];
     Some(Version::parse(first).ok().filter(|v| v.branch() == branch).unwrap_or_else(|| Version::branch_start(branch)))
+}
+
+/// The first driver version that accepts the record version `constant`
+/// (`nvmlPlatformInfo_v2`), by the rule of [`first_driver`]; `None` when every driver does.
+pub fn first_driver_of_version(constant: &str) -> Option<Version> {
+    first_in(&RECORD_VERSIONS, constant)
+}
+
+/// Whether driver `version` knows the record version `constant`: an older driver answers
+/// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` to a record of that version.
+pub fn knows_version(version: &Version, constant: &str) -> bool {
+    first_driver_of_version(constant).map_or(true, |first| *version >= first)
 }
 
 /// Whether driver `version` has `function`.
@@ -172,5 +194,22 @@ mod tests {
         let lacking = lacking(&r525);
         assert!(lacking.contains(&"nvmlDeviceGetTemperatureV") && !lacking.contains(&"nvmlDeviceGetName"));
         assert!(lacking.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn a_driver_knows_the_record_versions_of_its_headers() {
+        let v = |s: &str| Version::parse(s).unwrap();
+        // nvmlPlatformInfo_v1 came with 12.8.55 (570.26), v2 with 12.8.90 (570.124.06).
+        assert!(knows_version(&v("570.86.15"), "nvmlPlatformInfo_v1"));
+        assert!(!knows_version(&v("570.86.15"), "nvmlPlatformInfo_v2"));
+        assert!(knows_version(&v("570.124.06"), "nvmlPlatformInfo_v2"));
+        // nvmlGpuFabricInfo_v3 came with 13.0.39 (580.65.06).
+        assert!(knows_version(&v("575.57.08"), "nvmlGpuFabricInfo_v2"));
+        assert!(!knows_version(&v("575.57.08"), "nvmlGpuFabricInfo_v3"));
+        assert!(knows_version(&v("580.65.06"), "nvmlGpuFabricInfo_v3"));
+        // Versions of the oldest header, and names the history does not list, are in every driver.
+        assert!(knows_version(&v("515.43.04"), "nvmlMemory_v2") && knows_version(&v("515.43.04"), "nvmlBogus_v9"));
+        assert_eq!(first_driver_of_version("nvmlPlatformInfo_v2"), Some(v("570.124.06")));
+        assert!(RECORD_VERSIONS.windows(2).all(|w| w[0].0 < w[1].0));
     }
 }

@@ -1319,3 +1319,92 @@ fn live_pids_replace_the_profiles() {
         return;
     }
 }
+
+/// The versioned records the engine writes by hand follow the profile's driver as the generated
+/// answers do: `nvmlGpuInstanceProfileInfo_v3` and `nvmlComputeInstanceProfileInfo_v3` came with
+/// 12.3.52 (545.23.06), `nvmlVgpuPlacementList_v2` with 12.8.55 (570.26); an older driver
+/// answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` to them and the older layout still works.
+#[test]
+fn hand_written_record_versions_follow_the_driver() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("record-versions");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut scenarios = Vec::new();
+    for (base, driver) in
+        [("h100", "525.147.05"), ("h100", "580.82.07"), ("l40s-vgpu", "560.35.03"), ("l40s-vgpu", "580.82.07")]
+    {
+        let path = dir.join(format!("{base}-{driver}.yaml"));
+        let text = format!("name: {base}-{driver}\nbase: [{base}]\nsystem: {{driver_version: \"{driver}\"}}\n");
+        std::fs::write(&path, text).unwrap();
+        scenarios.push((base, driver, path.display().to_string()));
+    }
+    const SCENARIO: &str = "NVML_MOCK_TEST_RECORD_SCENARIO";
+    for (i, (_, _, path)) in scenarios.iter().enumerate() {
+        let env = [("NVML_MOCK_PROFILE", path.as_str()), (SCENARIO, &i.to_string())];
+        if !in_child("hand_written_record_versions_follow_the_driver", &env) {
+            continue;
+        }
+        let (base, driver, _) = &scenarios[std::env::var(SCENARIO).unwrap().parse::<usize>().unwrap()];
+        let lib = lib();
+        assert_eq!(unsafe { lib.nvmlInit_v2().unwrap()() }, NVML_SUCCESS);
+        let newer_known = *driver == "580.82.07";
+        let want = |known: bool| if known { NVML_SUCCESS } else { NVML_ERROR_ARGUMENT_VERSION_MISMATCH };
+        unsafe {
+            if *base == "h100" {
+                // GPU 7 is in MIG mode; its 3g.40gb profile (id 9) and a 1-slice compute profile.
+                let d7 = device(&lib, 7);
+                let profile = NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32;
+                let gi_info = lib.nvmlDeviceGetGpuInstanceProfileInfoV().unwrap();
+                let mut v3 =
+                    nvmlGpuInstanceProfileInfo_v3_t { version: nvmlGpuInstanceProfileInfo_v3, ..Default::default() };
+                assert_eq!(
+                    gi_info(d7, profile, (&mut v3 as *mut nvmlGpuInstanceProfileInfo_v3_t).cast()),
+                    want(newer_known),
+                    "{driver}"
+                );
+                assert_eq!(v3.id, if newer_known { 9 } else { 0 }, "{driver}");
+                let mut v2 =
+                    nvmlGpuInstanceProfileInfo_v2_t { version: nvmlGpuInstanceProfileInfo_v2, ..Default::default() };
+                assert_eq!(gi_info(d7, profile, &mut v2), NVML_SUCCESS);
+                assert_eq!((v2.id, v2.sliceCount), (9, 3));
+                let mut gis = [std::ptr::null_mut(); 2];
+                let mut n = 0;
+                assert_eq!(lib.nvmlDeviceGetGpuInstances().unwrap()(d7, 9, gis.as_mut_ptr(), &mut n), NVML_SUCCESS);
+                let ci_info = lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV().unwrap();
+                let (ci, shared) =
+                    (NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE as u32, NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED as u32);
+                let mut v3 = nvmlComputeInstanceProfileInfo_v3_t {
+                    version: nvmlComputeInstanceProfileInfo_v3,
+                    ..Default::default()
+                };
+                let v3_ptr = (&mut v3 as *mut nvmlComputeInstanceProfileInfo_v3_t).cast();
+                assert_eq!(ci_info(gis[1], ci, shared, v3_ptr), want(newer_known), "{driver}");
+                let mut v2 = nvmlComputeInstanceProfileInfo_v2_t {
+                    version: nvmlComputeInstanceProfileInfo_v2,
+                    ..Default::default()
+                };
+                assert_eq!(ci_info(gis[1], ci, shared, &mut v2), NVML_SUCCESS);
+                assert_eq!((v2.sliceCount, v2.instanceCount), (1, 3));
+            } else {
+                // A 24 GB type has two placements, 0 and 24, on GPU 0.
+                let d0 = device(&lib, 0);
+                let supported = lib.nvmlDeviceGetVgpuTypeSupportedPlacements().unwrap();
+                let mut ids = [0u32; 8];
+                let mut v2 = nvmlVgpuPlacementList_v2_t {
+                    version: nvmlVgpuPlacementList_v2,
+                    count: 8,
+                    placementIds: ids.as_mut_ptr(),
+                    ..Default::default()
+                };
+                assert_eq!(supported(d0, 1307, &mut v2), want(newer_known), "{driver}");
+                let mut v1 = nvmlVgpuPlacementList_v1_t {
+                    version: nvmlVgpuPlacementList_v1,
+                    placementIds: ids.as_mut_ptr(),
+                    ..Default::default()
+                };
+                assert_eq!(supported(d0, 1307, (&mut v1 as *mut nvmlVgpuPlacementList_v1_t).cast()), NVML_SUCCESS);
+                assert_eq!((v1.count, &ids[..2]), (2, &[0, 24][..]));
+            }
+        }
+        return;
+    }
+}

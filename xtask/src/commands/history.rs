@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use crate::fetch::headers;
 use crate::fetch::Pip;
 use crate::history::fields::{self, Changes};
-use crate::history::{first_declared, gaps, render, HISTORY_FILE};
+use crate::history::{first_declared, gaps, records, render, HISTORY_FILE};
 
 /// What `cargo xtask history` computed.
 #[derive(Debug, Clone)]
@@ -23,6 +23,8 @@ pub struct Computed {
     pub gaps: Vec<(String, String)>,
     /// Every `NVML_FI_*` field id → its number where it changes.
     pub fields: BTreeMap<String, Changes>,
+    /// Every struct version constant of the default header → the first header that declares it.
+    pub record_versions: BTreeMap<String, String>,
 }
 
 /// Parses every header of the corpus (fetching with pip what is neither vendored nor cached)
@@ -39,9 +41,11 @@ pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
     let parsed = parse_all(root, &specs)?;
     let mut field_ids = Vec::new();
     let mut headers: Vec<(String, BTreeSet<String>)> = Vec::new();
-    for (e, (fns, ids)) in entries.iter().zip(parsed) {
+    let mut versions_by_header: Vec<(String, BTreeSet<String>)> = Vec::new();
+    for (e, (fns, ids, record_versions)) in entries.iter().zip(parsed) {
         headers.push((e.version.clone(), fns));
         field_ids.push((e.version.clone(), ids));
+        versions_by_header.push((e.version.clone(), record_versions));
     }
     let current = headers.iter().find(|(v, _)| *v == default).map(|(_, f)| f.clone()).unwrap_or_default();
     let functions = first_declared(&headers, &current);
@@ -49,12 +53,18 @@ pub fn compute(root: &Path, pip: &Pip) -> Result<Computed> {
     let oldest = entries[0].version.clone();
     let versions: Vec<String> = entries.iter().map(|e| e.version.clone()).collect();
     let fields = fields::changes(&field_ids);
-    let text = render(&default, &oldest, entries.len(), &functions) + &fields::render(&versions, &fields);
-    Ok(Computed { text, default, oldest, functions, gaps, fields })
+    let current_versions =
+        versions_by_header.iter().find(|(v, _)| *v == default).map(|(_, c)| c.clone()).unwrap_or_default();
+    let record_versions = first_declared(&versions_by_header, &current_versions);
+    let text = render(&default, &oldest, entries.len(), &functions)
+        + &fields::render(&versions, &fields)
+        + &records::render(&default, &record_versions);
+    Ok(Computed { text, default, oldest, functions, gaps, fields, record_versions })
 }
 
-/// What one header declares: its function symbols and its field ids.
-type Declared = (BTreeSet<String>, BTreeMap<String, u32>);
+/// What one header declares: its function symbols, its field ids and its struct version
+/// constants.
+type Declared = (BTreeSet<String>, BTreeMap<String, u32>, BTreeSet<String>);
 
 /// The function symbols and field ids of each header, in the order of `specs`.
 fn parse_all(root: &Path, specs: &[String]) -> Result<Vec<Declared>> {
@@ -82,7 +92,8 @@ fn declared_by(root: &Path, spec: &str) -> Result<Declared> {
         bail!("nvml.h {}: {}", model.header.version, errors.join("; "));
     }
     let ids = fields::field_ids(&model);
-    Ok((model.functions.into_keys().collect(), ids))
+    let record_versions = records::version_constants(&model);
+    Ok((model.functions.into_keys().collect(), ids, record_versions))
 }
 
 /// `cargo xtask history [--check]`: writes the history file, or compares it; `Ok(false)` when
@@ -93,13 +104,16 @@ pub fn run(root: &Path, check: bool, pip: &Pip) -> Result<bool> {
     let newer = computed.functions.values().filter(|v| **v != computed.oldest).count();
     let summary = format!(
         "{} functions of nvml.h {}: {} declared by {}, {newer} first declared by a later header; \
-         {} field ids, {} of them renumbered by some header",
+         {} field ids, {} of them renumbered by some header; {} record versions, {} of them after {}",
         computed.functions.len(),
         computed.default,
         computed.functions.len() - newer,
         computed.oldest,
         computed.fields.len(),
         fields::renumbered(&computed.fields),
+        computed.record_versions.len(),
+        computed.record_versions.values().filter(|v| **v != computed.oldest).count(),
+        computed.oldest,
     );
     for (name, missing_from) in &computed.gaps {
         println!("note: {name} is absent from nvml.h {missing_from}, after its first header");

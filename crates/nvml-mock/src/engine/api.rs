@@ -38,4 +38,9 @@ impl Answer for Engine {
             None => self.unimplemented(function),
         }
     }
+
+    fn knows_version(&self, constant: &'static str) -> bool {
+        // Before init the call answers UNINITIALIZED anyway.
+        self.sys().map_or(true, |sys| sys.knows_version(constant))
+    }
 }

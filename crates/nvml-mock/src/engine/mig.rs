@@ -317,10 +317,12 @@ fn gi_profile_info(p: &Value) -> nvmlGpuInstanceProfileInfo_v2_t {
 }
 
 /// Writes a GPU instance profile in the layout the caller's `version` asks for (v2, or v3 with
-/// its `capabilities`, none of which the profiles have).
-fn put_gi_profile_info(info: *mut nvmlGpuInstanceProfileInfo_v2_t, p: &Value) -> Status {
+/// its `capabilities`, none of which the profiles have, where the profile's driver knows v3).
+fn put_gi_profile_info(sys: &System, info: *mut nvmlGpuInstanceProfileInfo_v2_t, p: &Value) -> Status {
     let v = gi_profile_info(p);
-    if crate::ffi::get(info as *const c_uint)? == nvmlGpuInstanceProfileInfo_v3 {
+    if crate::ffi::get(info as *const c_uint)? == nvmlGpuInstanceProfileInfo_v3
+        && sys.knows_version("nvmlGpuInstanceProfileInfo_v3")
+    {
         let v3 = nvmlGpuInstanceProfileInfo_v3_t {
             version: nvmlGpuInstanceProfileInfo_v3,
             id: v.id,
@@ -378,7 +380,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
     profile: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    e.dev(device, |_, d| put_gi_profile_info(info, gi_profile(d, profile)?))
+    e.dev(device, |sys, d| put_gi_profile_info(sys, info, gi_profile(d, profile)?))
 }
 
 pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
@@ -387,7 +389,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     profile_id: c_uint,
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
-    e.dev(device, |_, d| put_gi_profile_info(info, gi_profile_by_id(d, profile_id)?))
+    e.dev(device, |sys, d| put_gi_profile_info(sys, info, gi_profile_by_id(d, profile_id)?))
 }
 
 pub fn nvmlDeviceGetGpuInstances(
@@ -583,7 +585,8 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     })
 }
 
-/// The v2 layout, or the v3 one (with `capabilities`) when the caller's version asks for it.
+/// The v2 layout, or the v3 one (with `capabilities`) when the caller's version asks for it
+/// and the profile's driver knows v3.
 pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     e: &Engine,
     gi: nvmlGpuInstance_t,
@@ -593,6 +596,9 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
 ) -> nvmlReturn_t {
     e.with(|sys| {
         let version = crate::ffi::get(info as *const c_uint)?;
+        if version == nvmlComputeInstanceProfileInfo_v3 && !sys.knows_version("nvmlComputeInstanceProfileInfo_v3") {
+            return Err(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        }
         if version != nvmlComputeInstanceProfileInfo_v3 {
             check_version(info, nvmlComputeInstanceProfileInfo_v2)?;
         }

@@ -275,6 +275,12 @@ impl System {
         })
     }
 
+    /// Whether the profile's driver knows the record version `constant` (`nvmlPlatformInfo_v2`):
+    /// a profile without a driver knows every version (see [`driver::knows_version`]).
+    pub fn knows_version(&self, constant: &str) -> bool {
+        self.profile.driver.as_ref().map_or(true, |d| driver::knows_version(d, constant))
+    }
+
     /// Whether nvml.h says `function` needs a newer architecture than the device's ("For
     /// Hopper or newer"): such a function answers `NOT_SUPPORTED` there unless the profile
     /// gives it a value.

@@ -189,8 +189,12 @@ pub fn nvmlDeviceGetCreatableVgpus(
 /// protocol: `INSUFFICIENT_SIZE` with the count needed), or `_v1`, whose `count` is out only
 /// ("Count of placement IDs fetched"; the caller sizes the array by the type's maximum
 /// instances, as the header says). The `mode` of v2 changes nothing in homogeneous mode.
-fn put_placements(list: *mut nvmlVgpuPlacementList_t, size: u32, ids: &[u32]) -> crate::ffi::Status {
+fn put_placements(sys: &System, list: *mut nvmlVgpuPlacementList_t, size: u32, ids: &[u32]) -> crate::ffi::Status {
     let version = get(list as *const c_uint)?;
+    // A driver before v2 answers it as an unknown version.
+    if version == nvmlVgpuPlacementList_v2 && !sys.knows_version("nvmlVgpuPlacementList_v2") {
+        return Err(NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    }
     // The fields up to `placementIds` are those of v1: a v1 caller's struct is no longer.
     let v1 = list as *mut nvmlVgpuPlacementList_v1_t;
     let mut l = get(v1)?;
@@ -220,7 +224,7 @@ fn placements(
         let host = Host::of(sys, d)?;
         let size = host.size(ty).ok_or(NVML_ERROR_INVALID_ARGUMENT)?;
         let ids = if creatable { host.creatable(ty) } else { host.supported(ty) };
-        put_placements(list, size, &ids.unwrap_or_default())
+        put_placements(sys, list, size, &ids.unwrap_or_default())
     })
 }
 

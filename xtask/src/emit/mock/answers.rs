@@ -504,13 +504,69 @@ pub fn answers(b: &Bindings, plan: &Plan) -> ByArea {
     let functions = data_functions(b, plan);
     let (records, _) = value_types(b, &functions);
     let mut out = ByArea::default();
+    let mut conversions = BTreeSet::new();
     for r in &functions {
-        out.push(b.area(&r.f.name, r.f.line), writer(m, r));
+        out.push(b.area(&r.f.name, r.f.line), writer(b, r));
+        for o in &r.outs {
+            if let Out::Value { ty: VTy::Record(newest), version: Some(_), .. } = o {
+                for (old, _) in layouts(b, newest).into_iter().skip(1) {
+                    conversions.insert((old, newest.clone()));
+                }
+            }
+        }
     }
-    for r in &records {
+    // An older layout whose fields keep their names is filled by its own fill.
+    let (same, renamed): (BTreeSet<_>, BTreeSet<_>) =
+        conversions.into_iter().partition(|(old, newest)| same_fields(m, b, old, newest));
+    let fills: BTreeSet<String> = records.into_iter().chain(same.into_iter().map(|(old, _)| old)).collect();
+    for r in &fills {
         out.push(b.type_area(r), builder(m, b, r));
     }
+    for (old, newest) in &renamed {
+        out.push(b.type_area(old), older_builder(m, b, old, newest));
+    }
     out
+}
+
+/// The field of `newest` that holds the value of field `field` (of type `ft`) of an older
+/// layout: the one of the same name, or the one that renamed it (`former_names`), with the
+/// same type.
+fn newest_field<'a>(m: &'a Model, b: &Bindings, field: &str, ft: &VTy, newest: &str) -> Option<&'a str> {
+    let fields = &m.records[newest].fields;
+    let renamed =
+        fields.iter().find(|nf| b.former_names.get(&format!("{newest}.{}", nf.name)).is_some_and(|f| f == field));
+    let nf = renamed.or_else(|| fields.iter().find(|nf| nf.name == field))?;
+    (field_ty(m, b, newest, &nf.name, &nf.ty).as_ref() == Some(ft)).then_some(nf.name.as_str())
+}
+
+/// Whether each field of the older layout `old` has its value under its own name in `newest`:
+/// `fill_OLD` then fills it from a value of `newest`.
+fn same_fields(m: &Model, b: &Bindings, old: &str, newest: &str) -> bool {
+    m.records[old].fields.iter().filter(|f| f.name != "version").all(|f| match field_ty(m, b, old, &f.name, &f.ty) {
+        Some(ft) => newest_field(m, b, &f.name, &ft, newest) == Some(f.name.as_str()),
+        None => true,
+    })
+}
+
+/// The function filling the older layout `old` from a value of `newest`.
+fn older_fill(m: &Model, b: &Bindings, old: &str, newest: &str) -> proc_macro2::Ident {
+    if same_fields(m, b, old, newest) {
+        builder_name(old)
+    } else {
+        older_builder_name(old, newest)
+    }
+}
+
+/// The layouts of the versioned record `newest` that a caller may ask for, newest first:
+/// `(record, version constant)`, `newest` itself and the older layouts of its family (records
+/// whose version constants are `nvmlX_vN` for the same `nvmlX`, with a lower `N`).
+fn layouts(b: &Bindings, newest: &str) -> Vec<(String, String)> {
+    let Some(constant) = b.struct_versions.get(newest) else { return Vec::new() };
+    let all: BTreeSet<String> = b.struct_versions.keys().cloned().collect();
+    let older = crate::plan::layouts::older_layouts(b, &all).remove(newest).unwrap_or_default();
+    std::iter::once((newest.to_string(), constant.clone()))
+        .chain(older.into_iter().filter_map(|r| Some((r.clone(), b.struct_versions.get(&r)?.clone()))))
+        .collect()
 }
 
 /// What every file of `answers/` starts with.
@@ -524,7 +580,7 @@ pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use core::ffi::*;
         use nvml_sys::*;
         use super::*;
-        use super::super::super::answer::{array, chars, Answer, Object, Val};
+        use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
         use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
     }
 }
@@ -631,7 +687,8 @@ fn schema_entry(b: &Bindings, r: &Reading, shapes: &BTreeMap<&str, String>) -> T
 }
 
 /// The answer of one function.
-fn writer(m: &Model, r: &Reading) -> TokenStream {
+fn writer(b: &Bindings, r: &Reading) -> TokenStream {
+    let m = &b.model;
     let f = r.f;
     let name = ident(&f.name);
     let fname = f.name.as_str();
@@ -665,10 +722,28 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
         .collect();
     let null_check =
         if nulls.is_empty() { quote!() } else { quote!(if #(#nulls)||* { return NVML_ERROR_INVALID_ARGUMENT; }) };
+    // A versioned record: the version the caller sets must be one of its layouts that the
+    // driver knows (`record_layout`), and picks the layout written.
     let versions: Vec<TokenStream> = r
         .outs
         .iter()
-        .filter_map(|o| match o {
+        .enumerate()
+        .filter_map(|(i, o)| match o {
+            Out::Value { param, ty: VTy::Record(rec), version: Some(_), .. } => {
+                let (p, layout) = (ident(param), layout_var(i));
+                let all = layouts(b, rec);
+                let single = all.len() < 2;
+                let accepted = all.into_iter().map(|(_, c)| {
+                    let v = ident(&c);
+                    quote!((#v as c_uint, #c))
+                });
+                let check = quote!(record_layout(a, #p as *const c_uint, &[#(#accepted),*]));
+                Some(if single {
+                    quote!(if let Err(e) = #check { return e; })
+                } else {
+                    quote!(let #layout = match #check { Ok(layout) => layout, Err(e) => return e };)
+                })
+            }
             Out::Value { param, version: Some(v), .. } => {
                 let (p, v) = (ident(param), ident(v));
                 Some(quote!(if let Err(e) = check_version(#p, #v as _) { return e; }))
@@ -676,32 +751,32 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
             _ => None,
         })
         .collect();
-    let writes = r.outs.iter().enumerate().map(|(i, o)| {
-        let i = Literal::usize_unsuffixed(i);
+    let writes = r.outs.iter().enumerate().map(|(index, o)| {
+        let i = Literal::usize_unsuffixed(index);
         match o {
-            Out::Value { param, ty: VTy::Record(r), rust, version, inout } => {
+            Out::Value { param, ty: VTy::Record(rec), rust, version, inout } => {
                 let p = ident(param);
-                let (fill, rt) = (builder_name(r), c_ty(rust));
-                // The caller's record: kept where the profile gives no value (an input, the
-                // version), or zeros.
-                let start = if *inout || has_version_field(m, r) {
-                    quote!(let mut x: #rt = super::super::super::ffi::get(#p)?;)
-                } else {
-                    quote!(let mut x = #rt::default();)
-                };
-                let clear = if *inout || !has_version_field(m, r) {
-                    quote!()
-                } else {
-                    quote!({ let version = x.version; x = #rt::default(); x.version = version; })
-                };
-                let set_version = match version {
-                    Some(ver) => {
-                        let ver = ident(ver);
-                        quote!(x.version = #ver as _;)
+                let newest = record_write(m, &p, &c_ty(rust), rec, &builder_name(rec), version.as_deref(), *inout, &i);
+                let all = if version.is_some() { layouts(b, rec) } else { Vec::new() };
+                if all.len() < 2 {
+                    return newest;
+                }
+                // An older layout: the caller's record is of that layout, filled from the
+                // values of the newest.
+                let layout = layout_var(index);
+                let older = all.iter().enumerate().skip(1).map(|(n, (old, c))| {
+                    let (n, ot, q) = (Literal::usize_unsuffixed(n), ident(old), ident("older"));
+                    let fill = older_fill(m, b, old, rec);
+                    let body = record_write(m, &q, &quote!(#ot), old, &fill, Some(c), *inout, &i);
+                    quote!(#n => { let #q = #p as *mut #ot; #body })
+                });
+                quote! {
+                    match #layout {
+                        0 => #newest
+                        #(#older)*
+                        _ => return Err(NVML_ERROR_UNKNOWN),
                     }
-                    None => quote!(),
-                };
-                quote!({ #start #clear #fill(&v[#i], &mut x); #set_version put(#p, x)?; })
+                }
             }
             Out::Value { param, ty, rust, .. } => {
                 let p = ident(param);
@@ -751,6 +826,45 @@ fn writer(m: &Model, r: &Reading) -> TokenStream {
     }
 }
 
+/// The variable holding the layout the caller asked for of output `index`.
+fn layout_var(index: usize) -> proc_macro2::Ident {
+    ident(&format!("layout_{index}"))
+}
+
+/// Writes value `v[i]` into the record of type `rt` (the layout `rec`) at pointer `p` with
+/// `fill`: the caller's record is kept where the profile gives no value (an input, the
+/// version), or zeros; a versioned one gets its version constant back.
+#[allow(clippy::too_many_arguments)]
+fn record_write(
+    m: &Model,
+    p: &proc_macro2::Ident,
+    rt: &TokenStream,
+    rec: &str,
+    fill: &proc_macro2::Ident,
+    version: Option<&str>,
+    inout: bool,
+    i: &Literal,
+) -> TokenStream {
+    let start = if inout || has_version_field(m, rec) {
+        quote!(let mut x: #rt = super::super::super::ffi::get(#p)?;)
+    } else {
+        quote!(let mut x = #rt::default();)
+    };
+    let clear = if inout || !has_version_field(m, rec) {
+        quote!()
+    } else {
+        quote!({ let version = x.version; x = #rt::default(); x.version = version; })
+    };
+    let set_version = match version {
+        Some(ver) => {
+            let ver = ident(ver);
+            quote!(x.version = #ver as _;)
+        }
+        None => quote!(),
+    };
+    quote!({ #start #clear #fill(&v[#i], &mut x); #set_version put(#p, x)?; })
+}
+
 /// Rust code converting the value `v` (a name or method call of type `&Val`) of type `t` into
 /// the C type `rust`.
 fn convert(m: &Model, t: &VTy, rust: &Ty, v: TokenStream) -> TokenStream {
@@ -784,6 +898,47 @@ fn builder_name(r: &str) -> proc_macro2::Ident {
     ident(&format!("fill_{r}"))
 }
 
+fn older_builder_name(old: &str, newest: &str) -> proc_macro2::Ident {
+    ident(&format!("fill_{old}_as_{newest}"))
+}
+
+/// The statement setting field `fname` (of type `ft`, C type `ty`) of `out` from `x`.
+fn set_field(m: &Model, ft: &VTy, fname: &str, ty: &Ty) -> TokenStream {
+    let fname = ident(fname);
+    match ft {
+        VTy::Record(nested) => {
+            let nb = builder_name(nested);
+            quote!(#nb(x, &mut out.#fname);)
+        }
+        _ => {
+            let conv = convert(m, ft, ty, quote!(x));
+            quote!(out.#fname = #conv;)
+        }
+    }
+}
+
+/// `fill_OLD_as_NEWEST(v, out)`: sets the fields of the older layout `old` of a versioned
+/// record from a value of its newest layout `newest`: each field of `old` that `newest` has
+/// with the same type, by its name or by the name `newest` gave it (`former_names`).
+fn older_builder(m: &Model, b: &Bindings, old: &str, newest: &str) -> TokenStream {
+    let name = older_builder_name(old, newest);
+    let rt = ident(old);
+    let sets = m.records[old].fields.iter().filter(|f| f.name != "version").filter_map(|f| {
+        let ft = field_ty(m, b, old, &f.name, &f.ty)?;
+        let n = newest_field(m, b, &f.name, &ft, newest)?;
+        let set = set_field(m, &ft, &f.name, &f.ty);
+        Some(quote!(if let Some(x) = v.get(#n) { #set }))
+    });
+    let doc = format!(" Sets the fields of the older layout `{old}` from a value of `{newest}`.");
+    quote! {
+        #[doc = #doc]
+        #[allow(unused_variables)]
+        pub(crate) fn #name(v: &Val, out: &mut #rt) {
+            #(#sets)*
+        }
+    }
+}
+
 /// `fill_X(v, out)`: sets the fields of a record (or the member of a union) that its profile
 /// value gives; the others keep their value.
 fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
@@ -811,17 +966,8 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
     }
     let sets = rec.fields.iter().filter(|f| f.name != "version").filter_map(|f| {
         let ft = field_ty(m, b, r, &f.name, &f.ty)?;
-        let (fname, n) = (ident(&f.name), f.name.as_str());
-        let set = match &ft {
-            VTy::Record(nested) => {
-                let nb = builder_name(nested);
-                quote!(#nb(x, &mut out.#fname);)
-            }
-            _ => {
-                let conv = convert(m, &ft, &f.ty, quote!(x));
-                quote!(out.#fname = #conv;)
-            }
-        };
+        let n = f.name.as_str();
+        let set = set_field(m, &ft, n, &f.ty);
         Some(quote!(if let Some(x) = v.get(#n) { #set }))
     });
     quote! {

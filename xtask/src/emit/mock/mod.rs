@@ -12,9 +12,11 @@
 //!   which hands the call, with the object it is called on, to the engine (or the hostile
 //!   library) through its `api_entry` guard;
 //! - `hostile/` ([`hostile`]): the hostile mode's impl of each area's trait;
-//! - `names.rs`, and `history.rs` ([`emit_history`]): the driver branch that introduced each
-//!   function newer than the oldest published header, from `gen-config/function-history.yaml`,
-//!   so a profile with an older driver answers `NVML_ERROR_FUNCTION_NOT_FOUND` for it.
+//! - `names.rs`, and `history.rs` ([`emit_history`]): the driver that introduced each function
+//!   and each record version newer than the oldest published header, from
+//!   `gen-config/function-history.yaml`, so a profile with an older driver answers
+//!   `NVML_ERROR_FUNCTION_NOT_FOUND` for the function and `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`
+//!   for the record version.
 
 pub mod answers;
 pub mod hostile;
@@ -85,7 +87,7 @@ pub(super) fn by_area_trait(
 /// `history.rs`: the [`DriverTable`] regen read for this header.
 pub fn emit_history(b: &Bindings, table: &DriverTable, out: &mut Output) -> Result<()> {
     let path = PathBuf::from(DIR).join("history.rs");
-    let what = "The driver branch that introduced each function newer than the oldest published nvml.h, and the branch of each toolkit.";
+    let what = "The driver that introduced each function and record version newer than the oldest published nvml.h, and the branch of each toolkit.";
     out.add_rust(&b.model, path, what, history(table))
 }
 
@@ -113,12 +115,25 @@ fn history(t: &DriverTable) -> TokenStream {
         quote!((#tk, #b))
     });
     let branch_count = Literal::usize_unsuffixed(t.branches.len());
+    let versions = t.record_versions.iter().map(|i| {
+        let (c, h, d) = (i.function.as_str(), i.header.as_str(), Literal::u32_unsuffixed(i.min_driver));
+        let first = i.first_driver.as_deref().unwrap_or("");
+        quote!((#c, #h, #d, #first))
+    });
+    let version_count = Literal::usize_unsuffixed(t.record_versions.len());
     quote! {
         #(#[doc = #doc])*
         pub static INTRODUCED: [(&str, &str, u32, &str); #count] = [#(#rows),*];
         /// `(CUDA toolkit, driver branch that shipped its nvml.h)`, oldest first: the branches
         /// of the published headers whose driver is known, the drivers the mock can emulate.
         pub static BRANCHES: [(&str, u32); #branch_count] = [#(#branches),*];
+        /// `(struct version constant, first header that declares it, lowest driver major
+        /// version that has it, first driver version that shipped the header or "" where
+        /// unknown)` for every record version (`nvmlPlatformInfo_v2`) first declared after the
+        /// oldest published header, sorted by name, read like `INTRODUCED`: a driver older than
+        /// a version answers `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` to it; every other version
+        /// is known to every driver.
+        pub static RECORD_VERSIONS: [(&str, &str, u32, &str); #version_count] = [#(#versions),*];
     }
 }
 

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetAddressingMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -54,7 +54,11 @@ pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
     if mode.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(mode, nvmlDeviceAddressingMode_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        mode as *const c_uint,
+        &[(nvmlDeviceAddressingMode_v1 as c_uint, "nvmlDeviceAddressingMode_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -89,7 +93,11 @@ pub fn nvmlDeviceGetRepairStatus<A: Answer + ?Sized>(
     if repairStatus.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(repairStatus, nvmlRepairStatus_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        repairStatus as *const c_uint,
+        &[(nvmlRepairStatus_v1 as c_uint, "nvmlRepairStatus_v1")],
+    ) {
         return e;
     }
     a.answer(

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// Sets the fields of `nvmlAdaptiveTgpModeInfo_v1_t` that its value gives.
 #[allow(unused_variables)]
@@ -282,5 +282,33 @@ pub(crate) fn fill_nvmlRemappedRowsInfo_v2_t(
     }
     if let Some(x) = v.get("bFailureOccurred") {
         out.bFailureOccurred = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of the older layout `nvmlPlatformInfo_v1_t` from a value of `nvmlPlatformInfo_v2_t`.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlPlatformInfo_v1_t_as_nvmlPlatformInfo_v2_t(
+    v: &Val,
+    out: &mut nvmlPlatformInfo_v1_t,
+) {
+    if let Some(x) = v.get("ibGuid") {
+        out.ibGuid = array(x, |x| x.uint() as c_uchar);
+    }
+    if let Some(x) = v.get("chassisSerialNumber") {
+        out.rackGuid = array(x, |x| x.uint() as c_uchar);
+    }
+    if let Some(x) = v.get("slotNumber") {
+        out.chassisPhysicalSlotNumber = x.uint() as c_uchar;
+    }
+    if let Some(x) = v.get("trayIndex") {
+        out.computeSlotIndex = x.uint() as c_uchar;
+    }
+    if let Some(x) = v.get("hostId") {
+        out.nodeIndex = x.uint() as c_uchar;
+    }
+    if let Some(x) = v.get("peerType") {
+        out.peerType = x.uint() as c_uchar;
+    }
+    if let Some(x) = v.get("moduleId") {
+        out.moduleId = x.uint() as c_uchar;
     }
 }

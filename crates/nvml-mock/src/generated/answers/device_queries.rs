@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetAPIRestriction` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -447,9 +447,15 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Answer + ?Sized>(
     if pKeyRotationThrInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        pKeyRotationThrInfo,
-        nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        pKeyRotationThrInfo as *const c_uint,
+        &[
+            (
+                nvmlConfComputeGetKeyRotationThresholdInfo_v1 as c_uint,
+                "nvmlConfComputeGetKeyRotationThresholdInfo_v1",
+            ),
+        ],
     ) {
         return e;
     }
@@ -484,7 +490,16 @@ pub fn nvmlSystemGetConfComputeSettings<A: Answer + ?Sized>(
     if settings.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(settings, nvmlSystemConfComputeSettings_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        settings as *const c_uint,
+        &[
+            (
+                nvmlSystemConfComputeSettings_v1 as c_uint,
+                "nvmlSystemConfComputeSettings_v1",
+            ),
+        ],
+    ) {
         return e;
     }
     a.answer(
@@ -518,26 +533,59 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
     if settings.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(settings, nvmlSystemConfComputeSettings_v2 as _) {
-        return e;
-    }
+    let layout_0 = match record_layout(
+        a,
+        settings as *const c_uint,
+        &[
+            (
+                nvmlSystemConfComputeSettings_v2 as c_uint,
+                "nvmlSystemConfComputeSettings_v2",
+            ),
+            (
+                nvmlSystemConfComputeSettings_v1 as c_uint,
+                "nvmlSystemConfComputeSettings_v1",
+            ),
+        ],
+    ) {
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlSystemGetConfComputeSettings_v2",
         Object::System,
         &[],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlSystemConfComputeSettings_v2_t = super::super::super::ffi::get(
-                    settings,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlSystemConfComputeSettings_v2_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let mut x: nvmlSystemConfComputeSettings_v2_t = super::super::super::ffi::get(
+                        settings,
+                    )?;
+                    {
+                        let version = x.version;
+                        x = nvmlSystemConfComputeSettings_v2_t::default();
+                        x.version = version;
+                    }
+                    fill_nvmlSystemConfComputeSettings_v2_t(&v[0], &mut x);
+                    x.version = nvmlSystemConfComputeSettings_v2 as _;
+                    put(settings, x)?;
                 }
-                fill_nvmlSystemConfComputeSettings_v2_t(&v[0], &mut x);
-                x.version = nvmlSystemConfComputeSettings_v2 as _;
-                put(settings, x)?;
+                1 => {
+                    let older = settings as *mut nvmlSystemConfComputeSettings_v1_t;
+                    {
+                        let mut x: nvmlSystemConfComputeSettings_v1_t = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlSystemConfComputeSettings_v1_t::default();
+                            x.version = version;
+                        }
+                        fill_nvmlSystemConfComputeSettings_v1_t(&v[0], &mut x);
+                        x.version = nvmlSystemConfComputeSettings_v1 as _;
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetAdaptiveClockInfoStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -129,7 +129,11 @@ pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
     if info.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(info, nvmlClockOffset_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        info as *const c_uint,
+        &[(nvmlClockOffset_v1 as c_uint, "nvmlClockOffset_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -157,9 +161,10 @@ pub fn nvmlDeviceGetCurrentClockFreqs<A: Answer + ?Sized>(
     if currentClockFreqs.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        currentClockFreqs,
-        nvmlDeviceCurrentClockFreqs_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        currentClockFreqs as *const c_uint,
+        &[(nvmlDeviceCurrentClockFreqs_v1 as c_uint, "nvmlDeviceCurrentClockFreqs_v1")],
     ) {
         return e;
     }
@@ -343,7 +348,11 @@ pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
     if perfModes.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(perfModes, nvmlDevicePerfModes_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        perfModes as *const c_uint,
+        &[(nvmlDevicePerfModes_v1 as c_uint, "nvmlDevicePerfModes_v1")],
+    ) {
         return e;
     }
     a.answer(

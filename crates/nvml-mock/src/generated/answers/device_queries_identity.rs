@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetArchitecture` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -346,7 +346,11 @@ pub fn nvmlDeviceGetPdi<A: Answer + ?Sized>(
     if pdi.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(pdi, nvmlPdi_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        pdi as *const c_uint,
+        &[(nvmlPdi_v1 as c_uint, "nvmlPdi_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -379,26 +383,56 @@ pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
     if platformInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(platformInfo, nvmlPlatformInfo_v2 as _) {
-        return e;
-    }
+    let layout_0 = match record_layout(
+        a,
+        platformInfo as *const c_uint,
+        &[
+            (nvmlPlatformInfo_v2 as c_uint, "nvmlPlatformInfo_v2"),
+            (nvmlPlatformInfo_v1 as c_uint, "nvmlPlatformInfo_v1"),
+        ],
+    ) {
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlDeviceGetPlatformInfo",
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlPlatformInfo_t = super::super::super::ffi::get(
-                    platformInfo,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlPlatformInfo_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let mut x: nvmlPlatformInfo_t = super::super::super::ffi::get(
+                        platformInfo,
+                    )?;
+                    {
+                        let version = x.version;
+                        x = nvmlPlatformInfo_t::default();
+                        x.version = version;
+                    }
+                    fill_nvmlPlatformInfo_v2_t(&v[0], &mut x);
+                    x.version = nvmlPlatformInfo_v2 as _;
+                    put(platformInfo, x)?;
                 }
-                fill_nvmlPlatformInfo_v2_t(&v[0], &mut x);
-                x.version = nvmlPlatformInfo_v2 as _;
-                put(platformInfo, x)?;
+                1 => {
+                    let older = platformInfo as *mut nvmlPlatformInfo_v1_t;
+                    {
+                        let mut x: nvmlPlatformInfo_v1_t = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlPlatformInfo_v1_t::default();
+                            x.version = version;
+                        }
+                        fill_nvmlPlatformInfo_v1_t_as_nvmlPlatformInfo_v2_t(
+                            &v[0],
+                            &mut x,
+                        );
+                        x.version = nvmlPlatformInfo_v1 as _;
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },

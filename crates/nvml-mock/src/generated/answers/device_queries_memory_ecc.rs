@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetBankRemapperStatus_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -102,10 +102,18 @@ pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
     if current.is_null() || pending.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(current, nvmlDramEncryptionInfo_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        current as *const c_uint,
+        &[(nvmlDramEncryptionInfo_v1 as c_uint, "nvmlDramEncryptionInfo_v1")],
+    ) {
         return e;
     }
-    if let Err(e) = check_version(pending, nvmlDramEncryptionInfo_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        pending as *const c_uint,
+        &[(nvmlDramEncryptionInfo_v1 as c_uint, "nvmlDramEncryptionInfo_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -214,7 +222,11 @@ pub fn nvmlDeviceGetSramEccErrorStatus<A: Answer + ?Sized>(
     if status.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(status, nvmlEccSramErrorStatus_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        status as *const c_uint,
+        &[(nvmlEccSramErrorStatus_v1 as c_uint, "nvmlEccSramErrorStatus_v1")],
+    ) {
         return e;
     }
     a.answer(

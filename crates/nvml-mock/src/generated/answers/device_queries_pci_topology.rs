@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetBridgeChipInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -195,26 +195,53 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
     if gpuFabricInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(gpuFabricInfo, nvmlGpuFabricInfo_v3 as _) {
-        return e;
-    }
+    let layout_0 = match record_layout(
+        a,
+        gpuFabricInfo as *const c_uint,
+        &[
+            (nvmlGpuFabricInfo_v3 as c_uint, "nvmlGpuFabricInfo_v3"),
+            (nvmlGpuFabricInfo_v2 as c_uint, "nvmlGpuFabricInfo_v2"),
+        ],
+    ) {
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlDeviceGetGpuFabricInfoV",
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlGpuFabricInfoV_t = super::super::super::ffi::get(
-                    gpuFabricInfo,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlGpuFabricInfoV_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let mut x: nvmlGpuFabricInfoV_t = super::super::super::ffi::get(
+                        gpuFabricInfo,
+                    )?;
+                    {
+                        let version = x.version;
+                        x = nvmlGpuFabricInfoV_t::default();
+                        x.version = version;
+                    }
+                    fill_nvmlGpuFabricInfo_v3_t(&v[0], &mut x);
+                    x.version = nvmlGpuFabricInfo_v3 as _;
+                    put(gpuFabricInfo, x)?;
                 }
-                fill_nvmlGpuFabricInfo_v3_t(&v[0], &mut x);
-                x.version = nvmlGpuFabricInfo_v3 as _;
-                put(gpuFabricInfo, x)?;
+                1 => {
+                    let older = gpuFabricInfo as *mut nvmlGpuFabricInfo_v2_t;
+                    {
+                        let mut x: nvmlGpuFabricInfo_v2_t = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlGpuFabricInfo_v2_t::default();
+                            x.version = version;
+                        }
+                        fill_nvmlGpuFabricInfo_v2_t(&v[0], &mut x);
+                        x.version = nvmlGpuFabricInfo_v2 as _;
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },

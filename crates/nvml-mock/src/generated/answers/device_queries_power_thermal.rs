@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetAdaptiveTgpModeInfo_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -78,7 +78,11 @@ pub fn nvmlDeviceGetCoolerInfo<A: Answer + ?Sized>(
     if coolerInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(coolerInfo, nvmlCoolerInfo_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        coolerInfo as *const c_uint,
+        &[(nvmlCoolerInfo_v1 as c_uint, "nvmlCoolerInfo_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -130,7 +134,11 @@ pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
     if fanSpeed.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(fanSpeed, nvmlFanSpeedInfo_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        fanSpeed as *const c_uint,
+        &[(nvmlFanSpeedInfo_v1 as c_uint, "nvmlFanSpeedInfo_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -158,7 +166,11 @@ pub fn nvmlDeviceGetMarginTemperature<A: Answer + ?Sized>(
     if marginTempInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(marginTempInfo, nvmlMarginTemperature_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        marginTempInfo as *const c_uint,
+        &[(nvmlMarginTemperature_v1 as c_uint, "nvmlMarginTemperature_v1")],
+    ) {
         return e;
     }
     a.answer(

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// Sets the fields of `nvmlGpuFabricClique_v1_t` that its value gives.
 #[allow(unused_variables)]
@@ -71,6 +71,25 @@ pub(crate) fn fill_nvmlGpuFabricInfo_t(v: &Val, out: &mut nvmlGpuFabricInfo_t) {
     }
     if let Some(x) = v.get("state") {
         out.state = x.uint() as nvmlGpuFabricState_t;
+    }
+}
+/// Sets the fields of `nvmlGpuFabricInfo_v2_t` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlGpuFabricInfo_v2_t(v: &Val, out: &mut nvmlGpuFabricInfo_v2_t) {
+    if let Some(x) = v.get("clusterUuid") {
+        out.clusterUuid = array(x, |x| x.uint() as c_uchar);
+    }
+    if let Some(x) = v.get("status") {
+        out.status = x.uint() as nvmlReturn_t;
+    }
+    if let Some(x) = v.get("cliqueId") {
+        out.cliqueId = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("state") {
+        out.state = x.uint() as nvmlGpuFabricState_t;
+    }
+    if let Some(x) = v.get("healthMask") {
+        out.healthMask = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlGpuFabricInfo_v3_t` that its value gives.

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlGpmQueryDeviceSupport` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -54,7 +54,11 @@ pub fn nvmlGpmQueryDeviceSupport<A: Answer + ?Sized>(
     if gpmSupport.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(gpmSupport, NVML_GPM_SUPPORT_VERSION as _) {
+    if let Err(e) = record_layout(
+        a,
+        gpmSupport as *const c_uint,
+        &[(NVML_GPM_SUPPORT_VERSION as c_uint, "NVML_GPM_SUPPORT_VERSION")],
+    ) {
         return e;
     }
     a.answer(

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetNvLinkCapability` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -104,24 +104,51 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
     if info.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(info, nvmlNvLinkInfo_v2 as _) {
-        return e;
-    }
+    let layout_0 = match record_layout(
+        a,
+        info as *const c_uint,
+        &[
+            (nvmlNvLinkInfo_v2 as c_uint, "nvmlNvLinkInfo_v2"),
+            (nvmlNvLinkInfo_v1 as c_uint, "nvmlNvLinkInfo_v1"),
+        ],
+    ) {
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlDeviceGetNvLinkInfo",
         Object::Device(device),
         &[],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlNvLinkInfo_t = super::super::super::ffi::get(info)?;
-                {
-                    let version = x.version;
-                    x = nvmlNvLinkInfo_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let mut x: nvmlNvLinkInfo_t = super::super::super::ffi::get(info)?;
+                    {
+                        let version = x.version;
+                        x = nvmlNvLinkInfo_t::default();
+                        x.version = version;
+                    }
+                    fill_nvmlNvLinkInfo_v2_t(&v[0], &mut x);
+                    x.version = nvmlNvLinkInfo_v2 as _;
+                    put(info, x)?;
                 }
-                fill_nvmlNvLinkInfo_v2_t(&v[0], &mut x);
-                x.version = nvmlNvLinkInfo_v2 as _;
-                put(info, x)?;
+                1 => {
+                    let older = info as *mut nvmlNvLinkInfo_v1_t;
+                    {
+                        let mut x: nvmlNvLinkInfo_v1_t = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlNvLinkInfo_v1_t::default();
+                            x.version = version;
+                        }
+                        fill_nvmlNvLinkInfo_v1_t(&v[0], &mut x);
+                        x.version = nvmlNvLinkInfo_v1 as _;
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },
@@ -241,7 +268,11 @@ pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
     if getBwMode.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(getBwMode, nvmlNvlinkGetBwMode_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        getBwMode as *const c_uint,
+        &[(nvmlNvlinkGetBwMode_v1 as c_uint, "nvmlNvlinkGetBwMode_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -324,7 +355,11 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Answer + ?Sized>(
     if supportedBwMode.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(supportedBwMode, nvmlNvlinkSupportedBwModes_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        supportedBwMode as *const c_uint,
+        &[(nvmlNvlinkSupportedBwModes_v1 as c_uint, "nvmlNvlinkSupportedBwModes_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -396,6 +431,13 @@ pub fn nvmlSystemGetNvlinkBwMode<A: Answer + ?Sized>(
             Ok(())
         },
     )
+}
+/// Sets the fields of `nvmlNvLinkInfo_v1_t` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlNvLinkInfo_v1_t(v: &Val, out: &mut nvmlNvLinkInfo_v1_t) {
+    if let Some(x) = v.get("isNvleEnabled") {
+        out.isNvleEnabled = x.uint() as c_uint;
+    }
 }
 /// Sets the fields of `nvmlNvLinkInfo_v2_t` that its value gives.
 #[allow(unused_variables)]

@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -54,9 +54,15 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
     if currentProfiles.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        currentProfiles,
-        nvmlWorkloadPowerProfileCurrentProfiles_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        currentProfiles as *const c_uint,
+        &[
+            (
+                nvmlWorkloadPowerProfileCurrentProfiles_v1 as c_uint,
+                "nvmlWorkloadPowerProfileCurrentProfiles_v1",
+            ),
+        ],
     ) {
         return e;
     }
@@ -92,9 +98,15 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Answer + ?Sized>(
     if profilesInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        profilesInfo,
-        nvmlWorkloadPowerProfileProfilesInfo_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        profilesInfo as *const c_uint,
+        &[
+            (
+                nvmlWorkloadPowerProfileProfilesInfo_v1 as c_uint,
+                "nvmlWorkloadPowerProfileProfilesInfo_v1",
+            ),
+        ],
     ) {
         return e;
     }

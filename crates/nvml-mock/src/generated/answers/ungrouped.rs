@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -54,7 +54,11 @@ pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
     if caps.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(caps, nvmlDeviceCapabilities_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        caps as *const c_uint,
+        &[(nvmlDeviceCapabilities_v1 as c_uint, "nvmlDeviceCapabilities_v1")],
+    ) {
         return e;
     }
     a.answer(

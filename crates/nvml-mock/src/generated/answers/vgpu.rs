@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetSupportedVgpus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -176,9 +176,10 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     if pHeterogeneousMode.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        pHeterogeneousMode,
-        nvmlVgpuHeterogeneousMode_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        pHeterogeneousMode as *const c_uint,
+        &[(nvmlVgpuHeterogeneousMode_v1 as c_uint, "nvmlVgpuHeterogeneousMode_v1")],
     ) {
         return e;
     }
@@ -214,7 +215,11 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Answer + ?Sized>(
     if pSchedulerLogInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(pSchedulerLogInfo, nvmlVgpuSchedulerLogInfo_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        pSchedulerLogInfo as *const c_uint,
+        &[(nvmlVgpuSchedulerLogInfo_v1 as c_uint, "nvmlVgpuSchedulerLogInfo_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -270,9 +275,10 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Answer + ?Sized>(
     if pSchedulerStateInfo.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        pSchedulerStateInfo,
-        nvmlVgpuSchedulerStateInfo_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        pSchedulerStateInfo as *const c_uint,
+        &[(nvmlVgpuSchedulerStateInfo_v1 as c_uint, "nvmlVgpuSchedulerStateInfo_v1")],
     ) {
         return e;
     }
@@ -666,7 +672,11 @@ pub fn nvmlVgpuTypeGetBAR1Info<A: Answer + ?Sized>(
     if bar1Info.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(bar1Info, nvmlVgpuTypeBar1Info_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        bar1Info as *const c_uint,
+        &[(nvmlVgpuTypeBar1Info_v1 as c_uint, "nvmlVgpuTypeBar1Info_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -881,7 +891,11 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Answer + ?Sized>(
     if pMaxInstance.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(pMaxInstance, nvmlVgpuTypeMaxInstance_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        pMaxInstance as *const c_uint,
+        &[(nvmlVgpuTypeMaxInstance_v1 as c_uint, "nvmlVgpuTypeMaxInstance_v1")],
+    ) {
         return e;
     }
     a.answer(

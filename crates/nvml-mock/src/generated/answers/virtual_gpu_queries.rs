@@ -42,7 +42,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::*;
-use super::super::super::answer::{array, chars, Answer, Object, Val};
+use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
 use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
 /// `nvmlDeviceGetGridLicensableFeatures` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
@@ -173,9 +173,10 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
     if pHeterogeneousMode.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(
-        pHeterogeneousMode,
-        nvmlVgpuHeterogeneousMode_v1 as _,
+    if let Err(e) = record_layout(
+        a,
+        pHeterogeneousMode as *const c_uint,
+        &[(nvmlVgpuHeterogeneousMode_v1 as c_uint, "nvmlVgpuHeterogeneousMode_v1")],
     ) {
         return e;
     }
@@ -234,7 +235,11 @@ pub fn nvmlVgpuInstanceGetPlacementId<A: Answer + ?Sized>(
     if pPlacement.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(pPlacement, nvmlVgpuPlacementId_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        pPlacement as *const c_uint,
+        &[(nvmlVgpuPlacementId_v1 as c_uint, "nvmlVgpuPlacementId_v1")],
+    ) {
         return e;
     }
     a.answer(
@@ -269,7 +274,11 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Answer + ?Sized>(
     if pState.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = check_version(pState, nvmlVgpuRuntimeState_v1 as _) {
+    if let Err(e) = record_layout(
+        a,
+        pState as *const c_uint,
+        &[(nvmlVgpuRuntimeState_v1 as c_uint, "nvmlVgpuRuntimeState_v1")],
+    ) {
         return e;
     }
     a.answer(
