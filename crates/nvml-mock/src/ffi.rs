@@ -29,6 +29,15 @@ pub fn get<T: Copy>(p: *const T) -> Result<T, nvmlReturn_t> {
 }
 
 /// Reads the `version` field every versioned struct starts with, and checks it.
+/// `v` as an `nvmlValue_t`'s `unsigned int`, its other bytes zero: a literal of the one member
+/// would leave the upper four bytes of the 8-byte union uninitialised, and they are copied into
+/// the caller's memory.
+pub fn uint_value(v: c_uint) -> nvmlValue_t {
+    let mut value = nvmlValue_t { ullVal: 0 };
+    value.uiVal = v;
+    value
+}
+
 pub fn check_version<T>(p: *mut T, expected: c_uint) -> Status {
     let version = get(p as *const c_uint)?;
     if version != expected {

@@ -124,19 +124,22 @@ impl Value {
         }
     }
 
-    /// The union with the value in the member its type names.
+    /// The union with the value in the member its type names, its other bytes zero (a literal
+    /// of a member narrower than the union would leave the rest uninitialised).
     pub fn to_raw(&self) -> sys::nvmlValue_t {
+        let mut raw = sys::nvmlValue_t { ullVal: 0 };
         match *self {
-            Value::Double(v) => sys::nvmlValue_t { dVal: v },
-            Value::UnsignedInt(v) => sys::nvmlValue_t { uiVal: v },
+            Value::Double(v) => raw.dVal = v,
+            Value::UnsignedInt(v) => raw.uiVal = v,
             // `unsigned long` is 64 bits on Linux, 32 on Windows.
-            Value::UnsignedLong(v) => sys::nvmlValue_t { ulVal: v as _ },
-            Value::UnsignedLongLong(v) => sys::nvmlValue_t { ullVal: v },
-            Value::SignedLongLong(v) => sys::nvmlValue_t { sllVal: v },
-            Value::SignedInt(v) => sys::nvmlValue_t { siVal: v },
-            Value::UnsignedShort(v) => sys::nvmlValue_t { usVal: v },
-            Value::Unknown { bits, .. } => sys::nvmlValue_t { ullVal: bits },
+            Value::UnsignedLong(v) => raw.ulVal = v as _,
+            Value::UnsignedLongLong(v) => raw.ullVal = v,
+            Value::SignedLongLong(v) => raw.sllVal = v,
+            Value::SignedInt(v) => raw.siVal = v,
+            Value::UnsignedShort(v) => raw.usVal = v,
+            Value::Unknown { bits, .. } => raw.ullVal = bits,
         }
+        raw
     }
 }
 

@@ -94,6 +94,13 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
     ),
     ("nvmlDeviceGetVgpuTypeCreatablePlacements", "as nvmlDeviceGetVgpuTypeSupportedPlacements"),
     (
+        "nvmlDeviceGetTopologyNearestGpus",
+        "pynvml: after a size probe that finds nothing (SUCCESS, count 0) it calls again with a count of 0 \
+         and a zero-length non-NULL array, which driver 580.159.04 refuses with INVALID_ARGUMENT (so does \
+         the mock, emulating it); nvmlkit returns the probe's empty list, as the header's \"When zero, is \
+         set to the number of matching GPUs\" allows. Proof: proofs::topology_pynvml_calls_again_with_a_zero_count",
+    ),
+    (
         "nvmlSystemGetHicVersion",
         "pynvml: sizes the list with a NULL array, which the header refuses (\"INVALID_ARGUMENT if either \
          hwbcCount or hwbcEntries is NULL\") and the mock, following it, answers INVALID_ARGUMENT; nvmlkit \

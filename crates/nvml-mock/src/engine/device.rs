@@ -242,8 +242,15 @@ pub fn nvmlDeviceGetTopologyCommonAncestor(
 /// does: asked for 32 with one GPU found, it answers SUCCESS, one handle and a count of 32
 /// (seen by the differential test's real-driver run), so a client must size the array by the
 /// zero-count probe.
+///
+/// A count of 0 with a non-NULL array and nothing found is refused with INVALID_ARGUMENT, as
+/// that driver answers it (`crates/nvml/tests/differential/real/topology-580.159.04.txt`:
+/// pynvml's second call after a probe that found nothing).
 pub fn put_nearest(count: *mut c_uint, devices: *mut nvmlDevice_t, found: &[nvmlDevice_t]) -> Status {
     let n = get(count)?;
+    if n == 0 && !devices.is_null() && found.is_empty() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
     if n == 0 {
         return put(count, found.len() as c_uint);
     }

@@ -8,7 +8,7 @@ use nvml_sys::*;
 use super::mig::{mig_memory, mig_mode};
 use super::{enable, need, now_us, Device, DeviceRef, Engine, System};
 use crate::answer::Object;
-use crate::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, Status};
+use crate::ffi::{check_version, get, put, put_filled, put_items, put_list, read_str, uint_value, Status};
 use crate::profile::const_value;
 
 // Memory.
@@ -588,7 +588,7 @@ pub fn nvmlDeviceGetSamples(
             .rev()
             .filter_map(|i| last.checked_sub(i * SAMPLE_PERIOD_US))
             .filter(|t| *t > last_seen)
-            .map(|t| nvmlSample_t { timeStamp: t, sampleValue: nvmlValue_t { uiVal: value } })
+            .map(|t| nvmlSample_t { timeStamp: t, sampleValue: uint_value(value) })
             .collect();
         put(value_type, NVML_VALUE_TYPE_UNSIGNED_INT)?;
         if all.is_empty() {

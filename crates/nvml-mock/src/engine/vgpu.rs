@@ -9,7 +9,7 @@ use serde_yaml::Value;
 
 use super::{now_us, Device, Engine, System};
 use crate::answer::{Entry, Object, Val};
-use crate::ffi::{check_version, get, put, put_all, put_list, put_list_in, set_chars};
+use crate::ffi::{check_version, get, put, put_all, put_list, put_list_in, set_chars, uint_value};
 
 /// The entry prefix of a vGPU instance's values in its device's entries.
 pub fn instance_prefix(id: u32) -> String {
@@ -258,10 +258,6 @@ fn instance_samples(d: &Device) -> Vec<(u32, [u32; 4])> {
             Some((id, [u("sm"), u("memory"), u("encoder"), u("decoder")]))
         })
         .collect()
-}
-
-fn uint_value(v: u32) -> nvmlValue_t {
-    nvmlValue_t { uiVal: v }
 }
 
 /// Samples of the instances newer than `last_seen`: `NOT_FOUND` when there are instances but

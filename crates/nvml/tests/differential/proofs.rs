@@ -82,6 +82,51 @@ fn hic_version_pynvml_probes_with_null() {
     assert_eq!(mock().hic_version(), Ok(vec![]));
 }
 
+/// nvmlDeviceGetTopologyNearestGpus and nvmlSystemGetTopologyGpuSet with nothing to list: the
+/// zero-count probe answers SUCCESS and 0, which nvmlkit returns as the empty list; pynvml calls
+/// again with a count of 0 and a zero-length, non-NULL array, which driver 580.159.04 refuses
+/// with INVALID_ARGUMENT (checked with ctypes on that driver: `real/topology-580.159.04.txt`),
+/// as the mock does, and pynvml reports the refusal.
+#[test]
+fn topology_pynvml_calls_again_with_a_zero_count() {
+    if std::env::var_os(CHILD_ENV).is_none() {
+        for function in ["nvmlDeviceGetTopologyNearestGpus", "nvmlSystemGetTopologyGpuSet"] {
+            assert_header_says(
+                function,
+                "count When zero, is set to the number of matching GPUs such that deviceArray can be malloc'd.",
+            );
+        }
+        let record = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/real/topology-580.159.04.txt");
+        let record = std::fs::read_to_string(&record).expect("the record of the run on 580.159.04");
+        for line in [
+            "nearest level 0 probe(count 0, NULL): 0 count 0",
+            "nearest level 0 count 0, zero-length non-NULL array: 2 count 0",
+        ] {
+            assert!(record.contains(line), "the driver's record has no {line:?}:\n{record}");
+        }
+        if have_pynvml() {
+            let got = spy("a100", "n.nvmlDeviceGetTopologyNearestGpus(n.nvmlDeviceGetHandleByIndex(0), 0)");
+            let nearest: Vec<&J> = got["calls"]
+                .as_array()
+                .expect("calls")
+                .iter()
+                .filter(|c| c["fn"] == "nvmlDeviceGetTopologyNearestGpus")
+                .collect();
+            assert_eq!(
+                nearest.iter().map(|c| c["args"][3].clone()).collect::<Vec<_>>(),
+                [json!("NULL"), json!("array[0]")],
+                "pynvml probes, then passes a zero-length array: {got}"
+            );
+            assert_eq!(got["err"], json!(2), "and reports INVALID_ARGUMENT: {got}");
+        }
+    }
+    if !in_child("proofs::topology_pynvml_calls_again_with_a_zero_count", &[("NVML_MOCK_PROFILE", "a100")]) {
+        return;
+    }
+    let nvml = mock();
+    assert_eq!(first(&nvml).topology_nearest_gpus(nvml::GpuTopologyLevel::INTERNAL).map(|v| v.len()), Ok(0));
+}
+
 /// nvmlDeviceGetVgpuTypeSupportedPlacements and ...CreatablePlacements on the older-driver
 /// profiles: pynvml's answer is nvmlVgpuTypeGetMaxInstances' (it sizes the array with it, as
 /// the header advises, and stops at its NOT_SUPPORTED); the placement function itself, which
