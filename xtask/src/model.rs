@@ -364,7 +364,27 @@ pub fn version_key(v: &str) -> Option<Vec<u32>> {
     v.split('.').map(|p| p.parse().ok()).collect()
 }
 
+/// A struct version constant's family and layout number: `nvmlPlatformInfo_v2` →
+/// (`nvmlPlatformInfo`, 2); `None` for a name without a `_v<digits>` suffix.
+pub fn struct_version(name: &str) -> Option<(&str, u32)> {
+    let (base, n) = name.rsplit_once("_v")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((base, n.parse().ok()?))
+}
+
 impl Model {
+    /// The record of the elements of `record`'s array field `field`, if it is an array of records.
+    pub fn array_record(&self, record: &Record, field: &str) -> Option<&Record> {
+        let f = record.fields.iter().find(|f| f.name == field)?;
+        let Ty::Array { elem, .. } = self.resolve_typedef(&f.ty) else { return None };
+        match self.resolve_typedef(elem) {
+            Ty::Named(n) => self.records.get(n),
+            _ => None,
+        }
+    }
+
     /// The innermost Doxygen group around 1-based `line`, if any.
     pub fn group_at(&self, line: u32) -> Option<&Group> {
         // Spans nest, so the innermost is the one that opened last.

@@ -34,17 +34,11 @@ impl Version {
     pub fn parse(text: &str) -> Result<Version, String> {
         let text = text.trim();
         let bad = || format!("`{text}` is not a driver version such as 525.147.05 (major.minor.patch)");
-        let numbers: Vec<&str> = text.split('.').collect();
-        if !(2..=3).contains(&numbers.len()) {
+        // nvml-sys reads a bare major version too; a driver names at least its minor one.
+        if !(2..=3).contains(&text.split('.').count()) {
             return Err(bad());
         }
-        let mut parts = [0u32; 3];
-        for (part, n) in parts.iter_mut().zip(&numbers) {
-            if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(bad());
-            }
-            *part = n.parse().map_err(|_| bad())?;
-        }
+        let parts = nvml_sys::parse_driver_version(text).ok_or_else(bad)?;
         Ok(Version { text: text.to_string(), parts })
     }
 

@@ -161,8 +161,7 @@ pub struct Numbering {
 
 /// `580.82.07` → `[580, 82, 7]`; `570.26` → `[570, 26, 0]`.
 pub fn driver_key(v: &str) -> Option<[u32; 3]> {
-    let parts: Vec<u32> = v.split('.').map(|p| p.parse().ok()).collect::<Option<_>>()?;
-    match parts[..] {
+    match version_key(v)?[..] {
         [a] => Some([a, 0, 0]),
         [a, b] => Some([a, b, 0]),
         [a, b, c] => Some([a, b, c]),

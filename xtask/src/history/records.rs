@@ -10,15 +10,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{ConstValue, Model, Ty};
+use crate::model::{struct_version, ConstValue, Model, Ty};
 
 /// `nvmlPlatformInfo_v2` → 2.
 fn version_number(name: &str) -> Option<u32> {
-    let (base, n) = name.rsplit_once("_v")?;
-    if !base.starts_with("nvml") || n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    n.parse().ok()
+    struct_version(name).filter(|(base, _)| base.starts_with("nvml")).map(|(_, n)| n)
 }
 
 /// The struct version constants of a header: `nvmlX_vN` whose value is

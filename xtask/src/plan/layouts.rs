@@ -4,14 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::model::struct_version as layout_of;
 use crate::rules::Bindings;
-
-/// The layout's family and number from its version constant: `nvmlPlatformInfo_v2` →
-/// (`nvmlPlatformInfo`, 2).
-fn layout_of(constant: &str) -> Option<(&str, u32)> {
-    let (base, n) = constant.rsplit_once("_v")?;
-    Some((base, n.parse().ok()?))
-}
 
 /// Every safe record with a version constant → the older safe layouts of the same family
 /// (by version constant), newest first; records without older layouts are left out.

@@ -946,18 +946,8 @@ fn list_fields(i: &Inputs, d: &mut Diagnostics) {
     let model = i.model;
     for (key, rule) in &i.rules.list_fields {
         let p = i.place("list_fields", key);
-        let Some((record, field)) = key.split_once('.').and_then(|(r, f)| Some((model.records.get(r)?, f))) else {
-            d.error(p, format!("`{key}` is not a `record.field` of the header"));
-            continue;
-        };
-        let elem = record.fields.iter().find(|f| f.name == field).and_then(|f| match model.resolve_typedef(&f.ty) {
-            Ty::Array { elem, .. } => match model.resolve_typedef(elem) {
-                Ty::Named(n) => model.records.get(n),
-                _ => None,
-            },
-            _ => None,
-        });
-        let Some(elem) = elem else {
+        let Some((record, _, field)) = record_field(model, key, &p, d) else { continue };
+        let Some(elem) = model.array_record(record, field) else {
             d.error(p, format!("`{field}` is not an array of records"));
             continue;
         };
@@ -982,10 +972,9 @@ fn list_fields(i: &Inputs, d: &mut Diagnostics) {
 fn former_names(i: &Inputs, d: &mut Diagnostics) {
     for key in i.rules.former_names.keys() {
         let p = i.place("former_names", key);
-        let found =
-            key.split_once('.').and_then(|(r, f)| i.model.records.get(r).map(|r| r.fields.iter().any(|g| g.name == f)));
-        if found != Some(true) {
-            d.error(p, format!("`{key}`: expected `record.field` of a record of the header"));
+        let Some((record, _, field)) = record_field(i.model, key, &p, d) else { continue };
+        if !record.fields.iter().any(|g| g.name == field) {
+            d.error(p, format!("`{field}` is not a field of `{}`", record.name));
         }
     }
 }

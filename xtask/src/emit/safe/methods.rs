@@ -237,15 +237,8 @@ impl Gen<'_> {
             if !old.fields.iter().any(|f| f.name == rule.from) {
                 continue;
             }
-            let elem = new.fields.iter().find(|f| f.name == field).and_then(|f| match m.resolve_typedef(&f.ty) {
-                Ty::Array { elem, .. } => match m.resolve_typedef(elem) {
-                    Ty::Named(e) => Some(e.clone()),
-                    _ => None,
-                },
-                _ => None,
-            });
-            let Some(elem) = elem else { continue };
-            let et = self.names.ty(&elem);
+            let Some(elem) = m.array_record(new, field) else { continue };
+            let et = self.names.ty(&elem.name);
             let from = super::types::field_ident(&rule.from);
             let members = rule.entry.iter().map(|(member, value)| {
                 let mi = super::types::field_ident(member);
