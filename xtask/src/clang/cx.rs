@@ -232,11 +232,18 @@ impl<'tu> Cursor<'tu> {
     }
 
     /// True for a struct, union or enum declared without a tag name. (Clang 9 and later
-    /// narrowed `clang_Cursor_isAnonymous`, and newer ones spell such types
-    /// `struct (unnamed at ...)`, so this looks at the spelling.)
+    /// narrowed `clang_Cursor_isAnonymous`; older ones spell such types empty, later ones
+    /// `struct (unnamed at ...)`, and libclang 16 and later spell one that a typedef names with
+    /// the typedef's name. The declaration of a tagless type is located at its keyword, where
+    /// its extent starts; a tag's is located at the tag.)
     pub fn is_anonymous(&self) -> bool {
         let s = self.spelling();
-        s.is_empty() || s.contains("(unnamed") || s.contains("(anonymous")
+        if s.is_empty() || s.contains("(unnamed") || s.contains("(anonymous") {
+            return true;
+        }
+        // SAFETY: plain accessor on a valid cursor.
+        let start = Location::of(unsafe { clang_getRangeStart(clang_getCursorExtent(self.c)) });
+        start.offset == self.location().offset && start.file == self.location().file
     }
 
     /// True for an unnamed struct or union *member* (`union { ... };` inside a struct).
