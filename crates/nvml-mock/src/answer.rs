@@ -86,6 +86,24 @@ pub enum Object {
     VgpuInstance(nvmlVgpuInstance_t),
 }
 
+/// A call as an export hands it to the engine: the function, the object it is for, its
+/// inputs by value that select an answer (in parameter order), and the versioned record it
+/// passes (NULL when it takes none), which the engine checks before the function runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    pub name: &'static str,
+    pub object: Object,
+    pub selectors: &'a [i64],
+    pub record: *const c_uint,
+}
+
+impl Call<'_> {
+    /// A call with no selectors and no record.
+    pub fn plain(name: &'static str, object: Object) -> Call<'static> {
+        Call { name, object, selectors: &[], record: std::ptr::null() }
+    }
+}
+
 /// A checked value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Val {
@@ -259,6 +277,15 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -
         return e;
     }
     let Some((sel, rest)) = selectors.split_first() else { return parse_values(f, v, path) };
+    // The input fields of a record are optional levels: a value that is not a mapping by their
+    // values is the answer whatever they are.
+    let optional = selectors.len() <= f.record_inputs;
+    let by_values = |m: &serde_yaml::Mapping| {
+        !m.is_empty() && m.keys().all(|k| k.as_str() == Some("*") || parse_value(&sel.ty, k, path).is_ok())
+    };
+    if optional && !v.as_mapping().is_some_and(by_values) {
+        return parse_values(f, v, path);
+    }
     let m = v
         .as_mapping()
         .ok_or_else(|| format!("{path}: expected a mapping by `{}` (a selector of {})", sel.name, f.name))?;
@@ -267,6 +294,36 @@ fn parse_level(f: &FunctionSchema, selectors: &[Field], v: &Value, path: &str) -
     for (k, val) in m {
         let kp = format!("{path}.{}", key_text(k));
         let entry = parse_level(f, rest, val, &kp)?;
+        if k.as_str() == Some("*") {
+            other = Some(Box::new(entry));
+            continue;
+        }
+        let key = parse_value(&sel.ty, k, &kp).map_err(|e| format!("{e} (a value of `{}`, or \"*\")", sel.name))?;
+        by.insert(key.int(), entry);
+    }
+    Ok(Entry::Select { by, other })
+}
+
+/// The errors of a function written by hand by its selector values: a mapping by the first
+/// selector (its constants, numbers or `"*"`) down to `error` entries; a value it does not list
+/// is answered by the engine.
+pub fn parse_selected_errors(function: &str, selectors: &[Field], v: &Value, path: &str) -> Result<Entry, String> {
+    if let Some(e) = parse_error(v, path) {
+        return e;
+    }
+    let Some((sel, rest)) = selectors.split_first() else {
+        return Err(format!(
+            "{path}: the mock answers {function} from other values (see its README); a profile can only give it errors"
+        ));
+    };
+    let m = v.as_mapping().ok_or_else(|| {
+        format!("{path}: expected an error, or a mapping by `{}` (a selector of {function}) down to errors", sel.name)
+    })?;
+    let mut by = BTreeMap::new();
+    let mut other = None;
+    for (k, val) in m {
+        let kp = format!("{path}.{}", key_text(k));
+        let entry = parse_selected_errors(function, rest, val, &kp)?;
         if k.as_str() == Some("*") {
             other = Some(Box::new(entry));
             continue;

@@ -28,18 +28,24 @@ pub const IN_MIG_MODE: &[(&str, &str)] = &[
     ("nvmlDeviceGetProcessesUtilizationInfo", "nvml.h: process utilization is not supported on MIG-enabled GPUs"),
 ];
 
-pub const WITHOUT_MIG_MODE: &[(&str, &str)] = &[
-    ("nvmlDeviceGetGpuInstances", "MIG mode is off: no GPU instances"),
-    ("nvmlDeviceGetGpuInstanceById", "MIG mode is off: no GPU instances"),
-    ("nvmlDeviceGetGpuInstanceRemainingCapacity", "MIG mode is off: no GPU instances"),
-    ("nvmlDeviceGetMigDeviceHandleByIndex", "MIG mode is off: no MIG devices"),
+pub const WITHOUT_MIG_MODE: &[(&str, nvmlReturn_t, &str)] = &[
+    ("nvmlDeviceGetGpuInstanceById", NVML_ERROR_NOT_FOUND, "MIG mode is off: no GPU instances"),
+    ("nvmlDeviceGetMigDeviceHandleByIndex", NVML_ERROR_NOT_SUPPORTED, "MIG mode is off: no MIG devices"),
 ];
 
-pub const GPU_NOT_MIG_DEVICE: &[(&str, &str)] = &[
-    ("nvmlDeviceGetGpuInstanceId", "a GPU is not a MIG device: only MIG devices have instance ids"),
-    ("nvmlDeviceGetComputeInstanceId", "a GPU is not a MIG device: only MIG devices have instance ids"),
-    ("nvmlDeviceGetAttributes", "nvml.h: only MIG device handles have attributes"),
-    ("nvmlDeviceGetAttributes_v2", "nvml.h: only MIG device handles have attributes"),
+pub const GPU_NOT_MIG_DEVICE: &[(&str, nvmlReturn_t, &str)] = &[
+    (
+        "nvmlDeviceGetGpuInstanceId",
+        NVML_ERROR_INVALID_ARGUMENT,
+        "a GPU is not a MIG device: only MIG devices have instance ids",
+    ),
+    (
+        "nvmlDeviceGetComputeInstanceId",
+        NVML_ERROR_INVALID_ARGUMENT,
+        "a GPU is not a MIG device: only MIG devices have instance ids",
+    ),
+    ("nvmlDeviceGetAttributes", NVML_ERROR_NOT_SUPPORTED, "nvml.h: only MIG device handles have attributes"),
+    ("nvmlDeviceGetAttributes_v2", NVML_ERROR_NOT_SUPPORTED, "nvml.h: only MIG device handles have attributes"),
 ];
 
 /// Hand-written answers of a GPU with ECC off (`ecc.enabled: false`).
@@ -193,13 +199,13 @@ pub fn rows(p: &Profile) -> Vec<Row> {
             }
         }
         if has_mig && !mig_mode(d) {
-            for (f, reason) in WITHOUT_MIG_MODE {
-                note(f.to_string(), NVML_ERROR_NOT_SUPPORTED, reason.to_string(), "gpu");
+            for (f, code, reason) in WITHOUT_MIG_MODE {
+                note(f.to_string(), *code, reason.to_string(), "gpu");
             }
         }
         if has_mig {
-            for (f, reason) in GPU_NOT_MIG_DEVICE {
-                note(f.to_string(), NVML_ERROR_NOT_SUPPORTED, reason.to_string(), "gpu");
+            for (f, code, reason) in GPU_NOT_MIG_DEVICE {
+                note(f.to_string(), *code, reason.to_string(), "gpu");
             }
         }
     }

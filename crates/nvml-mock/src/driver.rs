@@ -135,9 +135,26 @@ pub fn knows_version(version: &Version, constant: &str) -> bool {
     first_driver_of_version(constant).map_or(true, |first| *version >= first)
 }
 
-/// Whether driver `version` has `function`.
+/// Drivers whose library was looked at, with the functions it exports that the headers'
+/// history dates later than it (a header after the driver declares them first): `(driver,
+/// functions)`. A later driver of the same branch has them too. Each row comes from a real
+/// library's exported symbols (`crates/nvml-mock/tests/real/`).
+pub const OBSERVED: &[(&str, &[&str])] = &[(
+    // libnvidia-ml.so.580.159.04 on an H200 and an H100 (`nvml-mock capture`'s `exports`).
+    "580.159.04",
+    &["nvmlDeviceGetRemappedRows_v2", "nvmlDeviceGetUnrepairableMemoryFlag_v1", "nvmlDeviceReadPRMCounters_v1"],
+)];
+
+/// Whether driver `version` has `function`: the history's first driver of the function, or a
+/// library looked at of the same branch and no later than `version` that exports it
+/// ([`OBSERVED`]).
 pub fn has(version: &Version, function: &str) -> bool {
-    ALWAYS.contains(&function) || first_driver(function).map_or(true, |first| *version >= first)
+    ALWAYS.contains(&function)
+        || first_driver(function).map_or(true, |first| *version >= first)
+        || OBSERVED.iter().any(|(v, extra)| {
+            Version::parse(v).is_ok_and(|seen| seen.branch() == version.branch() && *version >= seen)
+                && extra.contains(&function)
+        })
 }
 
 /// The functions of the header that driver `version` lacks, in name order.

@@ -26,9 +26,9 @@ pub const MOCK_FILE: &str = "libnvml_mock.so";
 /// complete: it is written last).
 pub const SOURCE_FILE: &str = "forwarder.c";
 
-/// Mock functions that are not NVML's, exported by every forwarder: the test hook that
-/// delivers an event.
-const MOCK_HOOKS: &[&str] = &["nvmlMockInjectEvent"];
+/// Functions that are not in the header, exported by every forwarder: the test hook that
+/// delivers an event, and the export table `nvidia-smi` needs (`engine/internal.rs`).
+const MOCK_HOOKS: &[&str] = &["nvmlMockInjectEvent", "nvmlInternalGetExportTable"];
 
 /// Writes into `dir` (created if need be) a library for driver `version` (`525.147.05`):
 /// `dir/libnvidia-ml.so.1` exporting that driver's functions, `libnvidia-ml.so` (a link to
@@ -41,7 +41,24 @@ const MOCK_HOOKS: &[&str] = &["nvmlMockInjectEvent"];
 /// that cannot be written, or a target that is neither x86-64 nor AArch64.
 pub fn write(dir: &Path, version: &str, mock: &Path) -> Result<(), String> {
     let version = driver::known(version)?;
-    build(dir, Some(&version), &BTreeSet::new(), mock)
+    build(dir, Some(&version), &BTreeSet::new(), &BTreeSet::new(), mock)
+}
+
+/// Writes into `dir` a library of the driver a profile runs (a built-in name or a profile
+/// file): that driver's functions, those its library exports beyond the history
+/// (`system.exports.extra`, as a capture records), less those the profile says it lacks
+/// (`missing_functions`, `system.exports.missing`). Returns the driver version (`""` for a
+/// profile that names none: every function).
+///
+/// # Errors
+///
+/// As [`write`], and a profile that does not load.
+pub fn write_for_profile(dir: &Path, profile: &str, mock: &Path) -> Result<String, String> {
+    let p = crate::profile::load(profile)?;
+    let absent: BTreeSet<String> = p.missing_functions.iter().cloned().collect();
+    let extra: BTreeSet<String> = p.exports_extra.iter().cloned().collect();
+    build(dir, p.driver.as_ref(), &absent, &extra, mock)?;
+    Ok(p.driver.map(|v| v.to_string()).unwrap_or_default())
 }
 
 /// The library in `dir` for driver `version` (`None`: every function), also without the
@@ -52,6 +69,7 @@ pub(crate) fn build(
     dir: &Path,
     version: Option<&Version>,
     absent: &BTreeSet<String>,
+    extra: &BTreeSet<String>,
     mock: &Path,
 ) -> Result<(), String> {
     if !mock.is_file() {
@@ -60,7 +78,7 @@ pub(crate) fn build(
     let mut names: Vec<&str> = crate::generated::names::FUNCTIONS
         .iter()
         .copied()
-        .filter(|f| version.map_or(true, |v| driver::has(v, f)) && !absent.contains(*f))
+        .filter(|f| (version.map_or(true, |v| driver::has(v, f)) || extra.contains(*f)) && !absent.contains(*f))
         .collect();
     names.extend(MOCK_HOOKS);
     let text = source(&names, version)?;
@@ -140,7 +158,9 @@ fn source(names: &[&str], version: Option<&Version>) -> Result<String, String> {
         "// each a jump to the function of the same name in the mock, {MOCK_FILE}, loaded from this library's\n\
          // directory. Written by nvmlkit-mock (`cargo xtask mock-lib`); built with `cc -shared -fPIC`.\n"
     ));
-    c.push_str("#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n#include <string.h>\n\n");
+    c.push_str(
+        "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n",
+    );
     c.push_str(&format!("__attribute__((visibility(\"hidden\"))) void *nvmlmock_targets[{}];\n", names.len()));
     c.push_str("static const char *const nvmlmock_names[] = {\n");
     for n in names {
@@ -166,12 +186,15 @@ fn source(names: &[&str], version: Option<&Version>) -> Result<String, String> {
         "    char path[4096];\n",
         "    void *mock = 0;\n",
         "    Dl_info self;\n",
-        "    // This library's directory: the mock is beside it.\n",
+        "    // This library's directory, links resolved (a link to it elsewhere, the usual way to\n",
+        "    // install it, loads it under the link's name): the mock is beside the file itself.\n",
         "    if (dladdr((void *)&nvmlmock_load, &self) && self.dli_fname) {\n",
-        "        const char *slash = strrchr(self.dli_fname, '/');\n",
-        "        size_t dir = slash ? (size_t)(slash - self.dli_fname) + 1 : 0;\n",
+        "        char real[4096];\n",
+        "        const char *me = realpath(self.dli_fname, real) ? real : self.dli_fname;\n",
+        "        const char *slash = strrchr(me, '/');\n",
+        "        size_t dir = slash ? (size_t)(slash - me) + 1 : 0;\n",
         "        if (dir + 2 + sizeof mock_file <= sizeof path) {\n",
-        "            if (dir) memcpy(path, self.dli_fname, dir); else { memcpy(path, \"./\", 2); dir = 2; }\n",
+        "            if (dir) memcpy(path, me, dir); else { memcpy(path, \"./\", 2); dir = 2; }\n",
         "            memcpy(path + dir, mock_file, sizeof mock_file);\n",
         "            mock = dlopen(path, RTLD_NOW | RTLD_LOCAL);\n",
         "        }\n",

@@ -5,6 +5,81 @@ use std::ffi::{c_char, c_uint, CStr};
 
 use nvml_sys::*;
 
+/// Calls a function pointer of a library a capture reads (`generated/capture/`).
+///
+/// Only the generated readers invoke it, always with a pointer that `NvmlLib`'s accessor for
+/// that very symbol returned (so the Rust type is the header's prototype), and with arguments
+/// that are handles the same library gave, values of the declared C types, NULL where a
+/// reader probes the library's argument checks, or pointers to the reader's own locals,
+/// vectors and buffers, which outlive the call and have the size the header documents (string
+/// buffers of the length passed beside them, arrays of the count passed beside them).
+macro_rules! call {
+    ($f:ident ( $($arg:expr),* $(,)? )) => {{
+        let f = $f;
+        // SAFETY: see the macro's documentation: `f` has the prototype of its symbol in
+        // nvml.h, and every pointer argument is NULL or valid for the access NVML makes during
+        // the call (nothing is retained after it returns).
+        unsafe { f($($arg),*) }
+    }};
+}
+pub(crate) use call;
+
+/// A copy of member `$m` of the C union at place `$u`.
+///
+/// Only for the unions of nvml.h whose values a profile gives: their members are plain data
+/// (integers, floats, `char` arrays and records of them).
+macro_rules! union_member {
+    ($u:expr, $m:ident) => {{
+        let u = &$u;
+        // SAFETY: every member of the union is plain data, for which any bit pattern is valid,
+        // and all of the union's bytes are initialised (zeroed by `Default` before the library
+        // wrote one member), so reading any member is defined.
+        unsafe { u.$m }
+    }};
+}
+pub(crate) use union_member;
+
+/// A number of an `nvmlValue_t`, read as its `nvmlValueType_t` says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+/// The member `value_type` names of `v` (an unknown type: its 64 bits, unsigned).
+pub fn value_of(value_type: nvmlValueType_t, v: &nvmlValue_t) -> Number {
+    // SAFETY: every member of `nvmlValue_t` is a plain integer or float, for which any bit
+    // pattern is valid, and its 8 bytes are initialised (zeroed before the library wrote one
+    // member), so reading any member is defined.
+    unsafe {
+        match value_type {
+            NVML_VALUE_TYPE_DOUBLE => Number::Float(v.dVal),
+            NVML_VALUE_TYPE_UNSIGNED_INT => Number::Int(v.uiVal.into()),
+            NVML_VALUE_TYPE_SIGNED_INT => Number::Int(v.siVal.into()),
+            NVML_VALUE_TYPE_UNSIGNED_SHORT => Number::Int(v.usVal.into()),
+            NVML_VALUE_TYPE_SIGNED_LONG_LONG => Number::Int(v.sllVal.into()),
+            NVML_VALUE_TYPE_UNSIGNED_LONG => Number::Int(v.ulVal as i128),
+            _ => Number::Int(v.ullVal.into()),
+        }
+    }
+}
+
+/// An `nvmlValue_t` holding a number as `value_type` says (a float for a double, else the
+/// integer), its other bytes zero.
+pub fn value_from(value_type: nvmlValueType_t, float: Option<f64>, int: Option<i128>) -> nvmlValue_t {
+    let mut v = nvmlValue_t { ullVal: 0 };
+    let i = int.unwrap_or(0);
+    match value_type {
+        NVML_VALUE_TYPE_DOUBLE => v.dVal = float.unwrap_or(0.0),
+        NVML_VALUE_TYPE_UNSIGNED_INT => v.uiVal = i as u32,
+        NVML_VALUE_TYPE_SIGNED_INT => v.siVal = i as i32,
+        NVML_VALUE_TYPE_UNSIGNED_SHORT => v.usVal = i as u16,
+        NVML_VALUE_TYPE_SIGNED_LONG_LONG => v.sllVal = i as i64,
+        _ => v.ullVal = i as u64,
+    }
+    v
+}
+
 /// The status of an engine operation: `Err` carries the NVML code the caller gets.
 pub type Status = Result<(), nvmlReturn_t>;
 
@@ -109,6 +184,32 @@ pub fn chars_str(src: &[c_char]) -> String {
 }
 
 /// `s` cut (at a character boundary) to fit a buffer of `size` bytes with its NUL.
+/// Copies `bytes` to `offset` bytes past `base`: the entry of an array whose size the caller
+/// gave (the internal process lists of `nvidia-smi`, whose capacity it passes).
+pub fn put_bytes_at(base: *mut u8, offset: usize, bytes: &[u8]) -> Status {
+    if base.is_null() {
+        return Err(NVML_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: the caller's array holds the entries its capacity says, each of `bytes.len()`
+    // bytes, and `offset` is that of an entry within that capacity; the source is a distinct
+    // Rust slice.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base.add(offset), bytes.len()) };
+    Ok(())
+}
+
+/// The 32 bytes at `p`, when `p` points into the calling thread's stack near `near` (an
+/// address of the caller's frame): for the call log of the internal slots, whose arguments'
+/// types are unknown. Anything else is not read.
+pub fn stack_bytes(p: usize, near: usize) -> Option<[u8; 32]> {
+    if p < 4096 || p.abs_diff(near) > 256 * 1024 || p % 4 != 0 {
+        return None;
+    }
+    // SAFETY: `p` lies within 256 KiB of a live local of this thread, inside the thread's
+    // mapped stack (the frames of the caller, which passed it), and 32 bytes from there stay
+    // inside it; any bytes are valid `u8`s.
+    Some(unsafe { (p as *const [u8; 32]).read_unaligned() })
+}
+
 pub fn crop(s: &str, size: usize) -> &str {
     let mut n = s.len().min(size.saturating_sub(1));
     while !s.is_char_boundary(n) {
@@ -144,6 +245,16 @@ pub fn put_list<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Stat
     // elements of `T`.
     unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), array, items.len()) };
     Ok(())
+}
+
+/// [`put_list`] for a list whose size query is a NULL array (`nvmlDeviceGetSamples`: "invoked
+/// with samples set to NULL"): that answers `NVML_SUCCESS` and the count.
+pub fn put_counted<T: Copy>(count: *mut c_uint, array: *mut T, items: &[T]) -> Status {
+    if array.is_null() {
+        get(count)?;
+        return put(count, items.len() as c_uint);
+    }
+    put_list(count, array, items)
 }
 
 /// [`put_list`] for a struct that holds the count and the array pointer (the versioned

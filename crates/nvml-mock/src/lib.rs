@@ -14,11 +14,13 @@
 //!   whether a driver has a function (the one place that decides it);
 //! - `answer`: a profile's function values checked against those tables, and the `Answer`
 //!   interface the generated answers read them through;
-//! - `profile`: loads a profile (and the bases it starts from). `NVML_MOCK_PROFILE` names a
+//! - `profile`: loads a profile (and the bases it starts from); `reading`: how a capture reads
+//!   a function's outputs back into values. `NVML_MOCK_PROFILE` names a
 //!   built-in (`a100`, `a100-r525`, `b200`, `b200-r575`, `b200-r580.65`, `gb200`, `h100`,
 //!   `h100-r560`, `l40s`, `l40s-vgpu`, `t4`; default `h100`) or a YAML file;
 //! - `generated/answers/`: every getter whose outputs are values, records, strings or lists,
-//!   and that is not written by hand, answers from the profile's values;
+//!   and that is not written by hand, answers from the profile's values; `generated/capture/`:
+//!   the reader of each such getter, which calls a driver and turns its outputs into values;
 //! - `generated/api/`: the `Api` trait, one trait per area of the header with one method per
 //!   function; a getter of `answers/` answers by default, every other function
 //!   `NVML_ERROR_NOT_SUPPORTED`;
@@ -35,7 +37,10 @@
 //!   the engine); `answers_doc` (the README's table of the answers that are not values);
 //! - [`driver_lib`]: a `libnvidia-ml.so.1` that exports exactly one driver's functions, each
 //!   forwarded to the mock beside it, and tells the mock its driver (`cargo xtask mock-lib`,
-//!   through the `nvml-mock-lib` program, `src/bin/`);
+//!   through `nvml-mock lib`, `src/bin/`);
+//! - [`capture`]: `nvml-mock capture` records the GPUs a driver shows into a profile (never
+//!   calling a function that changes anything), then replays it through the mock and records
+//!   by name whatever the replay answers differently;
 //! - [`testing`] helps tests of NVML clients: the path of the built mock, and a test run in a
 //!   child process with its own environment (the mock's state is per process).
 //!
@@ -44,7 +49,8 @@
 //! `NVML_MOCK_LIVE_PIDS` (`1`: the profile's processes take live pids), `NVML_MOCK_CLOCK=<µs>`
 //! (the clock stands still at that moment), `NVML_MOCK_STRICT=1`
 //! (print every answer `NOT_SUPPORTED` without a reason on stderr),
-//! `NVML_MOCK_HOSTILE=<seed>` (the hostile mode).
+//! `NVML_MOCK_HOSTILE=<seed>` (the hostile mode), `NVML_MOCK_LOG` (`1` or `stderr`, or a file:
+//! a line per call, `engine/log.rs`).
 //!
 //! # Layers
 //!
@@ -58,26 +64,31 @@
 //!    written by hand; the functions each driver version has.
 //! 3. `answer`: a profile's function values checked against the tables, and the `Answer`
 //!    interface.
-//! 4. `profile`: a profile loaded (with its bases) and checked.
-//! 5. `generated::answers`: the getters that answer from the profile's values.
+//! 4. `profile`, `reading`: a profile loaded (with its bases) and checked; how a capture reads
+//!    a function's outputs back into a profile's values.
+//! 5. `generated::answers`, `generated::capture`: the getters that answer from the profile's
+//!    values, and the readers that record them from a driver.
 //! 6. `generated::api`: the `Api` trait.
 //! 7. `engine`: the hand-written behaviour.
 //! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
 //!    symbols, the hostile mode's answers, and the README's table of each profile's answers.
 //! 9. `driver_lib`: a library of one driver's symbols, forwarded to the mock.
-//! 10. `testing`: helpers for tests of NVML clients.
-//! 11. `bin`: the `nvml-mock-lib` program (`cargo xtask mock-lib` runs it).
+//! 10. `capture`: records a driver's GPUs into a profile and checks its replay.
+//! 11. `testing`: helpers for tests of NVML clients.
+//! 12. `bin`: the `nvml-mock` program (`capture`, `lib`; `cargo xtask mock-lib` runs `lib`).
 
 // Trait methods and exports carry the C names of the functions they implement.
 #![allow(non_snake_case)]
 
 mod answer;
 mod answers_doc;
+pub mod capture;
 mod driver;
 pub mod driver_lib;
 mod engine;
 mod ffi;
 mod profile;
+mod reading;
 mod schema;
 pub mod testing;
 
@@ -85,6 +96,7 @@ pub mod testing;
 mod generated {
     pub mod answers;
     pub mod api;
+    pub mod capture;
     pub mod dispatch;
     pub mod exports;
     pub mod history;

@@ -24,7 +24,7 @@ use crate::answer::constant;
 use crate::answer::{self, Entry};
 use crate::driver::Version;
 use crate::generated::names::FUNCTIONS;
-use crate::generated::tables::HAND_WRITTEN;
+use crate::generated::tables::{HAND_SELECTORS, HAND_WRITTEN};
 use crate::schema::ObjectKind;
 
 /// The built-in profiles, by name.
@@ -99,6 +99,9 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("serial", Kind::Str),
     ("board_id", Kind::UInt),
     ("numa_node", Kind::Int),
+    ("cpu_affinity", Kind::Str),
+    ("topology", Kind::Map),
+    ("memory_affinity", Kind::List),
     ("pci.domain", Kind::UInt),
     ("pci.bus", Kind::UInt),
     ("pci.device", Kind::UInt),
@@ -176,15 +179,27 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("supported_events", Kind::List),
     ("supported_pstates", Kind::List),
     ("gpm", Kind::Map),
+    // How the driver orders its argument checks, by function (what a capture recorded).
+    ("checks", Kind::Map),
     // Values of one function that the engine answers by hand, under the function's name.
     ("nvmlDeviceGetComputeMode", Kind::Const),
     ("nvmlDeviceGetFieldValues", Kind::Map),
     ("nvmlDeviceGetPgpuMetadataString", Kind::Str),
+    // Field values as a driver answered them, by its field ids (what a capture recorded).
+    ("recorded_fields", Kind::Map),
 ];
 
 /// Keys of the `system` section.
-pub const SYSTEM_KEYS: &[(&str, Kind)] =
-    &[("driver_version", Kind::Str), ("privileged", Kind::Bool), ("numa_cpus", Kind::Map)];
+pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
+    ("driver_version", Kind::Str),
+    ("driver_branch", Kind::Str),
+    ("privileged", Kind::Bool),
+    ("numa_cpus", Kind::Map),
+    ("checks", Kind::Map),
+    ("refused_versions", Kind::List),
+    ("exports", Kind::Map),
+    ("error_strings", Kind::Map),
+];
 
 const TOP_KEYS: &[&str] = &[
     "name",
@@ -318,6 +333,53 @@ pub struct CperRecord {
     pub data: Vec<u8>,
 }
 
+/// How the driver answers a function that takes a versioned record before it looks at
+/// anything else, where a capture recorded it: a NULL record, and a version it does not know.
+/// `None`: the function's own checks (NULL), `NVML_ERROR_ARGUMENT_VERSION_MISMATCH` (a version).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Checks {
+    pub null: Option<u32>,
+    pub wrong_version: Option<u32>,
+}
+
+/// `checks: {nvmlX: {null: CODE, wrong_version: CODE}}`, by function.
+fn parse_checks(v: Option<&Value>, path: &str) -> Result<BTreeMap<String, Checks>, (String, String)> {
+    let mut out = BTreeMap::new();
+    let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(out) };
+    let m = v.as_mapping().ok_or_else(|| (path.to_string(), "expected a mapping by function".to_string()))?;
+    for (f, c) in m {
+        let f = f.as_str().unwrap_or("");
+        let fpath = format!("{path}.{f}");
+        if FUNCTIONS.binary_search(&f).is_err() {
+            return Err((fpath, format!("`{f}` is not a function of nvml.h")));
+        }
+        let c = c.as_mapping().ok_or_else(|| (fpath.clone(), "expected `null` and `wrong_version` codes".into()))?;
+        let mut checks = Checks::default();
+        for (k, code) in c {
+            let k = k.as_str().unwrap_or("");
+            let kpath = format!("{fpath}.{k}");
+            let code = const_value(code)
+                .and_then(|c| u32::try_from(c).ok())
+                .ok_or_else(|| (kpath.clone(), "expected an NVML return code".to_string()))?;
+            match k {
+                "null" => checks.null = Some(code),
+                "wrong_version" => checks.wrong_version = Some(code),
+                _ => return Err((kpath, "unknown key (expected `null` or `wrong_version`)".into())),
+            }
+        }
+        out.insert(f.to_string(), checks);
+    }
+    Ok(out)
+}
+
+/// The strings of a list, each checked to be a name.
+fn names_in(list: &[Value], path: &str) -> Result<Vec<String>, (String, String)> {
+    list.iter()
+        .enumerate()
+        .map(|(i, v)| v.as_str().map(String::from).ok_or_else(|| (format!("{path}[{i}]"), "expected a name".into())))
+        .collect()
+}
+
 /// A loaded profile.
 #[derive(Debug, Clone, Default)]
 pub struct Profile {
@@ -352,6 +414,16 @@ pub struct Profile {
     pub live_pids: bool,
     /// vGPU types by id, with their function values.
     pub vgpu_types: BTreeMap<u32, Entries>,
+    /// How the driver checks versioned records, by function: of the system, and of each device.
+    pub system_checks: BTreeMap<String, Checks>,
+    pub device_checks: Vec<BTreeMap<String, Checks>>,
+    /// Record versions (`nvmlNvLinkInfo_v2`) the driver refuses although the header history
+    /// dates them no later than the driver (`system.refused_versions`, as a capture saw).
+    pub refused_versions: Vec<String>,
+    /// Functions the driver exports although the history dates them later
+    /// (`system.exports.extra`, as a capture saw); `system.exports.missing` joins
+    /// `missing_functions`.
+    pub exports_extra: Vec<String>,
 }
 
 impl Profile {
@@ -525,6 +597,32 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
         p.missing_functions.push(name.to_string());
     }
     p.grow_processes = top.get("grow_processes").and_then(Value::as_u64).unwrap_or(0) as u32;
+    p.system_checks = parse_checks(p.system.value("checks"), "system.checks").map_err(|(path, m)| fail(&path, m))?;
+    for (i, d) in p.devices.iter().enumerate() {
+        let path = format!("devices[{i}].checks");
+        p.device_checks.push(parse_checks(d.value("checks"), &path).map_err(|(path, m)| fail(&path, m))?);
+    }
+    p.refused_versions = names_in(p.system.list("refused_versions").unwrap_or_default(), "system.refused_versions")
+        .map_err(|(path, m)| fail(&path, m))?;
+    if let Some(exports) = p.system.value("exports").and_then(Value::as_mapping) {
+        for (k, v) in exports {
+            let key = k.as_str().unwrap_or("");
+            let path = format!("system.exports.{key}");
+            let list = v
+                .as_sequence()
+                .map(Vec::as_slice)
+                .ok_or_else(|| fail(&path, "expected a list of function names".into()))?;
+            let names = names_in(list, &path).map_err(|(path, m)| fail(&path, m))?;
+            if let Some(bad) = names.iter().find(|n| FUNCTIONS.binary_search(&n.as_str()).is_err()) {
+                return Err(fail(&path, format!("`{bad}` is not a function of nvml.h")));
+            }
+            match key {
+                "extra" => p.exports_extra = names,
+                "missing" => p.missing_functions.extend(names),
+                _ => return Err(fail(&path, "unknown key (expected `extra` or `missing`)".into())),
+            }
+        }
+    }
     let device_of = |path: &str, e: &Value| {
         let device =
             e.get("device").and_then(Value::as_u64).ok_or_else(|| fail(path, "needs `device`: an index".into()))?
@@ -762,7 +860,12 @@ pub fn parse_function_entry(function: &str, v: &Value, kind: ObjectKind, path: &
     if let Some(e) = answer::parse_error(v, path) {
         return e;
     }
-    if HAND_WRITTEN.iter().any(|(f, _)| *f == function) {
+    // A function written by hand takes the values a capture records where its outputs are
+    // data; otherwise only errors, by selector value where it has selectors.
+    if HAND_WRITTEN.iter().any(|(f, _)| *f == function) && answer::schema(function).is_none() {
+        if let Ok(i) = HAND_SELECTORS.binary_search_by(|(f, _)| (*f).cmp(function)) {
+            return answer::parse_selected_errors(function, HAND_SELECTORS[i].1, v, path);
+        }
         return Err(format!("{path}: the mock answers {function} from other values (see its README); a profile can only give it an error"));
     }
     let Some(schema) = answer::schema(function) else {
@@ -968,8 +1071,12 @@ mod tests {
         assert!(e.starts_with("profile x.yaml: devices[0]: nvmlDeviceGetMemoryBusWidth: expected an integer"), "{e}");
         let e = parse("devices: [{nvmlDeviceGetNmae: x}]\n", "x.yaml").unwrap_err();
         assert_eq!(e, "profile x.yaml: devices[0]: nvmlDeviceGetNmae: `nvmlDeviceGetNmae` is not a function of nvml.h");
-        let e = parse("devices: [{nvmlDeviceGetName: x}]\n", "x.yaml").unwrap_err();
-        assert!(e.contains("the mock answers nvmlDeviceGetName from other values"), "{e}");
+        // A function written by hand takes a recorded value where its outputs are data...
+        let p = parse("devices: [{nvmlDeviceGetName: x}]\n", "x.yaml").unwrap();
+        assert_eq!(p.devices[0].1.get("nvmlDeviceGetName"), Some(&Entry::Values(vec![answer::Val::Str("x".into())])));
+        // ... and only errors where they are not.
+        let e = parse("devices: [{nvmlDeviceGetCpuAffinity: 3}]\n", "x.yaml").unwrap_err();
+        assert!(e.contains("the mock answers nvmlDeviceGetCpuAffinity from other values"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -64,8 +64,12 @@ pub struct Output {
 pub struct FunctionSchema {
     pub name: &'static str,
     pub object: ObjectKind,
-    /// Inputs by value that select the answer, in parameter order.
+    /// Inputs by value that select the answer, in parameter order, then the input fields of
+    /// its in/out records.
     pub selectors: &'static [Field],
+    /// How many of the last `selectors` are input fields of in/out records: a profile may leave
+    /// them out (one value for every input).
+    pub record_inputs: usize,
     pub outputs: &'static [Output],
     /// Other members of its versioned family answered from data: when a profile names none
     /// of the function itself, it answers from theirs (records converted field by field).

@@ -107,11 +107,9 @@ pub fn mock_lib_dir(base: &std::path::Path) -> PathBuf {
 /// If the mock is not built (see [`mock_path`]), the profile does not load, the compiler is
 /// missing or fails, or the target is neither x86-64 nor AArch64 Linux.
 pub fn driver_lib_dir(base: &std::path::Path, profile: &str) -> Result<PathBuf, String> {
-    let p = crate::profile::load(profile)?;
-    let absent = p.missing_functions.iter().cloned().collect();
     let tag: String = profile.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let dir = base.join(format!("driver-lib-{tag}"));
-    crate::driver_lib::build(&dir, p.driver.as_ref(), &absent, &find_mock()?)?;
+    crate::driver_lib::write_for_profile(&dir, profile, &find_mock()?)?;
     Ok(dir)
 }
 

@@ -181,19 +181,19 @@ fn mig_devices(d: &BTreeMap<String, serde_yaml::Value>) -> usize {
 }
 
 /// The directory `cargo xtask mock-lib --driver DRIVER --out DIR` writes: the program it runs,
-/// `nvml-mock-lib`, with the mock built for these tests. Its `libnvidia-ml.so.1` exports only
+/// `nvml-mock lib`, with the mock built for these tests. Its `libnvidia-ml.so.1` exports only
 /// the functions of that driver, each forwarded to the copy of the mock beside it.
 fn mock_lib(driver: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("mock-lib-{driver}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_nvml-mock-lib"))
-        .args(["--driver", driver, "--out"])
+    let out = Command::new(env!("CARGO_BIN_EXE_nvml-mock"))
+        .args(["lib", "--driver", driver, "--out"])
         .arg(&dir)
         .arg("--mock")
         .arg(mock_path())
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "nvml-mock-lib --driver {driver}:\n{text}");
+    assert!(out.status.success(), "nvml-mock lib --driver {driver}:\n{text}");
     dir
 }
 

@@ -191,7 +191,7 @@ fn a_field_the_driver_lacks_is_an_error_without_a_call() {
     let got = gpu.field_values(&ids).expect("no call, so no failed call");
     assert_eq!(got, [Err(Error::FieldNotInDriver(251)), Err(Error::FieldNotInDriver(200))]);
     let e = &got[0].as_ref().unwrap_err();
-    assert_eq!(e.code(), sys::NVML_ERROR_NOT_SUPPORTED);
+    assert_eq!(e.code(), sys::NVML_ERROR_INVALID_ARGUMENT);
     assert!(e.to_string().contains("no field id 251"), "{e}");
     let with_one = [FieldId::PWR_SMOOTHING_ENABLED, FieldId::DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE];
     assert_eq!(gpu.field_values(&with_one), Err(Error::GpuIsLost));

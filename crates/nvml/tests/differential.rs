@@ -100,14 +100,6 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
          the mock, emulating it); nvmlkit returns the probe's empty list, as the header's \"When zero, is \
          set to the number of matching GPUs\" allows. Proof: proofs::topology_pynvml_calls_again_with_a_zero_count",
     ),
-    (
-        "nvmlSystemGetHicVersion",
-        "pynvml: sizes the list with a NULL array, which the header refuses (\"INVALID_ARGUMENT if either \
-         hwbcCount or hwbcEntries is NULL\") and the mock, following it, answers INVALID_ARGUMENT; nvmlkit \
-         passes an array, as the header asks, and gets the (empty) list. Proof: \
-         proofs::hic_version_pynvml_probes_with_null, and the mock's refusal of NULL in \
-         crates/nvml-mock/tests/c/header_protocols.c",
-    ),
 ];
 
 /// The variable that points a child at the calls it replays.

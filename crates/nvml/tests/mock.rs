@@ -370,7 +370,8 @@ fn h100_mig_device_7() {
         assert_eq!(too_big, Err(Error::NotSupported), "a 7-slice compute instance in a 3-slice GPU instance");
     }
     assert_eq!(d7.gpu_instance_by_id(3).unwrap_err(), Error::NotFound, "no GPU instance 3");
-    assert_eq!(d0.gpu_instance_by_id(1).unwrap_err(), Error::NotSupported, "no GPU instances without MIG mode");
+    // Recorded on an H200 (driver 580.159.04) with MIG mode off: no such instance.
+    assert_eq!(d0.gpu_instance_by_id(1).unwrap_err(), Error::NotFound, "no GPU instances without MIG mode");
 }
 
 /// `nvmlDeviceGetGpuInstances` and `nvmlGpuInstanceGetComputeInstances` fill an array the
@@ -396,11 +397,8 @@ fn h100_mig_instance_lists() {
     let three = gis[0].compute_instances(sys::NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
     assert_eq!(three.len(), 1, "GPU instance 1 has one 3-slice compute instance");
     assert_eq!(d7.gpu_instances(19).map(|l| l.len()), Ok(0), "no 1g.10gb instances");
-    assert_eq!(
-        nvml.device_by_index(0).unwrap().gpu_instances(9).unwrap_err(),
-        Error::NotSupported,
-        "no MIG on device 0"
-    );
+    // A MIG-capable GPU with MIG mode off lists no instances (recorded on an H200, 580.159.04).
+    assert_eq!(nvml.device_by_index(0).unwrap().gpu_instances(9).map(|l| l.len()), Ok(0), "no MIG on device 0");
 }
 
 #[test]
@@ -819,7 +817,10 @@ fn h100_process_details_utilisation_and_names() {
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.gsp_firmware_version().as_deref(), Ok("580.82.07"), "a fixed buffer without a length parameter");
     assert_eq!(nvml.process_name(4250).as_deref(), Ok("trainer"));
-    assert_eq!(nvml.process_name(1), Err(Error::NotFound));
+    // Any other running process is named as the driver names it: its program's path.
+    let argv0 = std::env::args().next().unwrap();
+    assert_eq!(nvml.process_name(std::process::id()), Ok(argv0));
+    assert_eq!(nvml.process_name(0x7fff_fff0), Err(Error::NotFound), "beyond any pid_max");
 
     let compute = d0.running_process_detail_list(ProcessMode::COMPUTE).unwrap();
     let got: Vec<_> = compute
@@ -831,7 +832,8 @@ fn h100_process_details_utilisation_and_names() {
         [(4242, Some(1 << 30), None, None, 0), (4250, Some(512 << 20), None, None, 0)],
         "no MIG: instance ids 0xFFFFFFFF, which is none"
     );
-    assert_eq!(d0.running_process_detail_list(ProcessMode::ALL).map(|l| l.len()), Ok(2), "compute and (no) graphics");
+    // Driver 580 refuses the `ALL` mode (recorded on an H200, 580.159.04); the h100 profile is 580.
+    assert_eq!(d0.running_process_detail_list(ProcessMode::ALL), Err(Error::InvalidArgument));
     assert_eq!(d0.running_process_detail_list(ProcessMode::GRAPHICS), Ok(vec![]));
     assert_eq!(nvml.device_by_index(1).unwrap().running_process_detail_list(ProcessMode::COMPUTE), Ok(vec![]));
 
@@ -868,7 +870,8 @@ fn b200_sram_ecc_entries() {
 fn h100_system_events() {
     let Some(nvml) = in_profile("h100_system_events", "h100") else { return };
     let set = nvml.system_event_set_create().unwrap();
-    assert_eq!(set.wait(0, 8), Err(Error::Timeout), "nothing registered yet");
+    // Nothing registered yet: success without events (recorded on an H200, 580.159.04).
+    assert_eq!(set.wait(0, 8).map(|l| l.len()), Ok(0), "nothing registered yet");
     set.register(SystemEventTypes::GPU_DRIVER_UNBIND | SystemEventTypes::GPU_DRIVER_BIND).unwrap();
     let first = set.wait(10, 1).unwrap();
     assert_eq!(
@@ -881,7 +884,7 @@ fn h100_system_events() {
         rest.iter().map(|e| (e.event_type, e.gpu_id)).collect::<Vec<_>>(),
         [(SystemEventTypes::GPU_DRIVER_BIND, 0x1800)]
     );
-    assert_eq!(set.wait(0, 8), Err(Error::Timeout), "each event is delivered once");
+    assert_eq!(set.wait(0, 8).map(|e| e.len()), Ok(0), "each event is delivered once");
     // A second set sees the events again; freeing one leaves the other working.
     let other = nvml.system_event_set_create().unwrap();
     other.register(SystemEventTypes::GPU_DRIVER_BIND).unwrap();

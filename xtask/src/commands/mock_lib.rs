@@ -1,7 +1,7 @@
 //! `cargo xtask mock-lib --driver VERSION --out DIR [--debug]`: a mock `libnvidia-ml.so.1`
 //! that emulates one NVIDIA driver. Builds the mock (`cargo build --release -p nvmlkit-mock`:
-//! the library and its `nvml-mock-lib` program; `--debug`: the dev profile) and runs the
-//! program, which writes DIR: `libnvidia-ml.so.1` exporting exactly the functions of that
+//! the library and its `nvml-mock` program; `--debug`: the dev profile) and runs `nvml-mock
+//! lib`, which writes DIR: `libnvidia-ml.so.1` exporting exactly the functions of that
 //! driver (the function history, `crates/nvml-mock/src/driver.rs`), `libnvidia-ml.so` linking
 //! to it, the mock it forwards to (`libnvml_mock.so`, found beside it at run time) and the
 //! forwarder's C source. The version is checked by the program (the mock's copy of the
@@ -16,7 +16,7 @@ use anyhow::{bail, Context, Result};
 /// The mock's package, its library target and the program that writes the directory.
 const PACKAGE: &str = "nvmlkit-mock";
 const LIB_TARGET: &str = "nvml_mock";
-const PROGRAM: &str = "nvml-mock-lib";
+const PROGRAM: &str = "nvml-mock";
 
 /// What the build produced: the mock (`libnvml_mock.so`) and the program.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -71,6 +71,7 @@ pub fn run(root: &Path, driver: &str, out: &Path, debug: bool) -> Result<()> {
         bail!("`cargo build -p {PACKAGE}` did not report lib{LIB_TARGET}.so and {PROGRAM}");
     };
     let status = Command::new(&program)
+        .arg("lib")
         .arg("--driver")
         .arg(driver)
         .arg("--out")
@@ -94,13 +95,13 @@ mod tests {
         let lines = [
             r#"{"reason":"compiler-artifact","target":{"name":"nvml_sys"},"filenames":["/t/release/deps/libnvml_sys.rlib"],"executable":null}"#,
             r#"{"reason":"compiler-artifact","target":{"name":"nvml_mock"},"filenames":["/t/release/libnvml_mock.so","/t/release/libnvml_mock.rlib"],"executable":null}"#,
-            r#"{"reason":"compiler-artifact","target":{"name":"nvml-mock-lib"},"filenames":["/t/release/nvml-mock-lib"],"executable":"/t/release/nvml-mock-lib"}"#,
+            r#"{"reason":"compiler-artifact","target":{"name":"nvml-mock"},"filenames":["/t/release/nvml-mock"],"executable":"/t/release/nvml-mock"}"#,
             "not json",
             r#"{"reason":"build-finished","success":true}"#,
         ];
         let found = artifacts(lines.iter().map(|l| l.to_string()));
         assert_eq!(found.mock.as_deref(), Some(Path::new("/t/release/libnvml_mock.so")));
-        assert_eq!(found.program.as_deref(), Some(Path::new("/t/release/nvml-mock-lib")));
+        assert_eq!(found.program.as_deref(), Some(Path::new("/t/release/nvml-mock")));
         assert_eq!(artifacts(std::iter::empty()), Artifacts::default());
     }
 }

@@ -1,18 +1,56 @@
-//! `nvml-mock-lib --driver 525.147.05 --out DIR [--mock PATH]`: writes a `libnvidia-ml.so.1`
-//! into DIR that emulates that driver (its functions alone, forwarded to a copy of the mock
-//! beside it; see `nvml_mock::driver_lib`). The mock is `PATH`, by default the
-//! `libnvml_mock.so` next to this program (where cargo builds both). `cargo xtask mock-lib`
-//! builds both and runs this.
+//! `nvml-mock`, the mock's program:
+//!
+//! - `nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--mock PATH] [--keep-ids]
+//!   [--no-verify]` records the GPUs of this machine into a profile (`nvml_mock::capture`);
+//! - `nvml-mock lib --driver VERSION --out DIR [--mock PATH]` (or `--profile PROFILE` for the
+//!   driver and symbols a profile records) writes a `libnvidia-ml.so.1` into DIR that emulates
+//!   that driver: its functions alone, forwarded to a copy of the mock beside it
+//!   (`nvml_mock::driver_lib`). `cargo xtask mock-lib` builds the mock and runs this.
+//!
+//! The mock is `PATH`, by default the `libnvml_mock.so` next to this program (where cargo
+//! builds both).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: nvml-mock-lib --driver VERSION --out DIR [--mock PATH/libnvml_mock.so]";
+const USAGE: &str = "usage:
+  nvml-mock capture [--out FILE] [--name NAME] [--library PATH] [--mock PATH] [--keep-ids] [--no-verify] [--no-probes]
+      Records the GPUs of this machine, through its NVML library (or PATH), into a profile the
+      mock answers as the machine did (FILE, or standard output). It only reads: it calls getters,
+      never a function that changes a GPU's state (no setter, reset, MIG or clock change), plus an
+      event set of its own that it frees. Serial numbers, UUIDs and the hostname are replaced by
+      synthetic ones unless --keep-ids. The profile is checked against the mock (libnvml_mock.so
+      next to this program, or --mock PATH): whatever the mock would derive otherwise is recorded
+      by name; --no-verify skips that. --no-probes skips the calls with a NULL record or a wrong
+      version that record the order of the library's argument checks.
+  nvml-mock lib (--driver VERSION | --profile PROFILE) --out DIR [--mock PATH]
+      Writes DIR/libnvidia-ml.so.1, which exports exactly the functions of that driver (of the
+      profile's driver, less what the profile says its library lacks) and forwards them to a copy
+      of the mock in DIR.";
 
 fn main() -> ExitCode {
-    match run(std::env::args().skip(1).collect()) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.split_first() {
+        Some((cmd, rest)) if cmd == "capture" => capture(rest),
+        Some((cmd, rest)) if cmd == "lib" => lib(rest),
+        // A probe of `capture`, in a process of its own (see `nvml_mock::capture::probe_child`).
+        Some((cmd, rest)) if cmd == "__probe" => match rest {
+            [library, object, start] => start
+                .parse()
+                .map_err(|_| format!("`{start}`: not a number"))
+                .and_then(|s| nvml_mock::capture::probe_child(std::path::Path::new(library), object, s))
+                .map(|()| String::new()),
+            _ => Err("usage: nvml-mock __probe LIBRARY OBJECT START".to_string()),
+        },
+        Some((cmd, _)) if cmd == "-h" || cmd == "--help" || cmd == "help" => Ok(USAGE.to_string()),
+        Some((cmd, _)) => Err(format!("unknown command `{cmd}`\n{USAGE}")),
+        None => Err(USAGE.to_string()),
+    };
+    match result {
         Ok(text) => {
-            println!("{text}");
+            if !text.is_empty() {
+                println!("{text}");
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -22,29 +60,86 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: Vec<String>) -> Result<String, String> {
-    let (mut driver, mut out, mut mock) = (None, None, None);
-    let mut args = args.into_iter();
-    while let Some(flag) = args.next() {
-        let slot = match flag.as_str() {
-            "--driver" => &mut driver,
-            "--out" => &mut out,
-            "--mock" => &mut mock,
-            "-h" | "--help" => return Ok(USAGE.to_string()),
-            other => return Err(format!("unexpected argument `{other}`\n{USAGE}")),
-        };
-        *slot = Some(args.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?);
+/// The options of a command: `--flag VALUE` for the names in `valued`, `--flag` for `bare`.
+struct Flags {
+    values: Vec<(String, String)>,
+    set: Vec<String>,
+}
+
+impl Flags {
+    fn parse(args: &[String], valued: &[&str], bare: &[&str]) -> Result<Flags, String> {
+        let mut f = Flags { values: Vec::new(), set: Vec::new() };
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if a == "-h" || a == "--help" {
+                return Err(USAGE.to_string());
+            } else if valued.contains(&a.as_str()) {
+                let v = it.next().ok_or_else(|| format!("{a} needs a value\n{USAGE}"))?;
+                f.values.push((a.clone(), v.clone()));
+            } else if bare.contains(&a.as_str()) {
+                f.set.push(a.clone());
+            } else {
+                return Err(format!("unexpected argument `{a}`\n{USAGE}"));
+            }
+        }
+        Ok(f)
     }
-    let driver = driver.ok_or_else(|| format!("--driver is required\n{USAGE}"))?;
-    let out = PathBuf::from(out.ok_or_else(|| format!("--out is required\n{USAGE}"))?);
-    let mock = match mock {
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.values.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.set.iter().any(|s| s == name)
+    }
+}
+
+fn capture(args: &[String]) -> Result<String, String> {
+    let f =
+        Flags::parse(args, &["--out", "--name", "--library", "--mock"], &["--keep-ids", "--no-verify", "--no-probes"])?;
+    let opts = nvml_mock::capture::Options {
+        library: f.get("--library").map(PathBuf::from),
+        mock: f.get("--mock").map(PathBuf::from),
+        name: f.get("--name").unwrap_or("captured").to_string(),
+        keep_ids: f.has("--keep-ids"),
+        no_verify: f.has("--no-verify"),
+        no_probes: f.has("--no-probes"),
+        probe_program: std::env::current_exe().ok(),
+    };
+    let captured = nvml_mock::capture::capture(&opts)?;
+    for line in &captured.report {
+        eprintln!("{line}");
+    }
+    match f.get("--out") {
+        Some(path) => {
+            std::fs::write(path, &captured.yaml).map_err(|e| format!("{path}: {e}"))?;
+            Ok(format!("wrote {path} (use: NVML_MOCK_PROFILE={path})"))
+        }
+        None => {
+            print!("{}", captured.yaml);
+            Ok(String::new())
+        }
+    }
+}
+
+fn lib(args: &[String]) -> Result<String, String> {
+    let f = Flags::parse(args, &["--driver", "--profile", "--out", "--mock"], &[])?;
+    let out = PathBuf::from(f.get("--out").ok_or_else(|| format!("--out is required\n{USAGE}"))?);
+    let mock = match f.get("--mock") {
         Some(m) => PathBuf::from(m),
         None => {
             let exe = std::env::current_exe().map_err(|e| format!("the path of this program: {e}"))?;
             exe.with_file_name(nvml_mock::driver_lib::MOCK_FILE)
         }
     };
-    nvml_mock::driver_lib::write(&out, &driver, &mock)?;
+    let driver = match (f.get("--driver"), f.get("--profile")) {
+        (Some(driver), None) => {
+            nvml_mock::driver_lib::write(&out, driver, &mock)?;
+            driver.to_string()
+        }
+        (None, Some(profile)) => nvml_mock::driver_lib::write_for_profile(&out, profile, &mock)?,
+        _ => return Err(format!("give --driver or --profile (one of them)\n{USAGE}")),
+    };
     Ok(format!(
         "wrote {}: libnvidia-ml.so.1 emulates NVIDIA driver {driver} (use: LD_LIBRARY_PATH={} NVML_MOCK_PROFILE=<a profile of driver {driver}> <client>)",
         out.display(),

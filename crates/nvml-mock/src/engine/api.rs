@@ -30,6 +30,9 @@ impl Answer for Engine {
                 _ => NVML_ERROR_INVALID_ARGUMENT,
             };
         }
+        if let Some(v) = sys.live(function, object, selectors) {
+            return crate::ffi::code(write(&v));
+        }
         match sys.entry(function, object).map(|e| e.select(selectors)) {
             Some(Some(Entry::Values(v))) => crate::ffi::code(write(v)),
             Some(Some(Entry::Error { code, .. })) => *code,

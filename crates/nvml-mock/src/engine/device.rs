@@ -12,6 +12,7 @@ use crate::ffi::{
     chars_str, check_version, get, put, put_filled, put_items, put_sized_str, put_str, read_str, read_uuid, set_chars,
     Status,
 };
+use crate::profile::const_value;
 
 pub fn nvmlDeviceGetCount(e: &Engine, count: *mut c_uint) -> nvmlReturn_t {
     e.with(|s| put(count, s.devices.len() as c_uint))
@@ -109,8 +110,14 @@ pub fn nvmlDeviceGetHandleByPciBusId_v2(e: &Engine, bus_id: *const c_char, devic
     })
 }
 
+/// A GPU's NVML index; a MIG device's index among its GPU's MIG devices, as nvml.h says ("indices
+/// that can be passed to nvmlDeviceGetMigDeviceHandleByIndex"; `nvidia-smi` lists a MIG device
+/// under that index, and leaves out one without).
 pub fn nvmlDeviceGetIndex(e: &Engine, device: nvmlDevice_t, index: *mut c_uint) -> nvmlReturn_t {
-    e.dev(device, |_, d| put(index, d.index as c_uint))
+    e.any_dev(device, |_, d| match d {
+        DeviceRef::Gpu(d) => put(index, d.index as c_uint),
+        DeviceRef::Mig { ci, .. } => put(index, ci.mig.index),
+    })
 }
 
 pub fn nvmlDeviceGetName(e: &Engine, device: nvmlDevice_t, name: *mut c_char, length: c_uint) -> nvmlReturn_t {
@@ -217,6 +224,16 @@ pub fn nvmlDeviceGetPciInfoExt(e: &Engine, device: nvmlDevice_t, pci: *mut nvmlP
 // Topology: GPUs on one NUMA node share a host bridge; others meet at the system level.
 
 fn common_ancestor(a: &Device, b: &Device) -> nvmlGpuTopologyLevel_t {
+    // The level a capture recorded (`topology: {1: NVML_TOPOLOGY_NODE}`, by the other GPU's
+    // index) comes first.
+    let recorded = a
+        .spec
+        .value("topology")
+        .and_then(|t| t.as_mapping())
+        .and_then(|t| t.iter().find(|(k, _)| k.as_u64() == Some(b.index as u64)).and_then(|(_, v)| const_value(v)));
+    if let Some(level) = recorded {
+        return level as nvmlGpuTopologyLevel_t;
+    }
     let numa = |d: &Device| d.spec.i64("numa_node");
     if a.index == b.index {
         NVML_TOPOLOGY_INTERNAL
@@ -286,12 +303,19 @@ pub fn nvmlDeviceGetP2PStatus(
     e: &Engine,
     a: nvmlDevice_t,
     b: nvmlDevice_t,
-    _caps: nvmlGpuP2PCapsIndex_t,
+    caps: nvmlGpuP2PCapsIndex_t,
     status: *mut nvmlGpuP2PStatus_t,
 ) -> nvmlReturn_t {
     e.with(|sys| {
         let (da, db) = (sys.device(a)?, sys.device(b)?);
-        let ok = da.index != db.index && da.spec.u32("nvlink.links").is_some_and(|n| n > 0);
+        // A GPU and itself: OK for `NVML_P2P_CAPS_INDEX_UNKNOWN` and the indexes after it, not
+        // supported for the others, as driver 580.159.04 answers on an H200 alone; two GPUs:
+        // over NVLink.
+        let ok = if da.index == db.index {
+            caps >= NVML_P2P_CAPS_INDEX_UNKNOWN
+        } else {
+            da.spec.u32("nvlink.links").is_some_and(|n| n > 0)
+        };
         put(status, if ok { NVML_P2P_STATUS_OK } else { NVML_P2P_STATUS_NOT_SUPPORTED })
     })
 }
@@ -312,10 +336,16 @@ pub fn nvmlDeviceOnSameBoard(e: &Engine, a: nvmlDevice_t, b: nvmlDevice_t, same:
 
 /// The CPUs of a device's NUMA node: `system.numa_cpus` (`{0: "0-55,112-167"}`, Linux's list
 /// format).
+/// A device's own `cpu_affinity` (a capture's) comes first.
 pub fn cpus(sys: &System, d: &Device) -> BTreeSet<u32> {
-    let Some(node) = d.spec.i64("numa_node") else { return BTreeSet::new() };
-    let nodes = sys.profile.system.value("numa_cpus").and_then(|m| m.as_mapping());
-    let list = nodes.and_then(|m| m.get(serde_yaml::Value::from(node))).and_then(|v| v.as_str()).unwrap_or("");
+    let list = match d.spec.str("cpu_affinity") {
+        Some(own) => own,
+        None => {
+            let Some(node) = d.spec.i64("numa_node") else { return BTreeSet::new() };
+            let nodes = sys.profile.system.value("numa_cpus").and_then(|m| m.as_mapping());
+            nodes.and_then(|m| m.get(serde_yaml::Value::from(node))).and_then(|v| v.as_str()).unwrap_or("")
+        }
+    };
     let mut out = BTreeSet::new();
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (lo, hi) = part.split_once('-').unwrap_or((part, part));
@@ -361,7 +391,8 @@ pub fn nvmlDeviceGetCpuAffinityWithinScope(
     })
 }
 
-/// The device's NUMA node (one node per socket in the profiles' servers).
+/// The device's NUMA nodes: its `memory_affinity`, else its node (one per socket in the
+/// profiles' servers).
 pub fn nvmlDeviceGetMemoryAffinity(
     e: &Engine,
     device: nvmlDevice_t,
@@ -373,7 +404,53 @@ pub fn nvmlDeviceGetMemoryAffinity(
         if scope > NVML_AFFINITY_SCOPE_SOCKET as nvmlAffinityScope_t {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        let node = need(d.spec.i64("numa_node"))?;
-        put_mask(size, set, &BTreeSet::from([node as u32]))
+        // The device's own `memory_affinity` (NUMA nodes; a capture's), else its node.
+        let nodes: BTreeSet<u32> = match d.spec.list("memory_affinity") {
+            Some(own) => own.iter().filter_map(serde_yaml::Value::as_u64).map(|n| n as u32).collect(),
+            None => BTreeSet::from([need(d.spec.i64("numa_node"))? as u32]),
+        };
+        put_mask(size, set, &nodes)
     })
+}
+
+/// The GPU at a PCI location (domain, bus, device).
+fn by_pci(sys: &System, pci: *mut nvmlPciInfo_t) -> Result<&Device, nvmlReturn_t> {
+    let want = get(pci)?;
+    sys.devices
+        .iter()
+        .map(|d| &**d)
+        .find(|d| pci_info(d).is_ok_and(|p| (p.domain, p.bus, p.device) == (want.domain, want.bus, want.device)))
+        .ok_or(NVML_ERROR_NOT_FOUND)
+}
+
+/// Whether the GPU at a PCI location is drained (as `nvmlDeviceModifyDrainState` left it; not
+/// drained at first, as driver 580.159.04 answers on an H200).
+pub fn nvmlDeviceQueryDrainState(e: &Engine, pci: *mut nvmlPciInfo_t, state: *mut nvmlEnableState_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        if state.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let d = by_pci(sys, pci)?;
+        let drained = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.drain;
+        put(state, super::enable(drained))
+    })
+}
+
+/// Drains the GPU at a PCI location, or ends the drain.
+pub fn nvmlDeviceModifyDrainState(e: &Engine, pci: *mut nvmlPciInfo_t, new_state: nvmlEnableState_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let on = match new_state {
+            NVML_FEATURE_ENABLED => true,
+            NVML_FEATURE_DISABLED => false,
+            _ => return Err(NVML_ERROR_INVALID_ARGUMENT),
+        };
+        let d = by_pci(sys, pci)?;
+        d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.drain = on;
+        Ok(())
+    })
+}
+
+/// Every GPU of the profile is present, so there is nothing to rediscover.
+pub fn nvmlDeviceDiscoverGpus(e: &Engine, pci: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+    e.with(|_| get(pci).map(|_| ()))
 }

@@ -177,6 +177,29 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
     }
 }
 
+/// A field of the profile's `recorded_fields` (a capture's, by the driver's field id): its
+/// value type and value (`{type: 0, value: 1.5}`, or a number: an unsigned long long), or its
+/// error (`{error: CODE}`).
+fn recorded_field(d: &Device, id: u32) -> Option<Result<(nvmlValueType_t, nvmlValue_t), nvmlReturn_t>> {
+    let table = d.spec.value("recorded_fields")?.as_mapping()?;
+    let (_, v) = table.iter().find(|(k, _)| const_value(k) == Some(i128::from(id)))?;
+    if let Some(code) = v.get("error").and_then(const_value) {
+        return Some(Err(code as nvmlReturn_t));
+    }
+    let (value_type, value) = match v {
+        Value::Number(_) => (NVML_VALUE_TYPE_UNSIGNED_LONG_LONG, v),
+        _ => (v.get("type").and_then(const_value).unwrap_or(3) as nvmlValueType_t, v.get("value")?),
+    };
+    Some(Ok((
+        value_type,
+        crate::ffi::value_from(
+            value_type,
+            value.as_f64(),
+            value.as_i64().map(i128::from).or(value.as_u64().map(i128::from)),
+        ),
+    )))
+}
+
 /// Every requested field: its value, or its own error in `nvmlReturn`. The header answers
 /// `SUCCESS` "if any values in values were populated", so an empty request is refused.
 pub fn nvmlDeviceGetFieldValues(
@@ -196,9 +219,22 @@ pub fn nvmlDeviceGetFieldValues(
             let mut fv: nvmlFieldValue_t = get(slot)?;
             fv.timestamp = now;
             fv.latencyUsec = 0;
-            // A field the driver's header lacks is one the driver does not know.
+            // A field the driver answered when the profile was captured, as it answered it.
+            if let Some(recorded) = recorded_field(d, fv.fieldId) {
+                match recorded {
+                    Ok((value_type, value)) => {
+                        (fv.nvmlReturn, fv.valueType, fv.value) = (NVML_SUCCESS, value_type, value);
+                    }
+                    Err(code) => fv.nvmlReturn = code,
+                }
+                put(slot, fv)?;
+                continue;
+            }
+            // A field the driver's header lacks is one the driver does not know: the driver
+            // answers it `INVALID_ARGUMENT` (580.159.04 does, for each such field).
             let numbering = &sys.profile.fields;
-            let id = numbering.from_driver(fv.fieldId).filter(|id| numbering.has(*id)).ok_or(NVML_ERROR_NOT_SUPPORTED);
+            let id =
+                numbering.from_driver(fv.fieldId).filter(|id| numbering.has(*id)).ok_or(NVML_ERROR_INVALID_ARGUMENT);
             match id.and_then(|id| field(sys, d, device, id as i32, fv.scopeId)) {
                 Ok(v) => {
                     fv.nvmlReturn = NVML_SUCCESS;

@@ -88,6 +88,9 @@ fn sample(e: &Engine, device: nvmlDevice_t, gpu_instance: Option<u32>, handle: n
         }
         let gi = match (d, gpu_instance) {
             (DeviceRef::Mig { gi, .. }, None) => Some(gi.id),
+            // A GPU with MIG off has no GPU instance to sample: driver 580.159.04 answers
+            // INVALID_ARGUMENT on an H200.
+            (DeviceRef::Gpu(g), Some(_)) if !super::mig::mig_mode(g) => return Err(NVML_ERROR_INVALID_ARGUMENT),
             (DeviceRef::Gpu(g), Some(id)) => {
                 sys.gpu_instances.iter().find(|x| x.device == g.index && x.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
                 Some(id)

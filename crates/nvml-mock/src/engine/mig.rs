@@ -35,6 +35,9 @@ pub struct ComputeInstance {
     pub profile_id: u32,
     pub placement: (u32, u32),
     pub mig: Box<MigDevice>,
+    /// Its MIG device's UUID, where the profile gives one (a capture's); else derived from
+    /// its GPU's.
+    pub uuid: Option<String>,
 }
 
 /// A GPU instance of a device.
@@ -152,6 +155,7 @@ pub fn gpu_instances(d: &Device) -> Vec<Box<GpuInstance>> {
                         profile_id,
                         placement: (start, size),
                         mig: Box::new(MigDevice { index: index - 1 }),
+                        uuid: ci.get("uuid").and_then(Value::as_str).map(str::to_string),
                     })
                 })
                 .collect();
@@ -245,6 +249,9 @@ pub fn mig_name(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> Stri
 /// A MIG device's UUID: `MIG-` and its GPU's UUID with the last four digits replaced by the GPU
 /// and compute instance ids.
 pub fn mig_uuid(parent: &Device, gi: &GpuInstance, ci: &ComputeInstance) -> String {
+    if let Some(own) = &ci.uuid {
+        return own.clone();
+    }
     let gpu = parent.spec.str("uuid").unwrap_or("GPU-00000000-0000-0000-0000-000000000000");
     let body = gpu.strip_prefix("GPU-").unwrap_or(gpu);
     let keep: String = body.chars().take(body.chars().count().saturating_sub(4)).collect();
@@ -266,6 +273,16 @@ pub fn mig_memory(parent: &Device, gi: &GpuInstance) -> Result<(u64, u64, u64), 
 }
 
 /// GPU instances exist only in MIG mode.
+/// A GPU that can run MIG (its profile has a MIG mode), in MIG mode or not: a GPU with MIG
+/// off has no GPU instances (driver 580.159.04 lists none and finds none by id on an H200 with
+/// MIG off), one without MIG answers `NOT_SUPPORTED`.
+fn mig_capable(d: &Device) -> Status {
+    if d.spec.bool("mig.mode").is_none() {
+        return Err(NVML_ERROR_NOT_SUPPORTED);
+    }
+    Ok(())
+}
+
 fn in_mig_mode(d: &Device) -> Status {
     if !mig_mode(d) {
         return Err(NVML_ERROR_NOT_SUPPORTED);
@@ -285,7 +302,8 @@ pub fn nvmlDeviceGetMigMode(
         }
         let mode = need(d.spec.bool("mig.mode"))?;
         put(current, mode as c_uint)?;
-        put(pending, d.spec.bool("mig.pending").unwrap_or(mode) as c_uint)
+        let set = d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.mig_pending;
+        put(pending, set.or(d.spec.bool("mig.pending")).unwrap_or(mode) as c_uint)
     })
 }
 
@@ -400,7 +418,7 @@ pub fn nvmlDeviceGetGpuInstances(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
-        in_mig_mode(d)?;
+        mig_capable(d)?;
         let found: Vec<nvmlGpuInstance_t> =
             sys.instances_of(d).filter(|g| g.profile_id == profile_id).map(gi_handle).collect();
         put_all(count, gis, &found)
@@ -414,7 +432,7 @@ pub fn nvmlDeviceGetGpuInstanceById(
     gi: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
-        in_mig_mode(d)?;
+        mig_capable(d)?;
         let g = sys.instances_of(d).find(|g| g.id == id).ok_or(NVML_ERROR_NOT_FOUND)?;
         put(gi, gi_handle(g))
     })
@@ -478,7 +496,9 @@ pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     e.dev(device, |sys, d| {
-        in_mig_mode(d)?;
+        // With MIG off every placement is free (driver 580.159.04 answers each profile's
+        // instance count on an H200 with MIG off).
+        mig_capable(d)?;
         let all = gi_placements(d, profile_id)?;
         let used: Vec<(u32, u32)> = sys.instances_of(d).map(|g| g.placement).collect();
         let free = all.iter().filter(|p| !used.iter().any(|u| overlaps((p.start, p.size), *u))).count() as u32;
@@ -809,13 +829,27 @@ pub fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
 pub fn nvmlDeviceGetGpuInstanceId(e: &Engine, device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
     e.any_dev(device, |_, d| match d {
         DeviceRef::Mig { gi, .. } => put(id, gi.id),
-        DeviceRef::Gpu(_) => Err(NVML_ERROR_NOT_SUPPORTED),
+        // A GPU is no MIG device: driver 580.159.04 answers INVALID_ARGUMENT (an H200).
+        DeviceRef::Gpu(_) => Err(NVML_ERROR_INVALID_ARGUMENT),
     })
 }
 
 pub fn nvmlDeviceGetComputeInstanceId(e: &Engine, device: nvmlDevice_t, id: *mut c_uint) -> nvmlReturn_t {
     e.any_dev(device, |_, d| match d {
         DeviceRef::Mig { ci, .. } => put(id, ci.id),
-        DeviceRef::Gpu(_) => Err(NVML_ERROR_NOT_SUPPORTED),
+        DeviceRef::Gpu(_) => Err(NVML_ERROR_INVALID_ARGUMENT),
+    })
+}
+
+/// Sets the MIG mode the GPU takes after its next reset (`mig.pending`'s answer): the mock
+/// never resets, so the current mode stays.
+pub fn nvmlDeviceSetMigMode(e: &Engine, device: nvmlDevice_t, mode: c_uint, status: *mut nvmlReturn_t) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        need(d.spec.bool("mig.mode"))?;
+        if mode > NVML_DEVICE_MIG_ENABLE as c_uint || status.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        d.state.lock().map_err(|_| NVML_ERROR_UNKNOWN)?.mig_pending = Some(mode == NVML_DEVICE_MIG_ENABLE as c_uint);
+        put(status, NVML_SUCCESS)
     })
 }

@@ -19,6 +19,8 @@ pub(crate) mod events;
 pub(crate) mod fields;
 pub(crate) mod gpm;
 pub mod hostile;
+pub(crate) mod internal;
+pub(crate) mod log;
 pub(crate) mod mig;
 pub(crate) mod nvlink;
 pub(crate) mod perf;
@@ -40,9 +42,15 @@ pub use events::{EventSet, SystemEventSet};
 pub use gpm::GpmSample;
 pub use mig::{ComputeInstance, GpuInstance};
 
-use crate::answer::{Entry, Object, Val};
-use crate::generated::tables::{MIN_ARCH, PRIVILEGED};
+use crate::answer::{Call, Entry, Object, Val};
+use crate::generated::tables::{MIN_ARCH, PRIVILEGED, VERSIONED};
 use crate::profile::{self, Entries, FaultSpec, Flat, Profile};
+
+/// Functions whose header names a newer architecture than the GPUs a real driver answers them
+/// on: `nvmlDeviceReadPRMCounters_v1` ("For Blackwell or newer") answers `NVML_SUCCESS` on an
+/// H200 with driver 580.159.04, each counter's status `NVML_ERROR_NOT_SUPPORTED`
+/// (`crates/nvml-mock/tests/real/`).
+const ANSWERED_BEFORE_ITS_ARCHITECTURE: &[&str] = &["nvmlDeviceReadPRMCounters_v1"];
 
 /// Functions that work before `nvmlInit` (or decide that for themselves): those every driver
 /// has.
@@ -61,6 +69,10 @@ pub struct DeviceState {
     /// `(soft, hard)` memory limits by cgroup namespace (`nvmlDeviceSetMemoryLimits_v1`);
     /// a namespace without limits is absent.
     pub memory_limits: BTreeMap<String, (u64, u64)>,
+    /// The drain state (`nvmlDeviceModifyDrainState`).
+    pub drain: bool,
+    /// The MIG mode set to take effect after a reset (`nvmlDeviceSetMigMode`).
+    pub mig_pending: Option<bool>,
 }
 
 /// One GPU: its handle is the address of this struct, stable while the library is initialised.
@@ -103,6 +115,17 @@ pub struct System {
     pub pids: BTreeMap<u32, u32>,
     /// When the library was initialised (µs since the epoch): the time counters start from.
     pub started_us: u64,
+    /// Values set while the system runs (by setters), by object, function and selector values:
+    /// a getter answered from data answers them before the profile's.
+    pub live: Mutex<BTreeMap<(LiveObject, &'static str, Vec<i64>), Vec<Val>>>,
+}
+
+/// An object whose values can be set while the system runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LiveObject {
+    System,
+    Gpu(usize),
+    VgpuInstance(u32),
 }
 
 /// The functions a profile's driver lacks, which answer `NVML_ERROR_FUNCTION_NOT_FOUND`: its
@@ -110,10 +133,14 @@ pub struct System {
 /// `system.driver_version` introduced ([`crate::driver::has`]), legacy symbols included (each
 /// has its own history). Init, shutdown and `nvmlErrorString` are always present.
 pub fn absent_functions(profile: &Profile) -> BTreeSet<String> {
-    let mut out: BTreeSet<String> = profile.missing_functions.iter().cloned().collect();
+    let mut out: BTreeSet<String> = BTreeSet::new();
     if let Some(version) = &profile.driver {
         out.extend(driver::lacking(version).into_iter().map(String::from));
     }
+    for f in &profile.exports_extra {
+        out.remove(f);
+    }
+    out.extend(profile.missing_functions.iter().cloned());
     out
 }
 
@@ -212,7 +239,33 @@ impl System {
             absent,
             pids,
             started_us: now_us(),
+            live: Mutex::new(BTreeMap::new()),
         })
+    }
+
+    /// The object of a call whose values can be set: the system, a GPU, a vGPU instance.
+    fn live_object(&self, object: Object) -> Option<LiveObject> {
+        match object {
+            Object::System => Some(LiveObject::System),
+            Object::Device(h) => self.device(h).ok().map(|d| LiveObject::Gpu(d.index)),
+            Object::VgpuInstance(id) => Some(LiveObject::VgpuInstance(id)),
+            _ => None,
+        }
+    }
+
+    /// The value set for `function` of `object` with these selector values, if any.
+    pub fn live(&self, function: &str, object: Object, selectors: &[i64]) -> Option<Vec<Val>> {
+        let key = self.live_object(object)?;
+        let live = self.live.lock().ok()?;
+        live.iter().find(|((o, f, s), _)| *o == key && *f == function && s == selectors).map(|(_, v)| v.clone())
+    }
+
+    /// Sets the value `function` of `object` answers for these selector values.
+    pub fn set_live(&self, function: &'static str, object: Object, selectors: &[i64], values: Vec<Val>) -> ffi::Status {
+        let key = self.live_object(object).ok_or(NVML_ERROR_INVALID_ARGUMENT)?;
+        let mut live = self.live.lock().map_err(|_| NVML_ERROR_UNKNOWN)?;
+        live.insert((key, function, selectors.to_vec()), values);
+        Ok(())
     }
 
     /// The GPU behind a handle; anything that is not one of ours (a MIG device included) is
@@ -278,13 +331,57 @@ impl System {
     /// Whether the profile's driver knows the record version `constant` (`nvmlPlatformInfo_v2`):
     /// a profile without a driver knows every version (see [`driver::knows_version`]).
     pub fn knows_version(&self, constant: &str) -> bool {
-        self.profile.driver.as_ref().map_or(true, |d| driver::knows_version(d, constant))
+        !self.profile.refused_versions.iter().any(|r| r == constant)
+            && self.profile.driver.as_ref().map_or(true, |d| driver::knows_version(d, constant))
+    }
+
+    /// The checks the driver makes first on the versioned record of `function` (`layouts`: the
+    /// versions of its family): a NULL record answers what the profile recorded (else the
+    /// function checks it itself), a version the driver does not know answers what the
+    /// profile recorded, else `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`, before the GPU's support
+    /// is looked at, as the real driver orders them.
+    ///
+    /// A driver recorded answering `NVML_SUCCESS` to a version it does not know does not check
+    /// it: the function then runs with its own layout's version.
+    pub fn record_check(
+        &self,
+        function: &str,
+        object: Object,
+        record: *const std::ffi::c_uint,
+        layouts: &[(u32, &str)],
+    ) -> Option<RecordCheck> {
+        let checks = self.checks(function, object);
+        if record.is_null() {
+            return checks.null.map(RecordCheck::Answer);
+        }
+        let version = ffi::get(record).ok()?;
+        if layouts.iter().any(|(v, c)| *v == version && self.knows_version(c)) {
+            return None;
+        }
+        match checks.wrong_version {
+            Some(NVML_SUCCESS) => layouts.first().map(|(own, _)| RecordCheck::AsVersion(*own, version)),
+            Some(code) => Some(RecordCheck::Answer(code)),
+            None => Some(RecordCheck::Answer(NVML_ERROR_ARGUMENT_VERSION_MISMATCH)),
+        }
+    }
+
+    /// The recorded checks of `function` for the device (its GPU's for a MIG device) or the
+    /// system a call is for.
+    fn checks(&self, function: &str, object: Object) -> profile::Checks {
+        let of_device = match object {
+            Object::Device(h) => self.any_device(h).ok().and_then(|d| self.profile.device_checks.get(d.gpu().index)),
+            _ => None,
+        };
+        of_device.or(Some(&self.profile.system_checks)).and_then(|c| c.get(function)).copied().unwrap_or_default()
     }
 
     /// Whether nvml.h says `function` needs a newer architecture than the device's ("For
     /// Hopper or newer"): such a function answers `NOT_SUPPORTED` there unless the profile
     /// gives it a value.
     pub fn too_old(&self, function: &str, object: Object) -> bool {
+        if ANSWERED_BEFORE_ITS_ARCHITECTURE.contains(&function) {
+            return false;
+        }
         let Ok(i) = MIN_ARCH.binary_search_by(|(f, _, _)| (*f).cmp(function)) else { return false };
         self.architecture(object).is_some_and(|arch| arch < MIN_ARCH[i].2)
     }
@@ -305,6 +402,13 @@ impl System {
             _ => None,
         }
     }
+}
+
+/// What the checks of a versioned record decide (see [`System::record_check`]).
+pub enum RecordCheck {
+    Answer(nvmlReturn_t),
+    /// Run with the function's own version (`.0`), the caller's (`.1`) put back after.
+    AsVersion(std::ffi::c_uint, std::ffi::c_uint),
 }
 
 /// Objects handed to C by address (event sets): a handle is looked up among them by address,
@@ -391,27 +495,38 @@ pub fn engine() -> &'static Engine {
     })
 }
 
-/// Runs an exported function that returns `nvmlReturn_t`, called on `object` (its first
-/// parameter, when that is a handle).
-pub fn entry(name: &'static str, object: Object, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvmlReturn_t {
+/// Runs an exported function that returns `nvmlReturn_t`: faults, driver emulation, the init
+/// check and the argument checks the driver makes first ([`Engine::intercept`]), then `f`.
+pub fn entry(call: Call, f: impl FnOnce(&Engine) -> nvmlReturn_t) -> nvmlReturn_t {
     let e = engine();
-    let run = AssertUnwindSafe(|| match e.intercept(name, object) {
-        Some(code) => code,
+    let run = AssertUnwindSafe(|| match e.intercept(&call) {
+        Some(Intercepted::Answer(code)) => code,
+        // A driver that does not check this record's version: the function runs with its own
+        // layout's, and the caller's comes back as it was.
+        Some(Intercepted::AsVersion(own, caller)) => {
+            let record = call.record as *mut std::ffi::c_uint;
+            let _ = ffi::put(record, own);
+            let code = f(e);
+            let _ = ffi::put(record, caller);
+            code
+        }
         None => f(e),
     });
-    catch_unwind(run).unwrap_or_else(|_| {
-        eprintln!("nvml-mock: {name} panicked; answering NVML_ERROR_UNKNOWN (this is a bug in the mock)");
+    let code = catch_unwind(run).unwrap_or_else(|_| {
+        eprintln!("nvml-mock: {} panicked; answering NVML_ERROR_UNKNOWN (this is a bug in the mock)", call.name);
         NVML_ERROR_UNKNOWN
-    })
+    });
+    log::call(call.name, None, code);
+    code
 }
 
-/// Runs a generated export called on `object`: on the hostile library when there is one
-/// (without faults or the init check), else on the engine through [`entry`].
-pub fn api_entry(name: &'static str, object: Object, f: impl FnOnce(&dyn Api) -> nvmlReturn_t) -> nvmlReturn_t {
+/// Runs a generated export: on the hostile library when there is one (without faults or the
+/// init check), else on the engine through [`entry`].
+pub fn api_entry(call: Call, f: impl FnOnce(&dyn Api) -> nvmlReturn_t) -> nvmlReturn_t {
     if hostile::library().is_some() {
-        return plain_entry(name, NVML_ERROR_UNKNOWN, f);
+        return plain_entry(call.name, NVML_ERROR_UNKNOWN, f);
     }
-    entry(name, object, |e| f(e))
+    entry(call, |e| f(e))
 }
 
 /// Runs an exported function with another return type (`nvmlErrorString`), on the hostile
@@ -427,37 +542,80 @@ pub fn plain_entry<R>(name: &'static str, fallback: R, f: impl FnOnce(&dyn Api) 
     })
 }
 
+/// What the engine makes of a call before the function runs.
+enum Intercepted {
+    /// The call answers this code.
+    Answer(nvmlReturn_t),
+    /// The function runs as if the caller had set version `.0` in its record (the caller's,
+    /// `.1`, which the driver does not check, is put back after).
+    AsVersion(std::ffi::c_uint, std::ffi::c_uint),
+}
+
+/// The layouts a caller may ask for of the versioned record `function` takes (`VERSIONED`):
+/// its prototype's first.
+fn versioned(function: &str) -> Option<&'static [(u32, &'static str)]> {
+    VERSIONED.binary_search_by(|(f, _)| (*f).cmp(function)).ok().map(|i| VERSIONED[i].1)
+}
+
 impl Engine {
-    /// Faults, older-driver emulation, the init check, privileges and the profile's declared
-    /// errors, before the function itself runs.
-    fn intercept(&self, name: &str, object: Object) -> Option<nvmlReturn_t> {
+    /// Faults, older-driver emulation, the init check, privileges, the checks of a versioned
+    /// record that the driver makes before anything else, and the profile's declared errors,
+    /// before the function itself runs.
+    fn intercept(&self, call: &Call) -> Option<Intercepted> {
+        let name = call.name;
         let fire = |f: &Fault| f.spec.matches(name) && f.calls.fetch_add(1, Ordering::Relaxed) >= f.spec.after;
         if let Some(f) = self.env_faults.iter().find(|f| fire(f)) {
-            return Some(f.spec.code);
+            return Some(Intercepted::Answer(f.spec.code));
         }
         if let Ok(faults) = self.profile_faults.read() {
             if let Some(f) = faults.iter().find(|f| fire(f)) {
-                return Some(f.spec.code);
+                return Some(Intercepted::Answer(f.spec.code));
             }
         }
+        self.checks(call)
+    }
+
+    /// What the system decides before the function runs (see [`Engine::intercept`]).
+    fn checks(&self, call: &Call) -> Option<Intercepted> {
+        let name = call.name;
+        let answer = |code| Some(Intercepted::Answer(code));
         // Looked at under the read lock: no `Arc` clone on every call just to check this.
         let guard = self.system.read().ok()?;
         let s = match guard.as_deref() {
-            None if !NO_INIT.contains(&name) => return Some(NVML_ERROR_UNINITIALIZED),
+            None if !NO_INIT.contains(&name) => return answer(NVML_ERROR_UNINITIALIZED),
             None => return None,
             Some(s) => s,
         };
         if s.absent.contains(name) {
-            return Some(NVML_ERROR_FUNCTION_NOT_FOUND);
+            return answer(NVML_ERROR_FUNCTION_NOT_FOUND);
         }
         if !s.profile.privileged && PRIVILEGED.binary_search(&name).is_ok() {
-            return Some(NVML_ERROR_NO_PERMISSION);
+            return answer(NVML_ERROR_NO_PERMISSION);
         }
-        match s.entry(name, object) {
-            Some(Entry::Error { code, .. }) => Some(*code),
-            Some(_) => None,
-            None => s.too_old(name, object).then_some(NVML_ERROR_NOT_SUPPORTED),
+        let mut as_version = None;
+        if let Some(layouts) = versioned(name) {
+            match s.record_check(name, call.object, call.record, layouts) {
+                Some(RecordCheck::Answer(code)) => return answer(code),
+                Some(RecordCheck::AsVersion(own, caller)) => as_version = Some(Intercepted::AsVersion(own, caller)),
+                None => {}
+            }
         }
+        match s.entry(name, call.object) {
+            Some(e) => match e.select(call.selectors) {
+                Some(Entry::Error { code, .. }) => answer(*code),
+                _ => as_version,
+            },
+            None if s.too_old(name, call.object) => answer(NVML_ERROR_NOT_SUPPORTED),
+            None => as_version,
+        }
+    }
+
+    /// Whether the profile records values of `function` (written by hand) for this object and
+    /// these selector values: a capture's recording, which answers before the behaviour.
+    pub fn recorded(&self, function: &str, object: Object, selectors: &[i64]) -> bool {
+        let Ok(guard) = self.system.read() else { return false };
+        let Some(s) = guard.as_deref() else { return false };
+        matches!(s.entry(function, object).and_then(|e| e.select(selectors)), Some(Entry::Values(_)))
     }
 
     /// The initialised system, if `nvmlInit` has succeeded more often than `nvmlShutdown`.
@@ -571,20 +729,44 @@ pub fn enable(b: bool) -> nvmlEnableState_t {
     }
 }
 
+/// The text driver 580.159.04 gives each return code (`nvmlErrorString`), as `nvml-mock
+/// capture` recorded it on an H200 (`crates/nvml-mock/tests/real/`); a code it does not know
+/// is "Unknown Error".
+const ERROR_STRINGS: &[(nvmlReturn_t, &std::ffi::CStr)] = &[
+    (NVML_SUCCESS, c"Success"),
+    (NVML_ERROR_UNINITIALIZED, c"Uninitialized"),
+    (NVML_ERROR_INVALID_ARGUMENT, c"Invalid Argument"),
+    (NVML_ERROR_NOT_SUPPORTED, c"Not Supported"),
+    (NVML_ERROR_NO_PERMISSION, c"Insufficient Permissions"),
+    (NVML_ERROR_ALREADY_INITIALIZED, c"Already Initialized"),
+    (NVML_ERROR_NOT_FOUND, c"Not Found"),
+    (NVML_ERROR_INSUFFICIENT_SIZE, c"Insufficient Size"),
+    (NVML_ERROR_INSUFFICIENT_POWER, c"Insufficient External Power"),
+    (NVML_ERROR_DRIVER_NOT_LOADED, c"Driver Not Loaded"),
+    (NVML_ERROR_TIMEOUT, c"Timeout"),
+    (NVML_ERROR_IRQ_ISSUE, c"Interrupt Request Issue"),
+    (NVML_ERROR_LIBRARY_NOT_FOUND, c"NVML Shared Library Not Found"),
+    (NVML_ERROR_FUNCTION_NOT_FOUND, c"Function Not Found"),
+    (NVML_ERROR_CORRUPTED_INFOROM, c"Corrupted infoROM"),
+    (NVML_ERROR_GPU_IS_LOST, c"GPU is lost"),
+    (NVML_ERROR_RESET_REQUIRED, c"GPU requires reset"),
+    (NVML_ERROR_OPERATING_SYSTEM, c"GPU access blocked by the operating system"),
+    (NVML_ERROR_LIB_RM_VERSION_MISMATCH, c"Driver/library version mismatch"),
+    (NVML_ERROR_IN_USE, c"In use by another client"),
+    (NVML_ERROR_MEMORY, c"Insufficient Memory"),
+    (NVML_ERROR_NO_DATA, c"No data"),
+    (NVML_ERROR_VGPU_ECC_NOT_SUPPORTED, c"vGPU ECC not supported"),
+    (NVML_ERROR_INSUFFICIENT_RESOURCES, c"Insufficient Resources"),
+    (NVML_ERROR_FREQ_NOT_SUPPORTED, c"Invalid Frequency"),
+    (NVML_ERROR_ARGUMENT_VERSION_MISMATCH, c"Argument version mismatch"),
+    (NVML_ERROR_DEPRECATED, c"Requested functionality has been deprecated"),
+    (NVML_ERROR_NOT_READY, c"System is not in ready state"),
+    (NVML_ERROR_GPU_NOT_FOUND, c"No supported GPUs were found"),
+    (NVML_ERROR_INVALID_STATE, c"Resource not in correct state to perform requested operation"),
+    (NVML_ERROR_RESET_TYPE_NOT_SUPPORTED, c"Reset type is not supported for given device"),
+];
+
 /// The static text of every return code (`nvmlErrorString`).
 pub fn error_string(code: nvmlReturn_t) -> &'static std::ffi::CStr {
-    static TABLE: OnceLock<BTreeMap<nvmlReturn_t, std::ffi::CString>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        crate::generated::names::CONSTANTS
-            .iter()
-            .filter(|(n, _)| *n == "NVML_SUCCESS" || n.starts_with("NVML_ERROR_"))
-            .filter_map(|(n, v)| {
-                let text =
-                    n.trim_start_matches("NVML_ERROR_").trim_start_matches("NVML_").replace('_', " ").to_lowercase();
-                let text = format!("{}{}", text[..1].to_uppercase(), &text[1..]);
-                Some((u32::try_from(*v).ok()?, std::ffi::CString::new(text).ok()?))
-            })
-            .collect()
-    });
-    table.get(&code).map(|s| s.as_c_str()).unwrap_or(c"Unknown Error")
+    ERROR_STRINGS.iter().find(|(c, _)| *c == code).map(|(_, s)| *s).unwrap_or(c"Unknown Error")
 }

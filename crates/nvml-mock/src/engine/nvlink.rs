@@ -73,3 +73,27 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo(
 ) -> nvmlReturn_t {
     nvmlDeviceGetNvLinkRemotePciInfo_v2(e, device, link, pci)
 }
+
+/// The profiles give no PRM (port register) counter: each counter asked for reads
+/// `NOT_SUPPORTED` in its own status and the call succeeds, as driver 580.159.04 answers on an
+/// H200.
+pub fn nvmlDeviceReadPRMCounters_v1(
+    e: &Engine,
+    device: nvmlDevice_t,
+    list: *mut nvmlPRMCounterList_v1_t,
+) -> nvmlReturn_t {
+    e.dev(device, |_, _| {
+        let l = crate::ffi::get(list)?;
+        if l.numCounters > 0 && l.counters.is_null() {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        for i in 0..l.numCounters as usize {
+            // `counters` holds `numCounters` entries; each goes through the checked helpers.
+            let slot = l.counters.wrapping_add(i);
+            let mut c = crate::ffi::get(slot)?;
+            c.counterValue.status = NVML_ERROR_NOT_SUPPORTED;
+            crate::ffi::put(slot, c)?;
+        }
+        Ok(())
+    })
+}

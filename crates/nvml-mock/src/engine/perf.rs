@@ -643,3 +643,19 @@ pub fn nvmlDeviceSetPersistenceMode(e: &Engine, device: nvmlDevice_t, mode: nvml
         Ok(())
     })
 }
+
+/// A threshold the profile gives (`nvmlDeviceGetTemperatureThreshold`'s value of that type)
+/// takes the value set; one it does not give is not settable.
+pub fn nvmlDeviceSetTemperatureThreshold(
+    e: &Engine,
+    device: nvmlDevice_t,
+    kind: nvmlTemperatureThresholds_t,
+    temp: *mut c_int,
+) -> nvmlReturn_t {
+    e.dev(device, |sys, _| {
+        let t = get(temp)?;
+        let f = "nvmlDeviceGetTemperatureThreshold";
+        sys.value(f, Object::Device(device), &[kind as i64]).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+        sys.set_live(f, Object::Device(device), &[kind as i64], vec![crate::answer::Val::Int(t.into())])
+    })
+}

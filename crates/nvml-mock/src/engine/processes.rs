@@ -300,7 +300,9 @@ pub fn nvmlDeviceGetRunningProcessDetailList(
             NVML_PROCESS_MODE_GRAPHICS => &["graphics"],
             // The profiles run no MPS server.
             NVML_PROCESS_MODE_MPS => &[],
-            NVML_PROCESS_MODE_ALL => &["compute", "graphics"],
+            // First declared by the 13.3.29 header, whose driver is newer than the 580 branch
+            // (the history's rule for headers after 13.0): driver 580.159.04 refuses it.
+            NVML_PROCESS_MODE_ALL if sys.profile.driver_branch.map_or(true, |b| b > 580) => &["compute", "graphics"],
             _ => return Err(NVML_ERROR_INVALID_ARGUMENT),
         };
         let list = match kinds {
@@ -389,4 +391,25 @@ pub fn nvmlDeviceGetProcessUtilization(
         }
         put_list(count, utilization, &fresh)
     })
+}
+
+/// A process as `nvidia-smi` reads it through the export table: its record, the memory it
+/// holds in confidential computing's protected region, and its name.
+pub struct Named {
+    pub info: nvmlProcessInfo_v2_t,
+    pub cc_protected: u64,
+    pub name: String,
+}
+
+/// The processes of `kinds` on a GPU or MIG device, with their names (what the profile says),
+/// as `processes` lists them.
+pub fn named(sys: &System, d: DeviceRef, kinds: &[&str]) -> Result<Vec<Named>, nvmlReturn_t> {
+    Ok(processes(sys, d, kinds, u32::MAX)?
+        .iter()
+        .map(|(p, v)| Named {
+            info: *p,
+            cc_protected: process_u64(*v, "cc_protected_memory"),
+            name: v.and_then(|v| v.get("name")).and_then(Value::as_str).unwrap_or("").to_string(),
+        })
+        .collect())
 }

@@ -1,6 +1,7 @@
 //! Initialisation, error strings, system queries (versions, process names, CPER records,
 //! topology of the system), units and excluded GPUs.
 
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_uint};
 
 use nvml_sys::*;
@@ -8,7 +9,7 @@ use serde_yaml::Value;
 
 use super::{error_string, need, Engine, System};
 use crate::ffi::{chars_str, check_version, crop, get, put, put_bytes, put_str, set_chars};
-use crate::profile::CperRecord;
+use crate::profile::{const_value, CperRecord};
 
 pub fn nvmlInit(e: &Engine) -> nvmlReturn_t {
     e.init()
@@ -26,8 +27,29 @@ pub fn nvmlShutdown(e: &Engine) -> nvmlReturn_t {
     e.shutdown()
 }
 
-pub fn nvmlErrorString(_: &Engine, result: nvmlReturn_t) -> *const c_char {
-    error_string(result).as_ptr()
+/// The driver's text of a code, or the profile's (`system.error_strings`, where a capture of
+/// another driver recorded other texts).
+pub fn nvmlErrorString(e: &Engine, result: nvmlReturn_t) -> *const c_char {
+    let own = e.system().and_then(|sys| {
+        let table = sys.profile.system.value("error_strings")?.as_mapping()?;
+        let (_, text) = table.iter().find(|(k, _)| const_value(k) == Some(i128::from(result)))?;
+        text.as_str().map(interned)
+    });
+    own.unwrap_or_else(|| error_string(result)).as_ptr()
+}
+
+/// A `'static` C string of `text`: each distinct text is kept once for the life of the
+/// process, since callers keep the pointer `nvmlErrorString` returns.
+fn interned(text: &str) -> &'static std::ffi::CStr {
+    static TEXTS: std::sync::Mutex<BTreeMap<String, &'static std::ffi::CStr>> = std::sync::Mutex::new(BTreeMap::new());
+    let Ok(mut texts) = TEXTS.lock() else { return c"Unknown Error" };
+    if let Some(t) = texts.get(text) {
+        return t;
+    }
+    let Ok(c) = std::ffi::CString::new(text) else { return c"Unknown Error" };
+    let leaked: &'static std::ffi::CStr = Box::leak(c.into_boxed_c_str());
+    texts.insert(text.to_string(), leaked);
+    leaked
 }
 
 fn driver_version(sys: &System) -> Result<&str, nvmlReturn_t> {
@@ -42,7 +64,11 @@ pub fn nvmlSystemGetDriverVersion(e: &Engine, version: *mut c_char, length: c_ui
 pub fn nvmlSystemGetDriverBranch(e: &Engine, info: *mut nvmlSystemDriverBranchInfo_t, length: c_uint) -> nvmlReturn_t {
     e.with(|s| {
         check_version(info, nvmlSystemDriverBranchInfo_v1)?;
-        let branch = format!("r{}_00", need(s.profile.driver_branch)?);
+        // The profile's (a capture's: 580.159.04 is `r582_49`), else the branch's first.
+        let branch = match s.profile.system.str("driver_branch") {
+            Some(b) => b.to_string(),
+            None => format!("r{}_00", need(s.profile.driver_branch)?),
+        };
         if (length as usize) < branch.len() + 1 {
             return Err(NVML_ERROR_INSUFFICIENT_SIZE);
         }
@@ -68,8 +94,22 @@ pub fn nvmlSystemGetProcessName(e: &Engine, pid: c_uint, name: *mut c_char, leng
                 }
             }
         }
-        Err(NVML_ERROR_NOT_FOUND)
+        // Any other process of this machine, as the driver names it: the first word of its
+        // command line (driver 580.159.04 answers pid 1 with its program's path).
+        let n = live_process_name(pid).ok_or(NVML_ERROR_NOT_FOUND)?;
+        put_str(name, length, crop(&n, length as usize))
     })
+}
+
+/// The program a running process was started with (`/proc/PID/cmdline`'s first word), or its
+/// name where the command line is empty (a kernel thread).
+fn live_process_name(pid: c_uint) -> Option<String> {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let first = cmdline.split(|b| *b == 0).next().unwrap_or_default();
+    if !first.is_empty() {
+        return Some(String::from_utf8_lossy(first).into_owned());
+    }
+    std::fs::read_to_string(format!("/proc/{pid}/comm")).ok().map(|c| c.trim_end().to_string())
 }
 
 pub fn nvmlSystemGetCPER_v1(e: &Engine, cper: *mut nvmlGetCPER_v1_t) -> nvmlReturn_t {
@@ -152,9 +192,12 @@ pub fn nvmlUnitGetDevices(
 
 /// No Host Interface Card: `hwbcCount` (the size of `hwbcEntries`) becomes 0. The header
 /// refuses a NULL count or array.
+/// No HIC: a count of 0. A NULL array with a count of 0 is accepted, although the header says
+/// a NULL array is refused: driver 580.159.04 answers `NVML_SUCCESS` and a count of 0 to it
+/// (NVIDIA's Python binding asks that way); with a capacity, NULL is refused.
 pub fn nvmlSystemGetHicVersion(e: &Engine, count: *mut c_uint, entries: *mut nvmlHwbcEntry_t) -> nvmlReturn_t {
     e.with(|_| {
-        if count.is_null() || entries.is_null() {
+        if entries.is_null() && get(count)? != 0 {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         put(count, 0)

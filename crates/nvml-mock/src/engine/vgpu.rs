@@ -452,3 +452,75 @@ pub fn nvmlGetVgpuCompatibility(
         put(info, answer)
     })
 }
+
+/// Sets the vGPU versions the host accepts (`nvmlGetVgpuVersion`'s `current`): a range within
+/// the supported one.
+pub fn nvmlSetVgpuVersion(e: &Engine, version: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        let want = get(version)?;
+        let supported = sys.value("nvmlGetVgpuVersion", Object::System, &[]).ok_or(NVML_ERROR_NOT_SUPPORTED)?;
+        let range = host_range(sys);
+        if want.minVersion > want.maxVersion || want.minVersion < range.minVersion || want.maxVersion > range.maxVersion
+        {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        let current = Val::Record(
+            [("minVersion", Val::Int(want.minVersion.into())), ("maxVersion", Val::Int(want.maxVersion.into()))].into(),
+        );
+        let supported = supported.clone();
+        sys.set_live("nvmlGetVgpuVersion", Object::System, &[], vec![supported, current])
+    })
+}
+
+/// Sets a running instance's encoder capacity (0 to 100), which it then answers.
+pub fn nvmlVgpuInstanceSetEncoderCapacity(e: &Engine, vgpu: nvmlVgpuInstance_t, capacity: c_uint) -> nvmlReturn_t {
+    e.with(|sys| {
+        if vgpu == 0 || capacity > 100 {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        instance(sys, vgpu).ok_or(NVML_ERROR_NOT_FOUND)?;
+        let f = "nvmlVgpuInstanceGetEncoderCapacity";
+        sys.set_live(f, Object::VgpuInstance(vgpu), &[], vec![Val::Int(capacity.into())])
+    })
+}
+
+/// Empties a running instance's accounting list (where it keeps one: its error otherwise).
+pub fn nvmlVgpuInstanceClearAccountingPids(e: &Engine, vgpu: nvmlVgpuInstance_t) -> nvmlReturn_t {
+    e.with(|sys| {
+        if vgpu == 0 {
+            return Err(NVML_ERROR_INVALID_ARGUMENT);
+        }
+        instance(sys, vgpu).ok_or(NVML_ERROR_NOT_FOUND)?;
+        let f = "nvmlVgpuInstanceGetAccountingPids";
+        match sys.entry(f, Object::VgpuInstance(vgpu)).and_then(|e| e.select(&[])) {
+            Some(Entry::Error { code, .. }) => Err(*code),
+            _ => sys.set_live(f, Object::VgpuInstance(vgpu), &[], vec![Val::List(Vec::new())]),
+        }
+    })
+}
+
+/// How many instances of a vGPU type the GPU runs at most: the profile's value, else
+/// `INVALID_ARGUMENT` for a type the GPU does not support, and the GPU's answer of its
+/// supported types (`NOT_SUPPORTED` on bare metal) when it supports none.
+pub fn nvmlVgpuTypeGetMaxInstances(
+    e: &Engine,
+    device: nvmlDevice_t,
+    ty: nvmlVgpuTypeId_t,
+    count: *mut c_uint,
+) -> nvmlReturn_t {
+    e.dev(device, |sys, _| {
+        let h = Object::Device(device);
+        if let Some(v) = sys.value("nvmlVgpuTypeGetMaxInstances", h, &[ty as i64]) {
+            return put(count, v.uint() as c_uint);
+        }
+        match sys.entry("nvmlDeviceGetSupportedVgpus", h).and_then(|e| e.select(&[])) {
+            Some(Entry::Values(v))
+                if !v.first().is_some_and(|l| l.items().iter().any(|t| t.uint() == u64::from(ty))) =>
+            {
+                Err(NVML_ERROR_INVALID_ARGUMENT)
+            }
+            Some(Entry::Error { code, .. }) => Err(*code),
+            _ => Err(NVML_ERROR_NOT_SUPPORTED),
+        }
+    })
+}

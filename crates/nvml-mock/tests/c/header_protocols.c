@@ -95,12 +95,18 @@ int main(void) {
 
     /* nvmlSystemGetHicVersion: "The hwbcCount argument is expected to be set to the size of
      * the input hwbcEntries array"; "INVALID_ARGUMENT if either hwbcCount or hwbcEntries is
-     * NULL". No HIC is attached: the count becomes 0. */
+     * NULL". No HIC is attached: the count becomes 0. Driver 580.159.04 answers a NULL array
+     * with a count of 0 (NVIDIA's Python binding's call) with NVML_SUCCESS, which the mock does
+     * too (crates/nvml-mock/tests/real/). */
     {
         nvmlHwbcEntry_t entries[4];
         unsigned int count = 4;
         CHECK(nvmlSystemGetHicVersion(NULL, entries) == NVML_ERROR_INVALID_ARGUMENT);
         CHECK(nvmlSystemGetHicVersion(&count, NULL) == NVML_ERROR_INVALID_ARGUMENT);
+        count = 0;
+        CHECK(nvmlSystemGetHicVersion(&count, NULL) == NVML_SUCCESS);
+        CHECK(count == 0);
+        count = 4;
         CHECK(nvmlSystemGetHicVersion(&count, entries) == NVML_SUCCESS);
         CHECK(count == 0);
     }

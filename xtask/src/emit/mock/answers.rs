@@ -34,7 +34,7 @@ use crate::rules::Bindings;
 
 /// The object a function is called on: its first parameter's handle type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Object {
+pub(super) enum Object {
     System,
     Device,
     Unit,
@@ -85,7 +85,7 @@ impl Object {
 
 /// A value type as the profile gives it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-enum VTy {
+pub(super) enum VTy {
     /// An integer of `bits` bits.
     Int {
         signed: bool,
@@ -105,7 +105,7 @@ enum VTy {
 
 /// An output parameter.
 #[derive(Debug, Clone)]
-enum Out {
+pub(super) enum Out {
     /// `T *p`: one value. A record that is also an input (`inout`) keeps the fields the
     /// profile does not give; a versioned one (`version`: its constant) is checked first.
     Value { param: String, ty: VTy, rust: Ty, version: Option<String>, inout: bool },
@@ -113,11 +113,13 @@ enum Out {
     Str { param: String, len: StrLen },
     /// `unsigned int *count, T *array`: NVML's two-call list.
     /// A count and its array; `null_refused`: the header refuses a NULL array (no size probe).
-    List { count: String, array: String, ty: VTy, rust: Ty, null_refused: bool },
+    /// `probe_ok`: the header describes a NULL array as the size query ("invoked with samples
+    /// set to NULL"), which answers `NVML_SUCCESS` and the count.
+    List { count: String, array: String, ty: VTy, rust: Ty, null_refused: bool, probe_ok: bool },
 }
 
 #[derive(Debug, Clone)]
-enum StrLen {
+pub(super) enum StrLen {
     ByValue(String),
     ByPtr(String),
     Fixed(u64),
@@ -125,12 +127,21 @@ enum StrLen {
 
 /// How the mock answers one function from data.
 #[derive(Debug, Clone)]
-struct Reading<'a> {
-    f: &'a Function,
-    object: Object,
+pub(super) struct Reading<'a> {
+    pub(super) f: &'a Function,
+    pub(super) object: Object,
     /// Inputs by value after the object: `(name, type)`.
-    selectors: Vec<(String, VTy)>,
-    outs: Vec<Out>,
+    pub(super) selectors: Vec<(String, VTy)>,
+    pub(super) outs: Vec<Out>,
+    /// The plan's reading of every parameter, in order.
+    pub(super) params: &'a [ParamPlan],
+    /// The input fields of its in/out records that select the answer (`type` and `pstate` of
+    /// `nvmlDeviceGetClockOffsets`' record): `(parameter, field)`, each also in `selectors`
+    /// (after the inputs by value).
+    pub(super) record_inputs: Vec<(String, String)>,
+    /// Written by hand in the engine (`gen-config/mock.yaml`): answered from data only where
+    /// a profile records its values.
+    pub(super) hand: bool,
 }
 
 /// The readings of the functions a generated method of the safe crate calls (legacy symbols
@@ -148,19 +159,22 @@ fn readings(plan: &Plan) -> BTreeMap<&str, &[ParamPlan]> {
 }
 
 /// Every function the mock can answer from data, in name order.
-fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
+pub(super) fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
     let plans = readings(plan);
     let m = &b.model;
     let mut out = Vec::new();
     'functions: for f in m.functions.values() {
         let Some(params) = plans.get(f.name.as_str()) else { continue };
-        // A function the engine implements by hand (`gen-config/mock.yaml`) has that answer only.
-        if b.hand_written.contains_key(&f.name) || !is_query(&f.name) {
+        // A function the engine implements by hand (`gen-config/mock.yaml`) answers from data
+        // only where a profile records its values.
+        let hand = b.hand_written.contains_key(&f.name);
+        if !is_query(&f.name) {
             continue;
         }
         let mut object = Object::System;
         let mut selectors = Vec::new();
         let mut outs = Vec::new();
+        let mut record_inputs = Vec::new();
         for (i, p) in params.iter().enumerate() {
             let fp = &f.params[i];
             match &p.role {
@@ -183,6 +197,9 @@ fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
                         _ => None,
                     };
                     let inout = matches!(p.role, Role::InOut(_));
+                    if let (true, Val::Record(r)) = (inout, v) {
+                        record_inputs.extend(inputs_of(b, plan, r).into_iter().map(|(f, t)| (p.name.clone(), f, t)));
+                    }
                     outs.push(Out::Value { param: p.name.clone(), ty, rust: (**pointee).clone(), version, inout });
                 }
                 Role::StrBuf { size } => {
@@ -204,13 +221,26 @@ fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
                         continue 'functions;
                     };
                     let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { continue 'functions };
-                    let null_refused = matches!(probe, Probe::Capacity(_));
+                    // A NULL array the header refuses: one without a size probe, unless the
+                    // header describes the probe all the same ("invoked with samples set to
+                    // NULL": nvmlDeviceGetSamples, which driver 580.159.04 answers).
+                    let doc = f.doc.as_deref().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+                    let own = f.docs.params.get(&p.name).map(|d| d.text.to_ascii_lowercase()).unwrap_or_default();
+                    let probe_described = [format!("{} set to NULL", p.name), format!("{} can be NULL", p.name)]
+                        .iter()
+                        .any(|t| doc.contains(t))
+                        || own.contains("can be null to discover")
+                        || f.docs.allows_null.contains(&p.name);
+                    let null_refused = matches!(probe, Probe::Capacity(_)) && !probe_described;
                     outs.push(Out::List {
                         count: count.name.clone(),
                         array: p.name.clone(),
                         ty,
                         rust: (**pointee).clone(),
                         null_refused,
+                        // A size query that answers success: the header does not say it answers
+                        // INSUFFICIENT_SIZE at all.
+                        probe_ok: probe_described && !doc.contains("NVML_ERROR_INSUFFICIENT_SIZE"),
                     });
                 }
                 _ => continue 'functions,
@@ -219,7 +249,51 @@ fn data_functions<'a>(b: &'a Bindings, plan: &'a Plan) -> Vec<Reading<'a>> {
         if outs.is_empty() {
             continue;
         }
-        out.push(Reading { f, object, selectors, outs });
+        selectors.extend(record_inputs.iter().map(|(_, field, t)| (field.clone(), t.clone())));
+        let record_inputs = record_inputs.into_iter().map(|(p, field, _)| (p, field)).collect();
+        out.push(Reading { f, object, selectors, outs, params, hand, record_inputs });
+    }
+    out
+}
+
+/// The input fields of an in/out record that select an answer: those the plan reads as inputs
+/// (`inputs` rules, the fields' comments) whose type is an integer, an enum or flags.
+pub(super) fn inputs_of(b: &Bindings, plan: &Plan, record: &str) -> Vec<(String, VTy)> {
+    let m = &b.model;
+    let Some(io) = plan.record_io.get(record) else { return Vec::new() };
+    io.inputs
+        .iter()
+        .filter_map(|name| {
+            let f = m.records.get(record)?.fields.iter().find(|f| f.name == *name)?;
+            match field_ty(m, b, record, name, &f.ty)? {
+                t @ (VTy::Int { .. } | VTy::Enum(_) | VTy::Flags) => Some((name.clone(), t)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The selector values of a call, as `i64`s: its inputs by value, then the input fields of its
+/// in/out records (read from the caller's record; 0 for a NULL one).
+pub(super) fn selector_exprs(b: &Bindings, plan: &Plan, f: &Function) -> Vec<TokenStream> {
+    let Some(Ok(call)) = plan.functions.get(&f.name) else { return Vec::new() };
+    let mut out: Vec<TokenStream> = call
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::In(_)))
+        .map(|p| {
+            let p = ident(&p.name);
+            quote!(#p as i64)
+        })
+        .collect();
+    for p in &call.params {
+        if let Role::InOut(Val::Record(r)) = &p.role {
+            let pn = ident(&p.name);
+            for (field, _) in inputs_of(b, plan, r) {
+                let fi = ident(&field);
+                out.push(quote!(crate::ffi::get(#pn).map_or(0, |r| r.#fi as i64)));
+            }
+        }
     }
     out
 }
@@ -330,7 +404,7 @@ fn data_type(m: &Model, b: &Bindings, t: &VTy, seen: &mut BTreeSet<String>) -> b
 }
 
 /// The value type of a record field.
-fn field_ty(m: &Model, b: &Bindings, record: &str, field: &str, ty: &Ty) -> Option<VTy> {
+pub(super) fn field_ty(m: &Model, b: &Bindings, record: &str, field: &str, ty: &Ty) -> Option<VTy> {
     if b.flags_of_field(record, field).is_some() {
         return Some(VTy::Flags);
     }
@@ -357,7 +431,7 @@ fn field_ty(m: &Model, b: &Bindings, record: &str, field: &str, ty: &Ty) -> Opti
 }
 
 /// The records and enums the values of `functions` are made of, by name.
-fn value_types(b: &Bindings, functions: &[Reading]) -> (BTreeSet<String>, BTreeSet<String>) {
+pub(super) fn value_types(b: &Bindings, functions: &[Reading]) -> (BTreeSet<String>, BTreeSet<String>) {
     let m = &b.model;
     let mut records = BTreeSet::new();
     let mut enums = BTreeSet::new();
@@ -391,7 +465,7 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
     for r in &records {
         let rec = &m.records[r];
         let union = rec.kind == RecordKind::Union;
-        let fields = rec.fields.iter().filter(|f| f.name != "version").map(|f| {
+        let fields = rec.fields.iter().map(|f| {
             let n = f.name.as_str();
             let t = vty_tokens(&field_ty(m, b, r, n, &f.ty).unwrap_or(VTy::Flags));
             quote!(Field { name: #n, ty: #t })
@@ -459,8 +533,54 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         })
         .collect();
     let hand_count = hand.len();
+    // The selectors of the functions written by hand, for their errors by selector value.
+    let hand_selectors: Vec<TokenStream> = b
+        .hand_written
+        .keys()
+        .filter_map(|f| {
+            let Ok(call) = plan.functions.get(f)? else { return None };
+            let mut fields: Vec<TokenStream> = call
+                .params
+                .iter()
+                .filter_map(|p| match &p.role {
+                    Role::In(v) => {
+                        let t = vty_tokens(&selector_ty(b, v).unwrap_or(VTy::Int { signed: false, bits: 32 }));
+                        let n = p.name.as_str();
+                        Some(quote!(Field { name: #n, ty: #t }))
+                    }
+                    _ => None,
+                })
+                .collect();
+            for p in &call.params {
+                if let Role::InOut(Val::Record(r)) = &p.role {
+                    fields.extend(inputs_of(b, plan, r).into_iter().map(|(n, t)| {
+                        let t = vty_tokens(&t);
+                        quote!(Field { name: #n, ty: #t })
+                    }));
+                }
+            }
+            (!fields.is_empty()).then(|| quote!((#f, &[#(#fields),*])))
+        })
+        .collect();
+    let hand_selector_count = hand_selectors.len();
+    // Every function that takes a versioned record, with the layouts a caller may ask for.
+    let versioned: Vec<TokenStream> = m
+        .functions
+        .values()
+        .filter_map(|f| {
+            let rec = versioned_param(b, f)?.1;
+            let accepted = version_family(b, &rec).into_iter().map(|c| {
+                let v = ident(&c);
+                quote!((#v as u32, #c))
+            });
+            let name = f.name.as_str();
+            Some(quote!((#name, &[#(#accepted),*])))
+        })
+        .collect();
+    let versioned_count = versioned.len();
     let facts = quote! {
-        use super::super::schema::{FunctionSchema, RecordSchema};
+        use nvml_sys::*;
+        use super::super::schema::{Field, FunctionSchema, RecordSchema, T};
 
         /// Every function the mock answers from a profile's values: each area's list, sorted
         /// by name.
@@ -483,6 +603,16 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         /// `(function, file)`: the functions the engine implements by hand
         /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
         pub static HAND_WRITTEN: [(&str, &str); #hand_count] = [#(#hand),*];
+
+        /// `(function, selectors)`: the inputs by value of the functions written by hand that
+        /// select an answer (a profile may give an error for one of their values), sorted by
+        /// function.
+        pub static HAND_SELECTORS: [(&str, &[Field]); #hand_selector_count] = [#(#hand_selectors),*];
+
+        /// `(function, [(version, constant)])`: every function that takes a versioned record,
+        /// with the versions of that record's layouts a caller may set: the layout of the
+        /// function's prototype first, then the others newest first. Sorted by function.
+        pub static VERSIONED: [(&str, &[(u32, &str)]); #versioned_count] = [#(#versioned),*];
     };
     (out, facts)
 }
@@ -531,7 +661,7 @@ pub fn answers(b: &Bindings, plan: &Plan) -> ByArea {
 /// The field of `newest` that holds the value of field `field` (of type `ft`) of an older
 /// layout: the one of the same name, or the one that renamed it (`former_names`), with the
 /// same type.
-fn newest_field<'a>(m: &'a Model, b: &Bindings, field: &str, ft: &VTy, newest: &str) -> Option<&'a str> {
+pub(super) fn newest_field<'a>(m: &'a Model, b: &Bindings, field: &str, ft: &VTy, newest: &str) -> Option<&'a str> {
     let fields = &m.records[newest].fields;
     let renamed =
         fields.iter().find(|nf| b.former_names.get(&format!("{newest}.{}", nf.name)).is_some_and(|f| f == field));
@@ -541,7 +671,7 @@ fn newest_field<'a>(m: &'a Model, b: &Bindings, field: &str, ft: &VTy, newest: &
 
 /// Whether each field of the older layout `old` has its value under its own name in `newest`:
 /// `fill_OLD` then fills it from a value of `newest`.
-fn same_fields(m: &Model, b: &Bindings, old: &str, newest: &str) -> bool {
+pub(super) fn same_fields(m: &Model, b: &Bindings, old: &str, newest: &str) -> bool {
     m.records[old].fields.iter().filter(|f| f.name != "version").all(|f| match field_ty(m, b, old, &f.name, &f.ty) {
         Some(ft) => newest_field(m, b, &f.name, &ft, newest) == Some(f.name.as_str()),
         None => true,
@@ -560,7 +690,7 @@ fn older_fill(m: &Model, b: &Bindings, old: &str, newest: &str) -> proc_macro2::
 /// The layouts of the versioned record `newest` that a caller may ask for, newest first:
 /// `(record, version constant)`, `newest` itself and the older layouts of its family (records
 /// whose version constants are `nvmlX_vN` for the same `nvmlX`, with a lower `N`).
-fn layouts(b: &Bindings, newest: &str) -> Vec<(String, String)> {
+pub(super) fn layouts(b: &Bindings, newest: &str) -> Vec<(String, String)> {
     let Some(constant) = b.struct_versions.get(newest) else { return Vec::new() };
     let all: BTreeSet<String> = b.struct_versions.keys().cloned().collect();
     let older = crate::plan::layouts::older_layouts(b, &all).remove(newest).unwrap_or_default();
@@ -581,7 +711,7 @@ pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use nvml_sys::*;
         use super::*;
         use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-        use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+        use super::super::super::ffi::{check_version, put, put_counted, put_list, put_sized_str, put_str};
     }
 }
 
@@ -683,7 +813,8 @@ fn schema_entry(b: &Bindings, r: &Reading, shapes: &BTreeMap<&str, String>) -> T
     }
     family.sort_unstable();
     family.dedup();
-    quote!(FunctionSchema { name: #name, object: #object, selectors: &[#(#selectors),*], outputs: &[#(#outputs),*], family: &[#(#family),*] })
+    let record_inputs = r.record_inputs.len();
+    quote!(FunctionSchema { name: #name, object: #object, selectors: &[#(#selectors),*], record_inputs: #record_inputs, outputs: &[#(#outputs),*], family: &[#(#family),*] })
 }
 
 /// The answer of one function.
@@ -704,10 +835,17 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
         (Object::System, _) | (_, None) => Object::System.value(&quote!()),
         (o, Some(p)) => o.value(&p),
     };
-    let selectors = r.selectors.iter().map(|(n, _)| {
-        let n = ident(n);
-        quote!(#n as i64)
-    });
+    let n_params = r.selectors.len() - r.record_inputs.len();
+    let selectors = r.selectors[..n_params]
+        .iter()
+        .map(|(n, _)| {
+            let n = ident(n);
+            quote!(#n as i64)
+        })
+        .chain(r.record_inputs.iter().map(|(p, field)| {
+            let (p, fi) = (ident(p), ident(field));
+            quote!(crate::ffi::get(#p).map_or(0, |r| r.#fi as i64))
+        }));
     // Null out-pointers are refused before anything is looked up or written.
     let nulls: Vec<TokenStream> = r
         .outs
@@ -800,13 +938,14 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
                     }
                 }
             }
-            Out::List { count, array, ty, rust, .. } => {
+            Out::List { count, array, ty, rust, probe_ok, .. } => {
                 let (c, a) = (ident(count), ident(array));
                 let conv = convert(m, ty, rust, quote!(x));
                 let rt = c_ty(rust);
+                let put_fn = if *probe_ok { quote!(put_counted) } else { quote!(put_list) };
                 quote! {
                     let items: Vec<#rt> = v[#i].items().iter().map(|x| #conv).collect();
-                    put_list(#c, #a, &items)?;
+                    #put_fn(#c, #a, &items)?;
                 }
             }
         }
@@ -862,7 +1001,7 @@ fn record_write(
         }
         None => quote!(),
     };
-    quote!({ #start #clear #fill(&v[#i], &mut x); #set_version put(#p, x)?; })
+    quote!({ #start #clear #set_version #fill(&v[#i], &mut x); put(#p, x)?; })
 }
 
 /// Rust code converting the value `v` (a name or method call of type `&Val`) of type `t` into
@@ -890,7 +1029,7 @@ fn convert(m: &Model, t: &VTy, rust: &Ty, v: TokenStream) -> TokenStream {
 }
 
 /// Whether a record starts with a `version` field (set by the caller).
-fn has_version_field(m: &Model, r: &str) -> bool {
+pub(super) fn has_version_field(m: &Model, r: &str) -> bool {
     m.records.get(r).and_then(|r| r.fields.first()).is_some_and(|f| f.name == "version")
 }
 
@@ -964,7 +1103,9 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
             }
         };
     }
-    let sets = rec.fields.iter().filter(|f| f.name != "version").filter_map(|f| {
+    // `version` too: a profile gives it only where a driver writes another than the layout's
+    // own (driver 580.159.04 answers nvmlDeviceGetGpuInstanceProfileInfoV with version 0).
+    let sets = rec.fields.iter().filter_map(|f| {
         let ft = field_ty(m, b, r, &f.name, &f.ty)?;
         let n = f.name.as_str();
         let set = set_field(m, &ft, n, &f.ty);
@@ -979,9 +1120,50 @@ fn builder(m: &Model, b: &Bindings, r: &str) -> TokenStream {
     }
 }
 
+/// The parameter of `f` that points to a versioned record (one with a struct version constant
+/// and a `version` first field), and the record: `(parameter index, record)`.
+pub(super) fn versioned_param(b: &Bindings, f: &Function) -> Option<(usize, String)> {
+    let m = &b.model;
+    f.params.iter().enumerate().find_map(|(i, p)| {
+        let Ty::Pointer { pointee, .. } = m.resolve_typedef(&p.ty) else { return None };
+        let rec = match &**pointee {
+            Ty::Named(n) => m.records.get(n).map(|_| n.clone()).or_else(|| match m.resolve_typedef(pointee) {
+                Ty::Named(r) if m.records.contains_key(r) => Some(r.clone()),
+                _ => None,
+            })?,
+            _ => return None,
+        };
+        (b.struct_versions.contains_key(&rec) && has_version_field(m, &rec)).then_some((i, rec))
+    })
+}
+
+/// The version constants of a versioned record's family (`nvmlX_vN` for every `N` of its
+/// `nvmlX`): the record's own first, then the others newest first; the versions a caller of a
+/// function taking that record may set.
+fn version_family(b: &Bindings, rec: &str) -> Vec<String> {
+    let Some(own) = b.struct_versions.get(rec) else { return Vec::new() };
+    let stem = |c: &str| c.rsplit_once("_v").map(|(s, n)| (s.to_string(), n.parse::<u32>().unwrap_or(0)));
+    let Some((family, _)) = stem(own) else { return vec![own.clone()] };
+    let mut all: Vec<(u32, String)> = b
+        .struct_versions
+        .values()
+        .filter_map(|c| stem(c).filter(|(s, _)| *s == family && c != own).map(|(_, n)| (n, c.clone())))
+        .collect();
+    all.sort();
+    all.dedup();
+    // The function's own layout first, then the others, newest first.
+    std::iter::once(own.clone()).chain(all.into_iter().rev().map(|(_, c)| c)).collect()
+}
+
 /// The names of the functions answered from data (for the `Api` trait's defaults).
 pub fn data_function_names(b: &Bindings, plan: &Plan) -> BTreeSet<String> {
-    data_functions(b, plan).iter().map(|r| r.f.name.clone()).collect()
+    data_functions(b, plan).iter().filter(|r| !r.hand).map(|r| r.f.name.clone()).collect()
+}
+
+/// The functions written by hand whose values a profile may record (their answers are
+/// generated too).
+pub fn recordable_hand_written(b: &Bindings, plan: &Plan) -> BTreeSet<String> {
+    data_functions(b, plan).iter().filter(|r| r.hand).map(|r| r.f.name.clone()).collect()
 }
 
 /// The `Object` a function is called on, for the export's `entry`: its first parameter when

@@ -19,6 +19,7 @@
 //!   for the record version.
 
 pub mod answers;
+pub mod capture;
 pub mod hostile;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,11 +44,13 @@ pub fn emit(b: &Bindings, plan: &Plan, out: &mut Output) -> Result<()> {
     let dir = PathBuf::from(DIR);
     out.dirs.push(dir.clone());
     api(b, plan).write(out, m, &dir.join("api"), api_prelude, api_modules(b))?;
-    dispatch(b).write(out, m, &dir.join("dispatch"), dispatch_prelude, TokenStream::new())?;
+    dispatch(b, plan).write(out, m, &dir.join("dispatch"), dispatch_prelude, TokenStream::new())?;
     answers::answers(b, plan).write(out, m, &dir.join("answers"), answers::prelude, TokenStream::new())?;
     let (tables, facts) = answers::tables(b, plan);
     tables.write(out, m, &dir.join("tables"), answers::tables_prelude, facts)?;
-    exports(b).write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
+    exports(b, plan).write(out, m, &dir.join("exports"), exports_prelude, TokenStream::new())?;
+    let (readers, readers_table) = capture::readers(b, plan);
+    readers.write(out, m, &dir.join("capture"), capture::prelude, readers_table)?;
     let what = "Names of nvml.h's integer constants and functions, for profiles and fault specs.";
     out.add_rust(m, dir.join("names.rs"), what, names(b))
 }
@@ -268,20 +271,35 @@ fn api_modules(b: &Bindings) -> TokenStream {
 
 /// The engine's impl of each area's trait: each function of `gen-config/mock.yaml` calls the
 /// function of the same name in its engine module, with the C parameters after the engine.
-fn dispatch(b: &Bindings) -> ByArea {
+fn dispatch(b: &Bindings, plan: &Plan) -> ByArea {
+    let recordable = answers::recordable_hand_written(b, plan);
     let methods = b.hand_written.iter().filter_map(|(f, module)| {
         let f = b.model.functions.get(f)?;
         let (name, m) = (ident(&f.name), ident(module));
         let (decls, names) = params(f);
         let ret = ret_ty(&f.ret);
-        let doc = format!(" `{}`: `engine/{module}.rs`.", f.name);
         let (area, t) = area_of(b, f);
+        let body = if recordable.contains(&f.name) {
+            // A value the profile records (a capture of a real GPU) answers before the behaviour.
+            let s = f.name.as_str();
+            let object = answers::object_of(f);
+            let selectors = selector_args(b, plan, f);
+            quote! {
+                if self.recorded(#s, #object, &[#(#selectors),*]) {
+                    return super::super::answers::#name(self, #(#names),*);
+                }
+                engine::#m::#name(self, #(#names),*)
+            }
+        } else {
+            quote!(engine::#m::#name(self, #(#names),*))
+        };
+        let doc = format!(" `{}`: `engine/{module}.rs`.", f.name);
         Some((
             area,
             t,
             quote! {
                 #[doc = #doc]
-                fn #name(&self, #(#decls),*) #ret { engine::#m::#name(self, #(#names),*) }
+                fn #name(&self, #(#decls),*) #ret { #body }
             },
         ))
     });
@@ -303,8 +321,15 @@ fn dispatch_prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use core::ffi::*;
         use nvml_sys::*;
         use super::super::api::*;
+        use super::super::super::answer::Object;
         use super::super::super::engine::{self, Engine};
     }
+}
+
+/// The values of `f`'s call that select an answer, as `i64`s: its inputs by value and the input
+/// fields of its in/out records ([`answers::selector_exprs`]).
+fn selector_args(b: &Bindings, plan: &Plan, f: &Function) -> Vec<TokenStream> {
+    answers::selector_exprs(b, plan, f)
 }
 
 /// The value a non-status function returns when it is not implemented or fails.
@@ -316,7 +341,7 @@ pub(super) fn fallback(ret: &Ty) -> TokenStream {
     }
 }
 
-fn exports(b: &Bindings) -> ByArea {
+fn exports(b: &Bindings, plan: &Plan) -> ByArea {
     let mut out = ByArea::default();
     for f in b.model.functions.values() {
         let (name, s) = (ident(&f.name), f.name.as_str());
@@ -324,7 +349,17 @@ fn exports(b: &Bindings) -> ByArea {
         let ret = ret_ty(&f.ret);
         let body = if returns_status(f) {
             let object = answers::object_of(f);
-            quote!(api_entry(#s, #object, |e| e.#name(#(#names),*)))
+            // The inputs by value that select an answer, and the versioned record the call
+            // passes: what the engine checks before the function runs.
+            let selectors = selector_args(b, plan, f);
+            let record = match answers::versioned_param(b, f) {
+                Some((i, _)) => {
+                    let p = ident(&f.params[i].name);
+                    quote!(#p as *const c_uint)
+                }
+                None => quote!(core::ptr::null()),
+            };
+            quote!(api_entry(Call { name: #s, object: #object, selectors: &[#(#selectors),*], record: #record }, |e| e.#name(#(#names),*)))
         } else {
             let fallback = fallback(&f.ret);
             quote!(plain_entry(#s, #fallback, |e| e.#name(#(#names),*)))
@@ -348,7 +383,7 @@ fn exports_prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use core::ffi::*;
         use nvml_sys::*;
         use super::super::api::*;
-        use super::super::super::answer::Object;
+        use super::super::super::answer::{Call, Object};
         use super::super::super::engine::{api_entry, plain_entry};
     }
 }

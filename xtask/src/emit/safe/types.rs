@@ -111,7 +111,8 @@ pub fn error(b: &Bindings) -> TokenStream {
             /// A field id (this crate's number, `FieldId.0`) that the running driver's nvml.h
             /// does not have: answered for that field without asking the driver, since the
             /// driver's number for it would name another field or none. Its code is
-            /// `NVML_ERROR_NOT_SUPPORTED`.
+            /// `NVML_ERROR_INVALID_ARGUMENT`, what a driver answers a field id it does not
+            /// know (580.159.04 does, for each such field).
             FieldNotInDriver(u32),
         }
 
@@ -122,7 +123,7 @@ pub fn error(b: &Bindings) -> TokenStream {
                     #(#to_code,)*
                     Error::Unknown(c) => *c,
                     Error::Implausible(_) => sys::NVML_ERROR_UNKNOWN,
-                    Error::FieldNotInDriver(_) => sys::NVML_ERROR_NOT_SUPPORTED,
+                    Error::FieldNotInDriver(_) => sys::NVML_ERROR_INVALID_ARGUMENT,
                 }
             }
 

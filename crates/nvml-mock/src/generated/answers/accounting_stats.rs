@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetAccountingBufferSize` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAccountingBufferSize<A: Answer + ?Sized>(
@@ -151,7 +153,7 @@ pub fn nvmlDeviceGetAccountingStats_v2<A: Answer + ?Sized>(
     a.answer(
         "nvmlDeviceGetAccountingStats_v2",
         Object::Device(device),
-        &[],
+        &[crate::ffi::get(stats).map_or(0, |r| r.pid as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlAccountingStats_v2_t = super::super::super::ffi::get(

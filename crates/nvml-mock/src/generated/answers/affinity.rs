@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetAddressingMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
@@ -75,9 +77,32 @@ pub fn nvmlDeviceGetAddressingMode<A: Answer + ?Sized>(
                     x = nvmlDeviceAddressingMode_t::default();
                     x.version = version;
                 }
-                fill_nvmlDeviceAddressingMode_v1_t(&v[0], &mut x);
                 x.version = nvmlDeviceAddressingMode_v1 as _;
+                fill_nvmlDeviceAddressingMode_v1_t(&v[0], &mut x);
                 put(mode, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetNumaNodeId` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetNumaNodeId<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    node: *mut c_uint,
+) -> nvmlReturn_t {
+    if node.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetNumaNodeId",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(node, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -114,8 +139,8 @@ pub fn nvmlDeviceGetRepairStatus<A: Answer + ?Sized>(
                     x = nvmlRepairStatus_t::default();
                     x.version = version;
                 }
-                fill_nvmlRepairStatus_v1_t(&v[0], &mut x);
                 x.version = nvmlRepairStatus_v1 as _;
+                fill_nvmlRepairStatus_v1_t(&v[0], &mut x);
                 put(repairStatus, x)?;
             }
             Ok(())

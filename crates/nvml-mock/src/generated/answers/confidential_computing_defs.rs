@@ -43,13 +43,18 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// Sets the fields of `nvmlConfComputeGetKeyRotationThresholdInfo_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlConfComputeGetKeyRotationThresholdInfo_st(
     v: &Val,
     out: &mut nvmlConfComputeGetKeyRotationThresholdInfo_st,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("attackerAdvantage") {
         out.attackerAdvantage = x.uint() as c_ulonglong;
     }
@@ -146,6 +151,9 @@ pub(crate) fn fill_nvmlSystemConfComputeSettings_v1_t(
     v: &Val,
     out: &mut nvmlSystemConfComputeSettings_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("environment") {
         out.environment = x.uint() as c_uint;
     }
@@ -165,6 +173,9 @@ pub(crate) fn fill_nvmlSystemConfComputeSettings_v2_t(
     v: &Val,
     out: &mut nvmlSystemConfComputeSettings_v2_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("environment") {
         out.environment = x.uint() as c_uint;
     }

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// Sets the fields of `nvmlAdaptiveTgpModeInfo_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlAdaptiveTgpModeInfo_v1_t(
@@ -102,6 +104,9 @@ pub(crate) fn fill_nvmlClkMonStatus_status(v: &Val, out: &mut nvmlClkMonStatus_s
 /// Sets the fields of `nvmlClockOffset_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlClockOffset_v1_t(v: &Val, out: &mut nvmlClockOffset_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("type") {
         out.r#type = x.uint() as nvmlClockType_t;
     }
@@ -124,6 +129,9 @@ pub(crate) fn fill_nvmlDeviceCurrentClockFreqs_v1_t(
     v: &Val,
     out: &mut nvmlDeviceCurrentClockFreqs_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("str") {
         out.str = chars(x);
     }
@@ -134,6 +142,9 @@ pub(crate) fn fill_nvmlDevicePerfModes_v1_t(
     v: &Val,
     out: &mut nvmlDevicePerfModes_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("str") {
         out.str = chars(x);
     }
@@ -160,6 +171,9 @@ pub(crate) fn fill_nvmlDramEncryptionInfo_v1_t(
     v: &Val,
     out: &mut nvmlDramEncryptionInfo_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("encryptionState") {
         out.encryptionState = x.uint() as nvmlEnableState_t;
     }
@@ -170,6 +184,9 @@ pub(crate) fn fill_nvmlEccSramErrorStatus_v1_t(
     v: &Val,
     out: &mut nvmlEccSramErrorStatus_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("aggregateUncParity") {
         out.aggregateUncParity = x.uint() as c_ulonglong;
     }
@@ -210,11 +227,53 @@ pub(crate) fn fill_nvmlEccSramErrorStatus_v1_t(
 /// Sets the fields of `nvmlFanSpeedInfo_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlFanSpeedInfo_v1_t(v: &Val, out: &mut nvmlFanSpeedInfo_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("fan") {
         out.fan = x.uint() as c_uint;
     }
     if let Some(x) = v.get("speed") {
         out.speed = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of `nvmlGpuDynamicPstatesInfo_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlGpuDynamicPstatesInfo_st(
+    v: &Val,
+    out: &mut nvmlGpuDynamicPstatesInfo_st,
+) {
+    if let Some(x) = v.get("flags") {
+        out.flags = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("utilization") {
+        out.utilization = array(
+            x,
+            |x| {
+                let mut r = nvmlGpuDynamicPstatesInfo_st_utilization::default();
+                fill_nvmlGpuDynamicPstatesInfo_st_utilization(x, &mut r);
+                r
+            },
+        );
+    }
+}
+/// Sets the fields of `nvmlGpuDynamicPstatesInfo_st_utilization` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlGpuDynamicPstatesInfo_st_utilization(
+    v: &Val,
+    out: &mut nvmlGpuDynamicPstatesInfo_st_utilization,
+) {
+    if let Some(x) = v.get("bIsPresent") {
+        out.bIsPresent = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("percentage") {
+        out.percentage = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("incThreshold") {
+        out.incThreshold = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("decThreshold") {
+        out.decThreshold = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlHostname_v1_t` that its value gives.
@@ -230,6 +289,9 @@ pub(crate) fn fill_nvmlMarginTemperature_v1_t(
     v: &Val,
     out: &mut nvmlMarginTemperature_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("marginTemperature") {
         out.marginTemperature = x.int() as c_int;
     }
@@ -237,6 +299,9 @@ pub(crate) fn fill_nvmlMarginTemperature_v1_t(
 /// Sets the fields of `nvmlPlatformInfo_v2_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlPlatformInfo_v2_t(v: &Val, out: &mut nvmlPlatformInfo_v2_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("ibGuid") {
         out.ibGuid = array(x, |x| x.uint() as c_uchar);
     }
@@ -257,6 +322,31 @@ pub(crate) fn fill_nvmlPlatformInfo_v2_t(v: &Val, out: &mut nvmlPlatformInfo_v2_
     }
     if let Some(x) = v.get("moduleId") {
         out.moduleId = x.uint() as c_uchar;
+    }
+}
+/// Sets the fields of `nvmlProcessUtilizationSample_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlProcessUtilizationSample_st(
+    v: &Val,
+    out: &mut nvmlProcessUtilizationSample_st,
+) {
+    if let Some(x) = v.get("pid") {
+        out.pid = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("timeStamp") {
+        out.timeStamp = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("smUtil") {
+        out.smUtil = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("memUtil") {
+        out.memUtil = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("encUtil") {
+        out.encUtil = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("decUtil") {
+        out.decUtil = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlRemappedRowsInfo_v2_t` that its value gives.

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetAPIRestriction` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAPIRestriction<A: Answer + ?Sized>(
@@ -87,6 +89,29 @@ pub fn nvmlDeviceGetBBXTimeData_v1<A: Answer + ?Sized>(
                 let mut x = nvmlBBXTimeData_v1_t::default();
                 fill_nvmlBBXTimeData_v1_t(&v[0], &mut x);
                 put(timeData, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetComputeMode` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetComputeMode<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    mode: *mut nvmlComputeMode_t,
+) -> nvmlReturn_t {
+    if mode.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetComputeMode",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(mode, o.uint() as nvmlComputeMode_t)?;
             }
             Ok(())
         },
@@ -393,6 +418,29 @@ pub fn nvmlDeviceGetLastBBXFlushTime<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetPersistenceMode` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPersistenceMode<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    mode: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    if mode.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPersistenceMode",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(mode, o.uint() as nvmlEnableState_t)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlSystemGetConfComputeCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetConfComputeCapabilities<A: Answer + ?Sized>(
@@ -473,8 +521,8 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo<A: Answer + ?Sized>(
                     x = nvmlConfComputeGetKeyRotationThresholdInfo_t::default();
                     x.version = version;
                 }
-                fill_nvmlConfComputeGetKeyRotationThresholdInfo_st(&v[0], &mut x);
                 x.version = nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _;
+                fill_nvmlConfComputeGetKeyRotationThresholdInfo_st(&v[0], &mut x);
                 put(pKeyRotationThrInfo, x)?;
             }
             Ok(())
@@ -516,8 +564,8 @@ pub fn nvmlSystemGetConfComputeSettings<A: Answer + ?Sized>(
                     x = nvmlSystemConfComputeSettings_t::default();
                     x.version = version;
                 }
-                fill_nvmlSystemConfComputeSettings_v1_t(&v[0], &mut x);
                 x.version = nvmlSystemConfComputeSettings_v1 as _;
+                fill_nvmlSystemConfComputeSettings_v1_t(&v[0], &mut x);
                 put(settings, x)?;
             }
             Ok(())
@@ -565,8 +613,8 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
                         x = nvmlSystemConfComputeSettings_v2_t::default();
                         x.version = version;
                     }
-                    fill_nvmlSystemConfComputeSettings_v2_t(&v[0], &mut x);
                     x.version = nvmlSystemConfComputeSettings_v2 as _;
+                    fill_nvmlSystemConfComputeSettings_v2_t(&v[0], &mut x);
                     put(settings, x)?;
                 }
                 1 => {
@@ -580,8 +628,8 @@ pub fn nvmlSystemGetConfComputeSettings_v2<A: Answer + ?Sized>(
                             x = nvmlSystemConfComputeSettings_v1_t::default();
                             x.version = version;
                         }
-                        fill_nvmlSystemConfComputeSettings_v1_t(&v[0], &mut x);
                         x.version = nvmlSystemConfComputeSettings_v1 as _;
+                        fill_nvmlSystemConfComputeSettings_v1_t(&v[0], &mut x);
                         put(older, x)?;
                     }
                 }

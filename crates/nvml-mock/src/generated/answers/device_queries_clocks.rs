@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetAdaptiveClockInfoStatus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
@@ -62,6 +64,30 @@ pub fn nvmlDeviceGetAdaptiveClockInfoStatus<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(adaptiveClockStatus, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetApplicationsClock` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetApplicationsClock<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    clockType: nvmlClockType_t,
+    clockMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    if clockMHz.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetApplicationsClock",
+        Object::Device(device),
+        &[clockType as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(clockMHz, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -119,6 +145,55 @@ pub fn nvmlDeviceGetClkMonStatus<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetClock` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetClock<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    clockType: nvmlClockType_t,
+    clockId: nvmlClockId_t,
+    clockMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    if clockMHz.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetClock",
+        Object::Device(device),
+        &[clockType as i64, clockId as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(clockMHz, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetClockInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetClockInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    r#type: nvmlClockType_t,
+    clock: *mut c_uint,
+) -> nvmlReturn_t {
+    if clock.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetClockInfo",
+        Object::Device(device),
+        &[r#type as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(clock, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetClockOffsets` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
@@ -139,12 +214,15 @@ pub fn nvmlDeviceGetClockOffsets<A: Answer + ?Sized>(
     a.answer(
         "nvmlDeviceGetClockOffsets",
         Object::Device(device),
-        &[],
+        &[
+            crate::ffi::get(info).map_or(0, |r| r.r#type as i64),
+            crate::ffi::get(info).map_or(0, |r| r.pstate as i64),
+        ],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlClockOffset_t = super::super::super::ffi::get(info)?;
-                fill_nvmlClockOffset_v1_t(&v[0], &mut x);
                 x.version = nvmlClockOffset_v1 as _;
+                fill_nvmlClockOffset_v1_t(&v[0], &mut x);
                 put(info, x)?;
             }
             Ok(())
@@ -182,8 +260,8 @@ pub fn nvmlDeviceGetCurrentClockFreqs<A: Answer + ?Sized>(
                     x = nvmlDeviceCurrentClockFreqs_t::default();
                     x.version = version;
                 }
-                fill_nvmlDeviceCurrentClockFreqs_v1_t(&v[0], &mut x);
                 x.version = nvmlDeviceCurrentClockFreqs_v1 as _;
+                fill_nvmlDeviceCurrentClockFreqs_v1_t(&v[0], &mut x);
                 put(currentClockFreqs, x)?;
             }
             Ok(())
@@ -231,6 +309,54 @@ pub fn nvmlDeviceGetCurrentClocksThrottleReasons<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(clocksThrottleReasons, o.uint() as c_ulonglong)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetDefaultApplicationsClock` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetDefaultApplicationsClock<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    clockType: nvmlClockType_t,
+    clockMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    if clockMHz.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetDefaultApplicationsClock",
+        Object::Device(device),
+        &[clockType as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(clockMHz, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetDynamicPstatesInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetDynamicPstatesInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
+) -> nvmlReturn_t {
+    if pDynamicPstatesInfo.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetDynamicPstatesInfo",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlGpuDynamicPstatesInfo_t::default();
+                fill_nvmlGpuDynamicPstatesInfo_st(&v[0], &mut x);
+                put(pDynamicPstatesInfo, x)?;
             }
             Ok(())
         },
@@ -287,6 +413,54 @@ pub fn nvmlDeviceGetGpcClkVfOffset<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetMaxClockInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMaxClockInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    r#type: nvmlClockType_t,
+    clock: *mut c_uint,
+) -> nvmlReturn_t {
+    if clock.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetMaxClockInfo",
+        Object::Device(device),
+        &[r#type as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(clock, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetMaxCustomerBoostClock` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMaxCustomerBoostClock<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    clockType: nvmlClockType_t,
+    clockMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    if clockMHz.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetMaxCustomerBoostClock",
+        Object::Device(device),
+        &[clockType as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(clockMHz, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetMemClkMinMaxVfOffset` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetMemClkMinMaxVfOffset<A: Answer + ?Sized>(
@@ -338,6 +512,36 @@ pub fn nvmlDeviceGetMemClkVfOffset<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetMinMaxClockOfPState` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMinMaxClockOfPState<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    r#type: nvmlClockType_t,
+    pstate: nvmlPstates_t,
+    minClockMHz: *mut c_uint,
+    maxClockMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    if minClockMHz.is_null() || maxClockMHz.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetMinMaxClockOfPState",
+        Object::Device(device),
+        &[r#type as i64, pstate as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(minClockMHz, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(maxClockMHz, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetPerformanceModes` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
@@ -369,8 +573,8 @@ pub fn nvmlDeviceGetPerformanceModes<A: Answer + ?Sized>(
                     x = nvmlDevicePerfModes_t::default();
                     x.version = version;
                 }
-                fill_nvmlDevicePerfModes_v1_t(&v[0], &mut x);
                 x.version = nvmlDevicePerfModes_v1 as _;
+                fill_nvmlDevicePerfModes_v1_t(&v[0], &mut x);
                 put(perfModes, x)?;
             }
             Ok(())
@@ -442,6 +646,53 @@ pub fn nvmlDeviceGetSupportedClocksThrottleReasons<A: Answer + ?Sized>(
                 let o = &v[0];
                 put(supportedClocksThrottleReasons, o.uint() as c_ulonglong)?;
             }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetSupportedGraphicsClocks` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetSupportedGraphicsClocks<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    memoryClockMHz: c_uint,
+    count: *mut c_uint,
+    clocksMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetSupportedGraphicsClocks",
+        Object::Device(device),
+        &[memoryClockMHz as i64],
+        &mut |v: &[Val]| {
+            let items: Vec<c_uint> = v[0]
+                .items()
+                .iter()
+                .map(|x| x.uint() as c_uint)
+                .collect();
+            put_list(count, clocksMHz, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetSupportedMemoryClocks` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetSupportedMemoryClocks<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    count: *mut c_uint,
+    clocksMHz: *mut c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetSupportedMemoryClocks",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<c_uint> = v[0]
+                .items()
+                .iter()
+                .map(|x| x.uint() as c_uint)
+                .collect();
+            put_list(count, clocksMHz, &items)?;
             Ok(())
         },
     )

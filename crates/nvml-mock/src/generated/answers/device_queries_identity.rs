@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetArchitecture` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
@@ -62,6 +64,77 @@ pub fn nvmlDeviceGetArchitecture<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(arch, o.uint() as nvmlDeviceArchitecture_t)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetAttributes` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetAttributes<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    attributes: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
+    if attributes.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetAttributes",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlDeviceAttributes_t::default();
+                fill_nvmlDeviceAttributes_st(&v[0], &mut x);
+                put(attributes, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetAttributes_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetAttributes_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    attributes: *mut nvmlDeviceAttributes_t,
+) -> nvmlReturn_t {
+    if attributes.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetAttributes_v2",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlDeviceAttributes_t::default();
+                fill_nvmlDeviceAttributes_st(&v[0], &mut x);
+                put(attributes, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetBoardId` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetBoardId<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    boardId: *mut c_uint,
+) -> nvmlReturn_t {
+    if boardId.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetBoardId",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(boardId, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -103,6 +176,50 @@ pub fn nvmlDeviceGetBrand<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(r#type, o.uint() as nvmlBrandType_t)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetCount` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetCount<A: Answer + ?Sized>(
+    a: &A,
+    deviceCount: *mut c_uint,
+) -> nvmlReturn_t {
+    if deviceCount.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetCount",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(deviceCount, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetCount_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetCount_v2<A: Answer + ?Sized>(
+    a: &A,
+    deviceCount: *mut c_uint,
+) -> nvmlReturn_t {
+    if deviceCount.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetCount_v2",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(deviceCount, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -179,6 +296,29 @@ pub fn nvmlDeviceGetHostname_v1<A: Answer + ?Sized>(
                 let mut x = nvmlHostname_v1_t::default();
                 fill_nvmlHostname_v1_t(&v[0], &mut x);
                 put(hostname, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetIndex` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetIndex<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    index: *mut c_uint,
+) -> nvmlReturn_t {
+    if index.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetIndex",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(index, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -313,6 +453,24 @@ pub fn nvmlDeviceGetMultiGpuBoard<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetName` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetName<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    name: *mut c_char,
+    length: c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetName",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            put_str(name, length, v[0].str())?;
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetNumGpuCores` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNumGpuCores<A: Answer + ?Sized>(
@@ -365,8 +523,8 @@ pub fn nvmlDeviceGetPdi<A: Answer + ?Sized>(
                     x = nvmlPdi_t::default();
                     x.version = version;
                 }
-                fill_nvmlPdi_v1_t(&v[0], &mut x);
                 x.version = nvmlPdi_v1 as _;
+                fill_nvmlPdi_v1_t(&v[0], &mut x);
                 put(pdi, x)?;
             }
             Ok(())
@@ -409,8 +567,8 @@ pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
                         x = nvmlPlatformInfo_t::default();
                         x.version = version;
                     }
-                    fill_nvmlPlatformInfo_v2_t(&v[0], &mut x);
                     x.version = nvmlPlatformInfo_v2 as _;
+                    fill_nvmlPlatformInfo_v2_t(&v[0], &mut x);
                     put(platformInfo, x)?;
                 }
                 1 => {
@@ -424,16 +582,52 @@ pub fn nvmlDeviceGetPlatformInfo<A: Answer + ?Sized>(
                             x = nvmlPlatformInfo_v1_t::default();
                             x.version = version;
                         }
+                        x.version = nvmlPlatformInfo_v1 as _;
                         fill_nvmlPlatformInfo_v1_t_as_nvmlPlatformInfo_v2_t(
                             &v[0],
                             &mut x,
                         );
-                        x.version = nvmlPlatformInfo_v1 as _;
                         put(older, x)?;
                     }
                 }
                 _ => return Err(NVML_ERROR_UNKNOWN),
             }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetSerial` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetSerial<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    serial: *mut c_char,
+    length: c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetSerial",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            put_str(serial, length, v[0].str())?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetUUID` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetUUID<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    uuid: *mut c_char,
+    length: c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetUUID",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            put_str(uuid, length, v[0].str())?;
             Ok(())
         },
     )

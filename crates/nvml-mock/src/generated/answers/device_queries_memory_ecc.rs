@@ -43,7 +43,33 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
+/// `nvmlDeviceGetBAR1MemoryInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetBAR1MemoryInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    bar1Memory: *mut nvmlBAR1Memory_t,
+) -> nvmlReturn_t {
+    if bar1Memory.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetBAR1MemoryInfo",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlBAR1Memory_t::default();
+                fill_nvmlBAR1Memory_st(&v[0], &mut x);
+                put(bar1Memory, x)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetBankRemapperStatus_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBankRemapperStatus_v1<A: Answer + ?Sized>(
@@ -91,6 +117,32 @@ pub fn nvmlDeviceGetDefaultEccMode<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetDetailedEccErrors` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetDetailedEccErrors<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    errorType: nvmlMemoryErrorType_t,
+    counterType: nvmlEccCounterType_t,
+    eccCounts: *mut nvmlEccErrorCounts_t,
+) -> nvmlReturn_t {
+    if eccCounts.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetDetailedEccErrors",
+        Object::Device(device),
+        &[errorType as i64, counterType as i64],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlEccErrorCounts_t::default();
+                fill_nvmlEccErrorCounts_st(&v[0], &mut x);
+                put(eccCounts, x)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetDramEncryptionMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
@@ -125,17 +177,45 @@ pub fn nvmlDeviceGetDramEncryptionMode<A: Answer + ?Sized>(
                 let mut x: nvmlDramEncryptionInfo_t = super::super::super::ffi::get(
                     current,
                 )?;
-                fill_nvmlDramEncryptionInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlDramEncryptionInfo_v1 as _;
+                fill_nvmlDramEncryptionInfo_v1_t(&v[0], &mut x);
                 put(current, x)?;
             }
             {
                 let mut x: nvmlDramEncryptionInfo_t = super::super::super::ffi::get(
                     pending,
                 )?;
-                fill_nvmlDramEncryptionInfo_v1_t(&v[1], &mut x);
                 x.version = nvmlDramEncryptionInfo_v1 as _;
+                fill_nvmlDramEncryptionInfo_v1_t(&v[1], &mut x);
                 put(pending, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetEccMode` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetEccMode<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    current: *mut nvmlEnableState_t,
+    pending: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    if current.is_null() || pending.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetEccMode",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(current, o.uint() as nvmlEnableState_t)?;
+            }
+            {
+                let o = &v[1];
+                put(pending, o.uint() as nvmlEnableState_t)?;
             }
             Ok(())
         },
@@ -164,6 +244,133 @@ pub fn nvmlDeviceGetMemoryBusWidth<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetMemoryErrorCounter` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMemoryErrorCounter<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    errorType: nvmlMemoryErrorType_t,
+    counterType: nvmlEccCounterType_t,
+    locationType: nvmlMemoryLocation_t,
+    count: *mut c_ulonglong,
+) -> nvmlReturn_t {
+    if count.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetMemoryErrorCounter",
+        Object::Device(device),
+        &[errorType as i64, counterType as i64, locationType as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(count, o.uint() as c_ulonglong)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetMemoryInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMemoryInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    memory: *mut nvmlMemory_t,
+) -> nvmlReturn_t {
+    if memory.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetMemoryInfo",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlMemory_t::default();
+                fill_nvmlMemory_st(&v[0], &mut x);
+                put(memory, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetMemoryInfo_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMemoryInfo_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    memory: *mut nvmlMemory_v2_t,
+) -> nvmlReturn_t {
+    if memory.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if let Err(e) = record_layout(
+        a,
+        memory as *const c_uint,
+        &[(nvmlMemory_v2 as c_uint, "nvmlMemory_v2")],
+    ) {
+        return e;
+    }
+    a.answer(
+        "nvmlDeviceGetMemoryInfo_v2",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x: nvmlMemory_v2_t = super::super::super::ffi::get(memory)?;
+                {
+                    let version = x.version;
+                    x = nvmlMemory_v2_t::default();
+                    x.version = version;
+                }
+                x.version = nvmlMemory_v2 as _;
+                fill_nvmlMemory_v2_st(&v[0], &mut x);
+                put(memory, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetRemappedRows` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetRemappedRows<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    corrRows: *mut c_uint,
+    uncRows: *mut c_uint,
+    isPending: *mut c_uint,
+    failureOccurred: *mut c_uint,
+) -> nvmlReturn_t {
+    if corrRows.is_null() || uncRows.is_null() || isPending.is_null()
+        || failureOccurred.is_null()
+    {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetRemappedRows",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(corrRows, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(uncRows, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[2];
+                put(isPending, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[3];
+                put(failureOccurred, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetRemappedRows_v2` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetRemappedRows_v2<A: Answer + ?Sized>(
@@ -184,6 +391,84 @@ pub fn nvmlDeviceGetRemappedRows_v2<A: Answer + ?Sized>(
                 fill_nvmlRemappedRowsInfo_v2_t(&v[0], &mut x);
                 put(info, x)?;
             }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetRetiredPages` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetRetiredPages<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    cause: nvmlPageRetirementCause_t,
+    pageCount: *mut c_uint,
+    addresses: *mut c_ulonglong,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetRetiredPages",
+        Object::Device(device),
+        &[cause as i64],
+        &mut |v: &[Val]| {
+            let items: Vec<c_ulonglong> = v[0]
+                .items()
+                .iter()
+                .map(|x| x.uint() as c_ulonglong)
+                .collect();
+            put_list(pageCount, addresses, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetRetiredPagesPendingStatus` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetRetiredPagesPendingStatus<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    isPending: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    if isPending.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetRetiredPagesPendingStatus",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(isPending, o.uint() as nvmlEnableState_t)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetRetiredPages_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetRetiredPages_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    cause: nvmlPageRetirementCause_t,
+    pageCount: *mut c_uint,
+    addresses: *mut c_ulonglong,
+    timestamps: *mut c_ulonglong,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetRetiredPages_v2",
+        Object::Device(device),
+        &[cause as i64],
+        &mut |v: &[Val]| {
+            let items: Vec<c_ulonglong> = v[0]
+                .items()
+                .iter()
+                .map(|x| x.uint() as c_ulonglong)
+                .collect();
+            put_list(pageCount, addresses, &items)?;
+            let items: Vec<c_ulonglong> = v[1]
+                .items()
+                .iter()
+                .map(|x| x.uint() as c_ulonglong)
+                .collect();
+            put_list(pageCount, timestamps, &items)?;
             Ok(())
         },
     )
@@ -243,9 +528,34 @@ pub fn nvmlDeviceGetSramEccErrorStatus<A: Answer + ?Sized>(
                     x = nvmlEccSramErrorStatus_t::default();
                     x.version = version;
                 }
-                fill_nvmlEccSramErrorStatus_v1_t(&v[0], &mut x);
                 x.version = nvmlEccSramErrorStatus_v1 as _;
+                fill_nvmlEccSramErrorStatus_v1_t(&v[0], &mut x);
                 put(status, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetTotalEccErrors` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetTotalEccErrors<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    errorType: nvmlMemoryErrorType_t,
+    counterType: nvmlEccCounterType_t,
+    eccCounts: *mut c_ulonglong,
+) -> nvmlReturn_t {
+    if eccCounts.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetTotalEccErrors",
+        Object::Device(device),
+        &[errorType as i64, counterType as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(eccCounts, o.uint() as c_ulonglong)?;
             }
             Ok(())
         },

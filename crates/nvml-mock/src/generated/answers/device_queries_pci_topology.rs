@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetBridgeChipInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetBridgeChipInfo<A: Answer + ?Sized>(
@@ -221,8 +223,8 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
                         x = nvmlGpuFabricInfoV_t::default();
                         x.version = version;
                     }
-                    fill_nvmlGpuFabricInfo_v3_t(&v[0], &mut x);
                     x.version = nvmlGpuFabricInfo_v3 as _;
+                    fill_nvmlGpuFabricInfo_v3_t(&v[0], &mut x);
                     put(gpuFabricInfo, x)?;
                 }
                 1 => {
@@ -236,8 +238,8 @@ pub fn nvmlDeviceGetGpuFabricInfoV<A: Answer + ?Sized>(
                             x = nvmlGpuFabricInfo_v2_t::default();
                             x.version = version;
                         }
-                        fill_nvmlGpuFabricInfo_v2_t(&v[0], &mut x);
                         x.version = nvmlGpuFabricInfo_v2 as _;
+                        fill_nvmlGpuFabricInfo_v2_t(&v[0], &mut x);
                         put(older, x)?;
                     }
                 }
@@ -358,6 +360,115 @@ pub fn nvmlDeviceGetMaxPcieLinkWidth<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(maxLinkWidth, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPciInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPciInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    if pci.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPciInfo",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlPciInfo_t::default();
+                fill_nvmlPciInfo_st(&v[0], &mut x);
+                put(pci, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPciInfoExt` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPciInfoExt<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pci: *mut nvmlPciInfoExt_t,
+) -> nvmlReturn_t {
+    if pci.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if let Err(e) = record_layout(
+        a,
+        pci as *const c_uint,
+        &[(nvmlPciInfoExt_v1 as c_uint, "nvmlPciInfoExt_v1")],
+    ) {
+        return e;
+    }
+    a.answer(
+        "nvmlDeviceGetPciInfoExt",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x: nvmlPciInfoExt_t = super::super::super::ffi::get(pci)?;
+                {
+                    let version = x.version;
+                    x = nvmlPciInfoExt_t::default();
+                    x.version = version;
+                }
+                x.version = nvmlPciInfoExt_v1 as _;
+                fill_nvmlPciInfoExt_v1_t(&v[0], &mut x);
+                put(pci, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPciInfo_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPciInfo_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    if pci.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPciInfo_v2",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlPciInfo_t::default();
+                fill_nvmlPciInfo_st(&v[0], &mut x);
+                put(pci, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPciInfo_v3` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPciInfo_v3<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    if pci.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPciInfo_v3",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlPciInfo_t::default();
+                fill_nvmlPciInfo_st(&v[0], &mut x);
+                put(pci, x)?;
             }
             Ok(())
         },

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetAdaptiveTgpModeInfo_v1` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1<A: Answer + ?Sized>(
@@ -88,13 +90,36 @@ pub fn nvmlDeviceGetCoolerInfo<A: Answer + ?Sized>(
     a.answer(
         "nvmlDeviceGetCoolerInfo",
         Object::Device(device),
-        &[],
+        &[crate::ffi::get(coolerInfo).map_or(0, |r| r.index as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlCoolerInfo_t = super::super::super::ffi::get(coolerInfo)?;
-                fill_nvmlCoolerInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlCoolerInfo_v1 as _;
+                fill_nvmlCoolerInfo_v1_t(&v[0], &mut x);
                 put(coolerInfo, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetEnforcedPowerLimit` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetEnforcedPowerLimit<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    limit: *mut c_uint,
+) -> nvmlReturn_t {
+    if limit.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetEnforcedPowerLimit",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(limit, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -124,6 +149,29 @@ pub fn nvmlDeviceGetFanControlPolicy_v2<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetFanSpeed` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetFanSpeed<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    speed: *mut c_uint,
+) -> nvmlReturn_t {
+    if speed.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetFanSpeed",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(speed, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetFanSpeedRPM` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
@@ -144,13 +192,37 @@ pub fn nvmlDeviceGetFanSpeedRPM<A: Answer + ?Sized>(
     a.answer(
         "nvmlDeviceGetFanSpeedRPM",
         Object::Device(device),
-        &[],
+        &[crate::ffi::get(fanSpeed).map_or(0, |r| r.fan as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlFanSpeedInfo_t = super::super::super::ffi::get(fanSpeed)?;
-                fill_nvmlFanSpeedInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlFanSpeedInfo_v1 as _;
+                fill_nvmlFanSpeedInfo_v1_t(&v[0], &mut x);
                 put(fanSpeed, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetFanSpeed_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetFanSpeed_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    fan: c_uint,
+    speed: *mut c_uint,
+) -> nvmlReturn_t {
+    if speed.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetFanSpeed_v2",
+        Object::Device(device),
+        &[fan as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(speed, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -182,8 +254,8 @@ pub fn nvmlDeviceGetMarginTemperature<A: Answer + ?Sized>(
                 let mut x: nvmlMarginTemperature_t = super::super::super::ffi::get(
                     marginTempInfo,
                 )?;
-                fill_nvmlMarginTemperature_v1_t(&v[0], &mut x);
                 x.version = nvmlMarginTemperature_v1 as _;
+                fill_nvmlMarginTemperature_v1_t(&v[0], &mut x);
                 put(marginTempInfo, x)?;
             }
             Ok(())
@@ -218,6 +290,29 @@ pub fn nvmlDeviceGetMinMaxFanSpeed<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetNumFans` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetNumFans<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    numFans: *mut c_uint,
+) -> nvmlReturn_t {
+    if numFans.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetNumFans",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(numFans, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetPowerManagementDefaultLimit` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Answer + ?Sized>(
@@ -236,6 +331,57 @@ pub fn nvmlDeviceGetPowerManagementDefaultLimit<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(defaultLimit, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPowerManagementLimit` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPowerManagementLimit<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    limit: *mut c_uint,
+) -> nvmlReturn_t {
+    if limit.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPowerManagementLimit",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(limit, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetPowerManagementLimitConstraints` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPowerManagementLimitConstraints<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    minLimit: *mut c_uint,
+    maxLimit: *mut c_uint,
+) -> nvmlReturn_t {
+    if minLimit.is_null() || maxLimit.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPowerManagementLimitConstraints",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(minLimit, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(maxLimit, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -334,6 +480,29 @@ pub fn nvmlDeviceGetPowerState<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetPowerUsage` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetPowerUsage<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    power: *mut c_uint,
+) -> nvmlReturn_t {
+    if power.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetPowerUsage",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(power, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetTargetFanSpeed` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetTargetFanSpeed<A: Answer + ?Sized>(
@@ -353,6 +522,30 @@ pub fn nvmlDeviceGetTargetFanSpeed<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(targetSpeed, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetTemperature` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetTemperature<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    sensorType: nvmlTemperatureSensors_t,
+    temp: *mut c_uint,
+) -> nvmlReturn_t {
+    if temp.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetTemperature",
+        Object::Device(device),
+        &[sensorType as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(temp, o.uint() as c_uint)?;
             }
             Ok(())
         },
@@ -381,4 +574,99 @@ pub fn nvmlDeviceGetTemperatureThreshold<A: Answer + ?Sized>(
             Ok(())
         },
     )
+}
+/// `nvmlDeviceGetTemperatureV` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetTemperatureV<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    temperature: *mut nvmlTemperature_t,
+) -> nvmlReturn_t {
+    if temperature.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if let Err(e) = record_layout(
+        a,
+        temperature as *const c_uint,
+        &[(nvmlTemperature_v1 as c_uint, "nvmlTemperature_v1")],
+    ) {
+        return e;
+    }
+    a.answer(
+        "nvmlDeviceGetTemperatureV",
+        Object::Device(device),
+        &[crate::ffi::get(temperature).map_or(0, |r| r.sensorType as i64)],
+        &mut |v: &[Val]| {
+            {
+                let mut x: nvmlTemperature_t = super::super::super::ffi::get(
+                    temperature,
+                )?;
+                x.version = nvmlTemperature_v1 as _;
+                fill_nvmlTemperature_v1_t(&v[0], &mut x);
+                put(temperature, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetThermalSettings` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetThermalSettings<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    sensorIndex: c_uint,
+    pThermalSettings: *mut nvmlGpuThermalSettings_t,
+) -> nvmlReturn_t {
+    if pThermalSettings.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetThermalSettings",
+        Object::Device(device),
+        &[sensorIndex as i64],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlGpuThermalSettings_t::default();
+                fill_nvmlGpuThermalSettings_t(&v[0], &mut x);
+                put(pThermalSettings, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetTotalEnergyConsumption` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetTotalEnergyConsumption<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    energy: *mut c_ulonglong,
+) -> nvmlReturn_t {
+    if energy.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetTotalEnergyConsumption",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(energy, o.uint() as c_ulonglong)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// Sets the fields of `nvmlTemperature_v1_t` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlTemperature_v1_t(v: &Val, out: &mut nvmlTemperature_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sensorType") {
+        out.sensorType = x.uint() as nvmlTemperatureSensors_t;
+    }
+    if let Some(x) = v.get("temperature") {
+        out.temperature = x.int() as c_int;
+    }
 }

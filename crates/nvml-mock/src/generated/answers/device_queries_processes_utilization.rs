@@ -43,7 +43,118 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
+/// `nvmlDeviceGetComputeRunningProcesses` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetComputeRunningProcesses<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetComputeRunningProcesses",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_v1_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_v1_t::default();
+                    fill_nvmlProcessInfo_v1_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetComputeRunningProcesses_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetComputeRunningProcesses_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetComputeRunningProcesses_v2",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_v2_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_v2_t::default();
+                    fill_nvmlProcessInfo_v2_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetComputeRunningProcesses_v3` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetComputeRunningProcesses_v3<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetComputeRunningProcesses_v3",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_t::default();
+                    fill_nvmlProcessInfo_v2_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetDecoderUtilization` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetDecoderUtilization<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    utilization: *mut c_uint,
+    samplingPeriodUs: *mut c_uint,
+) -> nvmlReturn_t {
+    if utilization.is_null() || samplingPeriodUs.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetDecoderUtilization",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(utilization, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(samplingPeriodUs, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetEncoderCapacity` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetEncoderCapacity<A: Answer + ?Sized>(
@@ -91,6 +202,67 @@ pub fn nvmlDeviceGetEncoderSessions<A: Answer + ?Sized>(
                 })
                 .collect();
             put_list(sessionCount, sessionInfos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetEncoderStats` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetEncoderStats<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    sessionCount: *mut c_uint,
+    averageFps: *mut c_uint,
+    averageLatency: *mut c_uint,
+) -> nvmlReturn_t {
+    if sessionCount.is_null() || averageFps.is_null() || averageLatency.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetEncoderStats",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(sessionCount, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(averageFps, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[2];
+                put(averageLatency, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetEncoderUtilization` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetEncoderUtilization<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    utilization: *mut c_uint,
+    samplingPeriodUs: *mut c_uint,
+) -> nvmlReturn_t {
+    if utilization.is_null() || samplingPeriodUs.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetEncoderUtilization",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(utilization, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(samplingPeriodUs, o.uint() as c_uint)?;
+            }
             Ok(())
         },
     )
@@ -146,6 +318,87 @@ pub fn nvmlDeviceGetFBCStats<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetGraphicsRunningProcesses` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetGraphicsRunningProcesses<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetGraphicsRunningProcesses",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_v1_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_v1_t::default();
+                    fill_nvmlProcessInfo_v1_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetGraphicsRunningProcesses_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetGraphicsRunningProcesses_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_v2_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_v2_t::default();
+                    fill_nvmlProcessInfo_v2_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetGraphicsRunningProcesses_v3` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetGraphicsRunningProcesses_v3<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_t::default();
+                    fill_nvmlProcessInfo_v2_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetJpgUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetJpgUtilization<A: Answer + ?Sized>(
@@ -174,6 +427,87 @@ pub fn nvmlDeviceGetJpgUtilization<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetMPSComputeRunningProcesses` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMPSComputeRunningProcesses<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v1_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetMPSComputeRunningProcesses",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_v1_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_v1_t::default();
+                    fill_nvmlProcessInfo_v1_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetMPSComputeRunningProcesses_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_v2_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_v2_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_v2_t::default();
+                    fill_nvmlProcessInfo_v2_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetMPSComputeRunningProcesses_v3` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    infoCount: *mut c_uint,
+    infos: *mut nvmlProcessInfo_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessInfo_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessInfo_t::default();
+                    fill_nvmlProcessInfo_v2_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(infoCount, infos, &items)?;
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetOfaUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetOfaUtilization<A: Answer + ?Sized>(
@@ -197,6 +531,95 @@ pub fn nvmlDeviceGetOfaUtilization<A: Answer + ?Sized>(
             {
                 let o = &v[1];
                 put(samplingPeriodUs, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetProcessUtilization` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetProcessUtilization<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    utilization: *mut nvmlProcessUtilizationSample_t,
+    processSamplesCount: *mut c_uint,
+    lastSeenTimeStamp: c_ulonglong,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetProcessUtilization",
+        Object::Device(device),
+        &[lastSeenTimeStamp as i64],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlProcessUtilizationSample_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlProcessUtilizationSample_t::default();
+                    fill_nvmlProcessUtilizationSample_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_counted(processSamplesCount, utilization, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetSamples` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetSamples<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    r#type: nvmlSamplingType_t,
+    lastSeenTimeStamp: c_ulonglong,
+    sampleValType: *mut nvmlValueType_t,
+    sampleCount: *mut c_uint,
+    samples: *mut nvmlSample_t,
+) -> nvmlReturn_t {
+    if sampleValType.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetSamples",
+        Object::Device(device),
+        &[r#type as i64, lastSeenTimeStamp as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(sampleValType, o.uint() as nvmlValueType_t)?;
+            }
+            let items: Vec<nvmlSample_t> = v[1]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlSample_t::default();
+                    fill_nvmlSample_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_counted(sampleCount, samples, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetUtilizationRates` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetUtilizationRates<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    utilization: *mut nvmlUtilization_t,
+) -> nvmlReturn_t {
+    if utilization.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetUtilizationRates",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlUtilization_t::default();
+                fill_nvmlUtilization_st(&v[0], &mut x);
+                put(utilization, x)?;
             }
             Ok(())
         },

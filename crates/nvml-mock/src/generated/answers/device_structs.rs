@@ -43,7 +43,22 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
+/// Sets the fields of `nvmlBAR1Memory_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlBAR1Memory_st(v: &Val, out: &mut nvmlBAR1Memory_st) {
+    if let Some(x) = v.get("bar1Total") {
+        out.bar1Total = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("bar1Free") {
+        out.bar1Free = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("bar1Used") {
+        out.bar1Used = x.uint() as c_ulonglong;
+    }
+}
 /// Sets the fields of `nvmlBBXTimeData_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlBBXTimeData_v1_t(v: &Val, out: &mut nvmlBBXTimeData_v1_t) {
@@ -91,6 +106,9 @@ pub(crate) fn fill_nvmlC2cModeInfo_v1_t(v: &Val, out: &mut nvmlC2cModeInfo_v1_t)
 /// Sets the fields of `nvmlCoolerInfo_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlCoolerInfo_v1_t(v: &Val, out: &mut nvmlCoolerInfo_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("index") {
         out.index = x.uint() as c_uint;
     }
@@ -121,8 +139,42 @@ pub(crate) fn fill_nvmlDeviceAddressingMode_v1_t(
     v: &Val,
     out: &mut nvmlDeviceAddressingMode_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("value") {
         out.value = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of `nvmlDeviceAttributes_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlDeviceAttributes_st(v: &Val, out: &mut nvmlDeviceAttributes_st) {
+    if let Some(x) = v.get("multiprocessorCount") {
+        out.multiprocessorCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedCopyEngineCount") {
+        out.sharedCopyEngineCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedDecoderCount") {
+        out.sharedDecoderCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedEncoderCount") {
+        out.sharedEncoderCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedJpegCount") {
+        out.sharedJpegCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedOfaCount") {
+        out.sharedOfaCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("gpuInstanceSliceCount") {
+        out.gpuInstanceSliceCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("computeInstanceSliceCount") {
+        out.computeInstanceSliceCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("memorySizeMB") {
+        out.memorySizeMB = x.uint() as c_ulonglong;
     }
 }
 /// Sets the fields of `nvmlEccBankRemapperHistogram_v1_t` that its value gives.
@@ -157,6 +209,64 @@ pub(crate) fn fill_nvmlEccBankRemapperStatus_v1_t(
         fill_nvmlEccBankRemapperHistogram_v1_t(x, &mut out.histogram);
     }
 }
+/// Sets the fields of `nvmlEccErrorCounts_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlEccErrorCounts_st(v: &Val, out: &mut nvmlEccErrorCounts_st) {
+    if let Some(x) = v.get("l1Cache") {
+        out.l1Cache = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("l2Cache") {
+        out.l2Cache = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("deviceMemory") {
+        out.deviceMemory = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("registerFile") {
+        out.registerFile = x.uint() as c_ulonglong;
+    }
+}
+/// Sets the fields of `nvmlGpuThermalSettings_t` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlGpuThermalSettings_t(
+    v: &Val,
+    out: &mut nvmlGpuThermalSettings_t,
+) {
+    if let Some(x) = v.get("count") {
+        out.count = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sensor") {
+        out.sensor = array(
+            x,
+            |x| {
+                let mut r = nvmlGpuThermalSettings_t_sensor::default();
+                fill_nvmlGpuThermalSettings_t_sensor(x, &mut r);
+                r
+            },
+        );
+    }
+}
+/// Sets the fields of `nvmlGpuThermalSettings_t_sensor` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlGpuThermalSettings_t_sensor(
+    v: &Val,
+    out: &mut nvmlGpuThermalSettings_t_sensor,
+) {
+    if let Some(x) = v.get("controller") {
+        out.controller = x.uint() as nvmlThermalController_t;
+    }
+    if let Some(x) = v.get("defaultMinTemp") {
+        out.defaultMinTemp = x.int() as c_int;
+    }
+    if let Some(x) = v.get("defaultMaxTemp") {
+        out.defaultMaxTemp = x.int() as c_int;
+    }
+    if let Some(x) = v.get("currentTemp") {
+        out.currentTemp = x.int() as c_int;
+    }
+    if let Some(x) = v.get("target") {
+        out.target = x.uint() as nvmlThermalTarget_t;
+    }
+}
 /// Sets the fields of `nvmlGpuUptime_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuUptime_v1_t(v: &Val, out: &mut nvmlGpuUptime_v1_t) {
@@ -169,6 +279,25 @@ pub(crate) fn fill_nvmlGpuUptime_v1_t(v: &Val, out: &mut nvmlGpuUptime_v1_t) {
 pub(crate) fn fill_nvmlMemory_st(v: &Val, out: &mut nvmlMemory_st) {
     if let Some(x) = v.get("total") {
         out.total = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("free") {
+        out.free = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("used") {
+        out.used = x.uint() as c_ulonglong;
+    }
+}
+/// Sets the fields of `nvmlMemory_v2_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlMemory_v2_st(v: &Val, out: &mut nvmlMemory_v2_st) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("total") {
+        out.total = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("reserved") {
+        out.reserved = x.uint() as c_ulonglong;
     }
     if let Some(x) = v.get("free") {
         out.free = x.uint() as c_ulonglong;
@@ -219,6 +348,37 @@ pub(crate) fn fill_nvmlObservedMetrics_t(v: &Val, out: &mut nvmlObservedMetrics_
         fill_nvmlPwrModelMetricsDlppm1xPerf_t(x, &mut out.perfMetrics);
     }
 }
+/// Sets the fields of `nvmlPciInfoExt_v1_t` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlPciInfoExt_v1_t(v: &Val, out: &mut nvmlPciInfoExt_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("domain") {
+        out.domain = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("bus") {
+        out.bus = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("device") {
+        out.device = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("pciDeviceId") {
+        out.pciDeviceId = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("pciSubSystemId") {
+        out.pciSubSystemId = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("baseClass") {
+        out.baseClass = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("subClass") {
+        out.subClass = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("busId") {
+        out.busId = chars(x);
+    }
+}
 /// Sets the fields of `nvmlPciInfo_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
@@ -247,6 +407,9 @@ pub(crate) fn fill_nvmlPciInfo_st(v: &Val, out: &mut nvmlPciInfo_st) {
 /// Sets the fields of `nvmlPdi_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlPdi_v1_t(v: &Val, out: &mut nvmlPdi_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("value") {
         out.value = x.uint() as c_ulonglong;
     }
@@ -357,6 +520,32 @@ pub(crate) fn fill_nvmlPerfMetricsSamples_v1_t(
 pub(crate) fn fill_nvmlPmgrPwrTuple_t(v: &Val, out: &mut nvmlPmgrPwrTuple_t) {
     if let Some(x) = v.get("pwrmW") {
         out.pwrmW = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of `nvmlProcessInfo_v1_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlProcessInfo_v1_st(v: &Val, out: &mut nvmlProcessInfo_v1_st) {
+    if let Some(x) = v.get("pid") {
+        out.pid = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("usedGpuMemory") {
+        out.usedGpuMemory = x.uint() as c_ulonglong;
+    }
+}
+/// Sets the fields of `nvmlProcessInfo_v2_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlProcessInfo_v2_st(v: &Val, out: &mut nvmlProcessInfo_v2_st) {
+    if let Some(x) = v.get("pid") {
+        out.pid = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("usedGpuMemory") {
+        out.usedGpuMemory = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("gpuInstanceId") {
+        out.gpuInstanceId = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("computeInstanceId") {
+        out.computeInstanceId = x.uint() as c_uint;
     }
 }
 /// Sets the fields of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t` that its value gives.
@@ -482,6 +671,9 @@ pub(crate) fn fill_nvmlRailMetrics_t(v: &Val, out: &mut nvmlRailMetrics_t) {
 /// Sets the fields of `nvmlRepairStatus_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlRepairStatus_v1_t(v: &Val, out: &mut nvmlRepairStatus_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("bChannelRepairPending") {
         out.bChannelRepairPending = x.uint() as c_uint;
     }
@@ -511,6 +703,20 @@ pub(crate) fn fill_nvmlRowRemapperHistogramValues_st(
         out.none = x.uint() as c_uint;
     }
 }
+/// Sets the fields of `nvmlSample_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlSample_st(v: &Val, out: &mut nvmlSample_st) {
+    if let Some(x) = v.get("timeStamp") {
+        out.timeStamp = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("sampleValue") {
+        out.sampleValue = {
+            let mut r = nvmlValue_t::default();
+            fill_nvmlValue_st(x, &mut r);
+            r
+        };
+    }
+}
 /// Sets the fields of `nvmlUnrepairableMemoryStatus_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlUnrepairableMemoryStatus_v1_t(
@@ -519,6 +725,57 @@ pub(crate) fn fill_nvmlUnrepairableMemoryStatus_v1_t(
 ) {
     if let Some(x) = v.get("bUnrepairableMemory") {
         out.bUnrepairableMemory = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of `nvmlUtilization_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlUtilization_st(v: &Val, out: &mut nvmlUtilization_st) {
+    if let Some(x) = v.get("gpu") {
+        out.gpu = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("memory") {
+        out.memory = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of `nvmlValue_st` that its value gives.
+pub(crate) fn fill_nvmlValue_st(v: &Val, out: &mut nvmlValue_st) {
+    match v.member() {
+        Some((0, x)) => {
+            *out = nvmlValue_st {
+                dVal: x.float() as f64,
+            };
+        }
+        Some((1, x)) => {
+            *out = nvmlValue_st {
+                siVal: x.int() as c_int,
+            };
+        }
+        Some((2, x)) => {
+            *out = nvmlValue_st {
+                uiVal: x.uint() as c_uint,
+            };
+        }
+        Some((3, x)) => {
+            *out = nvmlValue_st {
+                ulVal: x.uint() as c_ulong,
+            };
+        }
+        Some((4, x)) => {
+            *out = nvmlValue_st {
+                ullVal: x.uint() as c_ulonglong,
+            };
+        }
+        Some((5, x)) => {
+            *out = nvmlValue_st {
+                sllVal: x.int() as c_longlong,
+            };
+        }
+        Some((6, x)) => {
+            *out = nvmlValue_st {
+                usVal: x.uint() as c_ushort,
+            };
+        }
+        _ => {}
     }
 }
 /// Sets the fields of `nvmlViolationTime_st` that its value gives.

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlGetExcludedDeviceCount` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGetExcludedDeviceCount<A: Answer + ?Sized>(

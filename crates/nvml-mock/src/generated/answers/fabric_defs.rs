@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// Sets the fields of `nvmlGpuFabricClique_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricClique_v1_t(
@@ -76,6 +78,9 @@ pub(crate) fn fill_nvmlGpuFabricInfo_t(v: &Val, out: &mut nvmlGpuFabricInfo_t) {
 /// Sets the fields of `nvmlGpuFabricInfo_v2_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricInfo_v2_t(v: &Val, out: &mut nvmlGpuFabricInfo_v2_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("clusterUuid") {
         out.clusterUuid = array(x, |x| x.uint() as c_uchar);
     }
@@ -95,6 +100,9 @@ pub(crate) fn fill_nvmlGpuFabricInfo_v2_t(v: &Val, out: &mut nvmlGpuFabricInfo_v
 /// Sets the fields of `nvmlGpuFabricInfo_v3_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuFabricInfo_v3_t(v: &Val, out: &mut nvmlGpuFabricInfo_v3_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("clusterUuid") {
         out.clusterUuid = array(x, |x| x.uint() as c_uchar);
     }

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// Sets the fields of `nvmlFBCSessionInfo_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlFBCSessionInfo_st(v: &Val, out: &mut nvmlFBCSessionInfo_st) {

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlGpmQueryDeviceSupport` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlGpmQueryDeviceSupport<A: Answer + ?Sized>(
@@ -73,8 +75,8 @@ pub fn nvmlGpmQueryDeviceSupport<A: Answer + ?Sized>(
                     x = nvmlGpmSupport_t::default();
                     x.version = version;
                 }
-                fill_nvmlGpmSupport_t(&v[0], &mut x);
                 x.version = NVML_GPM_SUPPORT_VERSION as _;
+                fill_nvmlGpmSupport_t(&v[0], &mut x);
                 put(gpmSupport, x)?;
             }
             Ok(())

@@ -43,10 +43,15 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// Sets the fields of `nvmlGpmSupport_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpmSupport_t(v: &Val, out: &mut nvmlGpmSupport_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("isSupportedDevice") {
         out.isSupportedDevice = x.uint() as c_uint;
     }

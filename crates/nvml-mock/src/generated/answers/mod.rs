@@ -89,6 +89,10 @@ pub use device_structs::*;
 mod encoder_structs;
 #[allow(unused_imports)]
 pub use encoder_structs::*;
+/// Event Handling Methods.
+mod events;
+#[allow(unused_imports)]
+pub use events::*;
 /// Excluded GPU Queries.
 mod excluded_gpu_queries;
 #[allow(unused_imports)]
@@ -109,6 +113,10 @@ pub use gpm_functions::*;
 mod gpm_structs;
 #[allow(unused_imports)]
 pub use gpm_structs::*;
+/// Multi Instance GPU Management.
+mod multi_instance_gpu;
+#[allow(unused_imports)]
+pub use multi_instance_gpu::*;
 /// NvLink Methods.
 mod nv_link;
 #[allow(unused_imports)]

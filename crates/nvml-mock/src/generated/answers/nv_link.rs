@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetNvLinkCapability` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvLinkCapability<A: Answer + ?Sized>(
@@ -128,8 +130,8 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
                         x = nvmlNvLinkInfo_t::default();
                         x.version = version;
                     }
-                    fill_nvmlNvLinkInfo_v2_t(&v[0], &mut x);
                     x.version = nvmlNvLinkInfo_v2 as _;
+                    fill_nvmlNvLinkInfo_v2_t(&v[0], &mut x);
                     put(info, x)?;
                 }
                 1 => {
@@ -143,8 +145,8 @@ pub fn nvmlDeviceGetNvLinkInfo<A: Answer + ?Sized>(
                             x = nvmlNvLinkInfo_v1_t::default();
                             x.version = version;
                         }
-                        fill_nvmlNvLinkInfo_v1_t(&v[0], &mut x);
                         x.version = nvmlNvLinkInfo_v1 as _;
+                        fill_nvmlNvLinkInfo_v1_t(&v[0], &mut x);
                         put(older, x)?;
                     }
                 }
@@ -197,6 +199,80 @@ pub fn nvmlDeviceGetNvLinkRemoteDeviceType<A: Answer + ?Sized>(
             {
                 let o = &v[0];
                 put(pNvLinkDeviceType, o.uint() as nvmlIntNvLinkDeviceType_t)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetNvLinkRemotePciInfo` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetNvLinkRemotePciInfo<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    link: c_uint,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    if pci.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetNvLinkRemotePciInfo",
+        Object::Device(device),
+        &[link as i64],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlPciInfo_t::default();
+                fill_nvmlPciInfo_st(&v[0], &mut x);
+                put(pci, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetNvLinkRemotePciInfo_v2` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    link: c_uint,
+    pci: *mut nvmlPciInfo_t,
+) -> nvmlReturn_t {
+    if pci.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+        Object::Device(device),
+        &[link as i64],
+        &mut |v: &[Val]| {
+            {
+                let mut x = nvmlPciInfo_t::default();
+                fill_nvmlPciInfo_st(&v[0], &mut x);
+                put(pci, x)?;
+            }
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetNvLinkState` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetNvLinkState<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    link: c_uint,
+    isActive: *mut nvmlEnableState_t,
+) -> nvmlReturn_t {
+    if isActive.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetNvLinkState",
+        Object::Device(device),
+        &[link as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(isActive, o.uint() as nvmlEnableState_t)?;
             }
             Ok(())
         },
@@ -258,6 +334,30 @@ pub fn nvmlDeviceGetNvLinkUtilizationCounter<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlDeviceGetNvLinkVersion` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetNvLinkVersion<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    link: c_uint,
+    version: *mut c_uint,
+) -> nvmlReturn_t {
+    if version.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetNvLinkVersion",
+        Object::Device(device),
+        &[link as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(version, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetNvlinkBwMode` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
@@ -289,8 +389,8 @@ pub fn nvmlDeviceGetNvlinkBwMode<A: Answer + ?Sized>(
                     x = nvmlNvlinkGetBwMode_t::default();
                     x.version = version;
                 }
-                fill_nvmlNvlinkGetBwMode_v1_t(&v[0], &mut x);
                 x.version = nvmlNvlinkGetBwMode_v1 as _;
+                fill_nvmlNvlinkGetBwMode_v1_t(&v[0], &mut x);
                 put(getBwMode, x)?;
             }
             Ok(())
@@ -376,8 +476,8 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes<A: Answer + ?Sized>(
                     x = nvmlNvlinkSupportedBwModes_t::default();
                     x.version = version;
                 }
-                fill_nvmlNvlinkSupportedBwModes_v1_t(&v[0], &mut x);
                 x.version = nvmlNvlinkSupportedBwModes_v1 as _;
+                fill_nvmlNvlinkSupportedBwModes_v1_t(&v[0], &mut x);
                 put(supportedBwMode, x)?;
             }
             Ok(())
@@ -435,6 +535,9 @@ pub fn nvmlSystemGetNvlinkBwMode<A: Answer + ?Sized>(
 /// Sets the fields of `nvmlNvLinkInfo_v1_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkInfo_v1_t(v: &Val, out: &mut nvmlNvLinkInfo_v1_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("isNvleEnabled") {
         out.isNvleEnabled = x.uint() as c_uint;
     }
@@ -442,6 +545,9 @@ pub(crate) fn fill_nvmlNvLinkInfo_v1_t(v: &Val, out: &mut nvmlNvLinkInfo_v1_t) {
 /// Sets the fields of `nvmlNvLinkInfo_v2_t` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlNvLinkInfo_v2_t(v: &Val, out: &mut nvmlNvLinkInfo_v2_t) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("isNvleEnabled") {
         out.isNvleEnabled = x.uint() as c_uint;
     }
@@ -507,6 +613,9 @@ pub(crate) fn fill_nvmlNvlinkGetBwMode_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkGetBwMode_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("bIsBest") {
         out.bIsBest = x.uint() as c_uint;
     }
@@ -565,6 +674,9 @@ pub(crate) fn fill_nvmlNvlinkSupportedBwModes_v1_t(
     v: &Val,
     out: &mut nvmlNvlinkSupportedBwModes_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("bwModes") {
         out.bwModes = array(x, |x| x.uint() as c_uchar);
     }

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
@@ -80,8 +82,8 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles<A: Answer + ?Sized>(
                     x = nvmlWorkloadPowerProfileCurrentProfiles_t::default();
                     x.version = version;
                 }
-                fill_nvmlWorkloadPowerProfileCurrentProfiles_v1_t(&v[0], &mut x);
                 x.version = nvmlWorkloadPowerProfileCurrentProfiles_v1 as _;
+                fill_nvmlWorkloadPowerProfileCurrentProfiles_v1_t(&v[0], &mut x);
                 put(currentProfiles, x)?;
             }
             Ok(())
@@ -124,8 +126,8 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo<A: Answer + ?Sized>(
                     x = nvmlWorkloadPowerProfileProfilesInfo_t::default();
                     x.version = version;
                 }
-                fill_nvmlWorkloadPowerProfileProfilesInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
+                fill_nvmlWorkloadPowerProfileProfilesInfo_v1_t(&v[0], &mut x);
                 put(profilesInfo, x)?;
             }
             Ok(())
@@ -138,6 +140,9 @@ pub(crate) fn fill_nvmlWorkloadPowerProfileCurrentProfiles_v1_t(
     v: &Val,
     out: &mut nvmlWorkloadPowerProfileCurrentProfiles_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("perfProfilesMask") {
         fill_nvmlMask255_t(x, &mut out.perfProfilesMask);
     }
@@ -154,6 +159,9 @@ pub(crate) fn fill_nvmlWorkloadPowerProfileInfo_v1_t(
     v: &Val,
     out: &mut nvmlWorkloadPowerProfileInfo_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("profileId") {
         out.profileId = x.uint() as c_uint;
     }
@@ -170,6 +178,9 @@ pub(crate) fn fill_nvmlWorkloadPowerProfileProfilesInfo_v1_t(
     v: &Val,
     out: &mut nvmlWorkloadPowerProfileProfilesInfo_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("perfProfilesMask") {
         fill_nvmlMask255_t(x, &mut out.perfProfilesMask);
     }

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlSystemGetCudaDriverVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetCudaDriverVersion<A: Answer + ?Sized>(
@@ -88,6 +90,52 @@ pub fn nvmlSystemGetCudaDriverVersion_v2<A: Answer + ?Sized>(
         },
     )
 }
+/// `nvmlSystemGetDriverVersion` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlSystemGetDriverVersion<A: Answer + ?Sized>(
+    a: &A,
+    version: *mut c_char,
+    length: c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlSystemGetDriverVersion",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            put_str(version, length, v[0].str())?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlSystemGetHicVersion` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlSystemGetHicVersion<A: Answer + ?Sized>(
+    a: &A,
+    hwbcCount: *mut c_uint,
+    hwbcEntries: *mut nvmlHwbcEntry_t,
+) -> nvmlReturn_t {
+    if hwbcEntries.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlSystemGetHicVersion",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlHwbcEntry_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlHwbcEntry_t::default();
+                    fill_nvmlHwbcEntry_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(hwbcCount, hwbcEntries, &items)?;
+            Ok(())
+        },
+    )
+}
 /// `nvmlSystemGetNVMLVersion` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
@@ -101,6 +149,24 @@ pub fn nvmlSystemGetNVMLVersion<A: Answer + ?Sized>(
         &[],
         &mut |v: &[Val]| {
             put_str(version, length, v[0].str())?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlSystemGetProcessName` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlSystemGetProcessName<A: Answer + ?Sized>(
+    a: &A,
+    pid: c_uint,
+    name: *mut c_char,
+    length: c_uint,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlSystemGetProcessName",
+        Object::System,
+        &[pid as i64],
+        &mut |v: &[Val]| {
+            put_str(name, length, v[0].str())?;
             Ok(())
         },
     )

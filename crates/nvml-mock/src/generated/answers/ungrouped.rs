@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetCapabilities` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
@@ -75,8 +77,8 @@ pub fn nvmlDeviceGetCapabilities<A: Answer + ?Sized>(
                     x = nvmlDeviceCapabilities_t::default();
                     x.version = version;
                 }
-                fill_nvmlDeviceCapabilities_v1_t(&v[0], &mut x);
                 x.version = nvmlDeviceCapabilities_v1 as _;
+                fill_nvmlDeviceCapabilities_v1_t(&v[0], &mut x);
                 put(caps, x)?;
             }
             Ok(())
@@ -89,6 +91,9 @@ pub(crate) fn fill_nvmlDeviceCapabilities_v1_t(
     v: &Val,
     out: &mut nvmlDeviceCapabilities_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("capMask") {
         out.capMask = x.uint() as c_uint;
     }

@@ -43,7 +43,31 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
+/// `nvmlUnitGetCount` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlUnitGetCount<A: Answer + ?Sized>(
+    a: &A,
+    unitCount: *mut c_uint,
+) -> nvmlReturn_t {
+    if unitCount.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlUnitGetCount",
+        Object::System,
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(unitCount, o.uint() as c_uint)?;
+            }
+            Ok(())
+        },
+    )
+}
 /// `nvmlUnitGetFanSpeedInfo` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlUnitGetFanSpeedInfo<A: Answer + ?Sized>(

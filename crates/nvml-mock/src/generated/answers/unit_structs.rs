@@ -43,7 +43,19 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
+/// Sets the fields of `nvmlHwbcEntry_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlHwbcEntry_st(v: &Val, out: &mut nvmlHwbcEntry_st) {
+    if let Some(x) = v.get("hwbcId") {
+        out.hwbcId = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("firmwareVersion") {
+        out.firmwareVersion = chars(x);
+    }
+}
 /// Sets the fields of `nvmlLedState_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlLedState_st(v: &Val, out: &mut nvmlLedState_st) {

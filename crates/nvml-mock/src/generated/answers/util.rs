@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetVgpuProcessUtilization` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
@@ -68,6 +70,42 @@ pub fn nvmlDeviceGetVgpuProcessUtilization<A: Answer + ?Sized>(
                 })
                 .collect();
             put_list(vgpuProcessSamplesCount, utilizationSamples, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetVgpuUtilization` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetVgpuUtilization<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    lastSeenTimeStamp: c_ulonglong,
+    sampleValType: *mut nvmlValueType_t,
+    vgpuInstanceSamplesCount: *mut c_uint,
+    utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
+) -> nvmlReturn_t {
+    if sampleValType.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlDeviceGetVgpuUtilization",
+        Object::Device(device),
+        &[lastSeenTimeStamp as i64],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(sampleValType, o.uint() as nvmlValueType_t)?;
+            }
+            let items: Vec<nvmlVgpuInstanceUtilizationSample_t> = v[1]
+                .items()
+                .iter()
+                .map(|x| {
+                    let mut r = nvmlVgpuInstanceUtilizationSample_t::default();
+                    fill_nvmlVgpuInstanceUtilizationSample_st(x, &mut r);
+                    r
+                })
+                .collect();
+            put_list(vgpuInstanceSamplesCount, utilizationSamples, &items)?;
             Ok(())
         },
     )

@@ -43,7 +43,55 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
+/// `nvmlDeviceGetActiveVgpus` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetActiveVgpus<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    vgpuCount: *mut c_uint,
+    vgpuInstances: *mut nvmlVgpuInstance_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetActiveVgpus",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlVgpuInstance_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| x.uint() as nvmlVgpuInstance_t)
+                .collect();
+            put_list(vgpuCount, vgpuInstances, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlDeviceGetCreatableVgpus` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlDeviceGetCreatableVgpus<A: Answer + ?Sized>(
+    a: &A,
+    device: nvmlDevice_t,
+    vgpuCount: *mut c_uint,
+    vgpuTypeIds: *mut nvmlVgpuTypeId_t,
+) -> nvmlReturn_t {
+    a.answer(
+        "nvmlDeviceGetCreatableVgpus",
+        Object::Device(device),
+        &[],
+        &mut |v: &[Val]| {
+            let items: Vec<nvmlVgpuTypeId_t> = v[0]
+                .items()
+                .iter()
+                .map(|x| x.uint() as nvmlVgpuTypeId_t)
+                .collect();
+            put_list(vgpuCount, vgpuTypeIds, &items)?;
+            Ok(())
+        },
+    )
+}
 /// `nvmlDeviceGetSupportedVgpus` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetSupportedVgpus<A: Answer + ?Sized>(
@@ -104,7 +152,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     a.answer(
         "nvmlDeviceGetVgpuSchedulerLog_v2",
         Object::Device(device),
-        &[],
+        &[crate::ffi::get(pSchedulerLogInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlVgpuSchedulerLogInfo_v2_t = super::super::super::ffi::get(
@@ -130,7 +178,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     a.answer(
         "nvmlDeviceGetVgpuSchedulerState_v2",
         Object::Device(device),
-        &[],
+        &[crate::ffi::get(pSchedulerStateInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlVgpuSchedulerStateInfo_v2_t = super::super::super::ffi::get(
@@ -197,8 +245,8 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
                     x = nvmlVgpuHeterogeneousMode_t::default();
                     x.version = version;
                 }
-                fill_nvmlVgpuHeterogeneousMode_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuHeterogeneousMode_v1 as _;
+                fill_nvmlVgpuHeterogeneousMode_v1_t(&v[0], &mut x);
                 put(pHeterogeneousMode, x)?;
             }
             Ok(())
@@ -231,8 +279,8 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog<A: Answer + ?Sized>(
                 let mut x: nvmlVgpuSchedulerLogInfo_t = super::super::super::ffi::get(
                     pSchedulerLogInfo,
                 )?;
-                fill_nvmlVgpuSchedulerLogInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuSchedulerLogInfo_v1 as _;
+                fill_nvmlVgpuSchedulerLogInfo_v1_t(&v[0], &mut x);
                 put(pSchedulerLogInfo, x)?;
             }
             Ok(())
@@ -252,7 +300,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2<A: Answer + ?Sized>(
     a.answer(
         "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
         Object::GpuInstance(gpuInstance),
-        &[],
+        &[crate::ffi::get(pSchedulerLogInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlVgpuSchedulerLogInfo_v2_t = super::super::super::ffi::get(
@@ -291,8 +339,8 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState<A: Answer + ?Sized>(
                 let mut x: nvmlVgpuSchedulerStateInfo_t = super::super::super::ffi::get(
                     pSchedulerStateInfo,
                 )?;
-                fill_nvmlVgpuSchedulerStateInfo_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuSchedulerStateInfo_v1 as _;
+                fill_nvmlVgpuSchedulerStateInfo_v1_t(&v[0], &mut x);
                 put(pSchedulerStateInfo, x)?;
             }
             Ok(())
@@ -312,7 +360,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2<A: Answer + ?Sized>(
     a.answer(
         "nvmlGpuInstanceGetVgpuSchedulerState_v2",
         Object::GpuInstance(gpuInstance),
-        &[],
+        &[crate::ffi::get(pSchedulerStateInfo).map_or(0, |r| r.engineId as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlVgpuSchedulerStateInfo_v2_t = super::super::super::ffi::get(
@@ -394,6 +442,39 @@ pub fn nvmlVgpuInstanceGetEncoderSessions<A: Answer + ?Sized>(
                 })
                 .collect();
             put_list(sessionCount, sessionInfo, &items)?;
+            Ok(())
+        },
+    )
+}
+/// `nvmlVgpuInstanceGetEncoderStats` from the profile's values.
+#[allow(clippy::too_many_arguments, unused_variables)]
+pub fn nvmlVgpuInstanceGetEncoderStats<A: Answer + ?Sized>(
+    a: &A,
+    vgpuInstance: nvmlVgpuInstance_t,
+    sessionCount: *mut c_uint,
+    averageFps: *mut c_uint,
+    averageLatency: *mut c_uint,
+) -> nvmlReturn_t {
+    if sessionCount.is_null() || averageFps.is_null() || averageLatency.is_null() {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    a.answer(
+        "nvmlVgpuInstanceGetEncoderStats",
+        Object::VgpuInstance(vgpuInstance),
+        &[],
+        &mut |v: &[Val]| {
+            {
+                let o = &v[0];
+                put(sessionCount, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[1];
+                put(averageFps, o.uint() as c_uint)?;
+            }
+            {
+                let o = &v[2];
+                put(averageLatency, o.uint() as c_uint)?;
+            }
             Ok(())
         },
     )
@@ -693,8 +774,8 @@ pub fn nvmlVgpuTypeGetBAR1Info<A: Answer + ?Sized>(
                     x = nvmlVgpuTypeBar1Info_t::default();
                     x.version = version;
                 }
-                fill_nvmlVgpuTypeBar1Info_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuTypeBar1Info_v1 as _;
+                fill_nvmlVgpuTypeBar1Info_v1_t(&v[0], &mut x);
                 put(bar1Info, x)?;
             }
             Ok(())
@@ -901,14 +982,14 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance<A: Answer + ?Sized>(
     a.answer(
         "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
         Object::System,
-        &[],
+        &[crate::ffi::get(pMaxInstance).map_or(0, |r| r.vgpuTypeId as i64)],
         &mut |v: &[Val]| {
             {
                 let mut x: nvmlVgpuTypeMaxInstance_t = super::super::super::ffi::get(
                     pMaxInstance,
                 )?;
-                fill_nvmlVgpuTypeMaxInstance_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuTypeMaxInstance_v1 as _;
+                fill_nvmlVgpuTypeMaxInstance_v1_t(&v[0], &mut x);
                 put(pMaxInstance, x)?;
             }
             Ok(())

@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// Sets the fields of `nvmlGridLicensableFeature_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGridLicensableFeature_st(
@@ -126,8 +128,52 @@ pub(crate) fn fill_nvmlVgpuHeterogeneousMode_v1_t(
     v: &Val,
     out: &mut nvmlVgpuHeterogeneousMode_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("mode") {
         out.mode = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of `nvmlVgpuInstanceUtilizationSample_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlVgpuInstanceUtilizationSample_st(
+    v: &Val,
+    out: &mut nvmlVgpuInstanceUtilizationSample_st,
+) {
+    if let Some(x) = v.get("vgpuInstance") {
+        out.vgpuInstance = x.uint() as nvmlVgpuInstance_t;
+    }
+    if let Some(x) = v.get("timeStamp") {
+        out.timeStamp = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("smUtil") {
+        out.smUtil = {
+            let mut r = nvmlValue_t::default();
+            fill_nvmlValue_st(x, &mut r);
+            r
+        };
+    }
+    if let Some(x) = v.get("memUtil") {
+        out.memUtil = {
+            let mut r = nvmlValue_t::default();
+            fill_nvmlValue_st(x, &mut r);
+            r
+        };
+    }
+    if let Some(x) = v.get("encUtil") {
+        out.encUtil = {
+            let mut r = nvmlValue_t::default();
+            fill_nvmlValue_st(x, &mut r);
+            r
+        };
+    }
+    if let Some(x) = v.get("decUtil") {
+        out.decUtil = {
+            let mut r = nvmlValue_t::default();
+            fill_nvmlValue_st(x, &mut r);
+            r
+        };
     }
 }
 /// Sets the fields of `nvmlVgpuLicenseExpiry_st` that its value gives.
@@ -177,6 +223,9 @@ pub(crate) fn fill_nvmlVgpuPlacementId_v1_t(
     v: &Val,
     out: &mut nvmlVgpuPlacementId_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("placementId") {
         out.placementId = x.uint() as c_uint;
     }
@@ -218,6 +267,9 @@ pub(crate) fn fill_nvmlVgpuRuntimeState_v1_t(
     v: &Val,
     out: &mut nvmlVgpuRuntimeState_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("size") {
         out.size = x.uint() as c_ulonglong;
     }
@@ -332,6 +384,9 @@ pub(crate) fn fill_nvmlVgpuSchedulerLogInfo_v1_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerLogInfo_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("engineId") {
         out.engineId = x.uint() as c_uint;
     }
@@ -483,6 +538,9 @@ pub(crate) fn fill_nvmlVgpuSchedulerStateInfo_v1_t(
     v: &Val,
     out: &mut nvmlVgpuSchedulerStateInfo_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("engineId") {
         out.engineId = x.uint() as c_uint;
     }
@@ -525,6 +583,9 @@ pub(crate) fn fill_nvmlVgpuTypeBar1Info_v1_t(
     v: &Val,
     out: &mut nvmlVgpuTypeBar1Info_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("bar1Size") {
         out.bar1Size = x.uint() as c_ulonglong;
     }
@@ -535,6 +596,9 @@ pub(crate) fn fill_nvmlVgpuTypeMaxInstance_v1_t(
     v: &Val,
     out: &mut nvmlVgpuTypeMaxInstance_v1_t,
 ) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
     if let Some(x) = v.get("vgpuTypeId") {
         out.vgpuTypeId = x.uint() as nvmlVgpuTypeId_t;
     }

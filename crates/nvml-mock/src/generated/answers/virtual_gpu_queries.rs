@@ -43,7 +43,9 @@ use core::ffi::*;
 use nvml_sys::*;
 use super::*;
 use super::super::super::answer::{array, chars, record_layout, Answer, Object, Val};
-use super::super::super::ffi::{check_version, put, put_list, put_sized_str, put_str};
+use super::super::super::ffi::{
+    check_version, put, put_counted, put_list, put_sized_str, put_str,
+};
 /// `nvmlDeviceGetGridLicensableFeatures` from the profile's values.
 #[allow(clippy::too_many_arguments, unused_variables)]
 pub fn nvmlDeviceGetGridLicensableFeatures<A: Answer + ?Sized>(
@@ -194,8 +196,8 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode<A: Answer + ?Sized>(
                     x = nvmlVgpuHeterogeneousMode_t::default();
                     x.version = version;
                 }
-                fill_nvmlVgpuHeterogeneousMode_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuHeterogeneousMode_v1 as _;
+                fill_nvmlVgpuHeterogeneousMode_v1_t(&v[0], &mut x);
                 put(pHeterogeneousMode, x)?;
             }
             Ok(())
@@ -256,8 +258,8 @@ pub fn nvmlVgpuInstanceGetPlacementId<A: Answer + ?Sized>(
                     x = nvmlVgpuPlacementId_t::default();
                     x.version = version;
                 }
-                fill_nvmlVgpuPlacementId_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuPlacementId_v1 as _;
+                fill_nvmlVgpuPlacementId_v1_t(&v[0], &mut x);
                 put(pPlacement, x)?;
             }
             Ok(())
@@ -295,8 +297,8 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize<A: Answer + ?Sized>(
                     x = nvmlVgpuRuntimeState_t::default();
                     x.version = version;
                 }
-                fill_nvmlVgpuRuntimeState_v1_t(&v[0], &mut x);
                 x.version = nvmlVgpuRuntimeState_v1 as _;
+                fill_nvmlVgpuRuntimeState_v1_t(&v[0], &mut x);
                 put(pState, x)?;
             }
             Ok(())

@@ -217,7 +217,7 @@ pub trait DeviceCommandsApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceSetRusdSettings_v1")
     }
-    /// `nvmlDeviceSetTemperatureThreshold`.
+    /// `nvmlDeviceSetTemperatureThreshold`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceSetTemperatureThreshold(
         &self,
         device: nvmlDevice_t,

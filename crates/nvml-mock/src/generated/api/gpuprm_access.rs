@@ -45,7 +45,7 @@ use super::super::super::answer::Answer;
 /// [`Api`](super::Api).
 #[allow(unused_variables, clippy::too_many_arguments)]
 pub trait GpuprmAccessApi: Answer {
-    /// `nvmlDeviceReadPRMCounters_v1`.
+    /// `nvmlDeviceReadPRMCounters_v1`: implemented by hand, in `engine/nvlink.rs`.
     fn nvmlDeviceReadPRMCounters_v1(
         &self,
         device: nvmlDevice_t,

@@ -220,7 +220,7 @@ pub trait MultiInstanceGpuApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceIsMigDeviceHandle")
     }
-    /// `nvmlDeviceSetMigMode`.
+    /// `nvmlDeviceSetMigMode`: implemented by hand, in `engine/mig.rs`.
     fn nvmlDeviceSetMigMode(
         &self,
         device: nvmlDevice_t,

@@ -88,7 +88,7 @@ pub trait UtilApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetVgpuUtilization")
     }
-    /// `nvmlVgpuInstanceClearAccountingPids`.
+    /// `nvmlVgpuInstanceClearAccountingPids`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlVgpuInstanceClearAccountingPids(
         &self,
         vgpuInstance: nvmlVgpuInstance_t,

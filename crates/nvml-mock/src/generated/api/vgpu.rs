@@ -424,7 +424,7 @@ pub trait VgpuApi: Answer {
             vmIdType,
         )
     }
-    /// `nvmlVgpuInstanceSetEncoderCapacity`.
+    /// `nvmlVgpuInstanceSetEncoderCapacity`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlVgpuInstanceSetEncoderCapacity(
         &self,
         vgpuInstance: nvmlVgpuInstance_t,
@@ -528,19 +528,14 @@ pub trait VgpuApi: Answer {
             size,
         )
     }
-    /// `nvmlVgpuTypeGetMaxInstances`.
+    /// `nvmlVgpuTypeGetMaxInstances`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlVgpuTypeGetMaxInstances(
         &self,
         device: nvmlDevice_t,
         vgpuTypeId: nvmlVgpuTypeId_t,
         vgpuInstanceCount: *mut c_uint,
     ) -> nvmlReturn_t {
-        super::super::answers::nvmlVgpuTypeGetMaxInstances(
-            self,
-            device,
-            vgpuTypeId,
-            vgpuInstanceCount,
-        )
+        self.unimplemented("nvmlVgpuTypeGetMaxInstances")
     }
     /// `nvmlVgpuTypeGetMaxInstancesPerGpuInstance`.
     fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(

@@ -120,7 +120,7 @@ pub trait VgpuMigrationApi: Answer {
     ) -> nvmlReturn_t {
         super::super::answers::nvmlGetVgpuVersion(self, supported, current)
     }
-    /// `nvmlSetVgpuVersion`.
+    /// `nvmlSetVgpuVersion`: implemented by hand, in `engine/vgpu.rs`.
     fn nvmlSetVgpuVersion(&self, vgpuVersion: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
         self.unimplemented("nvmlSetVgpuVersion")
     }

@@ -45,11 +45,11 @@ use super::super::super::answer::Answer;
 /// [`Api`](super::Api).
 #[allow(unused_variables, clippy::too_many_arguments)]
 pub trait ZpiApi: Answer {
-    /// `nvmlDeviceDiscoverGpus`.
+    /// `nvmlDeviceDiscoverGpus`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceDiscoverGpus(&self, pciInfo: *mut nvmlPciInfo_t) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceDiscoverGpus")
     }
-    /// `nvmlDeviceModifyDrainState`.
+    /// `nvmlDeviceModifyDrainState`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceModifyDrainState(
         &self,
         pciInfo: *mut nvmlPciInfo_t,
@@ -57,7 +57,7 @@ pub trait ZpiApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceModifyDrainState")
     }
-    /// `nvmlDeviceQueryDrainState`.
+    /// `nvmlDeviceQueryDrainState`: implemented by hand, in `engine/device.rs`.
     fn nvmlDeviceQueryDrainState(
         &self,
         pciInfo: *mut nvmlPciInfo_t,

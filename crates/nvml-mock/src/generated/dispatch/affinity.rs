@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl AffinityApi for Engine {
@@ -91,6 +92,9 @@ impl AffinityApi for Engine {
         device: nvmlDevice_t,
         node: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetNumaNodeId", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetNumaNodeId(self, device, node);
+        }
         engine::device::nvmlDeviceGetNumaNodeId(self, device, node)
     }
 }

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceCommandsApi for Engine {
@@ -85,5 +86,19 @@ impl DeviceCommandsApi for Engine {
         limit: c_uint,
     ) -> nvmlReturn_t {
         engine::perf::nvmlDeviceSetPowerManagementLimit(self, device, limit)
+    }
+    /// `nvmlDeviceSetTemperatureThreshold`: `engine/perf.rs`.
+    fn nvmlDeviceSetTemperatureThreshold(
+        &self,
+        device: nvmlDevice_t,
+        thresholdType: nvmlTemperatureThresholds_t,
+        temp: *mut c_int,
+    ) -> nvmlReturn_t {
+        engine::perf::nvmlDeviceSetTemperatureThreshold(
+            self,
+            device,
+            thresholdType,
+            temp,
+        )
     }
 }

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesApi for Engine {
@@ -50,6 +51,9 @@ impl DeviceQueriesApi for Engine {
         device: nvmlDevice_t,
         mode: *mut nvmlComputeMode_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetComputeMode", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetComputeMode(self, device, mode);
+        }
         engine::perf::nvmlDeviceGetComputeMode(self, device, mode)
     }
     /// `nvmlDeviceGetPersistenceMode`: `engine/perf.rs`.
@@ -58,6 +62,13 @@ impl DeviceQueriesApi for Engine {
         device: nvmlDevice_t,
         mode: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPersistenceMode", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPersistenceMode(
+                self,
+                device,
+                mode,
+            );
+        }
         engine::perf::nvmlDeviceGetPersistenceMode(self, device, mode)
     }
 }

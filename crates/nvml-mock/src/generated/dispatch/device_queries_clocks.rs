@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesClocksApi for Engine {
@@ -51,6 +52,20 @@ impl DeviceQueriesClocksApi for Engine {
         clockType: nvmlClockType_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetApplicationsClock",
+                Object::Device(device),
+                &[clockType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetApplicationsClock(
+                self,
+                device,
+                clockType,
+                clockMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetApplicationsClock(self, device, clockType, clockMHz)
     }
     /// `nvmlDeviceGetClock`: `engine/perf.rs`.
@@ -61,6 +76,21 @@ impl DeviceQueriesClocksApi for Engine {
         clockId: nvmlClockId_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetClock",
+                Object::Device(device),
+                &[clockType as i64, clockId as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetClock(
+                self,
+                device,
+                clockType,
+                clockId,
+                clockMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetClock(self, device, clockType, clockId, clockMHz)
     }
     /// `nvmlDeviceGetClockInfo`: `engine/perf.rs`.
@@ -70,6 +100,16 @@ impl DeviceQueriesClocksApi for Engine {
         r#type: nvmlClockType_t,
         clock: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded("nvmlDeviceGetClockInfo", Object::Device(device), &[r#type as i64])
+        {
+            return super::super::answers::nvmlDeviceGetClockInfo(
+                self,
+                device,
+                r#type,
+                clock,
+            );
+        }
         engine::perf::nvmlDeviceGetClockInfo(self, device, r#type, clock)
     }
     /// `nvmlDeviceGetDefaultApplicationsClock`: `engine/perf.rs`.
@@ -79,6 +119,20 @@ impl DeviceQueriesClocksApi for Engine {
         clockType: nvmlClockType_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetDefaultApplicationsClock",
+                Object::Device(device),
+                &[clockType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetDefaultApplicationsClock(
+                self,
+                device,
+                clockType,
+                clockMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetDefaultApplicationsClock(
             self,
             device,
@@ -92,6 +146,14 @@ impl DeviceQueriesClocksApi for Engine {
         device: nvmlDevice_t,
         pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetDynamicPstatesInfo", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetDynamicPstatesInfo(
+                self,
+                device,
+                pDynamicPstatesInfo,
+            );
+        }
         engine::perf::nvmlDeviceGetDynamicPstatesInfo(self, device, pDynamicPstatesInfo)
     }
     /// `nvmlDeviceGetMaxClockInfo`: `engine/perf.rs`.
@@ -101,6 +163,20 @@ impl DeviceQueriesClocksApi for Engine {
         r#type: nvmlClockType_t,
         clock: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMaxClockInfo",
+                Object::Device(device),
+                &[r#type as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMaxClockInfo(
+                self,
+                device,
+                r#type,
+                clock,
+            );
+        }
         engine::perf::nvmlDeviceGetMaxClockInfo(self, device, r#type, clock)
     }
     /// `nvmlDeviceGetMaxCustomerBoostClock`: `engine/perf.rs`.
@@ -110,6 +186,20 @@ impl DeviceQueriesClocksApi for Engine {
         clockType: nvmlClockType_t,
         clockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMaxCustomerBoostClock",
+                Object::Device(device),
+                &[clockType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMaxCustomerBoostClock(
+                self,
+                device,
+                clockType,
+                clockMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetMaxCustomerBoostClock(
             self,
             device,
@@ -126,6 +216,22 @@ impl DeviceQueriesClocksApi for Engine {
         minClockMHz: *mut c_uint,
         maxClockMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMinMaxClockOfPState",
+                Object::Device(device),
+                &[r#type as i64, pstate as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMinMaxClockOfPState(
+                self,
+                device,
+                r#type,
+                pstate,
+                minClockMHz,
+                maxClockMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetMinMaxClockOfPState(
             self,
             device,
@@ -143,6 +249,21 @@ impl DeviceQueriesClocksApi for Engine {
         count: *mut c_uint,
         clocksMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetSupportedGraphicsClocks",
+                Object::Device(device),
+                &[memoryClockMHz as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetSupportedGraphicsClocks(
+                self,
+                device,
+                memoryClockMHz,
+                count,
+                clocksMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetSupportedGraphicsClocks(
             self,
             device,
@@ -158,6 +279,16 @@ impl DeviceQueriesClocksApi for Engine {
         count: *mut c_uint,
         clocksMHz: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded("nvmlDeviceGetSupportedMemoryClocks", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetSupportedMemoryClocks(
+                self,
+                device,
+                count,
+                clocksMHz,
+            );
+        }
         engine::perf::nvmlDeviceGetSupportedMemoryClocks(self, device, count, clocksMHz)
     }
     /// `nvmlDeviceGetSupportedPerformanceStates`: `engine/perf.rs`.

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesIdentityApi for Engine {
@@ -50,6 +51,13 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         attributes: *mut nvmlDeviceAttributes_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetAttributes", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetAttributes(
+                self,
+                device,
+                attributes,
+            );
+        }
         engine::mig::nvmlDeviceGetAttributes(self, device, attributes)
     }
     /// `nvmlDeviceGetAttributes_v2`: `engine/mig.rs`.
@@ -58,6 +66,13 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         attributes: *mut nvmlDeviceAttributes_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetAttributes_v2", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetAttributes_v2(
+                self,
+                device,
+                attributes,
+            );
+        }
         engine::mig::nvmlDeviceGetAttributes_v2(self, device, attributes)
     }
     /// `nvmlDeviceGetBoardId`: `engine/device.rs`.
@@ -66,14 +81,23 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         boardId: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetBoardId", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetBoardId(self, device, boardId);
+        }
         engine::device::nvmlDeviceGetBoardId(self, device, boardId)
     }
     /// `nvmlDeviceGetCount`: `engine/device.rs`.
     fn nvmlDeviceGetCount(&self, deviceCount: *mut c_uint) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetCount", Object::System, &[]) {
+            return super::super::answers::nvmlDeviceGetCount(self, deviceCount);
+        }
         engine::device::nvmlDeviceGetCount(self, deviceCount)
     }
     /// `nvmlDeviceGetCount_v2`: `engine/device.rs`.
     fn nvmlDeviceGetCount_v2(&self, deviceCount: *mut c_uint) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetCount_v2", Object::System, &[]) {
+            return super::super::answers::nvmlDeviceGetCount_v2(self, deviceCount);
+        }
         engine::device::nvmlDeviceGetCount_v2(self, deviceCount)
     }
     /// `nvmlDeviceGetHandleByIndex`: `engine/device.rs`.
@@ -138,6 +162,9 @@ impl DeviceQueriesIdentityApi for Engine {
         device: nvmlDevice_t,
         index: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetIndex", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetIndex(self, device, index);
+        }
         engine::device::nvmlDeviceGetIndex(self, device, index)
     }
     /// `nvmlDeviceGetName`: `engine/device.rs`.
@@ -147,6 +174,9 @@ impl DeviceQueriesIdentityApi for Engine {
         name: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetName", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetName(self, device, name, length);
+        }
         engine::device::nvmlDeviceGetName(self, device, name, length)
     }
     /// `nvmlDeviceGetSerial`: `engine/device.rs`.
@@ -156,6 +186,14 @@ impl DeviceQueriesIdentityApi for Engine {
         serial: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetSerial", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetSerial(
+                self,
+                device,
+                serial,
+                length,
+            );
+        }
         engine::device::nvmlDeviceGetSerial(self, device, serial, length)
     }
     /// `nvmlDeviceGetUUID`: `engine/device.rs`.
@@ -165,6 +203,9 @@ impl DeviceQueriesIdentityApi for Engine {
         uuid: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetUUID", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetUUID(self, device, uuid, length);
+        }
         engine::device::nvmlDeviceGetUUID(self, device, uuid, length)
     }
     /// `nvmlDeviceValidateInforom`: `engine/device.rs`.

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesMemoryEccApi for Engine {
@@ -50,6 +51,13 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         bar1Memory: *mut nvmlBAR1Memory_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetBAR1MemoryInfo", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetBAR1MemoryInfo(
+                self,
+                device,
+                bar1Memory,
+            );
+        }
         engine::perf::nvmlDeviceGetBAR1MemoryInfo(self, device, bar1Memory)
     }
     /// `nvmlDeviceGetDetailedEccErrors`: `engine/ecc.rs`.
@@ -60,6 +68,21 @@ impl DeviceQueriesMemoryEccApi for Engine {
         counterType: nvmlEccCounterType_t,
         eccCounts: *mut nvmlEccErrorCounts_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetDetailedEccErrors",
+                Object::Device(device),
+                &[errorType as i64, counterType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetDetailedEccErrors(
+                self,
+                device,
+                errorType,
+                counterType,
+                eccCounts,
+            );
+        }
         engine::ecc::nvmlDeviceGetDetailedEccErrors(
             self,
             device,
@@ -75,6 +98,14 @@ impl DeviceQueriesMemoryEccApi for Engine {
         current: *mut nvmlEnableState_t,
         pending: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetEccMode", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetEccMode(
+                self,
+                device,
+                current,
+                pending,
+            );
+        }
         engine::ecc::nvmlDeviceGetEccMode(self, device, current, pending)
     }
     /// `nvmlDeviceGetMemoryErrorCounter`: `engine/ecc.rs`.
@@ -86,6 +117,22 @@ impl DeviceQueriesMemoryEccApi for Engine {
         locationType: nvmlMemoryLocation_t,
         count: *mut c_ulonglong,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMemoryErrorCounter",
+                Object::Device(device),
+                &[errorType as i64, counterType as i64, locationType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMemoryErrorCounter(
+                self,
+                device,
+                errorType,
+                counterType,
+                locationType,
+                count,
+            );
+        }
         engine::ecc::nvmlDeviceGetMemoryErrorCounter(
             self,
             device,
@@ -101,6 +148,9 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         memory: *mut nvmlMemory_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetMemoryInfo", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetMemoryInfo(self, device, memory);
+        }
         engine::perf::nvmlDeviceGetMemoryInfo(self, device, memory)
     }
     /// `nvmlDeviceGetMemoryInfo_v2`: `engine/perf.rs`.
@@ -109,6 +159,13 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         memory: *mut nvmlMemory_v2_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetMemoryInfo_v2", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetMemoryInfo_v2(
+                self,
+                device,
+                memory,
+            );
+        }
         engine::perf::nvmlDeviceGetMemoryInfo_v2(self, device, memory)
     }
     /// `nvmlDeviceGetMemoryLimits_v1`: `engine/perf.rs`.
@@ -128,6 +185,16 @@ impl DeviceQueriesMemoryEccApi for Engine {
         isPending: *mut c_uint,
         failureOccurred: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetRemappedRows", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetRemappedRows(
+                self,
+                device,
+                corrRows,
+                uncRows,
+                isPending,
+                failureOccurred,
+            );
+        }
         engine::ecc::nvmlDeviceGetRemappedRows(
             self,
             device,
@@ -145,6 +212,21 @@ impl DeviceQueriesMemoryEccApi for Engine {
         pageCount: *mut c_uint,
         addresses: *mut c_ulonglong,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetRetiredPages",
+                Object::Device(device),
+                &[cause as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetRetiredPages(
+                self,
+                device,
+                cause,
+                pageCount,
+                addresses,
+            );
+        }
         engine::ecc::nvmlDeviceGetRetiredPages(self, device, cause, pageCount, addresses)
     }
     /// `nvmlDeviceGetRetiredPagesPendingStatus`: `engine/ecc.rs`.
@@ -153,6 +235,19 @@ impl DeviceQueriesMemoryEccApi for Engine {
         device: nvmlDevice_t,
         isPending: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetRetiredPagesPendingStatus",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetRetiredPagesPendingStatus(
+                self,
+                device,
+                isPending,
+            );
+        }
         engine::ecc::nvmlDeviceGetRetiredPagesPendingStatus(self, device, isPending)
     }
     /// `nvmlDeviceGetRetiredPages_v2`: `engine/ecc.rs`.
@@ -164,6 +259,22 @@ impl DeviceQueriesMemoryEccApi for Engine {
         addresses: *mut c_ulonglong,
         timestamps: *mut c_ulonglong,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetRetiredPages_v2",
+                Object::Device(device),
+                &[cause as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetRetiredPages_v2(
+                self,
+                device,
+                cause,
+                pageCount,
+                addresses,
+                timestamps,
+            );
+        }
         engine::ecc::nvmlDeviceGetRetiredPages_v2(
             self,
             device,
@@ -193,6 +304,21 @@ impl DeviceQueriesMemoryEccApi for Engine {
         counterType: nvmlEccCounterType_t,
         eccCounts: *mut c_ulonglong,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetTotalEccErrors",
+                Object::Device(device),
+                &[errorType as i64, counterType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetTotalEccErrors(
+                self,
+                device,
+                errorType,
+                counterType,
+                eccCounts,
+            );
+        }
         engine::ecc::nvmlDeviceGetTotalEccErrors(
             self,
             device,

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesPciTopologyApi for Engine {
@@ -66,6 +67,9 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPciInfo", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPciInfo(self, device, pci);
+        }
         engine::device::nvmlDeviceGetPciInfo(self, device, pci)
     }
     /// `nvmlDeviceGetPciInfoExt`: `engine/device.rs`.
@@ -74,6 +78,9 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfoExt_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPciInfoExt", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPciInfoExt(self, device, pci);
+        }
         engine::device::nvmlDeviceGetPciInfoExt(self, device, pci)
     }
     /// `nvmlDeviceGetPciInfo_v2`: `engine/device.rs`.
@@ -82,6 +89,9 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPciInfo_v2", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPciInfo_v2(self, device, pci);
+        }
         engine::device::nvmlDeviceGetPciInfo_v2(self, device, pci)
     }
     /// `nvmlDeviceGetPciInfo_v3`: `engine/device.rs`.
@@ -90,6 +100,9 @@ impl DeviceQueriesPciTopologyApi for Engine {
         device: nvmlDevice_t,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPciInfo_v3", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPciInfo_v3(self, device, pci);
+        }
         engine::device::nvmlDeviceGetPciInfo_v3(self, device, pci)
     }
     /// `nvmlDeviceGetTopologyCommonAncestor`: `engine/device.rs`.

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesPowerThermalApi for Engine {
@@ -50,6 +51,14 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         limit: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetEnforcedPowerLimit", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetEnforcedPowerLimit(
+                self,
+                device,
+                limit,
+            );
+        }
         engine::perf::nvmlDeviceGetEnforcedPowerLimit(self, device, limit)
     }
     /// `nvmlDeviceGetFanSpeed`: `engine/perf.rs`.
@@ -58,6 +67,9 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         speed: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetFanSpeed", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetFanSpeed(self, device, speed);
+        }
         engine::perf::nvmlDeviceGetFanSpeed(self, device, speed)
     }
     /// `nvmlDeviceGetFanSpeed_v2`: `engine/perf.rs`.
@@ -67,6 +79,16 @@ impl DeviceQueriesPowerThermalApi for Engine {
         fan: c_uint,
         speed: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded("nvmlDeviceGetFanSpeed_v2", Object::Device(device), &[fan as i64])
+        {
+            return super::super::answers::nvmlDeviceGetFanSpeed_v2(
+                self,
+                device,
+                fan,
+                speed,
+            );
+        }
         engine::perf::nvmlDeviceGetFanSpeed_v2(self, device, fan, speed)
     }
     /// `nvmlDeviceGetNumFans`: `engine/perf.rs`.
@@ -75,6 +97,9 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         numFans: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetNumFans", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetNumFans(self, device, numFans);
+        }
         engine::perf::nvmlDeviceGetNumFans(self, device, numFans)
     }
     /// `nvmlDeviceGetPowerManagementLimit`: `engine/perf.rs`.
@@ -83,6 +108,15 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         limit: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded("nvmlDeviceGetPowerManagementLimit", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetPowerManagementLimit(
+                self,
+                device,
+                limit,
+            );
+        }
         engine::perf::nvmlDeviceGetPowerManagementLimit(self, device, limit)
     }
     /// `nvmlDeviceGetPowerManagementLimitConstraints`: `engine/perf.rs`.
@@ -92,6 +126,20 @@ impl DeviceQueriesPowerThermalApi for Engine {
         minLimit: *mut c_uint,
         maxLimit: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetPowerManagementLimitConstraints",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetPowerManagementLimitConstraints(
+                self,
+                device,
+                minLimit,
+                maxLimit,
+            );
+        }
         engine::perf::nvmlDeviceGetPowerManagementLimitConstraints(
             self,
             device,
@@ -105,6 +153,9 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         power: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPowerUsage", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPowerUsage(self, device, power);
+        }
         engine::perf::nvmlDeviceGetPowerUsage(self, device, power)
     }
     /// `nvmlDeviceGetTemperature`: `engine/perf.rs`.
@@ -114,6 +165,20 @@ impl DeviceQueriesPowerThermalApi for Engine {
         sensorType: nvmlTemperatureSensors_t,
         temp: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetTemperature",
+                Object::Device(device),
+                &[sensorType as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetTemperature(
+                self,
+                device,
+                sensorType,
+                temp,
+            );
+        }
         engine::perf::nvmlDeviceGetTemperature(self, device, sensorType, temp)
     }
     /// `nvmlDeviceGetTemperatureV`: `engine/perf.rs`.
@@ -122,6 +187,19 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         temperature: *mut nvmlTemperature_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetTemperatureV",
+                Object::Device(device),
+                &[crate::ffi::get(temperature).map_or(0, |r| r.sensorType as i64)],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetTemperatureV(
+                self,
+                device,
+                temperature,
+            );
+        }
         engine::perf::nvmlDeviceGetTemperatureV(self, device, temperature)
     }
     /// `nvmlDeviceGetThermalSettings`: `engine/perf.rs`.
@@ -131,6 +209,20 @@ impl DeviceQueriesPowerThermalApi for Engine {
         sensorIndex: c_uint,
         pThermalSettings: *mut nvmlGpuThermalSettings_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetThermalSettings",
+                Object::Device(device),
+                &[sensorIndex as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetThermalSettings(
+                self,
+                device,
+                sensorIndex,
+                pThermalSettings,
+            );
+        }
         engine::perf::nvmlDeviceGetThermalSettings(
             self,
             device,
@@ -144,6 +236,15 @@ impl DeviceQueriesPowerThermalApi for Engine {
         device: nvmlDevice_t,
         energy: *mut c_ulonglong,
     ) -> nvmlReturn_t {
+        if self
+            .recorded("nvmlDeviceGetTotalEnergyConsumption", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetTotalEnergyConsumption(
+                self,
+                device,
+                energy,
+            );
+        }
         engine::perf::nvmlDeviceGetTotalEnergyConsumption(self, device, energy)
     }
 }

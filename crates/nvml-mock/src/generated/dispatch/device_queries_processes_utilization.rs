@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesProcessesUtilizationApi for Engine {
@@ -51,6 +52,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v1_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetComputeRunningProcesses",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetComputeRunningProcesses(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetComputeRunningProcesses(
             self,
             device,
@@ -65,6 +80,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v2_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetComputeRunningProcesses_v2",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetComputeRunningProcesses_v2(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetComputeRunningProcesses_v2(
             self,
             device,
@@ -79,6 +108,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetComputeRunningProcesses_v3",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetComputeRunningProcesses_v3(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetComputeRunningProcesses_v3(
             self,
             device,
@@ -93,6 +136,15 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         utilization: *mut c_uint,
         samplingPeriodUs: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetDecoderUtilization", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetDecoderUtilization(
+                self,
+                device,
+                utilization,
+                samplingPeriodUs,
+            );
+        }
         engine::perf::nvmlDeviceGetDecoderUtilization(
             self,
             device,
@@ -108,6 +160,15 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         averageFps: *mut c_uint,
         averageLatency: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetEncoderStats", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetEncoderStats(
+                self,
+                device,
+                sessionCount,
+                averageFps,
+                averageLatency,
+            );
+        }
         engine::vgpu::nvmlDeviceGetEncoderStats(
             self,
             device,
@@ -123,6 +184,15 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         utilization: *mut c_uint,
         samplingPeriodUs: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetEncoderUtilization", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetEncoderUtilization(
+                self,
+                device,
+                utilization,
+                samplingPeriodUs,
+            );
+        }
         engine::perf::nvmlDeviceGetEncoderUtilization(
             self,
             device,
@@ -137,6 +207,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v1_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGraphicsRunningProcesses",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGraphicsRunningProcesses(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetGraphicsRunningProcesses(
             self,
             device,
@@ -151,6 +235,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v2_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGraphicsRunningProcesses_v2",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGraphicsRunningProcesses_v2(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetGraphicsRunningProcesses_v2(
             self,
             device,
@@ -165,6 +263,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGraphicsRunningProcesses_v3",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGraphicsRunningProcesses_v3(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetGraphicsRunningProcesses_v3(
             self,
             device,
@@ -179,6 +291,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v1_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMPSComputeRunningProcesses",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMPSComputeRunningProcesses(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetMPSComputeRunningProcesses(
             self,
             device,
@@ -193,6 +319,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_v2_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMPSComputeRunningProcesses_v2(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetMPSComputeRunningProcesses_v2(
             self,
             device,
@@ -207,6 +347,20 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         infoCount: *mut c_uint,
         infos: *mut nvmlProcessInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+                Object::Device(device),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetMPSComputeRunningProcesses_v3(
+                self,
+                device,
+                infoCount,
+                infos,
+            );
+        }
         engine::processes::nvmlDeviceGetMPSComputeRunningProcesses_v3(
             self,
             device,
@@ -222,6 +376,21 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         processSamplesCount: *mut c_uint,
         lastSeenTimeStamp: c_ulonglong,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetProcessUtilization",
+                Object::Device(device),
+                &[lastSeenTimeStamp as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetProcessUtilization(
+                self,
+                device,
+                utilization,
+                processSamplesCount,
+                lastSeenTimeStamp,
+            );
+        }
         engine::processes::nvmlDeviceGetProcessUtilization(
             self,
             device,
@@ -260,6 +429,23 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         sampleCount: *mut c_uint,
         samples: *mut nvmlSample_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetSamples",
+                Object::Device(device),
+                &[r#type as i64, lastSeenTimeStamp as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetSamples(
+                self,
+                device,
+                r#type,
+                lastSeenTimeStamp,
+                sampleValType,
+                sampleCount,
+                samples,
+            );
+        }
         engine::perf::nvmlDeviceGetSamples(
             self,
             device,
@@ -276,6 +462,13 @@ impl DeviceQueriesProcessesUtilizationApi for Engine {
         device: nvmlDevice_t,
         utilization: *mut nvmlUtilization_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetUtilizationRates", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetUtilizationRates(
+                self,
+                device,
+                utilization,
+            );
+        }
         engine::perf::nvmlDeviceGetUtilizationRates(self, device, utilization)
     }
 }

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl EventsApi for Engine {
@@ -50,6 +51,14 @@ impl EventsApi for Engine {
         device: nvmlDevice_t,
         eventTypes: *mut c_ulonglong,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetSupportedEventTypes", Object::Device(device), &[])
+        {
+            return super::super::answers::nvmlDeviceGetSupportedEventTypes(
+                self,
+                device,
+                eventTypes,
+            );
+        }
         engine::events::nvmlDeviceGetSupportedEventTypes(self, device, eventTypes)
     }
     /// `nvmlDeviceRegisterEvents`: `engine/events.rs`.

@@ -41,6 +41,16 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
-impl GpuprmAccessApi for Engine {}
+impl GpuprmAccessApi for Engine {
+    /// `nvmlDeviceReadPRMCounters_v1`: `engine/nvlink.rs`.
+    fn nvmlDeviceReadPRMCounters_v1(
+        &self,
+        device: nvmlDevice_t,
+        counterList: *mut nvmlPRMCounterList_v1_t,
+    ) -> nvmlReturn_t {
+        engine::nvlink::nvmlDeviceReadPRMCounters_v1(self, device, counterList)
+    }
+}

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl MultiInstanceGpuApi for Engine {
@@ -66,6 +67,13 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         id: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetComputeInstanceId", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetComputeInstanceId(
+                self,
+                device,
+                id,
+            );
+        }
         engine::mig::nvmlDeviceGetComputeInstanceId(self, device, id)
     }
     /// `nvmlDeviceGetDeviceHandleFromMigDeviceHandle`: `engine/mig.rs`.
@@ -95,6 +103,9 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         id: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetGpuInstanceId", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetGpuInstanceId(self, device, id);
+        }
         engine::mig::nvmlDeviceGetGpuInstanceId(self, device, id)
     }
     /// `nvmlDeviceGetGpuInstancePossiblePlacements`: `engine/mig.rs`.
@@ -105,6 +116,21 @@ impl MultiInstanceGpuApi for Engine {
         placements: *mut nvmlGpuInstancePlacement_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGpuInstancePossiblePlacements",
+                Object::Device(device),
+                &[profileId as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGpuInstancePossiblePlacements(
+                self,
+                device,
+                profileId,
+                placements,
+                count,
+            );
+        }
         engine::mig::nvmlDeviceGetGpuInstancePossiblePlacements(
             self,
             device,
@@ -121,6 +147,21 @@ impl MultiInstanceGpuApi for Engine {
         placements: *mut nvmlGpuInstancePlacement_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+                Object::Device(device),
+                &[profileId as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
+                self,
+                device,
+                profileId,
+                placements,
+                count,
+            );
+        }
         engine::mig::nvmlDeviceGetGpuInstancePossiblePlacements_v2(
             self,
             device,
@@ -136,6 +177,20 @@ impl MultiInstanceGpuApi for Engine {
         profile: c_uint,
         info: *mut nvmlGpuInstanceProfileInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGpuInstanceProfileInfo",
+                Object::Device(device),
+                &[profile as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGpuInstanceProfileInfo(
+                self,
+                device,
+                profile,
+                info,
+            );
+        }
         engine::mig::nvmlDeviceGetGpuInstanceProfileInfo(self, device, profile, info)
     }
     /// `nvmlDeviceGetGpuInstanceProfileInfoByIdV`: `engine/mig.rs`.
@@ -145,6 +200,20 @@ impl MultiInstanceGpuApi for Engine {
         profileId: c_uint,
         info: *mut nvmlGpuInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+                Object::Device(device),
+                &[profileId as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGpuInstanceProfileInfoByIdV(
+                self,
+                device,
+                profileId,
+                info,
+            );
+        }
         engine::mig::nvmlDeviceGetGpuInstanceProfileInfoByIdV(
             self,
             device,
@@ -159,6 +228,20 @@ impl MultiInstanceGpuApi for Engine {
         profile: c_uint,
         info: *mut nvmlGpuInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGpuInstanceProfileInfoV",
+                Object::Device(device),
+                &[profile as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGpuInstanceProfileInfoV(
+                self,
+                device,
+                profile,
+                info,
+            );
+        }
         engine::mig::nvmlDeviceGetGpuInstanceProfileInfoV(self, device, profile, info)
     }
     /// `nvmlDeviceGetGpuInstanceRemainingCapacity`: `engine/mig.rs`.
@@ -168,6 +251,20 @@ impl MultiInstanceGpuApi for Engine {
         profileId: c_uint,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetGpuInstanceRemainingCapacity",
+                Object::Device(device),
+                &[profileId as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetGpuInstanceRemainingCapacity(
+                self,
+                device,
+                profileId,
+                count,
+            );
+        }
         engine::mig::nvmlDeviceGetGpuInstanceRemainingCapacity(
             self,
             device,
@@ -197,6 +294,13 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetMaxMigDeviceCount", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetMaxMigDeviceCount(
+                self,
+                device,
+                count,
+            );
+        }
         engine::mig::nvmlDeviceGetMaxMigDeviceCount(self, device, count)
     }
     /// `nvmlDeviceGetMigDeviceHandleByIndex`: `engine/mig.rs`.
@@ -215,6 +319,14 @@ impl MultiInstanceGpuApi for Engine {
         currentMode: *mut c_uint,
         pendingMode: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetMigMode", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetMigMode(
+                self,
+                device,
+                currentMode,
+                pendingMode,
+            );
+        }
         engine::mig::nvmlDeviceGetMigMode(self, device, currentMode, pendingMode)
     }
     /// `nvmlDeviceIsMigDeviceHandle`: `engine/mig.rs`.
@@ -223,7 +335,23 @@ impl MultiInstanceGpuApi for Engine {
         device: nvmlDevice_t,
         isMigDevice: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceIsMigDeviceHandle", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceIsMigDeviceHandle(
+                self,
+                device,
+                isMigDevice,
+            );
+        }
         engine::mig::nvmlDeviceIsMigDeviceHandle(self, device, isMigDevice)
+    }
+    /// `nvmlDeviceSetMigMode`: `engine/mig.rs`.
+    fn nvmlDeviceSetMigMode(
+        &self,
+        device: nvmlDevice_t,
+        mode: c_uint,
+        activationStatus: *mut nvmlReturn_t,
+    ) -> nvmlReturn_t {
+        engine::mig::nvmlDeviceSetMigMode(self, device, mode, activationStatus)
     }
     /// `nvmlGpuInstanceGetComputeInstanceById`: `engine/mig.rs`.
     fn nvmlGpuInstanceGetComputeInstanceById(
@@ -247,6 +375,21 @@ impl MultiInstanceGpuApi for Engine {
         placements: *mut nvmlComputeInstancePlacement_t,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+                Object::GpuInstance(gpuInstance),
+                &[profileId as i64],
+            )
+        {
+            return super::super::answers::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
+                self,
+                gpuInstance,
+                profileId,
+                placements,
+                count,
+            );
+        }
         engine::mig::nvmlGpuInstanceGetComputeInstancePossiblePlacements(
             self,
             gpuInstance,
@@ -263,6 +406,21 @@ impl MultiInstanceGpuApi for Engine {
         engProfile: c_uint,
         info: *mut nvmlComputeInstanceProfileInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+                Object::GpuInstance(gpuInstance),
+                &[profile as i64, engProfile as i64],
+            )
+        {
+            return super::super::answers::nvmlGpuInstanceGetComputeInstanceProfileInfo(
+                self,
+                gpuInstance,
+                profile,
+                engProfile,
+                info,
+            );
+        }
         engine::mig::nvmlGpuInstanceGetComputeInstanceProfileInfo(
             self,
             gpuInstance,
@@ -279,6 +437,21 @@ impl MultiInstanceGpuApi for Engine {
         engProfile: c_uint,
         info: *mut nvmlComputeInstanceProfileInfo_v2_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+                Object::GpuInstance(gpuInstance),
+                &[profile as i64, engProfile as i64],
+            )
+        {
+            return super::super::answers::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
+                self,
+                gpuInstance,
+                profile,
+                engProfile,
+                info,
+            );
+        }
         engine::mig::nvmlGpuInstanceGetComputeInstanceProfileInfoV(
             self,
             gpuInstance,
@@ -294,6 +467,20 @@ impl MultiInstanceGpuApi for Engine {
         profileId: c_uint,
         count: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+                Object::GpuInstance(gpuInstance),
+                &[profileId as i64],
+            )
+        {
+            return super::super::answers::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
+                self,
+                gpuInstance,
+                profileId,
+                count,
+            );
+        }
         engine::mig::nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
             self,
             gpuInstance,

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl NvLinkApi for Engine {
@@ -51,6 +52,20 @@ impl NvLinkApi for Engine {
         link: c_uint,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetNvLinkRemotePciInfo",
+                Object::Device(device),
+                &[link as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetNvLinkRemotePciInfo(
+                self,
+                device,
+                link,
+                pci,
+            );
+        }
         engine::nvlink::nvmlDeviceGetNvLinkRemotePciInfo(self, device, link, pci)
     }
     /// `nvmlDeviceGetNvLinkRemotePciInfo_v2`: `engine/nvlink.rs`.
@@ -60,6 +75,20 @@ impl NvLinkApi for Engine {
         link: c_uint,
         pci: *mut nvmlPciInfo_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+                Object::Device(device),
+                &[link as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetNvLinkRemotePciInfo_v2(
+                self,
+                device,
+                link,
+                pci,
+            );
+        }
         engine::nvlink::nvmlDeviceGetNvLinkRemotePciInfo_v2(self, device, link, pci)
     }
     /// `nvmlDeviceGetNvLinkState`: `engine/nvlink.rs`.
@@ -69,6 +98,16 @@ impl NvLinkApi for Engine {
         link: c_uint,
         isActive: *mut nvmlEnableState_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded("nvmlDeviceGetNvLinkState", Object::Device(device), &[link as i64])
+        {
+            return super::super::answers::nvmlDeviceGetNvLinkState(
+                self,
+                device,
+                link,
+                isActive,
+            );
+        }
         engine::nvlink::nvmlDeviceGetNvLinkState(self, device, link, isActive)
     }
     /// `nvmlDeviceGetNvLinkVersion`: `engine/nvlink.rs`.
@@ -78,6 +117,20 @@ impl NvLinkApi for Engine {
         link: c_uint,
         version: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetNvLinkVersion",
+                Object::Device(device),
+                &[link as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetNvLinkVersion(
+                self,
+                device,
+                link,
+                version,
+            );
+        }
         engine::nvlink::nvmlDeviceGetNvLinkVersion(self, device, link, version)
     }
 }

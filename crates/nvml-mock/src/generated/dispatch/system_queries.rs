@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl SystemQueriesApi for Engine {
@@ -62,6 +63,13 @@ impl SystemQueriesApi for Engine {
         version: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlSystemGetDriverVersion", Object::System, &[]) {
+            return super::super::answers::nvmlSystemGetDriverVersion(
+                self,
+                version,
+                length,
+            );
+        }
         engine::system::nvmlSystemGetDriverVersion(self, version, length)
     }
     /// `nvmlSystemGetHicVersion`: `engine/system.rs`.
@@ -70,6 +78,13 @@ impl SystemQueriesApi for Engine {
         hwbcCount: *mut c_uint,
         hwbcEntries: *mut nvmlHwbcEntry_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlSystemGetHicVersion", Object::System, &[]) {
+            return super::super::answers::nvmlSystemGetHicVersion(
+                self,
+                hwbcCount,
+                hwbcEntries,
+            );
+        }
         engine::system::nvmlSystemGetHicVersion(self, hwbcCount, hwbcEntries)
     }
     /// `nvmlSystemGetProcessName`: `engine/system.rs`.
@@ -79,6 +94,14 @@ impl SystemQueriesApi for Engine {
         name: *mut c_char,
         length: c_uint,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlSystemGetProcessName", Object::System, &[pid as i64]) {
+            return super::super::answers::nvmlSystemGetProcessName(
+                self,
+                pid,
+                name,
+                length,
+            );
+        }
         engine::system::nvmlSystemGetProcessName(self, pid, name, length)
     }
     /// `nvmlSystemGetTopologyGpuSet`: `engine/system.rs`.

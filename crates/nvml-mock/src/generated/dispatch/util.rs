@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl UtilApi for Engine {
@@ -77,6 +78,22 @@ impl UtilApi for Engine {
         vgpuInstanceSamplesCount: *mut c_uint,
         utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlDeviceGetVgpuUtilization",
+                Object::Device(device),
+                &[lastSeenTimeStamp as i64],
+            )
+        {
+            return super::super::answers::nvmlDeviceGetVgpuUtilization(
+                self,
+                device,
+                lastSeenTimeStamp,
+                sampleValType,
+                vgpuInstanceSamplesCount,
+                utilizationSamples,
+            );
+        }
         engine::vgpu::nvmlDeviceGetVgpuUtilization(
             self,
             device,
@@ -85,5 +102,12 @@ impl UtilApi for Engine {
             vgpuInstanceSamplesCount,
             utilizationSamples,
         )
+    }
+    /// `nvmlVgpuInstanceClearAccountingPids`: `engine/vgpu.rs`.
+    fn nvmlVgpuInstanceClearAccountingPids(
+        &self,
+        vgpuInstance: nvmlVgpuInstance_t,
+    ) -> nvmlReturn_t {
+        engine::vgpu::nvmlVgpuInstanceClearAccountingPids(self, vgpuInstance)
     }
 }

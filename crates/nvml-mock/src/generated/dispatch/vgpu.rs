@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl VgpuApi for Engine {
@@ -51,6 +52,14 @@ impl VgpuApi for Engine {
         vgpuCount: *mut c_uint,
         vgpuInstances: *mut nvmlVgpuInstance_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetActiveVgpus", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetActiveVgpus(
+                self,
+                device,
+                vgpuCount,
+                vgpuInstances,
+            );
+        }
         engine::vgpu::nvmlDeviceGetActiveVgpus(self, device, vgpuCount, vgpuInstances)
     }
     /// `nvmlDeviceGetCreatableVgpus`: `engine/vgpu.rs`.
@@ -60,6 +69,14 @@ impl VgpuApi for Engine {
         vgpuCount: *mut c_uint,
         vgpuTypeIds: *mut nvmlVgpuTypeId_t,
     ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetCreatableVgpus", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetCreatableVgpus(
+                self,
+                device,
+                vgpuCount,
+                vgpuTypeIds,
+            );
+        }
         engine::vgpu::nvmlDeviceGetCreatableVgpus(self, device, vgpuCount, vgpuTypeIds)
     }
     /// `nvmlVgpuInstanceGetEncoderStats`: `engine/vgpu.rs`.
@@ -70,12 +87,67 @@ impl VgpuApi for Engine {
         averageFps: *mut c_uint,
         averageLatency: *mut c_uint,
     ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlVgpuInstanceGetEncoderStats",
+                Object::VgpuInstance(vgpuInstance),
+                &[],
+            )
+        {
+            return super::super::answers::nvmlVgpuInstanceGetEncoderStats(
+                self,
+                vgpuInstance,
+                sessionCount,
+                averageFps,
+                averageLatency,
+            );
+        }
         engine::vgpu::nvmlVgpuInstanceGetEncoderStats(
             self,
             vgpuInstance,
             sessionCount,
             averageFps,
             averageLatency,
+        )
+    }
+    /// `nvmlVgpuInstanceSetEncoderCapacity`: `engine/vgpu.rs`.
+    fn nvmlVgpuInstanceSetEncoderCapacity(
+        &self,
+        vgpuInstance: nvmlVgpuInstance_t,
+        encoderCapacity: c_uint,
+    ) -> nvmlReturn_t {
+        engine::vgpu::nvmlVgpuInstanceSetEncoderCapacity(
+            self,
+            vgpuInstance,
+            encoderCapacity,
+        )
+    }
+    /// `nvmlVgpuTypeGetMaxInstances`: `engine/vgpu.rs`.
+    fn nvmlVgpuTypeGetMaxInstances(
+        &self,
+        device: nvmlDevice_t,
+        vgpuTypeId: nvmlVgpuTypeId_t,
+        vgpuInstanceCount: *mut c_uint,
+    ) -> nvmlReturn_t {
+        if self
+            .recorded(
+                "nvmlVgpuTypeGetMaxInstances",
+                Object::Device(device),
+                &[vgpuTypeId as i64],
+            )
+        {
+            return super::super::answers::nvmlVgpuTypeGetMaxInstances(
+                self,
+                device,
+                vgpuTypeId,
+                vgpuInstanceCount,
+            );
+        }
+        engine::vgpu::nvmlVgpuTypeGetMaxInstances(
+            self,
+            device,
+            vgpuTypeId,
+            vgpuInstanceCount,
         )
     }
 }

@@ -41,6 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
 impl VgpuMigrationApi for Engine {
@@ -80,6 +81,10 @@ impl VgpuMigrationApi for Engine {
             pgpuMetadata,
             compatibilityInfo,
         )
+    }
+    /// `nvmlSetVgpuVersion`: `engine/vgpu.rs`.
+    fn nvmlSetVgpuVersion(&self, vgpuVersion: *mut nvmlVgpuVersion_t) -> nvmlReturn_t {
+        engine::vgpu::nvmlSetVgpuVersion(self, vgpuVersion)
     }
     /// `nvmlVgpuInstanceGetMetadata`: `engine/vgpu.rs`.
     fn nvmlVgpuInstanceGetMetadata(

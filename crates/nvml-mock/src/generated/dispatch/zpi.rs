@@ -41,6 +41,28 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
+use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
 #[allow(clippy::too_many_arguments)]
-impl ZpiApi for Engine {}
+impl ZpiApi for Engine {
+    /// `nvmlDeviceDiscoverGpus`: `engine/device.rs`.
+    fn nvmlDeviceDiscoverGpus(&self, pciInfo: *mut nvmlPciInfo_t) -> nvmlReturn_t {
+        engine::device::nvmlDeviceDiscoverGpus(self, pciInfo)
+    }
+    /// `nvmlDeviceModifyDrainState`: `engine/device.rs`.
+    fn nvmlDeviceModifyDrainState(
+        &self,
+        pciInfo: *mut nvmlPciInfo_t,
+        newState: nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        engine::device::nvmlDeviceModifyDrainState(self, pciInfo, newState)
+    }
+    /// `nvmlDeviceQueryDrainState`: `engine/device.rs`.
+    fn nvmlDeviceQueryDrainState(
+        &self,
+        pciInfo: *mut nvmlPciInfo_t,
+        currentState: *mut nvmlEnableState_t,
+    ) -> nvmlReturn_t {
+        engine::device::nvmlDeviceQueryDrainState(self, pciInfo, currentState)
+    }
+}

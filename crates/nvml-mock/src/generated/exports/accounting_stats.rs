@@ -41,15 +41,19 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearAccountingPids(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceClearAccountingPids",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceClearAccountingPids",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceClearAccountingPids(device),
     )
 }
@@ -59,8 +63,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingBufferSize(
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAccountingBufferSize",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAccountingBufferSize",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAccountingBufferSize(device, bufferSize),
     )
 }
@@ -70,8 +78,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingMode(
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAccountingMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAccountingMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAccountingMode(device, mode),
     )
 }
@@ -82,8 +94,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingPids(
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAccountingPids",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAccountingPids",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAccountingPids(device, count, pids),
     )
 }
@@ -94,8 +110,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats(
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAccountingStats",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAccountingStats",
+            object: Object::Device(device),
+            selectors: &[pid as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAccountingStats(device, pid, stats),
     )
 }
@@ -105,8 +125,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAccountingStats_v2(
     stats: *mut nvmlAccountingStats_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAccountingStats_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAccountingStats_v2",
+            object: Object::Device(device),
+            selectors: &[crate::ffi::get(stats).map_or(0, |r| r.pid as i64)],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAccountingStats_v2(device, stats),
     )
 }
@@ -116,8 +140,12 @@ pub unsafe extern "C" fn nvmlDeviceSetAccountingMode(
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetAccountingMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetAccountingMode",
+            object: Object::Device(device),
+            selectors: &[mode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetAccountingMode(device, mode),
     )
 }

@@ -41,15 +41,19 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearCpuAffinity(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceClearCpuAffinity",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceClearCpuAffinity",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceClearCpuAffinity(device),
     )
 }
@@ -59,8 +63,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAddressingMode(
     mode: *mut nvmlDeviceAddressingMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAddressingMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAddressingMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: mode as *const c_uint,
+        },
         |e| e.nvmlDeviceGetAddressingMode(device, mode),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinity(
     cpuSet: *mut c_ulong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCpuAffinity",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCpuAffinity",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCpuAffinity(device, cpuSetSize, cpuSet),
     )
 }
@@ -84,8 +96,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCpuAffinityWithinScope(
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCpuAffinityWithinScope",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCpuAffinityWithinScope",
+            object: Object::Device(device),
+            selectors: &[scope as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCpuAffinityWithinScope(device, cpuSetSize, cpuSet, scope),
     )
 }
@@ -97,8 +113,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryAffinity(
     scope: nvmlAffinityScope_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemoryAffinity",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemoryAffinity",
+            object: Object::Device(device),
+            selectors: &[scope as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMemoryAffinity(device, nodeSetSize, nodeSet, scope),
     )
 }
@@ -108,8 +128,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNumaNodeId(
     node: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNumaNodeId",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNumaNodeId",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNumaNodeId(device, node),
     )
 }
@@ -119,8 +143,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRepairStatus(
     repairStatus: *mut nvmlRepairStatus_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRepairStatus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRepairStatus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: repairStatus as *const c_uint,
+        },
         |e| e.nvmlDeviceGetRepairStatus(device, repairStatus),
     )
 }
@@ -130,16 +158,24 @@ pub unsafe extern "C" fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
     unrepairableMemoryStatus: *mut nvmlUnrepairableMemoryStatus_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetUnrepairableMemoryFlag_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetUnrepairableMemoryFlag_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetUnrepairableMemoryFlag_v1(device, unrepairableMemoryStatus),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceSetCpuAffinity(device: nvmlDevice_t) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetCpuAffinity",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetCpuAffinity",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetCpuAffinity(device),
     )
 }

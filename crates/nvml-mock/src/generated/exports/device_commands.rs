@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceClearEccErrorCounts(
     counterType: nvmlEccCounterType_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceClearEccErrorCounts",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceClearEccErrorCounts",
+            object: Object::Device(device),
+            selectors: &[counterType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceClearEccErrorCounts(device, counterType),
     )
 }
@@ -59,8 +63,12 @@ pub unsafe extern "C" fn nvmlDeviceResetApplicationsClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceResetApplicationsClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceResetApplicationsClocks",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceResetApplicationsClocks(device),
     )
 }
@@ -69,8 +77,12 @@ pub unsafe extern "C" fn nvmlDeviceResetGpuLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceResetGpuLockedClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceResetGpuLockedClocks",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceResetGpuLockedClocks(device),
     )
 }
@@ -79,8 +91,12 @@ pub unsafe extern "C" fn nvmlDeviceResetMemoryLockedClocks(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceResetMemoryLockedClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceResetMemoryLockedClocks",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceResetMemoryLockedClocks(device),
     )
 }
@@ -91,8 +107,12 @@ pub unsafe extern "C" fn nvmlDeviceSetAPIRestriction(
     isRestricted: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetAPIRestriction",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetAPIRestriction",
+            object: Object::Device(device),
+            selectors: &[apiType as i64, isRestricted as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetAPIRestriction(device, apiType, isRestricted),
     )
 }
@@ -103,8 +123,12 @@ pub unsafe extern "C" fn nvmlDeviceSetApplicationsClocks(
     graphicsClockMHz: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetApplicationsClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetApplicationsClocks",
+            object: Object::Device(device),
+            selectors: &[memClockMHz as i64, graphicsClockMHz as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetApplicationsClocks(device, memClockMHz, graphicsClockMHz),
     )
 }
@@ -114,8 +138,12 @@ pub unsafe extern "C" fn nvmlDeviceSetAutoBoostedClocksEnabled(
     enabled: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetAutoBoostedClocksEnabled",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetAutoBoostedClocksEnabled",
+            object: Object::Device(device),
+            selectors: &[enabled as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetAutoBoostedClocksEnabled(device, enabled),
     )
 }
@@ -125,8 +153,12 @@ pub unsafe extern "C" fn nvmlDeviceSetComputeMode(
     mode: nvmlComputeMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetComputeMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetComputeMode",
+            object: Object::Device(device),
+            selectors: &[mode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetComputeMode(device, mode),
     )
 }
@@ -137,8 +169,12 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultAutoBoostedClocksEnabled(
     flags: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetDefaultAutoBoostedClocksEnabled",
+            object: Object::Device(device),
+            selectors: &[enabled as i64, flags as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device, enabled, flags),
     )
 }
@@ -148,8 +184,12 @@ pub unsafe extern "C" fn nvmlDeviceSetDefaultFanSpeed_v2(
     fan: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetDefaultFanSpeed_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetDefaultFanSpeed_v2",
+            object: Object::Device(device),
+            selectors: &[fan as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetDefaultFanSpeed_v2(device, fan),
     )
 }
@@ -160,8 +200,12 @@ pub unsafe extern "C" fn nvmlDeviceSetDriverModel(
     flags: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetDriverModel",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetDriverModel",
+            object: Object::Device(device),
+            selectors: &[driverModel as i64, flags as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetDriverModel(device, driverModel, flags),
     )
 }
@@ -171,8 +215,12 @@ pub unsafe extern "C" fn nvmlDeviceSetEccMode(
     ecc: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetEccMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetEccMode",
+            object: Object::Device(device),
+            selectors: &[ecc as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetEccMode(device, ecc),
     )
 }
@@ -183,8 +231,12 @@ pub unsafe extern "C" fn nvmlDeviceSetFanControlPolicy(
     policy: nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetFanControlPolicy",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetFanControlPolicy",
+            object: Object::Device(device),
+            selectors: &[fan as i64, policy as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetFanControlPolicy(device, fan, policy),
     )
 }
@@ -195,8 +247,12 @@ pub unsafe extern "C" fn nvmlDeviceSetFanSpeed_v2(
     speed: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetFanSpeed_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetFanSpeed_v2",
+            object: Object::Device(device),
+            selectors: &[fan as i64, speed as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetFanSpeed_v2(device, fan, speed),
     )
 }
@@ -206,8 +262,12 @@ pub unsafe extern "C" fn nvmlDeviceSetGpcClkVfOffset(
     offset: c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetGpcClkVfOffset",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetGpcClkVfOffset",
+            object: Object::Device(device),
+            selectors: &[offset as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetGpcClkVfOffset(device, offset),
     )
 }
@@ -218,8 +278,12 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuLockedClocks(
     maxGpuClockMHz: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetGpuLockedClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetGpuLockedClocks",
+            object: Object::Device(device),
+            selectors: &[minGpuClockMHz as i64, maxGpuClockMHz as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetGpuLockedClocks(device, minGpuClockMHz, maxGpuClockMHz),
     )
 }
@@ -229,8 +293,12 @@ pub unsafe extern "C" fn nvmlDeviceSetGpuOperationMode(
     mode: nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetGpuOperationMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetGpuOperationMode",
+            object: Object::Device(device),
+            selectors: &[mode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetGpuOperationMode(device, mode),
     )
 }
@@ -240,8 +308,12 @@ pub unsafe extern "C" fn nvmlDeviceSetMemClkVfOffset(
     offset: c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetMemClkVfOffset",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetMemClkVfOffset",
+            object: Object::Device(device),
+            selectors: &[offset as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetMemClkVfOffset(device, offset),
     )
 }
@@ -252,8 +324,12 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLockedClocks(
     maxMemClockMHz: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetMemoryLockedClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetMemoryLockedClocks",
+            object: Object::Device(device),
+            selectors: &[minMemClockMHz as i64, maxMemClockMHz as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetMemoryLockedClocks(device, minMemClockMHz, maxMemClockMHz),
     )
 }
@@ -263,8 +339,12 @@ pub unsafe extern "C" fn nvmlDeviceSetPersistenceMode(
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetPersistenceMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetPersistenceMode",
+            object: Object::Device(device),
+            selectors: &[mode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetPersistenceMode(device, mode),
     )
 }
@@ -274,8 +354,12 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit(
     limit: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetPowerManagementLimit",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetPowerManagementLimit",
+            object: Object::Device(device),
+            selectors: &[limit as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetPowerManagementLimit(device, limit),
     )
 }
@@ -285,8 +369,12 @@ pub unsafe extern "C" fn nvmlDeviceSetRusdSettings_v1(
     settings: *mut nvmlRusdSettings_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetRusdSettings_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetRusdSettings_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: settings as *const c_uint,
+        },
         |e| e.nvmlDeviceSetRusdSettings_v1(device, settings),
     )
 }
@@ -297,8 +385,12 @@ pub unsafe extern "C" fn nvmlDeviceSetTemperatureThreshold(
     temp: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetTemperatureThreshold",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetTemperatureThreshold",
+            object: Object::Device(device),
+            selectors: &[thresholdType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp),
     )
 }

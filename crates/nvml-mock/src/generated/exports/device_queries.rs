@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
@@ -50,8 +50,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAPIRestriction(
     isRestricted: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAPIRestriction",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAPIRestriction",
+            object: Object::Device(device),
+            selectors: &[apiType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAPIRestriction(device, apiType, isRestricted),
     )
 }
@@ -61,8 +65,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBBXTimeData_v1(
     timeData: *mut nvmlBBXTimeData_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBBXTimeData_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBBXTimeData_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBBXTimeData_v1(device, timeData),
     )
 }
@@ -72,8 +80,12 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeMode(
     mode: *mut nvmlComputeMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetComputeMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetComputeMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetComputeMode(device, mode),
     )
 }
@@ -83,8 +95,12 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuAttestationReport(
     gpuAtstReport: *mut nvmlConfComputeGpuAttestationReport_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetConfComputeGpuAttestationReport",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetConfComputeGpuAttestationReport",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetConfComputeGpuAttestationReport(device, gpuAtstReport),
     )
 }
@@ -94,8 +110,12 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeGpuCertificate(
     gpuCert: *mut nvmlConfComputeGpuCertificate_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetConfComputeGpuCertificate",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetConfComputeGpuCertificate",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetConfComputeGpuCertificate(device, gpuCert),
     )
 }
@@ -105,8 +125,12 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeMemSizeInfo(
     memInfo: *mut nvmlConfComputeMemSizeInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetConfComputeMemSizeInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetConfComputeMemSizeInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetConfComputeMemSizeInfo(device, memInfo),
     )
 }
@@ -116,8 +140,12 @@ pub unsafe extern "C" fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetConfComputeProtectedMemoryUsage",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetConfComputeProtectedMemoryUsage",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetConfComputeProtectedMemoryUsage(device, memory),
     )
 }
@@ -127,8 +155,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayActive(
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDisplayActive",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDisplayActive",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDisplayActive(device, isActive),
     )
 }
@@ -138,8 +170,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDisplayMode(
     display: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDisplayMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDisplayMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDisplayMode(device, display),
     )
 }
@@ -150,8 +186,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel(
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDriverModel",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDriverModel",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDriverModel(device, current, pending),
     )
 }
@@ -162,8 +202,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDriverModel_v2(
     pending: *mut nvmlDriverModel_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDriverModel_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDriverModel_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDriverModel_v2(device, current, pending),
     )
 }
@@ -174,8 +218,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuOperationMode(
     pending: *mut nvmlGpuOperationMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuOperationMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuOperationMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuOperationMode(device, current, pending),
     )
 }
@@ -186,8 +234,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareMode(
     defaultMode: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGspFirmwareMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGspFirmwareMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGspFirmwareMode(device, isEnabled, defaultMode),
     )
 }
@@ -197,8 +249,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGspFirmwareVersion(
     version: *mut c_char,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGspFirmwareVersion",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGspFirmwareVersion",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGspFirmwareVersion(device, version),
     )
 }
@@ -209,8 +265,12 @@ pub unsafe extern "C" fn nvmlDeviceGetLastBBXFlushTime(
     durationUs: *mut c_ulong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetLastBBXFlushTime",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetLastBBXFlushTime",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetLastBBXFlushTime(device, timestamp, durationUs),
     )
 }
@@ -220,8 +280,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPersistenceMode(
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPersistenceMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPersistenceMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPersistenceMode(device, mode),
     )
 }
@@ -231,8 +295,12 @@ pub unsafe extern "C" fn nvmlDeviceSetConfComputeUnprotectedMemSize(
     sizeKiB: c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetConfComputeUnprotectedMemSize",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetConfComputeUnprotectedMemSize",
+            object: Object::Device(device),
+            selectors: &[sizeKiB as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetConfComputeUnprotectedMemSize(device, sizeKiB),
     )
 }
@@ -241,8 +309,12 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeCapabilities(
     capabilities: *mut nvmlConfComputeSystemCaps_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetConfComputeCapabilities",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetConfComputeCapabilities",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetConfComputeCapabilities(capabilities),
     )
 }
@@ -251,8 +323,12 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeGpusReadyState(
     isAcceptingWork: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetConfComputeGpusReadyState",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetConfComputeGpusReadyState",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetConfComputeGpusReadyState(isAcceptingWork),
     )
 }
@@ -261,8 +337,12 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
+            object: Object::System,
+            selectors: &[],
+            record: pKeyRotationThrInfo as *const c_uint,
+        },
         |e| e.nvmlSystemGetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
 }
@@ -271,8 +351,12 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings(
     settings: *mut nvmlSystemConfComputeSettings_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetConfComputeSettings",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetConfComputeSettings",
+            object: Object::System,
+            selectors: &[],
+            record: settings as *const c_uint,
+        },
         |e| e.nvmlSystemGetConfComputeSettings(settings),
     )
 }
@@ -281,8 +365,12 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeSettings_v2(
     settings: *mut nvmlSystemConfComputeSettings_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetConfComputeSettings_v2",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetConfComputeSettings_v2",
+            object: Object::System,
+            selectors: &[],
+            record: settings as *const c_uint,
+        },
         |e| e.nvmlSystemGetConfComputeSettings_v2(settings),
     )
 }
@@ -291,8 +379,12 @@ pub unsafe extern "C" fn nvmlSystemGetConfComputeState(
     state: *mut nvmlConfComputeSystemState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetConfComputeState",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetConfComputeState",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetConfComputeState(state),
     )
 }
@@ -301,8 +393,12 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeGpusReadyState(
     isAcceptingWork: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemSetConfComputeGpusReadyState",
-        Object::System,
+        Call {
+            name: "nvmlSystemSetConfComputeGpusReadyState",
+            object: Object::System,
+            selectors: &[isAcceptingWork as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemSetConfComputeGpusReadyState(isAcceptingWork),
     )
 }
@@ -311,8 +407,12 @@ pub unsafe extern "C" fn nvmlSystemSetConfComputeKeyRotationThresholdInfo(
     pKeyRotationThrInfo: *mut nvmlConfComputeSetKeyRotationThresholdInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
-        Object::System,
+        Call {
+            name: "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
+            object: Object::System,
+            selectors: &[],
+            record: pKeyRotationThrInfo as *const c_uint,
+        },
         |e| e.nvmlSystemSetConfComputeKeyRotationThresholdInfo(pKeyRotationThrInfo),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveClockInfoStatus(
     adaptiveClockStatus: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAdaptiveClockInfoStatus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAdaptiveClockInfoStatus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAdaptiveClockInfoStatus(device, adaptiveClockStatus),
     )
 }
@@ -61,8 +65,12 @@ pub unsafe extern "C" fn nvmlDeviceGetApplicationsClock(
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetApplicationsClock",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetApplicationsClock",
+            object: Object::Device(device),
+            selectors: &[clockType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetApplicationsClock(device, clockType, clockMHz),
     )
 }
@@ -73,8 +81,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAutoBoostedClocksEnabled(
     defaultIsEnabled: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAutoBoostedClocksEnabled",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAutoBoostedClocksEnabled",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAutoBoostedClocksEnabled(device, isEnabled, defaultIsEnabled),
     )
 }
@@ -84,8 +96,12 @@ pub unsafe extern "C" fn nvmlDeviceGetClkMonStatus(
     status: *mut nvmlClkMonStatus_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetClkMonStatus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetClkMonStatus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetClkMonStatus(device, status),
     )
 }
@@ -97,8 +113,12 @@ pub unsafe extern "C" fn nvmlDeviceGetClock(
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetClock",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetClock",
+            object: Object::Device(device),
+            selectors: &[clockType as i64, clockId as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetClock(device, clockType, clockId, clockMHz),
     )
 }
@@ -109,8 +129,12 @@ pub unsafe extern "C" fn nvmlDeviceGetClockInfo(
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetClockInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetClockInfo",
+            object: Object::Device(device),
+            selectors: &[r#type as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetClockInfo(device, r#type, clock),
     )
 }
@@ -120,8 +144,15 @@ pub unsafe extern "C" fn nvmlDeviceGetClockOffsets(
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetClockOffsets",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetClockOffsets",
+            object: Object::Device(device),
+            selectors: &[
+                crate::ffi::get(info).map_or(0, |r| r.r#type as i64),
+                crate::ffi::get(info).map_or(0, |r| r.pstate as i64),
+            ],
+            record: info as *const c_uint,
+        },
         |e| e.nvmlDeviceGetClockOffsets(device, info),
     )
 }
@@ -131,8 +162,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClockFreqs(
     currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCurrentClockFreqs",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCurrentClockFreqs",
+            object: Object::Device(device),
+            selectors: &[],
+            record: currentClockFreqs as *const c_uint,
+        },
         |e| e.nvmlDeviceGetCurrentClockFreqs(device, currentClockFreqs),
     )
 }
@@ -142,8 +177,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksEventReasons(
     clocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCurrentClocksEventReasons",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCurrentClocksEventReasons",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCurrentClocksEventReasons(device, clocksEventReasons),
     )
 }
@@ -153,8 +192,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrentClocksThrottleReasons(
     clocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCurrentClocksThrottleReasons",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCurrentClocksThrottleReasons",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCurrentClocksThrottleReasons(device, clocksThrottleReasons),
     )
 }
@@ -165,8 +208,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultApplicationsClock(
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDefaultApplicationsClock",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDefaultApplicationsClock",
+            object: Object::Device(device),
+            selectors: &[clockType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDefaultApplicationsClock(device, clockType, clockMHz),
     )
 }
@@ -176,8 +223,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDynamicPstatesInfo(
     pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDynamicPstatesInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDynamicPstatesInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDynamicPstatesInfo(device, pDynamicPstatesInfo),
     )
 }
@@ -188,8 +239,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpcClkMinMaxVfOffset",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpcClkMinMaxVfOffset",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpcClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
 }
@@ -199,8 +254,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpcClkVfOffset(
     offset: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpcClkVfOffset",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpcClkVfOffset",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpcClkVfOffset(device, offset),
     )
 }
@@ -211,8 +270,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxClockInfo(
     clock: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMaxClockInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMaxClockInfo",
+            object: Object::Device(device),
+            selectors: &[r#type as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMaxClockInfo(device, r#type, clock),
     )
 }
@@ -223,8 +286,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxCustomerBoostClock(
     clockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMaxCustomerBoostClock",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMaxCustomerBoostClock",
+            object: Object::Device(device),
+            selectors: &[clockType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMaxCustomerBoostClock(device, clockType, clockMHz),
     )
 }
@@ -235,8 +302,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkMinMaxVfOffset(
     maxOffset: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemClkMinMaxVfOffset",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemClkMinMaxVfOffset",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMemClkMinMaxVfOffset(device, minOffset, maxOffset),
     )
 }
@@ -246,8 +317,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemClkVfOffset(
     offset: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemClkVfOffset",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemClkVfOffset",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMemClkVfOffset(device, offset),
     )
 }
@@ -260,8 +335,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxClockOfPState(
     maxClockMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMinMaxClockOfPState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMinMaxClockOfPState",
+            object: Object::Device(device),
+            selectors: &[r#type as i64, pstate as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetMinMaxClockOfPState(
@@ -280,8 +359,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceModes(
     perfModes: *mut nvmlDevicePerfModes_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPerformanceModes",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPerformanceModes",
+            object: Object::Device(device),
+            selectors: &[],
+            record: perfModes as *const c_uint,
+        },
         |e| e.nvmlDeviceGetPerformanceModes(device, perfModes),
     )
 }
@@ -291,8 +374,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPerformanceState(
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPerformanceState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPerformanceState",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPerformanceState(device, pState),
     )
 }
@@ -302,8 +389,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksEventReasons(
     supportedClocksEventReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedClocksEventReasons",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedClocksEventReasons",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetSupportedClocksEventReasons(
@@ -319,8 +410,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedClocksThrottleReasons(
     supportedClocksThrottleReasons: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedClocksThrottleReasons",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedClocksThrottleReasons",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetSupportedClocksThrottleReasons(
@@ -338,8 +433,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedGraphicsClocks(
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedGraphicsClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedGraphicsClocks",
+            object: Object::Device(device),
+            selectors: &[memoryClockMHz as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetSupportedGraphicsClocks(
@@ -358,8 +457,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedMemoryClocks(
     clocksMHz: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedMemoryClocks",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedMemoryClocks",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetSupportedMemoryClocks(device, count, clocksMHz),
     )
 }
@@ -370,8 +473,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedPerformanceStates(
     size: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedPerformanceStates",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedPerformanceStates",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetSupportedPerformanceStates(device, pstates, size),
     )
 }
@@ -382,8 +489,12 @@ pub unsafe extern "C" fn nvmlDeviceGetViolationStatus(
     violTime: *mut nvmlViolationTime_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetViolationStatus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetViolationStatus",
+            object: Object::Device(device),
+            selectors: &[perfPolicyType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetViolationStatus(device, perfPolicyType, violTime),
     )
 }
@@ -393,8 +504,12 @@ pub unsafe extern "C" fn nvmlDeviceSetClockOffsets(
     info: *mut nvmlClockOffset_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetClockOffsets",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetClockOffsets",
+            object: Object::Device(device),
+            selectors: &[],
+            record: info as *const c_uint,
+        },
         |e| e.nvmlDeviceSetClockOffsets(device, info),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetArchitecture(
     arch: *mut nvmlDeviceArchitecture_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetArchitecture",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetArchitecture",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetArchitecture(device, arch),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes(
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAttributes",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAttributes",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAttributes(device, attributes),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAttributes_v2(
     attributes: *mut nvmlDeviceAttributes_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAttributes_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAttributes_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAttributes_v2(device, attributes),
     )
 }
@@ -82,8 +94,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardId(
     boardId: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBoardId",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBoardId",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBoardId(device, boardId),
     )
 }
@@ -94,8 +110,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBoardPartNumber(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBoardPartNumber",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBoardPartNumber",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBoardPartNumber(device, partNumber, length),
     )
 }
@@ -105,16 +125,24 @@ pub unsafe extern "C" fn nvmlDeviceGetBrand(
     r#type: *mut nvmlBrandType_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBrand",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBrand",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBrand(device, r#type),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCount(deviceCount: *mut c_uint) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCount",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetCount",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCount(deviceCount),
     )
 }
@@ -123,8 +151,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCount_v2(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCount_v2",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetCount_v2",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCount_v2(deviceCount),
     )
 }
@@ -135,8 +167,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCudaComputeCapability(
     minor: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCudaComputeCapability",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCudaComputeCapability",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCudaComputeCapability(device, major, minor),
     )
 }
@@ -146,8 +182,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuUptime_v1(
     uptime: *mut nvmlGpuUptime_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuUptime_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuUptime_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuUptime_v1(device, uptime),
     )
 }
@@ -157,8 +197,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleByIndex",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleByIndex",
+            object: Object::System,
+            selectors: &[index as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHandleByIndex(index, device),
     )
 }
@@ -168,8 +212,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByIndex_v2(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleByIndex_v2",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleByIndex_v2",
+            object: Object::System,
+            selectors: &[index as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHandleByIndex_v2(index, device),
     )
 }
@@ -179,8 +227,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleByPciBusId",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleByPciBusId",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHandleByPciBusId(pciBusId, device),
     )
 }
@@ -190,8 +242,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByPciBusId_v2(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleByPciBusId_v2",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleByPciBusId_v2",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device),
     )
 }
@@ -201,8 +257,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleBySerial(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleBySerial",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleBySerial",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHandleBySerial(serial, device),
     )
 }
@@ -212,8 +272,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUID(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleByUUID",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleByUUID",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHandleByUUID(uuid, device),
     )
 }
@@ -223,8 +287,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHandleByUUIDV(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHandleByUUIDV",
-        Object::System,
+        Call {
+            name: "nvmlDeviceGetHandleByUUIDV",
+            object: Object::System,
+            selectors: &[],
+            record: uuid as *const c_uint,
+        },
         |e| e.nvmlDeviceGetHandleByUUIDV(uuid, device),
     )
 }
@@ -234,8 +302,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHostname_v1(
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHostname_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetHostname_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHostname_v1(device, hostname),
     )
 }
@@ -245,8 +317,12 @@ pub unsafe extern "C" fn nvmlDeviceGetIndex(
     index: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetIndex",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetIndex",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetIndex(device, index),
     )
 }
@@ -256,8 +332,12 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomConfigurationChecksum(
     checksum: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetInforomConfigurationChecksum",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetInforomConfigurationChecksum",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetInforomConfigurationChecksum(device, checksum),
     )
 }
@@ -268,8 +348,12 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomImageVersion(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetInforomImageVersion",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetInforomImageVersion",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetInforomImageVersion(device, version, length),
     )
 }
@@ -281,8 +365,12 @@ pub unsafe extern "C" fn nvmlDeviceGetInforomVersion(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetInforomVersion",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetInforomVersion",
+            object: Object::Device(device),
+            selectors: &[object as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetInforomVersion(device, object, version, length),
     )
 }
@@ -292,8 +380,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMinorNumber(
     minorNumber: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMinorNumber",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMinorNumber",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMinorNumber(device, minorNumber),
     )
 }
@@ -303,8 +395,12 @@ pub unsafe extern "C" fn nvmlDeviceGetModuleId(
     moduleId: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetModuleId",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetModuleId",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetModuleId(device, moduleId),
     )
 }
@@ -314,8 +410,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMultiGpuBoard(
     multiGpuBool: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMultiGpuBoard",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMultiGpuBoard",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMultiGpuBoard(device, multiGpuBool),
     )
 }
@@ -326,8 +426,12 @@ pub unsafe extern "C" fn nvmlDeviceGetName(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetName",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetName",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetName(device, name, length),
     )
 }
@@ -337,8 +441,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNumGpuCores(
     numCores: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNumGpuCores",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNumGpuCores",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNumGpuCores(device, numCores),
     )
 }
@@ -348,8 +456,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPdi(
     pdi: *mut nvmlPdi_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPdi",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPdi",
+            object: Object::Device(device),
+            selectors: &[],
+            record: pdi as *const c_uint,
+        },
         |e| e.nvmlDeviceGetPdi(device, pdi),
     )
 }
@@ -359,8 +471,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPlatformInfo(
     platformInfo: *mut nvmlPlatformInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPlatformInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPlatformInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: platformInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetPlatformInfo(device, platformInfo),
     )
 }
@@ -371,8 +487,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSerial(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSerial",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSerial",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetSerial(device, serial, length),
     )
 }
@@ -383,8 +503,12 @@ pub unsafe extern "C" fn nvmlDeviceGetUUID(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetUUID",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetUUID",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetUUID(device, uuid, length),
     )
 }
@@ -395,8 +519,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVbiosVersion(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVbiosVersion",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVbiosVersion",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVbiosVersion(device, version, length),
     )
 }
@@ -406,8 +534,12 @@ pub unsafe extern "C" fn nvmlDeviceSetHostname_v1(
     hostname: *mut nvmlHostname_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetHostname_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetHostname_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetHostname_v1(device, hostname),
     )
 }
@@ -416,8 +548,12 @@ pub unsafe extern "C" fn nvmlDeviceValidateInforom(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceValidateInforom",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceValidateInforom",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceValidateInforom(device),
     )
 }

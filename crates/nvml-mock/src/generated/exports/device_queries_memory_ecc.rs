@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBAR1MemoryInfo(
     bar1Memory: *mut nvmlBAR1Memory_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBAR1MemoryInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBAR1MemoryInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBAR1MemoryInfo(device, bar1Memory),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBankRemapperStatus_v1(
     pBankRemapperStatus: *mut nvmlEccBankRemapperStatus_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBankRemapperStatus_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBankRemapperStatus_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBankRemapperStatus_v1(device, pBankRemapperStatus),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDefaultEccMode(
     defaultMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDefaultEccMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDefaultEccMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDefaultEccMode(device, defaultMode),
     )
 }
@@ -84,8 +96,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDetailedEccErrors(
     eccCounts: *mut nvmlEccErrorCounts_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDetailedEccErrors",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDetailedEccErrors",
+            object: Object::Device(device),
+            selectors: &[errorType as i64, counterType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDetailedEccErrors(device, errorType, counterType, eccCounts),
     )
 }
@@ -96,8 +112,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDramEncryptionMode(
     pending: *mut nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDramEncryptionMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDramEncryptionMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: current as *const c_uint,
+        },
         |e| e.nvmlDeviceGetDramEncryptionMode(device, current, pending),
     )
 }
@@ -108,8 +128,12 @@ pub unsafe extern "C" fn nvmlDeviceGetEccMode(
     pending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetEccMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetEccMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetEccMode(device, current, pending),
     )
 }
@@ -119,8 +143,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryBusWidth(
     busWidth: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemoryBusWidth",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemoryBusWidth",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMemoryBusWidth(device, busWidth),
     )
 }
@@ -133,8 +161,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryErrorCounter(
     count: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemoryErrorCounter",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemoryErrorCounter",
+            object: Object::Device(device),
+            selectors: &[errorType as i64, counterType as i64, locationType as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetMemoryErrorCounter(
@@ -153,8 +185,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo(
     memory: *mut nvmlMemory_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemoryInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemoryInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMemoryInfo(device, memory),
     )
 }
@@ -164,8 +200,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryInfo_v2(
     memory: *mut nvmlMemory_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemoryInfo_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemoryInfo_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: memory as *const c_uint,
+        },
         |e| e.nvmlDeviceGetMemoryInfo_v2(device, memory),
     )
 }
@@ -175,8 +215,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMemoryLimits_v1(
     limits: *mut nvmlGetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMemoryLimits_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMemoryLimits_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMemoryLimits_v1(device, limits),
     )
 }
@@ -189,8 +233,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows(
     failureOccurred: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRemappedRows",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRemappedRows",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetRemappedRows(
@@ -209,8 +257,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRemappedRows_v2(
     info: *mut nvmlRemappedRowsInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRemappedRows_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRemappedRows_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetRemappedRows_v2(device, info),
     )
 }
@@ -222,8 +274,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages(
     addresses: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRetiredPages",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRetiredPages",
+            object: Object::Device(device),
+            selectors: &[cause as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses),
     )
 }
@@ -233,8 +289,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPagesPendingStatus(
     isPending: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRetiredPagesPendingStatus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRetiredPagesPendingStatus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetRetiredPagesPendingStatus(device, isPending),
     )
 }
@@ -247,8 +307,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRetiredPages_v2(
     timestamps: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRetiredPages_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRetiredPages_v2",
+            object: Object::Device(device),
+            selectors: &[cause as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetRetiredPages_v2(
@@ -267,8 +331,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRowRemapperHistogram(
     values: *mut nvmlRowRemapperHistogramValues_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRowRemapperHistogram",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRowRemapperHistogram",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetRowRemapperHistogram(device, values),
     )
 }
@@ -278,8 +346,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSramEccErrorStatus(
     status: *mut nvmlEccSramErrorStatus_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSramEccErrorStatus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSramEccErrorStatus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: status as *const c_uint,
+        },
         |e| e.nvmlDeviceGetSramEccErrorStatus(device, status),
     )
 }
@@ -289,8 +361,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(
     errorCounts: *mut nvmlEccSramUniqueUncorrectedErrorCounts_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
+            object: Object::Device(device),
+            selectors: &[],
+            record: errorCounts as *const c_uint,
+        },
         |e| e.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(device, errorCounts),
     )
 }
@@ -302,8 +378,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEccErrors(
     eccCounts: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTotalEccErrors",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTotalEccErrors",
+            object: Object::Device(device),
+            selectors: &[errorType as i64, counterType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTotalEccErrors(device, errorType, counterType, eccCounts),
     )
 }
@@ -313,8 +393,12 @@ pub unsafe extern "C" fn nvmlDeviceSetDramEncryptionMode(
     dramEncryption: *const nvmlDramEncryptionInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetDramEncryptionMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetDramEncryptionMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: dramEncryption as *const c_uint,
+        },
         |e| e.nvmlDeviceSetDramEncryptionMode(device, dramEncryption),
     )
 }
@@ -324,8 +408,12 @@ pub unsafe extern "C" fn nvmlDeviceSetMemoryLimits_v1(
     limits: *mut nvmlSetMemoryLimits_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetMemoryLimits_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetMemoryLimits_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetMemoryLimits_v1(device, limits),
     )
 }

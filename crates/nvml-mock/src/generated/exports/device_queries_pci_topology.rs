@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBridgeChipInfo(
     bridgeHierarchy: *mut nvmlBridgeChipHierarchy_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBridgeChipInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBridgeChipInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBridgeChipInfo(device, bridgeHierarchy),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDeviceGetBusType(
     r#type: *mut nvmlBusType_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetBusType",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetBusType",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetBusType(device, r#type),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDeviceGetC2cModeInfoV(
     c2cModeInfo: *mut nvmlC2cModeInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetC2cModeInfoV",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetC2cModeInfoV",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetC2cModeInfoV(device, c2cModeInfo),
     )
 }
@@ -82,8 +94,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkGeneration(
     currLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCurrPcieLinkGeneration",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCurrPcieLinkGeneration",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCurrPcieLinkGeneration(device, currLinkGen),
     )
 }
@@ -93,8 +109,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCurrPcieLinkWidth(
     currLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCurrPcieLinkWidth",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCurrPcieLinkWidth",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCurrPcieLinkWidth(device, currLinkWidth),
     )
 }
@@ -104,8 +124,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo(
     gpuFabricInfo: *mut nvmlGpuFabricInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuFabricInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuFabricInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuFabricInfo(device, gpuFabricInfo),
     )
 }
@@ -115,8 +139,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfoV(
     gpuFabricInfo: *mut nvmlGpuFabricInfoV_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuFabricInfoV",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuFabricInfoV",
+            object: Object::Device(device),
+            selectors: &[],
+            record: gpuFabricInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetGpuFabricInfoV(device, gpuFabricInfo),
     )
 }
@@ -126,8 +154,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuFabricInfo_v4(
     gpuFabricInfo: *mut nvmlGpuFabricInfo_v4_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuFabricInfo_v4",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuFabricInfo_v4",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuFabricInfo_v4(device, gpuFabricInfo),
     )
 }
@@ -137,8 +169,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     maxLinkGenDevice: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuMaxPcieLinkGeneration",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuMaxPcieLinkGeneration(device, maxLinkGenDevice),
     )
 }
@@ -148,8 +184,12 @@ pub unsafe extern "C" fn nvmlDeviceGetIrqNum(
     irqNum: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetIrqNum",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetIrqNum",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetIrqNum(device, irqNum),
     )
 }
@@ -159,8 +199,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkGeneration(
     maxLinkGen: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMaxPcieLinkGeneration",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMaxPcieLinkGeneration",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMaxPcieLinkGeneration(device, maxLinkGen),
     )
 }
@@ -170,8 +214,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxPcieLinkWidth(
     maxLinkWidth: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMaxPcieLinkWidth",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMaxPcieLinkWidth",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMaxPcieLinkWidth(device, maxLinkWidth),
     )
 }
@@ -183,8 +231,12 @@ pub unsafe extern "C" fn nvmlDeviceGetP2PStatus(
     p2pStatus: *mut nvmlGpuP2PStatus_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetP2PStatus",
-        Object::Device(device1),
+        Call {
+            name: "nvmlDeviceGetP2PStatus",
+            object: Object::Device(device1),
+            selectors: &[device2 as i64, p2pIndex as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetP2PStatus(device1, device2, p2pIndex, p2pStatus),
     )
 }
@@ -194,8 +246,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo(
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPciInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPciInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPciInfo(device, pci),
     )
 }
@@ -205,8 +261,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfoExt(
     pci: *mut nvmlPciInfoExt_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPciInfoExt",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPciInfoExt",
+            object: Object::Device(device),
+            selectors: &[],
+            record: pci as *const c_uint,
+        },
         |e| e.nvmlDeviceGetPciInfoExt(device, pci),
     )
 }
@@ -216,8 +276,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v2(
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPciInfo_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPciInfo_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPciInfo_v2(device, pci),
     )
 }
@@ -227,8 +291,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPciInfo_v3(
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPciInfo_v3",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPciInfo_v3",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPciInfo_v3(device, pci),
     )
 }
@@ -238,8 +306,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieLinkMaxSpeed(
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPcieLinkMaxSpeed",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPcieLinkMaxSpeed",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPcieLinkMaxSpeed(device, maxSpeed),
     )
 }
@@ -249,8 +321,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieReplayCounter(
     value: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPcieReplayCounter",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPcieReplayCounter",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPcieReplayCounter(device, value),
     )
 }
@@ -260,8 +336,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieSpeed(
     pcieSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPcieSpeed",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPcieSpeed",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPcieSpeed(device, pcieSpeed),
     )
 }
@@ -272,8 +352,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPcieThroughput(
     value: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPcieThroughput",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPcieThroughput",
+            object: Object::Device(device),
+            selectors: &[counter as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPcieThroughput(device, counter, value),
     )
 }
@@ -284,8 +368,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyCommonAncestor(
     pathInfo: *mut nvmlGpuTopologyLevel_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTopologyCommonAncestor",
-        Object::Device(device1),
+        Call {
+            name: "nvmlDeviceGetTopologyCommonAncestor",
+            object: Object::Device(device1),
+            selectors: &[device2 as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTopologyCommonAncestor(device1, device2, pathInfo),
     )
 }
@@ -297,8 +385,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTopologyNearestGpus(
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTopologyNearestGpus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTopologyNearestGpus",
+            object: Object::Device(device),
+            selectors: &[level as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTopologyNearestGpus(device, level, count, deviceArray),
     )
 }
@@ -309,8 +401,12 @@ pub unsafe extern "C" fn nvmlDeviceOnSameBoard(
     onSameBoard: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceOnSameBoard",
-        Object::Device(device1),
+        Call {
+            name: "nvmlDeviceOnSameBoard",
+            object: Object::Device(device1),
+            selectors: &[device2 as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceOnSameBoard(device1, device2, onSameBoard),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     info: *mut nvmlAdaptiveTgpModeInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetAdaptiveTgpModeInfo_v1(device, info),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCoolerInfo(
     coolerInfo: *mut nvmlCoolerInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCoolerInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCoolerInfo",
+            object: Object::Device(device),
+            selectors: &[crate::ffi::get(coolerInfo).map_or(0, |r| r.index as i64)],
+            record: coolerInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetCoolerInfo(device, coolerInfo),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDeviceGetEnforcedPowerLimit(
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetEnforcedPowerLimit",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetEnforcedPowerLimit",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetEnforcedPowerLimit(device, limit),
     )
 }
@@ -83,8 +95,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFanControlPolicy_v2(
     policy: *mut nvmlFanControlPolicy_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFanControlPolicy_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFanControlPolicy_v2",
+            object: Object::Device(device),
+            selectors: &[fan as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetFanControlPolicy_v2(device, fan, policy),
     )
 }
@@ -94,8 +110,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed(
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFanSpeed",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFanSpeed",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetFanSpeed(device, speed),
     )
 }
@@ -105,8 +125,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeedRPM(
     fanSpeed: *mut nvmlFanSpeedInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFanSpeedRPM",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFanSpeedRPM",
+            object: Object::Device(device),
+            selectors: &[crate::ffi::get(fanSpeed).map_or(0, |r| r.fan as i64)],
+            record: fanSpeed as *const c_uint,
+        },
         |e| e.nvmlDeviceGetFanSpeedRPM(device, fanSpeed),
     )
 }
@@ -117,8 +141,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFanSpeed_v2(
     speed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFanSpeed_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFanSpeed_v2",
+            object: Object::Device(device),
+            selectors: &[fan as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetFanSpeed_v2(device, fan, speed),
     )
 }
@@ -128,8 +156,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMarginTemperature(
     marginTempInfo: *mut nvmlMarginTemperature_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMarginTemperature",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMarginTemperature",
+            object: Object::Device(device),
+            selectors: &[],
+            record: marginTempInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetMarginTemperature(device, marginTempInfo),
     )
 }
@@ -140,8 +172,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMinMaxFanSpeed(
     maxSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMinMaxFanSpeed",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMinMaxFanSpeed",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMinMaxFanSpeed(device, minSpeed, maxSpeed),
     )
 }
@@ -151,8 +187,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNumFans(
     numFans: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNumFans",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNumFans",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNumFans(device, numFans),
     )
 }
@@ -162,8 +202,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementDefaultLimit(
     defaultLimit: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerManagementDefaultLimit",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerManagementDefaultLimit",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerManagementDefaultLimit(device, defaultLimit),
     )
 }
@@ -173,8 +217,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimit(
     limit: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerManagementLimit",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerManagementLimit",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerManagementLimit(device, limit),
     )
 }
@@ -185,8 +233,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementLimitConstraints(
     maxLimit: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerManagementLimitConstraints",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerManagementLimitConstraints",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerManagementLimitConstraints(device, minLimit, maxLimit),
     )
 }
@@ -196,8 +248,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerManagementMode(
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerManagementMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerManagementMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerManagementMode(device, mode),
     )
 }
@@ -207,8 +263,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerMizerMode_v1(
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerMizerMode_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerMizerMode_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerMizerMode_v1(device, powerMizerMode),
     )
 }
@@ -218,8 +278,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerSource(
     powerSource: *mut nvmlPowerSource_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerSource",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerSource",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerSource(device, powerSource),
     )
 }
@@ -229,8 +293,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerState(
     pState: *mut nvmlPstates_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerState",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerState(device, pState),
     )
 }
@@ -240,8 +308,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPowerUsage(
     power: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPowerUsage",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPowerUsage",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPowerUsage(device, power),
     )
 }
@@ -252,8 +324,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTargetFanSpeed(
     targetSpeed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTargetFanSpeed",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTargetFanSpeed",
+            object: Object::Device(device),
+            selectors: &[fan as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTargetFanSpeed(device, fan, targetSpeed),
     )
 }
@@ -264,8 +340,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperature(
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTemperature",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTemperature",
+            object: Object::Device(device),
+            selectors: &[sensorType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTemperature(device, sensorType, temp),
     )
 }
@@ -276,8 +356,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureThreshold(
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTemperatureThreshold",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTemperatureThreshold",
+            object: Object::Device(device),
+            selectors: &[thresholdType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTemperatureThreshold(device, thresholdType, temp),
     )
 }
@@ -287,8 +371,14 @@ pub unsafe extern "C" fn nvmlDeviceGetTemperatureV(
     temperature: *mut nvmlTemperature_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTemperatureV",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTemperatureV",
+            object: Object::Device(device),
+            selectors: &[
+                crate::ffi::get(temperature).map_or(0, |r| r.sensorType as i64),
+            ],
+            record: temperature as *const c_uint,
+        },
         |e| e.nvmlDeviceGetTemperatureV(device, temperature),
     )
 }
@@ -299,8 +389,12 @@ pub unsafe extern "C" fn nvmlDeviceGetThermalSettings(
     pThermalSettings: *mut nvmlGpuThermalSettings_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetThermalSettings",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetThermalSettings",
+            object: Object::Device(device),
+            selectors: &[sensorIndex as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetThermalSettings(device, sensorIndex, pThermalSettings),
     )
 }
@@ -310,8 +404,12 @@ pub unsafe extern "C" fn nvmlDeviceGetTotalEnergyConsumption(
     energy: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetTotalEnergyConsumption",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetTotalEnergyConsumption",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetTotalEnergyConsumption(device, energy),
     )
 }
@@ -321,8 +419,12 @@ pub unsafe extern "C" fn nvmlDeviceSetAdaptiveTgpMode_v1(
     mode: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetAdaptiveTgpMode_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetAdaptiveTgpMode_v1",
+            object: Object::Device(device),
+            selectors: &[mode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetAdaptiveTgpMode_v1(device, mode),
     )
 }
@@ -332,8 +434,12 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerManagementLimit_v2(
     powerValue: *mut nvmlPowerValue_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetPowerManagementLimit_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetPowerManagementLimit_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: powerValue as *const c_uint,
+        },
         |e| e.nvmlDeviceSetPowerManagementLimit_v2(device, powerValue),
     )
 }
@@ -343,8 +449,12 @@ pub unsafe extern "C" fn nvmlDeviceSetPowerMizerMode_v1(
     powerMizerMode: *mut nvmlDevicePowerMizerModes_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetPowerMizerMode_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetPowerMizerMode_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetPowerMizerMode_v1(device, powerMizerMode),
     )
 }

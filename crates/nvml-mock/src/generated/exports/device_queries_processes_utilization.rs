@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
@@ -50,8 +50,12 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses(
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetComputeRunningProcesses",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetComputeRunningProcesses",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetComputeRunningProcesses(device, infoCount, infos),
     )
 }
@@ -62,8 +66,12 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v2(
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetComputeRunningProcesses_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetComputeRunningProcesses_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetComputeRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -74,8 +82,12 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeRunningProcesses_v3(
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetComputeRunningProcesses_v3",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetComputeRunningProcesses_v3",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetComputeRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -86,8 +98,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDecoderUtilization(
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDecoderUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetDecoderUtilization",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDecoderUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -98,8 +114,12 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderCapacity(
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetEncoderCapacity",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetEncoderCapacity",
+            object: Object::Device(device),
+            selectors: &[encoderQueryType as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetEncoderCapacity(device, encoderQueryType, encoderCapacity),
     )
 }
@@ -110,8 +130,12 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderSessions(
     sessionInfos: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetEncoderSessions",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetEncoderSessions",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetEncoderSessions(device, sessionCount, sessionInfos),
     )
 }
@@ -123,8 +147,12 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderStats(
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetEncoderStats",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetEncoderStats",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetEncoderStats(device, sessionCount, averageFps, averageLatency),
     )
 }
@@ -135,8 +163,12 @@ pub unsafe extern "C" fn nvmlDeviceGetEncoderUtilization(
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetEncoderUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetEncoderUtilization",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetEncoderUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -147,8 +179,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCSessions(
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFBCSessions",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFBCSessions",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetFBCSessions(device, sessionCount, sessionInfo),
     )
 }
@@ -158,8 +194,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFBCStats(
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFBCStats",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFBCStats",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetFBCStats(device, fbcStats),
     )
 }
@@ -170,8 +210,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses(
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGraphicsRunningProcesses",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGraphicsRunningProcesses",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGraphicsRunningProcesses(device, infoCount, infos),
     )
 }
@@ -182,8 +226,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGraphicsRunningProcesses_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGraphicsRunningProcesses_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -194,8 +242,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGraphicsRunningProcesses_v3",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGraphicsRunningProcesses_v3",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGraphicsRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -206,8 +258,12 @@ pub unsafe extern "C" fn nvmlDeviceGetJpgUtilization(
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetJpgUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetJpgUtilization",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetJpgUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -218,8 +274,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses(
     infos: *mut nvmlProcessInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMPSComputeRunningProcesses",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMPSComputeRunningProcesses",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses(device, infoCount, infos),
     )
 }
@@ -230,8 +290,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     infos: *mut nvmlProcessInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMPSComputeRunningProcesses_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v2(device, infoCount, infos),
     )
 }
@@ -242,8 +306,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     infos: *mut nvmlProcessInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMPSComputeRunningProcesses_v3",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMPSComputeRunningProcesses_v3(device, infoCount, infos),
     )
 }
@@ -254,8 +322,12 @@ pub unsafe extern "C" fn nvmlDeviceGetOfaUtilization(
     samplingPeriodUs: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetOfaUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetOfaUtilization",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetOfaUtilization(device, utilization, samplingPeriodUs),
     )
 }
@@ -267,8 +339,12 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessUtilization(
     lastSeenTimeStamp: c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetProcessUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetProcessUtilization",
+            object: Object::Device(device),
+            selectors: &[lastSeenTimeStamp as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetProcessUtilization(
@@ -286,8 +362,12 @@ pub unsafe extern "C" fn nvmlDeviceGetProcessesUtilizationInfo(
     procesesUtilInfo: *mut nvmlProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetProcessesUtilizationInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetProcessesUtilizationInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: procesesUtilInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetProcessesUtilizationInfo(device, procesesUtilInfo),
     )
 }
@@ -297,8 +377,12 @@ pub unsafe extern "C" fn nvmlDeviceGetRunningProcessDetailList(
     plist: *mut nvmlProcessDetailList_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetRunningProcessDetailList",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetRunningProcessDetailList",
+            object: Object::Device(device),
+            selectors: &[],
+            record: plist as *const c_uint,
+        },
         |e| e.nvmlDeviceGetRunningProcessDetailList(device, plist),
     )
 }
@@ -312,8 +396,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSamples(
     samples: *mut nvmlSample_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSamples",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSamples",
+            object: Object::Device(device),
+            selectors: &[r#type as i64, lastSeenTimeStamp as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetSamples(
@@ -333,8 +421,12 @@ pub unsafe extern "C" fn nvmlDeviceGetUtilizationRates(
     utilization: *mut nvmlUtilization_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetUtilizationRates",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetUtilizationRates",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetUtilizationRates(device, utilization),
     )
 }
@@ -344,8 +436,12 @@ pub unsafe extern "C" fn nvmlDevicePerfMetricsGetSamples_v1(
     samples: *mut nvmlPerfMetricsSamples_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDevicePerfMetricsGetSamples_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDevicePerfMetricsGetSamples_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDevicePerfMetricsGetSamples_v1(device, samples),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedEventTypes(
     eventTypes: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedEventTypes",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedEventTypes",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetSupportedEventTypes(device, eventTypes),
     )
 }
@@ -61,18 +65,38 @@ pub unsafe extern "C" fn nvmlDeviceRegisterEvents(
     set: nvmlEventSet_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceRegisterEvents",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceRegisterEvents",
+            object: Object::Device(device),
+            selectors: &[eventTypes as i64, set as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceRegisterEvents(device, eventTypes, set),
     )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetCreate(set: *mut nvmlEventSet_t) -> nvmlReturn_t {
-    api_entry("nvmlEventSetCreate", Object::System, |e| e.nvmlEventSetCreate(set))
+    api_entry(
+        Call {
+            name: "nvmlEventSetCreate",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlEventSetCreate(set),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetFree(set: nvmlEventSet_t) -> nvmlReturn_t {
-    api_entry("nvmlEventSetFree", Object::System, |e| e.nvmlEventSetFree(set))
+    api_entry(
+        Call {
+            name: "nvmlEventSetFree",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlEventSetFree(set),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
@@ -80,8 +104,12 @@ pub unsafe extern "C" fn nvmlEventSetGetContextCount_v1(
     params: *mut nvmlEventSetGetContextCount_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetGetContextCount_v1",
-        Object::System,
+        Call {
+            name: "nvmlEventSetGetContextCount_v1",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetGetContextCount_v1(set, params),
     )
 }
@@ -91,8 +119,12 @@ pub unsafe extern "C" fn nvmlEventSetGetContextData_v1(
     params: *mut nvmlEventSetGetContextData_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetGetContextData_v1",
-        Object::System,
+        Call {
+            name: "nvmlEventSetGetContextData_v1",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetGetContextData_v1(set, params),
     )
 }
@@ -102,8 +134,12 @@ pub unsafe extern "C" fn nvmlEventSetGetContextInfo_v1(
     params: *mut nvmlEventSetGetContextInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetGetContextInfo_v1",
-        Object::System,
+        Call {
+            name: "nvmlEventSetGetContextInfo_v1",
+            object: Object::System,
+            selectors: &[crate::ffi::get(params).map_or(0, |r| r.index as i64)],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetGetContextInfo_v1(set, params),
     )
 }
@@ -113,8 +149,12 @@ pub unsafe extern "C" fn nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
     params: *mut nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
-        Object::System,
+        Call {
+            name: "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1",
+            object: Object::System,
+            selectors: &[crate::ffi::get(params).map_or(0, |r| r.index as i64)],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(set, params),
     )
 }
@@ -124,8 +164,12 @@ pub unsafe extern "C" fn nvmlEventSetRegisterGpuOperationalEvents_v1(
     config: *const nvmlGpuOperationalEventConfig_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetRegisterGpuOperationalEvents_v1",
-        Object::System,
+        Call {
+            name: "nvmlEventSetRegisterGpuOperationalEvents_v1",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetRegisterGpuOperationalEvents_v1(eventSet, config),
     )
 }
@@ -136,8 +180,12 @@ pub unsafe extern "C" fn nvmlEventSetWait(
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetWait",
-        Object::System,
+        Call {
+            name: "nvmlEventSetWait",
+            object: Object::System,
+            selectors: &[timeoutms as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetWait(set, data, timeoutms),
     )
 }
@@ -148,8 +196,12 @@ pub unsafe extern "C" fn nvmlEventSetWait_v2(
     timeoutms: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetWait_v2",
-        Object::System,
+        Call {
+            name: "nvmlEventSetWait_v2",
+            object: Object::System,
+            selectors: &[timeoutms as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetWait_v2(set, data, timeoutms),
     )
 }
@@ -159,8 +211,12 @@ pub unsafe extern "C" fn nvmlEventSetWait_v3(
     params: *mut nvmlEventSetWait_v3_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlEventSetWait_v3",
-        Object::System,
+        Call {
+            name: "nvmlEventSetWait_v3",
+            object: Object::System,
+            selectors: &[crate::ffi::get(params).map_or(0, |r| r.timeoutMs as i64)],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlEventSetWait_v3(set, params),
     )
 }
@@ -169,8 +225,12 @@ pub unsafe extern "C" fn nvmlSystemEventSetCreate(
     request: *mut nvmlSystemEventSetCreateRequest_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemEventSetCreate",
-        Object::System,
+        Call {
+            name: "nvmlSystemEventSetCreate",
+            object: Object::System,
+            selectors: &[],
+            record: request as *const c_uint,
+        },
         |e| e.nvmlSystemEventSetCreate(request),
     )
 }
@@ -179,8 +239,12 @@ pub unsafe extern "C" fn nvmlSystemEventSetFree(
     request: *mut nvmlSystemEventSetFreeRequest_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemEventSetFree",
-        Object::System,
+        Call {
+            name: "nvmlSystemEventSetFree",
+            object: Object::System,
+            selectors: &[],
+            record: request as *const c_uint,
+        },
         |e| e.nvmlSystemEventSetFree(request),
     )
 }
@@ -189,8 +253,12 @@ pub unsafe extern "C" fn nvmlSystemEventSetWait(
     request: *mut nvmlSystemEventSetWaitRequest_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemEventSetWait",
-        Object::System,
+        Call {
+            name: "nvmlSystemEventSetWait",
+            object: Object::System,
+            selectors: &[],
+            record: request as *const c_uint,
+        },
         |e| e.nvmlSystemEventSetWait(request),
     )
 }
@@ -199,8 +267,12 @@ pub unsafe extern "C" fn nvmlSystemRegisterEvents(
     request: *mut nvmlSystemRegisterEventRequest_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemRegisterEvents",
-        Object::System,
+        Call {
+            name: "nvmlSystemRegisterEvents",
+            object: Object::System,
+            selectors: &[],
+            record: request as *const c_uint,
+        },
         |e| e.nvmlSystemRegisterEvents(request),
     )
 }

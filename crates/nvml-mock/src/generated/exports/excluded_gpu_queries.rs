@@ -41,15 +41,19 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGetExcludedDeviceCount(
     deviceCount: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGetExcludedDeviceCount",
-        Object::System,
+        Call {
+            name: "nvmlGetExcludedDeviceCount",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGetExcludedDeviceCount(deviceCount),
     )
 }
@@ -59,8 +63,12 @@ pub unsafe extern "C" fn nvmlGetExcludedDeviceInfoByIndex(
     info: *mut nvmlExcludedDeviceInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGetExcludedDeviceInfoByIndex",
-        Object::System,
+        Call {
+            name: "nvmlGetExcludedDeviceInfoByIndex",
+            object: Object::System,
+            selectors: &[index as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGetExcludedDeviceInfoByIndex(index, info),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
@@ -50,8 +50,12 @@ pub unsafe extern "C" fn nvmlDeviceClearFieldValues(
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceClearFieldValues",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceClearFieldValues",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceClearFieldValues(device, valuesCount, values),
     )
 }
@@ -62,8 +66,12 @@ pub unsafe extern "C" fn nvmlDeviceGetFieldValues(
     values: *mut nvmlFieldValue_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetFieldValues",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetFieldValues",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetFieldValues(device, valuesCount, values),
     )
 }

@@ -41,13 +41,21 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMetricsGet(
     metricsGet: *mut nvmlGpmMetricsGet_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpmMetricsGet", Object::System, |e| e.nvmlGpmMetricsGet(metricsGet))
+    api_entry(
+        Call {
+            name: "nvmlGpmMetricsGet",
+            object: Object::System,
+            selectors: &[],
+            record: metricsGet as *const c_uint,
+        },
+        |e| e.nvmlGpmMetricsGet(metricsGet),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmMigSampleGet(
@@ -56,8 +64,12 @@ pub unsafe extern "C" fn nvmlGpmMigSampleGet(
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpmMigSampleGet",
-        Object::Device(device),
+        Call {
+            name: "nvmlGpmMigSampleGet",
+            object: Object::Device(device),
+            selectors: &[gpuInstanceId as i64, gpmSample as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpmMigSampleGet(device, gpuInstanceId, gpmSample),
     )
 }
@@ -67,8 +79,12 @@ pub unsafe extern "C" fn nvmlGpmQueryDeviceSupport(
     gpmSupport: *mut nvmlGpmSupport_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpmQueryDeviceSupport",
-        Object::Device(device),
+        Call {
+            name: "nvmlGpmQueryDeviceSupport",
+            object: Object::Device(device),
+            selectors: &[],
+            record: gpmSupport as *const c_uint,
+        },
         |e| e.nvmlGpmQueryDeviceSupport(device, gpmSupport),
     )
 }
@@ -78,8 +94,12 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
     state: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpmQueryIfStreamingEnabled",
-        Object::Device(device),
+        Call {
+            name: "nvmlGpmQueryIfStreamingEnabled",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpmQueryIfStreamingEnabled(device, state),
     )
 }
@@ -87,11 +107,27 @@ pub unsafe extern "C" fn nvmlGpmQueryIfStreamingEnabled(
 pub unsafe extern "C" fn nvmlGpmSampleAlloc(
     gpmSample: *mut nvmlGpmSample_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlGpmSampleAlloc", Object::System, |e| e.nvmlGpmSampleAlloc(gpmSample))
+    api_entry(
+        Call {
+            name: "nvmlGpmSampleAlloc",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlGpmSampleAlloc(gpmSample),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleFree(gpmSample: nvmlGpmSample_t) -> nvmlReturn_t {
-    api_entry("nvmlGpmSampleFree", Object::System, |e| e.nvmlGpmSampleFree(gpmSample))
+    api_entry(
+        Call {
+            name: "nvmlGpmSampleFree",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlGpmSampleFree(gpmSample),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlGpmSampleGet(
@@ -99,8 +135,12 @@ pub unsafe extern "C" fn nvmlGpmSampleGet(
     gpmSample: nvmlGpmSample_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpmSampleGet",
-        Object::Device(device),
+        Call {
+            name: "nvmlGpmSampleGet",
+            object: Object::Device(device),
+            selectors: &[gpmSample as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpmSampleGet(device, gpmSample),
     )
 }
@@ -110,8 +150,12 @@ pub unsafe extern "C" fn nvmlGpmSetStreamingEnabled(
     state: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpmSetStreamingEnabled",
-        Object::Device(device),
+        Call {
+            name: "nvmlGpmSetStreamingEnabled",
+            object: Object::Device(device),
+            selectors: &[state as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpmSetStreamingEnabled(device, state),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceReadPRMCounters_v1(
     counterList: *mut nvmlPRMCounterList_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceReadPRMCounters_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceReadPRMCounters_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceReadPRMCounters_v1(device, counterList),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDeviceReadWritePRM_v1(
     buffer: *mut nvmlPRMTLV_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceReadWritePRM_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceReadWritePRM_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceReadWritePRM_v1(device, buffer),
     )
 }

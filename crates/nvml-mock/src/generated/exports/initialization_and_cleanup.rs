@@ -41,21 +41,53 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit() -> nvmlReturn_t {
-    api_entry("nvmlInit", Object::System, |e| e.nvmlInit())
+    api_entry(
+        Call {
+            name: "nvmlInit",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlInit(),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInitWithFlags(flags: c_uint) -> nvmlReturn_t {
-    api_entry("nvmlInitWithFlags", Object::System, |e| e.nvmlInitWithFlags(flags))
+    api_entry(
+        Call {
+            name: "nvmlInitWithFlags",
+            object: Object::System,
+            selectors: &[flags as i64],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlInitWithFlags(flags),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlInit_v2() -> nvmlReturn_t {
-    api_entry("nvmlInit_v2", Object::System, |e| e.nvmlInit_v2())
+    api_entry(
+        Call {
+            name: "nvmlInit_v2",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlInit_v2(),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlShutdown() -> nvmlReturn_t {
-    api_entry("nvmlShutdown", Object::System, |e| e.nvmlShutdown())
+    api_entry(
+        Call {
+            name: "nvmlShutdown",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlShutdown(),
+    )
 }

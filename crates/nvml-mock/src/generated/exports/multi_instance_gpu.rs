@@ -41,15 +41,19 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlComputeInstanceDestroy(
     computeInstance: nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlComputeInstanceDestroy",
-        Object::ComputeInstance(computeInstance),
+        Call {
+            name: "nvmlComputeInstanceDestroy",
+            object: Object::ComputeInstance(computeInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlComputeInstanceDestroy(computeInstance),
     )
 }
@@ -59,8 +63,12 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo(
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlComputeInstanceGetInfo",
-        Object::ComputeInstance(computeInstance),
+        Call {
+            name: "nvmlComputeInstanceGetInfo",
+            object: Object::ComputeInstance(computeInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlComputeInstanceGetInfo(computeInstance, info),
     )
 }
@@ -70,8 +78,12 @@ pub unsafe extern "C" fn nvmlComputeInstanceGetInfo_v2(
     info: *mut nvmlComputeInstanceInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlComputeInstanceGetInfo_v2",
-        Object::ComputeInstance(computeInstance),
+        Call {
+            name: "nvmlComputeInstanceGetInfo_v2",
+            object: Object::ComputeInstance(computeInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlComputeInstanceGetInfo_v2(computeInstance, info),
     )
 }
@@ -82,8 +94,12 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstance(
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceCreateGpuInstance",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceCreateGpuInstance",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceCreateGpuInstance(device, profileId, gpuInstance),
     )
 }
@@ -95,8 +111,12 @@ pub unsafe extern "C" fn nvmlDeviceCreateGpuInstanceWithPlacement(
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceCreateGpuInstanceWithPlacement",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceCreateGpuInstanceWithPlacement",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceCreateGpuInstanceWithPlacement(
@@ -114,8 +134,12 @@ pub unsafe extern "C" fn nvmlDeviceGetComputeInstanceId(
     id: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetComputeInstanceId",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetComputeInstanceId",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetComputeInstanceId(device, id),
     )
 }
@@ -125,8 +149,12 @@ pub unsafe extern "C" fn nvmlDeviceGetDeviceHandleFromMigDeviceHandle(
     device: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
-        Object::Device(migDevice),
+        Call {
+            name: "nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
+            object: Object::Device(migDevice),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice, device),
     )
 }
@@ -137,8 +165,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceById(
     gpuInstance: *mut nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstanceById",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstanceById",
+            object: Object::Device(device),
+            selectors: &[id as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuInstanceById(device, id, gpuInstance),
     )
 }
@@ -148,8 +180,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceId(
     id: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstanceId",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstanceId",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuInstanceId(device, id),
     )
 }
@@ -161,8 +197,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstancePossiblePlacements",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstancePossiblePlacements",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetGpuInstancePossiblePlacements(
@@ -182,8 +222,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetGpuInstancePossiblePlacements_v2(
@@ -202,8 +246,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfo(
     info: *mut nvmlGpuInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstanceProfileInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstanceProfileInfo",
+            object: Object::Device(device),
+            selectors: &[profile as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuInstanceProfileInfo(device, profile, info),
     )
 }
@@ -214,8 +262,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: info as *const c_uint,
+        },
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoByIdV(device, profileId, info),
     )
 }
@@ -226,8 +278,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceProfileInfoV(
     info: *mut nvmlGpuInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstanceProfileInfoV",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstanceProfileInfoV",
+            object: Object::Device(device),
+            selectors: &[profile as i64],
+            record: info as *const c_uint,
+        },
         |e| e.nvmlDeviceGetGpuInstanceProfileInfoV(device, profile, info),
     )
 }
@@ -238,8 +294,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstanceRemainingCapacity",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstanceRemainingCapacity",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId, count),
     )
 }
@@ -251,8 +311,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGpuInstances(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGpuInstances",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGpuInstances",
+            object: Object::Device(device),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGpuInstances(device, profileId, gpuInstances, count),
     )
 }
@@ -262,8 +326,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMaxMigDeviceCount(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMaxMigDeviceCount",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMaxMigDeviceCount",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMaxMigDeviceCount(device, count),
     )
 }
@@ -274,8 +342,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMigDeviceHandleByIndex(
     migDevice: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMigDeviceHandleByIndex",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMigDeviceHandleByIndex",
+            object: Object::Device(device),
+            selectors: &[index as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMigDeviceHandleByIndex(device, index, migDevice),
     )
 }
@@ -286,8 +358,12 @@ pub unsafe extern "C" fn nvmlDeviceGetMigMode(
     pendingMode: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetMigMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetMigMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetMigMode(device, currentMode, pendingMode),
     )
 }
@@ -297,8 +373,12 @@ pub unsafe extern "C" fn nvmlDeviceIsMigDeviceHandle(
     isMigDevice: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceIsMigDeviceHandle",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceIsMigDeviceHandle",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceIsMigDeviceHandle(device, isMigDevice),
     )
 }
@@ -309,8 +389,12 @@ pub unsafe extern "C" fn nvmlDeviceSetMigMode(
     activationStatus: *mut nvmlReturn_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetMigMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetMigMode",
+            object: Object::Device(device),
+            selectors: &[mode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetMigMode(device, mode, activationStatus),
     )
 }
@@ -321,8 +405,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstance(
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceCreateComputeInstance",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceCreateComputeInstance",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlGpuInstanceCreateComputeInstance(
@@ -341,8 +429,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceCreateComputeInstanceWithPlacement(
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceCreateComputeInstanceWithPlacement",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlGpuInstanceCreateComputeInstanceWithPlacement(
@@ -359,8 +451,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceDestroy(
     gpuInstance: nvmlGpuInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceDestroy",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceDestroy",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpuInstanceDestroy(gpuInstance),
     )
 }
@@ -371,8 +467,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceById(
     computeInstance: *mut nvmlComputeInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetComputeInstanceById",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetComputeInstanceById",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[id as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id, computeInstance),
     )
 }
@@ -384,8 +484,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstancePossiblePlacements(
@@ -405,8 +509,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     info: *mut nvmlComputeInstanceProfileInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetComputeInstanceProfileInfo",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profile as i64, engProfile as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceProfileInfo(
@@ -426,8 +534,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     info: *mut nvmlComputeInstanceProfileInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profile as i64, engProfile as i64],
+            record: info as *const c_uint,
+        },
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceProfileInfoV(
@@ -446,8 +558,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
@@ -466,8 +582,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetComputeInstances(
     count: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetComputeInstances",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetComputeInstances",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[profileId as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlGpuInstanceGetComputeInstances(
@@ -485,8 +605,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetInfo(
     info: *mut nvmlGpuInstanceInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetInfo",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetInfo",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpuInstanceGetInfo(gpuInstance, info),
     )
 }

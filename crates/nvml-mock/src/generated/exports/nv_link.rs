@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
@@ -51,8 +51,12 @@ pub unsafe extern "C" fn nvmlDeviceFreezeNvLinkUtilizationCounter(
     freeze: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceFreezeNvLinkUtilizationCounter",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceFreezeNvLinkUtilizationCounter",
+            object: Object::Device(device),
+            selectors: &[link as i64, counter as i64, freeze as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceFreezeNvLinkUtilizationCounter(device, link, counter, freeze),
     )
 }
@@ -64,8 +68,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkCapability(
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkCapability",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkCapability",
+            object: Object::Device(device),
+            selectors: &[link as i64, capability as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkCapability(device, link, capability, capResult),
     )
 }
@@ -77,8 +85,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkErrorCounter(
     counterValue: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkErrorCounter",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkErrorCounter",
+            object: Object::Device(device),
+            selectors: &[link as i64, counter as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkErrorCounter(device, link, counter, counterValue),
     )
 }
@@ -88,8 +100,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo(
     info: *mut nvmlNvLinkInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: info as *const c_uint,
+        },
         |e| e.nvmlDeviceGetNvLinkInfo(device, info),
     )
 }
@@ -99,8 +115,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkInfo_v3(
     info: *mut nvmlNvLinkInfo_v3_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkInfo_v3",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkInfo_v3",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkInfo_v3(device, info),
     )
 }
@@ -111,8 +131,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemoteDeviceType(
     pNvLinkDeviceType: *mut nvmlIntNvLinkDeviceType_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkRemoteDeviceType",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkRemoteDeviceType",
+            object: Object::Device(device),
+            selectors: &[link as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkRemoteDeviceType(device, link, pNvLinkDeviceType),
     )
 }
@@ -123,8 +147,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo(
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkRemotePciInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkRemotePciInfo",
+            object: Object::Device(device),
+            selectors: &[link as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo(device, link, pci),
     )
 }
@@ -135,8 +163,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     pci: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkRemotePciInfo_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+            object: Object::Device(device),
+            selectors: &[link as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci),
     )
 }
@@ -147,8 +179,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkState(
     isActive: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkState",
+            object: Object::Device(device),
+            selectors: &[link as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkState(device, link, isActive),
     )
 }
@@ -158,8 +194,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkTelemetrySamples_v1(
     samples: *mut nvmlNvlinkTelemetrySamples_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkTelemetrySamples_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkTelemetrySamples_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkTelemetrySamples_v1(device, samples),
     )
 }
@@ -171,8 +211,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationControl(
     control: *mut nvmlNvLinkUtilizationControl_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkUtilizationControl",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkUtilizationControl",
+            object: Object::Device(device),
+            selectors: &[link as i64, counter as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkUtilizationControl(device, link, counter, control),
     )
 }
@@ -185,8 +229,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkUtilizationCounter(
     txcounter: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkUtilizationCounter",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkUtilizationCounter",
+            object: Object::Device(device),
+            selectors: &[link as i64, counter as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetNvLinkUtilizationCounter(
@@ -206,8 +254,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvLinkVersion(
     version: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvLinkVersion",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvLinkVersion",
+            object: Object::Device(device),
+            selectors: &[link as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvLinkVersion(device, link, version),
     )
 }
@@ -217,8 +269,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkBwMode(
     getBwMode: *mut nvmlNvlinkGetBwMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvlinkBwMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvlinkBwMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: getBwMode as *const c_uint,
+        },
         |e| e.nvmlDeviceGetNvlinkBwMode(device, getBwMode),
     )
 }
@@ -228,8 +284,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     privateInfo: *mut nvmlNvlinkNvlePrivateInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvlinkNvlePrivateInfo_v1(device, privateInfo),
     )
 }
@@ -239,8 +299,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     remapTableInfo: *mut nvmlNvlinkGetRemapTableInfo_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvlinkRemapTableInfo_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvlinkRemapTableInfo_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetNvlinkRemapTableInfo_v1(device, remapTableInfo),
     )
 }
@@ -250,8 +314,12 @@ pub unsafe extern "C" fn nvmlDeviceGetNvlinkSupportedBwModes(
     supportedBwMode: *mut nvmlNvlinkSupportedBwModes_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetNvlinkSupportedBwModes",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetNvlinkSupportedBwModes",
+            object: Object::Device(device),
+            selectors: &[],
+            record: supportedBwMode as *const c_uint,
+        },
         |e| e.nvmlDeviceGetNvlinkSupportedBwModes(device, supportedBwMode),
     )
 }
@@ -261,8 +329,12 @@ pub unsafe extern "C" fn nvmlDeviceLockNvlinkRemapTable_v1(
     remapTableLockInfo: *mut nvmlNvlinkLockRemapTable_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceLockNvlinkRemapTable_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceLockNvlinkRemapTable_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceLockNvlinkRemapTable_v1(device, remapTableLockInfo),
     )
 }
@@ -272,8 +344,12 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkErrorCounters(
     link: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceResetNvLinkErrorCounters",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceResetNvLinkErrorCounters",
+            object: Object::Device(device),
+            selectors: &[link as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceResetNvLinkErrorCounters(device, link),
     )
 }
@@ -284,8 +360,12 @@ pub unsafe extern "C" fn nvmlDeviceResetNvLinkUtilizationCounter(
     counter: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceResetNvLinkUtilizationCounter",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceResetNvLinkUtilizationCounter",
+            object: Object::Device(device),
+            selectors: &[link as i64, counter as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceResetNvLinkUtilizationCounter(device, link, counter),
     )
 }
@@ -295,8 +375,12 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkDeviceLowPowerThreshold(
     info: *mut nvmlNvLinkPowerThres_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetNvLinkDeviceLowPowerThreshold",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device, info),
     )
 }
@@ -309,8 +393,12 @@ pub unsafe extern "C" fn nvmlDeviceSetNvLinkUtilizationControl(
     reset: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetNvLinkUtilizationControl",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetNvLinkUtilizationControl",
+            object: Object::Device(device),
+            selectors: &[link as i64, counter as i64, reset as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceSetNvLinkUtilizationControl(
@@ -329,8 +417,12 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwMode(
     setBwMode: *mut nvmlNvlinkSetBwMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetNvlinkBwMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetNvlinkBwMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: setBwMode as *const c_uint,
+        },
         |e| e.nvmlDeviceSetNvlinkBwMode(device, setBwMode),
     )
 }
@@ -340,8 +432,15 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkBwModeAsync_v1(
     setBwModeAsync: *mut nvmlNvlinkSetBwModeAsync_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetNvlinkBwModeAsync_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetNvlinkBwModeAsync_v1",
+            object: Object::Device(device),
+            selectors: &[
+                crate::ffi::get(setBwModeAsync).map_or(0, |r| r.bSetBest as i64),
+                crate::ffi::get(setBwModeAsync).map_or(0, |r| r.bwMode as i64),
+            ],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetNvlinkBwModeAsync_v1(device, setBwModeAsync),
     )
 }
@@ -351,8 +450,12 @@ pub unsafe extern "C" fn nvmlDeviceSetNvlinkNvleReady_v1(
     setNvleReady: *mut nvmlNvlinkSetNvleReady_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetNvlinkNvleReady_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetNvlinkNvleReady_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetNvlinkNvleReady_v1(device, setNvleReady),
     )
 }
@@ -362,8 +465,12 @@ pub unsafe extern "C" fn nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(
     encryptionKey: *mut nvmlNvlinkSetupNvleEncryptionKey_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetupNvlinkNvleEncryptionKey_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetupNvlinkNvleEncryptionKey_v1(device, encryptionKey),
     )
 }
@@ -372,8 +479,12 @@ pub unsafe extern "C" fn nvmlSystemGetNvlinkBwMode(
     nvlinkBwMode: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetNvlinkBwMode",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetNvlinkBwMode",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetNvlinkBwMode(nvlinkBwMode),
     )
 }
@@ -382,8 +493,12 @@ pub unsafe extern "C" fn nvmlSystemSetNvlinkBwMode(
     nvlinkBwMode: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemSetNvlinkBwMode",
-        Object::System,
+        Call {
+            name: "nvmlSystemSetNvlinkBwMode",
+            object: Object::System,
+            selectors: &[nvlinkBwMode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemSetNvlinkBwMode(nvlinkBwMode),
     )
 }

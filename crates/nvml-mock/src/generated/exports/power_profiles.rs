@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
+            object: Object::Device(device),
+            selectors: &[],
+            record: requestedProfiles as *const c_uint,
+        },
         |e| {
             e
                 .nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(
@@ -66,8 +70,12 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     currentProfiles: *mut nvmlWorkloadPowerProfileCurrentProfiles_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+            object: Object::Device(device),
+            selectors: &[],
+            record: currentProfiles as *const c_uint,
+        },
         |e| e.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device, currentProfiles),
     )
 }
@@ -77,8 +85,12 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     profilesInfo: *mut nvmlWorkloadPowerProfileProfilesInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: profilesInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device, profilesInfo),
     )
 }
@@ -88,8 +100,12 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
     requestedProfiles: *mut nvmlWorkloadPowerProfileRequestedProfiles_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
+            object: Object::Device(device),
+            selectors: &[],
+            record: requestedProfiles as *const c_uint,
+        },
         |e| {
             e
                 .nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(
@@ -105,8 +121,12 @@ pub unsafe extern "C" fn nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(
     updateProfiles: *mut nvmlWorkloadPowerProfileUpdateProfiles_v1_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1(device, updateProfiles),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingActivatePresetProfile(
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDevicePowerSmoothingActivatePresetProfile",
-        Object::Device(device),
+        Call {
+            name: "nvmlDevicePowerSmoothingActivatePresetProfile",
+            object: Object::Device(device),
+            selectors: &[],
+            record: profile as *const c_uint,
+        },
         |e| e.nvmlDevicePowerSmoothingActivatePresetProfile(device, profile),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingSetState(
     state: *mut nvmlPowerSmoothingState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDevicePowerSmoothingSetState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDevicePowerSmoothingSetState",
+            object: Object::Device(device),
+            selectors: &[],
+            record: state as *const c_uint,
+        },
         |e| e.nvmlDevicePowerSmoothingSetState(device, state),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDevicePowerSmoothingUpdatePresetProfileParam(
     profile: *mut nvmlPowerSmoothingProfile_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
-        Object::Device(device),
+        Call {
+            name: "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
+            object: Object::Device(device),
+            selectors: &[],
+            record: profile as *const c_uint,
+        },
         |e| e.nvmlDevicePowerSmoothingUpdatePresetProfileParam(device, profile),
     )
 }

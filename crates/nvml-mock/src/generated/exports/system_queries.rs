@@ -41,21 +41,33 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCPER_v1(
     cper: *mut nvmlGetCPER_v1_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlSystemGetCPER_v1", Object::System, |e| e.nvmlSystemGetCPER_v1(cper))
+    api_entry(
+        Call {
+            name: "nvmlSystemGetCPER_v1",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlSystemGetCPER_v1(cper),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetCudaDriverVersion",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetCudaDriverVersion",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetCudaDriverVersion(cudaDriverVersion),
     )
 }
@@ -64,8 +76,12 @@ pub unsafe extern "C" fn nvmlSystemGetCudaDriverVersion_v2(
     cudaDriverVersion: *mut c_int,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetCudaDriverVersion_v2",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetCudaDriverVersion_v2",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetCudaDriverVersion_v2(cudaDriverVersion),
     )
 }
@@ -75,8 +91,12 @@ pub unsafe extern "C" fn nvmlSystemGetDriverBranch(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetDriverBranch",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetDriverBranch",
+            object: Object::System,
+            selectors: &[],
+            record: branchInfo as *const c_uint,
+        },
         |e| e.nvmlSystemGetDriverBranch(branchInfo, length),
     )
 }
@@ -86,8 +106,12 @@ pub unsafe extern "C" fn nvmlSystemGetDriverVersion(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetDriverVersion",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetDriverVersion",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetDriverVersion(version, length),
     )
 }
@@ -97,8 +121,12 @@ pub unsafe extern "C" fn nvmlSystemGetHicVersion(
     hwbcEntries: *mut nvmlHwbcEntry_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetHicVersion",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetHicVersion",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetHicVersion(hwbcCount, hwbcEntries),
     )
 }
@@ -108,8 +136,12 @@ pub unsafe extern "C" fn nvmlSystemGetNVMLVersion(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetNVMLVersion",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetNVMLVersion",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetNVMLVersion(version, length),
     )
 }
@@ -120,8 +152,12 @@ pub unsafe extern "C" fn nvmlSystemGetProcessName(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetProcessName",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetProcessName",
+            object: Object::System,
+            selectors: &[pid as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetProcessName(pid, name, length),
     )
 }
@@ -132,8 +168,12 @@ pub unsafe extern "C" fn nvmlSystemGetTopologyGpuSet(
     deviceArray: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSystemGetTopologyGpuSet",
-        Object::System,
+        Call {
+            name: "nvmlSystemGetTopologyGpuSet",
+            object: Object::System,
+            selectors: &[cpuNumber as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSystemGetTopologyGpuSet(cpuNumber, count, deviceArray),
     )
 }

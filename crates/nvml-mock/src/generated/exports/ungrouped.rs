@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCapabilities(
     caps: *mut nvmlDeviceCapabilities_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCapabilities",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCapabilities",
+            object: Object::Device(device),
+            selectors: &[],
+            record: caps as *const c_uint,
+        },
         |e| e.nvmlDeviceGetCapabilities(device, caps),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitSetLedState(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlUnitSetLedState(
     color: nvmlLedColor_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitSetLedState",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitSetLedState",
+            object: Object::Unit(unit),
+            selectors: &[color as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitSetLedState(unit, color),
     )
 }

@@ -41,11 +41,19 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetCount(unitCount: *mut c_uint) -> nvmlReturn_t {
-    api_entry("nvmlUnitGetCount", Object::System, |e| e.nvmlUnitGetCount(unitCount))
+    api_entry(
+        Call {
+            name: "nvmlUnitGetCount",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlUnitGetCount(unitCount),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlUnitGetDevices(
@@ -54,8 +62,12 @@ pub unsafe extern "C" fn nvmlUnitGetDevices(
     devices: *mut nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetDevices",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitGetDevices",
+            object: Object::Unit(unit),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetDevices(unit, deviceCount, devices),
     )
 }
@@ -65,8 +77,12 @@ pub unsafe extern "C" fn nvmlUnitGetFanSpeedInfo(
     fanSpeeds: *mut nvmlUnitFanSpeeds_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetFanSpeedInfo",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitGetFanSpeedInfo",
+            object: Object::Unit(unit),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetFanSpeedInfo(unit, fanSpeeds),
     )
 }
@@ -76,8 +92,12 @@ pub unsafe extern "C" fn nvmlUnitGetHandleByIndex(
     unit: *mut nvmlUnit_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetHandleByIndex",
-        Object::System,
+        Call {
+            name: "nvmlUnitGetHandleByIndex",
+            object: Object::System,
+            selectors: &[index as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetHandleByIndex(index, unit),
     )
 }
@@ -87,8 +107,12 @@ pub unsafe extern "C" fn nvmlUnitGetLedState(
     state: *mut nvmlLedState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetLedState",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitGetLedState",
+            object: Object::Unit(unit),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetLedState(unit, state),
     )
 }
@@ -98,8 +122,12 @@ pub unsafe extern "C" fn nvmlUnitGetPsuInfo(
     psu: *mut nvmlPSUInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetPsuInfo",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitGetPsuInfo",
+            object: Object::Unit(unit),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetPsuInfo(unit, psu),
     )
 }
@@ -110,8 +138,12 @@ pub unsafe extern "C" fn nvmlUnitGetTemperature(
     temp: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetTemperature",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitGetTemperature",
+            object: Object::Unit(unit),
+            selectors: &[r#type as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetTemperature(unit, r#type, temp),
     )
 }
@@ -121,8 +153,12 @@ pub unsafe extern "C" fn nvmlUnitGetUnitInfo(
     info: *mut nvmlUnitInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlUnitGetUnitInfo",
-        Object::Unit(unit),
+        Call {
+            name: "nvmlUnitGetUnitInfo",
+            object: Object::Unit(unit),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlUnitGetUnitInfo(unit, info),
     )
 }

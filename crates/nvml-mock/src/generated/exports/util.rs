@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuInstancesUtilizationInfo(
     vgpuUtilInfo: *mut nvmlVgpuInstancesUtilizationInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuInstancesUtilizationInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuInstancesUtilizationInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: vgpuUtilInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetVgpuInstancesUtilizationInfo(device, vgpuUtilInfo),
     )
 }
@@ -62,8 +66,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessUtilization(
     utilizationSamples: *mut nvmlVgpuProcessUtilizationSample_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuProcessUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuProcessUtilization",
+            object: Object::Device(device),
+            selectors: &[lastSeenTimeStamp as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetVgpuProcessUtilization(
@@ -81,8 +89,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuProcessesUtilizationInfo(
     vgpuProcUtilInfo: *mut nvmlVgpuProcessesUtilizationInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuProcessesUtilizationInfo",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuProcessesUtilizationInfo",
+            object: Object::Device(device),
+            selectors: &[],
+            record: vgpuProcUtilInfo as *const c_uint,
+        },
         |e| e.nvmlDeviceGetVgpuProcessesUtilizationInfo(device, vgpuProcUtilInfo),
     )
 }
@@ -95,8 +107,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuUtilization(
     utilizationSamples: *mut nvmlVgpuInstanceUtilizationSample_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuUtilization",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuUtilization",
+            object: Object::Device(device),
+            selectors: &[lastSeenTimeStamp as i64],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlDeviceGetVgpuUtilization(
@@ -114,8 +130,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceClearAccountingPids(
     vgpuInstance: nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceClearAccountingPids",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceClearAccountingPids",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceClearAccountingPids(vgpuInstance),
     )
 }
@@ -125,8 +145,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingMode(
     mode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetAccountingMode",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetAccountingMode",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetAccountingMode(vgpuInstance, mode),
     )
 }
@@ -137,8 +161,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingPids(
     pids: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetAccountingPids",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetAccountingPids",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetAccountingPids(vgpuInstance, count, pids),
     )
 }
@@ -149,8 +177,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetAccountingStats(
     stats: *mut nvmlAccountingStats_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetAccountingStats",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetAccountingStats",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[pid as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetAccountingStats(vgpuInstance, pid, stats),
     )
 }
@@ -160,8 +192,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo(
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetLicenseInfo",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetLicenseInfo",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetLicenseInfo(vgpuInstance, licenseInfo),
     )
 }
@@ -171,8 +207,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseInfo_v2(
     licenseInfo: *mut nvmlVgpuLicenseInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetLicenseInfo_v2",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetLicenseInfo_v2",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetLicenseInfo_v2(vgpuInstance, licenseInfo),
     )
 }

@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
@@ -50,8 +50,12 @@ pub unsafe extern "C" fn nvmlDeviceGetActiveVgpus(
     vgpuInstances: *mut nvmlVgpuInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetActiveVgpus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetActiveVgpus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetActiveVgpus(device, vgpuCount, vgpuInstances),
     )
 }
@@ -62,8 +66,12 @@ pub unsafe extern "C" fn nvmlDeviceGetCreatableVgpus(
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetCreatableVgpus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetCreatableVgpus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetCreatableVgpus(device, vgpuCount, vgpuTypeIds),
     )
 }
@@ -74,8 +82,12 @@ pub unsafe extern "C" fn nvmlDeviceGetSupportedVgpus(
     vgpuTypeIds: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetSupportedVgpus",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetSupportedVgpus",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetSupportedVgpus(device, vgpuCount, vgpuTypeIds),
     )
 }
@@ -86,8 +98,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuCapabilities(
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuCapabilities",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuCapabilities",
+            object: Object::Device(device),
+            selectors: &[capability as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuCapabilities(device, capability, capResult),
     )
 }
@@ -97,8 +113,14 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog_v2(
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuSchedulerLog_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuSchedulerLog_v2",
+            object: Object::Device(device),
+            selectors: &[
+                crate::ffi::get(pSchedulerLogInfo).map_or(0, |r| r.engineId as i64),
+            ],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuSchedulerLog_v2(device, pSchedulerLogInfo),
     )
 }
@@ -108,8 +130,14 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState_v2(
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuSchedulerState_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuSchedulerState_v2",
+            object: Object::Device(device),
+            selectors: &[
+                crate::ffi::get(pSchedulerStateInfo).map_or(0, |r| r.engineId as i64),
+            ],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuSchedulerState_v2(device, pSchedulerStateInfo),
     )
 }
@@ -119,8 +147,12 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState_v2(
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetVgpuSchedulerState_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetVgpuSchedulerState_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetVgpuSchedulerState_v2(device, pSchedulerState),
     )
 }
@@ -130,8 +162,12 @@ pub unsafe extern "C" fn nvmlGetVgpuDriverCapabilities(
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGetVgpuDriverCapabilities",
-        Object::System,
+        Call {
+            name: "nvmlGetVgpuDriverCapabilities",
+            object: Object::System,
+            selectors: &[capability as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGetVgpuDriverCapabilities(capability, capResult),
     )
 }
@@ -141,8 +177,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetActiveVgpus(
     pVgpuInstanceInfo: *mut nvmlActiveVgpuInstanceInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetActiveVgpus",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetActiveVgpus",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pVgpuInstanceInfo as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceGetActiveVgpus(gpuInstance, pVgpuInstanceInfo),
     )
 }
@@ -152,8 +192,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetCreatableVgpus(
     pVgpus: *mut nvmlVgpuTypeIdInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetCreatableVgpus",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetCreatableVgpus",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pVgpus as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceGetCreatableVgpus(gpuInstance, pVgpus),
     )
 }
@@ -163,8 +207,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetVgpuHeterogeneousMode",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetVgpuHeterogeneousMode",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pHeterogeneousMode as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
 }
@@ -174,8 +222,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog(
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetVgpuSchedulerLog",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetVgpuSchedulerLog",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pSchedulerLogInfo as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance, pSchedulerLogInfo),
     )
 }
@@ -185,8 +237,14 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     pSchedulerLogInfo: *mut nvmlVgpuSchedulerLogInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[
+                crate::ffi::get(pSchedulerLogInfo).map_or(0, |r| r.engineId as i64),
+            ],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpuInstanceGetVgpuSchedulerLog_v2(gpuInstance, pSchedulerLogInfo),
     )
 }
@@ -196,8 +254,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState(
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetVgpuSchedulerState",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetVgpuSchedulerState",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pSchedulerStateInfo as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance, pSchedulerStateInfo),
     )
 }
@@ -207,8 +269,14 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     pSchedulerStateInfo: *mut nvmlVgpuSchedulerStateInfo_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetVgpuSchedulerState_v2",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetVgpuSchedulerState_v2",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[
+                crate::ffi::get(pSchedulerStateInfo).map_or(0, |r| r.engineId as i64),
+            ],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpuInstanceGetVgpuSchedulerState_v2(gpuInstance, pSchedulerStateInfo),
     )
 }
@@ -218,8 +286,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
     pCreatablePlacementInfo: *mut nvmlVgpuCreatablePlacementInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pCreatablePlacementInfo as *const c_uint,
+        },
         |e| {
             e
                 .nvmlGpuInstanceGetVgpuTypeCreatablePlacements(
@@ -235,8 +307,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuHeterogeneousMode(
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceSetVgpuHeterogeneousMode",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceSetVgpuHeterogeneousMode",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pHeterogeneousMode as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance, pHeterogeneousMode),
     )
 }
@@ -246,8 +322,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState(
     pScheduler: *mut nvmlVgpuSchedulerState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceSetVgpuSchedulerState",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceSetVgpuSchedulerState",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: pScheduler as *const c_uint,
+        },
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance, pScheduler),
     )
 }
@@ -257,8 +337,12 @@ pub unsafe extern "C" fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
     pSchedulerState: *mut nvmlVgpuSchedulerState_v2_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGpuInstanceSetVgpuSchedulerState_v2",
-        Object::GpuInstance(gpuInstance),
+        Call {
+            name: "nvmlGpuInstanceSetVgpuSchedulerState_v2",
+            object: Object::GpuInstance(gpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGpuInstanceSetVgpuSchedulerState_v2(gpuInstance, pSchedulerState),
     )
 }
@@ -268,8 +352,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEccMode(
     eccMode: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetEccMode",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetEccMode",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetEccMode(vgpuInstance, eccMode),
     )
 }
@@ -279,8 +367,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderCapacity(
     encoderCapacity: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetEncoderCapacity",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetEncoderCapacity",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
 }
@@ -291,8 +383,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderSessions(
     sessionInfo: *mut nvmlEncoderSessionInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetEncoderSessions",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetEncoderSessions",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetEncoderSessions(vgpuInstance, sessionCount, sessionInfo),
     )
 }
@@ -304,8 +400,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetEncoderStats(
     averageLatency: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetEncoderStats",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetEncoderStats",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| {
             e
                 .nvmlVgpuInstanceGetEncoderStats(
@@ -324,8 +424,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCSessions(
     sessionInfo: *mut nvmlFBCSessionInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetFBCSessions",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetFBCSessions",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetFBCSessions(vgpuInstance, sessionCount, sessionInfo),
     )
 }
@@ -335,8 +439,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFBCStats(
     fbcStats: *mut nvmlFBCStats_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetFBCStats",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetFBCStats",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetFBCStats(vgpuInstance, fbcStats),
     )
 }
@@ -346,8 +454,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFbUsage(
     fbUsage: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetFbUsage",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetFbUsage",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetFbUsage(vgpuInstance, fbUsage),
     )
 }
@@ -357,8 +469,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetFrameRateLimit(
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetFrameRateLimit",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetFrameRateLimit",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetFrameRateLimit(vgpuInstance, frameRateLimit),
     )
 }
@@ -368,8 +484,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuInstanceId(
     gpuInstanceId: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetGpuInstanceId",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetGpuInstanceId",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetGpuInstanceId(vgpuInstance, gpuInstanceId),
     )
 }
@@ -380,8 +500,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetGpuPciId(
     length: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetGpuPciId",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetGpuPciId",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetGpuPciId(vgpuInstance, vgpuPciId, length),
     )
 }
@@ -391,8 +515,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetLicenseStatus(
     licensed: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetLicenseStatus",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetLicenseStatus",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetLicenseStatus(vgpuInstance, licensed),
     )
 }
@@ -403,8 +531,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMdevUUID(
     size: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetMdevUUID",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetMdevUUID",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetMdevUUID(vgpuInstance, mdevUuid, size),
     )
 }
@@ -414,8 +546,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetType(
     vgpuTypeId: *mut nvmlVgpuTypeId_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetType",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetType",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetType(vgpuInstance, vgpuTypeId),
     )
 }
@@ -426,8 +562,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetUUID(
     size: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetUUID",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetUUID",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetUUID(vgpuInstance, uuid, size),
     )
 }
@@ -438,8 +578,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmDriverVersion(
     length: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetVmDriverVersion",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetVmDriverVersion",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetVmDriverVersion(vgpuInstance, version, length),
     )
 }
@@ -451,8 +595,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetVmID(
     vmIdType: *mut nvmlVgpuVmIdType_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetVmID",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetVmID",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetVmID(vgpuInstance, vmId, size, vmIdType),
     )
 }
@@ -462,8 +610,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceSetEncoderCapacity(
     encoderCapacity: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceSetEncoderCapacity",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceSetEncoderCapacity",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[encoderCapacity as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceSetEncoderCapacity(vgpuInstance, encoderCapacity),
     )
 }
@@ -473,8 +625,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetBAR1Info(
     bar1Info: *mut nvmlVgpuTypeBar1Info_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetBAR1Info",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetBAR1Info",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: bar1Info as *const c_uint,
+        },
         |e| e.nvmlVgpuTypeGetBAR1Info(vgpuTypeId, bar1Info),
     )
 }
@@ -485,8 +641,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetCapabilities(
     capResult: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetCapabilities",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetCapabilities",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[capability as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetCapabilities(vgpuTypeId, capability, capResult),
     )
 }
@@ -497,8 +657,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetClass(
     size: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetClass",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetClass",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetClass(vgpuTypeId, vgpuTypeClass, size),
     )
 }
@@ -509,8 +673,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetDeviceID(
     subsystemID: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetDeviceID",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetDeviceID",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetDeviceID(vgpuTypeId, deviceID, subsystemID),
     )
 }
@@ -520,8 +688,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFrameRateLimit(
     frameRateLimit: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetFrameRateLimit",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetFrameRateLimit",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetFrameRateLimit(vgpuTypeId, frameRateLimit),
     )
 }
@@ -531,8 +703,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFramebufferSize(
     fbSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetFramebufferSize",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetFramebufferSize",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetFramebufferSize(vgpuTypeId, fbSize),
     )
 }
@@ -542,8 +718,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGpuInstanceProfileId(
     gpuInstanceProfileId: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetGpuInstanceProfileId",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetGpuInstanceProfileId",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetGpuInstanceProfileId(vgpuTypeId, gpuInstanceProfileId),
     )
 }
@@ -554,8 +734,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetLicense(
     size: c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetLicense",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetLicense",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetLicense(vgpuTypeId, vgpuTypeLicenseString, size),
     )
 }
@@ -566,8 +750,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstances(
     vgpuInstanceCount: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetMaxInstances",
-        Object::Device(device),
+        Call {
+            name: "nvmlVgpuTypeGetMaxInstances",
+            object: Object::Device(device),
+            selectors: &[vgpuTypeId as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId, vgpuInstanceCount),
     )
 }
@@ -576,8 +764,14 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     pMaxInstance: *mut nvmlVgpuTypeMaxInstance_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
-        Object::System,
+        Call {
+            name: "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
+            object: Object::System,
+            selectors: &[
+                crate::ffi::get(pMaxInstance).map_or(0, |r| r.vgpuTypeId as i64),
+            ],
+            record: pMaxInstance as *const c_uint,
+        },
         |e| e.nvmlVgpuTypeGetMaxInstancesPerGpuInstance(pMaxInstance),
     )
 }
@@ -587,8 +781,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetMaxInstancesPerVm(
     vgpuInstanceCountPerVm: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetMaxInstancesPerVm",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetMaxInstancesPerVm",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetMaxInstancesPerVm(vgpuTypeId, vgpuInstanceCountPerVm),
     )
 }
@@ -599,8 +797,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetName(
     size: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetName",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetName",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetName(vgpuTypeId, vgpuTypeName, size),
     )
 }
@@ -610,8 +812,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetNumDisplayHeads(
     numDisplayHeads: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetNumDisplayHeads",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetNumDisplayHeads",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetNumDisplayHeads(vgpuTypeId, numDisplayHeads),
     )
 }
@@ -623,8 +829,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetResolution(
     ydim: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetResolution",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetResolution",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[displayIndex as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetResolution(vgpuTypeId, displayIndex, xdim, ydim),
     )
 }

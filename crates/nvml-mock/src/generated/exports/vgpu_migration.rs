@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
@@ -50,8 +50,12 @@ pub unsafe extern "C" fn nvmlDeviceGetPgpuMetadataString(
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetPgpuMetadataString",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetPgpuMetadataString",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetPgpuMetadataString(device, pgpuMetadata, bufferSize),
     )
 }
@@ -62,8 +66,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuMetadata(
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuMetadata",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuMetadata",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuMetadata(device, pgpuMetadata, bufferSize),
     )
 }
@@ -73,8 +81,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerCapabilities(
     pCapabilities: *mut nvmlVgpuSchedulerCapabilities_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuSchedulerCapabilities",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuSchedulerCapabilities",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuSchedulerCapabilities(device, pCapabilities),
     )
 }
@@ -84,8 +96,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerLog(
     pSchedulerLog: *mut nvmlVgpuSchedulerLog_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuSchedulerLog",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuSchedulerLog",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuSchedulerLog(device, pSchedulerLog),
     )
 }
@@ -95,8 +111,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuSchedulerState(
     pSchedulerState: *mut nvmlVgpuSchedulerGetState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuSchedulerState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuSchedulerState",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVgpuSchedulerState(device, pSchedulerState),
     )
 }
@@ -106,8 +126,12 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuSchedulerState(
     pSchedulerState: *mut nvmlVgpuSchedulerSetState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetVgpuSchedulerState",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetVgpuSchedulerState",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetVgpuSchedulerState(device, pSchedulerState),
     )
 }
@@ -118,8 +142,12 @@ pub unsafe extern "C" fn nvmlGetVgpuCompatibility(
     compatibilityInfo: *mut nvmlVgpuPgpuCompatibility_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGetVgpuCompatibility",
-        Object::System,
+        Call {
+            name: "nvmlGetVgpuCompatibility",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGetVgpuCompatibility(vgpuMetadata, pgpuMetadata, compatibilityInfo),
     )
 }
@@ -129,8 +157,12 @@ pub unsafe extern "C" fn nvmlGetVgpuVersion(
     current: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlGetVgpuVersion",
-        Object::System,
+        Call {
+            name: "nvmlGetVgpuVersion",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlGetVgpuVersion(supported, current),
     )
 }
@@ -139,8 +171,12 @@ pub unsafe extern "C" fn nvmlSetVgpuVersion(
     vgpuVersion: *mut nvmlVgpuVersion_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlSetVgpuVersion",
-        Object::System,
+        Call {
+            name: "nvmlSetVgpuVersion",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlSetVgpuVersion(vgpuVersion),
     )
 }
@@ -151,8 +187,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetMetadata(
     bufferSize: *mut c_uint,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetMetadata",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetMetadata",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuInstanceGetMetadata(vgpuInstance, vgpuMetadata, bufferSize),
     )
 }

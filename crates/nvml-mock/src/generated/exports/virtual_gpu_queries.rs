@@ -41,7 +41,7 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
@@ -49,8 +49,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures(
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGridLicensableFeatures",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGridLicensableFeatures",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGridLicensableFeatures(device, pGridLicensableFeatures),
     )
 }
@@ -60,8 +64,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v2(
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGridLicensableFeatures_v2",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGridLicensableFeatures_v2",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGridLicensableFeatures_v2(device, pGridLicensableFeatures),
     )
 }
@@ -71,8 +79,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v3(
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGridLicensableFeatures_v3",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGridLicensableFeatures_v3",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGridLicensableFeatures_v3(device, pGridLicensableFeatures),
     )
 }
@@ -82,8 +94,12 @@ pub unsafe extern "C" fn nvmlDeviceGetGridLicensableFeatures_v4(
     pGridLicensableFeatures: *mut nvmlGridLicensableFeatures_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetGridLicensableFeatures_v4",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetGridLicensableFeatures_v4",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetGridLicensableFeatures_v4(device, pGridLicensableFeatures),
     )
 }
@@ -93,8 +109,12 @@ pub unsafe extern "C" fn nvmlDeviceGetHostVgpuMode(
     pHostVgpuMode: *mut nvmlHostVgpuMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetHostVgpuMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetHostVgpuMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetHostVgpuMode(device, pHostVgpuMode),
     )
 }
@@ -104,8 +124,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuHeterogeneousMode(
     pHeterogeneousMode: *mut nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuHeterogeneousMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuHeterogeneousMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: pHeterogeneousMode as *const c_uint,
+        },
         |e| e.nvmlDeviceGetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
 }
@@ -116,8 +140,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeCreatablePlacements(
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuTypeCreatablePlacements",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuTypeCreatablePlacements",
+            object: Object::Device(device),
+            selectors: &[],
+            record: pPlacementList as *const c_uint,
+        },
         |e| {
             e
                 .nvmlDeviceGetVgpuTypeCreatablePlacements(
@@ -135,8 +163,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVgpuTypeSupportedPlacements(
     pPlacementList: *mut nvmlVgpuPlacementList_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVgpuTypeSupportedPlacements",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVgpuTypeSupportedPlacements",
+            object: Object::Device(device),
+            selectors: &[],
+            record: pPlacementList as *const c_uint,
+        },
         |e| {
             e
                 .nvmlDeviceGetVgpuTypeSupportedPlacements(
@@ -153,8 +185,12 @@ pub unsafe extern "C" fn nvmlDeviceGetVirtualizationMode(
     pVirtualMode: *mut nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceGetVirtualizationMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceGetVirtualizationMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceGetVirtualizationMode(device, pVirtualMode),
     )
 }
@@ -165,8 +201,12 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuCapabilities(
     state: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetVgpuCapabilities",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetVgpuCapabilities",
+            object: Object::Device(device),
+            selectors: &[capability as i64, state as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetVgpuCapabilities(device, capability, state),
     )
 }
@@ -176,8 +216,12 @@ pub unsafe extern "C" fn nvmlDeviceSetVgpuHeterogeneousMode(
     pHeterogeneousMode: *const nvmlVgpuHeterogeneousMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetVgpuHeterogeneousMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetVgpuHeterogeneousMode",
+            object: Object::Device(device),
+            selectors: &[],
+            record: pHeterogeneousMode as *const c_uint,
+        },
         |e| e.nvmlDeviceSetVgpuHeterogeneousMode(device, pHeterogeneousMode),
     )
 }
@@ -187,8 +231,12 @@ pub unsafe extern "C" fn nvmlDeviceSetVirtualizationMode(
     virtualMode: nvmlGpuVirtualizationMode_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceSetVirtualizationMode",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceSetVirtualizationMode",
+            object: Object::Device(device),
+            selectors: &[virtualMode as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceSetVirtualizationMode(device, virtualMode),
     )
 }
@@ -197,8 +245,12 @@ pub unsafe extern "C" fn nvmlDeviceVgpuForceGspUnload(
     device: nvmlDevice_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceVgpuForceGspUnload",
-        Object::Device(device),
+        Call {
+            name: "nvmlDeviceVgpuForceGspUnload",
+            object: Object::Device(device),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceVgpuForceGspUnload(device),
     )
 }
@@ -208,8 +260,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetPlacementId(
     pPlacement: *mut nvmlVgpuPlacementId_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetPlacementId",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetPlacementId",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: pPlacement as *const c_uint,
+        },
         |e| e.nvmlVgpuInstanceGetPlacementId(vgpuInstance, pPlacement),
     )
 }
@@ -219,8 +275,12 @@ pub unsafe extern "C" fn nvmlVgpuInstanceGetRuntimeStateSize(
     pState: *mut nvmlVgpuRuntimeState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuInstanceGetRuntimeStateSize",
-        Object::VgpuInstance(vgpuInstance),
+        Call {
+            name: "nvmlVgpuInstanceGetRuntimeStateSize",
+            object: Object::VgpuInstance(vgpuInstance),
+            selectors: &[],
+            record: pState as *const c_uint,
+        },
         |e| e.nvmlVgpuInstanceGetRuntimeStateSize(vgpuInstance, pState),
     )
 }
@@ -230,8 +290,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetFbReservation(
     fbReservation: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetFbReservation",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetFbReservation",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetFbReservation(vgpuTypeId, fbReservation),
     )
 }
@@ -241,8 +305,12 @@ pub unsafe extern "C" fn nvmlVgpuTypeGetGspHeapSize(
     gspHeapSize: *mut c_ulonglong,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlVgpuTypeGetGspHeapSize",
-        Object::VgpuType(vgpuTypeId),
+        Call {
+            name: "nvmlVgpuTypeGetGspHeapSize",
+            object: Object::VgpuType(vgpuTypeId),
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlVgpuTypeGetGspHeapSize(vgpuTypeId, gspHeapSize),
     )
 }

@@ -41,15 +41,19 @@
 use core::ffi::*;
 use nvml_sys::*;
 use super::super::api::*;
-use super::super::super::answer::Object;
+use super::super::super::answer::{Call, Object};
 use super::super::super::engine::{api_entry, plain_entry};
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceDiscoverGpus(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceDiscoverGpus",
-        Object::System,
+        Call {
+            name: "nvmlDeviceDiscoverGpus",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceDiscoverGpus(pciInfo),
     )
 }
@@ -59,8 +63,12 @@ pub unsafe extern "C" fn nvmlDeviceModifyDrainState(
     newState: nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceModifyDrainState",
-        Object::System,
+        Call {
+            name: "nvmlDeviceModifyDrainState",
+            object: Object::System,
+            selectors: &[newState as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceModifyDrainState(pciInfo, newState),
     )
 }
@@ -70,8 +78,12 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
     currentState: *mut nvmlEnableState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceQueryDrainState",
-        Object::System,
+        Call {
+            name: "nvmlDeviceQueryDrainState",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceQueryDrainState(pciInfo, currentState),
     )
 }
@@ -79,7 +91,15 @@ pub unsafe extern "C" fn nvmlDeviceQueryDrainState(
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu(
     pciInfo: *mut nvmlPciInfo_t,
 ) -> nvmlReturn_t {
-    api_entry("nvmlDeviceRemoveGpu", Object::System, |e| e.nvmlDeviceRemoveGpu(pciInfo))
+    api_entry(
+        Call {
+            name: "nvmlDeviceRemoveGpu",
+            object: Object::System,
+            selectors: &[],
+            record: core::ptr::null(),
+        },
+        |e| e.nvmlDeviceRemoveGpu(pciInfo),
+    )
 }
 #[no_mangle]
 pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
@@ -88,8 +108,12 @@ pub unsafe extern "C" fn nvmlDeviceRemoveGpu_v2(
     linkState: nvmlPcieLinkState_t,
 ) -> nvmlReturn_t {
     api_entry(
-        "nvmlDeviceRemoveGpu_v2",
-        Object::System,
+        Call {
+            name: "nvmlDeviceRemoveGpu_v2",
+            object: Object::System,
+            selectors: &[gpuState as i64, linkState as i64],
+            record: core::ptr::null(),
+        },
         |e| e.nvmlDeviceRemoveGpu_v2(pciInfo, gpuState, linkState),
     )
 }

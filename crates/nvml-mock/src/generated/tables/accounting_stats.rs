@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
         name: "nvmlDeviceGetAccountingBufferSize",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "bufferSize",
@@ -60,6 +61,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
         name: "nvmlDeviceGetAccountingMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "mode",
@@ -73,6 +75,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
         name: "nvmlDeviceGetAccountingPids",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pids",
@@ -91,6 +94,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "stats",
@@ -98,12 +102,18 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &[],
+        family: &["nvmlDeviceGetAccountingStats_v2"],
     },
     FunctionSchema {
         name: "nvmlDeviceGetAccountingStats_v2",
         object: ObjectKind::Device,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "pid",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "stats",
@@ -111,7 +121,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &[],
+        family: &["nvmlDeviceGetAccountingStats"],
     },
 ];
 /// The area's records (and unions) those values are made of, sorted by name.

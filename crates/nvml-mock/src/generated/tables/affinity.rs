@@ -42,11 +42,12 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 3usize] = [
+pub static FUNCTIONS: [FunctionSchema; 4usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetAddressingMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "mode",
@@ -57,9 +58,24 @@ pub static FUNCTIONS: [FunctionSchema; 3usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetNumaNodeId",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "node",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetRepairStatus",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "repairStatus",
@@ -73,6 +89,7 @@ pub static FUNCTIONS: [FunctionSchema; 3usize] = [
         name: "nvmlDeviceGetUnrepairableMemoryFlag_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "unrepairableMemoryStatus",

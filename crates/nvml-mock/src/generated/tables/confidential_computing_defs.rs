@@ -48,6 +48,10 @@ pub static RECORDS: [RecordSchema; 8usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "attackerAdvantage",
                 ty: T::Int { signed: false, bits: 64 },
             },
@@ -156,6 +160,10 @@ pub static RECORDS: [RecordSchema; 8usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "environment",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -177,6 +185,10 @@ pub static RECORDS: [RecordSchema; 8usize] = [
         name: "nvmlSystemConfComputeSettings_v2_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "environment",
                 ty: T::Int { signed: false, bits: 32 },

@@ -42,7 +42,7 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's records (and unions) those values are made of, sorted by name.
-pub static RECORDS: [RecordSchema; 14usize] = [
+pub static RECORDS: [RecordSchema; 17usize] = [
     RecordSchema {
         name: "nvmlAdaptiveTgpModeInfo_v1_t",
         union: false,
@@ -106,6 +106,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "type",
                 ty: T::Enum("nvmlClockType_enum"),
             },
@@ -132,6 +136,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "str",
                 ty: T::Chars(2048),
             },
@@ -141,6 +149,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         name: "nvmlDevicePerfModes_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "str",
                 ty: T::Chars(2048),
@@ -170,6 +182,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "encryptionState",
                 ty: T::Enum("nvmlEnableState_enum"),
             },
@@ -179,6 +195,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         name: "nvmlEccSramErrorStatus_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "aggregateUncParity",
                 ty: T::Int { signed: false, bits: 64 },
@@ -234,11 +254,51 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "fan",
                 ty: T::Int { signed: false, bits: 32 },
             },
             Field {
                 name: "speed",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlGpuDynamicPstatesInfo_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "flags",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "utilization",
+                ty: T::Array(&T::Record("nvmlGpuDynamicPstatesInfo_st_utilization"), 8),
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlGpuDynamicPstatesInfo_st_utilization",
+        union: false,
+        fields: &[
+            Field {
+                name: "bIsPresent",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "percentage",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "incThreshold",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "decThreshold",
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
@@ -258,6 +318,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "marginTemperature",
                 ty: T::Int { signed: true, bits: 32 },
             },
@@ -267,6 +331,10 @@ pub static RECORDS: [RecordSchema; 14usize] = [
         name: "nvmlPlatformInfo_v2_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "ibGuid",
                 ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
@@ -294,6 +362,36 @@ pub static RECORDS: [RecordSchema; 14usize] = [
             Field {
                 name: "moduleId",
                 ty: T::Int { signed: false, bits: 8 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlProcessUtilizationSample_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "pid",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "timeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "smUtil",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "memUtil",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "encUtil",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "decUtil",
+                ty: T::Int { signed: false, bits: 32 },
             },
         ],
     },

@@ -42,7 +42,7 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 20usize] = [
+pub static FUNCTIONS: [FunctionSchema; 22usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetAPIRestriction",
         object: ObjectKind::Device,
@@ -52,6 +52,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
                 ty: T::Enum("nvmlRestrictedAPI_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "isRestricted",
@@ -65,6 +66,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetBBXTimeData_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "timeData",
@@ -75,9 +77,24 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetComputeMode",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "mode",
+                ty: T::Enum("nvmlComputeMode_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetConfComputeGpuAttestationReport",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuAtstReport",
@@ -91,6 +108,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetConfComputeGpuCertificate",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuCert",
@@ -104,6 +122,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetConfComputeMemSizeInfo",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "memInfo",
@@ -117,6 +136,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetConfComputeProtectedMemoryUsage",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "memory",
@@ -130,6 +150,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetDisplayActive",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "isActive",
@@ -143,6 +164,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetDisplayMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "display",
@@ -156,6 +178,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetDriverModel",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "current",
@@ -174,6 +197,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetDriverModel_v2",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "current",
@@ -192,6 +216,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetGpuOperationMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "current",
@@ -210,6 +235,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetGspFirmwareMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "isEnabled",
@@ -228,6 +254,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetGspFirmwareVersion",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "version",
@@ -241,6 +268,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlDeviceGetLastBBXFlushTime",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "timestamp",
@@ -256,9 +284,24 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetPersistenceMode",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "mode",
+                ty: T::Enum("nvmlEnableState_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlSystemGetConfComputeCapabilities",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "capabilities",
@@ -272,6 +315,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlSystemGetConfComputeGpusReadyState",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "isAcceptingWork",
@@ -285,6 +329,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pKeyRotationThrInfo",
@@ -298,6 +343,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlSystemGetConfComputeSettings",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "settings",
@@ -311,6 +357,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlSystemGetConfComputeSettings_v2",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "settings",
@@ -324,6 +371,7 @@ pub static FUNCTIONS: [FunctionSchema; 20usize] = [
         name: "nvmlSystemGetConfComputeState",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "state",

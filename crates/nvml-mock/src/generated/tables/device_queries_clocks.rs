@@ -42,11 +42,12 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 16usize] = [
+pub static FUNCTIONS: [FunctionSchema; 26usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetAdaptiveClockInfoStatus",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "adaptiveClockStatus",
@@ -57,9 +58,29 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetApplicationsClock",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetAutoBoostedClocksEnabled",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "isEnabled",
@@ -78,6 +99,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetClkMonStatus",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "status",
@@ -88,9 +110,61 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetClock",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+            Field {
+                name: "clockId",
+                ty: T::Enum("nvmlClockId_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetClockInfo",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clock",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetClockOffsets",
         object: ObjectKind::Device,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+            Field {
+                name: "pstate",
+                ty: T::Enum("nvmlPStates_enum"),
+            },
+        ],
+        record_inputs: 2usize,
         outputs: &[
             Output {
                 name: "info",
@@ -104,6 +178,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetCurrentClockFreqs",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "currentClockFreqs",
@@ -117,6 +192,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetCurrentClocksEventReasons",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "clocksEventReasons",
@@ -130,6 +206,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetCurrentClocksThrottleReasons",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "clocksThrottleReasons",
@@ -140,9 +217,43 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &["nvmlDeviceGetCurrentClocksEventReasons"],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetDefaultApplicationsClock",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetDynamicPstatesInfo",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pDynamicPstatesInfo",
+                ty: T::Record("nvmlGpuDynamicPstatesInfo_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetGpcClkMinMaxVfOffset",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "minOffset",
@@ -161,6 +272,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetGpcClkVfOffset",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "offset",
@@ -171,9 +283,48 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetMaxClockInfo",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clock",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetMaxCustomerBoostClock",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetMemClkMinMaxVfOffset",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "minOffset",
@@ -192,6 +343,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetMemClkVfOffset",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "offset",
@@ -202,9 +354,38 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetMinMaxClockOfPState",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+            Field {
+                name: "pstate",
+                ty: T::Enum("nvmlPStates_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "minClockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "maxClockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetPerformanceModes",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "perfModes",
@@ -218,6 +399,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetPerformanceState",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pState",
@@ -231,6 +413,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetSupportedClocksEventReasons",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "supportedClocksEventReasons",
@@ -244,6 +427,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetSupportedClocksThrottleReasons",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "supportedClocksThrottleReasons",
@@ -254,6 +438,39 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &["nvmlDeviceGetSupportedClocksEventReasons"],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetSupportedGraphicsClocks",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "memoryClockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clocksMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetSupportedMemoryClocks",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "clocksMHz",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetViolationStatus",
         object: ObjectKind::Device,
         selectors: &[
@@ -262,6 +479,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
                 ty: T::Enum("nvmlPerfPolicyType_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "violTime",

@@ -42,11 +42,12 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 16usize] = [
+pub static FUNCTIONS: [FunctionSchema; 25usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetArchitecture",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "arch",
@@ -57,9 +58,52 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetAttributes",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "attributes",
+                ty: T::Record("nvmlDeviceAttributes_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetAttributes_v2"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetAttributes_v2",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "attributes",
+                ty: T::Record("nvmlDeviceAttributes_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetAttributes"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetBoardId",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "boardId",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetBoardPartNumber",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "partNumber",
@@ -73,6 +117,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetBrand",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "type",
@@ -83,9 +128,38 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetCount",
+        object: ObjectKind::System,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "deviceCount",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetCount_v2"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetCount_v2",
+        object: ObjectKind::System,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "deviceCount",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetCount"],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetCudaComputeCapability",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "major",
@@ -104,6 +178,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetGpuUptime_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "uptime",
@@ -117,6 +192,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetHostname_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "hostname",
@@ -127,9 +203,24 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetIndex",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "index",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetInforomConfigurationChecksum",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "checksum",
@@ -143,6 +234,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetInforomImageVersion",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "version",
@@ -161,6 +253,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
                 ty: T::Enum("nvmlInforomObject_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "version",
@@ -174,6 +267,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetMinorNumber",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "minorNumber",
@@ -187,6 +281,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetModuleId",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "moduleId",
@@ -200,6 +295,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetMultiGpuBoard",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "multiGpuBool",
@@ -210,9 +306,24 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetName",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "name",
+                ty: T::Str,
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetNumGpuCores",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "numCores",
@@ -226,6 +337,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetPdi",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pdi",
@@ -239,6 +351,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetPlatformInfo",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "platformInfo",
@@ -249,9 +362,38 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetSerial",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "serial",
+                ty: T::Str,
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetUUID",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "uuid",
+                ty: T::Str,
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetVbiosVersion",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "version",

@@ -42,11 +42,26 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 7usize] = [
+pub static FUNCTIONS: [FunctionSchema; 18usize] = [
+    FunctionSchema {
+        name: "nvmlDeviceGetBAR1MemoryInfo",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "bar1Memory",
+                ty: T::Record("nvmlBAR1Memory_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
     FunctionSchema {
         name: "nvmlDeviceGetBankRemapperStatus_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pBankRemapperStatus",
@@ -60,6 +75,7 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         name: "nvmlDeviceGetDefaultEccMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "defaultMode",
@@ -70,9 +86,33 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetDetailedEccErrors",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "errorType",
+                ty: T::Enum("nvmlMemoryErrorType_enum"),
+            },
+            Field {
+                name: "counterType",
+                ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "eccCounts",
+                ty: T::Record("nvmlEccErrorCounts_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetDramEncryptionMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "current",
@@ -88,9 +128,29 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetEccMode",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "current",
+                ty: T::Enum("nvmlEnableState_enum"),
+                shape: Shape::Value,
+            },
+            Output {
+                name: "pending",
+                ty: T::Enum("nvmlEnableState_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetMemoryBusWidth",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "busWidth",
@@ -101,9 +161,94 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetMemoryErrorCounter",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "errorType",
+                ty: T::Enum("nvmlMemoryErrorType_enum"),
+            },
+            Field {
+                name: "counterType",
+                ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+            Field {
+                name: "locationType",
+                ty: T::Enum("nvmlMemoryLocation_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "count",
+                ty: T::Int { signed: false, bits: 64 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetMemoryInfo",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "memory",
+                ty: T::Record("nvmlMemory_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetMemoryInfo_v2"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetMemoryInfo_v2",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "memory",
+                ty: T::Record("nvmlMemory_v2_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetMemoryInfo"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetRemappedRows",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "corrRows",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "uncRows",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "isPending",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "failureOccurred",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetRemappedRows_v2",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "info",
@@ -114,9 +259,67 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetRetiredPages",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "cause",
+                ty: T::Enum("nvmlPageRetirementCause_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "addresses",
+                ty: T::Int { signed: false, bits: 64 },
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetRetiredPagesPendingStatus",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "isPending",
+                ty: T::Enum("nvmlEnableState_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetRetiredPages_v2",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "cause",
+                ty: T::Enum("nvmlPageRetirementCause_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "addresses",
+                ty: T::Int { signed: false, bits: 64 },
+                shape: Shape::List,
+            },
+            Output {
+                name: "timestamps",
+                ty: T::Int { signed: false, bits: 64 },
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetRowRemapperHistogram",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "values",
@@ -130,10 +333,34 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         name: "nvmlDeviceGetSramEccErrorStatus",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "status",
                 ty: T::Record("nvmlEccSramErrorStatus_v1_t"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetTotalEccErrors",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "errorType",
+                ty: T::Enum("nvmlMemoryErrorType_enum"),
+            },
+            Field {
+                name: "counterType",
+                ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "eccCounts",
+                ty: T::Int { signed: false, bits: 64 },
                 shape: Shape::Value,
             },
         ],

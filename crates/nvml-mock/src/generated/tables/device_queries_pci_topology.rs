@@ -42,11 +42,12 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 16usize] = [
+pub static FUNCTIONS: [FunctionSchema; 20usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetBridgeChipInfo",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "bridgeHierarchy",
@@ -60,6 +61,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetBusType",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "type",
@@ -73,6 +75,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetC2cModeInfoV",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "c2cModeInfo",
@@ -86,6 +89,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetCurrPcieLinkGeneration",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "currLinkGen",
@@ -99,6 +103,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetCurrPcieLinkWidth",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "currLinkWidth",
@@ -112,6 +117,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetGpuFabricInfo",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuFabricInfo",
@@ -125,6 +131,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetGpuFabricInfoV",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuFabricInfo",
@@ -138,6 +145,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetGpuFabricInfo_v4",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuFabricInfo",
@@ -151,6 +159,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetGpuMaxPcieLinkGeneration",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "maxLinkGenDevice",
@@ -164,6 +173,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetIrqNum",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "irqNum",
@@ -177,6 +187,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetMaxPcieLinkGeneration",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "maxLinkGen",
@@ -190,6 +201,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetMaxPcieLinkWidth",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "maxLinkWidth",
@@ -200,9 +212,66 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetPciInfo",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pci",
+                ty: T::Record("nvmlPciInfo_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo_v3"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetPciInfoExt",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pci",
+                ty: T::Record("nvmlPciInfoExt_v1_t"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetPciInfo_v2",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pci",
+                ty: T::Record("nvmlPciInfo_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetPciInfo", "nvmlDeviceGetPciInfo_v3"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetPciInfo_v3",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pci",
+                ty: T::Record("nvmlPciInfo_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetPciInfo", "nvmlDeviceGetPciInfo_v2"],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetPcieLinkMaxSpeed",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "maxSpeed",
@@ -216,6 +285,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetPcieReplayCounter",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "value",
@@ -229,6 +299,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
         name: "nvmlDeviceGetPcieSpeed",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pcieSpeed",
@@ -247,6 +318,7 @@ pub static FUNCTIONS: [FunctionSchema; 16usize] = [
                 ty: T::Enum("nvmlPcieUtilCounter_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "value",

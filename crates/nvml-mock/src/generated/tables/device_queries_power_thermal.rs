@@ -42,11 +42,12 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 13usize] = [
+pub static FUNCTIONS: [FunctionSchema; 24usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetAdaptiveTgpModeInfo_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "info",
@@ -59,11 +60,31 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetCoolerInfo",
         object: ObjectKind::Device,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "index",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "coolerInfo",
                 ty: T::Record("nvmlCoolerInfo_v1_t"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetEnforcedPowerLimit",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "limit",
+                ty: T::Int { signed: false, bits: 32 },
                 shape: Shape::Value,
             },
         ],
@@ -78,6 +99,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "policy",
@@ -88,9 +110,29 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         family: &[],
     },
     FunctionSchema {
-        name: "nvmlDeviceGetFanSpeedRPM",
+        name: "nvmlDeviceGetFanSpeed",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "speed",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetFanSpeedRPM",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "fan",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "fanSpeed",
@@ -101,9 +143,29 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetFanSpeed_v2",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "fan",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "speed",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetMarginTemperature",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "marginTempInfo",
@@ -117,6 +179,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetMinMaxFanSpeed",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "minSpeed",
@@ -132,9 +195,24 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetNumFans",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "numFans",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetPowerManagementDefaultLimit",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "defaultLimit",
@@ -145,9 +223,43 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetPowerManagementLimit",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "limit",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetPowerManagementLimitConstraints",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "minLimit",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "maxLimit",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetPowerManagementMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "mode",
@@ -161,6 +273,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetPowerMizerMode_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "powerMizerMode",
@@ -174,6 +287,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetPowerSource",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "powerSource",
@@ -187,6 +301,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetPowerState",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pState",
@@ -197,6 +312,20 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         family: &["nvmlDeviceGetPerformanceState"],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetPowerUsage",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "power",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetTargetFanSpeed",
         object: ObjectKind::Device,
         selectors: &[
@@ -205,9 +334,29 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "targetSpeed",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetTemperature",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "sensorType",
+                ty: T::Enum("nvmlTemperatureSensors_enum"),
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "temp",
                 ty: T::Int { signed: false, bits: 32 },
                 shape: Shape::Value,
             },
@@ -223,6 +372,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Enum("nvmlTemperatureThresholds_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "temp",
@@ -231,5 +381,78 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
             },
         ],
         family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetTemperatureV",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "sensorType",
+                ty: T::Enum("nvmlTemperatureSensors_enum"),
+            },
+        ],
+        record_inputs: 1usize,
+        outputs: &[
+            Output {
+                name: "temperature",
+                ty: T::Record("nvmlTemperature_v1_t"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetThermalSettings",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "sensorIndex",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pThermalSettings",
+                ty: T::Record("nvmlGpuThermalSettings_t"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetTotalEnergyConsumption",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "energy",
+                ty: T::Int { signed: false, bits: 64 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+];
+/// The area's records (and unions) those values are made of, sorted by name.
+pub static RECORDS: [RecordSchema; 1usize] = [
+    RecordSchema {
+        name: "nvmlTemperature_v1_t",
+        union: false,
+        fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sensorType",
+                ty: T::Enum("nvmlTemperatureSensors_enum"),
+            },
+            Field {
+                name: "temperature",
+                ty: T::Int { signed: true, bits: 32 },
+            },
+        ],
     },
 ];

@@ -42,7 +42,77 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 7usize] = [
+pub static FUNCTIONS: [FunctionSchema; 22usize] = [
+    FunctionSchema {
+        name: "nvmlDeviceGetComputeRunningProcesses",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v1_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetComputeRunningProcesses_v2",
+            "nvmlDeviceGetComputeRunningProcesses_v3",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetComputeRunningProcesses_v2",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v2_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetComputeRunningProcesses",
+            "nvmlDeviceGetComputeRunningProcesses_v3",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetComputeRunningProcesses_v3",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v2_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetComputeRunningProcesses",
+            "nvmlDeviceGetComputeRunningProcesses_v2",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetDecoderUtilization",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "utilization",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "samplingPeriodUs",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
     FunctionSchema {
         name: "nvmlDeviceGetEncoderCapacity",
         object: ObjectKind::Device,
@@ -52,6 +122,7 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
                 ty: T::Enum("nvmlEncoderQueryType_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "encoderCapacity",
@@ -65,6 +136,7 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         name: "nvmlDeviceGetEncoderSessions",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "sessionInfos",
@@ -75,9 +147,53 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetEncoderStats",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "sessionCount",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "averageFps",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "averageLatency",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetEncoderUtilization",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "utilization",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "samplingPeriodUs",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetFBCSessions",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "sessionInfo",
@@ -91,6 +207,7 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         name: "nvmlDeviceGetFBCStats",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "fbcStats",
@@ -101,9 +218,61 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetGraphicsRunningProcesses",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v1_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetGraphicsRunningProcesses_v2",
+            "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v2_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetGraphicsRunningProcesses",
+            "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetGraphicsRunningProcesses_v3",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v2_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetGraphicsRunningProcesses",
+            "nvmlDeviceGetGraphicsRunningProcesses_v2",
+        ],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetJpgUtilization",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "utilization",
@@ -119,9 +288,61 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetMPSComputeRunningProcesses",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v1_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+            "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v2_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetMPSComputeRunningProcesses",
+            "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        ],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetMPSComputeRunningProcesses_v3",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "infos",
+                ty: T::Record("nvmlProcessInfo_v2_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[
+            "nvmlDeviceGetMPSComputeRunningProcesses",
+            "nvmlDeviceGetMPSComputeRunningProcesses_v2",
+        ],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetOfaUtilization",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "utilization",
@@ -131,6 +352,67 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
             Output {
                 name: "samplingPeriodUs",
                 ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetProcessUtilization",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "lastSeenTimeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "utilization",
+                ty: T::Record("nvmlProcessUtilizationSample_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetSamples",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlSamplingType_enum"),
+            },
+            Field {
+                name: "lastSeenTimeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "sampleValType",
+                ty: T::Enum("nvmlValueType_enum"),
+                shape: Shape::Value,
+            },
+            Output {
+                name: "samples",
+                ty: T::Record("nvmlSample_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetUtilizationRates",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "utilization",
+                ty: T::Record("nvmlUtilization_st"),
                 shape: Shape::Value,
             },
         ],
@@ -140,6 +422,7 @@ pub static FUNCTIONS: [FunctionSchema; 7usize] = [
         name: "nvmlDevicePerfMetricsGetSamples_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "samples",

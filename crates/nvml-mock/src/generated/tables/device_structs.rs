@@ -42,7 +42,25 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's records (and unions) those values are made of, sorted by name.
-pub static RECORDS: [RecordSchema; 33usize] = [
+pub static RECORDS: [RecordSchema; 45usize] = [
+    RecordSchema {
+        name: "nvmlBAR1Memory_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "bar1Total",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "bar1Free",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "bar1Used",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    },
     RecordSchema {
         name: "nvmlBBXTimeData_v1_t",
         union: false,
@@ -96,6 +114,10 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "index",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -124,8 +146,54 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "value",
                 ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlDeviceAttributes_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "multiprocessorCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sharedCopyEngineCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sharedDecoderCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sharedEncoderCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sharedJpegCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sharedOfaCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "gpuInstanceSliceCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "computeInstanceSliceCount",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "memorySizeMB",
+                ty: T::Int { signed: false, bits: 64 },
             },
         ],
     },
@@ -166,6 +234,68 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         ],
     },
     RecordSchema {
+        name: "nvmlEccErrorCounts_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "l1Cache",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "l2Cache",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "deviceMemory",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "registerFile",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlGpuThermalSettings_t",
+        union: false,
+        fields: &[
+            Field {
+                name: "count",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "sensor",
+                ty: T::Array(&T::Record("nvmlGpuThermalSettings_t_sensor"), 3),
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlGpuThermalSettings_t_sensor",
+        union: false,
+        fields: &[
+            Field {
+                name: "controller",
+                ty: T::Enum("nvmlThermalController_t"),
+            },
+            Field {
+                name: "defaultMinTemp",
+                ty: T::Int { signed: true, bits: 32 },
+            },
+            Field {
+                name: "defaultMaxTemp",
+                ty: T::Int { signed: true, bits: 32 },
+            },
+            Field {
+                name: "currentTemp",
+                ty: T::Int { signed: true, bits: 32 },
+            },
+            Field {
+                name: "target",
+                ty: T::Enum("nvmlThermalTarget_t"),
+            },
+        ],
+    },
+    RecordSchema {
         name: "nvmlGpuUptime_v1_t",
         union: false,
         fields: &[
@@ -181,6 +311,32 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         fields: &[
             Field {
                 name: "total",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "free",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "used",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlMemory_v2_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "total",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "reserved",
                 ty: T::Int { signed: false, bits: 64 },
             },
             Field {
@@ -241,6 +397,48 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         ],
     },
     RecordSchema {
+        name: "nvmlPciInfoExt_v1_t",
+        union: false,
+        fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "domain",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "bus",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "device",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "pciDeviceId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "pciSubSystemId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "baseClass",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "subClass",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "busId",
+                ty: T::Chars(32),
+            },
+        ],
+    },
+    RecordSchema {
         name: "nvmlPciInfo_st",
         union: false,
         fields: &[
@@ -278,6 +476,10 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         name: "nvmlPdi_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "value",
                 ty: T::Int { signed: false, bits: 64 },
@@ -366,6 +568,42 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         fields: &[
             Field {
                 name: "pwrmW",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlProcessInfo_v1_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "pid",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "usedGpuMemory",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlProcessInfo_v2_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "pid",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "usedGpuMemory",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "gpuInstanceId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "computeInstanceId",
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
@@ -497,6 +735,10 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "bChannelRepairPending",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -533,12 +775,74 @@ pub static RECORDS: [RecordSchema; 33usize] = [
         ],
     },
     RecordSchema {
+        name: "nvmlSample_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "timeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "sampleValue",
+                ty: T::Union("nvmlValue_st"),
+            },
+        ],
+    },
+    RecordSchema {
         name: "nvmlUnrepairableMemoryStatus_v1_t",
         union: false,
         fields: &[
             Field {
                 name: "bUnrepairableMemory",
                 ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlUtilization_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "gpu",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "memory",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlValue_st",
+        union: true,
+        fields: &[
+            Field {
+                name: "dVal",
+                ty: T::Float,
+            },
+            Field {
+                name: "siVal",
+                ty: T::Int { signed: true, bits: 32 },
+            },
+            Field {
+                name: "uiVal",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "ulVal",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "ullVal",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "sllVal",
+                ty: T::Int { signed: true, bits: 64 },
+            },
+            Field {
+                name: "usVal",
+                ty: T::Int { signed: false, bits: 16 },
             },
         ],
     },

@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 2usize] = [
         name: "nvmlGetExcludedDeviceCount",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "deviceCount",
@@ -65,6 +66,7 @@ pub static FUNCTIONS: [FunctionSchema; 2usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "info",

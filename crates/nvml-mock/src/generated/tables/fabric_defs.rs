@@ -84,6 +84,10 @@ pub static RECORDS: [RecordSchema; 4usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "clusterUuid",
                 ty: T::Array(&T::Int { signed: false, bits: 8 }, 16),
             },

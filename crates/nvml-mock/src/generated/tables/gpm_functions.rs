@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 2usize] = [
         name: "nvmlGpmQueryDeviceSupport",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpmSupport",
@@ -60,6 +61,7 @@ pub static FUNCTIONS: [FunctionSchema; 2usize] = [
         name: "nvmlGpmQueryIfStreamingEnabled",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "state",

@@ -48,6 +48,10 @@ pub static RECORDS: [RecordSchema; 1usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "isSupportedDevice",
                 ty: T::Int { signed: false, bits: 32 },
             },

@@ -37,10 +37,11 @@
 // include, in the user documentation and internal comments to the code,
 // the above Disclaimer and U.S. Government End Users Notice.
 
-use super::super::schema::{FunctionSchema, RecordSchema};
+use nvml_sys::*;
+use super::super::schema::{Field, FunctionSchema, RecordSchema, T};
 /// Every function the mock answers from a profile's values: each area's list, sorted
 /// by name.
-pub static FUNCTIONS: [&[FunctionSchema]; 20usize] = [
+pub static FUNCTIONS: [&[FunctionSchema]; 22usize] = [
     &accounting_stats::FUNCTIONS,
     &affinity::FUNCTIONS,
     &device_queries::FUNCTIONS,
@@ -50,8 +51,10 @@ pub static FUNCTIONS: [&[FunctionSchema]; 20usize] = [
     &device_queries_pci_topology::FUNCTIONS,
     &device_queries_power_thermal::FUNCTIONS,
     &device_queries_processes_utilization::FUNCTIONS,
+    &events::FUNCTIONS,
     &excluded_gpu_queries::FUNCTIONS,
     &gpm_functions::FUNCTIONS,
+    &multi_instance_gpu::FUNCTIONS,
     &nv_link::FUNCTIONS,
     &power_profiles::FUNCTIONS,
     &system_queries::FUNCTIONS,
@@ -64,16 +67,18 @@ pub static FUNCTIONS: [&[FunctionSchema]; 20usize] = [
 ];
 /// The records (and unions) those functions' values are made of: each area's list,
 /// sorted by name.
-pub static RECORDS: [&[RecordSchema]; 15usize] = [
+pub static RECORDS: [&[RecordSchema]; 17usize] = [
     &accounting_stats::RECORDS,
     &confidential_computing_defs::RECORDS,
     &device_enums::RECORDS,
+    &device_queries_power_thermal::RECORDS,
     &device_structs::RECORDS,
     &encoder_structs::RECORDS,
     &excluded_gpu_queries::RECORDS,
     &fabric_defs::RECORDS,
     &fbc_structs::RECORDS,
     &gpm_structs::RECORDS,
+    &multi_instance_gpu::RECORDS,
     &nv_link::RECORDS,
     &power_profiles::RECORDS,
     &ungrouped::RECORDS,
@@ -82,7 +87,7 @@ pub static RECORDS: [&[RecordSchema]; 15usize] = [
     &vgpu_structs::RECORDS,
 ];
 /// The constants of each enum those values use, sorted by enum name.
-pub static ENUMS: [(&str, &[&str]); 31usize] = [
+pub static ENUMS: [(&str, &[&str]); 42usize] = [
     (
         "nvmlBrandType_enum",
         &[
@@ -112,6 +117,16 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
     ),
     ("nvmlBridgeChipType_enum", &["NVML_BRIDGE_CHIP_PLX", "NVML_BRIDGE_CHIP_BRO4"]),
     (
+        "nvmlClockId_enum",
+        &[
+            "NVML_CLOCK_ID_CURRENT",
+            "NVML_CLOCK_ID_APP_CLOCK_TARGET",
+            "NVML_CLOCK_ID_APP_CLOCK_DEFAULT",
+            "NVML_CLOCK_ID_CUSTOMER_BOOST_MAX",
+            "NVML_CLOCK_ID_COUNT",
+        ],
+    ),
+    (
         "nvmlClockType_enum",
         &[
             "NVML_CLOCK_GRAPHICS",
@@ -119,6 +134,16 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
             "NVML_CLOCK_MEM",
             "NVML_CLOCK_VIDEO",
             "NVML_CLOCK_COUNT",
+        ],
+    ),
+    (
+        "nvmlComputeMode_enum",
+        &[
+            "NVML_COMPUTEMODE_DEFAULT",
+            "NVML_COMPUTEMODE_EXCLUSIVE_THREAD",
+            "NVML_COMPUTEMODE_PROHIBITED",
+            "NVML_COMPUTEMODE_EXCLUSIVE_PROCESS",
+            "NVML_COMPUTEMODE_COUNT",
         ],
     ),
     (
@@ -162,6 +187,10 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
     (
         "nvmlDriverModel_enum",
         &["NVML_DRIVER_WDDM", "NVML_DRIVER_WDM", "NVML_DRIVER_MCDM"],
+    ),
+    (
+        "nvmlEccCounterType_enum",
+        &["NVML_VOLATILE_ECC", "NVML_AGGREGATE_ECC", "NVML_ECC_COUNTER_TYPE_COUNT"],
     ),
     ("nvmlEnableState_enum", &["NVML_FEATURE_DISABLED", "NVML_FEATURE_ENABLED"]),
     (
@@ -232,6 +261,29 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
     ),
     ("nvmlLedColor_enum", &["NVML_LED_COLOR_GREEN", "NVML_LED_COLOR_AMBER"]),
     (
+        "nvmlMemoryErrorType_enum",
+        &[
+            "NVML_MEMORY_ERROR_TYPE_CORRECTED",
+            "NVML_MEMORY_ERROR_TYPE_UNCORRECTED",
+            "NVML_MEMORY_ERROR_TYPE_COUNT",
+        ],
+    ),
+    (
+        "nvmlMemoryLocation_enum",
+        &[
+            "NVML_MEMORY_LOCATION_L1_CACHE",
+            "NVML_MEMORY_LOCATION_L2_CACHE",
+            "NVML_MEMORY_LOCATION_DRAM",
+            "NVML_MEMORY_LOCATION_DEVICE_MEMORY",
+            "NVML_MEMORY_LOCATION_REGISTER_FILE",
+            "NVML_MEMORY_LOCATION_TEXTURE_MEMORY",
+            "NVML_MEMORY_LOCATION_TEXTURE_SHM",
+            "NVML_MEMORY_LOCATION_CBU",
+            "NVML_MEMORY_LOCATION_SRAM",
+            "NVML_MEMORY_LOCATION_COUNT",
+        ],
+    ),
+    (
         "nvmlNvLinkCapability_enum",
         &[
             "NVML_NVLINK_CAP_P2P_SUPPORTED",
@@ -301,6 +353,14 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
         ],
     ),
     (
+        "nvmlPageRetirementCause_enum",
+        &[
+            "NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS",
+            "NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR",
+            "NVML_PAGE_RETIREMENT_CAUSE_COUNT",
+        ],
+    ),
+    (
         "nvmlPcieUtilCounter_enum",
         &["NVML_PCIE_UTIL_TX_BYTES", "NVML_PCIE_UTIL_RX_BYTES", "NVML_PCIE_UTIL_COUNT"],
     ),
@@ -364,6 +424,26 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
         ],
     ),
     (
+        "nvmlSamplingType_enum",
+        &[
+            "NVML_TOTAL_POWER_SAMPLES",
+            "NVML_GPU_UTILIZATION_SAMPLES",
+            "NVML_MEMORY_UTILIZATION_SAMPLES",
+            "NVML_ENC_UTILIZATION_SAMPLES",
+            "NVML_DEC_UTILIZATION_SAMPLES",
+            "NVML_PROCESSOR_CLK_SAMPLES",
+            "NVML_MEMORY_CLK_SAMPLES",
+            "NVML_MODULE_POWER_SAMPLES",
+            "NVML_JPG_UTILIZATION_SAMPLES",
+            "NVML_OFA_UTILIZATION_SAMPLES",
+            "NVML_SAMPLINGTYPE_COUNT",
+        ],
+    ),
+    (
+        "nvmlTemperatureSensors_enum",
+        &["NVML_TEMPERATURE_GPU", "NVML_TEMPERATURE_GPU_MAX", "NVML_TEMPERATURE_COUNT"],
+    ),
+    (
         "nvmlTemperatureThresholds_enum",
         &[
             "NVML_TEMPERATURE_THRESHOLD_SHUTDOWN",
@@ -375,6 +455,58 @@ pub static ENUMS: [(&str, &[&str]); 31usize] = [
             "NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX",
             "NVML_TEMPERATURE_THRESHOLD_GPS_CURR",
             "NVML_TEMPERATURE_THRESHOLD_COUNT",
+        ],
+    ),
+    (
+        "nvmlThermalController_t",
+        &[
+            "NVML_THERMAL_CONTROLLER_NONE",
+            "NVML_THERMAL_CONTROLLER_GPU_INTERNAL",
+            "NVML_THERMAL_CONTROLLER_ADM1032",
+            "NVML_THERMAL_CONTROLLER_ADT7461",
+            "NVML_THERMAL_CONTROLLER_MAX6649",
+            "NVML_THERMAL_CONTROLLER_MAX1617",
+            "NVML_THERMAL_CONTROLLER_LM99",
+            "NVML_THERMAL_CONTROLLER_LM89",
+            "NVML_THERMAL_CONTROLLER_LM64",
+            "NVML_THERMAL_CONTROLLER_G781",
+            "NVML_THERMAL_CONTROLLER_ADT7473",
+            "NVML_THERMAL_CONTROLLER_SBMAX6649",
+            "NVML_THERMAL_CONTROLLER_VBIOSEVT",
+            "NVML_THERMAL_CONTROLLER_OS",
+            "NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS",
+            "NVML_THERMAL_CONTROLLER_NVSYSCON_E551",
+            "NVML_THERMAL_CONTROLLER_MAX6649R",
+            "NVML_THERMAL_CONTROLLER_ADT7473S",
+            "NVML_THERMAL_CONTROLLER_UNKNOWN",
+        ],
+    ),
+    (
+        "nvmlThermalTarget_t",
+        &[
+            "NVML_THERMAL_TARGET_NONE",
+            "NVML_THERMAL_TARGET_GPU",
+            "NVML_THERMAL_TARGET_MEMORY",
+            "NVML_THERMAL_TARGET_POWER_SUPPLY",
+            "NVML_THERMAL_TARGET_BOARD",
+            "NVML_THERMAL_TARGET_VCD_BOARD",
+            "NVML_THERMAL_TARGET_VCD_INLET",
+            "NVML_THERMAL_TARGET_VCD_OUTLET",
+            "NVML_THERMAL_TARGET_ALL",
+            "NVML_THERMAL_TARGET_UNKNOWN",
+        ],
+    ),
+    (
+        "nvmlValueType_enum",
+        &[
+            "NVML_VALUE_TYPE_DOUBLE",
+            "NVML_VALUE_TYPE_UNSIGNED_INT",
+            "NVML_VALUE_TYPE_UNSIGNED_LONG",
+            "NVML_VALUE_TYPE_UNSIGNED_LONG_LONG",
+            "NVML_VALUE_TYPE_SIGNED_LONG_LONG",
+            "NVML_VALUE_TYPE_SIGNED_INT",
+            "NVML_VALUE_TYPE_UNSIGNED_SHORT",
+            "NVML_VALUE_TYPE_COUNT",
         ],
     ),
     (
@@ -608,9 +740,10 @@ pub static MIN_ARCH: [(&str, &str, u32); 154usize] = [
 ];
 /// `(function, file)`: the functions the engine implements by hand
 /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
-pub static HAND_WRITTEN: [(&str, &str); 159usize] = [
+pub static HAND_WRITTEN: [(&str, &str); 169usize] = [
     ("nvmlComputeInstanceGetInfo", "engine/mig.rs"),
     ("nvmlComputeInstanceGetInfo_v2", "engine/mig.rs"),
+    ("nvmlDeviceDiscoverGpus", "engine/device.rs"),
     ("nvmlDeviceGetActiveVgpus", "engine/vgpu.rs"),
     ("nvmlDeviceGetApplicationsClock", "engine/perf.rs"),
     ("nvmlDeviceGetAttributes", "engine/mig.rs"),
@@ -722,14 +855,19 @@ pub static HAND_WRITTEN: [(&str, &str); 159usize] = [
     ("nvmlDeviceGetVgpuTypeSupportedPlacements", "engine/vgpu.rs"),
     ("nvmlDeviceGetVgpuUtilization", "engine/vgpu.rs"),
     ("nvmlDeviceIsMigDeviceHandle", "engine/mig.rs"),
+    ("nvmlDeviceModifyDrainState", "engine/device.rs"),
     ("nvmlDeviceOnSameBoard", "engine/device.rs"),
+    ("nvmlDeviceQueryDrainState", "engine/device.rs"),
+    ("nvmlDeviceReadPRMCounters_v1", "engine/nvlink.rs"),
     ("nvmlDeviceRegisterEvents", "engine/events.rs"),
     ("nvmlDeviceResetApplicationsClocks", "engine/perf.rs"),
     ("nvmlDeviceSetApplicationsClocks", "engine/perf.rs"),
     ("nvmlDeviceSetComputeMode", "engine/perf.rs"),
     ("nvmlDeviceSetMemoryLimits_v1", "engine/perf.rs"),
+    ("nvmlDeviceSetMigMode", "engine/mig.rs"),
     ("nvmlDeviceSetPersistenceMode", "engine/perf.rs"),
     ("nvmlDeviceSetPowerManagementLimit", "engine/perf.rs"),
+    ("nvmlDeviceSetTemperatureThreshold", "engine/perf.rs"),
     ("nvmlDeviceValidateInforom", "engine/device.rs"),
     ("nvmlErrorString", "engine/system.rs"),
     ("nvmlEventSetCreate", "engine/events.rs"),
@@ -752,6 +890,7 @@ pub static HAND_WRITTEN: [(&str, &str); 159usize] = [
     ("nvmlInit", "engine/system.rs"),
     ("nvmlInitWithFlags", "engine/system.rs"),
     ("nvmlInit_v2", "engine/system.rs"),
+    ("nvmlSetVgpuVersion", "engine/vgpu.rs"),
     ("nvmlShutdown", "engine/system.rs"),
     ("nvmlSystemEventSetCreate", "engine/events.rs"),
     ("nvmlSystemEventSetFree", "engine/events.rs"),
@@ -766,8 +905,1005 @@ pub static HAND_WRITTEN: [(&str, &str); 159usize] = [
     ("nvmlUnitGetCount", "engine/system.rs"),
     ("nvmlUnitGetDevices", "engine/system.rs"),
     ("nvmlUnitGetHandleByIndex", "engine/system.rs"),
+    ("nvmlVgpuInstanceClearAccountingPids", "engine/vgpu.rs"),
     ("nvmlVgpuInstanceGetEncoderStats", "engine/vgpu.rs"),
     ("nvmlVgpuInstanceGetMetadata", "engine/vgpu.rs"),
+    ("nvmlVgpuInstanceSetEncoderCapacity", "engine/vgpu.rs"),
+    ("nvmlVgpuTypeGetMaxInstances", "engine/vgpu.rs"),
+];
+/// `(function, selectors)`: the inputs by value of the functions written by hand that
+/// select an answer (a profile may give an error for one of their values), sorted by
+/// function.
+pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
+    (
+        "nvmlDeviceGetApplicationsClock",
+        &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetClock",
+        &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+            Field {
+                name: "clockId",
+                ty: T::Enum("nvmlClockId_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetClockInfo",
+        &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetCpuAffinityWithinScope",
+        &[
+            Field {
+                name: "scope",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetDefaultApplicationsClock",
+        &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetDetailedEccErrors",
+        &[
+            Field {
+                name: "errorType",
+                ty: T::Enum("nvmlMemoryErrorType_enum"),
+            },
+            Field {
+                name: "counterType",
+                ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetFanSpeed_v2",
+        &[
+            Field {
+                name: "fan",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceById",
+        &[
+            Field {
+                name: "id",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstancePossiblePlacements",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstancePossiblePlacements_v2",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceProfileInfo",
+        &[
+            Field {
+                name: "profile",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceProfileInfoV",
+        &[
+            Field {
+                name: "profile",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceRemainingCapacity",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstances",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetHandleByIndex",
+        &[
+            Field {
+                name: "index",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetHandleByIndex_v2",
+        &[
+            Field {
+                name: "index",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetMaxClockInfo",
+        &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetMaxCustomerBoostClock",
+        &[
+            Field {
+                name: "clockType",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetMemoryAffinity",
+        &[
+            Field {
+                name: "scope",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetMemoryErrorCounter",
+        &[
+            Field {
+                name: "errorType",
+                ty: T::Enum("nvmlMemoryErrorType_enum"),
+            },
+            Field {
+                name: "counterType",
+                ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+            Field {
+                name: "locationType",
+                ty: T::Enum("nvmlMemoryLocation_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetMigDeviceHandleByIndex",
+        &[
+            Field {
+                name: "index",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetMinMaxClockOfPState",
+        &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlClockType_enum"),
+            },
+            Field {
+                name: "pstate",
+                ty: T::Enum("nvmlPStates_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetNvLinkRemotePciInfo",
+        &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+        &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetNvLinkState",
+        &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetNvLinkVersion",
+        &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetP2PStatus",
+        &[
+            Field {
+                name: "device2",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "p2pIndex",
+                ty: T::Enum("nvmlGpuP2PCapsIndex_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetProcessUtilization",
+        &[
+            Field {
+                name: "lastSeenTimeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetRetiredPages",
+        &[
+            Field {
+                name: "cause",
+                ty: T::Enum("nvmlPageRetirementCause_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetRetiredPages_v2",
+        &[
+            Field {
+                name: "cause",
+                ty: T::Enum("nvmlPageRetirementCause_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetSamples",
+        &[
+            Field {
+                name: "type",
+                ty: T::Enum("nvmlSamplingType_enum"),
+            },
+            Field {
+                name: "lastSeenTimeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetSupportedGraphicsClocks",
+        &[
+            Field {
+                name: "memoryClockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetTemperature",
+        &[
+            Field {
+                name: "sensorType",
+                ty: T::Enum("nvmlTemperatureSensors_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetTemperatureV",
+        &[
+            Field {
+                name: "sensorType",
+                ty: T::Enum("nvmlTemperatureSensors_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetThermalSettings",
+        &[
+            Field {
+                name: "sensorIndex",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetTopologyCommonAncestor",
+        &[
+            Field {
+                name: "device2",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetTopologyNearestGpus",
+        &[
+            Field {
+                name: "level",
+                ty: T::Enum("nvmlGpuLevel_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetTotalEccErrors",
+        &[
+            Field {
+                name: "errorType",
+                ty: T::Enum("nvmlMemoryErrorType_enum"),
+            },
+            Field {
+                name: "counterType",
+                ty: T::Enum("nvmlEccCounterType_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceGetVgpuUtilization",
+        &[
+            Field {
+                name: "lastSeenTimeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceModifyDrainState",
+        &[
+            Field {
+                name: "newState",
+                ty: T::Enum("nvmlEnableState_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceOnSameBoard",
+        &[
+            Field {
+                name: "device2",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceRegisterEvents",
+        &[
+            Field {
+                name: "eventTypes",
+                ty: T::Flags,
+            },
+            Field {
+                name: "set",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceSetApplicationsClocks",
+        &[
+            Field {
+                name: "memClockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "graphicsClockMHz",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceSetComputeMode",
+        &[
+            Field {
+                name: "mode",
+                ty: T::Enum("nvmlComputeMode_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceSetMigMode",
+        &[
+            Field {
+                name: "mode",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceSetPersistenceMode",
+        &[
+            Field {
+                name: "mode",
+                ty: T::Enum("nvmlEnableState_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceSetPowerManagementLimit",
+        &[
+            Field {
+                name: "limit",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlDeviceSetTemperatureThreshold",
+        &[
+            Field {
+                name: "thresholdType",
+                ty: T::Enum("nvmlTemperatureThresholds_enum"),
+            },
+        ],
+    ),
+    (
+        "nvmlEventSetWait",
+        &[
+            Field {
+                name: "timeoutms",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlEventSetWait_v2",
+        &[
+            Field {
+                name: "timeoutms",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpmMigSampleGet",
+        &[
+            Field {
+                name: "gpuInstanceId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "gpmSample",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpmSampleGet",
+        &[
+            Field {
+                name: "gpmSample",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstanceById",
+        &[
+            Field {
+                name: "id",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstancePossiblePlacements",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstanceProfileInfo",
+        &[
+            Field {
+                name: "profile",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "engProfile",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+        &[
+            Field {
+                name: "profile",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "engProfile",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstanceRemainingCapacity",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstances",
+        &[
+            Field {
+                name: "profileId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlInitWithFlags",
+        &[
+            Field {
+                name: "flags",
+                ty: T::Flags,
+            },
+        ],
+    ),
+    (
+        "nvmlSystemGetProcessName",
+        &[
+            Field {
+                name: "pid",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlSystemGetTopologyGpuSet",
+        &[
+            Field {
+                name: "cpuNumber",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlUnitGetHandleByIndex",
+        &[
+            Field {
+                name: "index",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlVgpuInstanceSetEncoderCapacity",
+        &[
+            Field {
+                name: "encoderCapacity",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+    (
+        "nvmlVgpuTypeGetMaxInstances",
+        &[
+            Field {
+                name: "vgpuTypeId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    ),
+];
+/// `(function, [(version, constant)])`: every function that takes a versioned record,
+/// with the versions of that record's layouts a caller may set: the layout of the
+/// function's prototype first, then the others newest first. Sorted by function.
+pub static VERSIONED: [(&str, &[(u32, &str)]); 68usize] = [
+    (
+        "nvmlDeviceGetAddressingMode",
+        &[(nvmlDeviceAddressingMode_v1 as u32, "nvmlDeviceAddressingMode_v1")],
+    ),
+    (
+        "nvmlDeviceGetCapabilities",
+        &[(nvmlDeviceCapabilities_v1 as u32, "nvmlDeviceCapabilities_v1")],
+    ),
+    ("nvmlDeviceGetClockOffsets", &[(nvmlClockOffset_v1 as u32, "nvmlClockOffset_v1")]),
+    ("nvmlDeviceGetCoolerInfo", &[(nvmlCoolerInfo_v1 as u32, "nvmlCoolerInfo_v1")]),
+    (
+        "nvmlDeviceGetCurrentClockFreqs",
+        &[(nvmlDeviceCurrentClockFreqs_v1 as u32, "nvmlDeviceCurrentClockFreqs_v1")],
+    ),
+    (
+        "nvmlDeviceGetDramEncryptionMode",
+        &[(nvmlDramEncryptionInfo_v1 as u32, "nvmlDramEncryptionInfo_v1")],
+    ),
+    ("nvmlDeviceGetFanSpeedRPM", &[(nvmlFanSpeedInfo_v1 as u32, "nvmlFanSpeedInfo_v1")]),
+    (
+        "nvmlDeviceGetGpuFabricInfoV",
+        &[
+            (nvmlGpuFabricInfo_v3 as u32, "nvmlGpuFabricInfo_v3"),
+            (nvmlGpuFabricInfo_v2 as u32, "nvmlGpuFabricInfo_v2"),
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
+        &[
+            (nvmlGpuInstanceProfileInfo_v2 as u32, "nvmlGpuInstanceProfileInfo_v2"),
+            (nvmlGpuInstanceProfileInfo_v3 as u32, "nvmlGpuInstanceProfileInfo_v3"),
+        ],
+    ),
+    (
+        "nvmlDeviceGetGpuInstanceProfileInfoV",
+        &[
+            (nvmlGpuInstanceProfileInfo_v2 as u32, "nvmlGpuInstanceProfileInfo_v2"),
+            (nvmlGpuInstanceProfileInfo_v3 as u32, "nvmlGpuInstanceProfileInfo_v3"),
+        ],
+    ),
+    ("nvmlDeviceGetHandleByUUIDV", &[(nvmlUUID_v1 as u32, "nvmlUUID_v1")]),
+    (
+        "nvmlDeviceGetMarginTemperature",
+        &[(nvmlMarginTemperature_v1 as u32, "nvmlMarginTemperature_v1")],
+    ),
+    ("nvmlDeviceGetMemoryInfo_v2", &[(nvmlMemory_v2 as u32, "nvmlMemory_v2")]),
+    (
+        "nvmlDeviceGetNvLinkInfo",
+        &[
+            (nvmlNvLinkInfo_v2 as u32, "nvmlNvLinkInfo_v2"),
+            (nvmlNvLinkInfo_v1 as u32, "nvmlNvLinkInfo_v1"),
+        ],
+    ),
+    (
+        "nvmlDeviceGetNvlinkBwMode",
+        &[(nvmlNvlinkGetBwMode_v1 as u32, "nvmlNvlinkGetBwMode_v1")],
+    ),
+    (
+        "nvmlDeviceGetNvlinkSupportedBwModes",
+        &[(nvmlNvlinkSupportedBwModes_v1 as u32, "nvmlNvlinkSupportedBwModes_v1")],
+    ),
+    ("nvmlDeviceGetPciInfoExt", &[(nvmlPciInfoExt_v1 as u32, "nvmlPciInfoExt_v1")]),
+    ("nvmlDeviceGetPdi", &[(nvmlPdi_v1 as u32, "nvmlPdi_v1")]),
+    (
+        "nvmlDeviceGetPerformanceModes",
+        &[(nvmlDevicePerfModes_v1 as u32, "nvmlDevicePerfModes_v1")],
+    ),
+    (
+        "nvmlDeviceGetPlatformInfo",
+        &[
+            (nvmlPlatformInfo_v2 as u32, "nvmlPlatformInfo_v2"),
+            (nvmlPlatformInfo_v1 as u32, "nvmlPlatformInfo_v1"),
+        ],
+    ),
+    (
+        "nvmlDeviceGetProcessesUtilizationInfo",
+        &[(nvmlProcessesUtilizationInfo_v1 as u32, "nvmlProcessesUtilizationInfo_v1")],
+    ),
+    (
+        "nvmlDeviceGetRepairStatus",
+        &[(nvmlRepairStatus_v1 as u32, "nvmlRepairStatus_v1")],
+    ),
+    (
+        "nvmlDeviceGetRunningProcessDetailList",
+        &[(nvmlProcessDetailList_v1 as u32, "nvmlProcessDetailList_v1")],
+    ),
+    (
+        "nvmlDeviceGetSramEccErrorStatus",
+        &[(nvmlEccSramErrorStatus_v1 as u32, "nvmlEccSramErrorStatus_v1")],
+    ),
+    (
+        "nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts",
+        &[
+            (
+                nvmlEccSramUniqueUncorrectedErrorCounts_v1 as u32,
+                "nvmlEccSramUniqueUncorrectedErrorCounts_v1",
+            ),
+        ],
+    ),
+    ("nvmlDeviceGetTemperatureV", &[(nvmlTemperature_v1 as u32, "nvmlTemperature_v1")]),
+    (
+        "nvmlDeviceGetVgpuHeterogeneousMode",
+        &[(nvmlVgpuHeterogeneousMode_v1 as u32, "nvmlVgpuHeterogeneousMode_v1")],
+    ),
+    (
+        "nvmlDeviceGetVgpuInstancesUtilizationInfo",
+        &[
+            (
+                nvmlVgpuInstancesUtilizationInfo_v1 as u32,
+                "nvmlVgpuInstancesUtilizationInfo_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlDeviceGetVgpuProcessesUtilizationInfo",
+        &[
+            (
+                nvmlVgpuProcessesUtilizationInfo_v1 as u32,
+                "nvmlVgpuProcessesUtilizationInfo_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlDeviceGetVgpuTypeCreatablePlacements",
+        &[
+            (nvmlVgpuPlacementList_v2 as u32, "nvmlVgpuPlacementList_v2"),
+            (nvmlVgpuPlacementList_v1 as u32, "nvmlVgpuPlacementList_v1"),
+        ],
+    ),
+    (
+        "nvmlDeviceGetVgpuTypeSupportedPlacements",
+        &[
+            (nvmlVgpuPlacementList_v2 as u32, "nvmlVgpuPlacementList_v2"),
+            (nvmlVgpuPlacementList_v1 as u32, "nvmlVgpuPlacementList_v1"),
+        ],
+    ),
+    (
+        "nvmlDevicePowerSmoothingActivatePresetProfile",
+        &[(nvmlPowerSmoothingProfile_v1 as u32, "nvmlPowerSmoothingProfile_v1")],
+    ),
+    (
+        "nvmlDevicePowerSmoothingSetState",
+        &[(nvmlPowerSmoothingState_v1 as u32, "nvmlPowerSmoothingState_v1")],
+    ),
+    (
+        "nvmlDevicePowerSmoothingUpdatePresetProfileParam",
+        &[(nvmlPowerSmoothingProfile_v1 as u32, "nvmlPowerSmoothingProfile_v1")],
+    ),
+    ("nvmlDeviceSetClockOffsets", &[(nvmlClockOffset_v1 as u32, "nvmlClockOffset_v1")]),
+    (
+        "nvmlDeviceSetDramEncryptionMode",
+        &[(nvmlDramEncryptionInfo_v1 as u32, "nvmlDramEncryptionInfo_v1")],
+    ),
+    (
+        "nvmlDeviceSetNvlinkBwMode",
+        &[(nvmlNvlinkSetBwMode_v1 as u32, "nvmlNvlinkSetBwMode_v1")],
+    ),
+    (
+        "nvmlDeviceSetPowerManagementLimit_v2",
+        &[(nvmlPowerValue_v2 as u32, "nvmlPowerValue_v2")],
+    ),
+    (
+        "nvmlDeviceSetRusdSettings_v1",
+        &[(nvmlRusdSettings_v1 as u32, "nvmlRusdSettings_v1")],
+    ),
+    (
+        "nvmlDeviceSetVgpuHeterogeneousMode",
+        &[(nvmlVgpuHeterogeneousMode_v1 as u32, "nvmlVgpuHeterogeneousMode_v1")],
+    ),
+    (
+        "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
+        &[
+            (
+                nvmlWorkloadPowerProfileRequestedProfiles_v1 as u32,
+                "nvmlWorkloadPowerProfileRequestedProfiles_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        &[
+            (
+                nvmlWorkloadPowerProfileCurrentProfiles_v1 as u32,
+                "nvmlWorkloadPowerProfileCurrentProfiles_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
+        &[
+            (
+                nvmlWorkloadPowerProfileProfilesInfo_v1 as u32,
+                "nvmlWorkloadPowerProfileProfilesInfo_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles",
+        &[
+            (
+                nvmlWorkloadPowerProfileRequestedProfiles_v1 as u32,
+                "nvmlWorkloadPowerProfileRequestedProfiles_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlGpmMetricsGet",
+        &[(NVML_GPM_METRICS_GET_VERSION as u32, "NVML_GPM_METRICS_GET_VERSION")],
+    ),
+    (
+        "nvmlGpmQueryDeviceSupport",
+        &[(NVML_GPM_SUPPORT_VERSION as u32, "NVML_GPM_SUPPORT_VERSION")],
+    ),
+    (
+        "nvmlGpuInstanceGetActiveVgpus",
+        &[(nvmlActiveVgpuInstanceInfo_v1 as u32, "nvmlActiveVgpuInstanceInfo_v1")],
+    ),
+    (
+        "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
+        &[
+            (
+                nvmlComputeInstanceProfileInfo_v2 as u32,
+                "nvmlComputeInstanceProfileInfo_v2",
+            ),
+            (
+                nvmlComputeInstanceProfileInfo_v3 as u32,
+                "nvmlComputeInstanceProfileInfo_v3",
+            ),
+        ],
+    ),
+    (
+        "nvmlGpuInstanceGetCreatableVgpus",
+        &[(nvmlVgpuTypeIdInfo_v1 as u32, "nvmlVgpuTypeIdInfo_v1")],
+    ),
+    (
+        "nvmlGpuInstanceGetVgpuHeterogeneousMode",
+        &[(nvmlVgpuHeterogeneousMode_v1 as u32, "nvmlVgpuHeterogeneousMode_v1")],
+    ),
+    (
+        "nvmlGpuInstanceGetVgpuSchedulerLog",
+        &[(nvmlVgpuSchedulerLogInfo_v1 as u32, "nvmlVgpuSchedulerLogInfo_v1")],
+    ),
+    (
+        "nvmlGpuInstanceGetVgpuSchedulerState",
+        &[(nvmlVgpuSchedulerStateInfo_v1 as u32, "nvmlVgpuSchedulerStateInfo_v1")],
+    ),
+    (
+        "nvmlGpuInstanceGetVgpuTypeCreatablePlacements",
+        &[
+            (
+                nvmlVgpuCreatablePlacementInfo_v1 as u32,
+                "nvmlVgpuCreatablePlacementInfo_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlGpuInstanceSetVgpuHeterogeneousMode",
+        &[(nvmlVgpuHeterogeneousMode_v1 as u32, "nvmlVgpuHeterogeneousMode_v1")],
+    ),
+    (
+        "nvmlGpuInstanceSetVgpuSchedulerState",
+        &[(nvmlVgpuSchedulerState_v1 as u32, "nvmlVgpuSchedulerState_v1")],
+    ),
+    (
+        "nvmlSystemEventSetCreate",
+        &[
+            (
+                nvmlSystemEventSetCreateRequest_v1 as u32,
+                "nvmlSystemEventSetCreateRequest_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlSystemEventSetFree",
+        &[(nvmlSystemEventSetFreeRequest_v1 as u32, "nvmlSystemEventSetFreeRequest_v1")],
+    ),
+    (
+        "nvmlSystemEventSetWait",
+        &[(nvmlSystemEventSetWaitRequest_v1 as u32, "nvmlSystemEventSetWaitRequest_v1")],
+    ),
+    (
+        "nvmlSystemGetConfComputeKeyRotationThresholdInfo",
+        &[
+            (
+                nvmlConfComputeGetKeyRotationThresholdInfo_v1 as u32,
+                "nvmlConfComputeGetKeyRotationThresholdInfo_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlSystemGetConfComputeSettings",
+        &[
+            (
+                nvmlSystemConfComputeSettings_v1 as u32,
+                "nvmlSystemConfComputeSettings_v1",
+            ),
+            (nvmlSystemConfComputeSettings_v2 as u32, "nvmlSystemConfComputeSettings_v2"),
+        ],
+    ),
+    (
+        "nvmlSystemGetConfComputeSettings_v2",
+        &[
+            (
+                nvmlSystemConfComputeSettings_v2 as u32,
+                "nvmlSystemConfComputeSettings_v2",
+            ),
+            (nvmlSystemConfComputeSettings_v1 as u32, "nvmlSystemConfComputeSettings_v1"),
+        ],
+    ),
+    (
+        "nvmlSystemGetDriverBranch",
+        &[(nvmlSystemDriverBranchInfo_v1 as u32, "nvmlSystemDriverBranchInfo_v1")],
+    ),
+    (
+        "nvmlSystemRegisterEvents",
+        &[
+            (
+                nvmlSystemRegisterEventRequest_v1 as u32,
+                "nvmlSystemRegisterEventRequest_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlSystemSetConfComputeKeyRotationThresholdInfo",
+        &[
+            (
+                nvmlConfComputeSetKeyRotationThresholdInfo_v1 as u32,
+                "nvmlConfComputeSetKeyRotationThresholdInfo_v1",
+            ),
+        ],
+    ),
+    (
+        "nvmlVgpuInstanceGetPlacementId",
+        &[(nvmlVgpuPlacementId_v1 as u32, "nvmlVgpuPlacementId_v1")],
+    ),
+    (
+        "nvmlVgpuInstanceGetRuntimeStateSize",
+        &[(nvmlVgpuRuntimeState_v1 as u32, "nvmlVgpuRuntimeState_v1")],
+    ),
+    (
+        "nvmlVgpuTypeGetBAR1Info",
+        &[(nvmlVgpuTypeBar1Info_v1 as u32, "nvmlVgpuTypeBar1Info_v1")],
+    ),
+    (
+        "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
+        &[(nvmlVgpuTypeMaxInstance_v1 as u32, "nvmlVgpuTypeMaxInstance_v1")],
+    ),
 ];
 /// Accounting Statistics.
 pub mod accounting_stats;
@@ -795,6 +1931,8 @@ pub mod device_queries_processes_utilization;
 pub mod device_structs;
 /// Encoder Structs.
 pub mod encoder_structs;
+/// Event Handling Methods.
+pub mod events;
 /// Excluded GPU Queries.
 pub mod excluded_gpu_queries;
 /// Fabric definitions.
@@ -805,6 +1943,8 @@ pub mod fbc_structs;
 pub mod gpm_functions;
 /// GPM Structs.
 pub mod gpm_structs;
+/// Multi Instance GPU Management.
+pub mod multi_instance_gpu;
 /// NvLink Methods.
 pub mod nv_link;
 /// Power Profile Information.

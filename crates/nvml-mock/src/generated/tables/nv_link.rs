@@ -42,7 +42,7 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 13usize] = [
+pub static FUNCTIONS: [FunctionSchema; 17usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetNvLinkCapability",
         object: ObjectKind::Device,
@@ -56,6 +56,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Enum("nvmlNvLinkCapability_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "capResult",
@@ -78,6 +79,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Enum("nvmlNvLinkErrorCounter_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "counterValue",
@@ -91,6 +93,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetNvLinkInfo",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "info",
@@ -104,6 +107,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetNvLinkInfo_v3",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "info",
@@ -122,10 +126,68 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pNvLinkDeviceType",
                 ty: T::Enum("nvmlIntNvLinkDeviceType_enum"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetNvLinkRemotePciInfo",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pci",
+                ty: T::Record("nvmlPciInfo_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetNvLinkRemotePciInfo_v2"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "pci",
+                ty: T::Record("nvmlPciInfo_st"),
+                shape: Shape::Value,
+            },
+        ],
+        family: &["nvmlDeviceGetNvLinkRemotePciInfo"],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetNvLinkState",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "isActive",
+                ty: T::Enum("nvmlEnableState_enum"),
                 shape: Shape::Value,
             },
         ],
@@ -144,6 +206,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "control",
@@ -166,6 +229,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "rxcounter",
@@ -181,9 +245,29 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetNvLinkVersion",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "link",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlDeviceGetNvlinkBwMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "getBwMode",
@@ -197,6 +281,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetNvlinkNvlePrivateInfo_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "privateInfo",
@@ -210,6 +295,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetNvlinkRemapTableInfo_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "remapTableInfo",
@@ -223,6 +309,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceGetNvlinkSupportedBwModes",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "supportedBwMode",
@@ -236,6 +323,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlDeviceLockNvlinkRemapTable_v1",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "remapTableLockInfo",
@@ -249,6 +337,7 @@ pub static FUNCTIONS: [FunctionSchema; 13usize] = [
         name: "nvmlSystemGetNvlinkBwMode",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "nvlinkBwMode",
@@ -265,6 +354,10 @@ pub static RECORDS: [RecordSchema; 9usize] = [
         name: "nvmlNvLinkInfo_v2_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "isNvleEnabled",
                 ty: T::Int { signed: false, bits: 32 },
@@ -334,6 +427,10 @@ pub static RECORDS: [RecordSchema; 9usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "bIsBest",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -397,6 +494,10 @@ pub static RECORDS: [RecordSchema; 9usize] = [
         name: "nvmlNvlinkSupportedBwModes_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "bwModes",
                 ty: T::Array(&T::Int { signed: false, bits: 8 }, 23),

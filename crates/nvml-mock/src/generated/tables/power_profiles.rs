@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 2usize] = [
         name: "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "currentProfiles",
@@ -60,6 +61,7 @@ pub static FUNCTIONS: [FunctionSchema; 2usize] = [
         name: "nvmlDeviceWorkloadPowerProfileGetProfilesInfo",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "profilesInfo",
@@ -76,6 +78,10 @@ pub static RECORDS: [RecordSchema; 3usize] = [
         name: "nvmlWorkloadPowerProfileCurrentProfiles_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "perfProfilesMask",
                 ty: T::Record("nvmlMask255_t"),
@@ -95,6 +101,10 @@ pub static RECORDS: [RecordSchema; 3usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "profileId",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -112,6 +122,10 @@ pub static RECORDS: [RecordSchema; 3usize] = [
         name: "nvmlWorkloadPowerProfileProfilesInfo_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "perfProfilesMask",
                 ty: T::Record("nvmlMask255_t"),

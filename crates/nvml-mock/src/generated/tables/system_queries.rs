@@ -42,11 +42,12 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 3usize] = [
+pub static FUNCTIONS: [FunctionSchema; 6usize] = [
     FunctionSchema {
         name: "nvmlSystemGetCudaDriverVersion",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "cudaDriverVersion",
@@ -60,6 +61,7 @@ pub static FUNCTIONS: [FunctionSchema; 3usize] = [
         name: "nvmlSystemGetCudaDriverVersion_v2",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "cudaDriverVersion",
@@ -70,12 +72,60 @@ pub static FUNCTIONS: [FunctionSchema; 3usize] = [
         family: &["nvmlSystemGetCudaDriverVersion"],
     },
     FunctionSchema {
-        name: "nvmlSystemGetNVMLVersion",
+        name: "nvmlSystemGetDriverVersion",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "version",
+                ty: T::Str,
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlSystemGetHicVersion",
+        object: ObjectKind::System,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "hwbcEntries",
+                ty: T::Record("nvmlHwbcEntry_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlSystemGetNVMLVersion",
+        object: ObjectKind::System,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "version",
+                ty: T::Str,
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlSystemGetProcessName",
+        object: ObjectKind::System,
+        selectors: &[
+            Field {
+                name: "pid",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "name",
                 ty: T::Str,
                 shape: Shape::Value,
             },

@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 1usize] = [
         name: "nvmlDeviceGetCapabilities",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "caps",
@@ -63,6 +64,10 @@ pub static RECORDS: [RecordSchema; 2usize] = [
         name: "nvmlDeviceCapabilities_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "capMask",
                 ty: T::Int { signed: false, bits: 32 },

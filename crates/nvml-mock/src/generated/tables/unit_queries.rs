@@ -42,11 +42,26 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 5usize] = [
+pub static FUNCTIONS: [FunctionSchema; 6usize] = [
+    FunctionSchema {
+        name: "nvmlUnitGetCount",
+        object: ObjectKind::System,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "unitCount",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
     FunctionSchema {
         name: "nvmlUnitGetFanSpeedInfo",
         object: ObjectKind::Unit,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "fanSpeeds",
@@ -60,6 +75,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
         name: "nvmlUnitGetLedState",
         object: ObjectKind::Unit,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "state",
@@ -73,6 +89,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
         name: "nvmlUnitGetPsuInfo",
         object: ObjectKind::Unit,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "psu",
@@ -91,6 +108,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "temp",
@@ -104,6 +122,7 @@ pub static FUNCTIONS: [FunctionSchema; 5usize] = [
         name: "nvmlUnitGetUnitInfo",
         object: ObjectKind::Unit,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "info",

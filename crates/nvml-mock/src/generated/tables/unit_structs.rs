@@ -42,7 +42,21 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's records (and unions) those values are made of, sorted by name.
-pub static RECORDS: [RecordSchema; 5usize] = [
+pub static RECORDS: [RecordSchema; 6usize] = [
+    RecordSchema {
+        name: "nvmlHwbcEntry_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "hwbcId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "firmwareVersion",
+                ty: T::Chars(32),
+            },
+        ],
+    },
     RecordSchema {
         name: "nvmlLedState_st",
         union: false,

@@ -42,7 +42,7 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 6usize] = [
+pub static FUNCTIONS: [FunctionSchema; 7usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetVgpuProcessUtilization",
         object: ObjectKind::Device,
@@ -52,6 +52,7 @@ pub static FUNCTIONS: [FunctionSchema; 6usize] = [
                 ty: T::Int { signed: false, bits: 64 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "utilizationSamples",
@@ -62,9 +63,34 @@ pub static FUNCTIONS: [FunctionSchema; 6usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlDeviceGetVgpuUtilization",
+        object: ObjectKind::Device,
+        selectors: &[
+            Field {
+                name: "lastSeenTimeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+        ],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "sampleValType",
+                ty: T::Enum("nvmlValueType_enum"),
+                shape: Shape::Value,
+            },
+            Output {
+                name: "utilizationSamples",
+                ty: T::Record("nvmlVgpuInstanceUtilizationSample_st"),
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlVgpuInstanceGetAccountingMode",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "mode",
@@ -78,6 +104,7 @@ pub static FUNCTIONS: [FunctionSchema; 6usize] = [
         name: "nvmlVgpuInstanceGetAccountingPids",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pids",
@@ -96,6 +123,7 @@ pub static FUNCTIONS: [FunctionSchema; 6usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "stats",
@@ -109,6 +137,7 @@ pub static FUNCTIONS: [FunctionSchema; 6usize] = [
         name: "nvmlVgpuInstanceGetLicenseInfo",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "licenseInfo",
@@ -122,6 +151,7 @@ pub static FUNCTIONS: [FunctionSchema; 6usize] = [
         name: "nvmlVgpuInstanceGetLicenseInfo_v2",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "licenseInfo",

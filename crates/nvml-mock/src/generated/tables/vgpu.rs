@@ -42,11 +42,40 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's functions answered from a profile's values, sorted by name.
-pub static FUNCTIONS: [FunctionSchema; 39usize] = [
+pub static FUNCTIONS: [FunctionSchema; 42usize] = [
+    FunctionSchema {
+        name: "nvmlDeviceGetActiveVgpus",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "vgpuInstances",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
+        name: "nvmlDeviceGetCreatableVgpus",
+        object: ObjectKind::Device,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "vgpuTypeIds",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::List,
+            },
+        ],
+        family: &[],
+    },
     FunctionSchema {
         name: "nvmlDeviceGetSupportedVgpus",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuTypeIds",
@@ -65,6 +94,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 ty: T::Enum("nvmlDeviceVgpuCapability_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "capResult",
@@ -77,7 +107,13 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
     FunctionSchema {
         name: "nvmlDeviceGetVgpuSchedulerLog_v2",
         object: ObjectKind::Device,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "engineId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "pSchedulerLogInfo",
@@ -85,12 +121,18 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlDeviceGetVgpuSchedulerLog"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlDeviceGetVgpuSchedulerState_v2",
         object: ObjectKind::Device,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "engineId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "pSchedulerStateInfo",
@@ -98,7 +140,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlDeviceGetVgpuSchedulerState"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlGetVgpuDriverCapabilities",
@@ -109,6 +151,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 ty: T::Enum("nvmlVgpuDriverCapability_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "capResult",
@@ -122,6 +165,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlGpuInstanceGetVgpuHeterogeneousMode",
         object: ObjectKind::GpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pHeterogeneousMode",
@@ -135,6 +179,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlGpuInstanceGetVgpuSchedulerLog",
         object: ObjectKind::GpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pSchedulerLogInfo",
@@ -142,12 +187,18 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlGpuInstanceGetVgpuSchedulerLog_v2",
         object: ObjectKind::GpuInstance,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "engineId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "pSchedulerLogInfo",
@@ -155,12 +206,13 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerLog"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlGpuInstanceGetVgpuSchedulerState",
         object: ObjectKind::GpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pSchedulerStateInfo",
@@ -168,12 +220,18 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerState_v2"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlGpuInstanceGetVgpuSchedulerState_v2",
         object: ObjectKind::GpuInstance,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "engineId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "pSchedulerStateInfo",
@@ -181,12 +239,13 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlGpuInstanceGetVgpuSchedulerState"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlVgpuInstanceGetEccMode",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "eccMode",
@@ -200,6 +259,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetEncoderCapacity",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "encoderCapacity",
@@ -213,6 +273,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetEncoderSessions",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "sessionInfo",
@@ -223,9 +284,34 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         family: &[],
     },
     FunctionSchema {
+        name: "nvmlVgpuInstanceGetEncoderStats",
+        object: ObjectKind::VgpuInstance,
+        selectors: &[],
+        record_inputs: 0usize,
+        outputs: &[
+            Output {
+                name: "sessionCount",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "averageFps",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+            Output {
+                name: "averageLatency",
+                ty: T::Int { signed: false, bits: 32 },
+                shape: Shape::Value,
+            },
+        ],
+        family: &[],
+    },
+    FunctionSchema {
         name: "nvmlVgpuInstanceGetFBCSessions",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "sessionInfo",
@@ -239,6 +325,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetFBCStats",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "fbcStats",
@@ -252,6 +339,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetFbUsage",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "fbUsage",
@@ -265,6 +353,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetFrameRateLimit",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "frameRateLimit",
@@ -278,6 +367,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetGpuInstanceId",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuInstanceId",
@@ -291,6 +381,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetGpuPciId",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuPciId",
@@ -304,6 +395,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetLicenseStatus",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "licensed",
@@ -317,6 +409,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetMdevUUID",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "mdevUuid",
@@ -330,6 +423,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetType",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuTypeId",
@@ -343,6 +437,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetUUID",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "uuid",
@@ -356,6 +451,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetVmDriverVersion",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "version",
@@ -369,6 +465,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuInstanceGetVmID",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vmId",
@@ -387,6 +484,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetBAR1Info",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "bar1Info",
@@ -405,6 +503,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 ty: T::Enum("nvmlVgpuCapability_enum"),
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "capResult",
@@ -418,6 +517,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetClass",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuTypeClass",
@@ -431,6 +531,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetDeviceID",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "deviceID",
@@ -449,6 +550,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetFrameRateLimit",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "frameRateLimit",
@@ -462,6 +564,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetFramebufferSize",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "fbSize",
@@ -475,6 +578,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetGpuInstanceProfileId",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gpuInstanceProfileId",
@@ -488,6 +592,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetLicense",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuTypeLicenseString",
@@ -506,6 +611,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuInstanceCount",
@@ -518,7 +624,13 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
     FunctionSchema {
         name: "nvmlVgpuTypeGetMaxInstancesPerGpuInstance",
         object: ObjectKind::System,
-        selectors: &[],
+        selectors: &[
+            Field {
+                name: "vgpuTypeId",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+        record_inputs: 1usize,
         outputs: &[
             Output {
                 name: "pMaxInstance",
@@ -532,6 +644,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetMaxInstancesPerVm",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuInstanceCountPerVm",
@@ -545,6 +658,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetName",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "vgpuTypeName",
@@ -558,6 +672,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
         name: "nvmlVgpuTypeGetNumDisplayHeads",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "numDisplayHeads",
@@ -576,6 +691,7 @@ pub static FUNCTIONS: [FunctionSchema; 39usize] = [
                 ty: T::Int { signed: false, bits: 32 },
             },
         ],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "xdim",

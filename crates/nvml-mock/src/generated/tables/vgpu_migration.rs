@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 4usize] = [
         name: "nvmlDeviceGetVgpuSchedulerCapabilities",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pCapabilities",
@@ -60,6 +61,7 @@ pub static FUNCTIONS: [FunctionSchema; 4usize] = [
         name: "nvmlDeviceGetVgpuSchedulerLog",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pSchedulerLog",
@@ -67,12 +69,13 @@ pub static FUNCTIONS: [FunctionSchema; 4usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlDeviceGetVgpuSchedulerLog_v2"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlDeviceGetVgpuSchedulerState",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pSchedulerState",
@@ -80,12 +83,13 @@ pub static FUNCTIONS: [FunctionSchema; 4usize] = [
                 shape: Shape::Value,
             },
         ],
-        family: &["nvmlDeviceGetVgpuSchedulerState_v2"],
+        family: &[],
     },
     FunctionSchema {
         name: "nvmlGetVgpuVersion",
         object: ObjectKind::System,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "supported",

@@ -42,7 +42,7 @@ use super::super::super::schema::{
     Field, FunctionSchema, ObjectKind, Output, RecordSchema, Shape, T,
 };
 /// The area's records (and unions) those values are made of, sorted by name.
-pub static RECORDS: [RecordSchema; 23usize] = [
+pub static RECORDS: [RecordSchema; 24usize] = [
     RecordSchema {
         name: "nvmlGridLicensableFeature_st",
         union: false,
@@ -130,8 +130,42 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "mode",
                 ty: T::Int { signed: false, bits: 32 },
+            },
+        ],
+    },
+    RecordSchema {
+        name: "nvmlVgpuInstanceUtilizationSample_st",
+        union: false,
+        fields: &[
+            Field {
+                name: "vgpuInstance",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
+                name: "timeStamp",
+                ty: T::Int { signed: false, bits: 64 },
+            },
+            Field {
+                name: "smUtil",
+                ty: T::Union("nvmlValue_st"),
+            },
+            Field {
+                name: "memUtil",
+                ty: T::Union("nvmlValue_st"),
+            },
+            Field {
+                name: "encUtil",
+                ty: T::Union("nvmlValue_st"),
+            },
+            Field {
+                name: "decUtil",
+                ty: T::Union("nvmlValue_st"),
             },
         ],
     },
@@ -192,6 +226,10 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "placementId",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -239,6 +277,10 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         name: "nvmlVgpuRuntimeState_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "size",
                 ty: T::Int { signed: false, bits: 64 },
@@ -370,6 +412,10 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "engineId",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -498,6 +544,10 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "engineId",
                 ty: T::Int { signed: false, bits: 32 },
             },
@@ -542,6 +592,10 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         union: false,
         fields: &[
             Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
+            Field {
                 name: "bar1Size",
                 ty: T::Int { signed: false, bits: 64 },
             },
@@ -551,6 +605,10 @@ pub static RECORDS: [RecordSchema; 23usize] = [
         name: "nvmlVgpuTypeMaxInstance_v1_t",
         union: false,
         fields: &[
+            Field {
+                name: "version",
+                ty: T::Int { signed: false, bits: 32 },
+            },
             Field {
                 name: "vgpuTypeId",
                 ty: T::Int { signed: false, bits: 32 },

@@ -47,6 +47,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetGridLicensableFeatures",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pGridLicensableFeatures",
@@ -64,6 +65,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetGridLicensableFeatures_v2",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pGridLicensableFeatures",
@@ -81,6 +83,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetGridLicensableFeatures_v3",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pGridLicensableFeatures",
@@ -98,6 +101,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetGridLicensableFeatures_v4",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pGridLicensableFeatures",
@@ -115,6 +119,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetHostVgpuMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pHostVgpuMode",
@@ -128,6 +133,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetVgpuHeterogeneousMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pHeterogeneousMode",
@@ -141,6 +147,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlDeviceGetVirtualizationMode",
         object: ObjectKind::Device,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pVirtualMode",
@@ -154,6 +161,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlVgpuInstanceGetPlacementId",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pPlacement",
@@ -167,6 +175,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlVgpuInstanceGetRuntimeStateSize",
         object: ObjectKind::VgpuInstance,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "pState",
@@ -180,6 +189,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlVgpuTypeGetFbReservation",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "fbReservation",
@@ -193,6 +203,7 @@ pub static FUNCTIONS: [FunctionSchema; 11usize] = [
         name: "nvmlVgpuTypeGetGspHeapSize",
         object: ObjectKind::VgpuType,
         selectors: &[],
+        record_inputs: 0usize,
         outputs: &[
             Output {
                 name: "gspHeapSize",

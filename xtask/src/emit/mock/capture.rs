@@ -1,0 +1,530 @@
+//! `crates/nvml-mock/src/generated/capture/`: the readers `nvml-mock capture` records a GPU
+//! with. For every function the mock answers from a profile's values ([`super::answers`]),
+//! a reader calls the function through a real library (`nvml_sys::NvmlLib`) with the
+//! selector values it is given and reads its outputs back into the values a profile gives
+//! it: the inverse of the answer, so that what a capture records, the mock writes back
+//! through the caller's pointers byte for byte.
+//!
+//! Each reader follows the header's protocols as the answer does: a versioned record is
+//! asked for in its newest layout, then in each older one the driver may know (a refused
+//! version is noted in the reading context), a list by its size probe and then its fill, a
+//! string with a buffer of the documented size. In the context's `Null` and `WrongVersion`
+//! modes it makes the call with its first output NULL, or with version 0 in its versioned
+//! record, and reports the code: how the driver orders its argument checks.
+//!
+//! Only functions that read are here: the same readings as the answers (`is_query`), so a
+//! capture never calls a setter.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::answers::{data_functions, field_ty, layouts, newest_field, same_fields, value_types};
+use super::answers::{Object, Out, Reading, StrLen, VTy};
+use crate::emit::{c_ty, ident, ByArea};
+use crate::model::{Model, RecordKind, Ty};
+use crate::plan::{Plan, Probe, Role};
+use crate::rules::Bindings;
+
+/// The buffer given to a string whose length the caller passes (by value or by pointer).
+const STRING_BUFFER: u64 = 4096;
+
+/// `capture/`: a reader per function answered from data, the readers of the records their
+/// values are made of, and `mod.rs`'s table of the readers by name.
+pub fn readers(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
+    let m = &b.model;
+    let functions: Vec<Reading> = data_functions(b, plan).into_iter().filter(|r| reads_only(&r.f.name)).collect();
+    let (records, _) = value_types(b, &functions);
+    let mut out = ByArea::default();
+    let mut table = BTreeMap::new();
+    let mut olders = BTreeMap::new();
+    for r in &functions {
+        let area = b.area(&r.f.name, r.f.line);
+        let Some(reader) = reader(b, r) else { continue };
+        table.insert(r.f.name.clone(), ident(&area.module));
+        out.push(area, reader);
+        for o in &r.outs {
+            if let Out::Value { ty: VTy::Record(newest), version: Some(_), .. } = o {
+                for (old, _) in layouts(b, newest).into_iter().skip(1) {
+                    olders.insert(old, newest.clone());
+                }
+            }
+        }
+    }
+    for r in &records {
+        out.push(b.type_area(r), record_reader(m, b, r));
+    }
+    let mut same_named = std::collections::BTreeSet::new();
+    for (old, newest) in &olders {
+        if !same_fields(m, b, old, newest) {
+            out.push(b.type_area(old), older_reader(m, b, old, newest));
+        } else if !records.contains(old) && same_named.insert(old.clone()) {
+            out.push(b.type_area(old), record_reader(m, b, old));
+        }
+    }
+    let rows = table.iter().map(|(f, module)| {
+        let name = ident(f);
+        quote!((#f, #module::#name as Reader))
+    });
+    let count = Literal::usize_unsuffixed(table.len());
+    let facts = quote! {
+        use super::super::reading::Reader;
+
+        /// `(function, reader)` for every function a capture reads through a library, sorted
+        /// by name.
+        pub static READERS: [(&str, Reader); #count] = [#(#rows),*];
+    };
+    (out, facts)
+}
+
+/// What every file of `capture/` starts with.
+pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
+    quote! {
+        // Each area uses a part of what the areas share.
+        #![allow(unused_imports)]
+        // Values convert with `as` from whatever C type a field has.
+        #![allow(clippy::unnecessary_cast)]
+        // A capture reads deprecated functions too: drivers still export and answer them.
+        #![allow(deprecated)]
+
+        use core::ffi::*;
+        use core::ptr::null_mut;
+        use std::collections::BTreeMap;
+        use nvml_sys::*;
+        use super::*;
+        use super::super::super::answer::{Object, Val};
+        use super::super::super::ffi::{call, union_member};
+        use super::super::super::reading::{c_string, selector, trimmed, without_version, Cx, Mode};
+    }
+}
+
+/// Whether a function's name says it only reads: its first verb (a CamelCase word; `EventSet`
+/// and `GpuSet` are nouns) is `Get`, `Query` or `Is`. Anything else (`Lock`, `Set`, `Reset`,
+/// `Clear`, `Read` of registers, ...) may change a GPU's state, and a capture never calls it.
+fn reads_only(name: &str) -> bool {
+    const READ_VERBS: &[&str] = &["Get", "Query", "Is"];
+    const OTHER_VERBS: &[&str] = &[
+        "Set", "Reset", "Clear", "Create", "Destroy", "Modify", "Freeze", "Validate", "Discover", "Force", "Unload",
+        "Activate", "Update", "Write", "Remove", "Register", "Alloc", "Free", "Lock", "Read", "Wait", "Setup",
+    ];
+    let stem = name.trim_start_matches("nvml").replace("EventSet", "").replace("GpuSet", "");
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for c in stem.chars() {
+        if c.is_ascii_uppercase() && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.push(c);
+    }
+    words.push(word);
+    let verb = words.iter().find(|w| READ_VERBS.contains(&w.as_str()) || OTHER_VERBS.contains(&w.as_str()));
+    verb.is_some_and(|v| READ_VERBS.contains(&v.as_str()))
+}
+
+fn reader_name(r: &str) -> proc_macro2::Ident {
+    ident(&format!("read_{r}"))
+}
+
+fn older_reader_name(old: &str, newest: &str) -> proc_macro2::Ident {
+    ident(&format!("read_{old}_as_{newest}"))
+}
+
+/// The reader of one function, or `None` for a shape it does not read (two lists).
+fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
+    let m = &b.model;
+    let f = r.f;
+    let fname = f.name.as_str();
+    let name = ident(fname);
+    if r.outs.iter().filter(|o| matches!(o, Out::List { .. })).count() > 1 {
+        return None;
+    }
+    // The handle the call is for.
+    let handle = match (r.object, f.params.first()) {
+        (Object::System, _) | (_, None) => quote!(let _ = object;),
+        (o, Some(p)) => {
+            let p = ident(&p.name);
+            let variant = match o {
+                Object::Device => quote!(Device),
+                Object::Unit => quote!(Unit),
+                Object::GpuInstance => quote!(GpuInstance),
+                Object::ComputeInstance => quote!(ComputeInstance),
+                Object::VgpuType => quote!(VgpuType),
+                Object::VgpuInstance => quote!(VgpuInstance),
+                Object::System => unreachable!(),
+            };
+            quote!(let Object::#variant(#p) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };)
+        }
+    };
+    let mut locals = Vec::new();
+    let mut args = Vec::new();
+    let mut selector_index = 0usize;
+    let reads: Vec<proc_macro2::Ident> = (0..r.outs.len()).map(|i| ident(&format!("v_{i}"))).collect();
+    // The first output: NULL in the `Null` mode.
+    let mut first_value = true;
+    let mut list: Option<(proc_macro2::Ident, proc_macro2::Ident)> = None;
+    let mut retry = quote!();
+    let single = r.outs.len() == 1;
+    for (i, p) in r.params.iter().enumerate() {
+        let fp = &f.params[i];
+        let pn = ident(&p.name);
+        match &p.role {
+            Role::SelfHandle => args.push(quote!(#pn)),
+            Role::In(_) => {
+                let t = c_ty(&fp.ty);
+                let k = Literal::usize_unsuffixed(selector_index);
+                selector_index += 1;
+                locals.push(quote!(let #pn = selector(s, #k) as #t;));
+                args.push(quote!(#pn));
+            }
+            Role::Out(_) | Role::InOut(_) => {
+                let Some(index) = out_index(r, &p.name) else { return None };
+                let Out::Value { ty, rust, version, .. } = &r.outs[index] else { return None };
+                let o = ident(&format!("o_{index}"));
+                let rt = c_ty(rust);
+                let ptr = ident(&format!("p_{index}"));
+                let set_version = match (ty, version) {
+                    (VTy::Record(_), Some(v)) => {
+                        let v = ident(v);
+                        quote!(#o.version = if cx.mode == Mode::WrongVersion { 0 } else { #v as _ };)
+                    }
+                    _ => quote!(),
+                };
+                let null = first_value;
+                first_value = false;
+                // The record's input fields: the selector values after the inputs by value.
+                let n_params = r.selectors.len() - r.record_inputs.len();
+                let set_inputs = r.record_inputs.iter().enumerate().filter(|(_, (param, _))| *param == p.name).map(
+                    |(k, (_, field))| {
+                        let (fi, k) = (ident(field), Literal::usize_unsuffixed(n_params + k));
+                        quote!(#o.#fi = selector(s, #k) as _;)
+                    },
+                );
+                let set_inputs: Vec<TokenStream> = set_inputs.collect();
+                locals.push(quote! {
+                    let mut #o: #rt = Default::default();
+                    #(#set_inputs)*
+                    #set_version
+                    let #ptr: *mut #rt = if #null && cx.mode == Mode::Null { null_mut() } else { &mut #o };
+                });
+                args.push(quote!(#ptr));
+                // A versioned record alone: older layouts after a refused version.
+                let older = match ty {
+                    VTy::Record(newest) if version.is_some() && single => layouts(b, newest),
+                    _ => Vec::new(),
+                };
+                if older.len() > 1 {
+                    let steps = older.iter().skip(1).map(|(old, c)| {
+                        let (ot, cv, oi) = (ident(old), ident(c), ident("older"));
+                        let convert = if same_fields(m, b, old, newest_of(ty)) {
+                            reader_name(old)
+                        } else {
+                            older_reader_name(old, newest_of(ty))
+                        };
+                        let call = call_expr(&name, &args_with(&args, &ptr, quote!(&mut #oi as *mut #ot as *mut #rt)));
+                        quote! {
+                            if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+                                let mut #oi: #ot = Default::default();
+                                #oi.version = #cv as _;
+                                code = #call;
+                                if code == NVML_SUCCESS {
+                                    value = Some(#convert(&#oi));
+                                } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+                                    cx.refused.insert(#c);
+                                }
+                            }
+                        }
+                    });
+                    let newest_constant = older[0].1.as_str();
+                    retry = quote! {
+                        if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+                            cx.refused.insert(#newest_constant);
+                        }
+                        #(#steps)*
+                    };
+                }
+            }
+            Role::StrBuf { size } => {
+                let Some(index) = out_index(r, &p.name) else { return None };
+                let Out::Str { len, .. } = &r.outs[index] else { return None };
+                let n = match len {
+                    StrLen::Fixed(n) => *n,
+                    _ => STRING_BUFFER.max(*size),
+                };
+                let n = Literal::usize_unsuffixed(n as usize);
+                let buf = ident(&format!("o_{index}"));
+                locals.push(quote!(let mut #buf = vec![0 as c_char; #n];));
+                args.push(quote!(#buf.as_mut_ptr()));
+            }
+            Role::StrLen { by_ptr } => {
+                let t = c_ty(&fp.ty);
+                let n = Literal::u64_unsuffixed(STRING_BUFFER);
+                if *by_ptr {
+                    let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { return None };
+                    let pt = c_ty(pointee);
+                    locals.push(quote!(let mut #pn: #pt = #n as #pt;));
+                    args.push(quote!(&mut #pn));
+                } else {
+                    locals.push(quote!(let #pn = #n as #t;));
+                    args.push(quote!(#pn));
+                }
+            }
+            Role::Count { probe } => {
+                let Ty::Pointer { pointee, .. } = m.resolve_typedef(&fp.ty) else { return None };
+                let pt = c_ty(pointee);
+                let (array, elem) = r.outs.iter().find_map(|o| match o {
+                    Out::List { count, array, rust, .. } if *count == p.name => Some((array.clone(), rust.clone())),
+                    _ => None,
+                })?;
+                let start = match probe {
+                    Probe::Capacity(n) => *n,
+                    _ => 0,
+                };
+                let start = Literal::usize_unsuffixed(start as usize);
+                let (a, et) = (ident(&array), c_ty(&elem));
+                locals.push(quote! {
+                    let mut #pn: #pt = #start as #pt;
+                    let mut #a: Vec<#et> = vec![Default::default(); #start];
+                });
+                args.push(quote!(&mut #pn));
+                list = Some((pn.clone(), a));
+            }
+            Role::Array { .. } => {
+                let a = ident(&p.name);
+                args.push(quote!(if #a.is_empty() { null_mut() } else { #a.as_mut_ptr() }));
+            }
+            _ => return None,
+        }
+    }
+    let call = call_expr(&name, &args);
+    // The values, once the call succeeded.
+    let values = r.outs.iter().enumerate().map(|(index, o)| {
+        let v = ident(&format!("v_{index}"));
+        let o_i = ident(&format!("o_{index}"));
+        match o {
+            Out::Value { ty, rust, version, .. } => {
+                let read = read_expr(m, ty, rust, quote!(#o_i));
+                let read = if retry.is_empty() {
+                    quote!(#read)
+                } else {
+                    quote!(match value.take() { Some(v) => v, None => #read })
+                };
+                match (ty, version) {
+                    // The version the driver wrote back is kept only where it is not the one set.
+                    (VTy::Record(_), Some(c)) => {
+                        let c = ident(c);
+                        quote!(let #v = without_version(#read, #c as u32);)
+                    }
+                    _ => quote!(let #v = #read;),
+                }
+            }
+            Out::Str { .. } => quote!(let #v = Val::Str(c_string(&#o_i));),
+            Out::List { count, array, ty, rust, .. } => {
+                let (c, a) = (ident(count), ident(array));
+                let read = read_expr(m, ty, rust, quote!(x));
+                quote! {
+                    let n = (#c as usize).min(#a.len());
+                    let #v = Val::List(#a[..n].iter().map(|x| { let x = *x; #read }).collect());
+                }
+            }
+        }
+    });
+    let body = match &list {
+        Some((count, array)) => quote! {
+            let mut tries = 0;
+            let code = loop {
+                let code = #call;
+                let need = #count as usize;
+                let grow = code == NVML_ERROR_INSUFFICIENT_SIZE || (code == NVML_SUCCESS && #array.is_empty());
+                if !(grow && need > #array.len() && tries < 4 && cx.mode == Mode::Read) {
+                    break code;
+                }
+                tries += 1;
+                #array = vec![Default::default(); need];
+                #count = need as _;
+            };
+            // A size probe answered "insufficient size" with nothing to fetch: an empty list.
+            let code = if code == NVML_ERROR_INSUFFICIENT_SIZE && #array.is_empty() && #count == 0 {
+                NVML_SUCCESS
+            } else {
+                code
+            };
+        },
+        None if retry.is_empty() => quote!(let code = #call;),
+        None => quote! {
+            let mut value: Option<Val> = None;
+            let mut code = #call;
+            #retry
+        },
+    };
+    let doc = format!(" Reads `{fname}` through the library: its values, or the code it answers.");
+    Some(quote! {
+        #[doc = #doc]
+        #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
+        pub fn #name(cx: &mut Cx, object: Object, s: &[i64]) -> Result<Vec<Val>, nvmlReturn_t> {
+            let f = match cx.lib.#name() {
+                Ok(f) => f,
+                Err(_) => return Err(NVML_ERROR_FUNCTION_NOT_FOUND),
+            };
+            #handle
+            #(#locals)*
+            #body
+            if code != NVML_SUCCESS {
+                return Err(code);
+            }
+            #(#values)*
+            Ok(vec![#(#reads),*])
+        }
+    })
+}
+
+fn newest_of(t: &VTy) -> &str {
+    match t {
+        VTy::Record(r) => r,
+        _ => "",
+    }
+}
+
+/// The index in `r.outs` of the output of parameter `param`.
+fn out_index(r: &Reading, param: &str) -> Option<usize> {
+    r.outs.iter().position(|o| match o {
+        Out::Value { param: p, .. } | Out::Str { param: p, .. } => p == param,
+        Out::List { array, .. } => array == param,
+    })
+}
+
+/// `args` with the argument `ptr` replaced by `with`.
+fn args_with(args: &[TokenStream], ptr: &proc_macro2::Ident, with: TokenStream) -> Vec<TokenStream> {
+    let key = quote!(#ptr).to_string();
+    args.iter().map(|a| if a.to_string() == key { with.clone() } else { a.clone() }).collect()
+}
+
+fn call_expr(_name: &proc_macro2::Ident, args: &[TokenStream]) -> TokenStream {
+    quote!(call!(f(#(#args),*)))
+}
+
+/// A value of type `t` (C type `rust`) read from the place `x`.
+fn read_expr(m: &Model, t: &VTy, rust: &Ty, x: TokenStream) -> TokenStream {
+    match t {
+        VTy::Int { .. } | VTy::Enum(_) | VTy::Flags => quote!(Val::Int(#x as i128)),
+        VTy::Float => quote!(Val::Float(#x as f64)),
+        VTy::Chars(_) => quote!(Val::Str(c_string(&#x))),
+        VTy::Array(e, _) => {
+            let elem = match m.resolve_typedef(rust) {
+                Ty::Array { elem, .. } => (**elem).clone(),
+                other => other.clone(),
+            };
+            let inner = read_expr(m, e, &elem, quote!(y));
+            quote!(Val::List(trimmed(#x.iter().map(|y| { let y = *y; #inner }).collect())))
+        }
+        VTy::Record(r) | VTy::Union(r) => {
+            let f = reader_name(r);
+            quote!(#f(&#x))
+        }
+    }
+}
+
+/// `read_X(x)`: a record's fields (`version` aside), or a union's widest member, as a value.
+fn record_reader(m: &Model, b: &Bindings, r: &str) -> TokenStream {
+    let rec = &m.records[r];
+    let name = reader_name(r);
+    let rt = ident(r);
+    let doc = format!(" The value of a `{r}`.");
+    if rec.kind == RecordKind::Union {
+        // Integers first: a float member would turn some bit patterns (NaN) into values that
+        // do not compare or write back as the same bytes.
+        let mut order: Vec<(usize, &crate::model::Field)> = rec.fields.iter().enumerate().collect();
+        order.sort_by_key(|(_, f)| matches!(m.resolve_typedef(&f.ty), Ty::Float | Ty::Double));
+        let members: Vec<TokenStream> = order
+            .into_iter()
+            .filter_map(|(i, f)| {
+                let ft = field_ty(m, b, r, &f.name, &f.ty)?;
+                let fname = ident(&f.name);
+                let member_ty = c_ty(&f.ty);
+                let read = read_expr(m, &ft, &f.ty, quote!(x));
+                let i = Literal::usize_unsuffixed(i);
+                Some(quote! {
+                    if core::mem::size_of::<#member_ty>() == core::mem::size_of::<#rt>() {
+                        let x = union_member!(u, #fname);
+                        return Val::Member(#i, Box::new(#read));
+                    }
+                })
+            })
+            .collect();
+        return quote! {
+            #[doc = #doc]
+            #[doc = " A union is read as its first integer member that covers all its bytes (a float one if none does)."]
+            pub(crate) fn #name(u: &#rt) -> Val {
+                #(#members)*
+                Val::Record(BTreeMap::new())
+            }
+        };
+    }
+    let sets = rec.fields.iter().filter_map(|f| {
+        let ft = field_ty(m, b, r, &f.name, &f.ty)?;
+        let (n, fi) = (f.name.as_str(), ident(&f.name));
+        let read = read_expr(m, &ft, &f.ty, quote!(x.#fi));
+        Some(quote!(out.insert(#n, #read);))
+    });
+    quote! {
+        #[doc = #doc]
+        pub(crate) fn #name(x: &#rt) -> Val {
+            let mut out = BTreeMap::new();
+            #(#sets)*
+            Val::Record(out)
+        }
+    }
+}
+
+/// `read_OLD_as_NEWEST(x)`: an older layout's fields under the names of its newest layout.
+fn older_reader(m: &Model, b: &Bindings, old: &str, newest: &str) -> TokenStream {
+    let name = older_reader_name(old, newest);
+    let rt = ident(old);
+    let sets = m.records[old].fields.iter().filter(|f| f.name != "version").filter_map(|f| {
+        let ft = field_ty(m, b, old, &f.name, &f.ty)?;
+        let n = newest_field(m, b, &f.name, &ft, newest)?;
+        let fi = ident(&f.name);
+        let read = read_expr(m, &ft, &f.ty, quote!(x.#fi));
+        Some(quote!(out.insert(#n, #read);))
+    });
+    let doc = format!(" The value of an older `{old}`, by the field names of `{newest}`.");
+    quote! {
+        #[doc = #doc]
+        pub(crate) fn #name(x: &#rt) -> Val {
+            let mut out = BTreeMap::new();
+            #(#sets)*
+            Val::Record(out)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_only;
+
+    #[test]
+    fn only_getters_are_read() {
+        for f in [
+            "nvmlDeviceGetName",
+            "nvmlGpmQueryDeviceSupport",
+            "nvmlDeviceIsMigDeviceHandle",
+            "nvmlVgpuTypeGetName",
+            "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles",
+        ] {
+            assert!(reads_only(f), "{f}");
+        }
+        for f in [
+            "nvmlDeviceLockNvlinkRemapTable_v1",
+            "nvmlDeviceSetPowerManagementLimit",
+            "nvmlDeviceReadPRMCounters_v1",
+            "nvmlDeviceReadWritePRM_v1",
+            "nvmlDeviceResetGpuLockedClocks",
+            "nvmlDevicePowerSmoothingSetState",
+            "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles",
+            "nvmlEventSetWait_v2",
+            "nvmlDeviceClearAccountingPids",
+        ] {
+            assert!(!reads_only(f), "{f}");
+        }
+    }
+}
