@@ -333,3 +333,45 @@ mod tests {
         assert_eq!(chars_str(&field), "Té");
     }
 }
+
+/// The GUID of the export table `nvidia-smi` asks `nvmlInternalGetExportTable` for (its 16
+/// bytes in memory), shared by the mock's table and the capture.
+pub const SMI_TABLE: [u8; 16] =
+    [0xc4, 0xfe, 0x3e, 0x6c, 0xc9, 0x8f, 0x6c, 0x4e, 0xa3, 0x27, 0xee, 0x69, 0x6e, 0x12, 0xf7, 0xc4];
+
+/// The string slot `slot` of a driver's `nvidia-smi` export table writes for `device`, called
+/// as `nvidia-smi -q` calls it: `(device, char *buffer, unsigned length)` with 80 bytes (slot
+/// 231 of driver 580: the GPU part number). `None` when the library has no such table or
+/// slot; `Err` with the code the slot answered.
+pub fn export_table_string(lib: &NvmlLib, slot: usize, device: nvmlDevice_t) -> Option<Result<String, nvmlReturn_t>> {
+    type GetTable = unsafe extern "C" fn(*mut *const u64, *const [u8; 16]) -> nvmlReturn_t;
+    type StringSlot = unsafe extern "C" fn(nvmlDevice_t, *mut c_char, c_uint) -> nvmlReturn_t;
+    // SAFETY: `nvmlInternalGetExportTable` has this prototype in every driver that exports it
+    // (`nvidia-smi` calls it so; `engine/internal.rs` documents the protocol).
+    let get = unsafe { lib.library().get::<GetTable>(b"nvmlInternalGetExportTable\0") }.ok()?;
+    let mut table: *const u64 = std::ptr::null();
+    // SAFETY: both pointers are valid locals; the driver writes the table's address.
+    if unsafe { get(&mut table, &SMI_TABLE) } != NVML_SUCCESS || table.is_null() {
+        return None;
+    }
+    // SAFETY: word 0 of the table is its size in bytes, and the table holds that many bytes.
+    let size = unsafe { table.read() } as usize;
+    if size < (slot + 1) * 8 {
+        return None;
+    }
+    // SAFETY: the slot lies inside the table (checked above), and is a function pointer.
+    let f = unsafe { table.add(slot).read() } as usize;
+    if f == 0 {
+        return None;
+    }
+    // SAFETY: a non-zero slot of the table is a function; this slot takes a device, a buffer
+    // and its length, as `nvidia-smi -q` calls it (recorded on driver 580.159.04).
+    let f: StringSlot = unsafe { std::mem::transmute::<usize, StringSlot>(f) };
+    let mut buf = [0 as c_char; 80];
+    // SAFETY: `buf` is a local of the length passed.
+    let code = unsafe { f(device, buf.as_mut_ptr(), buf.len() as c_uint) };
+    if code != NVML_SUCCESS {
+        return Some(Err(code));
+    }
+    Some(read_str(buf.as_ptr()))
+}

@@ -109,6 +109,8 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("pci.subsystem_id", Kind::UInt),
     ("pci.base_class", Kind::UInt),
     ("pci.sub_class", Kind::UInt),
+    ("pci.host_max_link_generation", Kind::UInt),
+    ("gpu_part_number", Kind::Str),
     ("memory.total", Kind::UInt),
     ("memory.reserved", Kind::UInt),
     ("memory.used", Kind::UInt),
@@ -179,6 +181,7 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("supported_events", Kind::List),
     ("supported_pstates", Kind::List),
     ("gpm", Kind::Map),
+    ("recorded_gpm", Kind::Bool),
     // How the driver orders its argument checks, by function (what a capture recorded).
     ("checks", Kind::Map),
     // Values of one function that the engine answers by hand, under the function's name.
@@ -199,6 +202,7 @@ pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("refused_versions", Kind::List),
     ("exports", Kind::Map),
     ("error_strings", Kind::Map),
+    ("before_attach", Kind::Map),
 ];
 
 const TOP_KEYS: &[&str] = &[
@@ -424,6 +428,10 @@ pub struct Profile {
     /// (`system.exports.extra`, as a capture saw); `system.exports.missing` joins
     /// `missing_functions`.
     pub exports_extra: Vec<String>,
+    /// The error some functions answer until a GPU has been looked up since `nvmlInit`
+    /// (`system.before_attach`, as a capture saw: `{nvmlGetVgpuDriverCapabilities:
+    /// NVML_ERROR_UNKNOWN}`).
+    pub before_attach: BTreeMap<String, nvml_sys::nvmlReturn_t>,
 }
 
 impl Profile {
@@ -604,6 +612,17 @@ pub fn parse(text: &str, origin: &str) -> Result<Profile, String> {
     }
     p.refused_versions = names_in(p.system.list("refused_versions").unwrap_or_default(), "system.refused_versions")
         .map_err(|(path, m)| fail(&path, m))?;
+    for (k, v) in p.system.value("before_attach").and_then(Value::as_mapping).into_iter().flatten() {
+        let name = k.as_str().unwrap_or("");
+        let path = format!("system.before_attach.{name}");
+        if FUNCTIONS.binary_search(&name).is_err() {
+            return Err(fail(&path, format!("`{name}` is not a function of nvml.h")));
+        }
+        let code = const_value(v)
+            .filter(|c| *c > 0)
+            .ok_or_else(|| fail(&path, "expected an error code (NVML_ERROR_...)".into()))?;
+        p.before_attach.insert(name.to_string(), code as nvml_sys::nvmlReturn_t);
+    }
     if let Some(exports) = p.system.value("exports").and_then(Value::as_mapping) {
         for (k, v) in exports {
             let key = k.as_str().unwrap_or("");

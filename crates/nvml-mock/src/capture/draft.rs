@@ -91,6 +91,20 @@ pub fn draft(r: &Recording, opts: &Options) -> Profile {
     if !strings.is_empty() {
         s.insert("error_strings".into(), Value::Mapping(strings));
     }
+    // An error the driver answers before any GPU is looked up, where it answers otherwise after.
+    let early: Mapping = r
+        .before_attach
+        .iter()
+        .filter(|(f, by)| r.system.get(*f) != Some(by))
+        .filter_map(|(f, by)| {
+            let codes: BTreeSet<u32> = by.values().map(|a| a.as_ref().err().copied()).collect::<Option<_>>()?;
+            let code = (codes.len() == 1).then(|| codes.into_iter().next())??;
+            Some((Value::String((*f).to_string()), code_name(code)))
+        })
+        .collect();
+    if !early.is_empty() {
+        s.insert("before_attach".into(), Value::Mapping(early));
+    }
     numa_cpus(r, &mut p.system);
     if let Some(Ok(b)) = &r.driver_branch {
         p.system.insert("driver_branch".into(), Value::String(b.clone()));
@@ -233,6 +247,21 @@ fn device(d: &DeviceRec, r: &Recording, node: &mut Node, why: &str) {
     put("board_id", v("nvmlDeviceGetBoardId").map(num));
     put("numa_node", v("nvmlDeviceGetNumaNodeId").map(num));
     put("cpu_affinity", d.cpu_affinity.as_deref().map(|m| Value::String(cpu_list(m))));
+    if let Some(Ok(n)) = &d.part_number {
+        put("gpu_part_number", Some(Value::String(n.clone())));
+    }
+    if !d.gpm.is_empty() {
+        let name = |id: u32| {
+            crate::generated::names::CONSTANTS
+                .iter()
+                .find(|(n, v)| n.starts_with("NVML_GPM_METRIC_") && *v == i128::from(id))
+                .map(|(n, _)| Value::String((*n).to_string()))
+                .unwrap_or(Value::Number(id.into()))
+        };
+        let rates: Mapping = d.gpm.iter().map(|(id, v)| (name(*id), Value::Number((*v).into()))).collect();
+        put("gpm", Some(Value::Mapping(rates)));
+        put("recorded_gpm", Some(Value::Bool(true)));
+    }
     if let Some(mask) = &d.memory_affinity {
         let nodes = (0..mask.len() * 64).filter(|i| mask[i / 64] >> (i % 64) & 1 == 1);
         put("memory_affinity", Some(Value::Sequence(nodes.map(|n| Value::Number((n as u64).into())).collect())));
@@ -295,7 +324,7 @@ fn device(d: &DeviceRec, r: &Recording, node: &mut Node, why: &str) {
     }
     put("power.energy_mj", v("nvmlDeviceGetTotalEnergyConsumption").map(num));
     put("temperature.gpu", vs("nvmlDeviceGetTemperature", &[c("NVML_TEMPERATURE_GPU")]).map(num));
-    if let Some(FieldAnswer::Value(_, t)) = d.fields.get(&(c("NVML_FI_DEV_MEMORY_TEMP") as u32)) {
+    if let Some(FieldAnswer::Value(_, t)) = d.fields.get(&(c("NVML_FI_DEV_MEMORY_TEMP") as u32, 0)) {
         put("temperature.memory", Some(num(t)));
     }
     let fans = v("nvmlDeviceGetNumFans").map(Val::int).unwrap_or(0);
@@ -642,9 +671,9 @@ impl Profile {
             Place::ComputeInstance(..) => "mig.compute_instance.",
             _ => "",
         };
-        if let Some(id) = d.what.strip_prefix("field ").and_then(|id| id.parse::<u32>().ok()) {
+        if let Some((id, scope)) = d.what.strip_prefix("field ").and_then(parse_field_key) {
             let Place::Device(i) = d.place else { return };
-            let Some(f) = machine.devices.get(i).and_then(|x| x.fields.get(&id)) else { return };
+            let Some(f) = machine.devices.get(i).and_then(|x| x.fields.get(&(id, scope))) else { return };
             let v = match f {
                 FieldAnswer::Error(code) => error(*code, &why),
                 FieldAnswer::Value(ty, v) => {
@@ -658,7 +687,8 @@ impl Profile {
                 Some(Value::Mapping(m)) => m.clone(),
                 _ => Mapping::new(),
             };
-            fields.insert(Value::Number(id.into()), v);
+            let k = if scope == 0 { Value::Number(id.into()) } else { Value::String(format!("{id}/{scope}")) };
+            fields.insert(k, v);
             node.insert("recorded_fields".into(), Value::Mapping(fields));
             self.recorded.insert(key);
             return;
@@ -684,5 +714,13 @@ impl Profile {
             node.insert(format!("{prefix}{}", d.what), v);
             self.recorded.insert(key);
         }
+    }
+}
+
+/// `ID` or `ID/SCOPE` (see `record::field_key`).
+fn parse_field_key(k: &str) -> Option<(u32, u32)> {
+    match k.split_once('/') {
+        Some((id, scope)) => Some((id.parse().ok()?, scope.parse().ok()?)),
+        None => Some((k.parse().ok()?, 0)),
     }
 }

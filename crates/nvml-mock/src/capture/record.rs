@@ -60,8 +60,14 @@ pub struct DeviceRec {
     pub answers: Answers,
     /// How the argument checks of its functions that take a versioned record are ordered.
     pub checks: BTreeMap<&'static str, Checks>,
-    /// Field values by field id (the driver's numbering).
-    pub fields: BTreeMap<u32, FieldAnswer>,
+    /// The GPM metrics over a tenth of a second, by metric id (those the driver answered;
+    /// NaN included), rounded to a millionth as the mock computes them.
+    pub gpm: BTreeMap<u32, f64>,
+    /// The GPU part number `nvidia-smi -q` shows, from slot 231 of the driver's export table
+    /// (driver branch 580 only, where that slot was recorded), or the code it answered.
+    pub part_number: Option<Result<String, u32>>,
+    /// Field values by field id (the driver's numbering) and scope.
+    pub fields: BTreeMap<(u32, u32), FieldAnswer>,
     /// Its MIG devices, by index.
     pub mig_devices: Vec<Answers>,
     pub gpu_instances: Vec<GpuInstanceRec>,
@@ -93,6 +99,8 @@ impl Default for DeviceRec {
             answers: Answers::new(),
             checks: BTreeMap::new(),
             fields: BTreeMap::new(),
+            gpm: BTreeMap::new(),
+            part_number: None,
             mig_devices: Vec::new(),
             gpu_instances: Vec::new(),
             vgpu_instances: BTreeMap::new(),
@@ -114,6 +122,8 @@ pub struct Recording {
     /// How many calls the recording made.
     pub calls: usize,
     pub system: Answers,
+    /// The answers of [`BEFORE_ATTACH`] before any GPU was looked up.
+    pub before_attach: Answers,
     pub system_checks: BTreeMap<&'static str, Checks>,
     pub devices: Vec<DeviceRec>,
     pub vgpu_types: BTreeMap<u32, Answers>,
@@ -231,6 +241,20 @@ pub fn record(lib: &NvmlLib, probes: Option<&Prober>) -> Result<Recording, Strin
 fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>) -> Result<(), String> {
     let mut cx = Cx::new(lib);
     let mut calls = 0usize;
+    // What the driver answers before any GPU is looked up, first.
+    for (function, reader, selectors) in readers_of(ObjectKind::System) {
+        if BEFORE_ATTACH.contains(&function) {
+            let mut by = BTreeMap::new();
+            for values in combinations(function, selectors, &Answers::new(), &Answers::new()) {
+                calls += 1;
+                by.insert(values.clone(), reader(&mut cx, Object::System, &values).map_err(|c| c as u32));
+            }
+            r.before_attach.insert(function, by);
+        }
+    }
+    // Then the GPUs are looked up (which attaches them), and the system read as it answers
+    // from then on.
+    let handles = device_handles(lib);
     read_object(&mut cx, &mut calls, ObjectKind::System, Object::System, &mut r.system, &Answers::new());
     if let Some(p) = probes {
         r.system_checks =
@@ -238,7 +262,6 @@ fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>)
     }
     r.driver_branch = driver_branch(lib);
     r.statuses = system_statuses(lib);
-    let handles = device_handles(lib);
     for (i, &h) in handles.iter().enumerate() {
         let mut d = DeviceRec::default();
         read_object(&mut cx, &mut calls, ObjectKind::Device, Object::Device(h), &mut d.answers, &r.system);
@@ -248,6 +271,11 @@ fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>)
                 probe_checks(&mut cx, &mut calls, p, ObjectKind::Device, Object::Device(h), &name, &mut r.crashed);
         }
         d.fields = fields(lib, h, &mut calls);
+        d.gpm = gpm(lib, h, &mut calls);
+        if driver_of(&r.system).is_some_and(|v| v.starts_with("580.")) {
+            calls += 1;
+            d.part_number = crate::ffi::export_table_string(lib, PART_NUMBER_SLOT, h);
+        }
         d.cpu_affinity = cpu_affinity(lib, h);
         d.memory_affinity = memory_affinity(lib, h);
         d.pstates = pstates(lib, h);
@@ -319,6 +347,11 @@ fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>)
     r.calls = calls;
     Ok(())
 }
+
+/// System functions whose answer changes once a GPU has been looked up: driver 580.159.04 answers
+/// `nvmlGetVgpuDriverCapabilities` `UNKNOWN` before (what NVIDIA's Python binding sees, which
+/// asks first) and `NOT_SUPPORTED` after, on a host without vGPU. A capture reads them first.
+pub const BEFORE_ATTACH: &[&str] = &["nvmlGetVgpuDriverCapabilities"];
 
 /// The integers of a recorded list (`nvmlDeviceGetActiveVgpus`' ids).
 fn list_ints(answers: &Answers, function: &str) -> Vec<i64> {
@@ -597,35 +630,123 @@ pub fn probe_child(library: &std::path::Path, object: &str, start: usize) -> Res
     Ok(())
 }
 
-/// Every field value from 0 to `NVML_FI_MAX`, as the driver numbers them.
-fn fields(lib: &NvmlLib, device: nvmlDevice_t, calls: &mut usize) -> BTreeMap<u32, FieldAnswer> {
+/// Every field value from 0 to `NVML_FI_MAX`, as the driver numbers them, each asked for alone
+/// (the answer to one field does not depend on the others asked with it), with scope 0; the
+/// power fields (`NVML_FI_DEV_POWER_*`) also with the scopes of `nvmlPowerScopeType_t` (the
+/// module and the memory), which `nvidia-smi -q` asks for. Keyed by (field, scope).
+fn fields(lib: &NvmlLib, device: nvmlDevice_t, calls: &mut usize) -> BTreeMap<(u32, u32), FieldAnswer> {
     let mut out = BTreeMap::new();
     let Ok(f) = lib.nvmlDeviceGetFieldValues() else { return out };
     let max = constant("NVML_FI_MAX") as u32;
-    let ids: Vec<u32> = (0..=max).collect();
-    for chunk in ids.chunks(64) {
-        let mut values: Vec<nvmlFieldValue_t> =
-            chunk.iter().map(|&id| nvmlFieldValue_t { fieldId: id, ..Default::default() }).collect();
+    let scoped: Vec<u32> = crate::generated::names::CONSTANTS
+        .iter()
+        .filter(|(n, _)| n.starts_with("NVML_FI_DEV_POWER_"))
+        .map(|(_, v)| *v as u32)
+        .collect();
+    let scopes = [constant("NVML_POWER_SCOPE_MODULE") as u32, constant("NVML_POWER_SCOPE_MEMORY") as u32];
+    let asks =
+        (0..=max).map(|id| (id, 0)).chain(scoped.iter().flat_map(|&id| scopes.iter().map(move |&scope| (id, scope))));
+    for (id, scope) in asks {
+        let mut v = nvmlFieldValue_t { fieldId: id, scopeId: scope, ..Default::default() };
         *calls += 1;
-        let code = call!(f(device, values.len() as i32, values.as_mut_ptr()));
-        for v in &values {
-            let answer = if code != NVML_SUCCESS && v.nvmlReturn == NVML_SUCCESS {
-                FieldAnswer::Error(code)
-            } else if v.nvmlReturn != NVML_SUCCESS {
-                FieldAnswer::Error(v.nvmlReturn)
-            } else {
-                FieldAnswer::Value(
-                    v.valueType,
-                    match crate::ffi::value_of(v.valueType, &v.value) {
-                        crate::ffi::Number::Int(i) => Val::Int(i),
-                        crate::ffi::Number::Float(f) => Val::Float(f),
-                    },
-                )
-            };
-            out.insert(v.fieldId, answer);
-        }
+        let code = call!(f(device, 1, &mut v));
+        let answer = if code != NVML_SUCCESS {
+            FieldAnswer::Error(code)
+        } else if v.nvmlReturn != NVML_SUCCESS {
+            FieldAnswer::Error(v.nvmlReturn)
+        } else {
+            FieldAnswer::Value(
+                v.valueType,
+                match crate::ffi::value_of(v.valueType, &v.value) {
+                    crate::ffi::Number::Int(i) => Val::Int(i),
+                    crate::ffi::Number::Float(f) => Val::Float(f),
+                },
+            )
+        };
+        out.insert((id, scope), answer);
     }
     out
+}
+
+/// The slot of driver 580's `nvidia-smi` export table that writes the GPU part number.
+const PART_NUMBER_SLOT: usize = 231;
+
+/// The driver version the system answers.
+fn driver_of(system: &Answers) -> Option<String> {
+    match first_value(system, "nvmlSystemGetDriverVersion", &[]) {
+        Some(Val::Str(v)) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// Every GPM metric the header names, from two samples a tenth of a second apart (GPM reads
+/// counters: nothing changes on the GPU), where the GPU supports GPM.
+fn gpm(lib: &NvmlLib, device: nvmlDevice_t, calls: &mut usize) -> BTreeMap<u32, f64> {
+    let mut out = BTreeMap::new();
+    let (Ok(support), Ok(alloc), Ok(get), Ok(metrics), Ok(free)) = (
+        lib.nvmlGpmQueryDeviceSupport(),
+        lib.nvmlGpmSampleAlloc(),
+        lib.nvmlGpmSampleGet(),
+        lib.nvmlGpmMetricsGet(),
+        lib.nvmlGpmSampleFree(),
+    ) else {
+        return out;
+    };
+    let mut s = nvmlGpmSupport_t { version: NVML_GPM_SUPPORT_VERSION as c_uint, ..Default::default() };
+    *calls += 1;
+    if call!(support(device, &mut s)) != NVML_SUCCESS || s.isSupportedDevice == 0 {
+        return out;
+    }
+    let (mut a, mut b): (nvmlGpmSample_t, nvmlGpmSample_t) = (std::ptr::null_mut(), std::ptr::null_mut());
+    *calls += 2;
+    if call!(alloc(&mut a)) != NVML_SUCCESS || call!(alloc(&mut b)) != NVML_SUCCESS {
+        return out;
+    }
+    *calls += 2;
+    let taken = call!(get(device, a)) == NVML_SUCCESS && {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        call!(get(device, b)) == NVML_SUCCESS
+    };
+    if taken {
+        let ids: Vec<u32> = crate::generated::names::CONSTANTS
+            .iter()
+            .filter(|(n, _)| n.starts_with("NVML_GPM_METRIC_") && *n != "NVML_GPM_METRIC_MAX")
+            .map(|(_, v)| *v as u32)
+            .collect();
+        for chunk in ids.chunks(32) {
+            let mut m = nvmlGpmMetricsGet_t {
+                version: NVML_GPM_METRICS_GET_VERSION as c_uint,
+                numMetrics: chunk.len() as c_uint,
+                sample1: a,
+                sample2: b,
+                ..Default::default()
+            };
+            for (slot, id) in m.metrics.iter_mut().zip(chunk) {
+                slot.metricId = *id;
+            }
+            *calls += 1;
+            if call!(metrics(&mut m)) != NVML_SUCCESS {
+                continue;
+            }
+            for x in m.metrics.iter().take(chunk.len()).filter(|x| x.nvmlReturn == NVML_SUCCESS) {
+                out.insert(x.metricId, (x.value * 1e6).round() / 1e6);
+            }
+        }
+    }
+    *calls += 2;
+    call!(free(a));
+    call!(free(b));
+    out
+}
+
+/// How a field is named in a difference and keyed in a profile's `recorded_fields`: `field ID`,
+/// or `field ID/SCOPE` for a scope other than 0.
+pub fn field_key(id: u32, scope: u32) -> String {
+    if scope == 0 {
+        format!("field {id}")
+    } else {
+        format!("field {id}/{scope}")
+    }
 }
 
 /// The CPU affinity mask of a GPU (64 words).
@@ -988,12 +1109,14 @@ pub fn differences(machine: &Recording, mock: &Recording) -> Vec<Difference> {
     for (i, d) in machine.devices.iter().enumerate() {
         let m = mock.devices.get(i).unwrap_or(&empty);
         answers_differ(&Place::Device(i), &d.answers, &m.answers, &mut out);
-        for (id, f) in &d.fields {
-            if m.fields.get(id) != Some(f) {
-                out.push(Difference { place: Place::Device(i), what: format!("field {id}"), selectors: Vec::new() });
+        for (&(id, scope), f) in &d.fields {
+            if m.fields.get(&(id, scope)) != Some(f) {
+                out.push(Difference { place: Place::Device(i), what: field_key(id, scope), selectors: Vec::new() });
             }
         }
-        if d.checks != m.checks {
+        // The probes the machine answered (one it crashed on has no answer to compare).
+        let probed: BTreeMap<_, _> = m.checks.iter().filter(|(f, _)| d.checks.contains_key(*f)).collect();
+        if d.checks.iter().collect::<BTreeMap<_, _>>() != probed {
             out.push(Difference { place: Place::Device(i), what: "checks".into(), selectors: Vec::new() });
         }
         for (j, a) in d.mig_devices.iter().enumerate() {
@@ -1025,7 +1148,11 @@ pub fn differences(machine: &Recording, mock: &Recording) -> Vec<Difference> {
                 out.push(Difference { place: Place::Device(i), what: (*f).to_string(), selectors: Vec::new() });
             }
         }
+        // NaN is a rate the driver answers (a metric with nothing to divide by).
+        let bits = |g: &BTreeMap<u32, f64>| g.iter().map(|(k, v)| (*k, v.to_bits())).collect::<Vec<_>>();
         for (what, differ) in [
+            ("gpm", bits(&d.gpm) != bits(&m.gpm)),
+            ("gpu part number", d.part_number != m.part_number),
             ("memory affinity", d.memory_affinity != m.memory_affinity),
             ("cpu affinity", d.cpu_affinity != m.cpu_affinity),
         ] {

@@ -27,7 +27,7 @@ pub fn nvmlDeviceGetHandleByIndex(e: &Engine, index: c_uint, device: *mut nvmlDe
         if index as usize >= sys.devices.len() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        put(device, sys.handle(index as usize))
+        put(device, sys.hand_out(index as usize))
     })
 }
 
@@ -41,7 +41,7 @@ fn by_uuid(sys: &System, uuid: &str, device: *mut nvmlDevice_t) -> Status {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
     if let Some(d) = sys.devices.iter().find(|d| d.spec.str("uuid") == Some(uuid)) {
-        return put(device, sys.handle(d.index));
+        return put(device, sys.hand_out(d.index));
     }
     for gi in &sys.gpu_instances {
         for ci in &gi.compute_instances {
@@ -89,7 +89,7 @@ pub fn nvmlDeviceGetHandleBySerial(e: &Engine, serial: *const c_char, device: *m
         let serial = read_str(serial)?;
         let d =
             sys.devices.iter().find(|d| d.spec.str("serial") == Some(serial.as_str())).ok_or(NVML_ERROR_NOT_FOUND)?;
-        put(device, sys.handle(d.index))
+        put(device, sys.hand_out(d.index))
     })
 }
 
@@ -99,15 +99,18 @@ pub fn nvmlDeviceGetHandleByPciBusId(e: &Engine, bus_id: *const c_char, device: 
 
 pub fn nvmlDeviceGetHandleByPciBusId_v2(e: &Engine, bus_id: *const c_char, device: *mut nvmlDevice_t) -> nvmlReturn_t {
     e.with(|sys| {
-        let want = read_str(bus_id)?;
-        // Both the 8-digit and the legacy 4-digit domain forms are accepted.
-        let matches = |d: &Device| {
-            let id = bus_id_of(d);
-            !id.is_empty() && (id.eq_ignore_ascii_case(&want) || id[4..].eq_ignore_ascii_case(&want))
-        };
-        let d = sys.devices.iter().find(|d| matches(d)).ok_or(NVML_ERROR_NOT_FOUND)?;
-        put(device, sys.handle(d.index))
+        let d = by_bus_id(sys, &read_str(bus_id)?).ok_or(NVML_ERROR_NOT_FOUND)?;
+        put(device, sys.hand_out(d.index))
     })
+}
+
+/// The GPU at a PCI bus id, in the 8-digit or the legacy 4-digit domain form.
+pub(super) fn by_bus_id<'s>(sys: &'s System, want: &str) -> Option<&'s Device> {
+    let matches = |d: &Device| {
+        let id = bus_id_of(d);
+        !id.is_empty() && (id.eq_ignore_ascii_case(want) || id[4..].eq_ignore_ascii_case(want))
+    };
+    sys.devices.iter().map(|d| &**d).find(|d| matches(d))
 }
 
 /// A GPU's NVML index; a MIG device's index among its GPU's MIG devices, as nvml.h says ("indices
@@ -223,7 +226,7 @@ pub fn nvmlDeviceGetPciInfoExt(e: &Engine, device: nvmlDevice_t, pci: *mut nvmlP
 
 // Topology: GPUs on one NUMA node share a host bridge; others meet at the system level.
 
-fn common_ancestor(a: &Device, b: &Device) -> nvmlGpuTopologyLevel_t {
+pub(super) fn common_ancestor(a: &Device, b: &Device) -> nvmlGpuTopologyLevel_t {
     // The level a capture recorded (`topology: {1: NVML_TOPOLOGY_NODE}`, by the other GPU's
     // index) comes first.
     let recorded = a
@@ -293,7 +296,7 @@ pub fn nvmlDeviceGetTopologyNearestGpus(
             .devices
             .iter()
             .filter(|o| o.index != d.index && common_ancestor(d, o) <= level)
-            .map(|o| sys.handle(o.index))
+            .map(|o| sys.hand_out(o.index))
             .collect();
         put_nearest(count, devices, &found)
     })

@@ -177,12 +177,16 @@ fn field(sys: &System, d: &Device, device: nvmlDevice_t, id: i32, scope: u32) ->
     }
 }
 
-/// A field of the profile's `recorded_fields` (a capture's, by the driver's field id): its
-/// value type and value (`{type: 0, value: 1.5}`, or a number: an unsigned long long), or its
-/// error (`{error: CODE}`).
-fn recorded_field(d: &Device, id: u32) -> Option<Result<(nvmlValueType_t, nvmlValue_t), nvmlReturn_t>> {
+/// A field of the profile's `recorded_fields` (a capture's, by the driver's field id, and
+/// `ID/SCOPE` for a scope other than 0): its value type and value (`{type: 0, value: 1.5}`, or
+/// a number: an unsigned long long), or its error (`{error: CODE}`).
+fn recorded_field(d: &Device, id: u32, scope: u32) -> Option<Result<(nvmlValueType_t, nvmlValue_t), nvmlReturn_t>> {
     let table = d.spec.value("recorded_fields")?.as_mapping()?;
-    let (_, v) = table.iter().find(|(k, _)| const_value(k) == Some(i128::from(id)))?;
+    let scoped = format!("{id}/{scope}");
+    let (_, v) = table.iter().find(|(k, _)| match scope {
+        0 => const_value(k) == Some(i128::from(id)),
+        _ => k.as_str() == Some(scoped.as_str()),
+    })?;
     if let Some(code) = v.get("error").and_then(const_value) {
         return Some(Err(code as nvmlReturn_t));
     }
@@ -220,7 +224,7 @@ pub fn nvmlDeviceGetFieldValues(
             fv.timestamp = now;
             fv.latencyUsec = 0;
             // A field the driver answered when the profile was captured, as it answered it.
-            if let Some(recorded) = recorded_field(d, fv.fieldId) {
+            if let Some(recorded) = recorded_field(d, fv.fieldId, fv.scopeId) {
                 match recorded {
                     Ok((value_type, value)) => {
                         (fv.nvmlReturn, fv.valueType, fv.value) = (NVML_SUCCESS, value_type, value);

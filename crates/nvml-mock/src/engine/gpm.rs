@@ -5,7 +5,8 @@
 //! time since the library was initialised, so the metrics computed from two samples (the
 //! counters' difference over the time between them) are the profile's rates: `gpm`
 //! (`{NVML_GPM_METRIC_SM_UTIL: 37}`), else the reading of the getter that measures the same
-//! thing (utilisation, encoder and decoder utilisation, PCIe throughput), else 0.
+//! thing (utilisation, encoder and decoder utilisation, PCIe throughput), else 0. A capture's
+//! rates (`recorded_gpm: true`) are all there is: a metric it lacks is `NOT_SUPPORTED`.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -48,10 +49,21 @@ fn metric_ids() -> impl Iterator<Item = u32> {
         .map(|(_, v)| *v as u32)
 }
 
-/// The rate of each metric on a device.
+/// The rate of each metric on a device. A capture's `gpm` (`recorded_gpm: true`) holds every
+/// metric the driver answered: the others answer `NOT_SUPPORTED`, as it did.
 fn rates(sys: &System, device: nvmlDevice_t) -> BTreeMap<u32, f64> {
     let Ok(d) = sys.any_device(device).map(|d| d.gpu()) else { return BTreeMap::new() };
     let s = &d.spec;
+    let given = || {
+        s.value("gpm")
+            .and_then(Value::as_mapping)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((const_value(k)? as u32, v.as_f64()?)))
+    };
+    if s.bool("recorded_gpm") == Some(true) {
+        return given().collect();
+    }
     let mut out: BTreeMap<u32, f64> = metric_ids().map(|m| (m, 0.0)).collect();
     let pcie = |counter: nvmlPcieUtilCounter_t| {
         sys.value("nvmlDeviceGetPcieThroughput", Object::Device(sys.handle(d.index)), &[counter as i64])
@@ -71,11 +83,7 @@ fn rates(sys: &System, device: nvmlDevice_t) -> BTreeMap<u32, f64> {
             out.insert(m, v);
         }
     }
-    for (k, v) in s.value("gpm").and_then(Value::as_mapping).into_iter().flatten() {
-        if let (Some(m), Some(v)) = (const_value(k), v.as_f64()) {
-            out.insert(m as u32, v);
-        }
-    }
+    out.extend(given());
     out
 }
 

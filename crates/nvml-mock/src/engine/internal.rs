@@ -9,30 +9,41 @@
 //! from the profile:
 //!
 //! - 81: a device handle by index, `(index, nvmlDevice_t *, 0x22)`;
+//! - 23 (`topo -m`): the path between two GPUs, `(const char *busIdA, const char *busIdB,
+//!   unsigned *path)`: 0 PIX, 1 PXB, 2 PHB, 3 NODE, 4 SYS (the common ancestor's
+//!   `NVML_TOPOLOGY_SINGLE` to `_SYSTEM`), 4 + n for n NVLinks ("NVn");
+//! - 72 (`dmon`, `pmon`): whether the device can be monitored, `(device, u64 *supported, ...)`:
+//!   1, as the H200 answers (0 makes `nvidia-smi` refuse: "Not supported on the device(s)");
+//! - 145 (`pmon`): the processes' utilisation samples since a time, `(device, u64 since,
+//!   unsigned *a, unsigned *capacity, entries)`: `NVML_ERROR_NOT_FOUND` with 1 in `*a`, as an
+//!   idle H200 answers (no sample; `pmon` shows a dash);
 //! - 213, 214, 215: the processes of a device for the default view, `-q` and
 //!   `--query-compute-apps`, `(device, unsigned *count, entries)`: the caller's capacity in
 //!   `count`, each entry [`PROCESS_ENTRY`] bytes: pid (u32) at 0, used memory (u64) at 8, GPU
 //!   and compute instance ids (u32) at 16 and 20, confidential-computing protected memory
 //!   (u64) at 24, and the name, NUL-terminated, from 32;
 //! - 230: the host side's maximum PCIe generation, `(device, unsigned *)`: the profile's
-//!   `pci.host_max_link_generation` (none: `NOT_SUPPORTED`, which `nvidia-smi` shows as N/A);
-//! - every other slot answers `NVML_SUCCESS`; called with a device handle and a pointer after
-//!   it, it sets the count there to 0, since `nvidia-smi` reads the capacity it passed as the
-//!   number of entries otherwise.
+//!   `pci.host_max_link_generation` (none: `NOT_SUPPORTED`, which `nvidia-smi` shows as N/A,
+//!   as the H200 of a virtual machine answers);
+//! - 231 (`-q`, "GPU Part Number"): `(device, char *buffer, unsigned length)`: the profile's
+//!   `gpu_part_number` (none: `NOT_SUPPORTED`);
+//! - every other slot answers `NVML_SUCCESS`; called with a device handle and a pointer into
+//!   the caller's stack after it, it sets the count there to 0, since `nvidia-smi` reads the
+//!   capacity it passed as the number of entries otherwise (232 writes 0 there on the H200).
+//!
+//! What the driver answers was recorded on an H200 with driver 580.159.04 through a library
+//! that logs each slot call's arguments and the memory they point at before and after the
+//! driver's answer (`tests/nvidia-smi/`).
 //!
 //! A GPU reset (slots 20 and 197) changes nothing.
 
-use std::ffi::{c_uint, c_void};
+use std::ffi::{c_char, c_uint, c_void};
 
 use nvml_sys::*;
 
+use super::device::{by_bus_id, common_ancestor};
 use super::{engine, DeviceRef, System};
 use crate::ffi;
-
-/// The GUID of the table `nvidia-smi` asks for, as its 16 bytes in memory (the first three
-/// groups little-endian).
-const SMI_TABLE: [u8; 16] =
-    [0xc4, 0xfe, 0x3e, 0x6c, 0xc9, 0x8f, 0x6c, 0x4e, 0xa3, 0x27, 0xee, 0x69, 0x6e, 0x12, 0xf7, 0xc4];
 
 /// The number of slots (word 0, the size, included).
 pub const SLOTS: usize = 256;
@@ -90,7 +101,7 @@ fn table() -> &'static Table {
 pub extern "C" fn nvmlInternalGetExportTable(out: *mut *const c_void, guid: *const [u8; 16]) -> nvmlReturn_t {
     let code = std::panic::catch_unwind(|| {
         let Ok(g) = ffi::get(guid) else { return NVML_ERROR_INVALID_ARGUMENT };
-        if g != SMI_TABLE {
+        if g != ffi::SMI_TABLE {
             return NVML_ERROR_NOT_SUPPORTED;
         }
         match ffi::put(out, table().0.as_ptr() as *const c_void) {
@@ -113,8 +124,13 @@ fn call(slot: usize, args: [usize; 6]) -> nvmlReturn_t {
 fn answer(slot: usize, a: [usize; 6]) -> nvmlReturn_t {
     let Some(sys) = engine().system() else { return NVML_ERROR_UNINITIALIZED };
     let device = sys.any_device(a[0] as nvmlDevice_t).ok();
+    let here = 0u8;
+    let on_stack = |p: usize| ffi::stack_bytes(p, &here as *const u8 as usize).is_some();
     let status = match (slot, device) {
         (81, _) => handle_by_index(&sys, a),
+        (23, _) => path_between(&sys, a),
+        (72, Some(_)) if on_stack(a[1]) => ffi::put(a[1] as *mut u64, 1),
+        (145, Some(_)) => ffi::put(a[2] as *mut c_uint, 1).and(Err(NVML_ERROR_NOT_FOUND)),
         (213, Some(d)) => process_list(&sys, d, &["compute"], a),
         (214, Some(d)) => process_list(&sys, d, &["graphics"], a),
         (215, Some(_)) => no_entries(a),
@@ -122,7 +138,11 @@ fn answer(slot: usize, a: [usize; 6]) -> nvmlReturn_t {
             let gen = d.gpu().spec.u32("pci.host_max_link_generation");
             gen.ok_or(NVML_ERROR_NOT_SUPPORTED).and_then(|g| ffi::put(a[1] as *mut c_uint, g))
         }
-        (_, Some(_)) if a[1] >= 0x10000 => no_entries(a),
+        (231, Some(d)) => match d.gpu().spec.str("gpu_part_number") {
+            Some(n) => ffi::put_str(a[1] as *mut c_char, a[2] as c_uint, n),
+            None => Err(NVML_ERROR_NOT_SUPPORTED),
+        },
+        (_, Some(_)) if on_stack(a[1]) => no_entries(a),
         _ => Ok(()),
     };
     // An experiment's writes (`NVML_MOCK_SLOT_WRITE`) replace what the slot wrote.
@@ -142,7 +162,32 @@ fn handle_by_index(sys: &System, a: [usize; 6]) -> ffi::Status {
     if index >= sys.devices.len() {
         return Err(NVML_ERROR_INVALID_ARGUMENT);
     }
-    ffi::put(a[1] as *mut nvmlDevice_t, sys.handle(index))
+    ffi::put(a[1] as *mut nvmlDevice_t, sys.hand_out(index))
+}
+
+/// Slot 23: `(const char *busIdA, const char *busIdB, unsigned *path)`.
+fn path_between(sys: &System, a: [usize; 6]) -> ffi::Status {
+    let bus = |p: usize| ffi::read_str(p as *const c_char);
+    let (x, y) = (bus(a[0])?, bus(a[1])?);
+    let (Some(x), Some(y)) = (by_bus_id(sys, &x), by_bus_id(sys, &y)) else { return Err(NVML_ERROR_NOT_FOUND) };
+    // NVLinks: those active on both sides, through the NVSwitches the links of an HGX board
+    // lead to (`engine/nvlink.rs`).
+    let links = |d: &super::Device| {
+        (0..d.spec.u32("nvlink.links").unwrap_or(0)).filter(|&l| super::nvlink::link_active(d, l)).count() as c_uint
+    };
+    let nvlinks = links(x).min(links(y));
+    let path = if nvlinks > 0 {
+        4 + nvlinks
+    } else {
+        match common_ancestor(x, y) {
+            NVML_TOPOLOGY_INTERNAL | NVML_TOPOLOGY_SINGLE => 0,
+            NVML_TOPOLOGY_MULTIPLE => 1,
+            NVML_TOPOLOGY_HOSTBRIDGE => 2,
+            NVML_TOPOLOGY_NODE => 3,
+            _ => 4,
+        }
+    };
+    ffi::put(a[2] as *mut c_uint, path)
 }
 
 /// A list the profile has no entries for: a count of 0.

@@ -283,13 +283,6 @@ fn mig_capable(d: &Device) -> Status {
     Ok(())
 }
 
-fn in_mig_mode(d: &Device) -> Status {
-    if !mig_mode(d) {
-        return Err(NVML_ERROR_NOT_SUPPORTED);
-    }
-    Ok(())
-}
-
 pub fn nvmlDeviceGetMigMode(
     e: &Engine,
     device: nvmlDevice_t,
@@ -764,11 +757,13 @@ pub fn nvmlDeviceGetMigDeviceHandleByIndex(
         if mig.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        in_mig_mode(d)?;
+        // A MIG-capable GPU with MIG mode off has no MIG device at any index (an H200 with
+        // driver 580.159.04 answers NOT_FOUND); one without MIG, NOT_SUPPORTED.
+        mig_capable(d)?;
         let ci = sys
             .instances_of(d)
             .flat_map(|g| g.compute_instances.iter())
-            .find(|c| c.mig.index == index)
+            .find(|c| mig_mode(d) && c.mig.index == index)
             .ok_or(NVML_ERROR_NOT_FOUND)?;
         put(mig, mig_handle(ci))
     })

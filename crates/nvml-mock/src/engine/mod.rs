@@ -118,6 +118,8 @@ pub struct System {
     /// Values set while the system runs (by setters), by object, function and selector values:
     /// a getter answered from data answers them before the profile's.
     pub live: Mutex<BTreeMap<(LiveObject, &'static str, Vec<i64>), Vec<Val>>>,
+    /// Whether a GPU has been looked up since `nvmlInit` (`system.before_attach`).
+    pub attached: std::sync::atomic::AtomicBool,
 }
 
 /// An object whose values can be set while the system runs.
@@ -240,6 +242,7 @@ impl System {
             pids,
             started_us: now_us(),
             live: Mutex::new(BTreeMap::new()),
+            attached: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -289,6 +292,13 @@ impl System {
 
     pub fn handle(&self, index: usize) -> nvmlDevice_t {
         &*self.devices[index] as *const Device as nvmlDevice_t
+    }
+
+    /// The handle of device `index`, handed to a client that looked the GPU up: from then on
+    /// the system is attached (`system.before_attach` no longer answers).
+    pub fn hand_out(&self, index: usize) -> nvmlDevice_t {
+        self.attached.store(true, Ordering::Relaxed);
+        self.handle(index)
     }
 
     /// The function values of the object a call is for: `None` for a handle that is not ours
@@ -588,6 +598,11 @@ impl Engine {
         };
         if s.absent.contains(name) {
             return answer(NVML_ERROR_FUNCTION_NOT_FOUND);
+        }
+        if !s.profile.before_attach.is_empty() && !s.attached.load(Ordering::Relaxed) {
+            if let Some(code) = s.profile.before_attach.get(name) {
+                return answer(*code);
+            }
         }
         if !s.profile.privileged && PRIVILEGED.binary_search(&name).is_ok() {
             return answer(NVML_ERROR_NO_PERMISSION);

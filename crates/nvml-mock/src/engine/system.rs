@@ -153,7 +153,7 @@ pub fn nvmlSystemGetTopologyGpuSet(
             .devices
             .iter()
             .filter(|d| super::device::cpus(sys, d).contains(&cpu))
-            .map(|d| sys.handle(d.index))
+            .map(|d| sys.hand_out(d.index))
             .collect();
         super::device::put_nearest(count, devices, &found)
     })
