@@ -37,6 +37,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("gb200", include_str!("../profiles/gb200.yaml")),
     ("h100", include_str!("../profiles/h100.yaml")),
     ("h100-r560", include_str!("../profiles/h100-r560.yaml")),
+    ("h200", include_str!("../profiles/h200.yaml")),
     ("l40s", include_str!("../profiles/l40s.yaml")),
     ("l40s-vgpu", include_str!("../profiles/l40s-vgpu.yaml")),
     ("t4", include_str!("../profiles/t4.yaml")),
@@ -182,6 +183,7 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
     ("supported_pstates", Kind::List),
     ("gpm", Kind::Map),
     ("recorded_gpm", Kind::Bool),
+    ("field_batches", Kind::Map),
     // How the driver orders its argument checks, by function (what a capture recorded).
     ("checks", Kind::Map),
     // Values of one function that the engine answers by hand, under the function's name.

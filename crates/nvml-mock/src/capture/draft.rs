@@ -247,6 +247,13 @@ fn device(d: &DeviceRec, r: &Recording, node: &mut Node, why: &str) {
     put("board_id", v("nvmlDeviceGetBoardId").map(num));
     put("numa_node", v("nvmlDeviceGetNumaNodeId").map(num));
     put("cpu_affinity", d.cpu_affinity.as_deref().map(|m| Value::String(cpu_list(m))));
+    if !d.field_batches.unwritten.is_empty() {
+        let ids = |l: &[u32]| Value::Sequence(l.iter().map(|id| Value::Number((*id).into())).collect());
+        let mut m = Mapping::new();
+        m.insert("triggers".into(), ids(&d.field_batches.triggers));
+        m.insert("unwritten".into(), ids(&d.field_batches.unwritten));
+        put("field_batches", Some(Value::Mapping(m)));
+    }
     if let Some(Ok(n)) = &d.part_number {
         put("gpu_part_number", Some(Value::String(n.clone())));
     }
@@ -675,6 +682,11 @@ impl Profile {
             let Place::Device(i) = d.place else { return };
             let Some(f) = machine.devices.get(i).and_then(|x| x.fields.get(&(id, scope))) else { return };
             let v = match f {
+                FieldAnswer::Unwritten => {
+                    let mut m = Mapping::new();
+                    m.insert("unwritten".into(), Value::Bool(true));
+                    Value::Mapping(m)
+                }
                 FieldAnswer::Error(code) => error(*code, &why),
                 FieldAnswer::Value(ty, v) => {
                     let mut m = Mapping::new();

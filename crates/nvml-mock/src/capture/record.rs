@@ -32,6 +32,32 @@ pub enum FieldAnswer {
     /// `valueType` and the value (an integer, or a float for `NVML_VALUE_TYPE_DOUBLE`).
     Value(u32, Val),
     Error(u32),
+    /// The driver wrote nothing into the entry (not even its `nvmlReturn`).
+    Unwritten,
+}
+
+/// What a request of several fields does on a GPU: the fields it leaves unwritten when it also
+/// asks for one of the triggers (driver 580.159.04 on an H100 or H200: a C2C field, which these
+/// GPUs do not have, leaves the power limits, thermal limits and power-smoothing fields
+/// unwritten). Both lists empty when a request of every field answers each as alone.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FieldBatches {
+    pub triggers: Vec<u32>,
+    pub unwritten: Vec<u32>,
+}
+
+/// What a field entry holds before the call, to tell an entry the driver left alone.
+const UNWRITTEN: i32 = 0x5a5a_5a5a;
+
+/// A field entry for `id` and `scope`, its outputs set to [`UNWRITTEN`].
+fn field_entry(id: u32, scope: u32) -> nvmlFieldValue_t {
+    nvmlFieldValue_t {
+        fieldId: id,
+        scopeId: scope,
+        nvmlReturn: UNWRITTEN as nvmlReturn_t,
+        valueType: UNWRITTEN as nvmlValueType_t,
+        ..Default::default()
+    }
 }
 
 /// A GPU instance and what its functions answered.
@@ -68,6 +94,8 @@ pub struct DeviceRec {
     pub part_number: Option<Result<String, u32>>,
     /// Field values by field id (the driver's numbering) and scope.
     pub fields: BTreeMap<(u32, u32), FieldAnswer>,
+    /// What a request of several fields leaves unwritten.
+    pub field_batches: FieldBatches,
     /// Its MIG devices, by index.
     pub mig_devices: Vec<Answers>,
     pub gpu_instances: Vec<GpuInstanceRec>,
@@ -99,6 +127,7 @@ impl Default for DeviceRec {
             answers: Answers::new(),
             checks: BTreeMap::new(),
             fields: BTreeMap::new(),
+            field_batches: FieldBatches::default(),
             gpm: BTreeMap::new(),
             part_number: None,
             mig_devices: Vec::new(),
@@ -271,6 +300,7 @@ fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>)
                 probe_checks(&mut cx, &mut calls, p, ObjectKind::Device, Object::Device(h), &name, &mut r.crashed);
         }
         d.fields = fields(lib, h, &mut calls);
+        d.field_batches = field_batches(lib, h, &d.fields, &mut calls);
         d.gpm = gpm(lib, h, &mut calls);
         if driver_of(&r.system).is_some_and(|v| v.starts_with("580.")) {
             calls += 1;
@@ -647,11 +677,13 @@ fn fields(lib: &NvmlLib, device: nvmlDevice_t, calls: &mut usize) -> BTreeMap<(u
     let asks =
         (0..=max).map(|id| (id, 0)).chain(scoped.iter().flat_map(|&id| scopes.iter().map(move |&scope| (id, scope))));
     for (id, scope) in asks {
-        let mut v = nvmlFieldValue_t { fieldId: id, scopeId: scope, ..Default::default() };
+        let mut v = field_entry(id, scope);
         *calls += 1;
         let code = call!(f(device, 1, &mut v));
         let answer = if code != NVML_SUCCESS {
             FieldAnswer::Error(code)
+        } else if v.nvmlReturn == UNWRITTEN as nvmlReturn_t {
+            FieldAnswer::Unwritten
         } else if v.nvmlReturn != NVML_SUCCESS {
             FieldAnswer::Error(v.nvmlReturn)
         } else {
@@ -737,6 +769,48 @@ fn gpm(lib: &NvmlLib, device: nvmlDevice_t, calls: &mut usize) -> BTreeMap<u32, 
     call!(free(a));
     call!(free(b));
     out
+}
+
+/// Which fields a request of every field (scope 0) leaves unwritten that a request of one
+/// answers, and which of the fields answered with an error alone makes a request of them leave
+/// those unwritten.
+fn field_batches(
+    lib: &NvmlLib,
+    device: nvmlDevice_t,
+    single: &BTreeMap<(u32, u32), FieldAnswer>,
+    calls: &mut usize,
+) -> FieldBatches {
+    let Ok(f) = lib.nvmlDeviceGetFieldValues() else { return FieldBatches::default() };
+    let ask = |ids: &[u32]| {
+        let mut values: Vec<nvmlFieldValue_t> = ids.iter().map(|&id| field_entry(id, 0)).collect();
+        let code = call!(f(device, values.len() as i32, values.as_mut_ptr()));
+        let left: Vec<u32> = values
+            .iter()
+            .filter(|v| v.nvmlReturn == UNWRITTEN as nvmlReturn_t)
+            .map(|v| v.fieldId)
+            .filter(|id| single.get(&(*id, 0)) != Some(&FieldAnswer::Unwritten))
+            .collect();
+        (code, left)
+    };
+    let all: Vec<u32> = single.keys().filter(|(_, scope)| *scope == 0).map(|(id, _)| *id).collect();
+    *calls += 1;
+    let (code, unwritten) = ask(&all);
+    if code != NVML_SUCCESS || unwritten.is_empty() {
+        return FieldBatches::default();
+    }
+    let mut triggers = Vec::new();
+    for (&(id, scope), answer) in single {
+        if scope != 0 || !matches!(answer, FieldAnswer::Error(_)) || unwritten.contains(&id) {
+            continue;
+        }
+        let mut ids = vec![id];
+        ids.extend(&unwritten);
+        *calls += 1;
+        if ask(&ids).1 == unwritten {
+            triggers.push(id);
+        }
+    }
+    FieldBatches { triggers, unwritten }
 }
 
 /// How a field is named in a difference and keyed in a profile's `recorded_fields`: `field ID`,
@@ -1153,6 +1227,7 @@ pub fn differences(machine: &Recording, mock: &Recording) -> Vec<Difference> {
         for (what, differ) in [
             ("gpm", bits(&d.gpm) != bits(&m.gpm)),
             ("gpu part number", d.part_number != m.part_number),
+            ("field batches", d.field_batches != m.field_batches),
             ("memory affinity", d.memory_affinity != m.memory_affinity),
             ("cpu affinity", d.cpu_affinity != m.cpu_affinity),
         ] {

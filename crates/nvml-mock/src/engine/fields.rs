@@ -187,6 +187,9 @@ fn recorded_field(d: &Device, id: u32, scope: u32) -> Option<Result<(nvmlValueTy
         0 => const_value(k) == Some(i128::from(id)),
         _ => k.as_str() == Some(scoped.as_str()),
     })?;
+    if v.get("unwritten").and_then(Value::as_bool) == Some(true) {
+        return Some(Err(UNWRITTEN));
+    }
     if let Some(code) = v.get("error").and_then(const_value) {
         return Some(Err(code as nvmlReturn_t));
     }
@@ -204,6 +207,31 @@ fn recorded_field(d: &Device, id: u32, scope: u32) -> Option<Result<(nvmlValueTy
     )))
 }
 
+/// A recorded field the driver writes nothing for (`{unwritten: true}`): its entry is left as
+/// the caller filled it. Not a code any field answers.
+const UNWRITTEN: nvmlReturn_t = nvmlReturn_t::MAX;
+
+/// The profile's `field_batches` (a capture's): `{triggers: [ids], unwritten: [ids]}`, the
+/// fields a request of several leaves unwritten when it also asks for a trigger.
+fn batch_unwritten(d: &Device, ids: impl Iterator<Item = u32> + Clone) -> Vec<u32> {
+    let Some(b) = d.spec.value("field_batches") else { return Vec::new() };
+    let list = |k: &str| -> Vec<u32> {
+        b.get(k)
+            .and_then(Value::as_sequence)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_u64())
+            .map(|v| v as u32)
+            .collect()
+    };
+    let triggers = list("triggers");
+    if ids.clone().any(|id| triggers.contains(&id)) {
+        list("unwritten")
+    } else {
+        Vec::new()
+    }
+}
+
 /// Every requested field: its value, or its own error in `nvmlReturn`. The header answers
 /// `SUCCESS` "if any values in values were populated", so an empty request is refused.
 pub fn nvmlDeviceGetFieldValues(
@@ -217,15 +245,27 @@ pub fn nvmlDeviceGetFieldValues(
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         let now = now_us() as i64;
+        // A request of several fields that asks for a trigger leaves some unwritten, as the
+        // driver the profile was captured on does.
+        let unwritten = if count > 1 {
+            let ids = (0..count as usize).filter_map(|i| get(values.wrapping_add(i)).ok().map(|v| v.fieldId));
+            batch_unwritten(d, ids.collect::<Vec<_>>().into_iter())
+        } else {
+            Vec::new()
+        };
         for i in 0..count as usize {
             // `values` holds `count` entries; each goes through the checked helpers.
             let slot = values.wrapping_add(i);
             let mut fv: nvmlFieldValue_t = get(slot)?;
+            if unwritten.contains(&fv.fieldId) {
+                continue;
+            }
             fv.timestamp = now;
             fv.latencyUsec = 0;
             // A field the driver answered when the profile was captured, as it answered it.
             if let Some(recorded) = recorded_field(d, fv.fieldId, fv.scopeId) {
                 match recorded {
+                    Err(UNWRITTEN) => continue,
                     Ok((value_type, value)) => {
                         (fv.nvmlReturn, fv.valueType, fv.value) = (NVML_SUCCESS, value_type, value);
                     }

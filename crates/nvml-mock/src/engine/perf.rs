@@ -256,6 +256,64 @@ pub fn nvmlDeviceGetSupportedGraphicsClocks(
     })
 }
 
+/// One clock level in the text of `nvmlDeviceGetPerformanceModes` and
+/// `nvmlDeviceGetCurrentClockFreqs`, as driver 580.159.04 writes it on an H100 and an H200: the
+/// graphics clock and its range (never editable on these GPUs), the memory clock, and its
+/// transfer rate (twice the memory clock).
+fn clock_level(d: &Device, graphics: c_uint, memory: c_uint) -> Result<String, nvmlReturn_t> {
+    let g = list(d, "supported_graphics_clocks")?;
+    let (min, max) = (need(g.iter().min().copied())?, need(g.iter().max().copied())?);
+    let rate = 2 * memory;
+    Ok(format!(
+        "nvclock={graphics}, nvclockmin={min}, nvclockmax={max}, nvclockeditable=0, memclock={memory}, memclockmin={memory}, memclockmax={memory}, memclockeditable=0, memTransferRate={rate}, memTransferRatemin={rate}, memTransferRatemax={rate}, memTransferRateeditable=0"
+    ))
+}
+
+/// Write `text` into the `str` of a versioned record of version `expected`.
+fn put_text<T: Copy>(
+    p: *mut T,
+    expected: c_uint,
+    text: &str,
+    field: impl Fn(&mut T) -> &mut [std::ffi::c_char; 2048],
+) -> Status {
+    check_version(p, expected)?;
+    let mut r = get(p)?;
+    crate::ffi::set_chars(field(&mut r), text);
+    put(p, r)
+}
+
+/// A level per supported memory clock, slowest first, at the lowest graphics clock: what the
+/// H100 and H200 recordings answer (`perf=0` and `perf=1` for their two memory clocks).
+pub fn nvmlDeviceGetPerformanceModes(
+    e: &Engine,
+    device: nvmlDevice_t,
+    modes: *mut nvmlDevicePerfModes_t,
+) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        let mut memory = list(d, "supported_memory_clocks")?;
+        memory.sort_unstable();
+        let lowest = need(list(d, "supported_graphics_clocks")?.into_iter().min())?;
+        let levels: Vec<String> = memory
+            .iter()
+            .enumerate()
+            .map(|(i, m)| clock_level(d, lowest, *m).map(|l| format!("perf={i}, {l}")))
+            .collect::<Result<_, _>>()?;
+        put_text(modes, nvmlDevicePerfModes_v1, &levels.join(" ; "), |r| &mut r.str)
+    })
+}
+
+/// The current graphics and memory clocks as one level.
+pub fn nvmlDeviceGetCurrentClockFreqs(
+    e: &Engine,
+    device: nvmlDevice_t,
+    freqs: *mut nvmlDeviceCurrentClockFreqs_t,
+) -> nvmlReturn_t {
+    e.dev(device, |_, d| {
+        let level = clock_level(d, need(d.spec.u32("clocks.graphics"))?, need(d.spec.u32("clocks.memory"))?)?;
+        put_text(freqs, nvmlDeviceCurrentClockFreqs_v1, &level, |r| &mut r.str)
+    })
+}
+
 // Power and performance.
 
 /// The power limit in force: the one set, else the profile's.

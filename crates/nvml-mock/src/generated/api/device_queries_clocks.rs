@@ -115,17 +115,13 @@ pub trait DeviceQueriesClocksApi: Answer {
     ) -> nvmlReturn_t {
         super::super::answers::nvmlDeviceGetClockOffsets(self, device, info)
     }
-    /// `nvmlDeviceGetCurrentClockFreqs`.
+    /// `nvmlDeviceGetCurrentClockFreqs`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetCurrentClockFreqs(
         &self,
         device: nvmlDevice_t,
         currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
     ) -> nvmlReturn_t {
-        super::super::answers::nvmlDeviceGetCurrentClockFreqs(
-            self,
-            device,
-            currentClockFreqs,
-        )
+        self.unimplemented("nvmlDeviceGetCurrentClockFreqs")
     }
     /// `nvmlDeviceGetCurrentClocksEventReasons`.
     fn nvmlDeviceGetCurrentClocksEventReasons(
@@ -241,13 +237,13 @@ pub trait DeviceQueriesClocksApi: Answer {
     ) -> nvmlReturn_t {
         self.unimplemented("nvmlDeviceGetMinMaxClockOfPState")
     }
-    /// `nvmlDeviceGetPerformanceModes`.
+    /// `nvmlDeviceGetPerformanceModes`: implemented by hand, in `engine/perf.rs`.
     fn nvmlDeviceGetPerformanceModes(
         &self,
         device: nvmlDevice_t,
         perfModes: *mut nvmlDevicePerfModes_t,
     ) -> nvmlReturn_t {
-        super::super::answers::nvmlDeviceGetPerformanceModes(self, device, perfModes)
+        self.unimplemented("nvmlDeviceGetPerformanceModes")
     }
     /// `nvmlDeviceGetPerformanceState`.
     fn nvmlDeviceGetPerformanceState(

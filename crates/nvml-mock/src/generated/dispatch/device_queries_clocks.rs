@@ -112,6 +112,21 @@ impl DeviceQueriesClocksApi for Engine {
         }
         engine::perf::nvmlDeviceGetClockInfo(self, device, r#type, clock)
     }
+    /// `nvmlDeviceGetCurrentClockFreqs`: `engine/perf.rs`.
+    fn nvmlDeviceGetCurrentClockFreqs(
+        &self,
+        device: nvmlDevice_t,
+        currentClockFreqs: *mut nvmlDeviceCurrentClockFreqs_t,
+    ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetCurrentClockFreqs", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetCurrentClockFreqs(
+                self,
+                device,
+                currentClockFreqs,
+            );
+        }
+        engine::perf::nvmlDeviceGetCurrentClockFreqs(self, device, currentClockFreqs)
+    }
     /// `nvmlDeviceGetDefaultApplicationsClock`: `engine/perf.rs`.
     fn nvmlDeviceGetDefaultApplicationsClock(
         &self,
@@ -240,6 +255,21 @@ impl DeviceQueriesClocksApi for Engine {
             minClockMHz,
             maxClockMHz,
         )
+    }
+    /// `nvmlDeviceGetPerformanceModes`: `engine/perf.rs`.
+    fn nvmlDeviceGetPerformanceModes(
+        &self,
+        device: nvmlDevice_t,
+        perfModes: *mut nvmlDevicePerfModes_t,
+    ) -> nvmlReturn_t {
+        if self.recorded("nvmlDeviceGetPerformanceModes", Object::Device(device), &[]) {
+            return super::super::answers::nvmlDeviceGetPerformanceModes(
+                self,
+                device,
+                perfModes,
+            );
+        }
+        engine::perf::nvmlDeviceGetPerformanceModes(self, device, perfModes)
     }
     /// `nvmlDeviceGetSupportedGraphicsClocks`: `engine/perf.rs`.
     fn nvmlDeviceGetSupportedGraphicsClocks(

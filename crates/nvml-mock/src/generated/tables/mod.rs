@@ -740,7 +740,7 @@ pub static MIN_ARCH: [(&str, &str, u32); 154usize] = [
 ];
 /// `(function, file)`: the functions the engine implements by hand
 /// (`gen-config/mock.yaml`), sorted by function, with the file that does.
-pub static HAND_WRITTEN: [(&str, &str); 169usize] = [
+pub static HAND_WRITTEN: [(&str, &str); 171usize] = [
     ("nvmlComputeInstanceGetInfo", "engine/mig.rs"),
     ("nvmlComputeInstanceGetInfo_v2", "engine/mig.rs"),
     ("nvmlDeviceDiscoverGpus", "engine/device.rs"),
@@ -762,6 +762,7 @@ pub static HAND_WRITTEN: [(&str, &str); 169usize] = [
     ("nvmlDeviceGetCpuAffinity", "engine/device.rs"),
     ("nvmlDeviceGetCpuAffinityWithinScope", "engine/device.rs"),
     ("nvmlDeviceGetCreatableVgpus", "engine/vgpu.rs"),
+    ("nvmlDeviceGetCurrentClockFreqs", "engine/perf.rs"),
     ("nvmlDeviceGetDecoderUtilization", "engine/perf.rs"),
     ("nvmlDeviceGetDefaultApplicationsClock", "engine/perf.rs"),
     ("nvmlDeviceGetDetailedEccErrors", "engine/ecc.rs"),
@@ -820,6 +821,7 @@ pub static HAND_WRITTEN: [(&str, &str); 169usize] = [
     ("nvmlDeviceGetPciInfoExt", "engine/device.rs"),
     ("nvmlDeviceGetPciInfo_v2", "engine/device.rs"),
     ("nvmlDeviceGetPciInfo_v3", "engine/device.rs"),
+    ("nvmlDeviceGetPerformanceModes", "engine/perf.rs"),
     ("nvmlDeviceGetPersistenceMode", "engine/perf.rs"),
     ("nvmlDeviceGetPgpuMetadataString", "engine/device.rs"),
     ("nvmlDeviceGetPowerManagementLimit", "engine/perf.rs"),
