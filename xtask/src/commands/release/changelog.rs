@@ -245,8 +245,9 @@ fn members(text: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// What changed in a type, and why: its members, and the C item it mirrors.
-fn type_change(f: &Facts, name: &str, old: &str, new: &str) -> String {
+/// What changed in a type, and why: its members, the C item it mirrors and, when `breaking`,
+/// what code breaks.
+fn type_change(f: &Facts, name: &str, old: &str, new: &str, breaking: bool) -> String {
     let (a, b) = (members(old), members(new));
     let mut what: Vec<String> = Vec::new();
     let enum_ = new.starts_with("enum ");
@@ -273,13 +274,16 @@ fn type_change(f: &Facts, name: &str, old: &str, new: &str) -> String {
             let _ = write!(s, "; it now mirrors `{now}`{when} (was `{was}`)");
         }
     }
-    s.push_str(if enum_ {
-        ". A `match` without a wildcard arm breaks"
-    } else if new.contains('{') {
-        ". A struct literal or a pattern that names every field breaks"
-    } else {
-        ". Code that builds it or reads its field breaks"
-    });
+    // What breaks, where the verdict says it does (a `#[non_exhaustive]` type breaks nothing).
+    if breaking {
+        s.push_str(if enum_ {
+            ". A `match` without a wildcard arm breaks"
+        } else if new.contains('{') {
+            ". A struct literal or a pattern that names every field breaks"
+        } else {
+            ". Code that builds it or reads its field breaks"
+        });
+    }
     s
 }
 
@@ -353,7 +357,7 @@ pub fn safe_entry(f: &Facts, b: &Bumped) -> String {
         .collect();
     let mut breaks: Vec<String> = Vec::new();
     for c in &s.types.changed {
-        breaks.push(type_change(f, &c.name, &c.old, &c.new));
+        breaks.push(type_change(f, &c.name, &c.old, &c.new, b.verdict == Verdict::Major));
     }
     for c in &s.methods.changed {
         let owner = c.name.split_once("::").map_or("", |(t, _)| t);
@@ -387,7 +391,10 @@ pub fn safe_entry(f: &Facts, b: &Bumped) -> String {
         breaks
             .push(format!("`nvml::sys` is nvmlkit-sys {}, a breaking release (its changelog says what broke)", sys.to));
     }
-    section(&mut out, "Breaking changes", breaks);
+    // Changes header-diff does not call breaking (a field added to a `#[non_exhaustive]`
+    // struct, say) are listed as changes.
+    let title = if b.verdict == Verdict::Major { "Breaking changes" } else { "Changes" };
+    section(&mut out, title, breaks);
     let deprecated = d
         .deprecations
         .iter()

@@ -149,12 +149,20 @@ pub fn run(root: &Path, o: &Options) -> Result<Outcome> {
 
     step(1, "update-header");
     match update_header(tree, &o.wanted, &o.pip)? {
-        Updated::AlreadyDefault(v) => println!("nvml.h {v} is vendored already and is the default"),
+        Updated::AlreadyDefault(v) => match o.wanted {
+            Wanted::Latest => println!("the newest nvml.h the package index has is {v}, vendored already"),
+            Wanted::Version(_) => println!("nvml.h {v} is vendored already and is the default"),
+        },
         Updated::Vendored { provenance: p, .. } => println!("vendored nvml.h {} from {}", p.version, p.package),
     }
     let header = headers::default_version(tree)?;
     if header == previous {
-        println!("\nnothing to release: nvml.h {header} is the newest, and the last release binds it");
+        let last: Vec<String> =
+            PACKAGES.iter().zip(&before).map(|(p, r)| format!("{} {}", p.name, r.version)).collect();
+        println!(
+            "\nnothing to release: nvml.h {header} is the newest, and the last release ({}) binds it",
+            last.join(", ")
+        );
         if let Some(dir) = &o.report_dir {
             write_report(dir, &Outcome::NothingNew { header: header.clone() })?;
         }
