@@ -676,7 +676,7 @@ fn header_name(h: &HeaderInfo) -> String {
 }
 
 /// Appends a Markdown subsection `### title` with one bullet per line, if there are any.
-fn list(out: &mut String, title: &str, lines: Vec<String>) {
+pub fn list(out: &mut String, title: &str, lines: Vec<String>) {
     if lines.is_empty() {
         return;
     }
@@ -686,7 +686,8 @@ fn list(out: &mut String, title: &str, lines: Vec<String>) {
     }
 }
 
-fn member_line(noun: &str, c: &MemberChange) -> String {
+/// One member's change as a line: `noun` names the member (`parameter`, `field`, `constant`).
+pub fn member_line(noun: &str, c: &MemberChange) -> String {
     match c {
         MemberChange::Added { name, detail } => format!("{noun} `{name}` added: {detail}"),
         MemberChange::Removed { name, detail } => format!("{noun} `{name}` removed (was {detail})"),

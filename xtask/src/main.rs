@@ -127,6 +127,43 @@ enum Command {
         #[arg(long, value_name = "DIR", hide = true)]
         find_links: Option<PathBuf>,
     },
+    /// Makes a release of the newest header (or VERSION) in a staging copy: update-header,
+    /// the header-diff against the last release's header, history and regen, each package's
+    /// next version and changelog entry, the tests, cargo package and cargo publish --dry-run;
+    /// writes the files it changed into the workspace only when every step passed. With
+    /// --publish: publishes the release the workspace holds.
+    Release {
+        /// A published version, e.g. 13.5.37; default: the newest.
+        #[arg(conflicts_with = "publish")]
+        version: Option<String>,
+        /// Write nothing into the workspace: show what the release would do (with --publish:
+        /// cargo publish --dry-run).
+        #[arg(long)]
+        dry_run: bool,
+        /// The test step, run by `sh -c` in the staging copy.
+        #[arg(long, value_name = "CMD", default_value = commands::release::DEFAULT_TEST_CMD, conflicts_with = "publish")]
+        test_cmd: String,
+        /// Also write the release's texts into DIR: release.json, title.txt, body.md,
+        /// header-diff.md, header-diff.json, release.patch.
+        #[arg(long, value_name = "DIR", conflicts_with = "publish")]
+        report_dir: Option<PathBuf>,
+        /// Publish the three packages (cargo publish, in dependency order) from a clean work
+        /// tree whose versions have their changelog entries; asks nothing.
+        #[arg(long)]
+        publish: bool,
+        /// With --publish: the git tag being published, which must be v<nvmlkit's version>.
+        #[arg(long, requires = "publish")]
+        tag: Option<String>,
+        /// The workspace to release (default: this one); for tests.
+        #[arg(long, value_name = "DIR", hide = true)]
+        root: Option<PathBuf>,
+        /// Make pip look only in DIR for wheels; for tests and offline mirrors.
+        #[arg(long, value_name = "DIR", hide = true)]
+        find_links: Option<PathBuf>,
+        /// The staging copy and its builds (default: target/nvmlkit-release/); for tests.
+        #[arg(long, value_name = "DIR", hide = true)]
+        work_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -192,6 +229,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let dir = dir.unwrap_or(root);
             print!("{}", commands::update_header::update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
+            true
+        }
+        Command::Release { version, dry_run, test_cmd, report_dir, publish, tag, root: dir, find_links, work_dir } => {
+            let dir = dir.unwrap_or(root);
+            if publish {
+                commands::release::publish(&dir, dry_run, tag.as_deref())?;
+            } else {
+                let wanted = version.map_or(Wanted::Latest, Wanted::Version);
+                let pip = Pip { find_links };
+                let options = commands::release::Options { wanted, dry_run, test_cmd, report_dir, work_dir, pip };
+                commands::release::run(&dir, &options)?;
+            }
             true
         }
     };

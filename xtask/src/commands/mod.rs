@@ -8,4 +8,5 @@ pub mod history;
 pub mod mock_lib;
 pub mod model;
 pub mod regen;
+pub mod release;
 pub mod update_header;

@@ -714,7 +714,8 @@ fn family_docs(b: &Bindings) -> BTreeMap<String, FunctionDoc> {
     out
 }
 
-fn owner_label(b: &Bindings, o: &Owner) -> String {
+/// The Rust type a method of `o` belongs to: `Nvml`, or the handle's safe type.
+pub fn owner_label(b: &Bindings, o: &Owner) -> String {
     match o {
         Owner::Nvml => "Nvml".into(),
         Owner::Handle(h) => b.handle_type(h).unwrap_or(h).to_string(),
