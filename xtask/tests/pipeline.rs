@@ -547,3 +547,23 @@ fn the_migration_table_is_compiled() {
     let missing: Vec<&&str> = calls.iter().filter(|c| !block.contains(**c)).collect();
     assert!(missing.is_empty(), "calls of the table the compiled block lacks: {missing:?}");
 }
+
+/// Inputs the fuzz targets found (`fuzz/`; each is in its target's corpus too): a `::` made
+/// libclang parse the header forever (the `header` target's timeout). The generator refuses it
+/// at its place, before clang sees it.
+#[test]
+fn fuzz_finding_a_scope_operator_is_refused_at_its_place() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["model", "--header"])
+        .arg(fixture("fuzz").join("header-hangs-on-scope-operator.h"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "header-hangs-on-scope-operator.h:56:14: error: `::` is not C (the generator refuses it outside `[[...]]`"
+        ),
+        "{stderr}"
+    );
+}
