@@ -562,8 +562,26 @@ fn fuzz_finding_a_scope_operator_is_refused_at_its_place() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.contains(
-            "header-hangs-on-scope-operator.h:56:14: error: `::` is not C (the generator refuses it outside `[[...]]`"
+            "header-hangs-on-scope-operator.h:56:14: `::` is not C (the generator refuses it outside `[[...]]`"
         ),
         "{stderr}"
     );
+}
+
+/// A fuzz finding: C names Rust cannot spell (`$`, a GNU extension clang accepts, in the
+/// header target's input; a soft hyphen, which C11 allows in identifiers) made the emitters
+/// panic. The clang stage refuses them, naming the name and its line.
+#[test]
+fn fuzz_finding_names_rust_cannot_spell_are_refused_at_their_line() {
+    let model = |path: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["model", "--header"]).arg(path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = model(&fixture("fuzz").join("header-dollar-in-identifier.h"));
+    assert!(e.contains("header-dollar-in-identifier.h:1: `NVML_$SUCCESS` is not a name Rust can spell"), "{e}");
+    let header = scratch("soft-hyphen").join("soft.h");
+    std::fs::write(&header, "typedef enum { NVML_A\u{ad}B = 1 } e_t;\n").unwrap();
+    let e = model(&header);
+    assert!(e.contains("soft.h:1: `NVML_A\\u{ad}B` is not a name Rust can spell"), "{e}");
 }

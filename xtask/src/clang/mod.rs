@@ -91,7 +91,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     };
     let mut lower = Lower {
         header_file: abs_str.clone(),
-        display,
+        display: display.clone(),
         anon_names: BTreeMap::new(),
         current_functions,
         source_lines: source.lines().collect(),
@@ -107,6 +107,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     macros::lower_strings_and_aliases(&mut lower, &defines);
     lower.check_references();
     drop(lower);
+    check_names(&model, &display)?;
     Ok((model, diags))
 }
 
@@ -161,12 +162,43 @@ fn check_scope_operators(source: &str, display: &str) -> Result<()> {
             attribute -= 1;
             step(&mut i, 2);
         } else if rest.starts_with(b"::") && attribute == 0 {
-            anyhow::bail!("{display}:{line}:{col}: error: `::` is not C (the generator refuses it outside `[[...]]`: libclang never finishes parsing `(::`)");
+            anyhow::bail!("{display}:{line}:{col}: `::` is not C (the generator refuses it outside `[[...]]`: libclang never finishes parsing `(::`)");
         } else {
             step(&mut i, 1);
         }
     }
     Ok(())
+}
+
+/// Fails on a name the generated code cannot spell, naming it and its line: C accepts
+/// identifiers Rust does not (`$` in GNU C, characters C11 allows that are not XID, such as a
+/// soft hyphen), and every name of the model becomes a Rust identifier somewhere.
+fn check_names(m: &Model, display: &str) -> Result<()> {
+    use syn::ext::IdentExt;
+    use syn::parse::Parser;
+    let mut names: Vec<(&str, u32)> = Vec::new();
+    for f in m.functions.values() {
+        names.push((&f.name, f.line));
+        names.extend(f.params.iter().map(|p| (p.name.as_str(), f.line)));
+    }
+    for r in m.records.values() {
+        names.push((&r.name, r.line));
+        names.extend(r.fields.iter().map(|f| (f.name.as_str(), r.line)));
+    }
+    for e in m.enums.values() {
+        names.push((&e.name, e.line));
+        names.extend(e.constants.iter().map(|k| (k.name.as_str(), e.line)));
+    }
+    names.extend(m.constants.values().map(|c| (c.name.as_str(), c.line)));
+    names.extend(m.handles.values().map(|h| (h.name.as_str(), h.line)));
+    names.extend(m.typedefs.values().map(|t| (t.name.as_str(), t.line)));
+    let bad = names.into_iter().find(|(n, _)| !n.is_empty() && syn::Ident::parse_any.parse_str(n).is_err());
+    match bad {
+        Some((name, line)) => {
+            anyhow::bail!("{display}:{line}: `{}` is not a name Rust can spell", name.escape_debug())
+        }
+        None => Ok(()),
+    }
 }
 
 /// State of the full pass while it lowers cursors into the model.
@@ -287,7 +319,7 @@ mod tests {
     #[test]
     fn scope_operators_are_refused_outside_attributes() {
         let err = |s: &str| check_scope_operators(s, "h.h").unwrap_err().to_string();
-        assert!(err("int x = (::h);").starts_with("h.h:1:10: error: `::` is not C"));
+        assert!(err("int x = (::h);").starts_with("h.h:1:10: `::` is not C"));
         assert!(err("/* :: */ \"::\" ':'\n#define E ::\n").starts_with("h.h:2:11: "));
         assert!(err("[[gnu::unused]] int a;\n[[x]] int b = (::b);").starts_with("h.h:2:16: "));
         for fine in
