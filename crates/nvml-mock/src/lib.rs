@@ -65,7 +65,8 @@
 //! 8. `generated::{dispatch, exports, hostile}`, `answers_doc`: the engine's `Api`, the exported
 //!    symbols, the hostile mode's answers, and the README's table of each profile's answers.
 //! 9. `driver_lib`: a library of one driver's symbols, forwarded to the mock.
-//! 10. `testing`: helpers for tests of NVML clients.
+//! 10. `testing`, `fuzzing`: helpers for tests of NVML clients; the parsers the workspace's fuzz
+//!     targets drive (the `fuzzing` feature).
 //! 11. `bin`: the `nvml-mock-lib` program (`cargo xtask mock-lib` runs it).
 
 // Trait methods and exports carry the C names of the functions they implement.
@@ -80,6 +81,11 @@ mod ffi;
 mod profile;
 mod schema;
 pub mod testing;
+
+/// The parsers the workspace's fuzz targets drive; not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 
 #[rustfmt::skip] // written by the generator (prettyplease)
 mod generated {

@@ -186,7 +186,7 @@ pub const DEVICE_KEYS: &[(&str, Kind)] = &[
 pub const SYSTEM_KEYS: &[(&str, Kind)] =
     &[("driver_version", Kind::Str), ("privileged", Kind::Bool), ("numa_cpus", Kind::Map)];
 
-const TOP_KEYS: &[&str] = &[
+pub const TOP_KEYS: &[&str] = &[
     "name",
     "description",
     "base",
