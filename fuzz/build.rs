@@ -97,8 +97,10 @@ fn main() {
         }
     }
     assert!(found.len() > 100, "found only {} decoders in {}", found.len(), dir.display());
-    let mut out = String::from("/// Every decoder of the safe crate, by its safe type and C layout.\n");
-    out += "pub static DECODERS: &[(&str, fn(&[u8]))] = &[\n";
+    let mut out = String::from("/// A decoder's name and the function of the input's bytes.\n");
+    out += "pub type Decoder = (&'static str, fn(&[u8]));\n";
+    out += "/// Every decoder of the safe crate, by its safe type and C layout.\n";
+    out += "pub static DECODERS: &[Decoder] = &[\n";
     for (ty, kind, raw) in &found {
         let back = if to_raw.contains(ty) { "std::hint::black_box(v.to_raw());" } else { "" };
         let body = match kind {

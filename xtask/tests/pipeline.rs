@@ -585,3 +585,23 @@ fn fuzz_finding_names_rust_cannot_spell_are_refused_at_their_line() {
     let e = model(&header);
     assert!(e.contains("soft.h:1: `NVML_A\\u{ad}B` is not a name Rust can spell"), "{e}");
 }
+
+/// A fuzz finding: a header whose `NVML_SUCCESS` has the value of an error code made the safe
+/// emitter panic (a variant with no name). That code gets no variant: header-diff reports the
+/// `Error` without it, a major release.
+#[test]
+fn fuzz_finding_a_code_of_successs_value_has_no_variant() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["header-diff"])
+        .arg(fixture("basic").join("input.h"))
+        .arg(fixture("fuzz").join("header-success-shares-a-code.h"))
+        .arg("--rules")
+        .arg(fixture("basic").join("rules.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("constant `NVML_SUCCESS`: 0 → 1"), "{stdout}");
+    assert!(stdout.contains("→ `pub enum Error { InsufficientSize, Unknown(u32),"), "{stdout}");
+    assert!(stdout.contains("a major release"), "{stdout}");
+}
