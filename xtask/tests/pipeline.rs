@@ -605,3 +605,18 @@ fn fuzz_finding_a_code_of_successs_value_has_no_variant() {
     assert!(stdout.contains("→ `pub enum Error { InsufficientSize, Unknown(u32),"), "{stdout}");
     assert!(stdout.contains("a major release"), "{stdout}");
 }
+
+/// A fuzz finding (the rules target): a handle whose safe name is empty (`!EventSet`, a YAML
+/// tag with no value) made the plan, which header-diff runs past the rules' errors, look for
+/// that name as a prefix forever. Now the rules report the handle and the plan finishes.
+#[test]
+fn fuzz_finding_an_empty_handle_name_is_an_error_not_a_hang() {
+    let file = fixture("fuzz").join("rules-empty-handle-name.yaml");
+    let rules = xtask::rules::parse(&std::fs::read_to_string(&file).unwrap(), "empty.yaml").unwrap();
+    assert_eq!(rules.handles.get("nvmlEventSet_t").map(String::as_str), Some(""));
+    let model = xtask::pipeline::header_model(&project_root(), &fixture_inputs("basic")).unwrap();
+    let (planned, diags) = xtask::pipeline::plan_model(model, &rules, "empty.yaml").unwrap();
+    let handle = diags.iter().find(|d| d.place == "empty.yaml: handles.nvmlEventSet_t");
+    assert_eq!(handle.map(|d| d.message.as_str()), Some("`nvmlEventSet_t` is not an opaque handle of the header"));
+    assert!(planned.bindings.handles.values().any(String::is_empty));
+}
