@@ -110,6 +110,20 @@ enum Command {
         #[arg(long)]
         debug: bool,
     },
+    /// Runs the fuzz targets of fuzz/ (cargo-fuzz on nightly), each on its checked-in corpus
+    /// for SECONDS, and prints their executions; exit 1 on a finding (saved under
+    /// fuzz/artifacts/TARGET/).
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        time: u64,
+        /// One target (default: every target, in turn).
+        target: Option<String>,
+        /// Rewrite the seed corpora under fuzz/corpus/ from the workspace's real files instead
+        /// (then minimize each with `cargo +nightly fuzz cmin TARGET`).
+        #[arg(long, conflicts_with_all = ["time", "target"])]
+        seed: bool,
+    },
     /// Fetches nvml.h VERSION (or the newest) with pip, vendors it under nvml-headers/ as the
     /// new default, and prints the header-diff against the previous default.
     UpdateHeader {
@@ -220,6 +234,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::MockLib { driver, out, debug } => {
             commands::mock_lib::run(&root, &driver, &out, debug)?;
             true
+        }
+        Command::Fuzz { time, target, seed } => {
+            if seed {
+                commands::fuzz::seed(&root)?;
+                true
+            } else {
+                commands::fuzz::run(&root, time, target.as_deref())?
+            }
         }
         Command::History { check } => commands::history::run(&root, check, &Pip::default())?,
         Command::UpdateHeader { version, latest, root: dir, find_links } => {

@@ -547,3 +547,76 @@ fn the_migration_table_is_compiled() {
     let missing: Vec<&&str> = calls.iter().filter(|c| !block.contains(**c)).collect();
     assert!(missing.is_empty(), "calls of the table the compiled block lacks: {missing:?}");
 }
+
+/// Inputs the fuzz targets found (`fuzz/`; each is in its target's corpus too): a `::` made
+/// libclang parse the header forever (the `header` target's timeout). The generator refuses it
+/// at its place, before clang sees it.
+#[test]
+fn fuzz_finding_a_scope_operator_is_refused_at_its_place() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["model", "--header"])
+        .arg(fixture("fuzz").join("header-hangs-on-scope-operator.h"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "header-hangs-on-scope-operator.h:56:14: `::` is not C (the generator refuses it outside `[[...]]`"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A fuzz finding: C names Rust cannot spell (`$`, a GNU extension clang accepts, in the
+/// header target's input; a soft hyphen, which C11 allows in identifiers) made the emitters
+/// panic. The clang stage refuses them, naming the name and its line.
+#[test]
+fn fuzz_finding_names_rust_cannot_spell_are_refused_at_their_line() {
+    let model = |path: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["model", "--header"]).arg(path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = model(&fixture("fuzz").join("header-dollar-in-identifier.h"));
+    assert!(e.contains("header-dollar-in-identifier.h:1: `NVML_$SUCCESS` is not a name Rust can spell"), "{e}");
+    let header = scratch("soft-hyphen").join("soft.h");
+    std::fs::write(&header, "typedef enum { NVML_A\u{ad}B = 1 } e_t;\n").unwrap();
+    let e = model(&header);
+    assert!(e.contains("soft.h:1: `NVML_A\\u{ad}B` is not a name Rust can spell"), "{e}");
+}
+
+/// A fuzz finding: a header whose `NVML_SUCCESS` has the value of an error code made the safe
+/// emitter panic (a variant with no name). That code gets no variant: header-diff reports the
+/// `Error` without it, a major release.
+#[test]
+fn fuzz_finding_a_code_of_successs_value_has_no_variant() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["header-diff"])
+        .arg(fixture("basic").join("input.h"))
+        .arg(fixture("fuzz").join("header-success-shares-a-code.h"))
+        .arg("--rules")
+        .arg(fixture("basic").join("rules.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("constant `NVML_SUCCESS`: 0 → 1"), "{stdout}");
+    assert!(stdout.contains("→ `pub enum Error { InsufficientSize, Unknown(u32),"), "{stdout}");
+    assert!(stdout.contains("a major release"), "{stdout}");
+}
+
+/// A fuzz finding (the rules target): a handle whose safe name is empty (`!EventSet`, a YAML
+/// tag with no value) made the plan, which header-diff runs past the rules' errors, look for
+/// that name as a prefix forever. Now the rules report the handle and the plan finishes.
+#[test]
+fn fuzz_finding_an_empty_handle_name_is_an_error_not_a_hang() {
+    let file = fixture("fuzz").join("rules-empty-handle-name.yaml");
+    let rules = xtask::rules::parse(&std::fs::read_to_string(&file).unwrap(), "empty.yaml").unwrap();
+    assert_eq!(rules.handles.get("nvmlEventSet_t").map(String::as_str), Some(""));
+    let model = xtask::pipeline::header_model(&project_root(), &fixture_inputs("basic")).unwrap();
+    let (planned, diags) = xtask::pipeline::plan_model(model, &rules, "empty.yaml").unwrap();
+    let handle = diags.iter().find(|d| d.place == "empty.yaml: handles.nvmlEventSet_t");
+    assert_eq!(handle.map(|d| d.message.as_str()), Some("`nvmlEventSet_t` is not an opaque handle of the header"));
+    assert!(planned.bindings.handles.values().any(String::is_empty));
+}

@@ -207,7 +207,7 @@ pub const SYSTEM_KEYS: &[(&str, Kind)] = &[
     ("before_attach", Kind::Map),
 ];
 
-const TOP_KEYS: &[&str] = &[
+pub const TOP_KEYS: &[&str] = &[
     "name",
     "description",
     "base",

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod coverage;
+pub mod fuzz;
 pub mod header_diff;
 pub mod history;
 pub mod mock_lib;

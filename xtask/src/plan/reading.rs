@@ -579,7 +579,9 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
 /// `nvmlSystemEventSetCreate`, not the `Set` of `EventSet`).
 fn setter(b: &Bindings, f: &Function) -> bool {
     let mut stem = f.name.strip_prefix("nvml").unwrap_or(&f.name);
-    let mut objects: Vec<&str> = b.handles.values().chain(b.ids.values()).map(String::as_str).collect();
+    // An empty name (a rules error, which header-diff goes past) would strip nothing, forever.
+    let mut objects: Vec<&str> =
+        b.handles.values().chain(b.ids.values()).map(String::as_str).filter(|o| !o.is_empty()).collect();
     objects.extend(["System", "VgpuType"]);
     objects.sort_by_key(|o| std::cmp::Reverse(o.len()));
     while let Some(rest) = objects.iter().find_map(|o| stem.strip_prefix(o)) {

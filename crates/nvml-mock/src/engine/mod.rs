@@ -205,7 +205,11 @@ pub fn now_us() -> u64 {
 /// The moment `NVML_MOCK_CLOCK` stops the clock at (unset or empty: none); anything but a
 /// number of µs is an error, which fails `nvmlInit`.
 fn frozen_clock() -> Result<Option<u64>, String> {
-    let env = std::env::var("NVML_MOCK_CLOCK").unwrap_or_default();
+    parse_clock(&std::env::var("NVML_MOCK_CLOCK").unwrap_or_default())
+}
+
+/// Parses a value of `NVML_MOCK_CLOCK` (see [`frozen_clock`]).
+pub fn parse_clock(env: &str) -> Result<Option<u64>, String> {
     match env.trim() {
         "" => Ok(None),
         v => v.parse().map(Some).map_err(|_| format!("NVML_MOCK_CLOCK: `{v}`: expected microseconds since the epoch")),
@@ -215,7 +219,7 @@ fn frozen_clock() -> Result<Option<u64>, String> {
 impl System {
     /// The system a profile describes; a MIG tree its instance profiles cannot hold is an
     /// error (see [`mig::check_tree`]).
-    fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> Result<System, String> {
+    pub(crate) fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> Result<System, String> {
         let devices: Vec<Box<Device>> = profile
             .devices
             .iter()

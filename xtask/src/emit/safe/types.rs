@@ -73,7 +73,9 @@ pub fn error(b: &Bindings) -> TokenStream {
         if !seen.insert(k.value.as_i128()) {
             continue;
         }
-        let v = format_ident!("{}", error_variant(&b.model, &k.name).unwrap_or_default());
+        // A code of NVML_SUCCESS's value has no variant.
+        let Some(v) = error_variant(&b.model, &k.name) else { continue };
+        let v = format_ident!("{v}");
         let c = format_ident!("{}", k.name);
         let docs = doc::attrs(k.doc.as_deref());
         let text = k.doc.as_deref().map(|d| doc::to_markdown(d).replace('\n', " ")).unwrap_or_else(|| k.name.clone());
