@@ -20,6 +20,7 @@ fn fixture_inputs(case: &str) -> Inputs {
         header: Some(dir.join("input.h").display().to_string()),
         rules: Some(dir.join("rules.yaml")),
         verbose: false,
+        keep_from: None,
     }
 }
 

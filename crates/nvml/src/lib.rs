@@ -81,9 +81,10 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `ffi`, `value`, `newtype`: the `call!` macro, the status check and the list and string
-//!    helpers every call goes through; `nvmlValue_t` read by its type, and the macros through
-//!    which the other unions' members are read; the macro of the open newtypes.
+//! 1. `ffi`, `value`, `newtype`, `raw`: the `call!` macro, the status check and the list and
+//!    string helpers every call goes through; `nvmlValue_t` read by its type, and the macros
+//!    through which the other unions' members are read; the macro of the open newtypes; the
+//!    traits of the conversions to and from nvml-sys's layouts.
 //! 2. `nvml`: loading the library, `nvmlInit`, shutdown.
 //! 3. `handle`: the macros the generated handle list invokes.
 //! 4. `generated`: everything `cargo xtask regen` writes.
@@ -99,6 +100,7 @@ mod newtype;
 mod error;
 mod manual;
 mod nvml;
+pub mod raw;
 #[macro_use]
 mod value;
 

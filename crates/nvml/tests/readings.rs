@@ -453,7 +453,7 @@ fn retired_pages_fill_both_arrays_of_the_count() {
     let Some(nvml) = library("retired_pages_fill_both_arrays_of_the_count") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let cause = PageRetirementCause(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-    let RetiredPagesWithTimestamps { addresses, timestamps } =
+    let RetiredPagesWithTimestamps { addresses, timestamps, .. } =
         d.retired_pages_with_timestamps(cause).expect("three pages");
     let c = u64::from(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     assert_eq!(addresses, [0x1000 + c, 0x2000 + c, 0x3000 + c]);
@@ -479,7 +479,13 @@ fn encoder_stats_are_three_values() {
     let d = nvml.device_by_index(0).unwrap();
     assert_eq!(
         d.encoder_stats(),
-        Ok(EncoderStats { session_count: 2, average_fps: 60, average_latency: 1500 }),
+        Ok({
+            let mut v = EncoderStats::default();
+            v.session_count = 2;
+            v.average_fps = 60;
+            v.average_latency = 1500;
+            v
+        }),
         "(session count, average FPS, average latency)"
     );
 }
@@ -665,24 +671,47 @@ fn vgpu_scheduler_params_are_read_by_the_arr_mode() {
     let d = nvml.device_by_index(0).unwrap();
     #[allow(deprecated)]
     let state = d.vgpu_scheduler_state_legacy().expect("the state");
-    let arr = VgpuSchedulerParamsVgpuSchedDataWithARR { avg_factor: 3, timeslice: 2_000_000 };
+    let arr = {
+        let mut v = VgpuSchedulerParamsVgpuSchedDataWithARR::default();
+        v.avg_factor = 3;
+        v.timeslice = 2_000_000;
+        v
+    };
     assert_eq!(state.scheduler_params, VgpuSchedulerParams::VgpuSchedDataWithArr(arr));
     assert_eq!(state.scheduler_params.tag(), sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32);
 
     // Setting builds the union from the enum, and the tag (`enableARRMode`) with it.
-    let with_arr = VgpuSchedulerSetParamsVgpuSchedDataWithARR { avg_factor: 9, frequency: 480 };
-    let set = |params| VgpuSchedulerSetState { scheduler_policy: 2, scheduler_params: params };
+    let with_arr = {
+        let mut v = VgpuSchedulerSetParamsVgpuSchedDataWithARR::default();
+        v.avg_factor = 9;
+        v.frequency = 480;
+        v
+    };
+    let set = |params| {
+        let mut v = VgpuSchedulerSetState::default();
+        v.scheduler_policy = 2;
+        v.scheduler_params = params;
+        v
+    };
     #[allow(deprecated)]
     d.set_vgpu_scheduler_state_legacy(&set(VgpuSchedulerSetParams::VgpuSchedDataWithArr(with_arr))).expect("ARR set");
     assert_eq!(counter(nvml.lib(), "stub_set_frequency"), 480, "the frequency reached the ARR member");
-    let plain = VgpuSchedulerSetParams::VgpuSchedData(VgpuSchedulerSetParamsVgpuSchedData { timeslice: 1_000 });
+    let plain = VgpuSchedulerSetParams::VgpuSchedData({
+        let mut v = VgpuSchedulerSetParamsVgpuSchedData::default();
+        v.timeslice = 1_000;
+        v
+    });
     #[allow(deprecated)]
     d.set_vgpu_scheduler_state_legacy(&set(plain)).expect("plain set");
     #[allow(deprecated)]
     let state = d.vgpu_scheduler_state_legacy().expect("the state");
     assert_eq!(
         state.scheduler_params,
-        VgpuSchedulerParams::VgpuSchedData(VgpuSchedulerParamsVgpuSchedData { timeslice: 1_000 }),
+        VgpuSchedulerParams::VgpuSchedData({
+            let mut v = VgpuSchedulerParamsVgpuSchedData::default();
+            v.timeslice = 1_000;
+            v
+        }),
         "ARR disabled: the timeslice is the union's first word"
     );
     // A tag no member is named for reaches the library as it is, which refuses it.
@@ -705,7 +734,14 @@ fn vgpu_scheduler_params_are_read_by_the_arr_mode() {
 #[test]
 fn uuid_values_are_written_by_their_type() {
     let Some(nvml) = library("uuid_values_are_written_by_their_type") else { return };
-    let found = |value| nvml.device_by_uuid_struct(&UUID { value }).map(|d| d.as_raw());
+    let found = |value| {
+        nvml.device_by_uuid_struct(&{
+            let mut v = UUID::default();
+            v.value = value;
+            v
+        })
+        .map(|d| d.as_raw())
+    };
     let device = nvml.device_by_index(0).unwrap().as_raw();
     assert_eq!(found(UuidValue::Str("GPU-00010203-0405-0607-0809-0a0b0c0d0e0f".into())), Ok(device));
     assert_eq!(found(UuidValue::Bytes((0..16).collect())), Ok(device));
@@ -718,7 +754,14 @@ fn uuid_values_are_written_by_their_type() {
 fn prm_data_is_one_buffer_in_and_out() {
     let Some(nvml) = library("prm_data_is_one_buffer_in_and_out") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let out = d.read_write_prm(&PRMTLV { data_size: 4, data: vec![1, 2, 3, 4], ..Default::default() }).expect("read");
+    let out = d
+        .read_write_prm(&{
+            let mut v = PRMTLV::default();
+            v.data_size = 4;
+            v.data = vec![1, 2, 3, 4];
+            v
+        })
+        .expect("read");
     assert_eq!(out.data.len(), sys::NVML_PRM_DATA_MAX_SIZE as usize);
     assert_eq!(out.data[..5], [4, 3, 2, 1, 0xAB], "the input reached inData, the answer came from outData");
 }

@@ -42,6 +42,80 @@ use core::ffi::*;
 #[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
+/// The versions of `nvmlDeviceGetCurrentClocksEventReasons` nvml.h declares, newest first: `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons`.
+#[derive(Clone, Copy, Debug)]
+pub enum nvmlDeviceGetCurrentClocksEventReasons_versions {
+    nvmlDeviceGetCurrentClocksEventReasons(PFN_nvmlDeviceGetCurrentClocksEventReasons),
+    nvmlDeviceGetCurrentClocksThrottleReasons(
+        PFN_nvmlDeviceGetCurrentClocksThrottleReasons,
+    ),
+}
+/// The symbols tried for `nvmlDeviceGetCurrentClocksEventReasons`, newest first.
+pub static nvmlDeviceGetCurrentClocksEventReasons_FAMILY: [&str; 2usize] = [
+    "nvmlDeviceGetCurrentClocksEventReasons",
+    "nvmlDeviceGetCurrentClocksThrottleReasons",
+];
+impl NvmlLib {
+    /// Resolves the newest version of `nvmlDeviceGetCurrentClocksEventReasons` the loaded library exports, trying `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons` in that order.
+    #[allow(deprecated)]
+    pub fn nvmlDeviceGetCurrentClocksEventReasons_newest(
+        &self,
+    ) -> Result<nvmlDeviceGetCurrentClocksEventReasons_versions, MissingSymbol> {
+        if let Ok(f) = self.nvmlDeviceGetCurrentClocksEventReasons() {
+            return Ok(
+                nvmlDeviceGetCurrentClocksEventReasons_versions::nvmlDeviceGetCurrentClocksEventReasons(
+                    f,
+                ),
+            );
+        }
+        if let Ok(f) = self.nvmlDeviceGetCurrentClocksThrottleReasons() {
+            return Ok(
+                nvmlDeviceGetCurrentClocksEventReasons_versions::nvmlDeviceGetCurrentClocksThrottleReasons(
+                    f,
+                ),
+            );
+        }
+        Err(MissingSymbol::new(&nvmlDeviceGetCurrentClocksEventReasons_FAMILY))
+    }
+}
+/// The versions of `nvmlDeviceGetSupportedClocksEventReasons` nvml.h declares, newest first: `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons`.
+#[derive(Clone, Copy, Debug)]
+pub enum nvmlDeviceGetSupportedClocksEventReasons_versions {
+    nvmlDeviceGetSupportedClocksEventReasons(
+        PFN_nvmlDeviceGetSupportedClocksEventReasons,
+    ),
+    nvmlDeviceGetSupportedClocksThrottleReasons(
+        PFN_nvmlDeviceGetSupportedClocksThrottleReasons,
+    ),
+}
+/// The symbols tried for `nvmlDeviceGetSupportedClocksEventReasons`, newest first.
+pub static nvmlDeviceGetSupportedClocksEventReasons_FAMILY: [&str; 2usize] = [
+    "nvmlDeviceGetSupportedClocksEventReasons",
+    "nvmlDeviceGetSupportedClocksThrottleReasons",
+];
+impl NvmlLib {
+    /// Resolves the newest version of `nvmlDeviceGetSupportedClocksEventReasons` the loaded library exports, trying `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons` in that order.
+    #[allow(deprecated)]
+    pub fn nvmlDeviceGetSupportedClocksEventReasons_newest(
+        &self,
+    ) -> Result<nvmlDeviceGetSupportedClocksEventReasons_versions, MissingSymbol> {
+        if let Ok(f) = self.nvmlDeviceGetSupportedClocksEventReasons() {
+            return Ok(
+                nvmlDeviceGetSupportedClocksEventReasons_versions::nvmlDeviceGetSupportedClocksEventReasons(
+                    f,
+                ),
+            );
+        }
+        if let Ok(f) = self.nvmlDeviceGetSupportedClocksThrottleReasons() {
+            return Ok(
+                nvmlDeviceGetSupportedClocksEventReasons_versions::nvmlDeviceGetSupportedClocksThrottleReasons(
+                    f,
+                ),
+            );
+        }
+        Err(MissingSymbol::new(&nvmlDeviceGetSupportedClocksEventReasons_FAMILY))
+    }
+}
 
 functions! {
     /// Gets the device's Adaptive Clock status

@@ -50,97 +50,20 @@ use crate::ffi;
 use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
-/// Describes accounting statistics of a process.
+/// Describes accounting statistics (v2) of a process.
 ///
-/// The safe form of `nvmlAccountingStats_st`.
+/// The safe form of `nvmlAccountingStats_v2_t` and of its older layouts `nvmlAccountingStats_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlAccountingStats_v2_t")]
 #[doc(alias = "nvmlAccountingStats_st")]
 #[doc(alias = "nvmlAccountingStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AccountingStatsV1 {
-    /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
-    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
-    /// process (not just the last sample period).
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    ///
-    /// `None` where nvml.h has `4294967295` for no value.
-    pub gpu_utilization: Option<u32>,
-    /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    ///
-    /// `None` where nvml.h has `4294967295` for no value.
-    pub memory_utilization: Option<u32>,
-    /// Maximum total memory in bytes that was ever allocated by the process.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
-    ///
-    /// `None` where nvml.h has `18446744073709551615` for no value.
-    pub max_memory_usage: Option<u64>,
-    /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
-    /// the process is not terminated
-    pub time: u64,
-    /// CPU Timestamp in usec representing start time for the process
-    pub start_time: u64,
-    /// Flag to represent if the process is running (1 for running, 0 for terminated)
-    pub is_running: u32,
-    /// Reserved for future use
-    pub reserved: Vec<u32>,
-}
-impl AccountingStatsV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlAccountingStats_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlAccountingStats_st::default();
-        r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
-        r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
-        r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
-        r.time = self.time;
-        r.startTime = self.start_time;
-        r.isRunning = self.is_running;
-        for (d, s) in r.reserved.iter_mut().zip(self.reserved.iter()) {
-            *d = (*s);
-        }
-        r
-    }
-}
-impl From<&sys::nvmlAccountingStats_st> for AccountingStatsV1 {
-    fn from(r: &sys::nvmlAccountingStats_st) -> Self {
-        AccountingStatsV1 {
-            gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
-            memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
-            max_memory_usage: Some(r.maxMemoryUsage)
-                .filter(|v| *v != 18446744073709551615),
-            time: r.time,
-            start_time: r.startTime,
-            is_running: r.isRunning,
-            reserved: r.reserved.iter().map(|x| (*x)).collect(),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for AccountingStatsV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlAccountingStats_st", 7)?;
-        st.serialize_field("gpuUtilization", &self.gpu_utilization)?;
-        st.serialize_field("memoryUtilization", &self.memory_utilization)?;
-        st.serialize_field("maxMemoryUsage", &self.max_memory_usage)?;
-        st.serialize_field("time", &self.time)?;
-        st.serialize_field("startTime", &self.start_time)?;
-        st.serialize_field("isRunning", &self.is_running)?;
-        st.serialize_field("reserved", &self.reserved)?;
-        st.end()
-    }
-}
-/// Describes accounting statistics (v2) of a process.
-///
-/// The safe form of `nvmlAccountingStats_v2_t`.
-#[doc(alias = "nvmlAccountingStats_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct AccountingStats {
     /// Process Id of the target process to query stats for
     pub pid: u32,
     /// Flag to represent if the process is running (1 for running, 0 for terminated)
-    pub is_running: u32,
+    pub is_running: bool,
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
     /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
     /// process (not just the last sample period).
@@ -170,13 +93,31 @@ pub struct AccountingStats {
     /// CPU Timestamp in usec representing start time for the process
     pub start_time: u64,
 }
-impl AccountingStats {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlAccountingStats_v2_t {
+impl crate::raw::FromRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
+    fn from_raw(r: &sys::nvmlAccountingStats_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        AccountingStats {
+            pid: r.pid,
+            is_running: r.isRunning != 0,
+            gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
+            memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
+            max_memory_usage: Some(r.maxMemoryUsage)
+                .filter(|v| *v != 18446744073709551615),
+            sample_count: r.sampleCount,
+            sum_gpu_util: r.sumGpuUtil,
+            sum_fb_util: r.sumFbUtil,
+            time: r.time,
+            start_time: r.startTime,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
+    fn to_raw(&self) -> sys::nvmlAccountingStats_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlAccountingStats_v2_t::default();
         r.pid = self.pid;
-        r.isRunning = self.is_running;
+        r.isRunning = self.is_running as _;
         r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
         r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
         r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
@@ -188,21 +129,32 @@ impl AccountingStats {
         r
     }
 }
-impl From<&sys::nvmlAccountingStats_v2_t> for AccountingStats {
-    fn from(r: &sys::nvmlAccountingStats_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlAccountingStats_st> for AccountingStats {
+    fn from_raw(r: &sys::nvmlAccountingStats_st) -> Self {
+        #[allow(clippy::needless_update)]
         AccountingStats {
-            pid: r.pid,
-            is_running: r.isRunning,
+            is_running: r.isRunning != 0,
             gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
             memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
             max_memory_usage: Some(r.maxMemoryUsage)
                 .filter(|v| *v != 18446744073709551615),
-            sample_count: r.sampleCount,
-            sum_gpu_util: r.sumGpuUtil,
-            sum_fb_util: r.sumFbUtil,
             time: r.time,
             start_time: r.startTime,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlAccountingStats_st> for AccountingStats {
+    fn to_raw(&self) -> sys::nvmlAccountingStats_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlAccountingStats_st::default();
+        r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
+        r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
+        r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
+        r.time = self.time;
+        r.startTime = self.start_time;
+        r.isRunning = self.is_running as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -278,11 +230,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingMode")]
     #[inline]
-    pub fn accounting_mode(&self) -> Result<EnableState, Error> {
+    pub fn accounting_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Queries list of processes that can be queried for accounting stats. The list of processes returned
     /// can be in running or terminated state.
@@ -375,13 +327,17 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetAccountingStats_v2() {
             match (|| -> Result<AccountingStats, Error> {
-                let mut c_stats = AccountingStats {
-                    pid: pid,
-                    ..Default::default()
-                }
-                    .to_raw();
+                let mut c_stats = {
+                    let r: sys::nvmlAccountingStats_v2_t = crate::raw::ToRaw::to_raw(
+                        &AccountingStats {
+                            pid: pid,
+                            ..Default::default()
+                        },
+                    );
+                    r
+                };
                 ffi::check(call!(sym(self.raw, & mut c_stats)))?;
-                Ok(AccountingStats::from(&c_stats))
+                Ok(<AccountingStats as crate::raw::FromRaw<_>>::from_raw(&c_stats))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -392,18 +348,9 @@ impl<'n> Device<'n> {
                 let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
                 ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
                 #[allow(unused_mut)]
-                let mut r: AccountingStats = {
-                    let o: AccountingStatsV1 = AccountingStatsV1::from(&c_stats);
-                    AccountingStats {
-                        is_running: o.is_running.clone(),
-                        gpu_utilization: o.gpu_utilization.clone(),
-                        memory_utilization: o.memory_utilization.clone(),
-                        max_memory_usage: o.max_memory_usage.clone(),
-                        time: o.time.clone(),
-                        start_time: o.start_time.clone(),
-                        ..Default::default()
-                    }
-                };
+                let mut r: AccountingStats = <AccountingStats as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&c_stats);
                 r.pid = pid;
                 Ok(r)
             })() {
@@ -473,9 +420,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAccountingMode")]
     #[inline]
-    pub fn set_accounting_mode(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_accounting_mode(&self, mode: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAccountingMode()?;
-        ffi::check(call!(sym(self.raw, mode.0)))?;
+        ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
 }

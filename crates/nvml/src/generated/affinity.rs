@@ -81,7 +81,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(DeviceAddressingMode::from(&c_mode))
+        Ok(<DeviceAddressingMode as crate::raw::FromRaw<_>>::from_raw(&c_mode))
     }
     /// Clear all affinity bindings for the calling thread.  Note, this is a change as of version
     /// 8.0 as older versions cleared the affinity for a calling process and all children.
@@ -295,7 +295,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_repair_status)))?;
-        Ok(RepairStatus::from(&c_repair_status))
+        Ok(<RepairStatus as crate::raw::FromRaw<_>>::from_raw(&c_repair_status))
     }
     /// Sets the ideal affinity for the calling thread and device using the guidelines
     /// given in nvmlDeviceGetCpuAffinity().  Note, this is a change as of version 8.0.
@@ -344,6 +344,10 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetUnrepairableMemoryFlag_v1()?;
         let mut c_unrepairable_memory_status: sys::nvmlUnrepairableMemoryStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_unrepairable_memory_status)))?;
-        Ok(UnrepairableMemoryStatus::from(&c_unrepairable_memory_status))
+        Ok(
+            <UnrepairableMemoryStatus as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_unrepairable_memory_status),
+        )
     }
 }

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlClockLimitId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockLimitId(pub sys::nvmlClockLimitId_enum);
+pub struct ClockLimitId(pub u32);
 impl ClockLimitId {
     ///
     ///`NVML_CLOCK_LIMIT_ID_RANGE_START`
@@ -228,10 +228,10 @@ impl<'n> Device<'n> {
     pub fn set_api_restriction(
         &self,
         api_type: RestrictedAPI,
-        is_restricted: EnableState,
+        is_restricted: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAPIRestriction()?;
-        ffi::check(call!(sym(self.raw, api_type.0, is_restricted.0)))?;
+        ffi::check(call!(sym(self.raw, api_type.0, is_restricted as _)))?;
         Ok(())
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
@@ -290,12 +290,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAutoBoostedClocksEnabled")]
     #[inline]
-    pub fn set_auto_boosted_clocks_enabled(
-        &self,
-        enabled: EnableState,
-    ) -> Result<(), Error> {
+    pub fn set_auto_boosted_clocks_enabled(&self, enabled: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAutoBoostedClocksEnabled()?;
-        ffi::check(call!(sym(self.raw, enabled.0)))?;
+        ffi::check(call!(sym(self.raw, enabled as _)))?;
         Ok(())
     }
     /// Set the compute mode for the device or MIG device.
@@ -373,11 +370,11 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_default_auto_boosted_clocks_enabled(
         &self,
-        enabled: EnableState,
+        enabled: bool,
         flags: u32,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDefaultAutoBoostedClocksEnabled()?;
-        ffi::check(call!(sym(self.raw, enabled.0, flags)))?;
+        ffi::check(call!(sym(self.raw, enabled as _, flags)))?;
         Ok(())
     }
     /// Sets the speed of the fan control policy to default.
@@ -491,9 +488,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetEccMode")]
     #[inline]
-    pub fn set_ecc_mode(&self, ecc: EnableState) -> Result<(), Error> {
+    pub fn set_ecc_mode(&self, ecc: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetEccMode()?;
-        ffi::check(call!(sym(self.raw, ecc.0)))?;
+        ffi::check(call!(sym(self.raw, ecc as _)))?;
         Ok(())
     }
     /// Sets current fan control policy.
@@ -788,9 +785,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPersistenceMode")]
     #[inline]
-    pub fn set_persistence_mode(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_persistence_mode(&self, mode: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPersistenceMode()?;
-        ffi::check(call!(sym(self.raw, mode.0)))?;
+        ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
     /// Set new power limit of this device.
@@ -849,9 +846,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_rusd_settings(&self, settings: &RusdSettings) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetRusdSettings_v1()?;
-        let mut c_settings = sys::nvmlRusdSettings_v1_t {
-            version: sys::nvmlRusdSettings_v1 as _,
-            ..(*settings).to_raw()
+        let mut c_settings = {
+            let r: sys::nvmlRusdSettings_v1_t = crate::raw::ToRaw::to_raw(&(*settings));
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_settings)))?;
         Ok(())

@@ -51,7 +51,8 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDriverModel_v2` or `nvmlDeviceGetDriverModel` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DriverModelInfo {
     /// Reference in which to return the current driver model
     pub current: DriverModel,
@@ -69,7 +70,8 @@ impl serde::Serialize for DriverModelInfo {
     }
 }
 /// What `nvmlDeviceGetGpuOperationMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuOperationModeInfo {
     /// Reference in which to return the current GOM
     pub current: GpuOperationMode,
@@ -87,7 +89,8 @@ impl serde::Serialize for GpuOperationModeInfo {
     }
 }
 /// What `nvmlDeviceGetGspFirmwareMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GspFirmwareMode {
     /// Pointer to specify if GSP firmware is enabled
     pub is_enabled: bool,
@@ -105,7 +108,8 @@ impl serde::Serialize for GspFirmwareMode {
     }
 }
 /// What `nvmlDeviceGetLastBBXFlushTime` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct LastBbxFlushTime {
     /// The start timestamp of the last BBX Flush
     pub timestamp: u64,
@@ -144,7 +148,7 @@ impl Nvml {
         let sym = self.lib().nvmlSystemGetConfComputeCapabilities()?;
         let mut c_capabilities: sys::nvmlConfComputeSystemCaps_st = Default::default();
         ffi::check(call!(sym(& mut c_capabilities)))?;
-        Ok(ConfComputeSystemCaps::from(&c_capabilities))
+        Ok(<ConfComputeSystemCaps as crate::raw::FromRaw<_>>::from_raw(&c_capabilities))
     }
     /// Get Conf Computing GPUs ready state.
     ///
@@ -199,7 +203,11 @@ impl Nvml {
             ..Default::default()
         };
         ffi::check(call!(sym(& mut c_p_key_rotation_thr_info)))?;
-        Ok(ConfComputeGetKeyRotationThresholdInfo::from(&c_p_key_rotation_thr_info))
+        Ok(
+            <ConfComputeGetKeyRotationThresholdInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_key_rotation_thr_info),
+        )
     }
     /// Get Conf Computing System Settings, version 2.
     ///
@@ -242,7 +250,11 @@ impl Nvml {
                         ..Default::default()
                     };
                     ffi::check(call!(sym(& mut c_settings)))?;
-                    Ok(SystemConfComputeSettings::from(&c_settings))
+                    Ok(
+                        <SystemConfComputeSettings as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_settings),
+                    )
                 })();
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
@@ -257,18 +269,11 @@ impl Nvml {
                         sys::nvmlSystemConfComputeSettings_v1_t).cast())
                     ),
                 )?;
-                Ok({
-                    let o: SystemConfComputeSettingsV1 = SystemConfComputeSettingsV1::from(
-                        &c_settings,
-                    );
-                    SystemConfComputeSettings {
-                        environment: o.environment.clone(),
-                        cc_feature: o.cc_feature.clone(),
-                        dev_tools_mode: o.dev_tools_mode.clone(),
-                        multi_gpu_mode: o.multi_gpu_mode.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <SystemConfComputeSettings as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_settings),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -281,18 +286,11 @@ impl Nvml {
                     ..Default::default()
                 };
                 ffi::check(call!(sym(& mut c_settings)))?;
-                Ok({
-                    let o: SystemConfComputeSettingsV1 = SystemConfComputeSettingsV1::from(
-                        &c_settings,
-                    );
-                    SystemConfComputeSettings {
-                        environment: o.environment.clone(),
-                        cc_feature: o.cc_feature.clone(),
-                        dev_tools_mode: o.dev_tools_mode.clone(),
-                        multi_gpu_mode: o.multi_gpu_mode.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <SystemConfComputeSettings as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_settings),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -321,7 +319,7 @@ impl Nvml {
         let sym = self.lib().nvmlSystemGetConfComputeState()?;
         let mut c_state: sys::nvmlConfComputeSystemState_st = Default::default();
         ffi::check(call!(sym(& mut c_state)))?;
-        Ok(ConfComputeSystemState::from(&c_state))
+        Ok(<ConfComputeSystemState as crate::raw::FromRaw<_>>::from_raw(&c_state))
     }
     /// Set Conf Computing GPUs ready state.
     ///
@@ -384,9 +382,11 @@ impl Nvml {
         p_key_rotation_thr_info: &ConfComputeSetKeyRotationThresholdInfo,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlSystemSetConfComputeKeyRotationThresholdInfo()?;
-        let mut c_p_key_rotation_thr_info = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
-            version: sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as _,
-            ..(*p_key_rotation_thr_info).to_raw()
+        let mut c_p_key_rotation_thr_info = {
+            let r: sys::nvmlConfComputeSetKeyRotationThresholdInfo_st = crate::raw::ToRaw::to_raw(
+                &(*p_key_rotation_thr_info),
+            );
+            r
         };
         ffi::check(call!(sym(& mut c_p_key_rotation_thr_info)))?;
         Ok(())
@@ -418,14 +418,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAPIRestriction` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAPIRestriction")]
     #[inline]
-    pub fn api_restriction(
-        &self,
-        api_type: RestrictedAPI,
-    ) -> Result<EnableState, Error> {
+    pub fn api_restriction(&self, api_type: RestrictedAPI) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAPIRestriction()?;
         let mut c_is_restricted: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, api_type.0, & mut c_is_restricted)))?;
-        Ok(EnableState(c_is_restricted))
+        Ok(c_is_restricted != 0)
     }
     /// Retrieves the cumulative number of seconds the GPU has had the driver loaded.
     ///
@@ -448,7 +445,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBBXTimeData_v1()?;
         let mut c_time_data: sys::nvmlBBXTimeData_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_time_data)))?;
-        Ok(BBXTimeData::from(&c_time_data))
+        Ok(<BBXTimeData as crate::raw::FromRaw<_>>::from_raw(&c_time_data))
     }
     /// Retrieves the current compute mode for the device or MIG device.
     ///
@@ -505,13 +502,21 @@ impl<'n> Device<'n> {
         nonce: Vec<u8>,
     ) -> Result<ConfComputeGpuAttestationReport, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeGpuAttestationReport()?;
-        let mut c_gpu_atst_report = ConfComputeGpuAttestationReport {
-            nonce: nonce,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_gpu_atst_report = {
+            let r: sys::nvmlConfComputeGpuAttestationReport_st = crate::raw::ToRaw::to_raw(
+                &ConfComputeGpuAttestationReport {
+                    nonce: nonce,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_gpu_atst_report)))?;
-        Ok(ConfComputeGpuAttestationReport::from(&c_gpu_atst_report))
+        Ok(
+            <ConfComputeGpuAttestationReport as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_gpu_atst_report),
+        )
     }
     /// Get Conf Computing GPU certificate details.
     ///
@@ -537,7 +542,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeGpuCertificate()?;
         let mut c_gpu_cert: sys::nvmlConfComputeGpuCertificate_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_gpu_cert)))?;
-        Ok(ConfComputeGpuCertificate::from(&c_gpu_cert))
+        Ok(<ConfComputeGpuCertificate as crate::raw::FromRaw<_>>::from_raw(&c_gpu_cert))
     }
     /// Get Conf Computing Protected and Unprotected Memory Sizes.
     ///
@@ -560,7 +565,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeMemSizeInfo()?;
         let mut c_mem_info: sys::nvmlConfComputeMemSizeInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mem_info)))?;
-        Ok(ConfComputeMemSizeInfo::from(&c_mem_info))
+        Ok(<ConfComputeMemSizeInfo as crate::raw::FromRaw<_>>::from_raw(&c_mem_info))
     }
     /// Get Conf Computing protected memory usage.
     ///
@@ -580,11 +585,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeProtectedMemoryUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeProtectedMemoryUsage")]
     #[inline]
-    pub fn conf_compute_protected_memory_usage(&self) -> Result<MemoryV1, Error> {
+    pub fn conf_compute_protected_memory_usage(&self) -> Result<Memory, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeProtectedMemoryUsage()?;
         let mut c_memory: sys::nvmlMemory_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-        Ok(MemoryV1::from(&c_memory))
+        Ok(<Memory as crate::raw::FromRaw<_>>::from_raw(&c_memory))
     }
     /// Retrieves the display active state for the device.
     ///
@@ -611,11 +616,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayActive` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayActive")]
     #[inline]
-    pub fn display_active(&self) -> Result<EnableState, Error> {
+    pub fn display_active(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayActive()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_active)))?;
-        Ok(EnableState(c_is_active))
+        Ok(c_is_active != 0)
     }
     /// Retrieves the display mode for the device.
     ///
@@ -640,11 +645,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayMode")]
     #[inline]
-    pub fn display_mode(&self) -> Result<EnableState, Error> {
+    pub fn display_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayMode()?;
         let mut c_display: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_display)))?;
-        Ok(EnableState(c_display))
+        Ok(c_display != 0)
     }
     /// Retrieves the current and pending driver model for the device.
     ///
@@ -839,11 +844,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPersistenceMode")]
     #[inline]
-    pub fn persistence_mode(&self) -> Result<EnableState, Error> {
+    pub fn persistence_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPersistenceMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Set Conf Computing Unprotected Memory Size.
     ///

@@ -51,12 +51,13 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetAutoBoostedClocksEnabled` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct AutoBoostedClocksEnabled {
     /// Where to store the current state of Auto Boosted clocks of the target device
-    pub is_enabled: EnableState,
+    pub is_enabled: bool,
     /// Where to store the default Auto Boosted clocks behavior of the target device that the device will revert to when no applications are using the GPU
-    pub default_is_enabled: EnableState,
+    pub default_is_enabled: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for AutoBoostedClocksEnabled {
@@ -69,7 +70,8 @@ impl serde::Serialize for AutoBoostedClocksEnabled {
     }
 }
 /// What `nvmlDeviceGetGpcClkMinMaxVfOffset` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpcClkMinMaxVfOffset {
     /// The retrieved GPCCLK VF min offset value
     pub min_offset: i32,
@@ -87,7 +89,8 @@ impl serde::Serialize for GpcClkMinMaxVfOffset {
     }
 }
 /// What `nvmlDeviceGetMemClkMinMaxVfOffset` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MemClkMinMaxVfOffset {
     /// The retrieved MemClk VF min offset value
     pub min_offset: i32,
@@ -105,7 +108,8 @@ impl serde::Serialize for MemClkMinMaxVfOffset {
     }
 }
 /// What `nvmlDeviceGetMinMaxClockOfPState` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MinMaxClockOfPState {
     /// Reference in which to return min clock frequency
     pub min_clock_m_hz: u32,
@@ -138,11 +142,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveClockInfoStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveClockInfoStatus")]
     #[inline]
-    pub fn adaptive_clock_info_status(&self) -> Result<u32, Error> {
+    pub fn adaptive_clock_info_status(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveClockInfoStatus()?;
         let mut c_adaptive_clock_status: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_adaptive_clock_status)))?;
-        Ok(c_adaptive_clock_status)
+        Ok(c_adaptive_clock_status != 0)
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
@@ -195,8 +199,8 @@ impl<'n> Device<'n> {
             call!(sym(self.raw, & mut c_is_enabled, & mut c_default_is_enabled)),
         )?;
         Ok(AutoBoostedClocksEnabled {
-            is_enabled: EnableState(c_is_enabled),
-            default_is_enabled: EnableState(c_default_is_enabled),
+            is_enabled: c_is_enabled != 0,
+            default_is_enabled: c_default_is_enabled != 0,
         })
     }
     /// Retrieves the frequency monitor fault status for the device.
@@ -226,7 +230,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetClkMonStatus()?;
         let mut c_status: sys::nvmlClkMonStatus_status = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_status)))?;
-        Ok(ClkMonStatus::from(&c_status))
+        Ok(<ClkMonStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
     }
     /// Retrieves the clock speed for the clock specified by the clock type and clock ID.
     ///
@@ -312,17 +316,18 @@ impl<'n> Device<'n> {
         pstate: Pstates,
     ) -> Result<ClockOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockOffsets()?;
-        let mut c_info = sys::nvmlClockOffset_v1_t {
-            version: sys::nvmlClockOffset_v1 as _,
-            ..ClockOffset {
-                r#type: r#type,
-                pstate: pstate,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_info = {
+            let r: sys::nvmlClockOffset_v1_t = crate::raw::ToRaw::to_raw(
+                &ClockOffset {
+                    r#type: r#type,
+                    pstate: pstate,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(ClockOffset::from(&c_info))
+        Ok(<ClockOffset as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Retrieves a string with the associated current GPU Clock and Memory Clock values.
     ///
@@ -379,7 +384,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_current_clock_freqs)))?;
-        Ok(DeviceCurrentClockFreqs::from(&c_current_clock_freqs))
+        Ok(
+            <DeviceCurrentClockFreqs as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_current_clock_freqs),
+        )
     }
     /// Retrieves current clocks event reasons.
     ///
@@ -393,7 +402,7 @@ impl<'n> Device<'n> {
     ///
     /// Returns bitmask of active clocks event reasons.
     ///
-    /// Calls `nvmlDeviceGetCurrentClocksEventReasons`.
+    /// Calls the newest of `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
@@ -402,32 +411,36 @@ impl<'n> Device<'n> {
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` (a driver older than the function)
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClocksEventReasons")]
+    #[doc(alias = "nvmlDeviceGetCurrentClocksThrottleReasons")]
     #[inline]
     pub fn current_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksEventReasons()?;
-        let mut c_clocks_event_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_clocks_event_reasons)))?;
-        Ok(ClocksEventReasons::from_bits_retain(c_clocks_event_reasons as _))
-    }
-    /// **Deprecated:** Use `nvmlDeviceGetCurrentClocksEventReasons` instead
-    ///
-    /// Calls `nvmlDeviceGetCurrentClocksThrottleReasons`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksThrottleReasons` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetCurrentClocksThrottleReasons")]
-    #[deprecated(
-        note = "Use `nvmlDeviceGetCurrentClocksEventReasons` instead (`Device::current_clocks_event_reasons`)"
-    )]
-    #[inline]
-    pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksThrottleReasons()?;
-        let mut c_clocks_throttle_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_clocks_throttle_reasons)))?;
-        Ok(ClocksEventReasons::from_bits_retain(c_clocks_throttle_reasons as _))
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetCurrentClocksEventReasons"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetCurrentClocksEventReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_clocks_event_reasons: u64 = Default::default();
+                ffi::check(call!(sym(self.raw, & mut c_clocks_event_reasons)))?;
+                Ok(ClocksEventReasons::from_bits_retain(c_clocks_event_reasons as _))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetCurrentClocksThrottleReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_clocks_event_reasons: u64 = Default::default();
+                ffi::check(call!(sym(self.raw, & mut c_clocks_event_reasons)))?;
+                Ok(ClocksEventReasons::from_bits_retain(c_clocks_event_reasons as _))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
@@ -468,7 +481,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetDynamicPstatesInfo()?;
         let mut c_p_dynamic_pstates_info: sys::nvmlGpuDynamicPstatesInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_dynamic_pstates_info)))?;
-        Ok(GpuDynamicPstatesInfo::from(&c_p_dynamic_pstates_info))
+        Ok(
+            <GpuDynamicPstatesInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_dynamic_pstates_info),
+        )
     }
     /// Retrieve the GPCCLK min max VF offset value.
     ///
@@ -720,7 +737,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_perf_modes)))?;
-        Ok(DevicePerfModes::from(&c_perf_modes))
+        Ok(<DevicePerfModes as crate::raw::FromRaw<_>>::from_raw(&c_perf_modes))
     }
     /// Retrieves the current performance state for the device.
     ///
@@ -772,9 +789,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_clock_offsets(&self, info: &ClockOffset) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetClockOffsets()?;
-        let mut c_info = sys::nvmlClockOffset_v1_t {
-            version: sys::nvmlClockOffset_v1 as _,
-            ..(*info).to_raw()
+        let mut c_info = {
+            let r: sys::nvmlClockOffset_v1_t = crate::raw::ToRaw::to_raw(&(*info));
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(())
@@ -792,7 +809,7 @@ impl<'n> Device<'n> {
     ///
     /// Returns bitmask of supported clocks event reasons.
     ///
-    /// Calls `nvmlDeviceGetSupportedClocksEventReasons`.
+    /// Calls the newest of `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
@@ -800,38 +817,48 @@ impl<'n> Device<'n> {
     /// - [`Error::InvalidArgument`] if `device` is invalid or `supportedClocksEventReasons` is NULL
     /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` (a driver older than the function)
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedClocksEventReasons")]
+    #[doc(alias = "nvmlDeviceGetSupportedClocksThrottleReasons")]
     #[inline]
     pub fn supported_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetSupportedClocksEventReasons()?;
-        let mut c_supported_clocks_event_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_supported_clocks_event_reasons)))?;
-        Ok(ClocksEventReasons::from_bits_retain(c_supported_clocks_event_reasons as _))
-    }
-    /// **Deprecated:** Use `nvmlDeviceGetSupportedClocksEventReasons` instead
-    ///
-    /// Calls `nvmlDeviceGetSupportedClocksThrottleReasons`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksThrottleReasons` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetSupportedClocksThrottleReasons")]
-    #[deprecated(
-        note = "Use `nvmlDeviceGetSupportedClocksEventReasons` instead (`Device::supported_clocks_event_reasons`)"
-    )]
-    #[inline]
-    pub fn supported_clocks_throttle_reasons(
-        &self,
-    ) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetSupportedClocksThrottleReasons()?;
-        let mut c_supported_clocks_throttle_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_supported_clocks_throttle_reasons)))?;
-        Ok(
-            ClocksEventReasons::from_bits_retain(
-                c_supported_clocks_throttle_reasons as _,
-            ),
-        )
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetSupportedClocksEventReasons"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedClocksEventReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_supported_clocks_event_reasons: u64 = Default::default();
+                ffi::check(
+                    call!(sym(self.raw, & mut c_supported_clocks_event_reasons)),
+                )?;
+                Ok(
+                    ClocksEventReasons::from_bits_retain(
+                        c_supported_clocks_event_reasons as _,
+                    ),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedClocksThrottleReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_supported_clocks_event_reasons: u64 = Default::default();
+                ffi::check(
+                    call!(sym(self.raw, & mut c_supported_clocks_event_reasons)),
+                )?;
+                Ok(
+                    ClocksEventReasons::from_bits_retain(
+                        c_supported_clocks_event_reasons as _,
+                    ),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
     /// Retrieves the list of possible graphics clocks that can be used as an argument for `nvmlDeviceSetGpuLockedClocks`.
     ///
@@ -990,6 +1017,6 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetViolationStatus()?;
         let mut c_viol_time: sys::nvmlViolationTime_st = Default::default();
         ffi::check(call!(sym(self.raw, perf_policy_type.0, & mut c_viol_time)))?;
-        Ok(ViolationTime::from(&c_viol_time))
+        Ok(<ViolationTime as crate::raw::FromRaw<_>>::from_raw(&c_viol_time))
     }
 }

@@ -51,7 +51,8 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetCudaComputeCapability` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CudaComputeCapability {
     /// Reference in which to return the major CUDA compute capability
     pub major: i32,
@@ -342,9 +343,9 @@ impl Nvml {
     #[inline]
     pub fn device_by_uuid_struct(&self, uuid: &UUID) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUIDV()?;
-        let mut c_uuid = sys::nvmlUUID_v1_t {
-            version: sys::nvmlUUID_v1 as _,
-            ..(*uuid).to_raw()
+        let mut c_uuid = {
+            let r: sys::nvmlUUID_v1_t = crate::raw::ToRaw::to_raw(&(*uuid));
+            r
         };
         let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
         ffi::check(call!(sym(& c_uuid, & mut c_device)))?;
@@ -452,7 +453,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
-                Ok(DeviceAttributes::from(&c_attributes))
+                Ok(<DeviceAttributes as crate::raw::FromRaw<_>>::from_raw(&c_attributes))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -462,7 +463,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
-                Ok(DeviceAttributes::from(&c_attributes))
+                Ok(<DeviceAttributes as crate::raw::FromRaw<_>>::from_raw(&c_attributes))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -608,7 +609,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuUptime_v1()?;
         let mut c_uptime: sys::nvmlGpuUptime_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_uptime)))?;
-        Ok(GpuUptime::from(&c_uptime))
+        Ok(<GpuUptime as crate::raw::FromRaw<_>>::from_raw(&c_uptime))
     }
     /// Get the hostname for the device.
     ///
@@ -637,7 +638,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetHostname_v1()?;
         let mut c_hostname: sys::nvmlHostname_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;
-        Ok(Hostname::from(&c_hostname))
+        Ok(<Hostname as crate::raw::FromRaw<_>>::from_raw(&c_hostname))
     }
     /// Retrieves the NVML index of this device.
     ///
@@ -850,11 +851,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMultiGpuBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMultiGpuBoard")]
     #[inline]
-    pub fn multi_gpu_board(&self) -> Result<u32, Error> {
+    pub fn multi_gpu_board(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMultiGpuBoard()?;
         let mut c_multi_gpu_bool: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_multi_gpu_bool)))?;
-        Ok(c_multi_gpu_bool)
+        Ok(c_multi_gpu_bool != 0)
     }
     /// Retrieves the name of this device.
     ///
@@ -941,7 +942,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_pdi)))?;
-        Ok(Pdi::from(&c_pdi))
+        Ok(<Pdi as crate::raw::FromRaw<_>>::from_raw(&c_pdi))
     }
     /// Get platform information of this device.
     ///
@@ -971,7 +972,7 @@ impl<'n> Device<'n> {
                 ..Default::default()
             };
             ffi::check(call!(sym(self.raw, & mut c_platform_info)))?;
-            Ok(PlatformInfo::from(&c_platform_info))
+            Ok(<PlatformInfo as crate::raw::FromRaw<_>>::from_raw(&c_platform_info))
         })();
         if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
             return r;
@@ -986,19 +987,7 @@ impl<'n> Device<'n> {
                 .cast())
             ),
         )?;
-        Ok({
-            let o: PlatformInfoV1 = PlatformInfoV1::from(&c_platform_info);
-            PlatformInfo {
-                ib_guid: o.ib_guid.clone(),
-                chassis_serial_number: o.rack_guid.clone(),
-                slot_number: o.chassis_physical_slot_number.clone(),
-                tray_index: o.compute_slot_index.clone(),
-                host_id: o.node_index.clone(),
-                peer_type: o.peer_type.clone(),
-                module_id: o.module_id.clone(),
-                ..Default::default()
-            }
-        })
+        Ok(<PlatformInfo as crate::raw::FromRaw<_>>::from_raw(&c_platform_info))
     }
     /// Retrieves the globally unique board serial number associated with this device's board.
     ///
@@ -1059,7 +1048,10 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_hostname(&self, hostname: &Hostname) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetHostname_v1()?;
-        let mut c_hostname = (*hostname).to_raw();
+        let mut c_hostname = {
+            let r: sys::nvmlHostname_v1_t = crate::raw::ToRaw::to_raw(&(*hostname));
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;
         Ok(())
     }

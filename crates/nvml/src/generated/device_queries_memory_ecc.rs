@@ -51,12 +51,13 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDramEncryptionMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DramEncryptionMode {
     /// Reference in which to return the current DRAM Encryption mode
-    pub current: EnableState,
+    pub current: bool,
     /// Reference in which to return the pending DRAM Encryption mode
-    pub pending: EnableState,
+    pub pending: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for DramEncryptionMode {
@@ -69,12 +70,13 @@ impl serde::Serialize for DramEncryptionMode {
     }
 }
 /// What `nvmlDeviceGetEccMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccMode {
     /// Reference in which to return the current ECC mode
-    pub current: EnableState,
+    pub current: bool,
     /// Reference in which to return the pending ECC mode
-    pub pending: EnableState,
+    pub pending: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for EccMode {
@@ -87,7 +89,8 @@ impl serde::Serialize for EccMode {
     }
 }
 /// What `nvmlDeviceGetRemappedRows` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RemappedRows {
     /// Reference for number of rows remapped due to correctable errors
     pub corr_rows: u32,
@@ -111,7 +114,8 @@ impl serde::Serialize for RemappedRows {
     }
 }
 /// What `nvmlDeviceGetRetiredPages_v2` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RetiredPagesWithTimestamps {
     /// Buffer to write the page addresses into
     pub addresses: Vec<u64>,
@@ -151,7 +155,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBankRemapperStatus_v1()?;
         let mut c_p_bank_remapper_status: sys::nvmlEccBankRemapperStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_bank_remapper_status)))?;
-        Ok(EccBankRemapperStatus::from(&c_p_bank_remapper_status))
+        Ok(
+            <EccBankRemapperStatus as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_bank_remapper_status),
+        )
     }
     /// Gets Total, Available and Used size of BAR1 memory.
     ///
@@ -182,7 +190,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBAR1MemoryInfo()?;
         let mut c_bar1_memory: sys::nvmlBAR1Memory_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_bar1_memory)))?;
-        Ok(BAR1Memory::from(&c_bar1_memory))
+        Ok(<BAR1Memory as crate::raw::FromRaw<_>>::from_raw(&c_bar1_memory))
     }
     /// Retrieves the default ECC modes for the device.
     ///
@@ -208,11 +216,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDefaultEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDefaultEccMode")]
     #[inline]
-    pub fn default_ecc_mode(&self) -> Result<EnableState, Error> {
+    pub fn default_ecc_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDefaultEccMode()?;
         let mut c_default_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_default_mode)))?;
-        Ok(EnableState(c_default_mode))
+        Ok(c_default_mode != 0)
     }
     /// Retrieves the detailed ECC error counts for the device.
     ///
@@ -268,7 +276,7 @@ impl<'n> Device<'n> {
         ffi::check(
             call!(sym(self.raw, error_type.0, counter_type.0, & mut c_ecc_counts)),
         )?;
-        Ok(EccErrorCounts::from(&c_ecc_counts))
+        Ok(<EccErrorCounts as crate::raw::FromRaw<_>>::from_raw(&c_ecc_counts))
     }
     /// Retrieves the current and pending DRAM Encryption modes for the device.
     ///
@@ -298,24 +306,28 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn dram_encryption_mode(&self) -> Result<DramEncryptionMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
-        let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
-            version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..DramEncryptionInfo {
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_current = {
+            let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &DramEncryptionInfo {
+                    ..Default::default()
+                },
+            );
+            r
         };
-        let mut c_pending = sys::nvmlDramEncryptionInfo_v1_t {
-            version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..DramEncryptionInfo {
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_pending = {
+            let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &DramEncryptionInfo {
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok(DramEncryptionMode {
-            current: DramEncryptionInfo::from(&c_current).encryption_state,
-            pending: DramEncryptionInfo::from(&c_pending).encryption_state,
+            current: <DramEncryptionInfo as crate::raw::FromRaw<_>>::from_raw(&c_current)
+                .encryption_state,
+            pending: <DramEncryptionInfo as crate::raw::FromRaw<_>>::from_raw(&c_pending)
+                .encryption_state,
         })
     }
     /// Retrieves the current and pending ECC modes for the device.
@@ -349,8 +361,8 @@ impl<'n> Device<'n> {
         let mut c_pending: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok(EccMode {
-            current: EnableState(c_current),
-            pending: EnableState(c_pending),
+            current: c_current != 0,
+            pending: c_pending != 0,
         })
     }
     /// Gets the device's memory bus width
@@ -486,7 +498,7 @@ impl<'n> Device<'n> {
                     ..Default::default()
                 };
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-                Ok(Memory::from(&c_memory))
+                Ok(<Memory as crate::raw::FromRaw<_>>::from_raw(&c_memory))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -496,15 +508,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<Memory, Error> {
                 let mut c_memory: sys::nvmlMemory_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-                Ok({
-                    let o: MemoryV1 = MemoryV1::from(&c_memory);
-                    Memory {
-                        total: o.total.clone(),
-                        free: o.free.clone(),
-                        used: o.used.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(<Memory as crate::raw::FromRaw<_>>::from_raw(&c_memory))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -577,7 +581,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows_v2()?;
         let mut c_info: sys::nvmlRemappedRowsInfo_v2_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(RemappedRowsInfo::from(&c_info))
+        Ok(<RemappedRowsInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Returns the list of retired pages by source, including pages that are pending retirement
     /// The address information provided from this API is the hardware address of the page that was retired.  Note
@@ -641,11 +645,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPagesPendingStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRetiredPagesPendingStatus")]
     #[inline]
-    pub fn retired_pages_pending_status(&self) -> Result<EnableState, Error> {
+    pub fn retired_pages_pending_status(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPagesPendingStatus()?;
         let mut c_is_pending: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_pending)))?;
-        Ok(EnableState(c_is_pending))
+        Ok(c_is_pending != 0)
     }
     /// Returns the list of retired pages by source, including pages that are pending retirement
     /// The address information provided from this API is the hardware address of the page that was retired.  Note
@@ -718,7 +722,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetRowRemapperHistogram()?;
         let mut c_values: sys::nvmlRowRemapperHistogramValues_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_values)))?;
-        Ok(RowRemapperHistogramValues::from(&c_values))
+        Ok(<RowRemapperHistogramValues as crate::raw::FromRaw<_>>::from_raw(&c_values))
     }
     /// Set the DRAM Encryption mode for the device.
     ///
@@ -758,9 +762,11 @@ impl<'n> Device<'n> {
         dram_encryption: &DramEncryptionInfo,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDramEncryptionMode()?;
-        let mut c_dram_encryption = sys::nvmlDramEncryptionInfo_v1_t {
-            version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..(*dram_encryption).to_raw()
+        let mut c_dram_encryption = {
+            let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &(*dram_encryption),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & c_dram_encryption)))?;
         Ok(())
@@ -794,7 +800,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_status)))?;
-        Ok(EccSramErrorStatus::from(&c_status))
+        Ok(<EccSramErrorStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
     }
     /// Retrieves the total ECC error counts for the device.
     ///

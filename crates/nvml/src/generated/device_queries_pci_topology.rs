@@ -74,7 +74,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBridgeChipInfo()?;
         let mut c_bridge_hierarchy: sys::nvmlBridgeChipHierarchy_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_bridge_hierarchy)))?;
-        Ok(BridgeChipHierarchy::from(&c_bridge_hierarchy))
+        Ok(
+            <BridgeChipHierarchy as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_bridge_hierarchy),
+        )
     }
     /// Get the type of the GPU Bus (PCIe, PCI, ...)
     ///
@@ -118,7 +122,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetC2cModeInfoV()?;
         let mut c_c2c_mode_info: sys::nvmlC2cModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_c2c_mode_info)))?;
-        Ok(C2cModeInfo::from(&c_c2c_mode_info))
+        Ok(<C2cModeInfo as crate::raw::FromRaw<_>>::from_raw(&c_c2c_mode_info))
     }
     /// Retrieves the current PCIe link generation
     ///
@@ -207,7 +211,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v4_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                Ok(GpuFabricInfo::from(&c_gpu_fabric_info))
+                Ok(
+                    <GpuFabricInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_gpu_fabric_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -221,25 +229,11 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     };
                     ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                    Ok({
-                        let o: GpuFabricInfoV3 = GpuFabricInfoV3::from(
-                            &c_gpu_fabric_info,
-                        );
-                        GpuFabricInfo {
-                            cluster_uuid: o.cluster_uuid.clone(),
-                            status: o.status.clone(),
-                            state: o.state.clone(),
-                            health_mask: o.health_mask.clone(),
-                            health_summary: o.health_summary.clone(),
-                            cliques: vec![
-                                GpuFabricClique { id : o.clique_id as _, r#type :
-                                sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
-                                ..Default::default() }
-                            ],
-                            num_cliques: 1,
-                            ..Default::default()
-                        }
-                    })
+                    Ok(
+                        <GpuFabricInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_gpu_fabric_info),
+                    )
                 })();
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
@@ -254,22 +248,11 @@ impl<'n> Device<'n> {
                         sys::nvmlGpuFabricInfo_v2_t).cast())
                     ),
                 )?;
-                Ok({
-                    let o: GpuFabricInfoV2 = GpuFabricInfoV2::from(&c_gpu_fabric_info);
-                    GpuFabricInfo {
-                        cluster_uuid: o.cluster_uuid.clone(),
-                        status: o.status.clone(),
-                        state: o.state.clone(),
-                        health_mask: o.health_mask.clone(),
-                        cliques: vec![
-                            GpuFabricClique { id : o.clique_id as _, r#type :
-                            sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
-                            ..Default::default() }
-                        ],
-                        num_cliques: 1,
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <GpuFabricInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_gpu_fabric_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -279,21 +262,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                Ok({
-                    let o: GpuFabricInfoV1 = GpuFabricInfoV1::from(&c_gpu_fabric_info);
-                    GpuFabricInfo {
-                        cluster_uuid: o.cluster_uuid.clone(),
-                        status: o.status.clone(),
-                        state: o.state.clone(),
-                        cliques: vec![
-                            GpuFabricClique { id : o.clique_id as _, r#type :
-                            sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
-                            ..Default::default() }
-                        ],
-                        num_cliques: 1,
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <GpuFabricInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_gpu_fabric_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -422,11 +395,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceOnSameBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceOnSameBoard")]
     #[inline]
-    pub fn on_same_board(&self, device2: &Device<'_>) -> Result<i32, Error> {
+    pub fn on_same_board(&self, device2: &Device<'_>) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceOnSameBoard()?;
         let mut c_on_same_board: i32 = Default::default();
         ffi::check(call!(sym(self.raw, device2.raw, & mut c_on_same_board)))?;
-        Ok(c_on_same_board)
+        Ok(c_on_same_board != 0)
     }
     /// Retrieve the status for a given p2p capability index between a given pair of GPU
     ///
@@ -493,7 +466,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -503,7 +476,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -513,7 +486,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -547,7 +520,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-        Ok(PciInfoExt::from(&c_pci))
+        Ok(<PciInfoExt as crate::raw::FromRaw<_>>::from_raw(&c_pci))
     }
     /// Gets the device's PCIE Max Link speed in MBPS
     ///

@@ -53,32 +53,33 @@ use super::*;
 /// Structure used to encapsulate temperature info
 ///
 /// The safe form of `nvmlTemperature_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlTemperature_t")]
 #[doc(alias = "nvmlTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Temperature {
     pub sensor_type: TemperatureSensors,
     pub temperature: i32,
 }
-impl Temperature {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlTemperature_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlTemperature_v1_t {
+impl crate::raw::FromRaw<sys::nvmlTemperature_v1_t> for Temperature {
+    fn from_raw(r: &sys::nvmlTemperature_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        Temperature {
+            sensor_type: TemperatureSensors(r.sensorType),
+            temperature: r.temperature,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlTemperature_v1_t> for Temperature {
+    fn to_raw(&self) -> sys::nvmlTemperature_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlTemperature_v1_t::default();
         r.version = sys::nvmlTemperature_v1 as _;
         r.sensorType = self.sensor_type.0;
         r.temperature = self.temperature;
         r
-    }
-}
-impl From<&sys::nvmlTemperature_v1_t> for Temperature {
-    fn from(r: &sys::nvmlTemperature_v1_t) -> Self {
-        Temperature {
-            sensor_type: TemperatureSensors(r.sensorType),
-            temperature: r.temperature,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -93,7 +94,8 @@ impl serde::Serialize for Temperature {
     }
 }
 /// What `nvmlDeviceGetMinMaxFanSpeed` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MinMaxFanSpeed {
     /// The minimum speed allowed to set
     pub min_speed: u32,
@@ -111,7 +113,8 @@ impl serde::Serialize for MinMaxFanSpeed {
     }
 }
 /// What `nvmlDeviceGetPowerManagementLimitConstraints` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerManagementLimitConstraints {
     /// Reference in which to return the minimum power management limit in milliwatts
     pub min_limit: u32,
@@ -158,7 +161,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveTgpModeInfo_v1()?;
         let mut c_info: sys::nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(AdaptiveTgpModeInfo::from(&c_info))
+        Ok(<AdaptiveTgpModeInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Retrieves the cooler's information.
     /// Returns a cooler's control signal characteristics.  The possible types are restricted, Variable and Toggle.
@@ -187,16 +190,17 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn cooler_info(&self, index: u32) -> Result<CoolerInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCoolerInfo()?;
-        let mut c_cooler_info = sys::nvmlCoolerInfo_v1_t {
-            version: sys::nvmlCoolerInfo_v1 as _,
-            ..CoolerInfo {
-                index: index,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_cooler_info = {
+            let r: sys::nvmlCoolerInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &CoolerInfo {
+                    index: index,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_cooler_info)))?;
-        Ok(CoolerInfo::from(&c_cooler_info))
+        Ok(<CoolerInfo as crate::raw::FromRaw<_>>::from_raw(&c_cooler_info))
     }
     /// Get the effective power limit that the driver enforces after taking into account all limiters
     ///
@@ -347,16 +351,17 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn fan_speed_rpm(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeedRPM()?;
-        let mut c_fan_speed = sys::nvmlFanSpeedInfo_v1_t {
-            version: sys::nvmlFanSpeedInfo_v1 as _,
-            ..FanSpeedInfo {
-                fan: fan,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_fan_speed = {
+            let r: sys::nvmlFanSpeedInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &FanSpeedInfo {
+                    fan: fan,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_fan_speed)))?;
-        Ok(FanSpeedInfo::from(&c_fan_speed).speed)
+        Ok(<FanSpeedInfo as crate::raw::FromRaw<_>>::from_raw(&c_fan_speed).speed)
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
     ///
@@ -376,15 +381,19 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn margin_temperature(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMarginTemperature()?;
-        let mut c_margin_temp_info = sys::nvmlMarginTemperature_v1_t {
-            version: sys::nvmlMarginTemperature_v1 as _,
-            ..MarginTemperature {
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_margin_temp_info = {
+            let r: sys::nvmlMarginTemperature_v1_t = crate::raw::ToRaw::to_raw(
+                &MarginTemperature {
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_margin_temp_info)))?;
-        Ok(MarginTemperature::from(&c_margin_temp_info).margin_temperature)
+        Ok(
+            <MarginTemperature as crate::raw::FromRaw<_>>::from_raw(&c_margin_temp_info)
+                .margin_temperature,
+        )
     }
     /// Retrieves the min and max fan speed that user can set for the GPU fan.
     ///
@@ -551,11 +560,11 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetPowerManagementMode")]
     #[deprecated(note = "This API has been deprecated.")]
     #[inline]
-    pub fn power_management_mode(&self) -> Result<EnableState, Error> {
+    pub fn power_management_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Retrieves current power mizer mode on this device.
     ///
@@ -581,7 +590,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode: sys::nvmlDevicePowerMizerModes_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_power_mizer_mode)))?;
-        Ok(DevicePowerMizerModes::from(&c_power_mizer_mode))
+        Ok(
+            <DevicePowerMizerModes as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_power_mizer_mode),
+        )
     }
     /// Gets the devices power source
     ///
@@ -697,9 +710,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAdaptiveTgpMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAdaptiveTgpMode_v1")]
     #[inline]
-    pub fn set_adaptive_tgp_mode(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_adaptive_tgp_mode(&self, mode: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAdaptiveTgpMode_v1()?;
-        ffi::check(call!(sym(self.raw, mode.0)))?;
+        ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
     /// Set new power limit of this device.
@@ -747,9 +760,9 @@ impl<'n> Device<'n> {
         power_value: &PowerValue,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerManagementLimit_v2()?;
-        let mut c_power_value = sys::nvmlPowerValue_v2_t {
-            version: sys::nvmlPowerValue_v2 as _,
-            ..(*power_value).to_raw()
+        let mut c_power_value = {
+            let r: sys::nvmlPowerValue_v2_t = crate::raw::ToRaw::to_raw(&(*power_value));
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_power_value)))?;
         Ok(())
@@ -779,7 +792,12 @@ impl<'n> Device<'n> {
         power_mizer_mode: &DevicePowerMizerModes,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerMizerMode_v1()?;
-        let mut c_power_mizer_mode = (*power_mizer_mode).to_raw();
+        let mut c_power_mizer_mode = {
+            let r: sys::nvmlDevicePowerMizerModes_v1_t = crate::raw::ToRaw::to_raw(
+                &(*power_mizer_mode),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_power_mizer_mode)))?;
         Ok(())
     }
@@ -847,16 +865,20 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetTemperatureV"));
         if let Ok(sym) = lib.nvmlDeviceGetTemperatureV() {
             match (|| -> Result<i32, Error> {
-                let mut c_temperature = sys::nvmlTemperature_v1_t {
-                    version: sys::nvmlTemperature_v1 as _,
-                    ..Temperature {
-                        sensor_type: sensor_type,
-                        ..Default::default()
-                    }
-                        .to_raw()
+                let mut c_temperature = {
+                    let r: sys::nvmlTemperature_v1_t = crate::raw::ToRaw::to_raw(
+                        &Temperature {
+                            sensor_type: sensor_type,
+                            ..Default::default()
+                        },
+                    );
+                    r
                 };
                 ffi::check(call!(sym(self.raw, & mut c_temperature)))?;
-                Ok(Temperature::from(&c_temperature).temperature)
+                Ok(
+                    <Temperature as crate::raw::FromRaw<_>>::from_raw(&c_temperature)
+                        .temperature,
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -946,7 +968,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetThermalSettings()?;
         let mut c_p_thermal_settings: sys::nvmlGpuThermalSettings_t = Default::default();
         ffi::check(call!(sym(self.raw, sensor_index, & mut c_p_thermal_settings)))?;
-        Ok(GpuThermalSettings::from(&c_p_thermal_settings))
+        Ok(
+            <GpuThermalSettings as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_thermal_settings),
+        )
     }
     /// Retrieves total energy consumption for this GPU in millijoules (mJ) since the driver was last reloaded
     ///

@@ -51,7 +51,8 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDecoderUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DecoderUtilization {
     /// Reference to an unsigned int for decoder utilization info
     pub utilization: u32,
@@ -69,7 +70,8 @@ impl serde::Serialize for DecoderUtilization {
     }
 }
 /// What `nvmlDeviceGetEncoderStats` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EncoderStats {
     /// Reference to an unsigned int for count of active encoder sessions
     pub session_count: u32,
@@ -90,7 +92,8 @@ impl serde::Serialize for EncoderStats {
     }
 }
 /// What `nvmlDeviceGetEncoderUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EncoderUtilization {
     /// Reference to an unsigned int for encoder utilization info
     pub utilization: u32,
@@ -108,7 +111,8 @@ impl serde::Serialize for EncoderUtilization {
     }
 }
 /// What `nvmlDeviceGetJpgUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct JpgUtilization {
     /// Reference to an unsigned int for jpg utilization info
     pub utilization: u32,
@@ -126,7 +130,8 @@ impl serde::Serialize for JpgUtilization {
     }
 }
 /// What `nvmlDeviceGetOfaUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct OfaUtilization {
     /// Reference to an unsigned int for ofa utilization info
     pub utilization: u32,
@@ -210,7 +215,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -237,7 +244,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -264,16 +273,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| {
-                            let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
-                            ProcessInfo {
-                                pid: o.pid.clone(),
-                                used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: None,
-                                compute_instance_id: None,
-                                ..Default::default()
-                            }
-                        })
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -394,7 +396,7 @@ impl<'n> Device<'n> {
             c_session_infos
                 .iter()
                 .take(n)
-                .map(|e| EncoderSessionInfo::from(&(*e)))
+                .map(|e| <EncoderSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -510,7 +512,7 @@ impl<'n> Device<'n> {
             c_session_info
                 .iter()
                 .take(n)
-                .map(|e| FBCSessionInfo::from(&(*e)))
+                .map(|e| <FBCSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -535,7 +537,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_fbc_stats)))?;
-        Ok(FBCStats::from(&c_fbc_stats))
+        Ok(<FBCStats as crate::raw::FromRaw<_>>::from_raw(&c_fbc_stats))
     }
     /// Get information about processes with a graphics context on a device
     ///
@@ -603,7 +605,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -630,7 +634,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -657,16 +663,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| {
-                            let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
-                            ProcessInfo {
-                                pid: o.pid.clone(),
-                                used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: None,
-                                compute_instance_id: None,
-                                ..Default::default()
-                            }
-                        })
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -772,7 +771,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -799,7 +800,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -826,16 +829,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| {
-                            let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
-                            ProcessInfo {
-                                pid: o.pid.clone(),
-                                used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: None,
-                                compute_instance_id: None,
-                                ..Default::default()
-                            }
-                        })
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -893,7 +889,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
         let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_samples)))?;
-        Ok(PerfMetricsSamples::from(&c_samples))
+        Ok(<PerfMetricsSamples as crate::raw::FromRaw<_>>::from_raw(&c_samples))
     }
     /// Retrieves the current utilization and process ID
     ///
@@ -964,7 +960,9 @@ impl<'n> Device<'n> {
             c_utilization
                 .iter()
                 .take(n)
-                .map(|e| ProcessUtilizationSample::from(&(*e)))
+                .map(|e| <ProcessUtilizationSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -1038,7 +1036,10 @@ impl<'n> Device<'n> {
             c_samples
                 .iter()
                 .take(n)
-                .map(|e| Sample::from_raw(&(*e), ValueType(c_sample_val_type as _)))
+                .map(|e| Sample::from_raw_typed(
+                    &(*e),
+                    ValueType(c_sample_val_type as _),
+                ))
                 .collect::<Vec<_>>(),
         )
     }
@@ -1071,6 +1072,6 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetUtilizationRates()?;
         let mut c_utilization: sys::nvmlUtilization_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_utilization)))?;
-        Ok(Utilization::from(&c_utilization))
+        Ok(<Utilization as crate::raw::FromRaw<_>>::from_raw(&c_utilization))
     }
 }

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlDetachGpuState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DetachGpuState(pub sys::nvmlDetachGpuState_enum);
+pub struct DetachGpuState(pub u32);
 impl DetachGpuState {
     ///
     ///`NVML_DETACH_GPU_KEEP`
@@ -82,7 +82,7 @@ open_newtype!(DetachGpuState(u32), signed);
 #[doc(alias = "nvmlPcieLinkState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieLinkState(pub sys::nvmlPcieLinkState_enum);
+pub struct PcieLinkState(pub u32);
 impl PcieLinkState {
     ///
     ///`NVML_PCIE_LINK_KEEP`

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlEncoderType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EncoderType(pub sys::nvmlEncoderQueryType_enum);
+pub struct EncoderType(pub u32);
 impl EncoderType {
     /// H264 encoder
     ///
@@ -90,9 +90,11 @@ open_newtype!(EncoderType(u32), signed);
 /// Structure to hold encoder session data
 ///
 /// The safe form of `nvmlEncoderSessionInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEncoderSessionInfo_st")]
 #[doc(alias = "nvmlEncoderSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EncoderSessionInfo {
     /// Unique session ID
     pub session_id: u32,
@@ -111,9 +113,24 @@ pub struct EncoderSessionInfo {
     /// Moving average encode latency in microseconds
     pub average_latency: u32,
 }
-impl EncoderSessionInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEncoderSessionInfo_st {
+impl crate::raw::FromRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
+    fn from_raw(r: &sys::nvmlEncoderSessionInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        EncoderSessionInfo {
+            session_id: r.sessionId,
+            pid: r.pid,
+            vgpu_instance: r.vgpuInstance,
+            codec_type: EncoderType(r.codecType),
+            h_resolution: r.hResolution,
+            v_resolution: r.vResolution,
+            average_fps: r.averageFps,
+            average_latency: r.averageLatency,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
+    fn to_raw(&self) -> sys::nvmlEncoderSessionInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEncoderSessionInfo_st::default();
         r.sessionId = self.session_id;
@@ -125,20 +142,6 @@ impl EncoderSessionInfo {
         r.averageFps = self.average_fps;
         r.averageLatency = self.average_latency;
         r
-    }
-}
-impl From<&sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
-    fn from(r: &sys::nvmlEncoderSessionInfo_st) -> Self {
-        EncoderSessionInfo {
-            session_id: r.sessionId,
-            pid: r.pid,
-            vgpu_instance: r.vgpuInstance,
-            codec_type: EncoderType(r.codecType),
-            h_resolution: r.hResolution,
-            v_resolution: r.vResolution,
-            average_fps: r.averageFps,
-            average_latency: r.averageLatency,
-        }
     }
 }
 #[cfg(feature = "serde")]

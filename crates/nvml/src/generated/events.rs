@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlEventDataType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EventDataType(pub sys::nvmlEventDataType_t);
+pub struct EventDataType(pub u32);
 impl EventDataType {
     /// NVML event-bit data. `eventType` contains an NVML event bit.
     ///
@@ -92,7 +92,7 @@ open_newtype!(EventDataType(u32), signed);
 #[doc(alias = "nvmlGpuOperationalEventContextType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventContextType(pub sys::nvmlGpuOperationalEventContextType_t);
+pub struct GpuOperationalEventContextType(pub u32);
 impl GpuOperationalEventContextType {
     /// No NVML public interpretation is defined for this context payload.
     ///
@@ -128,7 +128,7 @@ open_newtype!(GpuOperationalEventContextType(u32), signed);
 #[doc(alias = "nvmlGpuOperationalEventLogLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventLogLevel(pub sys::nvmlGpuOperationalEventLogLevel_t);
+pub struct GpuOperationalEventLogLevel(pub u32);
 impl GpuOperationalEventLogLevel {
     /// Matches all GPU Operational Event log levels.
     ///
@@ -192,7 +192,7 @@ open_newtype!(GpuOperationalEventLogLevel(u32), signed);
 #[doc(alias = "nvmlOperationalEventSeverity_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct OperationalEventSeverity(pub sys::nvmlOperationalEventSeverity_t);
+pub struct OperationalEventSeverity(pub u32);
 impl OperationalEventSeverity {
     /// Matches all Operational Event severities.
     ///
@@ -255,9 +255,11 @@ impl serde::Serialize for SystemEventTypes {
 /// Information about occurred event
 ///
 /// The safe form of `nvmlEventData_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventData_st")]
 #[doc(alias = "nvmlEventData_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventData {
     /// Specific device where the event occurred
     pub device: crate::RawHandle<sys::nvmlDevice_st>,
@@ -279,9 +281,21 @@ pub struct EventData {
     /// `None` where nvml.h has `4294967295` for no value.
     pub compute_instance_id: Option<u32>,
 }
-impl EventData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventData_st {
+impl crate::raw::FromRaw<sys::nvmlEventData_st> for EventData {
+    fn from_raw(r: &sys::nvmlEventData_st) -> Self {
+        #[allow(clippy::needless_update)]
+        EventData {
+            device: crate::RawHandle::new(r.device),
+            event_type: EventTypes::from_bits_retain(r.eventType as _),
+            event_data: r.eventData,
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventData_st> for EventData {
+    fn to_raw(&self) -> sys::nvmlEventData_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventData_st::default();
         r.device = self.device.as_ptr();
@@ -290,17 +304,6 @@ impl EventData {
         r.gpuInstanceId = self.gpu_instance_id.unwrap_or(4294967295);
         r.computeInstanceId = self.compute_instance_id.unwrap_or(4294967295);
         r
-    }
-}
-impl From<&sys::nvmlEventData_st> for EventData {
-    fn from(r: &sys::nvmlEventData_st) -> Self {
-        EventData {
-            device: crate::RawHandle::new(r.device),
-            event_type: EventTypes::from_bits_retain(r.eventType as _),
-            event_data: r.eventData,
-            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
-            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -319,26 +322,31 @@ impl serde::Serialize for EventData {
 /// Parameters for retrieving the number of context records associated with the most recent event.
 ///
 /// The safe form of `nvmlEventSetGetContextCount_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetGetContextCount_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetGetContextCount {
     /// \[out\] Number of context records associated with the most recent event.
     pub count: u32,
 }
-impl EventSetGetContextCount {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventSetGetContextCount_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetGetContextCount_v1_t>
+for EventSetGetContextCount {
+    fn from_raw(r: &sys::nvmlEventSetGetContextCount_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetGetContextCount {
+            count: r.count,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetGetContextCount_v1_t>
+for EventSetGetContextCount {
+    fn to_raw(&self) -> sys::nvmlEventSetGetContextCount_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetContextCount_v1_t::default();
         r.count = self.count;
         r
-    }
-}
-impl From<&sys::nvmlEventSetGetContextCount_v1_t> for EventSetGetContextCount {
-    fn from(r: &sys::nvmlEventSetGetContextCount_v1_t) -> Self {
-        EventSetGetContextCount {
-            count: r.count,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -354,8 +362,10 @@ impl serde::Serialize for EventSetGetContextCount {
 /// Parameters for retrieving context metadata associated with the most recent event.
 ///
 /// The safe form of `nvmlEventSetGetContextInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetGetContextInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetGetContextInfo {
     /// \[in\] Zero-based context index.
     pub index: u32,
@@ -368,9 +378,23 @@ pub struct EventSetGetContextInfo {
     /// \[out\] Payload format version for `sourceEventContextType`.
     pub data_format_version: u16,
 }
-impl EventSetGetContextInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventSetGetContextInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetGetContextInfo_v1_t>
+for EventSetGetContextInfo {
+    fn from_raw(r: &sys::nvmlEventSetGetContextInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetGetContextInfo {
+            index: r.index,
+            nvml_gpu_operational_event_context_type: r
+                .nvmlGpuOperationalEventContextType,
+            source_event_context_type: r.sourceEventContextType,
+            data_size: r.dataSize,
+            data_format_version: r.dataFormatVersion,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfo {
+    fn to_raw(&self) -> sys::nvmlEventSetGetContextInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetContextInfo_v1_t::default();
         r.index = self.index;
@@ -380,18 +404,6 @@ impl EventSetGetContextInfo {
         r.dataSize = self.data_size;
         r.dataFormatVersion = self.data_format_version;
         r
-    }
-}
-impl From<&sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfo {
-    fn from(r: &sys::nvmlEventSetGetContextInfo_v1_t) -> Self {
-        EventSetGetContextInfo {
-            index: r.index,
-            nvml_gpu_operational_event_context_type: r
-                .nvmlGpuOperationalEventContextType,
-            source_event_context_type: r.sourceEventContextType,
-            data_size: r.dataSize,
-            data_format_version: r.dataFormatVersion,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -414,33 +426,37 @@ impl serde::Serialize for EventSetGetContextInfo {
 /// Parameters for retrieving decoded GPU legacy-Xid context data.
 ///
 /// The safe form of `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetGetGpuOperationalEventContextLegacyXid {
     /// \[in\] Zero-based context index.
     pub index: u32,
     /// \[out\] Legacy Xid code carried in a GPU Operational Event context.
     pub xid_code: u32,
 }
-impl EventSetGetGpuOperationalEventContextLegacyXid {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(
-        &self,
-    ) -> sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
+for EventSetGetGpuOperationalEventContextLegacyXid {
+    fn from_raw(
+        r: &sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
+    ) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetGetGpuOperationalEventContextLegacyXid {
+            index: r.index,
+            xid_code: r.xidCode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
+for EventSetGetGpuOperationalEventContextLegacyXid {
+    fn to_raw(&self) -> sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t::default();
         r.index = self.index;
         r.xidCode = self.xid_code;
         r
-    }
-}
-impl From<&sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
-for EventSetGetGpuOperationalEventContextLegacyXid {
-    fn from(r: &sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t) -> Self {
-        EventSetGetGpuOperationalEventContextLegacyXid {
-            index: r.index,
-            xid_code: r.xidCode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -461,30 +477,33 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
 /// nvmlSystemEventData_v1_t
 ///
 /// The safe form of `nvmlSystemEventData_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemEventData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemEventData {
     /// Information about what specific system event occurred
     pub event_type: SystemEventTypes,
     /// gpuId in PCI format
     pub gpu_id: u32,
 }
-impl SystemEventData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
+    fn from_raw(r: &sys::nvmlSystemEventData_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemEventData {
+            event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
+            gpu_id: r.gpuId,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
+    fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventData_v1_t::default();
         r.eventType = self.event_type.bits() as _;
         r.gpuId = self.gpu_id;
         r
-    }
-}
-impl From<&sys::nvmlSystemEventData_v1_t> for SystemEventData {
-    fn from(r: &sys::nvmlSystemEventData_v1_t) -> Self {
-        SystemEventData {
-            event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
-            gpu_id: r.gpuId,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -501,30 +520,33 @@ impl serde::Serialize for SystemEventData {
 /// nvmlSystemEventSetCreateRequest
 ///
 /// The safe form of `nvmlSystemEventSetCreateRequest_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemEventSetCreateRequest_t")]
 #[doc(alias = "nvmlSystemEventSetCreateRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemEventSetCreateRequest {
     /// system event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemEventSetCreateRequest {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemEventSetCreateRequest_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemEventSetCreateRequest_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
+for SystemEventSetCreateRequest {
+    fn from_raw(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemEventSetCreateRequest {
+            set: crate::RawHandle::new(r.set),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
+for SystemEventSetCreateRequest {
+    fn to_raw(&self) -> sys::nvmlSystemEventSetCreateRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetCreateRequest_v1_t::default();
         r.version = sys::nvmlSystemEventSetCreateRequest_v1 as _;
         r.set = self.set.as_ptr();
         r
-    }
-}
-impl From<&sys::nvmlSystemEventSetCreateRequest_v1_t> for SystemEventSetCreateRequest {
-    fn from(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
-        SystemEventSetCreateRequest {
-            set: crate::RawHandle::new(r.set),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -539,30 +561,33 @@ impl serde::Serialize for SystemEventSetCreateRequest {
 /// nvmlSystemEventSetFreeRequest
 ///
 /// The safe form of `nvmlSystemEventSetFreeRequest_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemEventSetFreeRequest_t")]
 #[doc(alias = "nvmlSystemEventSetFreeRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemEventSetFreeRequest {
     /// system event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemEventSetFreeRequest {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemEventSetFreeRequest_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemEventSetFreeRequest_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
+for SystemEventSetFreeRequest {
+    fn from_raw(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemEventSetFreeRequest {
+            set: crate::RawHandle::new(r.set),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
+for SystemEventSetFreeRequest {
+    fn to_raw(&self) -> sys::nvmlSystemEventSetFreeRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetFreeRequest_v1_t::default();
         r.version = sys::nvmlSystemEventSetFreeRequest_v1 as _;
         r.set = self.set.as_ptr();
         r
-    }
-}
-impl From<&sys::nvmlSystemEventSetFreeRequest_v1_t> for SystemEventSetFreeRequest {
-    fn from(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
-        SystemEventSetFreeRequest {
-            set: crate::RawHandle::new(r.set),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -577,9 +602,11 @@ impl serde::Serialize for SystemEventSetFreeRequest {
 /// nvmlSystemRegisterEventRequest
 ///
 /// The safe form of `nvmlSystemRegisterEventRequest_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemRegisterEventRequest_t")]
 #[doc(alias = "nvmlSystemRegisterEventRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemRegisterEventRequest {
     /// Bitmask of `nvmlEventType` to record
     /// For example eventTypes = (nvmlEventTypeBind | nvmlEventTypeUnbind)
@@ -588,25 +615,26 @@ pub struct SystemRegisterEventRequest {
     /// Set to which add new event types
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemRegisterEventRequest {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemRegisterEventRequest_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemRegisterEventRequest_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemRegisterEventRequest_v1_t>
+for SystemRegisterEventRequest {
+    fn from_raw(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemRegisterEventRequest {
+            event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
+            set: crate::RawHandle::new(r.set),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemRegisterEventRequest_v1_t>
+for SystemRegisterEventRequest {
+    fn to_raw(&self) -> sys::nvmlSystemRegisterEventRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemRegisterEventRequest_v1_t::default();
         r.version = sys::nvmlSystemRegisterEventRequest_v1 as _;
         r.eventTypes = self.event_types.bits() as _;
         r.set = self.set.as_ptr();
         r
-    }
-}
-impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequest {
-    fn from(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
-        SystemRegisterEventRequest {
-            event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
-            set: crate::RawHandle::new(r.set),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -762,7 +790,7 @@ impl<'n> EventSet<'n> {
         let sym = self.nvml.lib().nvmlEventSetGetContextCount_v1()?;
         let mut c_params: sys::nvmlEventSetGetContextCount_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetContextCount::from(&c_params))
+        Ok(<EventSetGetContextCount as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
     /// Gets metadata for a context record from the most recent event returned by
     /// `nvmlEventSetWait_v3`.
@@ -802,13 +830,17 @@ impl<'n> EventSet<'n> {
     #[inline]
     pub fn context_info(&self, index: u32) -> Result<EventSetGetContextInfo, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextInfo_v1()?;
-        let mut c_params = EventSetGetContextInfo {
-            index: index,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_params = {
+            let r: sys::nvmlEventSetGetContextInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &EventSetGetContextInfo {
+                    index: index,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetContextInfo::from(&c_params))
+        Ok(<EventSetGetContextInfo as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
     /// Releases events in the set
     ///
@@ -874,13 +906,22 @@ impl<'n> EventSet<'n> {
             .nvml
             .lib()
             .nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1()?;
-        let mut c_params = EventSetGetGpuOperationalEventContextLegacyXid {
-            index: index,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_params = {
+            let r: sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t = crate::raw::ToRaw::to_raw(
+                &EventSetGetGpuOperationalEventContextLegacyXid {
+                    index: index,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetGpuOperationalEventContextLegacyXid::from(&c_params).xid_code)
+        Ok(
+            <EventSetGetGpuOperationalEventContextLegacyXid as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_params)
+                .xid_code,
+        )
     }
     /// Adds a GPU Operational Event subscription to an event set.
     ///
@@ -930,7 +971,12 @@ impl<'n> EventSet<'n> {
         config: &GpuOperationalEventConfig,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlEventSetRegisterGpuOperationalEvents_v1()?;
-        let mut c_config = (*config).to_raw();
+        let mut c_config = {
+            let r: sys::nvmlGpuOperationalEventConfig_v1_st = crate::raw::ToRaw::to_raw(
+                &(*config),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & c_config)))?;
         Ok(())
     }
@@ -986,7 +1032,7 @@ impl<'n> EventSet<'n> {
             match (|| -> Result<EventData, Error> {
                 let mut c_data: sys::nvmlEventData_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
-                Ok(EventData::from(&c_data))
+                Ok(<EventData as crate::raw::FromRaw<_>>::from_raw(&c_data))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -996,7 +1042,7 @@ impl<'n> EventSet<'n> {
             match (|| -> Result<EventData, Error> {
                 let mut c_data: sys::nvmlEventData_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
-                Ok(EventData::from(&c_data))
+                Ok(<EventData as crate::raw::FromRaw<_>>::from_raw(&c_data))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1060,12 +1106,16 @@ impl<'n> EventSet<'n> {
     #[inline]
     pub fn wait_structured(&self, timeout_ms: u32) -> Result<EventSetWait, Error> {
         let sym = self.nvml.lib().nvmlEventSetWait_v3()?;
-        let mut c_params = EventSetWait {
-            timeout_ms: timeout_ms,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_params = {
+            let r: sys::nvmlEventSetWait_v3_t = crate::raw::ToRaw::to_raw(
+                &EventSetWait {
+                    timeout_ms: timeout_ms,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetWait::from(&c_params))
+        Ok(<EventSetWait as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
 }

@@ -563,13 +563,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::current_clocks_throttle_reasons",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.current_clocks_throttle_reasons().map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::decoder_utilization",
         (|| {
             let s = h.device.as_ref()?;
@@ -1917,13 +1910,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.supported_clocks_event_reasons().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::supported_clocks_throttle_reasons",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.supported_clocks_throttle_reasons().map(|_| ()))
         })(),
     ));
     out.push((

@@ -2271,9 +2271,11 @@ open_newtype!(FieldId(u32), unsigned);
 /// Information for a Field Value Sample
 ///
 /// The safe form of `nvmlFieldValue_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlFieldValue_st")]
 #[doc(alias = "nvmlFieldValue_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct FieldValue {
     /// ID of the NVML field to retrieve. This must be set before any call that uses this struct. See the constants starting with NVML_FI_ above.
     pub field_id: FieldId,
@@ -2290,9 +2292,22 @@ pub struct FieldValue {
     /// Read as its `valueType` says.
     pub value: crate::Value,
 }
-impl FieldValue {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlFieldValue_st {
+impl crate::raw::FromRaw<sys::nvmlFieldValue_st> for FieldValue {
+    fn from_raw(r: &sys::nvmlFieldValue_st) -> Self {
+        #[allow(clippy::needless_update)]
+        FieldValue {
+            field_id: FieldId::from_bits_retain(r.fieldId as _),
+            scope_id: r.scopeId,
+            timestamp: r.timestamp,
+            latency_usec: r.latencyUsec,
+            nvml_return: Return(r.nvmlReturn),
+            value: crate::Value::from_raw(ValueType(r.valueType), &r.value),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlFieldValue_st> for FieldValue {
+    fn to_raw(&self) -> sys::nvmlFieldValue_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFieldValue_st::default();
         r.fieldId = self.field_id.bits() as _;
@@ -2303,18 +2318,6 @@ impl FieldValue {
         r.value = self.value.to_raw();
         r.valueType = self.value.value_type().0;
         r
-    }
-}
-impl From<&sys::nvmlFieldValue_st> for FieldValue {
-    fn from(r: &sys::nvmlFieldValue_st) -> Self {
-        FieldValue {
-            field_id: FieldId::from_bits_retain(r.fieldId as _),
-            scope_id: r.scopeId,
-            timestamp: r.timestamp,
-            latency_usec: r.latencyUsec,
-            nvml_return: Return(r.nvmlReturn),
-            value: crate::Value::from_raw(ValueType(r.valueType), &r.value),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2334,29 +2337,32 @@ impl serde::Serialize for FieldValue {
 }
 ///
 /// The safe form of `nvmlNvLinkPowerThres_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvLinkPowerThres_st")]
 #[doc(alias = "nvmlNvLinkPowerThres_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvLinkPowerThres {
     /// Low power threshold
     /// Units can be obtained from
     /// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS
     pub low_pwr_threshold: u32,
 }
-impl NvLinkPowerThres {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkPowerThres_st {
+impl crate::raw::FromRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
+    fn from_raw(r: &sys::nvmlNvLinkPowerThres_st) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkPowerThres {
+            low_pwr_threshold: r.lowPwrThreshold,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
+    fn to_raw(&self) -> sys::nvmlNvLinkPowerThres_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkPowerThres_st::default();
         r.lowPwrThreshold = self.low_pwr_threshold;
         r
-    }
-}
-impl From<&sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
-    fn from(r: &sys::nvmlNvLinkPowerThres_st) -> Self {
-        NvLinkPowerThres {
-            low_pwr_threshold: r.lowPwrThreshold,
-        }
     }
 }
 #[cfg(feature = "serde")]

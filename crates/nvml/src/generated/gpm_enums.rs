@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlGpmMetricId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpmMetricId(pub sys::nvmlGpmMetricId_t);
+pub struct GpmMetricId(pub u32);
 impl GpmMetricId {
     /// Percentage of time any compute/graphics app was active on the GPU. 0.0 - 100.0
     ///

@@ -128,7 +128,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_gpm_support)))?;
-        Ok(GpmSupport::from(&c_gpm_support))
+        Ok(<GpmSupport as crate::raw::FromRaw<_>>::from_raw(&c_gpm_support))
     }
     /// Get GPM stream state.
     ///

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlNvlinkTelemetrySampleType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkTelemetrySampleType(pub sys::nvmlNvlinkTelemetrySampleType_t);
+pub struct NvlinkTelemetrySampleType(pub u32);
 impl NvlinkTelemetrySampleType {
     /// Raw TX flit counter for a single link
     ///
@@ -98,7 +98,7 @@ open_newtype!(NvlinkTelemetrySampleType(u32), signed);
 #[doc(alias = "nvmlNvlinkVersion_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkVersion(pub sys::nvmlNvlinkVersion_enum);
+pub struct NvlinkVersion(pub u32);
 impl NvlinkVersion {
     /// NVLink version is invalid
     ///
@@ -153,119 +153,85 @@ impl NvlinkVersion {
     }
 }
 open_newtype!(NvlinkVersion(u32), signed);
-/// Struct to represent per device NVLINK information v1
-///
-/// The safe form of `nvmlNvLinkInfo_v1_t`.
-#[doc(alias = "nvmlNvLinkInfo_v1_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvLinkInfoV1 {
-    /// OUT - NVLINK encryption enablement
-    pub is_nvle_enabled: u32,
-}
-impl NvLinkInfoV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvLinkInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvLinkInfo_v1_t::default();
-        r.version = sys::nvmlNvLinkInfo_v1 as _;
-        r.isNvleEnabled = self.is_nvle_enabled;
-        r
-    }
-}
-impl From<&sys::nvmlNvLinkInfo_v1_t> for NvLinkInfoV1 {
-    fn from(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
-        NvLinkInfoV1 {
-            is_nvle_enabled: r.isNvleEnabled,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v1_t", 1)?;
-        st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
-        st.end()
-    }
-}
-/// Struct to represent per device NVLINK information v2
-///
-/// The safe form of `nvmlNvLinkInfo_v2_t`.
-#[doc(alias = "nvmlNvLinkInfo_t")]
-#[doc(alias = "nvmlNvLinkInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvLinkInfoV2 {
-    /// OUT - NVLINK encryption enablement
-    pub is_nvle_enabled: u32,
-    /// OUT - NVLINK Firmware info
-    pub firmware_info: NvlinkFirmwareInfo,
-}
-impl NvLinkInfoV2 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvLinkInfo_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvLinkInfo_v2_t::default();
-        r.version = sys::nvmlNvLinkInfo_v2 as _;
-        r.isNvleEnabled = self.is_nvle_enabled;
-        r.firmwareInfo = self.firmware_info.to_raw();
-        r
-    }
-}
-impl From<&sys::nvmlNvLinkInfo_v2_t> for NvLinkInfoV2 {
-    fn from(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
-        NvLinkInfoV2 {
-            is_nvle_enabled: r.isNvleEnabled,
-            firmware_info: NvlinkFirmwareInfo::from(&r.firmwareInfo),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkInfoV2 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v2_t", 2)?;
-        st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
-        st.serialize_field("firmwareInfo", &self.firmware_info)?;
-        st.end()
-    }
-}
 /// Struct to represent per device NVLINK information v3
 ///
-/// The safe form of `nvmlNvLinkInfo_v3_t`.
+/// The safe form of `nvmlNvLinkInfo_v3_t` and of its older layouts `nvmlNvLinkInfo_v2_t`, `nvmlNvLinkInfo_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvLinkInfo_v3_t")]
+#[doc(alias = "nvmlNvLinkInfo_t")]
+#[doc(alias = "nvmlNvLinkInfo_v2_t")]
+#[doc(alias = "nvmlNvLinkInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvLinkInfo {
     /// OUT - NVLINK encryption enablement
-    pub is_nvle_enabled: u32,
+    pub is_nvle_enabled: bool,
     /// OUT - NVLINK Firmware info
     pub firmware_info: NvlinkFirmwareInfo,
     /// OUT - Whether NVLE is ready on the GPU
-    pub is_nvle_ready: u32,
+    pub is_nvle_ready: bool,
 }
-impl NvLinkInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
+impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
+    fn from_raw(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkInfo {
+            is_nvle_enabled: r.isNvleEnabled != 0,
+            firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.firmwareInfo),
+            is_nvle_ready: r.isNvleReady != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
+    fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v3_t::default();
-        r.isNvleEnabled = self.is_nvle_enabled;
-        r.firmwareInfo = self.firmware_info.to_raw();
-        r.isNvleReady = self.is_nvle_ready;
+        r.isNvleEnabled = self.is_nvle_enabled as _;
+        r.firmwareInfo = crate::raw::ToRaw::to_raw(&self.firmware_info);
+        r.isNvleReady = self.is_nvle_ready as _;
         r
     }
 }
-impl From<&sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
-    fn from(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
+    fn from_raw(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
         NvLinkInfo {
-            is_nvle_enabled: r.isNvleEnabled,
-            firmware_info: NvlinkFirmwareInfo::from(&r.firmwareInfo),
-            is_nvle_ready: r.isNvleReady,
+            is_nvle_enabled: r.isNvleEnabled != 0,
+            firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.firmwareInfo),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
+    fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvLinkInfo_v2_t::default();
+        r.version = sys::nvmlNvLinkInfo_v2 as _;
+        r.isNvleEnabled = self.is_nvle_enabled as _;
+        r.firmwareInfo = crate::raw::ToRaw::to_raw(&self.firmware_info);
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
+    fn from_raw(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkInfo {
+            is_nvle_enabled: r.isNvleEnabled != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
+    fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvLinkInfo_v1_t::default();
+        r.version = sys::nvmlNvLinkInfo_v1 as _;
+        r.isNvleEnabled = self.is_nvle_enabled as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -283,36 +249,41 @@ impl serde::Serialize for NvLinkInfo {
 /// Struct to represent NVLINK firmware information
 ///
 /// The safe form of `nvmlNvlinkFirmwareInfo_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkFirmwareInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkFirmwareInfo {
     /// OUT - NVLINK firmware version
     pub firmware_version: Vec<NvlinkFirmwareVersion>,
     /// OUT - Number of valid firmware entries
     pub num_valid_entries: u32,
 }
-impl NvlinkFirmwareInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkFirmwareInfo_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvlinkFirmwareInfo_t::default();
-        for (d, s) in r.firmwareVersion.iter_mut().zip(self.firmware_version.iter()) {
-            *d = (*s).to_raw();
-        }
-        r.numValidEntries = self.num_valid_entries;
-        r
-    }
-}
-impl From<&sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
-    fn from(r: &sys::nvmlNvlinkFirmwareInfo_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
+    fn from_raw(r: &sys::nvmlNvlinkFirmwareInfo_t) -> Self {
+        #[allow(clippy::needless_update)]
         NvlinkFirmwareInfo {
             firmware_version: r
                 .firmwareVersion
                 .iter()
-                .map(|x| NvlinkFirmwareVersion::from(&(*x)))
+                .map(|x| <NvlinkFirmwareVersion as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
             num_valid_entries: r.numValidEntries,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
+    fn to_raw(&self) -> sys::nvmlNvlinkFirmwareInfo_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvlinkFirmwareInfo_t::default();
+        for (d, s) in r.firmwareVersion.iter_mut().zip(self.firmware_version.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r.numValidEntries = self.num_valid_entries;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -329,17 +300,30 @@ impl serde::Serialize for NvlinkFirmwareInfo {
 /// Struct to represent NVLINK firmware Semantic versioning and ucode type
 ///
 /// The safe form of `nvmlNvlinkFirmwareVersion_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkFirmwareVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkFirmwareVersion {
     pub ucode_type: u8,
     pub major: u32,
     pub minor: u32,
     pub sub_minor: u32,
 }
-impl NvlinkFirmwareVersion {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkFirmwareVersion_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
+    fn from_raw(r: &sys::nvmlNvlinkFirmwareVersion_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkFirmwareVersion {
+            ucode_type: r.ucodeType,
+            major: r.major,
+            minor: r.minor,
+            sub_minor: r.subMinor,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
+    fn to_raw(&self) -> sys::nvmlNvlinkFirmwareVersion_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkFirmwareVersion_t::default();
         r.ucodeType = self.ucode_type;
@@ -347,16 +331,6 @@ impl NvlinkFirmwareVersion {
         r.minor = self.minor;
         r.subMinor = self.sub_minor;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
-    fn from(r: &sys::nvmlNvlinkFirmwareVersion_t) -> Self {
-        NvlinkFirmwareVersion {
-            ucode_type: r.ucodeType,
-            major: r.major,
-            minor: r.minor,
-            sub_minor: r.subMinor,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -374,32 +348,33 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 }
 ///
 /// The safe form of `nvmlNvlinkGetBwMode_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkGetBwMode_t")]
 #[doc(alias = "nvmlNvlinkGetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkGetBwMode {
-    pub b_is_best: u32,
+    pub b_is_best: bool,
     pub bw_mode: u8,
 }
-impl NvlinkGetBwMode {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvlinkGetBwMode_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
+    fn from_raw(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkGetBwMode {
+            b_is_best: r.bIsBest != 0,
+            bw_mode: r.bwMode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
+    fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkGetBwMode_v1 as _;
-        r.bIsBest = self.b_is_best;
+        r.bIsBest = self.b_is_best as _;
         r.bwMode = self.bw_mode;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
-    fn from(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
-        NvlinkGetBwMode {
-            b_is_best: r.bIsBest,
-            bw_mode: r.bwMode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -416,8 +391,10 @@ impl serde::Serialize for NvlinkGetBwMode {
 /// Structure for NVLink remap table information.
 ///
 /// The safe form of `nvmlNvlinkGetRemapTableInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkGetRemapTableInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkGetRemapTableInfo {
     /// ALID of the GPU
     pub alid: u32,
@@ -428,9 +405,22 @@ pub struct NvlinkGetRemapTableInfo {
     /// Number of entries in the remap tables
     pub remap_tab_size: u32,
 }
-impl NvlinkGetRemapTableInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
+for NvlinkGetRemapTableInfo {
+    fn from_raw(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkGetRemapTableInfo {
+            alid: r.alid,
+            fla_remap_tab_addr: r.flaRemapTabAddr.iter().map(|x| (*x)).collect(),
+            gpa_remap_tab_addr: r.gpaRemapTabAddr.iter().map(|x| (*x)).collect(),
+            remap_tab_size: r.remapTabSize,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
+for NvlinkGetRemapTableInfo {
+    fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetRemapTableInfo_v1_t::default();
         r.alid = self.alid;
@@ -442,16 +432,6 @@ impl NvlinkGetRemapTableInfo {
         }
         r.remapTabSize = self.remap_tab_size;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkGetRemapTableInfo_v1_t> for NvlinkGetRemapTableInfo {
-    fn from(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
-        NvlinkGetRemapTableInfo {
-            alid: r.alid,
-            fla_remap_tab_addr: r.flaRemapTabAddr.iter().map(|x| (*x)).collect(),
-            gpa_remap_tab_addr: r.gpaRemapTabAddr.iter().map(|x| (*x)).collect(),
-            remap_tab_size: r.remapTabSize,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -470,30 +450,33 @@ impl serde::Serialize for NvlinkGetRemapTableInfo {
 /// Structure for the NVLink remap table and MSE lock operation.
 ///
 /// The safe form of `nvmlNvlinkLockRemapTable_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkLockRemapTable_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkLockRemapTable {
     /// Whether the remap table of the GPU is locked
-    pub b_remap_table_locked: u8,
+    pub b_remap_table_locked: bool,
     /// Whether locking of the remap table is disabled
-    pub b_remap_table_lock_disabled: u8,
+    pub b_remap_table_lock_disabled: bool,
 }
-impl NvlinkLockRemapTable {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvlinkLockRemapTable_v1_t::default();
-        r.bRemapTableLocked = self.b_remap_table_locked;
-        r.bRemapTableLockDisabled = self.b_remap_table_lock_disabled;
-        r
+impl crate::raw::FromRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
+    fn from_raw(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkLockRemapTable {
+            b_remap_table_locked: r.bRemapTableLocked != 0,
+            b_remap_table_lock_disabled: r.bRemapTableLockDisabled != 0,
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
-    fn from(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
-        NvlinkLockRemapTable {
-            b_remap_table_locked: r.bRemapTableLocked,
-            b_remap_table_lock_disabled: r.bRemapTableLockDisabled,
-        }
+impl crate::raw::ToRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
+    fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvlinkLockRemapTable_v1_t::default();
+        r.bRemapTableLocked = self.b_remap_table_locked as _;
+        r.bRemapTableLockDisabled = self.b_remap_table_lock_disabled as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -513,17 +496,28 @@ impl serde::Serialize for NvlinkLockRemapTable {
 /// Structure for NVLink NVLE private (opaque) information.
 ///
 /// The safe form of `nvmlNvlinkNvlePrivateInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkNvlePrivateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkNvlePrivateInfo {
     /// Buffer that receives the opaque private info blob
     pub data: Vec<u8>,
     /// Number of valid bytes written to `data` on output
     pub size: u32,
 }
-impl NvlinkNvlePrivateInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
+    fn from_raw(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkNvlePrivateInfo {
+            data: r.data.iter().map(|x| (*x)).collect(),
+            size: r.size,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
+    fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkNvlePrivateInfo_v1_t::default();
         for (d, s) in r.data.iter_mut().zip(self.data.iter()) {
@@ -531,14 +525,6 @@ impl NvlinkNvlePrivateInfo {
         }
         r.size = self.size;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
-    fn from(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
-        NvlinkNvlePrivateInfo {
-            data: r.data.iter().map(|x| (*x)).collect(),
-            size: r.size,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -559,34 +545,37 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
 /// from `nvmlDeviceGetGpuFabricInfoV`() is needed to check if the setting was applied.
 ///
 /// The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetBwModeAsync_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetBwModeAsync {
     /// \[in\]  - Set to the best available Bandwidth mode
-    pub b_set_best: u32,
+    pub b_set_best: bool,
     /// \[in\]  - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
     pub bw_mode: u32,
     /// \[out\] - Time in ms to poll to validate bandwidth setting.
     pub async_poll_timeout_ms: u32,
 }
-impl NvlinkSetBwModeAsync {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
+    fn from_raw(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetBwModeAsync {
+            b_set_best: r.bSetBest != 0,
+            bw_mode: r.bwMode,
+            async_poll_timeout_ms: r.asyncPollTimeoutMs,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwModeAsync_v1_t::default();
-        r.bSetBest = self.b_set_best;
+        r.bSetBest = self.b_set_best as _;
         r.bwMode = self.bw_mode;
         r.asyncPollTimeoutMs = self.async_poll_timeout_ms;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
-    fn from(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
-        NvlinkSetBwModeAsync {
-            b_set_best: r.bSetBest,
-            bw_mode: r.bwMode,
-            async_poll_timeout_ms: r.asyncPollTimeoutMs,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -603,32 +592,33 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
 }
 ///
 /// The safe form of `nvmlNvlinkSetBwMode_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetBwMode_t")]
 #[doc(alias = "nvmlNvlinkSetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetBwMode {
-    pub b_set_best: u32,
+    pub b_set_best: bool,
     pub bw_mode: u8,
 }
-impl NvlinkSetBwMode {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvlinkSetBwMode_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
+    fn from_raw(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetBwMode {
+            b_set_best: r.bSetBest != 0,
+            bw_mode: r.bwMode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkSetBwMode_v1 as _;
-        r.bSetBest = self.b_set_best;
+        r.bSetBest = self.b_set_best as _;
         r.bwMode = self.bw_mode;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
-    fn from(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
-        NvlinkSetBwMode {
-            b_set_best: r.bSetBest,
-            bw_mode: r.bwMode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -645,26 +635,29 @@ impl serde::Serialize for NvlinkSetBwMode {
 /// Structure for the NVLink NVLE ready state.
 ///
 /// The safe form of `nvmlNvlinkSetNvleReady_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetNvleReady_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetNvleReady {
     /// Whether NVLE is ready on the GPU
-    pub b_nvle_ready: u8,
+    pub b_nvle_ready: bool,
 }
-impl NvlinkSetNvleReady {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvlinkSetNvleReady_v1_t::default();
-        r.bNvleReady = self.b_nvle_ready;
-        r
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
+    fn from_raw(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetNvleReady {
+            b_nvle_ready: r.bNvleReady != 0,
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
-    fn from(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
-        NvlinkSetNvleReady {
-            b_nvle_ready: r.bNvleReady,
-        }
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvlinkSetNvleReady_v1_t::default();
+        r.bNvleReady = self.b_nvle_ready as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -680,8 +673,10 @@ impl serde::Serialize for NvlinkSetNvleReady {
 /// Structure for NVLink NVLE encryption key setup.
 ///
 /// The safe form of `nvmlNvlinkSetupNvleEncryptionKey_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetupNvleEncryptionKey_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetupNvleEncryptionKey {
     /// Key secret from which keyMgr will derive the key
     pub nvle_key: Vec<u8>,
@@ -694,9 +689,27 @@ pub struct NvlinkSetupNvleEncryptionKey {
     /// NVLE private info of the remote GPU
     pub remote_gpu_nvle_private_info: NvlinkNvlePrivateInfo,
 }
-impl NvlinkSetupNvleEncryptionKey {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
+for NvlinkSetupNvleEncryptionKey {
+    fn from_raw(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetupNvleEncryptionKey {
+            nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
+            local_gpu_alid: r.localGpuAlid,
+            remote_gpu_alid: r.remoteGpuAlid,
+            local_gpu_nvle_private_info: <NvlinkNvlePrivateInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.localGpuNvlePrivateInfo),
+            remote_gpu_nvle_private_info: <NvlinkNvlePrivateInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.remoteGpuNvlePrivateInfo),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
+for NvlinkSetupNvleEncryptionKey {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t::default();
         for (d, s) in r.nvleKey.iter_mut().zip(self.nvle_key.iter()) {
@@ -704,24 +717,13 @@ impl NvlinkSetupNvleEncryptionKey {
         }
         r.localGpuAlid = self.local_gpu_alid;
         r.remoteGpuAlid = self.remote_gpu_alid;
-        r.localGpuNvlePrivateInfo = self.local_gpu_nvle_private_info.to_raw();
-        r.remoteGpuNvlePrivateInfo = self.remote_gpu_nvle_private_info.to_raw();
+        r.localGpuNvlePrivateInfo = crate::raw::ToRaw::to_raw(
+            &self.local_gpu_nvle_private_info,
+        );
+        r.remoteGpuNvlePrivateInfo = crate::raw::ToRaw::to_raw(
+            &self.remote_gpu_nvle_private_info,
+        );
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t> for NvlinkSetupNvleEncryptionKey {
-    fn from(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
-        NvlinkSetupNvleEncryptionKey {
-            nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
-            local_gpu_alid: r.localGpuAlid,
-            remote_gpu_alid: r.remoteGpuAlid,
-            local_gpu_nvle_private_info: NvlinkNvlePrivateInfo::from(
-                &r.localGpuNvlePrivateInfo,
-            ),
-            remote_gpu_nvle_private_info: NvlinkNvlePrivateInfo::from(
-                &r.remoteGpuNvlePrivateInfo,
-            ),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -746,18 +748,28 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
 }
 ///
 /// The safe form of `nvmlNvlinkSupportedBwModes_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSupportedBwModes_t")]
 #[doc(alias = "nvmlNvlinkSupportedBwModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSupportedBwModes {
     pub bw_modes: Vec<u8>,
     pub total_bw_modes: u8,
 }
-impl NvlinkSupportedBwModes {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvlinkSupportedBwModes_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSupportedBwModes_v1_t>
+for NvlinkSupportedBwModes {
+    fn from_raw(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSupportedBwModes {
+            bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
+            total_bw_modes: r.totalBwModes,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
+    fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSupportedBwModes_v1_t::default();
         r.version = sys::nvmlNvlinkSupportedBwModes_v1 as _;
@@ -766,14 +778,6 @@ impl NvlinkSupportedBwModes {
         }
         r.totalBwModes = self.total_bw_modes;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
-    fn from(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
-        NvlinkSupportedBwModes {
-            bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
-            total_bw_modes: r.totalBwModes,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -788,7 +792,8 @@ impl serde::Serialize for NvlinkSupportedBwModes {
     }
 }
 /// What `nvmlDeviceGetNvLinkUtilizationCounter` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvLinkUtilizationCounter {
     /// Receive counter return value
     pub rxcounter: u64,
@@ -879,10 +884,10 @@ impl<'n> Device<'n> {
         &self,
         link: u32,
         counter: u32,
-        freeze: EnableState,
+        freeze: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceFreezeNvLinkUtilizationCounter()?;
-        ffi::check(call!(sym(self.raw, link, counter, freeze.0)))?;
+        ffi::check(call!(sym(self.raw, link, counter, freeze as _)))?;
         Ok(())
     }
     /// Lock the NVLink remap table to prevent MSE from making further updates.
@@ -910,9 +915,18 @@ impl<'n> Device<'n> {
         remap_table_lock_info: &NvlinkLockRemapTable,
     ) -> Result<NvlinkLockRemapTable, Error> {
         let sym = self.nvml.lib().nvmlDeviceLockNvlinkRemapTable_v1()?;
-        let mut c_remap_table_lock_info = (*remap_table_lock_info).to_raw();
+        let mut c_remap_table_lock_info = {
+            let r: sys::nvmlNvlinkLockRemapTable_v1_t = crate::raw::ToRaw::to_raw(
+                &(*remap_table_lock_info),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_remap_table_lock_info)))?;
-        Ok(NvlinkLockRemapTable::from(&c_remap_table_lock_info))
+        Ok(
+            <NvlinkLockRemapTable as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_remap_table_lock_info),
+        )
     }
     /// Retrieves the requested capability from the device's NvLink for the link specified
     /// Please refer to the `nvmlNvLinkCapability_t` structure for the specific caps that can be queried
@@ -1005,7 +1019,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<NvLinkInfo, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v3_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                Ok(NvLinkInfo::from(&c_info))
+                Ok(<NvLinkInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1019,14 +1033,7 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     };
                     ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                    Ok({
-                        let o: NvLinkInfoV2 = NvLinkInfoV2::from(&c_info);
-                        NvLinkInfo {
-                            is_nvle_enabled: o.is_nvle_enabled.clone(),
-                            firmware_info: o.firmware_info.clone(),
-                            ..Default::default()
-                        }
-                    })
+                    Ok(<NvLinkInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
                 })();
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
@@ -1041,13 +1048,7 @@ impl<'n> Device<'n> {
                         .cast())
                     ),
                 )?;
-                Ok({
-                    let o: NvLinkInfoV1 = NvLinkInfoV1::from(&c_info);
-                    NvLinkInfo {
-                        is_nvle_enabled: o.is_nvle_enabled.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(<NvLinkInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1116,7 +1117,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1126,7 +1127,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1155,11 +1156,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkState")]
     #[inline]
-    pub fn nv_link_state(&self, link: u32) -> Result<EnableState, Error> {
+    pub fn nv_link_state(&self, link: u32) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkState()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_is_active)))?;
-        Ok(EnableState(c_is_active))
+        Ok(c_is_active != 0)
     }
     /// **Deprecated:** Getting utilization counter control is no longer supported.
     ///
@@ -1195,7 +1196,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationControl()?;
         let mut c_control: sys::nvmlNvLinkUtilizationControl_st = Default::default();
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
-        Ok(NvLinkUtilizationControl::from(&c_control))
+        Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
     }
     /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
@@ -1290,7 +1291,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_get_bw_mode)))?;
-        Ok(NvlinkGetBwMode::from(&c_get_bw_mode))
+        Ok(<NvlinkGetBwMode as crate::raw::FromRaw<_>>::from_raw(&c_get_bw_mode))
     }
     /// Get NVLink NVLE private (opaque) information.
     ///
@@ -1314,7 +1315,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
         let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_private_info)))?;
-        Ok(NvlinkNvlePrivateInfo::from(&c_private_info))
+        Ok(<NvlinkNvlePrivateInfo as crate::raw::FromRaw<_>>::from_raw(&c_private_info))
     }
     /// Get the NVLink remap table information.
     ///
@@ -1337,7 +1338,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetNvlinkRemapTableInfo_v1()?;
         let mut c_remap_table_info: sys::nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_remap_table_info)))?;
-        Ok(NvlinkGetRemapTableInfo::from(&c_remap_table_info))
+        Ok(
+            <NvlinkGetRemapTableInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_remap_table_info),
+        )
     }
     /// Get the supported NvLink Reduced Bandwidth Modes of the device
     ///
@@ -1362,7 +1367,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_supported_bw_mode)))?;
-        Ok(NvlinkSupportedBwModes::from(&c_supported_bw_mode))
+        Ok(
+            <NvlinkSupportedBwModes as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_supported_bw_mode),
+        )
     }
     /// Resets all error counters to zero
     /// Please refer to `nvmlNvLinkErrorCounter_t` for the list of error counters that are reset
@@ -1446,7 +1455,10 @@ impl<'n> Device<'n> {
         info: &NvLinkPowerThres,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvLinkDeviceLowPowerThreshold()?;
-        let mut c_info = (*info).to_raw();
+        let mut c_info = {
+            let r: sys::nvmlNvLinkPowerThres_st = crate::raw::ToRaw::to_raw(&(*info));
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(())
     }
@@ -1482,11 +1494,16 @@ impl<'n> Device<'n> {
         link: u32,
         counter: u32,
         control: &NvLinkUtilizationControl,
-        reset: u32,
+        reset: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvLinkUtilizationControl()?;
-        let mut c_control = (*control).to_raw();
-        ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset)))?;
+        let mut c_control = {
+            let r: sys::nvmlNvLinkUtilizationControl_st = crate::raw::ToRaw::to_raw(
+                &(*control),
+            );
+            r
+        };
+        ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset as _)))?;
         Ok(())
     }
     /// Set the NvLink Reduced Bandwidth Mode for the device
@@ -1513,9 +1530,11 @@ impl<'n> Device<'n> {
         set_bw_mode: &NvlinkSetBwMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwMode()?;
-        let mut c_set_bw_mode = sys::nvmlNvlinkSetBwMode_v1_t {
-            version: sys::nvmlNvlinkSetBwMode_v1 as _,
-            ..(*set_bw_mode).to_raw()
+        let mut c_set_bw_mode = {
+            let r: sys::nvmlNvlinkSetBwMode_v1_t = crate::raw::ToRaw::to_raw(
+                &(*set_bw_mode),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_set_bw_mode)))?;
         Ok(())
@@ -1546,18 +1565,27 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_nvlink_bw_mode_async(
         &self,
-        b_set_best: u32,
+        b_set_best: bool,
         bw_mode: u32,
     ) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwModeAsync_v1()?;
-        let mut c_set_bw_mode_async = NvlinkSetBwModeAsync {
-            b_set_best: b_set_best,
-            bw_mode: bw_mode,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_set_bw_mode_async = {
+            let r: sys::nvmlNvlinkSetBwModeAsync_v1_t = crate::raw::ToRaw::to_raw(
+                &NvlinkSetBwModeAsync {
+                    b_set_best: b_set_best,
+                    bw_mode: bw_mode,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_set_bw_mode_async)))?;
-        Ok(NvlinkSetBwModeAsync::from(&c_set_bw_mode_async).async_poll_timeout_ms)
+        Ok(
+            <NvlinkSetBwModeAsync as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_set_bw_mode_async)
+                .async_poll_timeout_ms,
+        )
     }
     /// Set the NVLink NVLE ready state.
     ///
@@ -1583,7 +1611,12 @@ impl<'n> Device<'n> {
         set_nvle_ready: &NvlinkSetNvleReady,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkNvleReady_v1()?;
-        let mut c_set_nvle_ready = (*set_nvle_ready).to_raw();
+        let mut c_set_nvle_ready = {
+            let r: sys::nvmlNvlinkSetNvleReady_v1_t = crate::raw::ToRaw::to_raw(
+                &(*set_nvle_ready),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_set_nvle_ready)))?;
         Ok(())
     }
@@ -1611,7 +1644,12 @@ impl<'n> Device<'n> {
         encryption_key: &NvlinkSetupNvleEncryptionKey,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetupNvlinkNvleEncryptionKey_v1()?;
-        let mut c_encryption_key = (*encryption_key).to_raw();
+        let mut c_encryption_key = {
+            let r: sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t = crate::raw::ToRaw::to_raw(
+                &(*encryption_key),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_encryption_key)))?;
         Ok(())
     }

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlPowerProfileOperation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileOperation(pub sys::nvmlPowerProfileOperation_t);
+pub struct PowerProfileOperation(pub u32);
 impl PowerProfileOperation {
     /// Remove the requested profiles from the existing list of requested profiles
     ///
@@ -102,7 +102,7 @@ open_newtype!(PowerProfileOperation(u32), signed);
 #[doc(alias = "nvmlPowerProfileType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileType(pub sys::nvmlPowerProfileType_t);
+pub struct PowerProfileType(pub u32);
 impl PowerProfileType {
     ///
     ///`NVML_POWER_PROFILE_MAX_P`
@@ -267,9 +267,11 @@ open_newtype!(PowerProfileType(u32), signed);
 /// Current Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileCurrentProfiles {
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
@@ -278,28 +280,36 @@ pub struct WorkloadPowerProfileCurrentProfiles {
     /// Mask of currently enforced performance profiles post all arbitrations among the requested profiles.
     pub enforced_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileCurrentProfiles {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
+for WorkloadPowerProfileCurrentProfiles {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileCurrentProfiles {
+            perf_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.perfProfilesMask),
+            requested_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.requestedProfilesMask),
+            enforced_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.enforcedProfilesMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
+for WorkloadPowerProfileCurrentProfiles {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as _;
-        r.perfProfilesMask = self.perf_profiles_mask.to_raw();
-        r.requestedProfilesMask = self.requested_profiles_mask.to_raw();
-        r.enforcedProfilesMask = self.enforced_profiles_mask.to_raw();
+        r.perfProfilesMask = crate::raw::ToRaw::to_raw(&self.perf_profiles_mask);
+        r.requestedProfilesMask = crate::raw::ToRaw::to_raw(
+            &self.requested_profiles_mask,
+        );
+        r.enforcedProfilesMask = crate::raw::ToRaw::to_raw(&self.enforced_profiles_mask);
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
-for WorkloadPowerProfileCurrentProfiles {
-    fn from(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
-        WorkloadPowerProfileCurrentProfiles {
-            perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
-            requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
-            enforced_profiles_mask: Mask255::from(&r.enforcedProfilesMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -318,9 +328,11 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
 /// Profile Metadata
 ///
 /// The safe form of `nvmlWorkloadPowerProfileInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileInfo {
     /// Performance Profile Id to provide semantic name such as compute, Memory, Max-Q...
     pub profile_id: u32,
@@ -329,27 +341,30 @@ pub struct WorkloadPowerProfileInfo {
     /// Mask of conflicting performance profiles
     pub conflicting_mask: Mask255,
 }
-impl WorkloadPowerProfileInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileInfo_v1_t>
+for WorkloadPowerProfileInfo {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileInfo {
+            profile_id: r.profileId,
+            priority: r.priority,
+            conflicting_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.conflictingMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileInfo_v1_t>
+for WorkloadPowerProfileInfo {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileInfo_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileInfo_v1 as _;
         r.profileId = self.profile_id;
         r.priority = self.priority;
-        r.conflictingMask = self.conflicting_mask.to_raw();
+        r.conflictingMask = crate::raw::ToRaw::to_raw(&self.conflicting_mask);
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileInfo_v1_t> for WorkloadPowerProfileInfo {
-    fn from(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
-        WorkloadPowerProfileInfo {
-            profile_id: r.profileId,
-            priority: r.priority,
-            conflicting_mask: Mask255::from(&r.conflictingMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -367,41 +382,47 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
 /// Profiles Info
 ///
 /// The safe form of `nvmlWorkloadPowerProfileProfilesInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileProfilesInfo {
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
     /// Array of performance profile info parameters
     pub perf_profile: Vec<WorkloadPowerProfileInfo>,
 }
-impl WorkloadPowerProfileProfilesInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t::default();
-        r.version = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
-        r.perfProfilesMask = self.perf_profiles_mask.to_raw();
-        for (d, s) in r.perfProfile.iter_mut().zip(self.perf_profile.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
 for WorkloadPowerProfileProfilesInfo {
-    fn from(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
         WorkloadPowerProfileProfilesInfo {
-            perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
+            perf_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.perfProfilesMask),
             perf_profile: r
                 .perfProfile
                 .iter()
-                .map(|x| WorkloadPowerProfileInfo::from(&(*x)))
+                .map(|x| <WorkloadPowerProfileInfo as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
+for WorkloadPowerProfileProfilesInfo {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t::default();
+        r.version = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
+        r.perfProfilesMask = crate::raw::ToRaw::to_raw(&self.perf_profiles_mask);
+        for (d, s) in r.perfProfile.iter_mut().zip(self.perf_profile.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -418,31 +439,37 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
 /// Requested Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileRequestedProfiles {
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub requested_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileRequestedProfiles {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
+for WorkloadPowerProfileRequestedProfiles {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileRequestedProfiles {
+            requested_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.requestedProfilesMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
+for WorkloadPowerProfileRequestedProfiles {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _;
-        r.requestedProfilesMask = self.requested_profiles_mask.to_raw();
+        r.requestedProfilesMask = crate::raw::ToRaw::to_raw(
+            &self.requested_profiles_mask,
+        );
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
-for WorkloadPowerProfileRequestedProfiles {
-    fn from(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
-        WorkloadPowerProfileRequestedProfiles {
-            requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -459,31 +486,37 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
 /// Update Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileUpdateProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileUpdateProfiles {
     /// Operation to perform
     pub operation: PowerProfileOperation,
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub update_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileUpdateProfiles {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
+for WorkloadPowerProfileUpdateProfiles {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileUpdateProfiles {
+            operation: PowerProfileOperation(r.operation),
+            update_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.updateProfilesMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
+for WorkloadPowerProfileUpdateProfiles {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t::default();
         r.operation = self.operation.0;
-        r.updateProfilesMask = self.update_profiles_mask.to_raw();
+        r.updateProfilesMask = crate::raw::ToRaw::to_raw(&self.update_profiles_mask);
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
-for WorkloadPowerProfileUpdateProfiles {
-    fn from(r: &sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t) -> Self {
-        WorkloadPowerProfileUpdateProfiles {
-            operation: PowerProfileOperation(r.operation),
-            update_profiles_mask: Mask255::from(&r.updateProfilesMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -538,9 +571,11 @@ impl<'n> Device<'n> {
             .nvml
             .lib()
             .nvmlDeviceWorkloadPowerProfileClearRequestedProfiles()?;
-        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-            version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..(*requested_profiles).to_raw()
+        let mut c_requested_profiles = {
+            let r: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = crate::raw::ToRaw::to_raw(
+                &(*requested_profiles),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
         Ok(())
@@ -578,7 +613,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_current_profiles)))?;
-        Ok(WorkloadPowerProfileCurrentProfiles::from(&c_current_profiles))
+        Ok(
+            <WorkloadPowerProfileCurrentProfiles as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_current_profiles),
+        )
     }
     /// Get Performance Profiles Information
     ///
@@ -616,7 +655,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_profiles_info)))?;
-        Ok(WorkloadPowerProfileProfilesInfo::from(&c_profiles_info))
+        Ok(
+            <WorkloadPowerProfileProfilesInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_profiles_info),
+        )
     }
     /// **Deprecated:** Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead
     /// Set Requested Performance Profiles
@@ -654,9 +697,11 @@ impl<'n> Device<'n> {
         requested_profiles: &WorkloadPowerProfileRequestedProfiles,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileSetRequestedProfiles()?;
-        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-            version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..(*requested_profiles).to_raw()
+        let mut c_requested_profiles = {
+            let r: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = crate::raw::ToRaw::to_raw(
+                &(*requested_profiles),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
         Ok(())
@@ -692,7 +737,12 @@ impl<'n> Device<'n> {
         update_profiles: &WorkloadPowerProfileUpdateProfiles,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1()?;
-        let mut c_update_profiles = (*update_profiles).to_raw();
+        let mut c_update_profiles = {
+            let r: sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t = crate::raw::ToRaw::to_raw(
+                &(*update_profiles),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_update_profiles)))?;
         Ok(())
     }

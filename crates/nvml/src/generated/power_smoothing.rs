@@ -53,9 +53,11 @@ use super::*;
 /// Power Smoothing Structure for Profile information
 ///
 /// The safe form of `nvmlPowerSmoothingProfile_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPowerSmoothingProfile_t")]
 #[doc(alias = "nvmlPowerSmoothingProfile_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerSmoothingProfile {
     /// The requested profile ID
     pub profile_id: u32,
@@ -64,11 +66,19 @@ pub struct PowerSmoothingProfile {
     /// The requested value for the given parameter
     pub value: f64,
 }
-impl PowerSmoothingProfile {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPowerSmoothingProfile_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPowerSmoothingProfile_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
+    fn from_raw(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PowerSmoothingProfile {
+            profile_id: r.profileId,
+            param_id: r.paramId,
+            value: r.value,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
+    fn to_raw(&self) -> sys::nvmlPowerSmoothingProfile_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingProfile_v1_t::default();
         r.version = sys::nvmlPowerSmoothingProfile_v1 as _;
@@ -76,15 +86,6 @@ impl PowerSmoothingProfile {
         r.paramId = self.param_id;
         r.value = self.value;
         r
-    }
-}
-impl From<&sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
-    fn from(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
-        PowerSmoothingProfile {
-            profile_id: r.profileId,
-            param_id: r.paramId,
-            value: r.value,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -102,30 +103,31 @@ impl serde::Serialize for PowerSmoothingProfile {
 /// Power Smoothing Structure for Feature Enablement
 ///
 /// The safe form of `nvmlPowerSmoothingState_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPowerSmoothingState_t")]
 #[doc(alias = "nvmlPowerSmoothingState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerSmoothingState {
     /// 0/Disabled or 1/Enabled
-    pub state: EnableState,
+    pub state: bool,
 }
-impl PowerSmoothingState {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPowerSmoothingState_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPowerSmoothingState_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
+    fn from_raw(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PowerSmoothingState {
+            state: r.state != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
+    fn to_raw(&self) -> sys::nvmlPowerSmoothingState_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingState_v1_t::default();
         r.version = sys::nvmlPowerSmoothingState_v1 as _;
-        r.state = self.state.0;
+        r.state = self.state as _;
         r
-    }
-}
-impl From<&sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
-    fn from(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
-        PowerSmoothingState {
-            state: EnableState(r.state),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -165,9 +167,11 @@ impl<'n> Device<'n> {
         profile: &PowerSmoothingProfile,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingActivatePresetProfile()?;
-        let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
-            version: sys::nvmlPowerSmoothingProfile_v1 as _,
-            ..(*profile).to_raw()
+        let mut c_profile = {
+            let r: sys::nvmlPowerSmoothingProfile_v1_t = crate::raw::ToRaw::to_raw(
+                &(*profile),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_profile)))?;
         Ok(())
@@ -198,9 +202,11 @@ impl<'n> Device<'n> {
         state: &PowerSmoothingState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingSetState()?;
-        let mut c_state = sys::nvmlPowerSmoothingState_v1_t {
-            version: sys::nvmlPowerSmoothingState_v1 as _,
-            ..(*state).to_raw()
+        let mut c_state = {
+            let r: sys::nvmlPowerSmoothingState_v1_t = crate::raw::ToRaw::to_raw(
+                &(*state),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
         Ok(())
@@ -238,9 +244,11 @@ impl<'n> Device<'n> {
         profile: &PowerSmoothingProfile,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingUpdatePresetProfileParam()?;
-        let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
-            version: sys::nvmlPowerSmoothingProfile_v1 as _,
-            ..(*profile).to_raw()
+        let mut c_profile = {
+            let r: sys::nvmlPowerSmoothingProfile_v1_t = crate::raw::ToRaw::to_raw(
+                &(*profile),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_profile)))?;
         Ok(())

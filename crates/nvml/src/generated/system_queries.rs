@@ -53,30 +53,32 @@ use super::*;
 /// Structure to store Driver branch information
 ///
 /// The safe form of `nvmlSystemDriverBranchInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemDriverBranchInfo_t")]
 #[doc(alias = "nvmlSystemDriverBranchInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemDriverBranchInfo {
     /// driver branch
     pub branch: String,
 }
-impl SystemDriverBranchInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemDriverBranchInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemDriverBranchInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemDriverBranchInfo_v1_t>
+for SystemDriverBranchInfo {
+    fn from_raw(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemDriverBranchInfo {
+            branch: ffi::string_from(&r.branch),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
+    fn to_raw(&self) -> sys::nvmlSystemDriverBranchInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemDriverBranchInfo_v1_t::default();
         r.version = sys::nvmlSystemDriverBranchInfo_v1 as _;
         ffi::set_string(&mut r.branch, &self.branch);
         r
-    }
-}
-impl From<&sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
-    fn from(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
-        SystemDriverBranchInfo {
-            branch: ffi::string_from(&r.branch),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -198,7 +200,7 @@ impl Nvml {
             c_hwbc_entries
                 .iter()
                 .take(n)
-                .map(|e| HwbcEntry::from(&(*e)))
+                .map(|e| <HwbcEntry as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }

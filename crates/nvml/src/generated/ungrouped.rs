@@ -53,30 +53,31 @@ use super::*;
 /// Device capabilities
 ///
 /// The safe form of `nvmlDeviceCapabilities_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDeviceCapabilities_t")]
 #[doc(alias = "nvmlDeviceCapabilities_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceCapabilities {
     /// OUT: Bit mask of capabilities.
     pub cap_mask: u32,
 }
-impl DeviceCapabilities {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlDeviceCapabilities_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDeviceCapabilities_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
+    fn from_raw(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DeviceCapabilities {
+            cap_mask: r.capMask,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
+    fn to_raw(&self) -> sys::nvmlDeviceCapabilities_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCapabilities_v1_t::default();
         r.version = sys::nvmlDeviceCapabilities_v1 as _;
         r.capMask = self.cap_mask;
         r
-    }
-}
-impl From<&sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
-    fn from(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
-        DeviceCapabilities {
-            cap_mask: r.capMask,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -104,8 +105,10 @@ impl serde::Serialize for DeviceCapabilities {
 /// same underlying incident may generate both an NVML event-bit notification and a structured notification.
 ///
 /// The safe form of `nvmlEventSetWait_v3_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetWait_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetWait {
     /// \[in\] Maximum amount of time to wait, in milliseconds.
     pub timeout_ms: u32,
@@ -158,9 +161,41 @@ pub struct EventSetWait {
     /// \[out\] Zero-based index within the structured event group. 0 for NVML event-bit events.
     pub group_index: u8,
 }
-impl EventSetWait {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventSetWait_v3_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
+    fn from_raw(r: &sys::nvmlEventSetWait_v3_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetWait {
+            timeout_ms: r.timeoutMs,
+            data_type: r.dataType,
+            uuid: ffi::string_from(&r.uuid),
+            source_module: ffi::string_from(&r.sourceModule),
+            event_type: r.eventType,
+            event_data: r.eventData,
+            group_cursor: r.groupCursor,
+            instance_id: r.instanceId,
+            timestamp_usec: r.timestampUsec,
+            trace_id: r.traceId,
+            gpu_instance_id: r.gpuInstanceId,
+            compute_instance_id: r.computeInstanceId,
+            severity: r.severity,
+            category_id: r.categoryId,
+            module_event_code: r.moduleEventCode,
+            scope: r.scope,
+            originator: r.originator,
+            module_instance: r.moduleInstance,
+            chiplet_id: r.chipletId,
+            log_level: r.logLevel,
+            attributes: r.attributes,
+            group_cper_size: r.groupCperSize,
+            group_attributes: r.groupAttributes,
+            group_size: r.groupSize,
+            group_index: r.groupIndex,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
+    fn to_raw(&self) -> sys::nvmlEventSetWait_v3_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetWait_v3_t::default();
         r.timeoutMs = self.timeout_ms;
@@ -189,37 +224,6 @@ impl EventSetWait {
         r.groupSize = self.group_size;
         r.groupIndex = self.group_index;
         r
-    }
-}
-impl From<&sys::nvmlEventSetWait_v3_t> for EventSetWait {
-    fn from(r: &sys::nvmlEventSetWait_v3_t) -> Self {
-        EventSetWait {
-            timeout_ms: r.timeoutMs,
-            data_type: r.dataType,
-            uuid: ffi::string_from(&r.uuid),
-            source_module: ffi::string_from(&r.sourceModule),
-            event_type: r.eventType,
-            event_data: r.eventData,
-            group_cursor: r.groupCursor,
-            instance_id: r.instanceId,
-            timestamp_usec: r.timestampUsec,
-            trace_id: r.traceId,
-            gpu_instance_id: r.gpuInstanceId,
-            compute_instance_id: r.computeInstanceId,
-            severity: r.severity,
-            category_id: r.categoryId,
-            module_event_code: r.moduleEventCode,
-            scope: r.scope,
-            originator: r.originator,
-            module_instance: r.moduleInstance,
-            chiplet_id: r.chipletId,
-            log_level: r.logLevel,
-            attributes: r.attributes,
-            group_cper_size: r.groupCperSize,
-            group_attributes: r.groupAttributes,
-            group_size: r.groupSize,
-            group_index: r.groupIndex,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -263,9 +267,11 @@ impl serde::Serialize for EventSetWait {
 /// register new device-wide events with log-level and severity filters disabled.
 ///
 /// The safe form of `nvmlGpuOperationalEventConfig_v1_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_st")]
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuOperationalEventConfig {
     /// \[in\] Target GPU UUID string. Must be a NULL-terminated "GPU-..." UUID.
     pub uuid: String,
@@ -274,24 +280,27 @@ pub struct GpuOperationalEventConfig {
     /// \[in\] `nvmlOperationalEventSeverity_t` value for the minimum Operational Event severity threshold. `NVML_OPERATIONAL_EVENT_SEVERITY_ALL` means no filter.
     pub min_severity: u32,
 }
-impl GpuOperationalEventConfig {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuOperationalEventConfig_v1_st {
+impl crate::raw::FromRaw<sys::nvmlGpuOperationalEventConfig_v1_st>
+for GpuOperationalEventConfig {
+    fn from_raw(r: &sys::nvmlGpuOperationalEventConfig_v1_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuOperationalEventConfig {
+            uuid: ffi::string_from(&r.uuid),
+            min_log_level: r.minLogLevel,
+            min_severity: r.minSeverity,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuOperationalEventConfig_v1_st>
+for GpuOperationalEventConfig {
+    fn to_raw(&self) -> sys::nvmlGpuOperationalEventConfig_v1_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuOperationalEventConfig_v1_st::default();
         ffi::set_string(&mut r.uuid, &self.uuid);
         r.minLogLevel = self.min_log_level;
         r.minSeverity = self.min_severity;
         r
-    }
-}
-impl From<&sys::nvmlGpuOperationalEventConfig_v1_st> for GpuOperationalEventConfig {
-    fn from(r: &sys::nvmlGpuOperationalEventConfig_v1_st) -> Self {
-        GpuOperationalEventConfig {
-            uuid: ffi::string_from(&r.uuid),
-            min_log_level: r.minLogLevel,
-            min_severity: r.minSeverity,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -308,27 +317,30 @@ impl serde::Serialize for GpuOperationalEventConfig {
 }
 ///
 /// The safe form of `nvmlMask255_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlMask255_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Mask255 {
     pub mask: Vec<u32>,
 }
-impl Mask255 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlMask255_t {
+impl crate::raw::FromRaw<sys::nvmlMask255_t> for Mask255 {
+    fn from_raw(r: &sys::nvmlMask255_t) -> Self {
+        #[allow(clippy::needless_update)]
+        Mask255 {
+            mask: r.mask.iter().map(|x| (*x)).collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlMask255_t> for Mask255 {
+    fn to_raw(&self) -> sys::nvmlMask255_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlMask255_t::default();
         for (d, s) in r.mask.iter_mut().zip(self.mask.iter()) {
             *d = (*s);
         }
         r
-    }
-}
-impl From<&sys::nvmlMask255_t> for Mask255 {
-    fn from(r: &sys::nvmlMask255_t) -> Self {
-        Mask255 {
-            mask: r.mask.iter().map(|x| (*x)).collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -368,6 +380,6 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_caps)))?;
-        Ok(DeviceCapabilities::from(&c_caps))
+        Ok(<DeviceCapabilities as crate::raw::FromRaw<_>>::from_raw(&c_caps))
     }
 }

@@ -172,7 +172,7 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetFanSpeedInfo()?;
         let mut c_fan_speeds: sys::nvmlUnitFanSpeeds_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_fan_speeds)))?;
-        Ok(UnitFanSpeeds::from(&c_fan_speeds))
+        Ok(<UnitFanSpeeds as crate::raw::FromRaw<_>>::from_raw(&c_fan_speeds))
     }
     /// Retrieves the LED state associated with this unit.
     ///
@@ -199,7 +199,7 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetLedState()?;
         let mut c_state: sys::nvmlLedState_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
-        Ok(LedState::from(&c_state))
+        Ok(<LedState as crate::raw::FromRaw<_>>::from_raw(&c_state))
     }
     /// Retrieves the PSU stats for the unit.
     ///
@@ -224,7 +224,7 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetPsuInfo()?;
         let mut c_psu: sys::nvmlPSUInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_psu)))?;
-        Ok(PSUInfo::from(&c_psu))
+        Ok(<PSUInfo as crate::raw::FromRaw<_>>::from_raw(&c_psu))
     }
     /// Retrieves the temperature readings for the unit, in degrees C.
     ///
@@ -277,6 +277,6 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetUnitInfo()?;
         let mut c_info: sys::nvmlUnitInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(UnitInfo::from(&c_info))
+        Ok(<UnitInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
 }

@@ -120,7 +120,9 @@ impl<'n> Device<'n> {
             c_utilization_samples
                 .iter()
                 .take(n)
-                .map(|e| VgpuProcessUtilizationSample::from(&(*e)))
+                .map(|e| <VgpuProcessUtilizationSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -195,7 +197,7 @@ impl<'n> Device<'n> {
             c_utilization_samples
                 .iter()
                 .take(n)
-                .map(|e| VgpuInstanceUtilizationSample::from_raw(
+                .map(|e| VgpuInstanceUtilizationSample::from_raw_typed(
                     &(*e),
                     ValueType(c_sample_val_type as _),
                 ))
@@ -223,11 +225,11 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingMode")]
     #[inline]
-    pub fn accounting_mode(&self) -> Result<EnableState, Error> {
+    pub fn accounting_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Queries list of processes running on vGPU that can be queried for accounting stats. The list of processes
     /// returned can be in running or terminated state.
@@ -311,11 +313,11 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingStats")]
     #[inline]
-    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStatsV1, Error> {
+    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingStats()?;
         let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
         ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
-        Ok(AccountingStatsV1::from(&c_stats))
+        Ok(<AccountingStats as crate::raw::FromRaw<_>>::from_raw(&c_stats))
     }
     /// Clears accounting information of the vGPU instance that have already terminated.
     ///
@@ -371,7 +373,11 @@ impl<'n> VgpuInstance<'n> {
             match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
-                Ok(VgpuLicenseInfo::from(&c_license_info))
+                Ok(
+                    <VgpuLicenseInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_license_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -381,7 +387,11 @@ impl<'n> VgpuInstance<'n> {
             match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
-                Ok(VgpuLicenseInfo::from(&c_license_info))
+                Ok(
+                    <VgpuLicenseInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_license_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,

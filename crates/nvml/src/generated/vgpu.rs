@@ -51,7 +51,8 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlVgpuTypeGetDeviceID` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceId {
     /// Device ID and vendor ID of the device contained in single 32 bit value
     pub device_id: u64,
@@ -69,7 +70,8 @@ impl serde::Serialize for DeviceId {
     }
 }
 /// What `nvmlVgpuTypeGetResolution` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Resolution {
     /// Pointer to maximum number of pixels in X dimension
     pub xdim: u32,
@@ -87,7 +89,8 @@ impl serde::Serialize for Resolution {
     }
 }
 /// What `nvmlVgpuInstanceGetVmID` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VmId {
     /// Pointer to caller-supplied buffer to hold VM ID
     pub vm_id: String,
@@ -164,16 +167,20 @@ impl Nvml {
         vgpu_type_id: u32,
     ) -> Result<u32, Error> {
         let sym = self.lib().nvmlVgpuTypeGetMaxInstancesPerGpuInstance()?;
-        let mut c_p_max_instance = sys::nvmlVgpuTypeMaxInstance_v1_t {
-            version: sys::nvmlVgpuTypeMaxInstance_v1 as _,
-            ..VgpuTypeMaxInstance {
-                vgpu_type_id: vgpu_type_id,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_p_max_instance = {
+            let r: sys::nvmlVgpuTypeMaxInstance_v1_t = crate::raw::ToRaw::to_raw(
+                &VgpuTypeMaxInstance {
+                    vgpu_type_id: vgpu_type_id,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(& mut c_p_max_instance)))?;
-        Ok(VgpuTypeMaxInstance::from(&c_p_max_instance).max_instance_per_gi)
+        Ok(
+            <VgpuTypeMaxInstance as crate::raw::FromRaw<_>>::from_raw(&c_p_max_instance)
+                .max_instance_per_gi,
+        )
     }
 }
 impl<'n> Device<'n> {
@@ -307,7 +314,12 @@ impl<'n> Device<'n> {
         p_scheduler_state: &VgpuSchedulerState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        let mut c_p_scheduler_state = {
+            let r: sys::nvmlVgpuSchedulerState_v2_t = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler_state),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
@@ -420,13 +432,21 @@ impl<'n> Device<'n> {
         engine_id: u32,
     ) -> Result<VgpuSchedulerLogInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
-        let mut c_p_scheduler_log_info = VgpuSchedulerLogInfo {
-            engine_id: engine_id,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_p_scheduler_log_info = {
+            let r: sys::nvmlVgpuSchedulerLogInfo_v2_t = crate::raw::ToRaw::to_raw(
+                &VgpuSchedulerLogInfo {
+                    engine_id: engine_id,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-        Ok(VgpuSchedulerLogInfo::from(&c_p_scheduler_log_info))
+        Ok(
+            <VgpuSchedulerLogInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_scheduler_log_info),
+        )
     }
     /// Returns the vGPU scheduler state.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
@@ -452,13 +472,21 @@ impl<'n> Device<'n> {
         engine_id: u32,
     ) -> Result<VgpuSchedulerStateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state_info = VgpuSchedulerStateInfo {
-            engine_id: engine_id,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_p_scheduler_state_info = {
+            let r: sys::nvmlVgpuSchedulerStateInfo_v2_t = crate::raw::ToRaw::to_raw(
+                &VgpuSchedulerStateInfo {
+                    engine_id: engine_id,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-        Ok(VgpuSchedulerStateInfo::from(&c_p_scheduler_state_info))
+        Ok(
+            <VgpuSchedulerStateInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_scheduler_state_info),
+        )
     }
     /// Retrieve the maximum number of vGPU instances creatable on a device for given vGPU type
     ///
@@ -524,9 +552,11 @@ impl<'n> GpuInstance<'n> {
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuHeterogeneousMode()?;
-        let mut c_p_heterogeneous_mode = sys::nvmlVgpuHeterogeneousMode_v1_t {
-            version: sys::nvmlVgpuHeterogeneousMode_v1 as _,
-            ..(*p_heterogeneous_mode).to_raw()
+        let mut c_p_heterogeneous_mode = {
+            let r: sys::nvmlVgpuHeterogeneousMode_v1_t = crate::raw::ToRaw::to_raw(
+                &(*p_heterogeneous_mode),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & c_p_heterogeneous_mode)))?;
         Ok(())
@@ -559,7 +589,12 @@ impl<'n> GpuInstance<'n> {
         p_scheduler_state: &VgpuSchedulerState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        let mut c_p_scheduler_state = {
+            let r: sys::nvmlVgpuSchedulerState_v2_t = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler_state),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
@@ -597,15 +632,17 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn set_vgpu_scheduler_state_legacy(
         &self,
-        p_scheduler: &VgpuSchedulerStateV1,
-    ) -> Result<VgpuSchedulerStateV1, Error> {
+        p_scheduler: &VgpuSchedulerState,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState()?;
-        let mut c_p_scheduler = sys::nvmlVgpuSchedulerState_v1_t {
-            version: sys::nvmlVgpuSchedulerState_v1 as _,
-            ..(*p_scheduler).to_raw()
+        let mut c_p_scheduler = {
+            let r: sys::nvmlVgpuSchedulerState_v1_t = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler)))?;
-        Ok(VgpuSchedulerStateV1::from(&c_p_scheduler))
+        Ok(())
     }
     /// Get the vGPU heterogeneous mode for the GPU instance.
     ///
@@ -639,7 +676,11 @@ impl<'n> GpuInstance<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
-        Ok(VgpuHeterogeneousMode::from(&c_p_heterogeneous_mode))
+        Ok(
+            <VgpuHeterogeneousMode as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_heterogeneous_mode),
+        )
     }
     /// Returns the vGPU scheduler logs for the given GPU instance.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
@@ -675,13 +716,21 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
             match (|| -> Result<VgpuSchedulerLogInfo, Error> {
-                let mut c_p_scheduler_log_info = VgpuSchedulerLogInfo {
-                    engine_id: engine_id,
-                    ..Default::default()
-                }
-                    .to_raw();
+                let mut c_p_scheduler_log_info = {
+                    let r: sys::nvmlVgpuSchedulerLogInfo_v2_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerLogInfo {
+                            engine_id: engine_id,
+                            ..Default::default()
+                        },
+                    );
+                    r
+                };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok(VgpuSchedulerLogInfo::from(&c_p_scheduler_log_info))
+                Ok(
+                    <VgpuSchedulerLogInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_log_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -689,46 +738,21 @@ impl<'n> GpuInstance<'n> {
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog() {
             match (|| -> Result<VgpuSchedulerLogInfo, Error> {
-                let mut c_p_scheduler_log_info = sys::nvmlVgpuSchedulerLogInfo_v1_t {
-                    version: sys::nvmlVgpuSchedulerLogInfo_v1 as _,
-                    ..{
-                        let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1 {
-                            engine_id: VgpuSchedulerLogInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .engine_id
-                                .clone(),
-                            scheduler_policy: VgpuSchedulerLogInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .scheduler_policy
-                                .clone(),
-                            entries_count: VgpuSchedulerLogInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .entries_count
-                                .clone(),
+                let mut c_p_scheduler_log_info = {
+                    let r: sys::nvmlVgpuSchedulerLogInfo_v1_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerLogInfo {
+                            engine_id: engine_id,
                             ..Default::default()
-                        };
-                        o
-                    }
-                        .to_raw()
+                        },
+                    );
+                    r
                 };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok({
-                    let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1::from(
-                        &c_p_scheduler_log_info,
-                    );
-                    VgpuSchedulerLogInfo {
-                        engine_id: o.engine_id.clone(),
-                        scheduler_policy: o.scheduler_policy.clone(),
-                        entries_count: o.entries_count.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <VgpuSchedulerLogInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_log_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -767,13 +791,21 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
             match (|| -> Result<VgpuSchedulerStateInfo, Error> {
-                let mut c_p_scheduler_state_info = VgpuSchedulerStateInfo {
-                    engine_id: engine_id,
-                    ..Default::default()
-                }
-                    .to_raw();
+                let mut c_p_scheduler_state_info = {
+                    let r: sys::nvmlVgpuSchedulerStateInfo_v2_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerStateInfo {
+                            engine_id: engine_id,
+                            ..Default::default()
+                        },
+                    );
+                    r
+                };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok(VgpuSchedulerStateInfo::from(&c_p_scheduler_state_info))
+                Ok(
+                    <VgpuSchedulerStateInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_state_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -781,39 +813,21 @@ impl<'n> GpuInstance<'n> {
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState() {
             match (|| -> Result<VgpuSchedulerStateInfo, Error> {
-                let mut c_p_scheduler_state_info = sys::nvmlVgpuSchedulerStateInfo_v1_t {
-                    version: sys::nvmlVgpuSchedulerStateInfo_v1 as _,
-                    ..{
-                        let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1 {
-                            engine_id: VgpuSchedulerStateInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .engine_id
-                                .clone(),
-                            scheduler_policy: VgpuSchedulerStateInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .scheduler_policy
-                                .clone(),
+                let mut c_p_scheduler_state_info = {
+                    let r: sys::nvmlVgpuSchedulerStateInfo_v1_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerStateInfo {
+                            engine_id: engine_id,
                             ..Default::default()
-                        };
-                        o
-                    }
-                        .to_raw()
+                        },
+                    );
+                    r
                 };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok({
-                    let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1::from(
-                        &c_p_scheduler_state_info,
-                    );
-                    VgpuSchedulerStateInfo {
-                        engine_id: o.engine_id.clone(),
-                        scheduler_policy: o.scheduler_policy.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <VgpuSchedulerStateInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_state_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -839,11 +853,11 @@ impl<'n> VgpuInstance<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEccMode")]
     #[inline]
-    pub fn ecc_mode(&self) -> Result<EnableState, Error> {
+    pub fn ecc_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEccMode()?;
         let mut c_ecc_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_ecc_mode)))?;
-        Ok(EnableState(c_ecc_mode))
+        Ok(c_ecc_mode != 0)
     }
     /// Retrieve the encoder capacity of a vGPU instance, as a percentage of maximum encoder capacity with valid values in the range 0-100.
     ///
@@ -915,7 +929,7 @@ impl<'n> VgpuInstance<'n> {
             c_session_info
                 .iter()
                 .take(n)
-                .map(|e| EncoderSessionInfo::from(&(*e)))
+                .map(|e| <EncoderSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -1026,7 +1040,7 @@ impl<'n> VgpuInstance<'n> {
             c_session_info
                 .iter()
                 .take(n)
-                .map(|e| FBCSessionInfo::from(&(*e)))
+                .map(|e| <FBCSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -1051,7 +1065,7 @@ impl<'n> VgpuInstance<'n> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_fbc_stats)))?;
-        Ok(FBCStats::from(&c_fbc_stats))
+        Ok(<FBCStats as crate::raw::FromRaw<_>>::from_raw(&c_fbc_stats))
     }
     /// Retrieve the frame rate limit set for the vGPU instance.
     ///
@@ -1153,11 +1167,11 @@ impl<'n> VgpuInstance<'n> {
         note = "Use `nvmlVgpuInstanceGetLicenseInfo_v2`. (`VgpuInstance::license_info`)"
     )]
     #[inline]
-    pub fn license_status(&self) -> Result<u32, Error> {
+    pub fn license_status(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetLicenseStatus()?;
         let mut c_licensed: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_licensed)))?;
-        Ok(c_licensed)
+        Ok(c_licensed != 0)
     }
     /// Retrieve the MDEV UUID of a vGPU instance.
     ///
@@ -1356,7 +1370,7 @@ impl<'n> VgpuTypeId<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_bar1_info)))?;
-        Ok(VgpuTypeBar1Info::from(&c_bar1_info))
+        Ok(<VgpuTypeBar1Info as crate::raw::FromRaw<_>>::from_raw(&c_bar1_info))
     }
     /// Retrieve the requested capability for a given vGPU type. Refer to the `nvmlVgpuCapability_t` structure
     /// for the specific capabilities that can be queried. The return value in `capResult` should be treated as

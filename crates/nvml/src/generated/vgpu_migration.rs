@@ -57,9 +57,7 @@ use super::*;
 #[doc(alias = "nvmlVgpuPgpuCompatibilityLimitCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuPgpuCompatibilityLimitCode(
-    pub sys::nvmlVgpuPgpuCompatibilityLimitCode_enum,
-);
+pub struct VgpuPgpuCompatibilityLimitCode(pub u32);
 impl VgpuPgpuCompatibilityLimitCode {
     /// Compatibility is not limited.
     ///
@@ -111,7 +109,7 @@ open_newtype!(VgpuPgpuCompatibilityLimitCode(u32), signed);
 #[doc(alias = "nvmlVgpuVmCompatibility_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmCompatibility(pub sys::nvmlVgpuVmCompatibility_enum);
+pub struct VgpuVmCompatibility(pub u32);
 impl VgpuVmCompatibility {
     /// vGPU is not runnable
     ///
@@ -159,9 +157,11 @@ open_newtype!(VgpuVmCompatibility(u32), signed);
 /// vGPU metadata structure.
 ///
 /// The safe form of `nvmlVgpuMetadata_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuMetadata_st")]
 #[doc(alias = "nvmlVgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuMetadata {
     /// Current version of the structure
     pub version: u32,
@@ -173,8 +173,6 @@ pub struct VgpuMetadata {
     pub guest_driver_version: String,
     /// Version of driver installed in host
     pub host_driver_version: String,
-    /// Reserved for internal use
-    pub reserved: Vec<u32>,
     /// vGPU virtualization capabilities bitfield
     pub vgpu_virtualization_caps: u32,
     /// vGPU version of guest driver
@@ -184,9 +182,25 @@ pub struct VgpuMetadata {
     /// Opaque data
     pub opaque_data: String,
 }
-impl VgpuMetadata {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuMetadata_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
+    fn from_raw(r: &sys::nvmlVgpuMetadata_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuMetadata {
+            version: r.version,
+            revision: r.revision,
+            guest_info_state: VgpuGuestInfoState(r.guestInfoState),
+            guest_driver_version: ffi::string_from(&r.guestDriverVersion),
+            host_driver_version: ffi::string_from(&r.hostDriverVersion),
+            vgpu_virtualization_caps: r.vgpuVirtualizationCaps,
+            guest_vgpu_version: r.guestVgpuVersion,
+            opaque_data_size: r.opaqueDataSize,
+            opaque_data: ffi::string_from(&r.opaqueData),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
+    fn to_raw(&self) -> sys::nvmlVgpuMetadata_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuMetadata_st::default();
         r.version = self.version;
@@ -194,9 +208,6 @@ impl VgpuMetadata {
         r.guestInfoState = self.guest_info_state.0;
         ffi::set_string(&mut r.guestDriverVersion, &self.guest_driver_version);
         ffi::set_string(&mut r.hostDriverVersion, &self.host_driver_version);
-        for (d, s) in r.reserved.iter_mut().zip(self.reserved.iter()) {
-            *d = (*s);
-        }
         r.vgpuVirtualizationCaps = self.vgpu_virtualization_caps;
         r.guestVgpuVersion = self.guest_vgpu_version;
         r.opaqueDataSize = self.opaque_data_size;
@@ -204,34 +215,17 @@ impl VgpuMetadata {
         r
     }
 }
-impl From<&sys::nvmlVgpuMetadata_st> for VgpuMetadata {
-    fn from(r: &sys::nvmlVgpuMetadata_st) -> Self {
-        VgpuMetadata {
-            version: r.version,
-            revision: r.revision,
-            guest_info_state: VgpuGuestInfoState(r.guestInfoState),
-            guest_driver_version: ffi::string_from(&r.guestDriverVersion),
-            host_driver_version: ffi::string_from(&r.hostDriverVersion),
-            reserved: r.reserved.iter().map(|x| (*x)).collect(),
-            vgpu_virtualization_caps: r.vgpuVirtualizationCaps,
-            guest_vgpu_version: r.guestVgpuVersion,
-            opaque_data_size: r.opaqueDataSize,
-            opaque_data: ffi::string_from(&r.opaqueData),
-        }
-    }
-}
 #[cfg(feature = "serde")]
 impl serde::Serialize for VgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuMetadata_st", 10)?;
+        let mut st = s.serialize_struct("nvmlVgpuMetadata_st", 9)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
         st.serialize_field("guestInfoState", &self.guest_info_state)?;
         st.serialize_field("guestDriverVersion", &self.guest_driver_version)?;
         st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
-        st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("vgpuVirtualizationCaps", &self.vgpu_virtualization_caps)?;
         st.serialize_field("guestVgpuVersion", &self.guest_vgpu_version)?;
         st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
@@ -242,33 +236,36 @@ impl serde::Serialize for VgpuMetadata {
 /// vGPU-pGPU compatibility structure
 ///
 /// The safe form of `nvmlVgpuPgpuCompatibility_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuPgpuCompatibility_st")]
 #[doc(alias = "nvmlVgpuPgpuCompatibility_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuPgpuCompatibility {
     /// Compatibility of vGPU VM. See `nvmlVgpuVmCompatibility_t`
     pub vgpu_vm_compatibility: VgpuVmCompatibility,
     /// Limiting factor for vGPU-pGPU compatibility. See `nvmlVgpuPgpuCompatibilityLimitCode_t`
     pub compatibility_limit_code: VgpuPgpuCompatibilityLimitCode,
 }
-impl VgpuPgpuCompatibility {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuPgpuCompatibility_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuPgpuCompatibility_st::default();
-        r.vgpuVmCompatibility = self.vgpu_vm_compatibility.0;
-        r.compatibilityLimitCode = self.compatibility_limit_code.0;
-        r
-    }
-}
-impl From<&sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
-    fn from(r: &sys::nvmlVgpuPgpuCompatibility_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
+    fn from_raw(r: &sys::nvmlVgpuPgpuCompatibility_st) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuPgpuCompatibility {
             vgpu_vm_compatibility: VgpuVmCompatibility(r.vgpuVmCompatibility),
             compatibility_limit_code: VgpuPgpuCompatibilityLimitCode(
                 r.compatibilityLimitCode,
             ),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
+    fn to_raw(&self) -> sys::nvmlVgpuPgpuCompatibility_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuPgpuCompatibility_st::default();
+        r.vgpuVmCompatibility = self.vgpu_vm_compatibility.0;
+        r.compatibilityLimitCode = self.compatibility_limit_code.0;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -285,9 +282,11 @@ impl serde::Serialize for VgpuPgpuCompatibility {
 /// Physical GPU metadata structure
 ///
 /// The safe form of `nvmlVgpuPgpuMetadata_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuPgpuMetadata_st")]
 #[doc(alias = "nvmlVgpuPgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuPgpuMetadata {
     /// Current version of the structure
     pub version: u32,
@@ -297,8 +296,6 @@ pub struct VgpuPgpuMetadata {
     pub host_driver_version: String,
     /// Pgpu virtualization capabilities bitfield
     pub pgpu_virtualization_caps: u32,
-    /// Reserved for internal use
-    pub reserved: Vec<u32>,
     /// vGPU version range supported by host driver
     pub host_supported_vgpu_range: VgpuVersion,
     /// Size of opaque data field in bytes
@@ -306,36 +303,37 @@ pub struct VgpuPgpuMetadata {
     /// Opaque data
     pub opaque_data: String,
 }
-impl VgpuPgpuMetadata {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuPgpuMetadata_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
+    fn from_raw(r: &sys::nvmlVgpuPgpuMetadata_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuPgpuMetadata {
+            version: r.version,
+            revision: r.revision,
+            host_driver_version: ffi::string_from(&r.hostDriverVersion),
+            pgpu_virtualization_caps: r.pgpuVirtualizationCaps,
+            host_supported_vgpu_range: <VgpuVersion as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.hostSupportedVgpuRange),
+            opaque_data_size: r.opaqueDataSize,
+            opaque_data: ffi::string_from(&r.opaqueData),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
+    fn to_raw(&self) -> sys::nvmlVgpuPgpuMetadata_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPgpuMetadata_st::default();
         r.version = self.version;
         r.revision = self.revision;
         ffi::set_string(&mut r.hostDriverVersion, &self.host_driver_version);
         r.pgpuVirtualizationCaps = self.pgpu_virtualization_caps;
-        for (d, s) in r.reserved.iter_mut().zip(self.reserved.iter()) {
-            *d = (*s);
-        }
-        r.hostSupportedVgpuRange = self.host_supported_vgpu_range.to_raw();
+        r.hostSupportedVgpuRange = crate::raw::ToRaw::to_raw(
+            &self.host_supported_vgpu_range,
+        );
         r.opaqueDataSize = self.opaque_data_size;
         ffi::set_string(&mut r.opaqueData, &self.opaque_data);
         r
-    }
-}
-impl From<&sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
-    fn from(r: &sys::nvmlVgpuPgpuMetadata_st) -> Self {
-        VgpuPgpuMetadata {
-            version: r.version,
-            revision: r.revision,
-            host_driver_version: ffi::string_from(&r.hostDriverVersion),
-            pgpu_virtualization_caps: r.pgpuVirtualizationCaps,
-            reserved: r.reserved.iter().map(|x| (*x)).collect(),
-            host_supported_vgpu_range: VgpuVersion::from(&r.hostSupportedVgpuRange),
-            opaque_data_size: r.opaqueDataSize,
-            opaque_data: ffi::string_from(&r.opaqueData),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -343,12 +341,11 @@ impl serde::Serialize for VgpuPgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPgpuMetadata_st", 8)?;
+        let mut st = s.serialize_struct("nvmlVgpuPgpuMetadata_st", 7)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
         st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
         st.serialize_field("pgpuVirtualizationCaps", &self.pgpu_virtualization_caps)?;
-        st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("hostSupportedVgpuRange", &self.host_supported_vgpu_range)?;
         st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
         st.serialize_field("opaqueData", &self.opaque_data)?;
@@ -358,31 +355,34 @@ impl serde::Serialize for VgpuPgpuMetadata {
 /// Structure representing range of vGPU versions.
 ///
 /// The safe form of `nvmlVgpuVersion_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuVersion_st")]
 #[doc(alias = "nvmlVgpuVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuVersion {
     /// Minimum vGPU version.
     pub min_version: u32,
     /// Maximum vGPU version.
     pub max_version: u32,
 }
-impl VgpuVersion {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuVersion_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
+    fn from_raw(r: &sys::nvmlVgpuVersion_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuVersion {
+            min_version: r.minVersion,
+            max_version: r.maxVersion,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
+    fn to_raw(&self) -> sys::nvmlVgpuVersion_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuVersion_st::default();
         r.minVersion = self.min_version;
         r.maxVersion = self.max_version;
         r
-    }
-}
-impl From<&sys::nvmlVgpuVersion_st> for VgpuVersion {
-    fn from(r: &sys::nvmlVgpuVersion_st) -> Self {
-        VgpuVersion {
-            min_version: r.minVersion,
-            max_version: r.maxVersion,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -397,7 +397,8 @@ impl serde::Serialize for VgpuVersion {
     }
 }
 /// What `nvmlGetVgpuVersion` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuVersionInfo {
     /// Pointer to the structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
     pub supported: VgpuVersion,
@@ -447,7 +448,10 @@ impl Nvml {
     #[inline]
     pub fn set_vgpu_version(&self, vgpu_version: &VgpuVersion) -> Result<(), Error> {
         let sym = self.lib().nvmlSetVgpuVersion()?;
-        let mut c_vgpu_version = (*vgpu_version).to_raw();
+        let mut c_vgpu_version = {
+            let r: sys::nvmlVgpuVersion_st = crate::raw::ToRaw::to_raw(&(*vgpu_version));
+            r
+        };
         ffi::check(call!(sym(& mut c_vgpu_version)))?;
         Ok(())
     }
@@ -476,8 +480,8 @@ impl Nvml {
         let mut c_current: sys::nvmlVgpuVersion_st = Default::default();
         ffi::check(call!(sym(& mut c_supported, & mut c_current)))?;
         Ok(VgpuVersionInfo {
-            supported: VgpuVersion::from(&c_supported),
-            current: VgpuVersion::from(&c_current),
+            supported: <VgpuVersion as crate::raw::FromRaw<_>>::from_raw(&c_supported),
+            current: <VgpuVersion as crate::raw::FromRaw<_>>::from_raw(&c_current),
         })
     }
 }
@@ -518,7 +522,12 @@ impl<'n> Device<'n> {
         p_scheduler_state: &VgpuSchedulerSetState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuSchedulerState()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        let mut c_p_scheduler_state = {
+            let r: sys::nvmlVgpuSchedulerSetState_st = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler_state),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
@@ -551,7 +560,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerCapabilities()?;
         let mut c_p_capabilities: sys::nvmlVgpuSchedulerCapabilities_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_capabilities)))?;
-        Ok(VgpuSchedulerCapabilities::from(&c_p_capabilities))
+        Ok(
+            <VgpuSchedulerCapabilities as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_capabilities),
+        )
     }
     /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead
     ///
@@ -583,7 +596,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
         let mut c_p_scheduler_log: sys::nvmlVgpuSchedulerLog_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log)))?;
-        Ok(VgpuSchedulerLog::from(&c_p_scheduler_log))
+        Ok(<VgpuSchedulerLog as crate::raw::FromRaw<_>>::from_raw(&c_p_scheduler_log))
     }
     /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead
     ///
@@ -612,6 +625,10 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;
         let mut c_p_scheduler_state: sys::nvmlVgpuSchedulerGetState_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
-        Ok(VgpuSchedulerGetState::from(&c_p_scheduler_state))
+        Ok(
+            <VgpuSchedulerGetState as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_scheduler_state),
+        )
     }
 }

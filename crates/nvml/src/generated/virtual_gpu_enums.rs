@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlDeviceVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceVgpuCapability(pub sys::nvmlDeviceVgpuCapability_enum);
+pub struct DeviceVgpuCapability(pub u32);
 impl DeviceVgpuCapability {
     /// Query whether the fractional vGPU profiles on this GPU can be used in multi-vGPU configurations
     ///
@@ -189,7 +189,7 @@ open_newtype!(DeviceVgpuCapability(u32), signed);
 #[doc(alias = "nvmlGpuVirtualizationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuVirtualizationMode(pub sys::nvmlGpuVirtualizationMode);
+pub struct GpuVirtualizationMode(pub u32);
 impl GpuVirtualizationMode {
     /// Represents Bare Metal GPU
     ///
@@ -240,7 +240,7 @@ open_newtype!(GpuVirtualizationMode(u32), signed);
 #[doc(alias = "nvmlGridLicenseFeatureCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GridLicenseFeatureCode(pub sys::nvmlGridLicenseFeatureCode_t);
+pub struct GridLicenseFeatureCode(pub u32);
 impl GridLicenseFeatureCode {
     /// Unknown
     ///
@@ -305,7 +305,7 @@ open_newtype!(GridLicenseFeatureCode(u32), signed);
 #[doc(alias = "nvmlHostVgpuMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct HostVgpuMode(pub sys::nvmlHostVgpuMode_enum);
+pub struct HostVgpuMode(pub u32);
 impl HostVgpuMode {
     /// Non SR-IOV mode
     ///
@@ -332,7 +332,7 @@ open_newtype!(HostVgpuMode(u32), signed);
 #[doc(alias = "nvmlVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuCapability(pub sys::nvmlVgpuCapability_enum);
+pub struct VgpuCapability(pub u32);
 impl VgpuCapability {
     /// P2P over NVLink is supported
     ///
@@ -384,7 +384,7 @@ open_newtype!(VgpuCapability(u32), signed);
 #[doc(alias = "nvmlVgpuDriverCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuDriverCapability(pub sys::nvmlVgpuDriverCapability_enum);
+pub struct VgpuDriverCapability(pub u32);
 impl VgpuDriverCapability {
     /// Supports mixing of different vGPU profiles within one guest VM
     ///
@@ -423,7 +423,7 @@ open_newtype!(VgpuDriverCapability(u32), signed);
 #[doc(alias = "nvmlVgpuGuestInfoState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuGuestInfoState(pub sys::nvmlVgpuGuestInfoState_enum);
+pub struct VgpuGuestInfoState(pub u32);
 impl VgpuGuestInfoState {
     /// Guest-dependent fields uninitialized
     ///
@@ -456,7 +456,7 @@ open_newtype!(VgpuGuestInfoState(u32), signed);
 #[doc(alias = "nvmlVgpuVmIdType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmIdType(pub sys::nvmlVgpuVmIdType);
+pub struct VgpuVmIdType(pub u32);
 impl VgpuVmIdType {
     /// VM ID represents DOMAIN ID
     ///

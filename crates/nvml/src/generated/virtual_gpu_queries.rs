@@ -79,7 +79,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -89,7 +93,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -99,7 +107,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -109,7 +121,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -165,10 +181,10 @@ impl<'n> Device<'n> {
     pub fn set_vgpu_capabilities(
         &self,
         capability: DeviceVgpuCapability,
-        state: EnableState,
+        state: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuCapabilities()?;
-        ffi::check(call!(sym(self.raw, capability.0, state.0)))?;
+        ffi::check(call!(sym(self.raw, capability.0, state as _)))?;
         Ok(())
     }
     /// Enable or disable vGPU heterogeneous mode for the device.
@@ -207,9 +223,11 @@ impl<'n> Device<'n> {
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuHeterogeneousMode()?;
-        let mut c_p_heterogeneous_mode = sys::nvmlVgpuHeterogeneousMode_v1_t {
-            version: sys::nvmlVgpuHeterogeneousMode_v1 as _,
-            ..(*p_heterogeneous_mode).to_raw()
+        let mut c_p_heterogeneous_mode = {
+            let r: sys::nvmlVgpuHeterogeneousMode_v1_t = crate::raw::ToRaw::to_raw(
+                &(*p_heterogeneous_mode),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & c_p_heterogeneous_mode)))?;
         Ok(())
@@ -300,7 +318,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
-        Ok(VgpuHeterogeneousMode::from(&c_p_heterogeneous_mode))
+        Ok(
+            <VgpuHeterogeneousMode as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_heterogeneous_mode),
+        )
     }
     /// This method is used to get the virtualization mode corresponding to the GPU.
     ///
@@ -354,7 +376,7 @@ impl<'n> VgpuInstance<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_placement)))?;
-        Ok(VgpuPlacementId::from(&c_p_placement))
+        Ok(<VgpuPlacementId as crate::raw::FromRaw<_>>::from_raw(&c_p_placement))
     }
     /// Retrieve the currently used runtime state size of the vGPU instance
     ///
@@ -384,7 +406,7 @@ impl<'n> VgpuInstance<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_state)))?;
-        Ok(VgpuRuntimeState::from(&c_p_state))
+        Ok(<VgpuRuntimeState as crate::raw::FromRaw<_>>::from_raw(&c_p_state))
     }
 }
 impl<'n> VgpuTypeId<'n> {

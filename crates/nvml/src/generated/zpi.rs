@@ -84,7 +84,10 @@ impl Nvml {
     #[inline]
     pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceDiscoverGpus()?;
-        let mut c_pci_info = (*pci_info).to_raw();
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
         ffi::check(call!(sym(& mut c_pci_info)))?;
         Ok(())
     }
@@ -118,11 +121,14 @@ impl Nvml {
     pub fn device_modify_drain_state(
         &self,
         pci_info: &PciInfo,
-        new_state: EnableState,
+        new_state: bool,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceModifyDrainState()?;
-        let mut c_pci_info = (*pci_info).to_raw();
-        ffi::check(call!(sym(& mut c_pci_info, new_state.0)))?;
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
+        ffi::check(call!(sym(& mut c_pci_info, new_state as _)))?;
         Ok(())
     }
     /// Query the drain state of a GPU.  This method is used to check if a GPU is in a currently draining
@@ -149,15 +155,15 @@ impl Nvml {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceQueryDrainState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceQueryDrainState")]
     #[inline]
-    pub fn device_query_drain_state(
-        &self,
-        pci_info: &PciInfo,
-    ) -> Result<EnableState, Error> {
+    pub fn device_query_drain_state(&self, pci_info: &PciInfo) -> Result<bool, Error> {
         let sym = self.lib().nvmlDeviceQueryDrainState()?;
-        let mut c_pci_info = (*pci_info).to_raw();
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
         let mut c_current_state: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(& mut c_pci_info, & mut c_current_state)))?;
-        Ok(EnableState(c_current_state))
+        Ok(c_current_state != 0)
     }
     /// This method will remove the specified GPU from the view of both NVML and the NVIDIA kernel driver
     /// as long as no other processes are attached. If other processes are attached, this call will return
@@ -200,7 +206,10 @@ impl Nvml {
         link_state: PcieLinkState,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceRemoveGpu_v2()?;
-        let mut c_pci_info = (*pci_info).to_raw();
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
         ffi::check(call!(sym(& mut c_pci_info, gpu_state.0, link_state.0)))?;
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::ffi::{c_uint, c_ulonglong};
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::{FromRaw, ToRaw};
 use crate::{Device, EccSramUniqueUncorrectedErrorEntry, Error, NvlinkTelemetrySampleType, PRMCounter};
 
 /// The memory limits of a device inside a cgroup.
@@ -63,7 +64,7 @@ impl Device<'_> {
             |r| r.entryCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntry::from).collect())
+        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntry::from_raw).collect())
     }
 
     /// Reads PRM counters: each request gives `counter_id` and `in_data`; the result is the
@@ -81,11 +82,11 @@ impl Device<'_> {
     #[doc(alias = "nvmlDeviceReadPRMCounters_v1")]
     pub fn read_prm_counters(&self, requests: &[PRMCounter]) -> Result<Vec<PRMCounter>, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
-        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounter::to_raw).collect();
+        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(ToRaw::to_raw).collect();
         let mut list =
             sys::nvmlPRMCounterList_v1_t { numCounters: ffi::length(raw.len(), 1)?, counters: raw.as_mut_ptr() };
         ffi::check(call!(sym(self.raw, &mut list)))?;
-        Ok(raw.iter().map(PRMCounter::from).collect())
+        Ok(raw.iter().map(PRMCounter::from_raw).collect())
     }
 
     /// The memory limits set for the cgroup at `namespace` (full sysfs path of its file),

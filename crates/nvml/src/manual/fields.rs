@@ -4,6 +4,7 @@
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{Device, Error, FieldId, FieldValue};
 
 impl Device<'_> {
@@ -71,7 +72,7 @@ impl Device<'_> {
                 if let Some(e) = Error::from_code(r.nvmlReturn) {
                     return Err(e);
                 }
-                let mut v = FieldValue::from(r);
+                let mut v = FieldValue::from_raw(r);
                 // The driver's number back to this crate's; the id asked for when it names no
                 // field of this crate's header.
                 v.field_id = FieldId(numbering.from_driver(r.fieldId).unwrap_or(id.0));

@@ -3,6 +3,7 @@
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{Device, Error, ProcessDetail, ProcessMode, ProcessUtilizationInfo};
 
 impl Device<'_> {
@@ -36,7 +37,7 @@ impl Device<'_> {
             |r| r.numProcArrayEntries,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(ProcessDetail::from).collect())
+        Ok(list.iter().map(ProcessDetail::from_raw).collect())
     }
 
     /// Per-process utilisation (SM, memory, encoder, decoder, JPEG, OFA) from the samples
@@ -70,6 +71,6 @@ impl Device<'_> {
             |r| r.processSamplesCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(ProcessUtilizationInfo::from).collect())
+        Ok(list.iter().map(ProcessUtilizationInfo::from_raw).collect())
     }
 }

@@ -6,6 +6,7 @@ use std::ffi::c_uchar;
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{Error, Nvml, SystemEventData, SystemEventSet, SystemEventTypes};
 
 impl Nvml {
@@ -180,7 +181,7 @@ impl SystemEventSet<'_> {
         };
         ffi::check(call!(sym(&mut r)))?;
         data.truncate(r.numEvent as usize);
-        Ok(data.iter().map(SystemEventData::from).collect())
+        Ok(data.iter().map(SystemEventData::from_raw).collect())
     }
 
     /// Frees the set now and returns the library's answer (dropping it frees it too, without

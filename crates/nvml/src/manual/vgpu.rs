@@ -6,6 +6,7 @@ use std::ffi::c_char;
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{
     Device, Error, GpuInstance, Nvml, ValueType, VgpuInstance, VgpuInstanceUtilizationInfo, VgpuMetadata,
     VgpuPgpuCompatibility, VgpuPgpuMetadata, VgpuProcessUtilizationInfo, VgpuTypeId,
@@ -157,7 +158,7 @@ impl<'n> Device<'n> {
                 code
             },
         )?;
-        Ok(list.iter().map(|s| VgpuInstanceUtilizationInfo::from_raw(s, value_type)).collect())
+        Ok(list.iter().map(|s| VgpuInstanceUtilizationInfo::from_raw_typed(s, value_type)).collect())
     }
 
     /// Utilisation of the processes running inside the device's vGPU instances, from the
@@ -193,7 +194,7 @@ impl<'n> Device<'n> {
             |r| r.vgpuProcessCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(VgpuProcessUtilizationInfo::from).collect())
+        Ok(list.iter().map(VgpuProcessUtilizationInfo::from_raw).collect())
     }
 
     /// The properties of the physical GPU as an ASCII string, for vGPU migration
@@ -342,14 +343,14 @@ impl<T> MetadataBlob<T> {
 impl VgpuMetadataBlob {
     /// The fixed part: versions, guest state, driver versions.
     pub fn record(&self) -> VgpuMetadata {
-        VgpuMetadata::from(&ffi::record_prefix::<sys::nvmlVgpuMetadata_t>(&self.bytes))
+        VgpuMetadata::from_raw(&ffi::record_prefix::<sys::nvmlVgpuMetadata_t>(&self.bytes))
     }
 }
 
 impl PgpuMetadataBlob {
     /// The fixed part: versions, host driver version, supported vGPU range.
     pub fn record(&self) -> VgpuPgpuMetadata {
-        VgpuPgpuMetadata::from(&ffi::record_prefix::<sys::nvmlVgpuPgpuMetadata_t>(&self.bytes))
+        VgpuPgpuMetadata::from_raw(&ffi::record_prefix::<sys::nvmlVgpuPgpuMetadata_t>(&self.bytes))
     }
 }
 
@@ -419,6 +420,6 @@ impl Nvml {
         p.resize(p.len().max(std::mem::size_of::<sys::nvmlVgpuPgpuMetadata_t>().div_ceil(8)), 0);
         let mut out = sys::nvmlVgpuPgpuCompatibility_t::default();
         ffi::check(call!(sym(v.as_mut_ptr().cast(), p.as_mut_ptr().cast(), &mut out)))?;
-        Ok(VgpuPgpuCompatibility::from(&out))
+        Ok(VgpuPgpuCompatibility::from_raw(&out))
     }
 }

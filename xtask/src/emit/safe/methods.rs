@@ -8,7 +8,7 @@ use quote::{format_ident, quote, ToTokens};
 use super::types::{error_variant, field_conv, scalar};
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
-use crate::model::{Function, Record, Ty};
+use crate::model::{Function, Ty};
 use crate::plan::inout::{Across, Maps, RecordIo};
 use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
@@ -128,6 +128,10 @@ impl Gen<'_> {
     /// The C type of a value, for locals.
     fn raw_ty(&self, v: &Val) -> TokenStream {
         match v {
+            Val::Bool(Ty::Named(n)) => {
+                let t = format_ident!("{n}");
+                quote!(sys::#t)
+            }
             Val::Scalar(t) | Val::Flags(_, t) | Val::Bool(t) => scalar(t),
             Val::Enum(n) | Val::Record(n) | Val::Raw(n) | Val::Handle(n) => {
                 let t = format_ident!("{n}");
@@ -159,13 +163,11 @@ impl Gen<'_> {
             Val::Enum(_) => quote!(#x.0),
             Val::Handle(_) => quote!(#x.raw),
             Val::Flags(..) => quote!(#x.bits() as _),
-            Val::Record(n) => match self.b.struct_versions.get(n) {
-                Some(c) => {
-                    let (c, t) = (format_ident!("{c}"), format_ident!("{n}"));
-                    quote!(sys::#t { version: sys::#c as _, ..#x.to_raw() })
-                }
-                None => quote!(#x.to_raw()),
-            },
+            // The layout's `version` is filled in by `to_raw`.
+            Val::Record(n) => {
+                let t = format_ident!("{n}");
+                quote!({ let r: sys::#t = crate::raw::ToRaw::to_raw(&#x); r })
+            }
         }
     }
 
@@ -193,90 +195,15 @@ impl Gen<'_> {
         }
     }
 
-    /// `new` built from the fields of `old` that have the same name and type.
+    /// `x`, a safe value of record `old`'s family, as the family of record `new` (the same
+    /// type: a member of a versioned family converts into the newest layout's).
     fn convert(&self, old: &str, new: &str, x: TokenStream) -> TokenStream {
-        let m = &self.b.model;
-        let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
-        let (ot, nt) = (self.names.ty(old), self.names.ty(new));
-        let (fields, from): (Vec<_>, Vec<_>) = self.shared_fields(o, n).into_iter().unzip();
-        // Fields the old layout lacks that an `absent_fields` rule gives a value.
-        let absent =
-            n.fields.iter().filter(|f| !fields.contains(&super::types::field_ident(&f.name))).filter_map(|f| {
-                let (constant, value) = self.b.absent_fields.get(&format!("{new}.{}", f.name))?;
-                let v = match constant {
-                    Some(c) => {
-                        let c = format_ident!("{c}");
-                        quote!(sys::#c as _)
-                    }
-                    None => {
-                        // Suffixed: an unsuffixed literal would be an `i32` before the cast.
-                        let v = Literal::u64_suffixed(*value);
-                        quote!(#v as _)
-                    }
-                };
-                let fi = super::types::field_ident(&f.name);
-                // A field that is an `Option` has `None` for the value that means none.
-                let v = match crate::plan::sentinel(m, f) {
-                    Some(none) if none == *value => quote!(None),
-                    Some(_) => quote!(Some(#v)),
-                    None => v,
-                };
-                Some(quote!(#fi: #v,))
-            });
-        let lists = self.list_entries(o, n);
-        quote!({ let o: #ot = #x; #nt { #(#fields: o.#from.clone(),)* #(#absent)* #(#lists)* ..Default::default() } })
-    }
-
-    /// The fields of `new` that a `list_fields` rule fills from a field of `old`: the list with
-    /// the one entry the rule makes, and its count.
-    fn list_entries(&self, old: &Record, new: &Record) -> Vec<TokenStream> {
-        let m = &self.b.model;
-        let mut out = Vec::new();
-        for (key, rule) in &self.b.list_fields {
-            let Some(field) = key.strip_prefix(&format!("{}.", new.name)) else { continue };
-            if !old.fields.iter().any(|f| f.name == rule.from) {
-                continue;
-            }
-            let Some(elem) = m.array_record(new, field) else { continue };
-            let et = self.names.ty(&elem.name);
-            let from = super::types::field_ident(&rule.from);
-            let members = rule.entry.iter().map(|(member, value)| {
-                let mi = super::types::field_ident(member);
-                if *value == rule.from {
-                    quote!(#mi: o.#from as _)
-                } else {
-                    let c = format_ident!("{value}");
-                    quote!(#mi: sys::#c as _)
-                }
-            });
-            let (fi, ci) = (super::types::field_ident(field), super::types::field_ident(&rule.count));
-            out.push(quote!(#fi: vec![#et { #(#members,)* ..Default::default() }], #ci: 1,));
+        if self.names.same_family(old, new) {
+            x
+        } else {
+            let msg = format!("generator bug: `{old}` and `{new}` are records of two families");
+            quote!(compile_error!(#msg))
         }
-        out
-    }
-
-    /// The fields of record `to` that `from` has too, as `(to's field, from's field)`: the same
-    /// name, or a name a `former_names` rule gives, and the same safe type, in `to`'s order
-    /// (`version` aside: each layout has its own).
-    fn shared_fields(&self, from: &Record, to: &Record) -> Vec<(proc_macro2::Ident, proc_macro2::Ident)> {
-        let m = &self.b.model;
-        let safe_ty = |f: &crate::model::Field| {
-            (field_conv(self.b, self.names, &f.ty, None).ty.to_string(), crate::plan::sentinel(m, f).is_some())
-        };
-        let former = |r: &Record, f: &str| self.b.former_names.get(&format!("{}.{f}", r.name)).cloned();
-        let same = |t: &crate::model::Field, g: &crate::model::Field| {
-            g.name == t.name
-                || former(to, &t.name).as_deref() == Some(g.name.as_str())
-                || former(from, &g.name).as_deref() == Some(t.name.as_str())
-        };
-        to.fields
-            .iter()
-            .filter(|f| f.name != "version")
-            .filter_map(|f| {
-                let g = from.fields.iter().find(|g| same(f, g) && safe_ty(g) == safe_ty(f))?;
-                Some((super::types::field_ident(&f.name), super::types::field_ident(&g.name)))
-            })
-            .collect()
     }
 
     fn method(&self, m: &Method) -> TokenStream {
@@ -435,6 +362,9 @@ impl Gen<'_> {
             let msg = format!("generator bug: no field {record}.{field}");
             return quote!(compile_error!(#msg));
         };
+        if self.b.boolean_field(record, field) {
+            return quote!(bool);
+        }
         let flags = self.b.flags_of_field(record, field);
         let t = field_conv(self.b, self.names, &f.ty, flags.as_deref()).ty;
         match crate::plan::sentinel(&self.b.model, f) {
@@ -502,7 +432,8 @@ impl Gen<'_> {
         let what = doc::lines(&format!("What {} answers.", methods.join(" or ")));
         quote! {
             #what
-            #[derive(Debug, Clone, #derive_eq)]
+            #[derive(Debug, Clone, #derive_eq Default)]
+            #[non_exhaustive]
             pub struct #ty { #(#fields,)* }
 
             #[cfg(feature = "serde")]
@@ -771,7 +702,7 @@ impl Gen<'_> {
                 };
                 let value = self.input(v, hv, given);
                 part.pre = quote!(let mut #local = #value;);
-                part.arg = self.record_arg(v, &local, cx);
+                part.arg = self.record_arg(v, &p.ty, &local, cx);
                 let out = self.output(v, hv, quote!(#local));
                 part.post = Some(match hv {
                     Val::Record(r) => self.inout_result(r, out),
@@ -781,7 +712,7 @@ impl Gen<'_> {
             (Role::Out(v), Role::Out(hv)) => {
                 let (t, init) = (self.raw_ty(v), self.raw_init(v));
                 part.pre = quote!(let mut #local: #t = #init;);
-                part.arg = self.record_arg(v, &local, cx);
+                part.arg = self.record_arg(v, &p.ty, &local, cx);
                 part.post = (!p.types_another).then(|| self.output(v, hv, quote!(#local)));
             }
             (Role::StrBuf { size }, _) => {
@@ -873,9 +804,18 @@ impl Gen<'_> {
 
     /// `&mut local` for an out- or in/out value; an older record layout is cast to the
     /// pointer type the symbol's signature names (the library reads its `version` field).
-    fn record_arg(&self, v: &Val, local: &proc_macro2::Ident, cx: &CallCx) -> TokenStream {
+    fn record_arg(&self, v: &Val, c_ty: &Ty, local: &proc_macro2::Ident, cx: &CallCx) -> TokenStream {
+        // The layout the signature names, when the call sends another (a newer one the
+        // function accepts "or later", or an older one on a retry).
+        let named = match self.b.model.resolve_typedef(c_ty) {
+            Ty::Pointer { pointee, .. } => match self.b.model.resolve_typedef(pointee) {
+                Ty::Named(n) => Some(n.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
         match v {
-            Val::Record(_) if cx.cast_records => {
+            Val::Record(r) if cx.cast_records || named.as_deref().is_some_and(|n| n != r) => {
                 let t = self.raw_ty(v);
                 quote!((&mut #local as *mut #t).cast())
             }
@@ -926,11 +866,7 @@ impl Gen<'_> {
     /// A C input from safe `x`: of `v`'s type, converting from the head's record type `hv`.
     fn input(&self, v: &Val, hv: &Val, x: TokenStream) -> TokenStream {
         match (v, hv) {
-            (Val::Record(o), Val::Record(n)) if o != n => {
-                let ot = self.names.ty(o);
-                let conv = self.convert_back(o, n, x);
-                self.to_c(v, quote!({ let o: #ot = #conv; o }))
-            }
+            (Val::Record(o), Val::Record(n)) if o != n => self.to_c(v, self.convert(n, o, x)),
             _ => self.to_c(v, x),
         }
     }
@@ -942,15 +878,6 @@ impl Gen<'_> {
             (Val::Record(o), Val::Record(n)) if o != n => self.convert(o, n, safe),
             _ => safe,
         }
-    }
-
-    /// An older record `old` built from the head's record `new`.
-    fn convert_back(&self, old: &str, new: &str, x: TokenStream) -> TokenStream {
-        let m = &self.b.model;
-        let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
-        let ot = self.names.ty(old);
-        let (fields, from): (Vec<_>, Vec<_>) = self.shared_fields(n, o).into_iter().unzip();
-        quote!(#ot { #(#fields: #x.#from.clone(),)* ..Default::default() })
     }
 }
 
