@@ -366,7 +366,8 @@ fn field_docs_keep_the_headers_continuation_lines() {
             .replace("\\a ", "")
             .replace("\\`", "")
             .replace('`', "")
-            .replace("&gt;", ">")
+            .replace("\\>", ">")
+            .replace("\\<", "<")
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
@@ -547,4 +548,145 @@ fn the_migration_table_is_compiled() {
     assert!(calls.len() >= 50, "only {} rows", calls.len());
     let missing: Vec<&&str> = calls.iter().filter(|c| !block.contains(**c)).collect();
     assert!(missing.is_empty(), "calls of the table the compiled block lacks: {missing:?}");
+}
+
+/// The safe crate's generated docs speak Rust (issue 25): an `# Errors` list names no NULL
+/// pointer and no parameter the method does not take; a C function that a method calls is a
+/// link to that method (the `Calls` line and the missing-symbol error aside, which name the C
+/// symbols on purpose); a record field reads as a value, not as an out-parameter; no HTML
+/// entity, `\code` or unexpanded `%...%` placeholder is left.
+#[test]
+fn generated_docs_speak_rust() {
+    let dir = project_root().join("crates/nvml/src/generated");
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("exercise.rs") {
+            files.push((path.clone(), syn::parse_file(&std::fs::read_to_string(&path).unwrap()).unwrap()));
+        }
+    }
+    let doc_of = |attrs: &[syn::Attribute]| -> Vec<String> {
+        attrs
+            .iter()
+            .filter_map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    };
+    let aliases_of = |attrs: &[syn::Attribute]| -> Vec<String> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .filter_map(|a| {
+                let t = quote::ToTokens::to_token_stream(&a.meta).to_string();
+                let i = t.find("alias = \"")?;
+                t[i + 9..].split('"').next().map(String::from)
+            })
+            .collect()
+    };
+    // The C functions a method calls (its aliases).
+    let mut wrapped = std::collections::BTreeSet::new();
+    let mut methods: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+    let mut fields: Vec<(String, Vec<String>)> = Vec::new();
+    for (path, file) in &files {
+        for item in &file.items {
+            match item {
+                syn::Item::Impl(i) if i.trait_.is_none() => {
+                    for m in &i.items {
+                        if let syn::ImplItem::Fn(f) = m {
+                            if !matches!(f.vis, syn::Visibility::Public(_)) {
+                                continue;
+                            }
+                            let aliases = aliases_of(&f.attrs);
+                            wrapped.extend(aliases.iter().filter(|a| a.starts_with("nvml")).cloned());
+                            let args: Vec<String> = f
+                                .sig
+                                .inputs
+                                .iter()
+                                .filter_map(|a| match a {
+                                    syn::FnArg::Typed(t) => match &*t.pat {
+                                        syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                                        _ => None,
+                                    },
+                                    _ => None,
+                                })
+                                .collect();
+                            let name = format!("{}: {}", path.file_name().unwrap().to_string_lossy(), f.sig.ident);
+                            methods.push((name, doc_of(&f.attrs), args));
+                        }
+                    }
+                }
+                syn::Item::Struct(st) => {
+                    for f in &st.fields {
+                        let name =
+                            format!("{}.{}", st.ident, f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default());
+                        fields.push((name, doc_of(&f.attrs)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    let mut errors_sections = 0;
+    for (name, doc, args) in &methods {
+        let errors = doc.iter().skip_while(|l| l.trim() != "# Errors");
+        let mut in_errors = false;
+        for line in errors {
+            in_errors = true;
+            if line.contains("NULL") {
+                problems.push(format!("{name}: NULL in `# Errors`: {line}"));
+            }
+            if line.contains("Error::FunctionNotFound") {
+                continue;
+            }
+            // Code spans that are not links: the method's arguments only.
+            for (i, span) in line.split('`').enumerate().filter(|(i, _)| i % 2 == 1) {
+                let linked = line.split('`').take(i).collect::<Vec<_>>().join("`").ends_with('[');
+                let word = span.trim();
+                if !linked && !args.iter().any(|a| a == word) && word.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    problems.push(format!("{name}: `{word}` in `# Errors` is no argument of the method: {line}"));
+                }
+            }
+        }
+        errors_sections += usize::from(in_errors);
+        for line in
+            doc.iter().filter(|l| !l.trim_start().starts_with("Calls ") && !l.contains("Error::FunctionNotFound"))
+        {
+            for span in line.split('`').skip(1).step_by(2) {
+                if wrapped.contains(span) && !line.contains(&format!("[`{span}`]")) {
+                    problems.push(format!("{name}: `{span}` has a method but is not a link: {line}"));
+                }
+            }
+        }
+    }
+    for (name, doc) in &fields {
+        let out_parameter = |l: &String| {
+            let l = l.trim_start().to_ascii_lowercase();
+            ["reference to", "reference in which", "reference for", "reference that", "pointer to"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        };
+        if doc.first().is_some_and(out_parameter) {
+            problems.push(format!("{name}: described as an out-parameter: {}", doc[0]));
+        }
+    }
+    for (name, doc) in methods.iter().map(|(n, d, _)| (n, d)).chain(fields.iter().map(|(n, d)| (n, d))) {
+        for line in doc {
+            let placeholder = line
+                .split('%')
+                .skip(1)
+                .step_by(2)
+                .any(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+            if ["&lt;", "&gt;", "&amp;", "&tm;", "&reg;", "\\code"].iter().any(|e| line.contains(e)) || placeholder {
+                problems.push(format!("{name}: HTML entity, \\code or placeholder: {line}"));
+            }
+        }
+    }
+    assert!(errors_sections > 350, "only {errors_sections} `# Errors` sections");
+    assert!(problems.is_empty(), "{} place(s) in C terms:\n{}", problems.len(), problems.join("\n"));
 }

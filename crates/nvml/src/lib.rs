@@ -26,7 +26,10 @@
 //! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows; a
 //!   count no real list has is [`Error::Implausible`], never an allocation.
 //! - The `serde` feature implements `serde::Serialize` for the data types.
-//! - [`sys`] is the raw layer, for anything else.
+//! - [`sys`] is the raw layer, for anything else: the function table (`nvml.lib()`), every C
+//!   type and every constant of the header; [`raw`] converts between its records and this
+//!   crate's. The docs link the constants they name (`[sys::NVML_VALUE_NOT_AVAILABLE]`), and
+//!   the limit methods take, the number of NVLink links, is [`NVLINK_MAX_LINKS`].
 //!
 //! # Handles
 //!
@@ -119,6 +122,9 @@ pub use handle::RawHandle;
 pub use manual::*;
 pub use nvml::{Builder, Nvml};
 pub use nvml_sys as sys;
+/// The number of NVLink links a device can have (`NVML_NVLINK_MAX_LINKS`): the NVLink methods
+/// take a link index below it.
+pub use nvml_sys::NVML_NVLINK_MAX_LINKS as NVLINK_MAX_LINKS;
 pub use value::Value;
 
 /// The README's examples, compiled as doc tests so that they stay right.

@@ -65,19 +65,19 @@ pub struct AccountingStats {
     /// Flag to represent if the process is running (1 for running, 0 for terminated)
     pub is_running: bool,
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
-    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
+    /// Utilization stats just like returned by [`Device::utilization_rates`] but for the life time of a
     /// process (not just the last sample period).
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
+    /// Set to [`sys::NVML_VALUE_NOT_AVAILABLE`] if [`Device::utilization_rates`] is not supported
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub gpu_utilization: Option<u32>,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
+    /// Set to [`sys::NVML_VALUE_NOT_AVAILABLE`] if [`Device::utilization_rates`] is not supported
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub memory_utilization: Option<u32>,
     /// Maximum total memory in bytes that was ever allocated by the process.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
+    /// Set to [`sys::NVML_VALUE_NOT_AVAILABLE`] if [`ProcessInfo`]-\>usedGpuMemory is not supported
     ///
     /// `None` where nvml.h has `18446744073709551615` for no value.
     pub max_memory_usage: Option<u64>,
@@ -184,9 +184,9 @@ impl<'n> Device<'n> {
     /// This is the maximum number of processes that accounting information will be stored for before information
     /// about oldest processes will get overwritten by information about new processes.
     ///
-    /// See also: nvmlDeviceGetAccountingStats
+    /// See also: [`Device::accounting_stats`]
     ///
-    /// See also: nvmlDeviceGetAccountingPids
+    /// See also: [`Device::accounting_pids`]
     ///
     /// Returns the size (in number of elements) of the circular buffer for accounting stats.
     ///
@@ -195,8 +195,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `bufferSize` is NULL
-    /// - [`Error::NotSupported`] if the device doesn't support this feature or accounting mode is disabled
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingBufferSize` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingBufferSize")]
@@ -211,8 +211,8 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See `nvmlDeviceGetAccountingStats` for more details.
-    /// See `nvmlDeviceSetAccountingMode`
+    /// See [`Device::accounting_stats`] for more details.
+    /// See [`Device::set_accounting_mode`]
     ///
     /// **Note:** In the MPS locality-domain view, this API returns the physical parent's
     /// accounting mode as reported by MPS. See `nvmlMpsDeviceEnumeration`.
@@ -224,7 +224,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` are NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingMode` (a driver older than the function)
@@ -242,13 +242,13 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     ///
     /// To query the number of processes under Accounting Mode, call this function with *count = 0 and pids=NULL.
-    /// The return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated count value indicating the number of processes.
+    /// The return code will be [`Error::InsufficientSize`] with an updated count value indicating the number of processes.
     ///
-    /// For more details see `nvmlDeviceGetAccountingStats`.
+    /// For more details see [`Device::accounting_stats`].
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
-    /// See also: nvmlDeviceGetAccountingBufferSize
+    /// See also: [`Device::accounting_buffer_size`]
     ///
     /// Returns list of process ids.
     ///
@@ -257,9 +257,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `count` is NULL
-    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
-    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to expected value)
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature, accounting mode is disabled, or on vGPU host
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingPids` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -284,15 +283,15 @@ impl<'n> Device<'n> {
     ///
     /// Accounting stats (v2) capture GPU utilization and other statistics across the lifetime of a process.
     /// Accounting stats (v2) can be queried during life time of the process and after its termination.
-    /// The time field in `nvmlAccountingStats_v2_t` is reported as 0 during the lifetime of the process and
+    /// The time field in [`AccountingStats`] is reported as 0 during the lifetime of the process and
     /// updated to actual running time after its termination.
     /// Accounting stats (v2) are kept in a circular buffer, newly created processes overwrite information about old
     /// processes.
     ///
-    /// See `nvmlAccountingStats_v2_t` for description of each returned metric.
-    /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
+    /// See [`AccountingStats`] for description of each returned metric.
+    /// List of processes that can be queried can be retrieved from [`Device::accounting_pids`].
     ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
+    /// **Note:** Accounting Mode needs to be on. See [`Device::accounting_mode`].
     ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
@@ -301,7 +300,7 @@ impl<'n> Device<'n> {
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
     ///
-    /// See also: nvmlDeviceGetAccountingBufferSize
+    /// See also: [`Device::accounting_buffer_size`]
     ///
     /// # Arguments
     ///
@@ -312,9 +311,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `stats` are NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotFound`] if process stats were not found
-    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
+    /// - [`Error::NotSupported`] if the device doesn't support this feature, accounting mode is disabled, or on vGPU host
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
@@ -365,16 +364,16 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See `nvmlDeviceGetAccountingMode`
-    /// See `nvmlDeviceGetAccountingStats`
-    /// See `nvmlDeviceSetAccountingMode`
+    /// See [`Device::accounting_mode`]
+    /// See [`Device::accounting_stats`]
+    /// See [`Device::set_accounting_mode`]
     ///
     /// Calls `nvmlDeviceClearAccountingPids`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` are invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error
@@ -400,9 +399,9 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not supported.
     ///
-    /// See `nvmlDeviceGetAccountingMode`
-    /// See `nvmlDeviceGetAccountingStats`
-    /// See `nvmlDeviceClearAccountingPids`
+    /// See [`Device::accounting_mode`]
+    /// See [`Device::accounting_stats`]
+    /// See [`Device::clear_accounting_pids`]
     ///
     /// # Arguments
     ///
@@ -413,7 +412,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `mode` are invalid
+    /// - [`Error::InvalidArgument`] if the device or `mode` are invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error

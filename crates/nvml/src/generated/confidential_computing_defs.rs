@@ -99,17 +99,12 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ConfComputeGpuAttestationReport {
-    /// output
     pub is_cec_attestation_report_present: u32,
-    /// output
     pub attestation_report_size: u32,
-    /// output
     pub cec_attestation_report_size: u32,
-    /// input: spdm supports 32 bytes on nonce
+    /// Spdm supports 32 bytes on nonce
     pub nonce: Vec<u8>,
-    /// output
     pub attestation_report: Vec<u8>,
-    /// output
     pub cec_attestation_report: Vec<u8>,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeGpuAttestationReport_st>

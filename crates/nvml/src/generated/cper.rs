@@ -76,10 +76,10 @@ open_newtype!(CPERType(u32), signed);
 /// read position used to iterate through CPER records.
 ///
 /// Cursor semantics for iterative calls:
-/// - Pass the same `nvmlCPERCursor_v1_t` (i.e. the same `cursor`) on every call
+/// - Pass the same [`CPERCursor`] (i.e. the same `cursor`) on every call
 ///   in a single iteration sequence.
 /// - Do not modify this struct between calls.
-/// - To change `cperTypeMask` or `uuid`, set `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`
+/// - To change `cperTypeMask` or `uuid`, set `handle` to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`]
 ///   and call again with the updated filter (this starts a new iteration).
 ///
 /// The safe form of `nvmlCPERCursor_v1_t`.
@@ -88,11 +88,11 @@ open_newtype!(CPERType(u32), signed);
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct CPERCursor {
-    /// \[IN\] Types of records to access. Bitmask of `nvmlCPERType_t` values. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.
+    /// \[IN\] Types of records to access. Bitmask of [`CPERType`] values. To change, reset `handle` to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`].
     pub cper_type_mask: u32,
-    /// \[IN\] UUID of target to filter records for. Required for `NVML_CPER_ACCESS_TYPE_GPU`. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.
+    /// \[IN\] UUID of target to filter records for. Required for [`CPERType::CPER_ACCESS_TYPE_GPU`]. To change, reset `handle` to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`].
     pub uuid: String,
-    /// \[IN/OUT\] Opaque handle tracking read position. Initialize to `NVML_CPER_CURSOR_HANDLE_INIT` on first call; pass the same `nvmlCPERCursor_v1_t` on the next call to continue. Caller must not interpret or modify.
+    /// \[IN/OUT\] Opaque handle tracking read position. Initialize to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`] on first call; pass the same [`CPERCursor`] on the next call to continue. Caller must not interpret or modify.
     pub handle: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlCPERCursor_v1_t> for CPERCursor {

@@ -1382,15 +1382,15 @@ open_newtype!(PowerSource(u32), unsigned);
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct AdaptiveTgpModeInfo {
-    /// \[out\] In-band enable requested (NVML_FEATURE_ENABLED) or not requested (NVML_FEATURE_DISABLED)
+    /// In-band enable requested ([`EnableState::ENABLED`]) or not requested ([`EnableState::DISABLED`])
     pub in_band_enable_request: bool,
-    /// \[out\] Feature allowed by out-of-band/admin (NVML_FEATURE_ENABLED) or not allowed (NVML_FEATURE_DISABLED)
+    /// Feature allowed by out-of-band/admin ([`EnableState::ENABLED`]) or not allowed ([`EnableState::DISABLED`])
     pub feature_allowed_by_admin: bool,
-    /// \[out\] Out-of-band/admin override active (NVML_FEATURE_ENABLED) or inactive (NVML_FEATURE_DISABLED)
+    /// Out-of-band/admin override active ([`EnableState::ENABLED`]) or inactive ([`EnableState::DISABLED`])
     pub admin_override_enabled: bool,
-    /// \[out\] Enablement after arbitration: active (NVML_FEATURE_ENABLED) or inactive (NVML_FEATURE_DISABLED)
+    /// Enablement after arbitration: active ([`EnableState::ENABLED`]) or inactive ([`EnableState::DISABLED`])
     pub enablement_status: bool,
-    /// \[out\] Adjusted TGP limit in milliwatts (valid only when feature is enabled)
+    /// Adjusted TGP limit in milliwatts (valid only when feature is enabled)
     pub adjusted_limit_mw: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
@@ -1597,7 +1597,7 @@ impl serde::Serialize for ClockOffset {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DeviceCurrentClockFreqs {
-    /// OUT: the current clock frequency string.
+    /// The current clock frequency string.
     pub str: String,
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceCurrentClockFreqs_v1_t>
@@ -1639,7 +1639,7 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DevicePerfModes {
-    /// OUT: the performance modes string.
+    /// The performance modes string.
     pub str: String,
 }
 impl crate::raw::FromRaw<sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
@@ -1677,11 +1677,11 @@ impl serde::Serialize for DevicePerfModes {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DevicePowerMizerModes {
-    /// OUT: the current powermizer mode
+    /// The current powermizer mode
     pub current_mode: u32,
-    /// IN: the powermizer mode to set
+    /// The powermizer mode to set
     pub mode: u32,
-    /// OUT: Bitmask of supported powermizer modes
+    /// Bitmask of supported powermizer modes
     pub supported_power_mizer_modes: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
@@ -1729,7 +1729,7 @@ impl serde::Serialize for DevicePowerMizerModes {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DramEncryptionInfo {
-    /// IN/OUT - DRAM Encryption state
+    /// DRAM Encryption state
     pub encryption_state: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
@@ -1769,29 +1769,29 @@ impl serde::Serialize for DramEncryptionInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EccSramErrorStatus {
-    /// aggregate uncorrectable parity error count
+    /// Aggregate uncorrectable parity error count
     pub aggregate_unc_parity: u64,
-    /// aggregate uncorrectable SEC-DED error count
+    /// Aggregate uncorrectable SEC-DED error count
     pub aggregate_unc_sec_ded: u64,
-    /// aggregate correctable error count
+    /// Aggregate correctable error count
     pub aggregate_cor: u64,
-    /// volatile uncorrectable parity error count
+    /// Volatile uncorrectable parity error count
     pub volatile_unc_parity: u64,
-    /// volatile uncorrectable SEC-DED error count
+    /// Volatile uncorrectable SEC-DED error count
     pub volatile_unc_sec_ded: u64,
-    /// volatile correctable error count
+    /// Volatile correctable error count
     pub volatile_cor: u64,
-    /// aggregate uncorrectable error count for L2 cache bucket
+    /// Aggregate uncorrectable error count for L2 cache bucket
     pub aggregate_unc_bucket_l2: u64,
-    /// aggregate uncorrectable error count for SM bucket
+    /// Aggregate uncorrectable error count for SM bucket
     pub aggregate_unc_bucket_sm: u64,
-    /// aggregate uncorrectable error count for PCIE bucket
+    /// Aggregate uncorrectable error count for PCIE bucket
     pub aggregate_unc_bucket_pcie: u64,
-    /// aggregate uncorrectable error count for Microcontroller bucket
+    /// Aggregate uncorrectable error count for Microcontroller bucket
     pub aggregate_unc_bucket_mcu: u64,
-    /// aggregate uncorrectable error count for Other bucket
+    /// Aggregate uncorrectable error count for Other bucket
     pub aggregate_unc_bucket_other: u64,
-    /// if the error threshold of field diag is exceeded
+    /// If the error threshold of field diag is exceeded
     pub b_threshold_exceeded: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
@@ -1862,19 +1862,19 @@ impl serde::Serialize for EccSramErrorStatus {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EccSramUniqueUncorrectedErrorEntry {
-    /// the SRAM unit index
+    /// The SRAM unit index
     pub unit: u32,
-    /// the error location within the SRAM unit
+    /// The error location within the SRAM unit
     pub location: u32,
-    /// the error sublocation within the SRAM unit
+    /// The error sublocation within the SRAM unit
     pub sublocation: u32,
-    /// the error extlocation within the SRAM unit
+    /// The error extlocation within the SRAM unit
     pub extlocation: u32,
-    /// the error address within the SRAM unit
+    /// The error address within the SRAM unit
     pub address: u32,
-    /// if the SRAM error is parity or not
+    /// If the SRAM error is parity or not
     pub is_parity: bool,
-    /// the error count at the same SRAM address
+    /// The error count at the same SRAM address
     pub count: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
@@ -1934,9 +1934,9 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct FanSpeedInfo {
-    /// the fan index
+    /// The fan index
     pub fan: u32,
-    /// OUT: the fan speed in RPM
+    /// The fan speed in RPM
     pub speed: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
@@ -2077,7 +2077,7 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Hostname {
-    /// null-terminated hostname string
+    /// Null-terminated hostname string
     pub value: String,
 }
 impl crate::raw::FromRaw<sys::nvmlHostname_v1_t> for Hostname {
@@ -2311,9 +2311,9 @@ impl serde::Serialize for PlatformInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct PowerValue {
-    /// \[in\]  Device type: GPU or Total Module
+    /// Device type: GPU or Total Module
     pub power_scope: u8,
-    /// \[out\] Power value to retrieve or set in milliwatts
+    /// Power value to retrieve or set in milliwatts
     pub power_value_mw: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlPowerValue_v2_t> for PowerValue {

@@ -54,9 +54,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DriverModelInfo {
-    /// Reference in which to return the current driver model
+    /// The current driver model
     pub current: DriverModel,
-    /// Reference in which to return the pending driver model
+    /// The pending driver model
     pub pending: DriverModel,
 }
 #[cfg(feature = "serde")]
@@ -73,9 +73,9 @@ impl serde::Serialize for DriverModelInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpuOperationModeInfo {
-    /// Reference in which to return the current GOM
+    /// The current GOM
     pub current: GpuOperationMode,
-    /// Reference in which to return the pending GOM
+    /// The pending GOM
     pub pending: GpuOperationMode,
 }
 #[cfg(feature = "serde")]
@@ -92,9 +92,9 @@ impl serde::Serialize for GpuOperationModeInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GspFirmwareMode {
-    /// Pointer to specify if GSP firmware is enabled
+    /// Specify if GSP firmware is enabled
     pub is_enabled: bool,
-    /// Pointer to specify if GSP firmware is supported by default on `device`
+    /// Specify if GSP firmware is supported by default on `device`
     pub default_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -139,7 +139,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `capabilities` is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeCapabilities")]
@@ -155,18 +154,14 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// return
-    /// - `NVML_SUCCESS`                 if `current` GPUs ready state were successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `isAcceptingWork` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
-    /// Returns GPU current work accepting state, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE.
+    /// Returns GPU current work accepting state, [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE`] or [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE`].
     ///
     /// Calls `nvmlSystemGetConfComputeGpusReadyState`.
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeGpusReadyState")]
     #[inline]
@@ -188,9 +183,9 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeKeyRotationThresholdInfo")]
     #[inline]
@@ -211,11 +206,11 @@ impl Nvml {
     }
     /// Get Conf Computing System Settings, version 2.
     ///
-    /// Returns everything `nvmlSystemGetConfComputeSettings` reports, plus the
+    /// Returns everything [`Nvml::conf_compute_settings`] reports, plus the
     /// TDISP state of the GPUs in `tdispState`.
     ///
     /// All GPUs, and therefore all TDIs, are expected to be in the same state. If
-    /// they are not, the system level state is ambiguous and NVML_ERROR_UNKNOWN is
+    /// they are not, the system level state is ambiguous and [`Error::Unknown`] is
     /// returned.
     ///
     /// For Hopper ™ or newer fully supported devices.
@@ -227,11 +222,10 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `settings` is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeSettings_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeSettings_v2")]
@@ -310,7 +304,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `state` is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeState")]
@@ -326,20 +319,17 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// return
-    /// - `NVML_SUCCESS`                 if `current` GPUs ready state is successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `isAcceptingWork` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
     /// # Arguments
     ///
-    /// * `is_accepting_work`: GPU accepting new work, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    /// * `is_accepting_work`: GPU accepting new work, [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE`] or [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE`]
     ///
     /// Calls `nvmlSystemSetConfComputeGpusReadyState`.
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `is_accepting_work` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetConfComputeGpusReadyState")]
     #[inline]
@@ -357,8 +347,8 @@ impl Nvml {
     /// Supported on Linux, Windows TCC.
     ///
     /// This function is to set the confidential compute key rotation threshold parameters.
-    /// `pKeyRotationThrInfo`-&gt;maxAttackerAdvantage should be in the range from
-    /// NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN to NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX.
+    /// `pKeyRotationThrInfo`-\>maxAttackerAdvantage should be in the range from
+    /// [`sys::NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN`] to [`sys::NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX`].
     /// Default value is 60.
     ///
     /// # Arguments
@@ -370,10 +360,10 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
     /// - [`Error::InvalidState`] if confidential compute GPU ready state is enabled
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetConfComputeKeyRotationThresholdInfo")]
     #[inline]
@@ -393,14 +383,14 @@ impl Nvml {
     }
 }
 impl<'n> Device<'n> {
-    /// Retrieves the root/admin permissions on the target API. See `nvmlRestrictedAPI_t` for the list of supported APIs.
-    /// If an API is restricted only root users can call that API. See `nvmlDeviceSetAPIRestriction` to change current permissions.
+    /// Retrieves the root/admin permissions on the target API. See [`RestrictedAPI`] for the list of supported APIs.
+    /// If an API is restricted only root users can call that API. See [`Device::set_api_restriction`] to change current permissions.
     ///
     /// For all fully supported products.
     ///
-    /// See also: nvmlRestrictedAPI_t
+    /// See also: [`RestrictedAPI`]
     ///
-    /// Returns the current restriction NVML_FEATURE_ENABLED indicates that the API is root-only NVML_FEATURE_DISABLED indicates that the API is accessible to all users.
+    /// Returns the current restriction [`EnableState::ENABLED`] indicates that the API is root-only [`EnableState::DISABLED`] indicates that the API is accessible to all users.
     ///
     /// # Arguments
     ///
@@ -411,9 +401,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `apiType` incorrect or `isRestricted` is NULL
-    /// - [`Error::NotSupported`] if this query is not supported by the device or the device does not support the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is not supported by the device)
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `api_type` incorrect
+    /// - [`Error::NotSupported`] if this query is not supported by the device, or the device does not support the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is not supported by the device)
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAPIRestriction` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAPIRestriction")]
@@ -434,9 +424,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `timeData` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBBXTimeData_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBBXTimeData_v1")]
@@ -453,9 +443,9 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** If MIG is enabled on a GPU, device must be MIG device handle.
     ///
-    /// See `nvmlComputeMode_t` for details on allowed compute modes.
+    /// See [`ComputeMode`] for details on allowed compute modes.
     ///
-    /// See also: nvmlDeviceSetComputeMode()
+    /// See also: [`Device::set_compute_mode`]()
     ///
     /// Returns the current compute mode.
     ///
@@ -464,9 +454,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetComputeMode")]
@@ -491,7 +481,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuAttestationReport` (a driver older than the function)
@@ -530,7 +520,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuCertificate` (a driver older than the function)
@@ -556,7 +546,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `memInfo` or `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeMemSizeInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeMemSizeInfo")]
@@ -579,7 +569,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeProtectedMemoryUsage` (a driver older than the function)
@@ -600,7 +590,7 @@ impl<'n> Device<'n> {
     ///
     /// Display can be active even when no monitor is physically attached.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the display active state.
     ///
@@ -609,9 +599,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `isActive` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayActive` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayActive")]
@@ -629,7 +619,7 @@ impl<'n> Device<'n> {
     /// This method indicates whether a physical display (e.g. monitor) is currently connected to
     /// any of the device's connectors.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the display mode.
     ///
@@ -638,9 +628,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `display` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayMode")]
@@ -659,9 +649,9 @@ impl<'n> Device<'n> {
     /// On Windows platforms the device driver can run in either WDDM, MCDM or WDM (TCC) modes. If a display is attached
     /// to the device it must run in WDDM mode. MCDM mode is preferred if a display is not attached. TCC mode is deprecated.
     /// Driver-model availability is architecture-specific; attempting to set an unsupported driver model returns
-    /// NVML_ERROR_NOT_SUPPORTED.
+    /// [`Error::NotSupported`].
     ///
-    /// See `nvmlDriverModel_t` for details on available driver models.
+    /// See [`DriverModel`] for details on available driver models.
     ///
     /// See also: nvmlDeviceSetDriverModel_v2()
     ///
@@ -670,9 +660,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or both `current` and `pending` are NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the platform is not windows
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDriverModel_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDriverModel_v2")]
@@ -714,21 +704,21 @@ impl<'n> Device<'n> {
     /// Retrieves the current GOM and pending GOM (the one that GPU will switch to after reboot).
     ///
     /// For GK110 M-class and X-class Tesla ™ products from the Kepler family.
-    /// Modes `NVML_GOM_LOW_DP` and `NVML_GOM_ALL_ON` are supported on fully supported GeForce products.
-    /// Not supported on Quadro &reg; and Tesla ™ C-class products.
+    /// Modes [`GpuOperationMode::LOW_DP`] and [`GpuOperationMode::ALL_ON`] are supported on fully supported GeForce products.
+    /// Not supported on Quadro ® and Tesla ™ C-class products.
     ///
-    /// See also: nvmlGpuOperationMode_t
+    /// See also: [`GpuOperationMode`]
     ///
-    /// See also: nvmlDeviceSetGpuOperationMode
+    /// See also: [`Device::set_gpu_operation_mode`]
     ///
     /// Calls `nvmlDeviceGetGpuOperationMode`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `current` or `pending` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuOperationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuOperationMode")]
@@ -752,7 +742,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or any of `isEnabled` or `defaultMode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if GSP firmware is not enabled for GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareMode` (a driver older than the function)
@@ -779,7 +769,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or GSP `version` pointer is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if GSP firmware is not enabled for GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareVersion` (a driver older than the function)
@@ -795,7 +785,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
-    /// See also: nvmlDeviceGetInforomVersion
+    /// See also: [`Device::inforom_version`]
     ///
     /// Calls `nvmlDeviceGetLastBBXFlushTime`.
     ///
@@ -803,7 +793,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::NotReady`] if the BBX object has not been flushed yet
     /// - [`Error::NotSupported`] if the device does not have an infoROM
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetLastBBXFlushTime` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetLastBBXFlushTime")]
@@ -826,9 +816,9 @@ impl<'n> Device<'n> {
     /// When driver persistence mode is enabled the driver software state is not torn down when the last
     /// client disconnects. By default this feature is disabled.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: nvmlDeviceSetPersistenceMode()
+    /// See also: [`Device::set_persistence_mode`]()
     ///
     /// Returns the current driver persistence mode.
     ///
@@ -837,9 +827,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPersistenceMode")]
@@ -864,7 +854,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetConfComputeUnprotectedMemSize` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetConfComputeUnprotectedMemSize")]

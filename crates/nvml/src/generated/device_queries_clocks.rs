@@ -111,9 +111,9 @@ impl serde::Serialize for MemClkMinMaxVfOffset {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct MinMaxClockOfPState {
-    /// Reference in which to return min clock frequency
+    /// Min clock frequency
     pub min_clock_m_hz: u32,
-    /// Reference in which to return max clock frequency
+    /// Max clock frequency
     pub max_clock_m_hz: u32,
 }
 #[cfg(feature = "serde")]
@@ -129,16 +129,16 @@ impl serde::Serialize for MinMaxClockOfPState {
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
-    /// Returns the current adaptive clocking status, either NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED.
+    /// Returns the current adaptive clocking status, either [`sys::NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED`] or [`sys::NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED`].
     ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `adaptiveClockStatus` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveClockInfoStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveClockInfoStatus")]
     #[inline]
@@ -174,7 +174,7 @@ impl<'n> Device<'n> {
     /// to maximize performance as thermal limits allow.
     ///
     /// On Pascal and newer hardware, Auto Aoosted clocks are controlled through application clocks.
-    /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
+    /// Use [`Device::set_applications_clocks`] and [`Device::reset_applications_clocks`] to control Auto Boost
     /// behavior.
     ///
     /// Calls `nvmlDeviceGetAutoBoostedClocksEnabled`.
@@ -182,9 +182,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `isEnabled` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAutoBoostedClocksEnabled")]
@@ -208,9 +208,9 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Requires root user.
     ///
-    /// See `nvmlClkMonStatus_t` for details on decoding the status output.
+    /// See [`ClkMonStatus`] for details on decoding the status output.
     ///
-    /// See also: nvmlDeviceGetClkMonStatus()
+    /// See also: [`Device::clk_mon_status`]()
     ///
     /// Returns the clkmon fault status.
     ///
@@ -219,9 +219,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `status` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClkMonStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClkMonStatus")]
@@ -248,9 +248,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `clock_type` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClock")]
@@ -265,7 +265,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlClockType_t` for details on available clock information.
+    /// See [`ClockType`] for details on available clock information.
     ///
     /// Returns the clock speed in MHz.
     ///
@@ -278,9 +278,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device cannot report the specified clock
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockInfo")]
@@ -295,18 +295,18 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Note: `nvmlDeviceGetGpcClkVfOffset`, `nvmlDeviceGetMemClkVfOffset`, `nvmlDeviceGetGpcClkMinMaxVfOffset` and
-    /// `nvmlDeviceGetMemClkMinMaxVfOffset` will be deprecated in a future release.
-    /// Use `nvmlDeviceGetClockOffsets` instead.
+    /// Note: [`Device::gpc_clk_vf_offset`], [`Device::mem_clk_vf_offset`], [`Device::gpc_clk_min_max_vf_offset`] and
+    /// [`Device::mem_clk_min_max_vf_offset`] will be deprecated in a future release.
+    /// Use [`Device::clock_offsets`] instead.
     ///
     /// Calls `nvmlDeviceGetClockOffsets`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `type` or `pstate` are invalid or both `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockOffsets")]
     #[inline]
@@ -335,7 +335,7 @@ impl<'n> Device<'n> {
     /// may be added in the future.
     ///
     /// Note: These clock values take into account the offset
-    /// set by clients through /ref nvmlDeviceSetClockOffsets.
+    /// set by clients through /ref [`Device::set_clock_offsets`].
     ///
     /// Clock values are returned as a comma-separated list of
     /// "token=value" pairs.
@@ -370,10 +370,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClockFreqs` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClockFreqs")]
     #[inline]
@@ -398,7 +398,7 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlClocksEventReasons
     ///
-    /// See also: nvmlDeviceGetSupportedClocksEventReasons
+    /// See also: [`Device::supported_clocks_event_reasons`]
     ///
     /// Returns bitmask of active clocks event reasons.
     ///
@@ -407,9 +407,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clocksEventReasons` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClocksEventReasons")]
@@ -470,9 +470,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pDynamicPstatesInfo` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDynamicPstatesInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDynamicPstatesInfo")]
@@ -494,7 +494,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkMinMaxVfOffset` (a driver older than the function)
@@ -519,7 +519,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkVfOffset` (a driver older than the function)
@@ -535,9 +535,9 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlClockType_t` for details on available clock information.
+    /// See [`ClockType`] for details on available clock information.
     ///
-    /// **Note:** Current P0 clocks (reported by `nvmlDeviceGetClockInfo`) can differ from max clocks
+    /// **Note:** Current P0 clocks (reported by [`Device::clock_info`]) can differ from max clocks
     /// by a few MHz.
     ///
     /// Returns the clock speed in MHz.
@@ -551,9 +551,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device cannot report the specified clock
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxClockInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxClockInfo")]
@@ -579,9 +579,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
-    /// - [`Error::NotSupported`] if the device or the `clockType` on this device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `clock_type` is invalid
+    /// - [`Error::NotSupported`] if the device, or the `clock_type` on this device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxCustomerBoostClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxCustomerBoostClock")]
@@ -599,7 +599,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkMinMaxVfOffset` (a driver older than the function)
@@ -624,7 +624,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkVfOffset` (a driver older than the function)
@@ -648,9 +648,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `type` or `minClockMHz` and `maxClockMHz` are NULL
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::Unknown`] if `type` or `pstate` are invalid or any unexpected error
+    /// - [`Error::Unknown`] if `r#type` or `pstate` are invalid, or any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxClockOfPState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinMaxClockOfPState")]
     #[inline]
@@ -682,7 +681,7 @@ impl<'n> Device<'n> {
     /// those are the same as nvclockmin and memclockmin.
     ///
     /// Note: These clock values take into account the offset
-    /// set by clients through /ref nvmlDeviceSetClockOffsets.
+    /// set by clients through /ref [`Device::set_clock_offsets`].
     ///
     /// Maximum available Pstate (P15) shows the minimum performance level (0) and vice versa.
     ///
@@ -723,10 +722,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceModes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceModes")]
     #[inline]
@@ -743,7 +742,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlPstates_t` for details on allowed performance states.
+    /// See [`Pstates`] for details on allowed performance states.
     ///
     /// Returns the performance state reading.
     ///
@@ -752,9 +751,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pState` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceState")]
@@ -779,11 +778,11 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::NoPermission`] If the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] If `device`, `type` or `pstate` are invalid or both `clockOffsetMHz` is out of allowed range.
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetClockOffsets")]
     #[inline]
@@ -797,7 +796,7 @@ impl<'n> Device<'n> {
         Ok(())
     }
     /// Retrieves bitmask of supported clocks event reasons that can be returned by
-    /// `nvmlDeviceGetCurrentClocksEventReasons`
+    /// [`Device::current_clocks_event_reasons`]
     ///
     /// For all fully supported products.
     ///
@@ -805,7 +804,7 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlClocksEventReasons
     ///
-    /// See also: nvmlDeviceGetCurrentClocksEventReasons
+    /// See also: [`Device::current_clocks_event_reasons`]
     ///
     /// Returns bitmask of supported clocks event reasons.
     ///
@@ -814,8 +813,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `supportedClocksEventReasons` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedClocksEventReasons")]
@@ -860,11 +859,11 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Retrieves the list of possible graphics clocks that can be used as an argument for `nvmlDeviceSetGpuLockedClocks`.
+    /// Retrieves the list of possible graphics clocks that can be used as an argument for [`Device::set_gpu_locked_clocks`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceSetGpuLockedClocks
+    /// See also: [`Device::set_gpu_locked_clocks`]
     ///
     /// Returns the clocks in MHz.
     ///
@@ -877,11 +876,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::NotFound`] if the specified `memoryClockMHz` is not a supported frequency
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::NotFound`] if the specified `memory_clock_m_hz` is not a supported frequency
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::InsufficientSize`] if `count` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedGraphicsClocks` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -908,11 +906,11 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_clocks_m_hz.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
-    /// Retrieves the list of possible memory clocks that can be used as an argument for `nvmlDeviceSetMemoryLockedClocks`.
+    /// Retrieves the list of possible memory clocks that can be used as an argument for [`Device::set_memory_locked_clocks`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceSetMemoryLockedClocks
+    /// See also: [`Device::set_memory_locked_clocks`]
     ///
     /// Returns the clock in MHz.
     ///
@@ -921,10 +919,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `count` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to the number of required elements)
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedMemoryClocks` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -951,9 +948,9 @@ impl<'n> Device<'n> {
     ///
     /// The returned array would contain a contiguous list of valid P-States supported by
     /// the device. If the number of supported P-States is fewer than the size of the array
-    /// supplied missing elements would contain `NVML_PSTATE_UNKNOWN`.
+    /// supplied missing elements would contain [`Pstates::UNKNOWN`].
     ///
-    /// The number of elements in the returned list will never exceed `NVML_MAX_GPU_PERF_PSTATES`.
+    /// The number of elements in the returned list will never exceed [`sys::NVML_MAX_GPU_PERF_PSTATES`].
     ///
     /// Returns: Container to return the list of performance states supported by device.
     ///
@@ -963,7 +960,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::InsufficientSize`] if the the container supplied was not large enough to hold the resulting list
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `pstates` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support performance state readings
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedPerformanceStates` (a driver older than the function)
@@ -991,14 +988,14 @@ impl<'n> Device<'n> {
     ///
     /// Translations are as follows:
     ///
-    /// NVML_PERF_POLICY_POWER             -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP
-    /// NVML_PERF_POLICY_THERMAL           -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
-    /// NVML_PERF_POLICY_SYNC_BOOST        -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST
-    /// NVML_PERF_POLICY_BOARD_LIMIT       -&gt; NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT
-    /// NVML_PERF_POLICY_LOW_UTILIZATION   -&gt; NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION
-    /// NVML_PERF_POLICY_RELIABILITY       -&gt; NVML_FI_DEV_PERF_POLICY_RELIABILITY
-    /// NVML_PERF_POLICY_TOTAL_APP_CLOCKS  -&gt; DEPRECATED, Do not use
-    /// NVML_PERF_POLICY_TOTAL_BASE_CLOCKS -&gt; NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS
+    /// [`PerfPolicyType::POWER`]             -\> [`FieldId::DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP`]
+    /// [`PerfPolicyType::THERMAL`]           -\> [`FieldId::DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN`]
+    /// [`PerfPolicyType::SYNC_BOOST`]        -\> [`FieldId::DEV_CLOCKS_EVENT_REASON_SYNC_BOOST`]
+    /// [`PerfPolicyType::BOARD_LIMIT`]       -\> [`FieldId::DEV_PERF_POLICY_BOARD_LIMIT`]
+    /// [`PerfPolicyType::LOW_UTILIZATION`]   -\> [`FieldId::DEV_PERF_POLICY_LOW_UTILIZATION`]
+    /// [`PerfPolicyType::RELIABILITY`]       -\> [`FieldId::DEV_PERF_POLICY_RELIABILITY`]
+    /// [`PerfPolicyType::TOTAL_APP_CLOCKS`]  -\> DEPRECATED, Do not use
+    /// [`PerfPolicyType::TOTAL_BASE_CLOCKS`] -\> [`FieldId::DEV_PERF_POLICY_TOTAL_BASE_CLOCKS`]
     ///
     /// Calls `nvmlDeviceGetViolationStatus`.
     ///

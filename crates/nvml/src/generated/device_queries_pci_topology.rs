@@ -63,9 +63,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `bridgeInfo` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if bridge chip not supported on the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBridgeChipInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBridgeChipInfo")]
@@ -82,18 +82,15 @@ impl<'n> Device<'n> {
     }
     /// Get the type of the GPU Bus (PCIe, PCI, ...)
     ///
-    /// return
-    /// - `NVML_SUCCESS`                 if the bus `type` is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `type` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
-    ///
     /// Returns the PCI Bus type.
     ///
     /// Calls `nvmlDeviceGetBusType`.
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBusType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBusType")]
     #[inline]
@@ -111,9 +108,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `serial` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetC2cModeInfoV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetC2cModeInfoV")]
@@ -135,9 +132,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `currLinkGen` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkGeneration")]
@@ -159,9 +156,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `currLinkWidth` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkWidth")]
@@ -174,7 +171,7 @@ impl<'n> Device<'n> {
     }
     /// Retrieves GPU fabric information including per-type clique assignments.
     ///
-    /// Returns fabric clique data via `nvmlGpuFabricInfo_v4_t`.
+    /// Returns fabric clique data via [`GpuFabricInfo`].
     /// Each entry in the `cliques` array is a (type, id) pair representing a single
     /// clique assignment. The number of valid entries is given by `numCliques`.
     /// Entries are sorted by ascending type (NVML_GPU_FABRIC_CLIQUE_TYPE_*), then by
@@ -184,11 +181,6 @@ impl<'n> Device<'n> {
     /// On Blackwell and Rubin, Unicast Logical Endpoint and Multicast Logical Endpoint
     /// are additionally reported.
     ///
-    /// \\code
-    /// nvmlGpuFabricInfo_v4_t fabricInfo = {0};
-    /// nvmlReturn_t result = nvmlDeviceGetGpuFabricInfo_v4(device, &fabricInfo);
-    /// \\endcode
-    ///
     /// For Hopper ™ or newer fully supported devices.
     ///
     /// Returns: Information about GPU fabric state including per-type cliques.
@@ -197,8 +189,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] If `device` doesn't support gpu fabric
-    /// - [`Error::InvalidArgument`] If `device` or `gpuFabricInfo` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support gpu fabric
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuFabricInfo_v4` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuFabricInfo_v4")]
     #[doc(alias = "nvmlDeviceGetGpuFabricInfoV")]
@@ -285,9 +277,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkGenDevice` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuMaxPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuMaxPcieLinkGeneration")]
@@ -307,9 +299,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `irqNum` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIrqNum` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetIrqNum")]
     #[inline]
@@ -333,9 +325,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkGen` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxPcieLinkGeneration")]
@@ -360,9 +352,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkWidth` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxPcieLinkWidth")]
@@ -388,9 +380,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `dev1` or `dev2` are invalid or `onSameBoard` is NULL
     /// - [`Error::NotSupported`] if this check is not supported by the device
-    /// - [`Error::GpuIsLost`] if the either GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the either GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceOnSameBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceOnSameBoard")]
@@ -418,7 +409,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device1` or `device2` or `p2pIndex` is invalid or `p2pStatus` is NULL
+    /// - [`Error::InvalidArgument`] if the device, `device2` or `p2p_index` is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetP2PStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetP2PStatus")]
@@ -437,7 +428,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// See `nvmlPciInfo_t` for details on the available PCI info.
+    /// See [`PciInfo`] for details on the available PCI info.
     ///
     /// **Note:** In the MPS locality-domain view, this API and its v1 and v2 variants
     /// return the PCI attributes supplied by MPS. Multiple locality domains
@@ -451,8 +442,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pci` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfo_v3` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPciInfo_v3")]
@@ -498,7 +489,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// See `nvmlPciInfoExt_v1_t` for details on the available PCI info.
+    /// See [`PciInfoExt`] for details on the available PCI info.
     ///
     /// Returns the PCI info.
     ///
@@ -507,9 +498,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pci` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfoExt` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPciInfoExt")]
     #[inline]
@@ -531,9 +523,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `maxSpeed` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
     #[inline]
@@ -554,9 +546,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `value` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieReplayCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieReplayCounter")]
@@ -576,7 +568,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pcieSpeed` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support PCIe speed getting
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieSpeed` (a driver older than the function)
@@ -600,16 +592,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `counter`: The specific counter that should be queried `nvmlPcieUtilCounter_t`
+    /// * `counter`: The specific counter that should be queried [`PcieUtilCounter`]
     ///
     /// Calls `nvmlDeviceGetPcieThroughput`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `counter` is invalid, or `value` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `counter` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieThroughput` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieThroughput")]
@@ -624,7 +616,7 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// Returns a `nvmlGpuTopologyLevel_t` that gives the path type.
+    /// Returns a [`GpuTopologyLevel`] that gives the path type.
     ///
     /// # Arguments
     ///
@@ -634,8 +626,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device1`, or `device2` is invalid, or `pathInfo` is NULL
-    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::InvalidArgument`] if the device or `device2` is invalid
+    /// - [`Error::NotSupported`] if the device, or OS does not support this feature
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyCommonAncestor` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTopologyCommonAncestor")]
@@ -657,14 +649,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `level`: The `nvmlGpuTopologyLevel_t` level to search for other GPUs
+    /// * `level`: The [`GpuTopologyLevel`] level to search for other GPUs
     ///
     /// Calls `nvmlDeviceGetTopologyNearestGpus`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device`, `level`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
-    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::NotSupported`] if the device, or OS does not support this feature
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyNearestGpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has

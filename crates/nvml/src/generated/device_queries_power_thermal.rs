@@ -116,9 +116,9 @@ impl serde::Serialize for MinMaxFanSpeed {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct PowerManagementLimitConstraints {
-    /// Reference in which to return the minimum power management limit in milliwatts
+    /// The minimum power management limit in milliwatts
     pub min_limit: u32,
-    /// Reference in which to return the maximum power management limit in milliwatts
+    /// The maximum power management limit in milliwatts
     pub max_limit: u32,
 }
 #[cfg(feature = "serde")]
@@ -134,14 +134,14 @@ impl serde::Serialize for PowerManagementLimitConstraints {
 impl<'n> Device<'n> {
     /// Retrieves Adaptive TGP Mode state and telemetry for a GPU.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
     /// Populates `info` with the in-band request, out-of-band enablement status, out-of-band
     /// override status, arbitrated enablement state, and adjusted TGP power limit. The adjusted TGP
     /// power is valid only when feature is enabled.
-    /// See `nvmlAdaptiveTgpModeInfo_v1_t` for field details.
+    /// See [`AdaptiveTgpModeInfo`] for field details.
     ///
-    /// See also: nvmlDeviceSetAdaptiveTgpMode_v1()
+    /// See also: [`Device::set_adaptive_tgp_mode`]()
     ///
     /// Returns the Adaptive TGP Mode information.
     ///
@@ -150,9 +150,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `info` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support Adaptive TGP Mode
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveTgpModeInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveTgpModeInfo_v1")]
@@ -165,9 +165,9 @@ impl<'n> Device<'n> {
     }
     /// Retrieves the cooler's information.
     /// Returns a cooler's control signal characteristics.  The possible types are restricted, Variable and Toggle.
-    /// See `nvmlCoolerControl_t` for details on available signal types.
+    /// See [`CoolerControl`] for details on available signal types.
     /// Returns objects that cooler cools. Targets may be GPU, Memory, Power Supply or All of these.
-    /// See `nvmlCoolerTarget_t` for details on available targets.
+    /// See [`CoolerTarget`] for details on available targets.
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
@@ -181,10 +181,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, `signalType` or `target` is NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the `device` does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCoolerInfo")]
     #[inline]
@@ -204,7 +204,7 @@ impl<'n> Device<'n> {
     }
     /// Get the effective power limit that the driver enforces after taking into account all limiters
     ///
-    /// Note: This can be different from the `nvmlDeviceGetPowerManagementLimit` if other limits are set elsewhere
+    /// Note: This can be different from the [`Device::power_management_limit`] if other limits are set elsewhere
     /// This includes the out of band power limit interface
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -216,9 +216,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `limit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEnforcedPowerLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEnforcedPowerLimit")]
@@ -246,8 +246,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `policy` is null or the `fan` given doesn't reference a fan that exists.
-    /// - [`Error::NotSupported`] if the `device` is older than Maxwell
+    /// - [`Error::InvalidArgument`] if the device is invalid, or the `fan` given doesn't reference a fan that exists
+    /// - [`Error::NotSupported`] if the the device is older than Maxwell
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
@@ -275,9 +275,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `speed` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not have a fan
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeed")]
@@ -310,9 +310,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `fan` is not an acceptable index
+    /// - [`Error::NotSupported`] if the device does not have a fan, or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
@@ -342,10 +342,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the `device` does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeedRPM` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
     #[inline]
@@ -372,8 +372,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::NotSupported`] if request is not supported on the current platform
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `temperature` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::ArgumentVersionMismatch`] if the right versioned structure is not used
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMarginTemperature` (a driver older than the function)
@@ -431,9 +431,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `numFans` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not have a fan
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumFans` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumFans")]
@@ -456,9 +456,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `defaultLimit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementDefaultLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementDefaultLimit")]
@@ -477,7 +477,7 @@ impl<'n> Device<'n> {
     /// the card's total power draw reaches this limit the power management algorithm kicks in.
     ///
     /// This reading is only available if power management mode is supported.
-    /// See `nvmlDeviceGetPowerManagementMode`.
+    /// See [`Device::power_management_mode`].
     ///
     /// Returns the power management limit in milliwatts.
     ///
@@ -486,9 +486,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `limit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimit")]
@@ -503,16 +503,16 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceSetPowerManagementLimit
+    /// See also: [`Device::set_power_management_limit`]
     ///
     /// Calls `nvmlDeviceGetPowerManagementLimitConstraints`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `minLimit` or `maxLimit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimitConstraints` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimitConstraints")]
@@ -534,16 +534,16 @@ impl<'n> Device<'n> {
     /// Retrieves the power management mode associated with this device.
     ///
     /// For products from the Fermi family.
-    /// - Requires `NVML_INFOROM_POWER` version 3.0 or higher.
+    /// - Requires [`InforomObject::POWER`] version 3.0 or higher.
     ///
     /// For from the Kepler or newer families.
-    /// - Does not require `NVML_INFOROM_POWER` object.
+    /// - Does not require [`InforomObject::POWER`] object.
     ///
     /// This flag indicates whether any power management algorithm is currently active on the device. An
     /// enabled state does not necessarily mean the device is being actively throttled -- only that
     /// that the driver will do so if the appropriate conditions are met.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the current power management mode.
     ///
@@ -552,9 +552,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementMode")]
@@ -579,9 +579,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerMizerMode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerMizerMode_v1")]
@@ -605,9 +605,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `powerSource` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerSource` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerSource")]
     #[inline]
@@ -617,13 +617,13 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_power_source)))?;
         Ok(PowerSource::from_bits_retain(c_power_source as _))
     }
-    /// **Deprecated:** Use `nvmlDeviceGetPerformanceState`. This function exposes an incorrect generalization.
+    /// **Deprecated:** Use [`Device::performance_state`]. This function exposes an incorrect generalization.
     ///
     /// Retrieve the current performance state for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlPstates_t` for details on allowed performance states.
+    /// See [`Pstates`] for details on allowed performance states.
     ///
     /// Returns the performance state reading.
     ///
@@ -632,9 +632,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pState` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerState")]
@@ -656,10 +656,10 @@ impl<'n> Device<'n> {
     /// (except GA100) or newer GPUs, the API returns power averaged over 1 sec interval. On GA100 and
     /// older architectures, instantaneous power is returned.
     ///
-    /// See `NVML_FI_DEV_POWER_AVERAGE` and `NVML_FI_DEV_POWER_INSTANT` to query specific power
+    /// See [`FieldId::DEV_POWER_AVERAGE`] and [`FieldId::DEV_POWER_INSTANT`] to query specific power
     /// values.
     ///
-    /// It is only available if power management mode is supported. See `nvmlDeviceGetPowerManagementMode`.
+    /// It is only available if power management mode is supported. See [`Device::power_management_mode`].
     ///
     /// Returns the power usage information.
     ///
@@ -668,9 +668,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `power` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support power readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerUsage")]
@@ -683,29 +683,29 @@ impl<'n> Device<'n> {
     }
     /// Request to enable or disable Adaptive TGP Mode for a GPU.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     /// Requires root/admin privileges.
     ///
     /// Adaptive TGP Mode assigns tailored power budgets to two binned GPU parts within the same
     /// module, reducing node-to-node and rack-to-rack performance variation.
     /// An out-of-band administrator policy may override the in-band request;
-    /// use `nvmlDeviceGetAdaptiveTgpModeInfo_v1` to query the arbitrated state.
+    /// use [`Device::adaptive_tgp_mode_info`] to query the arbitrated state.
     ///
-    /// See also: nvmlDeviceGetAdaptiveTgpModeInfo_v1()
+    /// See also: [`Device::adaptive_tgp_mode_info`]()
     ///
     /// # Arguments
     ///
-    /// * `mode`: NVML_FEATURE_ENABLED or NVML_FEATURE_DISABLED
+    /// * `mode`: [`EnableState::ENABLED`] or [`EnableState::DISABLED`]
     ///
     /// Calls `nvmlDeviceSetAdaptiveTgpMode_v1`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is not a valid `nvmlEnableState_t`
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `mode` is not a valid [`EnableState`]
     /// - [`Error::NotSupported`] if the device does not support Adaptive TGP Mode
     /// - [`Error::NoPermission`] if the caller lacks root/admin privileges
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAdaptiveTgpMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAdaptiveTgpMode_v1")]
@@ -720,24 +720,24 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See `nvmlDeviceGetPowerManagementLimitConstraints` to check the allowed ranges of values.
+    /// See [`Device::power_management_limit_constraints`] to check the allowed ranges of values.
     ///
-    /// See `nvmlPowerValue_v2_t` for more information on the struct.
+    /// See [`PowerValue`] for more information on the struct.
     ///
     /// **Note:** Limit is not persistent across reboots or driver unloads.
     /// Enable persistent mode to prevent driver from unloading when no application is using the device.
     ///
-    /// This API replaces nvmlDeviceSetPowerManagementLimit. It can be used as a drop-in replacement for the older version.
+    /// This API replaces [`Device::set_power_management_limit`]. It can be used as a drop-in replacement for the older version.
     ///
-    /// See also: NVML_FI_DEV_POWER_AVERAGE
+    /// See also: [`FieldId::DEV_POWER_AVERAGE`]
     ///
-    /// See also: NVML_FI_DEV_POWER_INSTANT
+    /// See also: [`FieldId::DEV_POWER_INSTANT`]
     ///
-    /// See also: NVML_FI_DEV_POWER_MIN_LIMIT
+    /// See also: [`FieldId::DEV_POWER_MIN_LIMIT`]
     ///
-    /// See also: NVML_FI_DEV_POWER_MAX_LIMIT
+    /// See also: [`FieldId::DEV_POWER_MAX_LIMIT`]
     ///
-    /// See also: NVML_FI_DEV_POWER_CURRENT_LIMIT
+    /// See also: [`FieldId::DEV_POWER_CURRENT_LIMIT`]
     ///
     /// # Arguments
     ///
@@ -748,10 +748,11 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerValue` is NULL or contains invalid values
+    /// - [`Error::InvalidArgument`] if the device is invalid, or contains invalid values
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
     #[inline]
@@ -780,9 +781,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerMizerMode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerMizerMode_v1")]
@@ -804,10 +805,10 @@ impl<'n> Device<'n> {
     /// Retrieves the intended target speed of the device's specified fan.
     ///
     /// Normally, the driver dynamically adjusts the fan based on
-    /// the needs of the GPU.  But when user set fan speed using nvmlDeviceSetFanSpeed_v2,
+    /// the needs of the GPU.  But when user set fan speed using [`Device::set_fan_speed`],
     /// the driver will attempt to make the fan achieve the setting in
-    /// nvmlDeviceSetFanSpeed_v2.  The actual current speed of the fan
-    /// is reported in nvmlDeviceGetFanSpeed_v2.
+    /// [`Device::set_fan_speed`].  The actual current speed of the fan
+    /// is reported in [`Device::fan_speed_of`].
     ///
     /// For all discrete products with dedicated fans.
     ///
@@ -825,9 +826,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `fan` is not an acceptable index
+    /// - [`Error::NotSupported`] if the device does not have a fan, or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTargetFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTargetFanSpeed")]
@@ -844,7 +845,7 @@ impl<'n> Device<'n> {
     ///
     /// Note: This API reports the current GPU temperature rounded to a whole degree Celsius.
     /// For the current GPU temperature at higher precision, use
-    /// `nvmlDeviceGetFieldValues` with the `NVML_FI_DEV_GPU_TEMP` field, which returns the
+    /// `nvmlDeviceGetFieldValues` with the [`FieldId::DEV_GPU_TEMP`] field, which returns the
     /// temperature in degrees C as a double value.
     ///
     /// Calls the newest of `nvmlDeviceGetTemperatureV`, `nvmlDeviceGetTemperature` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
@@ -852,10 +853,11 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `sensorType` is invalid or `temp` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not have the specified sensor
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
     #[doc(alias = "nvmlDeviceGetTemperature")]
@@ -904,11 +906,11 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See `nvmlTemperatureThresholds_t` for details on available temperature thresholds.
+    /// See [`TemperatureThresholds`] for details on available temperature thresholds.
     ///
     /// Note: This API is no longer the preferred interface for retrieving the following temperature thresholds
-    /// on Ada and later architectures: NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
-    /// NVML_TEMPERATURE_THRESHOLD_MEM_MAX and NVML_TEMPERATURE_THRESHOLD_GPU_MAX.
+    /// on Ada and later architectures: [`TemperatureThresholds::SHUTDOWN`], [`TemperatureThresholds::SLOWDOWN`],
+    /// [`TemperatureThresholds::MEM_MAX`] and [`TemperatureThresholds::GPU_MAX`].
     ///
     /// Support for reading these temperature thresholds for Ada and later architectures would be removed from this
     /// API in future releases. Please use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
@@ -925,9 +927,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a temperature sensor or is unsupported
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `threshold_type` is invalid
+    /// - [`Error::NotSupported`] if the device does not have a temperature sensor, or is unsupported
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureThreshold` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureThreshold")]
@@ -954,9 +956,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pThermalSettings` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetThermalSettings` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetThermalSettings")]
@@ -985,9 +987,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `energy` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support energy readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEnergyConsumption` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTotalEnergyConsumption")]

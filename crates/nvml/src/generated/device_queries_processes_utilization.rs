@@ -54,9 +54,9 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DecoderUtilization {
-    /// Reference to an unsigned int for decoder utilization info
+    /// Decoder utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -73,11 +73,11 @@ impl serde::Serialize for DecoderUtilization {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EncoderStats {
-    /// Reference to an unsigned int for count of active encoder sessions
+    /// Count of active encoder sessions
     pub session_count: u32,
-    /// Reference to an unsigned int for trailing average FPS of all active sessions
+    /// Trailing average FPS of all active sessions
     pub average_fps: u32,
-    /// Reference to an unsigned int for encode latency in microseconds
+    /// Encode latency in microseconds
     pub average_latency: u32,
 }
 #[cfg(feature = "serde")]
@@ -95,9 +95,9 @@ impl serde::Serialize for EncoderStats {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EncoderUtilization {
-    /// Reference to an unsigned int for encoder utilization info
+    /// Encoder utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -114,9 +114,9 @@ impl serde::Serialize for EncoderUtilization {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct JpgUtilization {
-    /// Reference to an unsigned int for jpg utilization info
+    /// Jpg utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -133,9 +133,9 @@ impl serde::Serialize for JpgUtilization {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct OfaUtilization {
-    /// Reference to an unsigned int for ofa utilization info
+    /// Ofa utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -157,7 +157,7 @@ impl<'n> Device<'n> {
     /// active context). Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by this function.
     ///
     /// To query the current number of running compute processes, call this function with *infoCount = 0. The
-    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if none are running. For this call
+    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
     /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
@@ -170,7 +170,7 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// See also: `nvmlSystemGetProcessName`
+    /// See also: [`Nvml::process_name`]
     ///
     /// Returns the process information.
     ///
@@ -179,11 +179,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -296,9 +295,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDecoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDecoderUtilization")]
@@ -330,9 +329,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `encoderCapacity` is NULL, or `device` or `encoderQueryType` are invalid
-    /// - [`Error::NotSupported`] if device does not support the encoder specified in `encodeQueryType`
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if or the device, or `encoder_query_type` is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderCapacity")]
@@ -355,7 +353,7 @@ impl<'n> Device<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlEncoderSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`EncoderSessionInfo`] array required in `sessionCount`.
     /// To query the number of active encoder sessions, call this function with *sessionCount = 0.  The code will return
     /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
@@ -368,10 +366,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL.
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -409,8 +405,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `sessionCount`, or `device` or `averageFps`, or `averageLatency` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderStats")]
@@ -443,9 +438,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderUtilization")]
@@ -469,7 +464,7 @@ impl<'n> Device<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlFBCSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`FBCSessionInfo`] array required in `sessionCount`.
     /// To query the number of active FBC sessions, call this function with *sessionCount = 0.  The code will return
     /// NVML_SUCCESS with number of active FBC sessions updated in *sessionCount.
     ///
@@ -485,9 +480,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL.
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -520,15 +513,14 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns nvmlFBCStats_t structure containing NvFBC stats.
+    /// Returns [`FBCStats`] structure containing NvFBC stats.
     ///
     /// Calls `nvmlDeviceGetFBCStats`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `fbcStats` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFBCStats")]
@@ -547,7 +539,7 @@ impl<'n> Device<'n> {
     /// (eg. applications using OpenGL, DirectX)
     ///
     /// To query the current number of running graphics processes, call this function with *infoCount = 0. The
-    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if none are running. For this call
+    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
     /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
@@ -560,7 +552,7 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// See also: `nvmlSystemGetProcessName`
+    /// See also: [`Nvml::process_name`]
     ///
     /// Returns the process information.
     ///
@@ -569,11 +561,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGraphicsRunningProcesses_v3` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -686,9 +677,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetJpgUtilization")]
@@ -714,7 +705,7 @@ impl<'n> Device<'n> {
     /// this function.
     ///
     /// To query the current number of running compute processes, call this function with *infoCount = 0. The
-    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if none are running. For this call
+    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
     /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
@@ -727,7 +718,7 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// See also: `nvmlSystemGetProcessName`
+    /// See also: [`Nvml::process_name`]
     ///
     /// Returns the process information.
     ///
@@ -736,10 +727,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
-    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMPSComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -852,9 +842,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetOfaUtilization")]
@@ -873,9 +863,9 @@ impl<'n> Device<'n> {
     }
     /// Get Performance Metric samples
     ///
-    /// See `nvmlPerfMetricsSamples_v1_t` for more information on the struct.
+    /// See [`PerfMetricsSamples`] for more information on the struct.
     ///
-    /// Returns `nvmlPerfMetricsSamples_v1_t`.
+    /// Returns [`PerfMetricsSamples`].
     ///
     /// Calls `nvmlDevicePerfMetricsGetSamples_v1`.
     ///
@@ -899,12 +889,12 @@ impl<'n> Device<'n> {
     /// Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer pointed at
     /// by `utilization`. One utilization sample structure is returned per process running, that had some non-zero utilization
     /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
-    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, NVML_ERROR_NOT_FOUND
+    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, [`Error::NotFound`]
     /// is returned.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
     /// `utilization` set to NULL. The caller should allocate a buffer of size
-    /// processSamplesCount * sizeof(nvmlProcessUtilizationSample_t). Invoke the function again with the allocated buffer passed
+    /// processSamplesCount * sizeof([`ProcessUtilizationSample`]). Invoke the function again with the allocated buffer passed
     /// in `utilization`, and `processSamplesCount` set to the number of entries the buffer is sized for.
     ///
     /// On successful return, the function updates `processSamplesCount` with the number of process utilization sample
@@ -928,10 +918,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NotFound`] if sample entries are not found
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessUtilization` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -977,7 +967,7 @@ impl<'n> Device<'n> {
     ///
     /// To get the size of samples that user needs to allocate, the method is invoked with samples set to NULL.
     /// The returned samplesCount will provide the number of samples that can be queried. The user needs to
-    /// allocate the buffer with size as samplesCount * sizeof(nvmlSample_t).
+    /// allocate the buffer with size as samplesCount * sizeof([`Sample`]).
     ///
     /// lastSeenTimeStamp represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples maintained by the
     /// underlying buffer. Set lastSeenTimeStamp to one of the timeStamps retrieved from the date of the previous query
@@ -987,8 +977,8 @@ impl<'n> Device<'n> {
     /// reference samplesCount is updated to indicate how many samples were actually retrieved. The advantage of using this
     /// method for samples in contrast to polling via existing methods is to get get higher frequency data at lower polling cost.
     ///
-    /// **Note:** On MIG-enabled GPUs, querying the following sample types, NVML_GPU_UTILIZATION_SAMPLES, NVML_MEMORY_UTILIZATION_SAMPLES
-    /// NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently supported.
+    /// **Note:** On MIG-enabled GPUs, querying the following sample types, [`SamplingType::GPU_UTILIZATION_SAMPLES`], [`SamplingType::MEMORY_UTILIZATION_SAMPLES`]
+    /// [`SamplingType::ENC_UTILIZATION_SAMPLES`] and [`SamplingType::DEC_UTILIZATION_SAMPLES`], is not currently supported.
     ///
     /// Returns: Reference in which samples are returned.
     ///
@@ -1002,9 +992,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `samplesCount` is NULL or reference to `sampleCount` is 0 for non null `samples`
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSamples` (a driver older than the function)
@@ -1047,7 +1037,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlUtilization_t` for details on available utilization rates.
+    /// See [`Utilization`] for details on available utilization rates.
     ///
     /// **Note:** During driver initialization when ECC is enabled one can see high GPU and Memory Utilization readings.
     /// This is caused by ECC Memory Scrubbing mechanism that is performed during driver initialization.
@@ -1061,9 +1051,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `utilization` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUtilizationRates` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUtilizationRates")]

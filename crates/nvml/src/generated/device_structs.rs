@@ -1210,7 +1210,7 @@ impl serde::Serialize for BAR1Memory {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct BBXTimeData {
-    /// \[out\] Cumulative number of seconds the GPU has had the driver loaded
+    /// Cumulative number of seconds the GPU has had the driver loaded
     pub time_run: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
@@ -1380,11 +1380,11 @@ impl serde::Serialize for C2cModeInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct CoolerInfo {
-    /// the cooler index
+    /// The cooler index
     pub index: u32,
-    /// OUT: the cooler's control signal characteristics
+    /// The cooler's control signal characteristics
     pub signal_type: CoolerControl,
-    /// OUT: the target that cooler cools
+    /// The target that cooler cools
     pub target: CoolerTarget,
 }
 impl crate::raw::FromRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
@@ -1474,7 +1474,7 @@ impl serde::Serialize for CoreRailMetrics {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct DeviceAddressingMode {
-    /// One of `nvmlDeviceAddressingModeType_t`
+    /// One of [`DeviceAddressingModeType`]
     pub value: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
@@ -1689,7 +1689,7 @@ impl serde::Serialize for EccBankRemapperStatus {
 /// Detailed ECC error counts for a device.
 ///
 /// **Deprecated:** Different GPU families can have different memory error counters
-/// See `nvmlDeviceGetMemoryErrorCounter`
+/// See [`Device::memory_error_counter`]
 ///
 /// The safe form of `nvmlEccErrorCounts_st`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -1854,7 +1854,7 @@ impl serde::Serialize for GpuThermalSettingsSensor {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpuUptime {
-    /// \[out\] Number of seconds the GPU has been up since it was initialized by the driver
+    /// Number of seconds the GPU has been up since it was initialized by the driver
     pub uptime: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
@@ -2109,7 +2109,7 @@ pub struct PciInfoExt {
     pub base_class: u32,
     /// The 8-bit PCI sub class code
     pub sub_class: u32,
-    /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub bus_id: String,
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
@@ -2170,7 +2170,7 @@ impl serde::Serialize for PciInfoExt {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct PciInfo {
-    /// The legacy tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The legacy tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub bus_id_legacy: String,
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
     pub domain: u32,
@@ -2182,7 +2182,7 @@ pub struct PciInfo {
     pub pci_device_id: u32,
     /// The 32-bit Sub System Device ID
     pub pci_sub_system_id: u32,
-    /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub bus_id: String,
 }
 impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
@@ -2553,7 +2553,7 @@ pub struct ProcessDetail {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
-    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// Under WDDM, [`sys::NVML_VALUE_NOT_AVAILABLE`] is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
     ///
     /// `None` where nvml.h has `18446744073709551615` for no value.
@@ -2629,7 +2629,7 @@ pub struct ProcessInfo {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
-    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// Under WDDM, [`sys::NVML_VALUE_NOT_AVAILABLE`] is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
     ///
     /// `None` where nvml.h has `18446744073709551615` for no value.
@@ -3081,9 +3081,9 @@ impl serde::Serialize for RailMetrics {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct RepairStatus {
-    /// Reference to `unsigned` int
+    /// `unsigned` int
     pub b_channel_repair_pending: u32,
-    /// Reference to `unsigned` int
+    /// `unsigned` int
     pub b_tpc_repair_pending: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
@@ -3278,7 +3278,7 @@ impl serde::Serialize for UUID {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct UnrepairableMemoryStatus {
-    /// Reference to `unsigned` int
+    /// `unsigned` int
     pub b_unrepairable_memory: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
@@ -3364,9 +3364,9 @@ impl serde::Serialize for Utilization {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ViolationTime {
-    /// referenceTime represents CPU timestamp in microseconds
+    /// ReferenceTime represents CPU timestamp in microseconds
     pub reference_time: u64,
-    /// violationTime in Nanoseconds
+    /// ViolationTime in Nanoseconds
     pub violation_time: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlViolationTime_st> for ViolationTime {

@@ -265,16 +265,16 @@ pub struct EventData {
     pub device: crate::RawHandle<sys::nvmlDevice_st>,
     /// Information about what specific event occurred
     pub event_type: EventTypes,
-    /// Stores Xid error for the device in the event of nvmlEventTypeXidCriticalError,
+    /// Stores Xid error for the device in the event of [`EventTypes::XID_CRITICAL_ERROR`],
     /// eventData is 0 for any other event. eventData is set as 999 for unknown Xid error.
     pub event_data: u64,
-    /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a GPU
+    /// If MIG is enabled and [`EventTypes::XID_CRITICAL_ERROR`] event is attributable to a GPU
     /// instance, stores a valid GPU instance ID. gpuInstanceId is set to 0xFFFFFFFF
     /// otherwise.
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub gpu_instance_id: Option<u32>,
-    /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a
+    /// If MIG is enabled and [`EventTypes::XID_CRITICAL_ERROR`] event is attributable to a
     /// compute instance, stores a valid compute instance ID. computeInstanceId is set to
     /// 0xFFFFFFFF otherwise.
     ///
@@ -327,7 +327,7 @@ impl serde::Serialize for EventData {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EventSetGetContextCount {
-    /// \[out\] Number of context records associated with the most recent event.
+    /// Number of context records associated with the most recent event.
     pub count: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlEventSetGetContextCount_v1_t>
@@ -367,15 +367,15 @@ impl serde::Serialize for EventSetGetContextCount {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EventSetGetContextInfo {
-    /// \[in\] Zero-based context index.
+    /// Zero-based context index.
     pub index: u32,
-    /// \[out\] `nvmlGpuOperationalEventContextType_t` value describing the NVML public interpretation of the context payload.
+    /// [`GpuOperationalEventContextType`] value describing the NVML public interpretation of the context payload.
     pub nvml_gpu_operational_event_context_type: u32,
-    /// \[out\] Source-defined context payload type identifier carried by the event.
+    /// Source-defined context payload type identifier carried by the event.
     pub source_event_context_type: u32,
-    /// \[out\] Context payload size in bytes, excluding alignment padding.
+    /// Context payload size in bytes, excluding alignment padding.
     pub data_size: u32,
-    /// \[out\] Payload format version for `sourceEventContextType`.
+    /// Payload format version for `sourceEventContextType`.
     pub data_format_version: u16,
 }
 impl crate::raw::FromRaw<sys::nvmlEventSetGetContextInfo_v1_t>
@@ -431,9 +431,9 @@ impl serde::Serialize for EventSetGetContextInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct EventSetGetGpuOperationalEventContextLegacyXid {
-    /// \[in\] Zero-based context index.
+    /// Zero-based context index.
     pub index: u32,
-    /// \[out\] Legacy Xid code carried in a GPU Operational Event context.
+    /// Legacy Xid code carried in a GPU Operational Event context.
     pub xid_code: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
@@ -474,7 +474,7 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
         st.end()
     }
 }
-/// nvmlSystemEventData_v1_t
+/// [`SystemEventData`]
 ///
 /// The safe form of `nvmlSystemEventData_v1_t`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -484,7 +484,7 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
 pub struct SystemEventData {
     /// Information about what specific system event occurred
     pub event_type: SystemEventTypes,
-    /// gpuId in PCI format
+    /// GpuId in PCI format
     pub gpu_id: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
@@ -526,7 +526,7 @@ impl serde::Serialize for SystemEventData {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct SystemEventSetCreateRequest {
-    /// system event set
+    /// System event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
 impl crate::raw::FromRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
@@ -567,7 +567,7 @@ impl serde::Serialize for SystemEventSetCreateRequest {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct SystemEventSetFreeRequest {
-    /// system event set
+    /// System event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
 impl crate::raw::FromRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
@@ -649,11 +649,11 @@ impl serde::Serialize for SystemRegisterEventRequest {
 }
 impl Nvml {
     /// Create an empty set of events.
-    /// Event set should be freed by `nvmlEventSetFree`
+    /// Event set should be freed by [`EventSet::free`]
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See also: nvmlEventSetFree
+    /// See also: [`EventSet::free`]
     ///
     /// Returns the event handle.
     ///
@@ -662,7 +662,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` is NULL
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetCreate` (a driver older than the function)
     #[doc(alias = "nvmlEventSetCreate")]
@@ -678,26 +677,26 @@ impl<'n> Device<'n> {
     /// Starts recording of events on a specified devices and add the events to specified `nvmlEventSet_t`
     ///
     /// For Fermi ™ or newer fully supported devices.
-    /// ECC events are available only on ECC-enabled devices (see `nvmlDeviceGetTotalEccErrors`)
-    /// Power capping events are available only on Power Management enabled devices (see `nvmlDeviceGetPowerManagementMode`)
+    /// ECC events are available only on ECC-enabled devices (see [`Device::total_ecc_errors`])
+    /// Power capping events are available only on Power Management enabled devices (see [`Device::power_management_mode`])
     ///
     /// For Linux only.
     ///
     /// This call starts recording of events on specific device.
     /// All events that occurred before this call are not recorded.
-    /// Checking if some event occurred can be done with `nvmlEventSetWait_v2`
+    /// Checking if some event occurred can be done with [`EventSet::wait`]
     ///
-    /// If function reports NVML_ERROR_UNKNOWN, event set is in undefined state and should be freed.
-    /// If function reports NVML_ERROR_NOT_SUPPORTED, event set can still be used. None of the requested eventTypes
+    /// If function reports [`Error::Unknown`], event set is in undefined state and should be freed.
+    /// If function reports [`Error::NotSupported`], event set can still be used. None of the requested eventTypes
     /// are registered in that case.
     ///
     /// See also: nvmlEventType
     ///
-    /// See also: nvmlDeviceGetSupportedEventTypes
+    /// See also: [`Device::supported_event_types`]
     ///
-    /// See also: nvmlEventSetWait
+    /// See also: [`EventSet::wait`]
     ///
-    /// See also: nvmlEventSetFree
+    /// See also: [`EventSet::free`]
     ///
     /// # Arguments
     ///
@@ -709,9 +708,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `eventTypes` is invalid or `set` is NULL
-    /// - [`Error::NotSupported`] if the platform does not support this feature or some of requested event types
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if `event_types` is invalid
+    /// - [`Error::NotSupported`] if the platform does not support this feature, or some of requested event types
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRegisterEvents` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRegisterEvents")]
@@ -733,7 +732,7 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlEventType
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
     /// Returns bitmask of supported events.
     ///
@@ -742,8 +741,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `eventType` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedEventTypes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedEventTypes")]
@@ -757,18 +755,18 @@ impl<'n> Device<'n> {
 }
 impl<'n> EventSet<'n> {
     /// Gets the number of context records for the most recent event returned by
-    /// `nvmlEventSetWait_v3` on this event set.
+    /// [`EventSet::wait_structured`] on this event set.
     ///
-    /// This count is tied to the event set, not to a caller-owned copy of `nvmlEventSetWait_v3_t`. It is
-    /// replaced by the next successful call to `nvmlEventSetWait_v3` on the same event set.
+    /// This count is tied to the event set, not to a caller-owned copy of [`EventSetWait`]. It is
+    /// replaced by the next successful call to [`EventSet::wait_structured`] on the same event set.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetWait_v3
+    /// See also: [`EventSet::wait_structured`]
     ///
-    /// See also: nvmlEventSetGetContextInfo_v1
+    /// See also: [`EventSet::context_info`]
     ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
@@ -779,9 +777,8 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` or `params` is NULL
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
-    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
+    /// - [`Error::NotFound`] if no event has been returned by [`EventSet::wait_structured`]
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextCount_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextCount_v1")]
@@ -793,22 +790,22 @@ impl<'n> EventSet<'n> {
         Ok(<EventSetGetContextCount as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
     /// Gets metadata for a context record from the most recent event returned by
-    /// `nvmlEventSetWait_v3`.
+    /// [`EventSet::wait_structured`].
     ///
     /// The returned metadata identifies the NVML public interpretation, the source-defined context payload
     /// type, payload size, and payload format version. The raw payload for any context record can be
     /// copied with `nvmlEventSetGetContextData_v1`.
     /// When `nvmlGpuOperationalEventContextType` names a type-specific accessor, callers may use that
-    /// accessor instead. Metadata is replaced by the next successful call to `nvmlEventSetWait_v3`
+    /// accessor instead. Metadata is replaced by the next successful call to [`EventSet::wait_structured`]
     /// on the same event set.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetGetContextInfo_v1_t
+    /// See also: [`EventSetGetContextInfo`]
     ///
-    /// See also: nvmlEventSetGetContextCount_v1
+    /// See also: [`EventSet::context_count`]
     ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
@@ -821,9 +818,9 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`-&gt;index is out of range
-    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::InvalidArgument`] if arguments are invalid, or `index` is out of range
+    /// - [`Error::NotFound`] if no event has been returned by [`EventSet::wait_structured`]
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
@@ -846,7 +843,7 @@ impl<'n> EventSet<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
     /// Calls `nvmlEventSetFree`.
     ///
@@ -864,19 +861,19 @@ impl<'n> EventSet<'n> {
         Ok(())
     }
     /// Gets decoded GPU legacy-Xid context data for a context record from the most recent event returned
-    /// by `nvmlEventSetWait_v3`.
+    /// by [`EventSet::wait_structured`].
     ///
     /// This helper succeeds only for context records whose `nvmlGpuOperationalEventContextType` is
-    /// `NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_LEGACY_XID`. Other context records remain available
+    /// [`GpuOperationalEventContextType::LEGACY_XID`]. Other context records remain available
     /// through `nvmlEventSetGetContextData_v1`.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t
+    /// See also: [`EventSetGetGpuOperationalEventContextLegacyXid`]
     ///
-    /// See also: nvmlEventSetGetContextInfo_v1
+    /// See also: [`EventSet::context_info`]
     ///
     /// See also: nvmlEventSetGetContextData_v1
     ///
@@ -891,9 +888,9 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`-&gt;index is out of range
-    /// - [`Error::NotFound`] if no event has been returned or the context is not a GPU legacy-Xid context
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::InvalidArgument`] if arguments are invalid, or `index` is out of range
+    /// - [`Error::NotFound`] if no event has been returned, or the context is not a GPU legacy-Xid context
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
@@ -925,15 +922,15 @@ impl<'n> EventSet<'n> {
     }
     /// Adds a GPU Operational Event subscription to an event set.
     ///
-    /// This API is separate from `nvmlDeviceRegisterEvents`. Calling this API opts the event set into
+    /// This API is separate from [`Device::register_events`]. Calling this API opts the event set into
     /// the structured GPU Operational Event format for the target GPU UUID. Subscriptions are identified
     /// by `config`; registering the same subscription more than once is treated as success.
     ///
-    /// `nvmlDeviceRegisterEvents` and `nvmlEventSetRegisterGpuOperationalEvents_v1` may both be used on the same
+    /// [`Device::register_events`] and [`EventSet::register_gpu_operational_events`] may both be used on the same
     /// event set. In that mixed-subscription model, NVML event-bit subscriptions continue to deliver event
-    /// bits such as `nvmlEventTypeXidCriticalError`, while GPU Operational Event subscriptions deliver
-    /// `NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT` records through `nvmlEventSetWait_v3` with
-    /// `eventType` set to `nvmlEventTypeNone`. The same underlying incident may generate both an NVML
+    /// bits such as [`EventTypes::XID_CRITICAL_ERROR`], while GPU Operational Event subscriptions deliver
+    /// [`EventDataType::GPU_OPERATIONAL_EVENT`] records through [`EventSet::wait_structured`] with
+    /// `eventType` set to [`sys::nvmlEventTypeNone`]. The same underlying incident may generate both an NVML
     /// event-bit notification and a structured notification.
     ///
     /// This API supports GPU UUID subscriptions.
@@ -942,11 +939,11 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlGpuOperationalEventConfig_v1_t
+    /// See also: [`GpuOperationalEventConfig`]
     ///
-    /// See also: nvmlEventSetWait_v3
+    /// See also: [`EventSet::wait_structured`]
     ///
-    /// See also: nvmlEventSetFree
+    /// See also: [`EventSet::free`]
     ///
     /// # Arguments
     ///
@@ -957,11 +954,11 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `eventSet` or `config` is invalid
-    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or if the requested subscription is not supported
+    /// - [`Error::InvalidArgument`] if the event set or `config` is invalid
+    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or or if the requested subscription is not supported
     /// - [`Error::NoPermission`] if the caller lacks permission for the requested scope
     /// - [`Error::InsufficientResources`] if the event set cannot accept another subscription
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetRegisterGpuOperationalEvents_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetRegisterGpuOperationalEvents_v1")]
@@ -990,7 +987,7 @@ impl<'n> EventSet<'n> {
     /// specified timeout passes (e.g. when interrupt arrives)
     ///
     /// On Windows, in case of Xid error, the function returns the most recent Xid error type seen by the system.
-    /// If there are multiple Xid errors generated before nvmlEventSetWait is invoked then the last seen Xid error
+    /// If there are multiple Xid errors generated before [`EventSet::wait`] is invoked then the last seen Xid error
     /// type is returned for all Xid error events.
     ///
     /// On Linux, every Xid error event would return the associated event data and other information if applicable.
@@ -1003,7 +1000,7 @@ impl<'n> EventSet<'n> {
     ///
     /// See also: nvmlEventType
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
     /// Returns event data.
     ///
@@ -1016,9 +1013,8 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` or `data` is NULL
-    /// - [`Error::Timeout`] if no event arrived in specified timeout or interrupt arrived
-    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Timeout`] if no event arrived in specified timeout, or interrupt arrived
+    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v2")]
@@ -1053,38 +1049,38 @@ impl<'n> EventSet<'n> {
     /// Waits on an event set and returns the next event in the extended event format.
     ///
     /// This API is the unified wait surface for NVML event-bit subscriptions registered with
-    /// `nvmlDeviceRegisterEvents` and structured GPU Operational Event subscriptions registered with
-    /// `nvmlEventSetRegisterGpuOperationalEvents_v1`.
+    /// [`Device::register_events`] and structured GPU Operational Event subscriptions registered with
+    /// [`EventSet::register_gpu_operational_events`].
     ///
     /// The returned format is distinguished by `dataType` in `params`. If `dataType` is
-    /// `NVML_EVENT_DATA_TYPE_NVML_EVENT`, the event came from the `nvmlDeviceRegisterEvents` path,
-    /// `eventType` is an NVML event bit such as `nvmlEventTypeXidCriticalError`, and the existing
+    /// [`EventDataType::NVML_EVENT`], the event came from the [`Device::register_events`] path,
+    /// `eventType` is an NVML event bit such as [`EventTypes::XID_CRITICAL_ERROR`], and the existing
     /// fields preserve their historical semantics. If `dataType` is
-    /// `NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT`, the event came from the structured format,
-    /// `eventType` is `nvmlEventTypeNone`, and the structured metadata fields are populated.
+    /// [`EventDataType::GPU_OPERATIONAL_EVENT`], the event came from the structured format,
+    /// `eventType` is [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
     ///
     /// When an event set contains only NVML event-bit subscriptions, this API normalizes those events into
-    /// `nvmlEventSetWait_v3_t`. When an event set contains both NVML event-bit and structured subscriptions,
+    /// [`EventSetWait`]. When an event set contains both NVML event-bit and structured subscriptions,
     /// each successful call returns the next available event from either path. Clients should branch on
     /// `dataType` to determine which format was returned. An event set is not required to have
     /// structured GPU Operational Event subscriptions to be used with this API.
     ///
     /// Context records for the returned event, if any, are made available through
-    /// `nvmlEventSetGetContextCount_v1`, `nvmlEventSetGetContextInfo_v1`, and
+    /// [`EventSet::context_count`], [`EventSet::context_info`], and
     /// `nvmlEventSetGetContextData_v1`. Context records remain associated with the event set until the
-    /// next successful call to `nvmlEventSetWait_v3` on the same event set or until the event set is freed.
+    /// next successful call to [`EventSet::wait_structured`] on the same event set or until the event set is freed.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetWait_v3_t
+    /// See also: [`EventSetWait`]
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
-    /// See also: nvmlEventSetRegisterGpuOperationalEvents_v1
+    /// See also: [`EventSet::register_gpu_operational_events`]
     ///
-    /// See also: nvmlEventSetGetContextCount_v1
+    /// See also: [`EventSet::context_count`]
     ///
     /// # Arguments
     ///
@@ -1095,11 +1091,10 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` or `params` is NULL
-    /// - [`Error::Timeout`] if no event arrived in specified timeout or interrupt arrived
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::Timeout`] if no event arrived in specified timeout, or interrupt arrived
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Memory`] if system memory is insufficient
-    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v3` (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v3")]

@@ -105,7 +105,6 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `deviceCount` is NULL
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceCount` (a driver older than the function)
     #[doc(alias = "nvmlGetExcludedDeviceCount")]
     #[inline]
@@ -120,22 +119,22 @@ impl Nvml {
     /// For all products.
     ///
     /// Valid indices are derived from the `deviceCount` returned by
-    /// `nvmlGetExcludedDeviceCount`(). For example, if `deviceCount` is 2 the valid indices
+    /// [`Nvml::excluded_device_count`](). For example, if `deviceCount` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
-    /// See also: nvmlGetExcludedDeviceCount
+    /// See also: [`Nvml::excluded_device_count`]
     ///
     /// Returns the device information.
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `deviceCount`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `deviceCount`
     ///
     /// Calls `nvmlGetExcludedDeviceInfoByIndex`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `index` is invalid or `info` is NULL
+    /// - [`Error::InvalidArgument`] if `index` is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceInfoByIndex` (a driver older than the function)
     #[doc(alias = "nvmlGetExcludedDeviceInfoByIndex")]
     #[inline]

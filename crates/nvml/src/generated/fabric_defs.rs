@@ -98,7 +98,7 @@ impl serde::Serialize for GpuFabricClique {
 ///
 /// Extends v3 by replacing the single `cliqueId` field with a flat array
 /// of (type, id) clique entries. The legacy v3 `cliqueId` maps to the
-/// `id` of the first `NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER` entry.
+/// `id` of the first [`sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER`] entry.
 ///
 /// The safe form of `nvmlGpuFabricInfo_v4_t` and of its older layouts `nvmlGpuFabricInfo_v3_t`, `nvmlGpuFabricInfo_v2_t`, `nvmlGpuFabricInfo_t`: each converts into this type (`raw::FromRaw`).
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.

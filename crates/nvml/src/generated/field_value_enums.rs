@@ -1663,7 +1663,7 @@ impl FieldId {
     pub const PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL: FieldId = FieldId(
         sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL as u32,
     );
-    /// Throttling to ensure ((GPU temp &lt; GPU Max Operating Temp) && (Memory Temp &lt; Memory Max Operating Temp)) in ns
+    /// Throttling to ensure ((GPU temp \< GPU Max Operating Temp) && (Memory Temp \< Memory Max Operating Temp)) in ns
     ///
     ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN`
     pub const DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: FieldId = FieldId(
@@ -1871,7 +1871,7 @@ impl FieldId {
     pub const DEV_MMA_STALL_PERCENT: FieldId = FieldId(
         sys::NVML_FI_DEV_MMA_STALL_PERCENT as u32,
     );
-    /// See NVML_MCLK_SWITCH_TYPE_&lt;XYZ&gt; for all enumerations
+    /// See NVML_MCLK_SWITCH_TYPE_\<XYZ\> for all enumerations
     ///
     ///`NVML_FI_DEV_MCLK_SWITCH_TYPE`
     pub const DEV_MCLK_SWITCH_TYPE: FieldId = FieldId(
@@ -2345,7 +2345,7 @@ impl serde::Serialize for FieldValue {
 pub struct NvLinkPowerThres {
     /// Low power threshold
     /// Units can be obtained from
-    /// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS
+    /// [`FieldId::DEV_NVLINK_GET_POWER_THRESHOLD_UNITS`]
     pub low_pwr_threshold: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {

@@ -63,7 +63,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `values` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearFieldValues` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearFieldValues")]
     #[inline]

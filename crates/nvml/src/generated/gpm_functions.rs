@@ -82,7 +82,7 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two `nvmlGpmMigSampleGet`() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_mig_sample_get`]() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// # Arguments
@@ -112,12 +112,13 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
-    /// Returns: Structure to indicate GPM support `nvmlGpmSupport_t`. Indicates GPM support per system for the supplied device.
+    /// Returns: Structure to indicate GPM support [`GpmSupport`]. Indicates GPM support per system for the supplied device.
     ///
     /// Calls `nvmlGpmQueryDeviceSupport`.
     ///
     /// # Errors
     ///
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryDeviceSupport` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryDeviceSupport")]
     #[inline]
@@ -135,14 +136,14 @@ impl<'n> Device<'n> {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// Returns GPM stream state NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED.
+    /// Returns GPM stream state [`EnableState::DISABLED`] or [`EnableState::ENABLED`].
     ///
     /// Calls `nvmlGpmQueryIfStreamingEnabled`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `state` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryIfStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryIfStreamingEnabled")]
@@ -159,7 +160,7 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two `nvmlGpmSampleGet`() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_sample_get`]() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
@@ -187,14 +188,14 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `state`: GPM stream state, NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    /// * `state`: GPM stream state, [`EnableState::DISABLED`] or [`EnableState::ENABLED`]
     ///
     /// Calls `nvmlGpmSetStreamingEnabled`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSetStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmSetStreamingEnabled")]
@@ -206,7 +207,7 @@ impl<'n> Device<'n> {
     }
 }
 impl<'n> GpmSample<'n> {
-    /// Free an allocated sample buffer that was allocated with `nvmlGpmSampleAlloc`()
+    /// Free an allocated sample buffer that was allocated with [`Nvml::gpm_sample_alloc`]()
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///

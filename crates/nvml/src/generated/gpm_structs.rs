@@ -58,7 +58,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct GpmSupport {
-    /// OUT: Indicates device support
+    /// Indicates device support
     pub is_supported_device: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlGpmSupport_t> for GpmSupport {

@@ -360,7 +360,7 @@ impl serde::Serialize for PRMCounterValue {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct PRMCounter {
-    /// Counter ID, one of `nvmlPRMCounterId_t`
+    /// Counter ID, one of [`PRMCounterId`]
     pub counter_id: u32,
     /// PRM input values
     pub in_data: PRMCounterInput,
@@ -412,7 +412,7 @@ impl serde::Serialize for PRMCounter {
 pub struct PRMTLV {
     /// Size of the input TLV data.
     pub data_size: u32,
-    /// OUT: status of the PRM command
+    /// Status of the PRM command
     pub status: u32,
     /// The bytes of the union of `inData` and `outData`: byte arrays of one size, which the call's direction picks.
     pub data: Vec<u8>,
@@ -466,7 +466,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `buffer` are invalid
+    /// - [`Error::InvalidArgument`] if the device or `buffer` are invalid
     /// - [`Error::NoPermission`] if user does not have permission to perform this operation
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadWritePRM_v1` (a driver older than the function)

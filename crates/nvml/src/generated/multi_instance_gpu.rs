@@ -155,8 +155,8 @@ impl serde::Serialize for ComputeInstancePlacement {
 }
 /// Compute instance profile information (v3).
 ///
-/// Version 3 adds the `nvmlComputeInstanceProfileInfo_v3_t`.capabilities field
-/// `nvmlComputeInstanceProfileInfo_t`.
+/// Version 3 adds the [`ComputeInstanceProfileInfo`].capabilities field
+/// [`ComputeInstanceProfileInfo`].
 ///
 /// The safe form of `nvmlComputeInstanceProfileInfo_v3_st` and of its older layouts `nvmlComputeInstanceProfileInfo_v2_st`, `nvmlComputeInstanceProfileInfo_st`: each converts into this type (`raw::FromRaw`).
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -424,8 +424,8 @@ impl serde::Serialize for GpuInstancePlacement {
 }
 /// GPU instance profile information (v3).
 ///
-/// Version 3 removes isP2pSupported field and adds the `nvmlGpuInstanceProfileInfo_v3_t`.capabilities
-/// field `nvmlGpuInstanceProfileInfo_t`.
+/// Version 3 removes isP2pSupported field and adds the [`GpuInstanceProfileInfo`].capabilities
+/// field [`GpuInstanceProfileInfo`].
 ///
 /// The safe form of `nvmlGpuInstanceProfileInfo_v3_st` and of its older layouts `nvmlGpuInstanceProfileInfo_v2_st`, `nvmlGpuInstanceProfileInfo_st`: each converts into this type (`raw::FromRaw`).
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -614,9 +614,9 @@ impl serde::Serialize for GpuInstanceProfileInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct MigMode {
-    /// Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    /// Returns the current mode, [`sys::NVML_DEVICE_MIG_DISABLE`] or [`sys::NVML_DEVICE_MIG_ENABLE`]
     pub current_mode: bool,
-    /// Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    /// Returns the pending mode, [`sys::NVML_DEVICE_MIG_DISABLE`] or [`sys::NVML_DEVICE_MIG_ENABLE`]
     pub pending_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -640,10 +640,10 @@ impl<'n> ComputeInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `computeInstance` is invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InUse`] If the compute instance is in use. This error would be returned if processes (e.g. CUDA application) are active on the compute instance.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the compute instance is invalid
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InUse`] if the compute instance is in use. This error would be returned if processes (e.g. CUDA application) are active on the compute instance
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceDestroy` (a driver older than the function)
     #[doc(alias = "nvmlComputeInstanceDestroy")]
     #[inline]
@@ -664,9 +664,9 @@ impl<'n> ComputeInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `computeInstance` or `info` are invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the compute instance is invalid
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceGetInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlComputeInstanceGetInfo_v2")]
     #[doc(alias = "nvmlComputeInstanceGetInfo")]
@@ -713,7 +713,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `id` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeInstanceId` (a driver older than the function)
@@ -738,17 +738,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls `nvmlDeviceCreateGpuInstance`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profile`, `profileId` or `gpuInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or in vGPU guest
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested GPU instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstance` (a driver older than the function)
     #[doc(alias = "nvmlDeviceCreateGpuInstance")]
     #[inline]
@@ -774,18 +774,18 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `placement`: The requested placement. See `nvmlDeviceGetGpuInstancePossiblePlacements_v2`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
+    /// * `placement`: The requested placement. See [`Device::gpu_instance_possible_placements`]
     ///
     /// Calls `nvmlDeviceCreateGpuInstanceWithPlacement`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profile`, `profileId`, `placement` or `gpuInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device, `profile_id` or `placement` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or in vGPU guest
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested GPU instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstanceWithPlacement` (a driver older than the function)
     #[doc(alias = "nvmlDeviceCreateGpuInstanceWithPlacement")]
     #[inline]
@@ -819,7 +819,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `migDevice` or `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDeviceHandleFromMigDeviceHandle` (a driver older than the function)
@@ -847,11 +847,11 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `id` or `gpuInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotFound`] If the GPU instance is not found.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotFound`] if the GPU instance is not found
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceById` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceById")]
     #[inline]
@@ -875,7 +875,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `id` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceId` (a driver older than the function)
@@ -902,16 +902,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls the newest of `nvmlDeviceGetGpuInstancePossiblePlacements_v2`, `nvmlDeviceGetGpuInstancePossiblePlacements` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't support MIG or `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't support MIG, or `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstancePossiblePlacements_v2` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements_v2")]
@@ -987,18 +987,11 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Versioned wrapper around `nvmlDeviceGetGpuInstanceProfileInfo` that accepts a versioned
-    /// `nvmlGpuInstanceProfileInfo_v2_t` or later output structure.
+    /// Versioned wrapper around [`Device::gpu_instance_profile_info`] that accepts a versioned
+    /// [`GpuInstanceProfileInfo`] or later output structure.
     ///
-    /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
+    /// **Note:** The caller must set the [`GpuInstanceProfileInfo`].version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
-    /// nvmlGpuInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlGpuInstanceProfileInfo_v2 };
-    /// nvmlReturn_t result = nvmlDeviceGetGpuInstanceProfileInfoV(device,
-    /// profile,
-    /// &profileInfo);
-    /// \\endcode
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1013,10 +1006,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profile`, `info`, or `info`-&gt;version are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profile` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or `profile` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoV")]
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfo")]
@@ -1080,17 +1073,10 @@ impl<'n> Device<'n> {
         Err(missing)
     }
     /// GPU instance profile query function that accepts profile ID, instead of profile name.
-    /// It accepts a versioned `nvmlGpuInstanceProfileInfo_v2_t` or later output structure.
+    /// It accepts a versioned [`GpuInstanceProfileInfo`] or later output structure.
     ///
-    /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
+    /// **Note:** The caller must set the [`GpuInstanceProfileInfo`].version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
-    /// nvmlGpuInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlGpuInstanceProfileInfo_v2 };
-    /// nvmlReturn_t result = nvmlDeviceGetGpuInstanceProfileInfoV(device,
-    /// profile,
-    /// &profileInfo);
-    /// \\endcode
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1105,10 +1091,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId`, `info`, or `info`-&gt;version are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profile` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoByIdV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoByIdV")]
     #[inline]
@@ -1155,16 +1141,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls `nvmlDeviceGetGpuInstanceRemainingCapacity`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceRemainingCapacity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceRemainingCapacity")]
     #[inline]
@@ -1183,20 +1169,20 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// Returns pre-exiting GPU instances, the buffer must be large enough to accommodate the instances supported by the profile. See `nvmlDeviceGetGpuInstanceProfileInfo`.
+    /// Returns pre-exiting GPU instances, the buffer must be large enough to accommodate the instances supported by the profile. See [`Device::gpu_instance_profile_info`].
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls `nvmlDeviceGetGpuInstances`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId`, `gpuInstances` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstances` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetGpuInstances")]
@@ -1234,7 +1220,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` handle or `isMigDevice` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device handle
     /// - [`Error::NotSupported`] if this check is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceIsMigDeviceHandle` (a driver older than the function)
@@ -1260,7 +1246,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `count` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxMigDeviceCount` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxMigDeviceCount")]
@@ -1293,7 +1279,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `index` or `migDevice` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device or `index` is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::NotFound`] if no valid MIG device was found at `index`
     /// - [`Error::Unknown`] on any unexpected error
@@ -1317,9 +1303,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `currentMode` or `pendingMode` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support MIG mode
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMigMode")]
@@ -1345,28 +1331,28 @@ impl<'n> Device<'n> {
     /// device, such as minor number, might change. The caller of this API is expected to query such attributes again.
     ///
     /// On certain platforms like pass-through virtualization, where reset functionality may not be exposed directly, VM
-    /// reboot is required. `activationStatus` would return `NVML_ERROR_RESET_REQUIRED` for such cases.
+    /// reboot is required. `activationStatus` would return [`Error::ResetRequired`] for such cases.
     ///
     /// `activationStatus` would return the appropriate error code upon unsuccessful activation. For example, if device
-    /// unbind fails because the device isn't idle, `NVML_ERROR_IN_USE` would be returned. The caller of this API
+    /// unbind fails because the device isn't idle, [`Error::InUse`] would be returned. The caller of this API
     /// is expected to idle the device and retry setting the `mode`.
     ///
-    /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return `NVML_ERROR_NOT_SUPPORTED` as GPU reset is not supported on Windows through this API.
+    /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return [`Error::NotSupported`] as GPU reset is not supported on Windows through this API.
     ///
     /// Returns the activationStatus status.
     ///
     /// # Arguments
     ///
-    /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    /// * `mode`: The mode to be set, [`sys::NVML_DEVICE_MIG_DISABLE`] or [`sys::NVML_DEVICE_MIG_ENABLE`]
     ///
     /// Calls `nvmlDeviceSetMigMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`,\\a mode or `activationStatus` are invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device ,`mode`
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotSupported`] if the device doesn't support MIG mode
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMigMode")]
     #[inline]
@@ -1394,11 +1380,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `ID` or `computeInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotFound`] If the compute instance is not found.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotFound`] if the compute instance is not found
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceById` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceById")]
     #[inline]
@@ -1423,16 +1407,16 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstancePossiblePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlGpuInstanceGetComputeInstancePossiblePlacements")]
@@ -1466,19 +1450,11 @@ impl<'n> GpuInstance<'n> {
                 .collect::<Vec<_>>(),
         )
     }
-    /// Versioned wrapper around `nvmlGpuInstanceGetComputeInstanceProfileInfo` that accepts a versioned
-    /// `nvmlComputeInstanceProfileInfo_v2_t` or later output structure.
+    /// Versioned wrapper around [`GpuInstance::compute_instance_profile_info`] that accepts a versioned
+    /// [`ComputeInstanceProfileInfo`] or later output structure.
     ///
-    /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
+    /// **Note:** The caller must set the [`GpuInstanceProfileInfo`].version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
-    /// nvmlComputeInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlComputeInstanceProfileInfo_v2 };
-    /// nvmlReturn_t result = nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance,
-    /// profile,
-    /// engProfile,
-    /// &profileInfo);
-    /// \\endcode
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1494,10 +1470,10 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `engProfile`, `info`, or `info`-&gt;version are invalid
-    /// - [`Error::NotSupported`] If `profile` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NotSupported`] if `profile` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceProfileInfoV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfoV")]
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfo")]
@@ -1579,16 +1555,16 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstanceRemainingCapacity`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId` or `availableCount` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceRemainingCapacity")]
     #[inline]
@@ -1607,20 +1583,20 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// Returns pre-exiting compute instances, the buffer must be large enough to accommodate the instances supported by the profile. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`.
+    /// Returns pre-exiting compute instances, the buffer must be large enough to accommodate the instances supported by the profile. See [`GpuInstance::compute_instance_profile_info`].
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstances`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId`, `computeInstances` or `count` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstances` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlGpuInstanceGetComputeInstances")]
@@ -1662,17 +1638,17 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceCreateComputeInstance`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `profileId` or `computeInstance` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested compute instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstance` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceCreateComputeInstance")]
     #[inline]
@@ -1699,18 +1675,18 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `placement`: The requested placement. See `nvmlGpuInstanceGetComputeInstancePossiblePlacements`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
+    /// * `placement`: The requested placement. See [`GpuInstance::compute_instance_possible_placements`]
     ///
     /// Calls `nvmlGpuInstanceCreateComputeInstanceWithPlacement`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `profileId` or `computeInstance` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested compute instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstanceWithPlacement` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceCreateComputeInstanceWithPlacement")]
     #[inline]
@@ -1742,11 +1718,11 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InUse`] If the GPU instance is in use. This error would be returned if processes (e.g. CUDA application) or compute instances are active on the GPU instance.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance is invalid
+    /// - [`Error::NotSupported`] if in vGPU guest
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InUse`] if the GPU instance is in use. This error would be returned if processes (e.g. CUDA application), or compute instances are active on the GPU instance
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceDestroy` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceDestroy")]
     #[inline]
@@ -1767,9 +1743,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` or `info` are invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance is invalid
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetInfo` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetInfo")]
     #[inline]

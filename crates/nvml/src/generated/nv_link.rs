@@ -164,11 +164,11 @@ open_newtype!(NvlinkVersion(u32), signed);
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvLinkInfo {
-    /// OUT - NVLINK encryption enablement
+    /// NVLINK encryption enablement
     pub is_nvle_enabled: bool,
-    /// OUT - NVLINK Firmware info
+    /// NVLINK Firmware info
     pub firmware_info: NvlinkFirmwareInfo,
-    /// OUT - Whether NVLE is ready on the GPU
+    /// Whether NVLE is ready on the GPU
     pub is_nvle_ready: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
@@ -254,9 +254,9 @@ impl serde::Serialize for NvLinkInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkFirmwareInfo {
-    /// OUT - NVLINK firmware version
+    /// NVLINK firmware version
     pub firmware_version: Vec<NvlinkFirmwareVersion>,
-    /// OUT - Number of valid firmware entries
+    /// Number of valid firmware entries
     pub num_valid_entries: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
@@ -541,8 +541,8 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
 /// Describes the parameters involved to setting Nvlink RBM mode asynchronously.
 ///
 /// This structure holds the parameters needed to correctly set a Device's Nvlink
-/// Reduced Bandwidth Mode asynchronously. Polling for NVML_GPU_FABRIC_STATE_COMPLETED
-/// from `nvmlDeviceGetGpuFabricInfoV`() is needed to check if the setting was applied.
+/// Reduced Bandwidth Mode asynchronously. Polling for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`]
+/// from [`Device::gpu_fabric_info`]() is needed to check if the setting was applied.
 ///
 /// The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
 /// Build one with `Default::default()` and set its fields: new fields come with new headers.
@@ -550,11 +550,11 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct NvlinkSetBwModeAsync {
-    /// \[in\]  - Set to the best available Bandwidth mode
+    /// Set to the best available Bandwidth mode
     pub b_set_best: bool,
-    /// \[in\]  - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
+    /// Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]()
     pub bw_mode: u32,
-    /// \[out\] - Time in ms to poll to validate bandwidth setting.
+    /// Time in ms to poll to validate bandwidth setting.
     pub async_poll_timeout_ms: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
@@ -820,7 +820,7 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::InvalidArgument`] if an invalid pointer is provided
-    /// - [`Error::NotSupported`] if GPU is not Hopper or newer architecture.
+    /// - [`Error::NotSupported`] if GPU is not Hopper, or newer architecture
     /// - [`Error::NoPermission`] if not root user
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetNvlinkBwMode")]
@@ -843,7 +843,7 @@ impl Nvml {
     ///
     /// - [`Error::InvalidArgument`] if an invalid argument is provided
     /// - [`Error::InUse`] if P2P object exists
-    /// - [`Error::NotSupported`] if GPU is not Hopper or newer architecture.
+    /// - [`Error::NotSupported`] if GPU is not Hopper, or newer architecture
     /// - [`Error::NoPermission`] if not root user
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetNvlinkBwMode")]
@@ -866,14 +866,14 @@ impl<'n> Device<'n> {
     ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be frozen (0 or 1).
-    /// * `freeze`: NVML_FEATURE_ENABLED = freeze the receive and transmit counters NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
+    /// * `freeze`: [`EnableState::ENABLED`] = freeze the receive and transmit counters [`EnableState::DISABLED`] = unfreeze the receive and transmit counters
     ///
     /// Calls `nvmlDeviceFreezeNvLinkUtilizationCounter`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, `counter`, or `freeze` is invalid
+    /// - [`Error::InvalidArgument`] if the device, `link` or `counter` or `freeze` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceFreezeNvLinkUtilizationCounter` (a driver older than the function)
@@ -897,13 +897,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `remap_table_lock_info`: Reference to `nvmlNvlinkLockRemapTable_v1_t` struct.
+    /// * `remap_table_lock_info`: Reference to [`NvlinkLockRemapTable`] struct.
     ///
     /// Calls `nvmlDeviceLockNvlinkRemapTable_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `remapTableLockInfo` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `remap_table_lock_info` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -929,7 +929,7 @@ impl<'n> Device<'n> {
         )
     }
     /// Retrieves the requested capability from the device's NvLink for the link specified
-    /// Please refer to the `nvmlNvLinkCapability_t` structure for the specific caps that can be queried
+    /// Please refer to the [`NvLinkCapability`] structure for the specific caps that can be queried
     /// The return value should be treated as a boolean.
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -939,14 +939,14 @@ impl<'n> Device<'n> {
     /// # Arguments
     ///
     /// * `link`: Specifies the NvLink link to be queried
-    /// * `capability`: Specifies the `nvmlNvLinkCapability_t` to be queried
+    /// * `capability`: Specifies the [`NvLinkCapability`] to be queried
     ///
     /// Calls `nvmlDeviceGetNvLinkCapability`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, or `capability` is invalid or `capResult` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` or `capability` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkCapability` (a driver older than the function)
@@ -963,7 +963,7 @@ impl<'n> Device<'n> {
         Ok(c_cap_result != 0)
     }
     /// Retrieves the specified error counter value
-    /// Please refer to `nvmlNvLinkErrorCounter_t` for error counters that are available
+    /// Please refer to [`NvLinkErrorCounter`] for error counters that are available
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -979,7 +979,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, or `counter` is invalid or `counterValue` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` or `counter` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkErrorCounter` (a driver older than the function)
@@ -997,16 +997,16 @@ impl<'n> Device<'n> {
     }
     /// Query NVLINK information associated with this device (v3).
     ///
-    /// Returns `nvmlNvLinkInfo_v3_t`.
+    /// Returns [`NvLinkInfo`].
     ///
     /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `info` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkInfo_v3` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkInfo_v3")]
@@ -1070,8 +1070,8 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] if NVLink is not supported
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid, or `pNvLinkDeviceType` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemoteDeviceType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkRemoteDeviceType")]
@@ -1090,7 +1090,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: `nvmlPciInfo_t` of the remote node for the specified link.
+    /// Returns: [`PciInfo`] of the remote node for the specified link.
     ///
     /// # Arguments
     ///
@@ -1101,7 +1101,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `pci` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemotePciInfo_v2` nor an older version of it (a driver older than the function)
@@ -1139,7 +1139,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: `nvmlEnableState_t` where NVML_FEATURE_ENABLED indicates that the link is active and NVML_FEATURE_DISABLED indicates it is inactive.
+    /// Returns: [`EnableState`] where [`EnableState::ENABLED`] indicates that the link is active and [`EnableState::DISABLED`] indicates it is inactive.
     ///
     /// # Arguments
     ///
@@ -1150,7 +1150,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `isActive` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
@@ -1165,11 +1165,11 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Getting utilization counter control is no longer supported.
     ///
     /// Get the NVLINK utilization counter control information for the specified counter, 0 or 1.
-    /// Please refer to `nvmlNvLinkUtilizationControl_t` for the structure definition
+    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns a reference to the `nvmlNvLinkUtilizationControl_t` to place information.
+    /// Returns a reference to the [`NvLinkUtilizationControl`] to place information.
     ///
     /// # Arguments
     ///
@@ -1181,7 +1181,6 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `counter`, `link`, or `control` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
@@ -1201,7 +1200,7 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
     /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
-    /// In general it is good practice to use `nvmlDeviceSetNvLinkUtilizationControl`
+    /// In general it is good practice to use [`Device::set_nv_link_utilization_control`]
     /// before reading the utilization counters as they have no default state
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1216,7 +1215,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `counter`, or `link` is invalid or `rxcounter` or `txcounter` are NULL
+    /// - [`Error::InvalidArgument`] if the device or `counter` or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
@@ -1245,7 +1244,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Requested NvLink version from `nvmlNvlinkVersion_t`.
+    /// Returns: Requested NvLink version from [`NvlinkVersion`].
     ///
     /// # Arguments
     ///
@@ -1256,7 +1255,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `version` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
@@ -1272,13 +1271,13 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// Returns `nvmlNvlinkGetBwMode_t`.
+    /// Returns [`NvlinkGetBwMode`].
     ///
     /// Calls `nvmlDeviceGetNvlinkBwMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or getBwMode is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
@@ -1298,13 +1297,13 @@ impl<'n> Device<'n> {
     /// This API retrieves opaque NVLE private information for the given device and
     /// copies it into the `data` buffer, setting `size` to the number of bytes written.
     ///
-    /// Returns `nvmlNvlinkNvlePrivateInfo_v1_t` struct.
+    /// Returns [`NvlinkNvlePrivateInfo`] struct.
     ///
     /// Calls `nvmlDeviceGetNvlinkNvlePrivateInfo_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `privateInfo` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -1321,13 +1320,13 @@ impl<'n> Device<'n> {
     ///
     /// This API returns the remap table addresses for all the entries in the FLA and SPA/GPA remap tables.
     ///
-    /// Returns `nvmlNvlinkGetRemapTableInfo_v1_t` struct.
+    /// Returns [`NvlinkGetRemapTableInfo`] struct.
     ///
     /// Calls `nvmlDeviceGetNvlinkRemapTableInfo_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `remapTableInfo` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -1348,13 +1347,13 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// Returns `nvmlNvlinkSupportedBwModes_t`.
+    /// Returns [`NvlinkSupportedBwModes`].
     ///
     /// Calls `nvmlDeviceGetNvlinkSupportedBwModes`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or supportedBwMode is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkSupportedBwModes` (a driver older than the function)
@@ -1374,7 +1373,7 @@ impl<'n> Device<'n> {
         )
     }
     /// Resets all error counters to zero
-    /// Please refer to `nvmlNvLinkErrorCounter_t` for the list of error counters that are reset
+    /// Please refer to [`NvLinkErrorCounter`] for the list of error counters that are reset
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -1387,7 +1386,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkErrorCounters` (a driver older than the function)
@@ -1415,7 +1414,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, or `counter` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `link` or `counter` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkUtilizationCounter` (a driver older than the function)
@@ -1437,14 +1436,14 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `info`: Reference to `nvmlNvLinkPowerThres_t` struct input parameters
+    /// * `info`: Reference to [`NvLinkPowerThres`] struct input parameters
     ///
     /// Calls `nvmlDeviceSetNvLinkDeviceLowPowerThreshold`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `Threshold` is not within range
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotReady`] if an internal driver setting prevents the threshold from being used
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
@@ -1465,7 +1464,7 @@ impl<'n> Device<'n> {
     /// **Deprecated:** Setting utilization counter control is no longer supported.
     ///
     /// Set the NVLINK utilization counter control information for the specified counter, 0 or 1.
-    /// Please refer to `nvmlNvLinkUtilizationControl_t` for the structure definition.  Performs a reset
+    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition.  Performs a reset
     /// of the counters if the reset parameter is non-zero.
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1474,7 +1473,7 @@ impl<'n> Device<'n> {
     ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be set (0 or 1).
-    /// * `control`: A reference to the `nvmlNvLinkUtilizationControl_t` to set
+    /// * `control`: A reference to the [`NvLinkUtilizationControl`] to set
     /// * `reset`: Resets the counters on set if non-zero
     ///
     /// Calls `nvmlDeviceSetNvLinkUtilizationControl`.
@@ -1482,7 +1481,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `counter`, `link`, or `control` is invalid
+    /// - [`Error::InvalidArgument`] if the device, `counter` or `link` or `control` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
@@ -1512,13 +1511,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `set_bw_mode`: Reference to `nvmlNvlinkSetBwMode_t`
+    /// * `set_bw_mode`: Reference to [`NvlinkSetBwMode`]
     ///
     /// Calls `nvmlDeviceSetNvlinkBwMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or setBwMode is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change Bandwidth mode
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
@@ -1540,24 +1539,24 @@ impl<'n> Device<'n> {
         Ok(())
     }
     /// Set the NvLink Reduced Bandwidth Mode asynchronously for the device. Polling should be
-    /// done by checking for `NVML_GPU_FABRIC_STATE_COMPLETED` from `nvmlDeviceGetGpuFabricInfoV`().
+    /// done by checking for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`] from [`Device::gpu_fabric_info`]().
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceGetGpuFabricInfoV()
+    /// See also: [`Device::gpu_fabric_info`]()
     ///
     /// Returns: \[out\] - Time in ms to poll to validate bandwidth setting.
     ///
     /// # Arguments
     ///
     /// * `b_set_best`: \[in\] - Set to the best available Bandwidth mode
-    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
+    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]()
     ///
     /// Calls `nvmlDeviceSetNvlinkBwModeAsync_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device or `setBwModeAsync` is invalid
+    /// - [`Error::InvalidArgument`] if device
     /// - [`Error::NoPermission`] if user does not have permission to change Bandwidth mode
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwModeAsync_v1` (a driver older than the function)
@@ -1593,13 +1592,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `set_nvle_ready`: Reference to `nvmlNvlinkSetNvleReady_v1_t` struct.
+    /// * `set_nvle_ready`: Reference to [`NvlinkSetNvleReady`] struct.
     ///
     /// Calls `nvmlDeviceSetNvlinkNvleReady_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `setNvleReady` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `set_nvle_ready` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -1626,13 +1625,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `encryption_key`: Reference to `nvmlNvlinkSetupNvleEncryptionKey_v1_t` struct.
+    /// * `encryption_key`: Reference to [`NvlinkSetupNvleEncryptionKey`] struct.
     ///
     /// Calls `nvmlDeviceSetupNvlinkNvleEncryptionKey_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `encryptionKey` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `encryption_key` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation

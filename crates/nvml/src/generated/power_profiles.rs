@@ -532,11 +532,11 @@ impl serde::Serialize for WorkloadPowerProfileUpdateProfiles {
     }
 }
 impl<'n> Device<'n> {
-    /// **Deprecated:** Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead
+    /// **Deprecated:** Use [`Device::workload_power_profile_update_profiles`] instead
     /// Clear Requested Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileRequestedProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Clear one or more performance profiles be using the input bitmask
     /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
     /// the `perfProfilesMask`. These profiles will be removed from the existing list of
@@ -545,17 +545,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `requested_profiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
+    /// * `requested_profiles`: Reference to struct [`WorkloadPowerProfileRequestedProfiles`]
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")]
@@ -583,23 +583,23 @@ impl<'n> Device<'n> {
     /// Get Current Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileCurrentProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileCurrentProfiles`] for more information on the struct.
     /// This API returns a stuct which contains the current `perfProfilesMask`,
     /// `requestedProfilesMask` and `enforcedProfilesMask`. Each bit set in each
     /// bitmasks indicates the profile is supported, currently requested or currently
     /// engaged, respectively.
     ///
-    /// Returns struct `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+    /// Returns struct [`WorkloadPowerProfileCurrentProfiles`].
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or the pointer to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")]
@@ -622,7 +622,7 @@ impl<'n> Device<'n> {
     /// Get Performance Profiles Information
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileProfilesInfo_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileProfilesInfo`] for more information on the struct.
     /// The mask `perfProfilesMask` is bitmask of all supported mode indices where the
     /// mode is supported if the index is 1. Each supported mode will have a corresponding
     /// entry in the `perfProfile` array which will contain the `profileId`, the
@@ -630,18 +630,18 @@ impl<'n> Device<'n> {
     /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
     /// profile which cannot be used in conjunction with the given profile.
     ///
-    /// Returns struct `nvmlWorkloadPowerProfileProfilesInfo_t`.
+    /// Returns struct [`WorkloadPowerProfileProfilesInfo`].
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] If struct is fully allocated
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::InsufficientSize`] if struct is fully allocated
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
@@ -661,11 +661,11 @@ impl<'n> Device<'n> {
             >>::from_raw(&c_profiles_info),
         )
     }
-    /// **Deprecated:** Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead
+    /// **Deprecated:** Use [`Device::workload_power_profile_update_profiles`] instead
     /// Set Requested Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileRequestedProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Request one or more performance profiles be activated using the input bitmask
     /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
     /// the `perfProfilesMask`. These profiles will be added to existing list of
@@ -674,17 +674,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `requested_profiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
+    /// * `requested_profiles`: Reference to struct [`WorkloadPowerProfileRequestedProfiles`]
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")]
@@ -709,25 +709,25 @@ impl<'n> Device<'n> {
     /// Update Requested Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileUpdateProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileUpdateProfiles`] for more information on the struct.
     /// Update the requested performance profiles using the input bitmask
     /// `updateProfilesMask`, where each bit set corresponds to a supported bit from
     /// the `perfProfilesMask`.
-    /// The `operation` parameter specifies the operation to perform, see `nvmlPowerProfileOperation_t` for more information.
+    /// The `operation` parameter specifies the operation to perform, see [`PowerProfileOperation`] for more information.
     /// Requires root/admin permissions or access to the NVIDIA WPPS capability.
     ///
     /// # Arguments
     ///
-    /// * `update_profiles`: Reference to struct `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`
+    /// * `update_profiles`: Reference to struct [`WorkloadPowerProfileUpdateProfiles`]
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")]

@@ -150,15 +150,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`. Note that only `profile`-&gt;profileId is used and the rest of the structure is ignored.
+    /// * `profile`: Reference to [`PowerSmoothingProfile`]. Note that only `profile`-\>profileId is used and the rest of the structure is ignored.
     ///
     /// Calls `nvmlDevicePowerSmoothingActivatePresetProfile`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or structure was NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change the profile number
     /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingActivatePresetProfile` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingActivatePresetProfile")]
     #[inline]
@@ -181,19 +182,20 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// See `nvmlEnableState_t` for details on allowed states
+    /// See [`EnableState`] for details on allowed states
     ///
     /// # Arguments
     ///
-    /// * `state`: Reference to `nvmlPowerSmoothingState_v1_t`
+    /// * `state`: Reference to [`PowerSmoothingState`]
     ///
     /// Calls `nvmlDevicePowerSmoothingSetState`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or state is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change feature state
     /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingSetState` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingSetState")]
     #[inline]
@@ -211,29 +213,29 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
         Ok(())
     }
-    /// Update the value of a specific profile parameter contained within `nvmlPowerSmoothingProfile_v1_t`.
+    /// Update the value of a specific profile parameter contained within [`PowerSmoothingProfile`].
     /// Requires root/admin permissions.
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PERCENT_TMP_FLOOR expects a value as a percentage from 00.00-100.00%
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_UP_RATE expects a value in mW/s
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_RATE expects a value in mW/s
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_HYSTERESIS expects a value in ms
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_SECONDARY_POWER_FLOOR expects a value in mW
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_WIN_MULT expects a value from 0-255
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_TAR_WIN_MULT expects a value from 0-255
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_OFFSET expects a value in mW
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PERCENT_TMP_FLOOR`] expects a value as a percentage from 00.00-100.00%
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_UP_RATE`] expects a value in mW/s
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_RATE`] expects a value in mW/s
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_HYSTERESIS`] expects a value in ms
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_SECONDARY_POWER_FLOOR`] expects a value in mW
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_WIN_MULT`] expects a value from 0-255
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_TAR_WIN_MULT`] expects a value from 0-255
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_OFFSET`] expects a value in mW
     ///
     /// # Arguments
     ///
-    /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t` struct
+    /// * `profile`: Reference to [`PowerSmoothingProfile`] struct
     ///
     /// Calls `nvmlDevicePowerSmoothingUpdatePresetProfileParam`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or profile parameter/value was invalid
+    /// - [`Error::InvalidArgument`] if device is invalid, or profile parameter/value was invalid
     /// - [`Error::NoPermission`] if user does not have permission to change any profile parameters
     /// - [`Error::ArgumentVersionMismatch`] if the structure version is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingUpdatePresetProfileParam` (a driver older than the function)

@@ -59,7 +59,7 @@ use super::*;
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct SystemDriverBranchInfo {
-    /// driver branch
+    /// Driver branch
     pub branch: String,
 }
 impl crate::raw::FromRaw<sys::nvmlSystemDriverBranchInfo_v1_t>
@@ -104,9 +104,7 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `cudaDriverVersion` is NULL
-    /// - [`Error::LibraryNotFound`] if `libcuda`.so.1 or libcuda.dll is not found
-    /// - [`Error::FunctionNotFound`] if `cuDriverGetVersion`() is not found in the shared library
+    /// - [`Error::LibraryNotFound`] if libcuda.dll is not found
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCudaDriverVersion_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetCudaDriverVersion_v2")]
     #[doc(alias = "nvmlSystemGetCudaDriverVersion")]
@@ -143,7 +141,7 @@ impl Nvml {
     /// For all products.
     ///
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
+    /// (including the NULL terminator).  See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
     /// Returns the version identifier.
     ///
@@ -152,8 +150,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetDriverVersion` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetDriverVersion")]
     #[inline]
@@ -177,8 +173,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if either `hwbcCount` or `hwbcEntries` is NULL
-    /// - [`Error::InsufficientSize`] if `hwbcCount` indicates that the `hwbcEntries` array is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetHicVersion` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlSystemGetHicVersion")]
@@ -212,7 +206,7 @@ impl Nvml {
     /// `nvmlMpsDeviceEnumeration`.
     ///
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See `NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`.
+    /// (including the NULL terminator).  See [`sys::NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`].
     ///
     /// Returns the version identifier.
     ///
@@ -220,8 +214,6 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNVMLVersion` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetNVMLVersion")]
     #[inline]
@@ -249,7 +241,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `name` is NULL or `length` is 0.
     /// - [`Error::NotFound`] if process doesn't exists
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error
@@ -276,8 +267,7 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `cpuNumber`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
-    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::NotSupported`] if the device, or OS does not support this feature
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetTopologyGpuSet` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has

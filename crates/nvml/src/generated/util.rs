@@ -62,9 +62,9 @@ impl<'n> Device<'n> {
     /// the samples were recorded. Individual utilization values are returned as "unsigned int" values.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilizationSamples` set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance
+    /// `utilizationSamples` set to NULL. The function will return [`Error::InsufficientSize`], with the current vGPU instance
     /// count in `vgpuProcessSamplesCount`. The caller should allocate a buffer of size
-    /// vgpuProcessSamplesCount * sizeof(nvmlVgpuProcessUtilizationSample_t). Invoke the function again with
+    /// vgpuProcessSamplesCount * sizeof([`VgpuProcessUtilizationSample`]). Invoke the function again with
     /// the allocated buffer passed in `utilizationSamples`, and `vgpuProcessSamplesCount` set to the number of entries the
     /// buffer is sized for.
     ///
@@ -87,10 +87,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `vgpuProcessSamplesCount` or a sample count of 0 is passed with a non-NULL `utilizationSamples`
-    /// - [`Error::InsufficientSize`] if supplied `vgpuProcessSamplesCount` is too small to return samples for all vGPU instances currently executing on the device
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessUtilization` (a driver older than the function)
@@ -134,13 +133,13 @@ impl<'n> Device<'n> {
     /// on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer
     /// pointed at by `utilizationSamples`. One utilization sample structure is returned per vGPU instance, and includes the
     /// CPU timestamp at which the samples were recorded. Individual utilization values are returned as "unsigned int" values
-    /// in nvmlValue_t unions. The function sets the caller-supplied `sampleValType` to NVML_VALUE_TYPE_UNSIGNED_INT to
+    /// in nvmlValue_t unions. The function sets the caller-supplied `sampleValType` to [`ValueType::UNSIGNED_INT`] to
     /// indicate the returned value type.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilizationSamples` set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance
+    /// `utilizationSamples` set to NULL. The function will return [`Error::InsufficientSize`], with the current vGPU instance
     /// count in `vgpuInstanceSamplesCount`, or NVML_SUCCESS if the current vGPU instance count is zero. The caller should allocate
-    /// a buffer of size vgpuInstanceSamplesCount * sizeof(nvmlVgpuInstanceUtilizationSample_t). Invoke the function again with
+    /// a buffer of size vgpuInstanceSamplesCount * sizeof([`VgpuInstanceUtilizationSample`]). Invoke the function again with
     /// the allocated buffer passed in `utilizationSamples`, and `vgpuInstanceSamplesCount` set to the number of entries the
     /// buffer is sized for.
     ///
@@ -163,10 +162,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `vgpuInstanceSamplesCount` or `sampleValType` is NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
-    /// - [`Error::InsufficientSize`] if supplied `vgpuInstanceSamplesCount` is too small to return samples for all vGPU instances currently executing on the device
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuUtilization` (a driver older than the function)
@@ -217,8 +215,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mode` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::NotSupported`] if the vGPU doesn't support this feature
     /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
     /// - [`Error::Unknown`] on any unexpected error
@@ -237,13 +235,13 @@ impl<'n> VgpuInstance<'n> {
     /// For Maxwell ™ or newer fully supported devices.
     ///
     /// To just query the maximum number of processes that can be queried, call this function with *count = 0 and
-    /// pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if list is empty.
+    /// pids=NULL. The return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if list is empty.
     ///
-    /// For more details see `nvmlVgpuInstanceGetAccountingStats`.
+    /// For more details see [`VgpuInstance::accounting_stats`].
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
-    /// See also: nvmlVgpuInstanceGetAccountingPids
+    /// See also: [`VgpuInstance::accounting_pids`]
     ///
     /// Returns list of process ids.
     ///
@@ -252,10 +250,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `count` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
-    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to expected value)
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingPids` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -280,15 +277,15 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// Accounting stats capture GPU utilization and other statistics across the lifetime of a process, and
     /// can be queried during life time of the process or after its termination.
-    /// The time field in `nvmlAccountingStats_t` is reported as 0 during the lifetime of the process and
+    /// The time field in [`AccountingStats`] is reported as 0 during the lifetime of the process and
     /// updated to actual running time after its termination.
     /// Accounting stats are kept in a circular buffer, newly created processes overwrite information about old
     /// processes.
     ///
-    /// See `nvmlAccountingStats_t` for description of each returned metric.
-    /// List of processes that can be queried can be retrieved from `nvmlVgpuInstanceGetAccountingPids`.
+    /// See [`AccountingStats`] for description of each returned metric.
+    /// List of processes that can be queried can be retrieved from [`VgpuInstance::accounting_pids`].
     ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    /// **Note:** Accounting Mode needs to be on. See [`VgpuInstance::accounting_mode`].
     ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
@@ -306,9 +303,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `stats` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system or `stats` is not found
-    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingStats")]
@@ -324,7 +321,7 @@ impl<'n> VgpuInstance<'n> {
     /// For Maxwell ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    /// **Note:** Accounting Mode needs to be on. See [`VgpuInstance::accounting_mode`].
     ///
     /// **Note:** Only compute and graphics applications stats are reported and can be cleared since monitoring applications
     /// stats don't contribute to GPU utilization.
@@ -334,9 +331,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is invalid
+    /// - [`Error::InvalidArgument`] if the vGPU instance is invalid
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceClearAccountingPids` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceClearAccountingPids")]
@@ -356,8 +353,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `licenseInfo` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseInfo_v2` nor an older version of it (a driver older than the function)

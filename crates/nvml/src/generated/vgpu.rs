@@ -73,9 +73,9 @@ impl serde::Serialize for DeviceId {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct Resolution {
-    /// Pointer to maximum number of pixels in X dimension
+    /// Maximum number of pixels in X dimension
     pub xdim: u32,
-    /// Pointer to maximum number of pixels in Y dimension
+    /// Maximum number of pixels in Y dimension
     pub ydim: u32,
 }
 #[cfg(feature = "serde")]
@@ -92,9 +92,9 @@ impl serde::Serialize for Resolution {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VmId {
-    /// Pointer to caller-supplied buffer to hold VM ID
+    /// Caller-supplied buffer to hold VM ID
     pub vm_id: String,
-    /// Pointer to hold VM ID type
+    /// Hold VM ID type
     pub vm_id_type: VgpuVmIdType,
 }
 #[cfg(feature = "serde")]
@@ -110,7 +110,7 @@ impl serde::Serialize for VmId {
 impl Nvml {
     /// Retrieve the requested vGPU driver capability.
     ///
-    /// Refer to the `nvmlVgpuDriverCapability_t` structure for the specific capabilities that can be queried.
+    /// Refer to the [`VgpuDriverCapability`] structure for the specific capabilities that can be queried.
     /// The return value in `capResult` should be treated as a boolean, with a non-zero value indicating that the capability
     /// is supported.
     ///
@@ -120,15 +120,15 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlVgpuDriverCapability_t` to be queried
+    /// * `capability`: Specifies the [`VgpuDriverCapability`] to be queried
     ///
     /// Calls `nvmlGetVgpuDriverCapabilities`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `capability` is invalid, or `capResult` is NULL
-    /// - [`Error::NotSupported`] the API is not supported in current state or `devices` not in vGPU mode
+    /// - [`Error::InvalidArgument`] if `capability` is invalid
+    /// - [`Error::NotSupported`] the API is not supported in current state
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuDriverCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuDriverCapabilities")]
@@ -154,11 +154,11 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `pMaxInstance` is NULL or `pMaxInstance`-&gt;vgpuTypeId is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or non-MIG vGPU type
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pMaxInstance` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpu_type_id` is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or non-MIG vGPU type
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance")]
     #[inline]
@@ -191,9 +191,9 @@ impl<'n> Device<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU instance array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuInstance_t array required in `vgpuCount`.
+    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuInstance_t array required in `vgpuCount`.
     /// To query the number of active vGPU instances, call this function with *vgpuCount = 0.  The code will return
-    /// NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU Types are supported.
+    /// [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU Types are supported.
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -204,8 +204,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `vgpuCount` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetActiveVgpus` (a driver older than the function)
@@ -246,9 +245,9 @@ impl<'n> Device<'n> {
     /// list will be restricted to whatever vGPU type is already running on the device.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU type array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
+    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
     /// To query the number of vGPU types that can be created for the GPU, call this function with *vgpuCount = 0.
-    /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are creatable.
+    /// The code will return [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU types are creatable.
     ///
     /// Returns caller-supplied array in which to return list of vGPU types.
     ///
@@ -256,8 +255,6 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
-    /// - [`Error::InvalidArgument`] if `vgpuCount` is NULL
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCreatableVgpus` (a driver older than the function)
@@ -302,9 +299,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
-    /// - [`Error::ResetRequired`] If setting `pSchedulerState` failed with fatal error, reboot is required to overcome from this error.
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode or if any vGPU instance currently exists on the `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ResetRequired`] if setting `p_scheduler_state` failed with fatal error, or reboot is required to overcome from this error
+    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the the device
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
@@ -330,9 +327,9 @@ impl<'n> Device<'n> {
     /// is used to return the number of vGPU types written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU type array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
+    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
     /// To query the number of vGPU types supported for the GPU, call this function with *vgpuCount = 0.
-    /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are supported.
+    /// The code will return [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU types are supported.
     ///
     /// Returns caller-supplied array in which to return list of vGPU types.
     ///
@@ -340,8 +337,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
-    /// - [`Error::InvalidArgument`] if `vgpuCount` is NULL or `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedVgpus` (a driver older than the function)
@@ -373,7 +369,7 @@ impl<'n> Device<'n> {
     }
     /// Retrieve the requested vGPU capability for GPU.
     ///
-    /// Refer to the `nvmlDeviceVgpuCapability_t` structure for the specific capabilities that can be queried.
+    /// Refer to the [`DeviceVgpuCapability`] structure for the specific capabilities that can be queried.
     /// The return value in `capResult` reports a non-zero value indicating that the capability
     /// is supported, and also reports the capability's data based on the queried capability.
     ///
@@ -383,15 +379,15 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlDeviceVgpuCapability_t` to be queried
+    /// * `capability`: Specifies the [`DeviceVgpuCapability`] to be queried
     ///
     /// Calls `nvmlDeviceGetVgpuCapabilities`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `capability` is invalid, or `capResult` is NULL
-    /// - [`Error::NotSupported`] the API is not supported in current state or `device` not in vGPU mode
+    /// - [`Error::InvalidArgument`] if the device is invalid, or or `capability` is invalid
+    /// - [`Error::NotSupported`] the API is not supported in current state, or the device not in vGPU mode
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuCapabilities")]
@@ -407,7 +403,7 @@ impl<'n> Device<'n> {
     }
     /// Returns the vGPU Software scheduler logs for the device.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
-    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
@@ -421,8 +417,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerLogInfo` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
@@ -449,7 +445,7 @@ impl<'n> Device<'n> {
         )
     }
     /// Returns the vGPU scheduler state.
-    /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
+    /// The information returned in [`VgpuSchedulerStateInfo`] is not relevant if the BEST EFFORT policy is set.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -461,8 +457,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerStateInfo` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
@@ -503,7 +499,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid or is not supported on target device, or `vgpuInstanceCount` is NULL
+    /// - [`Error::InvalidArgument`] if `vgpu_type_id` is invalid, or is not supported on target device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstances` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstances")]
@@ -524,25 +520,25 @@ impl<'n> GpuInstance<'n> {
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
     /// API would return an appropriate error code upon unsuccessful activation. For example, the heterogeneous mode
-    /// set will fail with error `NVML_ERROR_IN_USE` if any vGPU instance is active within the GPU instance.
+    /// set will fail with error [`Error::InUse`] if any vGPU instance is active within the GPU instance.
     /// The caller of this API is expected to shutdown the vGPU VMs and retry setting the `mode`.
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-&gt;mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
+    /// `pHeterogeneousMode`-\>version is the version number of the structure [`VgpuHeterogeneousMode`], the caller should
     /// set the correct version number to set the vGPU heterogeneous mode.
     ///
     /// # Arguments
     ///
-    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
+    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of [`VgpuHeterogeneousMode`]
     ///
     /// Calls `nvmlGpuInstanceSetVgpuHeterogeneousMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid or GPU Instance Id is invalid
-    /// - [`Error::InUse`] If the `gpuInstance` is in use
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::InUse`] if the the GPU instance is in use
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
+    /// - [`Error::ArgumentVersionMismatch`] if the version of `p_heterogeneous_mode` is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuHeterogeneousMode")]
@@ -571,15 +567,15 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_v2_t
+    /// * `p_scheduler_state`: Pointer to the caller-provided structure of [`VgpuSchedulerState`]
     ///
     /// Calls `nvmlGpuInstanceSetVgpuSchedulerState_v2`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL or GPU Instance Id is invalid
-    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] if setting the state failed with fatal error, or reboot is required
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or if any vGPU instance exists
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
@@ -598,30 +594,30 @@ impl<'n> GpuInstance<'n> {
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`GpuInstance::set_vgpu_scheduler_state`] instead
     ///
     /// Set vGPU scheduler state for the given GPU instance
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
-    /// In `nvmlVgpuSchedulerState_t`, IFF enableARRMode is enabled then provide the avgFactor and frequency
+    /// In [`VgpuSchedulerState`], IFF enableARRMode is enabled then provide the avgFactor and frequency
     /// as input. If enableARRMode is disabled then provide timeslice as input.
     ///
     /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_t
+    /// * `p_scheduler`: Pointer to the caller-provided structure of [`VgpuSchedulerState`]
     ///
     /// Calls `nvmlGpuInstanceSetVgpuSchedulerState`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pScheduler` is NULL or GPU Instance Id is invalid
-    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pScheduler` is invalid
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] if setting the state failed with fatal error, or reboot is required
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or if any vGPU instance exists
+    /// - [`Error::ArgumentVersionMismatch`] if the version of `p_scheduler` is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState")]
@@ -648,24 +644,24 @@ impl<'n> GpuInstance<'n> {
     ///
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-&gt;mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
+    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
+    /// `pHeterogeneousMode`-\>version is the version number of the structure [`VgpuHeterogeneousMode`], the caller should
     /// set the correct version number to retrieve the vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
+    /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
     ///
-    /// Returns caller-provided structure of nvmlVgpuHeterogeneousMode_t.
+    /// Returns caller-provided structure of [`VgpuHeterogeneousMode`].
     ///
     /// Calls `nvmlGpuInstanceGetVgpuHeterogeneousMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or not in MIG mode
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or not in MIG mode
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuHeterogeneousMode")]
     #[inline]
@@ -684,7 +680,7 @@ impl<'n> GpuInstance<'n> {
     }
     /// Returns the vGPU scheduler logs for the given GPU instance.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
-    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
@@ -698,9 +694,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerLog_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog_v2")]
@@ -761,7 +757,7 @@ impl<'n> GpuInstance<'n> {
         Err(missing)
     }
     /// Returns the vGPU scheduler state for the given GPU instance.
-    /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
+    /// The information returned in [`VgpuSchedulerStateInfo`] is not relevant if the BEST EFFORT policy is set.
     ///
     /// For Blackwell &tm GB20x; or newer fully supported devices.
     ///
@@ -773,9 +769,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerState_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState_v2")]
@@ -846,8 +842,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mode` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::NotSupported`] if the vGPU doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEccMode` (a driver older than the function)
@@ -870,8 +866,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `encoderQueryType` is invalid
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderCapacity")]
@@ -889,7 +885,7 @@ impl<'n> VgpuInstance<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlEncoderSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`EncoderSessionInfo`] array required in `sessionCount`.
     /// To query the number of active encoder sessions, call this function with *sessionCount = 0. The code will return
     /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
@@ -902,9 +898,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL, or `vgpuInstance` is 0.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if or the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -942,8 +937,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `sessionCount` , or `averageFps` or `averageLatency` is NULL or `vgpuInstance` is 0.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderStats")]
@@ -978,8 +973,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `fbUsage` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFbUsage` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFbUsage")]
@@ -997,7 +992,7 @@ impl<'n> VgpuInstance<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlFBCSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`FBCSessionInfo`] array required in `sessionCount`.
     /// To query the number of active FBC sessions, call this function with *sessionCount = 0.  The code will return
     /// NVML_SUCCESS with number of active FBC sessions updated in *sessionCount.
     ///
@@ -1013,9 +1008,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `sessionCount` is NULL.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -1048,15 +1042,15 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns nvmlFBCStats_t structure containing NvFBC stats.
+    /// Returns [`FBCStats`] structure containing NvFBC stats.
     ///
     /// Calls `nvmlVgpuInstanceGetFBCStats`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `fbcStats` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFBCStats")]
@@ -1081,8 +1075,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// - [`Error::NotSupported`] if frame rate limiter is turned off for the vGPU type
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `frameRateLimit` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFrameRateLimit` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFrameRateLimit")]
@@ -1094,7 +1088,7 @@ impl<'n> VgpuInstance<'n> {
         Ok(c_frame_rate_limit)
     }
     /// Retrieve the GPU Instance ID for the given vGPU Instance.
-    /// The API will return a valid GPU Instance ID for MIG backed vGPU Instance, else INVALID_GPU_INSTANCE_ID is returned.
+    /// The API will return a valid GPU Instance ID for MIG backed vGPU Instance, else [`sys::INVALID_GPU_INSTANCE_ID`] is returned.
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1105,8 +1099,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `gpuInstanceId` is NULL.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuInstanceId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetGpuInstanceId")]
@@ -1128,10 +1122,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `vgpuPciId` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
-    /// - [`Error::InsufficientSize`] if `length` is too small, `length` is set to required length
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuPciId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetGpuPciId")]
@@ -1143,7 +1136,7 @@ impl<'n> VgpuInstance<'n> {
         ffi::check(call!(sym(self.raw, c_vgpu_pci_id.as_mut_ptr(), & mut c_length)))?;
         Ok(ffi::string_from(&c_vgpu_pci_id))
     }
-    /// **Deprecated:** Use `nvmlVgpuInstanceGetLicenseInfo_v2`.
+    /// **Deprecated:** Use [`VgpuInstance::license_info`].
     ///
     /// Retrieve the current licensing state of the vGPU instance.
     ///
@@ -1158,8 +1151,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `licensed` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseStatus` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetLicenseStatus")]
@@ -1178,7 +1171,7 @@ impl<'n> VgpuInstance<'n> {
     /// The MDEV UUID is a globally unique identifier of the mdev device assigned to the VM, and is returned as a 5-part hexadecimal string,
     /// not exceeding 80 characters in length (including the NULL terminator).
     /// MDEV UUID is displayed only on KVM platform.
-    /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
@@ -1190,9 +1183,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] on any hypervisor other than KVM
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mdevUuid` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMdevUUID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetMdevUUID")]
@@ -1216,8 +1208,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `encoderCapacity` is out of range of 0-100.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0, or or `encoder_capacity` is out of range of 0-100
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceSetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceSetEncoderCapacity")]
@@ -1240,8 +1232,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `vgpuTypeId` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetType` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetType")]
@@ -1256,7 +1248,7 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// The UUID is a globally unique identifier associated with the vGPU, and is returned as a 5-part hexadecimal string,
     /// not exceeding 80 characters in length (including the NULL terminator).
-    /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1267,9 +1259,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `uuid` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetUUID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetUUID")]
@@ -1284,9 +1275,9 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// The version is returned as an alphanumeric string in the caller-supplied buffer `version`. The length of the version
     /// string will not exceed 80 characters in length (including the NUL terminator).
-    /// See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
+    /// See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
-    /// nvmlVgpuInstanceGetVmDriverVersion() may be called at any time for a vGPU instance. The guest VM driver version is
+    /// [`VgpuInstance::vm_driver_version`]() may be called at any time for a vGPU instance. The guest VM driver version is
     /// returned as "Not Available" if no NVIDIA driver is installed in the VM, or the VM has not yet booted to the point where the
     /// NVIDIA driver is loaded and initialized.
     ///
@@ -1299,9 +1290,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmDriverVersion` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmDriverVersion")]
@@ -1315,7 +1305,7 @@ impl<'n> VgpuInstance<'n> {
     /// Retrieve the VM ID associated with a vGPU instance.
     ///
     /// The VM ID is returned as a string, not exceeding 80 characters in length (including the NUL terminator).
-    /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// The format of the VM ID varies by platform, and is indicated by the type identifier returned in `vmIdType`.
     ///
@@ -1326,9 +1316,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vmId` or `vmIdType` is NULL, or `vgpuInstance` is 0
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if or the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmID")]
@@ -1351,15 +1340,16 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns vGPU type BAR1 information structure `nvmlVgpuTypeBar1Info_t`.
+    /// Returns vGPU type BAR1 information structure [`VgpuTypeBar1Info`].
     ///
     /// Calls `nvmlVgpuTypeGetBAR1Info`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `bar1Info` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetBAR1Info` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetBAR1Info")]
     #[inline]
@@ -1372,7 +1362,7 @@ impl<'n> VgpuTypeId<'n> {
         ffi::check(call!(sym(self.raw, & mut c_bar1_info)))?;
         Ok(<VgpuTypeBar1Info as crate::raw::FromRaw<_>>::from_raw(&c_bar1_info))
     }
-    /// Retrieve the requested capability for a given vGPU type. Refer to the `nvmlVgpuCapability_t` structure
+    /// Retrieve the requested capability for a given vGPU type. Refer to the [`VgpuCapability`] structure
     /// for the specific capabilities that can be queried. The return value in `capResult` should be treated as
     /// a boolean, with a non-zero value indicating that the capability is supported.
     ///
@@ -1382,14 +1372,14 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlVgpuCapability_t` to be queried
+    /// * `capability`: Specifies the [`VgpuCapability`] to be queried
     ///
     /// Calls `nvmlVgpuTypeGetCapabilities`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `capability` is invalid, or `capResult` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or or `capability` is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetCapabilities")]
@@ -1401,7 +1391,7 @@ impl<'n> VgpuTypeId<'n> {
         Ok(c_cap_result != 0)
     }
     /// Retrieve the class of a vGPU type. It will not exceed 64 characters in length (including the NUL terminator).
-    /// See `NVML_DEVICE_NAME_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_NAME_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1411,8 +1401,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuTypeClass` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetClass` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetClass")]
@@ -1433,7 +1422,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `deviceId` or `subsystemID` are NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetDeviceID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetDeviceID")]
@@ -1460,7 +1449,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// - [`Error::NotSupported`] if frame rate limiter is turned off for the vGPU type
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `frameRateLimit` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFrameRateLimit` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFrameRateLimit")]
@@ -1482,7 +1471,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `fbSize` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFramebufferSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFramebufferSize")]
@@ -1494,7 +1483,7 @@ impl<'n> VgpuTypeId<'n> {
         Ok(c_fb_size)
     }
     /// Retrieve the GPU Instance Profile ID for the given vGPU type ID.
-    /// The API will return a valid GPU Instance Profile ID for the MIG capable vGPU types, else INVALID_GPU_INSTANCE_PROFILE_ID is
+    /// The API will return a valid GPU Instance Profile ID for the MIG capable vGPU types, else [`sys::INVALID_GPU_INSTANCE_PROFILE_ID`] is
     /// returned.
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -1505,8 +1494,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] if `device` is not in vGPU Host virtualization mode
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `gpuInstanceProfileId` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGpuInstanceProfileId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetGpuInstanceProfileId")]
@@ -1520,11 +1508,11 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve license requirements for a vGPU type
     ///
     /// The license type and version required to run the specified vGPU type is returned as an alphanumeric string, in the form
-    /// "&lt;license name&gt;,&lt;version&gt;", for example "GRID-Virtual-PC,2.0". If a vGPU is runnable with* more than one type of license,
+    /// "\<license name\>,\<version\>", for example "GRID-Virtual-PC,2.0". If a vGPU is runnable with* more than one type of license,
     /// the licenses are delimited by a semicolon, for example "GRID-Virtual-PC,2.0;GRID-Virtual-WS,2.0;GRID-Virtual-WS-Ext,2.0".
     ///
     /// The total length of the returned string will not exceed 128 characters, including the NUL terminator.
-    /// See `NVML_GRID_LICENSE_BUFFER_SIZE`.
+    /// See [`sys::NVML_GRID_LICENSE_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1535,8 +1523,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuTypeLicenseString` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetLicense` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetLicense")]
@@ -1560,7 +1547,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuInstanceCountPerVm` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerVm` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerVm")]
@@ -1574,7 +1561,7 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve the vGPU type name.
     ///
     /// The name is an alphanumeric string that denotes a particular vGPU, e.g. GRID M60-2Q. It will not
-    /// exceed 64 characters in length (including the NUL terminator).  See `NVML_DEVICE_NAME_BUFFER_SIZE`.
+    /// exceed 64 characters in length (including the NUL terminator).  See [`sys::NVML_DEVICE_NAME_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1584,8 +1571,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetName` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetName")]
@@ -1608,7 +1594,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `numDisplayHeads` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetNumDisplayHeads` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetNumDisplayHeads")]
@@ -1632,7 +1618,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `xdim` or `ydim` are NULL, or `displayIndex` is out of range.
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or or `display_index` is out of range
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetResolution` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetResolution")]

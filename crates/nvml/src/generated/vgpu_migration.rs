@@ -173,9 +173,9 @@ pub struct VgpuMetadata {
     pub guest_driver_version: String,
     /// Version of driver installed in host
     pub host_driver_version: String,
-    /// vGPU virtualization capabilities bitfield
+    /// VGPU virtualization capabilities bitfield
     pub vgpu_virtualization_caps: u32,
-    /// vGPU version of guest driver
+    /// VGPU version of guest driver
     pub guest_vgpu_version: u32,
     /// Size of opaque data field in bytes
     pub opaque_data_size: u32,
@@ -242,9 +242,9 @@ impl serde::Serialize for VgpuMetadata {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuPgpuCompatibility {
-    /// Compatibility of vGPU VM. See `nvmlVgpuVmCompatibility_t`
+    /// Compatibility of vGPU VM. See [`VgpuVmCompatibility`]
     pub vgpu_vm_compatibility: VgpuVmCompatibility,
-    /// Limiting factor for vGPU-pGPU compatibility. See `nvmlVgpuPgpuCompatibilityLimitCode_t`
+    /// Limiting factor for vGPU-pGPU compatibility. See [`VgpuPgpuCompatibilityLimitCode`]
     pub compatibility_limit_code: VgpuPgpuCompatibilityLimitCode,
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
@@ -296,7 +296,7 @@ pub struct VgpuPgpuMetadata {
     pub host_driver_version: String,
     /// Pgpu virtualization capabilities bitfield
     pub pgpu_virtualization_caps: u32,
-    /// vGPU version range supported by host driver
+    /// VGPU version range supported by host driver
     pub host_supported_vgpu_range: VgpuVersion,
     /// Size of opaque data field in bytes
     pub opaque_data_size: u32,
@@ -400,9 +400,9 @@ impl serde::Serialize for VgpuVersion {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuVersionInfo {
-    /// Pointer to the structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
+    /// The structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
     pub supported: VgpuVersion,
-    /// Pointer to the structure in which the range of supported vGPU versions set by an administrator is written
+    /// The structure in which the range of supported vGPU versions set by an administrator is written
     pub current: VgpuVersion,
 }
 #[cfg(feature = "serde")]
@@ -420,9 +420,9 @@ impl Nvml {
     ///
     /// This function configures the NVIDIA vGPU Manager with a range of supported vGPU versions set by an administrator. This range must be a subset of the
     /// preset range that the NVIDIA vGPU Manager supports. The custom range set by an administrator takes precedence over the preset range and is advertised to
-    /// the guest VM for negotiating the vGPU version. See `nvmlGetVgpuVersion` for details of how to query the preset range of versions supported.
+    /// the guest VM for negotiating the vGPU version. See [`Nvml::vgpu_version`] for details of how to query the preset range of versions supported.
     ///
-    /// This function takes a pointer to vGPU version range structure `nvmlVgpuVersion_t` as input to override the preset vGPU version range that the NVIDIA vGPU Manager supports.
+    /// This function takes a pointer to vGPU version range structure [`VgpuVersion`] as input to override the preset vGPU version range that the NVIDIA vGPU Manager supports.
     ///
     /// After host system reboot or driver reload, the range of supported versions reverts to the range that is preset for the NVIDIA vGPU Manager.
     ///
@@ -440,9 +440,9 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] The API is not supported.
-    /// - [`Error::InUse`] The range was not overridden because a VM is running on the host.
-    /// - [`Error::InvalidArgument`] The `vgpuVersion` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager or if `vgpuVersion` is NULL.
+    /// - [`Error::NotSupported`] The API is not supported
+    /// - [`Error::InUse`] The range was not overridden because a VM is running on the host
+    /// - [`Error::InvalidArgument`] The `vgpu_version` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlSetVgpuVersion")]
     #[inline]
@@ -458,9 +458,9 @@ impl Nvml {
     /// Query the ranges of supported vGPU versions.
     ///
     /// This function gets the linear range of supported vGPU versions that is preset for the NVIDIA vGPU Manager and the range set by an administrator.
-    /// If the preset range has not been overridden by `nvmlSetVgpuVersion`, both ranges are the same.
+    /// If the preset range has not been overridden by [`Nvml::set_vgpu_version`], both ranges are the same.
     ///
-    /// The caller passes pointers to the following `nvmlVgpuVersion_t` structures, into which the NVIDIA vGPU Manager writes the ranges:
+    /// The caller passes pointers to the following [`VgpuVersion`] structures, into which the NVIDIA vGPU Manager writes the ranges:
     /// 1. `supported` structure that represents the preset range of vGPU versions supported by the NVIDIA vGPU Manager.
     /// 2. `current` structure that represents the range of supported vGPU versions set by an administrator. By default, this range is the same as the preset range.
     ///
@@ -468,9 +468,8 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] The API is not supported.
-    /// - [`Error::InvalidArgument`] The `supported` parameter or the `current` parameter is NULL.
-    /// - [`Error::Unknown`] An error occurred while the data was being fetched.
+    /// - [`Error::NotSupported`] The API is not supported
+    /// - [`Error::Unknown`] An error occurred while the data was being fetched
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuVersion")]
     #[inline]
@@ -486,7 +485,7 @@ impl Nvml {
     }
 }
 impl<'n> Device<'n> {
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::set_vgpu_scheduler_state`] instead
     ///
     /// Sets the vGPU scheduler state.
     ///
@@ -494,7 +493,7 @@ impl<'n> Device<'n> {
     ///
     /// The scheduler state change won't persist across module load/unload.
     /// Scheduler state and params will be allowed to set only when no VM is running.
-    /// In `nvmlVgpuSchedulerSetState_t`, IFF enableARRMode is enabled then
+    /// In [`VgpuSchedulerSetState`], IFF enableARRMode is enabled then
     /// provide avgFactorForARR and frequency as input. If enableARRMode is disabled
     /// then provide timeslice as input.
     ///
@@ -506,9 +505,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
-    /// - [`Error::ResetRequired`] If setting `pSchedulerState` failed with fatal error, reboot is required to overcome from this error.
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode or if any vGPU instance currently exists on the `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ResetRequired`] if setting `p_scheduler_state` failed with fatal error, or reboot is required to overcome from this error
+    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the the device
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState")]
@@ -532,10 +531,10 @@ impl<'n> Device<'n> {
         Ok(())
     }
     /// Returns the vGPU scheduler capabilities.
-    /// The list of supported vGPU schedulers returned in `nvmlVgpuSchedulerCapabilities_t` is from
+    /// The list of supported vGPU schedulers returned in [`VgpuSchedulerCapabilities`] is from
     /// the NVML_VGPU_SCHEDULER_POLICY_*. This list enumerates the supported scheduler policies
     /// if the engine is Graphics type.
-    /// The other values in `nvmlVgpuSchedulerCapabilities_t` are also applicable if the engine is
+    /// The other values in [`VgpuSchedulerCapabilities`] are also applicable if the engine is
     /// Graphics type. For other engine types, it is BEST EFFORT policy.
     /// If ARR is supported and enabled, scheduling frequency and averaging factor are applicable
     /// else timeSlice is applicable.
@@ -548,8 +547,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pCapabilities` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] The API is not supported in current state or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] The API is not supported in current state, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerCapabilities")]
@@ -566,11 +565,11 @@ impl<'n> Device<'n> {
             >>::from_raw(&c_p_capabilities),
         )
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::vgpu_scheduler_log`] instead
     ///
     /// Returns the vGPU Software scheduler logs.
     /// `pSchedulerLog` points to a caller-allocated structure to contain the logs. The number of elements returned will
-    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
@@ -582,8 +581,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerLog` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog")]
@@ -598,10 +597,10 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log)))?;
         Ok(<VgpuSchedulerLog as crate::raw::FromRaw<_>>::from_raw(&c_p_scheduler_log))
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::vgpu_scheduler_state`] instead
     ///
     /// Returns the vGPU scheduler state.
-    /// The information returned in `nvmlVgpuSchedulerGetState_t` is not relevant if the BEST EFFORT policy is set.
+    /// The information returned in [`VgpuSchedulerGetState`] is not relevant if the BEST EFFORT policy is set.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -611,8 +610,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState")]

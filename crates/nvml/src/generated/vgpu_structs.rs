@@ -371,7 +371,7 @@ impl serde::Serialize for VgpuHeterogeneousMode {
 pub struct VgpuInstanceUtilizationInfo {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// SM (3D/Compute) Util Value
     ///
@@ -460,7 +460,7 @@ impl serde::Serialize for VgpuInstanceUtilizationInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuInstanceUtilizationSample {
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
@@ -699,7 +699,7 @@ pub struct VgpuProcessUtilizationInfo {
     pub process_name: String,
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// PID of process running within the vGPU VM
     pub pid: u32,
@@ -781,7 +781,7 @@ impl serde::Serialize for VgpuProcessUtilizationInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuProcessUtilizationSample {
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// PID of process running within the vGPU VM
     pub pid: u32,
@@ -857,7 +857,7 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuRuntimeState {
-    /// OUT: The runtime state size of the vGPU instance
+    /// The runtime state size of the vGPU instance
     pub size: u64,
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
@@ -1032,19 +1032,19 @@ impl serde::Serialize for VgpuSchedulerGetState {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuSchedulerLogEntry {
-    /// OUT: Timestamp in ns when this software runlist was preeempted
+    /// Timestamp in ns when this software runlist was preeempted
     pub timestamp: u64,
-    /// OUT: Total time in ns this software runlist has run
+    /// Total time in ns this software runlist has run
     pub time_run_total: u64,
-    /// OUT: Time in ns this software runlist ran before preemption
+    /// Time in ns this software runlist ran before preemption
     pub time_run: u64,
-    /// OUT: Software runlist Id
+    /// Software runlist Id
     pub sw_runlist_id: u32,
-    /// OUT: The actual timeslice after deduction
+    /// The actual timeslice after deduction
     pub target_time_slice: u64,
-    /// OUT: Preemption time in ns for this SW runlist
+    /// Preemption time in ns for this SW runlist
     pub cumulative_preemption_time: u64,
-    /// OUT: Current weight of this SW runlist
+    /// Current weight of this SW runlist
     pub weight: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
@@ -1132,19 +1132,19 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuSchedulerLogInfo {
-    /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
+    /// Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
-    /// OUT: Scheduler policy
+    /// Scheduler policy
     pub scheduler_policy: u32,
-    /// OUT: Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
+    /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
     pub avg_factor: u32,
-    /// OUT: The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
+    /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
     pub timeslice: u32,
-    /// OUT: Count of log entries fetched
+    /// Count of log entries fetched
     pub entries_count: u32,
-    /// OUT: Structure to store the state and logs of a software runlist
+    /// Structure to store the state and logs of a software runlist
     pub log_entries: Vec<VgpuSchedulerLogEntry>,
-    /// OUT: vGPU Scheduler Parameters
+    /// VGPU Scheduler Parameters
     ///
     /// Read as its `arrMode` says.
     ///
@@ -1548,15 +1548,15 @@ impl serde::Serialize for VgpuSchedulerSetState {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuSchedulerStateInfo {
-    /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
+    /// Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
-    /// OUT: Scheduler policy
+    /// Scheduler policy
     pub scheduler_policy: u32,
-    /// OUT: Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
+    /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
     pub avg_factor: u32,
-    /// OUT: The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
+    /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
     pub timeslice: u32,
-    /// OUT: vGPU Scheduler Parameters
+    /// VGPU Scheduler Parameters
     ///
     /// Read as its `arrMode` says.
     ///
@@ -1641,15 +1641,15 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuSchedulerState {
-    /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
+    /// One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
-    /// IN: Scheduler policy
+    /// Scheduler policy
     pub scheduler_policy: u32,
-    /// IN: Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
+    /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub avg_factor: u32,
-    /// IN: Frequency for Adaptive Round Robin mode. 0 or unspecified uses default.
+    /// Frequency for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub frequency: u32,
-    /// IN: vGPU Scheduler Parameters
+    /// VGPU Scheduler Parameters
     ///
     /// Read as its `enableARRMode` says.
     ///
@@ -1771,9 +1771,9 @@ impl serde::Serialize for VgpuTypeBar1Info {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct VgpuTypeMaxInstance {
-    /// IN: Handle to vGPU type
+    /// Handle to vGPU type
     pub vgpu_type_id: u32,
-    /// OUT: Maximum number of vGPU instances per GPU instance
+    /// Maximum number of vGPU instances per GPU instance
     pub max_instance_per_gi: u32,
 }
 impl crate::raw::FromRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {

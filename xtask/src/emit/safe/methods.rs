@@ -6,7 +6,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use super::types::{error_variant, field_conv, scalar};
-use super::Names;
+use super::{rustdoc, Names};
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{Function, Ty};
 use crate::plan::inout::{Across, Maps, RecordIo};
@@ -413,7 +413,8 @@ impl Gen<'_> {
         let outputs: Vec<&ParamPlan> = m.calls[0].outputs().collect();
         let fields = outputs.iter().map(|p| {
             let (fname, t) = (ident(&snake(&p.name)), self.output_ty(&p.role, &lt));
-            let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&d.text)).unwrap_or_default();
+            let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&rustdoc::as_value(&d.text))).unwrap_or_default();
+            let docs = self.names.links.apply(&docs);
             let docs = doc::lines(if docs.is_empty() { &p.name } else { &docs });
             quote!(#docs pub #fname: #t)
         });
@@ -448,10 +449,46 @@ impl Gen<'_> {
         }
     }
 
+    /// How the `@return` conditions of a method's function name its C parameters in Rust: the
+    /// handle it is called on, its arguments; the others are none of the caller's concern.
+    fn params(&self, m: &Method) -> rustdoc::Params {
+        let head = &m.calls[0];
+        let mut rust: BTreeMap<String, Option<String>> = head.params.iter().map(|p| (p.name.clone(), None)).collect();
+        for p in &head.params {
+            if matches!(p.role, Role::SelfHandle | Role::SelfConsumed) {
+                if let Owner::Handle(h) = self.owner {
+                    rust.insert(
+                        p.name.clone(),
+                        Some(rustdoc::Params::handle_phrase(self.b.handle_type(h).unwrap_or(h))),
+                    );
+                }
+            }
+        }
+        for (c, arg) in args(head, self.io) {
+            let rust_name = format!("`{}`", ident(&snake(c)));
+            match arg {
+                // An in/out record's input field: `record->field` in the header's text.
+                Arg::Field { record, .. } => {
+                    for p in
+                        head.params.iter().filter(|p| matches!(&p.role, Role::InOut(Val::Record(r)) if r == record))
+                    {
+                        rust.insert(format!("{}->{c}", p.name), Some(rust_name.clone()));
+                    }
+                }
+                _ => {
+                    rust.insert(c.to_string(), Some(rust_name));
+                }
+            }
+        }
+        rustdoc::Params { rust }
+    }
+
     /// The method's description: the function's comment without its C parameters and return
-    /// codes, then the method's arguments by their Rust names.
+    /// codes and without what only a C caller does (fill a record's `version`, the C examples),
+    /// its C names as links to the Rust items, then the method's arguments by their Rust names.
     fn docs(&self, m: &Method, f: &Function) -> TokenStream {
-        let mut text = f.doc.as_deref().map(doc::description).unwrap_or_default();
+        let text = f.doc.as_deref().map(doc::description).unwrap_or_default();
+        let mut text = self.names.links.apply(&rustdoc::without_c_usage(&text));
         let described: Vec<String> = args(&m.calls[0], self.io)
             .into_iter()
             .filter_map(|(c, arg)| {
@@ -462,12 +499,12 @@ impl Gen<'_> {
                     }
                     _ => f.docs.param(c)?.text.clone(),
                 };
-                let text = doc::inline_text(&text);
+                let text = self.names.links.apply(&doc::inline_text(&text));
                 (!text.trim().is_empty()).then(|| format!("* `{}`: {text}", snake(c)))
             })
             .collect();
         if let Some(returns) = self.returns_doc(m, f) {
-            text.push_str(&format!("\n\n{returns}"));
+            text.push_str(&format!("\n\n{}", self.names.links.apply(&returns)));
         }
         if !described.is_empty() {
             text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
@@ -531,10 +568,26 @@ impl Gen<'_> {
     /// errors of the binding itself.
     fn errors(&self, m: &Method, f: &Function) -> String {
         let mut lines = vec!["# Errors".to_string(), String::new()];
+        let params = self.params(m);
         for r in &f.docs.returns {
             let Some(v) = error_variant(&self.b.model, &r.code) else { continue };
-            let when = doc::inline_text(&r.when);
+            // What a Rust caller can cause or meet: no NULL pointer, no parameter the method
+            // does not take (a condition with nothing else is left out).
+            let when =
+                if r.when.trim().is_empty() { Some(String::new()) } else { rustdoc::condition(&r.when, &params) };
+            let Some(when) = when else { continue };
+            let when = self.names.links.apply(&when);
             lines.push(if when.is_empty() { format!("- [`Error::{v}`]") } else { format!("- [`Error::{v}`] {when}") });
+        }
+        // A record of several layouts: the method tries each the header declares.
+        let versioned = m.calls[0].params.iter().any(|p| match p.role.val() {
+            Some(Val::Record(r)) => self.b.struct_versions.contains_key(r),
+            _ => false,
+        });
+        if versioned && !lines.iter().any(|l| l.contains("Error::ArgumentVersionMismatch")) {
+            lines.push(
+                "- [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares".to_string(),
+            );
         }
         let newest = &m.calls[0].symbol;
         lines.push(format!(

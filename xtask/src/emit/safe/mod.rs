@@ -14,6 +14,7 @@ mod exercise;
 mod methods;
 mod readings;
 mod records;
+mod rustdoc;
 mod types;
 
 use std::collections::BTreeMap;
@@ -79,6 +80,8 @@ pub struct Names {
     pub families: BTreeMap<String, Vec<String>>,
     /// Every layout of a family → the family's newest layout.
     heads: BTreeMap<String, String>,
+    /// The Rust item of each C name, for the docs.
+    pub links: rustdoc::Links,
 }
 
 impl Names {
@@ -98,13 +101,16 @@ impl Names {
             .iter()
             .flat_map(|(head, layouts)| layouts.iter().map(move |l| (l.clone(), head.clone())))
             .collect();
-        Names {
+        let mut names = Names {
             types: plan.type_names.clone(),
             records: plan.records.clone(),
             methods,
             families: plan.families.clone(),
             heads,
-        }
+            links: rustdoc::Links::empty(),
+        };
+        names.links = rustdoc::Links::new(b, &names);
+        names
     }
 
     /// The newest layout of the family `record` belongs to, if it has several layouts.

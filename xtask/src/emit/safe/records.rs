@@ -101,7 +101,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         if reserved(f) {
             continue;
         }
-        let fdocs = doc::attrs(f.doc.as_deref());
+        let fdocs = field_docs(names, f.doc.as_deref());
         let ser = Some(quote!(st.serialize_field(#key, &self.#fname)?;));
         if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
             let (value_type, tdoc, t) = match tag {
@@ -118,7 +118,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                     (quote!(value_type), format!(" Read as the `{field}` of the `{record}` that holds it says."), None)
                 }
             };
-            let docs = doc_with_note(f.doc.as_deref(), &tdoc);
+            let docs = doc_with_note(names, f.doc.as_deref(), &tdoc);
             let cc = c.clone();
             out.fields.push(FieldOut {
                 c: key,
@@ -138,7 +138,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         }
         if let Some((_, tag, enum_name)) = unions.iter().find(|(v, _, _)| *v == f.name) {
             let (t, e) = (ident(tag), format_ident!("{enum_name}"));
-            let docs = doc_with_note(f.doc.as_deref(), &format!(" Read as its `{tag}` says."));
+            let docs = doc_with_note(names, f.doc.as_deref(), &format!(" Read as its `{tag}` says."));
             let eq = b.tagged_unions.get(*enum_name).is_some_and(|rule| union_eq(b, names, rule));
             let cc = c.clone();
             out.fields.push(FieldOut {
@@ -162,7 +162,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
                 " The bytes of the union of {}: byte arrays of one size, which the call's direction picks.",
                 members.join(" and ")
             );
-            let docs = doc_with_note(f.doc.as_deref(), &bdoc);
+            let docs = doc_with_note(names, f.doc.as_deref(), &bdoc);
             let cc = c.clone();
             out.fields.push(FieldOut {
                 c: key,
@@ -237,11 +237,20 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
     out
 }
 
-/// A field's documentation followed by a note of the binding's, as paragraphs of their own.
-pub(super) fn doc_with_note(d: Option<&str>, note: &str) -> TokenStream {
+/// A field's documentation in Rust terms: the value it holds, its C names as links.
+pub(super) fn field_docs(names: &Names, d: Option<&str>) -> TokenStream {
     match d {
-        Some(d) => {
-            let d = doc::attrs(Some(d));
+        Some(d) => doc::lines(&names.links.apply(&doc::to_markdown(&super::rustdoc::as_value(d)))),
+        None => TokenStream::new(),
+    }
+}
+
+/// A field's documentation (see [`field_docs`]) followed by a note of the binding's, as
+/// paragraphs of their own.
+pub(super) fn doc_with_note(names: &Names, d: Option<&str>, note: &str) -> TokenStream {
+    match d {
+        Some(_) => {
+            let d = field_docs(names, d);
             quote!(#d #[doc = ""] #[doc = #note])
         }
         None => quote!(#[doc = #note]),
@@ -322,7 +331,7 @@ pub fn family(b: &Bindings, names: &Names, layouts: &[&Record]) -> TokenStream {
     for l in &outs {
         convs.push(conversions(b, names, &name, &members.iter().map(|m| m.field).collect::<Vec<_>>(), l, &outs));
     }
-    let docs = doc::attrs(head.record.doc.as_deref());
+    let docs = doc::lines(&names.links.apply(&head.record.doc.as_deref().map(doc::to_markdown).unwrap_or_default()));
     let layout_names: Vec<String> = outs.iter().map(|l| format!("`{}`", l.record.name)).collect();
     let conv_doc = if layout_names.len() == 1 {
         format!(" The safe form of {}.", layout_names[0])

@@ -192,7 +192,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
         let (v, c, m) = (format_ident!("{}", camel(&snake(member))), format_ident!("{constant}"), ident(member));
         let payload = field_conv(b, names, &f.ty, None).ty;
         let which = format!(" The member `{member}`, which the tag `{constant}` selects.");
-        let docs = doc_with_note(f.doc.as_deref(), &which);
+        let docs = doc_with_note(names, f.doc.as_deref(), &which);
         variants.push(quote!(#docs #[doc(alias = #member)] #v(#payload)));
         let read = from_raw(b, names, &f.ty, None, quote!(union_member!(*raw, #m)));
         reads.push(quote!(if tag == sys::#c as u32 { return #ty::#v(#read); }));
@@ -222,7 +222,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
         let fields = rule.fields.keys().filter_map(|k| k.split_once('.'));
         fields.filter_map(|(r, f)| b.model.records.get(r)?.fields.iter().find(|g| g.name == f)?.doc.as_deref()).next()
     };
-    let union_docs = doc_with_note(u.doc.as_deref().or_else(field_doc), &note);
+    let union_docs = doc_with_note(names, u.doc.as_deref().or_else(field_doc), &note);
     let aliases = doc_aliases(&b.model, &u.name);
     let derive_eq = union_eq(b, names, rule).then(|| quote!(PartialEq,));
     quote! {
