@@ -107,6 +107,18 @@ pub fn check_count(count: c_uint, elem_bytes: usize) -> Result<usize, Error> {
     Ok(n)
 }
 
+/// The size query of the count + array protocol alone: `call(count)` calls the library with
+/// NULL arrays and `*count == 0`; the count it answers (with `NVML_SUCCESS`, or with
+/// `NVML_ERROR_INSUFFICIENT_SIZE`, the code that asks for arrays that big) is the length of
+/// the list, unless no real list has it ([`Error::Implausible`]).
+pub fn count_of(elem_bytes: usize, call: impl FnOnce(&mut c_uint) -> sys::nvmlReturn_t) -> Result<u32, Error> {
+    let mut count: c_uint = 0;
+    match call(&mut count) {
+        sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE => Ok(check_count(count, elem_bytes)? as u32),
+        code => Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
+    }
+}
+
 /// The count + array protocol, for one or more arrays that share a count. `call(capacity,
 /// count)` allocates `capacity` elements in each array (NULL when 0, see [`ptr_or_null`]),
 /// calls the library with `*count == capacity`, and returns its code with the arrays; the

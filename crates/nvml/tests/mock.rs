@@ -120,6 +120,11 @@ fn h100_identity_of_every_device() {
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.brand(), Ok(BrandType::NVIDIA), "brand");
     assert_eq!(d0.architecture(), Ok(DeviceArchitecture::HOPPER), "architecture");
+    // Values print as nvidia-smi writes them.
+    assert_eq!(
+        (d0.brand().unwrap().to_string(), d0.architecture().unwrap().to_string()),
+        ("NVIDIA".into(), "Hopper".into())
+    );
     assert_eq!(
         d0.cuda_compute_capability(),
         Ok({
@@ -249,6 +254,18 @@ fn h100_running_processes() {
     );
     assert_eq!(d0.graphics_running_processes(), Ok(vec![]), "no graphics processes");
     assert_eq!(nvml.device_by_index(1).unwrap().compute_running_processes(), Ok(vec![]), "device 1 runs nothing");
+    // The header's size query alone: how many, without the list.
+    assert_eq!(d0.compute_running_process_count(), Ok(2), "two compute processes on device 0");
+    assert_eq!(d0.graphics_running_process_count(), Ok(0), "no graphics processes");
+    assert_eq!(nvml.device_by_index(1).unwrap().compute_running_process_count(), Ok(0), "device 1 runs nothing");
+    // "Set it to 0 to read utilization based on all the samples": `None` passes the 0.
+    let samples = |since| -> Vec<(u32, u32)> {
+        d0.process_utilization(since).unwrap().iter().map(|s| (s.pid, s.sm_util)).collect()
+    };
+    assert_eq!(samples(None), samples(Some(0)), "every sample");
+    assert_eq!(samples(None), [(4242, 38), (4250, 21)], "a sample of each process");
+    let clocks = d0.supported_memory_clocks().unwrap();
+    assert_eq!(d0.supported_memory_clock_count(), Ok(clocks.len() as u32), "as many as supported_memory_clocks lists");
 }
 
 #[test]
@@ -365,12 +382,12 @@ fn h100_nvlink() {
     let Some(nvml) = in_profile("h100_nvlink", "h100") else { return };
     let d = nvml.device_by_index(2).unwrap();
     for link in 0..18 {
-        assert_eq!(d.nv_link_state(link), Ok(true), "state of link {link}");
-        assert_eq!(d.nv_link_version(link), Ok(4), "version of link {link}");
+        assert_eq!(d.nvlink_state(link), Ok(true), "state of link {link}");
+        assert_eq!(d.nvlink_version(link), Ok(4), "version of link {link}");
     }
-    assert_eq!(d.nv_link_state(18), Err(Error::InvalidArgument), "the H100 has 18 links");
+    assert_eq!(d.nvlink_state(18), Err(Error::InvalidArgument), "the H100 has 18 links");
     // Links lead to NVSwitches (bus 0xFF), four links per switch.
-    let remote = d.nv_link_remote_pci_info(9).unwrap();
+    let remote = d.nvlink_remote_pci_info(9).unwrap();
     assert_eq!(
         (remote.bus, remote.device, remote.bus_id.as_str()),
         (0xFF, 2, "00000000:FF:02.0"),
@@ -537,8 +554,8 @@ fn t4_values_and_what_it_lacks() {
     assert_eq!(d.retired_pages(PageRetirementCause::DOUBLE_BIT_ECC_ERROR), Ok(vec![]), "retired_pages.double_bit");
     assert_eq!(d.retired_pages_pending_status(), Ok(false), "retired_pages.pending");
     // Keys the T4 profile leaves out: the functions answer NOT_SUPPORTED.
-    assert_eq!(d.nv_link_state(0), Err(Error::NotSupported), "no nvlink section");
-    assert_eq!(d.nv_link_version(0), Err(Error::NotSupported), "no nvlink section");
+    assert_eq!(d.nvlink_state(0), Err(Error::NotSupported), "no nvlink section");
+    assert_eq!(d.nvlink_version(0), Err(Error::NotSupported), "no nvlink section");
     assert_eq!(d.mig_mode(), Err(Error::NotSupported), "no mig section");
     assert_eq!(d.max_mig_device_count(), Err(Error::NotSupported), "no mig section");
     assert_eq!(d.remapped_rows(), Err(Error::NotSupported), "no remapped_rows section");
@@ -569,8 +586,8 @@ fn a100_values() {
         }),
         "compute capability"
     );
-    assert_eq!(d.nv_link_version(11), Ok(3), "NVLink 3 on link 11");
-    assert_eq!(d.nv_link_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
+    assert_eq!(d.nvlink_version(11), Ok(3), "NVLink 3 on link 11");
+    assert_eq!(d.nvlink_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
     let pids: Vec<u32> = d.compute_running_processes().unwrap().iter().map(|p| p.pid).collect();
     assert_eq!(pids, [4242, 4250], "device 0's processes");
 }
@@ -783,9 +800,19 @@ fn unknown_enum_values_are_kept() {
     assert_eq!(format!("{p:?}"), "Pstates(40)");
     let brand = d.brand().unwrap();
     assert_eq!(
-        (brand, format!("{brand:?}")),
-        (BrandType(1234), "BrandType(1234)".to_string()),
+        (brand, format!("{brand:?}"), brand.to_string()),
+        (BrandType(1234), "BrandType(1234)".to_string(), "1234".to_string()),
         "nvmlDeviceGetBrand: 1234"
+    );
+    // Known values display in words: nvidia-smi's "Exclusive_Process" and so on.
+    let shown: Vec<String> = [ComputeMode::DEFAULT, ComputeMode::EXCLUSIVE_PROCESS, ComputeMode::PROHIBITED]
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(shown, ["Default", "Exclusive Process", "Prohibited"]);
+    assert_eq!(
+        (BrandType::NVIDIA_RTX.to_string(), BrandType::GEFORCE.to_string(), Pstates::PSTATE_0.to_string()),
+        ("NVIDIA RTX".to_string(), "GeForce".to_string(), "P0".to_string())
     );
     // A yes or no is a `bool` (nvmlEnableState_t: NVML_FEATURE_ENABLED or _DISABLED).
     assert_eq!(format!("{:?}", d.ecc_mode().unwrap()), "EccMode { current: true, pending: false }");

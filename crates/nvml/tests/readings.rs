@@ -465,7 +465,7 @@ fn vgpu_utilization_has_one_value_type_for_all_samples() {
     let Some(nvml) = library("vgpu_utilization_has_one_value_type_for_all_samples") else { return };
     let d = nvml.device_by_index(0).unwrap();
     // The one type the library answers types every sample (and is not returned beside them).
-    let samples = d.vgpu_utilization(100).expect("three samples");
+    let samples = d.vgpu_utilization(Some(100)).expect("three samples");
     let read: Vec<(u32, u64, Value)> = samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, s.sm_util)).collect();
     assert_eq!(
         read,
@@ -651,7 +651,7 @@ fn samples_are_read_as_the_value_type_the_library_answers() {
     let Some(nvml) = library("samples_are_read_as_the_value_type_the_library_answers") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let read = |t: u32| {
-        let samples = d.samples(SamplingType(t), 10).expect("two samples");
+        let samples = d.samples(SamplingType(t), Some(10)).expect("two samples");
         samples.iter().map(|s| (s.time_stamp, s.sample_value)).collect::<Vec<_>>()
     };
     assert_eq!(

@@ -184,6 +184,9 @@ pub struct ParamPlan {
     /// An out-parameter that only says how to read another output (the tag of a
     /// `tagged_values` rule, `nvmlDeviceGetSamples`' `sampleValType`): read, not returned.
     pub types_another: bool,
+    /// An input whose value the header says stands for "none" ("Set it to 0 to fetch all
+    /// the samples"): the method takes an `Option`, `None` sending this value.
+    pub none: Option<u64>,
 }
 
 /// One function read: its parameters' roles.
@@ -546,6 +549,7 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         }
     }
     later_layouts(b, &plan.families, &mut planned);
+    none_inputs(b, &mut planned);
     let call_of = |f: &Function| planned.get(&f.name).cloned().unwrap_or_else(|| Err("not in the model".into()));
 
     // Chains: a family's members grouped into runs of one shape; other functions alone.
@@ -689,6 +693,26 @@ fn later_layouts(b: &Bindings, families: &names::Families, planned: &mut BTreeMa
                     *r = head.to_string();
                 }
                 _ => {}
+            }
+        }
+    }
+}
+
+/// Inputs the function's comment says to set to 0 for none of a filter ("lastSeenTimeStamp
+/// represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples"; "Set
+/// lastSeenTimeStamp to 0 ..."): integers passed by value, which the method takes as an
+/// `Option`.
+fn none_inputs(b: &Bindings, planned: &mut BTreeMap<String, Result<Call, String>>) {
+    for (name, call) in planned.iter_mut() {
+        let (Ok(call), Some(f)) = (call, b.model.functions.get(name)) else { continue };
+        let doc = f.doc.as_deref().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        for p in call.params.iter_mut().filter(|p| matches!(p.role, Role::In(Val::Scalar(_)))) {
+            let named = format!("{} represents", p.name);
+            let says = doc.contains(&format!("Set {} to 0", p.name))
+                || doc.find(&named).is_some_and(|i| doc[i..].split(". ").take(3).any(|s| s.starts_with("Set it to 0")));
+            if says {
+                p.none = Some(0);
+                p.basis = Basis::Doc(format!("\"Set {} to 0\" for none", p.name));
             }
         }
     }

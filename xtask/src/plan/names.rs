@@ -11,8 +11,26 @@ use crate::rules::Bindings;
 use crate::workspace::RULES_FILE;
 
 /// `nvmlDeviceGetPciInfo` on `Device` → `pci_info`; `nvmlSystemGetDriverVersion` on `Nvml` →
-/// `driver_version`.
+/// `driver_version`. NVLink is spelled one way, `nvlink` (the header writes `NvLink` and
+/// `Nvlink`).
 pub fn method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
+    let name = derived_method_name(b, owner, key);
+    let words: Vec<&str> = name.split('_').collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "nv" && words.get(i + 1) == Some(&"link") {
+            out.push("nvlink".into());
+            i += 2;
+        } else {
+            out.push(words[i].to_string());
+            i += 1;
+        }
+    }
+    out.join("_")
+}
+
+fn derived_method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
     let full = snake(key.strip_prefix("nvml").unwrap_or(key));
     let mut s = full.as_str();
     let prefixes: Vec<String> = match owner {

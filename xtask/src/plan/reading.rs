@@ -142,7 +142,14 @@ impl Reader<'_> {
                 }
                 (role, basis)
             };
-            params.push(ParamPlan { name: p.name.clone(), ty: p.ty.clone(), role, basis, types_another: false });
+            params.push(ParamPlan {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                role,
+                basis,
+                types_another: false,
+                none: None,
+            });
         }
         Ok(Call { symbol: f.name.clone(), params, doubts })
     }

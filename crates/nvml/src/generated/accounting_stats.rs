@@ -424,4 +424,27 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
+    ///  The length of the list [`Self::accounting_pids`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::accounting_pids`]'s.
+    #[doc(alias = "nvmlDeviceGetAccountingPids")]
+    #[inline]
+    pub fn accounting_pid_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAccountingPids"));
+        if let Ok(sym) = lib.nvmlDeviceGetAccountingPids() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }

@@ -72,6 +72,18 @@ impl CPERType {
     }
 }
 open_newtype!(CPERType(u32), signed);
+impl core::fmt::Display for CPERType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CPER_ACCESS_TYPE_GPU => "Cper Access Type GPU",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// CPER query and cursor parameters. Groups the filter options and opaque
 /// read position used to iterate through CPER records.
 ///

@@ -80,6 +80,20 @@ impl ClockLimitId {
     }
 }
 open_newtype!(ClockLimitId(u32), signed);
+impl core::fmt::Display for ClockLimitId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CLOCK_LIMIT_ID_RANGE_START => "Range Start",
+                sys::NVML_CLOCK_LIMIT_ID_TDP => "TDP",
+                sys::NVML_CLOCK_LIMIT_ID_UNLIMITED => "Unlimited",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 impl<'n> Device<'n> {
     /// Clear the ECC error and other memory error counts for the device.
     ///

@@ -156,6 +156,38 @@ impl BrandType {
     }
 }
 open_newtype!(BrandType(u32), signed);
+impl core::fmt::Display for BrandType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_BRAND_UNKNOWN => "Unknown",
+                sys::NVML_BRAND_QUADRO => "Quadro",
+                sys::NVML_BRAND_TESLA => "Tesla",
+                sys::NVML_BRAND_NVS => "NVS",
+                sys::NVML_BRAND_GRID => "GRID",
+                sys::NVML_BRAND_GEFORCE => "GeForce",
+                sys::NVML_BRAND_TITAN => "TITAN",
+                sys::NVML_BRAND_NVIDIA_VAPPS => "NVIDIA vApps",
+                sys::NVML_BRAND_NVIDIA_VPC => "NVIDIA vPC",
+                sys::NVML_BRAND_NVIDIA_VCS => "NVIDIA vCS",
+                sys::NVML_BRAND_NVIDIA_VWS => "NVIDIA vWS",
+                sys::NVML_BRAND_NVIDIA_CLOUD_GAMING => "NVIDIA Cloud Gaming",
+                sys::NVML_BRAND_QUADRO_RTX => "Quadro RTX",
+                sys::NVML_BRAND_NVIDIA_RTX => "NVIDIA RTX",
+                sys::NVML_BRAND_NVIDIA => "NVIDIA",
+                sys::NVML_BRAND_GEFORCE_RTX => "GeForce RTX",
+                sys::NVML_BRAND_TITAN_RTX => "TITAN RTX",
+                sys::NVML_BRAND_NVIDIA_DLA => "NVIDIA DLA",
+                sys::NVML_BRAND_NVIDIA_NPU => "NVIDIA NPU",
+                sys::NVML_BRAND_NVIDIA_VGAMEDEV => "NVIDIA vGameDev",
+                sys::NVML_BRAND_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Clock Ids.  These are used in combination with nvmlClockType_t
 /// to specify a single clock value.
 ///
@@ -203,6 +235,22 @@ impl ClockId {
     }
 }
 open_newtype!(ClockId(u32), signed);
+impl core::fmt::Display for ClockId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CLOCK_ID_CURRENT => "Current",
+                sys::NVML_CLOCK_ID_APP_CLOCK_TARGET => "APP Clock Target",
+                sys::NVML_CLOCK_ID_APP_CLOCK_DEFAULT => "APP Clock Default",
+                sys::NVML_CLOCK_ID_CUSTOMER_BOOST_MAX => "Customer Boost Max",
+                sys::NVML_CLOCK_ID_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Clock types.
 ///
 /// All speeds are in Mhz.
@@ -247,6 +295,22 @@ impl ClockType {
     }
 }
 open_newtype!(ClockType(u32), signed);
+impl core::fmt::Display for ClockType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CLOCK_GRAPHICS => "Graphics",
+                sys::NVML_CLOCK_SM => "SM",
+                sys::NVML_CLOCK_MEM => "MEM",
+                sys::NVML_CLOCK_VIDEO => "Video",
+                sys::NVML_CLOCK_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Compute mode.
 ///
 /// NVML_COMPUTEMODE_EXCLUSIVE_PROCESS was added in CUDA 4.0.
@@ -296,6 +360,22 @@ impl ComputeMode {
     }
 }
 open_newtype!(ComputeMode(u32), signed);
+impl core::fmt::Display for ComputeMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_COMPUTEMODE_DEFAULT => "Default",
+                sys::NVML_COMPUTEMODE_EXCLUSIVE_THREAD => "Exclusive Thread",
+                sys::NVML_COMPUTEMODE_PROHIBITED => "Prohibited",
+                sys::NVML_COMPUTEMODE_EXCLUSIVE_PROCESS => "Exclusive Process",
+                sys::NVML_COMPUTEMODE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Driver models.
 ///
 /// Windows only.
@@ -330,6 +410,20 @@ impl DriverModel {
     }
 }
 open_newtype!(DriverModel(u32), signed);
+impl core::fmt::Display for DriverModel {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DRIVER_WDDM => "WDDM",
+                sys::NVML_DRIVER_WDM => "WDM",
+                sys::NVML_DRIVER_MCDM => "MCDM",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// ECC counter types.
 ///
 /// Note: Volatile counts are reset each time the driver loads. On Windows this is once per boot. On Linux this can be more frequent.
@@ -369,6 +463,20 @@ impl EccCounterType {
     }
 }
 open_newtype!(EccCounterType(u32), signed);
+impl core::fmt::Display for EccCounterType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VOLATILE_ECC => "Volatile ECC",
+                sys::NVML_AGGREGATE_ECC => "Aggregate ECC",
+                sys::NVML_ECC_COUNTER_TYPE_COUNT => "ECC Counter Type Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Generic enable/disable enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EnableState::name`]).
@@ -396,6 +504,19 @@ impl EnableState {
     }
 }
 open_newtype!(EnableState(u32), signed);
+impl core::fmt::Display for EnableState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_FEATURE_DISABLED => "Disabled",
+                sys::NVML_FEATURE_ENABLED => "Enabled",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// GPU Operation Mode
 ///
 /// GOM allows to reduce power usage and optimize GPU throughput by disabling GPU features.
@@ -434,6 +555,20 @@ impl GpuOperationMode {
     }
 }
 open_newtype!(GpuOperationMode(u32), signed);
+impl core::fmt::Display for GpuOperationMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GOM_ALL_ON => "All On",
+                sys::NVML_GOM_COMPUTE => "Compute",
+                sys::NVML_GOM_LOW_DP => "Low DP",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the GPU utilization domains
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuUtilizationDomainId::name`]).
@@ -478,6 +613,21 @@ impl GpuUtilizationDomainId {
     }
 }
 open_newtype!(GpuUtilizationDomainId(u32), signed);
+impl core::fmt::Display for GpuUtilizationDomainId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_UTILIZATION_DOMAIN_GPU => "GPU",
+                sys::NVML_GPU_UTILIZATION_DOMAIN_FB => "FB",
+                sys::NVML_GPU_UTILIZATION_DOMAIN_VID => "VID",
+                sys::NVML_GPU_UTILIZATION_DOMAIN_BUS => "BUS",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Available infoROM objects.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`InforomObject::name`]).
@@ -520,6 +670,22 @@ impl InforomObject {
     }
 }
 open_newtype!(InforomObject(u32), signed);
+impl core::fmt::Display for InforomObject {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_INFOROM_OEM => "OEM",
+                sys::NVML_INFOROM_ECC => "ECC",
+                sys::NVML_INFOROM_POWER => "Power",
+                sys::NVML_INFOROM_DEN => "DEN",
+                sys::NVML_INFOROM_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Memory error types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryErrorType::name`]).
@@ -564,6 +730,20 @@ impl MemoryErrorType {
     }
 }
 open_newtype!(MemoryErrorType(u32), signed);
+impl core::fmt::Display for MemoryErrorType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_MEMORY_ERROR_TYPE_CORRECTED => "Corrected",
+                sys::NVML_MEMORY_ERROR_TYPE_UNCORRECTED => "Uncorrected",
+                sys::NVML_MEMORY_ERROR_TYPE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// See `nvmlDeviceGetMemoryErrorCounter`
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryLocation::name`]).
@@ -642,6 +822,26 @@ impl MemoryLocation {
     }
 }
 open_newtype!(MemoryLocation(u32), signed);
+impl core::fmt::Display for MemoryLocation {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_MEMORY_LOCATION_L1_CACHE => "L1 Cache",
+                sys::NVML_MEMORY_LOCATION_L2_CACHE => "L2 Cache",
+                sys::NVML_MEMORY_LOCATION_DRAM => "DRAM",
+                sys::NVML_MEMORY_LOCATION_REGISTER_FILE => "Register File",
+                sys::NVML_MEMORY_LOCATION_TEXTURE_MEMORY => "Texture Memory",
+                sys::NVML_MEMORY_LOCATION_TEXTURE_SHM => "Texture SHM",
+                sys::NVML_MEMORY_LOCATION_CBU => "CBU",
+                sys::NVML_MEMORY_LOCATION_SRAM => "SRAM",
+                sys::NVML_MEMORY_LOCATION_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Allowed PStates.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Pstates::name`]).
@@ -744,6 +944,34 @@ impl Pstates {
     }
 }
 open_newtype!(Pstates(u32), signed);
+impl core::fmt::Display for Pstates {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PSTATE_0 => "P0",
+                sys::NVML_PSTATE_1 => "P1",
+                sys::NVML_PSTATE_2 => "P2",
+                sys::NVML_PSTATE_3 => "P3",
+                sys::NVML_PSTATE_4 => "P4",
+                sys::NVML_PSTATE_5 => "P5",
+                sys::NVML_PSTATE_6 => "P6",
+                sys::NVML_PSTATE_7 => "P7",
+                sys::NVML_PSTATE_8 => "P8",
+                sys::NVML_PSTATE_9 => "P9",
+                sys::NVML_PSTATE_10 => "P10",
+                sys::NVML_PSTATE_11 => "P11",
+                sys::NVML_PSTATE_12 => "P12",
+                sys::NVML_PSTATE_13 => "P13",
+                sys::NVML_PSTATE_14 => "P14",
+                sys::NVML_PSTATE_15 => "P15",
+                sys::NVML_PSTATE_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Causes for page retirement
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PageRetirementCause::name`]).
@@ -785,6 +1013,24 @@ impl PageRetirementCause {
     }
 }
 open_newtype!(PageRetirementCause(u32), signed);
+impl core::fmt::Display for PageRetirementCause {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS => {
+                    "Multiple Single BIT ECC Errors"
+                }
+                sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR => {
+                    "Double BIT ECC Error"
+                }
+                sys::NVML_PAGE_RETIREMENT_CAUSE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// API types that allow changes to default permission restrictions
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`RestrictedAPI::name`]).
@@ -827,6 +1073,24 @@ impl RestrictedAPI {
     }
 }
 open_newtype!(RestrictedAPI(u32), signed);
+impl core::fmt::Display for RestrictedAPI {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_RESTRICTED_API_SET_APPLICATION_CLOCKS => {
+                    "Set Application Clocks"
+                }
+                sys::NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS => {
+                    "Set Auto Boosted Clocks"
+                }
+                sys::NVML_RESTRICTED_API_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Return values for NVML API calls.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Return::name`]).
@@ -1040,6 +1304,55 @@ impl Return {
     }
 }
 open_newtype!(Return(u32), signed);
+impl core::fmt::Display for Return {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_SUCCESS => "Success",
+                sys::NVML_ERROR_UNINITIALIZED => "Error Uninitialized",
+                sys::NVML_ERROR_INVALID_ARGUMENT => "Error Invalid Argument",
+                sys::NVML_ERROR_NOT_SUPPORTED => "Error Not Supported",
+                sys::NVML_ERROR_NO_PERMISSION => "Error NO Permission",
+                sys::NVML_ERROR_ALREADY_INITIALIZED => "Error Already Initialized",
+                sys::NVML_ERROR_NOT_FOUND => "Error Not Found",
+                sys::NVML_ERROR_INSUFFICIENT_SIZE => "Error Insufficient Size",
+                sys::NVML_ERROR_INSUFFICIENT_POWER => "Error Insufficient Power",
+                sys::NVML_ERROR_DRIVER_NOT_LOADED => "Error Driver Not Loaded",
+                sys::NVML_ERROR_TIMEOUT => "Error Timeout",
+                sys::NVML_ERROR_IRQ_ISSUE => "Error IRQ Issue",
+                sys::NVML_ERROR_LIBRARY_NOT_FOUND => "Error Library Not Found",
+                sys::NVML_ERROR_FUNCTION_NOT_FOUND => "Error Function Not Found",
+                sys::NVML_ERROR_CORRUPTED_INFOROM => "Error Corrupted Inforom",
+                sys::NVML_ERROR_GPU_IS_LOST => "Error GPU IS Lost",
+                sys::NVML_ERROR_RESET_REQUIRED => "Error Reset Required",
+                sys::NVML_ERROR_OPERATING_SYSTEM => "Error Operating System",
+                sys::NVML_ERROR_LIB_RM_VERSION_MISMATCH => {
+                    "Error LIB RM Version Mismatch"
+                }
+                sys::NVML_ERROR_IN_USE => "Error IN USE",
+                sys::NVML_ERROR_MEMORY => "Error Memory",
+                sys::NVML_ERROR_NO_DATA => "Error NO Data",
+                sys::NVML_ERROR_VGPU_ECC_NOT_SUPPORTED => "Error vGPU ECC Not Supported",
+                sys::NVML_ERROR_INSUFFICIENT_RESOURCES => "Error Insufficient Resources",
+                sys::NVML_ERROR_FREQ_NOT_SUPPORTED => "Error Freq Not Supported",
+                sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH => {
+                    "Error Argument Version Mismatch"
+                }
+                sys::NVML_ERROR_DEPRECATED => "Error Deprecated",
+                sys::NVML_ERROR_NOT_READY => "Error Not Ready",
+                sys::NVML_ERROR_GPU_NOT_FOUND => "Error GPU Not Found",
+                sys::NVML_ERROR_INVALID_STATE => "Error Invalid State",
+                sys::NVML_ERROR_RESET_TYPE_NOT_SUPPORTED => {
+                    "Error Reset Type Not Supported"
+                }
+                sys::NVML_ERROR_UNKNOWN => "Error Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Temperature sensors.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureSensors::name`]).
@@ -1075,6 +1388,20 @@ impl TemperatureSensors {
     }
 }
 open_newtype!(TemperatureSensors(u32), signed);
+impl core::fmt::Display for TemperatureSensors {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TEMPERATURE_GPU => "GPU",
+                sys::NVML_TEMPERATURE_GPU_MAX => "GPU Max",
+                sys::NVML_TEMPERATURE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Temperature thresholds.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureThresholds::name`]).
@@ -1162,6 +1489,26 @@ impl TemperatureThresholds {
     }
 }
 open_newtype!(TemperatureThresholds(u32), signed);
+impl core::fmt::Display for TemperatureThresholds {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TEMPERATURE_THRESHOLD_SHUTDOWN => "Shutdown",
+                sys::NVML_TEMPERATURE_THRESHOLD_SLOWDOWN => "Slowdown",
+                sys::NVML_TEMPERATURE_THRESHOLD_MEM_MAX => "MEM Max",
+                sys::NVML_TEMPERATURE_THRESHOLD_GPU_MAX => "GPU Max",
+                sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN => "Acoustic Min",
+                sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR => "Acoustic Curr",
+                sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX => "Acoustic Max",
+                sys::NVML_TEMPERATURE_THRESHOLD_GPS_CURR => "GPS Curr",
+                sys::NVML_TEMPERATURE_THRESHOLD_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_BUS_TYPE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`BusType::name`]).
 #[doc(alias = "nvmlBusType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1211,6 +1558,22 @@ impl BusType {
     }
 }
 open_newtype!(BusType(u32), unsigned);
+impl core::fmt::Display for BusType {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Unknown",
+                1 => "PCI",
+                2 => "PCIe",
+                3 => "Fpci",
+                4 => "AGP",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_DEVICE_ARCH_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`DeviceArchitecture::name`]).
 #[doc(alias = "nvmlDeviceArchitecture_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1333,6 +1696,31 @@ impl DeviceArchitecture {
     }
 }
 open_newtype!(DeviceArchitecture(u32), unsigned);
+impl core::fmt::Display for DeviceArchitecture {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                2 => "Kepler",
+                3 => "Maxwell",
+                4 => "Pascal",
+                5 => "Volta",
+                6 => "Turing",
+                7 => "Ampere",
+                8 => "ADA",
+                9 => "Hopper",
+                10 => "Blackwell",
+                11 => "DLA",
+                12 => "DLA2",
+                13 => "Rubin",
+                15 => "NPU3",
+                4294967295 => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_POWER_SOURCE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PowerSource::name`]).
 #[doc(alias = "nvmlPowerSource_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1374,6 +1762,20 @@ impl PowerSource {
     }
 }
 open_newtype!(PowerSource(u32), unsigned);
+impl core::fmt::Display for PowerSource {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "AC",
+                1 => "Battery",
+                2 => "Undersized",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Stores Adaptive TGP Mode state and telemetry for a GPU.
 ///
 /// The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.

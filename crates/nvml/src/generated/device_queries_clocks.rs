@@ -1016,4 +1016,59 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, perf_policy_type.0, & mut c_viol_time)))?;
         Ok(<ViolationTime as crate::raw::FromRaw<_>>::from_raw(&c_viol_time))
     }
+    ///  The length of the list [`Self::supported_graphics_clocks`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetSupportedGraphicsClocks`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::supported_graphics_clocks`]'s.
+    #[doc(alias = "nvmlDeviceGetSupportedGraphicsClocks")]
+    #[inline]
+    pub fn supported_graphics_clock_count(
+        &self,
+        memory_clock_m_hz: u32,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetSupportedGraphicsClocks"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedGraphicsClocks() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| {
+                    call!(sym(self.raw, memory_clock_m_hz, count, core::ptr::null_mut()))
+                },
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::supported_memory_clocks`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetSupportedMemoryClocks`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::supported_memory_clocks`]'s.
+    #[doc(alias = "nvmlDeviceGetSupportedMemoryClocks")]
+    #[inline]
+    pub fn supported_memory_clock_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetSupportedMemoryClocks"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedMemoryClocks() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }

@@ -845,4 +845,27 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_ecc_counts)
     }
+    ///  The length of the list [`Self::retired_pages`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetRetiredPages`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::retired_pages`]'s.
+    #[doc(alias = "nvmlDeviceGetRetiredPages")]
+    #[inline]
+    pub fn retired_page_count(&self, cause: PageRetirementCause) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetRetiredPages"));
+        if let Ok(sym) = lib.nvmlDeviceGetRetiredPages() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u64>(),
+                |count| call!(sym(self.raw, cause.0, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }

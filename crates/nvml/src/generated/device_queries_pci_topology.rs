@@ -687,4 +687,32 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
+    ///  The length of the list [`Self::topology_nearest_gpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetTopologyNearestGpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::topology_nearest_gpus`]'s.
+    #[doc(alias = "nvmlDeviceGetTopologyNearestGpus")]
+    #[inline]
+    pub fn topology_nearest_gpu_count(
+        &self,
+        level: GpuTopologyLevel,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetTopologyNearestGpus"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetTopologyNearestGpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+                |count| call!(sym(self.raw, level.0, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }

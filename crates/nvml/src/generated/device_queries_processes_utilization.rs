@@ -911,7 +911,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetProcessUtilization`.
     ///
@@ -929,7 +929,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn process_utilization(
         &self,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<ProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
         let ((mut c_utilization), n) = ffi::fill_counted(
@@ -941,7 +941,7 @@ impl<'n> Device<'n> {
                 ];
                 let code = call!(
                     sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
-                    last_seen_time_stamp)
+                    last_seen_time_stamp.unwrap_or(0))
                 );
                 (code, (c_utilization))
             },
@@ -985,7 +985,7 @@ impl<'n> Device<'n> {
     /// # Arguments
     ///
     /// * `type`: Type of sampling event
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetSamples`.
     ///
@@ -1004,7 +1004,7 @@ impl<'n> Device<'n> {
     pub fn samples(
         &self,
         r#type: SamplingType,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<Sample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
@@ -1016,7 +1016,7 @@ impl<'n> Device<'n> {
                     Default::default(); capacity as usize
                 ];
                 let code = call!(
-                    sym(self.raw, r#type.0, last_seen_time_stamp, & mut
+                    sym(self.raw, r#type.0, last_seen_time_stamp.unwrap_or(0), & mut
                     c_sample_val_type, count, ffi::ptr_or_null(& mut c_samples))
                 );
                 (code, (c_samples))
@@ -1063,5 +1063,186 @@ impl<'n> Device<'n> {
         let mut c_utilization: sys::nvmlUtilization_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_utilization)))?;
         Ok(<Utilization as crate::raw::FromRaw<_>>::from_raw(&c_utilization))
+    }
+    ///  The length of the list [`Self::compute_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetComputeRunningProcesses_v3` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::compute_running_processes`]'s.
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
+    #[inline]
+    pub fn compute_running_process_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetComputeRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::encoder_sessions`]'s.
+    #[doc(alias = "nvmlDeviceGetEncoderSessions")]
+    #[inline]
+    pub fn encoder_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
+        if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::fbc_sessions`]'s.
+    #[doc(alias = "nvmlDeviceGetFBCSessions")]
+    #[inline]
+    pub fn fbc_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
+        if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::graphics_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetGraphicsRunningProcesses_v3` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::graphics_running_processes`]'s.
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses")]
+    #[inline]
+    pub fn graphics_running_process_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGraphicsRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::mps_compute_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetMPSComputeRunningProcesses_v3` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::mps_compute_running_processes`]'s.
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses")]
+    #[inline]
+    pub fn mps_compute_running_process_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetMPSComputeRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

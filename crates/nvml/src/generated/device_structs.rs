@@ -75,6 +75,19 @@ impl BridgeChipType {
     }
 }
 open_newtype!(BridgeChipType(u32), signed);
+impl core::fmt::Display for BridgeChipType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_BRIDGE_CHIP_PLX => "PLX",
+                sys::NVML_BRIDGE_CHIP_BRO4 => "BRO4",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Cooler control type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerControl::name`]).
@@ -117,6 +130,21 @@ impl CoolerControl {
     }
 }
 open_newtype!(CoolerControl(u32), signed);
+impl core::fmt::Display for CoolerControl {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_COOLER_SIGNAL_NONE => "None",
+                sys::NVML_THERMAL_COOLER_SIGNAL_TOGGLE => "Toggle",
+                sys::NVML_THERMAL_COOLER_SIGNAL_VARIABLE => "Variable",
+                sys::NVML_THERMAL_COOLER_SIGNAL_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Cooler's target
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerTarget::name`]).
@@ -165,6 +193,22 @@ impl CoolerTarget {
     }
 }
 open_newtype!(CoolerTarget(u32), signed);
+impl core::fmt::Display for CoolerTarget {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_COOLER_TARGET_NONE => "None",
+                sys::NVML_THERMAL_COOLER_TARGET_GPU => "GPU",
+                sys::NVML_THERMAL_COOLER_TARGET_MEMORY => "Memory",
+                sys::NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY => "Power Supply",
+                sys::NVML_THERMAL_COOLER_TARGET_GPU_RELATED => "GPU Related",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent device addressing mode values
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DeviceAddressingModeType::name`]).
@@ -202,6 +246,20 @@ impl DeviceAddressingModeType {
     }
 }
 open_newtype!(DeviceAddressingModeType(u32), signed);
+impl core::fmt::Display for DeviceAddressingModeType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DEVICE_ADDRESSING_MODE_NONE => "None",
+                sys::NVML_DEVICE_ADDRESSING_MODE_HMM => "HMM",
+                sys::NVML_DEVICE_ADDRESSING_MODE_ATS => "ATS",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents level relationships within a system between two GPUs
 /// The enums are spaced to allow for future relationships
 ///
@@ -246,6 +304,23 @@ impl GpuTopologyLevel {
     }
 }
 open_newtype!(GpuTopologyLevel(u32), signed);
+impl core::fmt::Display for GpuTopologyLevel {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TOPOLOGY_INTERNAL => "Internal",
+                sys::NVML_TOPOLOGY_SINGLE => "Single",
+                sys::NVML_TOPOLOGY_MULTIPLE => "Multiple",
+                sys::NVML_TOPOLOGY_HOSTBRIDGE => "Hostbridge",
+                sys::NVML_TOPOLOGY_NODE => "Node",
+                sys::NVML_TOPOLOGY_SYSTEM => "System",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PCapsIndex::name`]).
 #[doc(alias = "nvmlGpuP2PCapsIndex_enum")]
@@ -293,6 +368,23 @@ impl GpuP2PCapsIndex {
     }
 }
 open_newtype!(GpuP2PCapsIndex(u32), signed);
+impl core::fmt::Display for GpuP2PCapsIndex {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_P2P_CAPS_INDEX_READ => "Read",
+                sys::NVML_P2P_CAPS_INDEX_WRITE => "Write",
+                sys::NVML_P2P_CAPS_INDEX_NVLINK => "NVLink",
+                sys::NVML_P2P_CAPS_INDEX_ATOMICS => "Atomics",
+                sys::NVML_P2P_CAPS_INDEX_PCI => "PCI",
+                sys::NVML_P2P_CAPS_INDEX_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PStatus::name`]).
 #[doc(alias = "nvmlGpuP2PStatus_enum")]
@@ -354,6 +446,26 @@ impl GpuP2PStatus {
     }
 }
 open_newtype!(GpuP2PStatus(u32), signed);
+impl core::fmt::Display for GpuP2PStatus {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_P2P_STATUS_OK => "OK",
+                sys::NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED => "Chipset Not Suppored",
+                sys::NVML_P2P_STATUS_GPU_NOT_SUPPORTED => "GPU Not Supported",
+                sys::NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED => {
+                    "IOH Topology Not Supported"
+                }
+                sys::NVML_P2P_STATUS_DISABLED_BY_REGKEY => "Disabled BY Regkey",
+                sys::NVML_P2P_STATUS_NOT_SUPPORTED => "Not Supported",
+                sys::NVML_P2P_STATUS_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent NvLink's remote device type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`IntNvLinkDeviceType::name`]).
@@ -395,6 +507,21 @@ impl IntNvLinkDeviceType {
     }
 }
 open_newtype!(IntNvLinkDeviceType(u32), signed);
+impl core::fmt::Display for IntNvLinkDeviceType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_DEVICE_TYPE_GPU => "GPU",
+                sys::NVML_NVLINK_DEVICE_TYPE_IBMNPU => "Ibmnpu",
+                sys::NVML_NVLINK_DEVICE_TYPE_SWITCH => "Switch",
+                sys::NVML_NVLINK_DEVICE_TYPE_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent NvLink queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkCapability::name`]).
@@ -450,6 +577,24 @@ impl NvLinkCapability {
     }
 }
 open_newtype!(NvLinkCapability(u32), signed);
+impl core::fmt::Display for NvLinkCapability {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_CAP_P2P_SUPPORTED => "P2P Supported",
+                sys::NVML_NVLINK_CAP_SYSMEM_ACCESS => "Sysmem Access",
+                sys::NVML_NVLINK_CAP_P2P_ATOMICS => "P2P Atomics",
+                sys::NVML_NVLINK_CAP_SYSMEM_ATOMICS => "Sysmem Atomics",
+                sys::NVML_NVLINK_CAP_SLI_BRIDGE => "SLI Bridge",
+                sys::NVML_NVLINK_CAP_VALID => "Valid",
+                sys::NVML_NVLINK_CAP_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent NvLink queryable error counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkErrorCounter::name`]).
@@ -503,6 +648,23 @@ impl NvLinkErrorCounter {
     }
 }
 open_newtype!(NvLinkErrorCounter(u32), signed);
+impl core::fmt::Display for NvLinkErrorCounter {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_ERROR_DL_REPLAY => "DL Replay",
+                sys::NVML_NVLINK_ERROR_DL_RECOVERY => "DL Recovery",
+                sys::NVML_NVLINK_ERROR_DL_CRC_FLIT => "DL CRC Flit",
+                sys::NVML_NVLINK_ERROR_DL_CRC_DATA => "DL CRC Data",
+                sys::NVML_NVLINK_ERROR_DL_ECC_DATA => "DL ECC Data",
+                sys::NVML_NVLINK_ERROR_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent the NvLink utilization counter packet types to count
 /// ** this is ONLY applicable with the units as packets or bytes
 /// ** as specified in `nvmlNvLinkUtilizationCountUnits_t`
@@ -578,6 +740,26 @@ impl NvLinkUtilizationCountPktTypes {
     }
 }
 open_newtype!(NvLinkUtilizationCountPktTypes(u32), signed);
+impl core::fmt::Display for NvLinkUtilizationCountPktTypes {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_NOP => "NOP",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_READ => "Read",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_WRITE => "Write",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_RATOM => "Ratom",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_NRATOM => "Nratom",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_FLUSH => "Flush",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA => "Respdata",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA => "Respnodata",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_ALL => "All",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent the NvLink utilization counter packet units
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkUtilizationCountUnits::name`]).
@@ -625,6 +807,22 @@ impl NvLinkUtilizationCountUnits {
     }
 }
 open_newtype!(NvLinkUtilizationCountUnits(u32), signed);
+impl core::fmt::Display for NvLinkUtilizationCountUnits {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_COUNTER_UNIT_CYCLES => "Cycles",
+                sys::NVML_NVLINK_COUNTER_UNIT_PACKETS => "Packets",
+                sys::NVML_NVLINK_COUNTER_UNIT_BYTES => "Bytes",
+                sys::NVML_NVLINK_COUNTER_UNIT_RESERVED => "Reserved",
+                sys::NVML_NVLINK_COUNTER_UNIT_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the queryable PCIe utilization counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieUtilCounter::name`]).
@@ -654,6 +852,20 @@ impl PcieUtilCounter {
     }
 }
 open_newtype!(PcieUtilCounter(u32), signed);
+impl core::fmt::Display for PcieUtilCounter {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PCIE_UTIL_TX_BYTES => "TX Bytes",
+                sys::NVML_PCIE_UTIL_RX_BYTES => "RX Bytes",
+                sys::NVML_PCIE_UTIL_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents type of perf policy for which violation times can be queried
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PerfPolicyType::name`]).
@@ -727,6 +939,26 @@ impl PerfPolicyType {
     }
 }
 open_newtype!(PerfPolicyType(u32), signed);
+impl core::fmt::Display for PerfPolicyType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PERF_POLICY_POWER => "Power",
+                sys::NVML_PERF_POLICY_THERMAL => "Thermal",
+                sys::NVML_PERF_POLICY_SYNC_BOOST => "Sync Boost",
+                sys::NVML_PERF_POLICY_BOARD_LIMIT => "Board Limit",
+                sys::NVML_PERF_POLICY_LOW_UTILIZATION => "Low Utilization",
+                sys::NVML_PERF_POLICY_RELIABILITY => "Reliability",
+                sys::NVML_PERF_POLICY_TOTAL_APP_CLOCKS => "Total APP Clocks",
+                sys::NVML_PERF_POLICY_TOTAL_BASE_CLOCKS => "Total Base Clocks",
+                sys::NVML_PERF_POLICY_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent process mode.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ProcessMode::name`]).
@@ -769,6 +1001,22 @@ impl ProcessMode {
     }
 }
 open_newtype!(ProcessMode(u32), signed);
+impl core::fmt::Display for ProcessMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PROCESS_MODE_COMPUTE => "Compute",
+                sys::NVML_PROCESS_MODE_GRAPHICS => "Graphics",
+                sys::NVML_PROCESS_MODE_MPS => "MPS",
+                sys::NVML_PROCESS_MODE_ALL => "All",
+                sys::NVML_PROCESS_MODE_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents Type of Sampling Event
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`SamplingType::name`]).
@@ -862,6 +1110,28 @@ impl SamplingType {
     }
 }
 open_newtype!(SamplingType(u32), signed);
+impl core::fmt::Display for SamplingType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TOTAL_POWER_SAMPLES => "Total Power Samples",
+                sys::NVML_GPU_UTILIZATION_SAMPLES => "GPU Utilization Samples",
+                sys::NVML_MEMORY_UTILIZATION_SAMPLES => "Memory Utilization Samples",
+                sys::NVML_ENC_UTILIZATION_SAMPLES => "ENC Utilization Samples",
+                sys::NVML_DEC_UTILIZATION_SAMPLES => "DEC Utilization Samples",
+                sys::NVML_PROCESSOR_CLK_SAMPLES => "Processor CLK Samples",
+                sys::NVML_MEMORY_CLK_SAMPLES => "Memory CLK Samples",
+                sys::NVML_MODULE_POWER_SAMPLES => "Module Power Samples",
+                sys::NVML_JPG_UTILIZATION_SAMPLES => "JPG Utilization Samples",
+                sys::NVML_OFA_UTILIZATION_SAMPLES => "OFA Utilization Samples",
+                sys::NVML_SAMPLINGTYPE_COUNT => "Samplingtype Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the thermal sensor controllers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalController::name`]).
@@ -990,6 +1260,36 @@ impl ThermalController {
     }
 }
 open_newtype!(ThermalController(i32), signed);
+impl core::fmt::Display for ThermalController {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_CONTROLLER_NONE => "None",
+                sys::NVML_THERMAL_CONTROLLER_GPU_INTERNAL => "GPU Internal",
+                sys::NVML_THERMAL_CONTROLLER_ADM1032 => "ADM1032",
+                sys::NVML_THERMAL_CONTROLLER_ADT7461 => "ADT7461",
+                sys::NVML_THERMAL_CONTROLLER_MAX6649 => "MAX6649",
+                sys::NVML_THERMAL_CONTROLLER_MAX1617 => "MAX1617",
+                sys::NVML_THERMAL_CONTROLLER_LM99 => "LM99",
+                sys::NVML_THERMAL_CONTROLLER_LM89 => "LM89",
+                sys::NVML_THERMAL_CONTROLLER_LM64 => "LM64",
+                sys::NVML_THERMAL_CONTROLLER_G781 => "G781",
+                sys::NVML_THERMAL_CONTROLLER_ADT7473 => "ADT7473",
+                sys::NVML_THERMAL_CONTROLLER_SBMAX6649 => "SBMAX6649",
+                sys::NVML_THERMAL_CONTROLLER_VBIOSEVT => "Vbiosevt",
+                sys::NVML_THERMAL_CONTROLLER_OS => "OS",
+                sys::NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS => "Nvsyscon Canoas",
+                sys::NVML_THERMAL_CONTROLLER_NVSYSCON_E551 => "Nvsyscon E551",
+                sys::NVML_THERMAL_CONTROLLER_MAX6649R => "MAX6649R",
+                sys::NVML_THERMAL_CONTROLLER_ADT7473S => "ADT7473S",
+                sys::NVML_THERMAL_CONTROLLER_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the thermal sensor targets
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalTarget::name`]).
@@ -1061,6 +1361,27 @@ impl ThermalTarget {
     }
 }
 open_newtype!(ThermalTarget(i32), signed);
+impl core::fmt::Display for ThermalTarget {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_TARGET_NONE => "None",
+                sys::NVML_THERMAL_TARGET_GPU => "GPU",
+                sys::NVML_THERMAL_TARGET_MEMORY => "Memory",
+                sys::NVML_THERMAL_TARGET_POWER_SUPPLY => "Power Supply",
+                sys::NVML_THERMAL_TARGET_BOARD => "Board",
+                sys::NVML_THERMAL_TARGET_VCD_BOARD => "VCD Board",
+                sys::NVML_THERMAL_TARGET_VCD_INLET => "VCD Inlet",
+                sys::NVML_THERMAL_TARGET_VCD_OUTLET => "VCD Outlet",
+                sys::NVML_THERMAL_TARGET_ALL => "All",
+                sys::NVML_THERMAL_TARGET_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent different UUID types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`UUIDType::name`]).
@@ -1092,6 +1413,20 @@ impl UUIDType {
     }
 }
 open_newtype!(UUIDType(u32), signed);
+impl core::fmt::Display for UUIDType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_UUID_TYPE_NONE => "None",
+                sys::NVML_UUID_TYPE_ASCII => "Ascii",
+                sys::NVML_UUID_TYPE_BINARY => "Binary",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the type for sample value returned
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ValueType::name`]).
@@ -1153,6 +1488,25 @@ impl ValueType {
     }
 }
 open_newtype!(ValueType(u32), signed);
+impl core::fmt::Display for ValueType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VALUE_TYPE_DOUBLE => "Double",
+                sys::NVML_VALUE_TYPE_UNSIGNED_INT => "Unsigned INT",
+                sys::NVML_VALUE_TYPE_UNSIGNED_LONG => "Unsigned Long",
+                sys::NVML_VALUE_TYPE_UNSIGNED_LONG_LONG => "Unsigned Long Long",
+                sys::NVML_VALUE_TYPE_SIGNED_LONG_LONG => "Signed Long Long",
+                sys::NVML_VALUE_TYPE_SIGNED_INT => "Signed INT",
+                sys::NVML_VALUE_TYPE_UNSIGNED_SHORT => "Unsigned Short",
+                sys::NVML_VALUE_TYPE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// BAR1 Memory allocation Information for a device
 ///
 /// The safe form of `nvmlBAR1Memory_st`.

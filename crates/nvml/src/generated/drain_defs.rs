@@ -75,6 +75,19 @@ impl DetachGpuState {
     }
 }
 open_newtype!(DetachGpuState(u32), signed);
+impl core::fmt::Display for DetachGpuState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DETACH_GPU_KEEP => "Keep",
+                sys::NVML_DETACH_GPU_REMOVE => "Remove",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Parent bridge PCIe link state requested by nvmlDeviceRemoveGpu()
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieLinkState::name`]).
@@ -100,3 +113,16 @@ impl PcieLinkState {
     }
 }
 open_newtype!(PcieLinkState(u32), signed);
+impl core::fmt::Display for PcieLinkState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PCIE_LINK_KEEP => "Keep",
+                sys::NVML_PCIE_LINK_SHUT_DOWN => "Shut Down",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}

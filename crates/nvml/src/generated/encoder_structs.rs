@@ -87,6 +87,21 @@ impl EncoderType {
     }
 }
 open_newtype!(EncoderType(u32), signed);
+impl core::fmt::Display for EncoderType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_ENCODER_QUERY_H264 => "H264",
+                sys::NVML_ENCODER_QUERY_HEVC => "Hevc",
+                sys::NVML_ENCODER_QUERY_AV1 => "AV1",
+                sys::NVML_ENCODER_QUERY_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure to hold encoder session data
 ///
 /// The safe form of `nvmlEncoderSessionInfo_st`.

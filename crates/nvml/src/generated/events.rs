@@ -82,6 +82,21 @@ impl EventDataType {
     }
 }
 open_newtype!(EventDataType(u32), signed);
+impl core::fmt::Display for EventDataType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_EVENT_DATA_TYPE_NVML_EVENT => "Nvml Event",
+                sys::NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT => {
+                    "GPU Operational Event"
+                }
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// NVML-defined GPU Operational Event context classifications.
 ///
 /// These values describe the NVML public interpretation of a context payload. The
@@ -116,6 +131,19 @@ impl GpuOperationalEventContextType {
     }
 }
 open_newtype!(GpuOperationalEventContextType(u32), signed);
+impl core::fmt::Display for GpuOperationalEventContextType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_UNKNOWN => "Unknown",
+                sys::NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_LEGACY_XID => "Legacy XID",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Log-level values used by GPU Operational Events.
 ///
 /// These values are used both for event reporting in `nvmlEventSetWait_v3_t` and for subscription
@@ -180,6 +208,23 @@ impl GpuOperationalEventLogLevel {
     }
 }
 open_newtype!(GpuOperationalEventLogLevel(u32), signed);
+impl core::fmt::Display for GpuOperationalEventLogLevel {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ALL => "All",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_TELEMETRY => "Telemetry",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_DIAG => "Diag",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_NOTICE => "Notice",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_WARNING => "Warning",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ERROR => "Error",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Severity values used by Operational Events.
 ///
 /// These values are used both for event reporting in `nvmlEventSetWait_v3_t` and for subscription
@@ -237,6 +282,22 @@ impl OperationalEventSeverity {
     }
 }
 open_newtype!(OperationalEventSeverity(u32), signed);
+impl core::fmt::Display for OperationalEventSeverity {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_ALL => "All",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_INFORMATIONAL => "Informational",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_CORRECTED => "Corrected",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_RECOVERABLE => "Recoverable",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_FATAL => "Fatal",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 bitflags::bitflags! {
     #[doc =
     "Bit flags `nvmlSystemEventType*` of nvml.h. Bits the header does not name are kept."]

@@ -94,6 +94,22 @@ impl FBCSessionType {
     }
 }
 open_newtype!(FBCSessionType(u32), signed);
+impl core::fmt::Display for FBCSessionType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_FBC_SESSION_TYPE_UNKNOWN => "Unknown",
+                sys::NVML_FBC_SESSION_TYPE_TOSYS => "Tosys",
+                sys::NVML_FBC_SESSION_TYPE_CUDA => "Cuda",
+                sys::NVML_FBC_SESSION_TYPE_VID => "VID",
+                sys::NVML_FBC_SESSION_TYPE_HWENC => "Hwenc",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure to hold FBC session data
 ///
 /// The safe form of `nvmlFBCSessionInfo_st`.

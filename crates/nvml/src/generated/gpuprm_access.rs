@@ -265,6 +265,76 @@ impl PRMCounterId {
     }
 }
 open_newtype!(PRMCounterId(u32), signed);
+impl core::fmt::Display for PRMCounterId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PRM_COUNTER_ID_NONE => "None",
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PHYSICAL_LAYER_CTRS_LINK_DOWN_EVENTS => {
+                    "Ppcnt Physical Layer Ctrs Link Down Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PHYSICAL_LAYER_CTRS_SUCCESSFUL_RECOVERY_EVENTS => {
+                    "Ppcnt Physical Layer Ctrs Successful Recovery Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_SUCCESSFUL_RECOVERY_EVENTS => {
+                    "Ppcnt Recovery Ctrs Total Successful Recovery Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_SINCE_LAST_RECOVERY => {
+                    "Ppcnt Recovery Ctrs Time Since Last Recovery"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_BETWEEN_LAST_TWO_RECOVERIES => {
+                    "Ppcnt Recovery Ctrs Time Between Last Two Recoveries"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_IN_LAST_HOST_SERDES_FEQ_RECOVERY => {
+                    "Ppcnt Recovery Ctrs Time IN Last Host Serdes FEQ Recovery"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_TIME_IN_HOST_SERDES_FEQ_RECOVERY => {
+                    "Ppcnt Recovery Ctrs Total Time IN Host Serdes FEQ Recovery"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_HOST_SERDES_FEQ_RECOVERY_COUNT => {
+                    "Ppcnt Recovery Ctrs Total Host Serdes FEQ Recovery Count"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_HOST_SERDES_FEQ_SUCCESSFUL_RECOVERY_COUNT => {
+                    "Ppcnt Recovery Ctrs Total Host Serdes FEQ Successful Recovery Count"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_HOST_SERDES_FEQ_ATTEMPTS_COUNT => {
+                    "Ppcnt Recovery Ctrs Last Host Serdes FEQ Attempts Count"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_SUCCESSFUL_RECOVERY_STEP_ATTEMPTS => {
+                    "Ppcnt Recovery Ctrs Last Successful Recovery Step Attempts"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_SUCCESSFUL_RECOVERY_TIME => {
+                    "Ppcnt Recovery Ctrs Last Successful Recovery Time"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_SUCCESSFUL_RECOVERY_TIME => {
+                    "Ppcnt Recovery Ctrs Total Successful Recovery Time"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PORTCOUNTERS_PORT_XMIT_WAIT => {
+                    "Ppcnt Portcounters Port Xmit Wait"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_CODES => "Ppcnt PLR RCV Codes",
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_CODE_ERR => {
+                    "Ppcnt PLR RCV Code ERR"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_UNCORRECTABLE_CODE => {
+                    "Ppcnt PLR RCV Uncorrectable Code"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_CODES => "Ppcnt PLR Xmit Codes",
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_RETRY_CODES => {
+                    "Ppcnt PLR Xmit Retry Codes"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_RETRY_EVENTS => {
+                    "Ppcnt PLR Xmit Retry Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_SYNC_EVENTS => "Ppcnt PLR Sync Events",
+                sys::NVML_PRM_COUNTER_ID_PPRM_OPER_RECOVERY => "Pprm Oper Recovery",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// PRM counter input values
 ///
 /// The safe form of `nvmlPRMCounterInput_v1_t`.

@@ -1362,6 +1362,44 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, mode as _, & mut c_activation_status)))?;
         Ok(Return(c_activation_status))
     }
+    ///  The length of the list [`Self::gpu_instance_possible_placements`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetGpuInstancePossiblePlacements_v2` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::gpu_instance_possible_placements`]'s.
+    #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements_v2")]
+    #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements")]
+    #[inline]
+    pub fn gpu_instance_possible_placement_count(
+        &self,
+        profile_id: u32,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGpuInstancePossiblePlacements_v2"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }
 impl<'n> GpuInstance<'n> {
     /// Get compute instance for given instance ID.
@@ -1754,5 +1792,33 @@ impl<'n> GpuInstance<'n> {
         let mut c_info: sys::nvmlGpuInstanceInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(<GpuInstanceInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
+    }
+    ///  The length of the list [`Self::compute_instance_possible_placements`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::compute_instance_possible_placements`]'s.
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstancePossiblePlacements")]
+    #[inline]
+    pub fn compute_instance_possible_placement_count(
+        &self,
+        profile_id: u32,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlGpuInstanceGetComputeInstancePossiblePlacements"),
+        );
+        if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstancePossiblePlacements() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+                |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

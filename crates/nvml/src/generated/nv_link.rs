@@ -91,6 +91,24 @@ impl NvlinkTelemetrySampleType {
     }
 }
 open_newtype!(NvlinkTelemetrySampleType(u32), signed);
+impl core::fmt::Display for NvlinkTelemetrySampleType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_THROUGHPUT_RAW_TX => {
+                    "Throughput RAW TX"
+                }
+                sys::NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_THROUGHPUT_RAW_RX => {
+                    "Throughput RAW RX"
+                }
+                sys::NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents Nvlink Version
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvlinkVersion::name`]).
@@ -153,6 +171,26 @@ impl NvlinkVersion {
     }
 }
 open_newtype!(NvlinkVersion(u32), signed);
+impl core::fmt::Display for NvlinkVersion {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_VERSION_INVALID => "Invalid",
+                sys::NVML_NVLINK_VERSION_1_0 => "Version 1 0",
+                sys::NVML_NVLINK_VERSION_2_0 => "Version 2 0",
+                sys::NVML_NVLINK_VERSION_2_2 => "Version 2 2",
+                sys::NVML_NVLINK_VERSION_3_0 => "Version 3 0",
+                sys::NVML_NVLINK_VERSION_3_1 => "Version 3 1",
+                sys::NVML_NVLINK_VERSION_4_0 => "Version 4 0",
+                sys::NVML_NVLINK_VERSION_5_0 => "Version 5 0",
+                sys::NVML_NVLINK_VERSION_6_0 => "Version 6 0",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Struct to represent per device NVLINK information v3
 ///
 /// The safe form of `nvmlNvLinkInfo_v3_t` and of its older layouts `nvmlNvLinkInfo_v2_t`, `nvmlNvLinkInfo_v1_t`: each converts into this type (`raw::FromRaw`).
@@ -794,17 +832,17 @@ impl serde::Serialize for NvlinkSupportedBwModes {
 /// What `nvmlDeviceGetNvLinkUtilizationCounter` answers.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
-pub struct NvLinkUtilizationCounter {
+pub struct NvlinkUtilizationCounter {
     /// Receive counter return value
     pub rxcounter: u64,
     /// Transmit counter return value
     pub txcounter: u64,
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkUtilizationCounter {
+impl serde::Serialize for NvlinkUtilizationCounter {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("NvLinkUtilizationCounter", 2)?;
+        let mut st = s.serialize_struct("NvlinkUtilizationCounter", 2)?;
         st.serialize_field("rxcounter", &self.rxcounter)?;
         st.serialize_field("txcounter", &self.txcounter)?;
         st.end()
@@ -880,7 +918,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceFreezeNvLinkUtilizationCounter")]
     #[deprecated(note = "Freezing NVLINK utilization counters is no longer supported.")]
     #[inline]
-    pub fn freeze_nv_link_utilization_counter(
+    pub fn freeze_nvlink_utilization_counter(
         &self,
         link: u32,
         counter: u32,
@@ -928,6 +966,31 @@ impl<'n> Device<'n> {
             >>::from_raw(&c_remap_table_lock_info),
         )
     }
+    /// Get the NvLink Reduced Bandwidth Mode for the device
+    ///
+    /// For Blackwell ™ or newer fully supported devices.
+    ///
+    /// Returns [`NvlinkGetBwMode`].
+    ///
+    /// Calls `nvmlDeviceGetNvlinkBwMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
+    #[inline]
+    pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwMode, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
+        let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
+            version: sys::nvmlNvlinkGetBwMode_v1 as _,
+            ..Default::default()
+        };
+        ffi::check(call!(sym(self.raw, & mut c_get_bw_mode)))?;
+        Ok(<NvlinkGetBwMode as crate::raw::FromRaw<_>>::from_raw(&c_get_bw_mode))
+    }
     /// Retrieves the requested capability from the device's NvLink for the link specified
     /// Please refer to the [`NvLinkCapability`] structure for the specific caps that can be queried
     /// The return value should be treated as a boolean.
@@ -952,7 +1015,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkCapability` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkCapability")]
     #[inline]
-    pub fn nv_link_capability(
+    pub fn nvlink_capability(
         &self,
         link: u32,
         capability: NvLinkCapability,
@@ -985,7 +1048,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkErrorCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkErrorCounter")]
     #[inline]
-    pub fn nv_link_error_counter(
+    pub fn nvlink_error_counter(
         &self,
         link: u32,
         counter: NvLinkErrorCounter,
@@ -1012,7 +1075,7 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceGetNvLinkInfo_v3")]
     #[doc(alias = "nvmlDeviceGetNvLinkInfo")]
     #[inline]
-    pub fn nv_link_info(&self) -> Result<NvLinkInfo, Error> {
+    pub fn nvlink_info(&self) -> Result<NvLinkInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3"));
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo_v3() {
@@ -1055,242 +1118,6 @@ impl<'n> Device<'n> {
             }
         }
         Err(missing)
-    }
-    /// Get the NVLink device type of the remote device connected over the given link.
-    ///
-    /// Returns: Pointer in which the output remote device type is returned.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: The NVLink link index on the target GPU
-    ///
-    /// Calls `nvmlDeviceGetNvLinkRemoteDeviceType`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::NotSupported`] if NVLink is not supported
-    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemoteDeviceType` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvLinkRemoteDeviceType")]
-    #[inline]
-    pub fn nv_link_remote_device_type(
-        &self,
-        link: u32,
-    ) -> Result<IntNvLinkDeviceType, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvLinkRemoteDeviceType()?;
-        let mut c_p_nv_link_device_type: sys::nvmlIntNvLinkDeviceType_enum = Default::default();
-        ffi::check(call!(sym(self.raw, link, & mut c_p_nv_link_device_type)))?;
-        Ok(IntNvLinkDeviceType(c_p_nv_link_device_type))
-    }
-    /// Retrieves the PCI information for the remote node on a NvLink link
-    /// Note: pciSubSystemId is not filled in this function and is indeterminate
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// Returns: [`PciInfo`] of the remote node for the specified link.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    ///
-    /// Calls the newest of `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemotePciInfo_v2` nor an older version of it (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo_v2")]
-    #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo")]
-    #[inline]
-    pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
-        let lib = self.nvml.lib();
-        let mut missing = Error::FunctionNotFound(
-            Some("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
-        );
-        if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2() {
-            match (|| -> Result<PciInfo, Error> {
-                let mut c_pci: sys::nvmlPciInfo_st = Default::default();
-                ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
-                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo() {
-            match (|| -> Result<PciInfo, Error> {
-                let mut c_pci: sys::nvmlPciInfo_st = Default::default();
-                ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
-                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
-            })() {
-                Err(e @ Error::FunctionNotFound(_)) => missing = e,
-                result => return result,
-            }
-        }
-        Err(missing)
-    }
-    /// Retrieves the state of the device's NvLink for the link specified
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// Returns: [`EnableState`] where [`EnableState::ENABLED`] indicates that the link is active and [`EnableState::DISABLED`] indicates it is inactive.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    ///
-    /// Calls `nvmlDeviceGetNvLinkState`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvLinkState")]
-    #[inline]
-    pub fn nv_link_state(&self, link: u32) -> Result<bool, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvLinkState()?;
-        let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
-        ffi::check(call!(sym(self.raw, link, & mut c_is_active)))?;
-        Ok(c_is_active != 0)
-    }
-    /// **Deprecated:** Getting utilization counter control is no longer supported.
-    ///
-    /// Get the NVLINK utilization counter control information for the specified counter, 0 or 1.
-    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// Returns a reference to the [`NvLinkUtilizationControl`] to place information.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `counter`: Specifies the counter that should be set (0 or 1).
-    ///
-    /// Calls `nvmlDeviceGetNvLinkUtilizationControl`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvLinkUtilizationControl")]
-    #[deprecated(note = "Getting utilization counter control is no longer supported.")]
-    #[inline]
-    pub fn nv_link_utilization_control(
-        &self,
-        link: u32,
-        counter: u32,
-    ) -> Result<NvLinkUtilizationControl, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationControl()?;
-        let mut c_control: sys::nvmlNvLinkUtilizationControl_st = Default::default();
-        ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
-        Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
-    }
-    /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
-    ///
-    /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
-    /// In general it is good practice to use [`Device::set_nv_link_utilization_control`]
-    /// before reading the utilization counters as they have no default state
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `counter`: Specifies the counter that should be read (0 or 1).
-    ///
-    /// Calls `nvmlDeviceGetNvLinkUtilizationCounter`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device or `counter` or `link` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvLinkUtilizationCounter")]
-    #[deprecated(
-        note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead."
-    )]
-    #[inline]
-    pub fn nv_link_utilization_counter(
-        &self,
-        link: u32,
-        counter: u32,
-    ) -> Result<NvLinkUtilizationCounter, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationCounter()?;
-        let mut c_rxcounter: u64 = Default::default();
-        let mut c_txcounter: u64 = Default::default();
-        ffi::check(
-            call!(sym(self.raw, link, counter, & mut c_rxcounter, & mut c_txcounter)),
-        )?;
-        Ok(NvLinkUtilizationCounter {
-            rxcounter: c_rxcounter,
-            txcounter: c_txcounter,
-        })
-    }
-    /// Retrieves the version of the device's NvLink for the link specified
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// Returns: Requested NvLink version from [`NvlinkVersion`].
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    ///
-    /// Calls `nvmlDeviceGetNvLinkVersion`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
-    #[inline]
-    pub fn nv_link_version(&self, link: u32) -> Result<u32, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
-        let mut c_version: u32 = Default::default();
-        ffi::check(call!(sym(self.raw, link, & mut c_version)))?;
-        Ok(c_version)
-    }
-    /// Get the NvLink Reduced Bandwidth Mode for the device
-    ///
-    /// For Blackwell ™ or newer fully supported devices.
-    ///
-    /// Returns [`NvlinkGetBwMode`].
-    ///
-    /// Calls `nvmlDeviceGetNvlinkBwMode`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] if device is invalid
-    /// - [`Error::NotSupported`] if this feature is not supported by the device
-    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
-    #[inline]
-    pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwMode, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
-        let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
-            version: sys::nvmlNvlinkGetBwMode_v1 as _,
-            ..Default::default()
-        };
-        ffi::check(call!(sym(self.raw, & mut c_get_bw_mode)))?;
-        Ok(<NvlinkGetBwMode as crate::raw::FromRaw<_>>::from_raw(&c_get_bw_mode))
     }
     /// Get NVLink NVLE private (opaque) information.
     ///
@@ -1343,6 +1170,112 @@ impl<'n> Device<'n> {
             >>::from_raw(&c_remap_table_info),
         )
     }
+    /// Get the NVLink device type of the remote device connected over the given link.
+    ///
+    /// Returns: Pointer in which the output remote device type is returned.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: The NVLink link index on the target GPU
+    ///
+    /// Calls `nvmlDeviceGetNvLinkRemoteDeviceType`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if NVLink is not supported
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemoteDeviceType` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkRemoteDeviceType")]
+    #[inline]
+    pub fn nvlink_remote_device_type(
+        &self,
+        link: u32,
+    ) -> Result<IntNvLinkDeviceType, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvLinkRemoteDeviceType()?;
+        let mut c_p_nv_link_device_type: sys::nvmlIntNvLinkDeviceType_enum = Default::default();
+        ffi::check(call!(sym(self.raw, link, & mut c_p_nv_link_device_type)))?;
+        Ok(IntNvLinkDeviceType(c_p_nv_link_device_type))
+    }
+    /// Retrieves the PCI information for the remote node on a NvLink link
+    /// Note: pciSubSystemId is not filled in this function and is indeterminate
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns: [`PciInfo`] of the remote node for the specified link.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    ///
+    /// Calls the newest of `nvmlDeviceGetNvLinkRemotePciInfo_v2`, `nvmlDeviceGetNvLinkRemotePciInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemotePciInfo_v2` nor an older version of it (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo_v2")]
+    #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo")]
+    #[inline]
+    pub fn nvlink_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo_v2() {
+            match (|| -> Result<PciInfo, Error> {
+                let mut c_pci: sys::nvmlPciInfo_st = Default::default();
+                ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetNvLinkRemotePciInfo() {
+            match (|| -> Result<PciInfo, Error> {
+                let mut c_pci: sys::nvmlPciInfo_st = Default::default();
+                ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    /// Retrieves the state of the device's NvLink for the link specified
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns: [`EnableState`] where [`EnableState::ENABLED`] indicates that the link is active and [`EnableState::DISABLED`] indicates it is inactive.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    ///
+    /// Calls `nvmlDeviceGetNvLinkState`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkState")]
+    #[inline]
+    pub fn nvlink_state(&self, link: u32) -> Result<bool, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvLinkState()?;
+        let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
+        ffi::check(call!(sym(self.raw, link, & mut c_is_active)))?;
+        Ok(c_is_active != 0)
+    }
     /// Get the supported NvLink Reduced Bandwidth Modes of the device
     ///
     /// For Blackwell ™ or newer fully supported devices.
@@ -1372,6 +1305,111 @@ impl<'n> Device<'n> {
             >>::from_raw(&c_supported_bw_mode),
         )
     }
+    /// **Deprecated:** Getting utilization counter control is no longer supported.
+    ///
+    /// Get the NVLINK utilization counter control information for the specified counter, 0 or 1.
+    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns a reference to the [`NvLinkUtilizationControl`] to place information.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    /// * `counter`: Specifies the counter that should be set (0 or 1).
+    ///
+    /// Calls `nvmlDeviceGetNvLinkUtilizationControl`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkUtilizationControl")]
+    #[deprecated(note = "Getting utilization counter control is no longer supported.")]
+    #[inline]
+    pub fn nvlink_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<NvLinkUtilizationControl, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationControl()?;
+        let mut c_control: sys::nvmlNvLinkUtilizationControl_st = Default::default();
+        ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
+        Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
+    }
+    /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
+    ///
+    /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
+    /// In general it is good practice to use [`Device::set_nvlink_utilization_control`]
+    /// before reading the utilization counters as they have no default state
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    /// * `counter`: Specifies the counter that should be read (0 or 1).
+    ///
+    /// Calls `nvmlDeviceGetNvLinkUtilizationCounter`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `counter` or `link` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkUtilizationCounter")]
+    #[deprecated(
+        note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead."
+    )]
+    #[inline]
+    pub fn nvlink_utilization_counter(
+        &self,
+        link: u32,
+        counter: u32,
+    ) -> Result<NvlinkUtilizationCounter, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationCounter()?;
+        let mut c_rxcounter: u64 = Default::default();
+        let mut c_txcounter: u64 = Default::default();
+        ffi::check(
+            call!(sym(self.raw, link, counter, & mut c_rxcounter, & mut c_txcounter)),
+        )?;
+        Ok(NvlinkUtilizationCounter {
+            rxcounter: c_rxcounter,
+            txcounter: c_txcounter,
+        })
+    }
+    /// Retrieves the version of the device's NvLink for the link specified
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// Returns: Requested NvLink version from [`NvlinkVersion`].
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    ///
+    /// Calls `nvmlDeviceGetNvLinkVersion`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
+    #[inline]
+    pub fn nvlink_version(&self, link: u32) -> Result<u32, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
+        let mut c_version: u32 = Default::default();
+        ffi::check(call!(sym(self.raw, link, & mut c_version)))?;
+        Ok(c_version)
+    }
     /// Resets all error counters to zero
     /// Please refer to [`NvLinkErrorCounter`] for the list of error counters that are reset
     ///
@@ -1392,7 +1430,7 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkErrorCounters` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetNvLinkErrorCounters")]
     #[inline]
-    pub fn reset_nv_link_error_counters(&self, link: u32) -> Result<(), Error> {
+    pub fn reset_nvlink_error_counters(&self, link: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkErrorCounters()?;
         ffi::check(call!(sym(self.raw, link)))?;
         Ok(())
@@ -1421,88 +1459,13 @@ impl<'n> Device<'n> {
     #[doc(alias = "nvmlDeviceResetNvLinkUtilizationCounter")]
     #[deprecated(note = "Resetting NVLINK utilization counters is no longer supported.")]
     #[inline]
-    pub fn reset_nv_link_utilization_counter(
+    pub fn reset_nvlink_utilization_counter(
         &self,
         link: u32,
         counter: u32,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkUtilizationCounter()?;
         ffi::check(call!(sym(self.raw, link, counter)))?;
-        Ok(())
-    }
-    /// Set NvLink Low Power Threshold for device.
-    ///
-    /// For Hopper ™ or newer fully supported devices.
-    ///
-    /// # Arguments
-    ///
-    /// * `info`: Reference to [`NvLinkPowerThres`] struct input parameters
-    ///
-    /// Calls `nvmlDeviceSetNvLinkDeviceLowPowerThreshold`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device is invalid
-    /// - [`Error::NotReady`] if an internal driver setting prevents the threshold from being used
-    /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold")]
-    #[inline]
-    pub fn set_nv_link_device_low_power_threshold(
-        &self,
-        info: &NvLinkPowerThres,
-    ) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlDeviceSetNvLinkDeviceLowPowerThreshold()?;
-        let mut c_info = {
-            let r: sys::nvmlNvLinkPowerThres_st = crate::raw::ToRaw::to_raw(&(*info));
-            r
-        };
-        ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(())
-    }
-    /// **Deprecated:** Setting utilization counter control is no longer supported.
-    ///
-    /// Set the NVLINK utilization counter control information for the specified counter, 0 or 1.
-    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition.  Performs a reset
-    /// of the counters if the reset parameter is non-zero.
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `counter`: Specifies the counter that should be set (0 or 1).
-    /// * `control`: A reference to the [`NvLinkUtilizationControl`] to set
-    /// * `reset`: Resets the counters on set if non-zero
-    ///
-    /// Calls `nvmlDeviceSetNvLinkUtilizationControl`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if the device, `counter` or `link` or `control` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
-    #[deprecated(note = "Setting utilization counter control is no longer supported.")]
-    #[inline]
-    pub fn set_nv_link_utilization_control(
-        &self,
-        link: u32,
-        counter: u32,
-        control: &NvLinkUtilizationControl,
-        reset: bool,
-    ) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlDeviceSetNvLinkUtilizationControl()?;
-        let mut c_control = {
-            let r: sys::nvmlNvLinkUtilizationControl_st = crate::raw::ToRaw::to_raw(
-                &(*control),
-            );
-            r
-        };
-        ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset as _)))?;
         Ok(())
     }
     /// Set the NvLink Reduced Bandwidth Mode for the device
@@ -1586,6 +1549,37 @@ impl<'n> Device<'n> {
                 .async_poll_timeout_ms,
         )
     }
+    /// Set NvLink Low Power Threshold for device.
+    ///
+    /// For Hopper ™ or newer fully supported devices.
+    ///
+    /// # Arguments
+    ///
+    /// * `info`: Reference to [`NvLinkPowerThres`] struct input parameters
+    ///
+    /// Calls `nvmlDeviceSetNvLinkDeviceLowPowerThreshold`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotReady`] if an internal driver setting prevents the threshold from being used
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold")]
+    #[inline]
+    pub fn set_nvlink_device_low_power_threshold(
+        &self,
+        info: &NvLinkPowerThres,
+    ) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlDeviceSetNvLinkDeviceLowPowerThreshold()?;
+        let mut c_info = {
+            let r: sys::nvmlNvLinkPowerThres_st = crate::raw::ToRaw::to_raw(&(*info));
+            r
+        };
+        ffi::check(call!(sym(self.raw, & mut c_info)))?;
+        Ok(())
+    }
     /// Set the NVLink NVLE ready state.
     ///
     /// This API signals whether NVLE (NVLink Encryption) is ready on the given device.
@@ -1617,6 +1611,50 @@ impl<'n> Device<'n> {
             r
         };
         ffi::check(call!(sym(self.raw, & mut c_set_nvle_ready)))?;
+        Ok(())
+    }
+    /// **Deprecated:** Setting utilization counter control is no longer supported.
+    ///
+    /// Set the NVLINK utilization counter control information for the specified counter, 0 or 1.
+    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition.  Performs a reset
+    /// of the counters if the reset parameter is non-zero.
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    /// * `counter`: Specifies the counter that should be set (0 or 1).
+    /// * `control`: A reference to the [`NvLinkUtilizationControl`] to set
+    /// * `reset`: Resets the counters on set if non-zero
+    ///
+    /// Calls `nvmlDeviceSetNvLinkUtilizationControl`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device, `counter` or `link` or `control` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
+    #[deprecated(note = "Setting utilization counter control is no longer supported.")]
+    #[inline]
+    pub fn set_nvlink_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+        control: &NvLinkUtilizationControl,
+        reset: bool,
+    ) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlDeviceSetNvLinkUtilizationControl()?;
+        let mut c_control = {
+            let r: sys::nvmlNvLinkUtilizationControl_st = crate::raw::ToRaw::to_raw(
+                &(*control),
+            );
+            r
+        };
+        ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset as _)))?;
         Ok(())
     }
     /// Setup the NVLink NVLE encryption key.

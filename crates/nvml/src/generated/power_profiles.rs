@@ -96,6 +96,23 @@ impl PowerProfileOperation {
     }
 }
 open_newtype!(PowerProfileOperation(u32), signed);
+impl core::fmt::Display for PowerProfileOperation {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_POWER_PROFILE_OPERATION_CLEAR => "Clear",
+                sys::NVML_POWER_PROFILE_OPERATION_SET => "Set",
+                sys::NVML_POWER_PROFILE_OPERATION_SET_AND_OVERWRITE => {
+                    "Set And Overwrite"
+                }
+                sys::NVML_POWER_PROFILE_OPERATION_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Workload power profile identifiers.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PowerProfileType::name`]).
@@ -264,6 +281,49 @@ impl PowerProfileType {
     }
 }
 open_newtype!(PowerProfileType(u32), signed);
+impl core::fmt::Display for PowerProfileType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_POWER_PROFILE_MAX_P => "Max P",
+                sys::NVML_POWER_PROFILE_MAX_Q => "Max Q",
+                sys::NVML_POWER_PROFILE_COMPUTE => "Compute",
+                sys::NVML_POWER_PROFILE_MEMORY_BOUND => "Memory Bound",
+                sys::NVML_POWER_PROFILE_NETWORK => "Network",
+                sys::NVML_POWER_PROFILE_BALANCED => "Balanced",
+                sys::NVML_POWER_PROFILE_LLM_INFERENCE => "LLM Inference",
+                sys::NVML_POWER_PROFILE_LLM_TRAINING => "LLM Training",
+                sys::NVML_POWER_PROFILE_RBM => "RBM",
+                sys::NVML_POWER_PROFILE_DCPCIE => "Dcpcie",
+                sys::NVML_POWER_PROFILE_HMMA_SPARSE => "Hmma Sparse",
+                sys::NVML_POWER_PROFILE_HMMA_DENSE => "Hmma Dense",
+                sys::NVML_POWER_PROFILE_SYNC_BALANCED => "Sync Balanced",
+                sys::NVML_POWER_PROFILE_HPC => "HPC",
+                sys::NVML_POWER_PROFILE_MIG => "MIG",
+                sys::NVML_POWER_PROFILE_MAX_Q_1 => "Max Q 1",
+                sys::NVML_POWER_PROFILE_NETWORK_BOUND => "Network Bound",
+                sys::NVML_POWER_PROFILE_HIGH_THROUGHPUT_INFERENCE => {
+                    "High Throughput Inference"
+                }
+                sys::NVML_POWER_PROFILE_MEDIUM_THROUGHPUT_INFERENCE => {
+                    "Medium Throughput Inference"
+                }
+                sys::NVML_POWER_PROFILE_LOW_LATENCY_INFERENCE => "Low Latency Inference",
+                sys::NVML_POWER_PROFILE_TRAINING => "Training",
+                sys::NVML_POWER_PROFILE_INFERENCE => "Inference",
+                sys::NVML_POWER_PROFILE_MAX_Q_2 => "Max Q 2",
+                sys::NVML_POWER_PROFILE_MAX_Q_3 => "Max Q 3",
+                sys::NVML_POWER_PROFILE_LOW_PRIORITY_BACKGROUND => {
+                    "Low Priority Background"
+                }
+                sys::NVML_POWER_PROFILE_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Current Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.

@@ -296,4 +296,27 @@ impl Nvml {
                 .collect::<Vec<_>>(),
         )
     }
+    ///  The length of the list [`Self::topology_gpu_set`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlSystemGetTopologyGpuSet`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::topology_gpu_set`]'s.
+    #[doc(alias = "nvmlSystemGetTopologyGpuSet")]
+    #[inline]
+    pub fn topology_gpu_set_count(&self, cpu_number: u32) -> Result<u32, Error> {
+        let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlSystemGetTopologyGpuSet"));
+        if let Ok(sym) = lib.nvmlSystemGetTopologyGpuSet() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+                |count| call!(sym(cpu_number, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }

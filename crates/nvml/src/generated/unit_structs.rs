@@ -77,6 +77,19 @@ impl FanState {
     }
 }
 open_newtype!(FanState(u32), signed);
+impl core::fmt::Display for FanState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_FAN_NORMAL => "Normal",
+                sys::NVML_FAN_FAILED => "Failed",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Led color enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`LedColor::name`]).
@@ -104,6 +117,19 @@ impl LedColor {
     }
 }
 open_newtype!(LedColor(u32), signed);
+impl core::fmt::Display for LedColor {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_LED_COLOR_GREEN => "Green",
+                sys::NVML_LED_COLOR_AMBER => "Amber",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Description of HWBC entry
 ///
 /// The safe form of `nvmlHwbcEntry_st`.

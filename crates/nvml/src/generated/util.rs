@@ -80,7 +80,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetVgpuProcessUtilization`.
     ///
@@ -98,7 +98,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_process_utilization(
         &self,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<VgpuProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessUtilization()?;
         let ((mut c_utilization_samples), n) = ffi::fill_counted(
@@ -109,8 +109,8 @@ impl<'n> Device<'n> {
                     sys::nvmlVgpuProcessUtilizationSample_st,
                 > = vec![Default::default(); capacity as usize];
                 let code = call!(
-                    sym(self.raw, last_seen_time_stamp, count, ffi::ptr_or_null(& mut
-                    c_utilization_samples))
+                    sym(self.raw, last_seen_time_stamp.unwrap_or(0), count,
+                    ffi::ptr_or_null(& mut c_utilization_samples))
                 );
                 (code, (c_utilization_samples))
             },
@@ -155,7 +155,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetVgpuUtilization`.
     ///
@@ -173,7 +173,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_utilization(
         &self,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<VgpuInstanceUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuUtilization()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
@@ -185,8 +185,9 @@ impl<'n> Device<'n> {
                     sys::nvmlVgpuInstanceUtilizationSample_st,
                 > = vec![Default::default(); capacity as usize];
                 let code = call!(
-                    sym(self.raw, last_seen_time_stamp, & mut c_sample_val_type, count,
-                    ffi::ptr_or_null(& mut c_utilization_samples))
+                    sym(self.raw, last_seen_time_stamp.unwrap_or(0), & mut
+                    c_sample_val_type, count, ffi::ptr_or_null(& mut
+                    c_utilization_samples))
                 );
                 (code, (c_utilization_samples))
             },
@@ -390,6 +391,31 @@ impl<'n> VgpuInstance<'n> {
                     >>::from_raw(&c_license_info),
                 )
             })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::accounting_pids`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlVgpuInstanceGetAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::accounting_pids`]'s.
+    #[doc(alias = "nvmlVgpuInstanceGetAccountingPids")]
+    #[inline]
+    pub fn accounting_pid_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetAccountingPids"),
+        );
+        if let Ok(sym) = lib.nvmlVgpuInstanceGetAccountingPids() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }

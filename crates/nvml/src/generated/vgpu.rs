@@ -513,6 +513,75 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, vgpu_type_id.raw, & mut c_vgpu_instance_count)))?;
         Ok(c_vgpu_instance_count)
     }
+    ///  The length of the list [`Self::active_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetActiveVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::active_vgpus`]'s.
+    #[doc(alias = "nvmlDeviceGetActiveVgpus")]
+    #[inline]
+    pub fn active_vgpu_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetActiveVgpus"));
+        if let Ok(sym) = lib.nvmlDeviceGetActiveVgpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::creatable_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetCreatableVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::creatable_vgpus`]'s.
+    #[doc(alias = "nvmlDeviceGetCreatableVgpus")]
+    #[inline]
+    pub fn creatable_vgpu_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCreatableVgpus"));
+        if let Ok(sym) = lib.nvmlDeviceGetCreatableVgpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::supported_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetSupportedVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::supported_vgpus`]'s.
+    #[doc(alias = "nvmlDeviceGetSupportedVgpus")]
+    #[inline]
+    pub fn supported_vgpu_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetSupportedVgpus"));
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedVgpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }
 impl<'n> GpuInstance<'n> {
     /// Enable or disable vGPU heterogeneous mode for the GPU instance.
@@ -1333,6 +1402,56 @@ impl<'n> VgpuInstance<'n> {
             vm_id: ffi::string_from(&c_vm_id),
             vm_id_type: VgpuVmIdType(c_vm_id_type),
         })
+    }
+    ///  The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::encoder_sessions`]'s.
+    #[doc(alias = "nvmlVgpuInstanceGetEncoderSessions")]
+    #[inline]
+    pub fn encoder_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetEncoderSessions"),
+        );
+        if let Ok(sym) = lib.nvmlVgpuInstanceGetEncoderSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlVgpuInstanceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::fbc_sessions`]'s.
+    #[doc(alias = "nvmlVgpuInstanceGetFBCSessions")]
+    #[inline]
+    pub fn fbc_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetFBCSessions"),
+        );
+        if let Ok(sym) = lib.nvmlVgpuInstanceGetFBCSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }
 impl<'n> VgpuTypeId<'n> {

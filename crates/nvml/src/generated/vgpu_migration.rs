@@ -102,6 +102,22 @@ impl VgpuPgpuCompatibilityLimitCode {
     }
 }
 open_newtype!(VgpuPgpuCompatibilityLimitCode(u32), signed);
+impl core::fmt::Display for VgpuPgpuCompatibilityLimitCode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_NONE => "None",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_HOST_DRIVER => "Host Driver",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER => "Guest Driver",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_GPU => "GPU",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_OTHER => "Other",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU VM compatibility codes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmCompatibility::name`]).
@@ -154,6 +170,22 @@ impl VgpuVmCompatibility {
     }
 }
 open_newtype!(VgpuVmCompatibility(u32), signed);
+impl core::fmt::Display for VgpuVmCompatibility {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_VM_COMPATIBILITY_NONE => "None",
+                sys::NVML_VGPU_VM_COMPATIBILITY_COLD => "Cold",
+                sys::NVML_VGPU_VM_COMPATIBILITY_HIBERNATE => "Hibernate",
+                sys::NVML_VGPU_VM_COMPATIBILITY_SLEEP => "Sleep",
+                sys::NVML_VGPU_VM_COMPATIBILITY_LIVE => "Live",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU metadata structure.
 ///
 /// The safe form of `nvmlVgpuMetadata_st`.

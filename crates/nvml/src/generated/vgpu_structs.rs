@@ -125,6 +125,27 @@ impl DeviceGpuRecoveryAction {
     }
 }
 open_newtype!(DeviceGpuRecoveryAction(u32), signed);
+impl core::fmt::Display for DeviceGpuRecoveryAction {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_RECOVERY_ACTION_NONE => "None",
+                sys::NVML_GPU_RECOVERY_ACTION_GPU_RESET => "GPU Reset",
+                sys::NVML_GPU_RECOVERY_ACTION_NODE_REBOOT => "Node Reboot",
+                sys::NVML_GPU_RECOVERY_ACTION_DRAIN_P2P => "Drain P2P",
+                sys::NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET => "Drain And Reset",
+                sys::NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN => {
+                    "Recover Imex Domain"
+                }
+                sys::NVML_GPU_RECOVERY_ACTION_BUS_RESET => "BUS Reset",
+                sys::NVML_GPU_RECOVERY_ACTION_SYSTEM_REBOOT => "System Reboot",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure containing vGPU software licensable feature information
 ///
 /// The safe form of `nvmlGridLicensableFeature_st`.

@@ -504,9 +504,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMPSComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
     e!("nvmlDeviceGetMPSComputeRunningProcesses_v2", faults &["nvmlDeviceGetMPSComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
     e!("nvmlDeviceGetRunningProcessDetailList", |c, o, a| c.dev(o)?.running_process_detail_list(ProcessMode(a.u("mode"))).map(j)),
-    e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(Some(a.u64("since"))).map(j)),
     e!("nvmlDeviceGetProcessesUtilizationInfo", |c, o, a| c.dev(o)?.processes_utilization_info(a.u64("since")).map(j)),
-    e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), a.u64("since"))
+    e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), Some(a.u64("since")))
         // The samples' type: what each value was read as (none for no sample, as pynvml_dump.py says).
         .map(|v| json!([v.first().map(|s| s.sample_value.value_type().0), v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": j(s.sample_value)})).collect::<Vec<_>>()]))),
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
@@ -528,16 +528,16 @@ pub static TABLE: &[Entry] = &[
             J::Array(v.iter().zip(&raw).map(|(f, &r)| field_json(FieldId(r), &driver_ids(f, r))).collect())
         })
     }),
-    e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nv_link_state(a.u("link")).map(|v| j(v as u32))),
-    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nv_link_version(a.u("link")).map(j)),
-    e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nv_link_remote_pci_info(a.u("link")).map(j)),
-    e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nv_link_remote_device_type(a.u("link")).map(|v| j(v.0))),
-    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nv_link_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),
-    e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nv_link_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
-    e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nv_link_utilization_control(a.u("link"), a.u("counter"))
+    e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nvlink_state(a.u("link")).map(|v| j(v as u32))),
+    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nvlink_version(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nvlink_remote_pci_info(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nvlink_remote_device_type(a.u("link")).map(|v| j(v.0))),
+    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nvlink_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),
+    e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nvlink_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
+    e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nvlink_utilization_control(a.u("link"), a.u("counter"))
         .map(|v| fix(j(v), &[("units", lk!(NvLinkUtilizationCountUnits)), ("pktfilter", lk!(NvLinkUtilizationCountPktTypes))]))),
-    e!("nvmlDeviceGetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|NvLinkUtilizationCounter { rxcounter: x, txcounter: y, .. }| json!([x, y]))),
-    e!("nvmlDeviceGetNvLinkInfo", faults &["nvmlDeviceGetNvLinkInfo_v3"], |c, o, a| c.dev(o)?.nv_link_info().map(j)),
+    e!("nvmlDeviceGetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.nvlink_utilization_counter(a.u("link"), a.u("counter")).map(|NvlinkUtilizationCounter { rxcounter: x, txcounter: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetNvLinkInfo", faults &["nvmlDeviceGetNvLinkInfo_v3"], |c, o, a| c.dev(o)?.nvlink_info().map(j)),
     e!("nvmlDeviceGetNvlinkSupportedBwModes", |c, o, a| c.dev(o)?.nvlink_supported_bw_modes().map(j)),
     e!("nvmlDeviceGetNvlinkBwMode", |c, o, a| c.dev(o)?.nvlink_bw_mode().map(j)),
 
@@ -595,10 +595,10 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
-    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|v|
+    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(Some(a.u64("since"))).map(|v|
         J::Array(v.iter().map(|s| json!({"vgpuInstance": s.vgpu_instance, "timeStamp": s.time_stamp, "smUtil": j(s.sm_util),
             "memUtil": j(s.mem_util), "encUtil": j(s.enc_util), "decUtil": j(s.dec_util)})).collect()))),
-    e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(Some(a.u64("since"))).map(j)),
     e!("nvmlDeviceGetVgpuInstancesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_instances_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuProcessesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_processes_utilization_info(a.u64("since")).map(j)),
     e!("nvmlVgpuTypeGetMaxInstances", |c, o, a| c.dev(o)?.vgpu_type_get_max_instances(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
@@ -723,16 +723,16 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&{ let mut v = VgpuHeterogeneousMode::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
     e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nv_link_device_low_power_threshold(&{ let mut v = NvLinkPowerThres::default(); v.low_pwr_threshold = a.u("threshold"); v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nvlink_device_low_power_threshold(&{ let mut v = NvLinkPowerThres::default(); v.low_pwr_threshold = a.u("threshold"); v }).map(|_| J::Null)),
     e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
     e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(a.u("mode") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&{ let mut v = Hostname::default(); v.value = a.s("hostname").to_string(); v }).map(|_| J::Null)),
     e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&{ let mut v = DramEncryptionInfo::default(); v.encryption_state = a.u("mode") != 0; v }).map(|_| J::Null)),
     e!("nvmlDeviceSetMemoryLimits_v1", |c, o, a| c.dev(o)?.set_memory_limits(a.s("namespace"), &MemoryLimits { soft_limit: a.u64("soft"), hard_limit: a.u64("hard"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nv_link_error_counters(a.u("link")).map(|_| J::Null)),
-    e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nv_link_utilization_counter(a.u("link"), a.u("counter"), a.u("freeze") != 0).map(|_| J::Null)),
-    e!("nvmlDeviceResetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.reset_nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nv_link_utilization_control(a.u("link"), a.u("counter"),
+    e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nvlink_error_counters(a.u("link")).map(|_| J::Null)),
+    e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nvlink_utilization_counter(a.u("link"), a.u("counter"), a.u("freeze") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceResetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.reset_nvlink_utilization_counter(a.u("link"), a.u("counter")).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nvlink_utilization_control(a.u("link"), a.u("counter"),
         &{ let mut v = NvLinkUtilizationControl::default(); v.units = NvLinkUtilizationCountUnits(a.u("units")); v.pktfilter = NvLinkUtilizationCountPktTypes(a.u("pktfilter")); v }, a.u("reset") != 0).map(|_| J::Null)),
     e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| { let mut v = FieldValue::default(); v.field_id = FieldId(id); v }).collect::<Vec<_>>())
         .map(|v| J::Array(v.iter().map(|f| field_json(f.field_id, &Error::from_code(f.nvml_return.0).map_or(Ok(f.clone()), Err))).collect()))),

@@ -34,7 +34,9 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
     }
     for ((area, owner), ms) in by_area {
         let g = Gen { b, names, owner, io: &plan.record_io, layouts: &plan.older_layouts };
-        let items = ms.iter().map(|m| g.method(m));
+        let taken: std::collections::BTreeSet<&str> =
+            plan.methods.iter().filter(|m| &m.owner == owner).map(|m| m.name.as_str()).collect();
+        let items = ms.iter().map(|m| g.method(m)).chain(ms.iter().filter_map(|m| g.count_method(m, &taken)));
         let block = match owner {
             Owner::Nvml => quote!(impl Nvml { #(#items)* }),
             Owner::Handle(h) => {
@@ -221,6 +223,10 @@ impl Gen<'_> {
                         quote!(&#t<'_>)
                     }
                     Arg::Value(v) => self.rust_ty(v, &lt),
+                    Arg::Optional(v) => {
+                        let t = self.rust_ty(v, &lt);
+                        quote!(Option<#t>)
+                    }
                     Arg::Ref(v) => {
                         let t = self.rust_ty(v, &lt);
                         quote!(&#t)
@@ -332,6 +338,94 @@ impl Gen<'_> {
                 #body
             }
         }
+    }
+
+    /// For a method that fetches a list by the count + array protocol, a method that asks only
+    /// for its length, as the header's size query does (NULL arrays and a count of 0):
+    /// `compute_running_processes` → `compute_running_process_count`. `None` where the library
+    /// refuses NULL arrays, for a list with other outputs, or when the name is taken.
+    fn count_method(&self, m: &Method, taken: &std::collections::BTreeSet<&str>) -> Option<TokenStream> {
+        let name = count_method_name(m, self.io, taken)?;
+        let head = &m.calls[0];
+        let lt = self.lifetime();
+        let mut decls = Vec::new();
+        for (c, arg) in args(head, self.io) {
+            let pn = ident(&snake(c));
+            let t = match arg {
+                Arg::Value(v) => self.rust_ty(v, &lt),
+                Arg::Handle(h) => {
+                    let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
+                    quote!(&#t<'_>)
+                }
+                _ => return None,
+            };
+            decls.push(quote!(#pn: #t));
+        }
+        // The library's answer for each member of the family, newest first.
+        let elem = |c: &Call| -> Option<TokenStream> {
+            let sizes: Vec<TokenStream> = c
+                .params
+                .iter()
+                .filter_map(|p| match &p.role {
+                    Role::Array { val, .. } => {
+                        let t = self.raw_ty(val);
+                        Some(quote!(core::mem::size_of::<#t>()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            Some(quote!(0 #(+ #sizes)*))
+        };
+        let call_args = |c: &Call| -> Option<Vec<TokenStream>> {
+            c.params
+                .iter()
+                .zip(&head.params)
+                .map(|(p, hp)| {
+                    let pn = ident(&snake(&hp.name));
+                    Some(match (&p.role, &hp.role) {
+                        (Role::SelfHandle, _) => quote!(self.raw),
+                        (Role::In(v), Role::In(hv)) => self.input(v, hv, quote!(#pn)),
+                        (Role::Count { .. }, _) => quote!(count),
+                        (Role::Array { .. }, _) => quote!(core::ptr::null_mut()),
+                        _ => return None,
+                    })
+                })
+                .collect()
+        };
+        let lib = self.lib();
+        let mut tries = Vec::new();
+        for c in &m.calls {
+            let (sym, a, bytes) = (ident(&c.symbol), call_args(c)?, elem(c)?);
+            tries.push(quote! {
+                if let Ok(sym) = lib.#sym() {
+                    match ffi::count_of(#bytes, |count| call!(sym(#(#a),*))) {
+                        Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                        result => return result,
+                    }
+                }
+            });
+        }
+        let first = &head.symbol;
+        let doc = format!(
+            " The length of the list [`Self::{}`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.\n\n Calls `{first}`{}.\n\n # Errors\n\n As [`Self::{}`]'s.",
+            m.name,
+            if m.calls.len() > 1 { " or an older version of it" } else { "" },
+            m.name
+        );
+        let docs = doc::lines(&doc.replace("\n ", "\n"));
+        let aliases = m.calls.iter().map(|c| c.symbol.as_str()).map(|a| quote!(#[doc(alias = #a)]));
+        let name = ident(&name);
+        Some(quote! {
+            #docs
+            #(#aliases)*
+            #[inline]
+            pub fn #name(&self, #(#decls),*) -> Result<u32, Error> {
+                let lib = #lib;
+                let mut missing = Error::FunctionNotFound(Some(#first));
+                #(#tries)*
+                Err(missing)
+            }
+        })
     }
 
     /// The safe type of an output parameter.
@@ -499,7 +593,10 @@ impl Gen<'_> {
                     }
                     _ => f.docs.param(c)?.text.clone(),
                 };
-                let text = self.names.links.apply(&doc::inline_text(&text));
+                let mut text = self.names.links.apply(&doc::inline_text(&text));
+                if let Arg::Optional(_) = arg {
+                    text.push_str(" `None` passes the header's `0` (see above).");
+                }
                 (!text.trim().is_empty()).then(|| format!("* `{}`: {text}", snake(c)))
             })
             .collect();
@@ -734,7 +831,17 @@ impl Gen<'_> {
         match (&p.role, &hp.role) {
             (Role::SelfHandle, _) => part.arg = quote!(self.raw),
             (Role::SelfConsumed, _) => part.arg = quote!(this_raw),
-            (Role::In(v), Role::In(hv)) => part.arg = self.input(v, hv, quote!(#pn)),
+            (Role::In(v), Role::In(hv)) => {
+                // `None` for the value the header says stands for none.
+                let given = match hp.none {
+                    Some(none) => {
+                        let none = Literal::u64_unsuffixed(none);
+                        quote!(#pn.unwrap_or(#none))
+                    }
+                    None => quote!(#pn),
+                };
+                part.arg = self.input(v, hv, given)
+            }
             (Role::InStr, _) => {
                 part.pre = quote!(let #local = ffi::cstring(#pn)?;);
                 part.arg = quote!(#local.as_ptr());
@@ -934,12 +1041,62 @@ impl Gen<'_> {
     }
 }
 
+/// The name of the method that counts the list method `m` fetches (see
+/// `Gen::count_method`), when it has one: one count with a size query, one output, arguments
+/// by value only, and a name no method of its owner (`taken`) has.
+pub fn count_method_name(
+    m: &Method,
+    io: &BTreeMap<String, RecordIo>,
+    taken: &std::collections::BTreeSet<&str>,
+) -> Option<String> {
+    let head = &m.calls[0];
+    let counts = head
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Count { probe: Probe::Null | Probe::NullSizeError }))
+        .count();
+    let arrays = head.params.iter().any(|p| matches!(p.role, Role::Array { .. }));
+    let by_value = args(head, io).iter().all(|(_, a)| matches!(a, Arg::Value(_) | Arg::Handle(_)));
+    let same_shape = m.calls.iter().all(|c| c.params.len() == head.params.len());
+    if counts != 1 || head.outputs().count() != 1 || !arrays || !by_value || !same_shape {
+        return None;
+    }
+    let name = count_name(&m.name);
+    (!taken.contains(name.as_str())).then_some(name)
+}
+
+/// The name of the method that counts what method `list` fetches: its last word singular
+/// and `_count` after it (`compute_running_processes` → `compute_running_process_count`).
+fn count_name(list: &str) -> String {
+    let (init, last) = list.rsplit_once('_').map_or(("", list), |(i, l)| (i, l));
+    let singular = if let Some(stem) = last.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) =
+        last.strip_suffix("sses").or_else(|| last.strip_suffix("ches")).or_else(|| last.strip_suffix("shes"))
+    {
+        format!("{stem}{}", &last[stem.len()..last.len() - 2])
+    } else if let Some(stem) = last.strip_suffix("es").filter(|s| s.ends_with("ss") || s.ends_with('x')) {
+        stem.to_string()
+    } else if let Some(stem) = last.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+        stem.to_string()
+    } else {
+        last.to_string()
+    };
+    if init.is_empty() {
+        format!("{singular}_count")
+    } else {
+        format!("{init}_{singular}_count")
+    }
+}
+
 /// A parameter of a generated method.
 pub enum Arg<'a> {
     /// `&Handle<'_>`, by handle typedef.
     Handle(&'a str),
     /// By value.
     Value(&'a Val),
+    /// By value, `None` for the value the header says stands for none.
+    Optional(&'a Val),
     /// By reference.
     Ref(&'a Val),
     /// `&str`.
@@ -969,6 +1126,7 @@ pub fn args<'a>(head: &'a Call, io: &'a BTreeMap<String, RecordIo>) -> Vec<(&'a 
                 }
             }
             let arg = match &p.role {
+                Role::In(v) if p.none.is_some() => Arg::Optional(v),
                 Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => Arg::Handle(h),
                 Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_))) => {
                     Arg::Value(v)

@@ -310,12 +310,15 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
     let mut consts = Vec::new();
     let mut arms = Vec::new();
     let mut seen = BTreeSet::new();
+    let mut labels = Vec::new();
     for (k, rn) in e.constants.iter().zip(&rust_names) {
         let (kn, c, kdocs) = (format_ident!("{rn}"), format_ident!("{}", k.name), doc::attrs(k.doc.as_deref()));
         let cdoc = format!("`{}`", k.name);
         consts.push(quote!(#kdocs #[doc = ""] #[doc = #cdoc] pub const #kn: #name = #name(sys::#c);));
         if seen.insert(k.value.as_i128()) {
             arms.push(quote!(sys::#c => Some(#rn)));
+            let label = human(rn);
+            labels.push(quote!(sys::#c => #label));
         }
     }
     let note =
@@ -342,6 +345,17 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
         }
 
         open_newtype!(#name(#repr), signed);
+
+        impl core::fmt::Display for #name {
+            /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+            /// writes it; a value the header does not define, as its number.
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(match self.0 {
+                    #(#labels,)*
+                    other => return write!(f, "{other}"),
+                })
+            }
+        }
     }
 }
 
@@ -430,12 +444,19 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         quote!(#docs #[doc = ""] #[doc = #cdoc] pub const #k: #ty = #ty(sys::#c as #repr);)
     });
     let mut seen = BTreeSet::new();
-    let arms: Vec<TokenStream> = values
+    let firsts: Vec<&(&str, i128, Option<&str>)> = values.iter().filter(|(_, v, _)| seen.insert(*v)).collect();
+    let arms: Vec<TokenStream> = firsts
         .iter()
-        .filter(|(_, v, _)| seen.insert(*v))
         .map(|(n, v, _)| {
             let (lit, k) = (Literal::u64_unsuffixed(*v as u64), short(n));
             quote!(#lit => Some(#k))
+        })
+        .collect();
+    let labels: Vec<TokenStream> = firsts
+        .iter()
+        .map(|(n, v, _)| {
+            let (lit, label) = (Literal::u64_unsuffixed(*v as u64), human(&short(n)));
+            quote!(#lit => #label)
         })
         .collect();
     let d = format!(
@@ -474,7 +495,64 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         }
 
         open_newtype!(#ty(#repr), unsigned);
+
+        impl core::fmt::Display for #ty {
+            /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+            /// define, as its number.
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(match self.0 {
+                    #(#labels,)*
+                    other => return write!(f, "{other}"),
+                })
+            }
+        }
     }
+}
+
+/// A constant's name in words, as `nvidia-smi` prints such values: `EXCLUSIVE_PROCESS` →
+/// `Exclusive Process`, `NVIDIA_RTX` → `NVIDIA RTX`, `HOPPER` → `Hopper`, `P0` → `P0`. Words of
+/// three letters or fewer and words with digits are abbreviations and keep their capitals;
+/// the names NVIDIA spells otherwise are spelled so.
+pub(super) fn human(constant: &str) -> String {
+    let special = |w: &str| -> Option<&'static str> {
+        Some(match w {
+            "GEFORCE" => "GeForce",
+            "VGPU" => "vGPU",
+            "VAPPS" => "vApps",
+            "VPC" => "vPC",
+            "VCS" => "vCS",
+            "VWS" => "vWS",
+            "VGAMING" => "vGaming",
+            "VGAMEDEV" => "vGameDev",
+            "PCIE" => "PCIe",
+            "NVLINK" => "NVLink",
+            _ => return None,
+        })
+    };
+    // Abbreviations longer than three letters; words of three letters or fewer are ones but
+    // for these English words.
+    // A performance state is `P0`, as nvidia-smi writes it.
+    if let Some(n) = constant.strip_prefix("PSTATE_").filter(|n| n.chars().all(|c| c.is_ascii_digit())) {
+        return format!("P{n}");
+    }
+    let abbreviations = ["NVIDIA", "TITAN", "GRID", "SRAM", "DRAM", "BAR1", "WDDM", "MCDM", "UUID", "NUMA", "HBM3"];
+    let words =
+        ["OFF", "ON", "LOW", "MAX", "MIN", "ALL", "NEW", "OLD", "SET", "ANY", "AND", "FOR", "NOT", "ONE", "TWO"];
+    constant
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| match special(w) {
+            Some(s) => s.to_string(),
+            None if abbreviations.contains(&w) || w.chars().any(|c| c.is_ascii_digit()) => w.to_string(),
+            None if w.len() <= 3 && !words.contains(&w) => w.to_string(),
+            None => {
+                let lower = w.to_ascii_lowercase();
+                let mut c = lower.chars();
+                c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How a record field crosses: its safe type, and expressions to convert.
@@ -638,4 +716,41 @@ pub(super) fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
 /// The safe field name of a C field.
 pub fn field_ident(c: &str) -> proc_macro2::Ident {
     ident(&snake(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human;
+
+    #[test]
+    fn constants_in_words() {
+        let words: Vec<String> = [
+            "EXCLUSIVE_PROCESS",
+            "NVIDIA_RTX",
+            "GEFORCE_RTX",
+            "HOPPER",
+            "PSTATE_3",
+            "TX_BYTES",
+            "PCIE",
+            "NVIDIA_VAPPS",
+            "ENABLED",
+        ]
+        .iter()
+        .map(|c| human(c))
+        .collect();
+        assert_eq!(
+            words,
+            [
+                "Exclusive Process",
+                "NVIDIA RTX",
+                "GeForce RTX",
+                "Hopper",
+                "P3",
+                "TX Bytes",
+                "PCIe",
+                "NVIDIA vApps",
+                "Enabled"
+            ]
+        );
+    }
 }
