@@ -235,6 +235,9 @@ pub fn fill_record_bytes(mut call: impl FnMut(*mut u64, &mut c_uint) -> sys::nvm
             sys::NVML_SUCCESS if !words.is_empty() => {
                 return Ok(words.iter().flat_map(|w| w.to_ne_bytes()).take(size as usize).collect())
             }
+            // The size query answered with success and no size: there is nothing (the same
+            // answer is an empty list to `fill_counted`).
+            sys::NVML_SUCCESS if n == 0 => return Ok(Vec::new()),
             sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE if n > size => size = check_count(n, 1)? as c_uint,
             code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
         }

@@ -13,7 +13,9 @@
 //! through the tag the header names: sample values by the type the function answers beside
 //! them, scheduler parameters by the ARR mode, UUID values by their type, controller data by
 //! the controller type (a tag the header names no member for keeps the bytes), and the PRM
-//! buffer, one union of input and output bytes.
+//! buffer, one union of input and output bytes. And the smaller readings: a list longer than
+//! the count beside it (the thermal sensors), a size query answered with success and no size
+//! (metadata), field values read back by the ids asked for.
 
 mod common;
 
@@ -440,6 +442,52 @@ nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t d, unsigned int *count, un
     (void)pids;
     return NVML_SUCCESS;
 }
+/* "Struct to hold the thermal sensor settings": `count` sensors and room for
+ * NVML_MAX_THERMAL_SENSORS_PER_GPU. This library fills every entry, one of them a sensor. */
+nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t d, unsigned int sensorIndex, nvmlGpuThermalSettings_t *s) {
+    unsigned int i;
+    DEVICE(d);
+    if (!s) return NVML_ERROR_INVALID_ARGUMENT;
+    s->count = 1;
+    for (i = 0; i < NVML_MAX_THERMAL_SENSORS_PER_GPU; i++) {
+        s->sensor[i].controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
+        s->sensor[i].defaultMinTemp = -10;
+        s->sensor[i].defaultMaxTemp = 90;
+        s->sensor[i].currentTemp = 40 + (int)i;
+        s->sensor[i].target = NVML_THERMAL_TARGET_GPU;
+    }
+    (void)sensorIndex;
+    return NVML_SUCCESS;
+}
+
+/* "The caller passes in a buffer via pgpuMetadata, with the size of the buffer in bufferSize.
+ * If the pgpuMetadata structure is too large to fit in the supplied buffer, the function
+ * returns NVML_ERROR_INSUFFICIENT_SIZE with the size needed in bufferSize"; "NVML_SUCCESS GPU
+ * metadata structure was successfully returned". A GPU with no metadata: it fits in 0 bytes. */
+nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t d, nvmlVgpuPgpuMetadata_t *m, unsigned int *bufferSize) {
+    DEVICE(d);
+    if (!bufferSize || (!m && *bufferSize != 0)) return NVML_ERROR_INVALID_ARGUMENT;
+    *bufferSize = 0;
+    return NVML_SUCCESS;
+}
+
+/* "values: Array of valuesCount structures to hold field values. Each value's fieldId must be
+ * populated prior to this call"; the library fills the value, its type and each value's
+ * nvmlReturn. This one clears each record first: it answers no fieldId. */
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int valuesCount, nvmlFieldValue_t *values) {
+    int i;
+    DEVICE(d);
+    if (valuesCount < 0 || (valuesCount > 0 && !values)) return NVML_ERROR_INVALID_ARGUMENT;
+    for (i = 0; i < valuesCount; i++) {
+        unsigned int id = values[i].fieldId;
+        memset(&values[i], 0, sizeof values[i]);
+        values[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        values[i].value.uiVal = id * 10;
+        values[i].nvmlReturn = NVML_SUCCESS;
+    }
+    return NVML_SUCCESS;
+}
+
 unsigned int stub_destroys(void) { return destroys; }
 unsigned int stub_shutdowns(void) { return shutdowns; }
 "#;
@@ -800,4 +848,47 @@ fn a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list() {
     let Some(nvml) = library("a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list") else { return };
     let d = nvml.device_by_index(0).unwrap();
     assert_eq!(d.accounting_pids(), Ok(vec![]));
+}
+
+/// A list with a count of its filled entries holds that many: the thermal sensors.
+#[test]
+fn thermal_settings_hold_the_sensors_the_count_says() {
+    let Some(nvml) = library("thermal_settings_hold_the_sensors_the_count_says") else { return };
+    let s = nvml.device_by_index(0).unwrap().thermal_settings(sys::NVML_THERMAL_TARGET_ALL as u32).unwrap();
+    assert_eq!(s.count, 1);
+    let temps: Vec<i32> = s.sensor.iter().map(|x| x.current_temp).collect();
+    assert_eq!(temps, [40], "one sensor, the count's");
+}
+
+/// A size query answered with success and a size of 0 is no metadata, not an error (as a
+/// count of 0 is an empty list).
+#[test]
+fn metadata_of_no_size_is_empty() {
+    let Some(nvml) = library("metadata_of_no_size_is_empty") else { return };
+    let blob = nvml.device_by_index(0).unwrap().vgpu_metadata().expect("no metadata is no error");
+    assert!(blob.as_bytes().is_empty());
+}
+
+/// Each field value answers for the id asked for, whatever the library left in the record.
+#[test]
+fn field_values_answer_for_the_ids_asked() {
+    let Some(nvml) = library("field_values_answer_for_the_ids_asked") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let asked = [FieldId::DEV_ECC_CURRENT, FieldId::DEV_POWER_INSTANT];
+    let got: Vec<(FieldId, Value)> = d
+        .field_values(&asked)
+        .unwrap()
+        .into_iter()
+        .map(|v| {
+            let v = v.unwrap();
+            (v.field_id, v.value)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (FieldId::DEV_ECC_CURRENT, Value::UnsignedInt(FieldId::DEV_ECC_CURRENT.0 * 10)),
+            (FieldId::DEV_POWER_INSTANT, Value::UnsignedInt(FieldId::DEV_POWER_INSTANT.0 * 10))
+        ]
+    );
 }

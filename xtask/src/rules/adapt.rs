@@ -127,6 +127,7 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     keep!("inputs", rules.inputs, record, no_record);
     keep!("former_names", rules.former_names, record, no_record);
     keep!("list_fields", rules.list_fields, record, no_record);
+    keep!("counted", rules.counted, record, no_record);
     keep!("tagged_values", rules.tagged_values, record, no_record);
     rules.tagged_values.retain(|k, tag| {
         let keep = !tag.contains('.') || function(tag) || record(tag);

@@ -124,6 +124,11 @@ pub struct Rules {
     /// Rules for the published headers before the default one, where their text does not yet
     /// say what the default header's text says (see [`OlderRules`]).
     pub older_headers: OlderRules,
+    /// `record.array` → the field of the same record that says how many of the array's
+    /// entries are filled, where the count field's comment does not name the array (then it
+    /// is derived: "numCliques: Number of valid entries in cliques[]"). The safe record's list
+    /// holds that many.
+    pub counted: BTreeMap<String, String>,
 }
 
 /// Rules that make an older header read as the default one does, where only a later header's
@@ -349,6 +354,9 @@ pub struct Bindings {
     pub former_names: BTreeMap<String, String>,
     /// `record.field` → how an older layout's field becomes an entry of it (`list_fields`).
     pub list_fields: BTreeMap<String, ListFieldRule>,
+    /// `record.array` → the field that counts its filled entries (`counted` rules, and where
+    /// the count field's comment names the array).
+    pub counted: BTreeMap<String, String>,
     /// Which generated file each item goes to.
     pub areas: areas::Areas,
     /// Function → the module of the mock's engine that implements it by hand
@@ -399,6 +407,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     former_names(&i, &mut d);
     list_fields(&i, &mut d);
     booleans(&i, &mut d);
+    let counted = counted(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
     let bindings = Bindings {
@@ -427,6 +436,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         inputs: rules.inputs.clone(),
         former_names: rules.former_names.clone(),
         list_fields: rules.list_fields.clone(),
+        counted,
         booleans: rules.booleans.clone(),
         struct_versions,
         absent_fields,
@@ -1023,6 +1033,59 @@ fn list_fields(i: &Inputs, d: &mut Diagnostics) {
 }
 
 /// Each `former_names` key names a field of a record of the header.
+/// The arrays of records whose filled entries a field of the record counts: derived where the
+/// count field's comment names the array ("Number of valid entries in \\a cliques[]",
+/// "Entries returned in \\a gridLicensableFeatures array"), and the `counted` rules, each of
+/// an array and an integer field of one record (a rule the comments already give is reported).
+fn counted(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, String> {
+    let model = i.model;
+    let mut out = derive_counted(model);
+    for (key, count) in &i.rules.counted {
+        let p = i.place("counted", key);
+        let Some((r, _, array)) = record_field(model, key, &p, d) else { continue };
+        let field = |n: &str| r.fields.iter().find(|f| f.name == n);
+        if !field(array).is_some_and(|f| matches!(model.resolve_typedef(&f.ty), Ty::Array { .. })) {
+            d.error(p.clone(), format!("`{array}` is not an array field of `{}`", r.name));
+            continue;
+        }
+        if !field(count).is_some_and(|f| {
+            is_integer(model.resolve_typedef(&f.ty)) || matches!(model.resolve_typedef(&f.ty), Ty::UChar | Ty::UShort)
+        }) {
+            d.error(p, format!("`{count}` is not an integer field of `{}`", r.name));
+            continue;
+        }
+        if out.get(key) == Some(count) {
+            d.warn(p, "matches nothing: the count field's comment names the array");
+        }
+        out.insert(key.clone(), count.clone());
+    }
+    out
+}
+
+/// `record.array` → count field, where the count field's comment names the array.
+pub fn derive_counted(model: &Model) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for r in model.records.values() {
+        let arrays: Vec<&str> = r
+            .fields
+            .iter()
+            .filter(|f| matches!(model.resolve_typedef(&f.ty), Ty::Array { elem, .. } if !matches!(**elem, Ty::Char)))
+            .map(|f| f.name.as_str())
+            .collect();
+        for f in r.fields.iter().filter(|f| is_integer(model.resolve_typedef(&f.ty)) || matches!(f.ty, Ty::UChar)) {
+            let doc = f.doc.as_deref().unwrap_or("");
+            let words: Vec<&str> = doc.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+            let counts = ["number", "entries", "count", "valid"].iter().any(|w| doc.to_ascii_lowercase().contains(w));
+            if let (true, [array]) =
+                (counts, arrays.iter().filter(|a| words.contains(a)).collect::<Vec<_>>().as_slice())
+            {
+                out.insert(format!("{}.{array}", r.name), f.name.clone());
+            }
+        }
+    }
+    out
+}
+
 fn former_names(i: &Inputs, d: &mut Diagnostics) {
     for key in i.rules.former_names.keys() {
         let p = i.place("former_names", key);

@@ -1905,6 +1905,7 @@ impl crate::raw::FromRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
             clk_mon_list: r
                 .clkMonList
                 .iter()
+                .take(r.clkMonListSize as usize)
                 .map(|x| <ClkMonFaultInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
             ..Default::default()

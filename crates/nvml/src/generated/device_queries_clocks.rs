@@ -983,7 +983,7 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
-    /// **Deprecated:** Use `nvmlDeviceGetFieldValues` to query this data.
+    /// **Deprecated:** Use [`Device::field_values`] to query this data.
     /// This API will be removed in CUDA 14.0.
     ///
     /// Translations are as follows:

@@ -845,7 +845,7 @@ impl<'n> Device<'n> {
     ///
     /// Note: This API reports the current GPU temperature rounded to a whole degree Celsius.
     /// For the current GPU temperature at higher precision, use
-    /// `nvmlDeviceGetFieldValues` with the [`FieldId::DEV_GPU_TEMP`] field, which returns the
+    /// [`Device::field_values`] with the [`FieldId::DEV_GPU_TEMP`] field, which returns the
     /// temperature in degrees C as a double value.
     ///
     /// Calls the newest of `nvmlDeviceGetTemperatureV`, `nvmlDeviceGetTemperature` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
@@ -913,7 +913,7 @@ impl<'n> Device<'n> {
     /// [`TemperatureThresholds::MEM_MAX`] and [`TemperatureThresholds::GPU_MAX`].
     ///
     /// Support for reading these temperature thresholds for Ada and later architectures would be removed from this
-    /// API in future releases. Please use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
+    /// API in future releases. Please use [`Device::field_values`] with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
     /// temperature thresholds on these architectures.
     ///
     /// Returns the temperature reading.

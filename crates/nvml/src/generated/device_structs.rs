@@ -1617,6 +1617,7 @@ impl crate::raw::FromRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarch
             bridge_chip_info: r
                 .bridgeChipInfo
                 .iter()
+                .take(r.bridgeCount as usize)
                 .map(|x| <BridgeChipInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
             ..Default::default()
@@ -2116,6 +2117,7 @@ impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
             sensor: r
                 .sensor
                 .iter()
+                .take(r.count as usize)
                 .map(|x| <GpuThermalSettingsSensor as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -2778,6 +2780,7 @@ impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
             controller_data: r
                 .controllerData
                 .iter()
+                .take(r.numControllerData as usize)
                 .map(|x| <PerfMetricControllerSample as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -2830,6 +2833,7 @@ impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSample
             samples: r
                 .samples
                 .iter()
+                .take(r.numSamples as usize)
                 .map(|x| <PerfMetricsSample as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
             ..Default::default()
@@ -3079,6 +3083,7 @@ for PwrModelMetricsDlppm1xDramclkEstimates {
             estimated_metrics: r
                 .estimatedMetrics
                 .iter()
+                .take(r.numEstimatedMetrics as usize)
                 .map(|x| <PwrModelMetricsDlppm1x as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -3245,6 +3250,7 @@ impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPf
             estimated_metrics: r
                 .estimatedMetrics
                 .iter()
+                .take(r.numVfPoints as usize)
                 .map(|x| <PwrModelMetricsSamplePfpp1x as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))

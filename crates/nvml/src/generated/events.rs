@@ -829,7 +829,7 @@ impl<'n> EventSet<'n> {
     ///
     /// See also: [`EventSet::context_info`]
     ///
-    /// See also: nvmlEventSetGetContextData_v1
+    /// See also: [`EventSet::context_data`]
     ///
     /// Returns: Parameters in which to return the number of context records.
     ///
@@ -855,7 +855,7 @@ impl<'n> EventSet<'n> {
     ///
     /// The returned metadata identifies the NVML public interpretation, the source-defined context payload
     /// type, payload size, and payload format version. The raw payload for any context record can be
-    /// copied with `nvmlEventSetGetContextData_v1`.
+    /// copied with [`EventSet::context_data`].
     /// When `nvmlGpuOperationalEventContextType` names a type-specific accessor, callers may use that
     /// accessor instead. Metadata is replaced by the next successful call to [`EventSet::wait_structured`]
     /// on the same event set.
@@ -868,7 +868,7 @@ impl<'n> EventSet<'n> {
     ///
     /// See also: [`EventSet::context_count`]
     ///
-    /// See also: nvmlEventSetGetContextData_v1
+    /// See also: [`EventSet::context_data`]
     ///
     /// # Arguments
     ///
@@ -926,7 +926,7 @@ impl<'n> EventSet<'n> {
     ///
     /// This helper succeeds only for context records whose `nvmlGpuOperationalEventContextType` is
     /// [`GpuOperationalEventContextType::LEGACY_XID`]. Other context records remain available
-    /// through `nvmlEventSetGetContextData_v1`.
+    /// through [`EventSet::context_data`].
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
@@ -936,7 +936,7 @@ impl<'n> EventSet<'n> {
     ///
     /// See also: [`EventSet::context_info`]
     ///
-    /// See also: nvmlEventSetGetContextData_v1
+    /// See also: [`EventSet::context_data`]
     ///
     /// Returns: \[out\] Legacy Xid code carried in a GPU Operational Event context.
     ///
@@ -1128,7 +1128,7 @@ impl<'n> EventSet<'n> {
     ///
     /// Context records for the returned event, if any, are made available through
     /// [`EventSet::context_count`], [`EventSet::context_info`], and
-    /// `nvmlEventSetGetContextData_v1`. Context records remain associated with the event set until the
+    /// [`EventSet::context_data`]. Context records remain associated with the event set until the
     /// next successful call to [`EventSet::wait_structured`] on the same event set or until the event set is freed.
     ///
     /// For Turing ™ or newer fully supported devices.

@@ -138,6 +138,7 @@ impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
             cliques: r
                 .cliques
                 .iter()
+                .take(r.numCliques as usize)
                 .map(|x| <GpuFabricClique as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
             num_cliques: r.numCliques,

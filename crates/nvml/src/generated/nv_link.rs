@@ -304,6 +304,7 @@ impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
             firmware_version: r
                 .firmwareVersion
                 .iter()
+                .take(r.numValidEntries as usize)
                 .map(|x| <NvlinkFirmwareVersion as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -449,8 +450,18 @@ for NvlinkGetRemapTableInfo {
         #[allow(clippy::needless_update)]
         NvlinkGetRemapTableInfo {
             alid: r.alid,
-            fla_remap_tab_addr: r.flaRemapTabAddr.iter().map(|x| (*x)).collect(),
-            gpa_remap_tab_addr: r.gpaRemapTabAddr.iter().map(|x| (*x)).collect(),
+            fla_remap_tab_addr: r
+                .flaRemapTabAddr
+                .iter()
+                .take(r.remapTabSize as usize)
+                .map(|x| (*x))
+                .collect(),
+            gpa_remap_tab_addr: r
+                .gpaRemapTabAddr
+                .iter()
+                .take(r.remapTabSize as usize)
+                .map(|x| (*x))
+                .collect(),
             remap_tab_size: r.remapTabSize,
             ..Default::default()
         }
@@ -548,7 +559,7 @@ impl crate::raw::FromRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePriv
     fn from_raw(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
         #[allow(clippy::needless_update)]
         NvlinkNvlePrivateInfo {
-            data: r.data.iter().map(|x| (*x)).collect(),
+            data: r.data.iter().take(r.size as usize).map(|x| (*x)).collect(),
             size: r.size,
             ..Default::default()
         }
@@ -1340,7 +1351,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
         Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
     }
-    /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
+    /// **Deprecated:** Use [`Device::field_values`] with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
     /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
     /// In general it is good practice to use [`Device::set_nvlink_utilization_control`]

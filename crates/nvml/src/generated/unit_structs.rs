@@ -347,6 +347,7 @@ impl crate::raw::FromRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
             fans: r
                 .fans
                 .iter()
+                .take(r.count as usize)
                 .map(|x| <UnitFanInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
             count: r.count,

@@ -237,6 +237,7 @@ impl crate::raw::FromRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableF
             grid_licensable_features: r
                 .gridLicensableFeatures
                 .iter()
+                .take(r.licensableFeaturesCount as usize)
                 .map(|x| <GridLicensableFeature as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -1184,6 +1185,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLo
             log_entries: r
                 .logEntries
                 .iter()
+                .take(r.entriesCount as usize)
                 .map(|x| <VgpuSchedulerLogEntry as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -1217,6 +1219,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLo
             log_entries: r
                 .logEntries
                 .iter()
+                .take(r.entriesCount as usize)
                 .map(|x| <VgpuSchedulerLogEntry as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
@@ -1297,6 +1300,7 @@ impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
             log_entries: r
                 .logEntries
                 .iter()
+                .take(r.entriesCount as usize)
                 .map(|x| <VgpuSchedulerLogEntry as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))

@@ -74,12 +74,11 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` or `vgpuTypeId` is invalid or `pPlacementList` is NULL
-    /// - [`Error::NotSupported`] If `device` or `vgpuTypeId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacementList` is invalid
-    /// - [`Error::InsufficientSize`] If the buffer is small, element count is returned in `pPlacementList`->count
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `vgpu_type` is invalid
+    /// - [`Error::NotSupported`] if the device or `vgpu_type` is not supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeSupportedPlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -100,11 +99,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` or `vgpuTypeId` is invalid or `pPlacementList` is NULL
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` or `vgpuTypeId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacementList` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `vgpu_type` is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device or `vgpu_type` is not supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeCreatablePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -126,13 +124,12 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, `vgpuUtilInfo` is NULL, or `vgpuUtilInfo`->vgpuInstanceCount is 0
-    /// - [`Error::NotSupported`] If vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `vgpuUtilInfo` is invalid
-    /// - [`Error::InsufficientSize`] If `vgpuUtilInfo`->vgpuUtilArray is NULL, or the buffer size of vgpuUtilInfo->vgpuInstanceCount is too small. The caller should check the current vGPU instance count from the returned vgpuUtilInfo->vgpuInstanceCount, and call the function again with a buffer of size vgpuUtilInfo->vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
-    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuInstancesUtilizationInfo` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -168,13 +165,12 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, or `vgpuProcUtilInfo` is null
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `vgpuProcUtilInfo` is invalid
-    /// - [`Error::InsufficientSize`] If `vgpuProcUtilInfo`->vgpuProcUtilArray is null, or supplied `vgpuProcUtilInfo`->vgpuProcessCount is too small to return samples for all processes on vGPU instances currently executing on the device. The caller should check the current processes count from the returned `vgpuProcUtilInfo`->vgpuProcessCount, and call the function again with a buffer of size vgpuProcUtilInfo->vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
-    /// - [`Error::NotSupported`] If vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessesUtilizationInfo` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -204,9 +200,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] `pgpuMetadata` buffer is too small, required size is returned in `bufferSize`
-    /// - [`Error::InvalidArgument`] If `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
-    /// - [`Error::NotSupported`] If vGPU is not supported by the system
+    /// - [`Error::InsufficientSize`] if the metadata keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if vGPU is not supported by the system
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPgpuMetadataString` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -225,11 +220,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pVgpuInstanceInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::InsufficientSize`] `pVgpuInstanceInfo`->vgpuTypeIds buffer is too small, array element count is returned in `pVgpuInstanceInfo`->vgpuCount
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pVgpuInstanceInfo` is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetActiveVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -254,11 +247,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pVgpus` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
-    /// - [`Error::InsufficientSize`] If `pVgpus`->vgpuTypeIds buffer is small
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pVgpus` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetCreatableVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -284,11 +275,10 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pCreatablePlacementInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::InsufficientSize`] If the buffer is small, element count is returned in `pCreatablePlacementInfo`->count
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pCreatablePlacementInfo` is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or vGPU heterogeneous mode is not enabled
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or vGPU heterogeneous mode is not enabled
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuTypeCreatablePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -361,8 +351,7 @@ impl Device<'_> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] pgpuMetadata buffer is too small, required size is returned in `bufferSize`
-    /// - [`Error::InvalidArgument`] if `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
+    /// - [`Error::InsufficientSize`] if the metadata keeps growing while it is fetched
     /// - [`Error::NotSupported`] vGPU is not supported by the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuMetadata` (a driver older than the function)
@@ -382,9 +371,8 @@ impl VgpuInstance<'_> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] vgpuMetadata buffer is too small, required size is returned in `bufferSize`
-    /// - [`Error::InvalidArgument`] if `bufferSize` is NULL or `vgpuInstance` is 0; if `vgpuMetadata` is NULL and the value of `bufferSize` is not 0.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if the metadata keeps growing while it is fetched
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMetadata` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -404,7 +392,7 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `vgpuMetadata` or `pgpuMetadata` or `bufferSize` are NULL
+    /// - [`Error::InvalidArgument`] if `vgpu` or `pgpu` is not metadata the library reads
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuCompatibility` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuCompatibility")]

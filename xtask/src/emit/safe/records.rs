@@ -196,7 +196,14 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
         let flags = b.flags_of_field(&r.name, &f.name);
         let conv = field_conv(b, names, &f.ty, flags.as_deref());
         let ty = conv.ty;
-        let from = from_raw(b, names, &f.ty, flags.as_deref(), quote!(r.#c));
+        let from = match (b.counted.get(&format!("{}.{}", r.name, f.name)), b.model.resolve_typedef(&f.ty)) {
+            // A list with a count of its filled entries: that many.
+            (Some(count), Ty::Array { elem, .. }) => {
+                let (n, inner) = (ident(count), from_raw(b, names, elem, None, quote!((*x))));
+                quote!(r.#c.iter().take(r.#n as usize).map(|x| #inner).collect())
+            }
+            _ => from_raw(b, names, &f.ty, flags.as_deref(), quote!(r.#c)),
+        };
         let ser = conv.serde.then_some(quote!(st.serialize_field(#key, &self.#fname)?;));
         // A value the header says stands for "none" is `None`.
         let field = match crate::plan::sentinel(&b.model, f) {

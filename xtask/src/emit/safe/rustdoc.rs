@@ -28,6 +28,23 @@ impl Links {
         for (symbol, method) in &names.methods {
             targets.insert(symbol.clone(), method.clone());
         }
+        // The functions wrapped by hand, named as the plan would name their methods (the
+        // hand-written files follow it; `cargo doc` fails on a link to a method they lack).
+        for symbol in b.manual.keys() {
+            let Some(f) = m.functions.get(symbol) else { continue };
+            let owner = crate::plan::owner_of(b, f);
+            let name = crate::plan::names::method_name(b, &owner, symbol);
+            let name = name
+                .rsplit_once("_v")
+                .filter(|(_, v)| v.chars().all(|c| c.is_ascii_digit()))
+                .map_or(name.as_str(), |(n, _)| n)
+                .to_string();
+            let ty = match &owner {
+                crate::plan::Owner::Nvml => "Nvml".to_string(),
+                crate::plan::Owner::Handle(h) => b.handle_type(h).unwrap_or(h).to_string(),
+            };
+            targets.entry(symbol.clone()).or_insert(format!("{ty}::{name}"));
+        }
         for r in names.records.iter().chain(m.enums.keys()) {
             targets.insert(r.clone(), names.ty(r).to_string());
         }
