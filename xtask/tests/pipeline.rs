@@ -428,6 +428,82 @@ fn readmes_quote_the_headers_notice() {
     assert!(words(&comments).contains(&words(&notice)), "the generated files carry the header's notice");
 }
 
+/// Yes/no is `bool` (issue 25): every integer parameter or record field of the header whose
+/// words say it holds a yes or a no (`NVML_FEATURE_ENABLED`/`_DISABLED`, `..._TRUE`/`_FALSE`,
+/// "non-zero", "boolean", "whether", "1 for running") is one a `booleans` rule makes a `bool`, but for those the list
+/// below names with the header's reason; and no public method of the safe crate takes or
+/// returns `EnableState`.
+#[test]
+fn every_yes_no_is_a_bool() {
+    use xtask::model::Ty;
+    let b = xtask::pipeline::bindings(&project_root(), &Inputs::default()).unwrap();
+    let m = &b.model;
+    // Not a yes or no, though the words are there.
+    let not_yes_no = [
+        // "When zero, is set to the number of matching GPUs ...; when non-zero, deviceArray
+        // will be filled with count number of device handles": a count.
+        "nvmlDeviceGetTopologyNearestGpus.count",
+        "nvmlSystemGetTopologyGpuSet.count",
+    ];
+    let says_yes_no = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        let cues = ["nvml_feature_enabled", "nvml_feature_disabled", "_true", "_false", "non-zero", "nonzero"];
+        cues.iter().chain(&["boolean", "whether", "1 for ", "0/disabled"]).any(|cue| lower.contains(cue))
+    };
+    let integer = |t: &Ty| {
+        let t = match m.resolve_typedef(t) {
+            Ty::Pointer { pointee, .. } => m.resolve_typedef(pointee),
+            t => t,
+        };
+        matches!(t, Ty::Int | Ty::UInt | Ty::UChar | Ty::Char | Ty::Short | Ty::UShort)
+    };
+    let mut missing = Vec::new();
+    for f in m.current_functions() {
+        for p in &f.params {
+            let key = format!("{}.{}", f.name, p.name);
+            let text = f.docs.param(&p.name).map(|d| d.text.as_str()).unwrap_or_default();
+            if integer(&p.ty)
+                && says_yes_no(text)
+                && !b.boolean_param(&f.name, &p.name)
+                && !not_yes_no.contains(&key.as_str())
+            {
+                missing.push(key);
+            }
+        }
+    }
+    for r in m.records.values() {
+        for field in &r.fields {
+            let key = format!("{}.{}", r.name, field.name);
+            let text = field.doc.as_deref().unwrap_or_default();
+            if integer(&field.ty)
+                && says_yes_no(text)
+                && !b.boolean_field(&r.name, &field.name)
+                && !not_yes_no.contains(&key.as_str())
+            {
+                missing.push(key);
+            }
+        }
+    }
+    assert!(missing.is_empty(), "integers the header says are a yes or no, with no `booleans` rule: {missing:#?}");
+
+    let src = project_root().join("crates/nvml/src/generated");
+    let mut enable_state = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // A method's signature, joined across the lines prettyplease gives it.
+        for sig in text.split("pub fn ").skip(1).filter_map(|rest| rest.split_once('{').map(|(sig, _)| sig)) {
+            if sig.contains("EnableState") {
+                enable_state.push(sig.split('(').next().unwrap_or(sig).to_string());
+            }
+        }
+    }
+    assert!(enable_state.is_empty(), "methods that take or return EnableState: {enable_state:?}");
+}
+
 /// Every method of the safe crate that calls the library, generated or written by hand, says
 /// which `Error`s it returns and can be found by the C names of the functions it calls.
 #[test]

@@ -218,7 +218,9 @@ fn inline(text: &str) -> String {
 
 fn escape(word: &str) -> String {
     // HTML entities of the header, as the characters they stand for.
-    let word = word.replace("&tm;", "™").replace("&reg;", "®").replace("&amp;", "&");
+    // (`&tm` alone: the header's "Blackwell &tm GB20x;" misspells it.)
+    let word = if word == "&tm" { "™".to_string() } else { word.replace("&tm;", "™") };
+    let word = word.replace("&reg;", "®").replace("&amp;", "&");
     if let Some(pos) = word.find("http://").or_else(|| word.find("https://")) {
         let (before, rest) = word.split_at(pos);
         let end = rest.find([')', ',', '"']).unwrap_or(rest.len());

@@ -492,7 +492,7 @@ functions! {
     /// set the correct version number to retrieve the vGPU heterogeneous mode.
     /// `pHeterogeneousMode`-\>mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
@@ -516,7 +516,7 @@ functions! {
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerLogInfo`: Reference in which `pSchedulerLogInfo` is written
@@ -539,7 +539,7 @@ functions! {
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerLogInfo`: Reference in which `pSchedulerLogInfo` is written
@@ -559,7 +559,7 @@ functions! {
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_t` is not relevant if the BEST EFFORT policy is set.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerStateInfo`: Reference in which `pSchedulerStateInfo` is returned
@@ -579,7 +579,7 @@ functions! {
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerStateInfo`: Reference in which `pSchedulerStateInfo` is returned
@@ -596,7 +596,7 @@ functions! {
     352: PFN_nvmlGpuInstanceGetVgpuSchedulerState_v2 = fn nvmlGpuInstanceGetVgpuSchedulerState_v2(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerStateInfo_v2_t) -> nvmlReturn_t;
     /// Query the creatable vGPU placement ID of the vGPU type within a GPU instance.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// An array of creatable vGPU placement IDs for the vGPU type ID indicated by `pCreatablePlacementInfo`-\>vgpuTypeId
     /// is returned in the caller-supplied buffer of `pCreatablePlacementInfo`-\>placementIds. Memory needed for the
@@ -654,7 +654,7 @@ functions! {
     ///
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     /// In `nvmlVgpuSchedulerState_t`, IFF enableARRMode is enabled then provide the avgFactor and frequency
@@ -679,7 +679,7 @@ functions! {
     355: PFN_nvmlGpuInstanceSetVgpuSchedulerState = fn nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t;
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     ///

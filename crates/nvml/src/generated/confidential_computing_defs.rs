@@ -372,7 +372,7 @@ impl serde::Serialize for ConfComputeSystemCaps {
 pub struct ConfComputeSystemState {
     pub environment: u32,
     pub cc_feature: u32,
-    pub dev_tools_mode: u32,
+    pub dev_tools_mode: bool,
 }
 impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
     fn from_raw(r: &sys::nvmlConfComputeSystemState_st) -> Self {
@@ -380,7 +380,7 @@ impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSyst
         ConfComputeSystemState {
             environment: r.environment,
             cc_feature: r.ccFeature,
-            dev_tools_mode: r.devToolsMode,
+            dev_tools_mode: r.devToolsMode != 0,
             ..Default::default()
         }
     }
@@ -391,7 +391,7 @@ impl crate::raw::ToRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystem
         let mut r = sys::nvmlConfComputeSystemState_st::default();
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
-        r.devToolsMode = self.dev_tools_mode;
+        r.devToolsMode = self.dev_tools_mode as _;
         r
     }
 }
@@ -422,7 +422,7 @@ impl serde::Serialize for ConfComputeSystemState {
 pub struct SystemConfComputeSettings {
     pub environment: u32,
     pub cc_feature: u32,
-    pub dev_tools_mode: u32,
+    pub dev_tools_mode: bool,
     pub multi_gpu_mode: u32,
     pub tdisp_state: u32,
 }
@@ -433,7 +433,7 @@ for SystemConfComputeSettings {
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
-            dev_tools_mode: r.devToolsMode,
+            dev_tools_mode: r.devToolsMode != 0,
             multi_gpu_mode: r.multiGpuMode,
             tdisp_state: r.tdispState,
             ..Default::default()
@@ -448,7 +448,7 @@ for SystemConfComputeSettings {
         r.version = sys::nvmlSystemConfComputeSettings_v2 as _;
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
-        r.devToolsMode = self.dev_tools_mode;
+        r.devToolsMode = self.dev_tools_mode as _;
         r.multiGpuMode = self.multi_gpu_mode;
         r.tdispState = self.tdisp_state;
         r
@@ -461,7 +461,7 @@ for SystemConfComputeSettings {
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
-            dev_tools_mode: r.devToolsMode,
+            dev_tools_mode: r.devToolsMode != 0,
             multi_gpu_mode: r.multiGpuMode,
             ..Default::default()
         }
@@ -475,7 +475,7 @@ for SystemConfComputeSettings {
         r.version = sys::nvmlSystemConfComputeSettings_v1 as _;
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
-        r.devToolsMode = self.dev_tools_mode;
+        r.devToolsMode = self.dev_tools_mode as _;
         r.multiGpuMode = self.multi_gpu_mode;
         r
     }

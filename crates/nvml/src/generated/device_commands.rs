@@ -481,8 +481,6 @@ impl<'n> Device<'n> {
     ///
     /// This operation takes effect after the next reboot.
     ///
-    /// See [`EnableState`] for details on available modes.
-    ///
     /// See also: [`Device::ecc_mode`]()
     ///
     /// # Arguments
@@ -768,9 +766,7 @@ impl<'n> Device<'n> {
     /// This operation takes effect immediately. It is not persistent across reboots. After each reboot the
     /// persistence mode is reset to "Disabled".
     ///
-    /// See [`EnableState`] for available modes.
-    ///
-    /// After calling this API with mode set to [`EnableState::DISABLED`] on a device that has its own NUMA
+    /// After calling this API with mode set to `false` on a device that has its own NUMA
     /// memory, the given device handle will no longer be valid, and to continue to interact with this
     /// device, a new handle should be obtained from one of the nvmlDeviceGetHandleBy*() APIs. This
     /// limitation is currently only applicable to devices that have a coherent NVLink connection to

@@ -1784,13 +1784,13 @@ impl core::fmt::Display for PowerSource {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct AdaptiveTgpModeInfo {
-    /// In-band enable requested ([`EnableState::ENABLED`]) or not requested ([`EnableState::DISABLED`])
+    /// In-band enable requested (`true`) or not requested (`false`)
     pub in_band_enable_request: bool,
-    /// Feature allowed by out-of-band/admin ([`EnableState::ENABLED`]) or not allowed ([`EnableState::DISABLED`])
+    /// Feature allowed by out-of-band/admin (`true`) or not allowed (`false`)
     pub feature_allowed_by_admin: bool,
-    /// Out-of-band/admin override active ([`EnableState::ENABLED`]) or inactive ([`EnableState::DISABLED`])
+    /// Out-of-band/admin override active (`true`) or inactive (`false`)
     pub admin_override_enabled: bool,
-    /// Enablement after arbitration: active ([`EnableState::ENABLED`]) or inactive ([`EnableState::DISABLED`])
+    /// Enablement after arbitration: active (`true`) or inactive (`false`)
     pub enablement_status: bool,
     /// Adjusted TGP limit in milliwatts (valid only when feature is enabled)
     pub adjusted_limit_mw: u32,

@@ -154,7 +154,7 @@ impl Nvml {
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// Returns GPU current work accepting state, [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE`] or [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE`].
+    /// Returns GPU current work accepting state, `true` or `false`.
     ///
     /// Calls `nvmlSystemGetConfComputeGpusReadyState`.
     ///
@@ -321,7 +321,7 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `is_accepting_work`: GPU accepting new work, [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE`] or [`sys::NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE`]
+    /// * `is_accepting_work`: GPU accepting new work, `true` or `false`
     ///
     /// Calls `nvmlSystemSetConfComputeGpusReadyState`.
     ///
@@ -390,7 +390,7 @@ impl<'n> Device<'n> {
     ///
     /// See also: [`RestrictedAPI`]
     ///
-    /// Returns the current restriction [`EnableState::ENABLED`] indicates that the API is root-only [`EnableState::DISABLED`] indicates that the API is accessible to all users.
+    /// Returns the current restriction `true` indicates that the API is root-only `false` indicates that the API is accessible to all users.
     ///
     /// # Arguments
     ///

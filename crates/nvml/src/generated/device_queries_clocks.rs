@@ -129,7 +129,7 @@ impl serde::Serialize for MinMaxClockOfPState {
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
-    /// Returns the current adaptive clocking status, either [`sys::NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED`] or [`sys::NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED`].
+    /// Returns the current adaptive clocking status, either `false` or `true`.
     ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
     ///

@@ -311,7 +311,7 @@ impl Nvml {
         Ok(Device::wrap(c_device, self.nref()))
     }
     /// Acquire the handle for a particular device, based on its globally unique immutable UUID (in either ASCII or binary format) associated with each device.
-    /// See [`UUID`] for more information on the UUID struct. The caller must set the appropriate version prior to calling this API.
+    /// See [`UUID`] for more information on the UUID struct.
     ///
     /// For all products.
     ///

@@ -695,7 +695,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `mode`: [`EnableState::ENABLED`] or [`EnableState::DISABLED`]
+    /// * `mode`: `true` or `false`
     ///
     /// Calls `nvmlDeviceSetAdaptiveTgpMode_v1`.
     ///

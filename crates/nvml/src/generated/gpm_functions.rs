@@ -136,7 +136,7 @@ impl<'n> Device<'n> {
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// Returns GPM stream state [`EnableState::DISABLED`] or [`EnableState::ENABLED`].
+    /// Returns GPM stream state `false` or `true`.
     ///
     /// Calls `nvmlGpmQueryIfStreamingEnabled`.
     ///
@@ -148,11 +148,11 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryIfStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryIfStreamingEnabled")]
     #[inline]
-    pub fn gpm_query_if_streaming_enabled(&self) -> Result<u32, Error> {
+    pub fn gpm_query_if_streaming_enabled(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryIfStreamingEnabled()?;
         let mut c_state: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
-        Ok(c_state)
+        Ok(c_state != 0)
     }
     /// Read a sample of GPM metrics into the provided `gpmSample` buffer. After
     /// two samples are gathered, you can call nvmlGpmMetricGet on those samples to
@@ -188,7 +188,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `state`: GPM stream state, [`EnableState::DISABLED`] or [`EnableState::ENABLED`]
+    /// * `state`: GPM stream state, `false` or `true`
     ///
     /// Calls `nvmlGpmSetStreamingEnabled`.
     ///
@@ -200,9 +200,9 @@ impl<'n> Device<'n> {
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSetStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmSetStreamingEnabled")]
     #[inline]
-    pub fn gpm_set_streaming_enabled(&self, state: u32) -> Result<(), Error> {
+    pub fn gpm_set_streaming_enabled(&self, state: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSetStreamingEnabled()?;
-        ffi::check(call!(sym(self.raw, state)))?;
+        ffi::check(call!(sym(self.raw, state as _)))?;
         Ok(())
     }
 }

@@ -614,9 +614,9 @@ impl serde::Serialize for GpuInstanceProfileInfo {
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct MigMode {
-    /// Returns the current mode, [`sys::NVML_DEVICE_MIG_DISABLE`] or [`sys::NVML_DEVICE_MIG_ENABLE`]
+    /// The current mode, `false` or `true`
     pub current_mode: bool,
-    /// Returns the pending mode, [`sys::NVML_DEVICE_MIG_DISABLE`] or [`sys::NVML_DEVICE_MIG_ENABLE`]
+    /// The pending mode, `false` or `true`
     pub pending_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -987,11 +987,12 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Versioned wrapper around [`Device::gpu_instance_profile_info`] that accepts a versioned
-    /// [`GpuInstanceProfileInfo`] or later output structure.
+    /// Get GPU instance profile information
     ///
-    /// **Note:** The caller must set the [`GpuInstanceProfileInfo`].version field to the
-    /// appropriate version prior to calling this function. For example:
+    /// Information provided by this API is immutable throughout the lifetime of a MIG mode.
+    ///
+    /// **Note:** This API can be used to enumerate all MIG profiles supported by NVML in a forward compatible
+    /// way by invoking it on `profile` values starting from 0, until the API returns [`Error::InvalidArgument`].
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1074,9 +1075,6 @@ impl<'n> Device<'n> {
     }
     /// GPU instance profile query function that accepts profile ID, instead of profile name.
     /// It accepts a versioned [`GpuInstanceProfileInfo`] or later output structure.
-    ///
-    /// **Note:** The caller must set the [`GpuInstanceProfileInfo`].version field to the
-    /// appropriate version prior to calling this function. For example:
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1343,7 +1341,7 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `mode`: The mode to be set, [`sys::NVML_DEVICE_MIG_DISABLE`] or [`sys::NVML_DEVICE_MIG_ENABLE`]
+    /// * `mode`: The mode to be set, `false` or `true`
     ///
     /// Calls `nvmlDeviceSetMigMode`.
     ///
@@ -1488,11 +1486,12 @@ impl<'n> GpuInstance<'n> {
                 .collect::<Vec<_>>(),
         )
     }
-    /// Versioned wrapper around [`GpuInstance::compute_instance_profile_info`] that accepts a versioned
-    /// [`ComputeInstanceProfileInfo`] or later output structure.
+    /// Get compute instance profile information.
     ///
-    /// **Note:** The caller must set the [`GpuInstanceProfileInfo`].version field to the
-    /// appropriate version prior to calling this function. For example:
+    /// Information provided by this API is immutable throughout the lifetime of a MIG mode.
+    ///
+    /// **Note:** This API can be used to enumerate all MIG profiles supported by NVML in a forward compatible
+    /// way by invoking it on `profile` values starting from 0, until the API returns [`Error::InvalidArgument`].
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.

@@ -915,7 +915,7 @@ impl<'n> Device<'n> {
     ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be frozen (0 or 1).
-    /// * `freeze`: [`EnableState::ENABLED`] = freeze the receive and transmit counters [`EnableState::DISABLED`] = unfreeze the receive and transmit counters
+    /// * `freeze`: `true` = freeze the receive and transmit counters `false` = unfreeze the receive and transmit counters
     ///
     /// Calls `nvmlDeviceFreezeNvLinkUtilizationCounter`.
     ///
@@ -1264,7 +1264,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: [`EnableState`] where [`EnableState::ENABLED`] indicates that the link is active and [`EnableState::DISABLED`] indicates it is inactive.
+    /// Returns: `true` indicates that the link is active and `false` indicates it is inactive.
     ///
     /// # Arguments
     ///

@@ -592,8 +592,6 @@ impl<'n> GpuInstance<'n> {
     /// set will fail with error [`Error::InUse`] if any vGPU instance is active within the GPU instance.
     /// The caller of this API is expected to shutdown the vGPU VMs and retry setting the `mode`.
     /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
-    /// `pHeterogeneousMode`-\>version is the version number of the structure [`VgpuHeterogeneousMode`], the caller should
-    /// set the correct version number to set the vGPU heterogeneous mode.
     ///
     /// # Arguments
     ///
@@ -628,7 +626,7 @@ impl<'n> GpuInstance<'n> {
     }
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     ///
@@ -667,7 +665,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     /// In [`VgpuSchedulerState`], IFF enableARRMode is enabled then provide the avgFactor and frequency
@@ -714,11 +712,9 @@ impl<'n> GpuInstance<'n> {
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
     /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-\>version is the version number of the structure [`VgpuHeterogeneousMode`], the caller should
-    /// set the correct version number to retrieve the vGPU heterogeneous mode.
     /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Returns caller-provided structure of [`VgpuHeterogeneousMode`].
     ///
@@ -753,7 +749,7 @@ impl<'n> GpuInstance<'n> {
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// # Arguments
     ///
@@ -828,7 +824,7 @@ impl<'n> GpuInstance<'n> {
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in [`VgpuSchedulerStateInfo`] is not relevant if the BEST EFFORT policy is set.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// # Arguments
     ///

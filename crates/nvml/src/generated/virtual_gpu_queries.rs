@@ -196,8 +196,6 @@ impl<'n> Device<'n> {
     /// On KVM platform, setting heterogeneous mode is allowed, if no MDEV device is created on the device, else will fail
     /// with same error [`Error::InUse`].
     /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
-    /// `pHeterogeneousMode`-\>version is the version number of the structure [`VgpuHeterogeneousMode`], the caller should
-    /// set the correct version number to set the vGPU heterogeneous mode.
     ///
     /// # Arguments
     ///
@@ -291,8 +289,6 @@ impl<'n> Device<'n> {
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
     /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-\>version is the version number of the structure [`VgpuHeterogeneousMode`], the caller should
-    /// set the correct version number to retrieve the vGPU heterogeneous mode.
     /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
     /// Returns caller-provided structure of [`VgpuHeterogeneousMode`].
@@ -351,8 +347,6 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `pPlacement`-\>placementId
     /// else [`sys::NVML_INVALID_VGPU_PLACEMENT_ID`] is returned.
-    /// `pPlacement`-\>version is the version number of the structure [`VgpuPlacementId`], the caller should
-    /// set the correct version number to get placement id of the vGPU instance `vgpuInstance`.
     ///
     /// Returns vGPU placement ID structure [`VgpuPlacementId`].
     ///

@@ -724,7 +724,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
     e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nvlink_device_low_power_threshold(&{ let mut v = NvLinkPowerThres::default(); v.low_pwr_threshold = a.u("threshold"); v }).map(|_| J::Null)),
-    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
+    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(a.u("mode") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&{ let mut v = Hostname::default(); v.value = a.s("hostname").to_string(); v }).map(|_| J::Null)),
     e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&{ let mut v = DramEncryptionInfo::default(); v.encryption_state = a.u("mode") != 0; v }).map(|_| J::Null)),

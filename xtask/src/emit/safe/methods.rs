@@ -508,7 +508,10 @@ impl Gen<'_> {
         let fields = outputs.iter().map(|p| {
             let (fname, t) = (ident(&snake(&p.name)), self.output_ty(&p.role, &lt));
             let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&rustdoc::as_value(&d.text))).unwrap_or_default();
-            let docs = self.names.links.apply(&docs);
+            let mut docs = self.names.links.apply(&docs);
+            if let Role::Out(Val::Bool(_)) = &p.role {
+                docs = rustdoc::yes_no_as_bool(&docs);
+            }
             let docs = doc::lines(if docs.is_empty() { &p.name } else { &docs });
             quote!(#docs pub #fname: #t)
         });
@@ -581,7 +584,15 @@ impl Gen<'_> {
     /// codes and without what only a C caller does (fill a record's `version`, the C examples),
     /// its C names as links to the Rust items, then the method's arguments by their Rust names.
     fn docs(&self, m: &Method, f: &Function) -> TokenStream {
-        let text = f.doc.as_deref().map(doc::description).unwrap_or_default();
+        // "Versioned wrapper around \\ref nvmlX that accepts a versioned record": the method is
+        // that family's, so it reads as the older member's description.
+        let wrapped = f.doc.as_deref().and_then(|d| d.trim_start().strip_prefix("Versioned wrapper around \\ref "));
+        let described = wrapped
+            .and_then(|rest| rest.split_whitespace().next())
+            .filter(|older| m.calls.iter().any(|c| c.symbol == *older))
+            .and_then(|older| self.b.model.functions.get(older))
+            .unwrap_or(f);
+        let text = described.doc.as_deref().map(doc::description).unwrap_or_default();
         let mut text = self.names.links.apply(&rustdoc::without_c_usage(&text));
         let described: Vec<String> = args(&m.calls[0], self.io)
             .into_iter()
@@ -605,6 +616,9 @@ impl Gen<'_> {
         }
         if !described.is_empty() {
             text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
+        }
+        if m.calls[0].params.iter().any(|p| matches!(&p.role, Role::In(Val::Bool(_)) | Role::Out(Val::Bool(_)))) {
+            text = rustdoc::yes_no_as_bool(&text);
         }
         doc::lines(&text)
     }

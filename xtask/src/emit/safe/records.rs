@@ -183,7 +183,7 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
             out.fields.push(FieldOut {
                 c: key,
                 ident: Some(fname.clone()),
-                docs: fdocs.clone(),
+                docs: yes_no_docs(names, f.doc.as_deref()),
                 decl: quote!(pub #fname: bool),
                 ty: "bool".into(),
                 from: quote!(r.#c != 0),
@@ -248,6 +248,17 @@ fn layout<'a>(b: &'a Bindings, names: &'a Names, r: &'a Record) -> LayoutOut<'a>
 pub(super) fn field_docs(names: &Names, d: Option<&str>) -> TokenStream {
     match d {
         Some(d) => doc::lines(&names.links.apply(&doc::to_markdown(&super::rustdoc::as_value(d)))),
+        None => TokenStream::new(),
+    }
+}
+
+/// A yes-or-no field's documentation (see [`field_docs`]), its enabled and disabled
+/// constants as `true` and `false`.
+fn yes_no_docs(names: &Names, d: Option<&str>) -> TokenStream {
+    match d {
+        Some(d) => doc::lines(&super::rustdoc::yes_no_as_bool(
+            &names.links.apply(&doc::to_markdown(&super::rustdoc::as_value(d))),
+        )),
         None => TokenStream::new(),
     }
 }

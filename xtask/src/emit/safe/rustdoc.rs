@@ -174,6 +174,7 @@ pub fn as_value(text: &str) -> String {
         "reference that is ",
         "reference to ",
         "pointer to ",
+        "returns ",
     ];
     let rest = prefixes.iter().find(|p| lower.starts_with(*p)).map(|p| &t[p.len()..]);
     let text = match rest {
@@ -185,6 +186,37 @@ pub fn as_value(text: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
+}
+
+/// The text of a yes or no that the method or field reads as `bool`: the header's enabled
+/// and disabled constants (links by now) are `true` and `false`, and the pointer to the enum
+/// of available modes goes.
+pub fn yes_no_as_bool(md: &str) -> String {
+    let mut out = String::with_capacity(md.len());
+    let mut rest = md;
+    while let Some(start) = rest.find("[`") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("`]") else { break };
+        let target = &after[..end];
+        let constant = target.rsplit("::").next().unwrap_or(target);
+        let from_header = target.starts_with("EnableState::") || target.starts_with("sys::NVML_");
+        let word = |suffixes: &[&str]| from_header && suffixes.iter().any(|s| constant.ends_with(s));
+        if word(&["ENABLED", "ENABLE", "_TRUE", "_ON"]) {
+            out.push_str("`true`");
+        } else if word(&["DISABLED", "DISABLE", "_FALSE", "_OFF"]) {
+            out.push_str("`false`");
+        } else {
+            out.push_str(&rest[start..start + 2 + end + 2]);
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    for sentence in ["See [`EnableState`] for details on available modes.", "See [`EnableState`] for available modes."]
+    {
+        out = out.replace(&format!("{sentence}\n\n"), "").replace(sentence, "");
+    }
+    out.replace("[`EnableState`] where ", "")
 }
 
 /// How an `@return` condition names a C parameter in Rust: the handle the method is called on
@@ -404,7 +436,7 @@ fn rename_words(text: &str, params: &Params) -> String {
 /// A function's description less what only a C caller does: the C examples (`\\code`
 /// blocks) and the notes that the caller must set a record's `version` (the method does).
 pub fn without_c_usage(md: &str) -> String {
-    let mut out: Vec<&str> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     let mut fenced = false;
     for para in md.split("\n\n") {
         let trimmed = para.trim_start();
@@ -414,13 +446,52 @@ pub fn without_c_usage(md: &str) -> String {
         if trimmed.starts_with("```") {
             fenced = !fenced;
         }
-        let version_note = para.contains(".version` field") || para.contains("version` field to");
-        if !fenced && version_note && para.to_ascii_lowercase().contains("caller must set") {
+        if fenced {
+            out.push(para.to_string());
             continue;
         }
-        out.push(para);
+        // The sentences that tell the caller to set the record's version, and the "For
+        // example:" that introduced the C example after them.
+        let mut kept = Vec::new();
+        let mut dropped = false;
+        for sentence in sentences(para) {
+            let lower = sentence.to_ascii_lowercase();
+            let version_note =
+                lower.contains("version") && (lower.contains("caller must set") || lower.contains("caller should"));
+            if version_note || (dropped && lower.trim() == "for example:") {
+                dropped = true;
+                continue;
+            }
+            kept.push(sentence);
+        }
+        let para = kept.concat();
+        let para = para.trim_end();
+        if para.is_empty() || para.trim() == "**Note:**" {
+            continue;
+        }
+        out.push(para.to_string());
     }
     out.join("\n\n")
+}
+
+/// A paragraph's sentences, each with the space or line break after it (so they concatenate
+/// back to the paragraph).
+fn sentences(para: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = para.as_bytes();
+    for i in 0..bytes.len() {
+        let ends = matches!(bytes[i], b'.' | b':') && bytes.get(i + 1).is_none_or(|c| c.is_ascii_whitespace());
+        if ends {
+            let end = (i + 2).min(bytes.len());
+            out.push(&para[start..end]);
+            start = end;
+        }
+    }
+    if start < para.len() {
+        out.push(&para[start..]);
+    }
+    out
 }
 
 #[cfg(test)]
