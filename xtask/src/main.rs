@@ -33,7 +33,7 @@ struct InputArgs {
 
 impl InputArgs {
     fn inputs(&self) -> Inputs {
-        Inputs { header: self.header.clone(), rules: self.rules.clone(), verbose: self.verbose }
+        Inputs { header: self.header.clone(), rules: self.rules.clone(), verbose: self.verbose, keep_from: None }
     }
 }
 

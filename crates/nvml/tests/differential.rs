@@ -315,17 +315,67 @@ struct Diff {
     text: String,
 }
 
+/// Record fields nvml.h documents as "Reserved for future use" (`nvmlDynamicPstatesInfo_t.flags`,
+/// `nvmlAccountingStats_t.reserved`) or "Reserved for internal use" (the vGPU metadata's
+/// `reserved`), which nvmlkit's records leave out.
+const RESERVED: &[&str] = &["flags", "reserved"];
+
+/// Whether a value holds nothing: 0, or a list or record of nothing.
+fn is_empty(v: &J) -> bool {
+    match v {
+        J::Object(m) => m.values().all(is_empty),
+        J::String(s) => s.is_empty(),
+        J::Bool(b) => !b,
+        v => is_zero(v),
+    }
+}
+
+/// Whether a value is 0, or a list of zeros.
+fn is_zero(v: &J) -> bool {
+    match v {
+        J::Number(n) => n.as_f64() == Some(0.0),
+        J::Array(a) => a.iter().all(is_zero),
+        _ => false,
+    }
+}
+
 /// Compares pynvml's value `p` with nvmlkit's `r`; pushes each difference (with its path).
 fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<Diff>) {
     let mut push = |text: String| diffs.push(Diff { path: path.to_string(), text });
     match (p, r) {
+        // A yes or no nvmlkit reads as a `bool` (a `booleans` rule): pynvml's integer, 0 or not.
+        (J::Number(n), J::Bool(b)) if (n.as_f64() != Some(0.0)) == *b => {}
         (J::Object(pm), J::Object(rm)) => {
             let rk: BTreeMap<String, &J> = rm.iter().map(|(k, v)| (norm_key(k), v)).collect();
+            // A list nvmlkit cuts to the count beside it ("numCliques: Number of valid entries
+            // in cliques[]", the thermal sensors' `count`): pynvml's whole array is compared up
+            // to that count, which one of the record's count fields must give.
+            // (pynvml's dump may leave the count out: nvmlkit's record has it; pynvml's entries
+            // past it must then be empty.)
+            let counted = |k: &str, pa: &[J], ra: &[J]| -> Option<usize> {
+                let n = ra.len();
+                let is_count = |c: &String| {
+                    let c = c.to_ascii_lowercase();
+                    c != k.to_ascii_lowercase() && ["count", "num", "size", "entries"].iter().any(|w| c.contains(w))
+                };
+                let says = pm.iter().chain(rm.iter()).any(|(c, v)| is_count(c) && v.as_u64() == Some(n as u64));
+                let rest_empty = pm.iter().any(|(c, v)| is_count(c) && v.as_u64() == Some(n as u64))
+                    || pa[n.min(pa.len())..].iter().all(is_empty);
+                (pa.len() > n && says && rest_empty).then_some(n)
+            };
             // A record's `version` says which layout the binding passed (nvmlkit reads older
             // layouts into the newest), not what the GPU reported: it is not compared.
             for (k, pv) in pm.iter().filter(|(k, _)| k.as_str() != "version") {
                 match rk.get(&norm_key(k)) {
+                    Some(J::Array(ra)) if matches!(pv, J::Array(pa) if counted(k, pa, ra).is_some()) => {
+                        let J::Array(pa) = pv else { unreachable!() };
+                        let cut = J::Array(pa[..ra.len()].to_vec());
+                        compare(&cut, &J::Array(ra.clone()), &format!("{path}.{k}"), diffs)
+                    }
                     Some(rv) => compare(pv, rv, &format!("{path}.{k}"), diffs),
+                    // A field nvml.h marks "Reserved for future use" or "for internal use"
+                    // carries nothing, and nvmlkit leaves it out: pynvml must read zeros there.
+                    None if RESERVED.contains(&k.as_str()) && is_zero(pv) => {}
                     None => diffs.push(Diff {
                         path: format!("{path}.{k}"),
                         text: format!("{path}.{k}: pynvml {} , nvmlkit has no such field", short(pv)),

@@ -142,7 +142,14 @@ impl Reader<'_> {
                 }
                 (role, basis)
             };
-            params.push(ParamPlan { name: p.name.clone(), ty: p.ty.clone(), role, basis, types_another: false });
+            params.push(ParamPlan {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                role,
+                basis,
+                types_another: false,
+                none: None,
+            });
         }
         Ok(Call { symbol: f.name.clone(), params, doubts })
     }
@@ -484,7 +491,7 @@ impl Reader<'_> {
                 _ => Some(Ok(Val::Flags(flags, scalar))),
             };
         }
-        if self.b.booleans.contains(&format!("{}.{}", f.name, p.name)) && !matches!(ty, Ty::Pointer { .. }) {
+        if self.b.boolean_param(&f.name, &p.name) && !matches!(ty, Ty::Pointer { .. }) {
             return Some(Ok(Val::Bool(self.b.model.resolve_typedef(ty).clone())));
         }
         match ty {
@@ -500,7 +507,7 @@ impl Reader<'_> {
         if let Some(flags) = self.b.flags_of_param(&f.name, &p.name) {
             return Ok(Val::Flags(flags, self.b.model.resolve_typedef(pointee).clone()));
         }
-        if self.b.booleans.contains(&format!("{}.{}", f.name, p.name)) {
+        if self.b.boolean_param(&f.name, &p.name) {
             return Ok(Val::Bool(self.b.model.resolve_typedef(pointee).clone()));
         }
         if let Ty::Named(n) = &**pointee {
@@ -557,6 +564,12 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
             if let Some(cue) = input_cue(&text).or_else(|| input_cue(&summary(f))) {
                 return (Direction::In, Basis::Doc(cue.into()));
             }
+        }
+        // A record whose every field is documented as an input alone is one (a setter's,
+        // whose fields all say `IN:`), not one the library writes back.
+        let own: Vec<&Field> = fields.iter().filter(|fl| fl.name != "version").collect();
+        if !own.is_empty() && own.iter().all(|fl| only_input(fl.doc.as_deref().unwrap_or(""))) {
+            return (Direction::In, Basis::Doc("every field is documented as an input".into()));
         }
         if let Some(field) =
             fields.iter().find(|fl| fl.name != "version" && documented_input(fl.doc.as_deref().unwrap_or("")))
@@ -620,6 +633,13 @@ fn input_cue(text: &str) -> Option<&'static str> {
 
 /// Whether a field's comment starts by calling it an input: `IN:`, `IN/OUT:`, `[in]`,
 /// `[in,out]`, `input:`.
+/// Whether a field's comment documents it as an input and not an output: `IN:`, `[in]`,
+/// `input:`.
+fn only_input(doc: &str) -> bool {
+    let d = doc.trim_start().to_ascii_lowercase();
+    ["in:", "[in]", "input:", "in -"].iter().any(|p| d.starts_with(p))
+}
+
 fn documented_input(doc: &str) -> bool {
     let d = doc.trim_start().to_ascii_lowercase();
     ["in:", "in/out", "[in]", "[in,", "[in/", "input:", "input/output"].iter().any(|p| d.starts_with(p))

@@ -363,8 +363,8 @@ fn int_ty(t: &Ty) -> Option<VTy> {
 /// A selector's type: an integer, an enum, flags or an id.
 fn selector_ty(b: &Bindings, v: &Val) -> Option<VTy> {
     match v {
+        Val::Enum(e) | Val::Bool(Ty::Named(e)) => Some(VTy::Enum(e.clone())),
         Val::Scalar(t) | Val::Bool(t) => int_ty(t),
-        Val::Enum(e) => Some(VTy::Enum(e.clone())),
         Val::Flags(..) => Some(VTy::Flags),
         Val::Handle(h) if b.ids.contains_key(h) => Some(VTy::Int { signed: false, bits: 32 }),
         _ => None,
@@ -374,8 +374,8 @@ fn selector_ty(b: &Bindings, v: &Val) -> Option<VTy> {
 fn val_ty(b: &Bindings, v: &Val) -> Option<VTy> {
     let m = &b.model;
     let t = match v {
+        Val::Enum(e) | Val::Bool(Ty::Named(e)) => VTy::Enum(e.clone()),
         Val::Scalar(t) | Val::Bool(t) => int_ty(t)?,
-        Val::Enum(e) => VTy::Enum(e.clone()),
         Val::Flags(..) => VTy::Flags,
         Val::Handle(h) if b.ids.contains_key(h) => VTy::Int { signed: false, bits: 32 },
         Val::Record(r) => VTy::Record(r.clone()),
