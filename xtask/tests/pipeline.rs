@@ -697,6 +697,7 @@ fn fuzz_finding_an_empty_handle_name_is_an_error_not_a_hang() {
     let handle = diags.iter().find(|d| d.place == "empty.yaml: handles.nvmlEventSet_t");
     assert_eq!(handle.map(|d| d.message.as_str()), Some("`nvmlEventSet_t` is not an opaque handle of the header"));
     assert!(planned.bindings.handles.values().any(String::is_empty));
+}
 
 /// The safe crate's generated docs speak Rust (issue 25): an `# Errors` list names no NULL
 /// pointer and no parameter the method does not take; a C function that a method calls is a

@@ -31,7 +31,7 @@ impl Lower<'_> {
                 doc: self.member_doc(k),
             })
             .collect();
-        let tag = (!self.tagless(c)).then(|| c.spelling());
+        let tag = (!c.is_anonymous()).then(|| c.spelling());
         let doc = c.raw_comment().as_deref().and_then(comments::clean);
         self.model.enums.insert(name.clone(), Enum { name, tag, repr, constants, doc, line });
     }

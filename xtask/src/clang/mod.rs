@@ -226,50 +226,6 @@ impl Lower<'_> {
         trailing.or_else(|| c.raw_comment().as_deref().and_then(comments::clean))
     }
 
-    /// Whether a struct, union or enum has no tag: [`Cursor::is_anonymous`], or, where a libclang
-    /// spells a typedef's anonymous type with the typedef's name (18 does), the header's text at
-    /// the declaration: the keyword followed by `{`.
-    fn tagless(&self, c: Cursor<'_>) -> bool {
-        if c.is_anonymous() {
-            return true;
-        }
-        let loc = c.location();
-        if loc.file != self.header_file {
-            return false;
-        }
-        let first = loc.line.saturating_sub(1) as usize;
-        let Some(line) = self.source_lines.get(first) else { return false };
-        let text = line.get(loc.column.saturating_sub(1) as usize..).unwrap_or("");
-        let Some(rest) = ["struct", "union", "enum"].iter().find_map(|k| text.strip_prefix(k)) else { return false };
-        // The next token, past spaces and comments, on this line or the few below.
-        let mut in_block = false;
-        for l in std::iter::once(rest).chain(self.source_lines.iter().skip(first + 1).take(8).copied()) {
-            let mut l = l;
-            loop {
-                if in_block {
-                    match l.find("*/") {
-                        Some(end) => {
-                            l = &l[end + 2..];
-                            in_block = false;
-                        }
-                        None => break,
-                    }
-                }
-                l = l.trim_start();
-                if l.is_empty() || l.starts_with("//") {
-                    break;
-                }
-                if let Some(r) = l.strip_prefix("/*") {
-                    l = r;
-                    in_block = true;
-                    continue;
-                }
-                return l.starts_with('{');
-            }
-        }
-        false
-    }
-
     fn place(&self, line: u32) -> String {
         format!("{}:{line}", self.display)
     }

@@ -17,7 +17,7 @@ impl Lower<'_> {
             self.diags.error(self.place(line), format!("clang gives no layout for `{name}`"));
             return;
         };
-        let tag = (!self.tagless(c)).then(|| c.spelling());
+        let tag = (!c.is_anonymous()).then(|| c.spelling());
         let mut fields = Vec::new();
         let mut anon_members = 0;
         for ch in c.children() {

@@ -317,7 +317,7 @@ pub fn safe_entry(f: &Facts, b: &Bumped) -> String {
     for w in &d.wrapping {
         let line = match (&w.wrapping, method_calling(f.new, &w.name)) {
             (Wrapping::Automatic(_), Some(m)) => {
-                let sig = f.new_api.methods.get(&m).map(|s| format!(": `{s}`")).unwrap_or_default();
+                let sig = f.new_api.methods.get(&m).map(|s| format!(": `{}`", s.text)).unwrap_or_default();
                 named.insert(m.clone());
                 match versions.get(w.name.as_str()) {
                     Some(base) if !added.contains(m.as_str()) => {

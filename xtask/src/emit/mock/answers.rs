@@ -894,7 +894,17 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
         match o {
             Out::Value { param, ty: VTy::Record(rec), rust, version, inout } => {
                 let p = ident(param);
-                let newest = record_write(m, &p, &c_ty(rust), rec, &builder_name(rec), version.as_deref(), *inout, &i);
+                // The newest layout through the caller's pointer, cast where the parameter's
+                // type is an older layout of the family (the header's `..._v2_t *info` of a
+                // function that takes v3 too).
+                let newest = if matches!(m.resolve_typedef(rust), Ty::Named(n) if n == rec) {
+                    record_write(m, &p, &c_ty(rust), rec, &builder_name(rec), version.as_deref(), *inout, &i)
+                } else {
+                    let (q, rt) = (ident("newest"), ident(rec));
+                    let body =
+                        record_write(m, &q, &quote!(#rt), rec, &builder_name(rec), version.as_deref(), *inout, &i);
+                    quote!({ let #q = #p as *mut #rt; #body })
+                };
                 let all = if version.is_some() { layouts(b, rec) } else { Vec::new() };
                 if all.len() < 2 {
                     return newest;

@@ -182,6 +182,16 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
                 let Out::Value { ty, rust, version, .. } = &r.outs[index] else { return None };
                 let o = ident(&format!("o_{index}"));
                 let rt = c_ty(rust);
+                // The local is of the layout read: the newest of the family where the
+                // parameter's type is an older one (the header's `..._v2_t *info` of a function
+                // that takes v3 too), passed through a cast.
+                let (local, at) = match ty {
+                    VTy::Record(rec) if !matches!(m.resolve_typedef(rust), Ty::Named(n) if n == rec) => {
+                        let rec = ident(rec);
+                        (quote!(#rec), quote!(&mut #o as *mut #rec as *mut #rt))
+                    }
+                    _ => (rt.clone(), quote!(&mut #o)),
+                };
                 let ptr = ident(&format!("p_{index}"));
                 let set_version = match (ty, version) {
                     (VTy::Record(_), Some(v)) => {
@@ -202,10 +212,10 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
                 );
                 let set_inputs: Vec<TokenStream> = set_inputs.collect();
                 locals.push(quote! {
-                    let mut #o: #rt = Default::default();
+                    let mut #o: #local = Default::default();
                     #(#set_inputs)*
                     #set_version
-                    let #ptr: *mut #rt = if #null && cx.mode == Mode::Null { null_mut() } else { &mut #o };
+                    let #ptr: *mut #rt = if #null && cx.mode == Mode::Null { null_mut() } else { #at };
                 });
                 args.push(quote!(#ptr));
                 // A versioned record alone: older layouts after a refused version.

@@ -245,24 +245,49 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
-    let mut o_0: nvmlGpuInstanceProfileInfo_v2_t = Default::default();
+    let mut o_0: nvmlGpuInstanceProfileInfo_v3_st = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion {
         0
     } else {
-        nvmlGpuInstanceProfileInfo_v2 as _
+        nvmlGpuInstanceProfileInfo_v3 as _
     };
     let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null {
         null_mut()
     } else {
-        &mut o_0
+        &mut o_0 as *mut nvmlGpuInstanceProfileInfo_v3_st
+            as *mut nvmlGpuInstanceProfileInfo_v2_t
     };
-    let code = call!(f(device, profileId, p_0));
+    let mut value: Option<Val> = None;
+    let mut code = call!(f(device, profileId, p_0));
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        cx.refused.insert("nvmlGpuInstanceProfileInfo_v3");
+    }
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        let mut older: nvmlGpuInstanceProfileInfo_v2_st = Default::default();
+        older.version = nvmlGpuInstanceProfileInfo_v2 as _;
+        code = call!(
+            f(device, profileId, & mut older as * mut nvmlGpuInstanceProfileInfo_v2_st as
+            * mut nvmlGpuInstanceProfileInfo_v2_t)
+        );
+        if code == NVML_SUCCESS {
+            value = Some(
+                read_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+                    &older,
+                ),
+            );
+        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+            cx.refused.insert("nvmlGpuInstanceProfileInfo_v2");
+        }
+    }
     if code != NVML_SUCCESS {
         return Err(code);
     }
     let v_0 = without_version(
-        read_nvmlGpuInstanceProfileInfo_v2_st(&o_0),
-        nvmlGpuInstanceProfileInfo_v2 as u32,
+        match value.take() {
+            Some(v) => v,
+            None => read_nvmlGpuInstanceProfileInfo_v3_st(&o_0),
+        },
+        nvmlGpuInstanceProfileInfo_v3 as u32,
     );
     Ok(vec![v_0])
 }
@@ -279,24 +304,49 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profile = selector(s, 0) as c_uint;
-    let mut o_0: nvmlGpuInstanceProfileInfo_v2_t = Default::default();
+    let mut o_0: nvmlGpuInstanceProfileInfo_v3_st = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion {
         0
     } else {
-        nvmlGpuInstanceProfileInfo_v2 as _
+        nvmlGpuInstanceProfileInfo_v3 as _
     };
     let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null {
         null_mut()
     } else {
-        &mut o_0
+        &mut o_0 as *mut nvmlGpuInstanceProfileInfo_v3_st
+            as *mut nvmlGpuInstanceProfileInfo_v2_t
     };
-    let code = call!(f(device, profile, p_0));
+    let mut value: Option<Val> = None;
+    let mut code = call!(f(device, profile, p_0));
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        cx.refused.insert("nvmlGpuInstanceProfileInfo_v3");
+    }
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        let mut older: nvmlGpuInstanceProfileInfo_v2_st = Default::default();
+        older.version = nvmlGpuInstanceProfileInfo_v2 as _;
+        code = call!(
+            f(device, profile, & mut older as * mut nvmlGpuInstanceProfileInfo_v2_st as *
+            mut nvmlGpuInstanceProfileInfo_v2_t)
+        );
+        if code == NVML_SUCCESS {
+            value = Some(
+                read_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+                    &older,
+                ),
+            );
+        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+            cx.refused.insert("nvmlGpuInstanceProfileInfo_v2");
+        }
+    }
     if code != NVML_SUCCESS {
         return Err(code);
     }
     let v_0 = without_version(
-        read_nvmlGpuInstanceProfileInfo_v2_st(&o_0),
-        nvmlGpuInstanceProfileInfo_v2 as u32,
+        match value.take() {
+            Some(v) => v,
+            None => read_nvmlGpuInstanceProfileInfo_v3_st(&o_0),
+        },
+        nvmlGpuInstanceProfileInfo_v3 as u32,
     );
     Ok(vec![v_0])
 }
@@ -510,25 +560,47 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     };
     let profile = selector(s, 0) as c_uint;
     let engProfile = selector(s, 1) as c_uint;
-    let mut o_0: nvmlComputeInstanceProfileInfo_v2_t = Default::default();
+    let mut o_0: nvmlComputeInstanceProfileInfo_v3_st = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion {
         0
     } else {
-        nvmlComputeInstanceProfileInfo_v2 as _
+        nvmlComputeInstanceProfileInfo_v3 as _
     };
     let p_0: *mut nvmlComputeInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null
     {
         null_mut()
     } else {
-        &mut o_0
+        &mut o_0 as *mut nvmlComputeInstanceProfileInfo_v3_st
+            as *mut nvmlComputeInstanceProfileInfo_v2_t
     };
-    let code = call!(f(gpuInstance, profile, engProfile, p_0));
+    let mut value: Option<Val> = None;
+    let mut code = call!(f(gpuInstance, profile, engProfile, p_0));
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        cx.refused.insert("nvmlComputeInstanceProfileInfo_v3");
+    }
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        let mut older: nvmlComputeInstanceProfileInfo_v2_st = Default::default();
+        older.version = nvmlComputeInstanceProfileInfo_v2 as _;
+        code = call!(
+            f(gpuInstance, profile, engProfile, & mut older as * mut
+            nvmlComputeInstanceProfileInfo_v2_st as * mut
+            nvmlComputeInstanceProfileInfo_v2_t)
+        );
+        if code == NVML_SUCCESS {
+            value = Some(read_nvmlComputeInstanceProfileInfo_v2_st(&older));
+        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+            cx.refused.insert("nvmlComputeInstanceProfileInfo_v2");
+        }
+    }
     if code != NVML_SUCCESS {
         return Err(code);
     }
     let v_0 = without_version(
-        read_nvmlComputeInstanceProfileInfo_v2_st(&o_0),
-        nvmlComputeInstanceProfileInfo_v2 as u32,
+        match value.take() {
+            Some(v) => v,
+            None => read_nvmlComputeInstanceProfileInfo_v3_st(&o_0),
+        },
+        nvmlComputeInstanceProfileInfo_v3 as u32,
     );
     Ok(vec![v_0])
 }
@@ -585,9 +657,9 @@ pub(crate) fn read_nvmlComputeInstanceProfileInfo_st(
     out.insert("sharedOfaCount", Val::Int(x.sharedOfaCount as i128));
     Val::Record(out)
 }
-/// The value of a `nvmlComputeInstanceProfileInfo_v2_st`.
-pub(crate) fn read_nvmlComputeInstanceProfileInfo_v2_st(
-    x: &nvmlComputeInstanceProfileInfo_v2_st,
+/// The value of a `nvmlComputeInstanceProfileInfo_v3_st`.
+pub(crate) fn read_nvmlComputeInstanceProfileInfo_v3_st(
+    x: &nvmlComputeInstanceProfileInfo_v3_st,
 ) -> Val {
     let mut out = BTreeMap::new();
     out.insert("version", Val::Int(x.version as i128));
@@ -601,6 +673,7 @@ pub(crate) fn read_nvmlComputeInstanceProfileInfo_v2_st(
     out.insert("sharedJpegCount", Val::Int(x.sharedJpegCount as i128));
     out.insert("sharedOfaCount", Val::Int(x.sharedOfaCount as i128));
     out.insert("name", Val::Str(c_string(&x.name)));
+    out.insert("capabilities", Val::Int(x.capabilities as i128));
     Val::Record(out)
 }
 /// The value of a `nvmlGpuInstancePlacement_st`.
@@ -628,14 +701,50 @@ pub(crate) fn read_nvmlGpuInstanceProfileInfo_st(
     out.insert("memorySizeMB", Val::Int(x.memorySizeMB as i128));
     Val::Record(out)
 }
-/// The value of a `nvmlGpuInstanceProfileInfo_v2_st`.
-pub(crate) fn read_nvmlGpuInstanceProfileInfo_v2_st(
-    x: &nvmlGpuInstanceProfileInfo_v2_st,
+/// The value of a `nvmlGpuInstanceProfileInfo_v3_st`.
+pub(crate) fn read_nvmlGpuInstanceProfileInfo_v3_st(
+    x: &nvmlGpuInstanceProfileInfo_v3_st,
 ) -> Val {
     let mut out = BTreeMap::new();
     out.insert("version", Val::Int(x.version as i128));
     out.insert("id", Val::Int(x.id as i128));
-    out.insert("isP2pSupported", Val::Int(x.isP2pSupported as i128));
+    out.insert("sliceCount", Val::Int(x.sliceCount as i128));
+    out.insert("instanceCount", Val::Int(x.instanceCount as i128));
+    out.insert("multiprocessorCount", Val::Int(x.multiprocessorCount as i128));
+    out.insert("copyEngineCount", Val::Int(x.copyEngineCount as i128));
+    out.insert("decoderCount", Val::Int(x.decoderCount as i128));
+    out.insert("encoderCount", Val::Int(x.encoderCount as i128));
+    out.insert("jpegCount", Val::Int(x.jpegCount as i128));
+    out.insert("ofaCount", Val::Int(x.ofaCount as i128));
+    out.insert("memorySizeMB", Val::Int(x.memorySizeMB as i128));
+    out.insert("name", Val::Str(c_string(&x.name)));
+    out.insert("capabilities", Val::Int(x.capabilities as i128));
+    Val::Record(out)
+}
+/// The value of a `nvmlComputeInstanceProfileInfo_v2_st`.
+pub(crate) fn read_nvmlComputeInstanceProfileInfo_v2_st(
+    x: &nvmlComputeInstanceProfileInfo_v2_st,
+) -> Val {
+    let mut out = BTreeMap::new();
+    out.insert("version", Val::Int(x.version as i128));
+    out.insert("id", Val::Int(x.id as i128));
+    out.insert("sliceCount", Val::Int(x.sliceCount as i128));
+    out.insert("instanceCount", Val::Int(x.instanceCount as i128));
+    out.insert("multiprocessorCount", Val::Int(x.multiprocessorCount as i128));
+    out.insert("sharedCopyEngineCount", Val::Int(x.sharedCopyEngineCount as i128));
+    out.insert("sharedDecoderCount", Val::Int(x.sharedDecoderCount as i128));
+    out.insert("sharedEncoderCount", Val::Int(x.sharedEncoderCount as i128));
+    out.insert("sharedJpegCount", Val::Int(x.sharedJpegCount as i128));
+    out.insert("sharedOfaCount", Val::Int(x.sharedOfaCount as i128));
+    out.insert("name", Val::Str(c_string(&x.name)));
+    Val::Record(out)
+}
+/// The value of an older `nvmlGpuInstanceProfileInfo_v2_st`, by the field names of `nvmlGpuInstanceProfileInfo_v3_st`.
+pub(crate) fn read_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+    x: &nvmlGpuInstanceProfileInfo_v2_st,
+) -> Val {
+    let mut out = BTreeMap::new();
+    out.insert("id", Val::Int(x.id as i128));
     out.insert("sliceCount", Val::Int(x.sliceCount as i128));
     out.insert("instanceCount", Val::Int(x.instanceCount as i128));
     out.insert("multiprocessorCount", Val::Int(x.multiprocessorCount as i128));
