@@ -200,9 +200,10 @@ fn protocols_follow_nvml_h() {
         );
         // A short string buffer.
         assert_eq!(string(8, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l)), Err(NVML_ERROR_INSUFFICIENT_SIZE));
-        // A versioned struct with the wrong version.
+        // A versioned struct with the wrong version: FUNCTION_NOT_FOUND from this function, as
+        // driver 580.159.04 answers (`record_versions_are_checked_before_support`).
         let mut mem = nvmlMemory_v2_t { version: 1, ..Default::default() };
-        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut mem), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+        assert_eq!(lib.nvmlDeviceGetMemoryInfo_v2().unwrap()(d0, &mut mem), NVML_ERROR_FUNCTION_NOT_FOUND);
         // The two-call list pattern.
         let mut count = 0;
         let f = lib.nvmlDeviceGetComputeRunningProcesses_v3().unwrap();
@@ -1408,4 +1409,65 @@ fn hand_written_record_versions_follow_the_driver() {
         }
         return;
     }
+}
+
+/// The order of a versioned getter's argument checks, as driver 580.159.04 makes them (read on
+/// an H200 and an H100): a record version the function does not know answers
+/// `ARGUMENT_VERSION_MISMATCH` even where the right version answers `NOT_SUPPORTED` (the
+/// version is checked first), and `nvmlDeviceGetMemoryInfo_v2` answers a wrong version with
+/// `FUNCTION_NOT_FOUND`.
+#[test]
+fn record_versions_are_checked_before_support() {
+    let Some(lib) = initialised("record_versions_are_checked_before_support", "h100") else { return };
+    unsafe {
+        let d0 = device(&lib, 0);
+        // The H100 is passively cooled: no cooler to describe.
+        let cooler = lib.nvmlDeviceGetCoolerInfo().unwrap();
+        let mut info = nvmlCoolerInfo_t { version: nvmlCoolerInfo_v1, ..Default::default() };
+        assert_eq!(cooler(d0, &mut info), NVML_ERROR_NOT_SUPPORTED);
+        for wrong in [0, 1, nvmlCoolerInfo_v1 + (1 << 24), nvmlCoolerInfo_v1 + 4] {
+            let mut info = nvmlCoolerInfo_t { version: wrong, ..Default::default() };
+            assert_eq!(cooler(d0, &mut info), NVML_ERROR_ARGUMENT_VERSION_MISMATCH, "version {wrong:#x}");
+        }
+        let memory = lib.nvmlDeviceGetMemoryInfo_v2().unwrap();
+        let mut m = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
+        assert_eq!(memory(d0, &mut m), NVML_SUCCESS);
+        assert_eq!(m.total, 81559 << 20);
+        for wrong in [0, 1, 3, nvmlMemory_v2 + (1 << 24), nvmlMemory_v2 + 8] {
+            let mut m = nvmlMemory_v2_t { version: wrong, ..Default::default() };
+            assert_eq!(memory(d0, &mut m), NVML_ERROR_FUNCTION_NOT_FOUND, "version {wrong:#x}");
+            assert_eq!(m.total, 0, "version {wrong:#x}: nothing written");
+        }
+    }
+}
+
+/// `nvmlDeviceGetFieldValues` answers each field on its own: a field id the driver does not know
+/// (0, those of later headers, `NVML_FI_MAX` and above) `INVALID_ARGUMENT` in that field's
+/// `nvmlReturn`, as driver 580.159.04 does, a known field the GPU lacks `NOT_SUPPORTED`, and the
+/// call `SUCCESS` since other fields have values.
+#[test]
+fn unknown_field_ids_answer_invalid_argument_each() {
+    let Some(lib) = initialised("unknown_field_ids_answer_invalid_argument_each", "h100") else { return };
+    // h100 runs driver 580.82.07, whose header (13.0.87) ends before the field 274 of later
+    // headers.
+    let ids: [(u32, nvmlReturn_t); 8] = [
+        (NVML_FI_DEV_ECC_CURRENT as u32, NVML_SUCCESS),
+        (0, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_DEV_ECC_SBE_VOL_L1 as u32, NVML_ERROR_NOT_SUPPORTED),
+        (274, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_MAX as u32 - 1, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_MAX as u32, NVML_ERROR_INVALID_ARGUMENT),
+        (1000, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_DEV_POWER_INSTANT as u32, NVML_SUCCESS),
+    ];
+    let mut values: Vec<nvmlFieldValue_t> =
+        ids.iter().map(|(id, _)| nvmlFieldValue_t { fieldId: *id, nvmlReturn: 99, ..Default::default() }).collect();
+    unsafe {
+        let d0 = device(&lib, 0);
+        assert_eq!(lib.nvmlDeviceGetFieldValues().unwrap()(d0, ids.len() as i32, values.as_mut_ptr()), NVML_SUCCESS);
+    }
+    let got: Vec<(u32, nvmlReturn_t)> = values.iter().map(|v| (v.fieldId, v.nvmlReturn)).collect();
+    assert_eq!(got, ids);
+    // ECC is enabled on the H100.
+    assert_eq!(unsafe { values[0].value.ullVal }, 1);
 }
