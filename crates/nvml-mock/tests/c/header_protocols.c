@@ -8,16 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "nvml.h"
-
-static int failures = 0;
-
-#define CHECK(cond)                                                               \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                \
-            failures++;                                                           \
-        }                                                                         \
-    } while (0)
+#include "check.h"
 
 /* A value no check expects: what a function must not write. */
 #define CANARY 0xC0FFEEC0FFEEULL
