@@ -375,7 +375,7 @@ impl System {
         match checks.wrong_version {
             Some(NVML_SUCCESS) => layouts.first().map(|(own, _)| RecordCheck::AsVersion(*own, version)),
             Some(code) => Some(RecordCheck::Answer(code)),
-            None => Some(RecordCheck::Answer(NVML_ERROR_ARGUMENT_VERSION_MISMATCH)),
+            None => Some(RecordCheck::Answer(unknown_version_answer(function))),
         }
     }
 
@@ -415,6 +415,17 @@ impl System {
             Entry::Values(v) => v.first(),
             _ => None,
         }
+    }
+}
+
+/// What a driver answers a record version it does not know with, where the profile records no
+/// check of the function: `ARGUMENT_VERSION_MISMATCH`, but `FUNCTION_NOT_FOUND` from
+/// `nvmlDeviceGetMemoryInfo_v2`, as driver 580.159.04 answers on an H200 and an H100
+/// (`crates/nvml-mock/tests/real/`).
+fn unknown_version_answer(function: &str) -> nvmlReturn_t {
+    match function {
+        "nvmlDeviceGetMemoryInfo_v2" => NVML_ERROR_FUNCTION_NOT_FOUND,
+        _ => NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
     }
 }
 
