@@ -117,10 +117,14 @@ pub struct System {
     pub started_us: u64,
     /// Values set while the system runs (by setters), by object, function and selector values:
     /// a getter answered from data answers them before the profile's.
-    pub live: Mutex<BTreeMap<(LiveObject, &'static str, Vec<i64>), Vec<Val>>>,
+    pub live: Mutex<BTreeMap<LiveKey, Vec<Val>>>,
     /// Whether a GPU has been looked up since `nvmlInit` (`system.before_attach`).
     pub attached: std::sync::atomic::AtomicBool,
 }
+
+/// What a value set while the system runs is for: the object, the function and its selector
+/// values.
+pub type LiveKey = (LiveObject, &'static str, Vec<i64>);
 
 /// An object whose values can be set while the system runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

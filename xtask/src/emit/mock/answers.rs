@@ -612,6 +612,8 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         /// `(function, [(version, constant)])`: every function that takes a versioned record,
         /// with the versions of that record's layouts a caller may set: the layout of the
         /// function's prototype first, then the others newest first. Sorted by function.
+        // The constants are `c_uint` or `c_int`, by the header's spelling.
+        #[allow(clippy::unnecessary_cast)]
         pub static VERSIONED: [(&str, &[(u32, &str)]); #versioned_count] = [#(#versioned),*];
     };
     (out, facts)

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetComputeInstanceId` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlDeviceGetComputeInstanceId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -88,11 +85,7 @@ pub fn nvmlDeviceGetGpuInstanceId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -114,13 +107,10 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut placements: Vec<nvmlGpuInstancePlacement_t> = vec![Default::default(); 0];
+    let mut placements: Vec<nvmlGpuInstancePlacement_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, profileId, if placements.is_empty() { null_mut() } else {
-            placements.as_mut_ptr() }, & mut count)
-        );
+        let code = call!(f(device, profileId, array_ptr(& mut placements), & mut count));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && placements.is_empty());
@@ -167,13 +157,10 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut placements: Vec<nvmlGpuInstancePlacement_t> = vec![Default::default(); 0];
+    let mut placements: Vec<nvmlGpuInstancePlacement_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, profileId, if placements.is_empty() { null_mut() } else {
-            placements.as_mut_ptr() }, & mut count)
-        );
+        let code = call!(f(device, profileId, array_ptr(& mut placements), & mut count));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && placements.is_empty());
@@ -220,7 +207,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfo(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profile = selector(s, 0) as c_uint;
     let mut o_0: nvmlGpuInstanceProfileInfo_t = Default::default();
-    let p_0: *mut nvmlGpuInstanceProfileInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuInstanceProfileInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -251,7 +238,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     } else {
         nvmlGpuInstanceProfileInfo_v3 as _
     };
-    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0 as *mut nvmlGpuInstanceProfileInfo_v3_st
@@ -310,7 +297,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
     } else {
         nvmlGpuInstanceProfileInfo_v3 as _
     };
-    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0 as *mut nvmlGpuInstanceProfileInfo_v3_st
@@ -364,11 +351,7 @@ pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, profileId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -389,11 +372,7 @@ pub fn nvmlDeviceGetMaxMigDeviceCount(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -414,17 +393,9 @@ pub fn nvmlDeviceGetMigMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -446,11 +417,7 @@ pub fn nvmlDeviceIsMigDeviceHandle(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -474,14 +441,11 @@ pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     };
     let profileId = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut placements: Vec<nvmlComputeInstancePlacement_t> = vec![
-        Default::default(); 0
-    ];
+    let mut placements: Vec<nvmlComputeInstancePlacement_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(gpuInstance, profileId, if placements.is_empty() { null_mut() } else {
-            placements.as_mut_ptr() }, & mut count)
+            f(gpuInstance, profileId, array_ptr(& mut placements), & mut count)
         );
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -532,7 +496,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     let profile = selector(s, 0) as c_uint;
     let engProfile = selector(s, 1) as c_uint;
     let mut o_0: nvmlComputeInstanceProfileInfo_t = Default::default();
-    let p_0: *mut nvmlComputeInstanceProfileInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlComputeInstanceProfileInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -566,8 +530,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     } else {
         nvmlComputeInstanceProfileInfo_v3 as _
     };
-    let p_0: *mut nvmlComputeInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null
-    {
+    let p_0: *mut nvmlComputeInstanceProfileInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0 as *mut nvmlComputeInstanceProfileInfo_v3_st
@@ -620,11 +583,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     };
     let profileId = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(gpuInstance, profileId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
