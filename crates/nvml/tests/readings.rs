@@ -442,21 +442,21 @@ nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t d, unsigned int *count, un
     (void)pids;
     return NVML_SUCCESS;
 }
-/* "Struct to hold the thermal sensor settings": `count` sensors and room for
- * NVML_MAX_THERMAL_SENSORS_PER_GPU. This library fills every entry, one of them a sensor. */
+/* "Struct to hold the thermal sensor settings": driver 580.159.04 (an H200's recording, the
+ * mock's `h200` profile) answers a sensor index below NVML_MAX_THERMAL_SENSORS_PER_GPU with a
+ * count of 1 and the sensor in the entry of that index, the others left empty; as this does. */
 nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t d, unsigned int sensorIndex, nvmlGpuThermalSettings_t *s) {
-    unsigned int i;
+    unsigned int at;
     DEVICE(d);
     if (!s) return NVML_ERROR_INVALID_ARGUMENT;
+    memset(s, 0, sizeof *s);
+    at = sensorIndex < NVML_MAX_THERMAL_SENSORS_PER_GPU ? sensorIndex : 0;
     s->count = 1;
-    for (i = 0; i < NVML_MAX_THERMAL_SENSORS_PER_GPU; i++) {
-        s->sensor[i].controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
-        s->sensor[i].defaultMinTemp = -10;
-        s->sensor[i].defaultMaxTemp = 90;
-        s->sensor[i].currentTemp = 40 + (int)i;
-        s->sensor[i].target = NVML_THERMAL_TARGET_GPU;
-    }
-    (void)sensorIndex;
+    s->sensor[at].controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
+    s->sensor[at].defaultMinTemp = -10;
+    s->sensor[at].defaultMaxTemp = 90;
+    s->sensor[at].currentTemp = 40;
+    s->sensor[at].target = NVML_THERMAL_TARGET_GPU;
     return NVML_SUCCESS;
 }
 
@@ -850,14 +850,21 @@ fn a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list() {
     assert_eq!(d.accounting_pids(), Ok(vec![]));
 }
 
-/// A list with a count of its filled entries holds that many: the thermal sensors.
+/// The thermal settings keep every entry of the record: the driver puts sensor `i` in entry
+/// `i` with a count of 1 (recorded on an H200), so the count does not say which entries hold
+/// sensors.
 #[test]
-fn thermal_settings_hold_the_sensors_the_count_says() {
-    let Some(nvml) = library("thermal_settings_hold_the_sensors_the_count_says") else { return };
-    let s = nvml.device_by_index(0).unwrap().thermal_settings(sys::NVML_THERMAL_TARGET_ALL as u32).unwrap();
-    assert_eq!(s.count, 1);
-    let temps: Vec<i32> = s.sensor.iter().map(|x| x.current_temp).collect();
-    assert_eq!(temps, [40], "one sensor, the count's");
+fn thermal_settings_keep_every_entry() {
+    let Some(nvml) = library("thermal_settings_keep_every_entry") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    for index in [0, 1, 2] {
+        let s = d.thermal_settings(index).unwrap();
+        assert_eq!(s.count, 1);
+        let temps: Vec<i32> = s.sensor.iter().map(|x| x.current_temp).collect();
+        let mut want = vec![0; sys::NVML_MAX_THERMAL_SENSORS_PER_GPU as usize];
+        want[index as usize] = 40;
+        assert_eq!(temps, want, "sensor {index} in entry {index}");
+    }
 }
 
 /// A size query answered with success and a size of 0 is no metadata, not an error (as a

@@ -2117,7 +2117,6 @@ impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
             sensor: r
                 .sensor
                 .iter()
-                .take(r.count as usize)
                 .map(|x| <GpuThermalSettingsSensor as crate::raw::FromRaw<
                     _,
                 >>::from_raw(&(*x)))
