@@ -43,6 +43,7 @@ use nvml_sys::*;
 use super::super::api::*;
 use super::super::super::answer::Object;
 use super::super::super::engine::{self, Engine};
+use super::super::names::id;
 #[allow(clippy::too_many_arguments)]
 impl DeviceQueriesClocksApi for Engine {
     /// `nvmlDeviceGetApplicationsClock`: `engine/perf.rs`.
@@ -54,7 +55,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetApplicationsClock",
+                id::nvmlDeviceGetApplicationsClock,
                 Object::Device(device),
                 &[clockType as i64],
             )
@@ -78,7 +79,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetClock",
+                id::nvmlDeviceGetClock,
                 Object::Device(device),
                 &[clockType as i64, clockId as i64],
             )
@@ -101,7 +102,11 @@ impl DeviceQueriesClocksApi for Engine {
         clock: *mut c_uint,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetClockInfo", Object::Device(device), &[r#type as i64])
+            .recorded(
+                id::nvmlDeviceGetClockInfo,
+                Object::Device(device),
+                &[r#type as i64],
+            )
         {
             return super::super::answers::nvmlDeviceGetClockInfo(
                 self,
@@ -121,7 +126,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetDefaultApplicationsClock",
+                id::nvmlDeviceGetDefaultApplicationsClock,
                 Object::Device(device),
                 &[clockType as i64],
             )
@@ -146,7 +151,8 @@ impl DeviceQueriesClocksApi for Engine {
         device: nvmlDevice_t,
         pDynamicPstatesInfo: *mut nvmlGpuDynamicPstatesInfo_t,
     ) -> nvmlReturn_t {
-        if self.recorded("nvmlDeviceGetDynamicPstatesInfo", Object::Device(device), &[])
+        if self
+            .recorded(id::nvmlDeviceGetDynamicPstatesInfo, Object::Device(device), &[])
         {
             return super::super::answers::nvmlDeviceGetDynamicPstatesInfo(
                 self,
@@ -165,7 +171,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMaxClockInfo",
+                id::nvmlDeviceGetMaxClockInfo,
                 Object::Device(device),
                 &[r#type as i64],
             )
@@ -188,7 +194,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMaxCustomerBoostClock",
+                id::nvmlDeviceGetMaxCustomerBoostClock,
                 Object::Device(device),
                 &[clockType as i64],
             )
@@ -218,7 +224,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetMinMaxClockOfPState",
+                id::nvmlDeviceGetMinMaxClockOfPState,
                 Object::Device(device),
                 &[r#type as i64, pstate as i64],
             )
@@ -251,7 +257,7 @@ impl DeviceQueriesClocksApi for Engine {
     ) -> nvmlReturn_t {
         if self
             .recorded(
-                "nvmlDeviceGetSupportedGraphicsClocks",
+                id::nvmlDeviceGetSupportedGraphicsClocks,
                 Object::Device(device),
                 &[memoryClockMHz as i64],
             )
@@ -280,7 +286,11 @@ impl DeviceQueriesClocksApi for Engine {
         clocksMHz: *mut c_uint,
     ) -> nvmlReturn_t {
         if self
-            .recorded("nvmlDeviceGetSupportedMemoryClocks", Object::Device(device), &[])
+            .recorded(
+                id::nvmlDeviceGetSupportedMemoryClocks,
+                Object::Device(device),
+                &[],
+            )
         {
             return super::super::answers::nvmlDeviceGetSupportedMemoryClocks(
                 self,
