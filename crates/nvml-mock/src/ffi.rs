@@ -360,22 +360,6 @@ pub fn export_table_string(lib: &NvmlLib, slot: usize, device: nvmlDevice_t) -> 
     Some(read_str(buf.as_ptr()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn crop_leaves_room_for_the_nul_and_never_splits_a_character() {
-        assert_eq!(crop("Tesla", 4), "Tes");
-        assert_eq!(crop("Tésla", 3), "T", "é takes bytes 1 and 2");
-        assert_eq!(crop("Tésla", 4), "Té");
-        assert_eq!(crop("T4", 0), "");
-        let mut field = [1 as c_char; 4];
-        set_chars(&mut field, "Tésla");
-        assert_eq!(chars_str(&field), "Té");
-    }
-}
-
 /// The first `words` 64-bit words of `file`, mapped shared for the rest of the process: what
 /// another process writes there (through its own mapping) is seen at once. The file must be at
 /// least `words * 8` bytes long; the mapping is never unmapped.
@@ -425,4 +409,20 @@ pub fn lock_file(file: &std::fs::File, exclusive: bool, wait: bool) -> std::io::
 pub fn user_id() -> u32 {
     // SAFETY: `getuid` cannot fail and touches no memory of ours.
     unsafe { libc::getuid() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crop_leaves_room_for_the_nul_and_never_splits_a_character() {
+        assert_eq!(crop("Tesla", 4), "Tes");
+        assert_eq!(crop("Tésla", 3), "T", "é takes bytes 1 and 2");
+        assert_eq!(crop("Tésla", 4), "Té");
+        assert_eq!(crop("T4", 0), "");
+        let mut field = [1 as c_char; 4];
+        set_chars(&mut field, "Tésla");
+        assert_eq!(chars_str(&field), "Té");
+    }
 }

@@ -81,8 +81,7 @@
 //! 10. `capture`: records a driver's GPUs into a profile and checks its replay.
 //! 11. `testing`, `fuzzing`: helpers for tests of NVML clients; the parsers the workspace's fuzz
 //!     targets drive (the `fuzzing` feature).
-//! 12. `session`: a running mock's session, which `nvml-mock ctl` changes from outside.
-//! 13. `bin`: the `nvml-mock` program (`capture`, `ctl`, `lib`; `cargo xtask mock-lib` runs
+//! 12. `bin`: the `nvml-mock` program (`capture`, `ctl`, `lib`; `cargo xtask mock-lib` runs
 //!     `lib`).
 
 // Trait methods and exports carry the C names of the functions they implement.

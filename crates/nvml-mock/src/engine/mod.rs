@@ -262,7 +262,11 @@ impl System {
     /// The system a resolved profile describes; a MIG tree its instance profiles cannot hold
     /// is an error (see [`mig::check_tree`]). `carried` is the system a `ctl` change replaces:
     /// the new one shares its state (and so its handles).
-    pub(crate) fn new(r: &Resolved, live_pids: Option<BTreeMap<u32, u32>>, carried: Option<&System>) -> Result<System, String> {
+    pub(crate) fn new(
+        r: &Resolved,
+        live_pids: Option<BTreeMap<u32, u32>>,
+        carried: Option<&System>,
+    ) -> Result<System, String> {
         let devices: Vec<Box<Device>> = (r.specs.iter().zip(&r.tables).enumerate())
             .map(|(index, (spec, table))| {
                 let state = match carried.and_then(|c| c.devices.get(index)) {
