@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::types::error_variant;
 use super::Names;
-use crate::rules::names::{constant_names, screaming, snake};
+use crate::rules::names::{constant_names, prefixed_name, snake};
 use crate::rules::Bindings;
 
 /// The Rust item each C name of the header stands for, as an intra-doc link target.
@@ -78,7 +78,7 @@ impl Links {
                 };
                 let constants = m.constants.values().filter(|c| named(c)).map(|c| &c.name);
                 for c in constants.filter(|c| c.starts_with(p.as_str()) && !rule.exclude.contains(*c)) {
-                    let short = screaming(c[p.len()..].trim_start_matches('_'));
+                    let short = prefixed_name(c, p);
                     targets.entry(c.clone()).or_insert(format!("{ty}::{short}"));
                 }
             }
