@@ -580,9 +580,10 @@ pub fn between(root: &Path, old: &str, new: &str, rules_file: Option<&Path>, pip
 /// What the new side of a comparison keeps of what NVIDIA removed (see `model::keep`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keep {
-    /// What the old header declares: the new header as the release after the old one.
+    /// What the old header declares, then what the rules' `released` headers older than it
+    /// declare: the new header as the release after the old one.
     FromOld,
-    /// What the rules' `released` header declares, as `cargo xtask regen` does.
+    /// What the rules' `released` headers declare, as `cargo xtask regen` does.
     AsRegen,
 }
 
@@ -608,33 +609,40 @@ pub fn between_keeping(
         Some(_) => None,
     };
     let old_inputs = inputs(Some(available(root, old, pip)?));
-    let old_model = pipeline::header_model(root, &old_inputs)?;
-    // The safe crate the rules give the old header: its own rule problems are not reported.
-    let old_api =
-        pipeline::adapted(root, &old_inputs, default.as_ref()).ok().and_then(|(p, _, _)| SafeApi::of(&p).ok());
+    // Both headers as they are, for their own sections (the plans' models hold what they keep).
+    let (old_model, old_diags) = pipeline::parse(root, old_inputs.header.as_deref())?;
+    old_diags.finish(false)?;
+    // The safe crate the rules give the old header (with what its release kept): its own rule
+    // problems are not reported.
+    let old_planned = pipeline::adapted(root, &old_inputs, default.as_ref()).ok().map(|(p, _, _)| p);
+    let old_api = old_planned.as_ref().and_then(|p| SafeApi::of(p).ok());
+    let kept_before = old_planned.map(|p| p.bindings.model.kept).unwrap_or_default();
     let keep_from = match keep {
         Keep::FromOld => old_inputs.header.clone(),
         Keep::AsRegen => None,
     };
     let new_inputs = Inputs { keep_from, ..inputs(Some(available(root, new, pip)?)) };
-    // A header up to the default one is one the rules cover: they are adapted to it. A newer
-    // one (or a file outside the published versions) is what a regen would take as the
-    // default: every rule must hold for it, and each that does not is an error.
+    // A header older than the default one is one the rules cover: they are adapted to it. The
+    // default header, a newer one, or a file outside the published versions is what a regen
+    // takes as the default: every rule must hold for it, and each that does not is an error.
     let covered = match (crate::model::version_key(new), crate::fetch::headers::default_version(root)) {
-        (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v <= d),
+        (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v < d),
         _ => false,
     };
-    // The header as it is, for its own sections (the plan's model holds what it keeps).
     let (header, _) = pipeline::parse(root, new_inputs.header.as_deref())?;
-    if !covered {
+    let mut diff = if covered {
+        let (planned, diags, adapted) = pipeline::adapted(root, &new_inputs, default.as_ref())?;
+        let expected = |d: &Diag| adapted.left_raw.iter().any(|k| d.message.contains(&format!("`{k}` is a union no")));
+        let diags: Vec<Diag> = diags.into_iter().filter(|d| !expected(d)).collect();
+        let mut diff = compare_headers(&old_model, &header, old_api.as_ref(), &planned, &diags);
+        diff.rules_left_out = adapted.left_out.iter().map(|l| format!("{}: {}", l.rule, l.why)).collect();
+        diff
+    } else {
         let (planned, diags) = pipeline::planned_lenient(root, &new_inputs)?;
-        return Ok(compare_headers(&old_model, &header, old_api.as_ref(), &planned, &diags));
-    }
-    let (planned, diags, adapted) = pipeline::adapted(root, &new_inputs, default.as_ref())?;
-    let expected = |d: &Diag| adapted.left_raw.iter().any(|k| d.message.contains(&format!("`{k}` is a union no")));
-    let diags: Vec<Diag> = diags.into_iter().filter(|d| !expected(d)).collect();
-    let mut diff = compare_headers(&old_model, &header, old_api.as_ref(), &planned, &diags);
-    diff.rules_left_out = adapted.left_out.iter().map(|l| format!("{}: {}", l.rule, l.why)).collect();
+        compare_headers(&old_model, &header, old_api.as_ref(), &planned, &diags)
+    };
+    // What the old header's release kept already is no news.
+    diff.safe.kept.retain(|k| !kept_before.contains(k));
     Ok(diff)
 }
 

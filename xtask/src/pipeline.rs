@@ -30,9 +30,10 @@ pub struct Inputs {
     pub rules: Option<PathBuf>,
     /// Print notes too, not only warnings and errors.
     pub verbose: bool,
-    /// The header of a release before this one (a spec like `header`) whose functions and
-    /// constants the header lacks are kept (see [`crate::model::keep`]); `None` for the rules'
-    /// `released`. Either is used only when older than the header.
+    /// The header of the release before this one (a spec like `header`) whose functions and
+    /// constants the header lacks are kept (see [`crate::model::keep`]), and after it those of
+    /// the rules' `released` headers older than it; `None`: those of the rules' `released`
+    /// headers older than the header.
     pub keep_from: Option<String>,
 }
 
@@ -88,15 +89,17 @@ fn header_model_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
     timed(obs, Phase::Parse, || {
         let (mut model, diags) = parse(root, inputs.header.as_deref())?;
         diags.finish(inputs.verbose)?;
-        match &inputs.keep_from {
-            Some(spec) => keep_released(root, &mut model, spec, inputs.verbose)?,
-            None => {
-                // The rules' `released`, when it is a published version older than the header.
-                let released = load_rules(root, inputs).ok().and_then(|(r, _)| r.released);
-                let key = crate::model::version_key;
-                if let Some(spec) = released.filter(|r| key(r).is_some_and(|r| key(&model.header.version) > Some(r))) {
-                    keep_released(root, &mut model, &spec, inputs.verbose)?;
-                }
+        // The releases whose headers are kept from, newest first: `keep_from`, if any, then each
+        // of the rules' `released` older than it (or than the header).
+        let released = load_rules(root, inputs).ok().map(|(r, _)| r.released).unwrap_or_default();
+        let mut newer = model.header.version.clone();
+        if let Some(spec) = &inputs.keep_from {
+            newer = keep_released(root, &mut model, spec, &newer, inputs.verbose)?;
+        }
+        let key = crate::model::version_key;
+        for spec in released.iter().rev() {
+            if key(spec).is_some_and(|r| key(&newer).is_some_and(|n| r < n)) {
+                newer = keep_released(root, &mut model, spec, &newer, inputs.verbose)?;
             }
         }
         Ok(model)
@@ -104,25 +107,26 @@ fn header_model_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -
 }
 
 /// Keeps in `model` what the header `spec` (a release before it) declares and it lacks (see
-/// [`crate::model::keep`]).
-fn keep_released(root: &Path, model: &mut Model, spec: &str, verbose: bool) -> Result<()> {
+/// [`crate::model::keep`]); `removed_in` is the header after that release, which lacked it.
+/// Returns the version of `spec`.
+fn keep_released(root: &Path, model: &mut Model, spec: &str, removed_in: &str, verbose: bool) -> Result<String> {
     let (old, diags) = parse(root, Some(spec))?;
     diags.finish(verbose)?;
     if old.header.version == model.header.version {
-        return Ok(());
+        return Ok(old.header.version);
     }
-    let kept = crate::model::keep::keep_removed(model, &old);
+    let kept = crate::model::keep::keep_removed(model, &old, removed_in);
     let mut d = Diagnostics::new("parse");
     for (f, why) in &kept.refused {
         d.warn(
             format!("nvml.h {}", old.header.version),
-            format!("`{f}`, which nvml.h {} removed, cannot be kept: {why}", model.header.version),
+            format!("`{f}`, which nvml.h {removed_in} removed, cannot be kept: {why}"),
         );
     }
     d.finish(verbose)?;
-    model.kept = kept.functions.into_iter().chain(kept.constants).chain(kept.types).collect();
+    model.kept.extend(kept.functions.into_iter().chain(kept.constants).chain(kept.types));
     model.kept.sort();
-    Ok(())
+    Ok(old.header.version)
 }
 
 /// The rules file of `inputs` with its path as diagnostics name it.

@@ -3,10 +3,13 @@
 //! temporary workspace (`--root`) with its own staging copy (`--work-dir`).
 //!
 //! The quick tests use a scaffold: the old side of the `diff-api` fixture vendored as 98.0.1,
-//! and the three packages at 0.1.0 with a changelog entry that binds it, but without sources,
-//! so every step up to `cargo package` runs. They check that a failing step (a rules error, the
-//! tests, the packages) leaves the workspace as it was, that `--publish` refuses a dirty tree
-//! and a wrong tag, and that the CI workflows name only commands that exist.
+//! and the three packages at 0.1.0 with a changelog entry and the rules' `released` that bind
+//! it, but without sources, so every step up to `cargo package` runs. They check that a failing
+//! step (a rules error, the tests, the packages) leaves the workspace as it was; that a release
+//! (the packages given sources) keeps what the new header removed, moves `released` forward and
+//! leaves a workspace that regenerates as it did, and that the next release still keeps it; that
+//! `--publish` refuses a dirty tree and a wrong tag; and that the CI workflows name only
+//! commands that exist.
 //!
 //! The simulated release (opt-in with `NVML_CORPUS=1`, as CI runs it, since the function
 //! history reads every published header from the cache) goes from nvml.h 13.4.92 to 13.5.37
@@ -22,19 +25,26 @@ use std::process::{Command, Output};
 use common::{corpus_enabled, fixture, header_workspace, scratch, wheel, xtask};
 use xtask::commands::release::stage::{git, workspace_files};
 use xtask::fetch::headers;
-use xtask::workspace::project_root;
+use xtask::workspace::{project_root, RULES_FILE};
 
 const PACKAGES: [(&str, &str); 3] =
     [("nvmlkit-sys", "crates/nvml-sys"), ("nvmlkit-mock", "crates/nvml-mock"), ("nvmlkit", "crates/nvml")];
 
 /// The scaffold: [`header_workspace`] (98.0.1 vendored, wheels of 99.0.1 and 99.0.2) with the
-/// three packages at 0.1.0, their changelogs binding 98.0.1, and no sources.
+/// three packages at 0.1.0, their changelogs and the rules' `released` binding 98.0.1, and no
+/// sources.
 fn scaffold(name: &str) -> (PathBuf, PathBuf) {
     let (root, wheels) = header_workspace(name);
     // The wheels are no file of the workspace: move them out of it.
     let moved = root.with_file_name(format!("{name}-wheels"));
     let _ = std::fs::remove_dir_all(&moved);
     std::fs::rename(&wheels, &moved).unwrap();
+    // 99.0.1 removes `nvmlDeviceGetGone_v2`, which the release keeps (98.0.1 declares it): the
+    // rules hold the direction of its undocumented parameter, as the rules of a release of
+    // 98.0.1 had to.
+    let rules = read(&root, RULES_FILE);
+    assert!(rules.ends_with("  nvmlDeviceGetTemp.temp: out\n"), "the directions come last: {rules}");
+    write(&root, RULES_FILE, &format!("{rules}  nvmlDeviceGetGone_v2.info: out\nreleased: 98.0.1\n"));
     let members: Vec<String> = PACKAGES.iter().map(|(_, d)| format!("\"{d}\"")).collect();
     write(&root, "Cargo.toml", &format!("[workspace]\nresolver = \"2\"\nmembers = [{}]\n", members.join(", ")));
     for (package, dir) in PACKAGES {
@@ -97,22 +107,50 @@ fn commit_all(root: &Path) {
 #[test]
 fn a_rule_naming_a_removed_function_stops_the_release_before_anything_is_written() {
     let (root, wheels) = scaffold("release-rules");
-    // nvmlDeviceGetGone is in 98.0.1 and not in 99.0.1.
-    let rules = read(&root, "gen-config/nvml.yaml");
-    write(&root, "gen-config/nvml.yaml", &format!("{rules}renames:\n  nvmlDeviceGetGone: gone_info\n"));
+    // 99.0.3 removes `nvmlDeviceGetGone_v2` as 99.0.1 does, but defines its record otherwise:
+    // the function cannot be kept, and the rules' direction for it names a removed function.
+    let new = read(&fixture("diff-api"), "new.h");
+    let (body, end) = new.rsplit_once("#endif").unwrap();
+    let header = scratch("release-rules-99.0.3").join("nvml.h");
+    std::fs::write(
+        &header,
+        format!("{body}typedef struct nvmlGoneInfo_st\n{{\n    long long y;\n}} nvmlGoneInfo_t;\n\n#endif{end}"),
+    )
+    .unwrap();
+    wheel(&wheels, &header, "99.0.3");
     let before = snapshot(&root);
-    let (ok, stdout, stderr) = release(&root, &wheels, &["99.0.1", "--test-cmd", "true"]);
+    let (ok, stdout, stderr) = release(&root, &wheels, &["99.0.3", "--test-cmd", "true"]);
     assert!(!ok, "{stdout}");
-    assert!(stderr.contains("the rules cannot handle nvml.h 99.0.1"), "{stderr}");
     assert!(
         stderr.contains(
-            "error: gen-config/nvml.yaml: renames.nvmlDeviceGetGone: `nvmlDeviceGetGone` is not a function of the header"
+            "`nvmlDeviceGetGone_v2`, which nvml.h 99.0.3 removed, cannot be kept: `nvmlGoneInfo_st` has another definition in the new header"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("the rules cannot handle nvml.h 99.0.3"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: gen-config/nvml.yaml: directions.nvmlDeviceGetGone_v2.info: `nvmlDeviceGetGone_v2` is not a function of the header"
         ),
         "{stderr}"
     );
     // It stopped at the header-diff: no history, regen, versions or tests.
-    assert!(stdout.contains("[2/7] header-diff 98.0.1 → 99.0.1") && !stdout.contains("[3/7]"), "{stdout}");
+    assert!(stdout.contains("[2/7] header-diff 98.0.1 → 99.0.3") && !stdout.contains("[3/7]"), "{stdout}");
     assert_eq!(snapshot(&root), before, "a failed release must leave the workspace as it was");
+
+    // The rules' `released` must name the last release's header: regen keeps what it declared.
+    let rules = read(&root, RULES_FILE);
+    write(&root, RULES_FILE, &rules.replace("released: 98.0.1\n", "released: 97.0.1\n"));
+    let before = snapshot(&root);
+    let (ok, stdout, stderr) = release(&root, &wheels, &["99.0.1", "--test-cmd", "true"]);
+    assert!(!ok, "{stdout}");
+    assert!(
+        stderr
+            .contains("gen-config/nvml.yaml: released: the newest is 97.0.1, but the last release binds nvml.h 98.0.1"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("[1/7]"), "{stdout}");
+    assert_eq!(snapshot(&root), before);
 }
 
 #[test]
@@ -123,15 +161,74 @@ fn a_failing_test_or_package_leaves_the_workspace_as_it_was() {
     assert!(!ok, "{stdout}");
     assert!(stderr.contains("the tests failed (exit status: 3) in the staging copy"), "{stderr}");
     assert!(stderr.contains("nothing was written into the workspace"), "{stderr}");
-    // Every step before ran in the staging copy: the versions and changelog entries were made.
+    // Every step before ran in the staging copy: the versions, changelog entries and `released`
+    // were made.
     assert!(stdout.contains("nvmlkit-sys   0.1.0 → 0.2.0  (major: "), "{stdout}");
     assert!(stdout.contains("## 0.2.0 (nvml.h 99.0.1)"), "{stdout}");
+    assert!(stdout.contains("gen-config/nvml.yaml: released: 98.0.1 → 98.0.1, 99.0.1"), "{stdout}");
     assert_eq!(snapshot(&root), before);
     // The scaffold's packages have no sources: they do not build.
     let (ok, stdout, stderr) = release(&root, &wheels, &["99.0.1", "--test-cmd", "true"]);
     assert!(!ok, "{stdout}");
     assert!(stderr.contains("`cargo package` failed"), "{stderr}");
     assert_eq!(snapshot(&root), before);
+}
+
+/// Gives the scaffold's packages a source file and the metadata `cargo publish` asks for.
+fn with_sources(root: &Path) {
+    for (_, dir) in PACKAGES {
+        write(root, &format!("{dir}/src/lib.rs"), "//! A package of the scaffold.\n");
+        let manifest = read(root, &format!("{dir}/Cargo.toml"))
+            .replace("edition = \"2021\"\n", "edition = \"2021\"\nlicense = \"MIT\"\ndescription = \"A test.\"\n");
+        write(root, &format!("{dir}/Cargo.toml"), &manifest);
+    }
+}
+
+/// `cargo xtask regen --check` in `root`: whether the generated files are what the header and
+/// the rules give.
+fn regen_check(root: &Path) -> anyhow::Result<bool> {
+    xtask::commands::regen::run(root, &xtask::pipeline::Inputs::default(), true, root)
+}
+
+#[test]
+fn a_release_keeps_what_the_header_removed_and_moves_released_forward() {
+    let (root, wheels) = scaffold("release-keeps");
+    with_sources(&root);
+    let report = root.with_file_name("release-keeps-report");
+    let (ok, stdout, stderr) =
+        release(&root, &wheels, &["99.0.1", "--test-cmd", "true", "--report-dir", report.to_str().unwrap()]);
+    assert!(ok, "{stdout}\n{stderr}");
+    // 99.0.1 removes `nvmlDeviceGetGone_v2`: the release keeps it, deprecated, and says so.
+    let diff: serde_json::Value = serde_json::from_str(&read(&report, "header-diff.json")).unwrap();
+    let kept = diff["safe"]["kept"].as_array().unwrap();
+    assert!(kept.iter().any(|k| k == "nvmlDeviceGetGone_v2"), "{kept:?}");
+    let note = "Removed from nvml.h 99.0.1; kept as nvml.h 98.0.1 declared it";
+    let sys = read(&root, "crates/nvml-sys/src/generated/ungrouped.rs");
+    assert!(sys.contains("nvmlDeviceGetGone_v2") && sys.contains(note), "{sys}");
+    // `released` moved forward, 98.0.1 with it: what it declared stays kept.
+    assert!(read(&root, RULES_FILE).ends_with("\nreleased: [98.0.1, 99.0.1]\n"));
+    assert!(regen_check(&root).unwrap(), "the released workspace regenerates as the release did");
+    // 99.0.1 alone would keep nothing: the function would be gone at the next regen, and the
+    // rules' direction for it would name a function the header lacks.
+    let rules = read(&root, RULES_FILE);
+    write(&root, RULES_FILE, &rules.replace("released: [98.0.1, 99.0.1]", "released: 99.0.1"));
+    let err = regen_check(&root).unwrap_err().to_string();
+    assert!(err.contains("rules phase failed with 1 error(s)"), "{err}");
+    write(&root, RULES_FILE, &rules);
+
+    // The next release (99.0.2 declares what 99.0.1 does) still keeps it, from 98.0.1, and
+    // reports nothing newly kept.
+    let (ok, stdout, stderr) =
+        release(&root, &wheels, &["99.0.2", "--test-cmd", "true", "--report-dir", report.to_str().unwrap()]);
+    assert!(ok, "{stdout}\n{stderr}");
+    assert!(stdout.contains("nvmlkit       0.2.0 → 0.2.1  (patch: "), "{stdout}");
+    let diff: serde_json::Value = serde_json::from_str(&read(&report, "header-diff.json")).unwrap();
+    assert_eq!(diff["safe"]["kept"], serde_json::json!([]));
+    // The same bindings; the banner names the new header.
+    let body = |text: &str| text.lines().skip(1).map(String::from).collect::<Vec<_>>();
+    assert_eq!(body(&read(&root, "crates/nvml-sys/src/generated/ungrouped.rs")), body(&sys));
+    assert!(read(&root, RULES_FILE).ends_with("\nreleased: [98.0.1, 99.0.1, 99.0.2]\n"));
+    assert!(regen_check(&root).unwrap());
 }
 
 #[test]
@@ -237,11 +334,6 @@ fn the_workflows_name_only_commands_that_exist_and_run() {
     assert!(!ok && stderr.contains("the tag v9.9.9 is not v0.1.0"), "{stderr}");
 }
 
-/// nvmlkit's version after the simulated release, by header-diff's verdict for the safe crate
-/// today (major: 0.1.0 → 0.2.0). When the verdict for 13.4.92 → 13.5.37 becomes minor (issue
-/// 25), this is "0.1.1".
-const NVMLKIT_TODAY: &str = "0.2.0";
-
 /// The reduced test step of the simulated release: the freshness and real-header checks of
 /// the generator, and the safe crate's call of every generated method (the 8 new ones
 /// included) against the mock, with a short hostile-mode run.
@@ -250,8 +342,12 @@ const REDUCED_TESTS: &str = "cargo test -p xtask --test pipeline && \
 
 /// A copy of this repository as it would be had its 0.1.0 release bound nvml.h 13.4.92: that
 /// header vendored instead of 13.5.37 (which the corpus list then lacks), its function history
-/// and generated code, and changelogs whose 0.1.0 entries bind it. A git work tree with one
-/// commit. Its cache is this repository's (a link), so it reads headers pip has fetched.
+/// and generated code, and changelogs and the rules' `released` that bind it. Its rules are
+/// this repository's, ready for 13.5.37 (a maintainer writes those a new header needs before
+/// the release, which stops at a rules error otherwise): they name items 13.4.92 lacks, so its
+/// code is generated with them adapted to 13.4.92, as header-diff reads that header. A git work
+/// tree with one commit. Its cache is this repository's (a link), so it reads headers pip has
+/// fetched.
 fn repository_at_13_4_92(name: &str) -> PathBuf {
     let here = project_root();
     let root = scratch(name);
@@ -279,10 +375,21 @@ fn repository_at_13_4_92(name: &str) -> PathBuf {
         let file = format!("{dir}/CHANGELOG.md");
         write(&root, &file, &read(&root, &file).replace("13.5.37", "13.4.92"));
     }
+    let rules = read(&root, RULES_FILE);
+    assert!(rules.contains("\nreleased: 13.5.37\n"), "{RULES_FILE} binds the release of 13.5.37");
+    write(&root, RULES_FILE, &rules.replace("\nreleased: 13.5.37\n", "\nreleased: 13.4.92\n"));
     let pip = Default::default();
     assert!(xtask::commands::history::run(&root, false, &pip).unwrap());
-    let inputs = xtask::pipeline::Inputs::default();
+    let model = xtask::pipeline::header_model(&root, &Default::default()).unwrap();
+    let mut rules = xtask::rules::load(&root.join(RULES_FILE)).unwrap();
+    let adapted = xtask::rules::adapt::to_header(&mut rules, &model);
+    assert!(!adapted.left_out.is_empty(), "the rules name items 13.5.37 adds");
+    // Beside the rules file, where regen finds the mock's table and the function history.
+    let file = root.join("gen-config/nvml-13.4.92.yaml");
+    std::fs::write(&file, serde_yaml::to_string(&rules).unwrap()).unwrap();
+    let inputs = xtask::pipeline::Inputs { rules: Some(file.clone()), ..Default::default() };
     assert!(xtask::commands::regen::run(&root, &inputs, false, &root).unwrap());
+    std::fs::remove_file(&file).unwrap();
     commit_all(&root);
     root
 }
@@ -344,17 +451,20 @@ fn a_release_from_13_4_92_to_13_5_37() {
     let bump = |breaking: bool| if breaking { "0.2.0" } else { "0.1.1" };
     assert_eq!(version_of(&a, "crates/nvml-sys"), bump(false), "the header adds items and breaks none");
     assert_eq!(version_of(&a, "crates/nvml-mock"), bump(false), "8 new exports, none removed");
+    // A header that removes nothing is a minor release of the stable API (issue 25): new
+    // methods and types, and fields added to `#[non_exhaustive]` records.
     let verdict = diff["safe"]["semver"].as_str().unwrap();
-    assert_eq!(version_of(&a, "crates/nvml"), bump(verdict == "major"), "header-diff says {verdict}");
-    assert_eq!(version_of(&a, "crates/nvml"), NVMLKIT_TODAY, "today's verdict is major");
-    for (package, version) in [("nvmlkit-sys", "0.1.1"), ("nvmlkit-mock", "0.1.1"), ("nvmlkit", NVMLKIT_TODAY)] {
+    assert_eq!(verdict, "minor", "{}", diff["safe"]);
+    let nvmlkit_version = bump(verdict == "major");
+    assert_eq!(version_of(&a, "crates/nvml"), nvmlkit_version, "header-diff says {verdict}");
+    for (package, version) in [("nvmlkit-sys", "0.1.1"), ("nvmlkit-mock", "0.1.1"), ("nvmlkit", nvmlkit_version)] {
         assert!(read(&a, "Cargo.lock").contains(&format!("name = \"{package}\"\nversion = \"{version}\"\n")));
     }
     let nvmlkit = read(&a, "crates/nvml/Cargo.toml");
     assert!(nvmlkit.contains("path = \"../nvml-sys\", version = \"0.1.1\" }"), "{nvmlkit}");
     assert!(nvmlkit.contains("nvmlkit-mock = { path = \"../nvml-mock\", version = \"0.1.1\" }"), "{nvmlkit}");
     assert_eq!(read(&a, "crates/nvml-mock/Cargo.toml").matches("version = \"0.1.1\" }").count(), 2);
-    let short = &NVMLKIT_TODAY[..3];
+    let short = &nvmlkit_version[..3];
     assert!(read(&a, "crates/nvml/README.md").contains(&format!("nvmlkit = \"{short}\"")));
 
     // The changelogs: the 8 new functions, with their methods and signatures in nvmlkit's.
@@ -371,7 +481,7 @@ fn a_release_from_13_4_92_to_13_5_37() {
         "{sys}"
     );
     assert!(sys.contains("### New functions (8)") && mock.contains("### New exported functions (8)"), "{sys}\n{mock}");
-    assert!(safe.contains(&format!("\n## {NVMLKIT_TODAY} (nvml.h 13.5.37)\n")), "{safe}");
+    assert!(safe.contains(&format!("\n## {nvmlkit_version} (nvml.h 13.5.37)\n")), "{safe}");
     assert!(safe.contains("### New functions and their methods (8)"), "{safe}");
     for f in &added {
         assert!(sys.contains(&format!("- `{f}`: `nvmlReturn_t {f}(")), "{f}\n{sys}");
@@ -387,13 +497,12 @@ fn a_release_from_13_4_92_to_13_5_37() {
         "{safe}"
     );
     assert!(
-        safe.contains("- `nvmlDeviceGetNvLinkInfo_v3`, a new version of `nvmlDeviceGetNvLinkInfo`: `Device::nv_link_info` calls it first"),
+        safe.contains("- `nvmlDeviceGetNvLinkInfo_v3`, a new version of `nvmlDeviceGetNvLinkInfo`: `Device::nvlink_info` calls it first"),
         "{safe}"
     );
-    if verdict == "major" {
-        assert!(safe.contains("### Breaking changes"), "{safe}");
-        assert!(safe.contains("`NvLinkInfo`: field `is_nvle_ready: u32` added"), "{safe}");
-    }
+    // The field 13.5.37 adds to a returned record is a change, not a break.
+    assert!(!safe.contains("### Breaking changes") && safe.contains("### Changes"), "{safe}");
+    assert!(safe.contains("- `NvLinkInfo`: field `is_nvle_ready: bool` added"), "{safe}");
     // The 0.1.0 entries are kept, below.
     assert!(safe.contains("\n## 0.1.0 (nvml.h 13.4.92)\n"));
 
@@ -412,9 +521,12 @@ fn a_release_from_13_4_92_to_13_5_37() {
     let ours = generated(&here);
     assert!(ours.len() > 100);
     assert!(generated(&a) == ours, "the release's generated files differ from this repository's");
+    // 13.5.37 keeps nothing of 13.4.92 (it removes nothing): `released` moved forward to it
+    // alone, as this repository's rules say.
+    assert_eq!(read(&a, RULES_FILE), read(&here, RULES_FILE));
     // The tests and the packages.
     assert!(stdout.contains(&format!("[5/7] tests: {test_cmd}")) && stdout.contains("[6/7] cargo package"), "{stdout}");
-    for (package, version) in [("nvmlkit-sys", "0.1.1"), ("nvmlkit-mock", "0.1.1"), ("nvmlkit", NVMLKIT_TODAY)] {
+    for (package, version) in [("nvmlkit-sys", "0.1.1"), ("nvmlkit-mock", "0.1.1"), ("nvmlkit", nvmlkit_version)] {
         assert!(work.join(format!("target/package/{package}-{version}.crate")).is_file(), "{package} {version}");
     }
 
@@ -436,7 +548,7 @@ fn a_release_from_13_4_92_to_13_5_37() {
 
     // Publishing, as the release job does it, but with --dry-run.
     commit_all(&a);
-    let tag = format!("v{NVMLKIT_TODAY}");
+    let tag = format!("v{nvmlkit_version}");
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["release", "--publish", "--dry-run", "--tag", &tag, "--root"])
         .arg(&a)
@@ -446,7 +558,7 @@ fn a_release_from_13_4_92_to_13_5_37() {
     let (ok, stdout, stderr) = outcome(out);
     assert!(ok, "{stdout}\n{stderr}");
     assert!(
-        stdout.contains(&format!("publishing nvmlkit-sys 0.1.1, nvmlkit-mock 0.1.1, nvmlkit {NVMLKIT_TODAY}")),
+        stdout.contains(&format!("publishing nvmlkit-sys 0.1.1, nvmlkit-mock 0.1.1, nvmlkit {nvmlkit_version}")),
         "{stdout}"
     );
     assert!(stderr.contains("Uploading nvmlkit v") && stderr.contains("aborting upload due to dry run"), "{stderr}");

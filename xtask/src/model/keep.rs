@@ -5,7 +5,9 @@
 //! of the release before declared it (the records, enums and typedefs it needs come along).
 //! Drivers often still export a function their header dropped; one that does not answers
 //! `Error::FunctionNotFound`, as for any function a driver predates. [`keep_removed`] merges
-//! the kept declarations into the new header's model before the rules and the plan see it.
+//! the kept declarations into the new header's model before the rules and the plan see it,
+//! once for each release header of the rules' `released`, newest first: what an earlier
+//! release kept stays kept in every later one.
 
 use std::collections::BTreeSet;
 
@@ -25,29 +27,27 @@ pub struct Kept {
     pub refused: Vec<(String, String)>,
 }
 
-/// Adds to `new` the functions and constants of `old` (the header of the last release) that
-/// `new` lacks, deprecated, with the records, enums, typedefs and handles they name that `new`
+/// Adds to `new` the functions and constants of `old` (the header of a release) that `new`
+/// lacks, deprecated, with the records, enums, typedefs and handles they name that `new`
 /// lacks. A function naming a type that `new` defines otherwise is not kept (its layout would be
-/// the new one's, which the library the function belongs to does not know).
-pub fn keep_removed(new: &mut Model, old: &Model) -> Kept {
+/// the new one's, which the library the function belongs to does not know). `removed_in` is the
+/// header after `old` that lacked them, which the deprecation notes name: `new`'s, or that of
+/// the release after `old` when `new` is a later header.
+pub fn keep_removed(new: &mut Model, old: &Model, removed_in: &str) -> Kept {
     let mut kept = Kept::default();
-    let (from, removed_in) = (old.header.version.clone(), new.header.version.clone());
+    let from = old.header.version.clone();
     let note = format!(
         "Removed from nvml.h {removed_in}; kept as nvml.h {from} declared it, so that code written against it still builds. A driver without the symbol answers NVML_ERROR_FUNCTION_NOT_FOUND."
     );
     let removed: Vec<&Function> =
         old.functions.values().filter(|f| !f.legacy && !new.functions.contains_key(&f.name)).collect();
     for f in removed {
-        let mut needed = BTreeSet::new();
-        let mut conflict = None;
-        for t in std::iter::once(&f.ret).chain(f.params.iter().map(|p| &p.ty)) {
-            needs(old, new, t, &mut needed, &mut conflict);
-        }
-        if let Some(why) = conflict {
+        let needs = Needs::of(old, new, std::iter::once(&f.ret).chain(f.params.iter().map(|p| &p.ty)));
+        if let Some(why) = needs.conflict {
             kept.refused.push((f.name.clone(), why));
             continue;
         }
-        for n in needed {
+        for n in needs.needed {
             copy_type(old, new, &n);
         }
         let mut g: Function = f.clone();
@@ -80,12 +80,11 @@ pub fn keep_removed(new: &mut Model, old: &Model) -> Kept {
     };
     let removed: Vec<String> = removed.into_iter().filter(|n| !renamed(n)).collect();
     for name in removed {
-        let (mut needed, mut conflict) = (BTreeSet::new(), None);
-        needs(old, new, &Ty::Named(name.clone()), &mut needed, &mut conflict);
-        if conflict.is_some() {
+        let needs = Needs::of(old, new, [&Ty::Named(name.clone())]);
+        if needs.conflict.is_some() {
             continue;
         }
-        for n in needed {
+        for n in needs.needed {
             copy_type(old, new, &n);
         }
         kept.types.push(name);
@@ -118,46 +117,71 @@ pub fn keep_removed(new: &mut Model, old: &Model) -> Kept {
     kept
 }
 
-/// Collects into `needed` the named types `t` refers to (transitively) that `new` lacks; a
-/// type `new` has with another definition sets `conflict`.
-fn needs(old: &Model, new: &Model, t: &Ty, needed: &mut BTreeSet<String>, conflict: &mut Option<String>) {
-    match t {
-        Ty::Pointer { pointee, .. } => needs(old, new, pointee, needed, conflict),
-        Ty::Array { elem, .. } => needs(old, new, elem, needed, conflict),
-        Ty::FnPtr { ret, params } => {
-            needs(old, new, ret, needed, conflict);
-            for p in params {
-                needs(old, new, p, needed, conflict);
-            }
+/// The named types that what is kept refers to, transitively.
+#[derive(Default)]
+struct Needs {
+    /// Those `new` lacks: copied from `old`.
+    needed: BTreeSet<String>,
+    /// Those `new` has and defines as `old` does.
+    same: BTreeSet<String>,
+    /// The first that `new` defines otherwise, if any.
+    conflict: Option<String>,
+}
+
+impl Needs {
+    fn of<'t>(old: &Model, new: &Model, types: impl IntoIterator<Item = &'t Ty>) -> Needs {
+        let mut needs = Needs::default();
+        for t in types {
+            needs.walk(old, new, t);
         }
-        Ty::Named(n) => {
-            if needed.contains(n) {
-                return;
-            }
-            if new.has_type(n) {
-                if !same_type(old, new, n) && conflict.is_none() {
-                    *conflict = Some(format!("`{n}` has another definition in the new header"));
-                }
-                return;
-            }
-            if !old.has_type(n) {
-                return;
-            }
-            needed.insert(n.clone());
-            if let Some(r) = old.records.get(n) {
-                for f in &r.fields {
-                    needs(old, new, &f.ty, needed, conflict);
+        needs
+    }
+
+    fn walk(&mut self, old: &Model, new: &Model, t: &Ty) {
+        match t {
+            Ty::Pointer { pointee, .. } => self.walk(old, new, pointee),
+            Ty::Array { elem, .. } => self.walk(old, new, elem),
+            Ty::FnPtr { ret, params } => {
+                self.walk(old, new, ret);
+                for p in params {
+                    self.walk(old, new, p);
                 }
             }
-            if let Some(td) = old.typedefs.get(n) {
-                needs(old, new, &td.ty, needed, conflict);
+            Ty::Named(n) => {
+                if self.needed.contains(n) || self.same.contains(n) {
+                    return;
+                }
+                // Where `new` has it, what it names must be the same too: `nvmlX_t` is the
+                // same typedef of `nvmlX_st` in both headers even where the record's fields
+                // differ. (A typedef that became the enum or record itself, its tag dropped, is
+                // the same type: nothing further to check.)
+                let follow = |defined: bool| !new.has_type(n) || defined;
+                if new.has_type(n) {
+                    if !same_type(old, new, n) {
+                        self.conflict.get_or_insert_with(|| format!("`{n}` has another definition in the new header"));
+                        return;
+                    }
+                    self.same.insert(n.clone());
+                } else if old.has_type(n) {
+                    self.needed.insert(n.clone());
+                } else {
+                    return;
+                }
+                if let Some(r) = old.records.get(n).filter(|_| follow(new.records.contains_key(n))) {
+                    for f in &r.fields {
+                        self.walk(old, new, &f.ty);
+                    }
+                    // Nested anonymous records are named after their parent.
+                    for r in old.records.values().filter(|r| r.parent.as_deref() == Some(n.as_str())) {
+                        self.walk(old, new, &Ty::Named(r.name.clone()));
+                    }
+                }
+                if let Some(td) = old.typedefs.get(n).filter(|_| follow(new.typedefs.contains_key(n))) {
+                    self.walk(old, new, &td.ty);
+                }
             }
-            // Nested anonymous records are named after their parent.
-            for r in old.records.values().filter(|r| r.parent.as_deref() == Some(n.as_str())) {
-                needs(old, new, &Ty::Named(r.name.clone()), needed, conflict);
-            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -179,7 +203,7 @@ fn same_type(old: &Model, new: &Model, name: &str) -> bool {
     old.handles.contains_key(name) == new.handles.contains_key(name)
 }
 
-/// Copies type `name` (and nothing it refers to: [`needs`] listed those) from `old` to `new`,
+/// Copies type `name` (and nothing it refers to: [`Needs`] listed those) from `old` to `new`,
 /// without a line (the old header's lines mean nothing in the new one).
 fn copy_type(old: &Model, new: &mut Model, name: &str) {
     fn copy<T: Clone>(
@@ -269,14 +293,21 @@ mod tests {
         let other = Ty::Pointer { pointee: Box::new(Ty::Named("nvmlOther_st".into())), is_const: false };
         old.functions.insert("nvmlGetOther".into(), function("nvmlGetOther", vec![other]));
         old.records.insert("nvmlOther_st".into(), record("nvmlOther_st", &[("a", Ty::UInt)]));
+        // So does one naming it through a typedef both headers declare alike.
+        let typedef = Typedef { name: "nvmlOther_t".into(), ty: Ty::Named("nvmlOther_st".into()), doc: None, line: 6 };
+        old.typedefs.insert("nvmlOther_t".into(), typedef.clone());
+        let other_t = Ty::Pointer { pointee: Box::new(Ty::Named("nvmlOther_t".into())), is_const: false };
+        old.functions.insert("nvmlGetOtherT".into(), function("nvmlGetOtherT", vec![other_t]));
         let mut new = Model::default();
         new.header.version = "12.0.140".into();
         new.records.insert("nvmlOther_st".into(), record("nvmlOther_st", &[("a", Ty::UInt), ("b", Ty::UInt)]));
+        new.typedefs.insert("nvmlOther_t".into(), typedef);
 
-        let kept = keep_removed(&mut new, &old);
+        let kept = keep_removed(&mut new, &old, "12.0.140");
         assert_eq!(kept.functions, ["nvmlGetMode", "nvmlGetState"]);
-        assert_eq!(kept.refused.len(), 1, "{:?}", kept.refused);
-        assert_eq!(kept.refused[0].0, "nvmlGetOther");
+        let refused: Vec<&str> = kept.refused.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(refused, ["nvmlGetOther", "nvmlGetOtherT"], "{:?}", kept.refused);
+        assert!(kept.refused.iter().all(|(_, why)| why == "`nvmlOther_st` has another definition in the new header"));
         let f = &new.functions["nvmlGetState"];
         assert!(f.deprecated);
         assert!(f.docs.deprecated.as_deref().is_some_and(|d| d.contains("Removed from nvml.h 12.0.140")));

@@ -143,9 +143,13 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
         "the header has no such field"
     );
     rules.booleans.retain(|k| {
-        let keep = function(k) || field(k, k.split_once('.').map_or("", |(_, f)| f));
+        let keep = match k.split_once('.') {
+            // An enum typedef: every parameter and field of the type.
+            None => model.typedefs.contains_key(k) || model.enums.contains_key(k),
+            Some((_, f)) => function(k) || field(k, f),
+        };
         if !keep {
-            note("booleans", k, "the header has no such function or field");
+            note("booleans", k, "the header has no such function, field or enum typedef");
         }
         keep
     });
@@ -231,4 +235,27 @@ pub fn to_header(rules: &mut Rules, model: &Model) -> Adapted {
     }
     rules.areas.retain(|group, subs| !subs.is_empty() && model.groups.iter().any(|g| &g.name == group));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Typedef;
+
+    #[test]
+    fn a_booleans_rule_on_an_enum_typedef_holds_where_the_header_has_the_typedef() {
+        let mut model = Model::default();
+        let ty = Ty::Named("nvmlEnableState_enum".into());
+        model
+            .typedefs
+            .insert("nvmlEnableState_t".into(), Typedef { name: "nvmlEnableState_t".into(), ty, doc: None, line: 1 });
+        let mut rules = Rules {
+            booleans: ["nvmlEnableState_t", "nvmlGone_t", "nvmlDeviceGetGone.flag"].map(String::from).into(),
+            ..Rules::default()
+        };
+        let adapted = to_header(&mut rules, &model);
+        assert_eq!(rules.booleans.iter().collect::<Vec<_>>(), ["nvmlEnableState_t"]);
+        let left: Vec<&str> = adapted.left_out.iter().map(|l| l.rule.as_str()).collect();
+        assert_eq!(left, ["booleans.nvmlDeviceGetGone.flag", "booleans.nvmlGone_t"]);
+    }
 }

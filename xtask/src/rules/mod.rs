@@ -28,11 +28,15 @@ use crate::model::{ConstValue, Function, Model, Ty};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Rules {
-    /// The header of nvmlkit's last published release (a vendored or published version): the
-    /// functions and constants it declares that a newer default header lacks are kept,
-    /// deprecated (see `model::keep`), so that a header update is a minor release. Nothing is
-    /// kept while it is the default header.
-    pub released: Option<String>,
+    /// The headers of nvmlkit's published releases that still matter, oldest first: a version,
+    /// or a list of versions (each vendored or published). The functions and constants each
+    /// declares that a newer default header lacks are kept, deprecated (see `model::keep`),
+    /// newest release first, so that a header update is a minor release. Nothing is kept while
+    /// the newest is the default header. `cargo xtask release` moves it forward: to the new
+    /// header alone when that keeps nothing, else with the new header added, so that what an
+    /// earlier release kept stays kept.
+    #[serde(deserialize_with = "one_or_more")]
+    pub released: Vec<String>,
     /// Opaque handle typedef → the name of its safe handle type, e.g. `nvmlDevice_t: Device`.
     /// Every handle of the header needs one; a name that is not an opaque handle is an error.
     pub handles: BTreeMap<String, String>,
@@ -370,6 +374,47 @@ pub fn load(path: &Path) -> Result<Rules> {
     parse(&text, &path.display().to_string())
 }
 
+/// The rules file `text` with `released` set to `versions` (one version as a scalar, more as a
+/// flow list), the rest of the file as it was; the key is added at the end if it has none.
+pub fn with_released(text: &str, versions: &[String]) -> String {
+    let value = match versions {
+        [one] => one.clone(),
+        more => format!("[{}]", more.join(", ")),
+    };
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    let mut found = false;
+    while let Some(line) = lines.next() {
+        if found || !line.starts_with("released:") {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        found = true;
+        out.push_str(&format!("released: {value}\n"));
+        // A block list's items go with the old value.
+        while lines.next_if(|l| l.trim_start().starts_with("- ")).is_some() {}
+    }
+    if !found {
+        out.push_str(&format!("released: {value}\n"));
+    }
+    out
+}
+
+/// A YAML value that is one string or a list of strings.
+fn one_or_more<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMore {
+        One(String),
+        More(Vec<String>),
+    }
+    Ok(match OneOrMore::deserialize(d)? {
+        OneOrMore::One(v) => vec![v],
+        OneOrMore::More(v) => v,
+    })
+}
+
 pub fn parse(text: &str, origin: &str) -> Result<Rules> {
     if text.trim().is_empty() {
         return Ok(Rules::default());
@@ -385,6 +430,7 @@ pub fn parse(text: &str, origin: &str) -> Result<Rules> {
 pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics) {
     let mut d = Diagnostics::new("rules");
     let i = Inputs { model: &model, rules, file };
+    released(&i, &mut d);
     handles(&i, &mut d);
     let families = versions(&i, &mut d);
     let strings = strings(&i, &mut d);
@@ -457,6 +503,22 @@ impl Inputs<'_> {
     /// Where a diagnostic about `section.key` points.
     fn place(&self, section: &str, key: &str) -> String {
         format!("{}: {section}.{key}", self.file)
+    }
+}
+
+/// Checks `released`: header versions, oldest first.
+fn released(i: &Inputs, d: &mut Diagnostics) {
+    let place = format!("{}: released", i.file);
+    let mut before: Option<&String> = None;
+    for v in &i.rules.released {
+        if crate::model::version_key(v).is_none() {
+            d.error(place.clone(), format!("`{v}` is not a header version such as 13.5.37"));
+            continue;
+        }
+        if let Some(b) = before.filter(|b| crate::model::version_key(b) >= crate::model::version_key(v)) {
+            d.error(place.clone(), format!("`{b}` before `{v}`: the release headers go oldest first, each once"));
+        }
+        before = Some(v);
     }
 }
 
@@ -1426,6 +1488,33 @@ mod tests {
         let rules = parse(&text, "nvml.yaml").unwrap();
         let again = parse(&serde_yaml::to_string(&rules).unwrap(), "again").unwrap();
         assert_eq!(rules, again);
+    }
+
+    #[test]
+    fn released_is_one_version_or_a_list_and_is_rewritten_in_place() {
+        let one = "# The last release.\nreleased: 13.5.37\n\nhandles: {}\n";
+        assert_eq!(parse(one, "x").unwrap().released, ["13.5.37"]);
+        let two = with_released(one, &["13.5.37".into(), "13.6.1".into()]);
+        assert_eq!(two, "# The last release.\nreleased: [13.5.37, 13.6.1]\n\nhandles: {}\n");
+        assert_eq!(parse(&two, "x").unwrap().released, ["13.5.37", "13.6.1"]);
+        let block = "released:\n  - 13.5.37\n  - 13.6.1\nhandles: {}\n";
+        assert_eq!(parse(block, "x").unwrap().released, ["13.5.37", "13.6.1"]);
+        assert_eq!(with_released(block, &["13.6.1".into()]), "released: 13.6.1\nhandles: {}\n");
+        assert_eq!(with_released("handles: {}\n", &["1.2.3".into()]), "handles: {}\nreleased: 1.2.3\n");
+        assert!(parse("released: {a: 1}\n", "x").is_err());
+        // Versions, oldest first, each once.
+        let rules = parse("released: [13.5.37, 13.5.37, next, 13.4.92]\n", "x").unwrap();
+        let (_, d) = apply(Model::default(), &rules, "x.yaml");
+        let errors: Vec<String> =
+            d.items().iter().filter(|d| d.place == "x.yaml: released").map(|d| d.message.clone()).collect();
+        assert_eq!(
+            errors,
+            [
+                "`13.5.37` before `13.5.37`: the release headers go oldest first, each once",
+                "`next` is not a header version such as 13.5.37",
+                "`13.5.37` before `13.4.92`: the release headers go oldest first, each once",
+            ]
+        );
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //!
 //! A release is made in a staging copy of the workspace ([`stage`]), step by step: vendor the
 //! newest header (or VERSION) with update-header; the header-diff against the header of the
-//! previous release (the newest entry of each package's `CHANGELOG.md`), which stops at a rules
-//! error; the function history and regen; each package's next version from its semver verdict
-//! ([`versions`]); a `CHANGELOG.md` entry each ([`changelog`]); the versions in every
-//! `Cargo.toml`, `Cargo.lock` and README; the tests; `cargo package` and `cargo publish
-//! --dry-run` of the three packages together, in dependency order. Only when every step passed
+//! previous release (the newest entry of each package's `CHANGELOG.md`, which must be the
+//! newest of the rules' `released`), which stops at a rules error; the function history and
+//! regen, both keeping what the `released` headers declare (see `model::keep`); each package's
+//! next version from its semver verdict ([`versions`]); a `CHANGELOG.md` entry each
+//! ([`changelog`]); the versions in every `Cargo.toml`, `Cargo.lock` and README, and the new
+//! header in the rules' `released`; the tests; `cargo package` and `cargo publish --dry-run` of
+//! the three packages together, in dependency order. Only when every step passed
 //! are the files it changed written into the workspace (`--dry-run`: never). A failed step
 //! stops the release with the step's error, and the workspace is as it was.
 
@@ -21,10 +23,12 @@ use std::process::Command;
 use anyhow::{bail, Context, Result};
 
 use crate::commands::update_header::{update_header, Updated, Wanted};
-use crate::diff::{HeaderDiff, SafeApi};
+use crate::diff::{HeaderDiff, Keep, SafeApi};
 use crate::fetch::headers::{self, available};
 use crate::fetch::Pip;
 use crate::pipeline::{self, Inputs, Planned};
+use crate::rules;
+use crate::workspace::RULES_FILE;
 
 use changelog::{Bumped, Facts};
 use stage::{Changed, Stage};
@@ -116,6 +120,29 @@ fn released(root: &Path) -> Result<(Vec<Released>, String)> {
     Ok((out, header))
 }
 
+/// The rules' `released` headers, which regen keeps from; the newest must be `previous`, the
+/// header the packages' last release binds.
+fn releases_kept_from(root: &Path, previous: &str) -> Result<Vec<String>> {
+    let released = rules::load(&root.join(RULES_FILE))?.released;
+    match released.last() {
+        Some(newest) if newest == previous => Ok(released),
+        newest => bail!(
+            "{RULES_FILE}: released: {}, but the last release binds nvml.h {previous} (the newest entry of \
+             each CHANGELOG.md): the newest header of `released` is the last release's, so that regen \
+             keeps what it declared; `cargo xtask release` moves it forward",
+            newest.map_or("(none)".to_string(), |n| format!("the newest is {n}"))
+        ),
+    }
+}
+
+/// The rules' `released` after a release of `header`: `header` alone when the release keeps
+/// nothing of the earlier ones (it declares all they did), else those and `header`, so that a
+/// later release still keeps what this one kept.
+fn moved_released(released: &[String], header: &str, kept: &[String]) -> Vec<String> {
+    let earlier = if kept.is_empty() { &[][..] } else { released };
+    earlier.iter().cloned().chain([header.to_string()]).collect()
+}
+
 fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
@@ -137,6 +164,7 @@ pub fn run(root: &Path, o: &Options) -> Result<Outcome> {
     let cache = crate::fetch::cache_dir(&root);
     std::env::set_var("NVMLKIT_CACHE", &cache);
     let (before, previous) = released(&root)?;
+    let kept_from = releases_kept_from(&root, &previous)?;
     let work = o.work_dir.clone().unwrap_or_else(|| root.join("target/nvmlkit-release"));
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
     let work = std::fs::canonicalize(&work)?;
@@ -170,7 +198,9 @@ pub fn run(root: &Path, o: &Options) -> Result<Outcome> {
     }
 
     step(2, &format!("header-diff {previous} → {header}"));
-    let diff = crate::diff::between(tree, &previous, &header, None, &o.pip)?;
+    // The new header as regen will read it: with what the rules' `released` headers declare
+    // and it lacks, kept (the previous release's header is the newest of them).
+    let diff = crate::diff::between_keeping(tree, &previous, &header, None, &o.pip, Keep::AsRegen)?;
     let errors: Vec<&String> = diff.rules.iter().filter(|r| r.starts_with("error:")).collect();
     if !errors.is_empty() {
         let list: Vec<String> = errors.iter().map(|e| format!("  {e}")).collect();
@@ -217,6 +247,10 @@ pub fn run(root: &Path, o: &Options) -> Result<Outcome> {
     };
     let changelogs = changelog::entries(&facts);
     write_versions(tree, &bumped, &changelogs)?;
+    let moved = moved_released(&kept_from, &header, &new.bindings.model.kept);
+    let rules = tree.join(RULES_FILE);
+    write(&rules, &rules::with_released(&read(&rules)?, &moved))?;
+    println!("{RULES_FILE}: released: {} → {}", kept_from.join(", "), moved.join(", "));
     let review = mentions(tree, &previous)?;
     let changes = stage.changes()?;
     let patch = stage.patch()?;
