@@ -69,7 +69,7 @@ fn rows(table: &str) -> Vec<Vec<&str>> {
 fn smi_prints_the_profile() {
     let out = run_example("smi", "h100");
     let (gpus, procs) = out.split_once("Processes:").unwrap_or_else(|| panic!("no processes table:\n{out}"));
-    assert!(gpus.starts_with("NVML 13.580.82.07    Driver Version: 580.82.07    CUDA Version: 13.0\n"), "{out}");
+    assert!(gpus.starts_with("NVML 13.580.159.04    Driver Version: 580.159.04    CUDA Version: 13.0\n"), "{out}");
 
     let gpu_rows = rows(gpus);
     assert_eq!(gpu_rows.len(), 8, "{out}");
@@ -80,8 +80,8 @@ fn smi_prints_the_profile() {
             "NVIDIA H100 80GB HBM3",
             "On",
             "00000000:18:00.0",
-            "31C",
-            "71W / 700W",
+            "33C",
+            "70W / 700W",
             "1538MiB / 81559MiB",
             "37%",
             "Default"
@@ -98,7 +98,7 @@ fn smi_prints_the_profile() {
         assert_eq!((row[7] == "N/A", percent), (i == 7, i != 7), "GPU {i}: {out}");
         assert!(!row.contains(&"ERR!") && !row[..7].contains(&"N/A") && !row[8..].contains(&"N/A"), "{out}");
     }
-    assert_eq!(gpu_rows[1][6], "2MiB / 81559MiB", "{out}");
+    assert_eq!(gpu_rows[1][6], "0MiB / 81559MiB", "{out}");
 
     assert_eq!(
         rows(procs),

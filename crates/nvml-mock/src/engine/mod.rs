@@ -626,10 +626,18 @@ impl Engine {
     }
 
     /// Whether the profile records values of `function` (written by hand) for this object and
-    /// these selector values: a capture's recording, which answers before the behaviour.
+    /// these selector values: a capture's recording, which answers before the behaviour, until
+    /// a setter changes the state the function reads (see [`set_since_init`]).
     pub fn recorded(&self, function: &str, object: Object, selectors: &[i64]) -> bool {
         let Ok(guard) = self.system.read() else { return false };
         let Some(s) = guard.as_deref() else { return false };
+        if let Object::Device(h) = object {
+            if let Ok(DeviceRef::Gpu(d)) = s.any_device(h) {
+                if set_since_init(d, function, selectors) {
+                    return false;
+                }
+            }
+        }
         matches!(s.entry(function, object).and_then(|e| e.select(selectors)), Some(Entry::Values(_)))
     }
 
@@ -727,6 +735,24 @@ impl Engine {
     /// Runs `f` on the GPU or MIG device behind `h`.
     pub fn any_dev(&self, h: nvmlDevice_t, f: impl FnOnce(&System, DeviceRef) -> ffi::Status) -> nvmlReturn_t {
         ffi::code(self.sys().and_then(|sys| f(&sys, sys.any_device(h)?)))
+    }
+}
+
+/// Whether a setter has changed, since `nvmlInit`, the state that `function` reads on GPU `d`
+/// for these selector values (application clocks, power limit, persistence and compute modes,
+/// pending MIG mode): the engine then answers that state, not a value the profile records.
+fn set_since_init(d: &Device, function: &str, selectors: &[i64]) -> bool {
+    let Ok(state) = d.state.lock() else { return false };
+    match function {
+        "nvmlDeviceGetApplicationsClock" => state.application_clocks.is_some(),
+        "nvmlDeviceGetClock" => {
+            state.application_clocks.is_some() && selectors.get(1) == Some(&i64::from(NVML_CLOCK_ID_APP_CLOCK_TARGET))
+        }
+        "nvmlDeviceGetPowerManagementLimit" | "nvmlDeviceGetEnforcedPowerLimit" => state.power_limit_mw.is_some(),
+        "nvmlDeviceGetPersistenceMode" => state.persistence_mode.is_some(),
+        "nvmlDeviceGetComputeMode" => state.compute_mode.is_some(),
+        "nvmlDeviceGetMigMode" => state.mig_pending.is_some(),
+        _ => false,
     }
 }
 
