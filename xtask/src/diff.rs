@@ -20,6 +20,9 @@ use crate::model::{ConstValue, Enum, EnumConstant, Field, Function, HeaderInfo, 
 use crate::pipeline::{self, Inputs, Planned};
 use crate::plan::Wrapping;
 
+mod safe;
+pub use safe::{ApiItem, ApiType, Breaking, Cause, SafeApi, SafeDiff};
+
 /// Everything that changed between two headers.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct HeaderDiff {
@@ -48,98 +51,12 @@ pub struct HeaderDiff {
     pub wrapping: Vec<Wrapped>,
     /// Warnings and errors from applying the current rules to the new header.
     pub rules: Vec<String>,
+    /// The rules that do not apply to the new header, which lacks their subject (`section.key:
+    /// why`): not errors (see [`crate::rules::adapt`]).
+    pub rules_left_out: Vec<String>,
     /// The safe crate's API under the current rules, old header against new: methods (as
     /// `Type::method`) and types added, removed or changed, and what that means for semver.
     pub safe: SafeDiff,
-}
-
-/// How the safe crate's public API changes with the header.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SafeDiff {
-    /// `Type::method` → its signature.
-    pub methods: Section,
-    /// Structs and enums → their fields or variants.
-    pub types: Section,
-    /// `major` when something is removed or changed, `minor` when something is added, else
-    /// `patch`.
-    pub semver: String,
-}
-
-/// The safe crate's public API as the emitter writes it: each method of an `impl` block by
-/// `Type::method`, and each struct and enum by name, with its signature or fields as Rust.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SafeApi {
-    pub methods: BTreeMap<String, String>,
-    pub types: BTreeMap<String, String>,
-}
-
-impl SafeApi {
-    /// The API the safe emitter writes for `p`.
-    pub fn of(p: &Planned) -> Result<SafeApi> {
-        let mut out = crate::emit::Output::default();
-        crate::emit::safe::emit(&p.bindings, &p.plan, &mut out)?;
-        let mut api = SafeApi::default();
-        // An item as prettyplease prints it, on one line, without docs or a body.
-        let one_line = |item: syn::Item| {
-            let text = prettyplease::unparse(&syn::File { shebang: None, attrs: Vec::new(), items: vec![item] });
-            text.split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .replace("( ", "(")
-                .replace(", )", ")")
-                .replace(", }", " }")
-        };
-        let signature = |sig: &syn::Signature| {
-            let f = syn::ItemFn {
-                attrs: Vec::new(),
-                vis: syn::Visibility::Inherited,
-                sig: syn::parse_quote!(#sig),
-                block: Box::new(syn::parse_quote!({})),
-            };
-            one_line(syn::Item::Fn(f)).trim_end_matches(" {}").to_string()
-        };
-        let fields = |name: &syn::Ident, fields: &syn::Fields| {
-            let mut item: syn::ItemStruct = match fields {
-                syn::Fields::Named(_) => syn::parse_quote!(struct #name #fields),
-                _ => syn::parse_quote!(struct #name #fields;),
-            };
-            item.fields.iter_mut().for_each(|f| f.attrs.clear());
-            one_line(syn::Item::Struct(item))
-        };
-        for f in out.files.iter().filter(|f| f.path.extension().is_some_and(|e| e == "rs")) {
-            let file = syn::parse_file(&f.contents)?;
-            for item in &file.items {
-                match item {
-                    syn::Item::Impl(i) if i.trait_.is_none() => {
-                        let owner = match &*i.self_ty {
-                            syn::Type::Path(p) => {
-                                p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
-                            }
-                            _ => continue,
-                        };
-                        for m in &i.items {
-                            if let syn::ImplItem::Fn(m) = m {
-                                if matches!(m.vis, syn::Visibility::Public(_)) {
-                                    api.methods.insert(format!("{owner}::{}", m.sig.ident), signature(&m.sig));
-                                }
-                            }
-                        }
-                    }
-                    syn::Item::Struct(st) if matches!(st.vis, syn::Visibility::Public(_)) => {
-                        api.types.insert(st.ident.to_string(), fields(&st.ident, &st.fields));
-                    }
-                    syn::Item::Enum(e) if matches!(e.vis, syn::Visibility::Public(_)) => {
-                        let mut e: syn::ItemEnum = syn::parse_quote!(#e);
-                        e.attrs.clear();
-                        e.variants.iter_mut().for_each(|v| v.attrs.clear());
-                        api.types.insert(e.ident.to_string(), one_line(syn::Item::Enum(e)));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        Ok(api)
-    }
 }
 
 /// Added, removed and changed items of one kind, each list in name order.
@@ -248,8 +165,12 @@ pub struct Wrapped {
 }
 
 impl Section {
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.added.len() + self.removed.len() + self.changed.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -262,7 +183,18 @@ pub fn compare(old: &Model, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
 /// [`compare`], with the safe crate's API of the old header under the same rules (`None`: no
 /// safe-crate section).
 pub fn compare_with_api(old: &Model, old_api: Option<&SafeApi>, new: &Planned, rule_diags: &[Diag]) -> HeaderDiff {
-    let m = &new.bindings.model;
+    compare_headers(old, &new.bindings.model, old_api, new, rule_diags)
+}
+
+/// [`compare_with_api`] where the new header's model (`m`, as parsed) is not the one the plan
+/// rests on (which holds what it keeps of the old header, see `model::keep`).
+fn compare_headers(
+    old: &Model,
+    m: &Model,
+    old_api: Option<&SafeApi>,
+    new: &Planned,
+    rule_diags: &[Diag],
+) -> HeaderDiff {
     let functions = section(&old.functions, &m.functions, Function::prototype, compare_functions);
     let old_families = crate::rules::derive_families(old);
     let new_versions = functions
@@ -311,11 +243,13 @@ pub fn compare_with_api(old: &Model, old_api: Option<&SafeApi>, new: &Planned, r
         deprecations: deprecations(old, m),
         wrapping,
         rules: rule_diags.iter().filter(|d| d.level != Level::Note).map(|d| d.to_string()).collect(),
-        safe: match (old_api, SafeApi::of(new)) {
-            (Some(old_api), Ok(new_api)) => safe_diff(old_api, &new_api),
-            _ => SafeDiff::default(),
-        },
+        rules_left_out: Vec::new(),
+        safe: SafeDiff::default(),
     };
+    if let (Some(old_api), Ok(new_api)) = (old_api, SafeApi::of(new)) {
+        diff.safe = safe::diff(old_api, &new_api, &diff, old);
+        diff.safe.kept = new.bindings.model.kept.clone();
+    }
     diff.api_changes =
         [&diff.functions, &diff.versioned_defines, &diff.records, &diff.enums, &diff.constants, &diff.types]
             .iter()
@@ -327,7 +261,7 @@ pub fn compare_with_api(old: &Model, old_api: Option<&SafeApi>, new: &Planned, r
 
 /// Added, removed and changed entries of two maps. `describe` gives the one-line description
 /// (entries whose descriptions and members agree are unchanged); `inner` the member changes.
-fn section<T>(
+pub(crate) fn section<T>(
     old: &BTreeMap<String, T>,
     new: &BTreeMap<String, T>,
     describe: impl Fn(&T) -> String,
@@ -634,38 +568,74 @@ fn deprecations(old: &Model, new: &Model) -> Vec<Deprecation> {
         .collect()
 }
 
-/// Parses both headers, applies the rules file (default: `gen-config/nvml.yaml`) to the new
-/// one without failing on its errors, and compares them. Each header is a vendored version, a
-/// path, or a version in the header cache; pip fetches a version that is in neither into the
-/// cache first.
+/// Parses both headers, applies the rules file (default: `gen-config/nvml.yaml`) to each,
+/// adapted to it (see [`crate::rules::adapt`]: a rule whose subject a header lacks does not
+/// apply to it), without failing on their errors, and compares them. Each header is a
+/// vendored version, a path, or a version in the header cache; pip fetches a version that is
+/// in neither into the cache first.
 pub fn between(root: &Path, old: &str, new: &str, rules_file: Option<&Path>, pip: &Pip) -> Result<HeaderDiff> {
-    let inputs = |spec: String| Inputs { header: Some(spec), rules: rules_file.map(Path::to_path_buf), verbose: false };
-    let old_inputs = inputs(available(root, old, pip)?);
-    let old_model = pipeline::header_model(root, &old_inputs)?;
-    // The safe crate the current rules give the old header: rules it cannot take are reported
-    // against the new header, so the old one's are not.
-    let old_api = pipeline::planned_lenient(root, &old_inputs).ok().and_then(|(p, _)| SafeApi::of(&p).ok());
-    let (new, diags) = pipeline::planned_lenient(root, &inputs(available(root, new, pip)?))?;
-    Ok(compare_with_api(&old_model, old_api.as_ref(), &new, &diags))
+    between_keeping(root, old, new, rules_file, pip, Keep::FromOld)
 }
 
-/// The safe crate's changes between two APIs, and the semver verdict.
-fn safe_diff(old: &SafeApi, new: &SafeApi) -> SafeDiff {
-    let text = |t: &String| t.clone();
-    let (methods, types) = (
-        section(&old.methods, &new.methods, text, |_, _| Vec::new()),
-        section(&old.types, &new.types, text, |_, _| Vec::new()),
-    );
-    let breaking = [&methods, &types].iter().any(|s| !s.removed.is_empty() || !s.changed.is_empty());
-    let added = [&methods, &types].iter().any(|s| !s.added.is_empty());
-    let semver = if breaking {
-        "major"
-    } else if added {
-        "minor"
-    } else {
-        "patch"
+/// What the new side of a comparison keeps of what NVIDIA removed (see `model::keep`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// What the old header declares: the new header as the release after the old one.
+    FromOld,
+    /// What the rules' `released` header declares, as `cargo xtask regen` does.
+    AsRegen,
+}
+
+/// [`between`], keeping on the new side what `keep` says.
+pub fn between_keeping(
+    root: &Path,
+    old: &str,
+    new: &str,
+    rules_file: Option<&Path>,
+    pip: &Pip,
+    keep: Keep,
+) -> Result<HeaderDiff> {
+    let inputs = |spec: Option<String>| Inputs {
+        header: spec,
+        rules: rules_file.map(Path::to_path_buf),
+        verbose: false,
+        keep_from: None,
     };
-    SafeDiff { methods, types, semver: semver.to_string() }
+    // Parameters an older header leaves undocumented are read as the default header documents
+    // them, under the default rules.
+    let default = match rules_file {
+        None => pipeline::planned_lenient(root, &inputs(None)).ok().map(|(p, _)| p),
+        Some(_) => None,
+    };
+    let old_inputs = inputs(Some(available(root, old, pip)?));
+    let old_model = pipeline::header_model(root, &old_inputs)?;
+    // The safe crate the rules give the old header: its own rule problems are not reported.
+    let old_api =
+        pipeline::adapted(root, &old_inputs, default.as_ref()).ok().and_then(|(p, _, _)| SafeApi::of(&p).ok());
+    let keep_from = match keep {
+        Keep::FromOld => old_inputs.header.clone(),
+        Keep::AsRegen => None,
+    };
+    let new_inputs = Inputs { keep_from, ..inputs(Some(available(root, new, pip)?)) };
+    // A header up to the default one is one the rules cover: they are adapted to it. A newer
+    // one (or a file outside the published versions) is what a regen would take as the
+    // default: every rule must hold for it, and each that does not is an error.
+    let covered = match (crate::model::version_key(new), crate::fetch::headers::default_version(root)) {
+        (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v <= d),
+        _ => false,
+    };
+    // The header as it is, for its own sections (the plan's model holds what it keeps).
+    let (header, _) = pipeline::parse(root, new_inputs.header.as_deref())?;
+    if !covered {
+        let (planned, diags) = pipeline::planned_lenient(root, &new_inputs)?;
+        return Ok(compare_headers(&old_model, &header, old_api.as_ref(), &planned, &diags));
+    }
+    let (planned, diags, adapted) = pipeline::adapted(root, &new_inputs, default.as_ref())?;
+    let expected = |d: &Diag| adapted.left_raw.iter().any(|k| d.message.contains(&format!("`{k}` is a union no")));
+    let diags: Vec<Diag> = diags.into_iter().filter(|d| !expected(d)).collect();
+    let mut diff = compare_headers(&old_model, &header, old_api.as_ref(), &planned, &diags);
+    diff.rules_left_out = adapted.left_out.iter().map(|l| format!("{}: {}", l.rule, l.why)).collect();
+    Ok(diff)
 }
 
 fn header_name(h: &HeaderInfo) -> String {
@@ -676,7 +646,7 @@ fn header_name(h: &HeaderInfo) -> String {
 }
 
 /// Appends a Markdown subsection `### title` with one bullet per line, if there are any.
-fn list(out: &mut String, title: &str, lines: Vec<String>) {
+pub fn list(out: &mut String, title: &str, lines: Vec<String>) {
     if lines.is_empty() {
         return;
     }
@@ -686,7 +656,8 @@ fn list(out: &mut String, title: &str, lines: Vec<String>) {
     }
 }
 
-fn member_line(noun: &str, c: &MemberChange) -> String {
+/// One member's change as a line: `noun` names the member (`parameter`, `field`, `constant`).
+pub fn member_line(noun: &str, c: &MemberChange) -> String {
     match c {
         MemberChange::Added { name, detail } => format!("{noun} `{name}` added: {detail}"),
         MemberChange::Removed { name, detail } => format!("{noun} `{name}` removed (was {detail})"),
@@ -711,7 +682,7 @@ struct Style {
 }
 
 fn render_section(out: &mut String, style: &Style, s: &Section) {
-    if s.len() == 0 {
+    if s.is_empty() {
         return;
     }
     let _ = writeln!(out, "\n## {}", style.title);
@@ -759,6 +730,16 @@ impl HeaderDiff {
                 let _ = writeln!(out, "- {r}");
             }
         }
+        if !self.rules_left_out.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n## Rules that do not apply to the new header ({})\n\nThe header lacks their subject, so they say nothing about it.\n",
+                self.rules_left_out.len()
+            );
+            for r in &self.rules_left_out {
+                let _ = writeln!(out, "- {r}");
+            }
+        }
         out
     }
 
@@ -774,9 +755,40 @@ impl HeaderDiff {
             "\n## The safe crate\n\n{n} change(s) to nvmlkit's API under the current rules: a {} release.",
             safe.semver
         );
+        if !safe.breaking.is_empty() {
+            let _ = writeln!(out, "\n### Why a major release ({})\n", safe.breaking.len());
+            for b in &safe.breaking {
+                let cause = match b.cause {
+                    Cause::NvidiaRemoved => "NVIDIA removed",
+                    Cause::NvidiaChanged => "NVIDIA changed",
+                    Cause::Generator => "generator",
+                };
+                let _ = writeln!(out, "- `{}` {} ({cause}): {}", b.item, b.change, b.why);
+            }
+        }
+        if !safe.kept.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n### Kept from the old header ({})\n\nNVIDIA removed these from nvml.h; the crates keep them, deprecated, as the old header declared them (a driver without a function answers `FunctionNotFound`).\n",
+                safe.kept.len()
+            );
+            for k in &safe.kept {
+                let _ = writeln!(out, "- `{k}`");
+            }
+        }
         let style = |title| Style { title, member: "", code: true };
         render_section(out, &style("Safe crate: methods"), &safe.methods);
         render_section(out, &style("Safe crate: types"), &safe.types);
+        if !safe.raw.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n## Raw conversions (`nvml::raw`, outside the stable API)\n\n{} impl(s) added, {} removed: no part of the verdict.",
+                safe.raw.added.len(),
+                safe.raw.removed.len()
+            );
+            list(out, "Added", safe.raw.added.iter().map(|i| format!("`{}`", i.name)).collect());
+            list(out, "Removed", safe.raw.removed.iter().map(|i| format!("`{}`", i.name)).collect());
+        }
     }
 
     fn sections(&self) -> [(Style, &Section); 6] {

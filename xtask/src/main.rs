@@ -33,7 +33,7 @@ struct InputArgs {
 
 impl InputArgs {
     fn inputs(&self) -> Inputs {
-        Inputs { header: self.header.clone(), rules: self.rules.clone(), verbose: self.verbose }
+        Inputs { header: self.header.clone(), rules: self.rules.clone(), verbose: self.verbose, keep_from: None }
     }
 }
 
@@ -110,6 +110,20 @@ enum Command {
         #[arg(long)]
         debug: bool,
     },
+    /// Runs the fuzz targets of fuzz/ (cargo-fuzz on nightly), each on its checked-in corpus
+    /// for SECONDS, and prints their executions; exit 1 on a finding (saved under
+    /// fuzz/artifacts/TARGET/).
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        time: u64,
+        /// One target (default: every target, in turn).
+        target: Option<String>,
+        /// Rewrite the seed corpora under fuzz/corpus/ from the workspace's real files instead
+        /// (then minimize each with `cargo +nightly fuzz cmin TARGET`).
+        #[arg(long, conflicts_with_all = ["time", "target"])]
+        seed: bool,
+    },
     /// Fetches nvml.h VERSION (or the newest) with pip, vendors it under nvml-headers/ as the
     /// new default, and prints the header-diff against the previous default.
     UpdateHeader {
@@ -126,6 +140,43 @@ enum Command {
         /// offline mirrors.
         #[arg(long, value_name = "DIR", hide = true)]
         find_links: Option<PathBuf>,
+    },
+    /// Makes a release of the newest header (or VERSION) in a staging copy: update-header,
+    /// the header-diff against the last release's header, history and regen, each package's
+    /// next version and changelog entry, the tests, cargo package and cargo publish --dry-run;
+    /// writes the files it changed into the workspace only when every step passed. With
+    /// --publish: publishes the release the workspace holds.
+    Release {
+        /// A published version, e.g. 13.5.37; default: the newest.
+        #[arg(conflicts_with = "publish")]
+        version: Option<String>,
+        /// Write nothing into the workspace: show what the release would do (with --publish:
+        /// cargo publish --dry-run).
+        #[arg(long)]
+        dry_run: bool,
+        /// The test step, run by `sh -c` in the staging copy.
+        #[arg(long, value_name = "CMD", default_value = commands::release::DEFAULT_TEST_CMD, conflicts_with = "publish")]
+        test_cmd: String,
+        /// Also write the release's texts into DIR: release.json, title.txt, body.md,
+        /// header-diff.md, header-diff.json, release.patch.
+        #[arg(long, value_name = "DIR", conflicts_with = "publish")]
+        report_dir: Option<PathBuf>,
+        /// Publish the three packages (cargo publish, in dependency order) from a clean work
+        /// tree whose versions have their changelog entries; asks nothing.
+        #[arg(long)]
+        publish: bool,
+        /// With --publish: the git tag being published, which must be v<nvmlkit's version>.
+        #[arg(long, requires = "publish")]
+        tag: Option<String>,
+        /// The workspace to release (default: this one); for tests.
+        #[arg(long, value_name = "DIR", hide = true)]
+        root: Option<PathBuf>,
+        /// Make pip look only in DIR for wheels; for tests and offline mirrors.
+        #[arg(long, value_name = "DIR", hide = true)]
+        find_links: Option<PathBuf>,
+        /// The staging copy and its builds (default: target/nvmlkit-release/); for tests.
+        #[arg(long, value_name = "DIR", hide = true)]
+        work_dir: Option<PathBuf>,
     },
 }
 
@@ -184,6 +235,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             commands::mock_lib::run(&root, &driver, &out, debug)?;
             true
         }
+        Command::Fuzz { time, target, seed } => {
+            if seed {
+                commands::fuzz::seed(&root)?;
+                true
+            } else {
+                commands::fuzz::run(&root, time, target.as_deref())?
+            }
+        }
         Command::History { check } => commands::history::run(&root, check, &Pip::default())?,
         Command::UpdateHeader { version, latest, root: dir, find_links } => {
             let wanted = match (version, latest) {
@@ -192,6 +251,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             let dir = dir.unwrap_or(root);
             print!("{}", commands::update_header::update_header(&dir, &wanted, &Pip { find_links })?.report(&dir));
+            true
+        }
+        Command::Release { version, dry_run, test_cmd, report_dir, publish, tag, root: dir, find_links, work_dir } => {
+            let dir = dir.unwrap_or(root);
+            if publish {
+                commands::release::publish(&dir, dry_run, tag.as_deref())?;
+            } else {
+                let wanted = version.map_or(Wanted::Latest, Wanted::Version);
+                let pip = Pip { find_links };
+                let options = commands::release::Options { wanted, dry_run, test_cmd, report_dir, work_dir, pip };
+                commands::release::run(&dir, &options)?;
+            }
             true
         }
     };

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub mod keep;
+
 /// Everything the generator knows about one header.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Model {
@@ -31,6 +33,9 @@ pub struct Model {
     pub aliases: BTreeMap<String, Alias>,
     /// The header's Doxygen groups (`@defgroup`, `@addtogroup`), in the order they open.
     pub groups: Vec<Group>,
+    /// Functions and constants the header lacks that the header of the last release declared,
+    /// kept from it (deprecated; see [`keep`]), in name order.
+    pub kept: Vec<String>,
 }
 
 /// A span of the header inside one Doxygen group: `@defgroup name Title` (or `@addtogroup

@@ -30,6 +30,10 @@ pub struct Inputs {
     pub rules: Option<PathBuf>,
     /// Print notes too, not only warnings and errors.
     pub verbose: bool,
+    /// The header of a release before this one (a spec like `header`) whose functions and
+    /// constants the header lacks are kept (see [`crate::model::keep`]); `None` for the rules'
+    /// `released`. Either is used only when older than the header.
+    pub keep_from: Option<String>,
 }
 
 /// A stage of the pipeline, as [`Observer`]s see it.
@@ -82,10 +86,43 @@ pub fn header_model(root: &Path, inputs: &Inputs) -> Result<Model> {
 
 fn header_model_observed(root: &Path, inputs: &Inputs, obs: &mut dyn Observer) -> Result<Model> {
     timed(obs, Phase::Parse, || {
-        let (model, diags) = parse(root, inputs.header.as_deref())?;
+        let (mut model, diags) = parse(root, inputs.header.as_deref())?;
         diags.finish(inputs.verbose)?;
+        match &inputs.keep_from {
+            Some(spec) => keep_released(root, &mut model, spec, inputs.verbose)?,
+            None => {
+                // The rules' `released`, when it is a published version older than the header.
+                let released = load_rules(root, inputs).ok().and_then(|(r, _)| r.released);
+                let key = crate::model::version_key;
+                if let Some(spec) = released.filter(|r| key(r).is_some_and(|r| key(&model.header.version) > Some(r))) {
+                    keep_released(root, &mut model, &spec, inputs.verbose)?;
+                }
+            }
+        }
         Ok(model)
     })
+}
+
+/// Keeps in `model` what the header `spec` (a release before it) declares and it lacks (see
+/// [`crate::model::keep`]).
+fn keep_released(root: &Path, model: &mut Model, spec: &str, verbose: bool) -> Result<()> {
+    let (old, diags) = parse(root, Some(spec))?;
+    diags.finish(verbose)?;
+    if old.header.version == model.header.version {
+        return Ok(());
+    }
+    let kept = crate::model::keep::keep_removed(model, &old);
+    let mut d = Diagnostics::new("parse");
+    for (f, why) in &kept.refused {
+        d.warn(
+            format!("nvml.h {}", old.header.version),
+            format!("`{f}`, which nvml.h {} removed, cannot be kept: {why}", model.header.version),
+        );
+    }
+    d.finish(verbose)?;
+    model.kept = kept.functions.into_iter().chain(kept.constants).chain(kept.types).collect();
+    model.kept.sort();
+    Ok(())
 }
 
 /// The rules file of `inputs` with its path as diagnostics name it.
@@ -158,6 +195,71 @@ fn apply_rules(model: Model, rules: &Rules, shown: &str, mock: &(MockRules, Stri
 pub fn plan_model(model: Model, rules: &Rules, shown: &str) -> Result<(Planned, Vec<Diag>)> {
     let mock = (MockRules::default(), String::new());
     rules_and_plan(model, rules, shown, &mock, &mut (), Strict::No, false)
+}
+
+/// The rules adapted to the header of `inputs` (see [`rules::adapt`]) and the plan, without
+/// stopping at errors: for a header other than the default one (header-diff, the corpus).
+/// Besides dropping the rules whose subject the header lacks, the rules that the header's own
+/// text makes redundant go (`directions` it documents, `absent_fields` no conversion of its
+/// uses), and parameters whose direction it leaves undocumented are read as `default` (the
+/// default header's plan under the same rules) documents them.
+pub fn adapted(
+    root: &Path,
+    inputs: &Inputs,
+    default: Option<&Planned>,
+) -> Result<(Planned, Vec<Diag>, rules::adapt::Adapted)> {
+    let mut model = header_model(root, inputs)?;
+    let (mut rules, shown) = load_rules(root, inputs)?;
+    let mut adapted = rules::adapt::to_header(&mut rules, &model);
+    // A header older than the default one takes the `older_headers` rules.
+    let older = match (crate::model::version_key(&model.header.version), headers::default_version(root)) {
+        (Some(v), Ok(d)) => crate::model::version_key(&d).is_some_and(|d| v < d),
+        _ => false,
+    };
+    if older {
+        rules::adapt::older(&mut rules, &mut model, &mut adapted);
+    }
+    rules.older_headers = Default::default();
+    // Planned once to adapt the rest.
+    let (probe, _) = plan_model(model.clone(), &rules, &shown)?;
+    for key in probe.plan.unused_absent_fields(&probe.bindings) {
+        rules.absent_fields.remove(&key);
+    }
+    for (key, _) in plan::redundant_directions(&probe.bindings, &rules) {
+        rules.directions.remove(&key);
+        adapted.older_applied.retain(|k| *k != format!("directions.{key}"));
+    }
+    // An `older_headers` input list the header's own comments give.
+    let cued: Vec<String> = adapted
+        .older_applied
+        .iter()
+        .filter_map(|k| k.strip_prefix("inputs."))
+        .filter(|r| {
+            let cued = probe.bindings.model.records.get(*r).and_then(plan::inout::cued_io);
+            cued.is_some_and(|io| Some(&io.inputs) == rules.inputs.get(*r))
+        })
+        .map(String::from)
+        .collect();
+    for r in cued {
+        rules.inputs.remove(&r);
+        adapted.older_applied.retain(|k| *k != format!("inputs.{r}"));
+    }
+    if let Some(default) = default {
+        for call in probe.plan.functions.values().filter_map(|c| c.as_ref().ok()) {
+            for key in call.undocumented_directions() {
+                let param = key.split_once('.').map_or("", |(_, p)| p);
+                let documented = default.plan.functions.get(&call.symbol).and_then(|c| c.as_ref().ok());
+                let direction = documented
+                    .and_then(|c| c.params.iter().find(|p| p.name == param))
+                    .filter(|p| !matches!(&p.basis, plan::Basis::Doc(cue) if cue.is_empty()));
+                if let Some(dir) = direction.and_then(|p| p.role.direction()) {
+                    rules.directions.insert(key, dir);
+                }
+            }
+        }
+    }
+    let (planned, diags) = plan_model(model, &rules, &shown)?;
+    Ok((planned, diags, adapted))
 }
 
 fn rules_and_plan(

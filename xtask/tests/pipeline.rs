@@ -20,6 +20,7 @@ fn fixture_inputs(case: &str) -> Inputs {
         header: Some(dir.join("input.h").display().to_string()),
         rules: Some(dir.join("rules.yaml")),
         verbose: false,
+        keep_from: None,
     }
 }
 
@@ -365,7 +366,8 @@ fn field_docs_keep_the_headers_continuation_lines() {
             .replace("\\a ", "")
             .replace("\\`", "")
             .replace('`', "")
-            .replace("&gt;", ">")
+            .replace("\\>", ">")
+            .replace("\\<", "<")
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
@@ -424,6 +426,82 @@ fn readmes_quote_the_headers_notice() {
         .collect::<Vec<_>>()
         .join(" ");
     assert!(words(&comments).contains(&words(&notice)), "the generated files carry the header's notice");
+}
+
+/// Yes/no is `bool` (issue 25): every integer parameter or record field of the header whose
+/// words say it holds a yes or a no (`NVML_FEATURE_ENABLED`/`_DISABLED`, `..._TRUE`/`_FALSE`,
+/// "non-zero", "boolean", "whether", "1 for running") is one a `booleans` rule makes a `bool`, but for those the list
+/// below names with the header's reason; and no public method of the safe crate takes or
+/// returns `EnableState`.
+#[test]
+fn every_yes_no_is_a_bool() {
+    use xtask::model::Ty;
+    let b = xtask::pipeline::bindings(&project_root(), &Inputs::default()).unwrap();
+    let m = &b.model;
+    // Not a yes or no, though the words are there.
+    let not_yes_no = [
+        // "When zero, is set to the number of matching GPUs ...; when non-zero, deviceArray
+        // will be filled with count number of device handles": a count.
+        "nvmlDeviceGetTopologyNearestGpus.count",
+        "nvmlSystemGetTopologyGpuSet.count",
+    ];
+    let says_yes_no = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        let cues = ["nvml_feature_enabled", "nvml_feature_disabled", "_true", "_false", "non-zero", "nonzero"];
+        cues.iter().chain(&["boolean", "whether", "1 for ", "0/disabled"]).any(|cue| lower.contains(cue))
+    };
+    let integer = |t: &Ty| {
+        let t = match m.resolve_typedef(t) {
+            Ty::Pointer { pointee, .. } => m.resolve_typedef(pointee),
+            t => t,
+        };
+        matches!(t, Ty::Int | Ty::UInt | Ty::UChar | Ty::Char | Ty::Short | Ty::UShort)
+    };
+    let mut missing = Vec::new();
+    for f in m.current_functions() {
+        for p in &f.params {
+            let key = format!("{}.{}", f.name, p.name);
+            let text = f.docs.param(&p.name).map(|d| d.text.as_str()).unwrap_or_default();
+            if integer(&p.ty)
+                && says_yes_no(text)
+                && !b.boolean_param(&f.name, &p.name)
+                && !not_yes_no.contains(&key.as_str())
+            {
+                missing.push(key);
+            }
+        }
+    }
+    for r in m.records.values() {
+        for field in &r.fields {
+            let key = format!("{}.{}", r.name, field.name);
+            let text = field.doc.as_deref().unwrap_or_default();
+            if integer(&field.ty)
+                && says_yes_no(text)
+                && !b.boolean_field(&r.name, &field.name)
+                && !not_yes_no.contains(&key.as_str())
+            {
+                missing.push(key);
+            }
+        }
+    }
+    assert!(missing.is_empty(), "integers the header says are a yes or no, with no `booleans` rule: {missing:#?}");
+
+    let src = project_root().join("crates/nvml/src/generated");
+    let mut enable_state = Vec::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        // A method's signature, joined across the lines prettyplease gives it.
+        for sig in text.split("pub fn ").skip(1).filter_map(|rest| rest.split_once('{').map(|(sig, _)| sig)) {
+            if sig.contains("EnableState") {
+                enable_state.push(sig.split('(').next().unwrap_or(sig).to_string());
+            }
+        }
+    }
+    assert!(enable_state.is_empty(), "methods that take or return EnableState: {enable_state:?}");
 }
 
 /// Every method of the safe crate that calls the library, generated or written by hand, says
@@ -546,4 +624,234 @@ fn the_migration_table_is_compiled() {
     assert!(calls.len() >= 50, "only {} rows", calls.len());
     let missing: Vec<&&str> = calls.iter().filter(|c| !block.contains(**c)).collect();
     assert!(missing.is_empty(), "calls of the table the compiled block lacks: {missing:?}");
+}
+
+/// Inputs the fuzz targets found (`fuzz/`; each is in its target's corpus too): a `::` made
+/// libclang parse the header forever (the `header` target's timeout). The generator refuses it
+/// at its place, before clang sees it.
+#[test]
+fn fuzz_finding_a_scope_operator_is_refused_at_its_place() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["model", "--header"])
+        .arg(fixture("fuzz").join("header-hangs-on-scope-operator.h"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "header-hangs-on-scope-operator.h:56:14: `::` is not C (the generator refuses it outside `[[...]]`"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A fuzz finding: C names Rust cannot spell (`$`, a GNU extension clang accepts, in the
+/// header target's input; a soft hyphen, which C11 allows in identifiers) made the emitters
+/// panic. The clang stage refuses them, naming the name and its line.
+#[test]
+fn fuzz_finding_names_rust_cannot_spell_are_refused_at_their_line() {
+    let model = |path: &std::path::Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_xtask")).args(["model", "--header"]).arg(path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = model(&fixture("fuzz").join("header-dollar-in-identifier.h"));
+    assert!(e.contains("header-dollar-in-identifier.h:1: `NVML_$SUCCESS` is not a name Rust can spell"), "{e}");
+    let header = scratch("soft-hyphen").join("soft.h");
+    std::fs::write(&header, "typedef enum { NVML_A\u{ad}B = 1 } e_t;\n").unwrap();
+    let e = model(&header);
+    assert!(e.contains("soft.h:1: `NVML_A\\u{ad}B` is not a name Rust can spell"), "{e}");
+}
+
+/// A fuzz finding: a header whose `NVML_SUCCESS` has the value of an error code made the safe
+/// emitter panic (a variant with no name). That code gets no variant: header-diff reports the
+/// `Error` without it, a major release.
+#[test]
+fn fuzz_finding_a_code_of_successs_value_has_no_variant() {
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["header-diff"])
+        .arg(fixture("basic").join("input.h"))
+        .arg(fixture("fuzz").join("header-success-shares-a-code.h"))
+        .arg("--rules")
+        .arg(fixture("basic").join("rules.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("constant `NVML_SUCCESS`: 0 → 1"), "{stdout}");
+    assert!(stdout.contains("→ `pub enum Error { InsufficientSize, Unknown(u32),"), "{stdout}");
+    assert!(stdout.contains("a major release"), "{stdout}");
+}
+
+/// A fuzz finding (the rules target): a handle whose safe name is empty (`!EventSet`, a YAML
+/// tag with no value) made the plan, which header-diff runs past the rules' errors, look for
+/// that name as a prefix forever. Now the rules report the handle and the plan finishes.
+#[test]
+fn fuzz_finding_an_empty_handle_name_is_an_error_not_a_hang() {
+    let file = fixture("fuzz").join("rules-empty-handle-name.yaml");
+    let rules = xtask::rules::parse(&std::fs::read_to_string(&file).unwrap(), "empty.yaml").unwrap();
+    assert_eq!(rules.handles.get("nvmlEventSet_t").map(String::as_str), Some(""));
+    let model = xtask::pipeline::header_model(&project_root(), &fixture_inputs("basic")).unwrap();
+    let (planned, diags) = xtask::pipeline::plan_model(model, &rules, "empty.yaml").unwrap();
+    let handle = diags.iter().find(|d| d.place == "empty.yaml: handles.nvmlEventSet_t");
+    assert_eq!(handle.map(|d| d.message.as_str()), Some("`nvmlEventSet_t` is not an opaque handle of the header"));
+    assert!(planned.bindings.handles.values().any(String::is_empty));
+}
+
+/// The safe crate's generated docs speak Rust (issue 25): an `# Errors` list names no NULL
+/// pointer and no parameter the method does not take; a C function that a method calls is a
+/// link to that method (the `Calls` line and the missing-symbol error aside, which name the C
+/// symbols on purpose); a record field reads as a value, not as an out-parameter; no HTML
+/// entity, `\code` or unexpanded `%...%` placeholder is left.
+#[test]
+fn generated_docs_speak_rust() {
+    let src = project_root().join("crates/nvml/src");
+    let mut files = Vec::new();
+    // The generated files, and (for their `# Errors`) the methods written by hand.
+    let mut paths: Vec<PathBuf> = vec![src.join("nvml.rs")];
+    for dir in ["generated", "manual"] {
+        paths.extend(std::fs::read_dir(src.join(dir)).unwrap().map(|e| e.unwrap().path()));
+    }
+    for path in paths {
+        if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("exercise.rs") {
+            files.push((path.clone(), syn::parse_file(&std::fs::read_to_string(&path).unwrap()).unwrap()));
+        }
+    }
+    let is_generated = |path: &Path| path.components().any(|c| c.as_os_str() == "generated");
+    let doc_of = |attrs: &[syn::Attribute]| -> Vec<String> {
+        attrs
+            .iter()
+            .filter_map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    };
+    let aliases_of = |attrs: &[syn::Attribute]| -> Vec<String> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .filter_map(|a| {
+                let t = quote::ToTokens::to_token_stream(&a.meta).to_string();
+                let i = t.find("alias = \"")?;
+                t[i + 9..].split('"').next().map(String::from)
+            })
+            .collect()
+    };
+    // The C functions a method calls (its aliases).
+    let mut wrapped = std::collections::BTreeSet::new();
+    let mut methods: Vec<(String, Vec<String>, Vec<String>)> = Vec::new();
+    let mut fields: Vec<(String, Vec<String>)> = Vec::new();
+    for (path, file) in &files {
+        for item in &file.items {
+            match item {
+                syn::Item::Impl(i) if i.trait_.is_none() => {
+                    for m in &i.items {
+                        if let syn::ImplItem::Fn(f) = m {
+                            if !matches!(f.vis, syn::Visibility::Public(_)) {
+                                continue;
+                            }
+                            let aliases = aliases_of(&f.attrs);
+                            wrapped.extend(aliases.iter().filter(|a| a.starts_with("nvml")).cloned());
+                            let args: Vec<String> = f
+                                .sig
+                                .inputs
+                                .iter()
+                                .filter_map(|a| match a {
+                                    syn::FnArg::Typed(t) => match &*t.pat {
+                                        syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                                        _ => None,
+                                    },
+                                    _ => None,
+                                })
+                                .collect();
+                            let by_hand = if is_generated(path) { "" } else { " (by hand)" };
+                            let name =
+                                format!("{}{by_hand}: {}", path.file_name().unwrap().to_string_lossy(), f.sig.ident);
+                            methods.push((name, doc_of(&f.attrs), args));
+                        }
+                    }
+                }
+                syn::Item::Struct(st) if is_generated(path) => {
+                    for f in &st.fields {
+                        let name =
+                            format!("{}.{}", st.ident, f.ident.as_ref().map(|i| i.to_string()).unwrap_or_default());
+                        fields.push((name, doc_of(&f.attrs)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    let mut errors_sections = 0;
+    for (name, doc, args) in &methods {
+        let errors = doc.iter().skip_while(|l| l.trim() != "# Errors");
+        let mut in_errors = false;
+        for line in errors {
+            in_errors = true;
+            if line.contains("NULL") {
+                problems.push(format!("{name}: NULL in `# Errors`: {line}"));
+            }
+            if line.contains("Error::FunctionNotFound") {
+                continue;
+            }
+            // Code spans that are not links: the method's arguments only.
+            for (i, span) in line.split('`').enumerate().filter(|(i, _)| i % 2 == 1) {
+                let linked = line.split('`').take(i).collect::<Vec<_>>().join("`").ends_with('[');
+                let word = span.trim();
+                // A C symbol the binding looks up (`nvmlShutdown`) is no parameter.
+                let symbol = word.starts_with("nvml");
+                if !linked
+                    && !symbol
+                    && !args.iter().any(|a| a == word)
+                    && word.chars().all(|c| c.is_alphanumeric() || c == '_')
+                {
+                    problems.push(format!("{name}: `{word}` in `# Errors` is no argument of the method: {line}"));
+                }
+            }
+        }
+        errors_sections += usize::from(in_errors);
+        if name.contains("(by hand)") {
+            continue;
+        }
+        for line in
+            doc.iter().filter(|l| !l.trim_start().starts_with("Calls ") && !l.contains("Error::FunctionNotFound"))
+        {
+            for span in line.split('`').skip(1).step_by(2) {
+                if wrapped.contains(span) && !line.contains(&format!("[`{span}`]")) {
+                    problems.push(format!("{name}: `{span}` has a method but is not a link: {line}"));
+                }
+            }
+        }
+    }
+    for (name, doc) in &fields {
+        let out_parameter = |l: &String| {
+            let l = l.trim_start().to_ascii_lowercase();
+            ["reference to", "reference in which", "reference for", "reference that", "pointer to"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        };
+        if doc.first().is_some_and(out_parameter) {
+            problems.push(format!("{name}: described as an out-parameter: {}", doc[0]));
+        }
+    }
+    for (name, doc) in methods.iter().map(|(n, d, _)| (n, d)).chain(fields.iter().map(|(n, d)| (n, d))) {
+        for line in doc {
+            let placeholder = line
+                .split('%')
+                .skip(1)
+                .step_by(2)
+                .any(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+            if ["&lt;", "&gt;", "&amp;", "&tm;", "&reg;", "\\code"].iter().any(|e| line.contains(e)) || placeholder {
+                problems.push(format!("{name}: HTML entity, \\code or placeholder: {line}"));
+            }
+        }
+    }
+    assert!(errors_sections > 350, "only {errors_sections} `# Errors` sections");
+    assert!(problems.is_empty(), "{} place(s) in C terms:\n{}", problems.len(), problems.join("\n"));
 }

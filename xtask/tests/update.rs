@@ -5,80 +5,11 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{fixture, scratch, xtask};
+use common::{build_wheel, fixture, header_workspace, wheel, xtask};
 use xtask::commands::regen;
-use xtask::fetch::headers::{self, Provenance};
+use xtask::fetch::headers;
 use xtask::pipeline::{generate, Inputs};
-
-/// Builds a wheel shaped like NVIDIA's (`nvidia/cu13/include/nvml.h`, a licence in the
-/// dist-info, a RECORD with each file's sha256) holding `header` as version `version` of
-/// nvidia-nvml-dev.
-fn wheel(dir: &Path, header: &Path, version: &str) {
-    build_wheel(dir, header, version, false);
-}
-
-/// [`wheel`], with a RECORD whose hash of the header is wrong when `corrupt`: as a download
-/// cut short or altered on the way would look.
-fn build_wheel(dir: &Path, header: &Path, version: &str, corrupt: bool) {
-    let script = r#"
-import base64, hashlib, sys, zipfile
-out_dir, header, version, corrupt = sys.argv[1:5]
-info = f"nvidia_nvml_dev-{version}.dist-info"
-files = {
-    "nvidia/cu13/include/nvml.h": open(header, "rb").read(),
-    f"{info}/METADATA": f"Metadata-Version: 2.1\nName: nvidia-nvml-dev\nVersion: {version}\n".encode(),
-    f"{info}/WHEEL": b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-manylinux2014_x86_64\n",
-    f"{info}/licenses/License.txt": b"A test licence.\n",
-}
-def digest(name, data):
-    if corrupt == "1" and name.endswith("nvml.h"):
-        data = data + b" "
-    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-record = "".join(f"{n},sha256={digest(n, d)},{len(d)}\n" for n, d in files.items()) + f"{info}/RECORD,,\n"
-with zipfile.ZipFile(f"{out_dir}/nvidia_nvml_dev-{version}-py3-none-manylinux2014_x86_64.whl", "w") as z:
-    for n, d in files.items():
-        z.writestr(n, d)
-    z.writestr(f"{info}/RECORD", record)
-"#;
-    let flag = if corrupt { "1" } else { "0" };
-    let status =
-        Command::new("python3").arg("-c").arg(script).arg(dir).arg(header).arg(version).arg(flag).status().unwrap();
-    assert!(status.success());
-}
-
-/// A scratch workspace with rules, a corpus list and 98.0.1 vendored; and a wheel directory
-/// with 99.0.1 and 99.0.2 (both the new side of `diff-api`).
-fn setup(name: &str) -> (PathBuf, PathBuf) {
-    let root = scratch(name);
-    let case = fixture("diff-api");
-    std::fs::create_dir_all(root.join("gen-config")).unwrap();
-    // The fixture's rules, and the directions a user adds after the diff reports that the new
-    // header documents four functions' parameters nowhere.
-    let rules = std::fs::read_to_string(case.join("rules.yaml")).unwrap();
-    let directions = "directions:\n  nvmlDeviceGetFan.fan: out\n  nvmlDeviceGetPower.power: out\n  \
-                      nvmlDeviceGetStats.statistics: out\n  nvmlDeviceGetTemp.temp: out\n";
-    std::fs::write(root.join("gen-config/nvml.yaml"), format!("{rules}\n{directions}")).unwrap();
-    let old = root.join("nvml-headers/98.0.1");
-    std::fs::create_dir_all(&old).unwrap();
-    std::fs::copy(case.join("old.h"), old.join("nvml.h")).unwrap();
-    let sha256 = headers::sha256_hex(&std::fs::read(old.join("nvml.h")).unwrap());
-    let prov = Provenance {
-        package: "nvidia-nvml-dev".into(),
-        version: "98.0.1".into(),
-        file: "nvidia/cu13/include/nvml.h".into(),
-        sha256,
-    };
-    std::fs::write(old.join("provenance.yaml"), prov.to_yaml()).unwrap();
-    std::fs::write(root.join(headers::CORPUS_FILE), "# Test corpus.\n98.0.1 nvidia-nvml-dev\n").unwrap();
-    let wheels = root.join("wheels");
-    std::fs::create_dir_all(&wheels).unwrap();
-    for v in ["99.0.1", "99.0.2"] {
-        wheel(&wheels, &case.join("new.h"), v);
-    }
-    (root, wheels)
-}
 
 fn update(root: &Path, wheels: &Path, version: &[&str]) -> (bool, String, String) {
     let mut args: Vec<std::ffi::OsString> = vec!["update-header".into()];
@@ -112,7 +43,7 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn update_vendors_makes_default_and_regen_works() {
-    let (root, wheels) = setup("update-version");
+    let (root, wheels) = header_workspace("update-version");
     let (ok, stdout, stderr) = update(&root, &wheels, &["99.0.1"]);
     assert!(ok, "{stderr}");
     let dir = root.join("nvml-headers/99.0.1");
@@ -149,7 +80,7 @@ fn update_vendors_makes_default_and_regen_works() {
 
 #[test]
 fn latest_takes_the_newest_wheel_and_rule_errors_come_first() {
-    let (root, wheels) = setup("update-latest");
+    let (root, wheels) = header_workspace("update-latest");
     // A rule for a handle the new header lacks: regen would fail, so the next steps say so.
     let rules = root.join("gen-config/nvml.yaml");
     let text = std::fs::read_to_string(&rules).unwrap().replace("handles:\n", "handles:\n  nvmlUnit_t: Unit\n");
@@ -167,7 +98,7 @@ fn latest_takes_the_newest_wheel_and_rule_errors_come_first() {
 
 #[test]
 fn failed_updates_change_nothing() {
-    let (root, wheels) = setup("update-fail");
+    let (root, wheels) = header_workspace("update-fail");
     let before = snapshot(&root);
     // A version pip cannot find.
     let (ok, _, stderr) = update(&root, &wheels, &["99.0.3"]);

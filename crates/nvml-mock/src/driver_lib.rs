@@ -10,7 +10,7 @@
 //! leaves the caller's registers and stack as they are. x86-64 and AArch64 Linux.
 //!
 //! `cargo xtask mock-lib --driver 525.147.05 --out DIR` runs [`write()`] (through the
-//! `nvml-mock-lib` program); the tests' `testing::driver_lib_dir` runs the same code for a
+//! `nvml-mock lib`); the tests' `testing::driver_lib_dir` runs the same code for a
 //! profile's driver.
 
 use std::collections::BTreeSet;

@@ -318,22 +318,6 @@ pub fn code(s: Status) -> nvmlReturn_t {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn crop_leaves_room_for_the_nul_and_never_splits_a_character() {
-        assert_eq!(crop("Tesla", 4), "Tes");
-        assert_eq!(crop("Tésla", 3), "T", "é takes bytes 1 and 2");
-        assert_eq!(crop("Tésla", 4), "Té");
-        assert_eq!(crop("T4", 0), "");
-        let mut field = [1 as c_char; 4];
-        set_chars(&mut field, "Tésla");
-        assert_eq!(chars_str(&field), "Té");
-    }
-}
-
 /// The GUID of the export table `nvidia-smi` asks `nvmlInternalGetExportTable` for (its 16
 /// bytes in memory), shared by the mock's table and the capture.
 pub const SMI_TABLE: [u8; 16] =
@@ -374,4 +358,20 @@ pub fn export_table_string(lib: &NvmlLib, slot: usize, device: nvmlDevice_t) -> 
         return Some(Err(code));
     }
     Some(read_str(buf.as_ptr()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crop_leaves_room_for_the_nul_and_never_splits_a_character() {
+        assert_eq!(crop("Tesla", 4), "Tes");
+        assert_eq!(crop("Tésla", 3), "T", "é takes bytes 1 and 2");
+        assert_eq!(crop("Tésla", 4), "Té");
+        assert_eq!(crop("T4", 0), "");
+        let mut field = [1 as c_char; 4];
+        set_chars(&mut field, "Tésla");
+        assert_eq!(chars_str(&field), "Té");
+    }
 }

@@ -74,7 +74,8 @@
 //!    symbols, the hostile mode's answers, and the README's table of each profile's answers.
 //! 9. `driver_lib`: a library of one driver's symbols, forwarded to the mock.
 //! 10. `capture`: records a driver's GPUs into a profile and checks its replay.
-//! 11. `testing`: helpers for tests of NVML clients.
+//! 11. `testing`, `fuzzing`: helpers for tests of NVML clients; the parsers the workspace's fuzz
+//!     targets drive (the `fuzzing` feature).
 //! 12. `bin`: the `nvml-mock` program (`capture`, `lib`; `cargo xtask mock-lib` runs `lib`).
 
 // Trait methods and exports carry the C names of the functions they implement.
@@ -91,6 +92,11 @@ mod profile;
 mod reading;
 mod schema;
 pub mod testing;
+
+/// The parsers the workspace's fuzz targets drive; not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 
 #[rustfmt::skip] // written by the generator (prettyplease)
 mod generated {

@@ -45,6 +45,15 @@ impl<'a> Cx<'a> {
 pub type Reader = fn(&mut Cx, Object, &[i64]) -> Result<Vec<Val>, nvmlReturn_t>;
 
 /// Selector `i` of a call (0 when there is none).
+/// The array a list call fills: NULL for an empty one (a size query), else its first entry.
+pub fn array_ptr<T>(items: &mut [T]) -> *mut T {
+    if items.is_empty() {
+        std::ptr::null_mut()
+    } else {
+        items.as_mut_ptr()
+    }
+}
+
 pub fn selector(s: &[i64], i: usize) -> i64 {
     s.get(i).copied().unwrap_or(0)
 }

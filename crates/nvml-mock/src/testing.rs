@@ -36,6 +36,8 @@ pub const CLEARED_ENV: &[&str] = &[
     "NVML_MOCK_HOSTILE",
     "NVML_MOCK_CLOCK",
     "NVML_MOCK_LIVE_PIDS",
+    "NVML_MOCK_LOG",
+    "NVML_MOCK_SLOT_WRITE",
     "NVML_LIBRARY_PATH",
 ];
 

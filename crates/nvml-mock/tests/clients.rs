@@ -1,17 +1,20 @@
 //! Real NVML clients against the mock, every built-in profile: NVIDIA's Python binding
 //! (nvidia-ml-py) calling every query it wraps, gpustat and nvitop showing the profile's GPUs
-//! (through what `cargo xtask mock-lib` writes for the profile's driver), and a C client and
-//! the binding looking up symbols in `mock-lib`'s libraries of old and new drivers.
+//! (through what `cargo xtask mock-lib` writes for the profile's driver), a C client and
+//! the binding looking up symbols in `mock-lib`'s libraries of old and new drivers, and a C
+//! client of `nvidia-smi`'s export table.
 //!
 //! Each client is skipped with a message when it is not installed, unless
 //! `NVML_MOCK_REQUIRE_PYNVML` (the binding) or `NVML_MOCK_REQUIRE_CLIENTS` (gpustat, nvitop) is
 //! set, as CI does.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nvml_mock::testing::{documented_functions, documented_subjects, mock_lib_dir, mock_path, CLEARED_ENV};
+use nvml_mock::testing::{
+    documented_functions, documented_subjects, mock_lib_dir, mock_path, profile_devices, CLEARED_ENV,
+};
 
 const PROFILES: &[&str] = &[
     "a100",
@@ -377,24 +380,25 @@ print(json.dumps({"used": d.memory_used(), "processes": sorted(p.gpu_memory() fo
     assert_eq!(shown, [2048, 1024]);
 }
 
+/// The C client `tests/c/<name>.c`, compiled with `flags`.
+fn compile(name: &str, flags: &[String]) -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let status = Command::new("cc")
+        .arg(format!("{}/tests/c/{name}.c", env!("CARGO_MANIFEST_DIR")))
+        .args(flags)
+        .args(["-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg("-ldl")
+        .status()
+        .expect("needs a C compiler (`cc`)");
+    assert!(status.success(), "the C client {name}.c does not compile");
+    exe
+}
+
 /// The C client `tests/c/driver_symbols.c`, compiled once per test binary.
 fn symbols_client() -> PathBuf {
     static CLIENT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-            let exe = dir.join(format!("driver_symbols-{}", std::process::id()));
-            let status = Command::new("cc")
-                .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c/driver_symbols.c"))
-                .args(["-Wall", "-Werror", "-o"])
-                .arg(&exe)
-                .arg("-ldl")
-                .status()
-                .expect("needs a C compiler (`cc`)");
-            assert!(status.success(), "the C client does not compile");
-            exe
-        })
-        .clone()
+    CLIENT.get_or_init(|| compile("driver_symbols", &[])).clone()
 }
 
 /// Runs the C client with the library in `dir`, `profile` and the symbols `names`: its stdout
@@ -409,6 +413,16 @@ fn c_client(dir: &std::path::Path, profile: &str, names: &[&str]) -> (String, St
         (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     assert!(out.status.success(), "the C client failed:\n{stdout}{stderr}");
     (stdout, stderr)
+}
+
+/// What the C client printed of each symbol: whether `dlsym` found it.
+fn symbols_seen(stdout: &str) -> BTreeMap<String, bool> {
+    stdout
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(_, state)| ["present", "absent"].contains(state))
+        .map(|(n, state)| (n.to_string(), state == "present"))
+        .collect()
 }
 
 /// Symbols, and whether driver 525.147.05 and 580.82.07 have each: nvmlDeviceGetTemperatureV
@@ -437,12 +451,7 @@ fn mock_lib_exports_only_the_drivers_symbols() {
         };
         let expected: BTreeMap<String, bool> = SYMBOLS.iter().map(want).collect();
         let (stdout, stderr) = c_client(&dir, profile, &names);
-        let seen: BTreeMap<String, bool> = stdout
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .filter(|(_, state)| ["present", "absent"].contains(state))
-            .map(|(n, state)| (n.to_string(), state == "present"))
-            .collect();
+        let seen = symbols_seen(&stdout);
         assert_eq!(seen, expected, "dlsym in the library of driver {driver}:\n{stdout}{stderr}");
         assert!(
             stdout.contains("nvmlInit_v2 0\n") && stdout.contains(&format!("driver {driver}\n")),
@@ -525,4 +534,279 @@ fn mock_lib_refuses_a_profile_of_another_driver() {
     assert!(stdout.contains("nvmlInit_v2 12\n"), "{stdout}{stderr}");
     assert!(stderr.contains("nvml-mock: cannot load libnvml_mock.so beside this libnvidia-ml.so.1"), "{stderr}");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A scratch directory of its own for a test, emptied first.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A library of one driver reached through a link in another directory (the usual way to
+/// install it: a link in the system's library directory) loads the mock beside the file the
+/// link leads to, through a link to it and through a relative link to that link.
+#[test]
+fn mock_lib_works_through_a_link_in_another_directory() {
+    let dir = mock_lib("525.147.05");
+    let tmp = scratch("mock-lib-linked");
+    let (linked, relinked) = (tmp.join("linked"), tmp.join("relinked"));
+    std::fs::create_dir_all(&linked).unwrap();
+    std::fs::create_dir_all(&relinked).unwrap();
+    std::os::unix::fs::symlink(dir.join("libnvidia-ml.so.1"), linked.join("libnvidia-ml.so.1")).unwrap();
+    std::os::unix::fs::symlink("../linked/libnvidia-ml.so.1", relinked.join("libnvidia-ml.so.1")).unwrap();
+    for d in [&linked, &relinked] {
+        let (stdout, stderr) = c_client(d, "a100-r525", &["nvmlDeviceGetTemperatureV", "nvmlDeviceGetTemperature"]);
+        assert_eq!(
+            stdout,
+            "nvmlDeviceGetTemperatureV absent\nnvmlDeviceGetTemperature present\nnvmlInit_v2 0\ndriver 525.147.05\n",
+            "through {}:\n{stderr}",
+            d.display()
+        );
+        assert!(!stderr.contains("nvml-mock"), "{stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A profile's `missing_functions` are not exported by the library `nvml-mock lib --profile`
+/// writes for it: a client that looks a symbol up first (`dlsym`) does not find them, as on a
+/// driver whose library lacks them, while the other functions of its driver are there.
+#[test]
+fn mock_lib_of_a_profile_leaves_out_its_missing_functions() {
+    let tmp = scratch("mock-lib-missing");
+    let profile = tmp.join("a100-missing.yaml");
+    std::fs::write(
+        &profile,
+        "name: a100-missing\nbase: [a100]\nmissing_functions: [nvmlDeviceGetTemperatureV, nvmlDeviceGetModuleId]\n",
+    )
+    .unwrap();
+    let dir = tmp.join("lib");
+    let out = Command::new(env!("CARGO_BIN_EXE_nvml-mock"))
+        .args(["lib", "--profile"])
+        .arg(&profile)
+        .arg("--out")
+        .arg(&dir)
+        .arg("--mock")
+        .arg(mock_path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let names =
+        ["nvmlDeviceGetTemperatureV", "nvmlDeviceGetModuleId", "nvmlDeviceGetTemperature", "nvmlSystemGetDriverBranch"];
+    let (stdout, stderr) = c_client(&dir, profile.to_str().unwrap(), &names);
+    let seen = symbols_seen(&stdout);
+    let want: BTreeMap<String, bool> = names.iter().enumerate().map(|(i, n)| (n.to_string(), i >= 2)).collect();
+    assert_eq!(seen, want, "{stdout}{stderr}");
+    assert!(stdout.contains("nvmlInit_v2 0\ndriver 580.82.07\n"), "{stdout}{stderr}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `nvml-mock lib --driver 580.159.04` exports what NVIDIA's library of that driver exports
+/// (`tests/data/exports-580.159.04.txt`, read on an H200): the 401 functions of the header it
+/// exports, three of which the headers date after that driver, and no other function of the
+/// header; and `nvmlInternalGetExportTable`. The driver's only symbols the library lacks are
+/// `nvmlGetBlacklistDeviceCount` and `nvmlGetBlacklistDeviceInfoByIndex`, old names that
+/// nvml.h defines as macros of `nvmlGetExcludedDevice*`, so no client of the header calls them.
+#[test]
+fn mock_lib_of_580_159_04_exports_what_that_driver_exports() {
+    let real: BTreeSet<&str> =
+        include_str!("data/exports-580.159.04.txt").lines().filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+    let header: BTreeSet<&str> = nvml_sys::SYMBOLS.iter().copied().collect();
+    let names: Vec<&str> = header.union(&real).copied().collect();
+    let tmp = scratch("mock-lib-580.159.04");
+    let profile = tmp.join("h100-580.159.04.yaml");
+    std::fs::write(&profile, "name: h100-580.159.04\nbase: [h100]\nsystem: {driver_version: \"580.159.04\"}\n")
+        .unwrap();
+    let (stdout, stderr) = c_client(&mock_lib("580.159.04"), profile.to_str().unwrap(), &names);
+    assert!(stdout.contains("nvmlInit_v2 0\ndriver 580.159.04\n"), "{stdout}{stderr}");
+    let present: BTreeSet<&str> = symbols_seen(&stdout)
+        .into_iter()
+        .filter(|(_, p)| *p)
+        .filter_map(|(n, _)| names.iter().copied().find(|m| *m == n))
+        .collect();
+
+    let want: BTreeSet<&str> = real.intersection(&header).copied().collect();
+    assert_eq!(want.len(), 401, "the driver's functions of the header, nvmlErrorString included");
+    let got: BTreeSet<&str> = present.intersection(&header).copied().collect();
+    let lacking: Vec<&&str> = want.difference(&got).collect();
+    let beyond: Vec<&&str> = got.difference(&want).collect();
+    assert!(lacking.is_empty() && beyond.is_empty(), "lacks {lacking:?}; exports beyond the driver {beyond:?}");
+    for f in ["nvmlDeviceGetRemappedRows_v2", "nvmlDeviceGetUnrepairableMemoryFlag_v1", "nvmlDeviceReadPRMCounters_v1"]
+    {
+        assert!(got.contains(f), "{f}");
+    }
+    let not_exported: Vec<&&str> = real.difference(&present).collect();
+    assert_eq!(not_exported, [&"nvmlGetBlacklistDeviceCount", &"nvmlGetBlacklistDeviceInfoByIndex"]);
+    assert!(present.contains("nvmlInternalGetExportTable"));
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `NVML_ERROR_*` codes the slots answer.
+const NOT_SUPPORTED: i64 = 3;
+const INVALID_ARGUMENT: i64 = 2;
+const NOT_FOUND: i64 = 6;
+const INSUFFICIENT_SIZE: i64 = 7;
+
+/// The C client of `nvidia-smi`'s export table, `tests/c/export_table.c`, compiled with the
+/// newest vendored nvml.h (for its types).
+fn export_table_client() -> PathBuf {
+    let headers = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../nvml-headers");
+    let newest = std::fs::read_dir(&headers)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("nvml.h").is_file())
+        .max_by_key(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.split('.').map(|n| n.parse::<u32>().unwrap_or(0)).collect::<Vec<_>>()
+        })
+        .expect("a vendored nvml.h");
+    compile("export_table", &[format!("-I{}", newest.display())])
+}
+
+/// What the client printed: its lines of words, by their first word.
+struct Answers(Vec<Vec<String>>);
+
+impl Answers {
+    /// The lines that start with `key`, without it.
+    fn all(&self, key: &str) -> Vec<&[String]> {
+        self.0.iter().filter(|l| l[0] == key).map(|l| &l[1..]).collect()
+    }
+
+    /// The one line that starts with `key`, its words as integers.
+    fn one(&self, key: &str) -> Vec<i64> {
+        let lines = self.all(key);
+        assert_eq!(lines.len(), 1, "one line `{key}`");
+        lines[0].iter().map(|w| w.parse().unwrap()).collect()
+    }
+}
+
+/// Runs the client with the `libnvidia-ml.so.1` of `lib` and `profile`.
+fn run_export_table(exe: &Path, lib: &Path, profile: &str) -> Answers {
+    let mut cmd = Command::new(exe);
+    for var in CLEARED_ENV {
+        cmd.env_remove(var);
+    }
+    let out = cmd.env("LD_LIBRARY_PATH", lib).env("NVML_MOCK_PROFILE", profile).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success() && !text.contains("FAIL"),
+        "the export table of {profile} ({}):\n{text}",
+        lib.display()
+    );
+    Answers(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split(' ').map(str::to_string).collect::<Vec<_>>())
+            .collect(),
+    )
+}
+
+/// A device's processes of one kind (`compute`, `graphics`) in the profile: (pid, used memory,
+/// name).
+fn named_processes(d: &BTreeMap<String, serde_yaml::Value>, kind: &str) -> Vec<(u64, u64, String)> {
+    let list =
+        d.get(&format!("processes.{kind}")).and_then(serde_yaml::Value::as_sequence).cloned().unwrap_or_default();
+    let number = |p: &serde_yaml::Value, k: &str| p.get(k).and_then(serde_yaml::Value::as_u64).unwrap();
+    let name = |p: &serde_yaml::Value| p.get("name").and_then(serde_yaml::Value::as_str).unwrap().to_string();
+    list.iter().map(|p| (number(p, "pid"), number(p, "used_memory"), name(p))).collect()
+}
+
+/// Checks what the client read against `base`, the built-in profile the run's profile is.
+fn check_export_table(a: &Answers, base: &str, label: &str) {
+    let devices = profile_devices(base).unwrap();
+    let gpus = devices.len() as i64;
+    // Another GUID has no table; nvidia-smi's is larger than the 648 bytes nvidia-smi requires.
+    assert_eq!(a.one("wrong_guid"), [NOT_SUPPORTED], "{label}");
+    assert!(a.one("size")[0] > 648, "{label}");
+    assert_eq!(a.one("handle_out_of_range"), [INVALID_ARGUMENT], "{label}");
+
+    // The process lists: the profile's processes, with their names.
+    for (i, d) in devices.iter().enumerate() {
+        for (slot, kind) in [(213, Some("compute")), (214, Some("graphics")), (215, None)] {
+            let want = kind.map(|k| named_processes(d, k)).unwrap_or_default();
+            let list: Vec<i64> = a
+                .all("list")
+                .into_iter()
+                .find(|l| l[0] == i.to_string() && l[1] == slot.to_string())
+                .unwrap_or_else(|| panic!("{label}: no list of GPU {i}, slot {slot}"))[2..]
+                .iter()
+                .map(|w| w.parse().unwrap())
+                .collect();
+            assert_eq!(list, [0, want.len() as i64], "{label}: GPU {i}, slot {slot}: code and count");
+            let got: Vec<(u64, u64, String)> = a
+                .all("process")
+                .into_iter()
+                .filter(|p| p[0] == i.to_string() && p[1] == slot.to_string())
+                .map(|p| (p[2].parse().unwrap(), p[3].parse().unwrap(), p[6..].join(" ")))
+                .collect();
+            assert_eq!(got, want, "{label}: GPU {i}, slot {slot}");
+            if slot == 213 && !want.is_empty() {
+                let short = a.all("short").into_iter().find(|s| s[0] == i.to_string()).unwrap();
+                assert_eq!(short[2..], [INSUFFICIENT_SIZE.to_string(), want.len().to_string()], "{label}: GPU {i}");
+            }
+        }
+    }
+    assert!(!a.all("process").is_empty(), "{label}: the profile has processes to list");
+
+    // dmon and pmon can monitor the GPU.
+    assert_eq!(a.one("monitorable"), [0, 1], "{label}");
+
+    // topo -m: NVLinks (4 + their number) between GPUs that have them, else the PCIe path
+    // through the host bridge (same NUMA node, 2) or the system (4).
+    let paths = a.all("path");
+    assert_eq!(paths.len() as i64, gpus * (gpus - 1), "{label}");
+    for p in paths {
+        let [i, j, code, path] = [0, 1, 2, 3].map(|k| p[k].parse::<usize>().unwrap());
+        let links = |d: &BTreeMap<String, serde_yaml::Value>| {
+            d.get("nvlink.links").and_then(serde_yaml::Value::as_u64).unwrap_or(0)
+        };
+        let nvlinks = links(&devices[i]).min(links(&devices[j]));
+        let numa = |d: &BTreeMap<String, serde_yaml::Value>| d.get("numa_node").and_then(serde_yaml::Value::as_u64);
+        let want = match nvlinks {
+            0 if numa(&devices[i]).is_some() && numa(&devices[i]) == numa(&devices[j]) => 2,
+            0 => 4,
+            n => 4 + n as usize,
+        };
+        assert_eq!((code, path), (0, want), "{label}: path from GPU {i} to GPU {j}");
+    }
+    assert_eq!(a.one("path_unknown"), [NOT_FOUND], "{label}");
+
+    // -q's GPU part number: the profile's, or NOT_SUPPORTED (N/A) without one.
+    let part = &a.all("part_number")[0];
+    match devices[0].get("gpu_part_number").and_then(serde_yaml::Value::as_str) {
+        Some(n) => assert_eq!(part.join(" "), format!("0 {n}"), "{label}"),
+        None => assert_eq!(part[0], NOT_SUPPORTED.to_string(), "{label}"),
+    }
+    // Any other slot called with a device and a count: the count is 0.
+    assert_eq!(a.one("other_slot"), [232, 0, 0], "{label}");
+}
+
+/// The h100 profile (8 GPUs on NVLink, two processes on GPU 0, GPU 7 in MIG mode) through the
+/// mock itself and through the library of driver 580.159.04 (the driver whose nvidia-smi the
+/// slots were recorded with), and the l40s profile (PCIe only, two NUMA nodes).
+#[test]
+fn a_c_client_calls_the_export_table_as_nvidia_smi_does() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("export-table");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = export_table_client();
+    let plain = mock_lib_dir(&dir);
+    for base in ["h100", "l40s"] {
+        check_export_table(&run_export_table(&exe, &plain, base), base, &format!("{base}, the mock"));
+    }
+
+    let forwarder = dir.join("lib-580.159.04");
+    let out = Command::new(env!("CARGO_BIN_EXE_nvml-mock"))
+        .args(["lib", "--driver", "580.159.04", "--out"])
+        .arg(&forwarder)
+        .arg("--mock")
+        .arg(mock_path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "nvml-mock lib: {}", String::from_utf8_lossy(&out.stderr));
+    let profile = dir.join("h100-580.159.04.yaml");
+    std::fs::write(&profile, "name: h100-580.159.04\nbase: [h100]\nsystem: {driver_version: \"580.159.04\"}\n")
+        .unwrap();
+    let a = run_export_table(&exe, &forwarder, profile.to_str().unwrap());
+    check_export_table(&a, "h100", "h100 on driver 580.159.04, `nvml-mock lib --driver 580.159.04`");
 }

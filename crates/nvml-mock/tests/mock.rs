@@ -210,8 +210,9 @@ fn protocols_follow_nvml_h() {
         );
         // A short string buffer.
         assert_eq!(string(8, |b, l| lib.nvmlDeviceGetName().unwrap()(d0, b, l)), Err(NVML_ERROR_INSUFFICIENT_SIZE));
-        // A versioned struct with the wrong version; nvmlDeviceGetMemoryInfo_v2 answers it
-        // FUNCTION_NOT_FOUND, as driver 580.159.04 does (the profile's recorded `checks`).
+        // A versioned struct with the wrong version: ARGUMENT_VERSION_MISMATCH, but
+        // FUNCTION_NOT_FOUND from nvmlDeviceGetMemoryInfo_v2, as driver 580.159.04 answers (the
+        // profile's recorded `checks`; `record_versions_are_checked_before_support`).
         let mut pci = nvmlPciInfoExt_t { version: 1, ..Default::default() };
         assert_eq!(lib.nvmlDeviceGetPciInfoExt().unwrap()(d0, &mut pci), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
         let mut mem = nvmlMemory_v2_t { version: 1, ..Default::default() };
@@ -1422,5 +1423,255 @@ fn hand_written_record_versions_follow_the_driver() {
             }
         }
         return;
+    }
+}
+
+/// The order of a versioned getter's argument checks, as driver 580.159.04 makes them (read on
+/// an H200 and an H100): a record version the function does not know answers
+/// `ARGUMENT_VERSION_MISMATCH` even where the right version answers `NOT_SUPPORTED` (the
+/// version is checked first), and `nvmlDeviceGetMemoryInfo_v2` answers a wrong version with
+/// `FUNCTION_NOT_FOUND`.
+#[test]
+fn record_versions_are_checked_before_support() {
+    let Some(lib) = initialised("record_versions_are_checked_before_support", "h100") else { return };
+    unsafe {
+        let d0 = device(&lib, 0);
+        // The H100 is passively cooled: no cooler to describe.
+        let cooler = lib.nvmlDeviceGetCoolerInfo().unwrap();
+        let mut info = nvmlCoolerInfo_t { version: nvmlCoolerInfo_v1, ..Default::default() };
+        assert_eq!(cooler(d0, &mut info), NVML_ERROR_NOT_SUPPORTED);
+        for wrong in [0, 1, nvmlCoolerInfo_v1 + (1 << 24), nvmlCoolerInfo_v1 + 4] {
+            let mut info = nvmlCoolerInfo_t { version: wrong, ..Default::default() };
+            assert_eq!(cooler(d0, &mut info), NVML_ERROR_ARGUMENT_VERSION_MISMATCH, "version {wrong:#x}");
+        }
+        let memory = lib.nvmlDeviceGetMemoryInfo_v2().unwrap();
+        let mut m = nvmlMemory_v2_t { version: nvmlMemory_v2, ..Default::default() };
+        assert_eq!(memory(d0, &mut m), NVML_SUCCESS);
+        assert_eq!(m.total, 81559 << 20);
+        for wrong in [0, 1, 3, nvmlMemory_v2 + (1 << 24), nvmlMemory_v2 + 8] {
+            let mut m = nvmlMemory_v2_t { version: wrong, ..Default::default() };
+            assert_eq!(memory(d0, &mut m), NVML_ERROR_FUNCTION_NOT_FOUND, "version {wrong:#x}");
+            assert_eq!(m.total, 0, "version {wrong:#x}: nothing written");
+        }
+    }
+}
+
+/// `nvmlDeviceGetFieldValues` answers each field on its own: a field id the driver does not know
+/// (0, those of later headers, `NVML_FI_MAX` and above) `INVALID_ARGUMENT` in that field's
+/// `nvmlReturn`, as driver 580.159.04 does, a known field the GPU lacks `NOT_SUPPORTED`, and the
+/// call `SUCCESS` since other fields have values.
+#[test]
+fn unknown_field_ids_answer_invalid_argument_each() {
+    let Some(lib) = initialised("unknown_field_ids_answer_invalid_argument_each", "h100") else { return };
+    // h100 runs driver 580.159.04, numbered as header 13.0.87, which ends before the field 274
+    // of later headers (the recorded H100 answered it so: its capture holds no other answer).
+    let ids: [(u32, nvmlReturn_t); 8] = [
+        (NVML_FI_DEV_ECC_CURRENT as u32, NVML_SUCCESS),
+        (0, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_DEV_ECC_SBE_VOL_L1 as u32, NVML_ERROR_NOT_SUPPORTED),
+        (274, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_MAX as u32 - 1, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_MAX as u32, NVML_ERROR_INVALID_ARGUMENT),
+        (1000, NVML_ERROR_INVALID_ARGUMENT),
+        (NVML_FI_DEV_POWER_INSTANT as u32, NVML_SUCCESS),
+    ];
+    let mut values: Vec<nvmlFieldValue_t> =
+        ids.iter().map(|(id, _)| nvmlFieldValue_t { fieldId: *id, nvmlReturn: 99, ..Default::default() }).collect();
+    unsafe {
+        let d0 = device(&lib, 0);
+        assert_eq!(lib.nvmlDeviceGetFieldValues().unwrap()(d0, ids.len() as i32, values.as_mut_ptr()), NVML_SUCCESS);
+    }
+    let got: Vec<(u32, nvmlReturn_t)> = values.iter().map(|v| (v.fieldId, v.nvmlReturn)).collect();
+    assert_eq!(got, ids);
+    // ECC is enabled on the H100.
+    assert_eq!(unsafe { values[0].value.ullVal }, 1);
+}
+
+fn pci_info(lib: &NvmlLib, d: nvmlDevice_t) -> nvmlPciInfo_t {
+    let mut pci = nvmlPciInfo_t::default();
+    assert_eq!(unsafe { lib.nvmlDeviceGetPciInfo_v3().unwrap()(d, &mut pci) }, NVML_SUCCESS);
+    pci
+}
+
+/// `nvmlDeviceQueryDrainState` answers the drain state of the GPU at a PCI location: not drained
+/// at first (as driver 580.159.04 answers on an H200), then as `nvmlDeviceModifyDrainState` left
+/// that GPU. `nvmlDeviceDiscoverGpus` finds nothing to add: every GPU of the profile is there.
+#[test]
+fn drain_state_and_gpu_discovery() {
+    let Some(lib) = initialised("drain_state_and_gpu_discovery", "h100") else { return };
+    unsafe {
+        let query = lib.nvmlDeviceQueryDrainState().unwrap();
+        let modify = lib.nvmlDeviceModifyDrainState().unwrap();
+        let (mut pci3, mut pci2) = (pci_info(&lib, device(&lib, 3)), pci_info(&lib, device(&lib, 2)));
+        let state = |pci: &mut nvmlPciInfo_t| {
+            let mut s = 99;
+            assert_eq!(query(pci, &mut s), NVML_SUCCESS);
+            s
+        };
+        assert_eq!((state(&mut pci3), state(&mut pci2)), (NVML_FEATURE_DISABLED, NVML_FEATURE_DISABLED));
+        assert_eq!(modify(&mut pci3, NVML_FEATURE_ENABLED), NVML_SUCCESS);
+        assert_eq!((state(&mut pci3), state(&mut pci2)), (NVML_FEATURE_ENABLED, NVML_FEATURE_DISABLED));
+        assert_eq!(modify(&mut pci3, NVML_FEATURE_DISABLED), NVML_SUCCESS);
+        assert_eq!(state(&mut pci3), NVML_FEATURE_DISABLED);
+        assert_eq!(query(&mut pci3, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        let mut s = 0;
+        assert_eq!(query(std::ptr::null_mut(), &mut s), NVML_ERROR_INVALID_ARGUMENT);
+        let mut nowhere = nvmlPciInfo_t { bus: 0x77, ..pci3 };
+        assert_eq!(query(&mut nowhere, &mut s), NVML_ERROR_NOT_FOUND);
+
+        let discover = lib.nvmlDeviceDiscoverGpus().unwrap();
+        assert_eq!(discover(&mut nowhere), NVML_SUCCESS);
+        assert_eq!(discover(std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        let mut n = 0;
+        assert_eq!(lib.nvmlDeviceGetCount_v2().unwrap()(&mut n), NVML_SUCCESS);
+        assert_eq!(n, 8);
+    }
+}
+
+/// `nvmlDeviceSetMigMode` sets the mode a GPU takes at its next reset, which
+/// `nvmlDeviceGetMigMode` answers as pending; the current mode stays (the mock never resets).
+/// `nvmlDeviceSetTemperatureThreshold` sets a threshold the profile gives, which
+/// `nvmlDeviceGetTemperatureThreshold` then answers, on that GPU alone; one the profile does not
+/// give is not settable.
+#[test]
+fn mig_mode_and_temperature_thresholds_are_set() {
+    let Some(lib) = initialised("mig_mode_and_temperature_thresholds_are_set", "h100") else { return };
+    unsafe {
+        let (d0, d1, d7) = (device(&lib, 0), device(&lib, 1), device(&lib, 7));
+        let set = lib.nvmlDeviceSetMigMode().unwrap();
+        let mode = |d| {
+            let (mut current, mut pending) = (9, 9);
+            assert_eq!(lib.nvmlDeviceGetMigMode().unwrap()(d, &mut current, &mut pending), NVML_SUCCESS);
+            (current, pending)
+        };
+        // GPU 7 runs in MIG mode, the others not.
+        assert_eq!((mode(d0), mode(d7)), ((0, 0), (1, 1)));
+        let mut status = 99;
+        assert_eq!(set(d0, NVML_DEVICE_MIG_ENABLE as u32, &mut status), NVML_SUCCESS);
+        assert_eq!(status, NVML_SUCCESS);
+        assert_eq!(set(d7, NVML_DEVICE_MIG_DISABLE as u32, &mut status), NVML_SUCCESS);
+        assert_eq!((mode(d0), mode(d1), mode(d7)), ((0, 1), (0, 0), (1, 0)));
+        assert_eq!(set(d0, 2, &mut status), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(set(d0, NVML_DEVICE_MIG_ENABLE as u32, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+
+        let set = lib.nvmlDeviceSetTemperatureThreshold().unwrap();
+        let get = lib.nvmlDeviceGetTemperatureThreshold().unwrap();
+        let threshold = |d, kind| {
+            let mut t = 0;
+            match get(d, kind, &mut t) {
+                NVML_SUCCESS => Ok(t),
+                e => Err(e),
+            }
+        };
+        let slowdown = NVML_TEMPERATURE_THRESHOLD_SLOWDOWN;
+        assert_eq!((threshold(d0, slowdown), threshold(d1, slowdown)), (Ok(89), Ok(89)));
+        let mut t = 85;
+        assert_eq!(set(d0, slowdown, &mut t), NVML_SUCCESS);
+        assert_eq!((threshold(d0, slowdown), threshold(d1, slowdown)), (Ok(85), Ok(89)));
+        assert_eq!(set(d0, slowdown, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        let acoustic = NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR;
+        assert_eq!(threshold(d0, acoustic), Err(NVML_ERROR_NOT_SUPPORTED));
+        assert_eq!(set(d0, acoustic, &mut t), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(threshold(d0, acoustic), Err(NVML_ERROR_NOT_SUPPORTED));
+    }
+}
+
+/// A GPU without MIG (the T4) has no MIG mode to set.
+#[test]
+fn mig_mode_is_not_set_without_mig() {
+    let Some(lib) = initialised("mig_mode_is_not_set_without_mig", "t4") else { return };
+    let mut status = 99;
+    let code =
+        unsafe { lib.nvmlDeviceSetMigMode().unwrap()(device(&lib, 0), NVML_DEVICE_MIG_ENABLE as u32, &mut status) };
+    assert_eq!((code, status), (NVML_ERROR_NOT_SUPPORTED, 99));
+}
+
+/// The vGPU setters of a vGPU host (the l40s-vgpu profile, instance 7 with an accounting list):
+/// `nvmlSetVgpuVersion` narrows the range of vGPU versions the host accepts (what
+/// `nvmlGetVgpuVersion` answers as current) within the supported one;
+/// `nvmlVgpuInstanceSetEncoderCapacity` sets what `nvmlVgpuInstanceGetEncoderCapacity` answers;
+/// `nvmlVgpuInstanceClearAccountingPids` empties an instance's accounting list, and answers the
+/// profile's error where the instance keeps none (accounting disabled). And
+/// `nvmlVgpuTypeGetMaxInstances` answers the profile's count of a type the GPU supports.
+#[test]
+fn vgpu_host_setters_and_limits() {
+    let profile = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("l40s-vgpu-accounting.yaml");
+    let base = nvml_mock::testing::builtin_profile("l40s-vgpu").unwrap();
+    let disabled = r#"nvmlVgpuInstanceGetAccountingPids: {error: NVML_ERROR_NOT_SUPPORTED, reason: "accounting mode is disabled"}"#;
+    assert!(base.contains(disabled));
+    std::fs::write(&profile, base.replacen(disabled, "nvmlVgpuInstanceGetAccountingPids: [4242, 4250]", 1)).unwrap();
+    let Some(lib) = initialised("vgpu_host_setters_and_limits", profile.to_str().unwrap()) else { return };
+    unsafe {
+        let versions = || {
+            let (mut supported, mut current) = (nvmlVgpuVersion_t::default(), nvmlVgpuVersion_t::default());
+            assert_eq!(lib.nvmlGetVgpuVersion().unwrap()(&mut supported, &mut current), NVML_SUCCESS);
+            ((supported.minVersion, supported.maxVersion), (current.minVersion, current.maxVersion))
+        };
+        assert_eq!(versions(), ((0x100000, 0x130000), (0x100000, 0x130000)));
+        let set = lib.nvmlSetVgpuVersion().unwrap();
+        let mut narrower = nvmlVgpuVersion_t { minVersion: 0x110000, maxVersion: 0x120000 };
+        assert_eq!(set(&mut narrower), NVML_SUCCESS);
+        assert_eq!(versions(), ((0x100000, 0x130000), (0x110000, 0x120000)));
+        for (min, max) in [(0x120000, 0x110000), (0xF0000, 0x120000), (0x110000, 0x140000)] {
+            let mut v = nvmlVgpuVersion_t { minVersion: min, maxVersion: max };
+            assert_eq!(set(&mut v), NVML_ERROR_INVALID_ARGUMENT, "{min:#x}-{max:#x}");
+        }
+        assert_eq!(set(std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(versions().1, (0x110000, 0x120000));
+
+        let set = lib.nvmlVgpuInstanceSetEncoderCapacity().unwrap();
+        let capacity = |vgpu| {
+            let mut c = 0;
+            assert_eq!(lib.nvmlVgpuInstanceGetEncoderCapacity().unwrap()(vgpu, &mut c), NVML_SUCCESS);
+            c
+        };
+        assert_eq!((capacity(7), capacity(8)), (100, 100));
+        assert_eq!(set(7, 40), NVML_SUCCESS);
+        assert_eq!((capacity(7), capacity(8)), (40, 100));
+        assert_eq!(set(7, 101), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(set(0, 40), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(set(99, 40), NVML_ERROR_NOT_FOUND);
+        assert_eq!(capacity(7), 40);
+
+        let clear = lib.nvmlVgpuInstanceClearAccountingPids().unwrap();
+        let pids = |vgpu| {
+            let (mut n, mut list) = (4u32, [0u32; 4]);
+            match lib.nvmlVgpuInstanceGetAccountingPids().unwrap()(vgpu, &mut n, list.as_mut_ptr()) {
+                NVML_SUCCESS => Ok(list[..n as usize].to_vec()),
+                e => Err(e),
+            }
+        };
+        assert_eq!((pids(7), pids(8)), (Ok(vec![4242, 4250]), Err(NVML_ERROR_NOT_SUPPORTED)));
+        assert_eq!(clear(7), NVML_SUCCESS);
+        assert_eq!(pids(7), Ok(vec![]));
+        assert_eq!(clear(8), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(clear(0), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(clear(99), NVML_ERROR_NOT_FOUND);
+
+        let max = lib.nvmlVgpuTypeGetMaxInstances().unwrap();
+        let d0 = device(&lib, 0);
+        let mut n = 0;
+        for (ty, want) in [(1300, 48), (1307, 2), (1315, 1)] {
+            assert_eq!(max(d0, ty, &mut n), NVML_SUCCESS);
+            assert_eq!(n, want, "type {ty}");
+        }
+        assert_eq!(max(d0, 9999, &mut n), NVML_ERROR_INVALID_ARGUMENT);
+        assert_eq!(max(d0, 1307, std::ptr::null_mut()), NVML_ERROR_INVALID_ARGUMENT);
+    }
+}
+
+/// On bare metal without a vGPU manager (the a100 profile, whose driver answers no vGPU version
+/// range) a host's vGPU settings are not there to set, and no vGPU type has instances. (The
+/// recorded H100's driver answers a range, so the h100 profile takes one.)
+#[test]
+fn vgpu_setters_on_bare_metal() {
+    let Some(lib) = initialised("vgpu_setters_on_bare_metal", "a100") else { return };
+    unsafe {
+        let mut v = nvmlVgpuVersion_t { minVersion: 0x110000, maxVersion: 0x120000 };
+        assert_eq!(lib.nvmlSetVgpuVersion().unwrap()(&mut v), NVML_ERROR_NOT_SUPPORTED);
+        let mut n = 7;
+        assert_eq!(lib.nvmlVgpuTypeGetMaxInstances().unwrap()(device(&lib, 0), 1307, &mut n), NVML_ERROR_NOT_SUPPORTED);
+        assert_eq!(lib.nvmlVgpuInstanceSetEncoderCapacity().unwrap()(7, 40), NVML_ERROR_NOT_FOUND);
+        assert_eq!(lib.nvmlVgpuInstanceClearAccountingPids().unwrap()(7), NVML_ERROR_NOT_FOUND);
     }
 }

@@ -11,7 +11,7 @@
 
 use std::io::{self, Write};
 
-use nvml::{ComputeMode, Device, EnableState, Error, Nvml, ProcessInfo, TemperatureSensors};
+use nvml::{ComputeMode, Device, Error, Nvml, ProcessInfo, TemperatureSensors};
 
 fn main() {
     if let Err(e) = run() {
@@ -148,12 +148,8 @@ fn na(e: &Error) -> String {
     }
 }
 
-fn on_off(s: EnableState) -> String {
-    match s {
-        EnableState::ENABLED => "On".into(),
-        EnableState::DISABLED => "Off".into(),
-        other => format!("{other:?}"),
-    }
+fn on_off(on: bool) -> String {
+    if on { "On" } else { "Off" }.into()
 }
 
 fn watts(mw: u32) -> String {

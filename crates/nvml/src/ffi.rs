@@ -107,6 +107,18 @@ pub fn check_count(count: c_uint, elem_bytes: usize) -> Result<usize, Error> {
     Ok(n)
 }
 
+/// The size query of the count + array protocol alone: `call(count)` calls the library with
+/// NULL arrays and `*count == 0`; the count it answers (with `NVML_SUCCESS`, or with
+/// `NVML_ERROR_INSUFFICIENT_SIZE`, the code that asks for arrays that big) is the length of
+/// the list, unless no real list has it ([`Error::Implausible`]).
+pub fn count_of(elem_bytes: usize, call: impl FnOnce(&mut c_uint) -> sys::nvmlReturn_t) -> Result<u32, Error> {
+    let mut count: c_uint = 0;
+    match call(&mut count) {
+        sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE => Ok(check_count(count, elem_bytes)? as u32),
+        code => Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
+    }
+}
+
 /// The count + array protocol, for one or more arrays that share a count. `call(capacity,
 /// count)` allocates `capacity` elements in each array (NULL when 0, see [`ptr_or_null`]),
 /// calls the library with `*count == capacity`, and returns its code with the arrays; the
@@ -223,6 +235,9 @@ pub fn fill_record_bytes(mut call: impl FnMut(*mut u64, &mut c_uint) -> sys::nvm
             sys::NVML_SUCCESS if !words.is_empty() => {
                 return Ok(words.iter().flat_map(|w| w.to_ne_bytes()).take(size as usize).collect())
             }
+            // The size query answered with success and no size: there is nothing (the same
+            // answer is an empty list to `fill_counted`).
+            sys::NVML_SUCCESS if n == 0 => return Ok(Vec::new()),
             sys::NVML_SUCCESS | sys::NVML_ERROR_INSUFFICIENT_SIZE if n > size => size = check_count(n, 1)? as c_uint,
             code => return Err(Error::from_code(code).unwrap_or(Error::Unknown(code))),
         }

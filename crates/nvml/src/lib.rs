@@ -26,7 +26,10 @@
 //! - Lists use NVML's two-call protocol (size query, fill) and retry if the list grows; a
 //!   count no real list has is [`Error::Implausible`], never an allocation.
 //! - The `serde` feature implements `serde::Serialize` for the data types.
-//! - [`sys`] is the raw layer, for anything else.
+//! - [`sys`] is the raw layer, for anything else: the function table (`nvml.lib()`), every C
+//!   type and every constant of the header; [`raw`] converts between its records and this
+//!   crate's. The docs link the constants they name (`[sys::NVML_VALUE_NOT_AVAILABLE]`), and
+//!   the limit methods take, the number of NVLink links, is [`NVLINK_MAX_LINKS`].
 //!
 //! # Handles
 //!
@@ -81,9 +84,10 @@
 //! For whoever works on the crate: its modules bottom to top; a module refers only to modules
 //! of lower layers (`xtask/tests/house.rs` in the repository checks it, and reads this list).
 //!
-//! 1. `ffi`, `value`, `newtype`: the `call!` macro, the status check and the list and string
-//!    helpers every call goes through; `nvmlValue_t` read by its type, and the macros through
-//!    which the other unions' members are read; the macro of the open newtypes.
+//! 1. `ffi`, `value`, `newtype`, `raw`: the `call!` macro, the status check and the list and
+//!    string helpers every call goes through; `nvmlValue_t` read by its type, and the macros
+//!    through which the other unions' members are read; the macro of the open newtypes; the
+//!    traits of the conversions to and from nvml-sys's layouts.
 //! 2. `nvml`: loading the library, `nvmlInit`, shutdown.
 //! 3. `handle`: the macros the generated handle list invokes.
 //! 4. `generated`: everything `cargo xtask regen` writes.
@@ -99,6 +103,7 @@ mod newtype;
 mod error;
 mod manual;
 mod nvml;
+pub mod raw;
 #[macro_use]
 mod value;
 
@@ -117,6 +122,9 @@ pub use handle::RawHandle;
 pub use manual::*;
 pub use nvml::{Builder, Nvml};
 pub use nvml_sys as sys;
+/// The number of NVLink links a device can have (`NVML_NVLINK_MAX_LINKS`): the NVLink methods
+/// take a link index below it.
+pub use nvml_sys::NVML_NVLINK_MAX_LINKS as NVLINK_MAX_LINKS;
 pub use value::Value;
 
 /// The README's examples, compiled as doc tests so that they stay right.

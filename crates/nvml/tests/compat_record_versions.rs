@@ -72,16 +72,23 @@ fn raw_fabric_info<T: Default>(nvml: &Nvml, gpu: &Device<'_>, set: impl FnOnce(&
     (code, record)
 }
 
+/// What `platform_info` answers from either layout: v2's fields, and the same values under the
+/// v1 names (kept, deprecated, so that code written against v1 reads them still).
+#[allow(deprecated)]
 fn expected_platform_info() -> PlatformInfo {
-    PlatformInfo {
-        ib_guid: IB_GUID.to_vec(),
-        chassis_serial_number: CHASSIS_SERIAL.to_vec(),
-        slot_number: 5,
-        tray_index: 0,
-        host_id: 1,
-        peer_type: 0,
-        module_id: 1,
-    }
+    let mut v = PlatformInfo::default();
+    v.ib_guid = IB_GUID.to_vec();
+    v.chassis_serial_number = CHASSIS_SERIAL.to_vec();
+    v.slot_number = 5;
+    v.tray_index = 0;
+    v.host_id = 1;
+    v.peer_type = 0;
+    v.module_id = 1;
+    v.rack_guid = CHASSIS_SERIAL.to_vec();
+    v.chassis_physical_slot_number = 5;
+    v.compute_slot_index = 0;
+    v.node_index = 1;
+    v
 }
 
 #[test]

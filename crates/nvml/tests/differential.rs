@@ -40,6 +40,10 @@
 //! `NVML_MOCK_REQUIRE_PYNVML` is set (CI sets it), which makes that a failure. The dumps and a
 //! report (counts per profile, every mismatch) are written to `target/tmp/differential/`.
 //!
+//! The same two exercises check the mock's recordings: `capture_round_trip` captures the mock
+//! loaded with each built-in profile (what `nvml-mock capture --keep-ids` runs) and requires
+//! both to answer the capture exactly as they answer the profile.
+//!
 //! Against a real driver: `against_pynvml_on_real_driver` (ignored unless asked for, and then
 //! only with `NVML_DIFF_REAL_LIBRARY`) makes the same comparison on the machine's own GPUs,
 //! getters only, and reports instead of failing; `differential/real.rs` says how, and
@@ -108,6 +112,11 @@ const KNOWN_MISMATCHES: &[(&str, &str)] = &[
          the mock, emulating it); nvmlkit returns the probe's empty list, as the header's \"When zero, is \
          set to the number of matching GPUs\" allows. Proof: proofs::topology_pynvml_calls_again_with_a_zero_count",
     ),
+    (
+        "nvmlSystemGetTopologyGpuSet",
+        "as nvmlDeviceGetTopologyNearestGpus, for a CPU no GPU is near (CPU 63 of the h200 recording, a \
+         16-CPU machine). Proof: proofs::topology_pynvml_calls_again_with_a_zero_count",
+    ),
 ];
 
 /// The variable that points a child at the calls it replays.
@@ -122,6 +131,9 @@ const GETTERS_ONLY_ENV: &str = "NVML_DIFF_GETTERS_ONLY";
 /// For the test of the real-driver mode: a child aborts, as a crash would, at the call
 /// `<C function> <object>` this names.
 const ABORT_AT_ENV: &str = "NVML_DIFF_ABORT_AT";
+/// Set in a child that captures the library of `NVML_DIFF_LIBRARY` into the profile
+/// `NVML_DIFF_OUT` (the round trip).
+const CAPTURE_ENV: &str = "NVML_DIFF_CAPTURE";
 /// `NVML_ERROR_FUNCTION_NOT_FOUND`.
 const FUNCTION_NOT_FOUND: u32 = 13;
 /// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`.
@@ -318,17 +330,67 @@ struct Diff {
     text: String,
 }
 
+/// Record fields nvml.h documents as "Reserved for future use" (`nvmlDynamicPstatesInfo_t.flags`,
+/// `nvmlAccountingStats_t.reserved`) or "Reserved for internal use" (the vGPU metadata's
+/// `reserved`), which nvmlkit's records leave out.
+const RESERVED: &[&str] = &["flags", "reserved"];
+
+/// Whether a value holds nothing: 0, or a list or record of nothing.
+fn is_empty(v: &J) -> bool {
+    match v {
+        J::Object(m) => m.values().all(is_empty),
+        J::String(s) => s.is_empty(),
+        J::Bool(b) => !b,
+        v => is_zero(v),
+    }
+}
+
+/// Whether a value is 0, or a list of zeros.
+fn is_zero(v: &J) -> bool {
+    match v {
+        J::Number(n) => n.as_f64() == Some(0.0),
+        J::Array(a) => a.iter().all(is_zero),
+        _ => false,
+    }
+}
+
 /// Compares pynvml's value `p` with nvmlkit's `r`; pushes each difference (with its path).
 fn compare(p: &J, r: &J, path: &str, diffs: &mut Vec<Diff>) {
     let mut push = |text: String| diffs.push(Diff { path: path.to_string(), text });
     match (p, r) {
+        // A yes or no nvmlkit reads as a `bool` (a `booleans` rule): pynvml's integer, 0 or not.
+        (J::Number(n), J::Bool(b)) if (n.as_f64() != Some(0.0)) == *b => {}
         (J::Object(pm), J::Object(rm)) => {
             let rk: BTreeMap<String, &J> = rm.iter().map(|(k, v)| (norm_key(k), v)).collect();
+            // A list nvmlkit cuts to the count beside it ("numCliques: Number of valid entries
+            // in cliques[]", the thermal sensors' `count`): pynvml's whole array is compared up
+            // to that count, which one of the record's count fields must give.
+            // (pynvml's dump may leave the count out: nvmlkit's record has it; pynvml's entries
+            // past it must then be empty.)
+            let counted = |k: &str, pa: &[J], ra: &[J]| -> Option<usize> {
+                let n = ra.len();
+                let is_count = |c: &String| {
+                    let c = c.to_ascii_lowercase();
+                    c != k.to_ascii_lowercase() && ["count", "num", "size", "entries"].iter().any(|w| c.contains(w))
+                };
+                let says = pm.iter().chain(rm.iter()).any(|(c, v)| is_count(c) && v.as_u64() == Some(n as u64));
+                let rest_empty = pm.iter().any(|(c, v)| is_count(c) && v.as_u64() == Some(n as u64))
+                    || pa[n.min(pa.len())..].iter().all(is_empty);
+                (pa.len() > n && says && rest_empty).then_some(n)
+            };
             // A record's `version` says which layout the binding passed (nvmlkit reads older
             // layouts into the newest), not what the GPU reported: it is not compared.
             for (k, pv) in pm.iter().filter(|(k, _)| k.as_str() != "version") {
                 match rk.get(&norm_key(k)) {
+                    Some(J::Array(ra)) if matches!(pv, J::Array(pa) if counted(k, pa, ra).is_some()) => {
+                        let J::Array(pa) = pv else { unreachable!() };
+                        let cut = J::Array(pa[..ra.len()].to_vec());
+                        compare(&cut, &J::Array(ra.clone()), &format!("{path}.{k}"), diffs)
+                    }
                     Some(rv) => compare(pv, rv, &format!("{path}.{k}"), diffs),
+                    // A field nvml.h marks "Reserved for future use" or "for internal use"
+                    // carries nothing, and nvmlkit leaves it out: pynvml must read zeros there.
+                    None if RESERVED.contains(&k.as_str()) && is_zero(pv) => {}
                     None => diffs.push(Diff {
                         path: format!("{path}.{k}"),
                         text: format!("{path}.{k}: pynvml {} , nvmlkit has no such field", short(pv)),
@@ -407,6 +469,62 @@ fn judge(py: &J, rs: &J) -> Verdict {
     }
 }
 
+/// `pynvml_dump.py` against `library` loaded with `profile`, the clock frozen: its JSON, also
+/// written to `out`.
+fn pynvml_dump(library: &Path, profile: &str, out: &Path) -> J {
+    let mut python = Command::new("python3");
+    for var in CLEARED_ENV {
+        python.env_remove(var);
+    }
+    let run = python
+        .arg(dump_script())
+        .arg(library)
+        .env("NVML_MOCK_PROFILE", profile)
+        .env("NVML_MOCK_CLOCK", FROZEN_CLOCK)
+        .output()
+        .expect("python3 runs");
+    assert!(run.status.success(), "pynvml_dump.py failed on {profile}:\n{}", String::from_utf8_lossy(&run.stderr));
+    std::fs::write(out, &run.stdout).expect("write");
+    serde_json::from_slice(&run.stdout).expect("pynvml_dump.py prints JSON")
+}
+
+/// nvmlkit's answers to pynvml's calls `py` (those of the table), by the index of the call
+/// (the same call can come twice, e.g. a getter before and after a setter): the calls are
+/// grouped by the faults their entry needs, and each group replays in a child of test `test`
+/// against `library` loaded with `profile`, the clock frozen. The files are `<prefix>.calls<n>.json`
+/// and `<prefix>.nvmlkit<n>.json`.
+fn replay_in_children(test: &str, profile: &str, library: &Path, py: &[Call], prefix: &Path) -> BTreeMap<u64, J> {
+    let mut groups: BTreeMap<Vec<&str>, Vec<J>> = BTreeMap::new();
+    for (seq, call) in py.iter().enumerate() {
+        if let Some(e) = calls::TABLE.iter().find(|e| e.c == call.c) {
+            groups
+                .entry(e.faults.to_vec())
+                .or_default()
+                .push(json!({"fn": call.c, "obj": call.obj, "args": call.args, "seq": seq}));
+        }
+    }
+    let mut rust: BTreeMap<u64, J> = BTreeMap::new();
+    for (n, (faults, group)) in groups.iter().enumerate() {
+        let calls_file = PathBuf::from(format!("{}.calls{n}.json", prefix.display()));
+        let out_file = PathBuf::from(format!("{}.nvmlkit{n}.json", prefix.display()));
+        std::fs::write(&calls_file, serde_json::to_string(group).expect("JSON")).expect("write");
+        let fault_spec: Vec<String> = faults.iter().map(|f| format!("{f}=NVML_ERROR_FUNCTION_NOT_FOUND")).collect();
+        let env = [
+            ("NVML_MOCK_PROFILE", profile),
+            ("NVML_MOCK_CLOCK", FROZEN_CLOCK),
+            ("NVML_MOCK_FAULTS", &fault_spec.join(",")),
+            (CALLS_ENV, calls_file.to_str().expect("UTF-8 path")),
+            (OUT_ENV, out_file.to_str().expect("UTF-8 path")),
+            (LIBRARY_ENV, library.to_str().expect("UTF-8 path")),
+        ];
+        assert!(!in_child(test, &env));
+        let replayed = read_replayed(&out_file);
+        assert!(replayed.done, "{profile}: the child did not answer every call ({})", out_file.display());
+        rust.extend(replayed.answers);
+    }
+    rust
+}
+
 /// Per profile: comparisons run, values equal, error codes equal, mismatches.
 #[derive(Default)]
 struct Tally {
@@ -427,7 +545,6 @@ fn against_pynvml() {
     if !have_pynvml() {
         return;
     }
-    let script = dump_script();
     let dir = work_dir();
     let mut report = String::new();
     let mut failures = Vec::new();
@@ -438,58 +555,17 @@ fn against_pynvml() {
     let mut tallies = Vec::new();
 
     for profile in builtin_profiles() {
-        let mut python = Command::new("python3");
-        for var in CLEARED_ENV {
-            python.env_remove(var);
-        }
-        let out = python
-            .arg(&script)
-            .arg(mock_path())
-            .env("NVML_MOCK_PROFILE", &profile)
-            .env("NVML_MOCK_CLOCK", FROZEN_CLOCK)
-            .output()
-            .expect("python3 runs");
-        assert!(out.status.success(), "pynvml_dump.py failed on {profile}:\n{}", String::from_utf8_lossy(&out.stderr));
-        std::fs::write(dir.join(format!("{profile}.pynvml.json")), &out.stdout).expect("write");
-        let dump: J = serde_json::from_slice(&out.stdout).expect("pynvml_dump.py prints JSON");
+        let dump = pynvml_dump(&mock_path(), &profile, &dir.join(format!("{profile}.pynvml.json")));
         pynvml_version = dump["pynvml"].as_str().unwrap_or("?").to_string();
         let py: Vec<Call> = dump["calls"].as_array().expect("calls").iter().map(Call::from_json).collect();
 
-        // Group the calls by the faults their entry needs; each group replays in a child.
-        let mut groups: BTreeMap<Vec<&str>, Vec<J>> = BTreeMap::new();
-        for (seq, call) in py.iter().enumerate() {
+        for call in &py {
             called.insert(call.c.clone());
-            match calls::TABLE.iter().find(|e| e.c == call.c) {
-                Some(e) => groups
-                    .entry(e.faults.to_vec())
-                    .or_default()
-                    .push(json!({"fn": call.c, "obj": call.obj, "args": call.args, "seq": seq})),
-                None => failures
-                    .push(format!("{profile}: pynvml_dump.py calls {} but calls.rs has no entry for it", call.c)),
+            if !calls::TABLE.iter().any(|e| e.c == call.c) {
+                failures.push(format!("{profile}: pynvml_dump.py calls {} but calls.rs has no entry for it", call.c));
             }
         }
-        // nvmlkit's answers by the index of pynvml's call (the same call can come twice, e.g.
-        // a getter before and after a setter).
-        let mut rust: BTreeMap<u64, J> = BTreeMap::new();
-        for (n, (faults, group)) in groups.iter().enumerate() {
-            let calls_file = dir.join(format!("{profile}.calls{n}.json"));
-            let out_file = dir.join(format!("{profile}.nvmlkit{n}.json"));
-            std::fs::write(&calls_file, serde_json::to_string(group).expect("JSON")).expect("write");
-            let fault_spec: Vec<String> = faults.iter().map(|f| format!("{f}=NVML_ERROR_FUNCTION_NOT_FOUND")).collect();
-            let mock = mock_path();
-            let env = [
-                ("NVML_MOCK_PROFILE", profile.as_str()),
-                ("NVML_MOCK_CLOCK", FROZEN_CLOCK),
-                ("NVML_MOCK_FAULTS", &fault_spec.join(",")),
-                (CALLS_ENV, calls_file.to_str().expect("UTF-8 path")),
-                (OUT_ENV, out_file.to_str().expect("UTF-8 path")),
-                (LIBRARY_ENV, mock.to_str().expect("UTF-8 path")),
-            ];
-            assert!(!in_child("against_pynvml", &env));
-            let replayed = read_replayed(&out_file);
-            assert!(replayed.done, "{profile}: the child did not answer every call ({})", out_file.display());
-            rust.extend(replayed.answers);
-        }
+        let rust = replay_in_children("against_pynvml", &profile, &mock_path(), &py, &dir.join(&profile));
 
         let mut t = Tally::default();
         for (seq, call) in py.iter().enumerate() {
@@ -579,6 +655,128 @@ fn against_pynvml() {
     std::fs::write(dir.join("report.txt"), format!("{summary}\n{report}")).expect("write the report");
     eprintln!("{summary}(details: {})", dir.join("report.txt").display());
     assert!(failures.is_empty(), "{} differences between pynvml and nvmlkit:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// The child of [`capture_round_trip`] that captures: `nvml_mock::capture` (what `nvml-mock
+/// capture --keep-ids --library LIBRARY` runs, its probes in this process) of the library of
+/// `NVML_DIFF_LIBRARY`, written to `NVML_DIFF_OUT`, and its report beside it (`.txt`).
+fn capture_child() {
+    let library = PathBuf::from(std::env::var_os(LIBRARY_ENV).expect("the library to capture"));
+    let out = PathBuf::from(std::env::var_os(OUT_ENV).expect("the profile to write"));
+    let opts = nvml_mock::capture::Options {
+        library: Some(library),
+        mock: Some(mock_path()),
+        name: "captured".to_string(),
+        keep_ids: true,
+        ..Default::default()
+    };
+    let captured = nvml_mock::capture::capture(&opts).unwrap_or_else(|e| panic!("capture: {e}"));
+    std::fs::write(&out, &captured.yaml).expect("write the capture");
+    std::fs::write(out.with_extension("txt"), captured.report.join("\n")).expect("write the report");
+}
+
+/// `nvml-mock capture` and replay lose nothing: for every built-in profile P, a capture (the
+/// code of `nvml-mock capture --keep-ids`, in a child with the clock frozen) of the mock loaded
+/// with P, through the library `nvml-mock lib --profile P` writes (as a machine's
+/// `libnvidia-ml.so.1`), is a profile P′ with which the mock, through the library of P′ (which
+/// must export the same functions), answers exactly as with P:
+/// - NVIDIA's Python binding's dump (`pynvml_dump.py`, getters, setters and the getters that
+///   read back what they set): the same JSON, call by call, codes and values;
+/// - nvmlkit's replay of those calls (the safe crate's exercise of `against_pynvml`, through
+///   `calls.rs`): the same answers, call by call.
+///
+/// The program itself (its options, its probes in child processes) is checked to write the
+/// same profile by the mock's `tests/capture.rs`.
+#[test]
+fn capture_round_trip() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return if std::env::var_os(CAPTURE_ENV).is_some() { capture_child() } else { replay() };
+    }
+    if !have_pynvml() {
+        return;
+    }
+    let dir = work_dir().join("round-trip");
+    std::fs::create_dir_all(&dir).expect("the test's scratch directory");
+    let mock = mock_path();
+    let mut failures = Vec::new();
+    let mut summary = String::new();
+    for profile in builtin_profiles() {
+        let captured = dir.join(format!("{profile}.captured.yaml"));
+        // Each profile's libraries replace the last one's (each holds a copy of the mock).
+        let (lib_p, lib_q) = (dir.join("lib"), dir.join("captured-lib"));
+        let lib = |profile: &str, out: &Path| {
+            nvml_mock::driver_lib::write_for_profile(out, profile, &mock).unwrap_or_else(|e| panic!("{profile}: {e}"));
+            out.join("libnvidia-ml.so.1")
+        };
+        let library_p = lib(&profile, &lib_p);
+        let env = [
+            ("NVML_MOCK_PROFILE", profile.as_str()),
+            ("NVML_MOCK_CLOCK", FROZEN_CLOCK),
+            (CAPTURE_ENV, "1"),
+            (LIBRARY_ENV, library_p.to_str().expect("UTF-8 path")),
+            (OUT_ENV, captured.to_str().expect("UTF-8 path")),
+        ];
+        assert!(!in_child("capture_round_trip", &env));
+        let captured = captured.to_str().expect("UTF-8 path");
+        let library_q = lib(captured, &lib_q);
+        let forwarder = |d: &Path| std::fs::read_to_string(d.join("forwarder.c")).expect("the library's source");
+        if forwarder(&lib_p) != forwarder(&lib_q) {
+            failures.push(format!(
+                "{profile}: `nvml-mock lib --profile` exports other functions for the capture than for the profile"
+            ));
+        }
+
+        // NVIDIA's Python binding.
+        let dump_p = pynvml_dump(&library_p, &profile, &dir.join(format!("{profile}.pynvml.json")));
+        let dump_q = pynvml_dump(&library_q, captured, &dir.join(format!("{profile}.captured.pynvml.json")));
+        let (calls_p, calls_q) =
+            (dump_p["calls"].as_array().expect("calls"), dump_q["calls"].as_array().expect("calls"));
+        if calls_p.len() != calls_q.len() {
+            failures.push(format!(
+                "{profile}: pynvml made {} calls with P, {} with the capture",
+                calls_p.len(),
+                calls_q.len()
+            ));
+        }
+        let differ: Vec<String> = calls_p
+            .iter()
+            .zip(calls_q)
+            .filter(|(p, q)| p != q)
+            .map(|(p, q)| format!("{profile}: pynvml: {} , with the capture {}", short(p), short(q)))
+            .collect();
+        failures.extend(differ.iter().take(20).cloned());
+        let valued = calls_p.iter().filter(|c| c.get("ok").is_some()).count();
+
+        // nvmlkit, replaying pynvml's calls.
+        let py: Vec<Call> = calls_p.iter().map(Call::from_json).collect();
+        let tag = |t: &str| dir.join(format!("{profile}.{t}"));
+        let rust_p = replay_in_children("capture_round_trip", &profile, &library_p, &py, &tag("p"));
+        let rust_q = replay_in_children("capture_round_trip", captured, &library_q, &py, &tag("captured"));
+        let rust_differ: Vec<String> = rust_p
+            .iter()
+            .filter(|(seq, a)| rust_q.get(seq) != Some(a))
+            .map(|(seq, a)| {
+                let c = &py[*seq as usize];
+                let q = rust_q.get(seq).map_or("no answer".to_string(), short);
+                format!("{profile}: nvmlkit: {} on {} {}: {} , with the capture {q}", c.c, c.obj, c.args, short(a))
+            })
+            .collect();
+        failures.extend(rust_differ.iter().take(20).cloned());
+        let rust_valued = rust_p.values().filter(|a| a.get("ok").is_some()).count();
+        if valued == 0 || rust_valued == 0 {
+            failures.push(format!("{profile}: no call answered a value (pynvml {valued}, nvmlkit {rust_valued})"));
+        }
+        summary.push_str(&format!(
+            "{profile:<12} pynvml {:>6} calls ({valued:>5} values) {:>4} differ; nvmlkit {:>6} calls ({rust_valued:>5} values) {:>4} differ\n",
+            calls_p.len(),
+            differ.len(),
+            rust_p.len(),
+            rust_differ.len()
+        ));
+    }
+    std::fs::write(dir.join("report.txt"), &summary).expect("write the report");
+    eprintln!("{summary}(details: {})", dir.display());
+    assert!(failures.is_empty(), "the mock answers its capture differently:\n{}", failures.join("\n"));
 }
 
 #[test]

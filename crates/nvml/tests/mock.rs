@@ -120,15 +120,25 @@ fn h100_identity_of_every_device() {
     let d0 = nvml.device_by_index(0).unwrap();
     assert_eq!(d0.brand(), Ok(BrandType::NVIDIA), "brand");
     assert_eq!(d0.architecture(), Ok(DeviceArchitecture::HOPPER), "architecture");
+    // Values print as nvidia-smi writes them.
+    assert_eq!(
+        (d0.brand().unwrap().to_string(), d0.architecture().unwrap().to_string()),
+        ("NVIDIA".into(), "Hopper".into())
+    );
     assert_eq!(
         d0.cuda_compute_capability(),
-        Ok(CudaComputeCapability { major: 9, minor: 0 }),
+        Ok({
+            let mut v = CudaComputeCapability::default();
+            v.major = 9;
+            v.minor = 0;
+            v
+        }),
         "cuda_compute_capability"
     );
     assert_eq!(d0.num_gpu_cores(), Ok(16896), "gpu_cores");
     assert_eq!(d0.vbios_version().as_deref(), Ok("96.00.DA.00.0C"), "vbios_version");
     assert_eq!(d0.inforom_image_version().as_deref(), Ok("G520.0200.00.05"), "inforom.image");
-    assert_eq!(d0.multi_gpu_board(), Ok(0), "multi_gpu_board");
+    assert_eq!(d0.multi_gpu_board(), Ok(false), "multi_gpu_board");
     // Indices past the last device and unknown identifiers.
     assert_eq!(nvml.device_by_index(8).unwrap_err(), Error::InvalidArgument, "device_by_index(8)");
     assert_eq!(nvml.device_by_uuid("GPU-00000000-0000-0000-0000-000000000000").unwrap_err(), Error::NotFound);
@@ -177,10 +187,15 @@ fn h100_thermal_and_power() {
     assert_eq!(d.enforced_power_limit(), Ok(700_000), "power.enforced_limit_mw");
     assert_eq!(
         d.power_management_limit_constraints(),
-        Ok(PowerManagementLimitConstraints { min_limit: 200_000, max_limit: 700_000 }),
+        Ok({
+            let mut v = PowerManagementLimitConstraints::default();
+            v.min_limit = 200_000;
+            v.max_limit = 700_000;
+            v
+        }),
         "power.min/max_limit_mw"
     );
-    assert_eq!(d.power_management_mode(), Ok(EnableState::ENABLED), "power.management");
+    assert_eq!(d.power_management_mode(), Ok(true), "power.management");
     // A counter: the profile's value at init, growing at the power draw since.
     let energy = d.total_energy_consumption().unwrap();
     assert!(energy >= 2_131_855 && d.total_energy_consumption().unwrap() >= energy, "power.energy_mj: {energy}");
@@ -240,6 +255,18 @@ fn h100_running_processes() {
     );
     assert_eq!(d0.graphics_running_processes(), Ok(vec![]), "no graphics processes");
     assert_eq!(nvml.device_by_index(1).unwrap().compute_running_processes(), Ok(vec![]), "device 1 runs nothing");
+    // The header's size query alone: how many, without the list.
+    assert_eq!(d0.compute_running_process_count(), Ok(2), "two compute processes on device 0");
+    assert_eq!(d0.graphics_running_process_count(), Ok(0), "no graphics processes");
+    assert_eq!(nvml.device_by_index(1).unwrap().compute_running_process_count(), Ok(0), "device 1 runs nothing");
+    // "Set it to 0 to read utilization based on all the samples": `None` passes the 0.
+    let samples = |since| -> Vec<(u32, u32)> {
+        d0.process_utilization(since).unwrap().iter().map(|s| (s.pid, s.sm_util)).collect()
+    };
+    assert_eq!(samples(None), samples(Some(0)), "every sample");
+    assert_eq!(samples(None), [(4242, 38), (4250, 21)], "a sample of each process");
+    let clocks = d0.supported_memory_clocks().unwrap();
+    assert_eq!(d0.supported_memory_clock_count(), Ok(clocks.len() as u32), "as many as supported_memory_clocks lists");
 }
 
 #[test]
@@ -247,14 +274,19 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     let Some(nvml) = in_profile("h100_modes_ecc_pcie_and_utilisation", "h100") else { return };
     let d = nvml.device_by_index(0).unwrap();
     assert_eq!(d.compute_mode(), Ok(ComputeMode::DEFAULT), "compute_mode");
-    assert_eq!(d.persistence_mode(), Ok(EnableState::ENABLED), "persistence_mode");
+    assert_eq!(d.persistence_mode(), Ok(true), "persistence_mode");
     // Recorded: the H100 answers its display mode enabled, with no display active.
-    assert_eq!(d.display_mode(), Ok(EnableState::ENABLED), "display_mode");
-    assert_eq!(d.display_active(), Ok(EnableState::DISABLED), "display_active");
+    assert_eq!(d.display_mode(), Ok(true), "display_mode");
+    assert_eq!(d.display_active(), Ok(false), "display_active");
     // ECC.
     assert_eq!(
         d.ecc_mode(),
-        Ok(EccMode { current: EnableState::ENABLED, pending: EnableState::ENABLED }),
+        Ok({
+            let mut v = EccMode::default();
+            v.current = true;
+            v.pending = true;
+            v
+        }),
         "ecc.enabled, ecc.pending"
     );
     for error in [MemoryErrorType::CORRECTED, MemoryErrorType::UNCORRECTED] {
@@ -264,7 +296,14 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     }
     assert_eq!(
         d.remapped_rows(),
-        Ok(RemappedRows { corr_rows: 0, unc_rows: 0, is_pending: false, failure_occurred: false }),
+        Ok({
+            let mut v = RemappedRows::default();
+            v.corr_rows = 0;
+            v.unc_rows = 0;
+            v.is_pending = false;
+            v.failure_occurred = false;
+            v
+        }),
         "remapped_rows"
     );
     // The H100 profile has no retired-pages section: not supported.
@@ -285,20 +324,44 @@ fn h100_modes_ecc_pcie_and_utilisation() {
         "nvmlDeviceGetPcieLinkMaxSpeed: the code of 32 GT/s"
     );
     // Utilisation: device 0 overrides the defaults.
-    assert_eq!(d.utilization_rates(), Ok(Utilization { gpu: 37, memory: 12 }), "utilization of device 0");
+    assert_eq!(
+        d.utilization_rates(),
+        Ok({
+            let mut v = Utilization::default();
+            v.gpu = 37;
+            v.memory = 12;
+            v
+        }),
+        "utilization of device 0"
+    );
     assert_eq!(
         nvml.device_by_index(1).unwrap().utilization_rates(),
-        Ok(Utilization { gpu: 0, memory: 0 }),
+        Ok({
+            let mut v = Utilization::default();
+            v.gpu = 0;
+            v.memory = 0;
+            v
+        }),
         "utilization of device 1"
     );
     assert_eq!(
         d.encoder_utilization(),
-        Ok(EncoderUtilization { utilization: 0, sampling_period_us: 100_000 }),
+        Ok({
+            let mut v = EncoderUtilization::default();
+            v.utilization = 0;
+            v.sampling_period_us = 100_000;
+            v
+        }),
         "encoder"
     );
     assert_eq!(
         d.decoder_utilization(),
-        Ok(DecoderUtilization { utilization: 0, sampling_period_us: 100_000 }),
+        Ok({
+            let mut v = DecoderUtilization::default();
+            v.utilization = 0;
+            v.sampling_period_us = 100_000;
+            v
+        }),
         "decoder"
     );
     // Events and field values.
@@ -323,7 +386,8 @@ fn h100_modes_ecc_pcie_and_utilisation() {
     // As recorded: an unsigned int, read at another moment than nvmlDeviceGetPowerUsage.
     assert_eq!(value(0), Ok(Value::UnsignedInt(70_978)), "field NVML_FI_DEV_POWER_INSTANT");
     assert_eq!(value(1).map(|v| v.as_u64()), Ok(Some(36)), "field NVML_FI_DEV_MEMORY_TEMP");
-    assert_eq!(value(2), Err(&Error::NotSupported), "a field the profile lacks");
+    // An id no header names is one the driver does not know (driver 580.159.04 answers so).
+    assert_eq!(value(2), Err(&Error::InvalidArgument), "an unknown field id");
 }
 
 #[test]
@@ -331,12 +395,12 @@ fn h100_nvlink() {
     let Some(nvml) = in_profile("h100_nvlink", "h100") else { return };
     let d = nvml.device_by_index(2).unwrap();
     for link in 0..18 {
-        assert_eq!(d.nv_link_state(link), Ok(EnableState::ENABLED), "state of link {link}");
-        assert_eq!(d.nv_link_version(link), Ok(4), "version of link {link}");
+        assert_eq!(d.nvlink_state(link), Ok(true), "state of link {link}");
+        assert_eq!(d.nvlink_version(link), Ok(4), "version of link {link}");
     }
-    assert_eq!(d.nv_link_state(18), Err(Error::InvalidArgument), "the H100 has 18 links");
+    assert_eq!(d.nvlink_state(18), Err(Error::InvalidArgument), "the H100 has 18 links");
     // Links lead to NVSwitches (bus 0xFF), four links per switch.
-    let remote = d.nv_link_remote_pci_info(9).unwrap();
+    let remote = d.nvlink_remote_pci_info(9).unwrap();
     assert_eq!(
         (remote.bus, remote.device, remote.bus_id.as_str()),
         (0xFF, 2, "00000000:FF:02.0"),
@@ -348,8 +412,26 @@ fn h100_nvlink() {
 fn h100_mig_device_7() {
     let Some(nvml) = in_profile("h100_mig_device_7", "h100") else { return };
     let (d0, d7) = (nvml.device_by_index(0).unwrap(), nvml.device_by_index(7).unwrap());
-    assert_eq!(d0.mig_mode(), Ok(MigMode { current_mode: false, pending_mode: false }), "MIG is off on device 0");
-    assert_eq!(d7.mig_mode(), Ok(MigMode { current_mode: true, pending_mode: true }), "MIG is on on device 7");
+    assert_eq!(
+        d0.mig_mode(),
+        Ok({
+            let mut v = MigMode::default();
+            v.current_mode = false;
+            v.pending_mode = false;
+            v
+        }),
+        "MIG is off on device 0"
+    );
+    assert_eq!(
+        d7.mig_mode(),
+        Ok({
+            let mut v = MigMode::default();
+            v.current_mode = true;
+            v.pending_mode = true;
+            v
+        }),
+        "MIG is on on device 7"
+    );
     assert_eq!(d7.max_mig_device_count(), Ok(7), "mig.max_devices");
     let p = d7.gpu_instance_profile_info(sys::NVML_GPU_INSTANCE_PROFILE_3_SLICE as u32).unwrap();
     assert_eq!(
@@ -434,8 +516,8 @@ fn setters_change_what_getters_return() {
         Ok(1980),
         "application clock after reset_applications_clocks"
     );
-    d.set_persistence_mode(EnableState::DISABLED).unwrap();
-    assert_eq!(d.persistence_mode(), Ok(EnableState::DISABLED), "persistence mode after set_persistence_mode");
+    d.set_persistence_mode(false).unwrap();
+    assert_eq!(d.persistence_mode(), Ok(false), "persistence mode after set_persistence_mode");
     // Other devices keep the profile's values.
     assert_eq!(nvml.device_by_index(5).unwrap().power_management_limit(), Ok(700_000), "device 5 is untouched");
 }
@@ -456,13 +538,27 @@ fn t4_values_and_what_it_lacks() {
     assert_eq!(d.pci_info().map(|p| p.bus_id), Ok("00000000:AB:00.0".to_string()), "bus id of device 5");
     assert_eq!(d.brand(), Ok(BrandType::TESLA), "brand");
     assert_eq!(d.architecture(), Ok(DeviceArchitecture::TURING), "architecture");
-    assert_eq!(d.cuda_compute_capability(), Ok(CudaComputeCapability { major: 7, minor: 5 }), "compute capability");
+    assert_eq!(
+        d.cuda_compute_capability(),
+        Ok({
+            let mut v = CudaComputeCapability::default();
+            v.major = 7;
+            v.minor = 5;
+            v
+        }),
+        "compute capability"
+    );
     let m = d.memory_info().unwrap();
     assert_eq!((m.total, m.reserved, m.used), (16_106_127_360, 269_484_032, 2_097_152), "memory");
     assert_eq!(d.power_management_limit(), Ok(70_000), "power.limit_mw");
     assert_eq!(
         d.power_management_limit_constraints(),
-        Ok(PowerManagementLimitConstraints { min_limit: 60_000, max_limit: 70_000 }),
+        Ok({
+            let mut v = PowerManagementLimitConstraints::default();
+            v.min_limit = 60_000;
+            v.max_limit = 70_000;
+            v
+        }),
         "power.min/max_limit_mw"
     );
     assert_eq!(d.max_clock_info(ClockType::GRAPHICS), Ok(1590), "max graphics clock");
@@ -470,10 +566,10 @@ fn t4_values_and_what_it_lacks() {
     assert_eq!(d.supported_graphics_clocks(5001).map(|c| c.len()), Ok(87), "1590 down to 300 by 15");
     assert_eq!(d.max_pcie_link_generation(), Ok(3), "pcie.max_link_gen");
     assert_eq!(d.retired_pages(PageRetirementCause::DOUBLE_BIT_ECC_ERROR), Ok(vec![]), "retired_pages.double_bit");
-    assert_eq!(d.retired_pages_pending_status(), Ok(EnableState::DISABLED), "retired_pages.pending");
+    assert_eq!(d.retired_pages_pending_status(), Ok(false), "retired_pages.pending");
     // Keys the T4 profile leaves out: the functions answer NOT_SUPPORTED.
-    assert_eq!(d.nv_link_state(0), Err(Error::NotSupported), "no nvlink section");
-    assert_eq!(d.nv_link_version(0), Err(Error::NotSupported), "no nvlink section");
+    assert_eq!(d.nvlink_state(0), Err(Error::NotSupported), "no nvlink section");
+    assert_eq!(d.nvlink_version(0), Err(Error::NotSupported), "no nvlink section");
     assert_eq!(d.mig_mode(), Err(Error::NotSupported), "no mig section");
     assert_eq!(d.max_mig_device_count(), Err(Error::NotSupported), "no mig section");
     assert_eq!(d.remapped_rows(), Err(Error::NotSupported), "no remapped_rows section");
@@ -494,9 +590,18 @@ fn a100_values() {
     assert_eq!(d.uuid().as_deref(), Ok("GPU-c4f82fda-f11d-4492-a176-950eab898aad"), "uuid of device 0");
     assert_eq!(d.memory_info().map(|m| m.total), Ok(85_899_345_920), "memory.total");
     assert_eq!(d.power_management_limit(), Ok(400_000), "power.limit_mw");
-    assert_eq!(d.cuda_compute_capability(), Ok(CudaComputeCapability { major: 8, minor: 0 }), "compute capability");
-    assert_eq!(d.nv_link_version(11), Ok(3), "NVLink 3 on link 11");
-    assert_eq!(d.nv_link_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
+    assert_eq!(
+        d.cuda_compute_capability(),
+        Ok({
+            let mut v = CudaComputeCapability::default();
+            v.major = 8;
+            v.minor = 0;
+            v
+        }),
+        "compute capability"
+    );
+    assert_eq!(d.nvlink_version(11), Ok(3), "NVLink 3 on link 11");
+    assert_eq!(d.nvlink_state(12), Err(Error::InvalidArgument), "the A100 has 12 links");
     let pids: Vec<u32> = d.compute_running_processes().unwrap().iter().map(|p| p.pid).collect();
     assert_eq!(pids, [4242, 4250], "device 0's processes");
 }
@@ -709,15 +814,22 @@ fn unknown_enum_values_are_kept() {
     assert_eq!(format!("{p:?}"), "Pstates(40)");
     let brand = d.brand().unwrap();
     assert_eq!(
-        (brand, format!("{brand:?}")),
-        (BrandType(1234), "BrandType(1234)".to_string()),
+        (brand, format!("{brand:?}"), brand.to_string()),
+        (BrandType(1234), "BrandType(1234)".to_string(), "1234".to_string()),
         "nvmlDeviceGetBrand: 1234"
     );
-    // Known values keep their names.
+    // Known values display in words: nvidia-smi's "Exclusive_Process" and so on.
+    let shown: Vec<String> = [ComputeMode::DEFAULT, ComputeMode::EXCLUSIVE_PROCESS, ComputeMode::PROHIBITED]
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(shown, ["Default", "Exclusive Process", "Prohibited"]);
     assert_eq!(
-        format!("{:?}", d.ecc_mode().unwrap()),
-        "EccMode { current: EnableState::ENABLED, pending: EnableState::DISABLED }"
+        (BrandType::NVIDIA_RTX.to_string(), BrandType::GEFORCE.to_string(), Pstates::PSTATE_0.to_string()),
+        ("NVIDIA RTX".to_string(), "GeForce".to_string(), "P0".to_string())
     );
+    // A yes or no is a `bool` (nvmlEnableState_t: NVML_FEATURE_ENABLED or _DISABLED).
+    assert_eq!(format!("{:?}", d.ecc_mode().unwrap()), "EccMode { current: true, pending: false }");
     assert_eq!(ComputeMode::PROHIBITED.name(), Some("PROHIBITED"));
     // The one-device profile: everything it leaves out is not supported.
     assert_eq!(nvml.device_count(), Ok(1));
@@ -873,7 +985,7 @@ fn b200_sram_ecc_entries() {
     let entries = nvml.device_by_index(3).unwrap().sram_unique_uncorrected_ecc_error_counts().unwrap();
     let got: Vec<_> =
         entries.iter().map(|e| (e.unit, e.location, e.sublocation, e.address, e.is_parity, e.count)).collect();
-    assert_eq!(got, [(2, 5, 1, 0x1A40, 0, 1), (7, 0, 3, 0xC8, 1, 2)]);
+    assert_eq!(got, [(2, 5, 1, 0x1A40, false, 1), (7, 0, 3, 0xC8, true, 2)]);
     assert_eq!(
         nvml.device_by_index(0).unwrap().sram_unique_uncorrected_ecc_error_counts(),
         Ok(vec![]),

@@ -13,7 +13,9 @@
 //! through the tag the header names: sample values by the type the function answers beside
 //! them, scheduler parameters by the ARR mode, UUID values by their type, controller data by
 //! the controller type (a tag the header names no member for keeps the bytes), and the PRM
-//! buffer, one union of input and output bytes.
+//! buffer, one union of input and output bytes. And the smaller readings: a list longer than
+//! the count beside it (the thermal sensors), a size query answered with success and no size
+//! (metadata), field values read back by the ids asked for.
 
 mod common;
 
@@ -440,6 +442,52 @@ nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t d, unsigned int *count, un
     (void)pids;
     return NVML_SUCCESS;
 }
+/* "Struct to hold the thermal sensor settings": driver 580.159.04 (an H200's recording, the
+ * mock's `h200` profile) answers a sensor index below NVML_MAX_THERMAL_SENSORS_PER_GPU with a
+ * count of 1 and the sensor in the entry of that index, the others left empty; as this does. */
+nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t d, unsigned int sensorIndex, nvmlGpuThermalSettings_t *s) {
+    unsigned int at;
+    DEVICE(d);
+    if (!s) return NVML_ERROR_INVALID_ARGUMENT;
+    memset(s, 0, sizeof *s);
+    at = sensorIndex < NVML_MAX_THERMAL_SENSORS_PER_GPU ? sensorIndex : 0;
+    s->count = 1;
+    s->sensor[at].controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
+    s->sensor[at].defaultMinTemp = -10;
+    s->sensor[at].defaultMaxTemp = 90;
+    s->sensor[at].currentTemp = 40;
+    s->sensor[at].target = NVML_THERMAL_TARGET_GPU;
+    return NVML_SUCCESS;
+}
+
+/* "The caller passes in a buffer via pgpuMetadata, with the size of the buffer in bufferSize.
+ * If the pgpuMetadata structure is too large to fit in the supplied buffer, the function
+ * returns NVML_ERROR_INSUFFICIENT_SIZE with the size needed in bufferSize"; "NVML_SUCCESS GPU
+ * metadata structure was successfully returned". A GPU with no metadata: it fits in 0 bytes. */
+nvmlReturn_t nvmlDeviceGetVgpuMetadata(nvmlDevice_t d, nvmlVgpuPgpuMetadata_t *m, unsigned int *bufferSize) {
+    DEVICE(d);
+    if (!bufferSize || (!m && *bufferSize != 0)) return NVML_ERROR_INVALID_ARGUMENT;
+    *bufferSize = 0;
+    return NVML_SUCCESS;
+}
+
+/* "values: Array of valuesCount structures to hold field values. Each value's fieldId must be
+ * populated prior to this call"; the library fills the value, its type and each value's
+ * nvmlReturn. This one clears each record first: it answers no fieldId. */
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t d, int valuesCount, nvmlFieldValue_t *values) {
+    int i;
+    DEVICE(d);
+    if (valuesCount < 0 || (valuesCount > 0 && !values)) return NVML_ERROR_INVALID_ARGUMENT;
+    for (i = 0; i < valuesCount; i++) {
+        unsigned int id = values[i].fieldId;
+        memset(&values[i], 0, sizeof values[i]);
+        values[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+        values[i].value.uiVal = id * 10;
+        values[i].nvmlReturn = NVML_SUCCESS;
+    }
+    return NVML_SUCCESS;
+}
+
 unsigned int stub_destroys(void) { return destroys; }
 unsigned int stub_shutdowns(void) { return shutdowns; }
 "#;
@@ -453,7 +501,7 @@ fn retired_pages_fill_both_arrays_of_the_count() {
     let Some(nvml) = library("retired_pages_fill_both_arrays_of_the_count") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let cause = PageRetirementCause(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
-    let RetiredPagesWithTimestamps { addresses, timestamps } =
+    let RetiredPagesWithTimestamps { addresses, timestamps, .. } =
         d.retired_pages_with_timestamps(cause).expect("three pages");
     let c = u64::from(sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
     assert_eq!(addresses, [0x1000 + c, 0x2000 + c, 0x3000 + c]);
@@ -465,7 +513,7 @@ fn vgpu_utilization_has_one_value_type_for_all_samples() {
     let Some(nvml) = library("vgpu_utilization_has_one_value_type_for_all_samples") else { return };
     let d = nvml.device_by_index(0).unwrap();
     // The one type the library answers types every sample (and is not returned beside them).
-    let samples = d.vgpu_utilization(100).expect("three samples");
+    let samples = d.vgpu_utilization(Some(100)).expect("three samples");
     let read: Vec<(u32, u64, Value)> = samples.iter().map(|s| (s.vgpu_instance, s.time_stamp, s.sm_util)).collect();
     assert_eq!(
         read,
@@ -479,7 +527,13 @@ fn encoder_stats_are_three_values() {
     let d = nvml.device_by_index(0).unwrap();
     assert_eq!(
         d.encoder_stats(),
-        Ok(EncoderStats { session_count: 2, average_fps: 60, average_latency: 1500 }),
+        Ok({
+            let mut v = EncoderStats::default();
+            v.session_count = 2;
+            v.average_fps = 60;
+            v.average_latency = 1500;
+            v
+        }),
         "(session count, average FPS, average latency)"
     );
 }
@@ -645,7 +699,7 @@ fn samples_are_read_as_the_value_type_the_library_answers() {
     let Some(nvml) = library("samples_are_read_as_the_value_type_the_library_answers") else { return };
     let d = nvml.device_by_index(0).unwrap();
     let read = |t: u32| {
-        let samples = d.samples(SamplingType(t), 10).expect("two samples");
+        let samples = d.samples(SamplingType(t), Some(10)).expect("two samples");
         samples.iter().map(|s| (s.time_stamp, s.sample_value)).collect::<Vec<_>>()
     };
     assert_eq!(
@@ -665,24 +719,47 @@ fn vgpu_scheduler_params_are_read_by_the_arr_mode() {
     let d = nvml.device_by_index(0).unwrap();
     #[allow(deprecated)]
     let state = d.vgpu_scheduler_state_legacy().expect("the state");
-    let arr = VgpuSchedulerParamsVgpuSchedDataWithARR { avg_factor: 3, timeslice: 2_000_000 };
+    let arr = {
+        let mut v = VgpuSchedulerParamsVgpuSchedDataWithARR::default();
+        v.avg_factor = 3;
+        v.timeslice = 2_000_000;
+        v
+    };
     assert_eq!(state.scheduler_params, VgpuSchedulerParams::VgpuSchedDataWithArr(arr));
     assert_eq!(state.scheduler_params.tag(), sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32);
 
     // Setting builds the union from the enum, and the tag (`enableARRMode`) with it.
-    let with_arr = VgpuSchedulerSetParamsVgpuSchedDataWithARR { avg_factor: 9, frequency: 480 };
-    let set = |params| VgpuSchedulerSetState { scheduler_policy: 2, scheduler_params: params };
+    let with_arr = {
+        let mut v = VgpuSchedulerSetParamsVgpuSchedDataWithARR::default();
+        v.avg_factor = 9;
+        v.frequency = 480;
+        v
+    };
+    let set = |params| {
+        let mut v = VgpuSchedulerSetState::default();
+        v.scheduler_policy = 2;
+        v.scheduler_params = params;
+        v
+    };
     #[allow(deprecated)]
     d.set_vgpu_scheduler_state_legacy(&set(VgpuSchedulerSetParams::VgpuSchedDataWithArr(with_arr))).expect("ARR set");
     assert_eq!(counter(nvml.lib(), "stub_set_frequency"), 480, "the frequency reached the ARR member");
-    let plain = VgpuSchedulerSetParams::VgpuSchedData(VgpuSchedulerSetParamsVgpuSchedData { timeslice: 1_000 });
+    let plain = VgpuSchedulerSetParams::VgpuSchedData({
+        let mut v = VgpuSchedulerSetParamsVgpuSchedData::default();
+        v.timeslice = 1_000;
+        v
+    });
     #[allow(deprecated)]
     d.set_vgpu_scheduler_state_legacy(&set(plain)).expect("plain set");
     #[allow(deprecated)]
     let state = d.vgpu_scheduler_state_legacy().expect("the state");
     assert_eq!(
         state.scheduler_params,
-        VgpuSchedulerParams::VgpuSchedData(VgpuSchedulerParamsVgpuSchedData { timeslice: 1_000 }),
+        VgpuSchedulerParams::VgpuSchedData({
+            let mut v = VgpuSchedulerParamsVgpuSchedData::default();
+            v.timeslice = 1_000;
+            v
+        }),
         "ARR disabled: the timeslice is the union's first word"
     );
     // A tag no member is named for reaches the library as it is, which refuses it.
@@ -705,7 +782,14 @@ fn vgpu_scheduler_params_are_read_by_the_arr_mode() {
 #[test]
 fn uuid_values_are_written_by_their_type() {
     let Some(nvml) = library("uuid_values_are_written_by_their_type") else { return };
-    let found = |value| nvml.device_by_uuid_struct(&UUID { value }).map(|d| d.as_raw());
+    let found = |value| {
+        nvml.device_by_uuid_struct(&{
+            let mut v = UUID::default();
+            v.value = value;
+            v
+        })
+        .map(|d| d.as_raw())
+    };
     let device = nvml.device_by_index(0).unwrap().as_raw();
     assert_eq!(found(UuidValue::Str("GPU-00010203-0405-0607-0809-0a0b0c0d0e0f".into())), Ok(device));
     assert_eq!(found(UuidValue::Bytes((0..16).collect())), Ok(device));
@@ -718,7 +802,14 @@ fn uuid_values_are_written_by_their_type() {
 fn prm_data_is_one_buffer_in_and_out() {
     let Some(nvml) = library("prm_data_is_one_buffer_in_and_out") else { return };
     let d = nvml.device_by_index(0).unwrap();
-    let out = d.read_write_prm(&PRMTLV { data_size: 4, data: vec![1, 2, 3, 4], ..Default::default() }).expect("read");
+    let out = d
+        .read_write_prm(&{
+            let mut v = PRMTLV::default();
+            v.data_size = 4;
+            v.data = vec![1, 2, 3, 4];
+            v
+        })
+        .expect("read");
     assert_eq!(out.data.len(), sys::NVML_PRM_DATA_MAX_SIZE as usize);
     assert_eq!(out.data[..5], [4, 3, 2, 1, 0xAB], "the input reached inData, the answer came from outData");
 }
@@ -757,4 +848,54 @@ fn a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list() {
     let Some(nvml) = library("a_size_probe_answering_insufficient_size_and_no_count_is_an_empty_list") else { return };
     let d = nvml.device_by_index(0).unwrap();
     assert_eq!(d.accounting_pids(), Ok(vec![]));
+}
+
+/// The thermal settings keep every entry of the record: the driver puts sensor `i` in entry
+/// `i` with a count of 1 (recorded on an H200), so the count does not say which entries hold
+/// sensors.
+#[test]
+fn thermal_settings_keep_every_entry() {
+    let Some(nvml) = library("thermal_settings_keep_every_entry") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    for index in [0, 1, 2] {
+        let s = d.thermal_settings(index).unwrap();
+        assert_eq!(s.count, 1);
+        let temps: Vec<i32> = s.sensor.iter().map(|x| x.current_temp).collect();
+        let mut want = vec![0; sys::NVML_MAX_THERMAL_SENSORS_PER_GPU as usize];
+        want[index as usize] = 40;
+        assert_eq!(temps, want, "sensor {index} in entry {index}");
+    }
+}
+
+/// A size query answered with success and a size of 0 is no metadata, not an error (as a
+/// count of 0 is an empty list).
+#[test]
+fn metadata_of_no_size_is_empty() {
+    let Some(nvml) = library("metadata_of_no_size_is_empty") else { return };
+    let blob = nvml.device_by_index(0).unwrap().vgpu_metadata().expect("no metadata is no error");
+    assert!(blob.as_bytes().is_empty());
+}
+
+/// Each field value answers for the id asked for, whatever the library left in the record.
+#[test]
+fn field_values_answer_for_the_ids_asked() {
+    let Some(nvml) = library("field_values_answer_for_the_ids_asked") else { return };
+    let d = nvml.device_by_index(0).unwrap();
+    let asked = [FieldId::DEV_ECC_CURRENT, FieldId::DEV_POWER_INSTANT];
+    let got: Vec<(FieldId, Value)> = d
+        .field_values(&asked)
+        .unwrap()
+        .into_iter()
+        .map(|v| {
+            let v = v.unwrap();
+            (v.field_id, v.value)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (FieldId::DEV_ECC_CURRENT, Value::UnsignedInt(FieldId::DEV_ECC_CURRENT.0 * 10)),
+            (FieldId::DEV_POWER_INSTANT, Value::UnsignedInt(FieldId::DEV_POWER_INSTANT.0 * 10))
+        ]
+    );
 }

@@ -459,10 +459,11 @@ fn per_item_results_of_batched_queries_stay_per_item() {
     let nvml = Nvml::builder().library_path(&path).init().expect("the stub initialises");
     let d = nvml.device_by_index(0).unwrap();
 
-    let request = |id: u32, port: u32| PRMCounter {
-        counter_id: id,
-        in_data: PRMCounterInput { local_port: port },
-        ..Default::default()
+    let request = |id: u32, port: u32| {
+        let mut r = PRMCounter::default();
+        r.counter_id = id;
+        r.in_data.local_port = port;
+        r
     };
     let read = d.read_prm_counters(&[request(3, 1), request(0, 2)]).unwrap();
     assert_eq!(read[0].counter_value.status, Return::SUCCESS);

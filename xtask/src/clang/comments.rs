@@ -124,7 +124,13 @@ pub fn block_above(source_lines: &[&str], line: u32) -> Option<String> {
 pub fn trailing(source_lines: &[&str], line: u32) -> Option<String> {
     let idx = (line as usize).checked_sub(1)?;
     let first = source_lines.get(idx)?;
-    let col = first.find("//!<").or_else(|| first.find("///<"))?;
+    let Some(col) = first.find("//!<").or_else(|| first.find("///<")) else {
+        // A plain `/* ... */` after the code on one line (older headers' GPM records).
+        let col = first.find("/*")?;
+        let end = first[col..].find("*/")? + col;
+        let text = first[col + 2..end].trim_start_matches(['*', '!', '<']).trim();
+        return (!first[..col].trim().is_empty() && !text.is_empty()).then(|| text.to_string());
+    };
     if first[..col].trim().is_empty() {
         return None;
     }

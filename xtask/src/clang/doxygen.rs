@@ -74,6 +74,11 @@ pub fn parse(doc: &str) -> FunctionDoc {
             section = Section::None;
             continue;
         }
+        // A `return` list whose `@` the header forgot (nvmlSystemGetConfComputeGpusReadyState).
+        if t == "return" || t == "returns" {
+            section = Section::Return;
+            continue;
+        }
         if let Some((command, rest)) = block_command(t) {
             section = match command {
                 "param" => start_param(&mut out, rest),

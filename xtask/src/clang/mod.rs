@@ -46,6 +46,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     let source = std::fs::read_to_string(path).with_context(|| format!("cannot read header {}", path.display()))?;
     let abs = std::fs::canonicalize(path).with_context(|| format!("cannot resolve {}", path.display()))?;
     let display = path.display().to_string();
+    check_scope_operators(&source, &display)?;
     let index = Index::new()?;
     let mut diags = Diagnostics::new("parse");
 
@@ -90,7 +91,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     };
     let mut lower = Lower {
         header_file: abs_str.clone(),
-        display,
+        display: display.clone(),
         anon_names: BTreeMap::new(),
         current_functions,
         source_lines: source.lines().collect(),
@@ -106,6 +107,7 @@ pub fn parse_header(path: &Path, header: HeaderInfo) -> Result<(Model, Diagnosti
     macros::lower_strings_and_aliases(&mut lower, &defines);
     lower.check_references();
     drop(lower);
+    check_names(&model, &display)?;
     Ok((model, diags))
 }
 
@@ -124,6 +126,79 @@ fn check_clang_diagnostics(diags: &[cx::Diagnostic], abs: &Path, display: &str) 
         return Ok(());
     }
     anyhow::bail!("clang reported {} error(s) in the header:\n{}", errors.len(), errors.join("\n"))
+}
+
+/// Fails on a `::` outside a `[[...]]` attribute, naming its place: C has no such operator, and
+/// libclang since 17 parses `(` followed by `::` forever (llvm/llvm-project#195367), also when
+/// a macro's `::` lands there (the full pass puts every macro in parentheses). Comments, string
+/// and character literals are skipped.
+fn check_scope_operators(source: &str, display: &str) -> Result<()> {
+    let b = source.as_bytes();
+    let (mut i, mut line, mut col, mut attribute) = (0, 1, 1, 0usize);
+    let mut step = |i: &mut usize, n: usize| {
+        for &c in &b[*i..(*i + n).min(b.len())] {
+            (line, col) = if c == b'\n' { (line + 1, 1) } else { (line, col + 1) };
+        }
+        *i += n;
+    };
+    while i < b.len() {
+        let rest = &b[i..];
+        if rest.starts_with(b"//") {
+            let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+            step(&mut i, end);
+        } else if rest.starts_with(b"/*") {
+            let end = rest[2..].windows(2).position(|w| w == b"*/").map_or(rest.len(), |p| p + 4);
+            step(&mut i, end);
+        } else if rest[0] == b'"' || rest[0] == b'\'' {
+            let mut j = 1;
+            while j < rest.len() && rest[j] != rest[0] && rest[j] != b'\n' {
+                j += if rest[j] == b'\\' { 2 } else { 1 };
+            }
+            step(&mut i, (j + 1).min(rest.len()));
+        } else if rest.starts_with(b"[[") {
+            attribute += 1;
+            step(&mut i, 2);
+        } else if rest.starts_with(b"]]") && attribute > 0 {
+            attribute -= 1;
+            step(&mut i, 2);
+        } else if rest.starts_with(b"::") && attribute == 0 {
+            anyhow::bail!("{display}:{line}:{col}: `::` is not C (the generator refuses it outside `[[...]]`: libclang never finishes parsing `(::`)");
+        } else {
+            step(&mut i, 1);
+        }
+    }
+    Ok(())
+}
+
+/// Fails on a name the generated code cannot spell, naming it and its line: C accepts
+/// identifiers Rust does not (`$` in GNU C, characters C11 allows that are not XID, such as a
+/// soft hyphen), and every name of the model becomes a Rust identifier somewhere.
+fn check_names(m: &Model, display: &str) -> Result<()> {
+    use syn::ext::IdentExt;
+    use syn::parse::Parser;
+    let mut names: Vec<(&str, u32)> = Vec::new();
+    for f in m.functions.values() {
+        names.push((&f.name, f.line));
+        names.extend(f.params.iter().map(|p| (p.name.as_str(), f.line)));
+    }
+    for r in m.records.values() {
+        names.push((&r.name, r.line));
+        names.extend(r.fields.iter().map(|f| (f.name.as_str(), r.line)));
+    }
+    for e in m.enums.values() {
+        names.push((&e.name, e.line));
+        names.extend(e.constants.iter().map(|k| (k.name.as_str(), e.line)));
+    }
+    names.extend(m.constants.values().map(|c| (c.name.as_str(), c.line)));
+    names.extend(m.handles.values().map(|h| (h.name.as_str(), h.line)));
+    names.extend(m.typedefs.values().map(|t| (t.name.as_str(), t.line)));
+    let bad = names.into_iter().find(|(n, _)| !n.is_empty() && syn::Ident::parse_any.parse_str(n).is_err());
+    match bad {
+        Some((name, line)) => {
+            anyhow::bail!("{display}:{line}: `{}` is not a name Rust can spell", name.escape_debug())
+        }
+        None => Ok(()),
+    }
 }
 
 /// State of the full pass while it lowers cursors into the model.
@@ -233,6 +308,24 @@ impl Lower<'_> {
                 self.display.clone(),
                 format!("type `{name}` (used by `{owner}`) is not declared in the header"),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_scope_operators;
+
+    #[test]
+    fn scope_operators_are_refused_outside_attributes() {
+        let err = |s: &str| check_scope_operators(s, "h.h").unwrap_err().to_string();
+        assert!(err("int x = (::h);").starts_with("h.h:1:10: `::` is not C"));
+        assert!(err("/* :: */ \"::\" ':'\n#define E ::\n").starts_with("h.h:2:11: "));
+        assert!(err("[[gnu::unused]] int a;\n[[x]] int b = (::b);").starts_with("h.h:2:16: "));
+        for fine in
+            ["[[gnu::unused]] static int x;", "// a::b\nint a; /* c::d */", "char *s = \"\\\"::\";", "a ? b : c;"]
+        {
+            assert!(check_scope_operators(fine, "h.h").is_ok(), "{fine}");
         }
     }
 }

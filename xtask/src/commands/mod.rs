@@ -3,9 +3,11 @@
 
 pub mod bench;
 pub mod coverage;
+pub mod fuzz;
 pub mod header_diff;
 pub mod history;
 pub mod mock_lib;
 pub mod model;
 pub mod regen;
+pub mod release;
 pub mod update_header;

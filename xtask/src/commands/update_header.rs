@@ -122,7 +122,9 @@ pub fn update_header(root: &Path, wanted: &Wanted, pip: &Pip) -> Result<Updated>
     let diff = match &previous {
         Some(p) => {
             let new_spec = staged.join("nvml.h").display().to_string();
-            let d = crate::diff::between(root, p, &new_spec, None, pip)
+            // As the regen that follows will read it (keeping what the rules' `released` header
+            // declares and this one lacks).
+            let d = crate::diff::between_keeping(root, p, &new_spec, None, pip, crate::diff::Keep::AsRegen)
                 .with_context(|| format!("nvml.h {version} was not vendored"))?;
             Some(Box::new(d))
         }

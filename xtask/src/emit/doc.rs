@@ -27,8 +27,31 @@ pub fn to_markdown(doxygen: &str) -> String {
     // The indentation of the list item above, up to a blank line: a plain line continues that
     // item and is indented under it (Markdown would otherwise join it lazily).
     let mut list_indent: Option<usize> = None;
+    // A `\code` block: a fenced C block, its lines as written less their common indentation.
+    let mut code: Option<Vec<&str>> = None;
     for raw in joined.lines() {
         let line = raw.trim();
+        if let Some(block) = &mut code {
+            if ["\\endcode", "@endcode"].contains(&line) {
+                let indent =
+                    block.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min();
+                out.push("```c".into());
+                out.extend(block.iter().map(|l| l.get(indent.unwrap_or(0)..).unwrap_or("").trim_end().to_string()));
+                out.push("```".into());
+                code = None;
+            } else {
+                block.push(raw);
+            }
+            continue;
+        }
+        if ["\\code", "@code"].contains(&line) {
+            if out.last().is_some_and(|l| !l.is_empty()) {
+                out.push(String::new());
+            }
+            code = Some(Vec::new());
+            list_indent = None;
+            continue;
+        }
         if line.is_empty() {
             if out.last().is_some_and(|l| !l.is_empty()) {
                 out.push(String::new());
@@ -88,6 +111,8 @@ pub fn description(doxygen: &str) -> String {
             let end = c.find(|ch: char| !ch.is_ascii_alphabetic()).unwrap_or(c.len());
             &c[..end]
         });
+        // A bare `return` line is a `@return` whose `@` the header forgot.
+        let command = if t == "return" || t == "returns" { Some("return") } else { command };
         match command {
             Some("param" | "return" | "returns" | "retval") => skipping = true,
             Some(c) if !c.is_empty() && !["ref", "a", "p", "c", "b", "e"].contains(&c) => skipping = false,
@@ -120,6 +145,15 @@ fn convert_line(line: &str) -> Option<(String, Kind)> {
         }
         None => (None, line),
     };
+    // A placeholder NVIDIA's tooling did not expand (`%RUBIN_OR_NEWER%`), written as the
+    // header writes the expanded ones ("For Ampere &tm; or newer fully supported devices.").
+    if let Some(arch) = line.strip_prefix('%').and_then(|l| l.strip_suffix("_OR_NEWER%")) {
+        let mut name = arch.to_ascii_lowercase();
+        if let Some(first) = name.get_mut(0..1) {
+            first.make_ascii_uppercase();
+        }
+        return Some((format!("For {name} ™ or newer fully supported devices."), Kind::Text));
+    }
     let (text, kind) = match cmd {
         Some(c) if c.starts_with("defgroup") || c.starts_with("ingroup") || c.starts_with("addtogroup") => return None,
         Some("brief" | "details") => (inline(rest), Kind::Text),
@@ -183,7 +217,10 @@ fn inline(text: &str) -> String {
 }
 
 fn escape(word: &str) -> String {
-    let word = word.replace("&tm;", "™");
+    // HTML entities of the header, as the characters they stand for.
+    // (`&tm` alone: the header's "Blackwell &tm GB20x;" misspells it.)
+    let word = if word == "&tm" { "™".to_string() } else { word.replace("&tm;", "™") };
+    let word = word.replace("&reg;", "®").replace("&amp;", "&");
     if let Some(pos) = word.find("http://").or_else(|| word.find("https://")) {
         let (before, rest) = word.split_at(pos);
         let end = rest.find([')', ',', '"']).unwrap_or(rest.len());
@@ -196,8 +233,8 @@ fn escape(word: &str) -> String {
         match c {
             '[' => s.push_str("\\["),
             ']' => s.push_str("\\]"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
+            '<' => s.push_str("\\<"),
+            '>' => s.push_str("\\>"),
             '`' => s.push_str("\\`"),
             '\\' => match chars.peek().copied() {
                 Some(n @ ('%' | '\\' | '&' | '#' | '"' | '@' | '$')) => {
@@ -240,7 +277,18 @@ mod tests {
         );
         assert_eq!(
             md,
-            "Retrieves the name.\n\nSee `NVML_DEVICE_NAME_V2_BUFFER_SIZE`.\n\n* `name` (out): Reference in which to return `name`\n\n**Returns:**\n- `NVML_SUCCESS` if set\n  indented \\[1\\] &lt;x&gt; <https://docs.nvidia.com/x>."
+            "Retrieves the name.\n\nSee `NVML_DEVICE_NAME_V2_BUFFER_SIZE`.\n\n* `name` (out): Reference in which to return `name`\n\n**Returns:**\n- `NVML_SUCCESS` if set\n  indented \\[1\\] \\<x\\> <https://docs.nvidia.com/x>."
+        );
+    }
+
+    #[test]
+    fn code_blocks_placeholders_and_entities() {
+        let md = to_markdown(
+            "For example:\n\\code\n    nvmlX_t x =\n        { .version = 1 };\n\\endcode\n%RUBIN_OR_NEWER%\nA &amp; B &reg; C &tm;",
+        );
+        assert_eq!(
+            md,
+            "For example:\n\n```c\nnvmlX_t x =\n    { .version = 1 };\n```\nFor Rubin ™ or newer fully supported devices.\nA & B ® C ™"
         );
     }
 

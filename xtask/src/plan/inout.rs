@@ -73,8 +73,15 @@ pub fn record_io(b: &Bindings, record: &str) -> Option<RecordIo> {
         let inputs = fields().filter(|f| inputs.contains(&f.name)).map(|f| f.name.clone()).collect();
         return Some(RecordIo { inputs, outputs, basis: "rule" });
     }
-    // A union's member is chosen by a direction or a tag the comments do not give per field.
-    if r.fields.iter().any(|f| matches!(b.model.resolve_typedef(&f.ty), Ty::Named(n) if b.model.records.get(n).is_some_and(|u| u.kind == crate::model::RecordKind::Union))) {
+    // A union's member is chosen by a direction or a tag the comments do not give per field,
+    // unless a `tagged_unions` rule reads it through its tag (then it is one value, which the
+    // field's comment directs like any other).
+    let is_union = |f: &crate::model::Field| matches!(b.model.resolve_typedef(&f.ty), Ty::Named(n) if b.model.records.get(n).is_some_and(|u| u.kind == crate::model::RecordKind::Union));
+    let tagged = |f: &crate::model::Field| {
+        let key = format!("{record}.{}", f.name);
+        b.tagged_unions.values().any(|rule| rule.fields.contains_key(&key))
+    };
+    if r.fields.iter().any(|f| is_union(f) && !tagged(f)) {
         return None;
     }
     cued_io(r)

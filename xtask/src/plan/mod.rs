@@ -64,7 +64,8 @@ pub enum Val {
     Record(String),
     /// A plain union passed as its raw type.
     Raw(String),
-    /// An integer the header says is a yes or no (a `booleans` rule); the C scalar it travels as.
+    /// An integer or enum the header says is a yes or no (a `booleans` rule); the C type it
+    /// travels as (a scalar, or the enum's model name).
     Bool(Ty),
 }
 
@@ -183,6 +184,9 @@ pub struct ParamPlan {
     /// An out-parameter that only says how to read another output (the tag of a
     /// `tagged_values` rule, `nvmlDeviceGetSamples`' `sampleValType`): read, not returned.
     pub types_another: bool,
+    /// An input whose value the header says stands for "none" ("Set it to 0 to fetch all
+    /// the samples"): the method takes an `Option`, `None` sending this value.
+    pub none: Option<u64>,
 }
 
 /// One function read: its parameters' roles.
@@ -239,8 +243,12 @@ pub struct Plan {
     pub records: BTreeSet<String>,
     /// The structs methods with several outputs return, by Rust name.
     pub results: BTreeMap<String, ResultStruct>,
-    /// The Rust name of every enum and safe record, by model name.
+    /// The Rust name of every enum and safe record, by model name (every layout of a record
+    /// family has the family's name).
     pub type_names: BTreeMap<String, String>,
+    /// Records with several layouts: the newest → every layout, newest first. The safe crate
+    /// has one type per family (see [`names::Families`]).
+    pub families: names::Families,
     /// The in/out records of methods whose fields' directions are known: the inputs become
     /// parameters and the outputs the return value.
     pub record_io: BTreeMap<String, RecordIo>,
@@ -512,9 +520,9 @@ fn field_is_bad(m: &Model, t: &Ty, bad: &BTreeSet<String>) -> bool {
 pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
     let m = &b.model;
     let records = safe_records(m);
-    let type_names = names::type_names(b, &records, d);
+    let (type_names, families) = names::type_names(b, &records, d);
     let older_layouts = layouts::older_layouts(b, &records);
-    let mut plan = Plan { records, type_names, older_layouts, ..Plan::default() };
+    let mut plan = Plan { records, type_names, families, older_layouts, ..Plan::default() };
     let reader = Reader { b, records: &plan.records };
     // Every function read once.
     let inherited = family_docs(b);
@@ -540,6 +548,8 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
             }
         }
     }
+    later_layouts(b, &plan.families, &mut planned);
+    none_inputs(b, &mut planned);
     let call_of = |f: &Function| planned.get(&f.name).cloned().unwrap_or_else(|| Err("not in the model".into()));
 
     // Chains: a family's members grouped into runs of one shape; other functions alone.
@@ -616,8 +626,11 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
         calls.extend(run[1..].iter().filter_map(|f| call_of(f).ok()));
         for c in &calls {
             for doubt in &c.doubts {
-                let line = m.functions.get(&c.symbol).map_or(0, |f| f.line);
-                d.error(format!("{}:{line}: {}", header_file(&m.header), c.symbol), doubt.clone());
+                let place = match m.functions.get(&c.symbol).map_or(0, |f| f.line) {
+                    0 => format!("{} (kept from the last release): {}", header_file(&m.header), c.symbol),
+                    line => format!("{}:{line}: {}", header_file(&m.header), c.symbol),
+                };
+                d.error(place, doubt.clone());
             }
         }
         let name = b.renames.get(&key).cloned().unwrap_or_else(|| names::method_name(b, &owner, &key));
@@ -652,6 +665,57 @@ pub fn plan(b: &Bindings, d: &mut Diagnostics) -> Plan {
     plan.handles = handle_plans(b, &planned);
     plan.functions = planned;
     plan
+}
+
+/// A function whose comment says it takes a record layout "or later" (`accepts a versioned
+/// nvmlGpuInstanceProfileInfo_v2_t or later output structure`) is read with the newest layout
+/// of that record's family, which the method sends first (the older ones follow on
+/// `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`, see `layouts.rs`). Only the newest function of its
+/// versioned family is: an older member serves drivers that predate the newer function.
+fn later_layouts(b: &Bindings, families: &names::Families, planned: &mut BTreeMap<String, Result<Call, String>>) {
+    let heads: BTreeMap<&str, &str> =
+        families.iter().flat_map(|(head, layouts)| layouts.iter().map(move |l| (l.as_str(), head.as_str()))).collect();
+    let older_member = |f: &str| b.families.values().any(|symbols| symbols.iter().skip(1).any(|s| s == f));
+    for (name, call) in planned.iter_mut() {
+        let (Ok(call), Some(f)) = (call, b.model.functions.get(name)) else { continue };
+        if older_member(name) {
+            continue;
+        }
+        let doc = f.doc.as_deref().unwrap_or("");
+        for p in &mut call.params {
+            let (Role::Out(Val::Record(r)) | Role::InOut(Val::Record(r))) = &mut p.role else { continue };
+            let layout =
+                b.model.typedefs.values().find(|t| t.ty == Ty::Named(r.clone())).map_or(r.clone(), |t| t.name.clone());
+            let says = [r.as_str(), layout.as_str()].iter().any(|n| doc.contains(&format!("{n} or later")));
+            match heads.get(r.as_str()) {
+                Some(head) if says && *head != r.as_str() => {
+                    p.basis = Basis::Doc(format!("takes \"{layout} or later\": the newest layout"));
+                    *r = head.to_string();
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Inputs the function's comment says to set to 0 for none of a filter ("lastSeenTimeStamp
+/// represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples"; "Set
+/// lastSeenTimeStamp to 0 ..."): integers passed by value, which the method takes as an
+/// `Option`.
+fn none_inputs(b: &Bindings, planned: &mut BTreeMap<String, Result<Call, String>>) {
+    for (name, call) in planned.iter_mut() {
+        let (Ok(call), Some(f)) = (call, b.model.functions.get(name)) else { continue };
+        let doc = f.doc.as_deref().unwrap_or("").split_whitespace().collect::<Vec<_>>().join(" ");
+        for p in call.params.iter_mut().filter(|p| matches!(p.role, Role::In(Val::Scalar(_)))) {
+            let named = format!("{} represents", p.name);
+            let says = doc.contains(&format!("Set {} to 0", p.name))
+                || doc.find(&named).is_some_and(|i| doc[i..].split(". ").take(3).any(|s| s.starts_with("Set it to 0")));
+            if says {
+                p.none = Some(0);
+                p.basis = Basis::Doc(format!("\"Set {} to 0\" for none", p.name));
+            }
+        }
+    }
 }
 
 /// The kind of every handle type: `owned` rules; handles some function destroys; the rest.
@@ -714,7 +778,8 @@ fn family_docs(b: &Bindings) -> BTreeMap<String, FunctionDoc> {
     out
 }
 
-fn owner_label(b: &Bindings, o: &Owner) -> String {
+/// The Rust type a method of `o` belongs to: `Nvml`, or the handle's safe type.
+pub fn owner_label(b: &Bindings, o: &Owner) -> String {
     match o {
         Owner::Nvml => "Nvml".into(),
         Owner::Handle(h) => b.handle_type(h).unwrap_or(h).to_string(),

@@ -11,8 +11,26 @@ use crate::rules::Bindings;
 use crate::workspace::RULES_FILE;
 
 /// `nvmlDeviceGetPciInfo` on `Device` → `pci_info`; `nvmlSystemGetDriverVersion` on `Nvml` →
-/// `driver_version`.
+/// `driver_version`. NVLink is spelled one way, `nvlink` (the header writes `NvLink` and
+/// `Nvlink`).
 pub fn method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
+    let name = derived_method_name(b, owner, key);
+    let words: Vec<&str> = name.split('_').collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        if words[i] == "nv" && words.get(i + 1) == Some(&"link") {
+            out.push("nvlink".into());
+            i += 2;
+        } else {
+            out.push(words[i].to_string());
+            i += 1;
+        }
+    }
+    out.join("_")
+}
+
+fn derived_method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
     let full = snake(key.strip_prefix("nvml").unwrap_or(key));
     let mut s = full.as_str();
     let prefixes: Vec<String> = match owner {
@@ -41,10 +59,14 @@ pub fn method_name(b: &Bindings, owner: &Owner, key: &str) -> String {
     s.to_string()
 }
 
-/// The Rust name of every enum and of every record in `records`, by model name; two types
-/// that would share a name, or one that takes the name of a handle, flags type or the core's
-/// `Error`/`Nvml`, are errors.
-pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics) -> BTreeMap<String, String> {
+/// The Rust name of every enum and of every record in `records`, by model name, and the
+/// layout families of the records (see [`Families`]); two types that would share a name, or
+/// one that takes the name of a handle, flags type or the core's `Error`/`Nvml`, are errors.
+pub fn type_names(
+    b: &Bindings,
+    records: &BTreeSet<String>,
+    d: &mut Diagnostics,
+) -> (BTreeMap<String, String>, Families) {
     let m = &b.model;
     let mut types = BTreeMap::new();
     let mut taken: BTreeMap<String, String> = BTreeMap::new();
@@ -58,7 +80,11 @@ pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics)
     taken.insert("Nvml".into(), "the library type".into());
     for name in m.enums.keys().chain(records.iter()) {
         let rust = safe_type_name(m, name);
-        if let Some(other) = taken.insert(rust.clone(), name.clone()) {
+        // Two layouts of one record (their C names give different versions) share a type.
+        let layouts = |other: &str| {
+            records.contains(name) && records.contains(other) && c_version(m, name) != c_version(m, other)
+        };
+        if let Some(other) = taken.insert(rust.clone(), name.clone()).filter(|o| !layouts(o)) {
             d.error(
                 format!("{RULES_FILE}: handles"),
                 format!("safe type names clash: `{name}` and {other} both become `{rust}`"),
@@ -66,49 +92,79 @@ pub fn type_names(b: &Bindings, records: &BTreeSet<String>, d: &mut Diagnostics)
         }
         types.insert(name.clone(), rust);
     }
-    drop_layout_suffixes(&mut types, &taken);
-    types
+    let families = layout_families(m, &mut types, records, &taken);
+    (types, families)
 }
 
-/// A record's name without its layout's version (`TemperatureV1` → `Temperature`) for the
-/// newest layout of each record, so that a method keeps its return type's name when a header
-/// adds a layout: the older layouts keep their version (`AccountingStats` is the `_v2` layout,
-/// the unversioned one before it `AccountingStatsV1`). The version is the C side's concern (the
-/// raw names stay in nvml-sys, and each type carries its C names as doc aliases). A name that
-/// another kind of type (a handle, a bitflags type) holds is left alone.
-fn drop_layout_suffixes(types: &mut BTreeMap<String, String>, taken: &BTreeMap<String, String>) {
+/// The layout version a record's C names give (`nvmlProcessInfo_v2_st`, or a typedef
+/// `nvmlProcessInfo_v2_t` of it), the highest of them; 0 for a record named without one.
+fn c_version(m: &Model, record: &str) -> u32 {
+    let typedefs = m.typedefs.values().filter(|t| t.ty == Ty::Named(record.to_string())).map(|t| t.name.as_str());
+    std::iter::once(record)
+        .chain(typedefs)
+        .filter_map(|n| {
+            let stem = ["_st", "_t", "_s"].iter().find_map(|s| n.strip_suffix(s)).unwrap_or(n);
+            let (_, v) = stem.rsplit_once("_v")?;
+            v.parse::<u32>().ok()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The layouts of each record that has several (`nvmlMemory_t` and `nvmlMemory_v2_t`): the
+/// newest layout → every layout, newest first. The safe crate has one type per family, named
+/// without a version and holding the fields of every layout, so that a header adding a layout
+/// renames no type and removes no field.
+pub type Families = BTreeMap<String, Vec<String>>;
+
+/// Groups the records by their name less the layout's version (`TemperatureV1` →
+/// `Temperature`; an unversioned name is the oldest layout) and names each group's layouts
+/// after it: the family's type name is the base name, for every layout (the version is the C
+/// side's concern: the raw names stay in nvml-sys, and the type carries every C name as a doc
+/// alias). A base name that another kind of type (a handle, a bitflags type) holds is left
+/// alone.
+fn layout_families(
+    m: &Model,
+    types: &mut BTreeMap<String, String>,
+    records: &BTreeSet<String>,
+    taken: &BTreeMap<String, String>,
+) -> Families {
     let split = |name: &str| -> Option<(String, u32)> {
         let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
         let version = name[base.len()..].parse().ok()?;
         let base = base.strip_suffix('V').filter(|b| !b.is_empty())?;
         Some((base.to_string(), version))
     };
-    // The layouts of each base name, by version (0: the unversioned name).
-    let mut layouts: BTreeMap<String, BTreeMap<u32, String>> = BTreeMap::new();
-    for (c, rust) in types.iter() {
+    // The layouts of each base name, by the version their C names give (0: none), then by
+    // the version of the Rust name (`ProcessInfo` may be the `_v2` layout, which a typedef
+    // without a version names too).
+    let mut layouts: BTreeMap<String, BTreeMap<(u32, u32), String>> = BTreeMap::new();
+    for (c, rust) in types.iter().filter(|(c, _)| records.contains(*c)) {
         let (base, version) = split(rust).unwrap_or_else(|| (rust.clone(), 0));
-        layouts.entry(base).or_default().insert(version, c.clone());
+        layouts.entry(base).or_default().insert((c_version(m, c), version), c.clone());
     }
-    let ours: std::collections::BTreeSet<&String> = types.values().collect();
+    let ours: BTreeSet<String> = types.values().cloned().collect();
     let foreign = |name: &String| taken.contains_key(name) && !ours.contains(name);
-    let mut renamed = Vec::new();
+    let mut families = Families::new();
     for (base, by_version) in &layouts {
-        let Some((&newest, newest_c)) = by_version.last_key_value() else { continue };
-        if newest == 0 || foreign(base) {
+        if by_version.len() < 2 || foreign(base) {
             continue;
         }
-        // An unversioned older layout takes `V1`, unless a `V1` exists too.
-        if let Some(old) = by_version.get(&0) {
-            if by_version.contains_key(&1) {
-                continue;
-            }
-            renamed.push((old.clone(), format!("{base}V1")));
+        let members: Vec<String> = by_version.values().rev().cloned().collect();
+        for c in &members {
+            types.insert(c.clone(), base.clone());
         }
-        renamed.push((newest_c.clone(), base.clone()));
+        families.insert(members[0].clone(), members);
     }
-    for (c, rust) in renamed {
-        types.insert(c, rust);
+    // A lone layout with a version in its name (`HostnameV1`) is named without it too.
+    for (base, by_version) in &layouts {
+        if let (1, Some((&(_, v), c))) = (by_version.len(), by_version.last_key_value()) {
+            if v > 0 && !foreign(base) {
+                types.insert(c.clone(), base.clone());
+            }
+        }
     }
+    families
 }
 
 /// A record's or enum's Rust name: from its `_t` typedef when it has one, else its own name.

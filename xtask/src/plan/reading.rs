@@ -142,7 +142,14 @@ impl Reader<'_> {
                 }
                 (role, basis)
             };
-            params.push(ParamPlan { name: p.name.clone(), ty: p.ty.clone(), role, basis, types_another: false });
+            params.push(ParamPlan {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                role,
+                basis,
+                types_another: false,
+                none: None,
+            });
         }
         Ok(Call { symbol: f.name.clone(), params, doubts })
     }
@@ -484,7 +491,7 @@ impl Reader<'_> {
                 _ => Some(Ok(Val::Flags(flags, scalar))),
             };
         }
-        if self.b.booleans.contains(&format!("{}.{}", f.name, p.name)) && !matches!(ty, Ty::Pointer { .. }) {
+        if self.b.boolean_param(&f.name, &p.name) && !matches!(ty, Ty::Pointer { .. }) {
             return Some(Ok(Val::Bool(self.b.model.resolve_typedef(ty).clone())));
         }
         match ty {
@@ -500,7 +507,7 @@ impl Reader<'_> {
         if let Some(flags) = self.b.flags_of_param(&f.name, &p.name) {
             return Ok(Val::Flags(flags, self.b.model.resolve_typedef(pointee).clone()));
         }
-        if self.b.booleans.contains(&format!("{}.{}", f.name, p.name)) {
+        if self.b.boolean_param(&f.name, &p.name) {
             return Ok(Val::Bool(self.b.model.resolve_typedef(pointee).clone()));
         }
         if let Ty::Named(n) = &**pointee {
@@ -558,6 +565,12 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
                 return (Direction::In, Basis::Doc(cue.into()));
             }
         }
+        // A record whose every field is documented as an input alone is one (a setter's,
+        // whose fields all say `IN:`), not one the library writes back.
+        let own: Vec<&Field> = fields.iter().filter(|fl| fl.name != "version").collect();
+        if !own.is_empty() && own.iter().all(|fl| only_input(fl.doc.as_deref().unwrap_or(""))) {
+            return (Direction::In, Basis::Doc("every field is documented as an input".into()));
+        }
         if let Some(field) =
             fields.iter().find(|fl| fl.name != "version" && documented_input(fl.doc.as_deref().unwrap_or("")))
         {
@@ -579,7 +592,9 @@ pub fn derived_direction(b: &Bindings, f: &Function, param: &str, record: Option
 /// `nvmlSystemEventSetCreate`, not the `Set` of `EventSet`).
 fn setter(b: &Bindings, f: &Function) -> bool {
     let mut stem = f.name.strip_prefix("nvml").unwrap_or(&f.name);
-    let mut objects: Vec<&str> = b.handles.values().chain(b.ids.values()).map(String::as_str).collect();
+    // An empty name (a rules error, which header-diff goes past) would strip nothing, forever.
+    let mut objects: Vec<&str> =
+        b.handles.values().chain(b.ids.values()).map(String::as_str).filter(|o| !o.is_empty()).collect();
     objects.extend(["System", "VgpuType"]);
     objects.sort_by_key(|o| std::cmp::Reverse(o.len()));
     while let Some(rest) = objects.iter().find_map(|o| stem.strip_prefix(o)) {
@@ -618,6 +633,13 @@ fn input_cue(text: &str) -> Option<&'static str> {
 
 /// Whether a field's comment starts by calling it an input: `IN:`, `IN/OUT:`, `[in]`,
 /// `[in,out]`, `input:`.
+/// Whether a field's comment documents it as an input and not an output: `IN:`, `[in]`,
+/// `input:`.
+fn only_input(doc: &str) -> bool {
+    let d = doc.trim_start().to_ascii_lowercase();
+    ["in:", "[in]", "input:", "in -"].iter().any(|p| d.starts_with(p))
+}
+
 fn documented_input(doc: &str) -> bool {
     let d = doc.trim_start().to_ascii_lowercase();
     ["in:", "in/out", "[in]", "[in,", "[in/", "input:", "input/output"].iter().any(|p| d.starts_with(p))

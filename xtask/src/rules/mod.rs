@@ -10,6 +10,7 @@
 //! themselves (string buffers, counts and arrays, directions) are derived and corroborated in
 //! the plan stage (`xtask/src/plan/reading.rs`); this stage checks each rule against the model.
 
+pub mod adapt;
 pub mod areas;
 pub mod mock;
 pub mod names;
@@ -27,13 +28,20 @@ use crate::model::{ConstValue, Function, Model, Ty};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Rules {
+    /// The header of nvmlkit's last published release (a vendored or published version): the
+    /// functions and constants it declares that a newer default header lacks are kept,
+    /// deprecated (see `model::keep`), so that a header update is a minor release. Nothing is
+    /// kept while it is the default header.
+    pub released: Option<String>,
     /// Opaque handle typedef → the name of its safe handle type, e.g. `nvmlDevice_t: Device`.
     /// Every handle of the header needs one; a name that is not an opaque handle is an error.
     pub handles: BTreeMap<String, String>,
     /// Versioned-symbol overrides: API name → the symbols to try, newest first. Without an
     /// override a family is derived from the header: the `#define nvmlX nvmlX_vN` table plus
     /// every prototype `nvmlX_vN` or `nvmlXV` of a base `nvmlX`, ordered `_vN` (highest first),
-    /// then `V`, then the base name.
+    /// then `V`, then the base name. A rule also joins a family NVIDIA renamed
+    /// (`nvmlDeviceGetCurrentClocksThrottleReasons` → `...ClocksEventReasons`): the method keeps
+    /// the newest name and falls back to the older functions.
     pub versions: BTreeMap<String, Vec<String>>,
     /// String-buffer functions: the `char *` parameter, its length parameter and the header
     /// constant (or number) that sizes it. Derived when a `char *` is followed by an
@@ -89,8 +97,10 @@ pub struct Rules {
     /// tag (the direction of the call picks the member) → the safe field's name: the safe
     /// record holds the bytes.
     pub byte_unions: BTreeMap<String, String>,
-    /// `function.parameter`s of integer type that carry a yes or no (the header's text says
-    /// so: "A boolean for ...", "True when ..."): `bool` in the safe crate.
+    /// What carries a yes or no, as the header's text says ("A boolean for ...", "True when
+    /// ...", "0 for no pending remapping, 1 for pending remapping"): `bool` in the safe crate.
+    /// Each is a `function.parameter` or a `record.field` of integer or enum type, or an enum
+    /// typedef (`nvmlEnableState_t`) whose every use is one.
     pub booleans: BTreeSet<String>,
     /// Versioned record → the constant that gives its `version` field, where neither the
     /// header's `nvmlX_vN` naming nor the field's comment (`Set to NVML_X_VERSION`) does.
@@ -111,6 +121,33 @@ pub struct Rules {
     /// generated file (see `rules/areas.rs`). An item whose C name contains one of a
     /// sub-area's words goes to `<group>_<sub-area>.rs`; the rest stay in `<group>.rs`.
     pub areas: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Rules for the published headers before the default one, where their text does not yet
+    /// say what the default header's text says (see [`OlderRules`]).
+    pub older_headers: OlderRules,
+    /// `record.array` → the field of the same record that says how many of the array's
+    /// entries are filled, where the count field's comment does not name the array (then it
+    /// is derived: "numCliques: Number of valid entries in cliques[]"). The safe record's list
+    /// holds that many.
+    pub counted: BTreeMap<String, String>,
+}
+
+/// Rules that make an older header read as the default one does, where only a later header's
+/// text says how (the field comments NVIDIA added later, a C type NVIDIA corrected later), so
+/// that every published header gives the safe crate the same API. They apply only to headers
+/// older than the default one, and only where that header's own text does not already say
+/// the same; `cargo xtask regen` does not use them. The corpus test checks that each one
+/// changes the reading of at least one published header.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OlderRules {
+    /// `record.field` or `function.parameter`: an integer older headers declare `unsigned`
+    /// and newer ones `int` (the same bits: the driver writes a signed value), read as signed.
+    /// The value says which header changed it.
+    pub signed: BTreeMap<String, String>,
+    /// As [`Rules::inputs`], for older headers whose fields have no direction comments yet.
+    pub inputs: BTreeMap<String, Vec<String>>,
+    /// As [`Rules::directions`], for older headers whose text does not give the direction.
+    pub directions: BTreeMap<String, Direction>,
 }
 
 /// Which way a pointer parameter carries data.
@@ -317,6 +354,9 @@ pub struct Bindings {
     pub former_names: BTreeMap<String, String>,
     /// `record.field` → how an older layout's field becomes an entry of it (`list_fields`).
     pub list_fields: BTreeMap<String, ListFieldRule>,
+    /// `record.array` → the field that counts its filled entries (`counted` rules, and where
+    /// the count field's comment names the array).
+    pub counted: BTreeMap<String, String>,
     /// Which generated file each item goes to.
     pub areas: areas::Areas,
     /// Function → the module of the mock's engine that implements it by hand
@@ -367,6 +407,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
     former_names(&i, &mut d);
     list_fields(&i, &mut d);
     booleans(&i, &mut d);
+    let counted = counted(&i, &mut d);
     let areas = areas::Areas::resolve(&rules.areas, &model, file, &mut d);
 
     let bindings = Bindings {
@@ -395,6 +436,7 @@ pub fn apply(model: Model, rules: &Rules, file: &str) -> (Bindings, Diagnostics)
         inputs: rules.inputs.clone(),
         former_names: rules.former_names.clone(),
         list_fields: rules.list_fields.clone(),
+        counted,
         booleans: rules.booleans.clone(),
         struct_versions,
         absent_fields,
@@ -448,7 +490,9 @@ fn versions(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, Vec<String>> {
             );
             continue;
         }
-        if symbols.len() < 2 {
+        // One symbol is a family only in a header that lacks the API name itself (an older
+        // header, where the renamed family's older member serves the method alone).
+        if symbols.len() < 2 && (symbols.is_empty() || model.functions.contains_key(api)) {
             d.error(i.place("versions", api), "a versioned family needs at least two symbols");
             continue;
         }
@@ -668,22 +712,42 @@ fn directions(i: &Inputs, d: &mut Diagnostics) {
 
 /// Checks `bitflags`: a type name, constants with the prefix and the aliases, excluded constants,
 /// and the parameters and fields that carry the flags.
-/// Each `booleans` entry names an integer parameter (or a pointer to one) of a function.
+/// Each `booleans` entry names an integer or enum parameter (or a pointer to one) of a
+/// function, an integer or enum field of a record (`record.field`, an array of them included),
+/// or an enum typedef every use of which is a yes or no.
 fn booleans(i: &Inputs, d: &mut Diagnostics) {
+    let model = i.model;
+    let yes_no = |t: &Ty| {
+        let t = match model.resolve_typedef(t) {
+            Ty::Pointer { pointee, .. } | Ty::Array { elem: pointee, .. } => model.resolve_typedef(pointee),
+            t => t,
+        };
+        is_enum_or_integer(model, t) || matches!(t, Ty::UChar | Ty::Char | Ty::UShort | Ty::Short)
+    };
     for key in &i.rules.booleans {
         let p = i.place("booleans", key);
-        let Some((func, param)) = key.split_once('.') else {
-            d.error(p, format!("`{key}`: expected `function.parameter`"));
+        let Some((owner, member)) = key.split_once('.') else {
+            let is_enum =
+                model.typedefs.get(key).is_some_and(|t| is_enum_or_integer(model, &t.ty) && !is_integer(&t.ty))
+                    || model.enums.contains_key(key);
+            if !is_enum {
+                d.error(
+                    p,
+                    format!(
+                        "`{key}` is not an enum typedef of the header (or a `function.parameter`, a `record.field`)"
+                    ),
+                );
+            }
             continue;
         };
-        if let Some(f) = function(i.model, func, &p, d) {
-            check_param(f, param, &p, d, |t| {
-                let t = match t {
-                    Ty::Pointer { pointee, .. } => i.model.resolve_typedef(pointee),
-                    t => t,
-                };
-                is_integer(t)
-            });
+        if model.records.contains_key(owner) {
+            if let Some((r, _, field)) = record_field(model, key, &p, d) {
+                if r.fields.iter().find(|f| f.name == field).is_some_and(|f| !yes_no(&f.ty)) {
+                    d.error(p, format!("field `{field}` of `{owner}` is not an integer or an enum"));
+                }
+            }
+        } else if let Some(f) = function(model, owner, &p, d) {
+            check_param(f, member, &p, d, yes_no);
         }
     }
 }
@@ -969,6 +1033,59 @@ fn list_fields(i: &Inputs, d: &mut Diagnostics) {
 }
 
 /// Each `former_names` key names a field of a record of the header.
+/// The arrays of records whose filled entries a field of the record counts: derived where the
+/// count field's comment names the array ("Number of valid entries in \\a cliques[]",
+/// "Entries returned in \\a gridLicensableFeatures array"), and the `counted` rules, each of
+/// an array and an integer field of one record (a rule the comments already give is reported).
+fn counted(i: &Inputs, d: &mut Diagnostics) -> BTreeMap<String, String> {
+    let model = i.model;
+    let mut out = derive_counted(model);
+    for (key, count) in &i.rules.counted {
+        let p = i.place("counted", key);
+        let Some((r, _, array)) = record_field(model, key, &p, d) else { continue };
+        let field = |n: &str| r.fields.iter().find(|f| f.name == n);
+        if !field(array).is_some_and(|f| matches!(model.resolve_typedef(&f.ty), Ty::Array { .. })) {
+            d.error(p.clone(), format!("`{array}` is not an array field of `{}`", r.name));
+            continue;
+        }
+        if !field(count).is_some_and(|f| {
+            is_integer(model.resolve_typedef(&f.ty)) || matches!(model.resolve_typedef(&f.ty), Ty::UChar | Ty::UShort)
+        }) {
+            d.error(p, format!("`{count}` is not an integer field of `{}`", r.name));
+            continue;
+        }
+        if out.get(key) == Some(count) {
+            d.warn(p, "matches nothing: the count field's comment names the array");
+        }
+        out.insert(key.clone(), count.clone());
+    }
+    out
+}
+
+/// `record.array` → count field, where the count field's comment names the array.
+pub fn derive_counted(model: &Model) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for r in model.records.values() {
+        let arrays: Vec<&str> = r
+            .fields
+            .iter()
+            .filter(|f| matches!(model.resolve_typedef(&f.ty), Ty::Array { elem, .. } if !matches!(**elem, Ty::Char)))
+            .map(|f| f.name.as_str())
+            .collect();
+        for f in r.fields.iter().filter(|f| is_integer(model.resolve_typedef(&f.ty)) || matches!(f.ty, Ty::UChar)) {
+            let doc = f.doc.as_deref().unwrap_or("");
+            let words: Vec<&str> = doc.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+            let counts = ["number", "entries", "count", "valid"].iter().any(|w| doc.to_ascii_lowercase().contains(w));
+            if let (true, [array]) =
+                (counts, arrays.iter().filter(|a| words.contains(a)).collect::<Vec<_>>().as_slice())
+            {
+                out.insert(format!("{}.{array}", r.name), f.name.clone());
+            }
+        }
+    }
+    out
+}
+
 fn former_names(i: &Inputs, d: &mut Diagnostics) {
     for key in i.rules.former_names.keys() {
         let p = i.place("former_names", key);
@@ -1105,6 +1222,35 @@ impl Bindings {
     /// The safe type of a handle typedef, opaque or id.
     pub fn handle_type(&self, typedef: &str) -> Option<&str> {
         self.handles.get(typedef).or_else(|| self.ids.get(typedef)).map(String::as_str)
+    }
+
+    /// Whether a `booleans` rule makes parameter `param` of `func` a `bool`: by name, or by its
+    /// type (an enum typedef the rules name).
+    pub fn boolean_param(&self, func: &str, param: &str) -> bool {
+        if self.booleans.contains(&format!("{func}.{param}")) {
+            return true;
+        }
+        let ty = self.model.functions.get(func).and_then(|f| f.params.iter().find(|p| p.name == param));
+        ty.is_some_and(|p| self.boolean_type(&p.ty))
+    }
+
+    /// Whether a `booleans` rule makes field `field` of `record` a `bool`.
+    pub fn boolean_field(&self, record: &str, field: &str) -> bool {
+        if self.booleans.contains(&format!("{record}.{field}")) {
+            return true;
+        }
+        let f = self.model.records.get(record).and_then(|r| r.fields.iter().find(|f| f.name == field));
+        f.is_some_and(|f| self.boolean_type(&f.ty))
+    }
+
+    /// Whether `t` (or what it points to) is an enum typedef a `booleans` rule names.
+    fn boolean_type(&self, t: &Ty) -> bool {
+        let t = match t {
+            Ty::Pointer { pointee, .. } => pointee,
+            t => t,
+        };
+        let Ty::Named(n) = t else { return false };
+        self.booleans.contains(n) || matches!(self.model.resolve_typedef(t), Ty::Named(e) if self.booleans.contains(e))
     }
 
     /// The bitflags type a parameter carries, if a rule says so.

@@ -31,6 +31,10 @@ const USAGE: &str = "usage:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.split_first() {
+        // `nvml-mock capture --help`: the usage on standard output, and success.
+        Some((cmd, rest)) if (cmd == "capture" || cmd == "lib") && rest.iter().any(|a| a == "-h" || a == "--help") => {
+            Ok(USAGE.to_string())
+        }
         Some((cmd, rest)) if cmd == "capture" => capture(rest),
         Some((cmd, rest)) if cmd == "lib" => lib(rest),
         // A probe of `capture`, in a process of its own (see `nvml_mock::capture::probe_child`).
@@ -71,9 +75,7 @@ impl Flags {
         let mut f = Flags { values: Vec::new(), set: Vec::new() };
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            if a == "-h" || a == "--help" {
-                return Err(USAGE.to_string());
-            } else if valued.contains(&a.as_str()) {
+            if valued.contains(&a.as_str()) {
                 let v = it.next().ok_or_else(|| format!("{a} needs a value\n{USAGE}"))?;
                 f.values.push((a.clone(), v.clone()));
             } else if bare.contains(&a.as_str()) {

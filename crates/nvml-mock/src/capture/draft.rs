@@ -375,10 +375,8 @@ fn device(d: &DeviceRec, r: &Recording, node: &mut Node, why: &str) {
     );
     if !d.topology.is_empty() && d.topology.values().all(Result::is_ok) {
         let levels = d.topology.iter().map(|(j, l)| {
-            let level = super::yaml::value(
-                &crate::schema::T::Enum("nvmlGpuLevel_enum"),
-                &Val::Int(l.clone().unwrap_or(0).into()),
-            );
+            let level =
+                super::yaml::value(&crate::schema::T::Enum("nvmlGpuLevel_enum"), &Val::Int((*l).unwrap_or(0).into()));
             (Value::Number((*j as u64).into()), level)
         });
         put("topology", Some(Value::Mapping(levels.collect())));

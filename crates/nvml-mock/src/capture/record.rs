@@ -276,7 +276,7 @@ fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>)
             let mut by = BTreeMap::new();
             for values in combinations(function, selectors, &Answers::new(), &Answers::new()) {
                 calls += 1;
-                by.insert(values.clone(), reader(&mut cx, Object::System, &values).map_err(|c| c as u32));
+                by.insert(values.clone(), reader(&mut cx, Object::System, &values));
             }
             r.before_attach.insert(function, by);
         }
@@ -370,7 +370,7 @@ fn record_initialised(lib: &NvmlLib, r: &mut Recording, probes: Option<&Prober>)
         let by = r.system.entry(f).or_default();
         for pid in pids {
             calls += 1;
-            by.insert(vec![pid], reader(&mut cx, Object::System, &[pid]).map_err(|c| c as u32));
+            by.insert(vec![pid], reader(&mut cx, Object::System, &[pid]));
         }
     }
     r.refused = std::mem::take(&mut cx.refused);
@@ -435,7 +435,7 @@ fn read_object(cx: &mut Cx, calls: &mut usize, kind: ObjectKind, object: Object,
         let mut by = BTreeMap::new();
         for values in combinations(function, selectors, out, parent) {
             *calls += 1;
-            by.insert(values.clone(), reader(cx, object, &values).map_err(|c| c as u32));
+            by.insert(values.clone(), reader(cx, object, &values));
         }
         out.insert(function, by);
     }
@@ -554,7 +554,7 @@ fn probes_of(kind: ObjectKind) -> Vec<(&'static str, crate::reading::Reader, Vec
 fn probe(cx: &mut Cx, reader: crate::reading::Reader, object: Object, selectors: &[i64]) -> Checks {
     let mut code = |mode| {
         cx.mode = mode;
-        let code = reader(cx, object, selectors).err().map(|c| c as u32).unwrap_or(NVML_SUCCESS);
+        let code = reader(cx, object, selectors).err().unwrap_or(NVML_SUCCESS);
         cx.mode = Mode::Read;
         code
     };
@@ -827,8 +827,7 @@ pub fn field_key(id: u32, scope: u32) -> String {
 fn cpu_affinity(lib: &NvmlLib, device: nvmlDevice_t) -> Option<Vec<u64>> {
     let f = lib.nvmlDeviceGetCpuAffinity().ok()?;
     let mut set = vec![0 as std::ffi::c_ulong; 64];
-    (call!(f(device, set.len() as c_uint, set.as_mut_ptr())) == NVML_SUCCESS)
-        .then(|| set.into_iter().map(|w| w as u64).collect())
+    (call!(f(device, set.len() as c_uint, set.as_mut_ptr())) == NVML_SUCCESS).then(|| set.into_iter().collect())
 }
 
 /// The vGPU metadata string of a GPU: the size, then the text.
@@ -898,8 +897,7 @@ fn driver_branch(lib: &NvmlLib) -> Option<Result<String, u32>> {
 fn memory_affinity(lib: &NvmlLib, device: nvmlDevice_t) -> Option<Vec<u64>> {
     let f = lib.nvmlDeviceGetMemoryAffinity().ok()?;
     let mut set = vec![0 as std::ffi::c_ulong; 4];
-    (call!(f(device, set.len() as c_uint, set.as_mut_ptr(), 0)) == NVML_SUCCESS)
-        .then(|| set.into_iter().map(|w| w as u64).collect())
+    (call!(f(device, set.len() as c_uint, set.as_mut_ptr(), 0)) == NVML_SUCCESS).then(|| set.into_iter().collect())
 }
 
 /// What the device functions that have no reader (their outputs are handles, or buffers of a
@@ -1329,11 +1327,9 @@ pub fn anonymize(r: &mut Recording) {
     for answers in all {
         for (f, by) in answers.iter_mut() {
             let whole = IDENTIFYING.contains(f);
-            for a in by.values_mut() {
-                if let Ok(vals) = a {
-                    for v in vals.iter_mut() {
-                        names.hide(v, whole);
-                    }
+            for vals in by.values_mut().flatten() {
+                for v in vals.iter_mut() {
+                    names.hide(v, whole);
                 }
             }
         }

@@ -8,7 +8,7 @@
 //! `system.driver_version`), as that driver reads them: on an R575 profile, 251 is
 //! `NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN` and 256 `NVML_FI_PWR_SMOOTHING_ENABLED`,
 //! so a client that sends the newest header's numbers reads the wrong field there, as on a real
-//! R575 driver. An id the driver's header does not name answers `NOT_SUPPORTED`.
+//! R575 driver. An id the driver's header does not name answers `INVALID_ARGUMENT`.
 
 use std::ffi::c_int;
 
@@ -274,11 +274,14 @@ pub fn nvmlDeviceGetFieldValues(
                 put(slot, fv)?;
                 continue;
             }
-            // A field the driver's header lacks is one the driver does not know: the driver
-            // answers it `INVALID_ARGUMENT` (580.159.04 does, for each such field).
+            // A field the driver's header lacks (no header names 0, or an id from `NVML_FI_MAX`
+            // on) is one the driver does not know: the driver answers it `INVALID_ARGUMENT`
+            // (580.159.04 does, for each such field).
             let numbering = &sys.profile.fields;
-            let id =
-                numbering.from_driver(fv.fieldId).filter(|id| numbering.has(*id)).ok_or(NVML_ERROR_INVALID_ARGUMENT);
+            let id = numbering
+                .from_driver(fv.fieldId)
+                .filter(|id| (1..NVML_FI_MAX as u32).contains(id) && numbering.has(*id))
+                .ok_or(NVML_ERROR_INVALID_ARGUMENT);
             match id.and_then(|id| field(sys, d, device, id as i32, fv.scopeId)) {
                 Ok(v) => {
                     fv.nvmlReturn = NVML_SUCCESS;

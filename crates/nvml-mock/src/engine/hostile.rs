@@ -61,7 +61,7 @@ pub fn library() -> Option<&'static Hostile> {
 }
 
 /// The seed `text` names: a decimal or `0x` hexadecimal `u64`, else the FNV-1a hash of the text.
-fn seed(text: &str) -> u64 {
+pub(crate) fn seed(text: &str) -> u64 {
     let number = match text.strip_prefix("0x") {
         Some(hex) => u64::from_str_radix(hex, 16).ok(),
         None => text.parse().ok(),

@@ -200,10 +200,7 @@ fn no_entries(a: [usize; 6]) -> ffi::Status {
 fn process_list(sys: &System, d: DeviceRef, kinds: &[&str], a: [usize; 6]) -> ffi::Status {
     let count = a[1] as *mut c_uint;
     let capacity = ffi::get(count)? as usize;
-    let list = match super::processes::named(sys, d, kinds) {
-        Ok(l) => l,
-        Err(_) => Vec::new(),
-    };
+    let list = super::processes::named(sys, d, kinds).unwrap_or_default();
     if list.len() > capacity {
         ffi::put(count, list.len() as c_uint)?;
         return Err(NVML_ERROR_INSUFFICIENT_SIZE);

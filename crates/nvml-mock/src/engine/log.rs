@@ -1,5 +1,6 @@
-//! The call log (`NVML_MOCK_LOG`): every call the mock receives, the slot of an internal call
-//! (`nvidia-smi`'s export table) with its arguments, and the code answered, one line each, to
+//! The call log (`NVML_MOCK_LOG`): every call the mock receives of a function that answers a
+//! return code (all but `nvmlErrorString`), the slot of an internal call (`nvidia-smi`'s export
+//! table) with its arguments, and the code answered, one line each, to
 //! standard error (`NVML_MOCK_LOG=stderr` or `1`) or appended to a file (any other value).
 //! Off by default: the check is one load of a value set once.
 //!

@@ -117,10 +117,14 @@ pub struct System {
     pub started_us: u64,
     /// Values set while the system runs (by setters), by object, function and selector values:
     /// a getter answered from data answers them before the profile's.
-    pub live: Mutex<BTreeMap<(LiveObject, &'static str, Vec<i64>), Vec<Val>>>,
+    pub live: Mutex<BTreeMap<LiveKey, Vec<Val>>>,
     /// Whether a GPU has been looked up since `nvmlInit` (`system.before_attach`).
     pub attached: std::sync::atomic::AtomicBool,
 }
+
+/// What a value set while the system runs is for: the object, the function and its selector
+/// values.
+pub type LiveKey = (LiveObject, &'static str, Vec<i64>);
 
 /// An object whose values can be set while the system runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -205,7 +209,11 @@ pub fn now_us() -> u64 {
 /// The moment `NVML_MOCK_CLOCK` stops the clock at (unset or empty: none); anything but a
 /// number of µs is an error, which fails `nvmlInit`.
 fn frozen_clock() -> Result<Option<u64>, String> {
-    let env = std::env::var("NVML_MOCK_CLOCK").unwrap_or_default();
+    parse_clock(&std::env::var("NVML_MOCK_CLOCK").unwrap_or_default())
+}
+
+/// Parses a value of `NVML_MOCK_CLOCK` (see [`frozen_clock`]).
+pub fn parse_clock(env: &str) -> Result<Option<u64>, String> {
     match env.trim() {
         "" => Ok(None),
         v => v.parse().map(Some).map_err(|_| format!("NVML_MOCK_CLOCK: `{v}`: expected microseconds since the epoch")),
@@ -215,7 +223,7 @@ fn frozen_clock() -> Result<Option<u64>, String> {
 impl System {
     /// The system a profile describes; a MIG tree its instance profiles cannot hold is an
     /// error (see [`mig::check_tree`]).
-    fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> Result<System, String> {
+    pub(crate) fn new(profile: Profile, live_pids: Option<BTreeMap<u32, u32>>) -> Result<System, String> {
         let devices: Vec<Box<Device>> = profile
             .devices
             .iter()
@@ -371,7 +379,7 @@ impl System {
         match checks.wrong_version {
             Some(NVML_SUCCESS) => layouts.first().map(|(own, _)| RecordCheck::AsVersion(*own, version)),
             Some(code) => Some(RecordCheck::Answer(code)),
-            None => Some(RecordCheck::Answer(NVML_ERROR_ARGUMENT_VERSION_MISMATCH)),
+            None => Some(RecordCheck::Answer(unknown_version_answer(function))),
         }
     }
 
@@ -411,6 +419,17 @@ impl System {
             Entry::Values(v) => v.first(),
             _ => None,
         }
+    }
+}
+
+/// What a driver answers a record version it does not know with, where the profile records no
+/// check of the function: `ARGUMENT_VERSION_MISMATCH`, but `FUNCTION_NOT_FOUND` from
+/// `nvmlDeviceGetMemoryInfo_v2`, as driver 580.159.04 answers on an H200 and an H100
+/// (`crates/nvml-mock/tests/real/`).
+fn unknown_version_answer(function: &str) -> nvmlReturn_t {
+    match function {
+        "nvmlDeviceGetMemoryInfo_v2" => NVML_ERROR_FUNCTION_NOT_FOUND,
+        _ => NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
     }
 }
 

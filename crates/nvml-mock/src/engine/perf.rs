@@ -461,7 +461,7 @@ pub fn nvmlDeviceGetThermalSettings(
         if settings.is_null() {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
-        if index != 0 && index != NVML_THERMAL_TARGET_ALL as c_uint {
+        if index > NVML_THERMAL_TARGET_ALL as c_uint {
             return Err(NVML_ERROR_INVALID_ARGUMENT);
         }
         let slowdown = sys.value(
@@ -469,7 +469,19 @@ pub fn nvmlDeviceGetThermalSettings(
             Object::Device(device),
             &[NVML_TEMPERATURE_THRESHOLD_SLOWDOWN as i64],
         );
+        // As driver 580.159.04 answers on an H200 and an H100 (one sensor): a count of 1 for
+        // every index up to NVML_THERMAL_TARGET_ALL; the sensor in entry 0 for index 0 and ALL;
+        // for indices 1 and 2, the entry of that index names the controller and target alone;
+        // the other indices fill no entry.
         let mut out = nvmlGpuThermalSettings_t { count: 1, ..Default::default() };
+        let at = index as usize;
+        if at < out.sensor.len() && at > 0 {
+            out.sensor[at].controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
+            out.sensor[at].target = NVML_THERMAL_TARGET_GPU;
+        }
+        if index != 0 && index != NVML_THERMAL_TARGET_ALL as c_uint {
+            return put(settings, out);
+        }
         let s = &mut out.sensor[0];
         s.controller = NVML_THERMAL_CONTROLLER_GPU_INTERNAL;
         s.target = NVML_THERMAL_TARGET_GPU;

@@ -23,7 +23,11 @@ const GROWN_PROCESS_MEMORY: u64 = 256 << 20;
 /// What `NVML_MOCK_LIVE_PIDS` asks for: nothing (empty or `0`), the caller and its ancestors
 /// (`1`), or pids mapped one by one (`4242=1234,4250=5678`); anything else is an error.
 pub fn live_pids_env() -> Result<Option<BTreeMap<u32, u32>>, String> {
-    let env = std::env::var("NVML_MOCK_LIVE_PIDS").unwrap_or_default();
+    parse_live_pids(&std::env::var("NVML_MOCK_LIVE_PIDS").unwrap_or_default())
+}
+
+/// Parses a value of `NVML_MOCK_LIVE_PIDS` (see [`live_pids_env`]).
+pub fn parse_live_pids(env: &str) -> Result<Option<BTreeMap<u32, u32>>, String> {
     match env.trim() {
         "" | "0" => return Ok(None),
         "1" => return Ok(Some(BTreeMap::new())),

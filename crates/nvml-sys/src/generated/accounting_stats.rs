@@ -57,7 +57,7 @@ pub struct nvmlAccountingStats_st {
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub memoryUtilization: c_uint,
     /// Maximum total memory in bytes that was ever allocated by the process.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-\>usedGpuMemory is not supported
     pub maxMemoryUsage: c_ulonglong,
     /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
     /// the process is not terminated
@@ -87,7 +87,7 @@ pub struct nvmlAccountingStats_v2_t {
     /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
     pub memoryUtilization: c_uint,
     /// Maximum total memory in bytes that was ever allocated by the process.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
+    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-\>usedGpuMemory is not supported
     pub maxMemoryUsage: c_ulonglong,
     /// The sample counts since the process starts
     pub sampleCount: c_uint,

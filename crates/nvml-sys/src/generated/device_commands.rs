@@ -456,7 +456,7 @@ functions! {
     ///
     /// For GK110 M-class and X-class Tesla ™ products from the Kepler family.
     /// Modes `NVML_GOM_LOW_DP` and `NVML_GOM_ALL_ON` are supported on fully supported GeForce products.
-    /// Not supported on Quadro &reg; and Tesla ™ C-class products.
+    /// Not supported on Quadro ® and Tesla ™ C-class products.
     /// Requires root/admin permissions.
     ///
     /// Changing GOMs requires a reboot.

@@ -315,7 +315,7 @@ functions! {
     ///
     /// For GK110 M-class and X-class Tesla ™ products from the Kepler family.
     /// Modes `NVML_GOM_LOW_DP` and `NVML_GOM_ALL_ON` are supported on fully supported GeForce products.
-    /// Not supported on Quadro &reg; and Tesla ™ C-class products.
+    /// Not supported on Quadro ® and Tesla ™ C-class products.
     ///
     /// * `device`: The identifier of the target device
     /// * `current`: Reference in which to return the current GOM
@@ -556,7 +556,7 @@ functions! {
     /// Supported on Linux, Windows TCC.
     ///
     /// This function is to set the confidential compute key rotation threshold parameters.
-    /// `pKeyRotationThrInfo`-&gt;maxAttackerAdvantage should be in the range from
+    /// `pKeyRotationThrInfo`-\>maxAttackerAdvantage should be in the range from
     /// NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN to NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX.
     /// Default value is 60.
     ///

@@ -42,6 +42,80 @@ use core::ffi::*;
 #[allow(unused_imports)]
 use super::*;
 use super::super::loader::{MissingSymbol, NvmlLib};
+/// The versions of `nvmlDeviceGetCurrentClocksEventReasons` nvml.h declares, newest first: `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons`.
+#[derive(Clone, Copy, Debug)]
+pub enum nvmlDeviceGetCurrentClocksEventReasons_versions {
+    nvmlDeviceGetCurrentClocksEventReasons(PFN_nvmlDeviceGetCurrentClocksEventReasons),
+    nvmlDeviceGetCurrentClocksThrottleReasons(
+        PFN_nvmlDeviceGetCurrentClocksThrottleReasons,
+    ),
+}
+/// The symbols tried for `nvmlDeviceGetCurrentClocksEventReasons`, newest first.
+pub static nvmlDeviceGetCurrentClocksEventReasons_FAMILY: [&str; 2usize] = [
+    "nvmlDeviceGetCurrentClocksEventReasons",
+    "nvmlDeviceGetCurrentClocksThrottleReasons",
+];
+impl NvmlLib {
+    /// Resolves the newest version of `nvmlDeviceGetCurrentClocksEventReasons` the loaded library exports, trying `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons` in that order.
+    #[allow(deprecated)]
+    pub fn nvmlDeviceGetCurrentClocksEventReasons_newest(
+        &self,
+    ) -> Result<nvmlDeviceGetCurrentClocksEventReasons_versions, MissingSymbol> {
+        if let Ok(f) = self.nvmlDeviceGetCurrentClocksEventReasons() {
+            return Ok(
+                nvmlDeviceGetCurrentClocksEventReasons_versions::nvmlDeviceGetCurrentClocksEventReasons(
+                    f,
+                ),
+            );
+        }
+        if let Ok(f) = self.nvmlDeviceGetCurrentClocksThrottleReasons() {
+            return Ok(
+                nvmlDeviceGetCurrentClocksEventReasons_versions::nvmlDeviceGetCurrentClocksThrottleReasons(
+                    f,
+                ),
+            );
+        }
+        Err(MissingSymbol::new(&nvmlDeviceGetCurrentClocksEventReasons_FAMILY))
+    }
+}
+/// The versions of `nvmlDeviceGetSupportedClocksEventReasons` nvml.h declares, newest first: `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons`.
+#[derive(Clone, Copy, Debug)]
+pub enum nvmlDeviceGetSupportedClocksEventReasons_versions {
+    nvmlDeviceGetSupportedClocksEventReasons(
+        PFN_nvmlDeviceGetSupportedClocksEventReasons,
+    ),
+    nvmlDeviceGetSupportedClocksThrottleReasons(
+        PFN_nvmlDeviceGetSupportedClocksThrottleReasons,
+    ),
+}
+/// The symbols tried for `nvmlDeviceGetSupportedClocksEventReasons`, newest first.
+pub static nvmlDeviceGetSupportedClocksEventReasons_FAMILY: [&str; 2usize] = [
+    "nvmlDeviceGetSupportedClocksEventReasons",
+    "nvmlDeviceGetSupportedClocksThrottleReasons",
+];
+impl NvmlLib {
+    /// Resolves the newest version of `nvmlDeviceGetSupportedClocksEventReasons` the loaded library exports, trying `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons` in that order.
+    #[allow(deprecated)]
+    pub fn nvmlDeviceGetSupportedClocksEventReasons_newest(
+        &self,
+    ) -> Result<nvmlDeviceGetSupportedClocksEventReasons_versions, MissingSymbol> {
+        if let Ok(f) = self.nvmlDeviceGetSupportedClocksEventReasons() {
+            return Ok(
+                nvmlDeviceGetSupportedClocksEventReasons_versions::nvmlDeviceGetSupportedClocksEventReasons(
+                    f,
+                ),
+            );
+        }
+        if let Ok(f) = self.nvmlDeviceGetSupportedClocksThrottleReasons() {
+            return Ok(
+                nvmlDeviceGetSupportedClocksEventReasons_versions::nvmlDeviceGetSupportedClocksThrottleReasons(
+                    f,
+                ),
+            );
+        }
+        Err(MissingSymbol::new(&nvmlDeviceGetSupportedClocksEventReasons_FAMILY))
+    }
+}
 
 functions! {
     /// Gets the device's Adaptive Clock status
@@ -563,14 +637,14 @@ functions! {
     ///
     /// Translations are as follows:
     ///
-    /// NVML_PERF_POLICY_POWER             -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP
-    /// NVML_PERF_POLICY_THERMAL           -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
-    /// NVML_PERF_POLICY_SYNC_BOOST        -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST
-    /// NVML_PERF_POLICY_BOARD_LIMIT       -&gt; NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT
-    /// NVML_PERF_POLICY_LOW_UTILIZATION   -&gt; NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION
-    /// NVML_PERF_POLICY_RELIABILITY       -&gt; NVML_FI_DEV_PERF_POLICY_RELIABILITY
-    /// NVML_PERF_POLICY_TOTAL_APP_CLOCKS  -&gt; DEPRECATED, Do not use
-    /// NVML_PERF_POLICY_TOTAL_BASE_CLOCKS -&gt; NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS
+    /// NVML_PERF_POLICY_POWER             -\> NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP
+    /// NVML_PERF_POLICY_THERMAL           -\> NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
+    /// NVML_PERF_POLICY_SYNC_BOOST        -\> NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST
+    /// NVML_PERF_POLICY_BOARD_LIMIT       -\> NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT
+    /// NVML_PERF_POLICY_LOW_UTILIZATION   -\> NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION
+    /// NVML_PERF_POLICY_RELIABILITY       -\> NVML_FI_DEV_PERF_POLICY_RELIABILITY
+    /// NVML_PERF_POLICY_TOTAL_APP_CLOCKS  -\> DEPRECATED, Do not use
+    /// NVML_PERF_POLICY_TOTAL_BASE_CLOCKS -\> NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType, nvmlViolationTime_t * violTime)`.
     #[deprecated(note = "Use `nvmlDeviceGetFieldValues` to query this data. This API will be removed in CUDA 14.0.")]

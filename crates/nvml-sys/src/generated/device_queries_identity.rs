@@ -384,7 +384,7 @@ functions! {
     /// **Note:** In the MPS locality-domain view, this API returns the locality-domain
     /// handle associated with `index`. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `accessibleDevices`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `accessibleDevices`
     /// * `device`: Reference in which to return the device handle
     ///
     /// **Returns:**
@@ -525,7 +525,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          if `device` has been set
     /// - `NVML_ERROR_UNINITIALIZED`              if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `uuid` is invalid, `device` is null or `uuid`-&gt;type is invalid
+    /// - `NVML_ERROR_INVALID_ARGUMENT`           if `uuid` is invalid, `device` is null or `uuid`-\>type is invalid
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  if the provided version is invalid/unsupported
     /// - `NVML_ERROR_NOT_FOUND`                  if `uuid` does not match a valid device on the system
     /// - `NVML_ERROR_GPU_IS_LOST`                if any GPU has fallen off the bus or is otherwise inaccessible

@@ -153,7 +153,7 @@ functions! {
     26: PFN_nvmlDeviceGetBAR1MemoryInfo = fn nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t, *mut nvmlBAR1Memory_t) -> nvmlReturn_t;
     /// Get bank remapper status.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
     /// * `device`: The identifier of the target device
     /// * `pBankRemapperStatus`: Reference to `nvmlEccBankRemapperStatus_v1_t`
@@ -607,21 +607,21 @@ functions! {
     /// For Blackwell ™ or newer fully supported devices.
     ///
     /// Reads SRAM unique uncorrected ECC error counts. The total number of unique errors is returned by
-    /// `errorCounts`-&gt;entryCount. Error counts are returned as an array of in the caller-supplied buffer pointed at by
-    /// `errorCounts`-&gt;entries. Each error count entry holds the location/address of the unique error, the error count and
+    /// `errorCounts`-\>entryCount. Error counts are returned as an array of in the caller-supplied buffer pointed at by
+    /// `errorCounts`-\>entries. Each error count entry holds the location/address of the unique error, the error count and
     /// whether the error is parity or not.
     ///
     /// To read SRAM unique uncorrected ECC error counts, first determine the size of buffer required to hold the error
-    /// counts by invoking the function with `errorCounts`-&gt;entries set to NULL. The required array size is returned in
-    /// `errorCounts`-&gt;entryCount. The caller should allocate a buffer of size "errorCounts-&gt;entryCount *
+    /// counts by invoking the function with `errorCounts`-\>entries set to NULL. The required array size is returned in
+    /// `errorCounts`-\>entryCount. The caller should allocate a buffer of size "errorCounts-\>entryCount *
     /// sizeof(nvmlEccSramUniqueUncorrectedErrorCounts_t)". Invoke the function again with the allocated buffer passed in
-    /// `errorCounts`-&gt;entries. This time `errorCounts`-&gt;entryCount will be taken as the entry array size that caller
-    /// allocates for `errorCounts`-&gt;entries.
+    /// `errorCounts`-\>entries. This time `errorCounts`-\>entryCount will be taken as the entry array size that caller
+    /// allocates for `errorCounts`-\>entries.
     ///
-    /// On successful return of the second query, the function updates `errorCounts`-&gt;entries with all unique errors. This
-    /// may fail if `errorCounts`-&gt;entryCount is smaller than the actual number of unique errors. This can happen in cases
-    /// like new errors occur since the previous query of `errorCounts`-&gt;entryCount. No matter the query succeeds or not,
-    /// the latest number of unique errors will be returned in `errorCounts`-&gt;entryCount.
+    /// On successful return of the second query, the function updates `errorCounts`-\>entries with all unique errors. This
+    /// may fail if `errorCounts`-\>entryCount is smaller than the actual number of unique errors. This can happen in cases
+    /// like new errors occur since the previous query of `errorCounts`-\>entryCount. No matter the query succeeds or not,
+    /// the latest number of unique errors will be returned in `errorCounts`-\>entryCount.
     ///
     /// **Note:** The query is only supported when ECC mode is enabled.
     ///
@@ -631,7 +631,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if `utilization` has been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `errorCounts`-&gt;entryCount is NULL
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `errorCounts`-\>entryCount is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`     if the device does not support this feature or ECC mods is not enabled
     /// - `NVML_ERROR_INSUFFICIENT_SIZE` if the allocated error entry array is not big enough
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible

@@ -218,11 +218,12 @@ functions! {
     ///
     /// **Note:** The caller must set the `nvmlGpuFabricInfoV_t`.version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
+    ///
+    /// ```c
     /// nvmlGpuFabricInfoV_t fabricInfo =
-    /// { .version = nvmlGpuFabricInfo_v2 };
+    ///     { .version = nvmlGpuFabricInfo_v2 };
     /// nvmlReturn_t result = nvmlDeviceGetGpuFabricInfoV(device,&fabricInfo);
-    /// \\endcode
+    /// ```
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
@@ -247,10 +248,10 @@ functions! {
     /// On Blackwell and Rubin, Unicast Logical Endpoint and Multicast Logical Endpoint
     /// are additionally reported.
     ///
-    /// \\code
+    /// ```c
     /// nvmlGpuFabricInfo_v4_t fabricInfo = {0};
     /// nvmlReturn_t result = nvmlDeviceGetGpuFabricInfo_v4(device, &fabricInfo);
-    /// \\endcode
+    /// ```
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///

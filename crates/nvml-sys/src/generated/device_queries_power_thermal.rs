@@ -167,7 +167,7 @@ const _: () = {
 functions! {
     /// Retrieves Adaptive TGP Mode state and telemetry for a GPU.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
     /// Populates `info` with the in-band request, out-of-band enablement status, out-of-band
     /// override status, arbitrated enablement state, and adjusted TGP power limit. The adjusted TGP
@@ -661,7 +661,7 @@ functions! {
     224: PFN_nvmlDeviceGetTotalEnergyConsumption = fn nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t, *mut c_ulonglong) -> nvmlReturn_t;
     /// Request to enable or disable Adaptive TGP Mode for a GPU.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     /// Requires root/admin privileges.
     ///
     /// Adaptive TGP Mode assigns tailored power budgets to two binned GPU parts within the same

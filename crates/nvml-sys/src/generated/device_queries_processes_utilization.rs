@@ -559,23 +559,23 @@ functions! {
     ///
     /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, and video decoder, jpeg decoder, OFA (Optical Flow Accelerator)
     /// for all running processes. Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer pointed at
-    /// by `procesesUtilInfo`-&gt;procUtilArray. One utilization sample structure is returned per process running, that had some non-zero utilization
+    /// by `procesesUtilInfo`-\>procUtilArray. One utilization sample structure is returned per process running, that had some non-zero utilization
     /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
     /// are returned as "unsigned int" values.
     ///
     /// The caller should allocate a buffer of size processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t). If the buffer is too small, the API will
-    /// return `NVML_ERROR_INSUFFICIENT_SIZE`, with the recommended minimal buffer size at `procesesUtilInfo`-&gt;processSamplesCount. The caller should
-    /// invoke the function again with the allocated buffer passed in `procesesUtilInfo`-&gt;procUtilArray, and `procesesUtilInfo`-&gt;processSamplesCount
+    /// return `NVML_ERROR_INSUFFICIENT_SIZE`, with the recommended minimal buffer size at `procesesUtilInfo`-\>processSamplesCount. The caller should
+    /// invoke the function again with the allocated buffer passed in `procesesUtilInfo`-\>procUtilArray, and `procesesUtilInfo`-\>processSamplesCount
     /// set to the number no less than the recommended value by the previous API return.
     ///
-    /// On successful return, the function updates `procesesUtilInfo`-&gt;processSamplesCount with the number of process utilization info structures
+    /// On successful return, the function updates `procesesUtilInfo`-\>processSamplesCount with the number of process utilization info structures
     /// that were actually written. This may differ from a previously read value as instances are created or destroyed.
     ///
-    /// `procesesUtilInfo`-&gt;lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `procesesUtilInfo`-&gt;lastSeenTimeStamp
+    /// `procesesUtilInfo`-\>lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `procesesUtilInfo`-\>lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
-    /// `procesesUtilInfo`-&gt;version is the version number of the structure nvmlProcessesUtilizationInfo_t, the caller should set the correct version
+    /// `procesesUtilInfo`-\>version is the version number of the structure nvmlProcessesUtilizationInfo_t, the caller should set the correct version
     /// number to retrieve the specific version of processes utilization information.
     ///
     /// **Note:** On MIG-enabled GPUs, querying process utilization is not currently supported.
@@ -584,16 +584,16 @@ functions! {
     /// * `procesesUtilInfo`: Pointer to the caller-provided structure of nvmlProcessesUtilizationInfo_t.
     ///
     /// **Returns:**
-    /// - `NVML_SUCCESS`                          If `procesesUtilInfo`-&gt;procUtilArray has been populated
+    /// - `NVML_SUCCESS`                          If `procesesUtilInfo`-\>procUtilArray has been populated
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid, or `procesesUtilInfo` is NULL
     /// - `NVML_ERROR_NOT_SUPPORTED`              If the device does not support this feature
     /// - `NVML_ERROR_NOT_FOUND`                  If sample entries are not found
     /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `procesesUtilInfo` is invalid
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `procesesUtilInfo`-&gt;procUtilArray is NULL, or the buffer size of procesesUtilInfo-&gt;procUtilArray is too small.
-    ///   The caller should check the minimul array size from the returned procesesUtilInfo-&gt;processSamplesCount, and call
-    ///   the function again with a buffer no smaller than procesesUtilInfo-&gt;processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t)
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `procesesUtilInfo`-\>procUtilArray is NULL, or the buffer size of procesesUtilInfo-\>procUtilArray is too small.
+    ///   The caller should check the minimul array size from the returned procesesUtilInfo-\>processSamplesCount, and call
+    ///   the function again with a buffer no smaller than procesesUtilInfo-\>processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t)
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device, nvmlProcessesUtilizationInfo_t * procesesUtilInfo)`.
@@ -605,18 +605,18 @@ functions! {
     /// This function returns information only about running processes (e.g. CUDA application which have
     /// active context).
     ///
-    /// To determine the size of the `plist`-&gt;procArray array to allocate, call the function with
-    /// `plist`-&gt;numProcArrayEntries set to zero and `plist`-&gt;procArray set to NULL. The return
+    /// To determine the size of the `plist`-\>procArray array to allocate, call the function with
+    /// `plist`-\>numProcArrayEntries set to zero and `plist`-\>procArray set to NULL. The return
     /// code will be either NVML_ERROR_INSUFFICIENT_SIZE (if there are valid processes of type
-    /// `plist`-&gt;mode to report on, in which case the `plist`-&gt;numProcArrayEntries field will
+    /// `plist`-\>mode to report on, in which case the `plist`-\>numProcArrayEntries field will
     /// indicate the required number of entries in the array) or NVML_SUCCESS (if no processes of type
-    /// `plist`-&gt;mode exist).
+    /// `plist`-\>mode exist).
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
     /// The usedGpuCcProtectedMemory field returned is all of the protected memory used by the application.
     ///
     /// Keep in mind that information returned by this call is dynamic and the number of elements might change in
-    /// time. Allocate more space for `plist`-&gt;procArray table in case new processes are spawned.
+    /// time. Allocate more space for `plist`-\>procArray table in case new processes are spawned.
     ///
     /// **Note:** In MIG mode, if device handle is provided, the API returns aggregate information, only if
     /// the caller has appropriate privileges. Per-instance information can be queried by using
@@ -627,20 +627,20 @@ functions! {
     ///
     /// * `device`: The device handle or MIG device handle
     /// * `plist`: Reference in which to process detail list
-    ///   `plist`-&gt;version                       The api version
-    ///   `plist`-&gt;mode                          The process mode
-    ///   `plist`-&gt;procArray                     Reference in which to return the process information
-    ///   `plist`-&gt;numProcArrayEntries           Proc array size of returned entries
+    ///   `plist`-\>version                       The api version
+    ///   `plist`-\>mode                          The process mode
+    ///   `plist`-\>procArray                     Reference in which to return the process information
+    ///   `plist`-\>numProcArrayEntries           Proc array size of returned entries
     ///
     /// **Returns:**
-    /// - `NVML_SUCCESS`                 if `plist`-&gt;numprocArrayEntries and `plist`-&gt;procArray have been populated
+    /// - `NVML_SUCCESS`                 if `plist`-\>numprocArrayEntries and `plist`-\>procArray have been populated
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `plist`-&gt;numprocArrayEntries indicates that the `plist`-&gt;procArray is too small
-    ///   `plist`-&gt;numprocArrayEntries will contain minimal amount of space necessary for
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `plist`-\>numprocArrayEntries indicates that the `plist`-\>procArray is too small
+    ///   `plist`-\>numprocArrayEntries will contain minimal amount of space necessary for
     ///   the call to complete
     /// - `NVML_ERROR_NO_PERMISSION`     if the user doesn't have permission to perform this operation
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `plist` is NULL, `plist`-&gt;version is invalid,
-    ///   `plist`-&gt;mode is invalid,
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid, `plist` is NULL, `plist`-\>version is invalid,
+    ///   `plist`-\>mode is invalid,
     /// - `NVML_ERROR_GPU_IS_LOST`       if the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by `device`
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error

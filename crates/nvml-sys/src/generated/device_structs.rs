@@ -685,7 +685,7 @@ pub struct nvmlPciInfoExt_v1_t {
     pub baseClass: c_uint,
     /// The 8-bit PCI sub class code
     pub subClass: c_uint,
-    /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub busId: [c_char; 32],
 }
 zeroed_default!(nvmlPciInfoExt_v1_t);
@@ -693,7 +693,7 @@ zeroed_default!(nvmlPciInfoExt_v1_t);
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct nvmlPciInfo_st {
-    /// The legacy tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The legacy tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub busIdLegacy: [c_char; 16],
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
     pub domain: c_uint,
@@ -705,7 +705,7 @@ pub struct nvmlPciInfo_st {
     pub pciDeviceId: c_uint,
     /// The 32-bit Sub System Device ID
     pub pciSubSystemId: c_uint,
-    /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub busId: [c_char; 32],
 }
 zeroed_default!(nvmlPciInfo_st);

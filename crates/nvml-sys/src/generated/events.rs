@@ -682,9 +682,9 @@ functions! {
     /// Copies the raw payload for a context record from the most recent event returned by
     /// `nvmlEventSetWait_v3`.
     ///
-    /// Passing `params`-&gt;data as NULL performs a size query. In that case `params`-&gt;dataSize is set to the required
+    /// Passing `params`-\>data as NULL performs a size query. In that case `params`-\>dataSize is set to the required
     /// payload size and the function returns `NVML_ERROR_INSUFFICIENT_SIZE` when the payload is
-    /// non-empty. If the context payload is empty, `params`-&gt;dataSize is set to 0 and the function returns
+    /// non-empty. If the context payload is empty, `params`-\>dataSize is set to 0 and the function returns
     /// `NVML_SUCCESS`.
     ///
     /// For Turing ™ or newer fully supported devices.
@@ -697,9 +697,9 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the raw context payload has been copied
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-&gt;index is out of range
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-\>index is out of range
     /// - `NVML_ERROR_NOT_FOUND`         if no event has been returned by `nvmlEventSetWait_v3`
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `params`-&gt;data is NULL or too small for a non-empty payload
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE` if `params`-\>data is NULL or too small for a non-empty payload
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
@@ -731,7 +731,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the context metadata has been returned
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-&gt;index is out of range
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-\>index is out of range
     /// - `NVML_ERROR_NOT_FOUND`         if no event has been returned by `nvmlEventSetWait_v3`
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -761,7 +761,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 if the GPU legacy-Xid context has been returned
     /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-&gt;index is out of range
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  if arguments are invalid or `params`-\>index is out of range
     /// - `NVML_ERROR_NOT_FOUND`         if no event has been returned or the context is not a GPU legacy-Xid context
     /// - `NVML_ERROR_NOT_SUPPORTED`     if this API is not available on the platform or driver
     /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
@@ -951,7 +951,7 @@ functions! {
     /// but not longer than specified timeout. This function in certain conditions can return before
     /// specified timeout passes (e.g. when interrupt arrives)
     ///
-    /// if the return request-&gt;numEvent equals to request-&gt;dataSize, there might be outstanding
+    /// if the return request-\>numEvent equals to request-\>dataSize, there might be outstanding
     /// event, it is recommended to call nvmlSystemEventSetWait again to query all the events.
     ///
     /// * `request`: Reference in which to nvmlSystemEventSetWaitRequest_t

@@ -97,7 +97,7 @@ functions! {
     /// `nvmlGetExcludedDeviceCount`(). For example, if `deviceCount` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `deviceCount`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `deviceCount`
     /// * `info`: Reference in which to return the device information
     ///
     /// **Returns:**

@@ -102,7 +102,7 @@ pub const NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN: c_int = 271;
 pub const NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN: c_int = 270;
 /// Throttling to not exceed currently set power limits in ns
 pub const NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP: c_int = 74;
-/// Throttling to ensure ((GPU temp &lt; GPU Max Operating Temp) && (Memory Temp &lt; Memory Max Operating Temp)) in ns
+/// Throttling to ensure ((GPU temp \< GPU Max Operating Temp) && (Memory Temp \< Memory Max Operating Temp)) in ns
 pub const NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: c_int = 269;
 /// Throttling to match minimum possible clock across Sync Boost Group in ns
 pub const NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST: c_int = 76;
@@ -180,7 +180,7 @@ pub const NVML_FI_DEV_IS_MIG_MODE_INDEPENDENT_MIG_QUERY_CAPABLE: c_int = 199;
 pub const NVML_FI_DEV_IS_RESETLESS_MIG_SUPPORTED: c_int = 184;
 /// minimum required elapsed time between runtime mclk switches, 0 = no rate limit
 pub const NVML_FI_DEV_MCLK_MIN_SWITCH_INTERVAL_MILLISECONDS: c_int = 299;
-/// See NVML_MCLK_SWITCH_TYPE_&lt;XYZ&gt; for all enumerations
+/// See NVML_MCLK_SWITCH_TYPE_\<XYZ\> for all enumerations
 pub const NVML_FI_DEV_MCLK_SWITCH_TYPE: c_int = 298;
 /// Memory temperature for the device
 pub const NVML_FI_DEV_MEMORY_TEMP: c_int = 82;

@@ -48,15 +48,15 @@ functions! {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// To retrieve metrics, the user must first allocate the two sample buffers at `metricsGet`-&gt;sample1
-    /// and `metricsGet`-&gt;sample2 by calling `nvmlGpmSampleAlloc`(). Next, the user should fill in the ID of each metric
-    /// in `metricsGet`-&gt;metrics\[i\].metricId and specify the total number of metrics to retrieve in `metricsGet`-&gt;numMetrics,
-    /// The version should be set to NVML_GPM_METRICS_GET_VERSION in `metricsGet`-&gt;version. The user then calls the
+    /// To retrieve metrics, the user must first allocate the two sample buffers at `metricsGet`-\>sample1
+    /// and `metricsGet`-\>sample2 by calling `nvmlGpmSampleAlloc`(). Next, the user should fill in the ID of each metric
+    /// in `metricsGet`-\>metrics\[i\].metricId and specify the total number of metrics to retrieve in `metricsGet`-\>numMetrics,
+    /// The version should be set to NVML_GPM_METRICS_GET_VERSION in `metricsGet`-\>version. The user then calls the
     /// `nvmlGpmSampleGet`() API twice to obtain 2 samples of counters.
     ///
     /// **Note:** The interval between these two `nvmlGpmSampleGet`() calls should be greater than 100ms due to the
     /// internal sample refresh rate. Finally, the user calls `nvmlGpmMetricsGet` to retrieve the metrics, which will
-    /// be stored at `metricsGet`-&gt;metrics
+    /// be stored at `metricsGet`-\>metrics
     ///
     /// * `metricsGet`: IN/OUT: populated `nvmlGpmMetricsGet_t` struct
     ///

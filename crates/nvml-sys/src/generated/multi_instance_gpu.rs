@@ -1200,13 +1200,14 @@ functions! {
     ///
     /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
+    ///
+    /// ```c
     /// nvmlGpuInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlGpuInstanceProfileInfo_v2 };
+    ///     { .version = nvmlGpuInstanceProfileInfo_v2 };
     /// nvmlReturn_t result = nvmlDeviceGetGpuInstanceProfileInfoV(device,
-    /// profile,
-    /// &profileInfo);
-    /// \\endcode
+    ///                                                            profile,
+    ///                                                            &profileInfo);
+    /// ```
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1218,7 +1219,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
     /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profileId`, `info`, or `info`-&gt;version are invalid
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profileId`, `info`, or `info`-\>version are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profile` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
@@ -1229,13 +1230,14 @@ functions! {
     ///
     /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
+    ///
+    /// ```c
     /// nvmlGpuInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlGpuInstanceProfileInfo_v2 };
+    ///     { .version = nvmlGpuInstanceProfileInfo_v2 };
     /// nvmlReturn_t result = nvmlDeviceGetGpuInstanceProfileInfoV(device,
-    /// profile,
-    /// &profileInfo);
-    /// \\endcode
+    ///                                                            profile,
+    ///                                                            &profileInfo);
+    /// ```
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1247,7 +1249,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
     /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profile`, `info`, or `info`-&gt;version are invalid
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `device`, `profile`, `info`, or `info`-\>version are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `device` doesn't have MIG mode enabled or `profile` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///
@@ -1562,14 +1564,15 @@ functions! {
     ///
     /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
     /// appropriate version prior to calling this function. For example:
-    /// \\code
+    ///
+    /// ```c
     /// nvmlComputeInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlComputeInstanceProfileInfo_v2 };
+    ///     { .version = nvmlComputeInstanceProfileInfo_v2 };
     /// nvmlReturn_t result = nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance,
-    /// profile,
-    /// engProfile,
-    /// &profileInfo);
-    /// \\endcode
+    ///                                                                     profile,
+    ///                                                                     engProfile,
+    ///                                                                     &profileInfo);
+    /// ```
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1582,7 +1585,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                 Upon success
     /// - `NVML_ERROR_UNINITIALIZED`     If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profile`, `engProfile`, `info`, or `info`-&gt;version are invalid
+    /// - `NVML_ERROR_INVALID_ARGUMENT`  If `gpuInstance`, `profile`, `engProfile`, `info`, or `info`-\>version are invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`     If `profile` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`     If user doesn't have permission to perform the operation
     ///

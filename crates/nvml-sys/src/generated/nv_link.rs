@@ -892,7 +892,7 @@ functions! {
     /// Longer polling intervals are possible, but can result in dropped samples
     /// if the supported \`sampleCount\` is too low for the given polling interval.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
     /// * `device` (in): The device handle of the GPU to retrieve samples for
     /// * `samples` (in,out): Request/response batch (see `nvmlNvlinkTelemetrySamples_v1_t`)
@@ -1151,7 +1151,7 @@ functions! {
     /// Set the NvLink Reduced Bandwidth Mode asynchronously for the device. Polling should be
     /// done by checking for `NVML_GPU_FABRIC_STATE_COMPLETED` from `nvmlDeviceGetGpuFabricInfoV`().
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
     /// * `device` (in): The identifier of the target device
     /// * `setBwModeAsync` (in,out): Reference to `nvmlNvlinkSetBwModeAsync_v1_t`

@@ -151,7 +151,7 @@ functions! {
     ///
     /// * `device`: The identifier of the target device
     /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`.
-    ///   Note that only `profile`-&gt;profileId is used and
+    ///   Note that only `profile`-\>profileId is used and
     ///   the rest of the structure is ignored.
     ///
     /// **Returns:**

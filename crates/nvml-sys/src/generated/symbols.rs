@@ -477,7 +477,7 @@ pub static SYMBOLS: [&str; 436usize] = [
     "nvmlVgpuTypeGetResolution",
 ];
 /// Versioned families: API name and the symbols tried for it, newest first.
-pub static FAMILIES: [(&str, &[&str]); 37usize] = [
+pub static FAMILIES: [(&str, &[&str]); 39usize] = [
     (
         "nvmlComputeInstanceGetInfo",
         &["nvmlComputeInstanceGetInfo_v2", "nvmlComputeInstanceGetInfo"],
@@ -499,6 +499,13 @@ pub static FAMILIES: [(&str, &[&str]); 37usize] = [
         ],
     ),
     ("nvmlDeviceGetCount", &["nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"]),
+    (
+        "nvmlDeviceGetCurrentClocksEventReasons",
+        &[
+            "nvmlDeviceGetCurrentClocksEventReasons",
+            "nvmlDeviceGetCurrentClocksThrottleReasons",
+        ],
+    ),
     (
         "nvmlDeviceGetDriverModel",
         &["nvmlDeviceGetDriverModel_v2", "nvmlDeviceGetDriverModel"],
@@ -583,6 +590,13 @@ pub static FAMILIES: [(&str, &[&str]); 37usize] = [
     (
         "nvmlDeviceGetRetiredPages",
         &["nvmlDeviceGetRetiredPages_v2", "nvmlDeviceGetRetiredPages"],
+    ),
+    (
+        "nvmlDeviceGetSupportedClocksEventReasons",
+        &[
+            "nvmlDeviceGetSupportedClocksEventReasons",
+            "nvmlDeviceGetSupportedClocksThrottleReasons",
+        ],
     ),
     (
         "nvmlDeviceGetTemperature",

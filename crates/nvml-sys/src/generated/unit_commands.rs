@@ -51,8 +51,8 @@ functions! {
     ///
     /// This operation takes effect immediately.
     ///
-    /// &lt;b&gt;Current S-Class products don't provide unique LEDs for each unit. As such, both front
-    /// and back LEDs will be toggled in unison regardless of which unit is specified with this command.&lt;/b&gt;
+    /// \<b\>Current S-Class products don't provide unique LEDs for each unit. As such, both front
+    /// and back LEDs will be toggled in unison regardless of which unit is specified with this command.\</b\>
     ///
     /// See `nvmlLedColor_t` for available colors.
     ///

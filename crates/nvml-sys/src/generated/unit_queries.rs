@@ -105,7 +105,7 @@ functions! {
     ///
     /// The order in which NVML enumerates units has no guarantees of consistency between reboots.
     ///
-    /// * `index`: The index of the target unit, &gt;= 0 and &lt; `unitCount`
+    /// * `index`: The index of the target unit, \>= 0 and \< `unitCount`
     /// * `unit`: Reference in which to return the unit handle
     ///
     /// **Returns:**

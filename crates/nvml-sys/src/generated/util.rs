@@ -84,24 +84,24 @@ functions! {
     ///
     /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, video decoder, jpeg decoder, and OFA for vGPU
     /// instances running on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied
-    /// buffer pointed at by `vgpuUtilInfo`-&gt;vgpuUtilArray. One utilization sample structure is returned per vGPU instance, and includes the
+    /// buffer pointed at by `vgpuUtilInfo`-\>vgpuUtilArray. One utilization sample structure is returned per vGPU instance, and includes the
     /// CPU timestamp at which the samples were recorded. Individual utilization values are returned as "unsigned int" values
-    /// in nvmlValue_t unions. The function sets the caller-supplied `vgpuUtilInfo`-&gt;sampleValType to NVML_VALUE_TYPE_UNSIGNED_INT to
+    /// in nvmlValue_t unions. The function sets the caller-supplied `vgpuUtilInfo`-\>sampleValType to NVML_VALUE_TYPE_UNSIGNED_INT to
     /// indicate the returned value type.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `vgpuUtilInfo`-&gt;vgpuUtilArray set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance
-    /// count in `vgpuUtilInfo`-&gt;vgpuInstanceCount, or NVML_SUCCESS if the current vGPU instance count is zero. The caller should allocate
-    /// a buffer of size vgpuUtilInfo-&gt;vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t). Invoke the function again with
-    /// the allocated buffer passed in `vgpuUtilInfo`-&gt;vgpuUtilArray, and `vgpuUtilInfo`-&gt;vgpuInstanceCount set to the number of entries the
+    /// `vgpuUtilInfo`-\>vgpuUtilArray set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance
+    /// count in `vgpuUtilInfo`-\>vgpuInstanceCount, or NVML_SUCCESS if the current vGPU instance count is zero. The caller should allocate
+    /// a buffer of size vgpuUtilInfo-\>vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t). Invoke the function again with
+    /// the allocated buffer passed in `vgpuUtilInfo`-\>vgpuUtilArray, and `vgpuUtilInfo`-\>vgpuInstanceCount set to the number of entries the
     /// buffer is sized for.
     ///
-    /// On successful return, the function updates `vgpuUtilInfo`-&gt;vgpuInstanceCount with the number of vGPU utilization sample
+    /// On successful return, the function updates `vgpuUtilInfo`-\>vgpuInstanceCount with the number of vGPU utilization sample
     /// structures that were actually written. This may differ from a previously read value as vGPU instances are created or
     /// destroyed.
     ///
-    /// `vgpuUtilInfo`-&gt;lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `vgpuUtilInfo`-&gt;lastSeenTimeStamp
+    /// `vgpuUtilInfo`-\>lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set `vgpuUtilInfo`-\>lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
     /// * `device`: The identifier for the target device
@@ -110,13 +110,13 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          If utilization samples are successfully retrieved
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid, `vgpuUtilInfo` is NULL, or `vgpuUtilInfo`-&gt;vgpuInstanceCount is 0
+    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid, `vgpuUtilInfo` is NULL, or `vgpuUtilInfo`-\>vgpuInstanceCount is 0
     /// - `NVML_ERROR_NOT_SUPPORTED`              If vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `vgpuUtilInfo` is invalid
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `vgpuUtilInfo`-&gt;vgpuUtilArray is NULL, or the buffer size of vgpuUtilInfo-&gt;vgpuInstanceCount is too small.
-    ///   The caller should check the current vGPU instance count from the returned vgpuUtilInfo-&gt;vgpuInstanceCount, and call
-    ///   the function again with a buffer of size vgpuUtilInfo-&gt;vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `vgpuUtilInfo`-\>vgpuUtilArray is NULL, or the buffer size of vgpuUtilInfo-\>vgpuInstanceCount is too small.
+    ///   The caller should check the current vGPU instance count from the returned vgpuUtilInfo-\>vgpuInstanceCount, and call
+    ///   the function again with a buffer of size vgpuUtilInfo-\>vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
     /// - `NVML_ERROR_NOT_FOUND`                  If sample entries are not found
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
@@ -172,22 +172,22 @@ functions! {
     ///
     /// Reads recent utilization of GPU SM (3D/Compute), framebuffer, video encoder, video decoder, jpeg decoder, and OFA for processes running
     /// on vGPU instances active on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied
-    /// buffer pointed at by `vgpuProcUtilInfo`-&gt;vgpuProcUtilArray. One utilization sample structure is returned per process running
+    /// buffer pointed at by `vgpuProcUtilInfo`-\>vgpuProcUtilArray. One utilization sample structure is returned per process running
     /// on vGPU instances, that had some non-zero utilization during the last sample period. It includes the CPU timestamp at which
     /// the samples were recorded. Individual utilization values are returned as "unsigned int" values.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `vgpuProcUtilInfo`-&gt;vgpuProcUtilArray set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current processes' count
-    /// running on vGPU instances in `vgpuProcUtilInfo`-&gt;vgpuProcessCount. The caller should allocate a buffer of size
-    /// vgpuProcUtilInfo-&gt;vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t). Invoke the function again with the allocated buffer passed
-    /// in `vgpuProcUtilInfo`-&gt;vgpuProcUtilArray, and `vgpuProcUtilInfo`-&gt;vgpuProcessCount set to the number of entries the buffer is sized for.
+    /// `vgpuProcUtilInfo`-\>vgpuProcUtilArray set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current processes' count
+    /// running on vGPU instances in `vgpuProcUtilInfo`-\>vgpuProcessCount. The caller should allocate a buffer of size
+    /// vgpuProcUtilInfo-\>vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t). Invoke the function again with the allocated buffer passed
+    /// in `vgpuProcUtilInfo`-\>vgpuProcUtilArray, and `vgpuProcUtilInfo`-\>vgpuProcessCount set to the number of entries the buffer is sized for.
     ///
-    /// On successful return, the function updates `vgpuProcUtilInfo`-&gt;vgpuProcessCount with the number of vGPU sub process utilization sample
+    /// On successful return, the function updates `vgpuProcUtilInfo`-\>vgpuProcessCount with the number of vGPU sub process utilization sample
     /// structures that were actually written. This may differ from a previously read value depending on the number of processes that are active
     /// in any given sample period.
     ///
-    /// vgpuProcUtilInfo-&gt;lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
-    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set vgpuProcUtilInfo-&gt;lastSeenTimeStamp
+    /// vgpuProcUtilInfo-\>lastSeenTimeStamp represents the CPU timestamp in microseconds at which utilization samples were last read. Set it to 0
+    /// to read utilization based on all the samples maintained by the driver's internal sample buffer. Set vgpuProcUtilInfo-\>lastSeenTimeStamp
     /// to a timeStamp retrieved from a previous query to read utilization since the previous query.
     ///
     /// * `device`: The identifier for the target device
@@ -198,11 +198,11 @@ functions! {
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` is invalid, or `vgpuProcUtilInfo` is null
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `vgpuProcUtilInfo` is invalid
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `vgpuProcUtilInfo`-&gt;vgpuProcUtilArray is null, or supplied `vgpuProcUtilInfo`-&gt;vgpuProcessCount
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `vgpuProcUtilInfo`-\>vgpuProcUtilArray is null, or supplied `vgpuProcUtilInfo`-\>vgpuProcessCount
     ///   is too small to return samples for all processes on vGPU instances currently executing on the device.
-    ///   The caller should check the current processes count from the returned `vgpuProcUtilInfo`-&gt;vgpuProcessCount,
+    ///   The caller should check the current processes count from the returned `vgpuProcUtilInfo`-\>vgpuProcessCount,
     ///   and call the function again with a buffer of size
-    ///   vgpuProcUtilInfo-&gt;vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
+    ///   vgpuProcUtilInfo-\>vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
     /// - `NVML_ERROR_NOT_SUPPORTED`              If vGPU is not supported by the device
     /// - `NVML_ERROR_GPU_IS_LOST`                If the target GPU has fallen off the bus or is otherwise inaccessible
     /// - `NVML_ERROR_NOT_FOUND`                  If sample entries are not found

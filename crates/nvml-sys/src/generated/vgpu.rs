@@ -426,15 +426,15 @@ functions! {
     /// Retrieve the active vGPU instances within a GPU instance.
     ///
     /// An array of active vGPU instances is returned in the caller-supplied buffer pointed
-    /// at by `pVgpuInstanceInfo`-&gt;vgpuInstances. The array element count is passed in
-    /// `pVgpuInstanceInfo`-&gt;vgpuCount, and `pVgpuInstanceInfo`-&gt;vgpuCount is used to return
+    /// at by `pVgpuInstanceInfo`-\>vgpuInstances. The array element count is passed in
+    /// `pVgpuInstanceInfo`-\>vgpuCount, and `pVgpuInstanceInfo`-\>vgpuCount is used to return
     /// the number of vGPU instances written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU instance array,
     /// the function returns NVML_ERROR_INSUFFICIENT_SIZE, with the element count of
-    /// nvmlVgpuInstance_t array required in `pVgpuInstanceInfo`-&gt;vgpuCount. To query the
-    /// number of active vGPU instances, call this function with pVgpuInstanceInfo-&gt;vgpuCount = 0
-    /// and pVgpuInstanceInfo-&gt;vgpuTypeIds = NULL. The code will return NVML_ERROR_INSUFFICIENT_SIZE,
+    /// nvmlVgpuInstance_t array required in `pVgpuInstanceInfo`-\>vgpuCount. To query the
+    /// number of active vGPU instances, call this function with pVgpuInstanceInfo-\>vgpuCount = 0
+    /// and pVgpuInstanceInfo-\>vgpuTypeIds = NULL. The code will return NVML_ERROR_INSUFFICIENT_SIZE,
     /// or NVML_SUCCESS if no vGPU Types are active.
     ///
     /// * `gpuInstance`: The GPU instance handle
@@ -445,8 +445,8 @@ functions! {
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pVgpuInstanceInfo` is NULL
     ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          `pVgpuInstanceInfo`-&gt;vgpuTypeIds buffer is too small,
-    ///   array element count is returned in `pVgpuInstanceInfo`-&gt;vgpuCount
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          `pVgpuInstanceInfo`-\>vgpuTypeIds buffer is too small,
+    ///   array element count is returned in `pVgpuInstanceInfo`-\>vgpuCount
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pVgpuInstanceInfo` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -456,14 +456,14 @@ functions! {
     /// Query the currently creatable vGPU types on a specific GPU Instance.
     ///
     /// The function returns an array of vGPU types that can be created for a specified GPU instance. This array is stored
-    /// in a caller-supplied buffer, with the buffer's element count passed through `pVgpus`-&gt;vgpuCount. The number of
-    /// vGPU types written to the buffer is indicated by `pVgpus`-&gt;vgpuCount. If the buffer is too small to hold the vGPU
-    /// type array, the function returns NVML_ERROR_INSUFFICIENT_SIZE and updates `pVgpus`-&gt;vgpuCount with the required
+    /// in a caller-supplied buffer, with the buffer's element count passed through `pVgpus`-\>vgpuCount. The number of
+    /// vGPU types written to the buffer is indicated by `pVgpus`-\>vgpuCount. If the buffer is too small to hold the vGPU
+    /// type array, the function returns NVML_ERROR_INSUFFICIENT_SIZE and updates `pVgpus`-\>vgpuCount with the required
     /// element count.
     ///
-    /// To determine the creatable vGPUs for a GPU Instance, invoke this function with `pVgpus`-&gt;vgpuCount set to 0 and
-    /// `pVgpus`-&gt;vgpuTypeIds as NULL. This will result in NVML_ERROR_INSUFFICIENT_SIZE being returned, along with the
-    /// count value in `pVgpus`-&gt;vgpuCount.
+    /// To determine the creatable vGPUs for a GPU Instance, invoke this function with `pVgpus`-\>vgpuCount set to 0 and
+    /// `pVgpus`-\>vgpuTypeIds as NULL. This will result in NVML_ERROR_INSUFFICIENT_SIZE being returned, along with the
+    /// count value in `pVgpus`-\>vgpuCount.
     ///
     /// The creatable vGPU types may differ over time, as there may be restrictions on what type of vGPUs can concurrently
     /// run on the device.
@@ -477,7 +477,7 @@ functions! {
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pVgpus` is NULL
     ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `pVgpus`-&gt;vgpuTypeIds buffer is small
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If `pVgpus`-\>vgpuTypeIds buffer is small
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pVgpus` is invalid
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
@@ -487,12 +487,12 @@ functions! {
     ///
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-&gt;mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
+    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
+    /// `pHeterogeneousMode`-\>version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
     /// set the correct version number to retrieve the vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
+    /// `pHeterogeneousMode`-\>mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
@@ -516,7 +516,7 @@ functions! {
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerLogInfo`: Reference in which `pSchedulerLogInfo` is written
@@ -539,7 +539,7 @@ functions! {
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerLogInfo`: Reference in which `pSchedulerLogInfo` is written
@@ -559,7 +559,7 @@ functions! {
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_t` is not relevant if the BEST EFFORT policy is set.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerStateInfo`: Reference in which `pSchedulerStateInfo` is returned
@@ -579,7 +579,7 @@ functions! {
     /// Returns the vGPU scheduler state for the given GPU instance.
     /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// * `gpuInstance`: The GPU instance handle
     /// * `pSchedulerStateInfo`: Reference in which `pSchedulerStateInfo` is returned
@@ -596,15 +596,15 @@ functions! {
     352: PFN_nvmlGpuInstanceGetVgpuSchedulerState_v2 = fn nvmlGpuInstanceGetVgpuSchedulerState_v2(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerStateInfo_v2_t) -> nvmlReturn_t;
     /// Query the creatable vGPU placement ID of the vGPU type within a GPU instance.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
-    /// An array of creatable vGPU placement IDs for the vGPU type ID indicated by `pCreatablePlacementInfo`-&gt;vgpuTypeId
-    /// is returned in the caller-supplied buffer of `pCreatablePlacementInfo`-&gt;placementIds. Memory needed for the
+    /// An array of creatable vGPU placement IDs for the vGPU type ID indicated by `pCreatablePlacementInfo`-\>vgpuTypeId
+    /// is returned in the caller-supplied buffer of `pCreatablePlacementInfo`-\>placementIds. Memory needed for the
     /// placementIds array should be allocated based on maximum instances of a vGPU type per GPU instance which can be
     /// queried via `nvmlVgpuTypeGetMaxInstancesPerGpuInstance`().
     /// If the provided count by the caller is insufficient, the function will return NVML_ERROR_INSUFFICIENT_SIZE along with
-    /// the number of required entries in `pCreatablePlacementInfo`-&gt;count. The caller should then reallocate a buffer with the size
-    /// of pCreatablePlacementInfo-&gt;count * sizeof(pCreatablePlacementInfo-&gt;placementIds) and invoke the function again.
+    /// the number of required entries in `pCreatablePlacementInfo`-\>count. The caller should then reallocate a buffer with the size
+    /// of pCreatablePlacementInfo-\>count * sizeof(pCreatablePlacementInfo-\>placementIds) and invoke the function again.
     /// The creatable vGPU placement IDs may differ over time, as there may be restrictions on what type of vGPU the
     /// vGPU instance is running.
     ///
@@ -616,7 +616,7 @@ functions! {
     /// - `NVML_ERROR_UNINITIALIZED`              If the library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance` is NULL or invalid, or `pCreatablePlacementInfo` is NULL
     ///   or GPU Instance Id is invalid
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If the buffer is small, element count is returned in `pCreatablePlacementInfo`-&gt;count
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If the buffer is small, element count is returned in `pCreatablePlacementInfo`-\>count
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pCreatablePlacementInfo` is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or vGPU heterogeneous mode is not enabled
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
@@ -630,8 +630,8 @@ functions! {
     /// API would return an appropriate error code upon unsuccessful activation. For example, the heterogeneous mode
     /// set will fail with error `NVML_ERROR_IN_USE` if any vGPU instance is active within the GPU instance.
     /// The caller of this API is expected to shutdown the vGPU VMs and retry setting the `mode`.
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-&gt;mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
+    /// `pHeterogeneousMode`-\>version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
     /// set the correct version number to set the vGPU heterogeneous mode.
     ///
     /// * `gpuInstance`: The GPU instance handle
@@ -641,7 +641,7 @@ functions! {
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
     /// - `NVML_ERROR_INVALID_ARGUMENT`           If `gpuInstance`  is NULL or invalid,
-    ///   or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
+    ///   or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-\>mode is invalid
     ///   or GPU Instance Id is invalid
     /// - `NVML_ERROR_IN_USE`                     If the `gpuInstance` is in use
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU
@@ -654,7 +654,7 @@ functions! {
     ///
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     /// In `nvmlVgpuSchedulerState_t`, IFF enableARRMode is enabled then provide the avgFactor and frequency
@@ -679,7 +679,7 @@ functions! {
     355: PFN_nvmlGpuInstanceSetVgpuSchedulerState = fn nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t, *mut nvmlVgpuSchedulerState_t) -> nvmlReturn_t;
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     ///
@@ -1165,7 +1165,7 @@ functions! {
     /// Retrieve license requirements for a vGPU type
     ///
     /// The license type and version required to run the specified vGPU type is returned as an alphanumeric string, in the form
-    /// "&lt;license name&gt;,&lt;version&gt;", for example "GRID-Virtual-PC,2.0". If a vGPU is runnable with* more than one type of license,
+    /// "\<license name\>,\<version\>", for example "GRID-Virtual-PC,2.0". If a vGPU is runnable with* more than one type of license,
     /// the licenses are delimited by a semicolon, for example "GRID-Virtual-PC,2.0;GRID-Virtual-WS,2.0;GRID-Virtual-WS-Ext,2.0".
     ///
     /// The total length of the returned string will not exceed 128 characters, including the NUL terminator.
@@ -1211,7 +1211,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `pMaxInstance` is NULL or `pMaxInstance`-&gt;vgpuTypeId is invalid
+    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `pMaxInstance` is NULL or `pMaxInstance`-\>vgpuTypeId is invalid
     /// - `NVML_ERROR_NOT_SUPPORTED`              If not on a vGPU host or an unsupported GPU or non-MIG vGPU type
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pMaxInstance` is invalid
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error

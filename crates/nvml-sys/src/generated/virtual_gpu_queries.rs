@@ -138,10 +138,10 @@ functions! {
     ///
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-&gt;mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
+    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
+    /// `pHeterogeneousMode`-\>version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
     /// set the correct version number to retrieve the vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
+    /// `pHeterogeneousMode`-\>mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
     ///
     /// * `device`: The identifier of the target device
     /// * `pHeterogeneousMode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
@@ -159,11 +159,11 @@ functions! {
     /// Query the creatable vGPU placement ID of the vGPU type.
     ///
     /// An array of creatable vGPU placement IDs for the vGPU type ID indicated by `vgpuTypeId` is returned in the
-    /// caller-supplied buffer of `pPlacementList`-&gt;placementIds. Memory needed for the placementIds array should be
+    /// caller-supplied buffer of `pPlacementList`-\>placementIds. Memory needed for the placementIds array should be
     /// allocated based on maximum instances of a vGPU type which can be queried via `nvmlVgpuTypeGetMaxInstances`().
     /// If the provided count by the caller is insufficient, the function will return NVML_ERROR_INSUFFICIENT_SIZE along with
-    /// the number of required entries in `pPlacementList`-&gt;count. The caller should then reallocate a buffer with the size
-    /// of pPlacementList-&gt;count * sizeof(pPlacementList-&gt;placementIds) and invoke the function again.
+    /// the number of required entries in `pPlacementList`-\>count. The caller should then reallocate a buffer with the size
+    /// of pPlacementList-\>count * sizeof(pPlacementList-\>placementIds) and invoke the function again.
     ///
     /// The creatable vGPU placement IDs may differ over time, as there may be restrictions on what type of vGPU the
     /// vGPU instance is running.
@@ -186,14 +186,14 @@ functions! {
     /// Query the supported vGPU placement ID of the vGPU type.
     ///
     /// The function returns an array of supported vGPU placement IDs for the specified vGPU type ID in the buffer provided
-    /// by the caller at `pPlacementList`-&gt;placementIds. The required memory for the placementIds array must be allocated
+    /// by the caller at `pPlacementList`-\>placementIds. The required memory for the placementIds array must be allocated
     /// based on the maximum number of vGPU type instances, which is retrievable through `nvmlVgpuTypeGetMaxInstances`().
     /// If the provided count by the caller is insufficient, the function will return NVML_ERROR_INSUFFICIENT_SIZE along with
-    /// the number of required entries in `pPlacementList`-&gt;count. The caller should then reallocate a buffer with the size
-    /// of pPlacementList-&gt;count * sizeof(pPlacementList-&gt;placementIds) and invoke the function again.
+    /// the number of required entries in `pPlacementList`-\>count. The caller should then reallocate a buffer with the size
+    /// of pPlacementList-\>count * sizeof(pPlacementList-\>placementIds) and invoke the function again.
     ///
-    /// To obtain a list of homogeneous placement IDs, the caller needs to set `pPlacementList`-&gt;mode to NVML_VGPU_PGPU_HOMOGENEOUS_MODE.
-    /// For heterogeneous placement IDs, `pPlacementList`-&gt;mode should be set to NVML_VGPU_PGPU_HETEROGENEOUS_MODE.
+    /// To obtain a list of homogeneous placement IDs, the caller needs to set `pPlacementList`-\>mode to NVML_VGPU_PGPU_HOMOGENEOUS_MODE.
+    /// For heterogeneous placement IDs, `pPlacementList`-\>mode should be set to NVML_VGPU_PGPU_HETEROGENEOUS_MODE.
     /// By default, a list of heterogeneous placement IDs is returned.
     ///
     /// * `device`: Identifier of the target device
@@ -207,7 +207,7 @@ functions! {
     /// - `NVML_ERROR_NOT_SUPPORTED`              If `device` or `vgpuTypeId` isn't supported
     /// - `NVML_ERROR_NO_PERMISSION`              If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_ARGUMENT_VERSION_MISMATCH`  If the version of `pPlacementList` is invalid
-    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If the buffer is small, element count is returned in `pPlacementList`-&gt;count
+    /// - `NVML_ERROR_INSUFFICIENT_SIZE`          If the buffer is small, element count is returned in `pPlacementList`-\>count
     /// - `NVML_ERROR_UNKNOWN`                    On any unexpected error
     ///
     /// C prototype: `nvmlReturn_t nvmlDeviceGetVgpuTypeSupportedPlacements(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, nvmlVgpuPlacementList_t * pPlacementList)`.
@@ -255,8 +255,8 @@ functions! {
     /// is expected to shutdown the vGPU VMs and retry setting the `mode`.
     /// On KVM platform, setting heterogeneous mode is allowed, if no MDEV device is created on the device, else will fail
     /// with same error `NVML_ERROR_IN_USE`.
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-&gt;mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
+    /// `pHeterogeneousMode`-\>version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
     /// set the correct version number to set the vGPU heterogeneous mode.
     ///
     /// * `device`: Identifier of the target device
@@ -265,7 +265,7 @@ functions! {
     /// **Returns:**
     /// - `NVML_SUCCESS`                          Upon success
     /// - `NVML_ERROR_UNINITIALIZED`              If library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
+    /// - `NVML_ERROR_INVALID_ARGUMENT`           If `device` or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-\>mode is invalid
     /// - `NVML_ERROR_IN_USE`                     If the `device` is in use
     /// - `NVML_ERROR_NO_PERMISSION`              If user doesn't have permission to perform the operation
     /// - `NVML_ERROR_NOT_SUPPORTED`              If MIG is enabled or `device` doesn't support this feature
@@ -316,9 +316,9 @@ functions! {
     306: PFN_nvmlDeviceVgpuForceGspUnload = fn nvmlDeviceVgpuForceGspUnload(nvmlDevice_t) -> nvmlReturn_t;
     /// Query the placement ID of active vGPU instance.
     ///
-    /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `pPlacement`-&gt;placementId
+    /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `pPlacement`-\>placementId
     /// else NVML_INVALID_VGPU_PLACEMENT_ID is returned.
-    /// `pPlacement`-&gt;version is the version number of the structure nvmlVgpuPlacementId_t, the caller should
+    /// `pPlacement`-\>version is the version number of the structure nvmlVgpuPlacementId_t, the caller should
     /// set the correct version number to get placement id of the vGPU instance `vgpuInstance`.
     ///
     /// * `vgpuInstance`: Identifier of the target vGPU instance

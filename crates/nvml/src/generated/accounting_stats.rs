@@ -50,111 +50,34 @@ use crate::ffi;
 use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
-/// Describes accounting statistics of a process.
+/// Describes accounting statistics (v2) of a process.
 ///
-/// The safe form of `nvmlAccountingStats_st`.
+/// The safe form of `nvmlAccountingStats_v2_t` and of its older layouts `nvmlAccountingStats_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlAccountingStats_v2_t")]
 #[doc(alias = "nvmlAccountingStats_st")]
 #[doc(alias = "nvmlAccountingStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AccountingStatsV1 {
-    /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
-    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
-    /// process (not just the last sample period).
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    ///
-    /// `None` where nvml.h has `4294967295` for no value.
-    pub gpu_utilization: Option<u32>,
-    /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
-    ///
-    /// `None` where nvml.h has `4294967295` for no value.
-    pub memory_utilization: Option<u32>,
-    /// Maximum total memory in bytes that was ever allocated by the process.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
-    ///
-    /// `None` where nvml.h has `18446744073709551615` for no value.
-    pub max_memory_usage: Option<u64>,
-    /// Amount of time in ms during which the compute context was active. The time is reported as 0 if
-    /// the process is not terminated
-    pub time: u64,
-    /// CPU Timestamp in usec representing start time for the process
-    pub start_time: u64,
-    /// Flag to represent if the process is running (1 for running, 0 for terminated)
-    pub is_running: u32,
-    /// Reserved for future use
-    pub reserved: Vec<u32>,
-}
-impl AccountingStatsV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlAccountingStats_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlAccountingStats_st::default();
-        r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
-        r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
-        r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
-        r.time = self.time;
-        r.startTime = self.start_time;
-        r.isRunning = self.is_running;
-        for (d, s) in r.reserved.iter_mut().zip(self.reserved.iter()) {
-            *d = (*s);
-        }
-        r
-    }
-}
-impl From<&sys::nvmlAccountingStats_st> for AccountingStatsV1 {
-    fn from(r: &sys::nvmlAccountingStats_st) -> Self {
-        AccountingStatsV1 {
-            gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
-            memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
-            max_memory_usage: Some(r.maxMemoryUsage)
-                .filter(|v| *v != 18446744073709551615),
-            time: r.time,
-            start_time: r.startTime,
-            is_running: r.isRunning,
-            reserved: r.reserved.iter().map(|x| (*x)).collect(),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for AccountingStatsV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlAccountingStats_st", 7)?;
-        st.serialize_field("gpuUtilization", &self.gpu_utilization)?;
-        st.serialize_field("memoryUtilization", &self.memory_utilization)?;
-        st.serialize_field("maxMemoryUsage", &self.max_memory_usage)?;
-        st.serialize_field("time", &self.time)?;
-        st.serialize_field("startTime", &self.start_time)?;
-        st.serialize_field("isRunning", &self.is_running)?;
-        st.serialize_field("reserved", &self.reserved)?;
-        st.end()
-    }
-}
-/// Describes accounting statistics (v2) of a process.
-///
-/// The safe form of `nvmlAccountingStats_v2_t`.
-#[doc(alias = "nvmlAccountingStats_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct AccountingStats {
     /// Process Id of the target process to query stats for
     pub pid: u32,
     /// Flag to represent if the process is running (1 for running, 0 for terminated)
-    pub is_running: u32,
+    pub is_running: bool,
     /// Percent of time over the process's lifetime during which one or more kernels was executing on the GPU.
-    /// Utilization stats just like returned by `nvmlDeviceGetUtilizationRates` but for the life time of a
+    /// Utilization stats just like returned by [`Device::utilization_rates`] but for the life time of a
     /// process (not just the last sample period).
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
+    /// Set to [`sys::NVML_VALUE_NOT_AVAILABLE`] if [`Device::utilization_rates`] is not supported
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub gpu_utilization: Option<u32>,
     /// Percent of time over the process's lifetime during which global (device) memory was being read or written.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlDeviceGetUtilizationRates is not supported
+    /// Set to [`sys::NVML_VALUE_NOT_AVAILABLE`] if [`Device::utilization_rates`] is not supported
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub memory_utilization: Option<u32>,
     /// Maximum total memory in bytes that was ever allocated by the process.
-    /// Set to NVML_VALUE_NOT_AVAILABLE if nvmlProcessInfo_t-&gt;usedGpuMemory is not supported
+    /// Set to [`sys::NVML_VALUE_NOT_AVAILABLE`] if [`ProcessInfo`]-\>usedGpuMemory is not supported
     ///
     /// `None` where nvml.h has `18446744073709551615` for no value.
     pub max_memory_usage: Option<u64>,
@@ -170,13 +93,31 @@ pub struct AccountingStats {
     /// CPU Timestamp in usec representing start time for the process
     pub start_time: u64,
 }
-impl AccountingStats {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlAccountingStats_v2_t {
+impl crate::raw::FromRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
+    fn from_raw(r: &sys::nvmlAccountingStats_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        AccountingStats {
+            pid: r.pid,
+            is_running: r.isRunning != 0,
+            gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
+            memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
+            max_memory_usage: Some(r.maxMemoryUsage)
+                .filter(|v| *v != 18446744073709551615),
+            sample_count: r.sampleCount,
+            sum_gpu_util: r.sumGpuUtil,
+            sum_fb_util: r.sumFbUtil,
+            time: r.time,
+            start_time: r.startTime,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlAccountingStats_v2_t> for AccountingStats {
+    fn to_raw(&self) -> sys::nvmlAccountingStats_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlAccountingStats_v2_t::default();
         r.pid = self.pid;
-        r.isRunning = self.is_running;
+        r.isRunning = self.is_running as _;
         r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
         r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
         r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
@@ -188,21 +129,32 @@ impl AccountingStats {
         r
     }
 }
-impl From<&sys::nvmlAccountingStats_v2_t> for AccountingStats {
-    fn from(r: &sys::nvmlAccountingStats_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlAccountingStats_st> for AccountingStats {
+    fn from_raw(r: &sys::nvmlAccountingStats_st) -> Self {
+        #[allow(clippy::needless_update)]
         AccountingStats {
-            pid: r.pid,
-            is_running: r.isRunning,
+            is_running: r.isRunning != 0,
             gpu_utilization: Some(r.gpuUtilization).filter(|v| *v != 4294967295),
             memory_utilization: Some(r.memoryUtilization).filter(|v| *v != 4294967295),
             max_memory_usage: Some(r.maxMemoryUsage)
                 .filter(|v| *v != 18446744073709551615),
-            sample_count: r.sampleCount,
-            sum_gpu_util: r.sumGpuUtil,
-            sum_fb_util: r.sumFbUtil,
             time: r.time,
             start_time: r.startTime,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlAccountingStats_st> for AccountingStats {
+    fn to_raw(&self) -> sys::nvmlAccountingStats_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlAccountingStats_st::default();
+        r.gpuUtilization = self.gpu_utilization.unwrap_or(4294967295);
+        r.memoryUtilization = self.memory_utilization.unwrap_or(4294967295);
+        r.maxMemoryUsage = self.max_memory_usage.unwrap_or(18446744073709551615);
+        r.time = self.time;
+        r.startTime = self.start_time;
+        r.isRunning = self.is_running as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -232,9 +184,9 @@ impl<'n> Device<'n> {
     /// This is the maximum number of processes that accounting information will be stored for before information
     /// about oldest processes will get overwritten by information about new processes.
     ///
-    /// See also: nvmlDeviceGetAccountingStats
+    /// See also: [`Device::accounting_stats`]
     ///
-    /// See also: nvmlDeviceGetAccountingPids
+    /// See also: [`Device::accounting_pids`]
     ///
     /// Returns the size (in number of elements) of the circular buffer for accounting stats.
     ///
@@ -243,8 +195,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `bufferSize` is NULL
-    /// - [`Error::NotSupported`] if the device doesn't support this feature or accounting mode is disabled
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingBufferSize` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingBufferSize")]
@@ -259,8 +211,8 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See `nvmlDeviceGetAccountingStats` for more details.
-    /// See `nvmlDeviceSetAccountingMode`
+    /// See [`Device::accounting_stats`] for more details.
+    /// See [`Device::set_accounting_mode`]
     ///
     /// **Note:** In the MPS locality-domain view, this API returns the physical parent's
     /// accounting mode as reported by MPS. See `nvmlMpsDeviceEnumeration`.
@@ -272,17 +224,17 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` are NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingMode")]
     #[inline]
-    pub fn accounting_mode(&self) -> Result<EnableState, Error> {
+    pub fn accounting_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Queries list of processes that can be queried for accounting stats. The list of processes returned
     /// can be in running or terminated state.
@@ -290,13 +242,13 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     ///
     /// To query the number of processes under Accounting Mode, call this function with *count = 0 and pids=NULL.
-    /// The return code will be NVML_ERROR_INSUFFICIENT_SIZE with an updated count value indicating the number of processes.
+    /// The return code will be [`Error::InsufficientSize`] with an updated count value indicating the number of processes.
     ///
-    /// For more details see `nvmlDeviceGetAccountingStats`.
+    /// For more details see [`Device::accounting_stats`].
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
-    /// See also: nvmlDeviceGetAccountingBufferSize
+    /// See also: [`Device::accounting_buffer_size`]
     ///
     /// Returns list of process ids.
     ///
@@ -305,9 +257,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `count` is NULL
-    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
-    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to expected value)
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature, accounting mode is disabled, or on vGPU host
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingPids` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -332,15 +283,15 @@ impl<'n> Device<'n> {
     ///
     /// Accounting stats (v2) capture GPU utilization and other statistics across the lifetime of a process.
     /// Accounting stats (v2) can be queried during life time of the process and after its termination.
-    /// The time field in `nvmlAccountingStats_v2_t` is reported as 0 during the lifetime of the process and
+    /// The time field in [`AccountingStats`] is reported as 0 during the lifetime of the process and
     /// updated to actual running time after its termination.
     /// Accounting stats (v2) are kept in a circular buffer, newly created processes overwrite information about old
     /// processes.
     ///
-    /// See `nvmlAccountingStats_v2_t` for description of each returned metric.
-    /// List of processes that can be queried can be retrieved from `nvmlDeviceGetAccountingPids`.
+    /// See [`AccountingStats`] for description of each returned metric.
+    /// List of processes that can be queried can be retrieved from [`Device::accounting_pids`].
     ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlDeviceGetAccountingMode`.
+    /// **Note:** Accounting Mode needs to be on. See [`Device::accounting_mode`].
     ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
@@ -349,7 +300,7 @@ impl<'n> Device<'n> {
     ///
     /// **Warning:** On Kepler devices per process statistics are accurate only if there's one process running on a GPU.
     ///
-    /// See also: nvmlDeviceGetAccountingBufferSize
+    /// See also: [`Device::accounting_buffer_size`]
     ///
     /// # Arguments
     ///
@@ -360,9 +311,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `stats` are NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotFound`] if process stats were not found
-    /// - [`Error::NotSupported`] if `device` doesn't support this feature or accounting mode is disabled or on vGPU host.
+    /// - [`Error::NotSupported`] if the device doesn't support this feature, accounting mode is disabled, or on vGPU host
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAccountingStats_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAccountingStats_v2")]
@@ -375,13 +326,17 @@ impl<'n> Device<'n> {
         );
         if let Ok(sym) = lib.nvmlDeviceGetAccountingStats_v2() {
             match (|| -> Result<AccountingStats, Error> {
-                let mut c_stats = AccountingStats {
-                    pid: pid,
-                    ..Default::default()
-                }
-                    .to_raw();
+                let mut c_stats = {
+                    let r: sys::nvmlAccountingStats_v2_t = crate::raw::ToRaw::to_raw(
+                        &AccountingStats {
+                            pid: pid,
+                            ..Default::default()
+                        },
+                    );
+                    r
+                };
                 ffi::check(call!(sym(self.raw, & mut c_stats)))?;
-                Ok(AccountingStats::from(&c_stats))
+                Ok(<AccountingStats as crate::raw::FromRaw<_>>::from_raw(&c_stats))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -392,18 +347,9 @@ impl<'n> Device<'n> {
                 let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
                 ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
                 #[allow(unused_mut)]
-                let mut r: AccountingStats = {
-                    let o: AccountingStatsV1 = AccountingStatsV1::from(&c_stats);
-                    AccountingStats {
-                        is_running: o.is_running.clone(),
-                        gpu_utilization: o.gpu_utilization.clone(),
-                        memory_utilization: o.memory_utilization.clone(),
-                        max_memory_usage: o.max_memory_usage.clone(),
-                        time: o.time.clone(),
-                        start_time: o.start_time.clone(),
-                        ..Default::default()
-                    }
-                };
+                let mut r: AccountingStats = <AccountingStats as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&c_stats);
                 r.pid = pid;
                 Ok(r)
             })() {
@@ -418,16 +364,16 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See `nvmlDeviceGetAccountingMode`
-    /// See `nvmlDeviceGetAccountingStats`
-    /// See `nvmlDeviceSetAccountingMode`
+    /// See [`Device::accounting_mode`]
+    /// See [`Device::accounting_stats`]
+    /// See [`Device::set_accounting_mode`]
     ///
     /// Calls `nvmlDeviceClearAccountingPids`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` are invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error
@@ -453,9 +399,9 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** On MIG-enabled GPUs, accounting mode would be set to DISABLED and changing it is not supported.
     ///
-    /// See `nvmlDeviceGetAccountingMode`
-    /// See `nvmlDeviceGetAccountingStats`
-    /// See `nvmlDeviceClearAccountingPids`
+    /// See [`Device::accounting_mode`]
+    /// See [`Device::accounting_stats`]
+    /// See [`Device::clear_accounting_pids`]
     ///
     /// # Arguments
     ///
@@ -466,16 +412,39 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `mode` are invalid
+    /// - [`Error::InvalidArgument`] if the device or `mode` are invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAccountingMode")]
     #[inline]
-    pub fn set_accounting_mode(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_accounting_mode(&self, mode: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAccountingMode()?;
-        ffi::check(call!(sym(self.raw, mode.0)))?;
+        ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
+    }
+    ///  The length of the list [`Self::accounting_pids`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::accounting_pids`]'s.
+    #[doc(alias = "nvmlDeviceGetAccountingPids")]
+    #[inline]
+    pub fn accounting_pid_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetAccountingPids"));
+        if let Ok(sym) = lib.nvmlDeviceGetAccountingPids() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

@@ -70,7 +70,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::NotSupported`] if request is not supported on the current platform
-    /// - [`Error::InvalidArgument`] if `device` `node` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAddressingMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAddressingMode")]
     #[inline]
@@ -81,7 +81,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(DeviceAddressingMode::from(&c_mode))
+        Ok(<DeviceAddressingMode as crate::raw::FromRaw<_>>::from_raw(&c_mode))
     }
     /// Clear all affinity bindings for the calling thread.  Note, this is a change as of version
     /// 8.0 as older versions cleared the affinity for a calling process and all children.
@@ -93,7 +93,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearCpuAffinity` (a driver older than the function)
@@ -107,7 +107,7 @@ impl<'n> Device<'n> {
     /// Retrieves an array of unsigned ints (sized to cpuSetSize) of bitmasks with the ideal CPU affinity for the device
     /// For example, if processors 0, 1, 32, and 33 are ideal for the device and cpuSetSize == 2,
     /// result\[0\] = 0x3, result\[1\] = 0x3
-    /// This is equivalent to calling `nvmlDeviceGetCpuAffinityWithinScope` with `NVML_AFFINITY_SCOPE_NODE`.
+    /// This is equivalent to calling [`Device::cpu_affinity_within_scope`] with [`sys::NVML_AFFINITY_SCOPE_NODE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -127,9 +127,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, cpuSetSize == 0, or cpuSet is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid, or cpuSetSize == 0
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCpuAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCpuAffinity")]
@@ -174,9 +174,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, cpuSetSize == 0, cpuSet is NULL or sope is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, cpuSetSize == 0, or sope is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCpuAffinityWithinScope` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCpuAffinityWithinScope")]
@@ -222,9 +222,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, nodeSetSize == 0, nodeSet is NULL or scope is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, nodeSetSize == 0, or scope is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryAffinity")]
@@ -260,7 +260,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::NotSupported`] if request is not supported on the current platform
-    /// - [`Error::InvalidArgument`] if `device` `node` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumaNodeId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumaNodeId")]
     #[inline]
@@ -274,7 +274,7 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// Returns `nvmlRepairStatus_t`.
+    /// Returns [`RepairStatus`].
     ///
     /// Calls `nvmlDeviceGetRepairStatus`.
     ///
@@ -282,7 +282,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRepairStatus` (a driver older than the function)
@@ -295,10 +295,10 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_repair_status)))?;
-        Ok(RepairStatus::from(&c_repair_status))
+        Ok(<RepairStatus as crate::raw::FromRaw<_>>::from_raw(&c_repair_status))
     }
     /// Sets the ideal affinity for the calling thread and device using the guidelines
-    /// given in nvmlDeviceGetCpuAffinity().  Note, this is a change as of version 8.0.
+    /// given in [`Device::cpu_affinity`]().  Note, this is a change as of version 8.0.
     /// Older versions set the affinity for a calling process and all children.
     /// Currently supports up to 1024 processors.
     ///
@@ -310,9 +310,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetCpuAffinity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetCpuAffinity")]
@@ -326,7 +326,7 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// Returns `nvmlUnrepairableMemoryStatus_v1_t`.
+    /// Returns [`UnrepairableMemoryStatus`].
     ///
     /// Calls `nvmlDeviceGetUnrepairableMemoryFlag_v1`.
     ///
@@ -334,7 +334,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUnrepairableMemoryFlag_v1` (a driver older than the function)
@@ -344,6 +344,10 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetUnrepairableMemoryFlag_v1()?;
         let mut c_unrepairable_memory_status: sys::nvmlUnrepairableMemoryStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_unrepairable_memory_status)))?;
-        Ok(UnrepairableMemoryStatus::from(&c_unrepairable_memory_status))
+        Ok(
+            <UnrepairableMemoryStatus as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_unrepairable_memory_status),
+        )
     }
 }

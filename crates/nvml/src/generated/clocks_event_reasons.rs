@@ -58,6 +58,8 @@ bitflags::bitflags! {
     sys::nvmlClocksEventReasonGpuIdle as u64; #[doc =
     " Clocks are set to application-specific values."] const APPLICATIONS_CLOCKS_SETTING
     = sys::nvmlClocksEventReasonApplicationsClocksSetting as u64; #[doc =
+    " Deprecated: User-defined clocks."] const USER_DEFINED_CLOCKS =
+    sys::nvmlClocksThrottleReasonUserDefinedClocks as u64; #[doc =
     " Software power cap activated."] const SW_POWER_CAP =
     sys::nvmlClocksEventReasonSwPowerCap as u64; #[doc = " Hardware slowdown activated."]
     const HW_SLOWDOWN = sys::nvmlClocksThrottleReasonHwSlowdown as u64; #[doc =

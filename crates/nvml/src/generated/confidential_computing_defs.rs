@@ -52,30 +52,32 @@ use super::handles::*;
 use super::*;
 ///
 /// The safe form of `nvmlConfComputeGetKeyRotationThresholdInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_st")]
 #[doc(alias = "nvmlConfComputeGetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeGetKeyRotationThresholdInfo {
     pub attacker_advantage: u64,
 }
-impl ConfComputeGetKeyRotationThresholdInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeGetKeyRotationThresholdInfo_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
+for ConfComputeGetKeyRotationThresholdInfo {
+    fn from_raw(r: &sys::nvmlConfComputeGetKeyRotationThresholdInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeGetKeyRotationThresholdInfo {
+            attacker_advantage: r.attackerAdvantage,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
+for ConfComputeGetKeyRotationThresholdInfo {
+    fn to_raw(&self) -> sys::nvmlConfComputeGetKeyRotationThresholdInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGetKeyRotationThresholdInfo_st::default();
         r.version = sys::nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _;
         r.attackerAdvantage = self.attacker_advantage;
         r
-    }
-}
-impl From<&sys::nvmlConfComputeGetKeyRotationThresholdInfo_st>
-for ConfComputeGetKeyRotationThresholdInfo {
-    fn from(r: &sys::nvmlConfComputeGetKeyRotationThresholdInfo_st) -> Self {
-        ConfComputeGetKeyRotationThresholdInfo {
-            attacker_advantage: r.attackerAdvantage,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -91,26 +93,42 @@ impl serde::Serialize for ConfComputeGetKeyRotationThresholdInfo {
 }
 ///
 /// The safe form of `nvmlConfComputeGpuAttestationReport_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeGpuAttestationReport_st")]
 #[doc(alias = "nvmlConfComputeGpuAttestationReport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeGpuAttestationReport {
-    /// output
     pub is_cec_attestation_report_present: u32,
-    /// output
     pub attestation_report_size: u32,
-    /// output
     pub cec_attestation_report_size: u32,
-    /// input: spdm supports 32 bytes on nonce
+    /// Spdm supports 32 bytes on nonce
     pub nonce: Vec<u8>,
-    /// output
     pub attestation_report: Vec<u8>,
-    /// output
     pub cec_attestation_report: Vec<u8>,
 }
-impl ConfComputeGpuAttestationReport {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeGpuAttestationReport_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeGpuAttestationReport_st>
+for ConfComputeGpuAttestationReport {
+    fn from_raw(r: &sys::nvmlConfComputeGpuAttestationReport_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeGpuAttestationReport {
+            is_cec_attestation_report_present: r.isCecAttestationReportPresent,
+            attestation_report_size: r.attestationReportSize,
+            cec_attestation_report_size: r.cecAttestationReportSize,
+            nonce: r.nonce.iter().map(|x| (*x)).collect(),
+            attestation_report: r.attestationReport.iter().map(|x| (*x)).collect(),
+            cec_attestation_report: r
+                .cecAttestationReport
+                .iter()
+                .map(|x| (*x))
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeGpuAttestationReport_st>
+for ConfComputeGpuAttestationReport {
+    fn to_raw(&self) -> sys::nvmlConfComputeGpuAttestationReport_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuAttestationReport_st::default();
         r.isCecAttestationReportPresent = self.is_cec_attestation_report_present;
@@ -131,19 +149,6 @@ impl ConfComputeGpuAttestationReport {
             *d = (*s);
         }
         r
-    }
-}
-impl From<&sys::nvmlConfComputeGpuAttestationReport_st>
-for ConfComputeGpuAttestationReport {
-    fn from(r: &sys::nvmlConfComputeGpuAttestationReport_st) -> Self {
-        ConfComputeGpuAttestationReport {
-            is_cec_attestation_report_present: r.isCecAttestationReportPresent,
-            attestation_report_size: r.attestationReportSize,
-            cec_attestation_report_size: r.cecAttestationReportSize,
-            nonce: r.nonce.iter().map(|x| (*x)).collect(),
-            attestation_report: r.attestationReport.iter().map(|x| (*x)).collect(),
-            cec_attestation_report: r.cecAttestationReport.iter().map(|x| (*x)).collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -169,18 +174,37 @@ impl serde::Serialize for ConfComputeGpuAttestationReport {
 }
 ///
 /// The safe form of `nvmlConfComputeGpuCertificate_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeGpuCertificate_st")]
 #[doc(alias = "nvmlConfComputeGpuCertificate_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeGpuCertificate {
     pub cert_chain_size: u32,
     pub attestation_cert_chain_size: u32,
     pub cert_chain: Vec<u8>,
     pub attestation_cert_chain: Vec<u8>,
 }
-impl ConfComputeGpuCertificate {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeGpuCertificate_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeGpuCertificate_st>
+for ConfComputeGpuCertificate {
+    fn from_raw(r: &sys::nvmlConfComputeGpuCertificate_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeGpuCertificate {
+            cert_chain_size: r.certChainSize,
+            attestation_cert_chain_size: r.attestationCertChainSize,
+            cert_chain: r.certChain.iter().map(|x| (*x)).collect(),
+            attestation_cert_chain: r
+                .attestationCertChain
+                .iter()
+                .map(|x| (*x))
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeGpuCertificate_st>
+for ConfComputeGpuCertificate {
+    fn to_raw(&self) -> sys::nvmlConfComputeGpuCertificate_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeGpuCertificate_st::default();
         r.certChainSize = self.cert_chain_size;
@@ -196,16 +220,6 @@ impl ConfComputeGpuCertificate {
             *d = (*s);
         }
         r
-    }
-}
-impl From<&sys::nvmlConfComputeGpuCertificate_st> for ConfComputeGpuCertificate {
-    fn from(r: &sys::nvmlConfComputeGpuCertificate_st) -> Self {
-        ConfComputeGpuCertificate {
-            cert_chain_size: r.certChainSize,
-            attestation_cert_chain_size: r.attestationCertChainSize,
-            cert_chain: r.certChain.iter().map(|x| (*x)).collect(),
-            attestation_cert_chain: r.attestationCertChain.iter().map(|x| (*x)).collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -227,29 +241,32 @@ impl serde::Serialize for ConfComputeGpuCertificate {
 /// Protected memory size
 ///
 /// The safe form of `nvmlConfComputeMemSizeInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeMemSizeInfo_st")]
 #[doc(alias = "nvmlConfComputeMemSizeInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeMemSizeInfo {
     pub protected_mem_size_kib: u64,
     pub unprotected_mem_size_kib: u64,
 }
-impl ConfComputeMemSizeInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeMemSizeInfo_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
+    fn from_raw(r: &sys::nvmlConfComputeMemSizeInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeMemSizeInfo {
+            protected_mem_size_kib: r.protectedMemSizeKib,
+            unprotected_mem_size_kib: r.unprotectedMemSizeKib,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
+    fn to_raw(&self) -> sys::nvmlConfComputeMemSizeInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeMemSizeInfo_st::default();
         r.protectedMemSizeKib = self.protected_mem_size_kib;
         r.unprotectedMemSizeKib = self.unprotected_mem_size_kib;
         r
-    }
-}
-impl From<&sys::nvmlConfComputeMemSizeInfo_st> for ConfComputeMemSizeInfo {
-    fn from(r: &sys::nvmlConfComputeMemSizeInfo_st) -> Self {
-        ConfComputeMemSizeInfo {
-            protected_mem_size_kib: r.protectedMemSizeKib,
-            unprotected_mem_size_kib: r.unprotectedMemSizeKib,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -265,30 +282,32 @@ impl serde::Serialize for ConfComputeMemSizeInfo {
 }
 ///
 /// The safe form of `nvmlConfComputeSetKeyRotationThresholdInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_st")]
 #[doc(alias = "nvmlConfComputeSetKeyRotationThresholdInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeSetKeyRotationThresholdInfo {
     pub max_attacker_advantage: u64,
 }
-impl ConfComputeSetKeyRotationThresholdInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
+for ConfComputeSetKeyRotationThresholdInfo {
+    fn from_raw(r: &sys::nvmlConfComputeSetKeyRotationThresholdInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeSetKeyRotationThresholdInfo {
+            max_attacker_advantage: r.maxAttackerAdvantage,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
+for ConfComputeSetKeyRotationThresholdInfo {
+    fn to_raw(&self) -> sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st::default();
         r.version = sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as _;
         r.maxAttackerAdvantage = self.max_attacker_advantage;
         r
-    }
-}
-impl From<&sys::nvmlConfComputeSetKeyRotationThresholdInfo_st>
-for ConfComputeSetKeyRotationThresholdInfo {
-    fn from(r: &sys::nvmlConfComputeSetKeyRotationThresholdInfo_st) -> Self {
-        ConfComputeSetKeyRotationThresholdInfo {
-            max_attacker_advantage: r.maxAttackerAdvantage,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -304,29 +323,32 @@ impl serde::Serialize for ConfComputeSetKeyRotationThresholdInfo {
 }
 ///
 /// The safe form of `nvmlConfComputeSystemCaps_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeSystemCaps_st")]
 #[doc(alias = "nvmlConfComputeSystemCaps_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeSystemCaps {
     pub cpu_caps: u32,
     pub gpus_caps: u32,
 }
-impl ConfComputeSystemCaps {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeSystemCaps_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
+    fn from_raw(r: &sys::nvmlConfComputeSystemCaps_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeSystemCaps {
+            cpu_caps: r.cpuCaps,
+            gpus_caps: r.gpusCaps,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
+    fn to_raw(&self) -> sys::nvmlConfComputeSystemCaps_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSystemCaps_st::default();
         r.cpuCaps = self.cpu_caps;
         r.gpusCaps = self.gpus_caps;
         r
-    }
-}
-impl From<&sys::nvmlConfComputeSystemCaps_st> for ConfComputeSystemCaps {
-    fn from(r: &sys::nvmlConfComputeSystemCaps_st) -> Self {
-        ConfComputeSystemCaps {
-            cpu_caps: r.cpuCaps,
-            gpus_caps: r.gpusCaps,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -342,32 +364,35 @@ impl serde::Serialize for ConfComputeSystemCaps {
 }
 ///
 /// The safe form of `nvmlConfComputeSystemState_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlConfComputeSystemState_st")]
 #[doc(alias = "nvmlConfComputeSystemState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ConfComputeSystemState {
     pub environment: u32,
     pub cc_feature: u32,
-    pub dev_tools_mode: u32,
+    pub dev_tools_mode: bool,
 }
-impl ConfComputeSystemState {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlConfComputeSystemState_st {
+impl crate::raw::FromRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
+    fn from_raw(r: &sys::nvmlConfComputeSystemState_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ConfComputeSystemState {
+            environment: r.environment,
+            cc_feature: r.ccFeature,
+            dev_tools_mode: r.devToolsMode != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
+    fn to_raw(&self) -> sys::nvmlConfComputeSystemState_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlConfComputeSystemState_st::default();
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
-        r.devToolsMode = self.dev_tools_mode;
+        r.devToolsMode = self.dev_tools_mode as _;
         r
-    }
-}
-impl From<&sys::nvmlConfComputeSystemState_st> for ConfComputeSystemState {
-    fn from(r: &sys::nvmlConfComputeSystemState_st) -> Self {
-        ConfComputeSystemState {
-            environment: r.environment,
-            cc_feature: r.ccFeature,
-            dev_tools_mode: r.devToolsMode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -382,96 +407,77 @@ impl serde::Serialize for ConfComputeSystemState {
         st.end()
     }
 }
-/// Confidential Compute System settings
-///
-/// The safe form of `nvmlSystemConfComputeSettings_v1_t`.
-#[doc(alias = "nvmlSystemConfComputeSettings_t")]
-#[doc(alias = "nvmlSystemConfComputeSettings_v1_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SystemConfComputeSettingsV1 {
-    pub environment: u32,
-    pub cc_feature: u32,
-    pub dev_tools_mode: u32,
-    pub multi_gpu_mode: u32,
-}
-impl SystemConfComputeSettingsV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemConfComputeSettings_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlSystemConfComputeSettings_v1_t::default();
-        r.version = sys::nvmlSystemConfComputeSettings_v1 as _;
-        r.environment = self.environment;
-        r.ccFeature = self.cc_feature;
-        r.devToolsMode = self.dev_tools_mode;
-        r.multiGpuMode = self.multi_gpu_mode;
-        r
-    }
-}
-impl From<&sys::nvmlSystemConfComputeSettings_v1_t> for SystemConfComputeSettingsV1 {
-    fn from(r: &sys::nvmlSystemConfComputeSettings_v1_t) -> Self {
-        SystemConfComputeSettingsV1 {
-            environment: r.environment,
-            cc_feature: r.ccFeature,
-            dev_tools_mode: r.devToolsMode,
-            multi_gpu_mode: r.multiGpuMode,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for SystemConfComputeSettingsV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlSystemConfComputeSettings_v1_t", 4)?;
-        st.serialize_field("environment", &self.environment)?;
-        st.serialize_field("ccFeature", &self.cc_feature)?;
-        st.serialize_field("devToolsMode", &self.dev_tools_mode)?;
-        st.serialize_field("multiGpuMode", &self.multi_gpu_mode)?;
-        st.end()
-    }
-}
 /// Confidential Compute System settings, version 2
 ///
 /// Adds `tdispState`, the TDISP state of the GPUs, reported as a single value
 /// so that callers do not have to combine flags.
 ///
-/// The safe form of `nvmlSystemConfComputeSettings_v2_t`.
+/// The safe form of `nvmlSystemConfComputeSettings_v2_t` and of its older layouts `nvmlSystemConfComputeSettings_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemConfComputeSettings_v2_t")]
+#[doc(alias = "nvmlSystemConfComputeSettings_t")]
+#[doc(alias = "nvmlSystemConfComputeSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemConfComputeSettings {
     pub environment: u32,
     pub cc_feature: u32,
-    pub dev_tools_mode: u32,
+    pub dev_tools_mode: bool,
     pub multi_gpu_mode: u32,
     pub tdisp_state: u32,
 }
-impl SystemConfComputeSettings {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemConfComputeSettings_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v2_t {
+impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v2_t>
+for SystemConfComputeSettings {
+    fn from_raw(r: &sys::nvmlSystemConfComputeSettings_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemConfComputeSettings {
+            environment: r.environment,
+            cc_feature: r.ccFeature,
+            dev_tools_mode: r.devToolsMode != 0,
+            multi_gpu_mode: r.multiGpuMode,
+            tdisp_state: r.tdispState,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemConfComputeSettings_v2_t>
+for SystemConfComputeSettings {
+    fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemConfComputeSettings_v2_t::default();
         r.version = sys::nvmlSystemConfComputeSettings_v2 as _;
         r.environment = self.environment;
         r.ccFeature = self.cc_feature;
-        r.devToolsMode = self.dev_tools_mode;
+        r.devToolsMode = self.dev_tools_mode as _;
         r.multiGpuMode = self.multi_gpu_mode;
         r.tdispState = self.tdisp_state;
         r
     }
 }
-impl From<&sys::nvmlSystemConfComputeSettings_v2_t> for SystemConfComputeSettings {
-    fn from(r: &sys::nvmlSystemConfComputeSettings_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlSystemConfComputeSettings_v1_t>
+for SystemConfComputeSettings {
+    fn from_raw(r: &sys::nvmlSystemConfComputeSettings_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
         SystemConfComputeSettings {
             environment: r.environment,
             cc_feature: r.ccFeature,
-            dev_tools_mode: r.devToolsMode,
+            dev_tools_mode: r.devToolsMode != 0,
             multi_gpu_mode: r.multiGpuMode,
-            tdisp_state: r.tdispState,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemConfComputeSettings_v1_t>
+for SystemConfComputeSettings {
+    fn to_raw(&self) -> sys::nvmlSystemConfComputeSettings_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlSystemConfComputeSettings_v1_t::default();
+        r.version = sys::nvmlSystemConfComputeSettings_v1 as _;
+        r.environment = self.environment;
+        r.ccFeature = self.cc_feature;
+        r.devToolsMode = self.dev_tools_mode as _;
+        r.multiGpuMode = self.multi_gpu_mode;
+        r
     }
 }
 #[cfg(feature = "serde")]

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlCPERType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CPERType(pub sys::nvmlCPERType_t);
+pub struct CPERType(pub u32);
 impl CPERType {
     /// Access GPU CPER records
     ///
@@ -72,45 +72,60 @@ impl CPERType {
     }
 }
 open_newtype!(CPERType(u32), signed);
+impl core::fmt::Display for CPERType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CPER_ACCESS_TYPE_GPU => "Cper Access Type GPU",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// CPER query and cursor parameters. Groups the filter options and opaque
 /// read position used to iterate through CPER records.
 ///
 /// Cursor semantics for iterative calls:
-/// - Pass the same `nvmlCPERCursor_v1_t` (i.e. the same `cursor`) on every call
+/// - Pass the same [`CPERCursor`] (i.e. the same `cursor`) on every call
 ///   in a single iteration sequence.
 /// - Do not modify this struct between calls.
-/// - To change `cperTypeMask` or `uuid`, set `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`
+/// - To change `cperTypeMask` or `uuid`, set `handle` to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`]
 ///   and call again with the updated filter (this starts a new iteration).
 ///
 /// The safe form of `nvmlCPERCursor_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlCPERCursor_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CPERCursor {
-    /// \[IN\] Types of records to access. Bitmask of `nvmlCPERType_t` values. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.
+    /// \[IN\] Types of records to access. Bitmask of [`CPERType`] values. To change, reset `handle` to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`].
     pub cper_type_mask: u32,
-    /// \[IN\] UUID of target to filter records for. Required for `NVML_CPER_ACCESS_TYPE_GPU`. To change, reset `handle` to `NVML_CPER_CURSOR_HANDLE_INIT`.
+    /// \[IN\] UUID of target to filter records for. Required for [`CPERType::CPER_ACCESS_TYPE_GPU`]. To change, reset `handle` to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`].
     pub uuid: String,
-    /// \[IN/OUT\] Opaque handle tracking read position. Initialize to `NVML_CPER_CURSOR_HANDLE_INIT` on first call; pass the same `nvmlCPERCursor_v1_t` on the next call to continue. Caller must not interpret or modify.
+    /// \[IN/OUT\] Opaque handle tracking read position. Initialize to [`sys::NVML_CPER_CURSOR_HANDLE_INIT`] on first call; pass the same [`CPERCursor`] on the next call to continue. Caller must not interpret or modify.
     pub handle: u64,
 }
-impl CPERCursor {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlCPERCursor_v1_t {
+impl crate::raw::FromRaw<sys::nvmlCPERCursor_v1_t> for CPERCursor {
+    fn from_raw(r: &sys::nvmlCPERCursor_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        CPERCursor {
+            cper_type_mask: r.cperTypeMask,
+            uuid: ffi::string_from(&r.uuid),
+            handle: r.handle,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlCPERCursor_v1_t> for CPERCursor {
+    fn to_raw(&self) -> sys::nvmlCPERCursor_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlCPERCursor_v1_t::default();
         r.cperTypeMask = self.cper_type_mask;
         ffi::set_string(&mut r.uuid, &self.uuid);
         r.handle = self.handle;
         r
-    }
-}
-impl From<&sys::nvmlCPERCursor_v1_t> for CPERCursor {
-    fn from(r: &sys::nvmlCPERCursor_v1_t) -> Self {
-        CPERCursor {
-            cper_type_mask: r.cperTypeMask,
-            uuid: ffi::string_from(&r.uuid),
-            handle: r.handle,
-        }
     }
 }
 #[cfg(feature = "serde")]

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlClockLimitId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockLimitId(pub sys::nvmlClockLimitId_enum);
+pub struct ClockLimitId(pub u32);
 impl ClockLimitId {
     ///
     ///`NVML_CLOCK_LIMIT_ID_RANGE_START`
@@ -80,13 +80,27 @@ impl ClockLimitId {
     }
 }
 open_newtype!(ClockLimitId(u32), signed);
+impl core::fmt::Display for ClockLimitId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CLOCK_LIMIT_ID_RANGE_START => "Range Start",
+                sys::NVML_CLOCK_LIMIT_ID_TDP => "TDP",
+                sys::NVML_CLOCK_LIMIT_ID_UNLIMITED => "Unlimited",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 impl<'n> Device<'n> {
     /// Clear the ECC error and other memory error counts for the device.
     ///
     /// For Kepler ™ or newer fully supported devices.
     /// Only applicable to devices with ECC.
-    /// Requires `NVML_INFOROM_ECC` version 2.0 or higher to clear aggregate location-based ECC counts.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher to clear all other ECC counts.
+    /// Requires [`InforomObject::ECC`] version 2.0 or higher to clear aggregate location-based ECC counts.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher to clear all other ECC counts.
     /// Requires root/admin permissions.
     /// Requires ECC Mode to be enabled.
     ///
@@ -94,11 +108,11 @@ impl<'n> Device<'n> {
     ///
     /// This operation takes effect immediately.
     ///
-    /// See `nvmlMemoryErrorType_t` for details on available counter types.
+    /// See [`MemoryErrorType`] for details on available counter types.
     ///
     /// See also:
-    /// - nvmlDeviceGetDetailedEccErrors()
-    /// - nvmlDeviceGetTotalEccErrors()
+    /// - [`Device::detailed_ecc_errors`]()
+    /// - [`Device::total_ecc_errors`]()
     ///
     /// # Arguments
     ///
@@ -109,10 +123,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `counterType` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `counter_type` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearEccErrorCounts` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearEccErrorCounts")]
@@ -127,8 +141,8 @@ impl<'n> Device<'n> {
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
-    /// Please use `nvmlDeviceResetMemoryLockedClocks` for Memory Clocks and
-    /// `nvmlDeviceResetGpuLockedClocks` for Graphics Clocks.
+    /// Please use [`Device::reset_memory_locked_clocks`] for Memory Clocks and
+    /// [`Device::reset_gpu_locked_clocks`] for Graphics Clocks.
     ///
     /// Calls `nvmlDeviceResetApplicationsClocks`.
     ///
@@ -150,7 +164,7 @@ impl<'n> Device<'n> {
     /// This is the gpu clock that will be used after system reboot or driver reload.
     /// Default values are idle clocks.
     ///
-    /// See also: nvmlDeviceSetGpuLockedClocks
+    /// See also: [`Device::set_gpu_locked_clocks`]
     ///
     /// For Volta ™ or newer fully supported devices.
     ///
@@ -159,9 +173,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetGpuLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetGpuLockedClocks")]
@@ -176,7 +190,7 @@ impl<'n> Device<'n> {
     /// This is the memory clock that will be used after system reboot or driver reload.
     /// Default values are idle clocks.
     ///
-    /// See also: nvmlDeviceSetMemoryLockedClocks
+    /// See also: [`Device::set_memory_locked_clocks`]
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
@@ -185,9 +199,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetMemoryLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetMemoryLockedClocks")]
@@ -197,15 +211,15 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw)))?;
         Ok(())
     }
-    /// Changes the root/admin restructions on certain APIs. See `nvmlRestrictedAPI_t` for the list of supported APIs.
+    /// Changes the root/admin restructions on certain APIs. See [`RestrictedAPI`] for the list of supported APIs.
     /// This method can be used by a root/admin user to give non-root/admin access to certain otherwise-restricted APIs.
-    /// The new setting lasts for the lifetime of the NVIDIA driver; it is not persistent. See `nvmlDeviceGetAPIRestriction`
+    /// The new setting lasts for the lifetime of the NVIDIA driver; it is not persistent. See [`Device::api_restriction`]
     /// to query the current restriction settings.
     ///
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See also: nvmlRestrictedAPI_t
+    /// See also: [`RestrictedAPI`]
     ///
     /// # Arguments
     ///
@@ -217,10 +231,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `apiType` incorrect
-    /// - [`Error::NotSupported`] if the device does not support changing API restrictions or the device does not support the feature that api restrictions are being set for (E.G. Enabling/disabling auto boosted clocks is not supported by the device)
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `api_type` incorrect
+    /// - [`Error::NotSupported`] if the device does not support changing API restrictions, or the device does not support the feature that api restrictions are being set for (E.G. Enabling/disabling auto boosted clocks is not supported by the device)
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAPIRestriction` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAPIRestriction")]
@@ -228,16 +242,16 @@ impl<'n> Device<'n> {
     pub fn set_api_restriction(
         &self,
         api_type: RestrictedAPI,
-        is_restricted: EnableState,
+        is_restricted: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAPIRestriction()?;
-        ffi::check(call!(sym(self.raw, api_type.0, is_restricted.0)))?;
+        ffi::check(call!(sym(self.raw, api_type.0, is_restricted as _)))?;
         Ok(())
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
-    /// Please use `nvmlDeviceSetMemoryLockedClocks` for Memory Clocks and
-    /// `nvmlDeviceSetGpuLockedClocks` for Graphics Clocks.
+    /// Please use [`Device::set_memory_locked_clocks`] for Memory Clocks and
+    /// [`Device::set_gpu_locked_clocks`] for Graphics Clocks.
     ///
     /// Calls `nvmlDeviceSetApplicationsClocks`.
     ///
@@ -267,11 +281,11 @@ impl<'n> Device<'n> {
     /// rates are desired.
     ///
     /// Non-root users may use this API by default but can be restricted by root from using this API by calling
-    /// `nvmlDeviceSetAPIRestriction` with apiType=NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS.
+    /// [`Device::set_api_restriction`] with apiType=[`RestrictedAPI::SET_AUTO_BOOSTED_CLOCKS`].
     /// Note: Persistence Mode is required to modify current Auto Boost settings, therefore, it must be enabled.
     ///
     /// On Pascal and newer hardware, Auto Boosted clocks are controlled through application clocks.
-    /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
+    /// Use [`Device::set_applications_clocks`] and [`Device::reset_applications_clocks`] to control Auto Boost
     /// behavior.
     ///
     /// # Arguments
@@ -283,19 +297,16 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAutoBoostedClocksEnabled")]
     #[inline]
-    pub fn set_auto_boosted_clocks_enabled(
-        &self,
-        enabled: EnableState,
-    ) -> Result<(), Error> {
+    pub fn set_auto_boosted_clocks_enabled(&self, enabled: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAutoBoostedClocksEnabled()?;
-        ffi::check(call!(sym(self.raw, enabled.0)))?;
+        ffi::check(call!(sym(self.raw, enabled as _)))?;
         Ok(())
     }
     /// Set the compute mode for the device or MIG device.
@@ -313,9 +324,9 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** If MIG is enabled on a GPU, device must be MIG device handle.
     ///
-    /// See `nvmlComputeMode_t` for details on available compute modes.
+    /// See [`ComputeMode`] for details on available compute modes.
     ///
-    /// See also: nvmlDeviceGetComputeMode()
+    /// See also: [`Device::compute_mode`]()
     ///
     /// # Arguments
     ///
@@ -326,10 +337,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `mode` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetComputeMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetComputeMode")]
@@ -350,7 +361,7 @@ impl<'n> Device<'n> {
     /// rates are desired.
     ///
     /// On Pascal and newer hardware, Auto Boosted clocks are controlled through application clocks.
-    /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
+    /// Use [`Device::set_applications_clocks`] and [`Device::reset_applications_clocks`] to control Auto Boost
     /// behavior.
     ///
     /// # Arguments
@@ -363,21 +374,21 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::NoPermission`] If the calling user does not have permission to change Auto Boosted clock's default state.
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::NoPermission`] if the calling user does not have permission to change Auto Boosted clock's default state
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDefaultAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDefaultAutoBoostedClocksEnabled")]
     #[inline]
     pub fn set_default_auto_boosted_clocks_enabled(
         &self,
-        enabled: EnableState,
+        enabled: bool,
         flags: u32,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDefaultAutoBoostedClocksEnabled()?;
-        ffi::check(call!(sym(self.raw, enabled.0, flags)))?;
+        ffi::check(call!(sym(self.raw, enabled as _, flags)))?;
         Ok(())
     }
     /// Sets the speed of the fan control policy to default.
@@ -414,9 +425,9 @@ impl<'n> Device<'n> {
     /// to the device it must run in WDDM mode.
     ///
     /// Driver-model availability is architecture-specific; attempting to set an unsupported driver model returns
-    /// NVML_ERROR_NOT_SUPPORTED.
+    /// [`Error::NotSupported`].
     ///
-    /// It is possible to force the change to WDM (TCC) while the display is still attached with a force flag (nvmlFlagForce).
+    /// It is possible to force the change to WDM (TCC) while the display is still attached with a force flag ([`sys::nvmlFlagForce`]).
     /// This should only be done if the host is subsequently powered down and the display is detached from the device
     /// before the next reboot.
     ///
@@ -425,12 +436,12 @@ impl<'n> Device<'n> {
     /// Windows driver model may only be set to WDDM when running in DEFAULT compute mode.
     ///
     /// Change driver model to WDDM is not supported when GPU doesn't support graphics acceleration or
-    /// will not support it after reboot. See `nvmlDeviceSetGpuOperationMode`.
+    /// will not support it after reboot. See [`Device::set_gpu_operation_mode`].
     ///
-    /// See `nvmlDriverModel_t` for details on available driver models.
-    /// See `nvmlFlagDefault` and `nvmlFlagForce`
+    /// See [`DriverModel`] for details on available driver models.
+    /// See [`sys::nvmlFlagDefault`] and [`sys::nvmlFlagForce`]
     ///
-    /// See also: nvmlDeviceGetDriverModel()
+    /// See also: [`Device::driver_model`]()
     ///
     /// # Arguments
     ///
@@ -442,10 +453,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `driverModel` is invalid
-    /// - [`Error::NotSupported`] if the platform is not windows or the device does not support this feature
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `driver_model` is invalid
+    /// - [`Error::NotSupported`] if the platform is not windows, or the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDriverModel` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetDriverModel")]
@@ -463,16 +474,14 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     /// Only applicable to devices with ECC.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher.
     /// Requires root/admin permissions.
     ///
     /// The ECC mode determines whether the GPU enables its ECC support.
     ///
     /// This operation takes effect after the next reboot.
     ///
-    /// See `nvmlEnableState_t` for details on available modes.
-    ///
-    /// See also: nvmlDeviceGetEccMode()
+    /// See also: [`Device::ecc_mode`]()
     ///
     /// # Arguments
     ///
@@ -483,17 +492,17 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `ecc` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `ecc` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetEccMode")]
     #[inline]
-    pub fn set_ecc_mode(&self, ecc: EnableState) -> Result<(), Error> {
+    pub fn set_ecc_mode(&self, ecc: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetEccMode()?;
-        ffi::check(call!(sym(self.raw, ecc.0)))?;
+        ffi::check(call!(sym(self.raw, ecc as _)))?;
         Ok(())
     }
     /// Sets current fan control policy.
@@ -514,8 +523,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `policy` is null or the `fan` given doesn't reference a fan that exists.
-    /// - [`Error::NotSupported`] if the `device` is older than Maxwell
+    /// - [`Error::InvalidArgument`] if the device is invalid, `policy` is null, or the `fan` given doesn't reference a fan that exists
+    /// - [`Error::NotSupported`] if the the device is older than Maxwell
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanControlPolicy` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanControlPolicy")]
@@ -530,17 +539,9 @@ impl<'n> Device<'n> {
     /// WARNING: This function changes the fan control policy to manual. It means that YOU have to monitor
     /// the temperature and adjust the fan speed accordingly.
     /// If you set the fan speed too low you can burn your GPU!
-    /// Use nvmlDeviceSetDefaultFanSpeed_v2 to restore default control policy.
+    /// Use [`Device::set_default_fan_speed`] to restore default control policy.
     ///
     /// For all cuda-capable discrete products with fans that are Maxwell or Newer.
-    ///
-    /// return
-    /// - `NVML_SUCCESS`                   if the fan speed has been set
-    /// - `NVML_ERROR_UNINITIALIZED`       if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`    if the device is not valid, or the speed is outside acceptable ranges,
-    ///   or if the fan index doesn't reference an actual fan.
-    /// - `NVML_ERROR_NOT_SUPPORTED`       if the device is older than Maxwell.
-    /// - `NVML_ERROR_UNKNOWN`             if there was an unexpected error.
     ///
     /// # Arguments
     ///
@@ -551,6 +552,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is not valid, or the speed is outside acceptable ranges, or or if the fan index doesn't reference an actual fan
+    /// - [`Error::NotSupported`] if the device is older than Maxwell
+    /// - [`Error::Unknown`] if there was an unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetFanSpeed_v2")]
     #[inline]
@@ -559,7 +564,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, fan, speed)))?;
         Ok(())
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::set_clock_offsets`] instead. It works
     /// on Maxwell onwards GPU architectures.
     ///
     /// Set the GPCCLK VF offset value
@@ -573,9 +578,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpcClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetGpcClkVfOffset")]
@@ -594,7 +599,7 @@ impl<'n> Device<'n> {
     ///
     /// Can be used as a setting to request constant performance.
     ///
-    /// This can be called with a pair of integer clock frequencies in MHz, or a pair of /ref nvmlClockLimitId_t values.
+    /// This can be called with a pair of integer clock frequencies in MHz, or a pair of /ref [`ClockLimitId`] values.
     /// See the table below for valid combinations of these values.
     ///
     /// minGpuClock | maxGpuClock | Effect
@@ -602,15 +607,15 @@ impl<'n> Device<'n> {
     /// tdp     |     tdp     | Lock clock to TDP
     /// unlimited  |     tdp     | Upper bound is TDP but clock may drift below this
     /// tdp     |  unlimited  | Lower bound is TDP but clock may boost above this
-    /// unlimited  |  unlimited  | Unlocked (== nvmlDeviceResetGpuLockedClocks)
+    /// unlimited  |  unlimited  | Unlocked (== [`Device::reset_gpu_locked_clocks`])
     ///
     /// If one arg takes one of these values, the other must be one of these values as
-    /// well. Mixed numeric and symbolic calls return NVML_ERROR_INVALID_ARGUMENT.
+    /// well. Mixed numeric and symbolic calls return [`Error::InvalidArgument`].
     ///
     /// Requires root/admin permissions.
     ///
     /// After system reboot or driver reload GPU clocks go back to their default value.
-    /// See `nvmlDeviceResetGpuLockedClocks`.
+    /// See [`Device::reset_gpu_locked_clocks`].
     ///
     /// For Volta ™ or newer fully supported devices.
     ///
@@ -624,10 +629,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz` is not a valid clock combination
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `min_gpu_clock_m_hz` or `max_gpu_clock_m_hz` is not a valid clock combination
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpuLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetGpuLockedClocks")]
@@ -641,22 +646,22 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, min_gpu_clock_m_hz, max_gpu_clock_m_hz)))?;
         Ok(())
     }
-    /// Sets new GOM. See `nvmlGpuOperationMode_t` for details.
+    /// Sets new GOM. See [`GpuOperationMode`] for details.
     ///
     /// For GK110 M-class and X-class Tesla ™ products from the Kepler family.
-    /// Modes `NVML_GOM_LOW_DP` and `NVML_GOM_ALL_ON` are supported on fully supported GeForce products.
-    /// Not supported on Quadro &reg; and Tesla ™ C-class products.
+    /// Modes [`GpuOperationMode::LOW_DP`] and [`GpuOperationMode::ALL_ON`] are supported on fully supported GeForce products.
+    /// Not supported on Quadro ® and Tesla ™ C-class products.
     /// Requires root/admin permissions.
     ///
     /// Changing GOMs requires a reboot.
     /// The reboot requirement might be removed in the future.
     ///
     /// Compute only GOMs don't support graphics acceleration. Under windows switching to these GOMs when
-    /// pending driver model is WDDM is not supported. See `nvmlDeviceSetDriverModel`.
+    /// pending driver model is WDDM is not supported. See [`Device::set_driver_model`].
     ///
-    /// See also: nvmlGpuOperationMode_t
+    /// See also: [`GpuOperationMode`]
     ///
-    /// See also: nvmlDeviceGetGpuOperationMode
+    /// See also: [`Device::gpu_operation_mode`]
     ///
     /// # Arguments
     ///
@@ -667,10 +672,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` incorrect
-    /// - [`Error::NotSupported`] if the device does not support GOM or specific mode
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `mode` incorrect
+    /// - [`Error::NotSupported`] if the device does not support GOM, or specific mode
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetGpuOperationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetGpuOperationMode")]
@@ -680,7 +685,7 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, mode.0)))?;
         Ok(())
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceSetClockOffsets` instead. It works
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::set_clock_offsets`] instead. It works
     /// on Maxwell onwards GPU architectures.
     ///
     /// Set the MemClk (Memory Clock) VF offset value. It requires elevated privileges.
@@ -694,9 +699,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemClkVfOffset` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMemClkVfOffset")]
@@ -718,7 +723,7 @@ impl<'n> Device<'n> {
     /// Requires root/admin permissions.
     ///
     /// After system reboot or driver reload memory clocks go back to their default value.
-    /// See `nvmlDeviceResetMemoryLockedClocks`.
+    /// See [`Device::reset_memory_locked_clocks`].
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
@@ -732,10 +737,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `minGpuClockMHz` and `maxGpuClockMHz` is not a valid clock combination
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMemoryLockedClocks` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMemoryLockedClocks")]
@@ -761,15 +766,13 @@ impl<'n> Device<'n> {
     /// This operation takes effect immediately. It is not persistent across reboots. After each reboot the
     /// persistence mode is reset to "Disabled".
     ///
-    /// See `nvmlEnableState_t` for available modes.
-    ///
-    /// After calling this API with mode set to NVML_FEATURE_DISABLED on a device that has its own NUMA
+    /// After calling this API with mode set to `false` on a device that has its own NUMA
     /// memory, the given device handle will no longer be valid, and to continue to interact with this
     /// device, a new handle should be obtained from one of the nvmlDeviceGetHandleBy*() APIs. This
     /// limitation is currently only applicable to devices that have a coherent NVLink connection to
     /// system memory.
     ///
-    /// See also: nvmlDeviceGetPersistenceMode()
+    /// See also: [`Device::persistence_mode`]()
     ///
     /// # Arguments
     ///
@@ -780,17 +783,17 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `mode` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPersistenceMode")]
     #[inline]
-    pub fn set_persistence_mode(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_persistence_mode(&self, mode: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPersistenceMode()?;
-        ffi::check(call!(sym(self.raw, mode.0)))?;
+        ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
     /// Set new power limit of this device.
@@ -798,14 +801,14 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See `nvmlDeviceGetPowerManagementLimitConstraints` to check the allowed ranges of values.
+    /// See [`Device::power_management_limit_constraints`] to check the allowed ranges of values.
     ///
     /// **Note:** Limit is not persistent across reboots or driver unloads.
     /// Enable persistent mode to prevent driver from unloading when no application is using the device.
     ///
-    /// See also: nvmlDeviceGetPowerManagementLimitConstraints
+    /// See also: [`Device::power_management_limit_constraints`]
     ///
-    /// See also: nvmlDeviceGetPowerManagementDefaultLimit
+    /// See also: [`Device::power_management_default_limit`]
     ///
     /// # Arguments
     ///
@@ -816,9 +819,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `defaultLimit` is out of range
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit")]
@@ -834,13 +837,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `settings`: Reference to `nvmlRusdSettings_v1_t` struct
+    /// * `settings`: Reference to [`RusdSettings`] struct
     ///
     /// Calls `nvmlDeviceSetRusdSettings_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or state is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change feature state
     /// - [`Error::NotSupported`] if this feature is not supported by NVIDIA kernel driver
     /// - [`Error::ArgumentVersionMismatch`] if the input version is not supported
@@ -849,9 +852,9 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_rusd_settings(&self, settings: &RusdSettings) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetRusdSettings_v1()?;
-        let mut c_settings = sys::nvmlRusdSettings_v1_t {
-            version: sys::nvmlRusdSettings_v1 as _,
-            ..(*settings).to_raw()
+        let mut c_settings = {
+            let r: sys::nvmlRusdSettings_v1_t = crate::raw::ToRaw::to_raw(&(*settings));
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_settings)))?;
         Ok(())
@@ -860,7 +863,7 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// See `nvmlTemperatureThresholds_t` for details on available temperature thresholds.
+    /// See [`TemperatureThresholds`] for details on available temperature thresholds.
     ///
     /// # Arguments
     ///
@@ -872,9 +875,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a temperature sensor or is unsupported
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `threshold_type` is invalid
+    /// - [`Error::NotSupported`] if the device does not have a temperature sensor, or is unsupported
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetTemperatureThreshold` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetTemperatureThreshold")]

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlBrandType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BrandType(pub sys::nvmlBrandType_enum);
+pub struct BrandType(pub u32);
 impl BrandType {
     ///
     ///`NVML_BRAND_UNKNOWN`
@@ -156,6 +156,38 @@ impl BrandType {
     }
 }
 open_newtype!(BrandType(u32), signed);
+impl core::fmt::Display for BrandType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_BRAND_UNKNOWN => "Unknown",
+                sys::NVML_BRAND_QUADRO => "Quadro",
+                sys::NVML_BRAND_TESLA => "Tesla",
+                sys::NVML_BRAND_NVS => "NVS",
+                sys::NVML_BRAND_GRID => "GRID",
+                sys::NVML_BRAND_GEFORCE => "GeForce",
+                sys::NVML_BRAND_TITAN => "TITAN",
+                sys::NVML_BRAND_NVIDIA_VAPPS => "NVIDIA vApps",
+                sys::NVML_BRAND_NVIDIA_VPC => "NVIDIA vPC",
+                sys::NVML_BRAND_NVIDIA_VCS => "NVIDIA vCS",
+                sys::NVML_BRAND_NVIDIA_VWS => "NVIDIA vWS",
+                sys::NVML_BRAND_NVIDIA_CLOUD_GAMING => "NVIDIA Cloud Gaming",
+                sys::NVML_BRAND_QUADRO_RTX => "Quadro RTX",
+                sys::NVML_BRAND_NVIDIA_RTX => "NVIDIA RTX",
+                sys::NVML_BRAND_NVIDIA => "NVIDIA",
+                sys::NVML_BRAND_GEFORCE_RTX => "GeForce RTX",
+                sys::NVML_BRAND_TITAN_RTX => "TITAN RTX",
+                sys::NVML_BRAND_NVIDIA_DLA => "NVIDIA DLA",
+                sys::NVML_BRAND_NVIDIA_NPU => "NVIDIA NPU",
+                sys::NVML_BRAND_NVIDIA_VGAMEDEV => "NVIDIA vGameDev",
+                sys::NVML_BRAND_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Clock Ids.  These are used in combination with nvmlClockType_t
 /// to specify a single clock value.
 ///
@@ -164,7 +196,7 @@ open_newtype!(BrandType(u32), signed);
 #[doc(alias = "nvmlClockId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockId(pub sys::nvmlClockId_enum);
+pub struct ClockId(pub u32);
 impl ClockId {
     /// Current actual clock value
     ///
@@ -203,6 +235,22 @@ impl ClockId {
     }
 }
 open_newtype!(ClockId(u32), signed);
+impl core::fmt::Display for ClockId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CLOCK_ID_CURRENT => "Current",
+                sys::NVML_CLOCK_ID_APP_CLOCK_TARGET => "APP Clock Target",
+                sys::NVML_CLOCK_ID_APP_CLOCK_DEFAULT => "APP Clock Default",
+                sys::NVML_CLOCK_ID_CUSTOMER_BOOST_MAX => "Customer Boost Max",
+                sys::NVML_CLOCK_ID_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Clock types.
 ///
 /// All speeds are in Mhz.
@@ -212,7 +260,7 @@ open_newtype!(ClockId(u32), signed);
 #[doc(alias = "nvmlClockType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ClockType(pub sys::nvmlClockType_enum);
+pub struct ClockType(pub u32);
 impl ClockType {
     /// Graphics clock domain
     ///
@@ -247,6 +295,22 @@ impl ClockType {
     }
 }
 open_newtype!(ClockType(u32), signed);
+impl core::fmt::Display for ClockType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_CLOCK_GRAPHICS => "Graphics",
+                sys::NVML_CLOCK_SM => "SM",
+                sys::NVML_CLOCK_MEM => "MEM",
+                sys::NVML_CLOCK_VIDEO => "Video",
+                sys::NVML_CLOCK_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Compute mode.
 ///
 /// NVML_COMPUTEMODE_EXCLUSIVE_PROCESS was added in CUDA 4.0.
@@ -258,7 +322,7 @@ open_newtype!(ClockType(u32), signed);
 #[doc(alias = "nvmlComputeMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ComputeMode(pub sys::nvmlComputeMode_enum);
+pub struct ComputeMode(pub u32);
 impl ComputeMode {
     /// Default compute mode -- multiple contexts per device
     ///
@@ -296,6 +360,22 @@ impl ComputeMode {
     }
 }
 open_newtype!(ComputeMode(u32), signed);
+impl core::fmt::Display for ComputeMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_COMPUTEMODE_DEFAULT => "Default",
+                sys::NVML_COMPUTEMODE_EXCLUSIVE_THREAD => "Exclusive Thread",
+                sys::NVML_COMPUTEMODE_PROHIBITED => "Prohibited",
+                sys::NVML_COMPUTEMODE_EXCLUSIVE_PROCESS => "Exclusive Process",
+                sys::NVML_COMPUTEMODE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Driver models.
 ///
 /// Windows only.
@@ -305,7 +385,7 @@ open_newtype!(ComputeMode(u32), signed);
 #[doc(alias = "nvmlDriverModel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DriverModel(pub sys::nvmlDriverModel_enum);
+pub struct DriverModel(pub u32);
 impl DriverModel {
     /// WDDM driver model -- GPU treated as a display device
     ///
@@ -330,6 +410,20 @@ impl DriverModel {
     }
 }
 open_newtype!(DriverModel(u32), signed);
+impl core::fmt::Display for DriverModel {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DRIVER_WDDM => "WDDM",
+                sys::NVML_DRIVER_WDM => "WDM",
+                sys::NVML_DRIVER_MCDM => "MCDM",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// ECC counter types.
 ///
 /// Note: Volatile counts are reset each time the driver loads. On Windows this is once per boot. On Linux this can be more frequent.
@@ -342,7 +436,7 @@ open_newtype!(DriverModel(u32), signed);
 #[doc(alias = "nvmlEccCounterType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EccCounterType(pub sys::nvmlEccCounterType_enum);
+pub struct EccCounterType(pub u32);
 impl EccCounterType {
     /// Volatile counts are reset each time the driver loads.
     ///
@@ -369,6 +463,20 @@ impl EccCounterType {
     }
 }
 open_newtype!(EccCounterType(u32), signed);
+impl core::fmt::Display for EccCounterType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VOLATILE_ECC => "Volatile ECC",
+                sys::NVML_AGGREGATE_ECC => "Aggregate ECC",
+                sys::NVML_ECC_COUNTER_TYPE_COUNT => "ECC Counter Type Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Generic enable/disable enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`EnableState::name`]).
@@ -376,7 +484,7 @@ open_newtype!(EccCounterType(u32), signed);
 #[doc(alias = "nvmlEnableState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EnableState(pub sys::nvmlEnableState_enum);
+pub struct EnableState(pub u32);
 impl EnableState {
     /// Feature disabled
     ///
@@ -396,6 +504,19 @@ impl EnableState {
     }
 }
 open_newtype!(EnableState(u32), signed);
+impl core::fmt::Display for EnableState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_FEATURE_DISABLED => "Disabled",
+                sys::NVML_FEATURE_ENABLED => "Enabled",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// GPU Operation Mode
 ///
 /// GOM allows to reduce power usage and optimize GPU throughput by disabling GPU features.
@@ -407,7 +528,7 @@ open_newtype!(EnableState(u32), signed);
 #[doc(alias = "nvmlGpuOperationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationMode(pub sys::nvmlGom_enum);
+pub struct GpuOperationMode(pub u32);
 impl GpuOperationMode {
     /// Everything is enabled and running at full speed
     ///
@@ -434,13 +555,27 @@ impl GpuOperationMode {
     }
 }
 open_newtype!(GpuOperationMode(u32), signed);
+impl core::fmt::Display for GpuOperationMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GOM_ALL_ON => "All On",
+                sys::NVML_GOM_COMPUTE => "Compute",
+                sys::NVML_GOM_LOW_DP => "Low DP",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the GPU utilization domains
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuUtilizationDomainId::name`]).
 #[doc(alias = "nvmlGpuUtilizationDomainId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuUtilizationDomainId(pub sys::nvmlGpuUtilizationDomainId_t);
+pub struct GpuUtilizationDomainId(pub u32);
 impl GpuUtilizationDomainId {
     /// Graphics engine domain
     ///
@@ -478,6 +613,21 @@ impl GpuUtilizationDomainId {
     }
 }
 open_newtype!(GpuUtilizationDomainId(u32), signed);
+impl core::fmt::Display for GpuUtilizationDomainId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_UTILIZATION_DOMAIN_GPU => "GPU",
+                sys::NVML_GPU_UTILIZATION_DOMAIN_FB => "FB",
+                sys::NVML_GPU_UTILIZATION_DOMAIN_VID => "VID",
+                sys::NVML_GPU_UTILIZATION_DOMAIN_BUS => "BUS",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Available infoROM objects.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`InforomObject::name`]).
@@ -485,7 +635,7 @@ open_newtype!(GpuUtilizationDomainId(u32), signed);
 #[doc(alias = "nvmlInforomObject_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct InforomObject(pub sys::nvmlInforomObject_enum);
+pub struct InforomObject(pub u32);
 impl InforomObject {
     /// An object defined by OEM
     ///
@@ -520,6 +670,22 @@ impl InforomObject {
     }
 }
 open_newtype!(InforomObject(u32), signed);
+impl core::fmt::Display for InforomObject {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_INFOROM_OEM => "OEM",
+                sys::NVML_INFOROM_ECC => "ECC",
+                sys::NVML_INFOROM_POWER => "Power",
+                sys::NVML_INFOROM_DEN => "DEN",
+                sys::NVML_INFOROM_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Memory error types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryErrorType::name`]).
@@ -527,7 +693,7 @@ open_newtype!(InforomObject(u32), signed);
 #[doc(alias = "nvmlMemoryErrorType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct MemoryErrorType(pub sys::nvmlMemoryErrorType_enum);
+pub struct MemoryErrorType(pub u32);
 impl MemoryErrorType {
     /// A memory error that was corrected
     ///
@@ -564,6 +730,20 @@ impl MemoryErrorType {
     }
 }
 open_newtype!(MemoryErrorType(u32), signed);
+impl core::fmt::Display for MemoryErrorType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_MEMORY_ERROR_TYPE_CORRECTED => "Corrected",
+                sys::NVML_MEMORY_ERROR_TYPE_UNCORRECTED => "Uncorrected",
+                sys::NVML_MEMORY_ERROR_TYPE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// See `nvmlDeviceGetMemoryErrorCounter`
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`MemoryLocation::name`]).
@@ -571,7 +751,7 @@ open_newtype!(MemoryErrorType(u32), signed);
 #[doc(alias = "nvmlMemoryLocation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct MemoryLocation(pub sys::nvmlMemoryLocation_enum);
+pub struct MemoryLocation(pub u32);
 impl MemoryLocation {
     /// GPU L1 Cache
     ///
@@ -642,6 +822,26 @@ impl MemoryLocation {
     }
 }
 open_newtype!(MemoryLocation(u32), signed);
+impl core::fmt::Display for MemoryLocation {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_MEMORY_LOCATION_L1_CACHE => "L1 Cache",
+                sys::NVML_MEMORY_LOCATION_L2_CACHE => "L2 Cache",
+                sys::NVML_MEMORY_LOCATION_DRAM => "DRAM",
+                sys::NVML_MEMORY_LOCATION_REGISTER_FILE => "Register File",
+                sys::NVML_MEMORY_LOCATION_TEXTURE_MEMORY => "Texture Memory",
+                sys::NVML_MEMORY_LOCATION_TEXTURE_SHM => "Texture SHM",
+                sys::NVML_MEMORY_LOCATION_CBU => "CBU",
+                sys::NVML_MEMORY_LOCATION_SRAM => "SRAM",
+                sys::NVML_MEMORY_LOCATION_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Allowed PStates.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Pstates::name`]).
@@ -649,7 +849,7 @@ open_newtype!(MemoryLocation(u32), signed);
 #[doc(alias = "nvmlPstates_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct Pstates(pub sys::nvmlPStates_enum);
+pub struct Pstates(pub u32);
 impl Pstates {
     /// Performance state 0 -- Maximum Performance
     ///
@@ -744,6 +944,34 @@ impl Pstates {
     }
 }
 open_newtype!(Pstates(u32), signed);
+impl core::fmt::Display for Pstates {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PSTATE_0 => "P0",
+                sys::NVML_PSTATE_1 => "P1",
+                sys::NVML_PSTATE_2 => "P2",
+                sys::NVML_PSTATE_3 => "P3",
+                sys::NVML_PSTATE_4 => "P4",
+                sys::NVML_PSTATE_5 => "P5",
+                sys::NVML_PSTATE_6 => "P6",
+                sys::NVML_PSTATE_7 => "P7",
+                sys::NVML_PSTATE_8 => "P8",
+                sys::NVML_PSTATE_9 => "P9",
+                sys::NVML_PSTATE_10 => "P10",
+                sys::NVML_PSTATE_11 => "P11",
+                sys::NVML_PSTATE_12 => "P12",
+                sys::NVML_PSTATE_13 => "P13",
+                sys::NVML_PSTATE_14 => "P14",
+                sys::NVML_PSTATE_15 => "P15",
+                sys::NVML_PSTATE_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Causes for page retirement
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PageRetirementCause::name`]).
@@ -751,7 +979,7 @@ open_newtype!(Pstates(u32), signed);
 #[doc(alias = "nvmlPageRetirementCause_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PageRetirementCause(pub sys::nvmlPageRetirementCause_enum);
+pub struct PageRetirementCause(pub u32);
 impl PageRetirementCause {
     /// Page was retired due to multiple single bit ECC error
     ///
@@ -785,6 +1013,24 @@ impl PageRetirementCause {
     }
 }
 open_newtype!(PageRetirementCause(u32), signed);
+impl core::fmt::Display for PageRetirementCause {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS => {
+                    "Multiple Single BIT ECC Errors"
+                }
+                sys::NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR => {
+                    "Double BIT ECC Error"
+                }
+                sys::NVML_PAGE_RETIREMENT_CAUSE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// API types that allow changes to default permission restrictions
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`RestrictedAPI::name`]).
@@ -792,7 +1038,7 @@ open_newtype!(PageRetirementCause(u32), signed);
 #[doc(alias = "nvmlRestrictedAPI_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct RestrictedAPI(pub sys::nvmlRestrictedAPI_enum);
+pub struct RestrictedAPI(pub u32);
 impl RestrictedAPI {
     /// APIs that change application clocks, see nvmlDeviceSetApplicationsClocks
     /// and see nvmlDeviceResetApplicationsClocks.
@@ -827,6 +1073,24 @@ impl RestrictedAPI {
     }
 }
 open_newtype!(RestrictedAPI(u32), signed);
+impl core::fmt::Display for RestrictedAPI {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_RESTRICTED_API_SET_APPLICATION_CLOCKS => {
+                    "Set Application Clocks"
+                }
+                sys::NVML_RESTRICTED_API_SET_AUTO_BOOSTED_CLOCKS => {
+                    "Set Auto Boosted Clocks"
+                }
+                sys::NVML_RESTRICTED_API_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Return values for NVML API calls.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`Return::name`]).
@@ -834,7 +1098,7 @@ open_newtype!(RestrictedAPI(u32), signed);
 #[doc(alias = "nvmlReturn_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct Return(pub sys::nvmlReturn_enum);
+pub struct Return(pub u32);
 impl Return {
     /// The operation was successful
     ///
@@ -1040,6 +1304,55 @@ impl Return {
     }
 }
 open_newtype!(Return(u32), signed);
+impl core::fmt::Display for Return {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_SUCCESS => "Success",
+                sys::NVML_ERROR_UNINITIALIZED => "Error Uninitialized",
+                sys::NVML_ERROR_INVALID_ARGUMENT => "Error Invalid Argument",
+                sys::NVML_ERROR_NOT_SUPPORTED => "Error Not Supported",
+                sys::NVML_ERROR_NO_PERMISSION => "Error NO Permission",
+                sys::NVML_ERROR_ALREADY_INITIALIZED => "Error Already Initialized",
+                sys::NVML_ERROR_NOT_FOUND => "Error Not Found",
+                sys::NVML_ERROR_INSUFFICIENT_SIZE => "Error Insufficient Size",
+                sys::NVML_ERROR_INSUFFICIENT_POWER => "Error Insufficient Power",
+                sys::NVML_ERROR_DRIVER_NOT_LOADED => "Error Driver Not Loaded",
+                sys::NVML_ERROR_TIMEOUT => "Error Timeout",
+                sys::NVML_ERROR_IRQ_ISSUE => "Error IRQ Issue",
+                sys::NVML_ERROR_LIBRARY_NOT_FOUND => "Error Library Not Found",
+                sys::NVML_ERROR_FUNCTION_NOT_FOUND => "Error Function Not Found",
+                sys::NVML_ERROR_CORRUPTED_INFOROM => "Error Corrupted Inforom",
+                sys::NVML_ERROR_GPU_IS_LOST => "Error GPU IS Lost",
+                sys::NVML_ERROR_RESET_REQUIRED => "Error Reset Required",
+                sys::NVML_ERROR_OPERATING_SYSTEM => "Error Operating System",
+                sys::NVML_ERROR_LIB_RM_VERSION_MISMATCH => {
+                    "Error LIB RM Version Mismatch"
+                }
+                sys::NVML_ERROR_IN_USE => "Error IN USE",
+                sys::NVML_ERROR_MEMORY => "Error Memory",
+                sys::NVML_ERROR_NO_DATA => "Error NO Data",
+                sys::NVML_ERROR_VGPU_ECC_NOT_SUPPORTED => "Error vGPU ECC Not Supported",
+                sys::NVML_ERROR_INSUFFICIENT_RESOURCES => "Error Insufficient Resources",
+                sys::NVML_ERROR_FREQ_NOT_SUPPORTED => "Error Freq Not Supported",
+                sys::NVML_ERROR_ARGUMENT_VERSION_MISMATCH => {
+                    "Error Argument Version Mismatch"
+                }
+                sys::NVML_ERROR_DEPRECATED => "Error Deprecated",
+                sys::NVML_ERROR_NOT_READY => "Error Not Ready",
+                sys::NVML_ERROR_GPU_NOT_FOUND => "Error GPU Not Found",
+                sys::NVML_ERROR_INVALID_STATE => "Error Invalid State",
+                sys::NVML_ERROR_RESET_TYPE_NOT_SUPPORTED => {
+                    "Error Reset Type Not Supported"
+                }
+                sys::NVML_ERROR_UNKNOWN => "Error Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Temperature sensors.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureSensors::name`]).
@@ -1047,7 +1360,7 @@ open_newtype!(Return(u32), signed);
 #[doc(alias = "nvmlTemperatureSensors_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureSensors(pub sys::nvmlTemperatureSensors_enum);
+pub struct TemperatureSensors(pub u32);
 impl TemperatureSensors {
     /// Temperature sensor for the GPU die
     ///
@@ -1075,6 +1388,20 @@ impl TemperatureSensors {
     }
 }
 open_newtype!(TemperatureSensors(u32), signed);
+impl core::fmt::Display for TemperatureSensors {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TEMPERATURE_GPU => "GPU",
+                sys::NVML_TEMPERATURE_GPU_MAX => "GPU Max",
+                sys::NVML_TEMPERATURE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Temperature thresholds.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`TemperatureThresholds::name`]).
@@ -1082,7 +1409,7 @@ open_newtype!(TemperatureSensors(u32), signed);
 #[doc(alias = "nvmlTemperatureThresholds_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct TemperatureThresholds(pub sys::nvmlTemperatureThresholds_enum);
+pub struct TemperatureThresholds(pub u32);
 impl TemperatureThresholds {
     /// Temperature at which the GPU will
     /// shut down for HW protection
@@ -1162,6 +1489,26 @@ impl TemperatureThresholds {
     }
 }
 open_newtype!(TemperatureThresholds(u32), signed);
+impl core::fmt::Display for TemperatureThresholds {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TEMPERATURE_THRESHOLD_SHUTDOWN => "Shutdown",
+                sys::NVML_TEMPERATURE_THRESHOLD_SLOWDOWN => "Slowdown",
+                sys::NVML_TEMPERATURE_THRESHOLD_MEM_MAX => "MEM Max",
+                sys::NVML_TEMPERATURE_THRESHOLD_GPU_MAX => "GPU Max",
+                sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN => "Acoustic Min",
+                sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR => "Acoustic Curr",
+                sys::NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX => "Acoustic Max",
+                sys::NVML_TEMPERATURE_THRESHOLD_GPS_CURR => "GPS Curr",
+                sys::NVML_TEMPERATURE_THRESHOLD_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_BUS_TYPE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`BusType::name`]).
 #[doc(alias = "nvmlBusType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1211,6 +1558,22 @@ impl BusType {
     }
 }
 open_newtype!(BusType(u32), unsigned);
+impl core::fmt::Display for BusType {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "Unknown",
+                1 => "PCI",
+                2 => "PCIe",
+                3 => "Fpci",
+                4 => "AGP",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_DEVICE_ARCH_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`DeviceArchitecture::name`]).
 #[doc(alias = "nvmlDeviceArchitecture_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1333,6 +1696,31 @@ impl DeviceArchitecture {
     }
 }
 open_newtype!(DeviceArchitecture(u32), unsigned);
+impl core::fmt::Display for DeviceArchitecture {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                2 => "Kepler",
+                3 => "Maxwell",
+                4 => "Pascal",
+                5 => "Volta",
+                6 => "Turing",
+                7 => "Ampere",
+                8 => "ADA",
+                9 => "Hopper",
+                10 => "Blackwell",
+                11 => "DLA",
+                12 => "DLA2",
+                13 => "Rubin",
+                15 => "NPU3",
+                4294967295 => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// The values `NVML_POWER_SOURCE_*` of nvml.h, as an open newtype: a value the header does not name is kept (see [`PowerSource::name`]).
 #[doc(alias = "nvmlPowerSource_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -1374,45 +1762,62 @@ impl PowerSource {
     }
 }
 open_newtype!(PowerSource(u32), unsigned);
+impl core::fmt::Display for PowerSource {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                0 => "AC",
+                1 => "Battery",
+                2 => "Undersized",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Stores Adaptive TGP Mode state and telemetry for a GPU.
 ///
 /// The safe form of `nvmlAdaptiveTgpModeInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlAdaptiveTgpModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct AdaptiveTgpModeInfo {
-    /// \[out\] In-band enable requested (NVML_FEATURE_ENABLED) or not requested (NVML_FEATURE_DISABLED)
-    pub in_band_enable_request: EnableState,
-    /// \[out\] Feature allowed by out-of-band/admin (NVML_FEATURE_ENABLED) or not allowed (NVML_FEATURE_DISABLED)
-    pub feature_allowed_by_admin: EnableState,
-    /// \[out\] Out-of-band/admin override active (NVML_FEATURE_ENABLED) or inactive (NVML_FEATURE_DISABLED)
-    pub admin_override_enabled: EnableState,
-    /// \[out\] Enablement after arbitration: active (NVML_FEATURE_ENABLED) or inactive (NVML_FEATURE_DISABLED)
-    pub enablement_status: EnableState,
-    /// \[out\] Adjusted TGP limit in milliwatts (valid only when feature is enabled)
+    /// In-band enable requested (`true`) or not requested (`false`)
+    pub in_band_enable_request: bool,
+    /// Feature allowed by out-of-band/admin (`true`) or not allowed (`false`)
+    pub feature_allowed_by_admin: bool,
+    /// Out-of-band/admin override active (`true`) or inactive (`false`)
+    pub admin_override_enabled: bool,
+    /// Enablement after arbitration: active (`true`) or inactive (`false`)
+    pub enablement_status: bool,
+    /// Adjusted TGP limit in milliwatts (valid only when feature is enabled)
     pub adjusted_limit_mw: u32,
 }
-impl AdaptiveTgpModeInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlAdaptiveTgpModeInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlAdaptiveTgpModeInfo_v1_t::default();
-        r.inBandEnableRequest = self.in_band_enable_request.0;
-        r.featureAllowedByAdmin = self.feature_allowed_by_admin.0;
-        r.adminOverrideEnabled = self.admin_override_enabled.0;
-        r.enablementStatus = self.enablement_status.0;
-        r.adjustedLimitMw = self.adjusted_limit_mw;
-        r
+impl crate::raw::FromRaw<sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
+    fn from_raw(r: &sys::nvmlAdaptiveTgpModeInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        AdaptiveTgpModeInfo {
+            in_band_enable_request: r.inBandEnableRequest != 0,
+            feature_allowed_by_admin: r.featureAllowedByAdmin != 0,
+            admin_override_enabled: r.adminOverrideEnabled != 0,
+            enablement_status: r.enablementStatus != 0,
+            adjusted_limit_mw: r.adjustedLimitMw,
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
-    fn from(r: &sys::nvmlAdaptiveTgpModeInfo_v1_t) -> Self {
-        AdaptiveTgpModeInfo {
-            in_band_enable_request: EnableState(r.inBandEnableRequest),
-            feature_allowed_by_admin: EnableState(r.featureAllowedByAdmin),
-            admin_override_enabled: EnableState(r.adminOverrideEnabled),
-            enablement_status: EnableState(r.enablementStatus),
-            adjusted_limit_mw: r.adjustedLimitMw,
-        }
+impl crate::raw::ToRaw<sys::nvmlAdaptiveTgpModeInfo_v1_t> for AdaptiveTgpModeInfo {
+    fn to_raw(&self) -> sys::nvmlAdaptiveTgpModeInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlAdaptiveTgpModeInfo_v1_t::default();
+        r.inBandEnableRequest = self.in_band_enable_request as _;
+        r.featureAllowedByAdmin = self.feature_allowed_by_admin as _;
+        r.adminOverrideEnabled = self.admin_override_enabled as _;
+        r.enablementStatus = self.enablement_status as _;
+        r.adjustedLimitMw = self.adjusted_limit_mw;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1432,9 +1837,11 @@ impl serde::Serialize for AdaptiveTgpModeInfo {
 /// Clock Monitor error types
 ///
 /// The safe form of `nvmlClkMonFaultInfo_struct`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlClkMonFaultInfo_struct")]
 #[doc(alias = "nvmlClkMonFaultInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ClkMonFaultInfo {
     /// The clock domain that faulted, encoded as a legacy 1-hot bitmask with
     /// one bit set. The bit is set as per the clock domain identifier. For example,
@@ -1443,22 +1850,23 @@ pub struct ClkMonFaultInfo {
     /// Faults Information
     pub clk_domain_fault_mask: u32,
 }
-impl ClkMonFaultInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlClkMonFaultInfo_struct {
+impl crate::raw::FromRaw<sys::nvmlClkMonFaultInfo_struct> for ClkMonFaultInfo {
+    fn from_raw(r: &sys::nvmlClkMonFaultInfo_struct) -> Self {
+        #[allow(clippy::needless_update)]
+        ClkMonFaultInfo {
+            clk_api_domain: r.clkApiDomain,
+            clk_domain_fault_mask: r.clkDomainFaultMask,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlClkMonFaultInfo_struct> for ClkMonFaultInfo {
+    fn to_raw(&self) -> sys::nvmlClkMonFaultInfo_struct {
         #[allow(unused_mut)]
         let mut r = sys::nvmlClkMonFaultInfo_struct::default();
         r.clkApiDomain = self.clk_api_domain;
         r.clkDomainFaultMask = self.clk_domain_fault_mask;
         r
-    }
-}
-impl From<&sys::nvmlClkMonFaultInfo_struct> for ClkMonFaultInfo {
-    fn from(r: &sys::nvmlClkMonFaultInfo_struct) -> Self {
-        ClkMonFaultInfo {
-            clk_api_domain: r.clkApiDomain,
-            clk_domain_fault_mask: r.clkDomainFaultMask,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1475,41 +1883,45 @@ impl serde::Serialize for ClkMonFaultInfo {
 /// Clock Monitor Status
 ///
 /// The safe form of `nvmlClkMonStatus_status`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlClkMonStatus_status")]
 #[doc(alias = "nvmlClkMonStatus_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ClkMonStatus {
     /// Fault status Indicator
-    pub b_global_status: u32,
+    pub b_global_status: bool,
     /// Total faulted domain numbers
     pub clk_mon_list_size: u32,
     /// The fault Information structure
     pub clk_mon_list: Vec<ClkMonFaultInfo>,
 }
-impl ClkMonStatus {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlClkMonStatus_status {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlClkMonStatus_status::default();
-        r.bGlobalStatus = self.b_global_status;
-        r.clkMonListSize = self.clk_mon_list_size;
-        for (d, s) in r.clkMonList.iter_mut().zip(self.clk_mon_list.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlClkMonStatus_status> for ClkMonStatus {
-    fn from(r: &sys::nvmlClkMonStatus_status) -> Self {
+impl crate::raw::FromRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
+    fn from_raw(r: &sys::nvmlClkMonStatus_status) -> Self {
+        #[allow(clippy::needless_update)]
         ClkMonStatus {
-            b_global_status: r.bGlobalStatus,
+            b_global_status: r.bGlobalStatus != 0,
             clk_mon_list_size: r.clkMonListSize,
             clk_mon_list: r
                 .clkMonList
                 .iter()
-                .map(|x| ClkMonFaultInfo::from(&(*x)))
+                .take(r.clkMonListSize as usize)
+                .map(|x| <ClkMonFaultInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlClkMonStatus_status> for ClkMonStatus {
+    fn to_raw(&self) -> sys::nvmlClkMonStatus_status {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlClkMonStatus_status::default();
+        r.bGlobalStatus = self.b_global_status as _;
+        r.clkMonListSize = self.clk_mon_list_size;
+        for (d, s) in r.clkMonList.iter_mut().zip(self.clk_mon_list.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1527,9 +1939,11 @@ impl serde::Serialize for ClkMonStatus {
 /// Clock offset info.
 ///
 /// The safe form of `nvmlClockOffset_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlClockOffset_t")]
 #[doc(alias = "nvmlClockOffset_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ClockOffset {
     pub r#type: ClockType,
     pub pstate: Pstates,
@@ -1537,11 +1951,21 @@ pub struct ClockOffset {
     pub min_clock_offset_m_hz: i32,
     pub max_clock_offset_m_hz: i32,
 }
-impl ClockOffset {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlClockOffset_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlClockOffset_v1_t {
+impl crate::raw::FromRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
+    fn from_raw(r: &sys::nvmlClockOffset_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        ClockOffset {
+            r#type: ClockType(r.r#type),
+            pstate: Pstates(r.pstate),
+            clock_offset_m_hz: r.clockOffsetMHz,
+            min_clock_offset_m_hz: r.minClockOffsetMHz,
+            max_clock_offset_m_hz: r.maxClockOffsetMHz,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlClockOffset_v1_t> for ClockOffset {
+    fn to_raw(&self) -> sys::nvmlClockOffset_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlClockOffset_v1_t::default();
         r.version = sys::nvmlClockOffset_v1 as _;
@@ -1551,17 +1975,6 @@ impl ClockOffset {
         r.minClockOffsetMHz = self.min_clock_offset_m_hz;
         r.maxClockOffsetMHz = self.max_clock_offset_m_hz;
         r
-    }
-}
-impl From<&sys::nvmlClockOffset_v1_t> for ClockOffset {
-    fn from(r: &sys::nvmlClockOffset_v1_t) -> Self {
-        ClockOffset {
-            r#type: ClockType(r.r#type),
-            pstate: Pstates(r.pstate),
-            clock_offset_m_hz: r.clockOffsetMHz,
-            min_clock_offset_m_hz: r.minClockOffsetMHz,
-            max_clock_offset_m_hz: r.maxClockOffsetMHz,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1581,30 +1994,33 @@ impl serde::Serialize for ClockOffset {
 /// Device current clocks string
 ///
 /// The safe form of `nvmlDeviceCurrentClockFreqs_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_t")]
 #[doc(alias = "nvmlDeviceCurrentClockFreqs_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceCurrentClockFreqs {
-    /// OUT: the current clock frequency string.
+    /// The current clock frequency string.
     pub str: String,
 }
-impl DeviceCurrentClockFreqs {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlDeviceCurrentClockFreqs_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDeviceCurrentClockFreqs_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDeviceCurrentClockFreqs_v1_t>
+for DeviceCurrentClockFreqs {
+    fn from_raw(r: &sys::nvmlDeviceCurrentClockFreqs_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DeviceCurrentClockFreqs {
+            str: ffi::string_from(&r.str),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDeviceCurrentClockFreqs_v1_t>
+for DeviceCurrentClockFreqs {
+    fn to_raw(&self) -> sys::nvmlDeviceCurrentClockFreqs_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCurrentClockFreqs_v1_t::default();
         r.version = sys::nvmlDeviceCurrentClockFreqs_v1 as _;
         ffi::set_string(&mut r.str, &self.str);
         r
-    }
-}
-impl From<&sys::nvmlDeviceCurrentClockFreqs_v1_t> for DeviceCurrentClockFreqs {
-    fn from(r: &sys::nvmlDeviceCurrentClockFreqs_v1_t) -> Self {
-        DeviceCurrentClockFreqs {
-            str: ffi::string_from(&r.str),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1620,30 +2036,31 @@ impl serde::Serialize for DeviceCurrentClockFreqs {
 /// Device performance modes string
 ///
 /// The safe form of `nvmlDevicePerfModes_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDevicePerfModes_t")]
 #[doc(alias = "nvmlDevicePerfModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DevicePerfModes {
-    /// OUT: the performance modes string.
+    /// The performance modes string.
     pub str: String,
 }
-impl DevicePerfModes {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlDevicePerfModes_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDevicePerfModes_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
+    fn from_raw(r: &sys::nvmlDevicePerfModes_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DevicePerfModes {
+            str: ffi::string_from(&r.str),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
+    fn to_raw(&self) -> sys::nvmlDevicePerfModes_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDevicePerfModes_v1_t::default();
         r.version = sys::nvmlDevicePerfModes_v1 as _;
         ffi::set_string(&mut r.str, &self.str);
         r
-    }
-}
-impl From<&sys::nvmlDevicePerfModes_v1_t> for DevicePerfModes {
-    fn from(r: &sys::nvmlDevicePerfModes_v1_t) -> Self {
-        DevicePerfModes {
-            str: ffi::string_from(&r.str),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1658,34 +2075,37 @@ impl serde::Serialize for DevicePerfModes {
 }
 ///
 /// The safe form of `nvmlDevicePowerMizerModes_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDevicePowerMizerModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DevicePowerMizerModes {
-    /// OUT: the current powermizer mode
+    /// The current powermizer mode
     pub current_mode: u32,
-    /// IN: the powermizer mode to set
+    /// The powermizer mode to set
     pub mode: u32,
-    /// OUT: Bitmask of supported powermizer modes
+    /// Bitmask of supported powermizer modes
     pub supported_power_mizer_modes: u32,
 }
-impl DevicePowerMizerModes {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDevicePowerMizerModes_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
+    fn from_raw(r: &sys::nvmlDevicePowerMizerModes_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DevicePowerMizerModes {
+            current_mode: r.currentMode,
+            mode: r.mode,
+            supported_power_mizer_modes: r.supportedPowerMizerModes,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
+    fn to_raw(&self) -> sys::nvmlDevicePowerMizerModes_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDevicePowerMizerModes_v1_t::default();
         r.currentMode = self.current_mode;
         r.mode = self.mode;
         r.supportedPowerMizerModes = self.supported_power_mizer_modes;
         r
-    }
-}
-impl From<&sys::nvmlDevicePowerMizerModes_v1_t> for DevicePowerMizerModes {
-    fn from(r: &sys::nvmlDevicePowerMizerModes_v1_t) -> Self {
-        DevicePowerMizerModes {
-            current_mode: r.currentMode,
-            mode: r.mode,
-            supported_power_mizer_modes: r.supportedPowerMizerModes,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1706,30 +2126,31 @@ impl serde::Serialize for DevicePowerMizerModes {
 /// DRAM Encryption Info
 ///
 /// The safe form of `nvmlDramEncryptionInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDramEncryptionInfo_t")]
 #[doc(alias = "nvmlDramEncryptionInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DramEncryptionInfo {
-    /// IN/OUT - DRAM Encryption state
-    pub encryption_state: EnableState,
+    /// DRAM Encryption state
+    pub encryption_state: bool,
 }
-impl DramEncryptionInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlDramEncryptionInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDramEncryptionInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
+    fn from_raw(r: &sys::nvmlDramEncryptionInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DramEncryptionInfo {
+            encryption_state: r.encryptionState != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
+    fn to_raw(&self) -> sys::nvmlDramEncryptionInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDramEncryptionInfo_v1_t::default();
         r.version = sys::nvmlDramEncryptionInfo_v1 as _;
-        r.encryptionState = self.encryption_state.0;
+        r.encryptionState = self.encryption_state as _;
         r
-    }
-}
-impl From<&sys::nvmlDramEncryptionInfo_v1_t> for DramEncryptionInfo {
-    fn from(r: &sys::nvmlDramEncryptionInfo_v1_t) -> Self {
-        DramEncryptionInfo {
-            encryption_state: EnableState(r.encryptionState),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1745,40 +2166,59 @@ impl serde::Serialize for DramEncryptionInfo {
 /// Structure to store SRAM uncorrectable error counters
 ///
 /// The safe form of `nvmlEccSramErrorStatus_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEccSramErrorStatus_t")]
 #[doc(alias = "nvmlEccSramErrorStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccSramErrorStatus {
-    /// aggregate uncorrectable parity error count
+    /// Aggregate uncorrectable parity error count
     pub aggregate_unc_parity: u64,
-    /// aggregate uncorrectable SEC-DED error count
+    /// Aggregate uncorrectable SEC-DED error count
     pub aggregate_unc_sec_ded: u64,
-    /// aggregate correctable error count
+    /// Aggregate correctable error count
     pub aggregate_cor: u64,
-    /// volatile uncorrectable parity error count
+    /// Volatile uncorrectable parity error count
     pub volatile_unc_parity: u64,
-    /// volatile uncorrectable SEC-DED error count
+    /// Volatile uncorrectable SEC-DED error count
     pub volatile_unc_sec_ded: u64,
-    /// volatile correctable error count
+    /// Volatile correctable error count
     pub volatile_cor: u64,
-    /// aggregate uncorrectable error count for L2 cache bucket
+    /// Aggregate uncorrectable error count for L2 cache bucket
     pub aggregate_unc_bucket_l2: u64,
-    /// aggregate uncorrectable error count for SM bucket
+    /// Aggregate uncorrectable error count for SM bucket
     pub aggregate_unc_bucket_sm: u64,
-    /// aggregate uncorrectable error count for PCIE bucket
+    /// Aggregate uncorrectable error count for PCIE bucket
     pub aggregate_unc_bucket_pcie: u64,
-    /// aggregate uncorrectable error count for Microcontroller bucket
+    /// Aggregate uncorrectable error count for Microcontroller bucket
     pub aggregate_unc_bucket_mcu: u64,
-    /// aggregate uncorrectable error count for Other bucket
+    /// Aggregate uncorrectable error count for Other bucket
     pub aggregate_unc_bucket_other: u64,
-    /// if the error threshold of field diag is exceeded
-    pub b_threshold_exceeded: u32,
+    /// If the error threshold of field diag is exceeded
+    pub b_threshold_exceeded: bool,
 }
-impl EccSramErrorStatus {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlEccSramErrorStatus_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEccSramErrorStatus_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
+    fn from_raw(r: &sys::nvmlEccSramErrorStatus_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EccSramErrorStatus {
+            aggregate_unc_parity: r.aggregateUncParity,
+            aggregate_unc_sec_ded: r.aggregateUncSecDed,
+            aggregate_cor: r.aggregateCor,
+            volatile_unc_parity: r.volatileUncParity,
+            volatile_unc_sec_ded: r.volatileUncSecDed,
+            volatile_cor: r.volatileCor,
+            aggregate_unc_bucket_l2: r.aggregateUncBucketL2,
+            aggregate_unc_bucket_sm: r.aggregateUncBucketSm,
+            aggregate_unc_bucket_pcie: r.aggregateUncBucketPcie,
+            aggregate_unc_bucket_mcu: r.aggregateUncBucketMcu,
+            aggregate_unc_bucket_other: r.aggregateUncBucketOther,
+            b_threshold_exceeded: r.bThresholdExceeded != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
+    fn to_raw(&self) -> sys::nvmlEccSramErrorStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEccSramErrorStatus_v1_t::default();
         r.version = sys::nvmlEccSramErrorStatus_v1 as _;
@@ -1793,26 +2233,8 @@ impl EccSramErrorStatus {
         r.aggregateUncBucketPcie = self.aggregate_unc_bucket_pcie;
         r.aggregateUncBucketMcu = self.aggregate_unc_bucket_mcu;
         r.aggregateUncBucketOther = self.aggregate_unc_bucket_other;
-        r.bThresholdExceeded = self.b_threshold_exceeded;
+        r.bThresholdExceeded = self.b_threshold_exceeded as _;
         r
-    }
-}
-impl From<&sys::nvmlEccSramErrorStatus_v1_t> for EccSramErrorStatus {
-    fn from(r: &sys::nvmlEccSramErrorStatus_v1_t) -> Self {
-        EccSramErrorStatus {
-            aggregate_unc_parity: r.aggregateUncParity,
-            aggregate_unc_sec_ded: r.aggregateUncSecDed,
-            aggregate_cor: r.aggregateCor,
-            volatile_unc_parity: r.volatileUncParity,
-            volatile_unc_sec_ded: r.volatileUncSecDed,
-            volatile_cor: r.volatileCor,
-            aggregate_unc_bucket_l2: r.aggregateUncBucketL2,
-            aggregate_unc_bucket_sm: r.aggregateUncBucketSm,
-            aggregate_unc_bucket_pcie: r.aggregateUncBucketPcie,
-            aggregate_unc_bucket_mcu: r.aggregateUncBucketMcu,
-            aggregate_unc_bucket_other: r.aggregateUncBucketOther,
-            b_threshold_exceeded: r.bThresholdExceeded,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1838,27 +2260,45 @@ impl serde::Serialize for EccSramErrorStatus {
 }
 ///
 /// The safe form of `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEccSramUniqueUncorrectedErrorEntry_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccSramUniqueUncorrectedErrorEntry {
-    /// the SRAM unit index
+    /// The SRAM unit index
     pub unit: u32,
-    /// the error location within the SRAM unit
+    /// The error location within the SRAM unit
     pub location: u32,
-    /// the error sublocation within the SRAM unit
+    /// The error sublocation within the SRAM unit
     pub sublocation: u32,
-    /// the error extlocation within the SRAM unit
+    /// The error extlocation within the SRAM unit
     pub extlocation: u32,
-    /// the error address within the SRAM unit
+    /// The error address within the SRAM unit
     pub address: u32,
-    /// if the SRAM error is parity or not
-    pub is_parity: u32,
-    /// the error count at the same SRAM address
+    /// If the SRAM error is parity or not
+    pub is_parity: bool,
+    /// The error count at the same SRAM address
     pub count: u32,
 }
-impl EccSramUniqueUncorrectedErrorEntry {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
+for EccSramUniqueUncorrectedErrorEntry {
+    fn from_raw(r: &sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EccSramUniqueUncorrectedErrorEntry {
+            unit: r.unit,
+            location: r.location,
+            sublocation: r.sublocation,
+            extlocation: r.extlocation,
+            address: r.address,
+            is_parity: r.isParity != 0,
+            count: r.count,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
+for EccSramUniqueUncorrectedErrorEntry {
+    fn to_raw(&self) -> sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t::default();
         r.unit = self.unit;
@@ -1866,23 +2306,9 @@ impl EccSramUniqueUncorrectedErrorEntry {
         r.sublocation = self.sublocation;
         r.extlocation = self.extlocation;
         r.address = self.address;
-        r.isParity = self.is_parity;
+        r.isParity = self.is_parity as _;
         r.count = self.count;
         r
-    }
-}
-impl From<&sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t>
-for EccSramUniqueUncorrectedErrorEntry {
-    fn from(r: &sys::nvmlEccSramUniqueUncorrectedErrorEntry_v1_t) -> Self {
-        EccSramUniqueUncorrectedErrorEntry {
-            unit: r.unit,
-            location: r.location,
-            sublocation: r.sublocation,
-            extlocation: r.extlocation,
-            address: r.address,
-            is_parity: r.isParity,
-            count: r.count,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1905,34 +2331,35 @@ impl serde::Serialize for EccSramUniqueUncorrectedErrorEntry {
 /// Fan speed info.
 ///
 /// The safe form of `nvmlFanSpeedInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlFanSpeedInfo_t")]
 #[doc(alias = "nvmlFanSpeedInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct FanSpeedInfo {
-    /// the fan index
+    /// The fan index
     pub fan: u32,
-    /// OUT: the fan speed in RPM
+    /// The fan speed in RPM
     pub speed: u32,
 }
-impl FanSpeedInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlFanSpeedInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlFanSpeedInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
+    fn from_raw(r: &sys::nvmlFanSpeedInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        FanSpeedInfo {
+            fan: r.fan,
+            speed: r.speed,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
+    fn to_raw(&self) -> sys::nvmlFanSpeedInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFanSpeedInfo_v1_t::default();
         r.version = sys::nvmlFanSpeedInfo_v1 as _;
         r.fan = self.fan;
         r.speed = self.speed;
         r
-    }
-}
-impl From<&sys::nvmlFanSpeedInfo_v1_t> for FanSpeedInfo {
-    fn from(r: &sys::nvmlFanSpeedInfo_v1_t) -> Self {
-        FanSpeedInfo {
-            fan: r.fan,
-            speed: r.speed,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1948,36 +2375,37 @@ impl serde::Serialize for FanSpeedInfo {
 }
 ///
 /// The safe form of `nvmlGpuDynamicPstatesInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuDynamicPstatesInfo_st")]
 #[doc(alias = "nvmlGpuDynamicPstatesInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuDynamicPstatesInfo {
-    /// Reserved for future use
-    pub flags: u32,
     pub utilization: Vec<GpuDynamicPstatesInfoUtilization>,
 }
-impl GpuDynamicPstatesInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuDynamicPstatesInfo_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuDynamicPstatesInfo_st::default();
-        r.flags = self.flags;
-        for (d, s) in r.utilization.iter_mut().zip(self.utilization.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {
-    fn from(r: &sys::nvmlGpuDynamicPstatesInfo_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {
+    fn from_raw(r: &sys::nvmlGpuDynamicPstatesInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
         GpuDynamicPstatesInfo {
-            flags: r.flags,
             utilization: r
                 .utilization
                 .iter()
-                .map(|x| GpuDynamicPstatesInfoUtilization::from(&(*x)))
+                .map(|x| <GpuDynamicPstatesInfoUtilization as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuDynamicPstatesInfo_st> for GpuDynamicPstatesInfo {
+    fn to_raw(&self) -> sys::nvmlGpuDynamicPstatesInfo_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuDynamicPstatesInfo_st::default();
+        for (d, s) in r.utilization.iter_mut().zip(self.utilization.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1985,19 +2413,20 @@ impl serde::Serialize for GpuDynamicPstatesInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuDynamicPstatesInfo_st", 2)?;
-        st.serialize_field("flags", &self.flags)?;
+        let mut st = s.serialize_struct("nvmlGpuDynamicPstatesInfo_st", 1)?;
         st.serialize_field("utilization", &self.utilization)?;
         st.end()
     }
 }
 ///
 /// The safe form of `nvmlGpuDynamicPstatesInfo_st_utilization`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuDynamicPstatesInfo_st_utilization")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuDynamicPstatesInfoUtilization {
     /// Set if this utilization domain is present on this GPU
-    pub b_is_present: u32,
+    pub b_is_present: bool,
     /// Percentage of time where the domain is considered busy in the last 1-second interval
     pub percentage: u32,
     /// Utilization threshold that can trigger a perf-increasing P-State change when crossed
@@ -2005,27 +2434,29 @@ pub struct GpuDynamicPstatesInfoUtilization {
     /// Utilization threshold that can trigger a perf-decreasing P-State change when crossed
     pub dec_threshold: u32,
 }
-impl GpuDynamicPstatesInfoUtilization {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuDynamicPstatesInfo_st_utilization {
+impl crate::raw::FromRaw<sys::nvmlGpuDynamicPstatesInfo_st_utilization>
+for GpuDynamicPstatesInfoUtilization {
+    fn from_raw(r: &sys::nvmlGpuDynamicPstatesInfo_st_utilization) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuDynamicPstatesInfoUtilization {
+            b_is_present: r.bIsPresent != 0,
+            percentage: r.percentage,
+            inc_threshold: r.incThreshold,
+            dec_threshold: r.decThreshold,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuDynamicPstatesInfo_st_utilization>
+for GpuDynamicPstatesInfoUtilization {
+    fn to_raw(&self) -> sys::nvmlGpuDynamicPstatesInfo_st_utilization {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuDynamicPstatesInfo_st_utilization::default();
-        r.bIsPresent = self.b_is_present;
+        r.bIsPresent = self.b_is_present as _;
         r.percentage = self.percentage;
         r.incThreshold = self.inc_threshold;
         r.decThreshold = self.dec_threshold;
         r
-    }
-}
-impl From<&sys::nvmlGpuDynamicPstatesInfo_st_utilization>
-for GpuDynamicPstatesInfoUtilization {
-    fn from(r: &sys::nvmlGpuDynamicPstatesInfo_st_utilization) -> Self {
-        GpuDynamicPstatesInfoUtilization {
-            b_is_present: r.bIsPresent,
-            percentage: r.percentage,
-            inc_threshold: r.incThreshold,
-            dec_threshold: r.decThreshold,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2044,26 +2475,29 @@ impl serde::Serialize for GpuDynamicPstatesInfoUtilization {
 /// Stores the hostname string assigned to a GPU device.
 ///
 /// The safe form of `nvmlHostname_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlHostname_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Hostname {
-    /// null-terminated hostname string
+    /// Null-terminated hostname string
     pub value: String,
 }
-impl Hostname {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlHostname_v1_t {
+impl crate::raw::FromRaw<sys::nvmlHostname_v1_t> for Hostname {
+    fn from_raw(r: &sys::nvmlHostname_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        Hostname {
+            value: ffi::string_from(&r.value),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlHostname_v1_t> for Hostname {
+    fn to_raw(&self) -> sys::nvmlHostname_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlHostname_v1_t::default();
         ffi::set_string(&mut r.value, &self.value);
         r
-    }
-}
-impl From<&sys::nvmlHostname_v1_t> for Hostname {
-    fn from(r: &sys::nvmlHostname_v1_t) -> Self {
-        Hostname {
-            value: ffi::string_from(&r.value),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2079,30 +2513,31 @@ impl serde::Serialize for Hostname {
 /// Margin temperature values
 ///
 /// The safe form of `nvmlMarginTemperature_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlMarginTemperature_t")]
 #[doc(alias = "nvmlMarginTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MarginTemperature {
     /// The margin temperature value
     pub margin_temperature: i32,
 }
-impl MarginTemperature {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlMarginTemperature_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlMarginTemperature_v1_t {
+impl crate::raw::FromRaw<sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
+    fn from_raw(r: &sys::nvmlMarginTemperature_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        MarginTemperature {
+            margin_temperature: r.marginTemperature,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
+    fn to_raw(&self) -> sys::nvmlMarginTemperature_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlMarginTemperature_v1_t::default();
         r.version = sys::nvmlMarginTemperature_v1 as _;
         r.marginTemperature = self.margin_temperature;
         r
-    }
-}
-impl From<&sys::nvmlMarginTemperature_v1_t> for MarginTemperature {
-    fn from(r: &sys::nvmlMarginTemperature_v1_t) -> Self {
-        MarginTemperature {
-            margin_temperature: r.marginTemperature,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2115,90 +2550,15 @@ impl serde::Serialize for MarginTemperature {
         st.end()
     }
 }
-/// Structure to store platform information
-///
-/// **Deprecated:** The nvmlPlatformInfo_v1_t will be deprecated in the subsequent releases.
-/// Use nvmlPlatformInfo_v2_t
-///
-/// The safe form of `nvmlPlatformInfo_v1_t`.
-#[doc(alias = "nvmlPlatformInfo_v1_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct PlatformInfoV1 {
-    /// Infiniband GUID reported by platform (for Blackwell, ibGuid is 8 bytes so indices 8-15 are zero)
-    pub ib_guid: Vec<u8>,
-    /// GUID of the rack containing this GPU (for Blackwell rackGuid is 13 bytes so indices 13-15 are zero)
-    pub rack_guid: Vec<u8>,
-    /// The slot number in the rack containing this GPU (includes switches)
-    pub chassis_physical_slot_number: u8,
-    /// The index within the compute slots in the rack containing this GPU (does not include switches)
-    pub compute_slot_index: u8,
-    /// Index of the node within the slot containing this GPU
-    pub node_index: u8,
-    /// Platform indicated NVLink-peer type (e.g. switch present or not)
-    pub peer_type: u8,
-    /// ID of this GPU within the node
-    pub module_id: u8,
-}
-impl PlatformInfoV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPlatformInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPlatformInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPlatformInfo_v1_t::default();
-        r.version = sys::nvmlPlatformInfo_v1 as _;
-        for (d, s) in r.ibGuid.iter_mut().zip(self.ib_guid.iter()) {
-            *d = (*s);
-        }
-        for (d, s) in r.rackGuid.iter_mut().zip(self.rack_guid.iter()) {
-            *d = (*s);
-        }
-        r.chassisPhysicalSlotNumber = self.chassis_physical_slot_number;
-        r.computeSlotIndex = self.compute_slot_index;
-        r.nodeIndex = self.node_index;
-        r.peerType = self.peer_type;
-        r.moduleId = self.module_id;
-        r
-    }
-}
-impl From<&sys::nvmlPlatformInfo_v1_t> for PlatformInfoV1 {
-    fn from(r: &sys::nvmlPlatformInfo_v1_t) -> Self {
-        PlatformInfoV1 {
-            ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
-            rack_guid: r.rackGuid.iter().map(|x| (*x)).collect(),
-            chassis_physical_slot_number: r.chassisPhysicalSlotNumber,
-            compute_slot_index: r.computeSlotIndex,
-            node_index: r.nodeIndex,
-            peer_type: r.peerType,
-            module_id: r.moduleId,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for PlatformInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPlatformInfo_v1_t", 7)?;
-        st.serialize_field("ibGuid", &self.ib_guid)?;
-        st.serialize_field("rackGuid", &self.rack_guid)?;
-        st.serialize_field(
-            "chassisPhysicalSlotNumber",
-            &self.chassis_physical_slot_number,
-        )?;
-        st.serialize_field("computeSlotIndex", &self.compute_slot_index)?;
-        st.serialize_field("nodeIndex", &self.node_index)?;
-        st.serialize_field("peerType", &self.peer_type)?;
-        st.serialize_field("moduleId", &self.module_id)?;
-        st.end()
-    }
-}
 /// Structure to store platform information (v2)
 ///
-/// The safe form of `nvmlPlatformInfo_v2_t`.
+/// The safe form of `nvmlPlatformInfo_v2_t` and of its older layouts `nvmlPlatformInfo_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPlatformInfo_t")]
 #[doc(alias = "nvmlPlatformInfo_v2_t")]
+#[doc(alias = "nvmlPlatformInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PlatformInfo {
     /// Infiniband GUID reported by platform (for Blackwell, ibGuid is 8 bytes so indices 8-15 are zero)
     pub ib_guid: Vec<u8>,
@@ -2214,12 +2574,56 @@ pub struct PlatformInfo {
     pub peer_type: u8,
     /// ID of this GPU within the node
     pub module_id: u8,
+    /// GUID of the rack containing this GPU (for Blackwell rackGuid is 13 bytes so indices 13-15 are zero)
+    ///
+    /// The older layout `nvmlPlatformInfo_v1_t` names this value so; newer ones name it `chassisSerialNumber`: both fields hold it.
+    #[deprecated(
+        note = "named `chassis_serial_number` since the layout after `nvmlPlatformInfo_v1_t`"
+    )]
+    pub rack_guid: Vec<u8>,
+    /// The slot number in the rack containing this GPU (includes switches)
+    ///
+    /// The older layout `nvmlPlatformInfo_v1_t` names this value so; newer ones name it `slotNumber`: both fields hold it.
+    #[deprecated(
+        note = "named `slot_number` since the layout after `nvmlPlatformInfo_v1_t`"
+    )]
+    pub chassis_physical_slot_number: u8,
+    /// The index within the compute slots in the rack containing this GPU (does not include switches)
+    ///
+    /// The older layout `nvmlPlatformInfo_v1_t` names this value so; newer ones name it `trayIndex`: both fields hold it.
+    #[deprecated(
+        note = "named `tray_index` since the layout after `nvmlPlatformInfo_v1_t`"
+    )]
+    pub compute_slot_index: u8,
+    /// Index of the node within the slot containing this GPU
+    ///
+    /// The older layout `nvmlPlatformInfo_v1_t` names this value so; newer ones name it `hostId`: both fields hold it.
+    #[deprecated(
+        note = "named `host_id` since the layout after `nvmlPlatformInfo_v1_t`"
+    )]
+    pub node_index: u8,
 }
-impl PlatformInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPlatformInfo_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPlatformInfo_v2_t {
+impl crate::raw::FromRaw<sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
+    fn from_raw(r: &sys::nvmlPlatformInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PlatformInfo {
+            ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
+            chassis_serial_number: r.chassisSerialNumber.iter().map(|x| (*x)).collect(),
+            slot_number: r.slotNumber,
+            tray_index: r.trayIndex,
+            host_id: r.hostId,
+            peer_type: r.peerType,
+            module_id: r.moduleId,
+            rack_guid: r.chassisSerialNumber.iter().map(|x| (*x)).collect(),
+            chassis_physical_slot_number: r.slotNumber,
+            compute_slot_index: r.trayIndex,
+            node_index: r.hostId,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
+    fn to_raw(&self) -> sys::nvmlPlatformInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPlatformInfo_v2_t::default();
         r.version = sys::nvmlPlatformInfo_v2 as _;
@@ -2241,17 +2645,42 @@ impl PlatformInfo {
         r
     }
 }
-impl From<&sys::nvmlPlatformInfo_v2_t> for PlatformInfo {
-    fn from(r: &sys::nvmlPlatformInfo_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlPlatformInfo_v1_t> for PlatformInfo {
+    fn from_raw(r: &sys::nvmlPlatformInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
         PlatformInfo {
             ib_guid: r.ibGuid.iter().map(|x| (*x)).collect(),
-            chassis_serial_number: r.chassisSerialNumber.iter().map(|x| (*x)).collect(),
-            slot_number: r.slotNumber,
-            tray_index: r.trayIndex,
-            host_id: r.hostId,
+            chassis_serial_number: r.rackGuid.iter().map(|x| (*x)).collect(),
+            slot_number: r.chassisPhysicalSlotNumber,
+            tray_index: r.computeSlotIndex,
+            host_id: r.nodeIndex,
             peer_type: r.peerType,
             module_id: r.moduleId,
+            rack_guid: r.rackGuid.iter().map(|x| (*x)).collect(),
+            chassis_physical_slot_number: r.chassisPhysicalSlotNumber,
+            compute_slot_index: r.computeSlotIndex,
+            node_index: r.nodeIndex,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPlatformInfo_v1_t> for PlatformInfo {
+    fn to_raw(&self) -> sys::nvmlPlatformInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPlatformInfo_v1_t::default();
+        r.version = sys::nvmlPlatformInfo_v1 as _;
+        for (d, s) in r.ibGuid.iter_mut().zip(self.ib_guid.iter()) {
+            *d = (*s);
+        }
+        for (d, s) in r.rackGuid.iter_mut().zip(self.rack_guid.iter()) {
+            *d = (*s);
+        }
+        r.chassisPhysicalSlotNumber = self.chassis_physical_slot_number;
+        r.computeSlotIndex = self.compute_slot_index;
+        r.nodeIndex = self.node_index;
+        r.peerType = self.peer_type;
+        r.moduleId = self.module_id;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2259,7 +2688,7 @@ impl serde::Serialize for PlatformInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlPlatformInfo_v2_t", 7)?;
+        let mut st = s.serialize_struct("nvmlPlatformInfo_v2_t", 11)?;
         st.serialize_field("ibGuid", &self.ib_guid)?;
         st.serialize_field("chassisSerialNumber", &self.chassis_serial_number)?;
         st.serialize_field("slotNumber", &self.slot_number)?;
@@ -2267,39 +2696,47 @@ impl serde::Serialize for PlatformInfo {
         st.serialize_field("hostId", &self.host_id)?;
         st.serialize_field("peerType", &self.peer_type)?;
         st.serialize_field("moduleId", &self.module_id)?;
+        st.serialize_field("rackGuid", &self.rack_guid)?;
+        st.serialize_field(
+            "chassisPhysicalSlotNumber",
+            &self.chassis_physical_slot_number,
+        )?;
+        st.serialize_field("computeSlotIndex", &self.compute_slot_index)?;
+        st.serialize_field("nodeIndex", &self.node_index)?;
         st.end()
     }
 }
 /// Contains the power management limit
 ///
 /// The safe form of `nvmlPowerValue_v2_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPowerValue_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerValue {
-    /// \[in\]  Device type: GPU or Total Module
+    /// Device type: GPU or Total Module
     pub power_scope: u8,
-    /// \[out\] Power value to retrieve or set in milliwatts
+    /// Power value to retrieve or set in milliwatts
     pub power_value_mw: u32,
 }
-impl PowerValue {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPowerValue_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPowerValue_v2_t {
+impl crate::raw::FromRaw<sys::nvmlPowerValue_v2_t> for PowerValue {
+    fn from_raw(r: &sys::nvmlPowerValue_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PowerValue {
+            power_scope: r.powerScope,
+            power_value_mw: r.powerValueMw,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPowerValue_v2_t> for PowerValue {
+    fn to_raw(&self) -> sys::nvmlPowerValue_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerValue_v2_t::default();
         r.version = sys::nvmlPowerValue_v2 as _;
         r.powerScope = self.power_scope;
         r.powerValueMw = self.power_value_mw;
         r
-    }
-}
-impl From<&sys::nvmlPowerValue_v2_t> for PowerValue {
-    fn from(r: &sys::nvmlPowerValue_v2_t) -> Self {
-        PowerValue {
-            power_scope: r.powerScope,
-            power_value_mw: r.powerValueMw,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2316,8 +2753,10 @@ impl serde::Serialize for PowerValue {
 /// Structure to store utilization value and process Id -- version 1
 ///
 /// The safe form of `nvmlProcessUtilizationInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ProcessUtilizationInfo {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
@@ -2336,9 +2775,25 @@ pub struct ProcessUtilizationInfo {
     /// Ofa Util Value
     pub ofa_util: u32,
 }
-impl ProcessUtilizationInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlProcessUtilizationInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlProcessUtilizationInfo_v1_t>
+for ProcessUtilizationInfo {
+    fn from_raw(r: &sys::nvmlProcessUtilizationInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        ProcessUtilizationInfo {
+            time_stamp: r.timeStamp,
+            pid: r.pid,
+            sm_util: r.smUtil,
+            mem_util: r.memUtil,
+            enc_util: r.encUtil,
+            dec_util: r.decUtil,
+            jpg_util: r.jpgUtil,
+            ofa_util: r.ofaUtil,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizationInfo {
+    fn to_raw(&self) -> sys::nvmlProcessUtilizationInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessUtilizationInfo_v1_t::default();
         r.timeStamp = self.time_stamp;
@@ -2350,20 +2805,6 @@ impl ProcessUtilizationInfo {
         r.jpgUtil = self.jpg_util;
         r.ofaUtil = self.ofa_util;
         r
-    }
-}
-impl From<&sys::nvmlProcessUtilizationInfo_v1_t> for ProcessUtilizationInfo {
-    fn from(r: &sys::nvmlProcessUtilizationInfo_v1_t) -> Self {
-        ProcessUtilizationInfo {
-            time_stamp: r.timeStamp,
-            pid: r.pid,
-            sm_util: r.smUtil,
-            mem_util: r.memUtil,
-            enc_util: r.encUtil,
-            dec_util: r.decUtil,
-            jpg_util: r.jpgUtil,
-            ofa_util: r.ofaUtil,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2386,9 +2827,11 @@ impl serde::Serialize for ProcessUtilizationInfo {
 /// Structure to store utilization value and process Id
 ///
 /// The safe form of `nvmlProcessUtilizationSample_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlProcessUtilizationSample_st")]
 #[doc(alias = "nvmlProcessUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ProcessUtilizationSample {
     /// PID of process
     pub pid: u32,
@@ -2403,9 +2846,24 @@ pub struct ProcessUtilizationSample {
     /// Decoder Util Value
     pub dec_util: u32,
 }
-impl ProcessUtilizationSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlProcessUtilizationSample_st {
+impl crate::raw::FromRaw<sys::nvmlProcessUtilizationSample_st>
+for ProcessUtilizationSample {
+    fn from_raw(r: &sys::nvmlProcessUtilizationSample_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ProcessUtilizationSample {
+            pid: r.pid,
+            time_stamp: r.timeStamp,
+            sm_util: r.smUtil,
+            mem_util: r.memUtil,
+            enc_util: r.encUtil,
+            dec_util: r.decUtil,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlProcessUtilizationSample_st>
+for ProcessUtilizationSample {
+    fn to_raw(&self) -> sys::nvmlProcessUtilizationSample_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessUtilizationSample_st::default();
         r.pid = self.pid;
@@ -2415,18 +2873,6 @@ impl ProcessUtilizationSample {
         r.encUtil = self.enc_util;
         r.decUtil = self.dec_util;
         r
-    }
-}
-impl From<&sys::nvmlProcessUtilizationSample_st> for ProcessUtilizationSample {
-    fn from(r: &sys::nvmlProcessUtilizationSample_st) -> Self {
-        ProcessUtilizationSample {
-            pid: r.pid,
-            time_stamp: r.timeStamp,
-            sm_util: r.smUtil,
-            mem_util: r.memUtil,
-            enc_util: r.encUtil,
-            dec_util: r.decUtil,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2446,8 +2892,10 @@ impl serde::Serialize for ProcessUtilizationSample {
 }
 ///
 /// The safe form of `nvmlRemappedRowsInfo_v2_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlRemappedRowsInfo_v2_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RemappedRowsInfo {
     /// Number of active row remappings due to correctable errors
     pub corr_active_remaps: u32,
@@ -2458,34 +2906,35 @@ pub struct RemappedRowsInfo {
     /// Number of inactive row remappings due to uncorrectable errors
     pub unc_inactive_remaps: u32,
     /// Whether or not there is any pending row remapping; 0 indicates not pending, 1 indicates pending
-    pub b_pending: u32,
+    pub b_pending: bool,
     /// Whether or not there's any row remapping failure in the past; 0 indicates no failure, 1 indicates failure occurred
-    pub b_failure_occurred: u32,
+    pub b_failure_occurred: bool,
 }
-impl RemappedRowsInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlRemappedRowsInfo_v2_t {
+impl crate::raw::FromRaw<sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
+    fn from_raw(r: &sys::nvmlRemappedRowsInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        RemappedRowsInfo {
+            corr_active_remaps: r.corrActiveRemaps,
+            corr_inactive_remaps: r.corrInactiveRemaps,
+            unc_active_remaps: r.uncActiveRemaps,
+            unc_inactive_remaps: r.uncInactiveRemaps,
+            b_pending: r.bPending != 0,
+            b_failure_occurred: r.bFailureOccurred != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
+    fn to_raw(&self) -> sys::nvmlRemappedRowsInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRemappedRowsInfo_v2_t::default();
         r.corrActiveRemaps = self.corr_active_remaps;
         r.corrInactiveRemaps = self.corr_inactive_remaps;
         r.uncActiveRemaps = self.unc_active_remaps;
         r.uncInactiveRemaps = self.unc_inactive_remaps;
-        r.bPending = self.b_pending;
-        r.bFailureOccurred = self.b_failure_occurred;
+        r.bPending = self.b_pending as _;
+        r.bFailureOccurred = self.b_failure_occurred as _;
         r
-    }
-}
-impl From<&sys::nvmlRemappedRowsInfo_v2_t> for RemappedRowsInfo {
-    fn from(r: &sys::nvmlRemappedRowsInfo_v2_t) -> Self {
-        RemappedRowsInfo {
-            corr_active_remaps: r.corrActiveRemaps,
-            corr_inactive_remaps: r.corrInactiveRemaps,
-            unc_active_remaps: r.uncActiveRemaps,
-            unc_inactive_remaps: r.uncInactiveRemaps,
-            b_pending: r.bPending,
-            b_failure_occurred: r.bFailureOccurred,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2506,29 +2955,30 @@ impl serde::Serialize for RemappedRowsInfo {
 /// Stores RUSD polling configuration for a GPU.
 ///
 /// The safe form of `nvmlRusdSettings_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlRusdSettings_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RusdSettings {
     /// Bitmask of polling data. 0 value means the GPU's RUSD polling mask is cleared.
     pub poll_mask: u64,
 }
-impl RusdSettings {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlRusdSettings_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlRusdSettings_v1_t {
+impl crate::raw::FromRaw<sys::nvmlRusdSettings_v1_t> for RusdSettings {
+    fn from_raw(r: &sys::nvmlRusdSettings_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        RusdSettings {
+            poll_mask: r.pollMask,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlRusdSettings_v1_t> for RusdSettings {
+    fn to_raw(&self) -> sys::nvmlRusdSettings_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRusdSettings_v1_t::default();
         r.version = sys::nvmlRusdSettings_v1 as _;
         r.pollMask = self.poll_mask;
         r
-    }
-}
-impl From<&sys::nvmlRusdSettings_v1_t> for RusdSettings {
-    fn from(r: &sys::nvmlRusdSettings_v1_t) -> Self {
-        RusdSettings {
-            poll_mask: r.pollMask,
-        }
     }
 }
 #[cfg(feature = "serde")]

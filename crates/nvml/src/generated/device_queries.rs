@@ -51,11 +51,12 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDriverModel_v2` or `nvmlDeviceGetDriverModel` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DriverModelInfo {
-    /// Reference in which to return the current driver model
+    /// The current driver model
     pub current: DriverModel,
-    /// Reference in which to return the pending driver model
+    /// The pending driver model
     pub pending: DriverModel,
 }
 #[cfg(feature = "serde")]
@@ -69,11 +70,12 @@ impl serde::Serialize for DriverModelInfo {
     }
 }
 /// What `nvmlDeviceGetGpuOperationMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuOperationModeInfo {
-    /// Reference in which to return the current GOM
+    /// The current GOM
     pub current: GpuOperationMode,
-    /// Reference in which to return the pending GOM
+    /// The pending GOM
     pub pending: GpuOperationMode,
 }
 #[cfg(feature = "serde")]
@@ -87,11 +89,12 @@ impl serde::Serialize for GpuOperationModeInfo {
     }
 }
 /// What `nvmlDeviceGetGspFirmwareMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GspFirmwareMode {
-    /// Pointer to specify if GSP firmware is enabled
+    /// Specify if GSP firmware is enabled
     pub is_enabled: bool,
-    /// Pointer to specify if GSP firmware is supported by default on `device`
+    /// Specify if GSP firmware is supported by default on `device`
     pub default_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -105,7 +108,8 @@ impl serde::Serialize for GspFirmwareMode {
     }
 }
 /// What `nvmlDeviceGetLastBBXFlushTime` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct LastBbxFlushTime {
     /// The start timestamp of the last BBX Flush
     pub timestamp: u64,
@@ -135,7 +139,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `capabilities` is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeCapabilities")]
@@ -144,25 +147,21 @@ impl Nvml {
         let sym = self.lib().nvmlSystemGetConfComputeCapabilities()?;
         let mut c_capabilities: sys::nvmlConfComputeSystemCaps_st = Default::default();
         ffi::check(call!(sym(& mut c_capabilities)))?;
-        Ok(ConfComputeSystemCaps::from(&c_capabilities))
+        Ok(<ConfComputeSystemCaps as crate::raw::FromRaw<_>>::from_raw(&c_capabilities))
     }
     /// Get Conf Computing GPUs ready state.
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// return
-    /// - `NVML_SUCCESS`                 if `current` GPUs ready state were successfully queried
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `isAcceptingWork` is NULL
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
-    /// Returns GPU current work accepting state, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE.
+    /// Returns GPU current work accepting state, `true` or `false`.
     ///
     /// Calls `nvmlSystemGetConfComputeGpusReadyState`.
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeGpusReadyState")]
     #[inline]
@@ -184,9 +183,9 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeKeyRotationThresholdInfo")]
     #[inline]
@@ -199,15 +198,19 @@ impl Nvml {
             ..Default::default()
         };
         ffi::check(call!(sym(& mut c_p_key_rotation_thr_info)))?;
-        Ok(ConfComputeGetKeyRotationThresholdInfo::from(&c_p_key_rotation_thr_info))
+        Ok(
+            <ConfComputeGetKeyRotationThresholdInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_key_rotation_thr_info),
+        )
     }
     /// Get Conf Computing System Settings, version 2.
     ///
-    /// Returns everything `nvmlSystemGetConfComputeSettings` reports, plus the
+    /// Returns everything [`Nvml::conf_compute_settings`] reports, plus the
     /// TDISP state of the GPUs in `tdispState`.
     ///
     /// All GPUs, and therefore all TDIs, are expected to be in the same state. If
-    /// they are not, the system level state is ambiguous and NVML_ERROR_UNKNOWN is
+    /// they are not, the system level state is ambiguous and [`Error::Unknown`] is
     /// returned.
     ///
     /// For Hopper ™ or newer fully supported devices.
@@ -219,11 +222,10 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `settings` is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeSettings_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeSettings_v2")]
@@ -242,7 +244,11 @@ impl Nvml {
                         ..Default::default()
                     };
                     ffi::check(call!(sym(& mut c_settings)))?;
-                    Ok(SystemConfComputeSettings::from(&c_settings))
+                    Ok(
+                        <SystemConfComputeSettings as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_settings),
+                    )
                 })();
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
@@ -257,18 +263,11 @@ impl Nvml {
                         sys::nvmlSystemConfComputeSettings_v1_t).cast())
                     ),
                 )?;
-                Ok({
-                    let o: SystemConfComputeSettingsV1 = SystemConfComputeSettingsV1::from(
-                        &c_settings,
-                    );
-                    SystemConfComputeSettings {
-                        environment: o.environment.clone(),
-                        cc_feature: o.cc_feature.clone(),
-                        dev_tools_mode: o.dev_tools_mode.clone(),
-                        multi_gpu_mode: o.multi_gpu_mode.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <SystemConfComputeSettings as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_settings),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -281,18 +280,11 @@ impl Nvml {
                     ..Default::default()
                 };
                 ffi::check(call!(sym(& mut c_settings)))?;
-                Ok({
-                    let o: SystemConfComputeSettingsV1 = SystemConfComputeSettingsV1::from(
-                        &c_settings,
-                    );
-                    SystemConfComputeSettings {
-                        environment: o.environment.clone(),
-                        cc_feature: o.cc_feature.clone(),
-                        dev_tools_mode: o.dev_tools_mode.clone(),
-                        multi_gpu_mode: o.multi_gpu_mode.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <SystemConfComputeSettings as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_settings),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -312,7 +304,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `state` is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetConfComputeState` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetConfComputeState")]
@@ -321,27 +312,24 @@ impl Nvml {
         let sym = self.lib().nvmlSystemGetConfComputeState()?;
         let mut c_state: sys::nvmlConfComputeSystemState_st = Default::default();
         ffi::check(call!(sym(& mut c_state)))?;
-        Ok(ConfComputeSystemState::from(&c_state))
+        Ok(<ConfComputeSystemState as crate::raw::FromRaw<_>>::from_raw(&c_state))
     }
     /// Set Conf Computing GPUs ready state.
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// return
-    /// - `NVML_SUCCESS`                 if `current` GPUs ready state is successfully set
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `isAcceptingWork` is invalid
-    /// - `NVML_ERROR_NOT_SUPPORTED`     if this query is not supported by the device
-    ///
     /// # Arguments
     ///
-    /// * `is_accepting_work`: GPU accepting new work, NVML_CC_ACCEPTING_CLIENT_REQUESTS_TRUE or NVML_CC_ACCEPTING_CLIENT_REQUESTS_FALSE
+    /// * `is_accepting_work`: GPU accepting new work, `true` or `false`
     ///
     /// Calls `nvmlSystemSetConfComputeGpusReadyState`.
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `is_accepting_work` is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeGpusReadyState` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetConfComputeGpusReadyState")]
     #[inline]
@@ -359,8 +347,8 @@ impl Nvml {
     /// Supported on Linux, Windows TCC.
     ///
     /// This function is to set the confidential compute key rotation threshold parameters.
-    /// `pKeyRotationThrInfo`-&gt;maxAttackerAdvantage should be in the range from
-    /// NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN to NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX.
+    /// `pKeyRotationThrInfo`-\>maxAttackerAdvantage should be in the range from
+    /// [`sys::NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MIN`] to [`sys::NVML_CC_KEY_ROTATION_THRESHOLD_ATTACKER_ADVANTAGE_MAX`].
     /// Default value is 60.
     ///
     /// # Arguments
@@ -372,10 +360,10 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
     /// - [`Error::InvalidState`] if confidential compute GPU ready state is enabled
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetConfComputeKeyRotationThresholdInfo` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetConfComputeKeyRotationThresholdInfo")]
     #[inline]
@@ -384,23 +372,25 @@ impl Nvml {
         p_key_rotation_thr_info: &ConfComputeSetKeyRotationThresholdInfo,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlSystemSetConfComputeKeyRotationThresholdInfo()?;
-        let mut c_p_key_rotation_thr_info = sys::nvmlConfComputeSetKeyRotationThresholdInfo_st {
-            version: sys::nvmlConfComputeSetKeyRotationThresholdInfo_v1 as _,
-            ..(*p_key_rotation_thr_info).to_raw()
+        let mut c_p_key_rotation_thr_info = {
+            let r: sys::nvmlConfComputeSetKeyRotationThresholdInfo_st = crate::raw::ToRaw::to_raw(
+                &(*p_key_rotation_thr_info),
+            );
+            r
         };
         ffi::check(call!(sym(& mut c_p_key_rotation_thr_info)))?;
         Ok(())
     }
 }
 impl<'n> Device<'n> {
-    /// Retrieves the root/admin permissions on the target API. See `nvmlRestrictedAPI_t` for the list of supported APIs.
-    /// If an API is restricted only root users can call that API. See `nvmlDeviceSetAPIRestriction` to change current permissions.
+    /// Retrieves the root/admin permissions on the target API. See [`RestrictedAPI`] for the list of supported APIs.
+    /// If an API is restricted only root users can call that API. See [`Device::set_api_restriction`] to change current permissions.
     ///
     /// For all fully supported products.
     ///
-    /// See also: nvmlRestrictedAPI_t
+    /// See also: [`RestrictedAPI`]
     ///
-    /// Returns the current restriction NVML_FEATURE_ENABLED indicates that the API is root-only NVML_FEATURE_DISABLED indicates that the API is accessible to all users.
+    /// Returns the current restriction `true` indicates that the API is root-only `false` indicates that the API is accessible to all users.
     ///
     /// # Arguments
     ///
@@ -411,21 +401,18 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `apiType` incorrect or `isRestricted` is NULL
-    /// - [`Error::NotSupported`] if this query is not supported by the device or the device does not support the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is not supported by the device)
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `api_type` incorrect
+    /// - [`Error::NotSupported`] if this query is not supported by the device, or the device does not support the feature that is being queried (E.G. Enabling/disabling Auto Boosted clocks is not supported by the device)
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAPIRestriction` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAPIRestriction")]
     #[inline]
-    pub fn api_restriction(
-        &self,
-        api_type: RestrictedAPI,
-    ) -> Result<EnableState, Error> {
+    pub fn api_restriction(&self, api_type: RestrictedAPI) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAPIRestriction()?;
         let mut c_is_restricted: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, api_type.0, & mut c_is_restricted)))?;
-        Ok(EnableState(c_is_restricted))
+        Ok(c_is_restricted != 0)
     }
     /// Retrieves the cumulative number of seconds the GPU has had the driver loaded.
     ///
@@ -437,9 +424,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `timeData` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBBXTimeData_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBBXTimeData_v1")]
@@ -448,7 +435,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBBXTimeData_v1()?;
         let mut c_time_data: sys::nvmlBBXTimeData_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_time_data)))?;
-        Ok(BBXTimeData::from(&c_time_data))
+        Ok(<BBXTimeData as crate::raw::FromRaw<_>>::from_raw(&c_time_data))
     }
     /// Retrieves the current compute mode for the device or MIG device.
     ///
@@ -456,9 +443,9 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** If MIG is enabled on a GPU, device must be MIG device handle.
     ///
-    /// See `nvmlComputeMode_t` for details on allowed compute modes.
+    /// See [`ComputeMode`] for details on allowed compute modes.
     ///
-    /// See also: nvmlDeviceSetComputeMode()
+    /// See also: [`Device::set_compute_mode`]()
     ///
     /// Returns the current compute mode.
     ///
@@ -467,9 +454,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetComputeMode")]
@@ -494,7 +481,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuAttestationReport` (a driver older than the function)
@@ -505,13 +492,21 @@ impl<'n> Device<'n> {
         nonce: Vec<u8>,
     ) -> Result<ConfComputeGpuAttestationReport, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeGpuAttestationReport()?;
-        let mut c_gpu_atst_report = ConfComputeGpuAttestationReport {
-            nonce: nonce,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_gpu_atst_report = {
+            let r: sys::nvmlConfComputeGpuAttestationReport_st = crate::raw::ToRaw::to_raw(
+                &ConfComputeGpuAttestationReport {
+                    nonce: nonce,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_gpu_atst_report)))?;
-        Ok(ConfComputeGpuAttestationReport::from(&c_gpu_atst_report))
+        Ok(
+            <ConfComputeGpuAttestationReport as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_gpu_atst_report),
+        )
     }
     /// Get Conf Computing GPU certificate details.
     ///
@@ -525,7 +520,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeGpuCertificate` (a driver older than the function)
@@ -537,7 +532,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeGpuCertificate()?;
         let mut c_gpu_cert: sys::nvmlConfComputeGpuCertificate_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_gpu_cert)))?;
-        Ok(ConfComputeGpuCertificate::from(&c_gpu_cert))
+        Ok(<ConfComputeGpuCertificate as crate::raw::FromRaw<_>>::from_raw(&c_gpu_cert))
     }
     /// Get Conf Computing Protected and Unprotected Memory Sizes.
     ///
@@ -551,7 +546,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `memInfo` or `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeMemSizeInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeMemSizeInfo")]
@@ -560,7 +555,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeMemSizeInfo()?;
         let mut c_mem_info: sys::nvmlConfComputeMemSizeInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mem_info)))?;
-        Ok(ConfComputeMemSizeInfo::from(&c_mem_info))
+        Ok(<ConfComputeMemSizeInfo as crate::raw::FromRaw<_>>::from_raw(&c_mem_info))
     }
     /// Get Conf Computing protected memory usage.
     ///
@@ -574,17 +569,17 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetConfComputeProtectedMemoryUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetConfComputeProtectedMemoryUsage")]
     #[inline]
-    pub fn conf_compute_protected_memory_usage(&self) -> Result<MemoryV1, Error> {
+    pub fn conf_compute_protected_memory_usage(&self) -> Result<Memory, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetConfComputeProtectedMemoryUsage()?;
         let mut c_memory: sys::nvmlMemory_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-        Ok(MemoryV1::from(&c_memory))
+        Ok(<Memory as crate::raw::FromRaw<_>>::from_raw(&c_memory))
     }
     /// Retrieves the display active state for the device.
     ///
@@ -595,7 +590,7 @@ impl<'n> Device<'n> {
     ///
     /// Display can be active even when no monitor is physically attached.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the display active state.
     ///
@@ -604,18 +599,18 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `isActive` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayActive` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayActive")]
     #[inline]
-    pub fn display_active(&self) -> Result<EnableState, Error> {
+    pub fn display_active(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayActive()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_active)))?;
-        Ok(EnableState(c_is_active))
+        Ok(c_is_active != 0)
     }
     /// Retrieves the display mode for the device.
     ///
@@ -624,7 +619,7 @@ impl<'n> Device<'n> {
     /// This method indicates whether a physical display (e.g. monitor) is currently connected to
     /// any of the device's connectors.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the display mode.
     ///
@@ -633,18 +628,18 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `display` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDisplayMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDisplayMode")]
     #[inline]
-    pub fn display_mode(&self) -> Result<EnableState, Error> {
+    pub fn display_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDisplayMode()?;
         let mut c_display: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_display)))?;
-        Ok(EnableState(c_display))
+        Ok(c_display != 0)
     }
     /// Retrieves the current and pending driver model for the device.
     ///
@@ -654,9 +649,9 @@ impl<'n> Device<'n> {
     /// On Windows platforms the device driver can run in either WDDM, MCDM or WDM (TCC) modes. If a display is attached
     /// to the device it must run in WDDM mode. MCDM mode is preferred if a display is not attached. TCC mode is deprecated.
     /// Driver-model availability is architecture-specific; attempting to set an unsupported driver model returns
-    /// NVML_ERROR_NOT_SUPPORTED.
+    /// [`Error::NotSupported`].
     ///
-    /// See `nvmlDriverModel_t` for details on available driver models.
+    /// See [`DriverModel`] for details on available driver models.
     ///
     /// See also: nvmlDeviceSetDriverModel_v2()
     ///
@@ -665,9 +660,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or both `current` and `pending` are NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the platform is not windows
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDriverModel_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDriverModel_v2")]
@@ -709,21 +704,21 @@ impl<'n> Device<'n> {
     /// Retrieves the current GOM and pending GOM (the one that GPU will switch to after reboot).
     ///
     /// For GK110 M-class and X-class Tesla ™ products from the Kepler family.
-    /// Modes `NVML_GOM_LOW_DP` and `NVML_GOM_ALL_ON` are supported on fully supported GeForce products.
-    /// Not supported on Quadro &reg; and Tesla ™ C-class products.
+    /// Modes [`GpuOperationMode::LOW_DP`] and [`GpuOperationMode::ALL_ON`] are supported on fully supported GeForce products.
+    /// Not supported on Quadro ® and Tesla ™ C-class products.
     ///
-    /// See also: nvmlGpuOperationMode_t
+    /// See also: [`GpuOperationMode`]
     ///
-    /// See also: nvmlDeviceSetGpuOperationMode
+    /// See also: [`Device::set_gpu_operation_mode`]
     ///
     /// Calls `nvmlDeviceGetGpuOperationMode`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `current` or `pending` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuOperationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuOperationMode")]
@@ -747,7 +742,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or any of `isEnabled` or `defaultMode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if GSP firmware is not enabled for GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareMode` (a driver older than the function)
@@ -774,7 +769,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or GSP `version` pointer is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if GSP firmware is not enabled for GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGspFirmwareVersion` (a driver older than the function)
@@ -790,7 +785,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products with an inforom.
     ///
-    /// See also: nvmlDeviceGetInforomVersion
+    /// See also: [`Device::inforom_version`]
     ///
     /// Calls `nvmlDeviceGetLastBBXFlushTime`.
     ///
@@ -798,7 +793,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::NotReady`] if the BBX object has not been flushed yet
     /// - [`Error::NotSupported`] if the device does not have an infoROM
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetLastBBXFlushTime` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetLastBBXFlushTime")]
@@ -821,9 +816,9 @@ impl<'n> Device<'n> {
     /// When driver persistence mode is enabled the driver software state is not torn down when the last
     /// client disconnects. By default this feature is disabled.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: nvmlDeviceSetPersistenceMode()
+    /// See also: [`Device::set_persistence_mode`]()
     ///
     /// Returns the current driver persistence mode.
     ///
@@ -832,18 +827,18 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPersistenceMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPersistenceMode")]
     #[inline]
-    pub fn persistence_mode(&self) -> Result<EnableState, Error> {
+    pub fn persistence_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPersistenceMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Set Conf Computing Unprotected Memory Size.
     ///
@@ -859,7 +854,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetConfComputeUnprotectedMemSize` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetConfComputeUnprotectedMemSize")]

@@ -51,12 +51,13 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetAutoBoostedClocksEnabled` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct AutoBoostedClocksEnabled {
     /// Where to store the current state of Auto Boosted clocks of the target device
-    pub is_enabled: EnableState,
+    pub is_enabled: bool,
     /// Where to store the default Auto Boosted clocks behavior of the target device that the device will revert to when no applications are using the GPU
-    pub default_is_enabled: EnableState,
+    pub default_is_enabled: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for AutoBoostedClocksEnabled {
@@ -69,7 +70,8 @@ impl serde::Serialize for AutoBoostedClocksEnabled {
     }
 }
 /// What `nvmlDeviceGetGpcClkMinMaxVfOffset` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpcClkMinMaxVfOffset {
     /// The retrieved GPCCLK VF min offset value
     pub min_offset: i32,
@@ -87,7 +89,8 @@ impl serde::Serialize for GpcClkMinMaxVfOffset {
     }
 }
 /// What `nvmlDeviceGetMemClkMinMaxVfOffset` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MemClkMinMaxVfOffset {
     /// The retrieved MemClk VF min offset value
     pub min_offset: i32,
@@ -105,11 +108,12 @@ impl serde::Serialize for MemClkMinMaxVfOffset {
     }
 }
 /// What `nvmlDeviceGetMinMaxClockOfPState` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MinMaxClockOfPState {
-    /// Reference in which to return min clock frequency
+    /// Min clock frequency
     pub min_clock_m_hz: u32,
-    /// Reference in which to return max clock frequency
+    /// Max clock frequency
     pub max_clock_m_hz: u32,
 }
 #[cfg(feature = "serde")]
@@ -125,24 +129,24 @@ impl serde::Serialize for MinMaxClockOfPState {
 impl<'n> Device<'n> {
     /// Gets the device's Adaptive Clock status
     ///
-    /// Returns the current adaptive clocking status, either NVML_ADAPTIVE_CLOCKING_INFO_STATUS_DISABLED or NVML_ADAPTIVE_CLOCKING_INFO_STATUS_ENABLED.
+    /// Returns the current adaptive clocking status, either `false` or `true`.
     ///
     /// Calls `nvmlDeviceGetAdaptiveClockInfoStatus`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `adaptiveClockStatus` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveClockInfoStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveClockInfoStatus")]
     #[inline]
-    pub fn adaptive_clock_info_status(&self) -> Result<u32, Error> {
+    pub fn adaptive_clock_info_status(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveClockInfoStatus()?;
         let mut c_adaptive_clock_status: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_adaptive_clock_status)))?;
-        Ok(c_adaptive_clock_status)
+        Ok(c_adaptive_clock_status != 0)
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
@@ -170,7 +174,7 @@ impl<'n> Device<'n> {
     /// to maximize performance as thermal limits allow.
     ///
     /// On Pascal and newer hardware, Auto Aoosted clocks are controlled through application clocks.
-    /// Use `nvmlDeviceSetApplicationsClocks` and `nvmlDeviceResetApplicationsClocks` to control Auto Boost
+    /// Use [`Device::set_applications_clocks`] and [`Device::reset_applications_clocks`] to control Auto Boost
     /// behavior.
     ///
     /// Calls `nvmlDeviceGetAutoBoostedClocksEnabled`.
@@ -178,9 +182,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `isEnabled` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support Auto Boosted clocks
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAutoBoostedClocksEnabled` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAutoBoostedClocksEnabled")]
@@ -195,8 +199,8 @@ impl<'n> Device<'n> {
             call!(sym(self.raw, & mut c_is_enabled, & mut c_default_is_enabled)),
         )?;
         Ok(AutoBoostedClocksEnabled {
-            is_enabled: EnableState(c_is_enabled),
-            default_is_enabled: EnableState(c_default_is_enabled),
+            is_enabled: c_is_enabled != 0,
+            default_is_enabled: c_default_is_enabled != 0,
         })
     }
     /// Retrieves the frequency monitor fault status for the device.
@@ -204,9 +208,9 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Requires root user.
     ///
-    /// See `nvmlClkMonStatus_t` for details on decoding the status output.
+    /// See [`ClkMonStatus`] for details on decoding the status output.
     ///
-    /// See also: nvmlDeviceGetClkMonStatus()
+    /// See also: [`Device::clk_mon_status`]()
     ///
     /// Returns the clkmon fault status.
     ///
@@ -215,9 +219,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `status` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClkMonStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClkMonStatus")]
@@ -226,7 +230,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetClkMonStatus()?;
         let mut c_status: sys::nvmlClkMonStatus_status = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_status)))?;
-        Ok(ClkMonStatus::from(&c_status))
+        Ok(<ClkMonStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
     }
     /// Retrieves the clock speed for the clock specified by the clock type and clock ID.
     ///
@@ -244,9 +248,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `clock_type` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClock")]
@@ -261,7 +265,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlClockType_t` for details on available clock information.
+    /// See [`ClockType`] for details on available clock information.
     ///
     /// Returns the clock speed in MHz.
     ///
@@ -274,9 +278,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device cannot report the specified clock
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockInfo")]
@@ -291,18 +295,18 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Note: `nvmlDeviceGetGpcClkVfOffset`, `nvmlDeviceGetMemClkVfOffset`, `nvmlDeviceGetGpcClkMinMaxVfOffset` and
-    /// `nvmlDeviceGetMemClkMinMaxVfOffset` will be deprecated in a future release.
-    /// Use `nvmlDeviceGetClockOffsets` instead.
+    /// Note: [`Device::gpc_clk_vf_offset`], [`Device::mem_clk_vf_offset`], [`Device::gpc_clk_min_max_vf_offset`] and
+    /// [`Device::mem_clk_min_max_vf_offset`] will be deprecated in a future release.
+    /// Use [`Device::clock_offsets`] instead.
     ///
     /// Calls `nvmlDeviceGetClockOffsets`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `type` or `pstate` are invalid or both `minClockOffsetMHz` and `maxClockOffsetMHz` are NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetClockOffsets")]
     #[inline]
@@ -312,17 +316,18 @@ impl<'n> Device<'n> {
         pstate: Pstates,
     ) -> Result<ClockOffset, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetClockOffsets()?;
-        let mut c_info = sys::nvmlClockOffset_v1_t {
-            version: sys::nvmlClockOffset_v1 as _,
-            ..ClockOffset {
-                r#type: r#type,
-                pstate: pstate,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_info = {
+            let r: sys::nvmlClockOffset_v1_t = crate::raw::ToRaw::to_raw(
+                &ClockOffset {
+                    r#type: r#type,
+                    pstate: pstate,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(ClockOffset::from(&c_info))
+        Ok(<ClockOffset as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Retrieves a string with the associated current GPU Clock and Memory Clock values.
     ///
@@ -330,7 +335,7 @@ impl<'n> Device<'n> {
     /// may be added in the future.
     ///
     /// Note: These clock values take into account the offset
-    /// set by clients through /ref nvmlDeviceSetClockOffsets.
+    /// set by clients through /ref [`Device::set_clock_offsets`].
     ///
     /// Clock values are returned as a comma-separated list of
     /// "token=value" pairs.
@@ -365,10 +370,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClockFreqs` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClockFreqs")]
     #[inline]
@@ -379,7 +384,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_current_clock_freqs)))?;
-        Ok(DeviceCurrentClockFreqs::from(&c_current_clock_freqs))
+        Ok(
+            <DeviceCurrentClockFreqs as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_current_clock_freqs),
+        )
     }
     /// Retrieves current clocks event reasons.
     ///
@@ -389,45 +398,49 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlClocksEventReasons
     ///
-    /// See also: nvmlDeviceGetSupportedClocksEventReasons
+    /// See also: [`Device::supported_clocks_event_reasons`]
     ///
     /// Returns bitmask of active clocks event reasons.
     ///
-    /// Calls `nvmlDeviceGetCurrentClocksEventReasons`.
+    /// Calls the newest of `nvmlDeviceGetCurrentClocksEventReasons`, `nvmlDeviceGetCurrentClocksThrottleReasons` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clocksEventReasons` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` (a driver older than the function)
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksEventReasons` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrentClocksEventReasons")]
+    #[doc(alias = "nvmlDeviceGetCurrentClocksThrottleReasons")]
     #[inline]
     pub fn current_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksEventReasons()?;
-        let mut c_clocks_event_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_clocks_event_reasons)))?;
-        Ok(ClocksEventReasons::from_bits_retain(c_clocks_event_reasons as _))
-    }
-    /// **Deprecated:** Use `nvmlDeviceGetCurrentClocksEventReasons` instead
-    ///
-    /// Calls `nvmlDeviceGetCurrentClocksThrottleReasons`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrentClocksThrottleReasons` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetCurrentClocksThrottleReasons")]
-    #[deprecated(
-        note = "Use `nvmlDeviceGetCurrentClocksEventReasons` instead (`Device::current_clocks_event_reasons`)"
-    )]
-    #[inline]
-    pub fn current_clocks_throttle_reasons(&self) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetCurrentClocksThrottleReasons()?;
-        let mut c_clocks_throttle_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_clocks_throttle_reasons)))?;
-        Ok(ClocksEventReasons::from_bits_retain(c_clocks_throttle_reasons as _))
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetCurrentClocksEventReasons"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetCurrentClocksEventReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_clocks_event_reasons: u64 = Default::default();
+                ffi::check(call!(sym(self.raw, & mut c_clocks_event_reasons)))?;
+                Ok(ClocksEventReasons::from_bits_retain(c_clocks_event_reasons as _))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetCurrentClocksThrottleReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_clocks_event_reasons: u64 = Default::default();
+                ffi::check(call!(sym(self.raw, & mut c_clocks_event_reasons)))?;
+                Ok(ClocksEventReasons::from_bits_retain(c_clocks_event_reasons as _))
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
     /// **Deprecated:** Applications clocks are deprecated and will be removed in CUDA 14.0.
     ///
@@ -457,9 +470,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pDynamicPstatesInfo` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDynamicPstatesInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDynamicPstatesInfo")]
@@ -468,7 +481,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetDynamicPstatesInfo()?;
         let mut c_p_dynamic_pstates_info: sys::nvmlGpuDynamicPstatesInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_dynamic_pstates_info)))?;
-        Ok(GpuDynamicPstatesInfo::from(&c_p_dynamic_pstates_info))
+        Ok(
+            <GpuDynamicPstatesInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_dynamic_pstates_info),
+        )
     }
     /// Retrieve the GPCCLK min max VF offset value.
     ///
@@ -477,7 +494,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkMinMaxVfOffset` (a driver older than the function)
@@ -502,7 +519,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpcClkVfOffset` (a driver older than the function)
@@ -518,9 +535,9 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlClockType_t` for details on available clock information.
+    /// See [`ClockType`] for details on available clock information.
     ///
-    /// **Note:** Current P0 clocks (reported by `nvmlDeviceGetClockInfo`) can differ from max clocks
+    /// **Note:** Current P0 clocks (reported by [`Device::clock_info`]) can differ from max clocks
     /// by a few MHz.
     ///
     /// Returns the clock speed in MHz.
@@ -534,9 +551,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device cannot report the specified clock
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxClockInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxClockInfo")]
@@ -562,9 +579,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clockMHz` is NULL or `clockType` is invalid
-    /// - [`Error::NotSupported`] if the device or the `clockType` on this device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `clock_type` is invalid
+    /// - [`Error::NotSupported`] if the device, or the `clock_type` on this device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxCustomerBoostClock` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxCustomerBoostClock")]
@@ -582,7 +599,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkMinMaxVfOffset` (a driver older than the function)
@@ -607,7 +624,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `offset` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemClkVfOffset` (a driver older than the function)
@@ -631,9 +648,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `type` or `minClockMHz` and `maxClockMHz` are NULL
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::Unknown`] if `type` or `pstate` are invalid or any unexpected error
+    /// - [`Error::Unknown`] if `r#type` or `pstate` are invalid, or any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinMaxClockOfPState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinMaxClockOfPState")]
     #[inline]
@@ -665,7 +681,7 @@ impl<'n> Device<'n> {
     /// those are the same as nvclockmin and memclockmin.
     ///
     /// Note: These clock values take into account the offset
-    /// set by clients through /ref nvmlDeviceSetClockOffsets.
+    /// set by clients through /ref [`Device::set_clock_offsets`].
     ///
     /// Maximum available Pstate (P15) shows the minimum performance level (0) and vice versa.
     ///
@@ -706,10 +722,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceModes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceModes")]
     #[inline]
@@ -720,13 +736,13 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_perf_modes)))?;
-        Ok(DevicePerfModes::from(&c_perf_modes))
+        Ok(<DevicePerfModes as crate::raw::FromRaw<_>>::from_raw(&c_perf_modes))
     }
     /// Retrieves the current performance state for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlPstates_t` for details on allowed performance states.
+    /// See [`Pstates`] for details on allowed performance states.
     ///
     /// Returns the performance state reading.
     ///
@@ -735,9 +751,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pState` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPerformanceState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPerformanceState")]
@@ -762,25 +778,25 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::NoPermission`] If the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] If `device`, `type` or `pstate` are invalid or both `clockOffsetMHz` is out of allowed range.
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetClockOffsets` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetClockOffsets")]
     #[inline]
     pub fn set_clock_offsets(&self, info: &ClockOffset) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetClockOffsets()?;
-        let mut c_info = sys::nvmlClockOffset_v1_t {
-            version: sys::nvmlClockOffset_v1 as _,
-            ..(*info).to_raw()
+        let mut c_info = {
+            let r: sys::nvmlClockOffset_v1_t = crate::raw::ToRaw::to_raw(&(*info));
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
         Ok(())
     }
     /// Retrieves bitmask of supported clocks event reasons that can be returned by
-    /// `nvmlDeviceGetCurrentClocksEventReasons`
+    /// [`Device::current_clocks_event_reasons`]
     ///
     /// For all fully supported products.
     ///
@@ -788,56 +804,66 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlClocksEventReasons
     ///
-    /// See also: nvmlDeviceGetCurrentClocksEventReasons
+    /// See also: [`Device::current_clocks_event_reasons`]
     ///
     /// Returns bitmask of supported clocks event reasons.
     ///
-    /// Calls `nvmlDeviceGetSupportedClocksEventReasons`.
+    /// Calls the newest of `nvmlDeviceGetSupportedClocksEventReasons`, `nvmlDeviceGetSupportedClocksThrottleReasons` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `supportedClocksEventReasons` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` (a driver older than the function)
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksEventReasons` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedClocksEventReasons")]
+    #[doc(alias = "nvmlDeviceGetSupportedClocksThrottleReasons")]
     #[inline]
     pub fn supported_clocks_event_reasons(&self) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetSupportedClocksEventReasons()?;
-        let mut c_supported_clocks_event_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_supported_clocks_event_reasons)))?;
-        Ok(ClocksEventReasons::from_bits_retain(c_supported_clocks_event_reasons as _))
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetSupportedClocksEventReasons"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedClocksEventReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_supported_clocks_event_reasons: u64 = Default::default();
+                ffi::check(
+                    call!(sym(self.raw, & mut c_supported_clocks_event_reasons)),
+                )?;
+                Ok(
+                    ClocksEventReasons::from_bits_retain(
+                        c_supported_clocks_event_reasons as _,
+                    ),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedClocksThrottleReasons() {
+            match (|| -> Result<ClocksEventReasons, Error> {
+                let mut c_supported_clocks_event_reasons: u64 = Default::default();
+                ffi::check(
+                    call!(sym(self.raw, & mut c_supported_clocks_event_reasons)),
+                )?;
+                Ok(
+                    ClocksEventReasons::from_bits_retain(
+                        c_supported_clocks_event_reasons as _,
+                    ),
+                )
+            })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
-    /// **Deprecated:** Use `nvmlDeviceGetSupportedClocksEventReasons` instead
-    ///
-    /// Calls `nvmlDeviceGetSupportedClocksThrottleReasons`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedClocksThrottleReasons` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetSupportedClocksThrottleReasons")]
-    #[deprecated(
-        note = "Use `nvmlDeviceGetSupportedClocksEventReasons` instead (`Device::supported_clocks_event_reasons`)"
-    )]
-    #[inline]
-    pub fn supported_clocks_throttle_reasons(
-        &self,
-    ) -> Result<ClocksEventReasons, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetSupportedClocksThrottleReasons()?;
-        let mut c_supported_clocks_throttle_reasons: u64 = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_supported_clocks_throttle_reasons)))?;
-        Ok(
-            ClocksEventReasons::from_bits_retain(
-                c_supported_clocks_throttle_reasons as _,
-            ),
-        )
-    }
-    /// Retrieves the list of possible graphics clocks that can be used as an argument for `nvmlDeviceSetGpuLockedClocks`.
+    /// Retrieves the list of possible graphics clocks that can be used as an argument for [`Device::set_gpu_locked_clocks`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceSetGpuLockedClocks
+    /// See also: [`Device::set_gpu_locked_clocks`]
     ///
     /// Returns the clocks in MHz.
     ///
@@ -850,11 +876,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::NotFound`] if the specified `memoryClockMHz` is not a supported frequency
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `clock` is NULL
+    /// - [`Error::NotFound`] if the specified `memory_clock_m_hz` is not a supported frequency
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::InsufficientSize`] if `count` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedGraphicsClocks` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -881,11 +906,11 @@ impl<'n> Device<'n> {
         )?;
         Ok(c_clocks_m_hz.iter().take(n).map(|e| (*e)).collect::<Vec<_>>())
     }
-    /// Retrieves the list of possible memory clocks that can be used as an argument for `nvmlDeviceSetMemoryLockedClocks`.
+    /// Retrieves the list of possible memory clocks that can be used as an argument for [`Device::set_memory_locked_clocks`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceSetMemoryLockedClocks
+    /// See also: [`Device::set_memory_locked_clocks`]
     ///
     /// Returns the clock in MHz.
     ///
@@ -894,10 +919,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `count` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to the number of required elements)
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedMemoryClocks` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -924,9 +948,9 @@ impl<'n> Device<'n> {
     ///
     /// The returned array would contain a contiguous list of valid P-States supported by
     /// the device. If the number of supported P-States is fewer than the size of the array
-    /// supplied missing elements would contain `NVML_PSTATE_UNKNOWN`.
+    /// supplied missing elements would contain [`Pstates::UNKNOWN`].
     ///
-    /// The number of elements in the returned list will never exceed `NVML_MAX_GPU_PERF_PSTATES`.
+    /// The number of elements in the returned list will never exceed [`sys::NVML_MAX_GPU_PERF_PSTATES`].
     ///
     /// Returns: Container to return the list of performance states supported by device.
     ///
@@ -936,7 +960,7 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::InsufficientSize`] if the the container supplied was not large enough to hold the resulting list
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `pstates` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support performance state readings
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedPerformanceStates` (a driver older than the function)
@@ -959,19 +983,19 @@ impl<'n> Device<'n> {
                 .collect::<Vec<_>>(),
         )
     }
-    /// **Deprecated:** Use `nvmlDeviceGetFieldValues` to query this data.
+    /// **Deprecated:** Use [`Device::field_values`] to query this data.
     /// This API will be removed in CUDA 14.0.
     ///
     /// Translations are as follows:
     ///
-    /// NVML_PERF_POLICY_POWER             -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP
-    /// NVML_PERF_POLICY_THERMAL           -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN
-    /// NVML_PERF_POLICY_SYNC_BOOST        -&gt; NVML_FI_DEV_CLOCKS_EVENT_REASON_SYNC_BOOST
-    /// NVML_PERF_POLICY_BOARD_LIMIT       -&gt; NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT
-    /// NVML_PERF_POLICY_LOW_UTILIZATION   -&gt; NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION
-    /// NVML_PERF_POLICY_RELIABILITY       -&gt; NVML_FI_DEV_PERF_POLICY_RELIABILITY
-    /// NVML_PERF_POLICY_TOTAL_APP_CLOCKS  -&gt; DEPRECATED, Do not use
-    /// NVML_PERF_POLICY_TOTAL_BASE_CLOCKS -&gt; NVML_FI_DEV_PERF_POLICY_TOTAL_BASE_CLOCKS
+    /// [`PerfPolicyType::POWER`]             -\> [`FieldId::DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP`]
+    /// [`PerfPolicyType::THERMAL`]           -\> [`FieldId::DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN`]
+    /// [`PerfPolicyType::SYNC_BOOST`]        -\> [`FieldId::DEV_CLOCKS_EVENT_REASON_SYNC_BOOST`]
+    /// [`PerfPolicyType::BOARD_LIMIT`]       -\> [`FieldId::DEV_PERF_POLICY_BOARD_LIMIT`]
+    /// [`PerfPolicyType::LOW_UTILIZATION`]   -\> [`FieldId::DEV_PERF_POLICY_LOW_UTILIZATION`]
+    /// [`PerfPolicyType::RELIABILITY`]       -\> [`FieldId::DEV_PERF_POLICY_RELIABILITY`]
+    /// [`PerfPolicyType::TOTAL_APP_CLOCKS`]  -\> DEPRECATED, Do not use
+    /// [`PerfPolicyType::TOTAL_BASE_CLOCKS`] -\> [`FieldId::DEV_PERF_POLICY_TOTAL_BASE_CLOCKS`]
     ///
     /// Calls `nvmlDeviceGetViolationStatus`.
     ///
@@ -990,6 +1014,61 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetViolationStatus()?;
         let mut c_viol_time: sys::nvmlViolationTime_st = Default::default();
         ffi::check(call!(sym(self.raw, perf_policy_type.0, & mut c_viol_time)))?;
-        Ok(ViolationTime::from(&c_viol_time))
+        Ok(<ViolationTime as crate::raw::FromRaw<_>>::from_raw(&c_viol_time))
+    }
+    ///  The length of the list [`Self::supported_graphics_clocks`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetSupportedGraphicsClocks`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::supported_graphics_clocks`]'s.
+    #[doc(alias = "nvmlDeviceGetSupportedGraphicsClocks")]
+    #[inline]
+    pub fn supported_graphics_clock_count(
+        &self,
+        memory_clock_m_hz: u32,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetSupportedGraphicsClocks"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedGraphicsClocks() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| {
+                    call!(sym(self.raw, memory_clock_m_hz, count, core::ptr::null_mut()))
+                },
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::supported_memory_clocks`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetSupportedMemoryClocks`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::supported_memory_clocks`]'s.
+    #[doc(alias = "nvmlDeviceGetSupportedMemoryClocks")]
+    #[inline]
+    pub fn supported_memory_clock_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetSupportedMemoryClocks"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedMemoryClocks() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

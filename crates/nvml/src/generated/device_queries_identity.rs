@@ -51,11 +51,12 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetCudaComputeCapability` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CudaComputeCapability {
-    /// Reference in which to return the major CUDA compute capability
+    /// The major CUDA compute capability
     pub major: i32,
-    /// Reference in which to return the minor CUDA compute capability
+    /// The minor CUDA compute capability
     pub minor: i32,
 }
 #[cfg(feature = "serde")]
@@ -74,12 +75,12 @@ impl Nvml {
     /// For all products.
     ///
     /// Valid indices are derived from the `accessibleDevices` count returned by
-    /// `nvmlDeviceGetCount_v2`(). For example, if `accessibleDevices` is 2 the valid indices
+    /// [`Nvml::device_count`](). For example, if `accessibleDevices` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
     /// The order in which NVML enumerates devices has no guarantees of consistency between reboots. For that reason it
     /// is recommended that devices be looked up by their PCI ids or UUID. See
-    /// `nvmlDeviceGetHandleByUUID`() and `nvmlDeviceGetHandleByPciBusId_v2`().
+    /// [`Nvml::device_by_uuid`]() and [`Nvml::device_by_pci_bus_id`]().
     ///
     /// Note: The NVML index may not correlate with other APIs, such as the CUDA device index.
     ///
@@ -87,40 +88,40 @@ impl Nvml {
     /// NVML may initialize additional GPUs if:
     /// - The target GPU is an SLI slave
     ///
-    /// Note: New nvmlDeviceGetCount_v2 (default in NVML 5.319) returns count of all devices in the system
-    /// even if nvmlDeviceGetHandleByIndex_v2 returns NVML_ERROR_NO_PERMISSION for such device.
+    /// Note: New [`Nvml::device_count`] (default in NVML 5.319) returns count of all devices in the system
+    /// even if [`Nvml::device_by_index`] returns [`Error::NoPermission`] for such device.
     /// Update your code to handle this error, or use NVML 4.304 or older nvml header file.
     /// For backward binary compatibility reasons _v1 version of the API is still present in the shared
     /// library.
-    /// Old _v1 version of nvmlDeviceGetCount doesn't count devices that NVML has no permission to talk to.
+    /// Old _v1 version of [`Nvml::device_count`] doesn't count devices that NVML has no permission to talk to.
     ///
-    /// This means that nvmlDeviceGetHandleByIndex_v2 and _v1 can return different devices for the same index.
+    /// This means that [`Nvml::device_by_index`] and _v1 can return different devices for the same index.
     /// If you don't touch macros that map old (_v1) versions to _v2 versions at the top of the file you don't
     /// need to worry about that.
     ///
     /// **Note:** In the MPS locality-domain view, this API returns the locality-domain
     /// handle associated with `index`. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// See also: nvmlDeviceGetIndex
+    /// See also: [`Device::index`]
     ///
-    /// See also: nvmlDeviceGetCount
+    /// See also: [`Nvml::device_count`]
     ///
     /// Returns the device handle.
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `accessibleDevices`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `accessibleDevices`
     ///
     /// Calls the newest of `nvmlDeviceGetHandleByIndex_v2`, `nvmlDeviceGetHandleByIndex` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `index` is invalid or `device` is NULL
+    /// - [`Error::InvalidArgument`] if `index` is invalid
     /// - [`Error::InsufficientPower`] if any attached devices have improperly attached external power cables
     /// - [`Error::NoPermission`] if the user doesn't have permission to talk to this device
     /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByIndex_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByIndex_v2")]
@@ -155,14 +156,14 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// This value corresponds to the nvmlPciInfo_t::busId returned by `nvmlDeviceGetPciInfo_v3`().
+    /// This value corresponds to the [`PciInfo`]::busId returned by [`Device::pci_info`]().
     ///
     /// Starting from NVML 5, this API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs if:
     /// - The target GPU is an SLI slave
     ///
-    /// **Note:** NVML 4.304 and older version of nvmlDeviceGetHandleByPciBusId"_v1" returns NVML_ERROR_NOT_FOUND
-    /// instead of NVML_ERROR_NO_PERMISSION.
+    /// **Note:** NVML 4.304 and older version of [`Nvml::device_by_pci_bus_id`]"_v1" returns [`Error::NotFound`]
+    /// instead of [`Error::NoPermission`].
     ///
     /// **Note:** In the MPS locality-domain view, multiple locality domains can share a
     /// PCI bus ID. This API returns the first matching handle in NVML
@@ -180,12 +181,12 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `pciBusId` is invalid or `device` is NULL
-    /// - [`Error::NotFound`] if `pciBusId` does not match a valid device on the system
+    /// - [`Error::InvalidArgument`] if `pci_bus_id` is invalid
+    /// - [`Error::NotFound`] if `pci_bus_id` does not match a valid device on the system
     /// - [`Error::InsufficientPower`] if the attached device has improperly attached external power cables
     /// - [`Error::NoPermission`] if the user doesn't have permission to talk to this device
     /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByPciBusId_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByPciBusId_v2")]
@@ -225,18 +226,18 @@ impl Nvml {
     /// For Fermi ™ or newer fully supported devices.
     ///
     /// This number corresponds to the value printed directly on the board, and to the value returned by
-    /// `nvmlDeviceGetSerial`().
+    /// [`Device::serial`]().
     ///
     /// **Deprecated:** Since more than one GPU can exist on a single board this function is deprecated in favor
-    /// of `nvmlDeviceGetHandleByUUID`.
-    /// For dual GPU boards this function will return NVML_ERROR_INVALID_ARGUMENT.
+    /// of [`Nvml::device_by_uuid`].
+    /// For dual GPU boards this function will return [`Error::InvalidArgument`].
     ///
     /// Starting from NVML 5, this API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs as it searches for the target GPU
     ///
-    /// See also: nvmlDeviceGetSerial
+    /// See also: [`Device::serial`]
     ///
-    /// See also: nvmlDeviceGetHandleByUUID
+    /// See also: [`Nvml::device_by_uuid`]
     ///
     /// Returns the device handle.
     ///
@@ -249,11 +250,11 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `serial` is invalid, `device` is NULL or more than one device has the same serial (dual GPU boards)
+    /// - [`Error::InvalidArgument`] if `serial` is invalid, or more than one device has the same serial (dual GPU boards)
     /// - [`Error::NotFound`] if `serial` does not match a valid device on the system
     /// - [`Error::InsufficientPower`] if any attached devices have improperly attached external power cables
     /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleBySerial` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleBySerial")]
@@ -279,7 +280,7 @@ impl Nvml {
     /// handle whose MPS-provided UUID matches `uuid`. See
     /// `nvmlMpsDeviceEnumeration`.
     ///
-    /// See also: nvmlDeviceGetUUID
+    /// See also: [`Device::uuid`]
     ///
     /// Returns the device handle or MIG device handle.
     ///
@@ -292,11 +293,11 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `uuid` is invalid or `device` is null
+    /// - [`Error::InvalidArgument`] if `uuid` is invalid
     /// - [`Error::NotFound`] if `uuid` does not match a valid device on the system
     /// - [`Error::InsufficientPower`] if any attached devices have improperly attached external power cables
     /// - [`Error::IrqIssue`] if NVIDIA kernel detected an interrupt issue with the attached GPUs
-    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUID` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByUUID")]
@@ -310,15 +311,15 @@ impl Nvml {
         Ok(Device::wrap(c_device, self.nref()))
     }
     /// Acquire the handle for a particular device, based on its globally unique immutable UUID (in either ASCII or binary format) associated with each device.
-    /// See `nvmlUUID_v1_t` for more information on the UUID struct. The caller must set the appropriate version prior to calling this API.
+    /// See [`UUID`] for more information on the UUID struct.
     ///
     /// For all products.
     ///
     /// This API causes NVML to initialize the target GPU
     /// NVML may initialize additional GPUs as it searches for the target GPU
     ///
-    /// **Note:** This API returns `NVML_ERROR_NOT_SUPPORTED` in the MPS
-    /// locality-domain view. Use `nvmlDeviceGetHandleByUUID`() with the
+    /// **Note:** This API returns [`Error::NotSupported`] in the MPS
+    /// locality-domain view. Use [`Nvml::device_by_uuid`]() with the
     /// ASCII UUID instead. See `nvmlMpsDeviceEnumeration`.
     ///
     /// Returns the device handle or MIG device handle.
@@ -332,19 +333,19 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `uuid` is invalid, `device` is null or `uuid`-&gt;type is invalid
+    /// - [`Error::InvalidArgument`] if `uuid` is invalid
     /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::NotFound`] if `uuid` does not match a valid device on the system
-    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if any GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHandleByUUIDV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHandleByUUIDV")]
     #[inline]
     pub fn device_by_uuid_struct(&self, uuid: &UUID) -> Result<Device<'_>, Error> {
         let sym = self.lib().nvmlDeviceGetHandleByUUIDV()?;
-        let mut c_uuid = sys::nvmlUUID_v1_t {
-            version: sys::nvmlUUID_v1 as _,
-            ..(*uuid).to_raw()
+        let mut c_uuid = {
+            let r: sys::nvmlUUID_v1_t = crate::raw::ToRaw::to_raw(&(*uuid));
+            r
         };
         let mut c_device: sys::nvmlDevice_t = core::ptr::null_mut();
         ffi::check(call!(sym(& c_uuid, & mut c_device)))?;
@@ -354,12 +355,12 @@ impl Nvml {
     ///
     /// For all products.
     ///
-    /// Note: New nvmlDeviceGetCount_v2 (default in NVML 5.319) returns count of all devices in the system
-    /// even if nvmlDeviceGetHandleByIndex_v2 returns NVML_ERROR_NO_PERMISSION for such device.
+    /// Note: New [`Nvml::device_count`] (default in NVML 5.319) returns count of all devices in the system
+    /// even if [`Nvml::device_by_index`] returns [`Error::NoPermission`] for such device.
     /// Update your code to handle this error, or use NVML 4.304 or older nvml header file.
     /// For backward binary compatibility reasons _v1 version of the API is still present in the shared
     /// library.
-    /// Old _v1 version of nvmlDeviceGetCount doesn't count devices that NVML has no permission to talk to.
+    /// Old _v1 version of [`Nvml::device_count`] doesn't count devices that NVML has no permission to talk to.
     ///
     /// **Note:** In the MPS locality-domain view, this API returns the number of
     /// MPS-reported device entries. Each locality domain has its own NVML
@@ -372,7 +373,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `deviceCount` is NULL
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCount_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCount_v2")]
@@ -413,8 +413,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` or `arch` (output refererence) are invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetArchitecture` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetArchitecture")]
     #[inline]
@@ -437,7 +437,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` handle is invalid
+    /// - [`Error::InvalidArgument`] if the device handle is invalid
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
@@ -452,7 +452,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
-                Ok(DeviceAttributes::from(&c_attributes))
+                Ok(<DeviceAttributes as crate::raw::FromRaw<_>>::from_raw(&c_attributes))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -462,7 +462,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<DeviceAttributes, Error> {
                 let mut c_attributes: sys::nvmlDeviceAttributes_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_attributes)))?;
-                Ok(DeviceAttributes::from(&c_attributes))
+                Ok(<DeviceAttributes as crate::raw::FromRaw<_>>::from_raw(&c_attributes))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -472,7 +472,7 @@ impl<'n> Device<'n> {
     }
     /// Retrieves the device boardId from 0-N.
     /// Devices with the same boardId indicate GPUs connected to the same PLX.  Use in conjunction with
-    /// `nvmlDeviceGetMultiGpuBoard`() to decide if they are on the same board as well.
+    /// [`Device::multi_gpu_board`]() to decide if they are on the same board as well.
     /// The boardId returned is a unique ID for the current configuration.  Uniqueness and ordering across
     /// reboots and system configurations is not guaranteed (i.e. if a Tesla K40c returns 0x100 and
     /// the two GPUs on a Tesla K10 in the same system returns 0x200 it is not guaranteed they will
@@ -487,9 +487,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `boardId` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBoardId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBoardId")]
@@ -512,8 +512,8 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] if the needed VBIOS fields have not been filled
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `serial` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBoardPartNumber` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBoardPartNumber")]
@@ -528,7 +528,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// The type is a member of `nvmlBrandType_t` defined above.
+    /// The type is a member of [`BrandType`] defined above.
     ///
     /// Returns the product brand type.
     ///
@@ -537,8 +537,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `type` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBrand` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBrand")]
@@ -568,8 +568,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `major` or `minor` are NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCudaComputeCapability` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCudaComputeCapability")]
@@ -597,9 +597,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `uptime` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuUptime_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuUptime_v1")]
@@ -608,27 +608,27 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuUptime_v1()?;
         let mut c_uptime: sys::nvmlGpuUptime_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_uptime)))?;
-        Ok(GpuUptime::from(&c_uptime))
+        Ok(<GpuUptime as crate::raw::FromRaw<_>>::from_raw(&c_uptime))
     }
     /// Get the hostname for the device.
     ///
     /// For Blackwell ™ or newer fully supported devices.
     /// Supported on Linux only.
     ///
-    /// Retrieves the hostname string for the GPU device that was set using `nvmlDeviceSetHostname_v1`().
+    /// Retrieves the hostname string for the GPU device that was set using [`Device::set_hostname`]().
     ///
-    /// See also: nvmlDeviceSetHostname_v1()
+    /// See also: [`Device::set_hostname`]()
     ///
-    /// Returns caller-provided `nvmlHostname_v1_t` struct to return the hostname.
+    /// Returns caller-provided [`Hostname`] struct to return the hostname.
     ///
     /// Calls `nvmlDeviceGetHostname_v1`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `hostname` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHostname_v1")]
@@ -637,22 +637,22 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetHostname_v1()?;
         let mut c_hostname: sys::nvmlHostname_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;
-        Ok(Hostname::from(&c_hostname))
+        Ok(<Hostname as crate::raw::FromRaw<_>>::from_raw(&c_hostname))
     }
     /// Retrieves the NVML index of this device.
     ///
     /// For all products.
     ///
     /// Valid indices are derived from the `accessibleDevices` count returned by
-    /// `nvmlDeviceGetCount_v2`(). For example, if `accessibleDevices` is 2 the valid indices
+    /// [`Nvml::device_count`](). For example, if `accessibleDevices` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
     /// The order in which NVML enumerates devices has no guarantees of consistency between reboots. For that reason it
     /// is recommended that devices be looked up by their PCI ids or GPU UUID. See
-    /// `nvmlDeviceGetHandleByPciBusId_v2`() and `nvmlDeviceGetHandleByUUID`().
+    /// [`Nvml::device_by_pci_bus_id`]() and [`Nvml::device_by_uuid`]().
     ///
     /// When used with MIG device handles this API returns indices that can be
-    /// passed to `nvmlDeviceGetMigDeviceHandleByIndex` to retrieve an identical handle.
+    /// passed to [`Device::mig_device_handle_by_index`] to retrieve an identical handle.
     /// MIG device indices are unique within a device.
     ///
     /// Note: The NVML index may not correlate with other APIs, such as the CUDA device index.
@@ -660,9 +660,9 @@ impl<'n> Device<'n> {
     /// **Note:** In the MPS locality-domain view, this API returns the NVML index of the
     /// locality-domain handle. See `nvmlMpsDeviceEnumeration`.
     ///
-    /// See also: nvmlDeviceGetHandleByIndex()
+    /// See also: [`Nvml::device_by_index`]()
     ///
-    /// See also: nvmlDeviceGetCount()
+    /// See also: [`Nvml::device_count`]()
     ///
     /// Returns the NVML index of the device.
     ///
@@ -671,8 +671,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `index` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIndex` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetIndex")]
@@ -699,9 +699,8 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::CorruptedInforom`] if the device's checksum couldn't be retrieved due to infoROM corruption
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `checksum` is NULL
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomConfigurationChecksum` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetInforomConfigurationChecksum")]
@@ -719,9 +718,9 @@ impl<'n> Device<'n> {
     /// Image version just like VBIOS version uniquely describes the exact version of the infoROM flashed on the board
     /// in contrast to infoROM object version which is only an indicator of supported features.
     /// Version string will not exceed 16 characters in length (including the NULL terminator).
-    /// See `NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`].
     ///
-    /// See also: nvmlDeviceGetInforomVersion
+    /// See also: [`Device::inforom_version`]
     ///
     /// Returns the infoROM image version.
     ///
@@ -730,10 +729,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::NotSupported`] if the device does not have an infoROM
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomImageVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetInforomImageVersion")]
@@ -751,11 +748,11 @@ impl<'n> Device<'n> {
     /// Fermi and higher parts have non-volatile on-board memory for persisting device info, such as aggregate
     /// ECC counts. The version of the data structures in this memory may change from time to time. It will not
     /// exceed 16 characters in length (including the NULL terminator).
-    /// See `NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE`].
     ///
-    /// See `nvmlInforomObject_t` for details on the available infoROM objects.
+    /// See [`InforomObject`] for details on the available infoROM objects.
     ///
-    /// See also: nvmlDeviceGetInforomImageVersion
+    /// See also: [`Device::inforom_image_version`]
     ///
     /// Returns the infoROM version.
     ///
@@ -768,10 +765,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::NotSupported`] if the device does not have an infoROM
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetInforomVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetInforomVersion")]
@@ -795,9 +790,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `minorNumber` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMinorNumber` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMinorNumber")]
@@ -820,7 +815,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `moduleId` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetModuleId` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetModuleId")]
@@ -843,25 +838,25 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `multiGpuBool` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMultiGpuBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMultiGpuBoard")]
     #[inline]
-    pub fn multi_gpu_board(&self) -> Result<u32, Error> {
+    pub fn multi_gpu_board(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMultiGpuBoard()?;
         let mut c_multi_gpu_bool: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_multi_gpu_bool)))?;
-        Ok(c_multi_gpu_bool)
+        Ok(c_multi_gpu_bool != 0)
     }
     /// Retrieves the name of this device.
     ///
     /// For all products.
     ///
     /// The name is an alphanumeric string that denotes a particular product, e.g. Tesla ™ C2070. It will not
-    /// exceed 96 characters in length (including the NULL terminator).  See `NVML_DEVICE_NAME_V2_BUFFER_SIZE`.
+    /// exceed 96 characters in length (including the NULL terminator).  See [`sys::NVML_DEVICE_NAME_V2_BUFFER_SIZE`].
     ///
     /// When used with MIG device handles the API returns MIG device names which can be used to identify devices
     /// based on their attributes.
@@ -876,9 +871,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetName` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetName")]
@@ -892,7 +886,7 @@ impl<'n> Device<'n> {
     /// Gets the device's core count
     ///
     /// **Note:** On MIG-enabled GPUs, querying the device's core count is currently not supported using this API.
-    /// Please use `nvmlDeviceGetGpuInstanceProfileInfo` to fetch the MIG device's core count.
+    /// Please use [`Device::gpu_instance_profile_info`] to fetch the MIG device's core count.
     ///
     /// Returns the number of cores for the specified device.
     ///
@@ -901,9 +895,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `numCores` is NULL
-    /// - [`Error::NotSupported`] if this query is not supported by the device or a mig device.
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if this query is not supported by the device, or a mig device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumGpuCores` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumGpuCores")]
     #[inline]
@@ -917,7 +911,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// See `nvmlPdi_v1_t` for more information on the struct.
+    /// See [`Pdi`] for more information on the struct.
     ///
     /// Returns caller-provided structure to return the GPU PDI.
     ///
@@ -926,10 +920,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `pdi` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::ArgumentVersionMismatch`] if the version is invalid/unsupported
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPdi` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPdi")]
@@ -941,25 +935,25 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_pdi)))?;
-        Ok(Pdi::from(&c_pdi))
+        Ok(<Pdi as crate::raw::FromRaw<_>>::from_raw(&c_pdi))
     }
     /// Get platform information of this device.
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// See `nvmlPlatformInfo_v2_t` for more information on the struct.
+    /// See [`PlatformInfo`] for more information on the struct.
     ///
-    /// Returns caller-provided structure of nvmlPlatformInfo_t.
+    /// Returns caller-provided structure of [`PlatformInfo`].
     ///
     /// Calls `nvmlDeviceGetPlatformInfo`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `platformInfo` is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::Memory`] if system memory is insufficient
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `nvmlPlatformInfo_t` is invalid
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPlatformInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPlatformInfo")]
     #[inline]
@@ -971,7 +965,7 @@ impl<'n> Device<'n> {
                 ..Default::default()
             };
             ffi::check(call!(sym(self.raw, & mut c_platform_info)))?;
-            Ok(PlatformInfo::from(&c_platform_info))
+            Ok(<PlatformInfo as crate::raw::FromRaw<_>>::from_raw(&c_platform_info))
         })();
         if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
             return r;
@@ -986,26 +980,14 @@ impl<'n> Device<'n> {
                 .cast())
             ),
         )?;
-        Ok({
-            let o: PlatformInfoV1 = PlatformInfoV1::from(&c_platform_info);
-            PlatformInfo {
-                ib_guid: o.ib_guid.clone(),
-                chassis_serial_number: o.rack_guid.clone(),
-                slot_number: o.chassis_physical_slot_number.clone(),
-                tray_index: o.compute_slot_index.clone(),
-                host_id: o.node_index.clone(),
-                peer_type: o.peer_type.clone(),
-                module_id: o.module_id.clone(),
-                ..Default::default()
-            }
-        })
+        Ok(<PlatformInfo as crate::raw::FromRaw<_>>::from_raw(&c_platform_info))
     }
     /// Retrieves the globally unique board serial number associated with this device's board.
     ///
     /// For all products with an inforom.
     ///
     /// The serial number is an alphanumeric string that will not exceed 30 characters (including the NULL terminator).
-    /// This number matches the serial number tag that is physically attached to the board.  See `NVML_DEVICE_SERIAL_BUFFER_SIZE`.
+    /// This number matches the serial number tag that is physically attached to the board.  See [`sys::NVML_DEVICE_SERIAL_BUFFER_SIZE`].
     ///
     /// Returns the board/module serial number.
     ///
@@ -1014,10 +996,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `serial` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSerial` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSerial")]
@@ -1038,28 +1019,31 @@ impl<'n> Device<'n> {
     ///
     /// The hostname is not stored persistently across GPU resets or driver reloads.
     ///
-    /// See also: nvmlDeviceGetHostname_v1()
+    /// See also: [`Device::hostname`]()
     ///
     /// # Arguments
     ///
-    /// * `hostname`: Reference to the caller-provided `nvmlHostname_v1_t` struct containing the hostname
+    /// * `hostname`: Reference to the caller-provided [`Hostname`] struct containing the hostname
     ///
     /// Calls `nvmlDeviceSetHostname_v1`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `hostname` is NULL or contains invalid characters
+    /// - [`Error::InvalidArgument`] if the device is invalid, or contains invalid characters
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetHostname_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetHostname_v1")]
     #[inline]
     pub fn set_hostname(&self, hostname: &Hostname) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetHostname_v1()?;
-        let mut c_hostname = (*hostname).to_raw();
+        let mut c_hostname = {
+            let r: sys::nvmlHostname_v1_t = crate::raw::ToRaw::to_raw(&(*hostname));
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_hostname)))?;
         Ok(())
     }
@@ -1070,7 +1054,7 @@ impl<'n> Device<'n> {
     ///
     /// The UUID is a globally unique identifier. It is the only available identifier for pre-Fermi-architecture products.
     /// It does NOT correspond to any identifier printed on the board.  It will not exceed 96 characters in length
-    /// (including the NULL terminator).  See `NVML_DEVICE_UUID_V2_BUFFER_SIZE`.
+    /// (including the NULL terminator).  See [`sys::NVML_DEVICE_UUID_V2_BUFFER_SIZE`].
     ///
     /// When used with MIG device handles the API returns globally unique UUIDs which can be used to identify MIG
     /// devices across both GPU and MIG devices. UUIDs are immutable for the lifetime of a MIG device.
@@ -1085,10 +1069,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `uuid` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUUID` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUUID")]
@@ -1110,7 +1093,7 @@ impl<'n> Device<'n> {
     /// - [`Error::CorruptedInforom`] if the device's infoROM is corrupted
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceValidateInforom` (a driver older than the function)
     #[doc(alias = "nvmlDeviceValidateInforom")]
@@ -1125,7 +1108,7 @@ impl<'n> Device<'n> {
     /// For all products.
     ///
     /// The VBIOS version may change from time to time. It will not exceed 32 characters in length
-    /// (including the NULL terminator).  See `NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE`.
+    /// (including the NULL terminator).  See [`sys::NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE`].
     ///
     /// Returns which to return the VBIOS version.
     ///
@@ -1134,9 +1117,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVbiosVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVbiosVersion")]

@@ -51,12 +51,13 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDramEncryptionMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DramEncryptionMode {
-    /// Reference in which to return the current DRAM Encryption mode
-    pub current: EnableState,
-    /// Reference in which to return the pending DRAM Encryption mode
-    pub pending: EnableState,
+    /// The current DRAM Encryption mode
+    pub current: bool,
+    /// The pending DRAM Encryption mode
+    pub pending: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for DramEncryptionMode {
@@ -69,12 +70,13 @@ impl serde::Serialize for DramEncryptionMode {
     }
 }
 /// What `nvmlDeviceGetEccMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccMode {
-    /// Reference in which to return the current ECC mode
-    pub current: EnableState,
-    /// Reference in which to return the pending ECC mode
-    pub pending: EnableState,
+    /// The current ECC mode
+    pub current: bool,
+    /// The pending ECC mode
+    pub pending: bool,
 }
 #[cfg(feature = "serde")]
 impl serde::Serialize for EccMode {
@@ -87,15 +89,16 @@ impl serde::Serialize for EccMode {
     }
 }
 /// What `nvmlDeviceGetRemappedRows` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RemappedRows {
-    /// Reference for number of rows remapped due to correctable errors
+    /// Number of rows remapped due to correctable errors
     pub corr_rows: u32,
-    /// Reference for number of rows remapped due to uncorrectable errors
+    /// Number of rows remapped due to uncorrectable errors
     pub unc_rows: u32,
-    /// Reference for whether or not remappings are pending
+    /// Whether or not remappings are pending
     pub is_pending: bool,
-    /// Reference that is set when a remapping has failed in the past
+    /// Set when a remapping has failed in the past
     pub failure_occurred: bool,
 }
 #[cfg(feature = "serde")]
@@ -111,7 +114,8 @@ impl serde::Serialize for RemappedRows {
     }
 }
 /// What `nvmlDeviceGetRetiredPages_v2` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RetiredPagesWithTimestamps {
     /// Buffer to write the page addresses into
     pub addresses: Vec<u64>,
@@ -131,18 +135,18 @@ impl serde::Serialize for RetiredPagesWithTimestamps {
 impl<'n> Device<'n> {
     /// Get bank remapper status.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
-    /// Returns `nvmlEccBankRemapperStatus_v1_t`.
+    /// Returns [`EccBankRemapperStatus`].
     ///
     /// Calls `nvmlDeviceGetBankRemapperStatus_v1`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pBankRemapperStatus` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBankRemapperStatus_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBankRemapperStatus_v1")]
@@ -151,7 +155,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBankRemapperStatus_v1()?;
         let mut c_p_bank_remapper_status: sys::nvmlEccBankRemapperStatus_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_bank_remapper_status)))?;
-        Ok(EccBankRemapperStatus::from(&c_p_bank_remapper_status))
+        Ok(
+            <EccBankRemapperStatus as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_bank_remapper_status),
+        )
     }
     /// Gets Total, Available and Used size of BAR1 memory.
     ///
@@ -171,9 +179,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `bar1Memory` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBAR1MemoryInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBAR1MemoryInfo")]
@@ -182,17 +190,17 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBAR1MemoryInfo()?;
         let mut c_bar1_memory: sys::nvmlBAR1Memory_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_bar1_memory)))?;
-        Ok(BAR1Memory::from(&c_bar1_memory))
+        Ok(<BAR1Memory as crate::raw::FromRaw<_>>::from_raw(&c_bar1_memory))
     }
     /// Retrieves the default ECC modes for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
     /// Only applicable to devices with ECC.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: nvmlDeviceSetEccMode()
+    /// See also: [`Device::set_ecc_mode`]()
     ///
     /// Returns the default ECC mode.
     ///
@@ -201,40 +209,40 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `default` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDefaultEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDefaultEccMode")]
     #[inline]
-    pub fn default_ecc_mode(&self) -> Result<EnableState, Error> {
+    pub fn default_ecc_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDefaultEccMode()?;
         let mut c_default_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_default_mode)))?;
-        Ok(EnableState(c_default_mode))
+        Ok(c_default_mode != 0)
     }
     /// Retrieves the detailed ECC error counts for the device.
     ///
     /// **Deprecated:** This API supports only a fixed set of ECC error locations
     /// On different GPU architectures different locations are supported
-    /// See `nvmlDeviceGetMemoryErrorCounter`
+    /// See [`Device::memory_error_counter`]
     ///
     /// For Fermi ™ or newer fully supported devices.
     /// Only applicable to devices with ECC.
-    /// Requires `NVML_INFOROM_ECC` version 2.0 or higher to report aggregate location-based ECC counts.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher to report all other ECC counts.
+    /// Requires [`InforomObject::ECC`] version 2.0 or higher to report aggregate location-based ECC counts.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher to report all other ECC counts.
     /// Requires ECC Mode to be enabled.
     ///
     /// Detailed errors provide separate ECC counts for specific parts of the memory system.
     ///
     /// Reports zero for unsupported ECC error counters when a subset of ECC error counters are supported.
     ///
-    /// See `nvmlMemoryErrorType_t` for a description of available bit types.\\n
-    /// See `nvmlEccCounterType_t` for a description of available counter types.\\n
-    /// See `nvmlEccErrorCounts_t` for a description of provided detailed ECC counts.
+    /// See [`MemoryErrorType`] for a description of available bit types.\\n
+    /// See [`EccCounterType`] for a description of available counter types.\\n
+    /// See [`EccErrorCounts`] for a description of provided detailed ECC counts.
     ///
-    /// See also: nvmlDeviceClearEccErrorCounts()
+    /// See also: [`Device::clear_ecc_error_counts`]()
     ///
     /// Returns the specified ECC errors.
     ///
@@ -248,9 +256,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `errorType` or `counterType` is invalid, or `eccCounts` is NULL
+    /// - [`Error::InvalidArgument`] if the device, `error_type` or `counter_type` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDetailedEccErrors` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDetailedEccErrors")]
@@ -268,29 +276,29 @@ impl<'n> Device<'n> {
         ffi::check(
             call!(sym(self.raw, error_type.0, counter_type.0, & mut c_ecc_counts)),
         )?;
-        Ok(EccErrorCounts::from(&c_ecc_counts))
+        Ok(<EccErrorCounts as crate::raw::FromRaw<_>>::from_raw(&c_ecc_counts))
     }
     /// Retrieves the current and pending DRAM Encryption modes for the device.
     ///
     /// For Blackwell ™ or newer fully supported devices.
     /// Only applicable to devices that support DRAM Encryption
-    /// Requires `NVML_INFOROM_DEN` version 1.0 or higher.
+    /// Requires [`InforomObject::DEN`] version 1.0 or higher.
     ///
     /// Changing DRAM Encryption modes requires a reboot. The "pending" DRAM Encryption mode refers to the target mode following
     /// the next reboot.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: nvmlDeviceSetDramEncryptionMode()
+    /// See also: [`Device::set_dram_encryption_mode`]()
     ///
     /// Calls `nvmlDeviceGetDramEncryptionMode`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or either `current` or `pending` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::ArgumentVersionMismatch`] if the argument version is not supported
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDramEncryptionMode` (a driver older than the function)
@@ -298,47 +306,51 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn dram_encryption_mode(&self) -> Result<DramEncryptionMode, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetDramEncryptionMode()?;
-        let mut c_current = sys::nvmlDramEncryptionInfo_v1_t {
-            version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..DramEncryptionInfo {
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_current = {
+            let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &DramEncryptionInfo {
+                    ..Default::default()
+                },
+            );
+            r
         };
-        let mut c_pending = sys::nvmlDramEncryptionInfo_v1_t {
-            version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..DramEncryptionInfo {
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_pending = {
+            let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &DramEncryptionInfo {
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok(DramEncryptionMode {
-            current: DramEncryptionInfo::from(&c_current).encryption_state,
-            pending: DramEncryptionInfo::from(&c_pending).encryption_state,
+            current: <DramEncryptionInfo as crate::raw::FromRaw<_>>::from_raw(&c_current)
+                .encryption_state,
+            pending: <DramEncryptionInfo as crate::raw::FromRaw<_>>::from_raw(&c_pending)
+                .encryption_state,
         })
     }
     /// Retrieves the current and pending ECC modes for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
     /// Only applicable to devices with ECC.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher.
     ///
     /// Changing ECC modes requires a reboot. The "pending" ECC mode refers to the target mode following
     /// the next reboot.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
-    /// See also: nvmlDeviceSetEccMode()
+    /// See also: [`Device::set_ecc_mode`]()
     ///
     /// Calls `nvmlDeviceGetEccMode`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or either `current` or `pending` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEccMode")]
@@ -349,8 +361,8 @@ impl<'n> Device<'n> {
         let mut c_pending: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_current, & mut c_pending)))?;
         Ok(EccMode {
-            current: EnableState(c_current),
-            pending: EnableState(c_pending),
+            current: c_current != 0,
+            pending: c_pending != 0,
         })
     }
     /// Gets the device's memory bus width
@@ -362,9 +374,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `busWidth` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryBusWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryBusWidth")]
     #[inline]
@@ -377,8 +389,8 @@ impl<'n> Device<'n> {
     /// Retrieves the requested memory error counter for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
-    /// Requires `NVML_INFOROM_ECC` version 2.0 or higher to report aggregate location-based memory error counts.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher to report all other memory error counts.
+    /// Requires [`InforomObject::ECC`] version 2.0 or higher to report aggregate location-based memory error counts.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher to report all other memory error counts.
     ///
     /// Only applicable to devices with ECC.
     ///
@@ -389,9 +401,9 @@ impl<'n> Device<'n> {
     /// non-DRAM uncorrectable volatile errors. Querying volatile errors using device
     /// handles is currently not supported.
     ///
-    /// See `nvmlMemoryErrorType_t` for a description of available memory error types.\\n
-    /// See `nvmlEccCounterType_t` for a description of available counter types.\\n
-    /// See `nvmlMemoryLocation_t` for a description of available counter locations.\\n
+    /// See [`MemoryErrorType`] for a description of available memory error types.\\n
+    /// See [`EccCounterType`] for a description of available counter types.\\n
+    /// See [`MemoryLocation`] for a description of available counter locations.\\n
     ///
     /// Returns the ECC counter.
     ///
@@ -406,9 +418,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `bitTyp`,e `counterType` or `locationType` is invalid, or `count` is NULL
+    /// - [`Error::InvalidArgument`] if the device ,e `counter_type`, or `location_type` is invalid
     /// - [`Error::NotSupported`] if the device does not support ECC error reporting in the specified memory
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryErrorCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryErrorCounter")]
@@ -430,7 +442,7 @@ impl<'n> Device<'n> {
         Ok(c_count)
     }
     /// Retrieves the amount of used, free, reserved and total memory available on the device, in bytes.
-    /// nvmlDeviceGetMemoryInfo_v2 accounts separately for reserved memory and includes it in the used memory amount.
+    /// [`Device::memory_info`] accounts separately for reserved memory and includes it in the used memory amount.
     ///
     /// For all products.
     ///
@@ -453,7 +465,7 @@ impl<'n> Device<'n> {
     /// Such actions can result in discrepancies in the accuracy of memory reporting.
     ///
     /// **Note:** On certain SOC platforms, the integrated GPU (iGPU) does not use a dedicated framebuffer
-    /// but instead shares memory with the system. As a result, `NVML_ERROR_NOT_SUPPORTED`
+    /// but instead shares memory with the system. As a result, [`Error::NotSupported`]
     /// will be returned in this case.
     ///
     /// **Note:** In the MPS locality-domain view, this API returns MPS-provided total,
@@ -468,10 +480,11 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `memory` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotSupported`] if video memory is unsupported on the device
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMemoryInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMemoryInfo_v2")]
     #[doc(alias = "nvmlDeviceGetMemoryInfo")]
@@ -486,7 +499,7 @@ impl<'n> Device<'n> {
                     ..Default::default()
                 };
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-                Ok(Memory::from(&c_memory))
+                Ok(<Memory as crate::raw::FromRaw<_>>::from_raw(&c_memory))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -496,15 +509,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<Memory, Error> {
                 let mut c_memory: sys::nvmlMemory_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_memory)))?;
-                Ok({
-                    let o: MemoryV1 = MemoryV1::from(&c_memory);
-                    Memory {
-                        total: o.total.clone(),
-                        free: o.free.clone(),
-                        used: o.used.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(<Memory as crate::raw::FromRaw<_>>::from_raw(&c_memory))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -528,8 +533,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `corrRows`, `uncRows`, `isPending` or `failureOccurred` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or if the device doesn't support this feature
+    /// - [`Error::NotSupported`] if MIG is enabled, or if the device doesn't support this feature
     /// - [`Error::Unknown`] Unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows")]
@@ -561,14 +565,13 @@ impl<'n> Device<'n> {
     ///
     /// For Ampere ™ or newer fully supported devices.
     ///
-    /// Returns: Reference for `nvmlRemappedRowsInfo_v2_t`.
+    /// Returns: Reference for [`RemappedRowsInfo`].
     ///
     /// Calls `nvmlDeviceGetRemappedRows_v2`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `info` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or if the device doesn't support this feature
+    /// - [`Error::NotSupported`] if MIG is enabled, or if the device doesn't support this feature
     /// - [`Error::Unknown`] Unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRemappedRows_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRemappedRows_v2")]
@@ -577,7 +580,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetRemappedRows_v2()?;
         let mut c_info: sys::nvmlRemappedRowsInfo_v2_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(RemappedRowsInfo::from(&c_info))
+        Ok(<RemappedRowsInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Returns the list of retired pages by source, including pages that are pending retirement
     /// The address information provided from this API is the hardware address of the page that was retired.  Note
@@ -595,11 +598,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] if `pageCount` indicates the buffer is not large enough to store all the matching page addresses. `pageCount` is set to the needed size.
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or `addresses` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `cause` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPages` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -634,24 +636,24 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `isPending` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPagesPendingStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetRetiredPagesPendingStatus")]
     #[inline]
-    pub fn retired_pages_pending_status(&self) -> Result<EnableState, Error> {
+    pub fn retired_pages_pending_status(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetRetiredPagesPendingStatus()?;
         let mut c_is_pending: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_is_pending)))?;
-        Ok(EnableState(c_is_pending))
+        Ok(c_is_pending != 0)
     }
     /// Returns the list of retired pages by source, including pages that are pending retirement
     /// The address information provided from this API is the hardware address of the page that was retired.  Note
     /// that this does not match the virtual address used in CUDA, but will match the address information in Xid 63
     ///
-    /// **Note:** nvmlDeviceGetRetiredPages_v2 adds an additional timestamps parameter to return the time of each page's
+    /// **Note:** [`Device::retired_pages_with_timestamps`] adds an additional timestamps parameter to return the time of each page's
     /// retirement. This is supported for Pascal and newer architecture.
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -664,11 +666,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] if `pageCount` indicates the buffer is not large enough to store all the matching page addresses. `pageCount` is set to the needed size.
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `pageCount` is NULL, `cause` is invalid, or `addresses` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `cause` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRetiredPages_v2` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -718,22 +719,22 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetRowRemapperHistogram()?;
         let mut c_values: sys::nvmlRowRemapperHistogramValues_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_values)))?;
-        Ok(RowRemapperHistogramValues::from(&c_values))
+        Ok(<RowRemapperHistogramValues as crate::raw::FromRaw<_>>::from_raw(&c_values))
     }
     /// Set the DRAM Encryption mode for the device.
     ///
     /// For Kepler ™ or newer fully supported devices.
     /// Only applicable to devices that support DRAM Encryption.
-    /// Requires `NVML_INFOROM_DEN` version 1.0 or higher.
+    /// Requires [`InforomObject::DEN`] version 1.0 or higher.
     /// Requires root/admin permissions.
     ///
     /// The DRAM Encryption mode determines whether the GPU enables its DRAM Encryption support.
     ///
     /// This operation takes effect after the next reboot.
     ///
-    /// See `nvmlEnableState_t` for details on available modes.
+    /// See [`EnableState`] for details on available modes.
     ///
-    /// See also: nvmlDeviceGetDramEncryptionMode()
+    /// See also: [`Device::dram_encryption_mode`]()
     ///
     /// # Arguments
     ///
@@ -744,10 +745,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `DRAM` Encryption is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::ArgumentVersionMismatch`] if the argument version is not supported
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetDramEncryptionMode` (a driver older than the function)
@@ -758,9 +759,11 @@ impl<'n> Device<'n> {
         dram_encryption: &DramEncryptionInfo,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetDramEncryptionMode()?;
-        let mut c_dram_encryption = sys::nvmlDramEncryptionInfo_v1_t {
-            version: sys::nvmlDramEncryptionInfo_v1 as _,
-            ..(*dram_encryption).to_raw()
+        let mut c_dram_encryption = {
+            let r: sys::nvmlDramEncryptionInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &(*dram_encryption),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & c_dram_encryption)))?;
         Ok(())
@@ -770,7 +773,7 @@ impl<'n> Device<'n> {
     /// For Ampere ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See `nvmlEccSramErrorStatus_v1_t` for more information on the struct.
+    /// See [`EccSramErrorStatus`] for more information on the struct.
     ///
     /// Returns SRAM ECC error status.
     ///
@@ -778,12 +781,12 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `counters` is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `nvmlEccSramErrorStatus_t` is invalid
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramEccErrorStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSramEccErrorStatus")]
     #[inline]
@@ -794,22 +797,22 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_status)))?;
-        Ok(EccSramErrorStatus::from(&c_status))
+        Ok(<EccSramErrorStatus as crate::raw::FromRaw<_>>::from_raw(&c_status))
     }
     /// Retrieves the total ECC error counts for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
     /// Only applicable to devices with ECC.
-    /// Requires `NVML_INFOROM_ECC` version 1.0 or higher.
+    /// Requires [`InforomObject::ECC`] version 1.0 or higher.
     /// Requires ECC Mode to be enabled.
     ///
     /// The total error count is the sum of errors across each of the separate memory systems, i.e. the total set of
     /// errors across the entire device.
     ///
-    /// See `nvmlMemoryErrorType_t` for a description of available error types.\\n
-    /// See `nvmlEccCounterType_t` for a description of available counter types.
+    /// See [`MemoryErrorType`] for a description of available error types.\\n
+    /// See [`EccCounterType`] for a description of available counter types.
     ///
-    /// See also: nvmlDeviceClearEccErrorCounts()
+    /// See also: [`Device::clear_ecc_error_counts`]()
     ///
     /// Returns the specified ECC errors.
     ///
@@ -823,9 +826,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `errorType` or `counterType` is invalid, or `eccCounts` is NULL
+    /// - [`Error::InvalidArgument`] if the device, `error_type` or `counter_type` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEccErrors` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTotalEccErrors")]
@@ -841,5 +844,28 @@ impl<'n> Device<'n> {
             call!(sym(self.raw, error_type.0, counter_type.0, & mut c_ecc_counts)),
         )?;
         Ok(c_ecc_counts)
+    }
+    ///  The length of the list [`Self::retired_pages`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetRetiredPages`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::retired_pages`]'s.
+    #[doc(alias = "nvmlDeviceGetRetiredPages")]
+    #[inline]
+    pub fn retired_page_count(&self, cause: PageRetirementCause) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetRetiredPages"));
+        if let Ok(sym) = lib.nvmlDeviceGetRetiredPages() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u64>(),
+                |count| call!(sym(self.raw, cause.0, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

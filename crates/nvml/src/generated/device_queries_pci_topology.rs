@@ -63,9 +63,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `bridgeInfo` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if bridge chip not supported on the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBridgeChipInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBridgeChipInfo")]
@@ -74,15 +74,13 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetBridgeChipInfo()?;
         let mut c_bridge_hierarchy: sys::nvmlBridgeChipHierarchy_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_bridge_hierarchy)))?;
-        Ok(BridgeChipHierarchy::from(&c_bridge_hierarchy))
+        Ok(
+            <BridgeChipHierarchy as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_bridge_hierarchy),
+        )
     }
     /// Get the type of the GPU Bus (PCIe, PCI, ...)
-    ///
-    /// return
-    /// - `NVML_SUCCESS`                 if the bus `type` is successfully retrieved
-    /// - `NVML_ERROR_UNINITIALIZED`     if the library has not been successfully initialized
-    /// - `NVML_ERROR_INVALID_ARGUMENT`  if `device` is invalid or `type` is NULL
-    /// - `NVML_ERROR_UNKNOWN`           on any unexpected error
     ///
     /// Returns the PCI Bus type.
     ///
@@ -90,6 +88,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetBusType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetBusType")]
     #[inline]
@@ -107,9 +108,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `serial` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetC2cModeInfoV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetC2cModeInfoV")]
@@ -118,7 +119,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetC2cModeInfoV()?;
         let mut c_c2c_mode_info: sys::nvmlC2cModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_c2c_mode_info)))?;
-        Ok(C2cModeInfo::from(&c_c2c_mode_info))
+        Ok(<C2cModeInfo as crate::raw::FromRaw<_>>::from_raw(&c_c2c_mode_info))
     }
     /// Retrieves the current PCIe link generation
     ///
@@ -131,9 +132,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `currLinkGen` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkGeneration")]
@@ -155,9 +156,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `currLinkWidth` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCurrPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCurrPcieLinkWidth")]
@@ -170,7 +171,7 @@ impl<'n> Device<'n> {
     }
     /// Retrieves GPU fabric information including per-type clique assignments.
     ///
-    /// Returns fabric clique data via `nvmlGpuFabricInfo_v4_t`.
+    /// Returns fabric clique data via [`GpuFabricInfo`].
     /// Each entry in the `cliques` array is a (type, id) pair representing a single
     /// clique assignment. The number of valid entries is given by `numCliques`.
     /// Entries are sorted by ascending type (NVML_GPU_FABRIC_CLIQUE_TYPE_*), then by
@@ -180,11 +181,6 @@ impl<'n> Device<'n> {
     /// On Blackwell and Rubin, Unicast Logical Endpoint and Multicast Logical Endpoint
     /// are additionally reported.
     ///
-    /// \\code
-    /// nvmlGpuFabricInfo_v4_t fabricInfo = {0};
-    /// nvmlReturn_t result = nvmlDeviceGetGpuFabricInfo_v4(device, &fabricInfo);
-    /// \\endcode
-    ///
     /// For Hopper ™ or newer fully supported devices.
     ///
     /// Returns: Information about GPU fabric state including per-type cliques.
@@ -193,8 +189,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] If `device` doesn't support gpu fabric
-    /// - [`Error::InvalidArgument`] If `device` or `gpuFabricInfo` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support gpu fabric
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuFabricInfo_v4` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuFabricInfo_v4")]
     #[doc(alias = "nvmlDeviceGetGpuFabricInfoV")]
@@ -207,7 +203,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_v4_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                Ok(GpuFabricInfo::from(&c_gpu_fabric_info))
+                Ok(
+                    <GpuFabricInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_gpu_fabric_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -221,25 +221,11 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     };
                     ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                    Ok({
-                        let o: GpuFabricInfoV3 = GpuFabricInfoV3::from(
-                            &c_gpu_fabric_info,
-                        );
-                        GpuFabricInfo {
-                            cluster_uuid: o.cluster_uuid.clone(),
-                            status: o.status.clone(),
-                            state: o.state.clone(),
-                            health_mask: o.health_mask.clone(),
-                            health_summary: o.health_summary.clone(),
-                            cliques: vec![
-                                GpuFabricClique { id : o.clique_id as _, r#type :
-                                sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
-                                ..Default::default() }
-                            ],
-                            num_cliques: 1,
-                            ..Default::default()
-                        }
-                    })
+                    Ok(
+                        <GpuFabricInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_gpu_fabric_info),
+                    )
                 })();
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
@@ -254,22 +240,11 @@ impl<'n> Device<'n> {
                         sys::nvmlGpuFabricInfo_v2_t).cast())
                     ),
                 )?;
-                Ok({
-                    let o: GpuFabricInfoV2 = GpuFabricInfoV2::from(&c_gpu_fabric_info);
-                    GpuFabricInfo {
-                        cluster_uuid: o.cluster_uuid.clone(),
-                        status: o.status.clone(),
-                        state: o.state.clone(),
-                        health_mask: o.health_mask.clone(),
-                        cliques: vec![
-                            GpuFabricClique { id : o.clique_id as _, r#type :
-                            sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
-                            ..Default::default() }
-                        ],
-                        num_cliques: 1,
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <GpuFabricInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_gpu_fabric_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -279,21 +254,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GpuFabricInfo, Error> {
                 let mut c_gpu_fabric_info: sys::nvmlGpuFabricInfo_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_gpu_fabric_info)))?;
-                Ok({
-                    let o: GpuFabricInfoV1 = GpuFabricInfoV1::from(&c_gpu_fabric_info);
-                    GpuFabricInfo {
-                        cluster_uuid: o.cluster_uuid.clone(),
-                        status: o.status.clone(),
-                        state: o.state.clone(),
-                        cliques: vec![
-                            GpuFabricClique { id : o.clique_id as _, r#type :
-                            sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
-                            ..Default::default() }
-                        ],
-                        num_cliques: 1,
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <GpuFabricInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_gpu_fabric_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -312,9 +277,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkGenDevice` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuMaxPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuMaxPcieLinkGeneration")]
@@ -334,9 +299,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `irqNum` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetIrqNum` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetIrqNum")]
     #[inline]
@@ -360,9 +325,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkGen` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkGeneration` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxPcieLinkGeneration")]
@@ -387,9 +352,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `maxLinkWidth` is null
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if PCIe link information is not available
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxPcieLinkWidth` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxPcieLinkWidth")]
@@ -415,18 +380,17 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `dev1` or `dev2` are invalid or `onSameBoard` is NULL
     /// - [`Error::NotSupported`] if this check is not supported by the device
-    /// - [`Error::GpuIsLost`] if the either GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the either GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceOnSameBoard` (a driver older than the function)
     #[doc(alias = "nvmlDeviceOnSameBoard")]
     #[inline]
-    pub fn on_same_board(&self, device2: &Device<'_>) -> Result<i32, Error> {
+    pub fn on_same_board(&self, device2: &Device<'_>) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceOnSameBoard()?;
         let mut c_on_same_board: i32 = Default::default();
         ffi::check(call!(sym(self.raw, device2.raw, & mut c_on_same_board)))?;
-        Ok(c_on_same_board)
+        Ok(c_on_same_board != 0)
     }
     /// Retrieve the status for a given p2p capability index between a given pair of GPU
     ///
@@ -445,7 +409,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device1` or `device2` or `p2pIndex` is invalid or `p2pStatus` is NULL
+    /// - [`Error::InvalidArgument`] if the device, `device2` or `p2p_index` is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetP2PStatus` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetP2PStatus")]
@@ -464,7 +428,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// See `nvmlPciInfo_t` for details on the available PCI info.
+    /// See [`PciInfo`] for details on the available PCI info.
     ///
     /// **Note:** In the MPS locality-domain view, this API and its v1 and v2 variants
     /// return the PCI attributes supplied by MPS. Multiple locality domains
@@ -478,8 +442,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pci` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfo_v3` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPciInfo_v3")]
@@ -493,7 +457,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -503,7 +467,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -513,7 +477,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -525,7 +489,7 @@ impl<'n> Device<'n> {
     ///
     /// For all products.
     ///
-    /// See `nvmlPciInfoExt_v1_t` for details on the available PCI info.
+    /// See [`PciInfoExt`] for details on the available PCI info.
     ///
     /// Returns the PCI info.
     ///
@@ -534,9 +498,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pci` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPciInfoExt` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPciInfoExt")]
     #[inline]
@@ -547,7 +512,7 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_pci)))?;
-        Ok(PciInfoExt::from(&c_pci))
+        Ok(<PciInfoExt as crate::raw::FromRaw<_>>::from_raw(&c_pci))
     }
     /// Gets the device's PCIE Max Link speed in MBPS
     ///
@@ -558,9 +523,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `maxSpeed` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieLinkMaxSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieLinkMaxSpeed")]
     #[inline]
@@ -581,9 +546,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `value` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieReplayCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieReplayCounter")]
@@ -603,7 +568,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pcieSpeed` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support PCIe speed getting
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieSpeed` (a driver older than the function)
@@ -627,16 +592,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `counter`: The specific counter that should be queried `nvmlPcieUtilCounter_t`
+    /// * `counter`: The specific counter that should be queried [`PcieUtilCounter`]
     ///
     /// Calls `nvmlDeviceGetPcieThroughput`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `counter` is invalid, or `value` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `counter` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPcieThroughput` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPcieThroughput")]
@@ -651,7 +616,7 @@ impl<'n> Device<'n> {
     /// For all products.
     /// Supported on Linux only.
     ///
-    /// Returns a `nvmlGpuTopologyLevel_t` that gives the path type.
+    /// Returns a [`GpuTopologyLevel`] that gives the path type.
     ///
     /// # Arguments
     ///
@@ -661,8 +626,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device1`, or `device2` is invalid, or `pathInfo` is NULL
-    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::InvalidArgument`] if the device or `device2` is invalid
+    /// - [`Error::NotSupported`] if the device, or OS does not support this feature
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyCommonAncestor` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTopologyCommonAncestor")]
@@ -684,14 +649,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `level`: The `nvmlGpuTopologyLevel_t` level to search for other GPUs
+    /// * `level`: The [`GpuTopologyLevel`] level to search for other GPUs
     ///
     /// Calls `nvmlDeviceGetTopologyNearestGpus`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device`, `level`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
-    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::NotSupported`] if the device, or OS does not support this feature
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTopologyNearestGpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -722,5 +686,33 @@ impl<'n> Device<'n> {
                 .map(|e| Device::wrap((*e), self.nvml.clone()))
                 .collect::<Vec<_>>(),
         )
+    }
+    ///  The length of the list [`Self::topology_nearest_gpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetTopologyNearestGpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::topology_nearest_gpus`]'s.
+    #[doc(alias = "nvmlDeviceGetTopologyNearestGpus")]
+    #[inline]
+    pub fn topology_nearest_gpu_count(
+        &self,
+        level: GpuTopologyLevel,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetTopologyNearestGpus"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetTopologyNearestGpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+                |count| call!(sym(self.raw, level.0, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

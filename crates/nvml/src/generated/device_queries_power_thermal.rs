@@ -53,32 +53,33 @@ use super::*;
 /// Structure used to encapsulate temperature info
 ///
 /// The safe form of `nvmlTemperature_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlTemperature_t")]
 #[doc(alias = "nvmlTemperature_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Temperature {
     pub sensor_type: TemperatureSensors,
     pub temperature: i32,
 }
-impl Temperature {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlTemperature_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlTemperature_v1_t {
+impl crate::raw::FromRaw<sys::nvmlTemperature_v1_t> for Temperature {
+    fn from_raw(r: &sys::nvmlTemperature_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        Temperature {
+            sensor_type: TemperatureSensors(r.sensorType),
+            temperature: r.temperature,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlTemperature_v1_t> for Temperature {
+    fn to_raw(&self) -> sys::nvmlTemperature_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlTemperature_v1_t::default();
         r.version = sys::nvmlTemperature_v1 as _;
         r.sensorType = self.sensor_type.0;
         r.temperature = self.temperature;
         r
-    }
-}
-impl From<&sys::nvmlTemperature_v1_t> for Temperature {
-    fn from(r: &sys::nvmlTemperature_v1_t) -> Self {
-        Temperature {
-            sensor_type: TemperatureSensors(r.sensorType),
-            temperature: r.temperature,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -93,7 +94,8 @@ impl serde::Serialize for Temperature {
     }
 }
 /// What `nvmlDeviceGetMinMaxFanSpeed` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MinMaxFanSpeed {
     /// The minimum speed allowed to set
     pub min_speed: u32,
@@ -111,11 +113,12 @@ impl serde::Serialize for MinMaxFanSpeed {
     }
 }
 /// What `nvmlDeviceGetPowerManagementLimitConstraints` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerManagementLimitConstraints {
-    /// Reference in which to return the minimum power management limit in milliwatts
+    /// The minimum power management limit in milliwatts
     pub min_limit: u32,
-    /// Reference in which to return the maximum power management limit in milliwatts
+    /// The maximum power management limit in milliwatts
     pub max_limit: u32,
 }
 #[cfg(feature = "serde")]
@@ -131,14 +134,14 @@ impl serde::Serialize for PowerManagementLimitConstraints {
 impl<'n> Device<'n> {
     /// Retrieves Adaptive TGP Mode state and telemetry for a GPU.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
     /// Populates `info` with the in-band request, out-of-band enablement status, out-of-band
     /// override status, arbitrated enablement state, and adjusted TGP power limit. The adjusted TGP
     /// power is valid only when feature is enabled.
-    /// See `nvmlAdaptiveTgpModeInfo_v1_t` for field details.
+    /// See [`AdaptiveTgpModeInfo`] for field details.
     ///
-    /// See also: nvmlDeviceSetAdaptiveTgpMode_v1()
+    /// See also: [`Device::set_adaptive_tgp_mode`]()
     ///
     /// Returns the Adaptive TGP Mode information.
     ///
@@ -147,9 +150,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `info` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support Adaptive TGP Mode
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetAdaptiveTgpModeInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetAdaptiveTgpModeInfo_v1")]
@@ -158,13 +161,13 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetAdaptiveTgpModeInfo_v1()?;
         let mut c_info: sys::nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(AdaptiveTgpModeInfo::from(&c_info))
+        Ok(<AdaptiveTgpModeInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Retrieves the cooler's information.
     /// Returns a cooler's control signal characteristics.  The possible types are restricted, Variable and Toggle.
-    /// See `nvmlCoolerControl_t` for details on available signal types.
+    /// See [`CoolerControl`] for details on available signal types.
     /// Returns objects that cooler cools. Targets may be GPU, Memory, Power Supply or All of these.
-    /// See `nvmlCoolerTarget_t` for details on available targets.
+    /// See [`CoolerTarget`] for details on available targets.
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
@@ -178,29 +181,30 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, `signalType` or `target` is NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the `device` does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCoolerInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCoolerInfo")]
     #[inline]
     pub fn cooler_info(&self, index: u32) -> Result<CoolerInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetCoolerInfo()?;
-        let mut c_cooler_info = sys::nvmlCoolerInfo_v1_t {
-            version: sys::nvmlCoolerInfo_v1 as _,
-            ..CoolerInfo {
-                index: index,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_cooler_info = {
+            let r: sys::nvmlCoolerInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &CoolerInfo {
+                    index: index,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_cooler_info)))?;
-        Ok(CoolerInfo::from(&c_cooler_info))
+        Ok(<CoolerInfo as crate::raw::FromRaw<_>>::from_raw(&c_cooler_info))
     }
     /// Get the effective power limit that the driver enforces after taking into account all limiters
     ///
-    /// Note: This can be different from the `nvmlDeviceGetPowerManagementLimit` if other limits are set elsewhere
+    /// Note: This can be different from the [`Device::power_management_limit`] if other limits are set elsewhere
     /// This includes the out of band power limit interface
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -212,9 +216,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `limit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEnforcedPowerLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEnforcedPowerLimit")]
@@ -242,8 +246,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `policy` is null or the `fan` given doesn't reference a fan that exists.
-    /// - [`Error::NotSupported`] if the `device` is older than Maxwell
+    /// - [`Error::InvalidArgument`] if the device is invalid, or the `fan` given doesn't reference a fan that exists
+    /// - [`Error::NotSupported`] if the the device is older than Maxwell
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanControlPolicy_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanControlPolicy_v2")]
@@ -271,9 +275,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `speed` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not have a fan
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeed")]
@@ -306,9 +310,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `fan` is not an acceptable index
+    /// - [`Error::NotSupported`] if the device does not have a fan, or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeed_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeed_v2")]
@@ -338,25 +342,26 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
-    /// - [`Error::NotSupported`] If the `device` does not support this feature
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
+    /// - [`Error::NotSupported`] if the the device does not support this feature
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFanSpeedRPM` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFanSpeedRPM")]
     #[inline]
     pub fn fan_speed_rpm(&self, fan: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetFanSpeedRPM()?;
-        let mut c_fan_speed = sys::nvmlFanSpeedInfo_v1_t {
-            version: sys::nvmlFanSpeedInfo_v1 as _,
-            ..FanSpeedInfo {
-                fan: fan,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_fan_speed = {
+            let r: sys::nvmlFanSpeedInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &FanSpeedInfo {
+                    fan: fan,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_fan_speed)))?;
-        Ok(FanSpeedInfo::from(&c_fan_speed).speed)
+        Ok(<FanSpeedInfo as crate::raw::FromRaw<_>>::from_raw(&c_fan_speed).speed)
     }
     /// Retrieves the thermal margin temperature (distance to nearest slowdown threshold).
     ///
@@ -367,8 +372,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::NotSupported`] if request is not supported on the current platform
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `temperature` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::ArgumentVersionMismatch`] if the right versioned structure is not used
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMarginTemperature` (a driver older than the function)
@@ -376,15 +381,19 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn margin_temperature(&self) -> Result<i32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetMarginTemperature()?;
-        let mut c_margin_temp_info = sys::nvmlMarginTemperature_v1_t {
-            version: sys::nvmlMarginTemperature_v1 as _,
-            ..MarginTemperature {
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_margin_temp_info = {
+            let r: sys::nvmlMarginTemperature_v1_t = crate::raw::ToRaw::to_raw(
+                &MarginTemperature {
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_margin_temp_info)))?;
-        Ok(MarginTemperature::from(&c_margin_temp_info).margin_temperature)
+        Ok(
+            <MarginTemperature as crate::raw::FromRaw<_>>::from_raw(&c_margin_temp_info)
+                .margin_temperature,
+        )
     }
     /// Retrieves the min and max fan speed that user can set for the GPU fan.
     ///
@@ -422,9 +431,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `numFans` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not have a fan
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNumFans` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNumFans")]
@@ -447,9 +456,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `defaultLimit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementDefaultLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementDefaultLimit")]
@@ -468,7 +477,7 @@ impl<'n> Device<'n> {
     /// the card's total power draw reaches this limit the power management algorithm kicks in.
     ///
     /// This reading is only available if power management mode is supported.
-    /// See `nvmlDeviceGetPowerManagementMode`.
+    /// See [`Device::power_management_mode`].
     ///
     /// Returns the power management limit in milliwatts.
     ///
@@ -477,9 +486,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `limit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimit` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimit")]
@@ -494,16 +503,16 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceSetPowerManagementLimit
+    /// See also: [`Device::set_power_management_limit`]
     ///
     /// Calls `nvmlDeviceGetPowerManagementLimitConstraints`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `minLimit` or `maxLimit` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementLimitConstraints` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementLimitConstraints")]
@@ -525,16 +534,16 @@ impl<'n> Device<'n> {
     /// Retrieves the power management mode associated with this device.
     ///
     /// For products from the Fermi family.
-    /// - Requires `NVML_INFOROM_POWER` version 3.0 or higher.
+    /// - Requires [`InforomObject::POWER`] version 3.0 or higher.
     ///
     /// For from the Kepler or newer families.
-    /// - Does not require `NVML_INFOROM_POWER` object.
+    /// - Does not require [`InforomObject::POWER`] object.
     ///
     /// This flag indicates whether any power management algorithm is currently active on the device. An
     /// enabled state does not necessarily mean the device is being actively throttled -- only that
     /// that the driver will do so if the appropriate conditions are met.
     ///
-    /// See `nvmlEnableState_t` for details on allowed modes.
+    /// See [`EnableState`] for details on allowed modes.
     ///
     /// Returns the current power management mode.
     ///
@@ -543,19 +552,19 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerManagementMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerManagementMode")]
     #[deprecated(note = "This API has been deprecated.")]
     #[inline]
-    pub fn power_management_mode(&self) -> Result<EnableState, Error> {
+    pub fn power_management_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerManagementMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Retrieves current power mizer mode on this device.
     ///
@@ -570,9 +579,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerMizerMode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerMizerMode_v1")]
@@ -581,7 +590,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetPowerMizerMode_v1()?;
         let mut c_power_mizer_mode: sys::nvmlDevicePowerMizerModes_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_power_mizer_mode)))?;
-        Ok(DevicePowerMizerModes::from(&c_power_mizer_mode))
+        Ok(
+            <DevicePowerMizerModes as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_power_mizer_mode),
+        )
     }
     /// Gets the devices power source
     ///
@@ -592,9 +605,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `powerSource` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerSource` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerSource")]
     #[inline]
@@ -604,13 +617,13 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, & mut c_power_source)))?;
         Ok(PowerSource::from_bits_retain(c_power_source as _))
     }
-    /// **Deprecated:** Use `nvmlDeviceGetPerformanceState`. This function exposes an incorrect generalization.
+    /// **Deprecated:** Use [`Device::performance_state`]. This function exposes an incorrect generalization.
     ///
     /// Retrieve the current performance state for the device.
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlPstates_t` for details on allowed performance states.
+    /// See [`Pstates`] for details on allowed performance states.
     ///
     /// Returns the performance state reading.
     ///
@@ -619,9 +632,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pState` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerState")]
@@ -643,10 +656,10 @@ impl<'n> Device<'n> {
     /// (except GA100) or newer GPUs, the API returns power averaged over 1 sec interval. On GA100 and
     /// older architectures, instantaneous power is returned.
     ///
-    /// See `NVML_FI_DEV_POWER_AVERAGE` and `NVML_FI_DEV_POWER_INSTANT` to query specific power
+    /// See [`FieldId::DEV_POWER_AVERAGE`] and [`FieldId::DEV_POWER_INSTANT`] to query specific power
     /// values.
     ///
-    /// It is only available if power management mode is supported. See `nvmlDeviceGetPowerManagementMode`.
+    /// It is only available if power management mode is supported. See [`Device::power_management_mode`].
     ///
     /// Returns the power usage information.
     ///
@@ -655,9 +668,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `power` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support power readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPowerUsage` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetPowerUsage")]
@@ -670,36 +683,36 @@ impl<'n> Device<'n> {
     }
     /// Request to enable or disable Adaptive TGP Mode for a GPU.
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     /// Requires root/admin privileges.
     ///
     /// Adaptive TGP Mode assigns tailored power budgets to two binned GPU parts within the same
     /// module, reducing node-to-node and rack-to-rack performance variation.
     /// An out-of-band administrator policy may override the in-band request;
-    /// use `nvmlDeviceGetAdaptiveTgpModeInfo_v1` to query the arbitrated state.
+    /// use [`Device::adaptive_tgp_mode_info`] to query the arbitrated state.
     ///
-    /// See also: nvmlDeviceGetAdaptiveTgpModeInfo_v1()
+    /// See also: [`Device::adaptive_tgp_mode_info`]()
     ///
     /// # Arguments
     ///
-    /// * `mode`: NVML_FEATURE_ENABLED or NVML_FEATURE_DISABLED
+    /// * `mode`: `true` or `false`
     ///
     /// Calls `nvmlDeviceSetAdaptiveTgpMode_v1`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `mode` is not a valid `nvmlEnableState_t`
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `mode` is not a valid [`EnableState`]
     /// - [`Error::NotSupported`] if the device does not support Adaptive TGP Mode
     /// - [`Error::NoPermission`] if the caller lacks root/admin privileges
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetAdaptiveTgpMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetAdaptiveTgpMode_v1")]
     #[inline]
-    pub fn set_adaptive_tgp_mode(&self, mode: EnableState) -> Result<(), Error> {
+    pub fn set_adaptive_tgp_mode(&self, mode: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetAdaptiveTgpMode_v1()?;
-        ffi::check(call!(sym(self.raw, mode.0)))?;
+        ffi::check(call!(sym(self.raw, mode as _)))?;
         Ok(())
     }
     /// Set new power limit of this device.
@@ -707,24 +720,24 @@ impl<'n> Device<'n> {
     /// For Kepler ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// See `nvmlDeviceGetPowerManagementLimitConstraints` to check the allowed ranges of values.
+    /// See [`Device::power_management_limit_constraints`] to check the allowed ranges of values.
     ///
-    /// See `nvmlPowerValue_v2_t` for more information on the struct.
+    /// See [`PowerValue`] for more information on the struct.
     ///
     /// **Note:** Limit is not persistent across reboots or driver unloads.
     /// Enable persistent mode to prevent driver from unloading when no application is using the device.
     ///
-    /// This API replaces nvmlDeviceSetPowerManagementLimit. It can be used as a drop-in replacement for the older version.
+    /// This API replaces [`Device::set_power_management_limit`]. It can be used as a drop-in replacement for the older version.
     ///
-    /// See also: NVML_FI_DEV_POWER_AVERAGE
+    /// See also: [`FieldId::DEV_POWER_AVERAGE`]
     ///
-    /// See also: NVML_FI_DEV_POWER_INSTANT
+    /// See also: [`FieldId::DEV_POWER_INSTANT`]
     ///
-    /// See also: NVML_FI_DEV_POWER_MIN_LIMIT
+    /// See also: [`FieldId::DEV_POWER_MIN_LIMIT`]
     ///
-    /// See also: NVML_FI_DEV_POWER_MAX_LIMIT
+    /// See also: [`FieldId::DEV_POWER_MAX_LIMIT`]
     ///
-    /// See also: NVML_FI_DEV_POWER_CURRENT_LIMIT
+    /// See also: [`FieldId::DEV_POWER_CURRENT_LIMIT`]
     ///
     /// # Arguments
     ///
@@ -735,10 +748,11 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerValue` is NULL or contains invalid values
+    /// - [`Error::InvalidArgument`] if the device is invalid, or contains invalid values
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerManagementLimit_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerManagementLimit_v2")]
     #[inline]
@@ -747,9 +761,9 @@ impl<'n> Device<'n> {
         power_value: &PowerValue,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerManagementLimit_v2()?;
-        let mut c_power_value = sys::nvmlPowerValue_v2_t {
-            version: sys::nvmlPowerValue_v2 as _,
-            ..(*power_value).to_raw()
+        let mut c_power_value = {
+            let r: sys::nvmlPowerValue_v2_t = crate::raw::ToRaw::to_raw(&(*power_value));
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_power_value)))?;
         Ok(())
@@ -767,9 +781,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `powerMizerMode` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support powerMizerMode readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetPowerMizerMode_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetPowerMizerMode_v1")]
@@ -779,17 +793,22 @@ impl<'n> Device<'n> {
         power_mizer_mode: &DevicePowerMizerModes,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetPowerMizerMode_v1()?;
-        let mut c_power_mizer_mode = (*power_mizer_mode).to_raw();
+        let mut c_power_mizer_mode = {
+            let r: sys::nvmlDevicePowerMizerModes_v1_t = crate::raw::ToRaw::to_raw(
+                &(*power_mizer_mode),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_power_mizer_mode)))?;
         Ok(())
     }
     /// Retrieves the intended target speed of the device's specified fan.
     ///
     /// Normally, the driver dynamically adjusts the fan based on
-    /// the needs of the GPU.  But when user set fan speed using nvmlDeviceSetFanSpeed_v2,
+    /// the needs of the GPU.  But when user set fan speed using [`Device::set_fan_speed`],
     /// the driver will attempt to make the fan achieve the setting in
-    /// nvmlDeviceSetFanSpeed_v2.  The actual current speed of the fan
-    /// is reported in nvmlDeviceGetFanSpeed_v2.
+    /// [`Device::set_fan_speed`].  The actual current speed of the fan
+    /// is reported in [`Device::fan_speed_of`].
     ///
     /// For all discrete products with dedicated fans.
     ///
@@ -807,9 +826,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `fan` is not an acceptable index, or `speed` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a fan or is newer than Maxwell
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `fan` is not an acceptable index
+    /// - [`Error::NotSupported`] if the device does not have a fan, or is newer than Maxwell
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTargetFanSpeed` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTargetFanSpeed")]
@@ -826,7 +845,7 @@ impl<'n> Device<'n> {
     ///
     /// Note: This API reports the current GPU temperature rounded to a whole degree Celsius.
     /// For the current GPU temperature at higher precision, use
-    /// `nvmlDeviceGetFieldValues` with the `NVML_FI_DEV_GPU_TEMP` field, which returns the
+    /// [`Device::field_values`] with the [`FieldId::DEV_GPU_TEMP`] field, which returns the
     /// temperature in degrees C as a double value.
     ///
     /// Calls the newest of `nvmlDeviceGetTemperatureV`, `nvmlDeviceGetTemperature` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
@@ -834,10 +853,11 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `sensorType` is invalid or `temp` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not have the specified sensor
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureV")]
     #[doc(alias = "nvmlDeviceGetTemperature")]
@@ -847,16 +867,20 @@ impl<'n> Device<'n> {
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetTemperatureV"));
         if let Ok(sym) = lib.nvmlDeviceGetTemperatureV() {
             match (|| -> Result<i32, Error> {
-                let mut c_temperature = sys::nvmlTemperature_v1_t {
-                    version: sys::nvmlTemperature_v1 as _,
-                    ..Temperature {
-                        sensor_type: sensor_type,
-                        ..Default::default()
-                    }
-                        .to_raw()
+                let mut c_temperature = {
+                    let r: sys::nvmlTemperature_v1_t = crate::raw::ToRaw::to_raw(
+                        &Temperature {
+                            sensor_type: sensor_type,
+                            ..Default::default()
+                        },
+                    );
+                    r
                 };
                 ffi::check(call!(sym(self.raw, & mut c_temperature)))?;
-                Ok(Temperature::from(&c_temperature).temperature)
+                Ok(
+                    <Temperature as crate::raw::FromRaw<_>>::from_raw(&c_temperature)
+                        .temperature,
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -882,14 +906,14 @@ impl<'n> Device<'n> {
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
-    /// See `nvmlTemperatureThresholds_t` for details on available temperature thresholds.
+    /// See [`TemperatureThresholds`] for details on available temperature thresholds.
     ///
     /// Note: This API is no longer the preferred interface for retrieving the following temperature thresholds
-    /// on Ada and later architectures: NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
-    /// NVML_TEMPERATURE_THRESHOLD_MEM_MAX and NVML_TEMPERATURE_THRESHOLD_GPU_MAX.
+    /// on Ada and later architectures: [`TemperatureThresholds::SHUTDOWN`], [`TemperatureThresholds::SLOWDOWN`],
+    /// [`TemperatureThresholds::MEM_MAX`] and [`TemperatureThresholds::GPU_MAX`].
     ///
     /// Support for reading these temperature thresholds for Ada and later architectures would be removed from this
-    /// API in future releases. Please use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
+    /// API in future releases. Please use [`Device::field_values`] with NVML_FI_DEV_TEMPERATURE_* fields to retrieve
     /// temperature thresholds on these architectures.
     ///
     /// Returns the temperature reading.
@@ -903,9 +927,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `thresholdType` is invalid or `temp` is NULL
-    /// - [`Error::NotSupported`] if the device does not have a temperature sensor or is unsupported
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `threshold_type` is invalid
+    /// - [`Error::NotSupported`] if the device does not have a temperature sensor, or is unsupported
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTemperatureThreshold` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTemperatureThreshold")]
@@ -932,9 +956,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pThermalSettings` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetThermalSettings` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetThermalSettings")]
@@ -946,7 +970,11 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetThermalSettings()?;
         let mut c_p_thermal_settings: sys::nvmlGpuThermalSettings_t = Default::default();
         ffi::check(call!(sym(self.raw, sensor_index, & mut c_p_thermal_settings)))?;
-        Ok(GpuThermalSettings::from(&c_p_thermal_settings))
+        Ok(
+            <GpuThermalSettings as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_thermal_settings),
+        )
     }
     /// Retrieves total energy consumption for this GPU in millijoules (mJ) since the driver was last reloaded
     ///
@@ -959,9 +987,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `energy` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support energy readings
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetTotalEnergyConsumption` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetTotalEnergyConsumption")]

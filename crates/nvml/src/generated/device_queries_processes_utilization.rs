@@ -51,11 +51,12 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlDeviceGetDecoderUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DecoderUtilization {
-    /// Reference to an unsigned int for decoder utilization info
+    /// Decoder utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -69,13 +70,14 @@ impl serde::Serialize for DecoderUtilization {
     }
 }
 /// What `nvmlDeviceGetEncoderStats` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EncoderStats {
-    /// Reference to an unsigned int for count of active encoder sessions
+    /// Count of active encoder sessions
     pub session_count: u32,
-    /// Reference to an unsigned int for trailing average FPS of all active sessions
+    /// Trailing average FPS of all active sessions
     pub average_fps: u32,
-    /// Reference to an unsigned int for encode latency in microseconds
+    /// Encode latency in microseconds
     pub average_latency: u32,
 }
 #[cfg(feature = "serde")]
@@ -90,11 +92,12 @@ impl serde::Serialize for EncoderStats {
     }
 }
 /// What `nvmlDeviceGetEncoderUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EncoderUtilization {
-    /// Reference to an unsigned int for encoder utilization info
+    /// Encoder utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -108,11 +111,12 @@ impl serde::Serialize for EncoderUtilization {
     }
 }
 /// What `nvmlDeviceGetJpgUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct JpgUtilization {
-    /// Reference to an unsigned int for jpg utilization info
+    /// Jpg utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -126,11 +130,12 @@ impl serde::Serialize for JpgUtilization {
     }
 }
 /// What `nvmlDeviceGetOfaUtilization` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct OfaUtilization {
-    /// Reference to an unsigned int for ofa utilization info
+    /// Ofa utilization info
     pub utilization: u32,
-    /// Reference to an unsigned int for the sampling period in US
+    /// The sampling period in US
     pub sampling_period_us: u32,
 }
 #[cfg(feature = "serde")]
@@ -152,7 +157,7 @@ impl<'n> Device<'n> {
     /// active context). Any graphics applications (e.g. using OpenGL, DirectX) won't be listed by this function.
     ///
     /// To query the current number of running compute processes, call this function with *infoCount = 0. The
-    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if none are running. For this call
+    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
     /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
@@ -165,7 +170,7 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// See also: `nvmlSystemGetProcessName`
+    /// See also: [`Nvml::process_name`]
     ///
     /// Returns the process information.
     ///
@@ -174,11 +179,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -210,7 +214,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -237,7 +243,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -264,16 +272,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| {
-                            let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
-                            ProcessInfo {
-                                pid: o.pid.clone(),
-                                used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: None,
-                                compute_instance_id: None,
-                                ..Default::default()
-                            }
-                        })
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -294,9 +295,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDecoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetDecoderUtilization")]
@@ -328,9 +329,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `encoderCapacity` is NULL, or `device` or `encoderQueryType` are invalid
-    /// - [`Error::NotSupported`] if device does not support the encoder specified in `encodeQueryType`
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if or the device, or `encoder_query_type` is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderCapacity")]
@@ -353,7 +353,7 @@ impl<'n> Device<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlEncoderSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`EncoderSessionInfo`] array required in `sessionCount`.
     /// To query the number of active encoder sessions, call this function with *sessionCount = 0.  The code will return
     /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
@@ -366,10 +366,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL.
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -394,7 +392,7 @@ impl<'n> Device<'n> {
             c_session_infos
                 .iter()
                 .take(n)
-                .map(|e| EncoderSessionInfo::from(&(*e)))
+                .map(|e| <EncoderSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -407,8 +405,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `sessionCount`, or `device` or `averageFps`, or `averageLatency` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderStats")]
@@ -441,9 +438,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetEncoderUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetEncoderUtilization")]
@@ -467,7 +464,7 @@ impl<'n> Device<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlFBCSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`FBCSessionInfo`] array required in `sessionCount`.
     /// To query the number of active FBC sessions, call this function with *sessionCount = 0.  The code will return
     /// NVML_SUCCESS with number of active FBC sessions updated in *sessionCount.
     ///
@@ -483,9 +480,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL.
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -510,7 +505,7 @@ impl<'n> Device<'n> {
             c_session_info
                 .iter()
                 .take(n)
-                .map(|e| FBCSessionInfo::from(&(*e)))
+                .map(|e| <FBCSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -518,15 +513,14 @@ impl<'n> Device<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns nvmlFBCStats_t structure containing NvFBC stats.
+    /// Returns [`FBCStats`] structure containing NvFBC stats.
     ///
     /// Calls `nvmlDeviceGetFBCStats`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `fbcStats` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFBCStats` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetFBCStats")]
@@ -535,7 +529,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_fbc_stats)))?;
-        Ok(FBCStats::from(&c_fbc_stats))
+        Ok(<FBCStats as crate::raw::FromRaw<_>>::from_raw(&c_fbc_stats))
     }
     /// Get information about processes with a graphics context on a device
     ///
@@ -545,7 +539,7 @@ impl<'n> Device<'n> {
     /// (eg. applications using OpenGL, DirectX)
     ///
     /// To query the current number of running graphics processes, call this function with *infoCount = 0. The
-    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if none are running. For this call
+    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
     /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
@@ -558,7 +552,7 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// See also: `nvmlSystemGetProcessName`
+    /// See also: [`Nvml::process_name`]
     ///
     /// Returns the process information.
     ///
@@ -567,11 +561,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGraphicsRunningProcesses_v3` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -603,7 +596,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -630,7 +625,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -657,16 +654,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| {
-                            let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
-                            ProcessInfo {
-                                pid: o.pid.clone(),
-                                used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: None,
-                                compute_instance_id: None,
-                                ..Default::default()
-                            }
-                        })
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -687,9 +677,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetJpgUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetJpgUtilization")]
@@ -715,7 +705,7 @@ impl<'n> Device<'n> {
     /// this function.
     ///
     /// To query the current number of running compute processes, call this function with *infoCount = 0. The
-    /// return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if none are running. For this call
+    /// return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if none are running. For this call
     /// `infos` is allowed to be NULL.
     ///
     /// The usedGpuMemory field returned is all of the memory used by the application.
@@ -728,7 +718,7 @@ impl<'n> Device<'n> {
     /// specific MIG device handles.
     /// Querying per-instance information using MIG device handles is not supported if the device is in vGPU Host virtualization mode.
     ///
-    /// See also: `nvmlSystemGetProcessName`
+    /// See also: [`Nvml::process_name`]
     ///
     /// Returns the process information.
     ///
@@ -737,10 +727,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `infoCount` indicates that the `infos` array is too small `infoCount` will contain minimal amount of space necessary for the call to complete
-    /// - [`Error::InvalidArgument`] if `device` is invalid, either of `infoCount` or `infos` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMPSComputeRunningProcesses_v3` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -772,7 +761,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -799,7 +790,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| ProcessInfo::from(&(*e)))
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -826,16 +819,9 @@ impl<'n> Device<'n> {
                     c_infos
                         .iter()
                         .take(n)
-                        .map(|e| {
-                            let o: ProcessInfoV1 = ProcessInfoV1::from(&(*e));
-                            ProcessInfo {
-                                pid: o.pid.clone(),
-                                used_gpu_memory: o.used_gpu_memory.clone(),
-                                gpu_instance_id: None,
-                                compute_instance_id: None,
-                                ..Default::default()
-                            }
-                        })
+                        .map(|e| <ProcessInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -856,9 +842,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetOfaUtilization` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetOfaUtilization")]
@@ -877,9 +863,9 @@ impl<'n> Device<'n> {
     }
     /// Get Performance Metric samples
     ///
-    /// See `nvmlPerfMetricsSamples_v1_t` for more information on the struct.
+    /// See [`PerfMetricsSamples`] for more information on the struct.
     ///
-    /// Returns `nvmlPerfMetricsSamples_v1_t`.
+    /// Returns [`PerfMetricsSamples`].
     ///
     /// Calls `nvmlDevicePerfMetricsGetSamples_v1`.
     ///
@@ -893,7 +879,7 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDevicePerfMetricsGetSamples_v1()?;
         let mut c_samples: sys::nvmlPerfMetricsSamples_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_samples)))?;
-        Ok(PerfMetricsSamples::from(&c_samples))
+        Ok(<PerfMetricsSamples as crate::raw::FromRaw<_>>::from_raw(&c_samples))
     }
     /// Retrieves the current utilization and process ID
     ///
@@ -903,12 +889,12 @@ impl<'n> Device<'n> {
     /// Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer pointed at
     /// by `utilization`. One utilization sample structure is returned per process running, that had some non-zero utilization
     /// during the last sample period. It includes the CPU timestamp at which  the samples were recorded. Individual utilization values
-    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, NVML_ERROR_NOT_FOUND
+    /// are returned as "unsigned int" values. If no valid sample entries are found since the lastSeenTimeStamp, [`Error::NotFound`]
     /// is returned.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
     /// `utilization` set to NULL. The caller should allocate a buffer of size
-    /// processSamplesCount * sizeof(nvmlProcessUtilizationSample_t). Invoke the function again with the allocated buffer passed
+    /// processSamplesCount * sizeof([`ProcessUtilizationSample`]). Invoke the function again with the allocated buffer passed
     /// in `utilization`, and `processSamplesCount` set to the number of entries the buffer is sized for.
     ///
     /// On successful return, the function updates `processSamplesCount` with the number of process utilization sample
@@ -925,17 +911,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetProcessUtilization`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `utilization` is NULL, or `samplingPeriodUs` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NotFound`] if sample entries are not found
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessUtilization` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -943,7 +929,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn process_utilization(
         &self,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<ProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetProcessUtilization()?;
         let ((mut c_utilization), n) = ffi::fill_counted(
@@ -955,7 +941,7 @@ impl<'n> Device<'n> {
                 ];
                 let code = call!(
                     sym(self.raw, ffi::ptr_or_null(& mut c_utilization), count,
-                    last_seen_time_stamp)
+                    last_seen_time_stamp.unwrap_or(0))
                 );
                 (code, (c_utilization))
             },
@@ -964,7 +950,9 @@ impl<'n> Device<'n> {
             c_utilization
                 .iter()
                 .take(n)
-                .map(|e| ProcessUtilizationSample::from(&(*e)))
+                .map(|e| <ProcessUtilizationSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -979,7 +967,7 @@ impl<'n> Device<'n> {
     ///
     /// To get the size of samples that user needs to allocate, the method is invoked with samples set to NULL.
     /// The returned samplesCount will provide the number of samples that can be queried. The user needs to
-    /// allocate the buffer with size as samplesCount * sizeof(nvmlSample_t).
+    /// allocate the buffer with size as samplesCount * sizeof([`Sample`]).
     ///
     /// lastSeenTimeStamp represents CPU timestamp in microseconds. Set it to 0 to fetch all the samples maintained by the
     /// underlying buffer. Set lastSeenTimeStamp to one of the timeStamps retrieved from the date of the previous query
@@ -989,24 +977,24 @@ impl<'n> Device<'n> {
     /// reference samplesCount is updated to indicate how many samples were actually retrieved. The advantage of using this
     /// method for samples in contrast to polling via existing methods is to get get higher frequency data at lower polling cost.
     ///
-    /// **Note:** On MIG-enabled GPUs, querying the following sample types, NVML_GPU_UTILIZATION_SAMPLES, NVML_MEMORY_UTILIZATION_SAMPLES
-    /// NVML_ENC_UTILIZATION_SAMPLES and NVML_DEC_UTILIZATION_SAMPLES, is not currently supported.
+    /// **Note:** On MIG-enabled GPUs, querying the following sample types, [`SamplingType::GPU_UTILIZATION_SAMPLES`], [`SamplingType::MEMORY_UTILIZATION_SAMPLES`]
+    /// [`SamplingType::ENC_UTILIZATION_SAMPLES`] and [`SamplingType::DEC_UTILIZATION_SAMPLES`], is not currently supported.
     ///
     /// Returns: Reference in which samples are returned.
     ///
     /// # Arguments
     ///
     /// * `type`: Type of sampling event
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetSamples`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `samplesCount` is NULL or reference to `sampleCount` is 0 for non null `samples`
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSamples` (a driver older than the function)
@@ -1016,7 +1004,7 @@ impl<'n> Device<'n> {
     pub fn samples(
         &self,
         r#type: SamplingType,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<Sample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetSamples()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
@@ -1028,7 +1016,7 @@ impl<'n> Device<'n> {
                     Default::default(); capacity as usize
                 ];
                 let code = call!(
-                    sym(self.raw, r#type.0, last_seen_time_stamp, & mut
+                    sym(self.raw, r#type.0, last_seen_time_stamp.unwrap_or(0), & mut
                     c_sample_val_type, count, ffi::ptr_or_null(& mut c_samples))
                 );
                 (code, (c_samples))
@@ -1038,7 +1026,10 @@ impl<'n> Device<'n> {
             c_samples
                 .iter()
                 .take(n)
-                .map(|e| Sample::from_raw(&(*e), ValueType(c_sample_val_type as _)))
+                .map(|e| Sample::from_raw_typed(
+                    &(*e),
+                    ValueType(c_sample_val_type as _),
+                ))
                 .collect::<Vec<_>>(),
         )
     }
@@ -1046,7 +1037,7 @@ impl<'n> Device<'n> {
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See `nvmlUtilization_t` for details on available utilization rates.
+    /// See [`Utilization`] for details on available utilization rates.
     ///
     /// **Note:** During driver initialization when ECC is enabled one can see high GPU and Memory Utilization readings.
     /// This is caused by ECC Memory Scrubbing mechanism that is performed during driver initialization.
@@ -1060,9 +1051,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `utilization` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetUtilizationRates` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetUtilizationRates")]
@@ -1071,6 +1062,187 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetUtilizationRates()?;
         let mut c_utilization: sys::nvmlUtilization_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_utilization)))?;
-        Ok(Utilization::from(&c_utilization))
+        Ok(<Utilization as crate::raw::FromRaw<_>>::from_raw(&c_utilization))
+    }
+    ///  The length of the list [`Self::compute_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetComputeRunningProcesses_v3` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::compute_running_processes`]'s.
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetComputeRunningProcesses")]
+    #[inline]
+    pub fn compute_running_process_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetComputeRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v3() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetComputeRunningProcesses() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::encoder_sessions`]'s.
+    #[doc(alias = "nvmlDeviceGetEncoderSessions")]
+    #[inline]
+    pub fn encoder_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetEncoderSessions"));
+        if let Ok(sym) = lib.nvmlDeviceGetEncoderSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::fbc_sessions`]'s.
+    #[doc(alias = "nvmlDeviceGetFBCSessions")]
+    #[inline]
+    pub fn fbc_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetFBCSessions"));
+        if let Ok(sym) = lib.nvmlDeviceGetFBCSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::graphics_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetGraphicsRunningProcesses_v3` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::graphics_running_processes`]'s.
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetGraphicsRunningProcesses")]
+    #[inline]
+    pub fn graphics_running_process_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGraphicsRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v3() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetGraphicsRunningProcesses() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::mps_compute_running_processes`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetMPSComputeRunningProcesses_v3` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::mps_compute_running_processes`]'s.
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v3")]
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses_v2")]
+    #[doc(alias = "nvmlDeviceGetMPSComputeRunningProcesses")]
+    #[inline]
+    pub fn mps_compute_running_process_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetMPSComputeRunningProcesses_v3"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v3() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v2_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetMPSComputeRunningProcesses() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlProcessInfo_v1_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlBridgeChipType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct BridgeChipType(pub sys::nvmlBridgeChipType_enum);
+pub struct BridgeChipType(pub u32);
 impl BridgeChipType {
     ///
     ///`NVML_BRIDGE_CHIP_PLX`
@@ -75,6 +75,19 @@ impl BridgeChipType {
     }
 }
 open_newtype!(BridgeChipType(u32), signed);
+impl core::fmt::Display for BridgeChipType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_BRIDGE_CHIP_PLX => "PLX",
+                sys::NVML_BRIDGE_CHIP_BRO4 => "BRO4",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Cooler control type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerControl::name`]).
@@ -82,7 +95,7 @@ open_newtype!(BridgeChipType(u32), signed);
 #[doc(alias = "nvmlCoolerControl_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CoolerControl(pub sys::nvmlCoolerControl_enum);
+pub struct CoolerControl(pub u32);
 impl CoolerControl {
     /// This cooler has no control signal.
     ///
@@ -117,6 +130,21 @@ impl CoolerControl {
     }
 }
 open_newtype!(CoolerControl(u32), signed);
+impl core::fmt::Display for CoolerControl {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_COOLER_SIGNAL_NONE => "None",
+                sys::NVML_THERMAL_COOLER_SIGNAL_TOGGLE => "Toggle",
+                sys::NVML_THERMAL_COOLER_SIGNAL_VARIABLE => "Variable",
+                sys::NVML_THERMAL_COOLER_SIGNAL_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Cooler's target
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`CoolerTarget::name`]).
@@ -124,7 +152,7 @@ open_newtype!(CoolerControl(u32), signed);
 #[doc(alias = "nvmlCoolerTarget_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct CoolerTarget(pub sys::nvmlCoolerTarget_enum);
+pub struct CoolerTarget(pub u32);
 impl CoolerTarget {
     /// This cooler cools nothing.
     ///
@@ -165,13 +193,29 @@ impl CoolerTarget {
     }
 }
 open_newtype!(CoolerTarget(u32), signed);
+impl core::fmt::Display for CoolerTarget {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_COOLER_TARGET_NONE => "None",
+                sys::NVML_THERMAL_COOLER_TARGET_GPU => "GPU",
+                sys::NVML_THERMAL_COOLER_TARGET_MEMORY => "Memory",
+                sys::NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY => "Power Supply",
+                sys::NVML_THERMAL_COOLER_TARGET_GPU_RELATED => "GPU Related",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent device addressing mode values
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`DeviceAddressingModeType::name`]).
 #[doc(alias = "nvmlDeviceAddressingModeType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceAddressingModeType(pub sys::nvmlDeviceAddressingModeType_t);
+pub struct DeviceAddressingModeType(pub u32);
 impl DeviceAddressingModeType {
     /// No active mode
     ///
@@ -202,6 +246,20 @@ impl DeviceAddressingModeType {
     }
 }
 open_newtype!(DeviceAddressingModeType(u32), signed);
+impl core::fmt::Display for DeviceAddressingModeType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DEVICE_ADDRESSING_MODE_NONE => "None",
+                sys::NVML_DEVICE_ADDRESSING_MODE_HMM => "HMM",
+                sys::NVML_DEVICE_ADDRESSING_MODE_ATS => "ATS",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents level relationships within a system between two GPUs
 /// The enums are spaced to allow for future relationships
 ///
@@ -210,7 +268,7 @@ open_newtype!(DeviceAddressingModeType(u32), signed);
 #[doc(alias = "nvmlGpuTopologyLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuTopologyLevel(pub sys::nvmlGpuLevel_enum);
+pub struct GpuTopologyLevel(pub u32);
 impl GpuTopologyLevel {
     ///
     ///`NVML_TOPOLOGY_INTERNAL`
@@ -246,13 +304,30 @@ impl GpuTopologyLevel {
     }
 }
 open_newtype!(GpuTopologyLevel(u32), signed);
+impl core::fmt::Display for GpuTopologyLevel {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TOPOLOGY_INTERNAL => "Internal",
+                sys::NVML_TOPOLOGY_SINGLE => "Single",
+                sys::NVML_TOPOLOGY_MULTIPLE => "Multiple",
+                sys::NVML_TOPOLOGY_HOSTBRIDGE => "Hostbridge",
+                sys::NVML_TOPOLOGY_NODE => "Node",
+                sys::NVML_TOPOLOGY_SYSTEM => "System",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PCapsIndex::name`]).
 #[doc(alias = "nvmlGpuP2PCapsIndex_enum")]
 #[doc(alias = "nvmlGpuP2PCapsIndex_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuP2PCapsIndex(pub sys::nvmlGpuP2PCapsIndex_enum);
+pub struct GpuP2PCapsIndex(pub u32);
 impl GpuP2PCapsIndex {
     ///
     ///`NVML_P2P_CAPS_INDEX_READ`
@@ -293,13 +368,30 @@ impl GpuP2PCapsIndex {
     }
 }
 open_newtype!(GpuP2PCapsIndex(u32), signed);
+impl core::fmt::Display for GpuP2PCapsIndex {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_P2P_CAPS_INDEX_READ => "Read",
+                sys::NVML_P2P_CAPS_INDEX_WRITE => "Write",
+                sys::NVML_P2P_CAPS_INDEX_NVLINK => "NVLink",
+                sys::NVML_P2P_CAPS_INDEX_ATOMICS => "Atomics",
+                sys::NVML_P2P_CAPS_INDEX_PCI => "PCI",
+                sys::NVML_P2P_CAPS_INDEX_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuP2PStatus::name`]).
 #[doc(alias = "nvmlGpuP2PStatus_enum")]
 #[doc(alias = "nvmlGpuP2PStatus_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuP2PStatus(pub sys::nvmlGpuP2PStatus_enum);
+pub struct GpuP2PStatus(pub u32);
 impl GpuP2PStatus {
     ///
     ///`NVML_P2P_STATUS_OK`
@@ -354,6 +446,26 @@ impl GpuP2PStatus {
     }
 }
 open_newtype!(GpuP2PStatus(u32), signed);
+impl core::fmt::Display for GpuP2PStatus {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_P2P_STATUS_OK => "OK",
+                sys::NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED => "Chipset Not Suppored",
+                sys::NVML_P2P_STATUS_GPU_NOT_SUPPORTED => "GPU Not Supported",
+                sys::NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED => {
+                    "IOH Topology Not Supported"
+                }
+                sys::NVML_P2P_STATUS_DISABLED_BY_REGKEY => "Disabled BY Regkey",
+                sys::NVML_P2P_STATUS_NOT_SUPPORTED => "Not Supported",
+                sys::NVML_P2P_STATUS_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent NvLink's remote device type
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`IntNvLinkDeviceType::name`]).
@@ -361,7 +473,7 @@ open_newtype!(GpuP2PStatus(u32), signed);
 #[doc(alias = "nvmlIntNvLinkDeviceType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct IntNvLinkDeviceType(pub sys::nvmlIntNvLinkDeviceType_enum);
+pub struct IntNvLinkDeviceType(pub u32);
 impl IntNvLinkDeviceType {
     ///
     ///`NVML_NVLINK_DEVICE_TYPE_GPU`
@@ -395,6 +507,21 @@ impl IntNvLinkDeviceType {
     }
 }
 open_newtype!(IntNvLinkDeviceType(u32), signed);
+impl core::fmt::Display for IntNvLinkDeviceType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_DEVICE_TYPE_GPU => "GPU",
+                sys::NVML_NVLINK_DEVICE_TYPE_IBMNPU => "Ibmnpu",
+                sys::NVML_NVLINK_DEVICE_TYPE_SWITCH => "Switch",
+                sys::NVML_NVLINK_DEVICE_TYPE_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent NvLink queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkCapability::name`]).
@@ -402,7 +529,7 @@ open_newtype!(IntNvLinkDeviceType(u32), signed);
 #[doc(alias = "nvmlNvLinkCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkCapability(pub sys::nvmlNvLinkCapability_enum);
+pub struct NvLinkCapability(pub u32);
 impl NvLinkCapability {
     ///
     ///`NVML_NVLINK_CAP_P2P_SUPPORTED`
@@ -450,6 +577,24 @@ impl NvLinkCapability {
     }
 }
 open_newtype!(NvLinkCapability(u32), signed);
+impl core::fmt::Display for NvLinkCapability {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_CAP_P2P_SUPPORTED => "P2P Supported",
+                sys::NVML_NVLINK_CAP_SYSMEM_ACCESS => "Sysmem Access",
+                sys::NVML_NVLINK_CAP_P2P_ATOMICS => "P2P Atomics",
+                sys::NVML_NVLINK_CAP_SYSMEM_ATOMICS => "Sysmem Atomics",
+                sys::NVML_NVLINK_CAP_SLI_BRIDGE => "SLI Bridge",
+                sys::NVML_NVLINK_CAP_VALID => "Valid",
+                sys::NVML_NVLINK_CAP_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent NvLink queryable error counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkErrorCounter::name`]).
@@ -457,7 +602,7 @@ open_newtype!(NvLinkCapability(u32), signed);
 #[doc(alias = "nvmlNvLinkErrorCounter_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkErrorCounter(pub sys::nvmlNvLinkErrorCounter_enum);
+pub struct NvLinkErrorCounter(pub u32);
 impl NvLinkErrorCounter {
     ///
     ///`NVML_NVLINK_ERROR_DL_REPLAY`
@@ -503,6 +648,23 @@ impl NvLinkErrorCounter {
     }
 }
 open_newtype!(NvLinkErrorCounter(u32), signed);
+impl core::fmt::Display for NvLinkErrorCounter {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_ERROR_DL_REPLAY => "DL Replay",
+                sys::NVML_NVLINK_ERROR_DL_RECOVERY => "DL Recovery",
+                sys::NVML_NVLINK_ERROR_DL_CRC_FLIT => "DL CRC Flit",
+                sys::NVML_NVLINK_ERROR_DL_CRC_DATA => "DL CRC Data",
+                sys::NVML_NVLINK_ERROR_DL_ECC_DATA => "DL ECC Data",
+                sys::NVML_NVLINK_ERROR_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent the NvLink utilization counter packet types to count
 /// ** this is ONLY applicable with the units as packets or bytes
 /// ** as specified in `nvmlNvLinkUtilizationCountUnits_t`
@@ -514,9 +676,7 @@ open_newtype!(NvLinkErrorCounter(u32), signed);
 #[doc(alias = "nvmlNvLinkUtilizationCountPktTypes_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkUtilizationCountPktTypes(
-    pub sys::nvmlNvLinkUtilizationCountPktTypes_enum,
-);
+pub struct NvLinkUtilizationCountPktTypes(pub u32);
 impl NvLinkUtilizationCountPktTypes {
     ///
     ///`NVML_NVLINK_COUNTER_PKTFILTER_NOP`
@@ -580,6 +740,26 @@ impl NvLinkUtilizationCountPktTypes {
     }
 }
 open_newtype!(NvLinkUtilizationCountPktTypes(u32), signed);
+impl core::fmt::Display for NvLinkUtilizationCountPktTypes {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_NOP => "NOP",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_READ => "Read",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_WRITE => "Write",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_RATOM => "Ratom",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_NRATOM => "Nratom",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_FLUSH => "Flush",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_RESPDATA => "Respdata",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_RESPNODATA => "Respnodata",
+                sys::NVML_NVLINK_COUNTER_PKTFILTER_ALL => "All",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent the NvLink utilization counter packet units
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvLinkUtilizationCountUnits::name`]).
@@ -587,7 +767,7 @@ open_newtype!(NvLinkUtilizationCountPktTypes(u32), signed);
 #[doc(alias = "nvmlNvLinkUtilizationCountUnits_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvLinkUtilizationCountUnits(pub sys::nvmlNvLinkUtilizationCountUnits_enum);
+pub struct NvLinkUtilizationCountUnits(pub u32);
 impl NvLinkUtilizationCountUnits {
     ///
     ///`NVML_NVLINK_COUNTER_UNIT_CYCLES`
@@ -627,6 +807,22 @@ impl NvLinkUtilizationCountUnits {
     }
 }
 open_newtype!(NvLinkUtilizationCountUnits(u32), signed);
+impl core::fmt::Display for NvLinkUtilizationCountUnits {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_COUNTER_UNIT_CYCLES => "Cycles",
+                sys::NVML_NVLINK_COUNTER_UNIT_PACKETS => "Packets",
+                sys::NVML_NVLINK_COUNTER_UNIT_BYTES => "Bytes",
+                sys::NVML_NVLINK_COUNTER_UNIT_RESERVED => "Reserved",
+                sys::NVML_NVLINK_COUNTER_UNIT_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the queryable PCIe utilization counters
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieUtilCounter::name`]).
@@ -634,7 +830,7 @@ open_newtype!(NvLinkUtilizationCountUnits(u32), signed);
 #[doc(alias = "nvmlPcieUtilCounter_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieUtilCounter(pub sys::nvmlPcieUtilCounter_enum);
+pub struct PcieUtilCounter(pub u32);
 impl PcieUtilCounter {
     ///
     ///`NVML_PCIE_UTIL_TX_BYTES`
@@ -656,6 +852,20 @@ impl PcieUtilCounter {
     }
 }
 open_newtype!(PcieUtilCounter(u32), signed);
+impl core::fmt::Display for PcieUtilCounter {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PCIE_UTIL_TX_BYTES => "TX Bytes",
+                sys::NVML_PCIE_UTIL_RX_BYTES => "RX Bytes",
+                sys::NVML_PCIE_UTIL_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents type of perf policy for which violation times can be queried
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PerfPolicyType::name`]).
@@ -663,7 +873,7 @@ open_newtype!(PcieUtilCounter(u32), signed);
 #[doc(alias = "nvmlPerfPolicyType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PerfPolicyType(pub sys::nvmlPerfPolicyType_enum);
+pub struct PerfPolicyType(pub u32);
 impl PerfPolicyType {
     /// How long did power violations cause the GPU to be below application clocks
     ///
@@ -729,6 +939,26 @@ impl PerfPolicyType {
     }
 }
 open_newtype!(PerfPolicyType(u32), signed);
+impl core::fmt::Display for PerfPolicyType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PERF_POLICY_POWER => "Power",
+                sys::NVML_PERF_POLICY_THERMAL => "Thermal",
+                sys::NVML_PERF_POLICY_SYNC_BOOST => "Sync Boost",
+                sys::NVML_PERF_POLICY_BOARD_LIMIT => "Board Limit",
+                sys::NVML_PERF_POLICY_LOW_UTILIZATION => "Low Utilization",
+                sys::NVML_PERF_POLICY_RELIABILITY => "Reliability",
+                sys::NVML_PERF_POLICY_TOTAL_APP_CLOCKS => "Total APP Clocks",
+                sys::NVML_PERF_POLICY_TOTAL_BASE_CLOCKS => "Total Base Clocks",
+                sys::NVML_PERF_POLICY_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent process mode.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ProcessMode::name`]).
@@ -736,7 +966,7 @@ open_newtype!(PerfPolicyType(u32), signed);
 #[doc(alias = "nvmlProcessMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ProcessMode(pub sys::nvmlProcessMode_enum);
+pub struct ProcessMode(pub u32);
 impl ProcessMode {
     /// Processes with a compute context
     ///
@@ -771,6 +1001,22 @@ impl ProcessMode {
     }
 }
 open_newtype!(ProcessMode(u32), signed);
+impl core::fmt::Display for ProcessMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PROCESS_MODE_COMPUTE => "Compute",
+                sys::NVML_PROCESS_MODE_GRAPHICS => "Graphics",
+                sys::NVML_PROCESS_MODE_MPS => "MPS",
+                sys::NVML_PROCESS_MODE_ALL => "All",
+                sys::NVML_PROCESS_MODE_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents Type of Sampling Event
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`SamplingType::name`]).
@@ -778,7 +1024,7 @@ open_newtype!(ProcessMode(u32), signed);
 #[doc(alias = "nvmlSamplingType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct SamplingType(pub sys::nvmlSamplingType_enum);
+pub struct SamplingType(pub u32);
 impl SamplingType {
     /// To represent total power drawn by GPU
     ///
@@ -864,13 +1110,35 @@ impl SamplingType {
     }
 }
 open_newtype!(SamplingType(u32), signed);
+impl core::fmt::Display for SamplingType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_TOTAL_POWER_SAMPLES => "Total Power Samples",
+                sys::NVML_GPU_UTILIZATION_SAMPLES => "GPU Utilization Samples",
+                sys::NVML_MEMORY_UTILIZATION_SAMPLES => "Memory Utilization Samples",
+                sys::NVML_ENC_UTILIZATION_SAMPLES => "ENC Utilization Samples",
+                sys::NVML_DEC_UTILIZATION_SAMPLES => "DEC Utilization Samples",
+                sys::NVML_PROCESSOR_CLK_SAMPLES => "Processor CLK Samples",
+                sys::NVML_MEMORY_CLK_SAMPLES => "Memory CLK Samples",
+                sys::NVML_MODULE_POWER_SAMPLES => "Module Power Samples",
+                sys::NVML_JPG_UTILIZATION_SAMPLES => "JPG Utilization Samples",
+                sys::NVML_OFA_UTILIZATION_SAMPLES => "OFA Utilization Samples",
+                sys::NVML_SAMPLINGTYPE_COUNT => "Samplingtype Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the thermal sensor controllers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalController::name`]).
 #[doc(alias = "nvmlThermalController_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ThermalController(pub sys::nvmlThermalController_t);
+pub struct ThermalController(pub i32);
 impl ThermalController {
     ///
     ///`NVML_THERMAL_CONTROLLER_NONE`
@@ -992,13 +1260,43 @@ impl ThermalController {
     }
 }
 open_newtype!(ThermalController(i32), signed);
+impl core::fmt::Display for ThermalController {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_CONTROLLER_NONE => "None",
+                sys::NVML_THERMAL_CONTROLLER_GPU_INTERNAL => "GPU Internal",
+                sys::NVML_THERMAL_CONTROLLER_ADM1032 => "ADM1032",
+                sys::NVML_THERMAL_CONTROLLER_ADT7461 => "ADT7461",
+                sys::NVML_THERMAL_CONTROLLER_MAX6649 => "MAX6649",
+                sys::NVML_THERMAL_CONTROLLER_MAX1617 => "MAX1617",
+                sys::NVML_THERMAL_CONTROLLER_LM99 => "LM99",
+                sys::NVML_THERMAL_CONTROLLER_LM89 => "LM89",
+                sys::NVML_THERMAL_CONTROLLER_LM64 => "LM64",
+                sys::NVML_THERMAL_CONTROLLER_G781 => "G781",
+                sys::NVML_THERMAL_CONTROLLER_ADT7473 => "ADT7473",
+                sys::NVML_THERMAL_CONTROLLER_SBMAX6649 => "SBMAX6649",
+                sys::NVML_THERMAL_CONTROLLER_VBIOSEVT => "Vbiosevt",
+                sys::NVML_THERMAL_CONTROLLER_OS => "OS",
+                sys::NVML_THERMAL_CONTROLLER_NVSYSCON_CANOAS => "Nvsyscon Canoas",
+                sys::NVML_THERMAL_CONTROLLER_NVSYSCON_E551 => "Nvsyscon E551",
+                sys::NVML_THERMAL_CONTROLLER_MAX6649R => "MAX6649R",
+                sys::NVML_THERMAL_CONTROLLER_ADT7473S => "ADT7473S",
+                sys::NVML_THERMAL_CONTROLLER_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the thermal sensor targets
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ThermalTarget::name`]).
 #[doc(alias = "nvmlThermalTarget_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ThermalTarget(pub sys::nvmlThermalTarget_t);
+pub struct ThermalTarget(pub i32);
 impl ThermalTarget {
     ///
     ///`NVML_THERMAL_TARGET_NONE`
@@ -1063,13 +1361,34 @@ impl ThermalTarget {
     }
 }
 open_newtype!(ThermalTarget(i32), signed);
+impl core::fmt::Display for ThermalTarget {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_THERMAL_TARGET_NONE => "None",
+                sys::NVML_THERMAL_TARGET_GPU => "GPU",
+                sys::NVML_THERMAL_TARGET_MEMORY => "Memory",
+                sys::NVML_THERMAL_TARGET_POWER_SUPPLY => "Power Supply",
+                sys::NVML_THERMAL_TARGET_BOARD => "Board",
+                sys::NVML_THERMAL_TARGET_VCD_BOARD => "VCD Board",
+                sys::NVML_THERMAL_TARGET_VCD_INLET => "VCD Inlet",
+                sys::NVML_THERMAL_TARGET_VCD_OUTLET => "VCD Outlet",
+                sys::NVML_THERMAL_TARGET_ALL => "All",
+                sys::NVML_THERMAL_TARGET_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Enum to represent different UUID types
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`UUIDType::name`]).
 #[doc(alias = "nvmlUUIDType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct UUIDType(pub sys::nvmlUUIDType_t);
+pub struct UUIDType(pub u32);
 impl UUIDType {
     /// Undefined type
     ///
@@ -1094,6 +1413,20 @@ impl UUIDType {
     }
 }
 open_newtype!(UUIDType(u32), signed);
+impl core::fmt::Display for UUIDType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_UUID_TYPE_NONE => "None",
+                sys::NVML_UUID_TYPE_ASCII => "Ascii",
+                sys::NVML_UUID_TYPE_BINARY => "Binary",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents the type for sample value returned
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`ValueType::name`]).
@@ -1101,7 +1434,7 @@ open_newtype!(UUIDType(u32), signed);
 #[doc(alias = "nvmlValueType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct ValueType(pub sys::nvmlValueType_enum);
+pub struct ValueType(pub u32);
 impl ValueType {
     /// Double-precision floating-point value
     ///
@@ -1155,12 +1488,33 @@ impl ValueType {
     }
 }
 open_newtype!(ValueType(u32), signed);
+impl core::fmt::Display for ValueType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VALUE_TYPE_DOUBLE => "Double",
+                sys::NVML_VALUE_TYPE_UNSIGNED_INT => "Unsigned INT",
+                sys::NVML_VALUE_TYPE_UNSIGNED_LONG => "Unsigned Long",
+                sys::NVML_VALUE_TYPE_UNSIGNED_LONG_LONG => "Unsigned Long Long",
+                sys::NVML_VALUE_TYPE_SIGNED_LONG_LONG => "Signed Long Long",
+                sys::NVML_VALUE_TYPE_SIGNED_INT => "Signed INT",
+                sys::NVML_VALUE_TYPE_UNSIGNED_SHORT => "Unsigned Short",
+                sys::NVML_VALUE_TYPE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// BAR1 Memory allocation Information for a device
 ///
 /// The safe form of `nvmlBAR1Memory_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlBAR1Memory_st")]
 #[doc(alias = "nvmlBAR1Memory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct BAR1Memory {
     /// Total BAR1 Memory (in bytes)
     pub bar1_total: u64,
@@ -1169,24 +1523,25 @@ pub struct BAR1Memory {
     /// Allocated Used Memory (in bytes)
     pub bar1_used: u64,
 }
-impl BAR1Memory {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlBAR1Memory_st {
+impl crate::raw::FromRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
+    fn from_raw(r: &sys::nvmlBAR1Memory_st) -> Self {
+        #[allow(clippy::needless_update)]
+        BAR1Memory {
+            bar1_total: r.bar1Total,
+            bar1_free: r.bar1Free,
+            bar1_used: r.bar1Used,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlBAR1Memory_st> for BAR1Memory {
+    fn to_raw(&self) -> sys::nvmlBAR1Memory_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlBAR1Memory_st::default();
         r.bar1Total = self.bar1_total;
         r.bar1Free = self.bar1_free;
         r.bar1Used = self.bar1_used;
         r
-    }
-}
-impl From<&sys::nvmlBAR1Memory_st> for BAR1Memory {
-    fn from(r: &sys::nvmlBAR1Memory_st) -> Self {
-        BAR1Memory {
-            bar1_total: r.bar1Total,
-            bar1_free: r.bar1Free,
-            bar1_used: r.bar1Used,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1204,24 +1559,29 @@ impl serde::Serialize for BAR1Memory {
 /// BBX Time Data
 ///
 /// The safe form of `nvmlBBXTimeData_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlBBXTimeData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct BBXTimeData {
-    /// \[out\] Cumulative number of seconds the GPU has had the driver loaded
+    /// Cumulative number of seconds the GPU has had the driver loaded
     pub time_run: u32,
 }
-impl BBXTimeData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlBBXTimeData_v1_t {
+impl crate::raw::FromRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
+    fn from_raw(r: &sys::nvmlBBXTimeData_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        BBXTimeData {
+            time_run: r.timeRun,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
+    fn to_raw(&self) -> sys::nvmlBBXTimeData_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlBBXTimeData_v1_t::default();
         r.timeRun = self.time_run;
         r
-    }
-}
-impl From<&sys::nvmlBBXTimeData_v1_t> for BBXTimeData {
-    fn from(r: &sys::nvmlBBXTimeData_v1_t) -> Self {
-        BBXTimeData { time_run: r.timeRun }
     }
 }
 #[cfg(feature = "serde")]
@@ -1238,37 +1598,41 @@ impl serde::Serialize for BBXTimeData {
 /// bridge is stored at index 0 of bridgeInfoList, parent to immediate bridge is at index 1 and so forth.
 ///
 /// The safe form of `nvmlBridgeChipHierarchy_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlBridgeChipHierarchy_st")]
 #[doc(alias = "nvmlBridgeChipHierarchy_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct BridgeChipHierarchy {
     /// Number of Bridge Chips on the Board
     pub bridge_count: u8,
     /// Hierarchy of Bridge Chips on the board
     pub bridge_chip_info: Vec<BridgeChipInfo>,
 }
-impl BridgeChipHierarchy {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlBridgeChipHierarchy_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlBridgeChipHierarchy_st::default();
-        r.bridgeCount = self.bridge_count;
-        for (d, s) in r.bridgeChipInfo.iter_mut().zip(self.bridge_chip_info.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
-    fn from(r: &sys::nvmlBridgeChipHierarchy_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
+    fn from_raw(r: &sys::nvmlBridgeChipHierarchy_st) -> Self {
+        #[allow(clippy::needless_update)]
         BridgeChipHierarchy {
             bridge_count: r.bridgeCount,
             bridge_chip_info: r
                 .bridgeChipInfo
                 .iter()
-                .map(|x| BridgeChipInfo::from(&(*x)))
+                .take(r.bridgeCount as usize)
+                .map(|x| <BridgeChipInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlBridgeChipHierarchy_st> for BridgeChipHierarchy {
+    fn to_raw(&self) -> sys::nvmlBridgeChipHierarchy_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlBridgeChipHierarchy_st::default();
+        r.bridgeCount = self.bridge_count;
+        for (d, s) in r.bridgeChipInfo.iter_mut().zip(self.bridge_chip_info.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1285,31 +1649,34 @@ impl serde::Serialize for BridgeChipHierarchy {
 /// Information about the Bridge Chip Firmware
 ///
 /// The safe form of `nvmlBridgeChipInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlBridgeChipInfo_st")]
 #[doc(alias = "nvmlBridgeChipInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct BridgeChipInfo {
     /// Type of Bridge Chip
     pub r#type: BridgeChipType,
     /// Firmware Version. 0=Version is unavailable
     pub fw_version: u32,
 }
-impl BridgeChipInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlBridgeChipInfo_st {
+impl crate::raw::FromRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
+    fn from_raw(r: &sys::nvmlBridgeChipInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        BridgeChipInfo {
+            r#type: BridgeChipType(r.r#type),
+            fw_version: r.fwVersion,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
+    fn to_raw(&self) -> sys::nvmlBridgeChipInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlBridgeChipInfo_st::default();
         r.r#type = self.r#type.0;
         r.fwVersion = self.fw_version;
         r
-    }
-}
-impl From<&sys::nvmlBridgeChipInfo_st> for BridgeChipInfo {
-    fn from(r: &sys::nvmlBridgeChipInfo_st) -> Self {
-        BridgeChipInfo {
-            r#type: BridgeChipType(r.r#type),
-            fw_version: r.fwVersion,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1326,25 +1693,28 @@ impl serde::Serialize for BridgeChipInfo {
 /// C2C Mode information for a device
 ///
 /// The safe form of `nvmlC2cModeInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlC2cModeInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct C2cModeInfo {
     pub is_c2c_enabled: u32,
 }
-impl C2cModeInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
+    fn from_raw(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        C2cModeInfo {
+            is_c2c_enabled: r.isC2cEnabled,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
+    fn to_raw(&self) -> sys::nvmlC2cModeInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlC2cModeInfo_v1_t::default();
         r.isC2cEnabled = self.is_c2c_enabled;
         r
-    }
-}
-impl From<&sys::nvmlC2cModeInfo_v1_t> for C2cModeInfo {
-    fn from(r: &sys::nvmlC2cModeInfo_v1_t) -> Self {
-        C2cModeInfo {
-            is_c2c_enabled: r.isC2cEnabled,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1359,22 +1729,32 @@ impl serde::Serialize for C2cModeInfo {
 }
 ///
 /// The safe form of `nvmlCoolerInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlCoolerInfo_t")]
 #[doc(alias = "nvmlCoolerInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CoolerInfo {
-    /// the cooler index
+    /// The cooler index
     pub index: u32,
-    /// OUT: the cooler's control signal characteristics
+    /// The cooler's control signal characteristics
     pub signal_type: CoolerControl,
-    /// OUT: the target that cooler cools
+    /// The target that cooler cools
     pub target: CoolerTarget,
 }
-impl CoolerInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlCoolerInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlCoolerInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
+    fn from_raw(r: &sys::nvmlCoolerInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        CoolerInfo {
+            index: r.index,
+            signal_type: CoolerControl(r.signalType),
+            target: CoolerTarget(r.target),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
+    fn to_raw(&self) -> sys::nvmlCoolerInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlCoolerInfo_v1_t::default();
         r.version = sys::nvmlCoolerInfo_v1 as _;
@@ -1382,15 +1762,6 @@ impl CoolerInfo {
         r.signalType = self.signal_type.0;
         r.target = self.target.0;
         r
-    }
-}
-impl From<&sys::nvmlCoolerInfo_v1_t> for CoolerInfo {
-    fn from(r: &sys::nvmlCoolerInfo_v1_t) -> Self {
-        CoolerInfo {
-            index: r.index,
-            signal_type: CoolerControl(r.signalType),
-            target: CoolerTarget(r.target),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1408,28 +1779,35 @@ impl serde::Serialize for CoolerInfo {
 /// Metrics for all core rails in the system.
 ///
 /// The safe form of `nvmlCoreRailMetrics_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlCoreRailMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct CoreRailMetrics {
     /// Array of core rail metrics
     pub rails: Vec<RailMetrics>,
 }
-impl CoreRailMetrics {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlCoreRailMetrics_t {
+impl crate::raw::FromRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
+    fn from_raw(r: &sys::nvmlCoreRailMetrics_t) -> Self {
+        #[allow(clippy::needless_update)]
+        CoreRailMetrics {
+            rails: r
+                .rails
+                .iter()
+                .map(|x| <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&(*x)))
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
+    fn to_raw(&self) -> sys::nvmlCoreRailMetrics_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlCoreRailMetrics_t::default();
         for (d, s) in r.rails.iter_mut().zip(self.rails.iter()) {
-            *d = (*s).to_raw();
+            *d = crate::raw::ToRaw::to_raw(&(*s));
         }
         r
-    }
-}
-impl From<&sys::nvmlCoreRailMetrics_t> for CoreRailMetrics {
-    fn from(r: &sys::nvmlCoreRailMetrics_t) -> Self {
-        CoreRailMetrics {
-            rails: r.rails.iter().map(|x| RailMetrics::from(&(*x))).collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1445,30 +1823,31 @@ impl serde::Serialize for CoreRailMetrics {
 /// Struct to represent device addressing mode information
 ///
 /// The safe form of `nvmlDeviceAddressingMode_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDeviceAddressingMode_t")]
 #[doc(alias = "nvmlDeviceAddressingMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceAddressingMode {
-    /// One of `nvmlDeviceAddressingModeType_t`
+    /// One of [`DeviceAddressingModeType`]
     pub value: u32,
 }
-impl DeviceAddressingMode {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlDeviceAddressingMode_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDeviceAddressingMode_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
+    fn from_raw(r: &sys::nvmlDeviceAddressingMode_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DeviceAddressingMode {
+            value: r.value,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
+    fn to_raw(&self) -> sys::nvmlDeviceAddressingMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAddressingMode_v1_t::default();
         r.version = sys::nvmlDeviceAddressingMode_v1 as _;
         r.value = self.value;
         r
-    }
-}
-impl From<&sys::nvmlDeviceAddressingMode_v1_t> for DeviceAddressingMode {
-    fn from(r: &sys::nvmlDeviceAddressingMode_v1_t) -> Self {
-        DeviceAddressingMode {
-            value: r.value,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1483,9 +1862,11 @@ impl serde::Serialize for DeviceAddressingMode {
 }
 ///
 /// The safe form of `nvmlDeviceAttributes_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDeviceAttributes_st")]
 #[doc(alias = "nvmlDeviceAttributes_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceAttributes {
     /// Streaming Multiprocessor count
     pub multiprocessor_count: u32,
@@ -1506,9 +1887,25 @@ pub struct DeviceAttributes {
     /// Device memory size (in MiB)
     pub memory_size_mb: u64,
 }
-impl DeviceAttributes {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDeviceAttributes_st {
+impl crate::raw::FromRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
+    fn from_raw(r: &sys::nvmlDeviceAttributes_st) -> Self {
+        #[allow(clippy::needless_update)]
+        DeviceAttributes {
+            multiprocessor_count: r.multiprocessorCount,
+            shared_copy_engine_count: r.sharedCopyEngineCount,
+            shared_decoder_count: r.sharedDecoderCount,
+            shared_encoder_count: r.sharedEncoderCount,
+            shared_jpeg_count: r.sharedJpegCount,
+            shared_ofa_count: r.sharedOfaCount,
+            gpu_instance_slice_count: r.gpuInstanceSliceCount,
+            compute_instance_slice_count: r.computeInstanceSliceCount,
+            memory_size_mb: r.memorySizeMB,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDeviceAttributes_st> for DeviceAttributes {
+    fn to_raw(&self) -> sys::nvmlDeviceAttributes_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceAttributes_st::default();
         r.multiprocessorCount = self.multiprocessor_count;
@@ -1521,21 +1918,6 @@ impl DeviceAttributes {
         r.computeInstanceSliceCount = self.compute_instance_slice_count;
         r.memorySizeMB = self.memory_size_mb;
         r
-    }
-}
-impl From<&sys::nvmlDeviceAttributes_st> for DeviceAttributes {
-    fn from(r: &sys::nvmlDeviceAttributes_st) -> Self {
-        DeviceAttributes {
-            multiprocessor_count: r.multiprocessorCount,
-            shared_copy_engine_count: r.sharedCopyEngineCount,
-            shared_decoder_count: r.sharedDecoderCount,
-            shared_encoder_count: r.sharedEncoderCount,
-            shared_jpeg_count: r.sharedJpegCount,
-            shared_ofa_count: r.sharedOfaCount,
-            gpu_instance_slice_count: r.gpuInstanceSliceCount,
-            compute_instance_slice_count: r.computeInstanceSliceCount,
-            memory_size_mb: r.memorySizeMB,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1562,30 +1944,35 @@ impl serde::Serialize for DeviceAttributes {
 /// Structure to store bank remapper histogram
 ///
 /// The safe form of `nvmlEccBankRemapperHistogram_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEccBankRemapperHistogram_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccBankRemapperHistogram {
     /// Number of groups that have maximum spare.
     pub max_spare_group_count: u32,
     /// Number of groups that have not spare.
     pub no_spare_group_count: u32,
 }
-impl EccBankRemapperHistogram {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEccBankRemapperHistogram_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEccBankRemapperHistogram_v1_t>
+for EccBankRemapperHistogram {
+    fn from_raw(r: &sys::nvmlEccBankRemapperHistogram_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EccBankRemapperHistogram {
+            max_spare_group_count: r.maxSpareGroupCount,
+            no_spare_group_count: r.noSpareGroupCount,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEccBankRemapperHistogram_v1_t>
+for EccBankRemapperHistogram {
+    fn to_raw(&self) -> sys::nvmlEccBankRemapperHistogram_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEccBankRemapperHistogram_v1_t::default();
         r.maxSpareGroupCount = self.max_spare_group_count;
         r.noSpareGroupCount = self.no_spare_group_count;
         r
-    }
-}
-impl From<&sys::nvmlEccBankRemapperHistogram_v1_t> for EccBankRemapperHistogram {
-    fn from(r: &sys::nvmlEccBankRemapperHistogram_v1_t) -> Self {
-        EccBankRemapperHistogram {
-            max_spare_group_count: r.maxSpareGroupCount,
-            no_spare_group_count: r.noSpareGroupCount,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1602,38 +1989,43 @@ impl serde::Serialize for EccBankRemapperHistogram {
 /// Structure to store bank remapper status
 ///
 /// The safe form of `nvmlEccBankRemapperStatus_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEccBankRemapperStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccBankRemapperStatus {
     /// Number of active remappings
     pub active_remappings: u32,
     /// Number of inactive remappings
     pub inactive_remappings: u32,
     /// Whether there exists any pending bank remapping. 0 for no pending remapping, 1 for pending remapping.
-    pub b_pending: u32,
+    pub b_pending: bool,
     /// Bank remapper histogram
     pub histogram: EccBankRemapperHistogram,
 }
-impl EccBankRemapperStatus {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEccBankRemapperStatus_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
+    fn from_raw(r: &sys::nvmlEccBankRemapperStatus_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EccBankRemapperStatus {
+            active_remappings: r.activeRemappings,
+            inactive_remappings: r.inactiveRemappings,
+            b_pending: r.bPending != 0,
+            histogram: <EccBankRemapperHistogram as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.histogram),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
+    fn to_raw(&self) -> sys::nvmlEccBankRemapperStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEccBankRemapperStatus_v1_t::default();
         r.activeRemappings = self.active_remappings;
         r.inactiveRemappings = self.inactive_remappings;
-        r.bPending = self.b_pending;
-        r.histogram = self.histogram.to_raw();
+        r.bPending = self.b_pending as _;
+        r.histogram = crate::raw::ToRaw::to_raw(&self.histogram);
         r
-    }
-}
-impl From<&sys::nvmlEccBankRemapperStatus_v1_t> for EccBankRemapperStatus {
-    fn from(r: &sys::nvmlEccBankRemapperStatus_v1_t) -> Self {
-        EccBankRemapperStatus {
-            active_remappings: r.activeRemappings,
-            inactive_remappings: r.inactiveRemappings,
-            b_pending: r.bPending,
-            histogram: EccBankRemapperHistogram::from(&r.histogram),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1652,12 +2044,14 @@ impl serde::Serialize for EccBankRemapperStatus {
 /// Detailed ECC error counts for a device.
 ///
 /// **Deprecated:** Different GPU families can have different memory error counters
-/// See `nvmlDeviceGetMemoryErrorCounter`
+/// See [`Device::memory_error_counter`]
 ///
 /// The safe form of `nvmlEccErrorCounts_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEccErrorCounts_st")]
 #[doc(alias = "nvmlEccErrorCounts_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EccErrorCounts {
     /// L1 cache errors
     pub l1_cache: u64,
@@ -1668,9 +2062,20 @@ pub struct EccErrorCounts {
     /// Register file errors
     pub register_file: u64,
 }
-impl EccErrorCounts {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEccErrorCounts_st {
+impl crate::raw::FromRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
+    fn from_raw(r: &sys::nvmlEccErrorCounts_st) -> Self {
+        #[allow(clippy::needless_update)]
+        EccErrorCounts {
+            l1_cache: r.l1Cache,
+            l2_cache: r.l2Cache,
+            device_memory: r.deviceMemory,
+            register_file: r.registerFile,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEccErrorCounts_st> for EccErrorCounts {
+    fn to_raw(&self) -> sys::nvmlEccErrorCounts_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEccErrorCounts_st::default();
         r.l1Cache = self.l1_cache;
@@ -1678,16 +2083,6 @@ impl EccErrorCounts {
         r.deviceMemory = self.device_memory;
         r.registerFile = self.register_file;
         r
-    }
-}
-impl From<&sys::nvmlEccErrorCounts_st> for EccErrorCounts {
-    fn from(r: &sys::nvmlEccErrorCounts_st) -> Self {
-        EccErrorCounts {
-            l1_cache: r.l1Cache,
-            l2_cache: r.l2Cache,
-            device_memory: r.deviceMemory,
-            register_file: r.registerFile,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1706,34 +2101,39 @@ impl serde::Serialize for EccErrorCounts {
 /// Struct to hold the thermal sensor settings
 ///
 /// The safe form of `nvmlGpuThermalSettings_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuThermalSettings_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuThermalSettings {
     pub count: u32,
     pub sensor: Vec<GpuThermalSettingsSensor>,
 }
-impl GpuThermalSettings {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuThermalSettings_t::default();
-        r.count = self.count;
-        for (d, s) in r.sensor.iter_mut().zip(self.sensor.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
-    fn from(r: &sys::nvmlGpuThermalSettings_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
+    fn from_raw(r: &sys::nvmlGpuThermalSettings_t) -> Self {
+        #[allow(clippy::needless_update)]
         GpuThermalSettings {
             count: r.count,
             sensor: r
                 .sensor
                 .iter()
-                .map(|x| GpuThermalSettingsSensor::from(&(*x)))
+                .map(|x| <GpuThermalSettingsSensor as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t> for GpuThermalSettings {
+    fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuThermalSettings_t::default();
+        r.count = self.count;
+        for (d, s) in r.sensor.iter_mut().zip(self.sensor.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1749,8 +2149,10 @@ impl serde::Serialize for GpuThermalSettings {
 }
 ///
 /// The safe form of `nvmlGpuThermalSettings_t_sensor`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuThermalSettings_t_sensor")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuThermalSettingsSensor {
     pub controller: ThermalController,
     pub default_min_temp: i32,
@@ -1758,9 +2160,23 @@ pub struct GpuThermalSettingsSensor {
     pub current_temp: i32,
     pub target: ThermalTarget,
 }
-impl GpuThermalSettingsSensor {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t_sensor {
+impl crate::raw::FromRaw<sys::nvmlGpuThermalSettings_t_sensor>
+for GpuThermalSettingsSensor {
+    fn from_raw(r: &sys::nvmlGpuThermalSettings_t_sensor) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuThermalSettingsSensor {
+            controller: ThermalController(r.controller),
+            default_min_temp: r.defaultMinTemp,
+            default_max_temp: r.defaultMaxTemp,
+            current_temp: r.currentTemp,
+            target: ThermalTarget(r.target),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuThermalSettings_t_sensor>
+for GpuThermalSettingsSensor {
+    fn to_raw(&self) -> sys::nvmlGpuThermalSettings_t_sensor {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuThermalSettings_t_sensor::default();
         r.controller = self.controller.0;
@@ -1769,17 +2185,6 @@ impl GpuThermalSettingsSensor {
         r.currentTemp = self.current_temp;
         r.target = self.target.0;
         r
-    }
-}
-impl From<&sys::nvmlGpuThermalSettings_t_sensor> for GpuThermalSettingsSensor {
-    fn from(r: &sys::nvmlGpuThermalSettings_t_sensor) -> Self {
-        GpuThermalSettingsSensor {
-            controller: ThermalController(r.controller),
-            default_min_temp: r.defaultMinTemp,
-            default_max_temp: r.defaultMaxTemp,
-            current_temp: r.currentTemp,
-            target: ThermalTarget(r.target),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1799,24 +2204,29 @@ impl serde::Serialize for GpuThermalSettingsSensor {
 /// GPU Uptime
 ///
 /// The safe form of `nvmlGpuUptime_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuUptime_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuUptime {
-    /// \[out\] Number of seconds the GPU has been up since it was initialized by the driver
+    /// Number of seconds the GPU has been up since it was initialized by the driver
     pub uptime: u32,
 }
-impl GpuUptime {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuUptime_v1_t {
+impl crate::raw::FromRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
+    fn from_raw(r: &sys::nvmlGpuUptime_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuUptime {
+            uptime: r.uptime,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuUptime_v1_t> for GpuUptime {
+    fn to_raw(&self) -> sys::nvmlGpuUptime_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuUptime_v1_t::default();
         r.uptime = self.uptime;
         r
-    }
-}
-impl From<&sys::nvmlGpuUptime_v1_t> for GpuUptime {
-    fn from(r: &sys::nvmlGpuUptime_v1_t) -> Self {
-        GpuUptime { uptime: r.uptime }
     }
 }
 #[cfg(feature = "serde")]
@@ -1829,62 +2239,18 @@ impl serde::Serialize for GpuUptime {
         st.end()
     }
 }
-/// Memory allocation information for a device (v1).
-/// The total amount is equal to the sum of the amounts of free and used memory.
-///
-/// The safe form of `nvmlMemory_st`.
-#[doc(alias = "nvmlMemory_st")]
-#[doc(alias = "nvmlMemory_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct MemoryV1 {
-    /// Total physical device memory (in bytes)
-    pub total: u64,
-    /// Unallocated device memory (in bytes)
-    pub free: u64,
-    /// Sum of Reserved and Allocated device memory (in bytes).
-    /// Note that the driver/GPU always sets aside a small amount of memory for bookkeeping
-    pub used: u64,
-}
-impl MemoryV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlMemory_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlMemory_st::default();
-        r.total = self.total;
-        r.free = self.free;
-        r.used = self.used;
-        r
-    }
-}
-impl From<&sys::nvmlMemory_st> for MemoryV1 {
-    fn from(r: &sys::nvmlMemory_st) -> Self {
-        MemoryV1 {
-            total: r.total,
-            free: r.free,
-            used: r.used,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for MemoryV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlMemory_st", 3)?;
-        st.serialize_field("total", &self.total)?;
-        st.serialize_field("free", &self.free)?;
-        st.serialize_field("used", &self.used)?;
-        st.end()
-    }
-}
 /// Memory allocation information for a device (v2).
 ///
 /// Version 2 adds versioning for the struct and the amount of system-reserved memory as an output.
 ///
-/// The safe form of `nvmlMemory_v2_st`.
+/// The safe form of `nvmlMemory_v2_st` and of its older layouts `nvmlMemory_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlMemory_v2_st")]
 #[doc(alias = "nvmlMemory_v2_t")]
+#[doc(alias = "nvmlMemory_st")]
+#[doc(alias = "nvmlMemory_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Memory {
     /// Total physical device memory (in bytes)
     pub total: u64,
@@ -1895,11 +2261,20 @@ pub struct Memory {
     /// Allocated device memory (in bytes).
     pub used: u64,
 }
-impl Memory {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlMemory_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlMemory_v2_st {
+impl crate::raw::FromRaw<sys::nvmlMemory_v2_st> for Memory {
+    fn from_raw(r: &sys::nvmlMemory_v2_st) -> Self {
+        #[allow(clippy::needless_update)]
+        Memory {
+            total: r.total,
+            reserved: r.reserved,
+            free: r.free,
+            used: r.used,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlMemory_v2_st> for Memory {
+    fn to_raw(&self) -> sys::nvmlMemory_v2_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlMemory_v2_st::default();
         r.version = sys::nvmlMemory_v2 as _;
@@ -1910,14 +2285,25 @@ impl Memory {
         r
     }
 }
-impl From<&sys::nvmlMemory_v2_st> for Memory {
-    fn from(r: &sys::nvmlMemory_v2_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlMemory_st> for Memory {
+    fn from_raw(r: &sys::nvmlMemory_st) -> Self {
+        #[allow(clippy::needless_update)]
         Memory {
             total: r.total,
-            reserved: r.reserved,
             free: r.free,
             used: r.used,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlMemory_st> for Memory {
+    fn to_raw(&self) -> sys::nvmlMemory_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlMemory_st::default();
+        r.total = self.total;
+        r.free = self.free;
+        r.used = self.used;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1936,29 +2322,34 @@ impl serde::Serialize for Memory {
 /// Struct to define the NVLINK counter controls
 ///
 /// The safe form of `nvmlNvLinkUtilizationControl_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvLinkUtilizationControl_st")]
 #[doc(alias = "nvmlNvLinkUtilizationControl_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvLinkUtilizationControl {
     pub units: NvLinkUtilizationCountUnits,
     pub pktfilter: NvLinkUtilizationCountPktTypes,
 }
-impl NvLinkUtilizationControl {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkUtilizationControl_st {
+impl crate::raw::FromRaw<sys::nvmlNvLinkUtilizationControl_st>
+for NvLinkUtilizationControl {
+    fn from_raw(r: &sys::nvmlNvLinkUtilizationControl_st) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkUtilizationControl {
+            units: NvLinkUtilizationCountUnits(r.units),
+            pktfilter: NvLinkUtilizationCountPktTypes(r.pktfilter),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkUtilizationControl_st>
+for NvLinkUtilizationControl {
+    fn to_raw(&self) -> sys::nvmlNvLinkUtilizationControl_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkUtilizationControl_st::default();
         r.units = self.units.0;
         r.pktfilter = self.pktfilter.0;
         r
-    }
-}
-impl From<&sys::nvmlNvLinkUtilizationControl_st> for NvLinkUtilizationControl {
-    fn from(r: &sys::nvmlNvLinkUtilizationControl_st) -> Self {
-        NvLinkUtilizationControl {
-            units: NvLinkUtilizationCountUnits(r.units),
-            pktfilter: NvLinkUtilizationCountPktTypes(r.pktfilter),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1975,13 +2366,15 @@ impl serde::Serialize for NvLinkUtilizationControl {
 /// Observed metrics from the power model, including initial DRAMCLK estimates and current measurements.
 ///
 /// The safe form of `nvmlObservedMetrics_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlObservedMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ObservedMetrics {
     /// Initial DRAMCLK estimates for different scenarios
     pub initial_dramclk_est: Vec<PwrModelMetricsDlppm1xDramclkEstimates>,
     /// Validity flag: non-zero if observed metrics are valid
-    pub b_valid: u8,
+    pub b_valid: bool,
     /// Observed core rail metrics
     pub core_rail: CoreRailMetrics,
     /// Observed fb rail metrics
@@ -1991,37 +2384,46 @@ pub struct ObservedMetrics {
     /// Observed performance metrics
     pub perf_metrics: PwrModelMetricsDlppm1xPerf,
 }
-impl ObservedMetrics {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlObservedMetrics_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlObservedMetrics_t::default();
-        for (d, s) in r.initialDramclkEst.iter_mut().zip(self.initial_dramclk_est.iter())
-        {
-            *d = (*s).to_raw();
-        }
-        r.bValid = self.b_valid;
-        r.coreRail = self.core_rail.to_raw();
-        r.fbRail = self.fb_rail.to_raw();
-        r.tgpPwrTuple = self.tgp_pwr_tuple.to_raw();
-        r.perfMetrics = self.perf_metrics.to_raw();
-        r
-    }
-}
-impl From<&sys::nvmlObservedMetrics_t> for ObservedMetrics {
-    fn from(r: &sys::nvmlObservedMetrics_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
+    fn from_raw(r: &sys::nvmlObservedMetrics_t) -> Self {
+        #[allow(clippy::needless_update)]
         ObservedMetrics {
             initial_dramclk_est: r
                 .initialDramclkEst
                 .iter()
-                .map(|x| PwrModelMetricsDlppm1xDramclkEstimates::from(&(*x)))
+                .map(|x| <PwrModelMetricsDlppm1xDramclkEstimates as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
-            b_valid: r.bValid,
-            core_rail: CoreRailMetrics::from(&r.coreRail),
-            fb_rail: RailMetrics::from(&r.fbRail),
-            tgp_pwr_tuple: PmgrPwrTuple::from(&r.tgpPwrTuple),
-            perf_metrics: PwrModelMetricsDlppm1xPerf::from(&r.perfMetrics),
+            b_valid: r.bValid != 0,
+            core_rail: <CoreRailMetrics as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.coreRail),
+            fb_rail: <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&r.fbRail),
+            tgp_pwr_tuple: <PmgrPwrTuple as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.tgpPwrTuple),
+            perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.perfMetrics),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlObservedMetrics_t> for ObservedMetrics {
+    fn to_raw(&self) -> sys::nvmlObservedMetrics_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlObservedMetrics_t::default();
+        for (d, s) in r.initialDramclkEst.iter_mut().zip(self.initial_dramclk_est.iter())
+        {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r.bValid = self.b_valid as _;
+        r.coreRail = crate::raw::ToRaw::to_raw(&self.core_rail);
+        r.fbRail = crate::raw::ToRaw::to_raw(&self.fb_rail);
+        r.tgpPwrTuple = crate::raw::ToRaw::to_raw(&self.tgp_pwr_tuple);
+        r.perfMetrics = crate::raw::ToRaw::to_raw(&self.perf_metrics);
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2042,9 +2444,11 @@ impl serde::Serialize for ObservedMetrics {
 /// PCI information about a GPU device.
 ///
 /// The safe form of `nvmlPciInfoExt_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPciInfoExt_t")]
 #[doc(alias = "nvmlPciInfoExt_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PciInfoExt {
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
     pub domain: u32,
@@ -2060,14 +2464,27 @@ pub struct PciInfoExt {
     pub base_class: u32,
     /// The 8-bit PCI sub class code
     pub sub_class: u32,
-    /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub bus_id: String,
 }
-impl PciInfoExt {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPciInfoExt_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPciInfoExt_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
+    fn from_raw(r: &sys::nvmlPciInfoExt_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PciInfoExt {
+            domain: r.domain,
+            bus: r.bus,
+            device: r.device,
+            pci_device_id: r.pciDeviceId,
+            pci_sub_system_id: r.pciSubSystemId,
+            base_class: r.baseClass,
+            sub_class: r.subClass,
+            bus_id: ffi::string_from(&r.busId),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
+    fn to_raw(&self) -> sys::nvmlPciInfoExt_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfoExt_v1_t::default();
         r.version = sys::nvmlPciInfoExt_v1 as _;
@@ -2080,20 +2497,6 @@ impl PciInfoExt {
         r.subClass = self.sub_class;
         ffi::set_string(&mut r.busId, &self.bus_id);
         r
-    }
-}
-impl From<&sys::nvmlPciInfoExt_v1_t> for PciInfoExt {
-    fn from(r: &sys::nvmlPciInfoExt_v1_t) -> Self {
-        PciInfoExt {
-            domain: r.domain,
-            bus: r.bus,
-            device: r.device,
-            pci_device_id: r.pciDeviceId,
-            pci_sub_system_id: r.pciSubSystemId,
-            base_class: r.baseClass,
-            sub_class: r.subClass,
-            bus_id: ffi::string_from(&r.busId),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2116,11 +2519,13 @@ impl serde::Serialize for PciInfoExt {
 /// PCI information about a GPU device.
 ///
 /// The safe form of `nvmlPciInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPciInfo_st")]
 #[doc(alias = "nvmlPciInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PciInfo {
-    /// The legacy tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The legacy tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub bus_id_legacy: String,
     /// The PCI domain on which the device's bus resides, 0 to 0xffffffff
     pub domain: u32,
@@ -2132,12 +2537,26 @@ pub struct PciInfo {
     pub pci_device_id: u32,
     /// The 32-bit Sub System Device ID
     pub pci_sub_system_id: u32,
-    /// The tuple domain:bus:device.function PCI identifier (&amp; NULL terminator)
+    /// The tuple domain:bus:device.function PCI identifier (& NULL terminator)
     pub bus_id: String,
 }
-impl PciInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPciInfo_st {
+impl crate::raw::FromRaw<sys::nvmlPciInfo_st> for PciInfo {
+    fn from_raw(r: &sys::nvmlPciInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        PciInfo {
+            bus_id_legacy: ffi::string_from(&r.busIdLegacy),
+            domain: r.domain,
+            bus: r.bus,
+            device: r.device,
+            pci_device_id: r.pciDeviceId,
+            pci_sub_system_id: r.pciSubSystemId,
+            bus_id: ffi::string_from(&r.busId),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPciInfo_st> for PciInfo {
+    fn to_raw(&self) -> sys::nvmlPciInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPciInfo_st::default();
         ffi::set_string(&mut r.busIdLegacy, &self.bus_id_legacy);
@@ -2148,19 +2567,6 @@ impl PciInfo {
         r.pciSubSystemId = self.pci_sub_system_id;
         ffi::set_string(&mut r.busId, &self.bus_id);
         r
-    }
-}
-impl From<&sys::nvmlPciInfo_st> for PciInfo {
-    fn from(r: &sys::nvmlPciInfo_st) -> Self {
-        PciInfo {
-            bus_id_legacy: ffi::string_from(&r.busIdLegacy),
-            domain: r.domain,
-            bus: r.bus,
-            device: r.device,
-            pci_device_id: r.pciDeviceId,
-            pci_sub_system_id: r.pciSubSystemId,
-            bus_id: ffi::string_from(&r.busId),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2182,28 +2588,31 @@ impl serde::Serialize for PciInfo {
 /// Struct to represent the NVML PDI information
 ///
 /// The safe form of `nvmlPdi_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPdi_t")]
 #[doc(alias = "nvmlPdi_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Pdi {
     /// 64-bit PDI value
     pub value: u64,
 }
-impl Pdi {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPdi_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPdi_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPdi_v1_t> for Pdi {
+    fn from_raw(r: &sys::nvmlPdi_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        Pdi {
+            value: r.value,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPdi_v1_t> for Pdi {
+    fn to_raw(&self) -> sys::nvmlPdi_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPdi_v1_t::default();
         r.version = sys::nvmlPdi_v1 as _;
         r.value = self.value;
         r
-    }
-}
-impl From<&sys::nvmlPdi_v1_t> for Pdi {
-    fn from(r: &sys::nvmlPdi_v1_t) -> Self {
-        Pdi { value: r.value }
     }
 }
 #[cfg(feature = "serde")]
@@ -2219,32 +2628,40 @@ impl serde::Serialize for Pdi {
 /// Performance metrics sample from a controller, which can be either DLPPC 2x or PFPP 1x.
 ///
 /// The safe form of `nvmlPerfMetricControllerSample_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPerfMetricControllerSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PerfMetricControllerSample {
     /// Union containing controller-specific data
     ///
     /// Read as its `controllerType` says.
     pub data: PerfMetricControllerData,
 }
-impl PerfMetricControllerSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPerfMetricControllerSample_t {
+impl crate::raw::FromRaw<sys::nvmlPerfMetricControllerSample_t>
+for PerfMetricControllerSample {
+    fn from_raw(r: &sys::nvmlPerfMetricControllerSample_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PerfMetricControllerSample {
+            data: PerfMetricControllerData::from_raw_tagged(
+                r.controllerType as u32,
+                &r.data,
+            ),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPerfMetricControllerSample_t>
+for PerfMetricControllerSample {
+    fn to_raw(&self) -> sys::nvmlPerfMetricControllerSample_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricControllerSample_t::default();
         {
-            let (tag, u) = self.data.to_raw();
+            let (tag, u) = self.data.to_raw_tagged();
             r.controllerType = tag as _;
             r.data = u;
         }
         r
-    }
-}
-impl From<&sys::nvmlPerfMetricControllerSample_t> for PerfMetricControllerSample {
-    fn from(r: &sys::nvmlPerfMetricControllerSample_t) -> Self {
-        PerfMetricControllerSample {
-            data: PerfMetricControllerData::from_raw(r.controllerType as u32, &r.data),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2261,26 +2678,33 @@ impl serde::Serialize for PerfMetricControllerSample {
 /// Performance metrics sample for DLPPC 2x controller.
 ///
 /// The safe form of `nvmlPerfMetricsDlppc2xSample_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPerfMetricsDlppc2xSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PerfMetricsDlppc2xSample {
     /// Observed metrics from the DLPPC 2x controller
     pub observed_metrics: ObservedMetrics,
 }
-impl PerfMetricsDlppc2xSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPerfMetricsDlppc2xSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsDlppc2xSample_t::default();
-        r.observedMetrics = self.observed_metrics.to_raw();
-        r
+impl crate::raw::FromRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
+for PerfMetricsDlppc2xSample {
+    fn from_raw(r: &sys::nvmlPerfMetricsDlppc2xSample_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PerfMetricsDlppc2xSample {
+            observed_metrics: <ObservedMetrics as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.observedMetrics),
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlPerfMetricsDlppc2xSample_t> for PerfMetricsDlppc2xSample {
-    fn from(r: &sys::nvmlPerfMetricsDlppc2xSample_t) -> Self {
-        PerfMetricsDlppc2xSample {
-            observed_metrics: ObservedMetrics::from(&r.observedMetrics),
-        }
+impl crate::raw::ToRaw<sys::nvmlPerfMetricsDlppc2xSample_t>
+for PerfMetricsDlppc2xSample {
+    fn to_raw(&self) -> sys::nvmlPerfMetricsDlppc2xSample_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPerfMetricsDlppc2xSample_t::default();
+        r.observedMetrics = crate::raw::ToRaw::to_raw(&self.observed_metrics);
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2296,26 +2720,32 @@ impl serde::Serialize for PerfMetricsDlppc2xSample {
 /// Performance metrics sample for PFPP 1x controller.
 ///
 /// The safe form of `nvmlPerfMetricsPfpp1xSample_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPerfMetricsPfpp1xSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PerfMetricsPfpp1xSample {
     /// Estimated metrics from the PFPP 1x controller
     pub estimated_metrics: PwrModelMetricsPfpp1x,
 }
-impl PerfMetricsPfpp1xSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPerfMetricsPfpp1xSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsPfpp1xSample_t::default();
-        r.estimatedMetrics = self.estimated_metrics.to_raw();
-        r
+impl crate::raw::FromRaw<sys::nvmlPerfMetricsPfpp1xSample_t>
+for PerfMetricsPfpp1xSample {
+    fn from_raw(r: &sys::nvmlPerfMetricsPfpp1xSample_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PerfMetricsPfpp1xSample {
+            estimated_metrics: <PwrModelMetricsPfpp1x as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.estimatedMetrics),
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1xSample {
-    fn from(r: &sys::nvmlPerfMetricsPfpp1xSample_t) -> Self {
-        PerfMetricsPfpp1xSample {
-            estimated_metrics: PwrModelMetricsPfpp1x::from(&r.estimatedMetrics),
-        }
+impl crate::raw::ToRaw<sys::nvmlPerfMetricsPfpp1xSample_t> for PerfMetricsPfpp1xSample {
+    fn to_raw(&self) -> sys::nvmlPerfMetricsPfpp1xSample_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPerfMetricsPfpp1xSample_t::default();
+        r.estimatedMetrics = crate::raw::ToRaw::to_raw(&self.estimated_metrics);
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2331,36 +2761,42 @@ impl serde::Serialize for PerfMetricsPfpp1xSample {
 /// Single performance metrics sample containing data from one or more controllers.
 ///
 /// The safe form of `nvmlPerfMetricsSample_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPerfMetricsSample_t")]
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PerfMetricsSample {
     /// Number of valid controller samples in this sample
     pub num_controller_data: u8,
     /// Array of controller samples
     pub controller_data: Vec<PerfMetricControllerSample>,
 }
-impl PerfMetricsSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPerfMetricsSample_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPerfMetricsSample_t::default();
-        r.numControllerData = self.num_controller_data;
-        for (d, s) in r.controllerData.iter_mut().zip(self.controller_data.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
-    fn from(r: &sys::nvmlPerfMetricsSample_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
+    fn from_raw(r: &sys::nvmlPerfMetricsSample_t) -> Self {
+        #[allow(clippy::needless_update)]
         PerfMetricsSample {
             num_controller_data: r.numControllerData,
             controller_data: r
                 .controllerData
                 .iter()
-                .map(|x| PerfMetricControllerSample::from(&(*x)))
+                .take(r.numControllerData as usize)
+                .map(|x| <PerfMetricControllerSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPerfMetricsSample_t> for PerfMetricsSample {
+    fn to_raw(&self) -> sys::nvmlPerfMetricsSample_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPerfMetricsSample_t::default();
+        r.numControllerData = self.num_controller_data;
+        for (d, s) in r.controllerData.iter_mut().zip(self.controller_data.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2378,32 +2814,40 @@ impl serde::Serialize for PerfMetricsSample {
 /// This structure contains multiple samples for performance monitoring and profiling.
 ///
 /// The safe form of `nvmlPerfMetricsSamples_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPerfMetricsSamples_v1_t")]
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PerfMetricsSamples {
     /// Number of samples in the samples array
     pub num_samples: u32,
     /// Array of performance metrics samples
     pub samples: Vec<PerfMetricsSample>,
 }
-impl PerfMetricsSamples {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPerfMetricsSamples_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
+    fn from_raw(r: &sys::nvmlPerfMetricsSamples_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PerfMetricsSamples {
+            num_samples: r.numSamples,
+            samples: r
+                .samples
+                .iter()
+                .take(r.numSamples as usize)
+                .map(|x| <PerfMetricsSample as crate::raw::FromRaw<_>>::from_raw(&(*x)))
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
+    fn to_raw(&self) -> sys::nvmlPerfMetricsSamples_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPerfMetricsSamples_v1_t::default();
         r.numSamples = self.num_samples;
         for (d, s) in r.samples.iter_mut().zip(self.samples.iter()) {
-            *d = (*s).to_raw();
+            *d = crate::raw::ToRaw::to_raw(&(*s));
         }
         r
-    }
-}
-impl From<&sys::nvmlPerfMetricsSamples_v1_t> for PerfMetricsSamples {
-    fn from(r: &sys::nvmlPerfMetricsSamples_v1_t) -> Self {
-        PerfMetricsSamples {
-            num_samples: r.numSamples,
-            samples: r.samples.iter().map(|x| PerfMetricsSample::from(&(*x))).collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2420,24 +2864,29 @@ impl serde::Serialize for PerfMetricsSamples {
 /// Power tuple containing power consumption in milliwatts.
 ///
 /// The safe form of `nvmlPmgrPwrTuple_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPmgrPwrTuple_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PmgrPwrTuple {
     /// Power consumption in milliwatts
     pub pwrm_w: u32,
 }
-impl PmgrPwrTuple {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPmgrPwrTuple_t {
+impl crate::raw::FromRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
+    fn from_raw(r: &sys::nvmlPmgrPwrTuple_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PmgrPwrTuple {
+            pwrm_w: r.pwrmW,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
+    fn to_raw(&self) -> sys::nvmlPmgrPwrTuple_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPmgrPwrTuple_t::default();
         r.pwrmW = self.pwrm_w;
         r
-    }
-}
-impl From<&sys::nvmlPmgrPwrTuple_t> for PmgrPwrTuple {
-    fn from(r: &sys::nvmlPmgrPwrTuple_t) -> Self {
-        PmgrPwrTuple { pwrm_w: r.pwrmW }
     }
 }
 #[cfg(feature = "serde")]
@@ -2453,13 +2902,15 @@ impl serde::Serialize for PmgrPwrTuple {
 /// Information about running process on the GPU with protected memory
 ///
 /// The safe form of `nvmlProcessDetail_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlProcessDetail_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ProcessDetail {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
-    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// Under WDDM, [`sys::NVML_VALUE_NOT_AVAILABLE`] is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
     ///
     /// `None` where nvml.h has `18446744073709551615` for no value.
@@ -2477,9 +2928,22 @@ pub struct ProcessDetail {
     /// Amount of used GPU conf compute protected memory in bytes.
     pub used_gpu_cc_protected_memory: u64,
 }
-impl ProcessDetail {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlProcessDetail_v1_t {
+impl crate::raw::FromRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
+    fn from_raw(r: &sys::nvmlProcessDetail_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        ProcessDetail {
+            pid: r.pid,
+            used_gpu_memory: Some(r.usedGpuMemory)
+                .filter(|v| *v != 18446744073709551615),
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
+            used_gpu_cc_protected_memory: r.usedGpuCcProtectedMemory,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlProcessDetail_v1_t> for ProcessDetail {
+    fn to_raw(&self) -> sys::nvmlProcessDetail_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessDetail_v1_t::default();
         r.pid = self.pid;
@@ -2488,18 +2952,6 @@ impl ProcessDetail {
         r.computeInstanceId = self.compute_instance_id.unwrap_or(4294967295);
         r.usedGpuCcProtectedMemory = self.used_gpu_cc_protected_memory;
         r
-    }
-}
-impl From<&sys::nvmlProcessDetail_v1_t> for ProcessDetail {
-    fn from(r: &sys::nvmlProcessDetail_v1_t) -> Self {
-        ProcessDetail {
-            pid: r.pid,
-            used_gpu_memory: Some(r.usedGpuMemory)
-                .filter(|v| *v != 18446744073709551615),
-            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
-            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
-            used_gpu_cc_protected_memory: r.usedGpuCcProtectedMemory,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2519,64 +2971,22 @@ impl serde::Serialize for ProcessDetail {
         st.end()
     }
 }
-/// Information about running compute processes on the GPU, legacy version
-/// for older versions of the API.
-///
-/// The safe form of `nvmlProcessInfo_v1_st`.
-#[doc(alias = "nvmlProcessInfo_v1_st")]
-#[doc(alias = "nvmlProcessInfo_v1_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ProcessInfoV1 {
-    /// Process ID
-    pub pid: u32,
-    /// Amount of used GPU memory in bytes.
-    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
-    /// because Windows KMD manages all the memory and not the NVIDIA driver
-    ///
-    /// `None` where nvml.h has `18446744073709551615` for no value.
-    pub used_gpu_memory: Option<u64>,
-}
-impl ProcessInfoV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlProcessInfo_v1_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlProcessInfo_v1_st::default();
-        r.pid = self.pid;
-        r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
-        r
-    }
-}
-impl From<&sys::nvmlProcessInfo_v1_st> for ProcessInfoV1 {
-    fn from(r: &sys::nvmlProcessInfo_v1_st) -> Self {
-        ProcessInfoV1 {
-            pid: r.pid,
-            used_gpu_memory: Some(r.usedGpuMemory).filter(|v| *v != 18446744073709551615),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ProcessInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlProcessInfo_v1_st", 2)?;
-        st.serialize_field("pid", &self.pid)?;
-        st.serialize_field("usedGpuMemory", &self.used_gpu_memory)?;
-        st.end()
-    }
-}
 /// Information about running compute processes on the GPU
 ///
-/// The safe form of `nvmlProcessInfo_v2_st`.
+/// The safe form of `nvmlProcessInfo_v2_st` and of its older layouts `nvmlProcessInfo_v1_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlProcessInfo_t")]
 #[doc(alias = "nvmlProcessInfo_v2_st")]
 #[doc(alias = "nvmlProcessInfo_v2_t")]
+#[doc(alias = "nvmlProcessInfo_v1_st")]
+#[doc(alias = "nvmlProcessInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ProcessInfo {
     /// Process ID
     pub pid: u32,
     /// Amount of used GPU memory in bytes.
-    /// Under WDDM, `NVML_VALUE_NOT_AVAILABLE` is always reported
+    /// Under WDDM, [`sys::NVML_VALUE_NOT_AVAILABLE`] is always reported
     /// because Windows KMD manages all the memory and not the NVIDIA driver
     ///
     /// `None` where nvml.h has `18446744073709551615` for no value.
@@ -2592,9 +3002,21 @@ pub struct ProcessInfo {
     /// `None` where nvml.h has `4294967295` for no value.
     pub compute_instance_id: Option<u32>,
 }
-impl ProcessInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlProcessInfo_v2_st {
+impl crate::raw::FromRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
+    fn from_raw(r: &sys::nvmlProcessInfo_v2_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ProcessInfo {
+            pid: r.pid,
+            used_gpu_memory: Some(r.usedGpuMemory)
+                .filter(|v| *v != 18446744073709551615),
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlProcessInfo_v2_st> for ProcessInfo {
+    fn to_raw(&self) -> sys::nvmlProcessInfo_v2_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlProcessInfo_v2_st::default();
         r.pid = self.pid;
@@ -2604,15 +3026,26 @@ impl ProcessInfo {
         r
     }
 }
-impl From<&sys::nvmlProcessInfo_v2_st> for ProcessInfo {
-    fn from(r: &sys::nvmlProcessInfo_v2_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
+    fn from_raw(r: &sys::nvmlProcessInfo_v1_st) -> Self {
+        #[allow(clippy::needless_update)]
         ProcessInfo {
             pid: r.pid,
             used_gpu_memory: Some(r.usedGpuMemory)
                 .filter(|v| *v != 18446744073709551615),
-            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
-            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
+            gpu_instance_id: None,
+            compute_instance_id: None,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlProcessInfo_v1_st> for ProcessInfo {
+    fn to_raw(&self) -> sys::nvmlProcessInfo_v1_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlProcessInfo_v1_st::default();
+        r.pid = self.pid;
+        r.usedGpuMemory = self.used_gpu_memory.unwrap_or(18446744073709551615);
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2631,37 +3064,44 @@ impl serde::Serialize for ProcessInfo {
 /// DRAMCLK estimates containing multiple estimated metrics for different DRAMCLK frequencies.
 ///
 /// The safe form of `nvmlPwrModelMetricsDlppm1xDramclkEstimates_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPwrModelMetricsDlppm1xDramclkEstimates_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PwrModelMetricsDlppm1xDramclkEstimates {
     /// Array of estimated metrics for each inference loop
     pub estimated_metrics: Vec<PwrModelMetricsDlppm1x>,
     /// Number of valid entries in estimatedMetrics array
     pub num_estimated_metrics: u8,
 }
-impl PwrModelMetricsDlppm1xDramclkEstimates {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t::default();
-        for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
-            *d = (*s).to_raw();
-        }
-        r.numEstimatedMetrics = self.num_estimated_metrics;
-        r
-    }
-}
-impl From<&sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
+impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
 for PwrModelMetricsDlppm1xDramclkEstimates {
-    fn from(r: &sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t) -> Self {
+    fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t) -> Self {
+        #[allow(clippy::needless_update)]
         PwrModelMetricsDlppm1xDramclkEstimates {
             estimated_metrics: r
                 .estimatedMetrics
                 .iter()
-                .map(|x| PwrModelMetricsDlppm1x::from(&(*x)))
+                .take(r.numEstimatedMetrics as usize)
+                .map(|x| <PwrModelMetricsDlppm1x as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
             num_estimated_metrics: r.numEstimatedMetrics,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t>
+for PwrModelMetricsDlppm1xDramclkEstimates {
+    fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPwrModelMetricsDlppm1xDramclkEstimates_t::default();
+        for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r.numEstimatedMetrics = self.num_estimated_metrics;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2679,26 +3119,31 @@ impl serde::Serialize for PwrModelMetricsDlppm1xDramclkEstimates {
 /// Performance metrics for DLPPM 1x power model.
 ///
 /// The safe form of `nvmlPwrModelMetricsDlppm1xPerf_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPwrModelMetricsDlppm1xPerf_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PwrModelMetricsDlppm1xPerf {
     /// Performance metric in milliseconds
     pub perfms: u32,
 }
-impl PwrModelMetricsDlppm1xPerf {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xPerf_t {
+impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
+for PwrModelMetricsDlppm1xPerf {
+    fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1xPerf_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PwrModelMetricsDlppm1xPerf {
+            perfms: r.perfms,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1xPerf_t>
+for PwrModelMetricsDlppm1xPerf {
+    fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1xPerf_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsDlppm1xPerf_t::default();
         r.perfms = self.perfms;
         r
-    }
-}
-impl From<&sys::nvmlPwrModelMetricsDlppm1xPerf_t> for PwrModelMetricsDlppm1xPerf {
-    fn from(r: &sys::nvmlPwrModelMetricsDlppm1xPerf_t) -> Self {
-        PwrModelMetricsDlppm1xPerf {
-            perfms: r.perfms,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2714,11 +3159,13 @@ impl serde::Serialize for PwrModelMetricsDlppm1xPerf {
 /// Complete power model metrics for DLPPM 1x, including rail metrics and TGP power.
 ///
 /// The safe form of `nvmlPwrModelMetricsDlppm1x_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPwrModelMetricsDlppm1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PwrModelMetricsDlppm1x {
     /// Validity flag: non-zero if metrics are valid
-    pub b_valid: u8,
+    pub b_valid: bool,
     /// Core rail metrics
     pub core_rail: CoreRailMetrics,
     /// Fb rail metrics
@@ -2728,28 +3175,35 @@ pub struct PwrModelMetricsDlppm1x {
     /// Performance metrics
     pub perf_metrics: PwrModelMetricsDlppm1xPerf,
 }
-impl PwrModelMetricsDlppm1x {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1x_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsDlppm1x_t::default();
-        r.bValid = self.b_valid;
-        r.coreRail = self.core_rail.to_raw();
-        r.fbRail = self.fb_rail.to_raw();
-        r.tgpPwrTuple = self.tgp_pwr_tuple.to_raw();
-        r.perfMetrics = self.perf_metrics.to_raw();
-        r
+impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
+    fn from_raw(r: &sys::nvmlPwrModelMetricsDlppm1x_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PwrModelMetricsDlppm1x {
+            b_valid: r.bValid != 0,
+            core_rail: <CoreRailMetrics as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.coreRail),
+            fb_rail: <RailMetrics as crate::raw::FromRaw<_>>::from_raw(&r.fbRail),
+            tgp_pwr_tuple: <PmgrPwrTuple as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.tgpPwrTuple),
+            perf_metrics: <PwrModelMetricsDlppm1xPerf as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.perfMetrics),
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
-    fn from(r: &sys::nvmlPwrModelMetricsDlppm1x_t) -> Self {
-        PwrModelMetricsDlppm1x {
-            b_valid: r.bValid,
-            core_rail: CoreRailMetrics::from(&r.coreRail),
-            fb_rail: RailMetrics::from(&r.fbRail),
-            tgp_pwr_tuple: PmgrPwrTuple::from(&r.tgpPwrTuple),
-            perf_metrics: PwrModelMetricsDlppm1xPerf::from(&r.perfMetrics),
-        }
+impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsDlppm1x_t> for PwrModelMetricsDlppm1x {
+    fn to_raw(&self) -> sys::nvmlPwrModelMetricsDlppm1x_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPwrModelMetricsDlppm1x_t::default();
+        r.bValid = self.b_valid as _;
+        r.coreRail = crate::raw::ToRaw::to_raw(&self.core_rail);
+        r.fbRail = crate::raw::ToRaw::to_raw(&self.fb_rail);
+        r.tgpPwrTuple = crate::raw::ToRaw::to_raw(&self.tgp_pwr_tuple);
+        r.perfMetrics = crate::raw::ToRaw::to_raw(&self.perf_metrics);
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2769,15 +3223,17 @@ impl serde::Serialize for PwrModelMetricsDlppm1x {
 /// Complete power model metrics for PFPP 1x, including estimated metrics and key operating points.
 ///
 /// The safe form of `nvmlPwrModelMetricsPfpp1x_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPwrModelMetricsPfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PwrModelMetricsPfpp1x {
     /// Number of valid vf points
     pub num_vf_points: u8,
     /// Array of estimated metrics for different operating points
     pub estimated_metrics: Vec<PwrModelMetricsSamplePfpp1x>,
     /// Validity flag: non-zero if metrics are valid
-    pub b_valid: u8,
+    pub b_valid: bool,
     /// Operating point with maximum performance per watt
     pub max_perf_per_watt_point: PwrModelOperatingPointPfpp1x,
     /// Operating point at maximum frequency and voltage
@@ -2785,38 +3241,44 @@ pub struct PwrModelMetricsPfpp1x {
     /// TGP headroom in milliwatts
     pub tgp_headroomm_w: u32,
 }
-impl PwrModelMetricsPfpp1x {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPwrModelMetricsPfpp1x_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlPwrModelMetricsPfpp1x_t::default();
-        r.numVfPoints = self.num_vf_points;
-        for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
-            *d = (*s).to_raw();
-        }
-        r.bValid = self.b_valid;
-        r.maxPerfPerWattPoint = self.max_perf_per_watt_point.to_raw();
-        r.fmaxAtVmaxPoint = self.fmax_at_vmax_point.to_raw();
-        r.tgpHeadroommW = self.tgp_headroomm_w;
-        r
-    }
-}
-impl From<&sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
-    fn from(r: &sys::nvmlPwrModelMetricsPfpp1x_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
+    fn from_raw(r: &sys::nvmlPwrModelMetricsPfpp1x_t) -> Self {
+        #[allow(clippy::needless_update)]
         PwrModelMetricsPfpp1x {
             num_vf_points: r.numVfPoints,
             estimated_metrics: r
                 .estimatedMetrics
                 .iter()
-                .map(|x| PwrModelMetricsSamplePfpp1x::from(&(*x)))
+                .take(r.numVfPoints as usize)
+                .map(|x| <PwrModelMetricsSamplePfpp1x as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
-            b_valid: r.bValid,
-            max_perf_per_watt_point: PwrModelOperatingPointPfpp1x::from(
-                &r.maxPerfPerWattPoint,
-            ),
-            fmax_at_vmax_point: PwrModelOperatingPointPfpp1x::from(&r.fmaxAtVmaxPoint),
+            b_valid: r.bValid != 0,
+            max_perf_per_watt_point: <PwrModelOperatingPointPfpp1x as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.maxPerfPerWattPoint),
+            fmax_at_vmax_point: <PwrModelOperatingPointPfpp1x as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.fmaxAtVmaxPoint),
             tgp_headroomm_w: r.tgpHeadroommW,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsPfpp1x_t> for PwrModelMetricsPfpp1x {
+    fn to_raw(&self) -> sys::nvmlPwrModelMetricsPfpp1x_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlPwrModelMetricsPfpp1x_t::default();
+        r.numVfPoints = self.num_vf_points;
+        for (d, s) in r.estimatedMetrics.iter_mut().zip(self.estimated_metrics.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r.bValid = self.b_valid as _;
+        r.maxPerfPerWattPoint = crate::raw::ToRaw::to_raw(&self.max_perf_per_watt_point);
+        r.fmaxAtVmaxPoint = crate::raw::ToRaw::to_raw(&self.fmax_at_vmax_point);
+        r.tgpHeadroommW = self.tgp_headroomm_w;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -2837,17 +3299,30 @@ impl serde::Serialize for PwrModelMetricsPfpp1x {
 /// Power model metrics sample for PFPP 1x, containing frequency inputs and estimated TGP.
 ///
 /// The safe form of `nvmlPwrModelMetricsSamplePfpp1x_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPwrModelMetricsSamplePfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PwrModelMetricsSamplePfpp1x {
     /// Array of input frequencies in kilohertz for each domain
     pub freqk_hz: Vec<u32>,
     /// Estimated Total Graphics Power in milliwatts
     pub est_tgp_pwrm_w: u32,
 }
-impl PwrModelMetricsSamplePfpp1x {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPwrModelMetricsSamplePfpp1x_t {
+impl crate::raw::FromRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
+for PwrModelMetricsSamplePfpp1x {
+    fn from_raw(r: &sys::nvmlPwrModelMetricsSamplePfpp1x_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PwrModelMetricsSamplePfpp1x {
+            freqk_hz: r.freqkHz.iter().map(|x| (*x)).collect(),
+            est_tgp_pwrm_w: r.estTgpPwrmW,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPwrModelMetricsSamplePfpp1x_t>
+for PwrModelMetricsSamplePfpp1x {
+    fn to_raw(&self) -> sys::nvmlPwrModelMetricsSamplePfpp1x_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelMetricsSamplePfpp1x_t::default();
         for (d, s) in r.freqkHz.iter_mut().zip(self.freqk_hz.iter()) {
@@ -2855,14 +3330,6 @@ impl PwrModelMetricsSamplePfpp1x {
         }
         r.estTgpPwrmW = self.est_tgp_pwrm_w;
         r
-    }
-}
-impl From<&sys::nvmlPwrModelMetricsSamplePfpp1x_t> for PwrModelMetricsSamplePfpp1x {
-    fn from(r: &sys::nvmlPwrModelMetricsSamplePfpp1x_t) -> Self {
-        PwrModelMetricsSamplePfpp1x {
-            freqk_hz: r.freqkHz.iter().map(|x| (*x)).collect(),
-            est_tgp_pwrm_w: r.estTgpPwrmW,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2879,30 +3346,35 @@ impl serde::Serialize for PwrModelMetricsSamplePfpp1x {
 /// Operating point for PFPP 1x power model, defining a frequency-power pair.
 ///
 /// The safe form of `nvmlPwrModelOperatingPointPfpp1x_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPwrModelOperatingPointPfpp1x_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PwrModelOperatingPointPfpp1x {
     /// Operating frequency in kilohertz
     pub freqk_hz: u32,
     /// Power consumption at this frequency in milliwatts
     pub pwrm_w: u32,
 }
-impl PwrModelOperatingPointPfpp1x {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPwrModelOperatingPointPfpp1x_t {
+impl crate::raw::FromRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
+for PwrModelOperatingPointPfpp1x {
+    fn from_raw(r: &sys::nvmlPwrModelOperatingPointPfpp1x_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PwrModelOperatingPointPfpp1x {
+            freqk_hz: r.freqkHz,
+            pwrm_w: r.pwrmW,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPwrModelOperatingPointPfpp1x_t>
+for PwrModelOperatingPointPfpp1x {
+    fn to_raw(&self) -> sys::nvmlPwrModelOperatingPointPfpp1x_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPwrModelOperatingPointPfpp1x_t::default();
         r.freqkHz = self.freqk_hz;
         r.pwrmW = self.pwrm_w;
         r
-    }
-}
-impl From<&sys::nvmlPwrModelOperatingPointPfpp1x_t> for PwrModelOperatingPointPfpp1x {
-    fn from(r: &sys::nvmlPwrModelOperatingPointPfpp1x_t) -> Self {
-        PwrModelOperatingPointPfpp1x {
-            freqk_hz: r.freqkHz,
-            pwrm_w: r.pwrmW,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2919,30 +3391,33 @@ impl serde::Serialize for PwrModelOperatingPointPfpp1x {
 /// Metrics for a single power rail, including frequency and utilization.
 ///
 /// The safe form of `nvmlRailMetrics_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlRailMetrics_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RailMetrics {
     /// Frequency in kilohertz
     pub freqk_hz: u32,
     /// Utilization percentage (fixed-point)
     pub util_pct: u64,
 }
-impl RailMetrics {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlRailMetrics_t {
+impl crate::raw::FromRaw<sys::nvmlRailMetrics_t> for RailMetrics {
+    fn from_raw(r: &sys::nvmlRailMetrics_t) -> Self {
+        #[allow(clippy::needless_update)]
+        RailMetrics {
+            freqk_hz: r.freqkHz,
+            util_pct: r.utilPct,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlRailMetrics_t> for RailMetrics {
+    fn to_raw(&self) -> sys::nvmlRailMetrics_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRailMetrics_t::default();
         r.freqkHz = self.freqk_hz;
         r.utilPct = self.util_pct;
         r
-    }
-}
-impl From<&sys::nvmlRailMetrics_t> for RailMetrics {
-    fn from(r: &sys::nvmlRailMetrics_t) -> Self {
-        RailMetrics {
-            freqk_hz: r.freqkHz,
-            util_pct: r.utilPct,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2959,34 +3434,35 @@ impl serde::Serialize for RailMetrics {
 /// Struct to represent the NVML repair status
 ///
 /// The safe form of `nvmlRepairStatus_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlRepairStatus_t")]
 #[doc(alias = "nvmlRepairStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RepairStatus {
-    /// Reference to `unsigned` int
+    /// `unsigned` int
     pub b_channel_repair_pending: u32,
-    /// Reference to `unsigned` int
+    /// `unsigned` int
     pub b_tpc_repair_pending: u32,
 }
-impl RepairStatus {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlRepairStatus_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlRepairStatus_v1_t {
+impl crate::raw::FromRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
+    fn from_raw(r: &sys::nvmlRepairStatus_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        RepairStatus {
+            b_channel_repair_pending: r.bChannelRepairPending,
+            b_tpc_repair_pending: r.bTpcRepairPending,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlRepairStatus_v1_t> for RepairStatus {
+    fn to_raw(&self) -> sys::nvmlRepairStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRepairStatus_v1_t::default();
         r.version = sys::nvmlRepairStatus_v1 as _;
         r.bChannelRepairPending = self.b_channel_repair_pending;
         r.bTpcRepairPending = self.b_tpc_repair_pending;
         r
-    }
-}
-impl From<&sys::nvmlRepairStatus_v1_t> for RepairStatus {
-    fn from(r: &sys::nvmlRepairStatus_v1_t) -> Self {
-        RepairStatus {
-            b_channel_repair_pending: r.bChannelRepairPending,
-            b_tpc_repair_pending: r.bTpcRepairPending,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3006,9 +3482,11 @@ impl serde::Serialize for RepairStatus {
 /// rows available.
 ///
 /// The safe form of `nvmlRowRemapperHistogramValues_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlRowRemapperHistogramValues_st")]
 #[doc(alias = "nvmlRowRemapperHistogramValues_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct RowRemapperHistogramValues {
     pub max: u32,
     pub high: u32,
@@ -3016,9 +3494,23 @@ pub struct RowRemapperHistogramValues {
     pub low: u32,
     pub none: u32,
 }
-impl RowRemapperHistogramValues {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlRowRemapperHistogramValues_st {
+impl crate::raw::FromRaw<sys::nvmlRowRemapperHistogramValues_st>
+for RowRemapperHistogramValues {
+    fn from_raw(r: &sys::nvmlRowRemapperHistogramValues_st) -> Self {
+        #[allow(clippy::needless_update)]
+        RowRemapperHistogramValues {
+            max: r.max,
+            high: r.high,
+            partial: r.partial,
+            low: r.low,
+            none: r.none,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlRowRemapperHistogramValues_st>
+for RowRemapperHistogramValues {
+    fn to_raw(&self) -> sys::nvmlRowRemapperHistogramValues_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlRowRemapperHistogramValues_st::default();
         r.max = self.max;
@@ -3027,17 +3519,6 @@ impl RowRemapperHistogramValues {
         r.low = self.low;
         r.none = self.none;
         r
-    }
-}
-impl From<&sys::nvmlRowRemapperHistogramValues_st> for RowRemapperHistogramValues {
-    fn from(r: &sys::nvmlRowRemapperHistogramValues_st) -> Self {
-        RowRemapperHistogramValues {
-            max: r.max,
-            high: r.high,
-            partial: r.partial,
-            low: r.low,
-            none: r.none,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3057,9 +3538,11 @@ impl serde::Serialize for RowRemapperHistogramValues {
 /// Information for Sample
 ///
 /// The safe form of `nvmlSample_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSample_st")]
 #[doc(alias = "nvmlSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Sample {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
@@ -3069,22 +3552,23 @@ pub struct Sample {
     pub sample_value: crate::Value,
 }
 impl Sample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSample_st {
+    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetSamples` returns with the array).
+    pub(crate) fn from_raw_typed(r: &sys::nvmlSample_st, value_type: ValueType) -> Self {
+        #[allow(clippy::needless_update)]
+        Sample {
+            time_stamp: r.timeStamp,
+            sample_value: crate::Value::from_raw(value_type, &r.sampleValue),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSample_st> for Sample {
+    fn to_raw(&self) -> sys::nvmlSample_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSample_st::default();
         r.timeStamp = self.time_stamp;
         r.sampleValue = self.sample_value.to_raw();
         r
-    }
-}
-impl Sample {
-    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetSamples` returns with the array).
-    pub fn from_raw(r: &sys::nvmlSample_st, value_type: ValueType) -> Self {
-        Sample {
-            time_stamp: r.timeStamp,
-            sample_value: crate::Value::from_raw(value_type, &r.sampleValue),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3101,36 +3585,37 @@ impl serde::Serialize for Sample {
 /// Struct to represent NVML UUID information
 ///
 /// The safe form of `nvmlUUID_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlUUID_t")]
 #[doc(alias = "nvmlUUID_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct UUID {
     /// One of `nvmlUUIDValue_t`, to be set based on the UUID format
     ///
     /// Read as its `type` says.
     pub value: UuidValue,
 }
-impl UUID {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlUUID_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlUUID_v1_t {
+impl crate::raw::FromRaw<sys::nvmlUUID_v1_t> for UUID {
+    fn from_raw(r: &sys::nvmlUUID_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        UUID {
+            value: UuidValue::from_raw_tagged(r.r#type as u32, &r.value),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlUUID_v1_t> for UUID {
+    fn to_raw(&self) -> sys::nvmlUUID_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUUID_v1_t::default();
         r.version = sys::nvmlUUID_v1 as _;
         {
-            let (tag, u) = self.value.to_raw();
+            let (tag, u) = self.value.to_raw_tagged();
             r.r#type = tag as _;
             r.value = u;
         }
         r
-    }
-}
-impl From<&sys::nvmlUUID_v1_t> for UUID {
-    fn from(r: &sys::nvmlUUID_v1_t) -> Self {
-        UUID {
-            value: UuidValue::from_raw(r.r#type as u32, &r.value),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3147,26 +3632,31 @@ impl serde::Serialize for UUID {
 /// Struct to represent the NVML unrepairable memory status
 ///
 /// The safe form of `nvmlUnrepairableMemoryStatus_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlUnrepairableMemoryStatus_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct UnrepairableMemoryStatus {
-    /// Reference to `unsigned` int
+    /// `unsigned` int
     pub b_unrepairable_memory: u32,
 }
-impl UnrepairableMemoryStatus {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
+impl crate::raw::FromRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
+for UnrepairableMemoryStatus {
+    fn from_raw(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        UnrepairableMemoryStatus {
+            b_unrepairable_memory: r.bUnrepairableMemory,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlUnrepairableMemoryStatus_v1_t>
+for UnrepairableMemoryStatus {
+    fn to_raw(&self) -> sys::nvmlUnrepairableMemoryStatus_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUnrepairableMemoryStatus_v1_t::default();
         r.bUnrepairableMemory = self.b_unrepairable_memory;
         r
-    }
-}
-impl From<&sys::nvmlUnrepairableMemoryStatus_v1_t> for UnrepairableMemoryStatus {
-    fn from(r: &sys::nvmlUnrepairableMemoryStatus_v1_t) -> Self {
-        UnrepairableMemoryStatus {
-            b_unrepairable_memory: r.bUnrepairableMemory,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3183,31 +3673,34 @@ impl serde::Serialize for UnrepairableMemoryStatus {
 /// Each sample period may be between 1 second and 1/6 second, depending on the product being queried.
 ///
 /// The safe form of `nvmlUtilization_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlUtilization_st")]
 #[doc(alias = "nvmlUtilization_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Utilization {
     /// Percent of time over the past sample period during which one or more kernels was executing on the GPU
     pub gpu: u32,
     /// Percent of time over the past sample period during which global (device) memory was being read or written
     pub memory: u32,
 }
-impl Utilization {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlUtilization_st {
+impl crate::raw::FromRaw<sys::nvmlUtilization_st> for Utilization {
+    fn from_raw(r: &sys::nvmlUtilization_st) -> Self {
+        #[allow(clippy::needless_update)]
+        Utilization {
+            gpu: r.gpu,
+            memory: r.memory,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlUtilization_st> for Utilization {
+    fn to_raw(&self) -> sys::nvmlUtilization_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUtilization_st::default();
         r.gpu = self.gpu;
         r.memory = self.memory;
         r
-    }
-}
-impl From<&sys::nvmlUtilization_st> for Utilization {
-    fn from(r: &sys::nvmlUtilization_st) -> Self {
-        Utilization {
-            gpu: r.gpu,
-            memory: r.memory,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3224,31 +3717,34 @@ impl serde::Serialize for Utilization {
 /// Struct to hold perf policy violation status data
 ///
 /// The safe form of `nvmlViolationTime_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlViolationTime_st")]
 #[doc(alias = "nvmlViolationTime_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ViolationTime {
-    /// referenceTime represents CPU timestamp in microseconds
+    /// ReferenceTime represents CPU timestamp in microseconds
     pub reference_time: u64,
-    /// violationTime in Nanoseconds
+    /// ViolationTime in Nanoseconds
     pub violation_time: u64,
 }
-impl ViolationTime {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlViolationTime_st {
+impl crate::raw::FromRaw<sys::nvmlViolationTime_st> for ViolationTime {
+    fn from_raw(r: &sys::nvmlViolationTime_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ViolationTime {
+            reference_time: r.referenceTime,
+            violation_time: r.violationTime,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlViolationTime_st> for ViolationTime {
+    fn to_raw(&self) -> sys::nvmlViolationTime_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlViolationTime_st::default();
         r.referenceTime = self.reference_time;
         r.violationTime = self.violation_time;
         r
-    }
-}
-impl From<&sys::nvmlViolationTime_st> for ViolationTime {
-    fn from(r: &sys::nvmlViolationTime_st) -> Self {
-        ViolationTime {
-            reference_time: r.referenceTime,
-            violation_time: r.violationTime,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -3267,6 +3763,7 @@ impl serde::Serialize for ViolationTime {
 /// Read through its tag: `NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X` selects [`PerfMetricControllerData::Dlppc2x`], `NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X` selects [`PerfMetricControllerData::Pfpp1x`]; any other tag is [`PerfMetricControllerData::Unknown`], which keeps the union's bytes.
 #[doc(alias = "nvmlPerfMetricControllerSample_t_data")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum PerfMetricControllerData {
     /// DLPPC 2x controller sample data
     ///
@@ -3284,15 +3781,22 @@ pub enum PerfMetricControllerData {
 }
 impl PerfMetricControllerData {
     /// Reads `raw` as the member `tag` selects.
-    pub fn from_raw(tag: u32, raw: &sys::nvmlPerfMetricControllerSample_t_data) -> Self {
+    pub(crate) fn from_raw_tagged(
+        tag: u32,
+        raw: &sys::nvmlPerfMetricControllerSample_t_data,
+    ) -> Self {
         if tag == sys::NVML_PERF_METRICS_CONTROLLER_TYPE_DLPPC_2X as u32 {
             return PerfMetricControllerData::Dlppc2x(
-                PerfMetricsDlppc2xSample::from(&union_member!(* raw, dlppc2x)),
+                <PerfMetricsDlppc2xSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&union_member!(* raw, dlppc2x)),
             );
         }
         if tag == sys::NVML_PERF_METRICS_CONTROLLER_TYPE_PFPP_1X as u32 {
             return PerfMetricControllerData::Pfpp1x(
-                PerfMetricsPfpp1xSample::from(&union_member!(* raw, pfpp1x)),
+                <PerfMetricsPfpp1xSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&union_member!(* raw, pfpp1x)),
             );
         }
         PerfMetricControllerData::Unknown {
@@ -3314,15 +3818,17 @@ impl PerfMetricControllerData {
     }
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
-    pub fn to_raw(&self) -> (u32, sys::nvmlPerfMetricControllerSample_t_data) {
+    pub(crate) fn to_raw_tagged(
+        &self,
+    ) -> (u32, sys::nvmlPerfMetricControllerSample_t_data) {
         #[allow(unused_mut)]
         let mut u = sys::nvmlPerfMetricControllerSample_t_data::default();
         match self {
             PerfMetricControllerData::Dlppc2x(v) => {
-                u.dlppc2x = (*v).to_raw();
+                u.dlppc2x = crate::raw::ToRaw::to_raw(&(*v));
             }
             PerfMetricControllerData::Pfpp1x(v) => {
-                u.pfpp1x = (*v).to_raw();
+                u.pfpp1x = crate::raw::ToRaw::to_raw(&(*v));
             }
             PerfMetricControllerData::Unknown { bytes, .. } => {
                 u = union_with_bytes!(sys::nvmlPerfMetricControllerSample_t_data, bytes);
@@ -3334,7 +3840,7 @@ impl PerfMetricControllerData {
 impl Default for PerfMetricControllerData {
     /// What a zeroed C record holds: the union read as tag 0 says.
     fn default() -> Self {
-        PerfMetricControllerData::from_raw(0, &Default::default())
+        PerfMetricControllerData::from_raw_tagged(0, &Default::default())
     }
 }
 /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
@@ -3367,6 +3873,7 @@ impl serde::Serialize for PerfMetricControllerData {
 /// Read through its tag: `NVML_UUID_TYPE_ASCII` selects [`UuidValue::Str`], `NVML_UUID_TYPE_BINARY` selects [`UuidValue::Bytes`]; any other tag is [`UuidValue::Unknown`], which keeps the union's bytes.
 #[doc(alias = "nvmlUUIDValue_t")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum UuidValue {
     /// ASCII format value
     ///
@@ -3384,7 +3891,7 @@ pub enum UuidValue {
 }
 impl UuidValue {
     /// Reads `raw` as the member `tag` selects.
-    pub fn from_raw(tag: u32, raw: &sys::nvmlUUIDValue_t) -> Self {
+    pub(crate) fn from_raw_tagged(tag: u32, raw: &sys::nvmlUUIDValue_t) -> Self {
         if tag == sys::NVML_UUID_TYPE_ASCII as u32 {
             return UuidValue::Str(ffi::string_from(&union_member!(* raw, str)));
         }
@@ -3408,7 +3915,7 @@ impl UuidValue {
     }
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
-    pub fn to_raw(&self) -> (u32, sys::nvmlUUIDValue_t) {
+    pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlUUIDValue_t) {
         #[allow(unused_mut)]
         let mut u = sys::nvmlUUIDValue_t::default();
         match self {
@@ -3434,7 +3941,7 @@ impl UuidValue {
 impl Default for UuidValue {
     /// What a zeroed C record holds: the union read as tag 0 says.
     fn default() -> Self {
-        UuidValue::from_raw(0, &Default::default())
+        UuidValue::from_raw_tagged(0, &Default::default())
     }
 }
 /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlDetachGpuState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DetachGpuState(pub sys::nvmlDetachGpuState_enum);
+pub struct DetachGpuState(pub u32);
 impl DetachGpuState {
     ///
     ///`NVML_DETACH_GPU_KEEP`
@@ -75,6 +75,19 @@ impl DetachGpuState {
     }
 }
 open_newtype!(DetachGpuState(u32), signed);
+impl core::fmt::Display for DetachGpuState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DETACH_GPU_KEEP => "Keep",
+                sys::NVML_DETACH_GPU_REMOVE => "Remove",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Parent bridge PCIe link state requested by nvmlDeviceRemoveGpu()
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PcieLinkState::name`]).
@@ -82,7 +95,7 @@ open_newtype!(DetachGpuState(u32), signed);
 #[doc(alias = "nvmlPcieLinkState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PcieLinkState(pub sys::nvmlPcieLinkState_enum);
+pub struct PcieLinkState(pub u32);
 impl PcieLinkState {
     ///
     ///`NVML_PCIE_LINK_KEEP`
@@ -100,3 +113,16 @@ impl PcieLinkState {
     }
 }
 open_newtype!(PcieLinkState(u32), signed);
+impl core::fmt::Display for PcieLinkState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PCIE_LINK_KEEP => "Keep",
+                sys::NVML_PCIE_LINK_SHUT_DOWN => "Shut Down",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}

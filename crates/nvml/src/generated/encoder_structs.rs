@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlEncoderType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EncoderType(pub sys::nvmlEncoderQueryType_enum);
+pub struct EncoderType(pub u32);
 impl EncoderType {
     /// H264 encoder
     ///
@@ -87,12 +87,29 @@ impl EncoderType {
     }
 }
 open_newtype!(EncoderType(u32), signed);
+impl core::fmt::Display for EncoderType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_ENCODER_QUERY_H264 => "H264",
+                sys::NVML_ENCODER_QUERY_HEVC => "Hevc",
+                sys::NVML_ENCODER_QUERY_AV1 => "AV1",
+                sys::NVML_ENCODER_QUERY_UNKNOWN => "Unknown",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure to hold encoder session data
 ///
 /// The safe form of `nvmlEncoderSessionInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEncoderSessionInfo_st")]
 #[doc(alias = "nvmlEncoderSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EncoderSessionInfo {
     /// Unique session ID
     pub session_id: u32,
@@ -111,9 +128,24 @@ pub struct EncoderSessionInfo {
     /// Moving average encode latency in microseconds
     pub average_latency: u32,
 }
-impl EncoderSessionInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEncoderSessionInfo_st {
+impl crate::raw::FromRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
+    fn from_raw(r: &sys::nvmlEncoderSessionInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        EncoderSessionInfo {
+            session_id: r.sessionId,
+            pid: r.pid,
+            vgpu_instance: r.vgpuInstance,
+            codec_type: EncoderType(r.codecType),
+            h_resolution: r.hResolution,
+            v_resolution: r.vResolution,
+            average_fps: r.averageFps,
+            average_latency: r.averageLatency,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
+    fn to_raw(&self) -> sys::nvmlEncoderSessionInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEncoderSessionInfo_st::default();
         r.sessionId = self.session_id;
@@ -125,20 +157,6 @@ impl EncoderSessionInfo {
         r.averageFps = self.average_fps;
         r.averageLatency = self.average_latency;
         r
-    }
-}
-impl From<&sys::nvmlEncoderSessionInfo_st> for EncoderSessionInfo {
-    fn from(r: &sys::nvmlEncoderSessionInfo_st) -> Self {
-        EncoderSessionInfo {
-            session_id: r.sessionId,
-            pid: r.pid,
-            vgpu_instance: r.vgpuInstance,
-            codec_type: EncoderType(r.codecType),
-            h_resolution: r.hResolution,
-            v_resolution: r.vResolution,
-            average_fps: r.averageFps,
-            average_latency: r.averageLatency,
-        }
     }
 }
 #[cfg(feature = "serde")]

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlEventDataType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct EventDataType(pub sys::nvmlEventDataType_t);
+pub struct EventDataType(pub u32);
 impl EventDataType {
     /// NVML event-bit data. `eventType` contains an NVML event bit.
     ///
@@ -82,6 +82,21 @@ impl EventDataType {
     }
 }
 open_newtype!(EventDataType(u32), signed);
+impl core::fmt::Display for EventDataType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_EVENT_DATA_TYPE_NVML_EVENT => "Nvml Event",
+                sys::NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT => {
+                    "GPU Operational Event"
+                }
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// NVML-defined GPU Operational Event context classifications.
 ///
 /// These values describe the NVML public interpretation of a context payload. The
@@ -92,7 +107,7 @@ open_newtype!(EventDataType(u32), signed);
 #[doc(alias = "nvmlGpuOperationalEventContextType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventContextType(pub sys::nvmlGpuOperationalEventContextType_t);
+pub struct GpuOperationalEventContextType(pub u32);
 impl GpuOperationalEventContextType {
     /// No NVML public interpretation is defined for this context payload.
     ///
@@ -116,6 +131,19 @@ impl GpuOperationalEventContextType {
     }
 }
 open_newtype!(GpuOperationalEventContextType(u32), signed);
+impl core::fmt::Display for GpuOperationalEventContextType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_UNKNOWN => "Unknown",
+                sys::NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_LEGACY_XID => "Legacy XID",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Log-level values used by GPU Operational Events.
 ///
 /// These values are used both for event reporting in `nvmlEventSetWait_v3_t` and for subscription
@@ -128,7 +156,7 @@ open_newtype!(GpuOperationalEventContextType(u32), signed);
 #[doc(alias = "nvmlGpuOperationalEventLogLevel_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuOperationalEventLogLevel(pub sys::nvmlGpuOperationalEventLogLevel_t);
+pub struct GpuOperationalEventLogLevel(pub u32);
 impl GpuOperationalEventLogLevel {
     /// Matches all GPU Operational Event log levels.
     ///
@@ -180,6 +208,23 @@ impl GpuOperationalEventLogLevel {
     }
 }
 open_newtype!(GpuOperationalEventLogLevel(u32), signed);
+impl core::fmt::Display for GpuOperationalEventLogLevel {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ALL => "All",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_TELEMETRY => "Telemetry",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_DIAG => "Diag",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_NOTICE => "Notice",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_WARNING => "Warning",
+                sys::NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ERROR => "Error",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Severity values used by Operational Events.
 ///
 /// These values are used both for event reporting in `nvmlEventSetWait_v3_t` and for subscription
@@ -192,7 +237,7 @@ open_newtype!(GpuOperationalEventLogLevel(u32), signed);
 #[doc(alias = "nvmlOperationalEventSeverity_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct OperationalEventSeverity(pub sys::nvmlOperationalEventSeverity_t);
+pub struct OperationalEventSeverity(pub u32);
 impl OperationalEventSeverity {
     /// Matches all Operational Event severities.
     ///
@@ -237,6 +282,22 @@ impl OperationalEventSeverity {
     }
 }
 open_newtype!(OperationalEventSeverity(u32), signed);
+impl core::fmt::Display for OperationalEventSeverity {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_ALL => "All",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_INFORMATIONAL => "Informational",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_CORRECTED => "Corrected",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_RECOVERABLE => "Recoverable",
+                sys::NVML_OPERATIONAL_EVENT_SEVERITY_FATAL => "Fatal",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 bitflags::bitflags! {
     #[doc =
     "Bit flags `nvmlSystemEventType*` of nvml.h. Bits the header does not name are kept."]
@@ -255,33 +316,47 @@ impl serde::Serialize for SystemEventTypes {
 /// Information about occurred event
 ///
 /// The safe form of `nvmlEventData_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventData_st")]
 #[doc(alias = "nvmlEventData_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventData {
     /// Specific device where the event occurred
     pub device: crate::RawHandle<sys::nvmlDevice_st>,
     /// Information about what specific event occurred
     pub event_type: EventTypes,
-    /// Stores Xid error for the device in the event of nvmlEventTypeXidCriticalError,
+    /// Stores Xid error for the device in the event of [`EventTypes::XID_CRITICAL_ERROR`],
     /// eventData is 0 for any other event. eventData is set as 999 for unknown Xid error.
     pub event_data: u64,
-    /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a GPU
+    /// If MIG is enabled and [`EventTypes::XID_CRITICAL_ERROR`] event is attributable to a GPU
     /// instance, stores a valid GPU instance ID. gpuInstanceId is set to 0xFFFFFFFF
     /// otherwise.
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub gpu_instance_id: Option<u32>,
-    /// If MIG is enabled and nvmlEventTypeXidCriticalError event is attributable to a
+    /// If MIG is enabled and [`EventTypes::XID_CRITICAL_ERROR`] event is attributable to a
     /// compute instance, stores a valid compute instance ID. computeInstanceId is set to
     /// 0xFFFFFFFF otherwise.
     ///
     /// `None` where nvml.h has `4294967295` for no value.
     pub compute_instance_id: Option<u32>,
 }
-impl EventData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventData_st {
+impl crate::raw::FromRaw<sys::nvmlEventData_st> for EventData {
+    fn from_raw(r: &sys::nvmlEventData_st) -> Self {
+        #[allow(clippy::needless_update)]
+        EventData {
+            device: crate::RawHandle::new(r.device),
+            event_type: EventTypes::from_bits_retain(r.eventType as _),
+            event_data: r.eventData,
+            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
+            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventData_st> for EventData {
+    fn to_raw(&self) -> sys::nvmlEventData_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventData_st::default();
         r.device = self.device.as_ptr();
@@ -290,17 +365,6 @@ impl EventData {
         r.gpuInstanceId = self.gpu_instance_id.unwrap_or(4294967295);
         r.computeInstanceId = self.compute_instance_id.unwrap_or(4294967295);
         r
-    }
-}
-impl From<&sys::nvmlEventData_st> for EventData {
-    fn from(r: &sys::nvmlEventData_st) -> Self {
-        EventData {
-            device: crate::RawHandle::new(r.device),
-            event_type: EventTypes::from_bits_retain(r.eventType as _),
-            event_data: r.eventData,
-            gpu_instance_id: Some(r.gpuInstanceId).filter(|v| *v != 4294967295),
-            compute_instance_id: Some(r.computeInstanceId).filter(|v| *v != 4294967295),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -319,26 +383,31 @@ impl serde::Serialize for EventData {
 /// Parameters for retrieving the number of context records associated with the most recent event.
 ///
 /// The safe form of `nvmlEventSetGetContextCount_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetGetContextCount_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetGetContextCount {
-    /// \[out\] Number of context records associated with the most recent event.
+    /// Number of context records associated with the most recent event.
     pub count: u32,
 }
-impl EventSetGetContextCount {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventSetGetContextCount_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetGetContextCount_v1_t>
+for EventSetGetContextCount {
+    fn from_raw(r: &sys::nvmlEventSetGetContextCount_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetGetContextCount {
+            count: r.count,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetGetContextCount_v1_t>
+for EventSetGetContextCount {
+    fn to_raw(&self) -> sys::nvmlEventSetGetContextCount_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetContextCount_v1_t::default();
         r.count = self.count;
         r
-    }
-}
-impl From<&sys::nvmlEventSetGetContextCount_v1_t> for EventSetGetContextCount {
-    fn from(r: &sys::nvmlEventSetGetContextCount_v1_t) -> Self {
-        EventSetGetContextCount {
-            count: r.count,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -354,23 +423,39 @@ impl serde::Serialize for EventSetGetContextCount {
 /// Parameters for retrieving context metadata associated with the most recent event.
 ///
 /// The safe form of `nvmlEventSetGetContextInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetGetContextInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetGetContextInfo {
-    /// \[in\] Zero-based context index.
+    /// Zero-based context index.
     pub index: u32,
-    /// \[out\] `nvmlGpuOperationalEventContextType_t` value describing the NVML public interpretation of the context payload.
+    /// [`GpuOperationalEventContextType`] value describing the NVML public interpretation of the context payload.
     pub nvml_gpu_operational_event_context_type: u32,
-    /// \[out\] Source-defined context payload type identifier carried by the event.
+    /// Source-defined context payload type identifier carried by the event.
     pub source_event_context_type: u32,
-    /// \[out\] Context payload size in bytes, excluding alignment padding.
+    /// Context payload size in bytes, excluding alignment padding.
     pub data_size: u32,
-    /// \[out\] Payload format version for `sourceEventContextType`.
+    /// Payload format version for `sourceEventContextType`.
     pub data_format_version: u16,
 }
-impl EventSetGetContextInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventSetGetContextInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetGetContextInfo_v1_t>
+for EventSetGetContextInfo {
+    fn from_raw(r: &sys::nvmlEventSetGetContextInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetGetContextInfo {
+            index: r.index,
+            nvml_gpu_operational_event_context_type: r
+                .nvmlGpuOperationalEventContextType,
+            source_event_context_type: r.sourceEventContextType,
+            data_size: r.dataSize,
+            data_format_version: r.dataFormatVersion,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfo {
+    fn to_raw(&self) -> sys::nvmlEventSetGetContextInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetContextInfo_v1_t::default();
         r.index = self.index;
@@ -380,18 +465,6 @@ impl EventSetGetContextInfo {
         r.dataSize = self.data_size;
         r.dataFormatVersion = self.data_format_version;
         r
-    }
-}
-impl From<&sys::nvmlEventSetGetContextInfo_v1_t> for EventSetGetContextInfo {
-    fn from(r: &sys::nvmlEventSetGetContextInfo_v1_t) -> Self {
-        EventSetGetContextInfo {
-            index: r.index,
-            nvml_gpu_operational_event_context_type: r
-                .nvmlGpuOperationalEventContextType,
-            source_event_context_type: r.sourceEventContextType,
-            data_size: r.dataSize,
-            data_format_version: r.dataFormatVersion,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -414,33 +487,37 @@ impl serde::Serialize for EventSetGetContextInfo {
 /// Parameters for retrieving decoded GPU legacy-Xid context data.
 ///
 /// The safe form of `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetGetGpuOperationalEventContextLegacyXid {
-    /// \[in\] Zero-based context index.
+    /// Zero-based context index.
     pub index: u32,
-    /// \[out\] Legacy Xid code carried in a GPU Operational Event context.
+    /// Legacy Xid code carried in a GPU Operational Event context.
     pub xid_code: u32,
 }
-impl EventSetGetGpuOperationalEventContextLegacyXid {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(
-        &self,
-    ) -> sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
+for EventSetGetGpuOperationalEventContextLegacyXid {
+    fn from_raw(
+        r: &sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t,
+    ) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetGetGpuOperationalEventContextLegacyXid {
+            index: r.index,
+            xid_code: r.xidCode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
+for EventSetGetGpuOperationalEventContextLegacyXid {
+    fn to_raw(&self) -> sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t::default();
         r.index = self.index;
         r.xidCode = self.xid_code;
         r
-    }
-}
-impl From<&sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t>
-for EventSetGetGpuOperationalEventContextLegacyXid {
-    fn from(r: &sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t) -> Self {
-        EventSetGetGpuOperationalEventContextLegacyXid {
-            index: r.index,
-            xid_code: r.xidCode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -458,33 +535,36 @@ impl serde::Serialize for EventSetGetGpuOperationalEventContextLegacyXid {
         st.end()
     }
 }
-/// nvmlSystemEventData_v1_t
+/// [`SystemEventData`]
 ///
 /// The safe form of `nvmlSystemEventData_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemEventData_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemEventData {
     /// Information about what specific system event occurred
     pub event_type: SystemEventTypes,
-    /// gpuId in PCI format
+    /// GpuId in PCI format
     pub gpu_id: u32,
 }
-impl SystemEventData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
+    fn from_raw(r: &sys::nvmlSystemEventData_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemEventData {
+            event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
+            gpu_id: r.gpuId,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemEventData_v1_t> for SystemEventData {
+    fn to_raw(&self) -> sys::nvmlSystemEventData_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventData_v1_t::default();
         r.eventType = self.event_type.bits() as _;
         r.gpuId = self.gpu_id;
         r
-    }
-}
-impl From<&sys::nvmlSystemEventData_v1_t> for SystemEventData {
-    fn from(r: &sys::nvmlSystemEventData_v1_t) -> Self {
-        SystemEventData {
-            event_type: SystemEventTypes::from_bits_retain(r.eventType as _),
-            gpu_id: r.gpuId,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -501,30 +581,33 @@ impl serde::Serialize for SystemEventData {
 /// nvmlSystemEventSetCreateRequest
 ///
 /// The safe form of `nvmlSystemEventSetCreateRequest_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemEventSetCreateRequest_t")]
 #[doc(alias = "nvmlSystemEventSetCreateRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemEventSetCreateRequest {
-    /// system event set
+    /// System event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemEventSetCreateRequest {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemEventSetCreateRequest_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemEventSetCreateRequest_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
+for SystemEventSetCreateRequest {
+    fn from_raw(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemEventSetCreateRequest {
+            set: crate::RawHandle::new(r.set),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemEventSetCreateRequest_v1_t>
+for SystemEventSetCreateRequest {
+    fn to_raw(&self) -> sys::nvmlSystemEventSetCreateRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetCreateRequest_v1_t::default();
         r.version = sys::nvmlSystemEventSetCreateRequest_v1 as _;
         r.set = self.set.as_ptr();
         r
-    }
-}
-impl From<&sys::nvmlSystemEventSetCreateRequest_v1_t> for SystemEventSetCreateRequest {
-    fn from(r: &sys::nvmlSystemEventSetCreateRequest_v1_t) -> Self {
-        SystemEventSetCreateRequest {
-            set: crate::RawHandle::new(r.set),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -539,30 +622,33 @@ impl serde::Serialize for SystemEventSetCreateRequest {
 /// nvmlSystemEventSetFreeRequest
 ///
 /// The safe form of `nvmlSystemEventSetFreeRequest_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemEventSetFreeRequest_t")]
 #[doc(alias = "nvmlSystemEventSetFreeRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemEventSetFreeRequest {
-    /// system event set
+    /// System event set
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemEventSetFreeRequest {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemEventSetFreeRequest_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemEventSetFreeRequest_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
+for SystemEventSetFreeRequest {
+    fn from_raw(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemEventSetFreeRequest {
+            set: crate::RawHandle::new(r.set),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemEventSetFreeRequest_v1_t>
+for SystemEventSetFreeRequest {
+    fn to_raw(&self) -> sys::nvmlSystemEventSetFreeRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemEventSetFreeRequest_v1_t::default();
         r.version = sys::nvmlSystemEventSetFreeRequest_v1 as _;
         r.set = self.set.as_ptr();
         r
-    }
-}
-impl From<&sys::nvmlSystemEventSetFreeRequest_v1_t> for SystemEventSetFreeRequest {
-    fn from(r: &sys::nvmlSystemEventSetFreeRequest_v1_t) -> Self {
-        SystemEventSetFreeRequest {
-            set: crate::RawHandle::new(r.set),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -577,9 +663,11 @@ impl serde::Serialize for SystemEventSetFreeRequest {
 /// nvmlSystemRegisterEventRequest
 ///
 /// The safe form of `nvmlSystemRegisterEventRequest_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemRegisterEventRequest_t")]
 #[doc(alias = "nvmlSystemRegisterEventRequest_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemRegisterEventRequest {
     /// Bitmask of `nvmlEventType` to record
     /// For example eventTypes = (nvmlEventTypeBind | nvmlEventTypeUnbind)
@@ -588,25 +676,26 @@ pub struct SystemRegisterEventRequest {
     /// Set to which add new event types
     pub set: crate::RawHandle<sys::nvmlSystemEventSet_st>,
 }
-impl SystemRegisterEventRequest {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemRegisterEventRequest_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemRegisterEventRequest_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemRegisterEventRequest_v1_t>
+for SystemRegisterEventRequest {
+    fn from_raw(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemRegisterEventRequest {
+            event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
+            set: crate::RawHandle::new(r.set),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemRegisterEventRequest_v1_t>
+for SystemRegisterEventRequest {
+    fn to_raw(&self) -> sys::nvmlSystemRegisterEventRequest_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemRegisterEventRequest_v1_t::default();
         r.version = sys::nvmlSystemRegisterEventRequest_v1 as _;
         r.eventTypes = self.event_types.bits() as _;
         r.set = self.set.as_ptr();
         r
-    }
-}
-impl From<&sys::nvmlSystemRegisterEventRequest_v1_t> for SystemRegisterEventRequest {
-    fn from(r: &sys::nvmlSystemRegisterEventRequest_v1_t) -> Self {
-        SystemRegisterEventRequest {
-            event_types: SystemEventTypes::from_bits_retain(r.eventTypes as _),
-            set: crate::RawHandle::new(r.set),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -621,11 +710,11 @@ impl serde::Serialize for SystemRegisterEventRequest {
 }
 impl Nvml {
     /// Create an empty set of events.
-    /// Event set should be freed by `nvmlEventSetFree`
+    /// Event set should be freed by [`EventSet::free`]
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See also: nvmlEventSetFree
+    /// See also: [`EventSet::free`]
     ///
     /// Returns the event handle.
     ///
@@ -634,7 +723,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` is NULL
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetCreate` (a driver older than the function)
     #[doc(alias = "nvmlEventSetCreate")]
@@ -650,26 +738,26 @@ impl<'n> Device<'n> {
     /// Starts recording of events on a specified devices and add the events to specified `nvmlEventSet_t`
     ///
     /// For Fermi ™ or newer fully supported devices.
-    /// ECC events are available only on ECC-enabled devices (see `nvmlDeviceGetTotalEccErrors`)
-    /// Power capping events are available only on Power Management enabled devices (see `nvmlDeviceGetPowerManagementMode`)
+    /// ECC events are available only on ECC-enabled devices (see [`Device::total_ecc_errors`])
+    /// Power capping events are available only on Power Management enabled devices (see [`Device::power_management_mode`])
     ///
     /// For Linux only.
     ///
     /// This call starts recording of events on specific device.
     /// All events that occurred before this call are not recorded.
-    /// Checking if some event occurred can be done with `nvmlEventSetWait_v2`
+    /// Checking if some event occurred can be done with [`EventSet::wait`]
     ///
-    /// If function reports NVML_ERROR_UNKNOWN, event set is in undefined state and should be freed.
-    /// If function reports NVML_ERROR_NOT_SUPPORTED, event set can still be used. None of the requested eventTypes
+    /// If function reports [`Error::Unknown`], event set is in undefined state and should be freed.
+    /// If function reports [`Error::NotSupported`], event set can still be used. None of the requested eventTypes
     /// are registered in that case.
     ///
     /// See also: nvmlEventType
     ///
-    /// See also: nvmlDeviceGetSupportedEventTypes
+    /// See also: [`Device::supported_event_types`]
     ///
-    /// See also: nvmlEventSetWait
+    /// See also: [`EventSet::wait`]
     ///
-    /// See also: nvmlEventSetFree
+    /// See also: [`EventSet::free`]
     ///
     /// # Arguments
     ///
@@ -681,9 +769,9 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `eventTypes` is invalid or `set` is NULL
-    /// - [`Error::NotSupported`] if the platform does not support this feature or some of requested event types
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if `event_types` is invalid
+    /// - [`Error::NotSupported`] if the platform does not support this feature, or some of requested event types
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRegisterEvents` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRegisterEvents")]
@@ -705,7 +793,7 @@ impl<'n> Device<'n> {
     ///
     /// See also: nvmlEventType
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
     /// Returns bitmask of supported events.
     ///
@@ -714,8 +802,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `eventType` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedEventTypes` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetSupportedEventTypes")]
@@ -729,20 +816,20 @@ impl<'n> Device<'n> {
 }
 impl<'n> EventSet<'n> {
     /// Gets the number of context records for the most recent event returned by
-    /// `nvmlEventSetWait_v3` on this event set.
+    /// [`EventSet::wait_structured`] on this event set.
     ///
-    /// This count is tied to the event set, not to a caller-owned copy of `nvmlEventSetWait_v3_t`. It is
-    /// replaced by the next successful call to `nvmlEventSetWait_v3` on the same event set.
+    /// This count is tied to the event set, not to a caller-owned copy of [`EventSetWait`]. It is
+    /// replaced by the next successful call to [`EventSet::wait_structured`] on the same event set.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetWait_v3
+    /// See also: [`EventSet::wait_structured`]
     ///
-    /// See also: nvmlEventSetGetContextInfo_v1
+    /// See also: [`EventSet::context_info`]
     ///
-    /// See also: nvmlEventSetGetContextData_v1
+    /// See also: [`EventSet::context_data`]
     ///
     /// Returns: Parameters in which to return the number of context records.
     ///
@@ -751,9 +838,8 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` or `params` is NULL
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
-    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
+    /// - [`Error::NotFound`] if no event has been returned by [`EventSet::wait_structured`]
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextCount_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextCount_v1")]
@@ -762,27 +848,27 @@ impl<'n> EventSet<'n> {
         let sym = self.nvml.lib().nvmlEventSetGetContextCount_v1()?;
         let mut c_params: sys::nvmlEventSetGetContextCount_v1_t = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetContextCount::from(&c_params))
+        Ok(<EventSetGetContextCount as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
     /// Gets metadata for a context record from the most recent event returned by
-    /// `nvmlEventSetWait_v3`.
+    /// [`EventSet::wait_structured`].
     ///
     /// The returned metadata identifies the NVML public interpretation, the source-defined context payload
     /// type, payload size, and payload format version. The raw payload for any context record can be
-    /// copied with `nvmlEventSetGetContextData_v1`.
+    /// copied with [`EventSet::context_data`].
     /// When `nvmlGpuOperationalEventContextType` names a type-specific accessor, callers may use that
-    /// accessor instead. Metadata is replaced by the next successful call to `nvmlEventSetWait_v3`
+    /// accessor instead. Metadata is replaced by the next successful call to [`EventSet::wait_structured`]
     /// on the same event set.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetGetContextInfo_v1_t
+    /// See also: [`EventSetGetContextInfo`]
     ///
-    /// See also: nvmlEventSetGetContextCount_v1
+    /// See also: [`EventSet::context_count`]
     ///
-    /// See also: nvmlEventSetGetContextData_v1
+    /// See also: [`EventSet::context_data`]
     ///
     /// # Arguments
     ///
@@ -793,28 +879,32 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`-&gt;index is out of range
-    /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::InvalidArgument`] if arguments are invalid, or `index` is out of range
+    /// - [`Error::NotFound`] if no event has been returned by [`EventSet::wait_structured`]
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextInfo_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetContextInfo_v1")]
     #[inline]
     pub fn context_info(&self, index: u32) -> Result<EventSetGetContextInfo, Error> {
         let sym = self.nvml.lib().nvmlEventSetGetContextInfo_v1()?;
-        let mut c_params = EventSetGetContextInfo {
-            index: index,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_params = {
+            let r: sys::nvmlEventSetGetContextInfo_v1_t = crate::raw::ToRaw::to_raw(
+                &EventSetGetContextInfo {
+                    index: index,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetContextInfo::from(&c_params))
+        Ok(<EventSetGetContextInfo as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
     /// Releases events in the set
     ///
     /// For Fermi ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
     /// Calls `nvmlEventSetFree`.
     ///
@@ -832,21 +922,21 @@ impl<'n> EventSet<'n> {
         Ok(())
     }
     /// Gets decoded GPU legacy-Xid context data for a context record from the most recent event returned
-    /// by `nvmlEventSetWait_v3`.
+    /// by [`EventSet::wait_structured`].
     ///
     /// This helper succeeds only for context records whose `nvmlGpuOperationalEventContextType` is
-    /// `NVML_GPU_OPERATIONAL_EVENT_CONTEXT_TYPE_LEGACY_XID`. Other context records remain available
-    /// through `nvmlEventSetGetContextData_v1`.
+    /// [`GpuOperationalEventContextType::LEGACY_XID`]. Other context records remain available
+    /// through [`EventSet::context_data`].
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t
+    /// See also: [`EventSetGetGpuOperationalEventContextLegacyXid`]
     ///
-    /// See also: nvmlEventSetGetContextInfo_v1
+    /// See also: [`EventSet::context_info`]
     ///
-    /// See also: nvmlEventSetGetContextData_v1
+    /// See also: [`EventSet::context_data`]
     ///
     /// Returns: \[out\] Legacy Xid code carried in a GPU Operational Event context.
     ///
@@ -859,9 +949,9 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`-&gt;index is out of range
-    /// - [`Error::NotFound`] if no event has been returned or the context is not a GPU legacy-Xid context
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::InvalidArgument`] if arguments are invalid, or `index` is out of range
+    /// - [`Error::NotFound`] if no event has been returned, or the context is not a GPU legacy-Xid context
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1")]
@@ -874,25 +964,34 @@ impl<'n> EventSet<'n> {
             .nvml
             .lib()
             .nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1()?;
-        let mut c_params = EventSetGetGpuOperationalEventContextLegacyXid {
-            index: index,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_params = {
+            let r: sys::nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t = crate::raw::ToRaw::to_raw(
+                &EventSetGetGpuOperationalEventContextLegacyXid {
+                    index: index,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetGetGpuOperationalEventContextLegacyXid::from(&c_params).xid_code)
+        Ok(
+            <EventSetGetGpuOperationalEventContextLegacyXid as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_params)
+                .xid_code,
+        )
     }
     /// Adds a GPU Operational Event subscription to an event set.
     ///
-    /// This API is separate from `nvmlDeviceRegisterEvents`. Calling this API opts the event set into
+    /// This API is separate from [`Device::register_events`]. Calling this API opts the event set into
     /// the structured GPU Operational Event format for the target GPU UUID. Subscriptions are identified
     /// by `config`; registering the same subscription more than once is treated as success.
     ///
-    /// `nvmlDeviceRegisterEvents` and `nvmlEventSetRegisterGpuOperationalEvents_v1` may both be used on the same
+    /// [`Device::register_events`] and [`EventSet::register_gpu_operational_events`] may both be used on the same
     /// event set. In that mixed-subscription model, NVML event-bit subscriptions continue to deliver event
-    /// bits such as `nvmlEventTypeXidCriticalError`, while GPU Operational Event subscriptions deliver
-    /// `NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT` records through `nvmlEventSetWait_v3` with
-    /// `eventType` set to `nvmlEventTypeNone`. The same underlying incident may generate both an NVML
+    /// bits such as [`EventTypes::XID_CRITICAL_ERROR`], while GPU Operational Event subscriptions deliver
+    /// [`EventDataType::GPU_OPERATIONAL_EVENT`] records through [`EventSet::wait_structured`] with
+    /// `eventType` set to [`sys::nvmlEventTypeNone`]. The same underlying incident may generate both an NVML
     /// event-bit notification and a structured notification.
     ///
     /// This API supports GPU UUID subscriptions.
@@ -901,11 +1000,11 @@ impl<'n> EventSet<'n> {
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlGpuOperationalEventConfig_v1_t
+    /// See also: [`GpuOperationalEventConfig`]
     ///
-    /// See also: nvmlEventSetWait_v3
+    /// See also: [`EventSet::wait_structured`]
     ///
-    /// See also: nvmlEventSetFree
+    /// See also: [`EventSet::free`]
     ///
     /// # Arguments
     ///
@@ -916,11 +1015,11 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `eventSet` or `config` is invalid
-    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or if the requested subscription is not supported
+    /// - [`Error::InvalidArgument`] if the event set or `config` is invalid
+    /// - [`Error::NotSupported`] if structured GPU Operational Events are not supported on this platform, or or if the requested subscription is not supported
     /// - [`Error::NoPermission`] if the caller lacks permission for the requested scope
     /// - [`Error::InsufficientResources`] if the event set cannot accept another subscription
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetRegisterGpuOperationalEvents_v1` (a driver older than the function)
     #[doc(alias = "nvmlEventSetRegisterGpuOperationalEvents_v1")]
@@ -930,7 +1029,12 @@ impl<'n> EventSet<'n> {
         config: &GpuOperationalEventConfig,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlEventSetRegisterGpuOperationalEvents_v1()?;
-        let mut c_config = (*config).to_raw();
+        let mut c_config = {
+            let r: sys::nvmlGpuOperationalEventConfig_v1_st = crate::raw::ToRaw::to_raw(
+                &(*config),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & c_config)))?;
         Ok(())
     }
@@ -944,7 +1048,7 @@ impl<'n> EventSet<'n> {
     /// specified timeout passes (e.g. when interrupt arrives)
     ///
     /// On Windows, in case of Xid error, the function returns the most recent Xid error type seen by the system.
-    /// If there are multiple Xid errors generated before nvmlEventSetWait is invoked then the last seen Xid error
+    /// If there are multiple Xid errors generated before [`EventSet::wait`] is invoked then the last seen Xid error
     /// type is returned for all Xid error events.
     ///
     /// On Linux, every Xid error event would return the associated event data and other information if applicable.
@@ -957,7 +1061,7 @@ impl<'n> EventSet<'n> {
     ///
     /// See also: nvmlEventType
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
     /// Returns event data.
     ///
@@ -970,9 +1074,8 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` or `data` is NULL
-    /// - [`Error::Timeout`] if no event arrived in specified timeout or interrupt arrived
-    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Timeout`] if no event arrived in specified timeout, or interrupt arrived
+    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v2")]
@@ -986,7 +1089,7 @@ impl<'n> EventSet<'n> {
             match (|| -> Result<EventData, Error> {
                 let mut c_data: sys::nvmlEventData_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
-                Ok(EventData::from(&c_data))
+                Ok(<EventData as crate::raw::FromRaw<_>>::from_raw(&c_data))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -996,7 +1099,7 @@ impl<'n> EventSet<'n> {
             match (|| -> Result<EventData, Error> {
                 let mut c_data: sys::nvmlEventData_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_data, timeoutms)))?;
-                Ok(EventData::from(&c_data))
+                Ok(<EventData as crate::raw::FromRaw<_>>::from_raw(&c_data))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1007,38 +1110,38 @@ impl<'n> EventSet<'n> {
     /// Waits on an event set and returns the next event in the extended event format.
     ///
     /// This API is the unified wait surface for NVML event-bit subscriptions registered with
-    /// `nvmlDeviceRegisterEvents` and structured GPU Operational Event subscriptions registered with
-    /// `nvmlEventSetRegisterGpuOperationalEvents_v1`.
+    /// [`Device::register_events`] and structured GPU Operational Event subscriptions registered with
+    /// [`EventSet::register_gpu_operational_events`].
     ///
     /// The returned format is distinguished by `dataType` in `params`. If `dataType` is
-    /// `NVML_EVENT_DATA_TYPE_NVML_EVENT`, the event came from the `nvmlDeviceRegisterEvents` path,
-    /// `eventType` is an NVML event bit such as `nvmlEventTypeXidCriticalError`, and the existing
+    /// [`EventDataType::NVML_EVENT`], the event came from the [`Device::register_events`] path,
+    /// `eventType` is an NVML event bit such as [`EventTypes::XID_CRITICAL_ERROR`], and the existing
     /// fields preserve their historical semantics. If `dataType` is
-    /// `NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT`, the event came from the structured format,
-    /// `eventType` is `nvmlEventTypeNone`, and the structured metadata fields are populated.
+    /// [`EventDataType::GPU_OPERATIONAL_EVENT`], the event came from the structured format,
+    /// `eventType` is [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
     ///
     /// When an event set contains only NVML event-bit subscriptions, this API normalizes those events into
-    /// `nvmlEventSetWait_v3_t`. When an event set contains both NVML event-bit and structured subscriptions,
+    /// [`EventSetWait`]. When an event set contains both NVML event-bit and structured subscriptions,
     /// each successful call returns the next available event from either path. Clients should branch on
     /// `dataType` to determine which format was returned. An event set is not required to have
     /// structured GPU Operational Event subscriptions to be used with this API.
     ///
     /// Context records for the returned event, if any, are made available through
-    /// `nvmlEventSetGetContextCount_v1`, `nvmlEventSetGetContextInfo_v1`, and
-    /// `nvmlEventSetGetContextData_v1`. Context records remain associated with the event set until the
-    /// next successful call to `nvmlEventSetWait_v3` on the same event set or until the event set is freed.
+    /// [`EventSet::context_count`], [`EventSet::context_info`], and
+    /// [`EventSet::context_data`]. Context records remain associated with the event set until the
+    /// next successful call to [`EventSet::wait_structured`] on the same event set or until the event set is freed.
     ///
     /// For Turing ™ or newer fully supported devices.
     ///
     /// For Linux only.
     ///
-    /// See also: nvmlEventSetWait_v3_t
+    /// See also: [`EventSetWait`]
     ///
-    /// See also: nvmlDeviceRegisterEvents
+    /// See also: [`Device::register_events`]
     ///
-    /// See also: nvmlEventSetRegisterGpuOperationalEvents_v1
+    /// See also: [`EventSet::register_gpu_operational_events`]
     ///
-    /// See also: nvmlEventSetGetContextCount_v1
+    /// See also: [`EventSet::context_count`]
     ///
     /// # Arguments
     ///
@@ -1049,23 +1152,26 @@ impl<'n> EventSet<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `set` or `params` is NULL
-    /// - [`Error::Timeout`] if no event arrived in specified timeout or interrupt arrived
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::Timeout`] if no event arrived in specified timeout, or interrupt arrived
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Memory`] if system memory is insufficient
-    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if a GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetWait_v3` (a driver older than the function)
     #[doc(alias = "nvmlEventSetWait_v3")]
     #[inline]
     pub fn wait_structured(&self, timeout_ms: u32) -> Result<EventSetWait, Error> {
         let sym = self.nvml.lib().nvmlEventSetWait_v3()?;
-        let mut c_params = EventSetWait {
-            timeout_ms: timeout_ms,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_params = {
+            let r: sys::nvmlEventSetWait_v3_t = crate::raw::ToRaw::to_raw(
+                &EventSetWait {
+                    timeout_ms: timeout_ms,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_params)))?;
-        Ok(EventSetWait::from(&c_params))
+        Ok(<EventSetWait as crate::raw::FromRaw<_>>::from_raw(&c_params))
     }
 }

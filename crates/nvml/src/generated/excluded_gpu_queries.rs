@@ -53,31 +53,34 @@ use super::*;
 /// Excluded GPU device information
 ///
 /// The safe form of `nvmlExcludedDeviceInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlExcludedDeviceInfo_st")]
 #[doc(alias = "nvmlExcludedDeviceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ExcludedDeviceInfo {
     /// The PCI information for the excluded GPU
     pub pci_info: PciInfo,
     /// The ASCII string UUID for the excluded GPU
     pub uuid: String,
 }
-impl ExcludedDeviceInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlExcludedDeviceInfo_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlExcludedDeviceInfo_st::default();
-        r.pciInfo = self.pci_info.to_raw();
-        ffi::set_string(&mut r.uuid, &self.uuid);
-        r
+impl crate::raw::FromRaw<sys::nvmlExcludedDeviceInfo_st> for ExcludedDeviceInfo {
+    fn from_raw(r: &sys::nvmlExcludedDeviceInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ExcludedDeviceInfo {
+            pci_info: <PciInfo as crate::raw::FromRaw<_>>::from_raw(&r.pciInfo),
+            uuid: ffi::string_from(&r.uuid),
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlExcludedDeviceInfo_st> for ExcludedDeviceInfo {
-    fn from(r: &sys::nvmlExcludedDeviceInfo_st) -> Self {
-        ExcludedDeviceInfo {
-            pci_info: PciInfo::from(&r.pciInfo),
-            uuid: ffi::string_from(&r.uuid),
-        }
+impl crate::raw::ToRaw<sys::nvmlExcludedDeviceInfo_st> for ExcludedDeviceInfo {
+    fn to_raw(&self) -> sys::nvmlExcludedDeviceInfo_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlExcludedDeviceInfo_st::default();
+        r.pciInfo = crate::raw::ToRaw::to_raw(&self.pci_info);
+        ffi::set_string(&mut r.uuid, &self.uuid);
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -102,7 +105,6 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `deviceCount` is NULL
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceCount` (a driver older than the function)
     #[doc(alias = "nvmlGetExcludedDeviceCount")]
     #[inline]
@@ -117,22 +119,22 @@ impl Nvml {
     /// For all products.
     ///
     /// Valid indices are derived from the `deviceCount` returned by
-    /// `nvmlGetExcludedDeviceCount`(). For example, if `deviceCount` is 2 the valid indices
+    /// [`Nvml::excluded_device_count`](). For example, if `deviceCount` is 2 the valid indices
     /// are 0 and 1, corresponding to GPU 0 and GPU 1.
     ///
-    /// See also: nvmlGetExcludedDeviceCount
+    /// See also: [`Nvml::excluded_device_count`]
     ///
     /// Returns the device information.
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target GPU, &gt;= 0 and &lt; `deviceCount`
+    /// * `index`: The index of the target GPU, \>= 0 and \< `deviceCount`
     ///
     /// Calls `nvmlGetExcludedDeviceInfoByIndex`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `index` is invalid or `info` is NULL
+    /// - [`Error::InvalidArgument`] if `index` is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetExcludedDeviceInfoByIndex` (a driver older than the function)
     #[doc(alias = "nvmlGetExcludedDeviceInfoByIndex")]
     #[inline]
@@ -143,6 +145,6 @@ impl Nvml {
         let sym = self.lib().nvmlGetExcludedDeviceInfoByIndex()?;
         let mut c_info: sys::nvmlExcludedDeviceInfo_st = Default::default();
         ffi::check(call!(sym(index, & mut c_info)))?;
-        Ok(ExcludedDeviceInfo::from(&c_info))
+        Ok(<ExcludedDeviceInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
 }

@@ -182,6 +182,10 @@ pub fn call_all(
         (|| { Some(nvml.set_vgpu_version(&Default::default()).map(|_| ())) })(),
     ));
     out.push((
+        "Nvml::topology_gpu_set_count",
+        (|| { Some(nvml.topology_gpu_set_count(Default::default()).map(|_| ())) })(),
+    ));
+    out.push((
         "Nvml::topology_gpu_set",
         (|| { Some(nvml.topology_gpu_set(Default::default()).map(|_| ())) })(),
     ));
@@ -227,6 +231,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::accounting_pid_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.accounting_pid_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::accounting_pids",
         (|| {
             let s = h.device.as_ref()?;
@@ -238,6 +249,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.accounting_stats(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::active_vgpu_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.active_vgpu_count().map(|_| ()))
         })(),
     ));
     out.push((
@@ -444,6 +462,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::compute_running_process_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.compute_running_process_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::compute_running_processes",
         (|| {
             let s = h.device.as_ref()?;
@@ -497,6 +522,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.cpu_affinity_within_scope(1, Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::creatable_vgpu_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.creatable_vgpu_count().map(|_| ()))
         })(),
     ));
     out.push((
@@ -560,13 +592,6 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.current_clocks_event_reasons().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::current_clocks_throttle_reasons",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.current_clocks_throttle_reasons().map(|_| ()))
         })(),
     ));
     out.push((
@@ -656,6 +681,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::encoder_session_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.encoder_session_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::encoder_sessions",
         (|| {
             let s = h.device.as_ref()?;
@@ -712,6 +744,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::fbc_session_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.fbc_session_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::fbc_sessions",
         (|| {
             let s = h.device.as_ref()?;
@@ -726,12 +765,12 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::freeze_nv_link_utilization_counter",
+        "Device::freeze_nvlink_utilization_counter",
         (|| {
             let s = h.device.as_ref()?;
             Some(
                 s
-                    .freeze_nv_link_utilization_counter(
+                    .freeze_nvlink_utilization_counter(
                         Default::default(),
                         Default::default(),
                         Default::default(),
@@ -813,6 +852,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::gpu_instance_possible_placement_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.gpu_instance_possible_placement_count(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::gpu_instance_possible_placements",
         (|| {
             let s = h.device.as_ref()?;
@@ -866,6 +912,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.gpu_uptime().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::graphics_running_process_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.graphics_running_process_count().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1112,6 +1165,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::mps_compute_running_process_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.mps_compute_running_process_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::mps_compute_running_processes",
         (|| {
             let s = h.device.as_ref()?;
@@ -1154,87 +1214,35 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::nv_link_capability",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(
-                s.nv_link_capability(Default::default(), Default::default()).map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_error_counter",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(
-                s
-                    .nv_link_error_counter(Default::default(), Default::default())
-                    .map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_info",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.nv_link_info().map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_remote_device_type",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.nv_link_remote_device_type(Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_remote_pci_info",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.nv_link_remote_pci_info(Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_state",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.nv_link_state(Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_utilization_control",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(
-                s
-                    .nv_link_utilization_control(Default::default(), Default::default())
-                    .map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_utilization_counter",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(
-                s
-                    .nv_link_utilization_counter(Default::default(), Default::default())
-                    .map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
-        "Device::nv_link_version",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.nv_link_version(Default::default()).map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::nvlink_bw_mode",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.nvlink_bw_mode().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_capability",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.nvlink_capability(Default::default(), Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_error_counter",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(
+                s
+                    .nvlink_error_counter(Default::default(), Default::default())
+                    .map(|_| ()),
+            )
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.nvlink_info().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1252,10 +1260,60 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::nvlink_remote_device_type",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.nvlink_remote_device_type(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_remote_pci_info",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.nvlink_remote_pci_info(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_state",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.nvlink_state(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::nvlink_supported_bw_modes",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.nvlink_supported_bw_modes().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_utilization_control",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(
+                s
+                    .nvlink_utilization_control(Default::default(), Default::default())
+                    .map(|_| ()),
+            )
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_utilization_counter",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(
+                s
+                    .nvlink_utilization_counter(Default::default(), Default::default())
+                    .map(|_| ()),
+            )
+        })(),
+    ));
+    out.push((
+        "Device::nvlink_version",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.nvlink_version(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1515,24 +1573,31 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::reset_nv_link_error_counters",
+        "Device::reset_nvlink_error_counters",
         (|| {
             let s = h.device.as_ref()?;
-            Some(s.reset_nv_link_error_counters(Default::default()).map(|_| ()))
+            Some(s.reset_nvlink_error_counters(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
-        "Device::reset_nv_link_utilization_counter",
+        "Device::reset_nvlink_utilization_counter",
         (|| {
             let s = h.device.as_ref()?;
             Some(
                 s
-                    .reset_nv_link_utilization_counter(
+                    .reset_nvlink_utilization_counter(
                         Default::default(),
                         Default::default(),
                     )
                     .map(|_| ()),
             )
+        })(),
+    ));
+    out.push((
+        "Device::retired_page_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.retired_page_count(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -1764,31 +1829,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::set_nv_link_device_low_power_threshold",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(
-                s.set_nv_link_device_low_power_threshold(&Default::default()).map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
-        "Device::set_nv_link_utilization_control",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(
-                s
-                    .set_nv_link_utilization_control(
-                        Default::default(),
-                        Default::default(),
-                        &Default::default(),
-                        Default::default(),
-                    )
-                    .map(|_| ()),
-            )
-        })(),
-    ));
-    out.push((
         "Device::set_nvlink_bw_mode",
         (|| {
             let s = h.device.as_ref()?;
@@ -1807,10 +1847,35 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::set_nvlink_device_low_power_threshold",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(
+                s.set_nvlink_device_low_power_threshold(&Default::default()).map(|_| ()),
+            )
+        })(),
+    ));
+    out.push((
         "Device::set_nvlink_nvle_ready",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.set_nvlink_nvle_ready(&Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::set_nvlink_utilization_control",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(
+                s
+                    .set_nvlink_utilization_control(
+                        Default::default(),
+                        Default::default(),
+                        &Default::default(),
+                        Default::default(),
+                    )
+                    .map(|_| ()),
+            )
         })(),
     ));
     out.push((
@@ -1920,13 +1985,6 @@ pub fn call_all(
         })(),
     ));
     out.push((
-        "Device::supported_clocks_throttle_reasons",
-        (|| {
-            let s = h.device.as_ref()?;
-            Some(s.supported_clocks_throttle_reasons().map(|_| ()))
-        })(),
-    ));
-    out.push((
         "Device::supported_event_types",
         (|| {
             let s = h.device.as_ref()?;
@@ -1934,10 +1992,24 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "Device::supported_graphics_clock_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.supported_graphics_clock_count(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
         "Device::supported_graphics_clocks",
         (|| {
             let s = h.device.as_ref()?;
             Some(s.supported_graphics_clocks(Default::default()).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::supported_memory_clock_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.supported_memory_clock_count().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1952,6 +2024,13 @@ pub fn call_all(
         (|| {
             let s = h.device.as_ref()?;
             Some(s.supported_performance_states().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::supported_vgpu_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.supported_vgpu_count().map(|_| ()))
         })(),
     ));
     out.push((
@@ -1995,6 +2074,13 @@ pub fn call_all(
             let s = h.device.as_ref()?;
             let a0 = h.device.as_ref()?;
             Some(s.topology_common_ancestor(a0).map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "Device::topology_nearest_gpu_count",
+        (|| {
+            let s = h.device.as_ref()?;
+            Some(s.topology_nearest_gpu_count(Default::default()).map(|_| ()))
         })(),
     ));
     out.push((
@@ -2244,6 +2330,17 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "GpuInstance::compute_instance_possible_placement_count",
+        (|| {
+            let s = h.gpu_instance.as_ref()?;
+            Some(
+                s
+                    .compute_instance_possible_placement_count(Default::default())
+                    .map(|_| ()),
+            )
+        })(),
+    ));
+    out.push((
         "GpuInstance::compute_instance_possible_placements",
         (|| {
             let s = h.gpu_instance.as_ref()?;
@@ -2405,6 +2502,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "VgpuInstance::accounting_pid_count",
+        (|| {
+            let s = h.vgpu_instance.as_ref()?;
+            Some(s.accounting_pid_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "VgpuInstance::accounting_pids",
         (|| {
             let s = h.vgpu_instance.as_ref()?;
@@ -2440,6 +2544,13 @@ pub fn call_all(
         })(),
     ));
     out.push((
+        "VgpuInstance::encoder_session_count",
+        (|| {
+            let s = h.vgpu_instance.as_ref()?;
+            Some(s.encoder_session_count().map(|_| ()))
+        })(),
+    ));
+    out.push((
         "VgpuInstance::encoder_sessions",
         (|| {
             let s = h.vgpu_instance.as_ref()?;
@@ -2458,6 +2569,13 @@ pub fn call_all(
         (|| {
             let s = h.vgpu_instance.as_ref()?;
             Some(s.fb_usage().map(|_| ()))
+        })(),
+    ));
+    out.push((
+        "VgpuInstance::fbc_session_count",
+        (|| {
+            let s = h.vgpu_instance.as_ref()?;
+            Some(s.fbc_session_count().map(|_| ()))
         })(),
     ));
     out.push((

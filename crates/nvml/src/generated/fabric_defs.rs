@@ -54,30 +54,33 @@ use super::*;
 /// describing a clique assignment for a given fabric operation type.
 ///
 /// The safe form of `nvmlGpuFabricClique_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuFabricClique_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuFabricClique {
     /// Clique type. See NVML_GPU_FABRIC_CLIQUE_TYPE_*
     pub r#type: u8,
     /// Clique ID assigned by the Fabric Manager
     pub id: u32,
 }
-impl GpuFabricClique {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuFabricClique_v1_t {
+impl crate::raw::FromRaw<sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
+    fn from_raw(r: &sys::nvmlGpuFabricClique_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuFabricClique {
+            r#type: r.r#type,
+            id: r.id,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
+    fn to_raw(&self) -> sys::nvmlGpuFabricClique_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricClique_v1_t::default();
         r.r#type = self.r#type;
         r.id = self.id;
         r
-    }
-}
-impl From<&sys::nvmlGpuFabricClique_v1_t> for GpuFabricClique {
-    fn from(r: &sys::nvmlGpuFabricClique_v1_t) -> Self {
-        GpuFabricClique {
-            r#type: r.r#type,
-            id: r.id,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -91,204 +94,21 @@ impl serde::Serialize for GpuFabricClique {
         st.end()
     }
 }
-/// Contains the device fabric information
-///
-/// The safe form of `nvmlGpuFabricInfo_t`.
-#[doc(alias = "nvmlGpuFabricInfo_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuFabricInfoV1 {
-    /// Uuid of the cluster to which this GPU belongs
-    pub cluster_uuid: Vec<u8>,
-    /// Error status, if any. Must be checked only if state returns "complete".
-    pub status: Return,
-    /// ID of the fabric clique to which this GPU belongs
-    pub clique_id: u32,
-    /// Current state of GPU registration process. See NVML_GPU_FABRIC_STATE_*
-    pub state: u8,
-}
-impl GpuFabricInfoV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuFabricInfo_t::default();
-        for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
-            *d = (*s);
-        }
-        r.status = self.status.0;
-        r.cliqueId = self.clique_id;
-        r.state = self.state;
-        r
-    }
-}
-impl From<&sys::nvmlGpuFabricInfo_t> for GpuFabricInfoV1 {
-    fn from(r: &sys::nvmlGpuFabricInfo_t) -> Self {
-        GpuFabricInfoV1 {
-            cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
-            status: Return(r.status),
-            clique_id: r.cliqueId,
-            state: r.state,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuFabricInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_t", 4)?;
-        st.serialize_field("clusterUuid", &self.cluster_uuid)?;
-        st.serialize_field("status", &self.status)?;
-        st.serialize_field("cliqueId", &self.clique_id)?;
-        st.serialize_field("state", &self.state)?;
-        st.end()
-    }
-}
-/// GPU Fabric information (v2).
-///
-/// **Deprecated:** nvmlGpuFabricInfo_v2_t is deprecated and will be removed in a future release.
-/// Use nvmlGpuFabricInfo_v3_t instead
-///
-/// Version 2 adds the `nvmlGpuFabricInfo_v2_t`.version field
-/// to the start of the structure, and the `nvmlGpuFabricInfo_v2_t`.healthMask
-/// field to the end. This structure is not backwards-compatible with
-/// `nvmlGpuFabricInfo_t`.
-///
-/// The safe form of `nvmlGpuFabricInfo_v2_t`.
-#[doc(alias = "nvmlGpuFabricInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuFabricInfoV2 {
-    /// Uuid of the cluster to which this GPU belongs
-    pub cluster_uuid: Vec<u8>,
-    /// Probe Error status, if any. Must be checked only if Probe state returns "complete".
-    pub status: Return,
-    /// ID of the fabric clique to which this GPU belongs
-    pub clique_id: u32,
-    /// Current Probe State of GPU registration process. See NVML_GPU_FABRIC_STATE_*
-    pub state: u8,
-    /// GPU Fabric health Status Mask. See NVML_GPU_FABRIC_HEALTH_MASK_*
-    pub health_mask: u32,
-}
-impl GpuFabricInfoV2 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlGpuFabricInfo_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v2_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuFabricInfo_v2_t::default();
-        r.version = sys::nvmlGpuFabricInfo_v2 as _;
-        for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
-            *d = (*s);
-        }
-        r.status = self.status.0;
-        r.cliqueId = self.clique_id;
-        r.state = self.state;
-        r.healthMask = self.health_mask;
-        r
-    }
-}
-impl From<&sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfoV2 {
-    fn from(r: &sys::nvmlGpuFabricInfo_v2_t) -> Self {
-        GpuFabricInfoV2 {
-            cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
-            status: Return(r.status),
-            clique_id: r.cliqueId,
-            state: r.state,
-            health_mask: r.healthMask,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuFabricInfoV2 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v2_t", 5)?;
-        st.serialize_field("clusterUuid", &self.cluster_uuid)?;
-        st.serialize_field("status", &self.status)?;
-        st.serialize_field("cliqueId", &self.clique_id)?;
-        st.serialize_field("state", &self.state)?;
-        st.serialize_field("healthMask", &self.health_mask)?;
-        st.end()
-    }
-}
-/// GPU Fabric information (v3).
-///
-/// **Deprecated:** nvmlGpuFabricInfo_v3_t is deprecated and will be removed in a future release.
-/// Use nvmlGpuFabricInfo_v4_t instead.
-///
-/// The safe form of `nvmlGpuFabricInfo_v3_t`.
-#[doc(alias = "nvmlGpuFabricInfoV_t")]
-#[doc(alias = "nvmlGpuFabricInfo_v3_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuFabricInfoV3 {
-    /// Uuid of the cluster to which this GPU belongs
-    pub cluster_uuid: Vec<u8>,
-    /// Probe Error status, if any. Must be checked only if Probe state returns "complete".
-    pub status: Return,
-    /// ID of the fabric clique to which this GPU belongs
-    pub clique_id: u32,
-    /// Current Probe State of GPU registration process. See NVML_GPU_FABRIC_STATE_*
-    pub state: u8,
-    /// GPU Fabric health Status Mask. See NVML_GPU_FABRIC_HEALTH_MASK_*
-    pub health_mask: u32,
-    /// GPU Fabric health summary. See NVML_GPU_FABRIC_HEALTH_SUMMARY_*
-    pub health_summary: u8,
-}
-impl GpuFabricInfoV3 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlGpuFabricInfo_v3 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v3_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuFabricInfo_v3_t::default();
-        r.version = sys::nvmlGpuFabricInfo_v3 as _;
-        for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
-            *d = (*s);
-        }
-        r.status = self.status.0;
-        r.cliqueId = self.clique_id;
-        r.state = self.state;
-        r.healthMask = self.health_mask;
-        r.healthSummary = self.health_summary;
-        r
-    }
-}
-impl From<&sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfoV3 {
-    fn from(r: &sys::nvmlGpuFabricInfo_v3_t) -> Self {
-        GpuFabricInfoV3 {
-            cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
-            status: Return(r.status),
-            clique_id: r.cliqueId,
-            state: r.state,
-            health_mask: r.healthMask,
-            health_summary: r.healthSummary,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuFabricInfoV3 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v3_t", 6)?;
-        st.serialize_field("clusterUuid", &self.cluster_uuid)?;
-        st.serialize_field("status", &self.status)?;
-        st.serialize_field("cliqueId", &self.clique_id)?;
-        st.serialize_field("state", &self.state)?;
-        st.serialize_field("healthMask", &self.health_mask)?;
-        st.serialize_field("healthSummary", &self.health_summary)?;
-        st.end()
-    }
-}
 /// GPU Fabric information (v4).
 ///
 /// Extends v3 by replacing the single `cliqueId` field with a flat array
 /// of (type, id) clique entries. The legacy v3 `cliqueId` maps to the
-/// `id` of the first `NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER` entry.
+/// `id` of the first [`sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER`] entry.
 ///
-/// The safe form of `nvmlGpuFabricInfo_v4_t`.
+/// The safe form of `nvmlGpuFabricInfo_v4_t` and of its older layouts `nvmlGpuFabricInfo_v3_t`, `nvmlGpuFabricInfo_v2_t`, `nvmlGpuFabricInfo_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuFabricInfo_v4_t")]
+#[doc(alias = "nvmlGpuFabricInfoV_t")]
+#[doc(alias = "nvmlGpuFabricInfo_v3_t")]
+#[doc(alias = "nvmlGpuFabricInfo_v2_t")]
+#[doc(alias = "nvmlGpuFabricInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuFabricInfo {
     /// Uuid of the cluster to which this GPU belongs
     pub cluster_uuid: Vec<u8>,
@@ -304,10 +124,41 @@ pub struct GpuFabricInfo {
     pub health_mask: u32,
     /// GPU Fabric health summary. See NVML_GPU_FABRIC_HEALTH_SUMMARY_*
     pub health_summary: u8,
+    /// ID of the fabric clique to which this GPU belongs
+    ///
+    /// Only the older layout `nvmlGpuFabricInfo_v3_t` has this field: a driver that answers with that layout fills it.
+    pub clique_id: u32,
 }
-impl GpuFabricInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v4_t {
+impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
+    fn from_raw(r: &sys::nvmlGpuFabricInfo_v4_t) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuFabricInfo {
+            cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
+            status: Return(r.status),
+            cliques: r
+                .cliques
+                .iter()
+                .take(r.numCliques as usize)
+                .map(|x| <GpuFabricClique as crate::raw::FromRaw<_>>::from_raw(&(*x)))
+                .collect(),
+            num_cliques: r.numCliques,
+            state: r.state,
+            health_mask: r.healthMask,
+            health_summary: r.healthSummary,
+            clique_id: r
+                .cliques
+                .iter()
+                .take(r.numCliques as usize)
+                .find(|e| {
+                    e.r#type == sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _
+                })
+                .map_or(Default::default(), |e| e.id as _),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
+    fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v4_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuFabricInfo_v4_t::default();
         for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
@@ -315,7 +166,7 @@ impl GpuFabricInfo {
         }
         r.status = self.status.0;
         for (d, s) in r.cliques.iter_mut().zip(self.cliques.iter()) {
-            *d = (*s).to_raw();
+            *d = crate::raw::ToRaw::to_raw(&(*s));
         }
         r.numCliques = self.num_cliques;
         r.state = self.state;
@@ -324,17 +175,105 @@ impl GpuFabricInfo {
         r
     }
 }
-impl From<&sys::nvmlGpuFabricInfo_v4_t> for GpuFabricInfo {
-    fn from(r: &sys::nvmlGpuFabricInfo_v4_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfo {
+    fn from_raw(r: &sys::nvmlGpuFabricInfo_v3_t) -> Self {
+        #[allow(clippy::needless_update)]
         GpuFabricInfo {
             cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
             status: Return(r.status),
-            cliques: r.cliques.iter().map(|x| GpuFabricClique::from(&(*x))).collect(),
-            num_cliques: r.numCliques,
             state: r.state,
             health_mask: r.healthMask,
             health_summary: r.healthSummary,
+            clique_id: r.cliqueId,
+            cliques: vec![
+                GpuFabricClique { id : r.cliqueId as _, r#type :
+                sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
+                ..Default::default() }
+            ],
+            num_cliques: 1,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v3_t> for GpuFabricInfo {
+    fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v3_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuFabricInfo_v3_t::default();
+        r.version = sys::nvmlGpuFabricInfo_v3 as _;
+        for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
+            *d = (*s);
+        }
+        r.status = self.status.0;
+        r.cliqueId = self.clique_id;
+        r.state = self.state;
+        r.healthMask = self.health_mask;
+        r.healthSummary = self.health_summary;
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfo {
+    fn from_raw(r: &sys::nvmlGpuFabricInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuFabricInfo {
+            cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
+            status: Return(r.status),
+            state: r.state,
+            health_mask: r.healthMask,
+            clique_id: r.cliqueId,
+            cliques: vec![
+                GpuFabricClique { id : r.cliqueId as _, r#type :
+                sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
+                ..Default::default() }
+            ],
+            num_cliques: 1,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_v2_t> for GpuFabricInfo {
+    fn to_raw(&self) -> sys::nvmlGpuFabricInfo_v2_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuFabricInfo_v2_t::default();
+        r.version = sys::nvmlGpuFabricInfo_v2 as _;
+        for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
+            *d = (*s);
+        }
+        r.status = self.status.0;
+        r.cliqueId = self.clique_id;
+        r.state = self.state;
+        r.healthMask = self.health_mask;
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
+    fn from_raw(r: &sys::nvmlGpuFabricInfo_t) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuFabricInfo {
+            cluster_uuid: r.clusterUuid.iter().map(|x| (*x)).collect(),
+            status: Return(r.status),
+            state: r.state,
+            clique_id: r.cliqueId,
+            cliques: vec![
+                GpuFabricClique { id : r.cliqueId as _, r#type :
+                sys::NVML_GPU_FABRIC_CLIQUE_TYPE_UNICAST_POINTER as _,
+                ..Default::default() }
+            ],
+            num_cliques: 1,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuFabricInfo_t> for GpuFabricInfo {
+    fn to_raw(&self) -> sys::nvmlGpuFabricInfo_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuFabricInfo_t::default();
+        for (d, s) in r.clusterUuid.iter_mut().zip(self.cluster_uuid.iter()) {
+            *d = (*s);
+        }
+        r.status = self.status.0;
+        r.cliqueId = self.clique_id;
+        r.state = self.state;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -342,7 +281,7 @@ impl serde::Serialize for GpuFabricInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v4_t", 7)?;
+        let mut st = s.serialize_struct("nvmlGpuFabricInfo_v4_t", 8)?;
         st.serialize_field("clusterUuid", &self.cluster_uuid)?;
         st.serialize_field("status", &self.status)?;
         st.serialize_field("cliques", &self.cliques)?;
@@ -350,6 +289,7 @@ impl serde::Serialize for GpuFabricInfo {
         st.serialize_field("state", &self.state)?;
         st.serialize_field("healthMask", &self.health_mask)?;
         st.serialize_field("healthSummary", &self.health_summary)?;
+        st.serialize_field("cliqueId", &self.clique_id)?;
         st.end()
     }
 }

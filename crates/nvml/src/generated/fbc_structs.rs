@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlFBCSessionType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FBCSessionType(pub sys::nvmlFBCSessionType_enum);
+pub struct FBCSessionType(pub u32);
 impl FBCSessionType {
     /// Unknown
     ///
@@ -94,12 +94,30 @@ impl FBCSessionType {
     }
 }
 open_newtype!(FBCSessionType(u32), signed);
+impl core::fmt::Display for FBCSessionType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_FBC_SESSION_TYPE_UNKNOWN => "Unknown",
+                sys::NVML_FBC_SESSION_TYPE_TOSYS => "Tosys",
+                sys::NVML_FBC_SESSION_TYPE_CUDA => "Cuda",
+                sys::NVML_FBC_SESSION_TYPE_VID => "VID",
+                sys::NVML_FBC_SESSION_TYPE_HWENC => "Hwenc",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure to hold FBC session data
 ///
 /// The safe form of `nvmlFBCSessionInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlFBCSessionInfo_st")]
 #[doc(alias = "nvmlFBCSessionInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct FBCSessionInfo {
     /// Unique session ID
     pub session_id: u32,
@@ -126,9 +144,28 @@ pub struct FBCSessionInfo {
     /// Moving average new frame capture latency in microseconds
     pub average_latency: u32,
 }
-impl FBCSessionInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlFBCSessionInfo_st {
+impl crate::raw::FromRaw<sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
+    fn from_raw(r: &sys::nvmlFBCSessionInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        FBCSessionInfo {
+            session_id: r.sessionId,
+            pid: r.pid,
+            vgpu_instance: r.vgpuInstance,
+            display_ordinal: r.displayOrdinal,
+            session_type: FBCSessionType(r.sessionType),
+            session_flags: r.sessionFlags,
+            h_max_resolution: r.hMaxResolution,
+            v_max_resolution: r.vMaxResolution,
+            h_resolution: r.hResolution,
+            v_resolution: r.vResolution,
+            average_fps: r.averageFPS,
+            average_latency: r.averageLatency,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
+    fn to_raw(&self) -> sys::nvmlFBCSessionInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFBCSessionInfo_st::default();
         r.sessionId = self.session_id;
@@ -144,24 +181,6 @@ impl FBCSessionInfo {
         r.averageFPS = self.average_fps;
         r.averageLatency = self.average_latency;
         r
-    }
-}
-impl From<&sys::nvmlFBCSessionInfo_st> for FBCSessionInfo {
-    fn from(r: &sys::nvmlFBCSessionInfo_st) -> Self {
-        FBCSessionInfo {
-            session_id: r.sessionId,
-            pid: r.pid,
-            vgpu_instance: r.vgpuInstance,
-            display_ordinal: r.displayOrdinal,
-            session_type: FBCSessionType(r.sessionType),
-            session_flags: r.sessionFlags,
-            h_max_resolution: r.hMaxResolution,
-            v_max_resolution: r.vMaxResolution,
-            h_resolution: r.hResolution,
-            v_resolution: r.vResolution,
-            average_fps: r.averageFPS,
-            average_latency: r.averageLatency,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -188,9 +207,11 @@ impl serde::Serialize for FBCSessionInfo {
 /// Structure to hold frame buffer capture sessions stats
 ///
 /// The safe form of `nvmlFBCStats_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlFBCStats_st")]
 #[doc(alias = "nvmlFBCStats_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct FBCStats {
     /// Total no of sessions
     pub sessions_count: u32,
@@ -199,24 +220,25 @@ pub struct FBCStats {
     /// Moving average new frame capture latency in microseconds
     pub average_latency: u32,
 }
-impl FBCStats {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlFBCStats_st {
+impl crate::raw::FromRaw<sys::nvmlFBCStats_st> for FBCStats {
+    fn from_raw(r: &sys::nvmlFBCStats_st) -> Self {
+        #[allow(clippy::needless_update)]
+        FBCStats {
+            sessions_count: r.sessionsCount,
+            average_fps: r.averageFPS,
+            average_latency: r.averageLatency,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlFBCStats_st> for FBCStats {
+    fn to_raw(&self) -> sys::nvmlFBCStats_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFBCStats_st::default();
         r.sessionsCount = self.sessions_count;
         r.averageFPS = self.average_fps;
         r.averageLatency = self.average_latency;
         r
-    }
-}
-impl From<&sys::nvmlFBCStats_st> for FBCStats {
-    fn from(r: &sys::nvmlFBCStats_st) -> Self {
-        FBCStats {
-            sessions_count: r.sessionsCount,
-            average_fps: r.averageFPS,
-            average_latency: r.averageLatency,
-        }
     }
 }
 #[cfg(feature = "serde")]

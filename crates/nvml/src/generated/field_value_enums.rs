@@ -1663,7 +1663,7 @@ impl FieldId {
     pub const PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL: FieldId = FieldId(
         sys::NVML_FI_PWR_SMOOTHING_ADMIN_OVERRIDE_RAMP_DOWN_HYST_VAL as u32,
     );
-    /// Throttling to ensure ((GPU temp &lt; GPU Max Operating Temp) && (Memory Temp &lt; Memory Max Operating Temp)) in ns
+    /// Throttling to ensure ((GPU temp \< GPU Max Operating Temp) && (Memory Temp \< Memory Max Operating Temp)) in ns
     ///
     ///`NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN`
     pub const DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: FieldId = FieldId(
@@ -1871,7 +1871,7 @@ impl FieldId {
     pub const DEV_MMA_STALL_PERCENT: FieldId = FieldId(
         sys::NVML_FI_DEV_MMA_STALL_PERCENT as u32,
     );
-    /// See NVML_MCLK_SWITCH_TYPE_&lt;XYZ&gt; for all enumerations
+    /// See NVML_MCLK_SWITCH_TYPE_\<XYZ\> for all enumerations
     ///
     ///`NVML_FI_DEV_MCLK_SWITCH_TYPE`
     pub const DEV_MCLK_SWITCH_TYPE: FieldId = FieldId(
@@ -2268,12 +2268,334 @@ impl FieldId {
     }
 }
 open_newtype!(FieldId(u32), unsigned);
+impl core::fmt::Display for FieldId {
+    /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+    /// define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                1 => "DEV ECC Current",
+                2 => "DEV ECC Pending",
+                3 => "DEV ECC SBE VOL Total",
+                4 => "DEV ECC DBE VOL Total",
+                5 => "DEV ECC SBE AGG Total",
+                6 => "DEV ECC DBE AGG Total",
+                7 => "DEV ECC SBE VOL L1",
+                8 => "DEV ECC DBE VOL L1",
+                9 => "DEV ECC SBE VOL L2",
+                10 => "DEV ECC DBE VOL L2",
+                11 => "DEV ECC SBE VOL DEV",
+                12 => "DEV ECC DBE VOL DEV",
+                13 => "DEV ECC SBE VOL REG",
+                14 => "DEV ECC DBE VOL REG",
+                15 => "DEV ECC SBE VOL TEX",
+                16 => "DEV ECC DBE VOL TEX",
+                17 => "DEV ECC DBE VOL CBU",
+                18 => "DEV ECC SBE AGG L1",
+                19 => "DEV ECC DBE AGG L1",
+                20 => "DEV ECC SBE AGG L2",
+                21 => "DEV ECC DBE AGG L2",
+                22 => "DEV ECC SBE AGG DEV",
+                23 => "DEV ECC DBE AGG DEV",
+                24 => "DEV ECC SBE AGG REG",
+                25 => "DEV ECC DBE AGG REG",
+                26 => "DEV ECC SBE AGG TEX",
+                27 => "DEV ECC DBE AGG TEX",
+                28 => "DEV ECC DBE AGG CBU",
+                29 => "DEV Retired SBE",
+                30 => "DEV Retired DBE",
+                31 => "DEV Retired Pending",
+                32 => "DEV NVLink CRC Flit Error Count L0",
+                33 => "DEV NVLink CRC Flit Error Count L1",
+                34 => "DEV NVLink CRC Flit Error Count L2",
+                35 => "DEV NVLink CRC Flit Error Count L3",
+                36 => "DEV NVLink CRC Flit Error Count L4",
+                37 => "DEV NVLink CRC Flit Error Count L5",
+                38 => "DEV NVLink CRC Flit Error Count Total",
+                39 => "DEV NVLink CRC Data Error Count L0",
+                40 => "DEV NVLink CRC Data Error Count L1",
+                41 => "DEV NVLink CRC Data Error Count L2",
+                42 => "DEV NVLink CRC Data Error Count L3",
+                43 => "DEV NVLink CRC Data Error Count L4",
+                44 => "DEV NVLink CRC Data Error Count L5",
+                45 => "DEV NVLink CRC Data Error Count Total",
+                46 => "DEV NVLink Replay Error Count L0",
+                47 => "DEV NVLink Replay Error Count L1",
+                48 => "DEV NVLink Replay Error Count L2",
+                49 => "DEV NVLink Replay Error Count L3",
+                50 => "DEV NVLink Replay Error Count L4",
+                51 => "DEV NVLink Replay Error Count L5",
+                52 => "DEV NVLink Replay Error Count Total",
+                53 => "DEV NVLink Recovery Error Count L0",
+                54 => "DEV NVLink Recovery Error Count L1",
+                55 => "DEV NVLink Recovery Error Count L2",
+                56 => "DEV NVLink Recovery Error Count L3",
+                57 => "DEV NVLink Recovery Error Count L4",
+                58 => "DEV NVLink Recovery Error Count L5",
+                59 => "DEV NVLink Recovery Error Count Total",
+                60 => "DEV NVLink Bandwidth C0 L0",
+                61 => "DEV NVLink Bandwidth C0 L1",
+                62 => "DEV NVLink Bandwidth C0 L2",
+                63 => "DEV NVLink Bandwidth C0 L3",
+                64 => "DEV NVLink Bandwidth C0 L4",
+                65 => "DEV NVLink Bandwidth C0 L5",
+                66 => "DEV NVLink Bandwidth C0 Total",
+                67 => "DEV NVLink Bandwidth C1 L0",
+                68 => "DEV NVLink Bandwidth C1 L1",
+                69 => "DEV NVLink Bandwidth C1 L2",
+                70 => "DEV NVLink Bandwidth C1 L3",
+                71 => "DEV NVLink Bandwidth C1 L4",
+                72 => "DEV NVLink Bandwidth C1 L5",
+                73 => "DEV NVLink Bandwidth C1 Total",
+                74 => "DEV Clocks Event Reason SW Power CAP",
+                75 => "DEV Perf Policy Thermal",
+                76 => "DEV Clocks Event Reason Sync Boost",
+                77 => "DEV Perf Policy Board Limit",
+                78 => "DEV Perf Policy Low Utilization",
+                79 => "DEV Perf Policy Reliability",
+                80 => "DEV Perf Policy Total APP Clocks",
+                81 => "DEV Perf Policy Total Base Clocks",
+                82 => "DEV Memory Temp",
+                83 => "DEV Total Energy Consumption",
+                84 => "DEV NVLink Speed Mbps L0",
+                85 => "DEV NVLink Speed Mbps L1",
+                86 => "DEV NVLink Speed Mbps L2",
+                87 => "DEV NVLink Speed Mbps L3",
+                88 => "DEV NVLink Speed Mbps L4",
+                89 => "DEV NVLink Speed Mbps L5",
+                90 => "DEV NVLink Speed Mbps Common",
+                91 => "DEV NVLink Link Count",
+                92 => "DEV Retired Pending SBE",
+                93 => "DEV Retired Pending DBE",
+                94 => "DEV PCIe Replay Counter",
+                95 => "DEV PCIe Replay Rollover Counter",
+                96 => "DEV NVLink CRC Flit Error Count L6",
+                97 => "DEV NVLink CRC Flit Error Count L7",
+                98 => "DEV NVLink CRC Flit Error Count L8",
+                99 => "DEV NVLink CRC Flit Error Count L9",
+                100 => "DEV NVLink CRC Flit Error Count L10",
+                101 => "DEV NVLink CRC Flit Error Count L11",
+                102 => "DEV NVLink CRC Data Error Count L6",
+                103 => "DEV NVLink CRC Data Error Count L7",
+                104 => "DEV NVLink CRC Data Error Count L8",
+                105 => "DEV NVLink CRC Data Error Count L9",
+                106 => "DEV NVLink CRC Data Error Count L10",
+                107 => "DEV NVLink CRC Data Error Count L11",
+                108 => "DEV NVLink Replay Error Count L6",
+                109 => "DEV NVLink Replay Error Count L7",
+                110 => "DEV NVLink Replay Error Count L8",
+                111 => "DEV NVLink Replay Error Count L9",
+                112 => "DEV NVLink Replay Error Count L10",
+                113 => "DEV NVLink Replay Error Count L11",
+                114 => "DEV NVLink Recovery Error Count L6",
+                115 => "DEV NVLink Recovery Error Count L7",
+                116 => "DEV NVLink Recovery Error Count L8",
+                117 => "DEV NVLink Recovery Error Count L9",
+                118 => "DEV NVLink Recovery Error Count L10",
+                119 => "DEV NVLink Recovery Error Count L11",
+                120 => "DEV NVLink Bandwidth C0 L6",
+                121 => "DEV NVLink Bandwidth C0 L7",
+                122 => "DEV NVLink Bandwidth C0 L8",
+                123 => "DEV NVLink Bandwidth C0 L9",
+                124 => "DEV NVLink Bandwidth C0 L10",
+                125 => "DEV NVLink Bandwidth C0 L11",
+                126 => "DEV NVLink Bandwidth C1 L6",
+                127 => "DEV NVLink Bandwidth C1 L7",
+                128 => "DEV NVLink Bandwidth C1 L8",
+                129 => "DEV NVLink Bandwidth C1 L9",
+                130 => "DEV NVLink Bandwidth C1 L10",
+                131 => "DEV NVLink Bandwidth C1 L11",
+                132 => "DEV NVLink Speed Mbps L6",
+                133 => "DEV NVLink Speed Mbps L7",
+                134 => "DEV NVLink Speed Mbps L8",
+                135 => "DEV NVLink Speed Mbps L9",
+                136 => "DEV NVLink Speed Mbps L10",
+                137 => "DEV NVLink Speed Mbps L11",
+                138 => "DEV NVLink Throughput Data TX",
+                139 => "DEV NVLink Throughput Data RX",
+                140 => "DEV NVLink Throughput RAW TX",
+                141 => "DEV NVLink Throughput RAW RX",
+                142 => "DEV Remapped COR",
+                143 => "DEV Remapped UNC",
+                144 => "DEV Remapped Pending",
+                145 => "DEV Remapped Failure",
+                146 => "DEV NVLink Remote NVLink ID",
+                147 => "DEV Nvswitch Connected Link Count",
+                148 => "DEV NVLink ECC Data Error Count L0",
+                149 => "DEV NVLink ECC Data Error Count L1",
+                150 => "DEV NVLink ECC Data Error Count L2",
+                151 => "DEV NVLink ECC Data Error Count L3",
+                152 => "DEV NVLink ECC Data Error Count L4",
+                153 => "DEV NVLink ECC Data Error Count L5",
+                154 => "DEV NVLink ECC Data Error Count L6",
+                155 => "DEV NVLink ECC Data Error Count L7",
+                156 => "DEV NVLink ECC Data Error Count L8",
+                157 => "DEV NVLink ECC Data Error Count L9",
+                158 => "DEV NVLink ECC Data Error Count L10",
+                159 => "DEV NVLink ECC Data Error Count L11",
+                160 => "DEV NVLink ECC Data Error Count Total",
+                161 => "DEV NVLink Error DL Replay",
+                162 => "DEV NVLink Error DL Recovery",
+                163 => "DEV NVLink Error DL CRC",
+                164 => "DEV NVLink GET Speed",
+                165 => "DEV NVLink GET State",
+                166 => "DEV NVLink GET Version",
+                167 => "DEV NVLink GET Power State",
+                168 => "DEV NVLink GET Power Threshold",
+                169 => "DEV PCIe L0 TO Recovery Counter",
+                170 => "DEV C2C Link Count",
+                171 => "DEV C2C Link GET Status",
+                172 => "DEV C2C Link GET Max BW",
+                173 => "DEV PCIe Count Correctable Errors",
+                174 => "DEV PCIe Count Naks Received",
+                175 => "DEV PCIe Count Receiver Error",
+                176 => "DEV PCIe Count BAD TLP",
+                177 => "DEV PCIe Count Naks Sent",
+                178 => "DEV PCIe Count BAD Dllp",
+                179 => "DEV PCIe Count NON Fatal Error",
+                180 => "DEV PCIe Count Fatal Error",
+                181 => "DEV PCIe Count Unsupported REQ",
+                182 => "DEV PCIe Count Lcrc Error",
+                183 => "DEV PCIe Count Lane Error",
+                184 => "DEV IS Resetless MIG Supported",
+                185 => "DEV Power Average",
+                186 => "DEV Power Instant",
+                187 => "DEV Power Min Limit",
+                188 => "DEV Power Max Limit",
+                189 => "DEV Power Default Limit",
+                190 => "DEV Power Current Limit",
+                191 => "DEV Energy",
+                192 => "DEV Power Requested Limit",
+                193 => "DEV Temperature Shutdown Tlimit",
+                194 => "DEV Temperature Slowdown Tlimit",
+                195 => "DEV Temperature MEM Max Tlimit",
+                196 => "DEV Temperature GPU Max Tlimit",
+                197 => "DEV PCIe Count TX Bytes",
+                198 => "DEV PCIe Count RX Bytes",
+                199 => "DEV IS MIG Mode Independent MIG Query Capable",
+                200 => "DEV NVLink GET Power Threshold Max",
+                201 => "DEV NVLink Count Xmit Packets",
+                202 => "DEV NVLink Count Xmit Bytes",
+                203 => "DEV NVLink Count RCV Packets",
+                204 => "DEV NVLink Count RCV Bytes",
+                205 => "DEV NVLink Count VL15 Dropped",
+                206 => "DEV NVLink Count Malformed Packet Errors",
+                207 => "DEV NVLink Count Buffer Overrun Errors",
+                208 => "DEV NVLink Count RCV Errors",
+                209 => "DEV NVLink Count RCV Remote Errors",
+                210 => "DEV NVLink Count RCV General Errors",
+                211 => "DEV NVLink Count Local Link Integrity Errors",
+                212 => "DEV NVLink Count Xmit Discards",
+                213 => "DEV NVLink Count Link Recovery Successful Events",
+                214 => "DEV NVLink Count Link Recovery Failed Events",
+                215 => "DEV NVLink Count Link Recovery Events",
+                216 => "DEV NVLink Count RAW BER LANE0",
+                217 => "DEV NVLink Count RAW BER LANE1",
+                218 => "DEV NVLink Count RAW BER",
+                219 => "DEV NVLink Count Effective Errors",
+                220 => "DEV NVLink Count Effective BER",
+                221 => "DEV NVLink Count Symbol Errors",
+                222 => "DEV NVLink Count Symbol BER",
+                223 => "DEV NVLink GET Power Threshold Min",
+                224 => "DEV NVLink GET Power Threshold Units",
+                225 => "DEV NVLink GET Power Threshold Supported",
+                226 => "DEV Reset Status",
+                227 => "DEV Drain And Reset Status",
+                228 => "DEV PCIe Outbound Atomics Mask",
+                229 => "DEV PCIe Inbound Atomics Mask",
+                230 => "DEV GET GPU Recovery Action",
+                231 => "DEV C2C Link Error Intr",
+                232 => "DEV C2C Link Error Replay",
+                233 => "DEV C2C Link Error Replay B2B",
+                234 => "DEV C2C Link Power State",
+                235 => "DEV NVLink Count FEC History 0",
+                236 => "DEV NVLink Count FEC History 1",
+                237 => "DEV NVLink Count FEC History 2",
+                238 => "DEV NVLink Count FEC History 3",
+                239 => "DEV NVLink Count FEC History 4",
+                240 => "DEV NVLink Count FEC History 5",
+                241 => "DEV NVLink Count FEC History 6",
+                242 => "DEV NVLink Count FEC History 7",
+                243 => "DEV NVLink Count FEC History 8",
+                244 => "DEV NVLink Count FEC History 9",
+                245 => "DEV NVLink Count FEC History 10",
+                246 => "DEV NVLink Count FEC History 11",
+                247 => "DEV NVLink Count FEC History 12",
+                248 => "DEV NVLink Count FEC History 13",
+                249 => "DEV NVLink Count FEC History 14",
+                250 => "DEV NVLink Count FEC History 15",
+                251 => "PWR Smoothing Enabled",
+                252 => "PWR Smoothing Priv LVL",
+                253 => "PWR Smoothing IMM Ramp Down Enabled",
+                254 => "PWR Smoothing Applied TMP Ceil",
+                255 => "PWR Smoothing Applied TMP Floor",
+                256 => "PWR Smoothing Max Percent TMP Floor Setting",
+                257 => "PWR Smoothing Min Percent TMP Floor Setting",
+                258 => "PWR Smoothing HW Circuitry Percent Lifetime Remaining",
+                259 => "PWR Smoothing Max NUM Preset Profiles",
+                260 => "PWR Smoothing Profile Percent TMP Floor",
+                261 => "PWR Smoothing Profile Ramp UP Rate",
+                262 => "PWR Smoothing Profile Ramp Down Rate",
+                263 => "PWR Smoothing Profile Ramp Down Hyst VAL",
+                264 => "PWR Smoothing Active Preset Profile",
+                265 => "PWR Smoothing Admin Override Percent TMP Floor",
+                266 => "PWR Smoothing Admin Override Ramp UP Rate",
+                267 => "PWR Smoothing Admin Override Ramp Down Rate",
+                268 => "PWR Smoothing Admin Override Ramp Down Hyst VAL",
+                269 => "DEV Clocks Event Reason SW Therm Slowdown",
+                270 => "DEV Clocks Event Reason HW Therm Slowdown",
+                271 => "DEV Clocks Event Reason HW Power Brake Slowdown",
+                272 => "DEV Power Sync Balancing Freq",
+                273 => "DEV Power Sync Balancing AF",
+                274 => "DEV Edpp Multiplier",
+                275 => "PWR Smoothing Primary Power Floor",
+                276 => "PWR Smoothing Secondary Power Floor",
+                277 => "PWR Smoothing Min Primary Floor ACT Offset",
+                278 => "PWR Smoothing Min Primary Floor ACT Point",
+                279 => "PWR Smoothing Window Multiplier",
+                280 => "PWR Smoothing Delayed PWR Smoothing Supported",
+                281 => "PWR Smoothing Profile Secondary Power Floor",
+                282 => "PWR Smoothing Profile Primary Floor ACT WIN Mult",
+                283 => "PWR Smoothing Profile Primary Floor TAR WIN Mult",
+                284 => "PWR Smoothing Profile Primary Floor ACT Offset",
+                285 => "PWR Smoothing Admin Override Secondary Power Floor",
+                286 => "PWR Smoothing Admin Override Primary Floor ACT WIN Mult",
+                287 => "PWR Smoothing Admin Override Primary Floor TAR WIN Mult",
+                288 => "PWR Smoothing Admin Override Primary Floor ACT Offset",
+                289 => "DEV NVLink Count RAW Errors LANE0",
+                290 => "DEV NVLink Count RAW Errors LANE1",
+                291 => "DEV NVLink Count RAW BER LANE0 V2",
+                292 => "DEV NVLink Count RAW BER LANE1 V2",
+                293 => "DEV NVLink Count RAW BER V2",
+                294 => "DEV NVLink PLR Xmit Blocks",
+                295 => "DEV NVLink PLR Xmit Retry Blocks",
+                296 => "DEV NVLink GET Data Rate",
+                297 => "DEV MMA Stall Percent",
+                298 => "DEV Mclk Switch Type",
+                299 => "DEV Mclk Min Switch Interval Milliseconds",
+                300 => "PWR Smoothing SOC Power Smoothing Enabled",
+                301 => "DEV Remapped Rows COR Inactive",
+                302 => "DEV Remapped Rows UNC Inactive",
+                303 => "DEV Active Bank Remappings",
+                304 => "DEV Inactive Bank Remappings",
+                305 => "DEV Bank Remapper Histogram Max",
+                306 => "DEV Bank Remapper Histogram None",
+                307 => "DEV Pending Bank Remapping",
+                308 => "DEV GPU Temp",
+                309 => "PWR Smoothing Limited Time",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Information for a Field Value Sample
 ///
 /// The safe form of `nvmlFieldValue_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlFieldValue_st")]
 #[doc(alias = "nvmlFieldValue_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct FieldValue {
     /// ID of the NVML field to retrieve. This must be set before any call that uses this struct. See the constants starting with NVML_FI_ above.
     pub field_id: FieldId,
@@ -2290,9 +2612,22 @@ pub struct FieldValue {
     /// Read as its `valueType` says.
     pub value: crate::Value,
 }
-impl FieldValue {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlFieldValue_st {
+impl crate::raw::FromRaw<sys::nvmlFieldValue_st> for FieldValue {
+    fn from_raw(r: &sys::nvmlFieldValue_st) -> Self {
+        #[allow(clippy::needless_update)]
+        FieldValue {
+            field_id: FieldId::from_bits_retain(r.fieldId as _),
+            scope_id: r.scopeId,
+            timestamp: r.timestamp,
+            latency_usec: r.latencyUsec,
+            nvml_return: Return(r.nvmlReturn),
+            value: crate::Value::from_raw(ValueType(r.valueType), &r.value),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlFieldValue_st> for FieldValue {
+    fn to_raw(&self) -> sys::nvmlFieldValue_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlFieldValue_st::default();
         r.fieldId = self.field_id.bits() as _;
@@ -2303,18 +2638,6 @@ impl FieldValue {
         r.value = self.value.to_raw();
         r.valueType = self.value.value_type().0;
         r
-    }
-}
-impl From<&sys::nvmlFieldValue_st> for FieldValue {
-    fn from(r: &sys::nvmlFieldValue_st) -> Self {
-        FieldValue {
-            field_id: FieldId::from_bits_retain(r.fieldId as _),
-            scope_id: r.scopeId,
-            timestamp: r.timestamp,
-            latency_usec: r.latencyUsec,
-            nvml_return: Return(r.nvmlReturn),
-            value: crate::Value::from_raw(ValueType(r.valueType), &r.value),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -2334,29 +2657,32 @@ impl serde::Serialize for FieldValue {
 }
 ///
 /// The safe form of `nvmlNvLinkPowerThres_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvLinkPowerThres_st")]
 #[doc(alias = "nvmlNvLinkPowerThres_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvLinkPowerThres {
     /// Low power threshold
     /// Units can be obtained from
-    /// NVML_FI_DEV_NVLINK_GET_POWER_THRESHOLD_UNITS
+    /// [`FieldId::DEV_NVLINK_GET_POWER_THRESHOLD_UNITS`]
     pub low_pwr_threshold: u32,
 }
-impl NvLinkPowerThres {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkPowerThres_st {
+impl crate::raw::FromRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
+    fn from_raw(r: &sys::nvmlNvLinkPowerThres_st) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkPowerThres {
+            low_pwr_threshold: r.lowPwrThreshold,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
+    fn to_raw(&self) -> sys::nvmlNvLinkPowerThres_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkPowerThres_st::default();
         r.lowPwrThreshold = self.low_pwr_threshold;
         r
-    }
-}
-impl From<&sys::nvmlNvLinkPowerThres_st> for NvLinkPowerThres {
-    fn from(r: &sys::nvmlNvLinkPowerThres_st) -> Self {
-        NvLinkPowerThres {
-            low_pwr_threshold: r.lowPwrThreshold,
-        }
     }
 }
 #[cfg(feature = "serde")]

@@ -63,7 +63,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `values` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceClearFieldValues` (a driver older than the function)
     #[doc(alias = "nvmlDeviceClearFieldValues")]
     #[inline]
@@ -74,11 +74,19 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceClearFieldValues()?;
         let mut c_values: Vec<sys::nvmlFieldValue_st> = values
             .iter()
-            .map(|e| (*e).to_raw())
+            .map(|e| {
+                let r: sys::nvmlFieldValue_st = crate::raw::ToRaw::to_raw(&(*e));
+                r
+            })
             .collect();
         ffi::check(
             call!(sym(self.raw, ffi::length(c_values.len(), 1) ?, c_values.as_mut_ptr())),
         )?;
-        Ok(c_values.iter().map(|e| FieldValue::from(&(*e))).collect::<Vec<_>>())
+        Ok(
+            c_values
+                .iter()
+                .map(|e| <FieldValue as crate::raw::FromRaw<_>>::from_raw(&(*e)))
+                .collect::<Vec<_>>(),
+        )
     }
 }

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlGpmMetricId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpmMetricId(pub sys::nvmlGpmMetricId_t);
+pub struct GpmMetricId(pub u32);
 impl GpmMetricId {
     /// Percentage of time any compute/graphics app was active on the GPU. 0.0 - 100.0
     ///
@@ -3255,3 +3255,605 @@ impl GpmMetricId {
     }
 }
 open_newtype!(GpmMetricId(u32), signed);
+impl core::fmt::Display for GpmMetricId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPM_METRIC_GRAPHICS_UTIL => "Graphics Util",
+                sys::NVML_GPM_METRIC_SM_UTIL => "SM Util",
+                sys::NVML_GPM_METRIC_SM_OCCUPANCY => "SM Occupancy",
+                sys::NVML_GPM_METRIC_INTEGER_UTIL => "Integer Util",
+                sys::NVML_GPM_METRIC_ANY_TENSOR_UTIL => "Any Tensor Util",
+                sys::NVML_GPM_METRIC_DFMA_TENSOR_UTIL => "Dfma Tensor Util",
+                sys::NVML_GPM_METRIC_HMMA_TENSOR_UTIL => "Hmma Tensor Util",
+                sys::NVML_GPM_METRIC_DMMA_TENSOR_UTIL => "Dmma Tensor Util",
+                sys::NVML_GPM_METRIC_IMMA_TENSOR_UTIL => "Imma Tensor Util",
+                sys::NVML_GPM_METRIC_DRAM_BW_UTIL => "DRAM BW Util",
+                sys::NVML_GPM_METRIC_FP64_UTIL => "FP64 Util",
+                sys::NVML_GPM_METRIC_FP32_UTIL => "FP32 Util",
+                sys::NVML_GPM_METRIC_FP16_UTIL => "FP16 Util",
+                sys::NVML_GPM_METRIC_PCIE_TX_PER_SEC => "PCIe TX PER SEC",
+                sys::NVML_GPM_METRIC_PCIE_RX_PER_SEC => "PCIe RX PER SEC",
+                sys::NVML_GPM_METRIC_NVDEC_0_UTIL => "Nvdec 0 Util",
+                sys::NVML_GPM_METRIC_NVDEC_1_UTIL => "Nvdec 1 Util",
+                sys::NVML_GPM_METRIC_NVDEC_2_UTIL => "Nvdec 2 Util",
+                sys::NVML_GPM_METRIC_NVDEC_3_UTIL => "Nvdec 3 Util",
+                sys::NVML_GPM_METRIC_NVDEC_4_UTIL => "Nvdec 4 Util",
+                sys::NVML_GPM_METRIC_NVDEC_5_UTIL => "Nvdec 5 Util",
+                sys::NVML_GPM_METRIC_NVDEC_6_UTIL => "Nvdec 6 Util",
+                sys::NVML_GPM_METRIC_NVDEC_7_UTIL => "Nvdec 7 Util",
+                sys::NVML_GPM_METRIC_NVJPG_0_UTIL => "Nvjpg 0 Util",
+                sys::NVML_GPM_METRIC_NVJPG_1_UTIL => "Nvjpg 1 Util",
+                sys::NVML_GPM_METRIC_NVJPG_2_UTIL => "Nvjpg 2 Util",
+                sys::NVML_GPM_METRIC_NVJPG_3_UTIL => "Nvjpg 3 Util",
+                sys::NVML_GPM_METRIC_NVJPG_4_UTIL => "Nvjpg 4 Util",
+                sys::NVML_GPM_METRIC_NVJPG_5_UTIL => "Nvjpg 5 Util",
+                sys::NVML_GPM_METRIC_NVJPG_6_UTIL => "Nvjpg 6 Util",
+                sys::NVML_GPM_METRIC_NVJPG_7_UTIL => "Nvjpg 7 Util",
+                sys::NVML_GPM_METRIC_NVOFA_0_UTIL => "Nvofa 0 Util",
+                sys::NVML_GPM_METRIC_NVOFA_1_UTIL => "Nvofa 1 Util",
+                sys::NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC => "NVLink Total RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC => "NVLink Total TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC => "NVLink L0 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L0_TX_PER_SEC => "NVLink L0 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L1_RX_PER_SEC => "NVLink L1 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L1_TX_PER_SEC => "NVLink L1 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L2_RX_PER_SEC => "NVLink L2 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L2_TX_PER_SEC => "NVLink L2 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L3_RX_PER_SEC => "NVLink L3 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L3_TX_PER_SEC => "NVLink L3 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L4_RX_PER_SEC => "NVLink L4 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L4_TX_PER_SEC => "NVLink L4 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L5_RX_PER_SEC => "NVLink L5 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L5_TX_PER_SEC => "NVLink L5 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L6_RX_PER_SEC => "NVLink L6 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L6_TX_PER_SEC => "NVLink L6 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L7_RX_PER_SEC => "NVLink L7 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L7_TX_PER_SEC => "NVLink L7 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L8_RX_PER_SEC => "NVLink L8 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L8_TX_PER_SEC => "NVLink L8 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L9_RX_PER_SEC => "NVLink L9 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L9_TX_PER_SEC => "NVLink L9 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L10_RX_PER_SEC => "NVLink L10 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L10_TX_PER_SEC => "NVLink L10 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L11_RX_PER_SEC => "NVLink L11 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L11_TX_PER_SEC => "NVLink L11 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L12_RX_PER_SEC => "NVLink L12 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L12_TX_PER_SEC => "NVLink L12 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L13_RX_PER_SEC => "NVLink L13 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L13_TX_PER_SEC => "NVLink L13 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L14_RX_PER_SEC => "NVLink L14 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L14_TX_PER_SEC => "NVLink L14 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L15_RX_PER_SEC => "NVLink L15 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L15_TX_PER_SEC => "NVLink L15 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L16_RX_PER_SEC => "NVLink L16 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L16_TX_PER_SEC => "NVLink L16 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L17_RX_PER_SEC => "NVLink L17 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC => "NVLink L17 TX PER SEC",
+                sys::NVML_GPM_METRIC_C2C_TOTAL_TX_PER_SEC => "C2C Total TX PER SEC",
+                sys::NVML_GPM_METRIC_C2C_TOTAL_RX_PER_SEC => "C2C Total RX PER SEC",
+                sys::NVML_GPM_METRIC_C2C_DATA_TX_PER_SEC => "C2C Data TX PER SEC",
+                sys::NVML_GPM_METRIC_C2C_DATA_RX_PER_SEC => "C2C Data RX PER SEC",
+                sys::NVML_GPM_METRIC_C2C_LINK0_TOTAL_TX_PER_SEC => {
+                    "C2C LINK0 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK0_TOTAL_RX_PER_SEC => {
+                    "C2C LINK0 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK0_DATA_TX_PER_SEC => {
+                    "C2C LINK0 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK0_DATA_RX_PER_SEC => {
+                    "C2C LINK0 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK1_TOTAL_TX_PER_SEC => {
+                    "C2C LINK1 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK1_TOTAL_RX_PER_SEC => {
+                    "C2C LINK1 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK1_DATA_TX_PER_SEC => {
+                    "C2C LINK1 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK1_DATA_RX_PER_SEC => {
+                    "C2C LINK1 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK2_TOTAL_TX_PER_SEC => {
+                    "C2C LINK2 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK2_TOTAL_RX_PER_SEC => {
+                    "C2C LINK2 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK2_DATA_TX_PER_SEC => {
+                    "C2C LINK2 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK2_DATA_RX_PER_SEC => {
+                    "C2C LINK2 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK3_TOTAL_TX_PER_SEC => {
+                    "C2C LINK3 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK3_TOTAL_RX_PER_SEC => {
+                    "C2C LINK3 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK3_DATA_TX_PER_SEC => {
+                    "C2C LINK3 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK3_DATA_RX_PER_SEC => {
+                    "C2C LINK3 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK4_TOTAL_TX_PER_SEC => {
+                    "C2C LINK4 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK4_TOTAL_RX_PER_SEC => {
+                    "C2C LINK4 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK4_DATA_TX_PER_SEC => {
+                    "C2C LINK4 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK4_DATA_RX_PER_SEC => {
+                    "C2C LINK4 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK5_TOTAL_TX_PER_SEC => {
+                    "C2C LINK5 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK5_TOTAL_RX_PER_SEC => {
+                    "C2C LINK5 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK5_DATA_TX_PER_SEC => {
+                    "C2C LINK5 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK5_DATA_RX_PER_SEC => {
+                    "C2C LINK5 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK6_TOTAL_TX_PER_SEC => {
+                    "C2C LINK6 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK6_TOTAL_RX_PER_SEC => {
+                    "C2C LINK6 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK6_DATA_TX_PER_SEC => {
+                    "C2C LINK6 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK6_DATA_RX_PER_SEC => {
+                    "C2C LINK6 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK7_TOTAL_TX_PER_SEC => {
+                    "C2C LINK7 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK7_TOTAL_RX_PER_SEC => {
+                    "C2C LINK7 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK7_DATA_TX_PER_SEC => {
+                    "C2C LINK7 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK7_DATA_RX_PER_SEC => {
+                    "C2C LINK7 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK8_TOTAL_TX_PER_SEC => {
+                    "C2C LINK8 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK8_TOTAL_RX_PER_SEC => {
+                    "C2C LINK8 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK8_DATA_TX_PER_SEC => {
+                    "C2C LINK8 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK8_DATA_RX_PER_SEC => {
+                    "C2C LINK8 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK9_TOTAL_TX_PER_SEC => {
+                    "C2C LINK9 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK9_TOTAL_RX_PER_SEC => {
+                    "C2C LINK9 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK9_DATA_TX_PER_SEC => {
+                    "C2C LINK9 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK9_DATA_RX_PER_SEC => {
+                    "C2C LINK9 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK10_TOTAL_TX_PER_SEC => {
+                    "C2C LINK10 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK10_TOTAL_RX_PER_SEC => {
+                    "C2C LINK10 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK10_DATA_TX_PER_SEC => {
+                    "C2C LINK10 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK10_DATA_RX_PER_SEC => {
+                    "C2C LINK10 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK11_TOTAL_TX_PER_SEC => {
+                    "C2C LINK11 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK11_TOTAL_RX_PER_SEC => {
+                    "C2C LINK11 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK11_DATA_TX_PER_SEC => {
+                    "C2C LINK11 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK11_DATA_RX_PER_SEC => {
+                    "C2C LINK11 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK12_TOTAL_TX_PER_SEC => {
+                    "C2C LINK12 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK12_TOTAL_RX_PER_SEC => {
+                    "C2C LINK12 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK12_DATA_TX_PER_SEC => {
+                    "C2C LINK12 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK12_DATA_RX_PER_SEC => {
+                    "C2C LINK12 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK13_TOTAL_TX_PER_SEC => {
+                    "C2C LINK13 Total TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK13_TOTAL_RX_PER_SEC => {
+                    "C2C LINK13 Total RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK13_DATA_TX_PER_SEC => {
+                    "C2C LINK13 Data TX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_C2C_LINK13_DATA_RX_PER_SEC => {
+                    "C2C LINK13 Data RX PER SEC"
+                }
+                sys::NVML_GPM_METRIC_HOSTMEM_CACHE_HIT => "Hostmem Cache HIT",
+                sys::NVML_GPM_METRIC_HOSTMEM_CACHE_MISS => "Hostmem Cache Miss",
+                sys::NVML_GPM_METRIC_PEERMEM_CACHE_HIT => "Peermem Cache HIT",
+                sys::NVML_GPM_METRIC_PEERMEM_CACHE_MISS => "Peermem Cache Miss",
+                sys::NVML_GPM_METRIC_DRAM_CACHE_HIT => "DRAM Cache HIT",
+                sys::NVML_GPM_METRIC_DRAM_CACHE_MISS => "DRAM Cache Miss",
+                sys::NVML_GPM_METRIC_NVENC_0_UTIL => "Nvenc 0 Util",
+                sys::NVML_GPM_METRIC_NVENC_1_UTIL => "Nvenc 1 Util",
+                sys::NVML_GPM_METRIC_NVENC_2_UTIL => "Nvenc 2 Util",
+                sys::NVML_GPM_METRIC_NVENC_3_UTIL => "Nvenc 3 Util",
+                sys::NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED => {
+                    "GR0 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE => "GR0 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR0_CTXSW_REQUESTS => "GR0 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR0_CTXSW_CYCLES_PER_REQ => {
+                    "GR0 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR0_CTXSW_ACTIVE_PCT => "GR0 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ELAPSED => {
+                    "GR1 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ACTIVE => "GR1 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR1_CTXSW_REQUESTS => "GR1 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR1_CTXSW_CYCLES_PER_REQ => {
+                    "GR1 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR1_CTXSW_ACTIVE_PCT => "GR1 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ELAPSED => {
+                    "GR2 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ACTIVE => "GR2 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR2_CTXSW_REQUESTS => "GR2 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR2_CTXSW_CYCLES_PER_REQ => {
+                    "GR2 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR2_CTXSW_ACTIVE_PCT => "GR2 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ELAPSED => {
+                    "GR3 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ACTIVE => "GR3 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR3_CTXSW_REQUESTS => "GR3 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR3_CTXSW_CYCLES_PER_REQ => {
+                    "GR3 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR3_CTXSW_ACTIVE_PCT => "GR3 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ELAPSED => {
+                    "GR4 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ACTIVE => "GR4 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR4_CTXSW_REQUESTS => "GR4 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR4_CTXSW_CYCLES_PER_REQ => {
+                    "GR4 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR4_CTXSW_ACTIVE_PCT => "GR4 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ELAPSED => {
+                    "GR5 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ACTIVE => "GR5 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR5_CTXSW_REQUESTS => "GR5 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR5_CTXSW_CYCLES_PER_REQ => {
+                    "GR5 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR5_CTXSW_ACTIVE_PCT => "GR5 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ELAPSED => {
+                    "GR6 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ACTIVE => "GR6 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR6_CTXSW_REQUESTS => "GR6 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR6_CTXSW_CYCLES_PER_REQ => {
+                    "GR6 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR6_CTXSW_ACTIVE_PCT => "GR6 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ELAPSED => {
+                    "GR7 Ctxsw Cycles Elapsed"
+                }
+                sys::NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ACTIVE => "GR7 Ctxsw Cycles Active",
+                sys::NVML_GPM_METRIC_GR7_CTXSW_REQUESTS => "GR7 Ctxsw Requests",
+                sys::NVML_GPM_METRIC_GR7_CTXSW_CYCLES_PER_REQ => {
+                    "GR7 Ctxsw Cycles PER REQ"
+                }
+                sys::NVML_GPM_METRIC_GR7_CTXSW_ACTIVE_PCT => "GR7 Ctxsw Active PCT",
+                sys::NVML_GPM_METRIC_NVLINK_L18_RX_PER_SEC => "NVLink L18 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L18_TX_PER_SEC => "NVLink L18 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L19_RX_PER_SEC => "NVLink L19 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L19_TX_PER_SEC => "NVLink L19 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L20_RX_PER_SEC => "NVLink L20 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L20_TX_PER_SEC => "NVLink L20 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L21_RX_PER_SEC => "NVLink L21 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L21_TX_PER_SEC => "NVLink L21 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L22_RX_PER_SEC => "NVLink L22 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L22_TX_PER_SEC => "NVLink L22 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L23_RX_PER_SEC => "NVLink L23 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L23_TX_PER_SEC => "NVLink L23 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L24_RX_PER_SEC => "NVLink L24 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L24_TX_PER_SEC => "NVLink L24 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L25_RX_PER_SEC => "NVLink L25 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L25_TX_PER_SEC => "NVLink L25 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L26_RX_PER_SEC => "NVLink L26 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L26_TX_PER_SEC => "NVLink L26 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L27_RX_PER_SEC => "NVLink L27 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L27_TX_PER_SEC => "NVLink L27 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L28_RX_PER_SEC => "NVLink L28 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L28_TX_PER_SEC => "NVLink L28 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L29_RX_PER_SEC => "NVLink L29 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L29_TX_PER_SEC => "NVLink L29 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L30_RX_PER_SEC => "NVLink L30 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L30_TX_PER_SEC => "NVLink L30 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L31_RX_PER_SEC => "NVLink L31 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L31_TX_PER_SEC => "NVLink L31 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L32_RX_PER_SEC => "NVLink L32 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L32_TX_PER_SEC => "NVLink L32 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L33_RX_PER_SEC => "NVLink L33 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L33_TX_PER_SEC => "NVLink L33 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L34_RX_PER_SEC => "NVLink L34 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L34_TX_PER_SEC => "NVLink L34 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L35_RX_PER_SEC => "NVLink L35 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L35_TX_PER_SEC => "NVLink L35 TX PER SEC",
+                sys::NVML_GPM_METRIC_SM_CYCLES_ELAPSED => "SM Cycles Elapsed",
+                sys::NVML_GPM_METRIC_SM_CYCLES_ACTIVE => "SM Cycles Active",
+                sys::NVML_GPM_METRIC_MMA_CYCLES_ACTIVE => "MMA Cycles Active",
+                sys::NVML_GPM_METRIC_DMMA_CYCLES_ACTIVE => "Dmma Cycles Active",
+                sys::NVML_GPM_METRIC_HMMA_CYCLES_ACTIVE => "Hmma Cycles Active",
+                sys::NVML_GPM_METRIC_IMMA_CYCLES_ACTIVE => "Imma Cycles Active",
+                sys::NVML_GPM_METRIC_DFMA_CYCLES_ACTIVE => "Dfma Cycles Active",
+                sys::NVML_GPM_METRIC_PCIE_TX => "PCIe TX",
+                sys::NVML_GPM_METRIC_PCIE_RX => "PCIe RX",
+                sys::NVML_GPM_METRIC_INTEGER_CYCLES_ACTIVE => "Integer Cycles Active",
+                sys::NVML_GPM_METRIC_FP64_CYCLES_ACTIVE => "FP64 Cycles Active",
+                sys::NVML_GPM_METRIC_FP32_CYCLES_ACTIVE => "FP32 Cycles Active",
+                sys::NVML_GPM_METRIC_FP16_CYCLES_ACTIVE => "FP16 Cycles Active",
+                sys::NVML_GPM_METRIC_NVLINK_L0_RX => "NVLink L0 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L0_TX => "NVLink L0 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L1_RX => "NVLink L1 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L1_TX => "NVLink L1 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L2_RX => "NVLink L2 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L2_TX => "NVLink L2 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L3_RX => "NVLink L3 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L3_TX => "NVLink L3 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L4_RX => "NVLink L4 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L4_TX => "NVLink L4 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L5_RX => "NVLink L5 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L5_TX => "NVLink L5 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L6_RX => "NVLink L6 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L6_TX => "NVLink L6 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L7_RX => "NVLink L7 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L7_TX => "NVLink L7 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L8_RX => "NVLink L8 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L8_TX => "NVLink L8 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L9_RX => "NVLink L9 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L9_TX => "NVLink L9 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L10_RX => "NVLink L10 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L10_TX => "NVLink L10 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L11_RX => "NVLink L11 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L11_TX => "NVLink L11 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L12_RX => "NVLink L12 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L12_TX => "NVLink L12 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L13_RX => "NVLink L13 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L13_TX => "NVLink L13 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L14_RX => "NVLink L14 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L14_TX => "NVLink L14 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L15_RX => "NVLink L15 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L15_TX => "NVLink L15 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L16_RX => "NVLink L16 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L16_TX => "NVLink L16 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L17_RX => "NVLink L17 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L17_TX => "NVLink L17 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L18_RX => "NVLink L18 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L18_TX => "NVLink L18 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L19_RX => "NVLink L19 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L19_TX => "NVLink L19 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L20_RX => "NVLink L20 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L20_TX => "NVLink L20 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L21_RX => "NVLink L21 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L21_TX => "NVLink L21 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L22_RX => "NVLink L22 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L22_TX => "NVLink L22 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L23_RX => "NVLink L23 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L23_TX => "NVLink L23 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L24_RX => "NVLink L24 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L24_TX => "NVLink L24 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L25_RX => "NVLink L25 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L25_TX => "NVLink L25 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L26_RX => "NVLink L26 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L26_TX => "NVLink L26 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L27_RX => "NVLink L27 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L27_TX => "NVLink L27 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L28_RX => "NVLink L28 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L28_TX => "NVLink L28 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L29_RX => "NVLink L29 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L29_TX => "NVLink L29 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L30_RX => "NVLink L30 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L30_TX => "NVLink L30 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L31_RX => "NVLink L31 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L31_TX => "NVLink L31 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L32_RX => "NVLink L32 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L32_TX => "NVLink L32 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L33_RX => "NVLink L33 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L33_TX => "NVLink L33 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L34_RX => "NVLink L34 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L34_TX => "NVLink L34 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L35_RX => "NVLink L35 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L35_TX => "NVLink L35 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L36_RX => "NVLink L36 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L36_TX => "NVLink L36 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L37_RX => "NVLink L37 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L37_TX => "NVLink L37 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L38_RX => "NVLink L38 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L38_TX => "NVLink L38 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L39_RX => "NVLink L39 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L39_TX => "NVLink L39 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L40_RX => "NVLink L40 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L40_TX => "NVLink L40 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L41_RX => "NVLink L41 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L41_TX => "NVLink L41 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L42_RX => "NVLink L42 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L42_TX => "NVLink L42 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L43_RX => "NVLink L43 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L43_TX => "NVLink L43 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L44_RX => "NVLink L44 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L44_TX => "NVLink L44 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L45_RX => "NVLink L45 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L45_TX => "NVLink L45 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L46_RX => "NVLink L46 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L46_TX => "NVLink L46 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L47_RX => "NVLink L47 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L47_TX => "NVLink L47 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L48_RX => "NVLink L48 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L48_TX => "NVLink L48 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L49_RX => "NVLink L49 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L49_TX => "NVLink L49 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L50_RX => "NVLink L50 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L50_TX => "NVLink L50 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L51_RX => "NVLink L51 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L51_TX => "NVLink L51 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L52_RX => "NVLink L52 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L52_TX => "NVLink L52 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L53_RX => "NVLink L53 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L53_TX => "NVLink L53 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L54_RX => "NVLink L54 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L54_TX => "NVLink L54 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L55_RX => "NVLink L55 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L55_TX => "NVLink L55 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L56_RX => "NVLink L56 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L56_TX => "NVLink L56 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L57_RX => "NVLink L57 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L57_TX => "NVLink L57 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L58_RX => "NVLink L58 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L58_TX => "NVLink L58 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L59_RX => "NVLink L59 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L59_TX => "NVLink L59 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L60_RX => "NVLink L60 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L60_TX => "NVLink L60 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L61_RX => "NVLink L61 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L61_TX => "NVLink L61 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L62_RX => "NVLink L62 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L62_TX => "NVLink L62 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L63_RX => "NVLink L63 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L63_TX => "NVLink L63 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L64_RX => "NVLink L64 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L64_TX => "NVLink L64 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L65_RX => "NVLink L65 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L65_TX => "NVLink L65 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L66_RX => "NVLink L66 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L66_TX => "NVLink L66 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L67_RX => "NVLink L67 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L67_TX => "NVLink L67 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L68_RX => "NVLink L68 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L68_TX => "NVLink L68 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L69_RX => "NVLink L69 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L69_TX => "NVLink L69 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L70_RX => "NVLink L70 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L70_TX => "NVLink L70 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L71_RX => "NVLink L71 RX",
+                sys::NVML_GPM_METRIC_NVLINK_L71_TX => "NVLink L71 TX",
+                sys::NVML_GPM_METRIC_NVLINK_L36_RX_PER_SEC => "NVLink L36 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L36_TX_PER_SEC => "NVLink L36 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L37_RX_PER_SEC => "NVLink L37 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L37_TX_PER_SEC => "NVLink L37 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L38_RX_PER_SEC => "NVLink L38 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L38_TX_PER_SEC => "NVLink L38 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L39_RX_PER_SEC => "NVLink L39 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L39_TX_PER_SEC => "NVLink L39 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L40_RX_PER_SEC => "NVLink L40 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L40_TX_PER_SEC => "NVLink L40 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L41_RX_PER_SEC => "NVLink L41 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L41_TX_PER_SEC => "NVLink L41 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L42_RX_PER_SEC => "NVLink L42 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L42_TX_PER_SEC => "NVLink L42 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L43_RX_PER_SEC => "NVLink L43 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L43_TX_PER_SEC => "NVLink L43 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L44_RX_PER_SEC => "NVLink L44 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L44_TX_PER_SEC => "NVLink L44 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L45_RX_PER_SEC => "NVLink L45 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L45_TX_PER_SEC => "NVLink L45 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L46_RX_PER_SEC => "NVLink L46 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L46_TX_PER_SEC => "NVLink L46 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L47_RX_PER_SEC => "NVLink L47 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L47_TX_PER_SEC => "NVLink L47 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L48_RX_PER_SEC => "NVLink L48 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L48_TX_PER_SEC => "NVLink L48 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L49_RX_PER_SEC => "NVLink L49 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L49_TX_PER_SEC => "NVLink L49 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L50_RX_PER_SEC => "NVLink L50 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L50_TX_PER_SEC => "NVLink L50 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L51_RX_PER_SEC => "NVLink L51 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L51_TX_PER_SEC => "NVLink L51 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L52_RX_PER_SEC => "NVLink L52 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L52_TX_PER_SEC => "NVLink L52 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L53_RX_PER_SEC => "NVLink L53 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L53_TX_PER_SEC => "NVLink L53 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L54_RX_PER_SEC => "NVLink L54 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L54_TX_PER_SEC => "NVLink L54 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L55_RX_PER_SEC => "NVLink L55 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L55_TX_PER_SEC => "NVLink L55 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L56_RX_PER_SEC => "NVLink L56 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L56_TX_PER_SEC => "NVLink L56 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L57_RX_PER_SEC => "NVLink L57 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L57_TX_PER_SEC => "NVLink L57 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L58_RX_PER_SEC => "NVLink L58 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L58_TX_PER_SEC => "NVLink L58 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L59_RX_PER_SEC => "NVLink L59 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L59_TX_PER_SEC => "NVLink L59 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L60_RX_PER_SEC => "NVLink L60 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L60_TX_PER_SEC => "NVLink L60 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L61_RX_PER_SEC => "NVLink L61 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L61_TX_PER_SEC => "NVLink L61 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L62_RX_PER_SEC => "NVLink L62 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L62_TX_PER_SEC => "NVLink L62 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L63_RX_PER_SEC => "NVLink L63 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L63_TX_PER_SEC => "NVLink L63 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L64_RX_PER_SEC => "NVLink L64 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L64_TX_PER_SEC => "NVLink L64 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L65_RX_PER_SEC => "NVLink L65 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L65_TX_PER_SEC => "NVLink L65 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L66_RX_PER_SEC => "NVLink L66 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L66_TX_PER_SEC => "NVLink L66 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L67_RX_PER_SEC => "NVLink L67 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L67_TX_PER_SEC => "NVLink L67 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L68_RX_PER_SEC => "NVLink L68 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L68_TX_PER_SEC => "NVLink L68 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L69_RX_PER_SEC => "NVLink L69 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L69_TX_PER_SEC => "NVLink L69 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L70_RX_PER_SEC => "NVLink L70 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L70_TX_PER_SEC => "NVLink L70 TX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L71_RX_PER_SEC => "NVLink L71 RX PER SEC",
+                sys::NVML_GPM_METRIC_NVLINK_L71_TX_PER_SEC => "NVLink L71 TX PER SEC",
+                sys::NVML_GPM_METRIC_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}

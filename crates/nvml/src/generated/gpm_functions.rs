@@ -82,7 +82,7 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two `nvmlGpmMigSampleGet`() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_mig_sample_get`]() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// # Arguments
@@ -112,12 +112,13 @@ impl<'n> Device<'n> {
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
     ///
-    /// Returns: Structure to indicate GPM support `nvmlGpmSupport_t`. Indicates GPM support per system for the supplied device.
+    /// Returns: Structure to indicate GPM support [`GpmSupport`]. Indicates GPM support per system for the supplied device.
     ///
     /// Calls `nvmlGpmQueryDeviceSupport`.
     ///
     /// # Errors
     ///
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryDeviceSupport` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryDeviceSupport")]
     #[inline]
@@ -128,30 +129,30 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_gpm_support)))?;
-        Ok(GpmSupport::from(&c_gpm_support))
+        Ok(<GpmSupport as crate::raw::FromRaw<_>>::from_raw(&c_gpm_support))
     }
     /// Get GPM stream state.
     ///
     /// For Hopper ™ or newer fully supported devices.
     /// Supported on Linux, Windows TCC.
     ///
-    /// Returns GPM stream state NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED.
+    /// Returns GPM stream state `false` or `true`.
     ///
     /// Calls `nvmlGpmQueryIfStreamingEnabled`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `state` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmQueryIfStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmQueryIfStreamingEnabled")]
     #[inline]
-    pub fn gpm_query_if_streaming_enabled(&self) -> Result<u32, Error> {
+    pub fn gpm_query_if_streaming_enabled(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlGpmQueryIfStreamingEnabled()?;
         let mut c_state: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
-        Ok(c_state)
+        Ok(c_state != 0)
     }
     /// Read a sample of GPM metrics into the provided `gpmSample` buffer. After
     /// two samples are gathered, you can call nvmlGpmMetricGet on those samples to
@@ -159,7 +160,7 @@ impl<'n> Device<'n> {
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///
-    /// **Note:** The interval between two `nvmlGpmSampleGet`() calls should be greater than 100ms due to
+    /// **Note:** The interval between two [`Device::gpm_sample_get`]() calls should be greater than 100ms due to
     /// the internal sample refresh rate.
     ///
     /// **Note:** This API supports the device handle and MIG device handle.
@@ -187,26 +188,26 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `state`: GPM stream state, NVML_FEATURE_DISABLED or NVML_FEATURE_ENABLED
+    /// * `state`: GPM stream state, `false` or `true`
     ///
     /// Calls `nvmlGpmSetStreamingEnabled`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpmSetStreamingEnabled` (a driver older than the function)
     #[doc(alias = "nvmlGpmSetStreamingEnabled")]
     #[inline]
-    pub fn gpm_set_streaming_enabled(&self, state: u32) -> Result<(), Error> {
+    pub fn gpm_set_streaming_enabled(&self, state: bool) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpmSetStreamingEnabled()?;
-        ffi::check(call!(sym(self.raw, state)))?;
+        ffi::check(call!(sym(self.raw, state as _)))?;
         Ok(())
     }
 }
 impl<'n> GpmSample<'n> {
-    /// Free an allocated sample buffer that was allocated with `nvmlGpmSampleAlloc`()
+    /// Free an allocated sample buffer that was allocated with [`Nvml::gpm_sample_alloc`]()
     ///
     /// For Hopper ™ or newer fully supported devices.
     ///

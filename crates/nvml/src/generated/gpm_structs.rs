@@ -53,29 +53,30 @@ use super::*;
 /// GPM device information.
 ///
 /// The safe form of `nvmlGpmSupport_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpmSupport_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpmSupport {
-    /// OUT: Indicates device support
-    pub is_supported_device: u32,
+    /// Indicates device support
+    pub is_supported_device: bool,
 }
-impl GpmSupport {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::NVML_GPM_SUPPORT_VERSION as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpmSupport_t {
+impl crate::raw::FromRaw<sys::nvmlGpmSupport_t> for GpmSupport {
+    fn from_raw(r: &sys::nvmlGpmSupport_t) -> Self {
+        #[allow(clippy::needless_update)]
+        GpmSupport {
+            is_supported_device: r.isSupportedDevice != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpmSupport_t> for GpmSupport {
+    fn to_raw(&self) -> sys::nvmlGpmSupport_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpmSupport_t::default();
         r.version = sys::NVML_GPM_SUPPORT_VERSION as _;
-        r.isSupportedDevice = self.is_supported_device;
+        r.isSupportedDevice = self.is_supported_device as _;
         r
-    }
-}
-impl From<&sys::nvmlGpmSupport_t> for GpmSupport {
-    fn from(r: &sys::nvmlGpmSupport_t) -> Self {
-        GpmSupport {
-            is_supported_device: r.isSupportedDevice,
-        }
     }
 }
 #[cfg(feature = "serde")]

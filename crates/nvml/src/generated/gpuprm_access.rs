@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlPRMCounterId_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PRMCounterId(pub sys::nvmlPRMCounterId_t);
+pub struct PRMCounterId(pub u32);
 impl PRMCounterId {
     /// Sentinel
     ///
@@ -265,29 +265,102 @@ impl PRMCounterId {
     }
 }
 open_newtype!(PRMCounterId(u32), signed);
+impl core::fmt::Display for PRMCounterId {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_PRM_COUNTER_ID_NONE => "None",
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PHYSICAL_LAYER_CTRS_LINK_DOWN_EVENTS => {
+                    "Ppcnt Physical Layer Ctrs Link Down Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PHYSICAL_LAYER_CTRS_SUCCESSFUL_RECOVERY_EVENTS => {
+                    "Ppcnt Physical Layer Ctrs Successful Recovery Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_SUCCESSFUL_RECOVERY_EVENTS => {
+                    "Ppcnt Recovery Ctrs Total Successful Recovery Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_SINCE_LAST_RECOVERY => {
+                    "Ppcnt Recovery Ctrs Time Since Last Recovery"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_BETWEEN_LAST_TWO_RECOVERIES => {
+                    "Ppcnt Recovery Ctrs Time Between Last Two Recoveries"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TIME_IN_LAST_HOST_SERDES_FEQ_RECOVERY => {
+                    "Ppcnt Recovery Ctrs Time IN Last Host Serdes FEQ Recovery"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_TIME_IN_HOST_SERDES_FEQ_RECOVERY => {
+                    "Ppcnt Recovery Ctrs Total Time IN Host Serdes FEQ Recovery"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_HOST_SERDES_FEQ_RECOVERY_COUNT => {
+                    "Ppcnt Recovery Ctrs Total Host Serdes FEQ Recovery Count"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_HOST_SERDES_FEQ_SUCCESSFUL_RECOVERY_COUNT => {
+                    "Ppcnt Recovery Ctrs Total Host Serdes FEQ Successful Recovery Count"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_HOST_SERDES_FEQ_ATTEMPTS_COUNT => {
+                    "Ppcnt Recovery Ctrs Last Host Serdes FEQ Attempts Count"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_SUCCESSFUL_RECOVERY_STEP_ATTEMPTS => {
+                    "Ppcnt Recovery Ctrs Last Successful Recovery Step Attempts"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_LAST_SUCCESSFUL_RECOVERY_TIME => {
+                    "Ppcnt Recovery Ctrs Last Successful Recovery Time"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_RECOVERY_CTRS_TOTAL_SUCCESSFUL_RECOVERY_TIME => {
+                    "Ppcnt Recovery Ctrs Total Successful Recovery Time"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PORTCOUNTERS_PORT_XMIT_WAIT => {
+                    "Ppcnt Portcounters Port Xmit Wait"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_CODES => "Ppcnt PLR RCV Codes",
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_CODE_ERR => {
+                    "Ppcnt PLR RCV Code ERR"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_RCV_UNCORRECTABLE_CODE => {
+                    "Ppcnt PLR RCV Uncorrectable Code"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_CODES => "Ppcnt PLR Xmit Codes",
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_RETRY_CODES => {
+                    "Ppcnt PLR Xmit Retry Codes"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_XMIT_RETRY_EVENTS => {
+                    "Ppcnt PLR Xmit Retry Events"
+                }
+                sys::NVML_PRM_COUNTER_ID_PPCNT_PLR_SYNC_EVENTS => "Ppcnt PLR Sync Events",
+                sys::NVML_PRM_COUNTER_ID_PPRM_OPER_RECOVERY => "Pprm Oper Recovery",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// PRM counter input values
 ///
 /// The safe form of `nvmlPRMCounterInput_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPRMCounterInput_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PRMCounterInput {
     /// Local port number
     pub local_port: u32,
 }
-impl PRMCounterInput {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPRMCounterInput_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
+    fn from_raw(r: &sys::nvmlPRMCounterInput_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PRMCounterInput {
+            local_port: r.localPort,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
+    fn to_raw(&self) -> sys::nvmlPRMCounterInput_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterInput_v1_t::default();
         r.localPort = self.local_port;
         r
-    }
-}
-impl From<&sys::nvmlPRMCounterInput_v1_t> for PRMCounterInput {
-    fn from(r: &sys::nvmlPRMCounterInput_v1_t) -> Self {
-        PRMCounterInput {
-            local_port: r.localPort,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -303,8 +376,10 @@ impl serde::Serialize for PRMCounterInput {
 /// PRM Counter Value Structure
 ///
 /// The safe form of `nvmlPRMCounterValue_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPRMCounterValue_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PRMCounterValue {
     /// Status of the PRM counter read
     pub status: Return,
@@ -313,23 +388,27 @@ pub struct PRMCounterValue {
     /// Read as its `outputType` says.
     pub output_value: crate::Value,
 }
-impl PRMCounterValue {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPRMCounterValue_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
+    fn from_raw(r: &sys::nvmlPRMCounterValue_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PRMCounterValue {
+            status: Return(r.status),
+            output_value: crate::Value::from_raw(
+                ValueType(r.outputType),
+                &r.outputValue,
+            ),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
+    fn to_raw(&self) -> sys::nvmlPRMCounterValue_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounterValue_v1_t::default();
         r.status = self.status.0;
         r.outputValue = self.output_value.to_raw();
         r.outputType = self.output_value.value_type().0;
         r
-    }
-}
-impl From<&sys::nvmlPRMCounterValue_v1_t> for PRMCounterValue {
-    fn from(r: &sys::nvmlPRMCounterValue_v1_t) -> Self {
-        PRMCounterValue {
-            status: Return(r.status),
-            output_value: crate::Value::from_raw(ValueType(r.outputType), &r.outputValue),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -346,34 +425,39 @@ impl serde::Serialize for PRMCounterValue {
 /// PRM Counter Structure v1
 ///
 /// The safe form of `nvmlPRMCounter_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPRMCounter_v1_t")]
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct PRMCounter {
-    /// Counter ID, one of `nvmlPRMCounterId_t`
+    /// Counter ID, one of [`PRMCounterId`]
     pub counter_id: u32,
     /// PRM input values
     pub in_data: PRMCounterInput,
     /// Counter value
     pub counter_value: PRMCounterValue,
 }
-impl PRMCounter {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPRMCounter_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
+    fn from_raw(r: &sys::nvmlPRMCounter_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PRMCounter {
+            counter_id: r.counterId,
+            in_data: <PRMCounterInput as crate::raw::FromRaw<_>>::from_raw(&r.inData),
+            counter_value: <PRMCounterValue as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.counterValue),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPRMCounter_v1_t> for PRMCounter {
+    fn to_raw(&self) -> sys::nvmlPRMCounter_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPRMCounter_v1_t::default();
         r.counterId = self.counter_id;
-        r.inData = self.in_data.to_raw();
-        r.counterValue = self.counter_value.to_raw();
+        r.inData = crate::raw::ToRaw::to_raw(&self.in_data);
+        r.counterValue = crate::raw::ToRaw::to_raw(&self.counter_value);
         r
-    }
-}
-impl From<&sys::nvmlPRMCounter_v1_t> for PRMCounter {
-    fn from(r: &sys::nvmlPRMCounter_v1_t) -> Self {
-        PRMCounter {
-            counter_id: r.counterId,
-            in_data: PRMCounterInput::from(&r.inData),
-            counter_value: PRMCounterValue::from(&r.counterValue),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -391,34 +475,37 @@ impl serde::Serialize for PRMCounter {
 /// Main PRM input structure
 ///
 /// The safe form of `nvmlPRMTLV_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPRMTLV_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PRMTLV {
     /// Size of the input TLV data.
     pub data_size: u32,
-    /// OUT: status of the PRM command
+    /// Status of the PRM command
     pub status: u32,
     /// The bytes of the union of `inData` and `outData`: byte arrays of one size, which the call's direction picks.
     pub data: Vec<u8>,
 }
-impl PRMTLV {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPRMTLV_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
+    fn from_raw(r: &sys::nvmlPRMTLV_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PRMTLV {
+            data_size: r.dataSize,
+            status: r.status,
+            data: union_bytes!(r.anon0),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPRMTLV_v1_t> for PRMTLV {
+    fn to_raw(&self) -> sys::nvmlPRMTLV_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPRMTLV_v1_t::default();
         r.dataSize = self.data_size;
         r.status = self.status;
         r.anon0 = union_with_bytes!(sys::nvmlPRMTLV_v1_t_anon0, & self.data);
         r
-    }
-}
-impl From<&sys::nvmlPRMTLV_v1_t> for PRMTLV {
-    fn from(r: &sys::nvmlPRMTLV_v1_t) -> Self {
-        PRMTLV {
-            data_size: r.dataSize,
-            status: r.status,
-            data: union_bytes!(r.anon0),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -449,7 +536,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `buffer` are invalid
+    /// - [`Error::InvalidArgument`] if the device or `buffer` are invalid
     /// - [`Error::NoPermission`] if user does not have permission to perform this operation
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceReadWritePRM_v1` (a driver older than the function)
@@ -457,8 +544,11 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn read_write_prm(&self, buffer: &PRMTLV) -> Result<PRMTLV, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadWritePRM_v1()?;
-        let mut c_buffer = (*buffer).to_raw();
+        let mut c_buffer = {
+            let r: sys::nvmlPRMTLV_v1_t = crate::raw::ToRaw::to_raw(&(*buffer));
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_buffer)))?;
-        Ok(PRMTLV::from(&c_buffer))
+        Ok(<PRMTLV as crate::raw::FromRaw<_>>::from_raw(&c_buffer))
     }
 }

@@ -52,9 +52,11 @@ use super::handles::*;
 use super::*;
 ///
 /// The safe form of `nvmlComputeInstanceInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlComputeInstanceInfo_st")]
 #[doc(alias = "nvmlComputeInstanceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ComputeInstanceInfo {
     /// Parent device
     pub device: crate::RawHandle<sys::nvmlDevice_st>,
@@ -67,28 +69,31 @@ pub struct ComputeInstanceInfo {
     /// Placement for this instance within the GPU instance's compute slice range {0, sliceCount}
     pub placement: ComputeInstancePlacement,
 }
-impl ComputeInstanceInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlComputeInstanceInfo_st {
+impl crate::raw::FromRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
+    fn from_raw(r: &sys::nvmlComputeInstanceInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ComputeInstanceInfo {
+            device: crate::RawHandle::new(r.device),
+            gpu_instance: crate::RawHandle::new(r.gpuInstance),
+            id: r.id,
+            profile_id: r.profileId,
+            placement: <ComputeInstancePlacement as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.placement),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
+    fn to_raw(&self) -> sys::nvmlComputeInstanceInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceInfo_st::default();
         r.device = self.device.as_ptr();
         r.gpuInstance = self.gpu_instance.as_ptr();
         r.id = self.id;
         r.profileId = self.profile_id;
-        r.placement = self.placement.to_raw();
+        r.placement = crate::raw::ToRaw::to_raw(&self.placement);
         r
-    }
-}
-impl From<&sys::nvmlComputeInstanceInfo_st> for ComputeInstanceInfo {
-    fn from(r: &sys::nvmlComputeInstanceInfo_st) -> Self {
-        ComputeInstanceInfo {
-            device: crate::RawHandle::new(r.device),
-            gpu_instance: crate::RawHandle::new(r.gpuInstance),
-            id: r.id,
-            profile_id: r.profileId,
-            placement: ComputeInstancePlacement::from(&r.placement),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -105,31 +110,36 @@ impl serde::Serialize for ComputeInstanceInfo {
 }
 ///
 /// The safe form of `nvmlComputeInstancePlacement_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlComputeInstancePlacement_st")]
 #[doc(alias = "nvmlComputeInstancePlacement_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ComputeInstancePlacement {
     /// Index of first occupied compute slice
     pub start: u32,
     /// Number of compute slices occupied
     pub size: u32,
 }
-impl ComputeInstancePlacement {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlComputeInstancePlacement_st {
+impl crate::raw::FromRaw<sys::nvmlComputeInstancePlacement_st>
+for ComputeInstancePlacement {
+    fn from_raw(r: &sys::nvmlComputeInstancePlacement_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ComputeInstancePlacement {
+            start: r.start,
+            size: r.size,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlComputeInstancePlacement_st>
+for ComputeInstancePlacement {
+    fn to_raw(&self) -> sys::nvmlComputeInstancePlacement_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstancePlacement_st::default();
         r.start = self.start;
         r.size = self.size;
         r
-    }
-}
-impl From<&sys::nvmlComputeInstancePlacement_st> for ComputeInstancePlacement {
-    fn from(r: &sys::nvmlComputeInstancePlacement_st) -> Self {
-        ComputeInstancePlacement {
-            start: r.start,
-            size: r.size,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -143,180 +153,21 @@ impl serde::Serialize for ComputeInstancePlacement {
         st.end()
     }
 }
-/// Compute instance profile information.
+/// Compute instance profile information (v3).
 ///
-/// The safe form of `nvmlComputeInstanceProfileInfo_st`.
+/// Version 3 adds the [`ComputeInstanceProfileInfo`].capabilities field
+/// [`ComputeInstanceProfileInfo`].
+///
+/// The safe form of `nvmlComputeInstanceProfileInfo_v3_st` and of its older layouts `nvmlComputeInstanceProfileInfo_v2_st`, `nvmlComputeInstanceProfileInfo_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v3_st")]
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v3_t")]
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v2_st")]
+#[doc(alias = "nvmlComputeInstanceProfileInfo_v2_t")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_st")]
 #[doc(alias = "nvmlComputeInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ComputeInstanceProfileInfoV1 {
-    /// Unique profile ID within the GPU instance
-    pub id: u32,
-    /// GPU Slice count
-    pub slice_count: u32,
-    /// Compute instance count
-    pub instance_count: u32,
-    /// Streaming Multiprocessor count
-    pub multiprocessor_count: u32,
-    /// Shared Copy Engine count
-    pub shared_copy_engine_count: u32,
-    /// Shared Decoder Engine count
-    pub shared_decoder_count: u32,
-    /// Shared Encoder Engine count
-    pub shared_encoder_count: u32,
-    /// Shared JPEG Engine count
-    pub shared_jpeg_count: u32,
-    /// Shared OFA Engine count
-    pub shared_ofa_count: u32,
-}
-impl ComputeInstanceProfileInfoV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlComputeInstanceProfileInfo_st::default();
-        r.id = self.id;
-        r.sliceCount = self.slice_count;
-        r.instanceCount = self.instance_count;
-        r.multiprocessorCount = self.multiprocessor_count;
-        r.sharedCopyEngineCount = self.shared_copy_engine_count;
-        r.sharedDecoderCount = self.shared_decoder_count;
-        r.sharedEncoderCount = self.shared_encoder_count;
-        r.sharedJpegCount = self.shared_jpeg_count;
-        r.sharedOfaCount = self.shared_ofa_count;
-        r
-    }
-}
-impl From<&sys::nvmlComputeInstanceProfileInfo_st> for ComputeInstanceProfileInfoV1 {
-    fn from(r: &sys::nvmlComputeInstanceProfileInfo_st) -> Self {
-        ComputeInstanceProfileInfoV1 {
-            id: r.id,
-            slice_count: r.sliceCount,
-            instance_count: r.instanceCount,
-            multiprocessor_count: r.multiprocessorCount,
-            shared_copy_engine_count: r.sharedCopyEngineCount,
-            shared_decoder_count: r.sharedDecoderCount,
-            shared_encoder_count: r.sharedEncoderCount,
-            shared_jpeg_count: r.sharedJpegCount,
-            shared_ofa_count: r.sharedOfaCount,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ComputeInstanceProfileInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_st", 9)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
-        st.serialize_field("sharedDecoderCount", &self.shared_decoder_count)?;
-        st.serialize_field("sharedEncoderCount", &self.shared_encoder_count)?;
-        st.serialize_field("sharedJpegCount", &self.shared_jpeg_count)?;
-        st.serialize_field("sharedOfaCount", &self.shared_ofa_count)?;
-        st.end()
-    }
-}
-/// Compute instance profile information (v2).
-///
-/// Version 2 adds the `nvmlComputeInstanceProfileInfo_v2_t`.version field
-/// to the start of the structure, and the `nvmlComputeInstanceProfileInfo_v2_t`.name
-/// field to the end. This structure is not backwards-compatible with
-/// `nvmlComputeInstanceProfileInfo_t`.
-///
-/// The safe form of `nvmlComputeInstanceProfileInfo_v2_st`.
-#[doc(alias = "nvmlComputeInstanceProfileInfo_v2_st")]
-#[doc(alias = "nvmlComputeInstanceProfileInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ComputeInstanceProfileInfoV2 {
-    /// Unique profile ID within the GPU instance
-    pub id: u32,
-    /// GPU Slice count
-    pub slice_count: u32,
-    /// Compute instance count
-    pub instance_count: u32,
-    /// Streaming Multiprocessor count
-    pub multiprocessor_count: u32,
-    /// Shared Copy Engine count
-    pub shared_copy_engine_count: u32,
-    /// Shared Decoder Engine count
-    pub shared_decoder_count: u32,
-    /// Shared Encoder Engine count
-    pub shared_encoder_count: u32,
-    /// Shared JPEG Engine count
-    pub shared_jpeg_count: u32,
-    /// Shared OFA Engine count
-    pub shared_ofa_count: u32,
-    /// Profile name
-    pub name: String,
-}
-impl ComputeInstanceProfileInfoV2 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlComputeInstanceProfileInfo_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v2_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlComputeInstanceProfileInfo_v2_st::default();
-        r.version = sys::nvmlComputeInstanceProfileInfo_v2 as _;
-        r.id = self.id;
-        r.sliceCount = self.slice_count;
-        r.instanceCount = self.instance_count;
-        r.multiprocessorCount = self.multiprocessor_count;
-        r.sharedCopyEngineCount = self.shared_copy_engine_count;
-        r.sharedDecoderCount = self.shared_decoder_count;
-        r.sharedEncoderCount = self.shared_encoder_count;
-        r.sharedJpegCount = self.shared_jpeg_count;
-        r.sharedOfaCount = self.shared_ofa_count;
-        ffi::set_string(&mut r.name, &self.name);
-        r
-    }
-}
-impl From<&sys::nvmlComputeInstanceProfileInfo_v2_st> for ComputeInstanceProfileInfoV2 {
-    fn from(r: &sys::nvmlComputeInstanceProfileInfo_v2_st) -> Self {
-        ComputeInstanceProfileInfoV2 {
-            id: r.id,
-            slice_count: r.sliceCount,
-            instance_count: r.instanceCount,
-            multiprocessor_count: r.multiprocessorCount,
-            shared_copy_engine_count: r.sharedCopyEngineCount,
-            shared_decoder_count: r.sharedDecoderCount,
-            shared_encoder_count: r.sharedEncoderCount,
-            shared_jpeg_count: r.sharedJpegCount,
-            shared_ofa_count: r.sharedOfaCount,
-            name: ffi::string_from(&r.name),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for ComputeInstanceProfileInfoV2 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlComputeInstanceProfileInfo_v2_st", 10)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("sharedCopyEngineCount", &self.shared_copy_engine_count)?;
-        st.serialize_field("sharedDecoderCount", &self.shared_decoder_count)?;
-        st.serialize_field("sharedEncoderCount", &self.shared_encoder_count)?;
-        st.serialize_field("sharedJpegCount", &self.shared_jpeg_count)?;
-        st.serialize_field("sharedOfaCount", &self.shared_ofa_count)?;
-        st.serialize_field("name", &self.name)?;
-        st.end()
-    }
-}
-/// Compute instance profile information (v3).
-///
-/// Version 3 adds the `nvmlComputeInstanceProfileInfo_v3_t`.capabilities field
-/// `nvmlComputeInstanceProfileInfo_t`.
-///
-/// The safe form of `nvmlComputeInstanceProfileInfo_v3_st`.
-#[doc(alias = "nvmlComputeInstanceProfileInfo_v3_st")]
-#[doc(alias = "nvmlComputeInstanceProfileInfo_v3_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ComputeInstanceProfileInfo {
     /// Unique profile ID within the GPU instance
     pub id: u32,
@@ -341,11 +192,29 @@ pub struct ComputeInstanceProfileInfo {
     /// Additional capabilities
     pub capabilities: u32,
 }
-impl ComputeInstanceProfileInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlComputeInstanceProfileInfo_v3 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v3_st {
+impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_v3_st>
+for ComputeInstanceProfileInfo {
+    fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_v3_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ComputeInstanceProfileInfo {
+            id: r.id,
+            slice_count: r.sliceCount,
+            instance_count: r.instanceCount,
+            multiprocessor_count: r.multiprocessorCount,
+            shared_copy_engine_count: r.sharedCopyEngineCount,
+            shared_decoder_count: r.sharedDecoderCount,
+            shared_encoder_count: r.sharedEncoderCount,
+            shared_jpeg_count: r.sharedJpegCount,
+            shared_ofa_count: r.sharedOfaCount,
+            name: ffi::string_from(&r.name),
+            capabilities: r.capabilities,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_v3_st>
+for ComputeInstanceProfileInfo {
+    fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v3_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlComputeInstanceProfileInfo_v3_st::default();
         r.version = sys::nvmlComputeInstanceProfileInfo_v3 as _;
@@ -363,8 +232,10 @@ impl ComputeInstanceProfileInfo {
         r
     }
 }
-impl From<&sys::nvmlComputeInstanceProfileInfo_v3_st> for ComputeInstanceProfileInfo {
-    fn from(r: &sys::nvmlComputeInstanceProfileInfo_v3_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_v2_st>
+for ComputeInstanceProfileInfo {
+    fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_v2_st) -> Self {
+        #[allow(clippy::needless_update)]
         ComputeInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -376,8 +247,62 @@ impl From<&sys::nvmlComputeInstanceProfileInfo_v3_st> for ComputeInstanceProfile
             shared_jpeg_count: r.sharedJpegCount,
             shared_ofa_count: r.sharedOfaCount,
             name: ffi::string_from(&r.name),
-            capabilities: r.capabilities,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_v2_st>
+for ComputeInstanceProfileInfo {
+    fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_v2_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlComputeInstanceProfileInfo_v2_st::default();
+        r.version = sys::nvmlComputeInstanceProfileInfo_v2 as _;
+        r.id = self.id;
+        r.sliceCount = self.slice_count;
+        r.instanceCount = self.instance_count;
+        r.multiprocessorCount = self.multiprocessor_count;
+        r.sharedCopyEngineCount = self.shared_copy_engine_count;
+        r.sharedDecoderCount = self.shared_decoder_count;
+        r.sharedEncoderCount = self.shared_encoder_count;
+        r.sharedJpegCount = self.shared_jpeg_count;
+        r.sharedOfaCount = self.shared_ofa_count;
+        ffi::set_string(&mut r.name, &self.name);
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlComputeInstanceProfileInfo_st>
+for ComputeInstanceProfileInfo {
+    fn from_raw(r: &sys::nvmlComputeInstanceProfileInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        ComputeInstanceProfileInfo {
+            id: r.id,
+            slice_count: r.sliceCount,
+            instance_count: r.instanceCount,
+            multiprocessor_count: r.multiprocessorCount,
+            shared_copy_engine_count: r.sharedCopyEngineCount,
+            shared_decoder_count: r.sharedDecoderCount,
+            shared_encoder_count: r.sharedEncoderCount,
+            shared_jpeg_count: r.sharedJpegCount,
+            shared_ofa_count: r.sharedOfaCount,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlComputeInstanceProfileInfo_st>
+for ComputeInstanceProfileInfo {
+    fn to_raw(&self) -> sys::nvmlComputeInstanceProfileInfo_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlComputeInstanceProfileInfo_st::default();
+        r.id = self.id;
+        r.sliceCount = self.slice_count;
+        r.instanceCount = self.instance_count;
+        r.multiprocessorCount = self.multiprocessor_count;
+        r.sharedCopyEngineCount = self.shared_copy_engine_count;
+        r.sharedDecoderCount = self.shared_decoder_count;
+        r.sharedEncoderCount = self.shared_encoder_count;
+        r.sharedJpegCount = self.shared_jpeg_count;
+        r.sharedOfaCount = self.shared_ofa_count;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -402,9 +327,11 @@ impl serde::Serialize for ComputeInstanceProfileInfo {
 }
 ///
 /// The safe form of `nvmlGpuInstanceInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuInstanceInfo_st")]
 #[doc(alias = "nvmlGpuInstanceInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuInstanceInfo {
     /// Parent device
     pub device: crate::RawHandle<sys::nvmlDevice_st>,
@@ -415,26 +342,29 @@ pub struct GpuInstanceInfo {
     /// Placement for this instance
     pub placement: GpuInstancePlacement,
 }
-impl GpuInstanceInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuInstanceInfo_st {
+impl crate::raw::FromRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
+    fn from_raw(r: &sys::nvmlGpuInstanceInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuInstanceInfo {
+            device: crate::RawHandle::new(r.device),
+            id: r.id,
+            profile_id: r.profileId,
+            placement: <GpuInstancePlacement as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.placement),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
+    fn to_raw(&self) -> sys::nvmlGpuInstanceInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceInfo_st::default();
         r.device = self.device.as_ptr();
         r.id = self.id;
         r.profileId = self.profile_id;
-        r.placement = self.placement.to_raw();
+        r.placement = crate::raw::ToRaw::to_raw(&self.placement);
         r
-    }
-}
-impl From<&sys::nvmlGpuInstanceInfo_st> for GpuInstanceInfo {
-    fn from(r: &sys::nvmlGpuInstanceInfo_st) -> Self {
-        GpuInstanceInfo {
-            device: crate::RawHandle::new(r.device),
-            id: r.id,
-            profile_id: r.profileId,
-            placement: GpuInstancePlacement::from(&r.placement),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -451,31 +381,34 @@ impl serde::Serialize for GpuInstanceInfo {
 }
 ///
 /// The safe form of `nvmlGpuInstancePlacement_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuInstancePlacement_st")]
 #[doc(alias = "nvmlGpuInstancePlacement_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuInstancePlacement {
     /// Index of first occupied memory slice
     pub start: u32,
     /// Number of memory slices occupied
     pub size: u32,
 }
-impl GpuInstancePlacement {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuInstancePlacement_st {
+impl crate::raw::FromRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
+    fn from_raw(r: &sys::nvmlGpuInstancePlacement_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuInstancePlacement {
+            start: r.start,
+            size: r.size,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
+    fn to_raw(&self) -> sys::nvmlGpuInstancePlacement_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstancePlacement_st::default();
         r.start = self.start;
         r.size = self.size;
         r
-    }
-}
-impl From<&sys::nvmlGpuInstancePlacement_st> for GpuInstancePlacement {
-    fn from(r: &sys::nvmlGpuInstancePlacement_st) -> Self {
-        GpuInstancePlacement {
-            start: r.start,
-            size: r.size,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -489,200 +422,21 @@ impl serde::Serialize for GpuInstancePlacement {
         st.end()
     }
 }
-/// GPU instance profile information.
+/// GPU instance profile information (v3).
 ///
-/// The safe form of `nvmlGpuInstanceProfileInfo_st`.
+/// Version 3 removes isP2pSupported field and adds the [`GpuInstanceProfileInfo`].capabilities
+/// field [`GpuInstanceProfileInfo`].
+///
+/// The safe form of `nvmlGpuInstanceProfileInfo_v3_st` and of its older layouts `nvmlGpuInstanceProfileInfo_v2_st`, `nvmlGpuInstanceProfileInfo_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v3_st")]
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v3_t")]
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v2_st")]
+#[doc(alias = "nvmlGpuInstanceProfileInfo_v2_t")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_st")]
 #[doc(alias = "nvmlGpuInstanceProfileInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuInstanceProfileInfoV1 {
-    /// Unique profile ID within the device
-    pub id: u32,
-    /// Peer-to-Peer support
-    pub is_p2p_supported: u32,
-    /// GPU Slice count
-    pub slice_count: u32,
-    /// GPU instance count
-    pub instance_count: u32,
-    /// Streaming Multiprocessor count
-    pub multiprocessor_count: u32,
-    /// Copy Engine count
-    pub copy_engine_count: u32,
-    /// Decoder Engine count
-    pub decoder_count: u32,
-    /// Encoder Engine count
-    pub encoder_count: u32,
-    /// JPEG Engine count
-    pub jpeg_count: u32,
-    /// OFA Engine count
-    pub ofa_count: u32,
-    /// Memory size in MBytes
-    pub memory_size_mb: u64,
-}
-impl GpuInstanceProfileInfoV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuInstanceProfileInfo_st::default();
-        r.id = self.id;
-        r.isP2pSupported = self.is_p2p_supported;
-        r.sliceCount = self.slice_count;
-        r.instanceCount = self.instance_count;
-        r.multiprocessorCount = self.multiprocessor_count;
-        r.copyEngineCount = self.copy_engine_count;
-        r.decoderCount = self.decoder_count;
-        r.encoderCount = self.encoder_count;
-        r.jpegCount = self.jpeg_count;
-        r.ofaCount = self.ofa_count;
-        r.memorySizeMB = self.memory_size_mb;
-        r
-    }
-}
-impl From<&sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfoV1 {
-    fn from(r: &sys::nvmlGpuInstanceProfileInfo_st) -> Self {
-        GpuInstanceProfileInfoV1 {
-            id: r.id,
-            is_p2p_supported: r.isP2pSupported,
-            slice_count: r.sliceCount,
-            instance_count: r.instanceCount,
-            multiprocessor_count: r.multiprocessorCount,
-            copy_engine_count: r.copyEngineCount,
-            decoder_count: r.decoderCount,
-            encoder_count: r.encoderCount,
-            jpeg_count: r.jpegCount,
-            ofa_count: r.ofaCount,
-            memory_size_mb: r.memorySizeMB,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuInstanceProfileInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_st", 11)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("isP2pSupported", &self.is_p2p_supported)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("copyEngineCount", &self.copy_engine_count)?;
-        st.serialize_field("decoderCount", &self.decoder_count)?;
-        st.serialize_field("encoderCount", &self.encoder_count)?;
-        st.serialize_field("jpegCount", &self.jpeg_count)?;
-        st.serialize_field("ofaCount", &self.ofa_count)?;
-        st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
-        st.end()
-    }
-}
-/// GPU instance profile information (v2).
-///
-/// Version 2 adds the `nvmlGpuInstanceProfileInfo_v2_t`.version field
-/// to the start of the structure, and the `nvmlGpuInstanceProfileInfo_v2_t`.name
-/// field to the end. This structure is not backwards-compatible with
-/// `nvmlGpuInstanceProfileInfo_t`.
-///
-/// The safe form of `nvmlGpuInstanceProfileInfo_v2_st`.
-#[doc(alias = "nvmlGpuInstanceProfileInfo_v2_st")]
-#[doc(alias = "nvmlGpuInstanceProfileInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct GpuInstanceProfileInfoV2 {
-    /// Unique profile ID within the device
-    pub id: u32,
-    /// Peer-to-Peer support
-    pub is_p2p_supported: u32,
-    /// GPU Slice count
-    pub slice_count: u32,
-    /// GPU instance count
-    pub instance_count: u32,
-    /// Streaming Multiprocessor count
-    pub multiprocessor_count: u32,
-    /// Copy Engine count
-    pub copy_engine_count: u32,
-    /// Decoder Engine count
-    pub decoder_count: u32,
-    /// Encoder Engine count
-    pub encoder_count: u32,
-    /// JPEG Engine count
-    pub jpeg_count: u32,
-    /// OFA Engine count
-    pub ofa_count: u32,
-    /// Memory size in MBytes
-    pub memory_size_mb: u64,
-    /// Profile name
-    pub name: String,
-}
-impl GpuInstanceProfileInfoV2 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlGpuInstanceProfileInfo_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v2_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlGpuInstanceProfileInfo_v2_st::default();
-        r.version = sys::nvmlGpuInstanceProfileInfo_v2 as _;
-        r.id = self.id;
-        r.isP2pSupported = self.is_p2p_supported;
-        r.sliceCount = self.slice_count;
-        r.instanceCount = self.instance_count;
-        r.multiprocessorCount = self.multiprocessor_count;
-        r.copyEngineCount = self.copy_engine_count;
-        r.decoderCount = self.decoder_count;
-        r.encoderCount = self.encoder_count;
-        r.jpegCount = self.jpeg_count;
-        r.ofaCount = self.ofa_count;
-        r.memorySizeMB = self.memory_size_mb;
-        ffi::set_string(&mut r.name, &self.name);
-        r
-    }
-}
-impl From<&sys::nvmlGpuInstanceProfileInfo_v2_st> for GpuInstanceProfileInfoV2 {
-    fn from(r: &sys::nvmlGpuInstanceProfileInfo_v2_st) -> Self {
-        GpuInstanceProfileInfoV2 {
-            id: r.id,
-            is_p2p_supported: r.isP2pSupported,
-            slice_count: r.sliceCount,
-            instance_count: r.instanceCount,
-            multiprocessor_count: r.multiprocessorCount,
-            copy_engine_count: r.copyEngineCount,
-            decoder_count: r.decoderCount,
-            encoder_count: r.encoderCount,
-            jpeg_count: r.jpegCount,
-            ofa_count: r.ofaCount,
-            memory_size_mb: r.memorySizeMB,
-            name: ffi::string_from(&r.name),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for GpuInstanceProfileInfoV2 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v2_st", 12)?;
-        st.serialize_field("id", &self.id)?;
-        st.serialize_field("isP2pSupported", &self.is_p2p_supported)?;
-        st.serialize_field("sliceCount", &self.slice_count)?;
-        st.serialize_field("instanceCount", &self.instance_count)?;
-        st.serialize_field("multiprocessorCount", &self.multiprocessor_count)?;
-        st.serialize_field("copyEngineCount", &self.copy_engine_count)?;
-        st.serialize_field("decoderCount", &self.decoder_count)?;
-        st.serialize_field("encoderCount", &self.encoder_count)?;
-        st.serialize_field("jpegCount", &self.jpeg_count)?;
-        st.serialize_field("ofaCount", &self.ofa_count)?;
-        st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
-        st.serialize_field("name", &self.name)?;
-        st.end()
-    }
-}
-/// GPU instance profile information (v3).
-///
-/// Version 3 removes isP2pSupported field and adds the `nvmlGpuInstanceProfileInfo_v3_t`.capabilities
-/// field `nvmlGpuInstanceProfileInfo_t`.
-///
-/// The safe form of `nvmlGpuInstanceProfileInfo_v3_st`.
-#[doc(alias = "nvmlGpuInstanceProfileInfo_v3_st")]
-#[doc(alias = "nvmlGpuInstanceProfileInfo_v3_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuInstanceProfileInfo {
     /// Unique profile ID within the device
     pub id: u32,
@@ -708,12 +462,35 @@ pub struct GpuInstanceProfileInfo {
     pub name: String,
     /// Additional capabilities
     pub capabilities: u32,
+    /// Peer-to-Peer support
+    ///
+    /// Only the older layout `nvmlGpuInstanceProfileInfo_v2_st` has this field: a driver that answers with that layout fills it.
+    pub is_p2p_supported: bool,
 }
-impl GpuInstanceProfileInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlGpuInstanceProfileInfo_v3 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v3_st {
+impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_v3_st>
+for GpuInstanceProfileInfo {
+    fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_v3_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuInstanceProfileInfo {
+            id: r.id,
+            slice_count: r.sliceCount,
+            instance_count: r.instanceCount,
+            multiprocessor_count: r.multiprocessorCount,
+            copy_engine_count: r.copyEngineCount,
+            decoder_count: r.decoderCount,
+            encoder_count: r.encoderCount,
+            jpeg_count: r.jpegCount,
+            ofa_count: r.ofaCount,
+            memory_size_mb: r.memorySizeMB,
+            name: ffi::string_from(&r.name),
+            capabilities: r.capabilities,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_v3_st>
+for GpuInstanceProfileInfo {
+    fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v3_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuInstanceProfileInfo_v3_st::default();
         r.version = sys::nvmlGpuInstanceProfileInfo_v3 as _;
@@ -732,8 +509,10 @@ impl GpuInstanceProfileInfo {
         r
     }
 }
-impl From<&sys::nvmlGpuInstanceProfileInfo_v3_st> for GpuInstanceProfileInfo {
-    fn from(r: &sys::nvmlGpuInstanceProfileInfo_v3_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_v2_st>
+for GpuInstanceProfileInfo {
+    fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_v2_st) -> Self {
+        #[allow(clippy::needless_update)]
         GpuInstanceProfileInfo {
             id: r.id,
             slice_count: r.sliceCount,
@@ -746,8 +525,67 @@ impl From<&sys::nvmlGpuInstanceProfileInfo_v3_st> for GpuInstanceProfileInfo {
             ofa_count: r.ofaCount,
             memory_size_mb: r.memorySizeMB,
             name: ffi::string_from(&r.name),
-            capabilities: r.capabilities,
+            is_p2p_supported: r.isP2pSupported != 0,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_v2_st>
+for GpuInstanceProfileInfo {
+    fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_v2_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuInstanceProfileInfo_v2_st::default();
+        r.version = sys::nvmlGpuInstanceProfileInfo_v2 as _;
+        r.id = self.id;
+        r.isP2pSupported = self.is_p2p_supported as _;
+        r.sliceCount = self.slice_count;
+        r.instanceCount = self.instance_count;
+        r.multiprocessorCount = self.multiprocessor_count;
+        r.copyEngineCount = self.copy_engine_count;
+        r.decoderCount = self.decoder_count;
+        r.encoderCount = self.encoder_count;
+        r.jpegCount = self.jpeg_count;
+        r.ofaCount = self.ofa_count;
+        r.memorySizeMB = self.memory_size_mb;
+        ffi::set_string(&mut r.name, &self.name);
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
+    fn from_raw(r: &sys::nvmlGpuInstanceProfileInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuInstanceProfileInfo {
+            id: r.id,
+            slice_count: r.sliceCount,
+            instance_count: r.instanceCount,
+            multiprocessor_count: r.multiprocessorCount,
+            copy_engine_count: r.copyEngineCount,
+            decoder_count: r.decoderCount,
+            encoder_count: r.encoderCount,
+            jpeg_count: r.jpegCount,
+            ofa_count: r.ofaCount,
+            memory_size_mb: r.memorySizeMB,
+            is_p2p_supported: r.isP2pSupported != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuInstanceProfileInfo_st> for GpuInstanceProfileInfo {
+    fn to_raw(&self) -> sys::nvmlGpuInstanceProfileInfo_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlGpuInstanceProfileInfo_st::default();
+        r.id = self.id;
+        r.isP2pSupported = self.is_p2p_supported as _;
+        r.sliceCount = self.slice_count;
+        r.instanceCount = self.instance_count;
+        r.multiprocessorCount = self.multiprocessor_count;
+        r.copyEngineCount = self.copy_engine_count;
+        r.decoderCount = self.decoder_count;
+        r.encoderCount = self.encoder_count;
+        r.jpegCount = self.jpeg_count;
+        r.ofaCount = self.ofa_count;
+        r.memorySizeMB = self.memory_size_mb;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -755,7 +593,7 @@ impl serde::Serialize for GpuInstanceProfileInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 12)?;
+        let mut st = s.serialize_struct("nvmlGpuInstanceProfileInfo_v3_st", 13)?;
         st.serialize_field("id", &self.id)?;
         st.serialize_field("sliceCount", &self.slice_count)?;
         st.serialize_field("instanceCount", &self.instance_count)?;
@@ -768,15 +606,17 @@ impl serde::Serialize for GpuInstanceProfileInfo {
         st.serialize_field("memorySizeMB", &self.memory_size_mb)?;
         st.serialize_field("name", &self.name)?;
         st.serialize_field("capabilities", &self.capabilities)?;
+        st.serialize_field("isP2pSupported", &self.is_p2p_supported)?;
         st.end()
     }
 }
 /// What `nvmlDeviceGetMigMode` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct MigMode {
-    /// Returns the current mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    /// The current mode, `false` or `true`
     pub current_mode: bool,
-    /// Returns the pending mode, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    /// The pending mode, `false` or `true`
     pub pending_mode: bool,
 }
 #[cfg(feature = "serde")]
@@ -800,10 +640,10 @@ impl<'n> ComputeInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `computeInstance` is invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InUse`] If the compute instance is in use. This error would be returned if processes (e.g. CUDA application) are active on the compute instance.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the compute instance is invalid
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InUse`] if the compute instance is in use. This error would be returned if processes (e.g. CUDA application) are active on the compute instance
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceDestroy` (a driver older than the function)
     #[doc(alias = "nvmlComputeInstanceDestroy")]
     #[inline]
@@ -824,9 +664,9 @@ impl<'n> ComputeInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `computeInstance` or `info` are invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the compute instance is invalid
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlComputeInstanceGetInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlComputeInstanceGetInfo_v2")]
     #[doc(alias = "nvmlComputeInstanceGetInfo")]
@@ -838,7 +678,7 @@ impl<'n> ComputeInstance<'n> {
             match (|| -> Result<ComputeInstanceInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                Ok(ComputeInstanceInfo::from(&c_info))
+                Ok(<ComputeInstanceInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -848,7 +688,7 @@ impl<'n> ComputeInstance<'n> {
             match (|| -> Result<ComputeInstanceInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                Ok(ComputeInstanceInfo::from(&c_info))
+                Ok(<ComputeInstanceInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -873,7 +713,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `id` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetComputeInstanceId` (a driver older than the function)
@@ -898,17 +738,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls `nvmlDeviceCreateGpuInstance`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profile`, `profileId` or `gpuInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or in vGPU guest
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested GPU instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstance` (a driver older than the function)
     #[doc(alias = "nvmlDeviceCreateGpuInstance")]
     #[inline]
@@ -934,18 +774,18 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
-    /// * `placement`: The requested placement. See `nvmlDeviceGetGpuInstancePossiblePlacements_v2`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
+    /// * `placement`: The requested placement. See [`Device::gpu_instance_possible_placements`]
     ///
     /// Calls `nvmlDeviceCreateGpuInstanceWithPlacement`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profile`, `profileId`, `placement` or `gpuInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested GPU instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device, `profile_id` or `placement` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or in vGPU guest
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested GPU instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceCreateGpuInstanceWithPlacement` (a driver older than the function)
     #[doc(alias = "nvmlDeviceCreateGpuInstanceWithPlacement")]
     #[inline]
@@ -955,7 +795,12 @@ impl<'n> Device<'n> {
         placement: &GpuInstancePlacement,
     ) -> Result<GpuInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlDeviceCreateGpuInstanceWithPlacement()?;
-        let mut c_placement = (*placement).to_raw();
+        let mut c_placement = {
+            let r: sys::nvmlGpuInstancePlacement_st = crate::raw::ToRaw::to_raw(
+                &(*placement),
+            );
+            r
+        };
         let mut c_gpu_instance: sys::nvmlGpuInstance_t = core::ptr::null_mut();
         ffi::check(
             call!(sym(self.raw, profile_id, & c_placement, & mut c_gpu_instance)),
@@ -974,7 +819,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `migDevice` or `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetDeviceHandleFromMigDeviceHandle` (a driver older than the function)
@@ -1002,11 +847,11 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `id` or `gpuInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotFound`] If the GPU instance is not found.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotFound`] if the GPU instance is not found
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceById` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceById")]
     #[inline]
@@ -1030,7 +875,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `id` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceId` (a driver older than the function)
@@ -1057,16 +902,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls the newest of `nvmlDeviceGetGpuInstancePossiblePlacements_v2`, `nvmlDeviceGetGpuInstancePossiblePlacements` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't support MIG or `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't support MIG, or `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstancePossiblePlacements_v2` nor an older version of it (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements_v2")]
@@ -1100,7 +945,9 @@ impl<'n> Device<'n> {
                     c_placements
                         .iter()
                         .take(n)
-                        .map(|e| GpuInstancePlacement::from(&(*e)))
+                        .map(|e| <GpuInstancePlacement as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -1128,7 +975,9 @@ impl<'n> Device<'n> {
                     c_placements
                         .iter()
                         .take(n)
-                        .map(|e| GpuInstancePlacement::from(&(*e)))
+                        .map(|e| <GpuInstancePlacement as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&(*e)))
                         .collect::<Vec<_>>(),
                 )
             })() {
@@ -1138,18 +987,12 @@ impl<'n> Device<'n> {
         }
         Err(missing)
     }
-    /// Versioned wrapper around `nvmlDeviceGetGpuInstanceProfileInfo` that accepts a versioned
-    /// `nvmlGpuInstanceProfileInfo_v2_t` or later output structure.
+    /// Get GPU instance profile information
     ///
-    /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
-    /// appropriate version prior to calling this function. For example:
-    /// \\code
-    /// nvmlGpuInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlGpuInstanceProfileInfo_v2 };
-    /// nvmlReturn_t result = nvmlDeviceGetGpuInstanceProfileInfoV(device,
-    /// profile,
-    /// &profileInfo);
-    /// \\endcode
+    /// Information provided by this API is immutable throughout the lifetime of a MIG mode.
+    ///
+    /// **Note:** This API can be used to enumerate all MIG profiles supported by NVML in a forward compatible
+    /// way by invoking it on `profile` values starting from 0, until the API returns [`Error::InvalidArgument`].
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1164,10 +1007,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profile`, `info`, or `info`-&gt;version are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profile` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or `profile` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoV")]
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfo")]
@@ -1175,47 +1018,54 @@ impl<'n> Device<'n> {
     pub fn gpu_instance_profile_info(
         &self,
         profile: u32,
-    ) -> Result<GpuInstanceProfileInfoV2, Error> {
+    ) -> Result<GpuInstanceProfileInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetGpuInstanceProfileInfoV"),
         );
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfoV() {
-            match (|| -> Result<GpuInstanceProfileInfoV2, Error> {
+            match (|| -> Result<GpuInstanceProfileInfo, Error> {
+                let r = (|| -> Result<GpuInstanceProfileInfo, Error> {
+                    let mut c_info: sys::nvmlGpuInstanceProfileInfo_v3_st = sys::nvmlGpuInstanceProfileInfo_v3_st {
+                        version: sys::nvmlGpuInstanceProfileInfo_v3 as _,
+                        ..Default::default()
+                    };
+                    ffi::check(
+                        call!(
+                            sym(self.raw, profile, (& mut c_info as * mut
+                            sys::nvmlGpuInstanceProfileInfo_v3_st).cast())
+                        ),
+                    )?;
+                    Ok(
+                        <GpuInstanceProfileInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_info),
+                    )
+                })();
+                if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+                    return r;
+                }
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_v2_st = sys::nvmlGpuInstanceProfileInfo_v2_st {
                     version: sys::nvmlGpuInstanceProfileInfo_v2 as _,
                     ..Default::default()
                 };
-                ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
-                Ok(GpuInstanceProfileInfoV2::from(&c_info))
+                ffi::check(
+                    call!(
+                        sym(self.raw, profile, (& mut c_info as * mut
+                        sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
+                    ),
+                )?;
+                Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlDeviceGetGpuInstanceProfileInfo() {
-            match (|| -> Result<GpuInstanceProfileInfoV2, Error> {
+            match (|| -> Result<GpuInstanceProfileInfo, Error> {
                 let mut c_info: sys::nvmlGpuInstanceProfileInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, profile, & mut c_info)))?;
-                Ok({
-                    let o: GpuInstanceProfileInfoV1 = GpuInstanceProfileInfoV1::from(
-                        &c_info,
-                    );
-                    GpuInstanceProfileInfoV2 {
-                        id: o.id.clone(),
-                        is_p2p_supported: o.is_p2p_supported.clone(),
-                        slice_count: o.slice_count.clone(),
-                        instance_count: o.instance_count.clone(),
-                        multiprocessor_count: o.multiprocessor_count.clone(),
-                        copy_engine_count: o.copy_engine_count.clone(),
-                        decoder_count: o.decoder_count.clone(),
-                        encoder_count: o.encoder_count.clone(),
-                        jpeg_count: o.jpeg_count.clone(),
-                        ofa_count: o.ofa_count.clone(),
-                        memory_size_mb: o.memory_size_mb.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1224,17 +1074,7 @@ impl<'n> Device<'n> {
         Err(missing)
     }
     /// GPU instance profile query function that accepts profile ID, instead of profile name.
-    /// It accepts a versioned `nvmlGpuInstanceProfileInfo_v2_t` or later output structure.
-    ///
-    /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
-    /// appropriate version prior to calling this function. For example:
-    /// \\code
-    /// nvmlGpuInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlGpuInstanceProfileInfo_v2 };
-    /// nvmlReturn_t result = nvmlDeviceGetGpuInstanceProfileInfoV(device,
-    /// profile,
-    /// &profileInfo);
-    /// \\endcode
+    /// It accepts a versioned [`GpuInstanceProfileInfo`] or later output structure.
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1249,24 +1089,45 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId`, `info`, or `info`-&gt;version are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profile` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceProfileInfoByIdV` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceProfileInfoByIdV")]
     #[inline]
     pub fn gpu_instance_profile_info_by_id(
         &self,
         profile_id: u32,
-    ) -> Result<GpuInstanceProfileInfoV2, Error> {
+    ) -> Result<GpuInstanceProfileInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetGpuInstanceProfileInfoByIdV()?;
+        let r = (|| -> Result<GpuInstanceProfileInfo, Error> {
+            let mut c_info: sys::nvmlGpuInstanceProfileInfo_v3_st = sys::nvmlGpuInstanceProfileInfo_v3_st {
+                version: sys::nvmlGpuInstanceProfileInfo_v3 as _,
+                ..Default::default()
+            };
+            ffi::check(
+                call!(
+                    sym(self.raw, profile_id, (& mut c_info as * mut
+                    sys::nvmlGpuInstanceProfileInfo_v3_st).cast())
+                ),
+            )?;
+            Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
+        })();
+        if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+            return r;
+        }
         let mut c_info: sys::nvmlGpuInstanceProfileInfo_v2_st = sys::nvmlGpuInstanceProfileInfo_v2_st {
             version: sys::nvmlGpuInstanceProfileInfo_v2 as _,
             ..Default::default()
         };
-        ffi::check(call!(sym(self.raw, profile_id, & mut c_info)))?;
-        Ok(GpuInstanceProfileInfoV2::from(&c_info))
+        ffi::check(
+            call!(
+                sym(self.raw, profile_id, (& mut c_info as * mut
+                sys::nvmlGpuInstanceProfileInfo_v2_st).cast())
+            ),
+        )?;
+        Ok(<GpuInstanceProfileInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
     /// Get GPU instance profile capacity.
     ///
@@ -1278,16 +1139,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls `nvmlDeviceGetGpuInstanceRemainingCapacity`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled, or `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstanceRemainingCapacity` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGpuInstanceRemainingCapacity")]
     #[inline]
@@ -1306,20 +1167,20 @@ impl<'n> Device<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// Returns pre-exiting GPU instances, the buffer must be large enough to accommodate the instances supported by the profile. See `nvmlDeviceGetGpuInstanceProfileInfo`.
+    /// Returns pre-exiting GPU instances, the buffer must be large enough to accommodate the instances supported by the profile. See [`Device::gpu_instance_profile_info`].
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The GPU instance profile ID. See `nvmlDeviceGetGpuInstanceProfileInfo`
+    /// * `profile_id`: The GPU instance profile ID. See [`Device::gpu_instance_profile_info`]
     ///
     /// Calls `nvmlDeviceGetGpuInstances`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `profileId`, `gpuInstances` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if the device doesn't have MIG mode enabled
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGpuInstances` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlDeviceGetGpuInstances")]
@@ -1357,7 +1218,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` handle or `isMigDevice` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device handle
     /// - [`Error::NotSupported`] if this check is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceIsMigDeviceHandle` (a driver older than the function)
@@ -1383,7 +1244,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `count` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMaxMigDeviceCount` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMaxMigDeviceCount")]
@@ -1416,7 +1277,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `index` or `migDevice` reference is invalid
+    /// - [`Error::InvalidArgument`] if the device or `index` is invalid
     /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::NotFound`] if no valid MIG device was found at `index`
     /// - [`Error::Unknown`] on any unexpected error
@@ -1440,9 +1301,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `currentMode` or `pendingMode` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support MIG mode
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetMigMode")]
@@ -1468,28 +1329,28 @@ impl<'n> Device<'n> {
     /// device, such as minor number, might change. The caller of this API is expected to query such attributes again.
     ///
     /// On certain platforms like pass-through virtualization, where reset functionality may not be exposed directly, VM
-    /// reboot is required. `activationStatus` would return `NVML_ERROR_RESET_REQUIRED` for such cases.
+    /// reboot is required. `activationStatus` would return [`Error::ResetRequired`] for such cases.
     ///
     /// `activationStatus` would return the appropriate error code upon unsuccessful activation. For example, if device
-    /// unbind fails because the device isn't idle, `NVML_ERROR_IN_USE` would be returned. The caller of this API
+    /// unbind fails because the device isn't idle, [`Error::InUse`] would be returned. The caller of this API
     /// is expected to idle the device and retry setting the `mode`.
     ///
-    /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return `NVML_ERROR_NOT_SUPPORTED` as GPU reset is not supported on Windows through this API.
+    /// **Note:** On Windows, only disabling MIG mode is supported. `activationStatus` would return [`Error::NotSupported`] as GPU reset is not supported on Windows through this API.
     ///
     /// Returns the activationStatus status.
     ///
     /// # Arguments
     ///
-    /// * `mode`: The mode to be set, `NVML_DEVICE_MIG_DISABLE` or `NVML_DEVICE_MIG_ENABLE`
+    /// * `mode`: The mode to be set, `false` or `true`
     ///
     /// Calls `nvmlDeviceSetMigMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`,\\a mode or `activationStatus` are invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotSupported`] If `device` doesn't support MIG mode
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device ,`mode`
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotSupported`] if the device doesn't support MIG mode
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetMigMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetMigMode")]
     #[inline]
@@ -1498,6 +1359,44 @@ impl<'n> Device<'n> {
         let mut c_activation_status: sys::nvmlReturn_enum = Default::default();
         ffi::check(call!(sym(self.raw, mode as _, & mut c_activation_status)))?;
         Ok(Return(c_activation_status))
+    }
+    ///  The length of the list [`Self::gpu_instance_possible_placements`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetGpuInstancePossiblePlacements_v2` or an older version of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::gpu_instance_possible_placements`]'s.
+    #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements_v2")]
+    #[doc(alias = "nvmlDeviceGetGpuInstancePossiblePlacements")]
+    #[inline]
+    pub fn gpu_instance_possible_placement_count(
+        &self,
+        profile_id: u32,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlDeviceGetGpuInstancePossiblePlacements_v2"),
+        );
+        if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements_v2() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        if let Ok(sym) = lib.nvmlDeviceGetGpuInstancePossiblePlacements() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlGpuInstancePlacement_st>(),
+                |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }
 impl<'n> GpuInstance<'n> {
@@ -1517,11 +1416,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device`, `ID` or `computeInstance` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotFound`] If the compute instance is not found.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotFound`] if the compute instance is not found
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceById` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceById")]
     #[inline]
@@ -1546,16 +1443,16 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId` or `count` are invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstancePossiblePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlGpuInstanceGetComputeInstancePossiblePlacements")]
@@ -1583,23 +1480,18 @@ impl<'n> GpuInstance<'n> {
             c_placements
                 .iter()
                 .take(n)
-                .map(|e| ComputeInstancePlacement::from(&(*e)))
+                .map(|e| <ComputeInstancePlacement as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
-    /// Versioned wrapper around `nvmlGpuInstanceGetComputeInstanceProfileInfo` that accepts a versioned
-    /// `nvmlComputeInstanceProfileInfo_v2_t` or later output structure.
+    /// Get compute instance profile information.
     ///
-    /// **Note:** The caller must set the `nvmlGpuInstanceProfileInfo_v2_t`.version field to the
-    /// appropriate version prior to calling this function. For example:
-    /// \\code
-    /// nvmlComputeInstanceProfileInfo_v2_t profileInfo =
-    /// { .version = nvmlComputeInstanceProfileInfo_v2 };
-    /// nvmlReturn_t result = nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance,
-    /// profile,
-    /// engProfile,
-    /// &profileInfo);
-    /// \\endcode
+    /// Information provided by this API is immutable throughout the lifetime of a MIG mode.
+    ///
+    /// **Note:** This API can be used to enumerate all MIG profiles supported by NVML in a forward compatible
+    /// way by invoking it on `profile` values starting from 0, until the API returns [`Error::InvalidArgument`].
     ///
     /// For Ampere ™ or newer fully supported devices.
     /// Supported on Linux only.
@@ -1615,10 +1507,10 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `engProfile`, `info`, or `info`-&gt;version are invalid
-    /// - [`Error::NotSupported`] If `profile` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::NotSupported`] if `profile` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceProfileInfoV` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfoV")]
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceProfileInfo")]
@@ -1627,45 +1519,62 @@ impl<'n> GpuInstance<'n> {
         &self,
         profile: u32,
         eng_profile: u32,
-    ) -> Result<ComputeInstanceProfileInfoV2, Error> {
+    ) -> Result<ComputeInstanceProfileInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlGpuInstanceGetComputeInstanceProfileInfoV"),
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfoV() {
-            match (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
+            match (|| -> Result<ComputeInstanceProfileInfo, Error> {
+                let r = (|| -> Result<ComputeInstanceProfileInfo, Error> {
+                    let mut c_info: sys::nvmlComputeInstanceProfileInfo_v3_st = sys::nvmlComputeInstanceProfileInfo_v3_st {
+                        version: sys::nvmlComputeInstanceProfileInfo_v3 as _,
+                        ..Default::default()
+                    };
+                    ffi::check(
+                        call!(
+                            sym(self.raw, profile, eng_profile, (& mut c_info as * mut
+                            sys::nvmlComputeInstanceProfileInfo_v3_st).cast())
+                        ),
+                    )?;
+                    Ok(
+                        <ComputeInstanceProfileInfo as crate::raw::FromRaw<
+                            _,
+                        >>::from_raw(&c_info),
+                    )
+                })();
+                if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
+                    return r;
+                }
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_v2_st = sys::nvmlComputeInstanceProfileInfo_v2_st {
                     version: sys::nvmlComputeInstanceProfileInfo_v2 as _,
                     ..Default::default()
                 };
-                ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
-                Ok(ComputeInstanceProfileInfoV2::from(&c_info))
+                ffi::check(
+                    call!(
+                        sym(self.raw, profile, eng_profile, (& mut c_info as * mut
+                        sys::nvmlComputeInstanceProfileInfo_v2_st).cast())
+                    ),
+                )?;
+                Ok(
+                    <ComputeInstanceProfileInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstanceProfileInfo() {
-            match (|| -> Result<ComputeInstanceProfileInfoV2, Error> {
+            match (|| -> Result<ComputeInstanceProfileInfo, Error> {
                 let mut c_info: sys::nvmlComputeInstanceProfileInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, profile, eng_profile, & mut c_info)))?;
-                Ok({
-                    let o: ComputeInstanceProfileInfoV1 = ComputeInstanceProfileInfoV1::from(
-                        &c_info,
-                    );
-                    ComputeInstanceProfileInfoV2 {
-                        id: o.id.clone(),
-                        slice_count: o.slice_count.clone(),
-                        instance_count: o.instance_count.clone(),
-                        multiprocessor_count: o.multiprocessor_count.clone(),
-                        shared_copy_engine_count: o.shared_copy_engine_count.clone(),
-                        shared_decoder_count: o.shared_decoder_count.clone(),
-                        shared_encoder_count: o.shared_encoder_count.clone(),
-                        shared_jpeg_count: o.shared_jpeg_count.clone(),
-                        shared_ofa_count: o.shared_ofa_count.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <ComputeInstanceProfileInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1683,16 +1592,16 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstanceRemainingCapacity`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId` or `availableCount` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstanceRemainingCapacity` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetComputeInstanceRemainingCapacity")]
     #[inline]
@@ -1711,20 +1620,20 @@ impl<'n> GpuInstance<'n> {
     /// Supported on Linux only.
     /// Requires privileged user.
     ///
-    /// Returns pre-exiting compute instances, the buffer must be large enough to accommodate the instances supported by the profile. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`.
+    /// Returns pre-exiting compute instances, the buffer must be large enough to accommodate the instances supported by the profile. See [`GpuInstance::compute_instance_profile_info`].
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceGetComputeInstances`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profileId`, `computeInstances` or `count` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetComputeInstances` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlGpuInstanceGetComputeInstances")]
@@ -1766,17 +1675,17 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
     ///
     /// Calls `nvmlGpuInstanceCreateComputeInstance`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `profileId` or `computeInstance` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested compute instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstance` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceCreateComputeInstance")]
     #[inline]
@@ -1803,18 +1712,18 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile_id`: The compute instance profile ID. See `nvmlGpuInstanceGetComputeInstanceProfileInfo`
-    /// * `placement`: The requested placement. See `nvmlGpuInstanceGetComputeInstancePossiblePlacements`
+    /// * `profile_id`: The compute instance profile ID. See [`GpuInstance::compute_instance_profile_info`]
+    /// * `placement`: The requested placement. See [`GpuInstance::compute_instance_possible_placements`]
     ///
     /// Calls `nvmlGpuInstanceCreateComputeInstanceWithPlacement`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance`, `profile`, `profileId` or `computeInstance` are invalid
-    /// - [`Error::NotSupported`] If `profileId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InsufficientResources`] If the requested compute instance could not be created
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or `profile_id` are invalid
+    /// - [`Error::NotSupported`] if `profile_id` isn't supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientResources`] if the requested compute instance could not be created
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceCreateComputeInstanceWithPlacement` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceCreateComputeInstanceWithPlacement")]
     #[inline]
@@ -1824,7 +1733,12 @@ impl<'n> GpuInstance<'n> {
         placement: &ComputeInstancePlacement,
     ) -> Result<ComputeInstance<'n>, Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceCreateComputeInstanceWithPlacement()?;
-        let mut c_placement = (*placement).to_raw();
+        let mut c_placement = {
+            let r: sys::nvmlComputeInstancePlacement_st = crate::raw::ToRaw::to_raw(
+                &(*placement),
+            );
+            r
+        };
         let mut c_compute_instance: sys::nvmlComputeInstance_t = core::ptr::null_mut();
         ffi::check(
             call!(sym(self.raw, profile_id, & c_placement, & mut c_compute_instance)),
@@ -1841,11 +1755,11 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is invalid
-    /// - [`Error::NotSupported`] If `device` doesn't have MIG mode enabled or in vGPU guest
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::InUse`] If the GPU instance is in use. This error would be returned if processes (e.g. CUDA application) or compute instances are active on the GPU instance.
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance is invalid
+    /// - [`Error::NotSupported`] if in vGPU guest
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InUse`] if the GPU instance is in use. This error would be returned if processes (e.g. CUDA application), or compute instances are active on the GPU instance
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceDestroy` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceDestroy")]
     #[inline]
@@ -1866,9 +1780,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` or `info` are invalid
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance is invalid
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetInfo` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetInfo")]
     #[inline]
@@ -1876,6 +1790,34 @@ impl<'n> GpuInstance<'n> {
         let sym = self.nvml.lib().nvmlGpuInstanceGetInfo()?;
         let mut c_info: sys::nvmlGpuInstanceInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(GpuInstanceInfo::from(&c_info))
+        Ok(<GpuInstanceInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
+    }
+    ///  The length of the list [`Self::compute_instance_possible_placements`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlGpuInstanceGetComputeInstancePossiblePlacements`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::compute_instance_possible_placements`]'s.
+    #[doc(alias = "nvmlGpuInstanceGetComputeInstancePossiblePlacements")]
+    #[inline]
+    pub fn compute_instance_possible_placement_count(
+        &self,
+        profile_id: u32,
+    ) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlGpuInstanceGetComputeInstancePossiblePlacements"),
+        );
+        if let Ok(sym) = lib.nvmlGpuInstanceGetComputeInstancePossiblePlacements() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlComputeInstancePlacement_st>(),
+                |count| call!(sym(self.raw, profile_id, core::ptr::null_mut(), count)),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlNvlinkTelemetrySampleType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkTelemetrySampleType(pub sys::nvmlNvlinkTelemetrySampleType_t);
+pub struct NvlinkTelemetrySampleType(pub u32);
 impl NvlinkTelemetrySampleType {
     /// Raw TX flit counter for a single link
     ///
@@ -91,6 +91,24 @@ impl NvlinkTelemetrySampleType {
     }
 }
 open_newtype!(NvlinkTelemetrySampleType(u32), signed);
+impl core::fmt::Display for NvlinkTelemetrySampleType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_THROUGHPUT_RAW_TX => {
+                    "Throughput RAW TX"
+                }
+                sys::NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_THROUGHPUT_RAW_RX => {
+                    "Throughput RAW RX"
+                }
+                sys::NVML_NVLINK_TELEMETRY_SAMPLE_TYPE_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Represents Nvlink Version
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`NvlinkVersion::name`]).
@@ -98,7 +116,7 @@ open_newtype!(NvlinkTelemetrySampleType(u32), signed);
 #[doc(alias = "nvmlNvlinkVersion_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct NvlinkVersion(pub sys::nvmlNvlinkVersion_enum);
+pub struct NvlinkVersion(pub u32);
 impl NvlinkVersion {
     /// NVLink version is invalid
     ///
@@ -153,119 +171,105 @@ impl NvlinkVersion {
     }
 }
 open_newtype!(NvlinkVersion(u32), signed);
-/// Struct to represent per device NVLINK information v1
-///
-/// The safe form of `nvmlNvLinkInfo_v1_t`.
-#[doc(alias = "nvmlNvLinkInfo_v1_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvLinkInfoV1 {
-    /// OUT - NVLINK encryption enablement
-    pub is_nvle_enabled: u32,
-}
-impl NvLinkInfoV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvLinkInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvLinkInfo_v1_t::default();
-        r.version = sys::nvmlNvLinkInfo_v1 as _;
-        r.isNvleEnabled = self.is_nvle_enabled;
-        r
-    }
-}
-impl From<&sys::nvmlNvLinkInfo_v1_t> for NvLinkInfoV1 {
-    fn from(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
-        NvLinkInfoV1 {
-            is_nvle_enabled: r.isNvleEnabled,
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v1_t", 1)?;
-        st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
-        st.end()
-    }
-}
-/// Struct to represent per device NVLINK information v2
-///
-/// The safe form of `nvmlNvLinkInfo_v2_t`.
-#[doc(alias = "nvmlNvLinkInfo_t")]
-#[doc(alias = "nvmlNvLinkInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NvLinkInfoV2 {
-    /// OUT - NVLINK encryption enablement
-    pub is_nvle_enabled: u32,
-    /// OUT - NVLINK Firmware info
-    pub firmware_info: NvlinkFirmwareInfo,
-}
-impl NvLinkInfoV2 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvLinkInfo_v2 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvLinkInfo_v2_t::default();
-        r.version = sys::nvmlNvLinkInfo_v2 as _;
-        r.isNvleEnabled = self.is_nvle_enabled;
-        r.firmwareInfo = self.firmware_info.to_raw();
-        r
-    }
-}
-impl From<&sys::nvmlNvLinkInfo_v2_t> for NvLinkInfoV2 {
-    fn from(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
-        NvLinkInfoV2 {
-            is_nvle_enabled: r.isNvleEnabled,
-            firmware_info: NvlinkFirmwareInfo::from(&r.firmwareInfo),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkInfoV2 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlNvLinkInfo_v2_t", 2)?;
-        st.serialize_field("isNvleEnabled", &self.is_nvle_enabled)?;
-        st.serialize_field("firmwareInfo", &self.firmware_info)?;
-        st.end()
+impl core::fmt::Display for NvlinkVersion {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_NVLINK_VERSION_INVALID => "Invalid",
+                sys::NVML_NVLINK_VERSION_1_0 => "Version 1 0",
+                sys::NVML_NVLINK_VERSION_2_0 => "Version 2 0",
+                sys::NVML_NVLINK_VERSION_2_2 => "Version 2 2",
+                sys::NVML_NVLINK_VERSION_3_0 => "Version 3 0",
+                sys::NVML_NVLINK_VERSION_3_1 => "Version 3 1",
+                sys::NVML_NVLINK_VERSION_4_0 => "Version 4 0",
+                sys::NVML_NVLINK_VERSION_5_0 => "Version 5 0",
+                sys::NVML_NVLINK_VERSION_6_0 => "Version 6 0",
+                other => return write!(f, "{other}"),
+            },
+        )
     }
 }
 /// Struct to represent per device NVLINK information v3
 ///
-/// The safe form of `nvmlNvLinkInfo_v3_t`.
+/// The safe form of `nvmlNvLinkInfo_v3_t` and of its older layouts `nvmlNvLinkInfo_v2_t`, `nvmlNvLinkInfo_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvLinkInfo_v3_t")]
+#[doc(alias = "nvmlNvLinkInfo_t")]
+#[doc(alias = "nvmlNvLinkInfo_v2_t")]
+#[doc(alias = "nvmlNvLinkInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvLinkInfo {
-    /// OUT - NVLINK encryption enablement
-    pub is_nvle_enabled: u32,
-    /// OUT - NVLINK Firmware info
+    /// NVLINK encryption enablement
+    pub is_nvle_enabled: bool,
+    /// NVLINK Firmware info
     pub firmware_info: NvlinkFirmwareInfo,
-    /// OUT - Whether NVLE is ready on the GPU
-    pub is_nvle_ready: u32,
+    /// Whether NVLE is ready on the GPU
+    pub is_nvle_ready: bool,
 }
-impl NvLinkInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
+impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
+    fn from_raw(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkInfo {
+            is_nvle_enabled: r.isNvleEnabled != 0,
+            firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.firmwareInfo),
+            is_nvle_ready: r.isNvleReady != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
+    fn to_raw(&self) -> sys::nvmlNvLinkInfo_v3_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvLinkInfo_v3_t::default();
-        r.isNvleEnabled = self.is_nvle_enabled;
-        r.firmwareInfo = self.firmware_info.to_raw();
-        r.isNvleReady = self.is_nvle_ready;
+        r.isNvleEnabled = self.is_nvle_enabled as _;
+        r.firmwareInfo = crate::raw::ToRaw::to_raw(&self.firmware_info);
+        r.isNvleReady = self.is_nvle_ready as _;
         r
     }
 }
-impl From<&sys::nvmlNvLinkInfo_v3_t> for NvLinkInfo {
-    fn from(r: &sys::nvmlNvLinkInfo_v3_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
+    fn from_raw(r: &sys::nvmlNvLinkInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
         NvLinkInfo {
-            is_nvle_enabled: r.isNvleEnabled,
-            firmware_info: NvlinkFirmwareInfo::from(&r.firmwareInfo),
-            is_nvle_ready: r.isNvleReady,
+            is_nvle_enabled: r.isNvleEnabled != 0,
+            firmware_info: <NvlinkFirmwareInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.firmwareInfo),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v2_t> for NvLinkInfo {
+    fn to_raw(&self) -> sys::nvmlNvLinkInfo_v2_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvLinkInfo_v2_t::default();
+        r.version = sys::nvmlNvLinkInfo_v2 as _;
+        r.isNvleEnabled = self.is_nvle_enabled as _;
+        r.firmwareInfo = crate::raw::ToRaw::to_raw(&self.firmware_info);
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
+    fn from_raw(r: &sys::nvmlNvLinkInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvLinkInfo {
+            is_nvle_enabled: r.isNvleEnabled != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvLinkInfo_v1_t> for NvLinkInfo {
+    fn to_raw(&self) -> sys::nvmlNvLinkInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvLinkInfo_v1_t::default();
+        r.version = sys::nvmlNvLinkInfo_v1 as _;
+        r.isNvleEnabled = self.is_nvle_enabled as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -283,36 +287,42 @@ impl serde::Serialize for NvLinkInfo {
 /// Struct to represent NVLINK firmware information
 ///
 /// The safe form of `nvmlNvlinkFirmwareInfo_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkFirmwareInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkFirmwareInfo {
-    /// OUT - NVLINK firmware version
+    /// NVLINK firmware version
     pub firmware_version: Vec<NvlinkFirmwareVersion>,
-    /// OUT - Number of valid firmware entries
+    /// Number of valid firmware entries
     pub num_valid_entries: u32,
 }
-impl NvlinkFirmwareInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkFirmwareInfo_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvlinkFirmwareInfo_t::default();
-        for (d, s) in r.firmwareVersion.iter_mut().zip(self.firmware_version.iter()) {
-            *d = (*s).to_raw();
-        }
-        r.numValidEntries = self.num_valid_entries;
-        r
-    }
-}
-impl From<&sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
-    fn from(r: &sys::nvmlNvlinkFirmwareInfo_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
+    fn from_raw(r: &sys::nvmlNvlinkFirmwareInfo_t) -> Self {
+        #[allow(clippy::needless_update)]
         NvlinkFirmwareInfo {
             firmware_version: r
                 .firmwareVersion
                 .iter()
-                .map(|x| NvlinkFirmwareVersion::from(&(*x)))
+                .take(r.numValidEntries as usize)
+                .map(|x| <NvlinkFirmwareVersion as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
             num_valid_entries: r.numValidEntries,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareInfo_t> for NvlinkFirmwareInfo {
+    fn to_raw(&self) -> sys::nvmlNvlinkFirmwareInfo_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvlinkFirmwareInfo_t::default();
+        for (d, s) in r.firmwareVersion.iter_mut().zip(self.firmware_version.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r.numValidEntries = self.num_valid_entries;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -329,17 +339,30 @@ impl serde::Serialize for NvlinkFirmwareInfo {
 /// Struct to represent NVLINK firmware Semantic versioning and ucode type
 ///
 /// The safe form of `nvmlNvlinkFirmwareVersion_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkFirmwareVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkFirmwareVersion {
     pub ucode_type: u8,
     pub major: u32,
     pub minor: u32,
     pub sub_minor: u32,
 }
-impl NvlinkFirmwareVersion {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkFirmwareVersion_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
+    fn from_raw(r: &sys::nvmlNvlinkFirmwareVersion_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkFirmwareVersion {
+            ucode_type: r.ucodeType,
+            major: r.major,
+            minor: r.minor,
+            sub_minor: r.subMinor,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
+    fn to_raw(&self) -> sys::nvmlNvlinkFirmwareVersion_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkFirmwareVersion_t::default();
         r.ucodeType = self.ucode_type;
@@ -347,16 +370,6 @@ impl NvlinkFirmwareVersion {
         r.minor = self.minor;
         r.subMinor = self.sub_minor;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkFirmwareVersion_t> for NvlinkFirmwareVersion {
-    fn from(r: &sys::nvmlNvlinkFirmwareVersion_t) -> Self {
-        NvlinkFirmwareVersion {
-            ucode_type: r.ucodeType,
-            major: r.major,
-            minor: r.minor,
-            sub_minor: r.subMinor,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -374,32 +387,33 @@ impl serde::Serialize for NvlinkFirmwareVersion {
 }
 ///
 /// The safe form of `nvmlNvlinkGetBwMode_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkGetBwMode_t")]
 #[doc(alias = "nvmlNvlinkGetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkGetBwMode {
-    pub b_is_best: u32,
+    pub b_is_best: bool,
     pub bw_mode: u8,
 }
-impl NvlinkGetBwMode {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvlinkGetBwMode_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
+    fn from_raw(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkGetBwMode {
+            b_is_best: r.bIsBest != 0,
+            bw_mode: r.bwMode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
+    fn to_raw(&self) -> sys::nvmlNvlinkGetBwMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkGetBwMode_v1 as _;
-        r.bIsBest = self.b_is_best;
+        r.bIsBest = self.b_is_best as _;
         r.bwMode = self.bw_mode;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkGetBwMode_v1_t> for NvlinkGetBwMode {
-    fn from(r: &sys::nvmlNvlinkGetBwMode_v1_t) -> Self {
-        NvlinkGetBwMode {
-            b_is_best: r.bIsBest,
-            bw_mode: r.bwMode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -416,8 +430,10 @@ impl serde::Serialize for NvlinkGetBwMode {
 /// Structure for NVLink remap table information.
 ///
 /// The safe form of `nvmlNvlinkGetRemapTableInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkGetRemapTableInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkGetRemapTableInfo {
     /// ALID of the GPU
     pub alid: u32,
@@ -428,9 +444,32 @@ pub struct NvlinkGetRemapTableInfo {
     /// Number of entries in the remap tables
     pub remap_tab_size: u32,
 }
-impl NvlinkGetRemapTableInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
+for NvlinkGetRemapTableInfo {
+    fn from_raw(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkGetRemapTableInfo {
+            alid: r.alid,
+            fla_remap_tab_addr: r
+                .flaRemapTabAddr
+                .iter()
+                .take(r.remapTabSize as usize)
+                .map(|x| (*x))
+                .collect(),
+            gpa_remap_tab_addr: r
+                .gpaRemapTabAddr
+                .iter()
+                .take(r.remapTabSize as usize)
+                .map(|x| (*x))
+                .collect(),
+            remap_tab_size: r.remapTabSize,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkGetRemapTableInfo_v1_t>
+for NvlinkGetRemapTableInfo {
+    fn to_raw(&self) -> sys::nvmlNvlinkGetRemapTableInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkGetRemapTableInfo_v1_t::default();
         r.alid = self.alid;
@@ -442,16 +481,6 @@ impl NvlinkGetRemapTableInfo {
         }
         r.remapTabSize = self.remap_tab_size;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkGetRemapTableInfo_v1_t> for NvlinkGetRemapTableInfo {
-    fn from(r: &sys::nvmlNvlinkGetRemapTableInfo_v1_t) -> Self {
-        NvlinkGetRemapTableInfo {
-            alid: r.alid,
-            fla_remap_tab_addr: r.flaRemapTabAddr.iter().map(|x| (*x)).collect(),
-            gpa_remap_tab_addr: r.gpaRemapTabAddr.iter().map(|x| (*x)).collect(),
-            remap_tab_size: r.remapTabSize,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -470,30 +499,33 @@ impl serde::Serialize for NvlinkGetRemapTableInfo {
 /// Structure for the NVLink remap table and MSE lock operation.
 ///
 /// The safe form of `nvmlNvlinkLockRemapTable_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkLockRemapTable_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkLockRemapTable {
     /// Whether the remap table of the GPU is locked
-    pub b_remap_table_locked: u8,
+    pub b_remap_table_locked: bool,
     /// Whether locking of the remap table is disabled
-    pub b_remap_table_lock_disabled: u8,
+    pub b_remap_table_lock_disabled: bool,
 }
-impl NvlinkLockRemapTable {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvlinkLockRemapTable_v1_t::default();
-        r.bRemapTableLocked = self.b_remap_table_locked;
-        r.bRemapTableLockDisabled = self.b_remap_table_lock_disabled;
-        r
+impl crate::raw::FromRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
+    fn from_raw(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkLockRemapTable {
+            b_remap_table_locked: r.bRemapTableLocked != 0,
+            b_remap_table_lock_disabled: r.bRemapTableLockDisabled != 0,
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
-    fn from(r: &sys::nvmlNvlinkLockRemapTable_v1_t) -> Self {
-        NvlinkLockRemapTable {
-            b_remap_table_locked: r.bRemapTableLocked,
-            b_remap_table_lock_disabled: r.bRemapTableLockDisabled,
-        }
+impl crate::raw::ToRaw<sys::nvmlNvlinkLockRemapTable_v1_t> for NvlinkLockRemapTable {
+    fn to_raw(&self) -> sys::nvmlNvlinkLockRemapTable_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvlinkLockRemapTable_v1_t::default();
+        r.bRemapTableLocked = self.b_remap_table_locked as _;
+        r.bRemapTableLockDisabled = self.b_remap_table_lock_disabled as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -513,17 +545,28 @@ impl serde::Serialize for NvlinkLockRemapTable {
 /// Structure for NVLink NVLE private (opaque) information.
 ///
 /// The safe form of `nvmlNvlinkNvlePrivateInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkNvlePrivateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkNvlePrivateInfo {
     /// Buffer that receives the opaque private info blob
     pub data: Vec<u8>,
     /// Number of valid bytes written to `data` on output
     pub size: u32,
 }
-impl NvlinkNvlePrivateInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
+    fn from_raw(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkNvlePrivateInfo {
+            data: r.data.iter().take(r.size as usize).map(|x| (*x)).collect(),
+            size: r.size,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
+    fn to_raw(&self) -> sys::nvmlNvlinkNvlePrivateInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkNvlePrivateInfo_v1_t::default();
         for (d, s) in r.data.iter_mut().zip(self.data.iter()) {
@@ -531,14 +574,6 @@ impl NvlinkNvlePrivateInfo {
         }
         r.size = self.size;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkNvlePrivateInfo_v1_t> for NvlinkNvlePrivateInfo {
-    fn from(r: &sys::nvmlNvlinkNvlePrivateInfo_v1_t) -> Self {
-        NvlinkNvlePrivateInfo {
-            data: r.data.iter().map(|x| (*x)).collect(),
-            size: r.size,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -555,38 +590,41 @@ impl serde::Serialize for NvlinkNvlePrivateInfo {
 /// Describes the parameters involved to setting Nvlink RBM mode asynchronously.
 ///
 /// This structure holds the parameters needed to correctly set a Device's Nvlink
-/// Reduced Bandwidth Mode asynchronously. Polling for NVML_GPU_FABRIC_STATE_COMPLETED
-/// from `nvmlDeviceGetGpuFabricInfoV`() is needed to check if the setting was applied.
+/// Reduced Bandwidth Mode asynchronously. Polling for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`]
+/// from [`Device::gpu_fabric_info`]() is needed to check if the setting was applied.
 ///
 /// The safe form of `nvmlNvlinkSetBwModeAsync_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetBwModeAsync_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetBwModeAsync {
-    /// \[in\]  - Set to the best available Bandwidth mode
-    pub b_set_best: u32,
-    /// \[in\]  - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
+    /// Set to the best available Bandwidth mode
+    pub b_set_best: bool,
+    /// Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]()
     pub bw_mode: u32,
-    /// \[out\] - Time in ms to poll to validate bandwidth setting.
+    /// Time in ms to poll to validate bandwidth setting.
     pub async_poll_timeout_ms: u32,
 }
-impl NvlinkSetBwModeAsync {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
+    fn from_raw(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetBwModeAsync {
+            b_set_best: r.bSetBest != 0,
+            bw_mode: r.bwMode,
+            async_poll_timeout_ms: r.asyncPollTimeoutMs,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetBwModeAsync_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwModeAsync_v1_t::default();
-        r.bSetBest = self.b_set_best;
+        r.bSetBest = self.b_set_best as _;
         r.bwMode = self.bw_mode;
         r.asyncPollTimeoutMs = self.async_poll_timeout_ms;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSetBwModeAsync_v1_t> for NvlinkSetBwModeAsync {
-    fn from(r: &sys::nvmlNvlinkSetBwModeAsync_v1_t) -> Self {
-        NvlinkSetBwModeAsync {
-            b_set_best: r.bSetBest,
-            bw_mode: r.bwMode,
-            async_poll_timeout_ms: r.asyncPollTimeoutMs,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -603,32 +641,33 @@ impl serde::Serialize for NvlinkSetBwModeAsync {
 }
 ///
 /// The safe form of `nvmlNvlinkSetBwMode_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetBwMode_t")]
 #[doc(alias = "nvmlNvlinkSetBwMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetBwMode {
-    pub b_set_best: u32,
+    pub b_set_best: bool,
     pub bw_mode: u8,
 }
-impl NvlinkSetBwMode {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvlinkSetBwMode_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
+    fn from_raw(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetBwMode {
+            b_set_best: r.bSetBest != 0,
+            bw_mode: r.bwMode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetBwMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetBwMode_v1_t::default();
         r.version = sys::nvmlNvlinkSetBwMode_v1 as _;
-        r.bSetBest = self.b_set_best;
+        r.bSetBest = self.b_set_best as _;
         r.bwMode = self.bw_mode;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSetBwMode_v1_t> for NvlinkSetBwMode {
-    fn from(r: &sys::nvmlNvlinkSetBwMode_v1_t) -> Self {
-        NvlinkSetBwMode {
-            b_set_best: r.bSetBest,
-            bw_mode: r.bwMode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -645,26 +684,29 @@ impl serde::Serialize for NvlinkSetBwMode {
 /// Structure for the NVLink NVLE ready state.
 ///
 /// The safe form of `nvmlNvlinkSetNvleReady_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetNvleReady_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetNvleReady {
     /// Whether NVLE is ready on the GPU
-    pub b_nvle_ready: u8,
+    pub b_nvle_ready: bool,
 }
-impl NvlinkSetNvleReady {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlNvlinkSetNvleReady_v1_t::default();
-        r.bNvleReady = self.b_nvle_ready;
-        r
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
+    fn from_raw(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetNvleReady {
+            b_nvle_ready: r.bNvleReady != 0,
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
-    fn from(r: &sys::nvmlNvlinkSetNvleReady_v1_t) -> Self {
-        NvlinkSetNvleReady {
-            b_nvle_ready: r.bNvleReady,
-        }
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetNvleReady_v1_t> for NvlinkSetNvleReady {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetNvleReady_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlNvlinkSetNvleReady_v1_t::default();
+        r.bNvleReady = self.b_nvle_ready as _;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -680,8 +722,10 @@ impl serde::Serialize for NvlinkSetNvleReady {
 /// Structure for NVLink NVLE encryption key setup.
 ///
 /// The safe form of `nvmlNvlinkSetupNvleEncryptionKey_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSetupNvleEncryptionKey_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSetupNvleEncryptionKey {
     /// Key secret from which keyMgr will derive the key
     pub nvle_key: Vec<u8>,
@@ -694,9 +738,27 @@ pub struct NvlinkSetupNvleEncryptionKey {
     /// NVLE private info of the remote GPU
     pub remote_gpu_nvle_private_info: NvlinkNvlePrivateInfo,
 }
-impl NvlinkSetupNvleEncryptionKey {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
+for NvlinkSetupNvleEncryptionKey {
+    fn from_raw(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSetupNvleEncryptionKey {
+            nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
+            local_gpu_alid: r.localGpuAlid,
+            remote_gpu_alid: r.remoteGpuAlid,
+            local_gpu_nvle_private_info: <NvlinkNvlePrivateInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.localGpuNvlePrivateInfo),
+            remote_gpu_nvle_private_info: <NvlinkNvlePrivateInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.remoteGpuNvlePrivateInfo),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t>
+for NvlinkSetupNvleEncryptionKey {
+    fn to_raw(&self) -> sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t::default();
         for (d, s) in r.nvleKey.iter_mut().zip(self.nvle_key.iter()) {
@@ -704,24 +766,13 @@ impl NvlinkSetupNvleEncryptionKey {
         }
         r.localGpuAlid = self.local_gpu_alid;
         r.remoteGpuAlid = self.remote_gpu_alid;
-        r.localGpuNvlePrivateInfo = self.local_gpu_nvle_private_info.to_raw();
-        r.remoteGpuNvlePrivateInfo = self.remote_gpu_nvle_private_info.to_raw();
+        r.localGpuNvlePrivateInfo = crate::raw::ToRaw::to_raw(
+            &self.local_gpu_nvle_private_info,
+        );
+        r.remoteGpuNvlePrivateInfo = crate::raw::ToRaw::to_raw(
+            &self.remote_gpu_nvle_private_info,
+        );
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t> for NvlinkSetupNvleEncryptionKey {
-    fn from(r: &sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t) -> Self {
-        NvlinkSetupNvleEncryptionKey {
-            nvle_key: r.nvleKey.iter().map(|x| (*x)).collect(),
-            local_gpu_alid: r.localGpuAlid,
-            remote_gpu_alid: r.remoteGpuAlid,
-            local_gpu_nvle_private_info: NvlinkNvlePrivateInfo::from(
-                &r.localGpuNvlePrivateInfo,
-            ),
-            remote_gpu_nvle_private_info: NvlinkNvlePrivateInfo::from(
-                &r.remoteGpuNvlePrivateInfo,
-            ),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -746,18 +797,28 @@ impl serde::Serialize for NvlinkSetupNvleEncryptionKey {
 }
 ///
 /// The safe form of `nvmlNvlinkSupportedBwModes_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlNvlinkSupportedBwModes_t")]
 #[doc(alias = "nvmlNvlinkSupportedBwModes_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct NvlinkSupportedBwModes {
     pub bw_modes: Vec<u8>,
     pub total_bw_modes: u8,
 }
-impl NvlinkSupportedBwModes {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlNvlinkSupportedBwModes_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
+impl crate::raw::FromRaw<sys::nvmlNvlinkSupportedBwModes_v1_t>
+for NvlinkSupportedBwModes {
+    fn from_raw(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        NvlinkSupportedBwModes {
+            bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
+            total_bw_modes: r.totalBwModes,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
+    fn to_raw(&self) -> sys::nvmlNvlinkSupportedBwModes_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlNvlinkSupportedBwModes_v1_t::default();
         r.version = sys::nvmlNvlinkSupportedBwModes_v1 as _;
@@ -766,14 +827,6 @@ impl NvlinkSupportedBwModes {
         }
         r.totalBwModes = self.total_bw_modes;
         r
-    }
-}
-impl From<&sys::nvmlNvlinkSupportedBwModes_v1_t> for NvlinkSupportedBwModes {
-    fn from(r: &sys::nvmlNvlinkSupportedBwModes_v1_t) -> Self {
-        NvlinkSupportedBwModes {
-            bw_modes: r.bwModes.iter().map(|x| (*x)).collect(),
-            total_bw_modes: r.totalBwModes,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -788,18 +841,19 @@ impl serde::Serialize for NvlinkSupportedBwModes {
     }
 }
 /// What `nvmlDeviceGetNvLinkUtilizationCounter` answers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NvLinkUtilizationCounter {
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct NvlinkUtilizationCounter {
     /// Receive counter return value
     pub rxcounter: u64,
     /// Transmit counter return value
     pub txcounter: u64,
 }
 #[cfg(feature = "serde")]
-impl serde::Serialize for NvLinkUtilizationCounter {
+impl serde::Serialize for NvlinkUtilizationCounter {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("NvLinkUtilizationCounter", 2)?;
+        let mut st = s.serialize_struct("NvlinkUtilizationCounter", 2)?;
         st.serialize_field("rxcounter", &self.rxcounter)?;
         st.serialize_field("txcounter", &self.txcounter)?;
         st.end()
@@ -815,7 +869,7 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::InvalidArgument`] if an invalid pointer is provided
-    /// - [`Error::NotSupported`] if GPU is not Hopper or newer architecture.
+    /// - [`Error::NotSupported`] if GPU is not Hopper, or newer architecture
     /// - [`Error::NoPermission`] if not root user
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetNvlinkBwMode")]
@@ -838,7 +892,7 @@ impl Nvml {
     ///
     /// - [`Error::InvalidArgument`] if an invalid argument is provided
     /// - [`Error::InUse`] if P2P object exists
-    /// - [`Error::NotSupported`] if GPU is not Hopper or newer architecture.
+    /// - [`Error::NotSupported`] if GPU is not Hopper, or newer architecture
     /// - [`Error::NoPermission`] if not root user
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemSetNvlinkBwMode` (a driver older than the function)
     #[doc(alias = "nvmlSystemSetNvlinkBwMode")]
@@ -861,28 +915,28 @@ impl<'n> Device<'n> {
     ///
     /// * `link`: Specifies the NvLink link to be queried
     /// * `counter`: Specifies the counter that should be frozen (0 or 1).
-    /// * `freeze`: NVML_FEATURE_ENABLED = freeze the receive and transmit counters NVML_FEATURE_DISABLED = unfreeze the receive and transmit counters
+    /// * `freeze`: `true` = freeze the receive and transmit counters `false` = unfreeze the receive and transmit counters
     ///
     /// Calls `nvmlDeviceFreezeNvLinkUtilizationCounter`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, `counter`, or `freeze` is invalid
+    /// - [`Error::InvalidArgument`] if the device, `link` or `counter` or `freeze` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceFreezeNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceFreezeNvLinkUtilizationCounter")]
     #[deprecated(note = "Freezing NVLINK utilization counters is no longer supported.")]
     #[inline]
-    pub fn freeze_nv_link_utilization_counter(
+    pub fn freeze_nvlink_utilization_counter(
         &self,
         link: u32,
         counter: u32,
-        freeze: EnableState,
+        freeze: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceFreezeNvLinkUtilizationCounter()?;
-        ffi::check(call!(sym(self.raw, link, counter, freeze.0)))?;
+        ffi::check(call!(sym(self.raw, link, counter, freeze as _)))?;
         Ok(())
     }
     /// Lock the NVLink remap table to prevent MSE from making further updates.
@@ -892,13 +946,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `remap_table_lock_info`: Reference to `nvmlNvlinkLockRemapTable_v1_t` struct.
+    /// * `remap_table_lock_info`: Reference to [`NvlinkLockRemapTable`] struct.
     ///
     /// Calls `nvmlDeviceLockNvlinkRemapTable_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `remapTableLockInfo` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `remap_table_lock_info` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -910,12 +964,46 @@ impl<'n> Device<'n> {
         remap_table_lock_info: &NvlinkLockRemapTable,
     ) -> Result<NvlinkLockRemapTable, Error> {
         let sym = self.nvml.lib().nvmlDeviceLockNvlinkRemapTable_v1()?;
-        let mut c_remap_table_lock_info = (*remap_table_lock_info).to_raw();
+        let mut c_remap_table_lock_info = {
+            let r: sys::nvmlNvlinkLockRemapTable_v1_t = crate::raw::ToRaw::to_raw(
+                &(*remap_table_lock_info),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_remap_table_lock_info)))?;
-        Ok(NvlinkLockRemapTable::from(&c_remap_table_lock_info))
+        Ok(
+            <NvlinkLockRemapTable as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_remap_table_lock_info),
+        )
+    }
+    /// Get the NvLink Reduced Bandwidth Mode for the device
+    ///
+    /// For Blackwell ™ or newer fully supported devices.
+    ///
+    /// Returns [`NvlinkGetBwMode`].
+    ///
+    /// Calls `nvmlDeviceGetNvlinkBwMode`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
+    #[inline]
+    pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwMode, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
+        let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
+            version: sys::nvmlNvlinkGetBwMode_v1 as _,
+            ..Default::default()
+        };
+        ffi::check(call!(sym(self.raw, & mut c_get_bw_mode)))?;
+        Ok(<NvlinkGetBwMode as crate::raw::FromRaw<_>>::from_raw(&c_get_bw_mode))
     }
     /// Retrieves the requested capability from the device's NvLink for the link specified
-    /// Please refer to the `nvmlNvLinkCapability_t` structure for the specific caps that can be queried
+    /// Please refer to the [`NvLinkCapability`] structure for the specific caps that can be queried
     /// The return value should be treated as a boolean.
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -925,20 +1013,20 @@ impl<'n> Device<'n> {
     /// # Arguments
     ///
     /// * `link`: Specifies the NvLink link to be queried
-    /// * `capability`: Specifies the `nvmlNvLinkCapability_t` to be queried
+    /// * `capability`: Specifies the [`NvLinkCapability`] to be queried
     ///
     /// Calls `nvmlDeviceGetNvLinkCapability`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, or `capability` is invalid or `capResult` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` or `capability` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkCapability` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkCapability")]
     #[inline]
-    pub fn nv_link_capability(
+    pub fn nvlink_capability(
         &self,
         link: u32,
         capability: NvLinkCapability,
@@ -949,7 +1037,7 @@ impl<'n> Device<'n> {
         Ok(c_cap_result != 0)
     }
     /// Retrieves the specified error counter value
-    /// Please refer to `nvmlNvLinkErrorCounter_t` for error counters that are available
+    /// Please refer to [`NvLinkErrorCounter`] for error counters that are available
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -965,13 +1053,13 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, or `counter` is invalid or `counterValue` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` or `counter` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkErrorCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkErrorCounter")]
     #[inline]
-    pub fn nv_link_error_counter(
+    pub fn nvlink_error_counter(
         &self,
         link: u32,
         counter: NvLinkErrorCounter,
@@ -983,29 +1071,29 @@ impl<'n> Device<'n> {
     }
     /// Query NVLINK information associated with this device (v3).
     ///
-    /// Returns `nvmlNvLinkInfo_v3_t`.
+    /// Returns [`NvLinkInfo`].
     ///
     /// Calls the newest of `nvmlDeviceGetNvLinkInfo_v3`, `nvmlDeviceGetNvLinkInfo` that the library has (exports and does not answer `NVML_ERROR_FUNCTION_NOT_FOUND`); older layouts are converted.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `info` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkInfo_v3` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkInfo_v3")]
     #[doc(alias = "nvmlDeviceGetNvLinkInfo")]
     #[inline]
-    pub fn nv_link_info(&self) -> Result<NvLinkInfo, Error> {
+    pub fn nvlink_info(&self) -> Result<NvLinkInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetNvLinkInfo_v3"));
         if let Ok(sym) = lib.nvmlDeviceGetNvLinkInfo_v3() {
             match (|| -> Result<NvLinkInfo, Error> {
                 let mut c_info: sys::nvmlNvLinkInfo_v3_t = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                Ok(NvLinkInfo::from(&c_info))
+                Ok(<NvLinkInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1019,14 +1107,7 @@ impl<'n> Device<'n> {
                         ..Default::default()
                     };
                     ffi::check(call!(sym(self.raw, & mut c_info)))?;
-                    Ok({
-                        let o: NvLinkInfoV2 = NvLinkInfoV2::from(&c_info);
-                        NvLinkInfo {
-                            is_nvle_enabled: o.is_nvle_enabled.clone(),
-                            firmware_info: o.firmware_info.clone(),
-                            ..Default::default()
-                        }
-                    })
+                    Ok(<NvLinkInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
                 })();
                 if !matches!(r, Err(Error::ArgumentVersionMismatch)) {
                     return r;
@@ -1041,19 +1122,64 @@ impl<'n> Device<'n> {
                         .cast())
                     ),
                 )?;
-                Ok({
-                    let o: NvLinkInfoV1 = NvLinkInfoV1::from(&c_info);
-                    NvLinkInfo {
-                        is_nvle_enabled: o.is_nvle_enabled.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(<NvLinkInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }
         }
         Err(missing)
+    }
+    /// Get NVLink NVLE private (opaque) information.
+    ///
+    /// This API retrieves opaque NVLE private information for the given device and
+    /// copies it into the `data` buffer, setting `size` to the number of bytes written.
+    ///
+    /// Returns [`NvlinkNvlePrivateInfo`] struct.
+    ///
+    /// Calls `nvmlDeviceGetNvlinkNvlePrivateInfo_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkNvlePrivateInfo_v1")]
+    #[inline]
+    pub fn nvlink_nvle_private_info(&self) -> Result<NvlinkNvlePrivateInfo, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
+        let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_private_info)))?;
+        Ok(<NvlinkNvlePrivateInfo as crate::raw::FromRaw<_>>::from_raw(&c_private_info))
+    }
+    /// Get the NVLink remap table information.
+    ///
+    /// This API returns the remap table addresses for all the entries in the FLA and SPA/GPA remap tables.
+    ///
+    /// Returns [`NvlinkGetRemapTableInfo`] struct.
+    ///
+    /// Calls `nvmlDeviceGetNvlinkRemapTableInfo_v1`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
+    /// - [`Error::Unknown`] if an error was encountered during the operation
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkRemapTableInfo_v1` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkRemapTableInfo_v1")]
+    #[inline]
+    pub fn nvlink_remap_table_info(&self) -> Result<NvlinkGetRemapTableInfo, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvlinkRemapTableInfo_v1()?;
+        let mut c_remap_table_info: sys::nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
+        ffi::check(call!(sym(self.raw, & mut c_remap_table_info)))?;
+        Ok(
+            <NvlinkGetRemapTableInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_remap_table_info),
+        )
     }
     /// Get the NVLink device type of the remote device connected over the given link.
     ///
@@ -1069,13 +1195,13 @@ impl<'n> Device<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] if NVLink is not supported
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid, or `pNvLinkDeviceType` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemoteDeviceType` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkRemoteDeviceType")]
     #[inline]
-    pub fn nv_link_remote_device_type(
+    pub fn nvlink_remote_device_type(
         &self,
         link: u32,
     ) -> Result<IntNvLinkDeviceType, Error> {
@@ -1089,7 +1215,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: `nvmlPciInfo_t` of the remote node for the specified link.
+    /// Returns: [`PciInfo`] of the remote node for the specified link.
     ///
     /// # Arguments
     ///
@@ -1100,14 +1226,14 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `pci` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkRemotePciInfo_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo_v2")]
     #[doc(alias = "nvmlDeviceGetNvLinkRemotePciInfo")]
     #[inline]
-    pub fn nv_link_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
+    pub fn nvlink_remote_pci_info(&self, link: u32) -> Result<PciInfo, Error> {
         let lib = self.nvml.lib();
         let mut missing = Error::FunctionNotFound(
             Some("nvmlDeviceGetNvLinkRemotePciInfo_v2"),
@@ -1116,7 +1242,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1126,7 +1252,7 @@ impl<'n> Device<'n> {
             match (|| -> Result<PciInfo, Error> {
                 let mut c_pci: sys::nvmlPciInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, link, & mut c_pci)))?;
-                Ok(PciInfo::from(&c_pci))
+                Ok(<PciInfo as crate::raw::FromRaw<_>>::from_raw(&c_pci))
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -1138,7 +1264,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: `nvmlEnableState_t` where NVML_FEATURE_ENABLED indicates that the link is active and NVML_FEATURE_DISABLED indicates it is inactive.
+    /// Returns: `true` indicates that the link is active and `false` indicates it is inactive.
     ///
     /// # Arguments
     ///
@@ -1149,26 +1275,55 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `isActive` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkState")]
     #[inline]
-    pub fn nv_link_state(&self, link: u32) -> Result<EnableState, Error> {
+    pub fn nvlink_state(&self, link: u32) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkState()?;
         let mut c_is_active: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_is_active)))?;
-        Ok(EnableState(c_is_active))
+        Ok(c_is_active != 0)
+    }
+    /// Get the supported NvLink Reduced Bandwidth Modes of the device
+    ///
+    /// For Blackwell ™ or newer fully supported devices.
+    ///
+    /// Returns [`NvlinkSupportedBwModes`].
+    ///
+    /// Calls `nvmlDeviceGetNvlinkSupportedBwModes`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::InvalidArgument`] if device is invalid
+    /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkSupportedBwModes` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceGetNvlinkSupportedBwModes")]
+    #[inline]
+    pub fn nvlink_supported_bw_modes(&self) -> Result<NvlinkSupportedBwModes, Error> {
+        let sym = self.nvml.lib().nvmlDeviceGetNvlinkSupportedBwModes()?;
+        let mut c_supported_bw_mode: sys::nvmlNvlinkSupportedBwModes_v1_t = sys::nvmlNvlinkSupportedBwModes_v1_t {
+            version: sys::nvmlNvlinkSupportedBwModes_v1 as _,
+            ..Default::default()
+        };
+        ffi::check(call!(sym(self.raw, & mut c_supported_bw_mode)))?;
+        Ok(
+            <NvlinkSupportedBwModes as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_supported_bw_mode),
+        )
     }
     /// **Deprecated:** Getting utilization counter control is no longer supported.
     ///
     /// Get the NVLINK utilization counter control information for the specified counter, 0 or 1.
-    /// Please refer to `nvmlNvLinkUtilizationControl_t` for the structure definition
+    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns a reference to the `nvmlNvLinkUtilizationControl_t` to place information.
+    /// Returns a reference to the [`NvLinkUtilizationControl`] to place information.
     ///
     /// # Arguments
     ///
@@ -1180,14 +1335,13 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `counter`, `link`, or `control` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationControl` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkUtilizationControl")]
     #[deprecated(note = "Getting utilization counter control is no longer supported.")]
     #[inline]
-    pub fn nv_link_utilization_control(
+    pub fn nvlink_utilization_control(
         &self,
         link: u32,
         counter: u32,
@@ -1195,12 +1349,12 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationControl()?;
         let mut c_control: sys::nvmlNvLinkUtilizationControl_st = Default::default();
         ffi::check(call!(sym(self.raw, link, counter, & mut c_control)))?;
-        Ok(NvLinkUtilizationControl::from(&c_control))
+        Ok(<NvLinkUtilizationControl as crate::raw::FromRaw<_>>::from_raw(&c_control))
     }
-    /// **Deprecated:** Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
+    /// **Deprecated:** Use [`Device::field_values`] with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead.
     ///
     /// Retrieve the NVLINK utilization counter based on the current control for a specified counter.
-    /// In general it is good practice to use `nvmlDeviceSetNvLinkUtilizationControl`
+    /// In general it is good practice to use [`Device::set_nvlink_utilization_control`]
     /// before reading the utilization counters as they have no default state
     ///
     /// For Pascal ™ or newer fully supported devices.
@@ -1215,7 +1369,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `counter`, or `link` is invalid or `rxcounter` or `txcounter` are NULL
+    /// - [`Error::InvalidArgument`] if the device or `counter` or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkUtilizationCounter` (a driver older than the function)
@@ -1224,18 +1378,18 @@ impl<'n> Device<'n> {
         note = "Use `nvmlDeviceGetFieldValues` with NVML_FI_DEV_NVLINK_THROUGHPUT_* as field values instead."
     )]
     #[inline]
-    pub fn nv_link_utilization_counter(
+    pub fn nvlink_utilization_counter(
         &self,
         link: u32,
         counter: u32,
-    ) -> Result<NvLinkUtilizationCounter, Error> {
+    ) -> Result<NvlinkUtilizationCounter, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkUtilizationCounter()?;
         let mut c_rxcounter: u64 = Default::default();
         let mut c_txcounter: u64 = Default::default();
         ffi::check(
             call!(sym(self.raw, link, counter, & mut c_rxcounter, & mut c_txcounter)),
         )?;
-        Ok(NvLinkUtilizationCounter {
+        Ok(NvlinkUtilizationCounter {
             rxcounter: c_rxcounter,
             txcounter: c_txcounter,
         })
@@ -1244,7 +1398,7 @@ impl<'n> Device<'n> {
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
-    /// Returns: Requested NvLink version from `nvmlNvlinkVersion_t`.
+    /// Returns: Requested NvLink version from [`NvlinkVersion`].
     ///
     /// # Arguments
     ///
@@ -1255,117 +1409,20 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid or `version` is NULL
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkVersion` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkVersion")]
     #[inline]
-    pub fn nv_link_version(&self, link: u32) -> Result<u32, Error> {
+    pub fn nvlink_version(&self, link: u32) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetNvLinkVersion()?;
         let mut c_version: u32 = Default::default();
         ffi::check(call!(sym(self.raw, link, & mut c_version)))?;
         Ok(c_version)
     }
-    /// Get the NvLink Reduced Bandwidth Mode for the device
-    ///
-    /// For Blackwell ™ or newer fully supported devices.
-    ///
-    /// Returns `nvmlNvlinkGetBwMode_t`.
-    ///
-    /// Calls `nvmlDeviceGetNvlinkBwMode`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] if device is invalid or getBwMode is NULL
-    /// - [`Error::NotSupported`] if this feature is not supported by the device
-    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkBwMode` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvlinkBwMode")]
-    #[inline]
-    pub fn nvlink_bw_mode(&self) -> Result<NvlinkGetBwMode, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvlinkBwMode()?;
-        let mut c_get_bw_mode: sys::nvmlNvlinkGetBwMode_v1_t = sys::nvmlNvlinkGetBwMode_v1_t {
-            version: sys::nvmlNvlinkGetBwMode_v1 as _,
-            ..Default::default()
-        };
-        ffi::check(call!(sym(self.raw, & mut c_get_bw_mode)))?;
-        Ok(NvlinkGetBwMode::from(&c_get_bw_mode))
-    }
-    /// Get NVLink NVLE private (opaque) information.
-    ///
-    /// This API retrieves opaque NVLE private information for the given device and
-    /// copies it into the `data` buffer, setting `size` to the number of bytes written.
-    ///
-    /// Returns `nvmlNvlinkNvlePrivateInfo_v1_t` struct.
-    ///
-    /// Calls `nvmlDeviceGetNvlinkNvlePrivateInfo_v1`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] if `device` or `privateInfo` is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::Unknown`] if an error was encountered during the operation
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkNvlePrivateInfo_v1` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvlinkNvlePrivateInfo_v1")]
-    #[inline]
-    pub fn nvlink_nvle_private_info(&self) -> Result<NvlinkNvlePrivateInfo, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvlinkNvlePrivateInfo_v1()?;
-        let mut c_private_info: sys::nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_private_info)))?;
-        Ok(NvlinkNvlePrivateInfo::from(&c_private_info))
-    }
-    /// Get the NVLink remap table information.
-    ///
-    /// This API returns the remap table addresses for all the entries in the FLA and SPA/GPA remap tables.
-    ///
-    /// Returns `nvmlNvlinkGetRemapTableInfo_v1_t` struct.
-    ///
-    /// Calls `nvmlDeviceGetNvlinkRemapTableInfo_v1`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] if `device` or `remapTableInfo` is invalid
-    /// - [`Error::NotSupported`] if the device does not support this feature
-    /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::Unknown`] if an error was encountered during the operation
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkRemapTableInfo_v1` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvlinkRemapTableInfo_v1")]
-    #[inline]
-    pub fn nvlink_remap_table_info(&self) -> Result<NvlinkGetRemapTableInfo, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvlinkRemapTableInfo_v1()?;
-        let mut c_remap_table_info: sys::nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
-        ffi::check(call!(sym(self.raw, & mut c_remap_table_info)))?;
-        Ok(NvlinkGetRemapTableInfo::from(&c_remap_table_info))
-    }
-    /// Get the supported NvLink Reduced Bandwidth Modes of the device
-    ///
-    /// For Blackwell ™ or newer fully supported devices.
-    ///
-    /// Returns `nvmlNvlinkSupportedBwModes_t`.
-    ///
-    /// Calls `nvmlDeviceGetNvlinkSupportedBwModes`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::InvalidArgument`] if device is invalid or supportedBwMode is NULL
-    /// - [`Error::NotSupported`] if this feature is not supported by the device
-    /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvlinkSupportedBwModes` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceGetNvlinkSupportedBwModes")]
-    #[inline]
-    pub fn nvlink_supported_bw_modes(&self) -> Result<NvlinkSupportedBwModes, Error> {
-        let sym = self.nvml.lib().nvmlDeviceGetNvlinkSupportedBwModes()?;
-        let mut c_supported_bw_mode: sys::nvmlNvlinkSupportedBwModes_v1_t = sys::nvmlNvlinkSupportedBwModes_v1_t {
-            version: sys::nvmlNvlinkSupportedBwModes_v1 as _,
-            ..Default::default()
-        };
-        ffi::check(call!(sym(self.raw, & mut c_supported_bw_mode)))?;
-        Ok(NvlinkSupportedBwModes::from(&c_supported_bw_mode))
-    }
     /// Resets all error counters to zero
-    /// Please refer to `nvmlNvLinkErrorCounter_t` for the list of error counters that are reset
+    /// Please refer to [`NvLinkErrorCounter`] for the list of error counters that are reset
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -1378,13 +1435,13 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` or `link` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `link` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkErrorCounters` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetNvLinkErrorCounters")]
     #[inline]
-    pub fn reset_nv_link_error_counters(&self, link: u32) -> Result<(), Error> {
+    pub fn reset_nvlink_error_counters(&self, link: u32) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceResetNvLinkErrorCounters()?;
         ffi::check(call!(sym(self.raw, link)))?;
         Ok(())
@@ -1406,14 +1463,14 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `link`, or `counter` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `link` or `counter` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceResetNvLinkUtilizationCounter` (a driver older than the function)
     #[doc(alias = "nvmlDeviceResetNvLinkUtilizationCounter")]
     #[deprecated(note = "Resetting NVLINK utilization counters is no longer supported.")]
     #[inline]
-    pub fn reset_nv_link_utilization_counter(
+    pub fn reset_nvlink_utilization_counter(
         &self,
         link: u32,
         counter: u32,
@@ -1422,86 +1479,19 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, link, counter)))?;
         Ok(())
     }
-    /// Set NvLink Low Power Threshold for device.
-    ///
-    /// For Hopper ™ or newer fully supported devices.
-    ///
-    /// # Arguments
-    ///
-    /// * `info`: Reference to `nvmlNvLinkPowerThres_t` struct input parameters
-    ///
-    /// Calls `nvmlDeviceSetNvLinkDeviceLowPowerThreshold`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `Threshold` is not within range
-    /// - [`Error::NotReady`] if an internal driver setting prevents the threshold from being used
-    /// - [`Error::NotSupported`] if this query is not supported by the device
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold")]
-    #[inline]
-    pub fn set_nv_link_device_low_power_threshold(
-        &self,
-        info: &NvLinkPowerThres,
-    ) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlDeviceSetNvLinkDeviceLowPowerThreshold()?;
-        let mut c_info = (*info).to_raw();
-        ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(())
-    }
-    /// **Deprecated:** Setting utilization counter control is no longer supported.
-    ///
-    /// Set the NVLINK utilization counter control information for the specified counter, 0 or 1.
-    /// Please refer to `nvmlNvLinkUtilizationControl_t` for the structure definition.  Performs a reset
-    /// of the counters if the reset parameter is non-zero.
-    ///
-    /// For Pascal ™ or newer fully supported devices.
-    ///
-    /// # Arguments
-    ///
-    /// * `link`: Specifies the NvLink link to be queried
-    /// * `counter`: Specifies the counter that should be set (0 or 1).
-    /// * `control`: A reference to the `nvmlNvLinkUtilizationControl_t` to set
-    /// * `reset`: Resets the counters on set if non-zero
-    ///
-    /// Calls `nvmlDeviceSetNvLinkUtilizationControl`.
-    ///
-    /// # Errors
-    ///
-    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device`, `counter`, `link`, or `control` is invalid
-    /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::Unknown`] on any unexpected error
-    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
-    #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
-    #[deprecated(note = "Setting utilization counter control is no longer supported.")]
-    #[inline]
-    pub fn set_nv_link_utilization_control(
-        &self,
-        link: u32,
-        counter: u32,
-        control: &NvLinkUtilizationControl,
-        reset: u32,
-    ) -> Result<(), Error> {
-        let sym = self.nvml.lib().nvmlDeviceSetNvLinkUtilizationControl()?;
-        let mut c_control = (*control).to_raw();
-        ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset)))?;
-        Ok(())
-    }
     /// Set the NvLink Reduced Bandwidth Mode for the device
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
     /// # Arguments
     ///
-    /// * `set_bw_mode`: Reference to `nvmlNvlinkSetBwMode_t`
+    /// * `set_bw_mode`: Reference to [`NvlinkSetBwMode`]
     ///
     /// Calls `nvmlDeviceSetNvlinkBwMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or setBwMode is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change Bandwidth mode
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::ArgumentVersionMismatch`] if the version specified is not supported
@@ -1513,32 +1503,34 @@ impl<'n> Device<'n> {
         set_bw_mode: &NvlinkSetBwMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwMode()?;
-        let mut c_set_bw_mode = sys::nvmlNvlinkSetBwMode_v1_t {
-            version: sys::nvmlNvlinkSetBwMode_v1 as _,
-            ..(*set_bw_mode).to_raw()
+        let mut c_set_bw_mode = {
+            let r: sys::nvmlNvlinkSetBwMode_v1_t = crate::raw::ToRaw::to_raw(
+                &(*set_bw_mode),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_set_bw_mode)))?;
         Ok(())
     }
     /// Set the NvLink Reduced Bandwidth Mode asynchronously for the device. Polling should be
-    /// done by checking for `NVML_GPU_FABRIC_STATE_COMPLETED` from `nvmlDeviceGetGpuFabricInfoV`().
+    /// done by checking for [`sys::NVML_GPU_FABRIC_STATE_COMPLETED`] from [`Device::gpu_fabric_info`]().
     ///
-    /// %RUBIN_OR_NEWER%
+    /// For Rubin ™ or newer fully supported devices.
     ///
-    /// See also: nvmlDeviceGetGpuFabricInfoV()
+    /// See also: [`Device::gpu_fabric_info`]()
     ///
     /// Returns: \[out\] - Time in ms to poll to validate bandwidth setting.
     ///
     /// # Arguments
     ///
     /// * `b_set_best`: \[in\] - Set to the best available Bandwidth mode
-    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from `nvmlDeviceGetNvlinkSupportedBwModes`()
+    /// * `bw_mode`: \[in\] - Requested Bandwidth mode to set. Values can be found from [`Device::nvlink_supported_bw_modes`]()
     ///
     /// Calls `nvmlDeviceSetNvlinkBwModeAsync_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device or `setBwModeAsync` is invalid
+    /// - [`Error::InvalidArgument`] if device
     /// - [`Error::NoPermission`] if user does not have permission to change Bandwidth mode
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvlinkBwModeAsync_v1` (a driver older than the function)
@@ -1546,18 +1538,58 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn set_nvlink_bw_mode_async(
         &self,
-        b_set_best: u32,
+        b_set_best: bool,
         bw_mode: u32,
     ) -> Result<u32, Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkBwModeAsync_v1()?;
-        let mut c_set_bw_mode_async = NvlinkSetBwModeAsync {
-            b_set_best: b_set_best,
-            bw_mode: bw_mode,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_set_bw_mode_async = {
+            let r: sys::nvmlNvlinkSetBwModeAsync_v1_t = crate::raw::ToRaw::to_raw(
+                &NvlinkSetBwModeAsync {
+                    b_set_best: b_set_best,
+                    bw_mode: bw_mode,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_set_bw_mode_async)))?;
-        Ok(NvlinkSetBwModeAsync::from(&c_set_bw_mode_async).async_poll_timeout_ms)
+        Ok(
+            <NvlinkSetBwModeAsync as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_set_bw_mode_async)
+                .async_poll_timeout_ms,
+        )
+    }
+    /// Set NvLink Low Power Threshold for device.
+    ///
+    /// For Hopper ™ or newer fully supported devices.
+    ///
+    /// # Arguments
+    ///
+    /// * `info`: Reference to [`NvLinkPowerThres`] struct input parameters
+    ///
+    /// Calls `nvmlDeviceSetNvLinkDeviceLowPowerThreshold`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotReady`] if an internal driver setting prevents the threshold from being used
+    /// - [`Error::NotSupported`] if this query is not supported by the device
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkDeviceLowPowerThreshold` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvLinkDeviceLowPowerThreshold")]
+    #[inline]
+    pub fn set_nvlink_device_low_power_threshold(
+        &self,
+        info: &NvLinkPowerThres,
+    ) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlDeviceSetNvLinkDeviceLowPowerThreshold()?;
+        let mut c_info = {
+            let r: sys::nvmlNvLinkPowerThres_st = crate::raw::ToRaw::to_raw(&(*info));
+            r
+        };
+        ffi::check(call!(sym(self.raw, & mut c_info)))?;
+        Ok(())
     }
     /// Set the NVLink NVLE ready state.
     ///
@@ -1565,13 +1597,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `set_nvle_ready`: Reference to `nvmlNvlinkSetNvleReady_v1_t` struct.
+    /// * `set_nvle_ready`: Reference to [`NvlinkSetNvleReady`] struct.
     ///
     /// Calls `nvmlDeviceSetNvlinkNvleReady_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `setNvleReady` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `set_nvle_ready` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -1583,8 +1615,57 @@ impl<'n> Device<'n> {
         set_nvle_ready: &NvlinkSetNvleReady,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetNvlinkNvleReady_v1()?;
-        let mut c_set_nvle_ready = (*set_nvle_ready).to_raw();
+        let mut c_set_nvle_ready = {
+            let r: sys::nvmlNvlinkSetNvleReady_v1_t = crate::raw::ToRaw::to_raw(
+                &(*set_nvle_ready),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_set_nvle_ready)))?;
+        Ok(())
+    }
+    /// **Deprecated:** Setting utilization counter control is no longer supported.
+    ///
+    /// Set the NVLINK utilization counter control information for the specified counter, 0 or 1.
+    /// Please refer to [`NvLinkUtilizationControl`] for the structure definition.  Performs a reset
+    /// of the counters if the reset parameter is non-zero.
+    ///
+    /// For Pascal ™ or newer fully supported devices.
+    ///
+    /// # Arguments
+    ///
+    /// * `link`: Specifies the NvLink link to be queried
+    /// * `counter`: Specifies the counter that should be set (0 or 1).
+    /// * `control`: A reference to the [`NvLinkUtilizationControl`] to set
+    /// * `reset`: Resets the counters on set if non-zero
+    ///
+    /// Calls `nvmlDeviceSetNvLinkUtilizationControl`.
+    ///
+    /// # Errors
+    ///
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device, `counter` or `link` or `control` is invalid
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
+    /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetNvLinkUtilizationControl` (a driver older than the function)
+    #[doc(alias = "nvmlDeviceSetNvLinkUtilizationControl")]
+    #[deprecated(note = "Setting utilization counter control is no longer supported.")]
+    #[inline]
+    pub fn set_nvlink_utilization_control(
+        &self,
+        link: u32,
+        counter: u32,
+        control: &NvLinkUtilizationControl,
+        reset: bool,
+    ) -> Result<(), Error> {
+        let sym = self.nvml.lib().nvmlDeviceSetNvLinkUtilizationControl()?;
+        let mut c_control = {
+            let r: sys::nvmlNvLinkUtilizationControl_st = crate::raw::ToRaw::to_raw(
+                &(*control),
+            );
+            r
+        };
+        ffi::check(call!(sym(self.raw, link, counter, & mut c_control, reset as _)))?;
         Ok(())
     }
     /// Setup the NVLink NVLE encryption key.
@@ -1593,13 +1674,13 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `encryption_key`: Reference to `nvmlNvlinkSetupNvleEncryptionKey_v1_t` struct.
+    /// * `encryption_key`: Reference to [`NvlinkSetupNvleEncryptionKey`] struct.
     ///
     /// Calls `nvmlDeviceSetupNvlinkNvleEncryptionKey_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` or `encryptionKey` is invalid
+    /// - [`Error::InvalidArgument`] if the device or `encryption_key` is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] if an error was encountered during the operation
@@ -1611,7 +1692,12 @@ impl<'n> Device<'n> {
         encryption_key: &NvlinkSetupNvleEncryptionKey,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetupNvlinkNvleEncryptionKey_v1()?;
-        let mut c_encryption_key = (*encryption_key).to_raw();
+        let mut c_encryption_key = {
+            let r: sys::nvmlNvlinkSetupNvleEncryptionKey_v1_t = crate::raw::ToRaw::to_raw(
+                &(*encryption_key),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_encryption_key)))?;
         Ok(())
     }

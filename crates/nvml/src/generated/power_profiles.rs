@@ -56,7 +56,7 @@ use super::*;
 #[doc(alias = "nvmlPowerProfileOperation_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileOperation(pub sys::nvmlPowerProfileOperation_t);
+pub struct PowerProfileOperation(pub u32);
 impl PowerProfileOperation {
     /// Remove the requested profiles from the existing list of requested profiles
     ///
@@ -96,13 +96,30 @@ impl PowerProfileOperation {
     }
 }
 open_newtype!(PowerProfileOperation(u32), signed);
+impl core::fmt::Display for PowerProfileOperation {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_POWER_PROFILE_OPERATION_CLEAR => "Clear",
+                sys::NVML_POWER_PROFILE_OPERATION_SET => "Set",
+                sys::NVML_POWER_PROFILE_OPERATION_SET_AND_OVERWRITE => {
+                    "Set And Overwrite"
+                }
+                sys::NVML_POWER_PROFILE_OPERATION_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Workload power profile identifiers.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`PowerProfileType::name`]).
 #[doc(alias = "nvmlPowerProfileType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct PowerProfileType(pub sys::nvmlPowerProfileType_t);
+pub struct PowerProfileType(pub u32);
 impl PowerProfileType {
     ///
     ///`NVML_POWER_PROFILE_MAX_P`
@@ -264,12 +281,57 @@ impl PowerProfileType {
     }
 }
 open_newtype!(PowerProfileType(u32), signed);
+impl core::fmt::Display for PowerProfileType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_POWER_PROFILE_MAX_P => "Max P",
+                sys::NVML_POWER_PROFILE_MAX_Q => "Max Q",
+                sys::NVML_POWER_PROFILE_COMPUTE => "Compute",
+                sys::NVML_POWER_PROFILE_MEMORY_BOUND => "Memory Bound",
+                sys::NVML_POWER_PROFILE_NETWORK => "Network",
+                sys::NVML_POWER_PROFILE_BALANCED => "Balanced",
+                sys::NVML_POWER_PROFILE_LLM_INFERENCE => "LLM Inference",
+                sys::NVML_POWER_PROFILE_LLM_TRAINING => "LLM Training",
+                sys::NVML_POWER_PROFILE_RBM => "RBM",
+                sys::NVML_POWER_PROFILE_DCPCIE => "Dcpcie",
+                sys::NVML_POWER_PROFILE_HMMA_SPARSE => "Hmma Sparse",
+                sys::NVML_POWER_PROFILE_HMMA_DENSE => "Hmma Dense",
+                sys::NVML_POWER_PROFILE_SYNC_BALANCED => "Sync Balanced",
+                sys::NVML_POWER_PROFILE_HPC => "HPC",
+                sys::NVML_POWER_PROFILE_MIG => "MIG",
+                sys::NVML_POWER_PROFILE_MAX_Q_1 => "Max Q 1",
+                sys::NVML_POWER_PROFILE_NETWORK_BOUND => "Network Bound",
+                sys::NVML_POWER_PROFILE_HIGH_THROUGHPUT_INFERENCE => {
+                    "High Throughput Inference"
+                }
+                sys::NVML_POWER_PROFILE_MEDIUM_THROUGHPUT_INFERENCE => {
+                    "Medium Throughput Inference"
+                }
+                sys::NVML_POWER_PROFILE_LOW_LATENCY_INFERENCE => "Low Latency Inference",
+                sys::NVML_POWER_PROFILE_TRAINING => "Training",
+                sys::NVML_POWER_PROFILE_INFERENCE => "Inference",
+                sys::NVML_POWER_PROFILE_MAX_Q_2 => "Max Q 2",
+                sys::NVML_POWER_PROFILE_MAX_Q_3 => "Max Q 3",
+                sys::NVML_POWER_PROFILE_LOW_PRIORITY_BACKGROUND => {
+                    "Low Priority Background"
+                }
+                sys::NVML_POWER_PROFILE_MAX => "Max",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Current Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileCurrentProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileCurrentProfiles {
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
@@ -278,28 +340,36 @@ pub struct WorkloadPowerProfileCurrentProfiles {
     /// Mask of currently enforced performance profiles post all arbitrations among the requested profiles.
     pub enforced_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileCurrentProfiles {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
+for WorkloadPowerProfileCurrentProfiles {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileCurrentProfiles {
+            perf_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.perfProfilesMask),
+            requested_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.requestedProfilesMask),
+            enforced_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.enforcedProfilesMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
+for WorkloadPowerProfileCurrentProfiles {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileCurrentProfiles_v1 as _;
-        r.perfProfilesMask = self.perf_profiles_mask.to_raw();
-        r.requestedProfilesMask = self.requested_profiles_mask.to_raw();
-        r.enforcedProfilesMask = self.enforced_profiles_mask.to_raw();
+        r.perfProfilesMask = crate::raw::ToRaw::to_raw(&self.perf_profiles_mask);
+        r.requestedProfilesMask = crate::raw::ToRaw::to_raw(
+            &self.requested_profiles_mask,
+        );
+        r.enforcedProfilesMask = crate::raw::ToRaw::to_raw(&self.enforced_profiles_mask);
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t>
-for WorkloadPowerProfileCurrentProfiles {
-    fn from(r: &sys::nvmlWorkloadPowerProfileCurrentProfiles_v1_t) -> Self {
-        WorkloadPowerProfileCurrentProfiles {
-            perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
-            requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
-            enforced_profiles_mask: Mask255::from(&r.enforcedProfilesMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -318,9 +388,11 @@ impl serde::Serialize for WorkloadPowerProfileCurrentProfiles {
 /// Profile Metadata
 ///
 /// The safe form of `nvmlWorkloadPowerProfileInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileInfo {
     /// Performance Profile Id to provide semantic name such as compute, Memory, Max-Q...
     pub profile_id: u32,
@@ -329,27 +401,30 @@ pub struct WorkloadPowerProfileInfo {
     /// Mask of conflicting performance profiles
     pub conflicting_mask: Mask255,
 }
-impl WorkloadPowerProfileInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileInfo_v1_t>
+for WorkloadPowerProfileInfo {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileInfo {
+            profile_id: r.profileId,
+            priority: r.priority,
+            conflicting_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.conflictingMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileInfo_v1_t>
+for WorkloadPowerProfileInfo {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileInfo_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileInfo_v1 as _;
         r.profileId = self.profile_id;
         r.priority = self.priority;
-        r.conflictingMask = self.conflicting_mask.to_raw();
+        r.conflictingMask = crate::raw::ToRaw::to_raw(&self.conflicting_mask);
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileInfo_v1_t> for WorkloadPowerProfileInfo {
-    fn from(r: &sys::nvmlWorkloadPowerProfileInfo_v1_t) -> Self {
-        WorkloadPowerProfileInfo {
-            profile_id: r.profileId,
-            priority: r.priority,
-            conflicting_mask: Mask255::from(&r.conflictingMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -367,41 +442,47 @@ impl serde::Serialize for WorkloadPowerProfileInfo {
 /// Profiles Info
 ///
 /// The safe form of `nvmlWorkloadPowerProfileProfilesInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileProfilesInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileProfilesInfo {
     /// Mask bit set to true for each valid performance profile
     pub perf_profiles_mask: Mask255,
     /// Array of performance profile info parameters
     pub perf_profile: Vec<WorkloadPowerProfileInfo>,
 }
-impl WorkloadPowerProfileProfilesInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t::default();
-        r.version = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
-        r.perfProfilesMask = self.perf_profiles_mask.to_raw();
-        for (d, s) in r.perfProfile.iter_mut().zip(self.perf_profile.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
 for WorkloadPowerProfileProfilesInfo {
-    fn from(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
         WorkloadPowerProfileProfilesInfo {
-            perf_profiles_mask: Mask255::from(&r.perfProfilesMask),
+            perf_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.perfProfilesMask),
             perf_profile: r
                 .perfProfile
                 .iter()
-                .map(|x| WorkloadPowerProfileInfo::from(&(*x)))
+                .map(|x| <WorkloadPowerProfileInfo as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t>
+for WorkloadPowerProfileProfilesInfo {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlWorkloadPowerProfileProfilesInfo_v1_t::default();
+        r.version = sys::nvmlWorkloadPowerProfileProfilesInfo_v1 as _;
+        r.perfProfilesMask = crate::raw::ToRaw::to_raw(&self.perf_profiles_mask);
+        for (d, s) in r.perfProfile.iter_mut().zip(self.perf_profile.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -418,31 +499,37 @@ impl serde::Serialize for WorkloadPowerProfileProfilesInfo {
 /// Requested Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_t")]
 #[doc(alias = "nvmlWorkloadPowerProfileRequestedProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileRequestedProfiles {
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub requested_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileRequestedProfiles {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
+for WorkloadPowerProfileRequestedProfiles {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileRequestedProfiles {
+            requested_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.requestedProfilesMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
+for WorkloadPowerProfileRequestedProfiles {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t::default();
         r.version = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _;
-        r.requestedProfilesMask = self.requested_profiles_mask.to_raw();
+        r.requestedProfilesMask = crate::raw::ToRaw::to_raw(
+            &self.requested_profiles_mask,
+        );
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t>
-for WorkloadPowerProfileRequestedProfiles {
-    fn from(r: &sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t) -> Self {
-        WorkloadPowerProfileRequestedProfiles {
-            requested_profiles_mask: Mask255::from(&r.requestedProfilesMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -459,31 +546,37 @@ impl serde::Serialize for WorkloadPowerProfileRequestedProfiles {
 /// Update Profiles
 ///
 /// The safe form of `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlWorkloadPowerProfileUpdateProfiles_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct WorkloadPowerProfileUpdateProfiles {
     /// Operation to perform
     pub operation: PowerProfileOperation,
     /// Mask of 255 bits, each bit representing index of respective perf profile
     pub update_profiles_mask: Mask255,
 }
-impl WorkloadPowerProfileUpdateProfiles {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t {
+impl crate::raw::FromRaw<sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
+for WorkloadPowerProfileUpdateProfiles {
+    fn from_raw(r: &sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        WorkloadPowerProfileUpdateProfiles {
+            operation: PowerProfileOperation(r.operation),
+            update_profiles_mask: <Mask255 as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.updateProfilesMask),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
+for WorkloadPowerProfileUpdateProfiles {
+    fn to_raw(&self) -> sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t::default();
         r.operation = self.operation.0;
-        r.updateProfilesMask = self.update_profiles_mask.to_raw();
+        r.updateProfilesMask = crate::raw::ToRaw::to_raw(&self.update_profiles_mask);
         r
-    }
-}
-impl From<&sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t>
-for WorkloadPowerProfileUpdateProfiles {
-    fn from(r: &sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t) -> Self {
-        WorkloadPowerProfileUpdateProfiles {
-            operation: PowerProfileOperation(r.operation),
-            update_profiles_mask: Mask255::from(&r.updateProfilesMask),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -499,11 +592,11 @@ impl serde::Serialize for WorkloadPowerProfileUpdateProfiles {
     }
 }
 impl<'n> Device<'n> {
-    /// **Deprecated:** Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead
+    /// **Deprecated:** Use [`Device::workload_power_profile_update_profiles`] instead
     /// Clear Requested Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileRequestedProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Clear one or more performance profiles be using the input bitmask
     /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
     /// the `perfProfilesMask`. These profiles will be removed from the existing list of
@@ -512,17 +605,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `requested_profiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
+    /// * `requested_profiles`: Reference to struct [`WorkloadPowerProfileRequestedProfiles`]
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileClearRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileClearRequestedProfiles")]
@@ -538,9 +631,11 @@ impl<'n> Device<'n> {
             .nvml
             .lib()
             .nvmlDeviceWorkloadPowerProfileClearRequestedProfiles()?;
-        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-            version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..(*requested_profiles).to_raw()
+        let mut c_requested_profiles = {
+            let r: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = crate::raw::ToRaw::to_raw(
+                &(*requested_profiles),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
         Ok(())
@@ -548,23 +643,23 @@ impl<'n> Device<'n> {
     /// Get Current Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileCurrentProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileCurrentProfiles`] for more information on the struct.
     /// This API returns a stuct which contains the current `perfProfilesMask`,
     /// `requestedProfilesMask` and `enforcedProfilesMask`. Each bit set in each
     /// bitmasks indicates the profile is supported, currently requested or currently
     /// engaged, respectively.
     ///
-    /// Returns struct `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`.
+    /// Returns struct [`WorkloadPowerProfileCurrentProfiles`].
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or the pointer to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetCurrentProfiles")]
@@ -578,12 +673,16 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_current_profiles)))?;
-        Ok(WorkloadPowerProfileCurrentProfiles::from(&c_current_profiles))
+        Ok(
+            <WorkloadPowerProfileCurrentProfiles as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_current_profiles),
+        )
     }
     /// Get Performance Profiles Information
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileProfilesInfo_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileProfilesInfo`] for more information on the struct.
     /// The mask `perfProfilesMask` is bitmask of all supported mode indices where the
     /// mode is supported if the index is 1. Each supported mode will have a corresponding
     /// entry in the `perfProfile` array which will contain the `profileId`, the
@@ -591,18 +690,18 @@ impl<'n> Device<'n> {
     /// and a `conflictingMask`, where each bit set in the mask corresponds to a different
     /// profile which cannot be used in conjunction with the given profile.
     ///
-    /// Returns struct `nvmlWorkloadPowerProfileProfilesInfo_t`.
+    /// Returns struct [`WorkloadPowerProfileProfilesInfo`].
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileGetProfilesInfo`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] If struct is fully allocated
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::InsufficientSize`] if struct is fully allocated
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileGetProfilesInfo` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileGetProfilesInfo")]
@@ -616,13 +715,17 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_profiles_info)))?;
-        Ok(WorkloadPowerProfileProfilesInfo::from(&c_profiles_info))
+        Ok(
+            <WorkloadPowerProfileProfilesInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_profiles_info),
+        )
     }
-    /// **Deprecated:** Use `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` instead
+    /// **Deprecated:** Use [`Device::workload_power_profile_update_profiles`] instead
     /// Set Requested Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileRequestedProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileRequestedProfiles`] for more information on the struct.
     /// Request one or more performance profiles be activated using the input bitmask
     /// `requestedProfilesMask`, where each bit set corresponds to a supported bit from
     /// the `perfProfilesMask`. These profiles will be added to existing list of
@@ -631,17 +734,17 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `requested_profiles`: Reference to struct `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`
+    /// * `requested_profiles`: Reference to struct [`WorkloadPowerProfileRequestedProfiles`]
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileSetRequestedProfiles` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileSetRequestedProfiles")]
@@ -654,9 +757,11 @@ impl<'n> Device<'n> {
         requested_profiles: &WorkloadPowerProfileRequestedProfiles,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileSetRequestedProfiles()?;
-        let mut c_requested_profiles = sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-            version: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1 as _,
-            ..(*requested_profiles).to_raw()
+        let mut c_requested_profiles = {
+            let r: sys::nvmlWorkloadPowerProfileRequestedProfiles_v1_t = crate::raw::ToRaw::to_raw(
+                &(*requested_profiles),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_requested_profiles)))?;
         Ok(())
@@ -664,25 +769,25 @@ impl<'n> Device<'n> {
     /// Update Requested Performance Profiles
     ///
     /// For Blackwell ™ or newer fully supported devices.
-    /// See `nvmlWorkloadPowerProfileUpdateProfiles_v1_t` for more information on the struct.
+    /// See [`WorkloadPowerProfileUpdateProfiles`] for more information on the struct.
     /// Update the requested performance profiles using the input bitmask
     /// `updateProfilesMask`, where each bit set corresponds to a supported bit from
     /// the `perfProfilesMask`.
-    /// The `operation` parameter specifies the operation to perform, see `nvmlPowerProfileOperation_t` for more information.
+    /// The `operation` parameter specifies the operation to perform, see [`PowerProfileOperation`] for more information.
     /// Requires root/admin permissions or access to the NVIDIA WPPS capability.
     ///
     /// # Arguments
     ///
-    /// * `update_profiles`: Reference to struct `nvmlWorkloadPowerProfileUpdateProfiles_v1_t`
+    /// * `update_profiles`: Reference to struct [`WorkloadPowerProfileUpdateProfiles`]
     ///
     /// Calls `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pointer` to struct is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1")]
@@ -692,7 +797,12 @@ impl<'n> Device<'n> {
         update_profiles: &WorkloadPowerProfileUpdateProfiles,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1()?;
-        let mut c_update_profiles = (*update_profiles).to_raw();
+        let mut c_update_profiles = {
+            let r: sys::nvmlWorkloadPowerProfileUpdateProfiles_v1_t = crate::raw::ToRaw::to_raw(
+                &(*update_profiles),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_update_profiles)))?;
         Ok(())
     }

@@ -53,9 +53,11 @@ use super::*;
 /// Power Smoothing Structure for Profile information
 ///
 /// The safe form of `nvmlPowerSmoothingProfile_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPowerSmoothingProfile_t")]
 #[doc(alias = "nvmlPowerSmoothingProfile_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerSmoothingProfile {
     /// The requested profile ID
     pub profile_id: u32,
@@ -64,11 +66,19 @@ pub struct PowerSmoothingProfile {
     /// The requested value for the given parameter
     pub value: f64,
 }
-impl PowerSmoothingProfile {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPowerSmoothingProfile_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPowerSmoothingProfile_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
+    fn from_raw(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PowerSmoothingProfile {
+            profile_id: r.profileId,
+            param_id: r.paramId,
+            value: r.value,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
+    fn to_raw(&self) -> sys::nvmlPowerSmoothingProfile_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingProfile_v1_t::default();
         r.version = sys::nvmlPowerSmoothingProfile_v1 as _;
@@ -76,15 +86,6 @@ impl PowerSmoothingProfile {
         r.paramId = self.param_id;
         r.value = self.value;
         r
-    }
-}
-impl From<&sys::nvmlPowerSmoothingProfile_v1_t> for PowerSmoothingProfile {
-    fn from(r: &sys::nvmlPowerSmoothingProfile_v1_t) -> Self {
-        PowerSmoothingProfile {
-            profile_id: r.profileId,
-            param_id: r.paramId,
-            value: r.value,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -102,30 +103,31 @@ impl serde::Serialize for PowerSmoothingProfile {
 /// Power Smoothing Structure for Feature Enablement
 ///
 /// The safe form of `nvmlPowerSmoothingState_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPowerSmoothingState_t")]
 #[doc(alias = "nvmlPowerSmoothingState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PowerSmoothingState {
     /// 0/Disabled or 1/Enabled
-    pub state: EnableState,
+    pub state: bool,
 }
-impl PowerSmoothingState {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlPowerSmoothingState_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPowerSmoothingState_v1_t {
+impl crate::raw::FromRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
+    fn from_raw(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        PowerSmoothingState {
+            state: r.state != 0,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
+    fn to_raw(&self) -> sys::nvmlPowerSmoothingState_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPowerSmoothingState_v1_t::default();
         r.version = sys::nvmlPowerSmoothingState_v1 as _;
-        r.state = self.state.0;
+        r.state = self.state as _;
         r
-    }
-}
-impl From<&sys::nvmlPowerSmoothingState_v1_t> for PowerSmoothingState {
-    fn from(r: &sys::nvmlPowerSmoothingState_v1_t) -> Self {
-        PowerSmoothingState {
-            state: EnableState(r.state),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -148,15 +150,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t`. Note that only `profile`-&gt;profileId is used and the rest of the structure is ignored.
+    /// * `profile`: Reference to [`PowerSmoothingProfile`]. Note that only `profile`-\>profileId is used and the rest of the structure is ignored.
     ///
     /// Calls `nvmlDevicePowerSmoothingActivatePresetProfile`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or structure was NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change the profile number
     /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingActivatePresetProfile` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingActivatePresetProfile")]
     #[inline]
@@ -165,9 +168,11 @@ impl<'n> Device<'n> {
         profile: &PowerSmoothingProfile,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingActivatePresetProfile()?;
-        let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
-            version: sys::nvmlPowerSmoothingProfile_v1 as _,
-            ..(*profile).to_raw()
+        let mut c_profile = {
+            let r: sys::nvmlPowerSmoothingProfile_v1_t = crate::raw::ToRaw::to_raw(
+                &(*profile),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_profile)))?;
         Ok(())
@@ -177,19 +182,20 @@ impl<'n> Device<'n> {
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// See `nvmlEnableState_t` for details on allowed states
+    /// See [`EnableState`] for details on allowed states
     ///
     /// # Arguments
     ///
-    /// * `state`: Reference to `nvmlPowerSmoothingState_v1_t`
+    /// * `state`: Reference to [`PowerSmoothingState`]
     ///
     /// Calls `nvmlDevicePowerSmoothingSetState`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or state is NULL
+    /// - [`Error::InvalidArgument`] if device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to change feature state
     /// - [`Error::NotSupported`] if this feature is not supported by the device
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingSetState` (a driver older than the function)
     #[doc(alias = "nvmlDevicePowerSmoothingSetState")]
     #[inline]
@@ -198,36 +204,38 @@ impl<'n> Device<'n> {
         state: &PowerSmoothingState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingSetState()?;
-        let mut c_state = sys::nvmlPowerSmoothingState_v1_t {
-            version: sys::nvmlPowerSmoothingState_v1 as _,
-            ..(*state).to_raw()
+        let mut c_state = {
+            let r: sys::nvmlPowerSmoothingState_v1_t = crate::raw::ToRaw::to_raw(
+                &(*state),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
         Ok(())
     }
-    /// Update the value of a specific profile parameter contained within `nvmlPowerSmoothingProfile_v1_t`.
+    /// Update the value of a specific profile parameter contained within [`PowerSmoothingProfile`].
     /// Requires root/admin permissions.
     ///
     /// For Blackwell ™ or newer fully supported devices.
     ///
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PERCENT_TMP_FLOOR expects a value as a percentage from 00.00-100.00%
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_UP_RATE expects a value in mW/s
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_RATE expects a value in mW/s
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_HYSTERESIS expects a value in ms
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_SECONDARY_POWER_FLOOR expects a value in mW
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_WIN_MULT expects a value from 0-255
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_TAR_WIN_MULT expects a value from 0-255
-    /// NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_OFFSET expects a value in mW
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PERCENT_TMP_FLOOR`] expects a value as a percentage from 00.00-100.00%
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_UP_RATE`] expects a value in mW/s
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_RATE`] expects a value in mW/s
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_RAMP_DOWN_HYSTERESIS`] expects a value in ms
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_SECONDARY_POWER_FLOOR`] expects a value in mW
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_WIN_MULT`] expects a value from 0-255
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_TAR_WIN_MULT`] expects a value from 0-255
+    /// [`sys::NVML_POWER_SMOOTHING_PROFILE_PARAM_PRIMARY_FLOOR_ACT_OFFSET`] expects a value in mW
     ///
     /// # Arguments
     ///
-    /// * `profile`: Reference to `nvmlPowerSmoothingProfile_v1_t` struct
+    /// * `profile`: Reference to [`PowerSmoothingProfile`] struct
     ///
     /// Calls `nvmlDevicePowerSmoothingUpdatePresetProfileParam`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if device is invalid or profile parameter/value was invalid
+    /// - [`Error::InvalidArgument`] if device is invalid, or profile parameter/value was invalid
     /// - [`Error::NoPermission`] if user does not have permission to change any profile parameters
     /// - [`Error::ArgumentVersionMismatch`] if the structure version is not supported
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDevicePowerSmoothingUpdatePresetProfileParam` (a driver older than the function)
@@ -238,9 +246,11 @@ impl<'n> Device<'n> {
         profile: &PowerSmoothingProfile,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDevicePowerSmoothingUpdatePresetProfileParam()?;
-        let mut c_profile = sys::nvmlPowerSmoothingProfile_v1_t {
-            version: sys::nvmlPowerSmoothingProfile_v1 as _,
-            ..(*profile).to_raw()
+        let mut c_profile = {
+            let r: sys::nvmlPowerSmoothingProfile_v1_t = crate::raw::ToRaw::to_raw(
+                &(*profile),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_profile)))?;
         Ok(())

@@ -53,30 +53,32 @@ use super::*;
 /// Structure to store Driver branch information
 ///
 /// The safe form of `nvmlSystemDriverBranchInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlSystemDriverBranchInfo_t")]
 #[doc(alias = "nvmlSystemDriverBranchInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SystemDriverBranchInfo {
-    /// driver branch
+    /// Driver branch
     pub branch: String,
 }
-impl SystemDriverBranchInfo {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlSystemDriverBranchInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlSystemDriverBranchInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlSystemDriverBranchInfo_v1_t>
+for SystemDriverBranchInfo {
+    fn from_raw(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        SystemDriverBranchInfo {
+            branch: ffi::string_from(&r.branch),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
+    fn to_raw(&self) -> sys::nvmlSystemDriverBranchInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlSystemDriverBranchInfo_v1_t::default();
         r.version = sys::nvmlSystemDriverBranchInfo_v1 as _;
         ffi::set_string(&mut r.branch, &self.branch);
         r
-    }
-}
-impl From<&sys::nvmlSystemDriverBranchInfo_v1_t> for SystemDriverBranchInfo {
-    fn from(r: &sys::nvmlSystemDriverBranchInfo_v1_t) -> Self {
-        SystemDriverBranchInfo {
-            branch: ffi::string_from(&r.branch),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -102,9 +104,7 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `cudaDriverVersion` is NULL
-    /// - [`Error::LibraryNotFound`] if `libcuda`.so.1 or libcuda.dll is not found
-    /// - [`Error::FunctionNotFound`] if `cuDriverGetVersion`() is not found in the shared library
+    /// - [`Error::LibraryNotFound`] if libcuda.dll is not found
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCudaDriverVersion_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlSystemGetCudaDriverVersion_v2")]
     #[doc(alias = "nvmlSystemGetCudaDriverVersion")]
@@ -141,7 +141,7 @@ impl Nvml {
     /// For all products.
     ///
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
+    /// (including the NULL terminator).  See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
     /// Returns the version identifier.
     ///
@@ -150,8 +150,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetDriverVersion` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetDriverVersion")]
     #[inline]
@@ -175,8 +173,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if either `hwbcCount` or `hwbcEntries` is NULL
-    /// - [`Error::InsufficientSize`] if `hwbcCount` indicates that the `hwbcEntries` array is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetHicVersion` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlSystemGetHicVersion")]
@@ -198,7 +194,7 @@ impl Nvml {
             c_hwbc_entries
                 .iter()
                 .take(n)
-                .map(|e| HwbcEntry::from(&(*e)))
+                .map(|e| <HwbcEntry as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -210,7 +206,7 @@ impl Nvml {
     /// `nvmlMpsDeviceEnumeration`.
     ///
     /// The version identifier is an alphanumeric string.  It will not exceed 80 characters in length
-    /// (including the NULL terminator).  See `NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`.
+    /// (including the NULL terminator).  See [`sys::NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE`].
     ///
     /// Returns the version identifier.
     ///
@@ -218,8 +214,6 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `version` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetNVMLVersion` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetNVMLVersion")]
     #[inline]
@@ -247,7 +241,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `name` is NULL or `length` is 0.
     /// - [`Error::NotFound`] if process doesn't exists
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error
@@ -274,8 +267,7 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `cpuNumber`, or `count` is invalid, or `deviceArray` is NULL with a non-zero `count`
-    /// - [`Error::NotSupported`] if the device or OS does not support this feature
+    /// - [`Error::NotSupported`] if the device, or OS does not support this feature
     /// - [`Error::Unknown`] an error has occurred in underlying topology discovery
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetTopologyGpuSet` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -303,5 +295,28 @@ impl Nvml {
                 .map(|e| Device::wrap((*e), self.nref()))
                 .collect::<Vec<_>>(),
         )
+    }
+    ///  The length of the list [`Self::topology_gpu_set`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlSystemGetTopologyGpuSet`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::topology_gpu_set`]'s.
+    #[doc(alias = "nvmlSystemGetTopologyGpuSet")]
+    #[inline]
+    pub fn topology_gpu_set_count(&self, cpu_number: u32) -> Result<u32, Error> {
+        let lib = self.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlSystemGetTopologyGpuSet"));
+        if let Ok(sym) = lib.nvmlSystemGetTopologyGpuSet() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlDevice_t>(),
+                |count| call!(sym(cpu_number, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
     }
 }

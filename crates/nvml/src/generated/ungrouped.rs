@@ -53,30 +53,31 @@ use super::*;
 /// Device capabilities
 ///
 /// The safe form of `nvmlDeviceCapabilities_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlDeviceCapabilities_t")]
 #[doc(alias = "nvmlDeviceCapabilities_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceCapabilities {
-    /// OUT: Bit mask of capabilities.
+    /// Bit mask of capabilities.
     pub cap_mask: u32,
 }
-impl DeviceCapabilities {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlDeviceCapabilities_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlDeviceCapabilities_v1_t {
+impl crate::raw::FromRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
+    fn from_raw(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        DeviceCapabilities {
+            cap_mask: r.capMask,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
+    fn to_raw(&self) -> sys::nvmlDeviceCapabilities_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlDeviceCapabilities_v1_t::default();
         r.version = sys::nvmlDeviceCapabilities_v1 as _;
         r.capMask = self.cap_mask;
         r
-    }
-}
-impl From<&sys::nvmlDeviceCapabilities_v1_t> for DeviceCapabilities {
-    fn from(r: &sys::nvmlDeviceCapabilities_v1_t) -> Self {
-        DeviceCapabilities {
-            cap_mask: r.capMask,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -89,78 +90,112 @@ impl serde::Serialize for DeviceCapabilities {
         st.end()
     }
 }
-/// Parameters for waiting on an event set with `nvmlEventSetWait_v3`.
+/// Parameters for waiting on an event set with [`EventSet::wait_structured`].
 ///
 /// This structure supplies the wait timeout and returns either NVML event-bit or structured event data.
 /// For NVML event-bit data,
-/// `dataType` is `NVML_EVENT_DATA_TYPE_NVML_EVENT`, `eventType` contains the NVML event bit,
+/// `dataType` is [`EventDataType::NVML_EVENT`], `eventType` contains the NVML event bit,
 /// fields such as `eventData`, `gpuInstanceId`, and `computeInstanceId` preserve existing
 /// semantics, and structured-only fields are set to 0 or empty values. For structured GPU Operational
-/// Events, `dataType` is `NVML_EVENT_DATA_TYPE_GPU_OPERATIONAL_EVENT`, `eventType` is set to
-/// `nvmlEventTypeNone`, and the structured metadata fields are populated.
+/// Events, `dataType` is [`EventDataType::GPU_OPERATIONAL_EVENT`], `eventType` is set to
+/// [`sys::nvmlEventTypeNone`], and the structured metadata fields are populated.
 ///
 /// Clients that subscribe to both NVML event-bit and structured formats on the same event set should branch
 /// on `dataType` to determine which format was returned. During the transition period, the
 /// same underlying incident may generate both an NVML event-bit notification and a structured notification.
 ///
 /// The safe form of `nvmlEventSetWait_v3_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlEventSetWait_v3_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct EventSetWait {
-    /// \[in\] Maximum amount of time to wait, in milliseconds.
+    /// Maximum amount of time to wait, in milliseconds.
     pub timeout_ms: u32,
-    /// \[out\] `nvmlEventDataType_t` value indicating which event-data format is populated.
+    /// [`EventDataType`] value indicating which event-data format is populated.
     pub data_type: u32,
-    /// \[out\] UUID for the GPU where the event occurred. Empty if unavailable.
+    /// UUID for the GPU where the event occurred. Empty if unavailable.
     pub uuid: String,
-    /// \[out\] Source module signature for structured events. Not guaranteed to be NULL-terminated. Empty for NVML event-bit events.
+    /// Source module signature for structured events. Not guaranteed to be NULL-terminated. Empty for NVML event-bit events.
     pub source_module: String,
-    /// \[out\] NVML event bit for `NVML_EVENT_DATA_TYPE_NVML_EVENT` events; `nvmlEventTypeNone` for structured events.
+    /// NVML event bit for [`EventDataType::NVML_EVENT`] events; [`sys::nvmlEventTypeNone`] for structured events.
     pub event_type: u64,
-    /// \[out\] Xid code for `nvmlEventTypeXidCriticalError`, or 0 when not applicable.
+    /// Xid code for [`EventTypes::XID_CRITICAL_ERROR`], or 0 when not applicable.
     pub event_data: u64,
-    /// \[out\] Structured event group identifier. 0 for NVML event-bit events.
+    /// Structured event group identifier. 0 for NVML event-bit events.
     pub group_cursor: u64,
-    /// \[out\] Structured event sequence identifier. 0 for NVML event-bit events.
+    /// Structured event sequence identifier. 0 for NVML event-bit events.
     pub instance_id: u64,
-    /// \[out\] Event timestamp in microseconds. 0 if unavailable.
+    /// Event timestamp in microseconds. 0 if unavailable.
     pub timestamp_usec: u64,
-    /// \[out\] Structured event trace identifier. 0 for NVML event-bit events.
+    /// Structured event trace identifier. 0 for NVML event-bit events.
     pub trace_id: u64,
-    /// \[out\] MIG GPU instance ID for NVML event-bit data, or `NVML_GPU_INSTANCE_ID_ANY` when not applicable.
+    /// MIG GPU instance ID for NVML event-bit data, or [`sys::NVML_GPU_INSTANCE_ID_ANY`] when not applicable.
     pub gpu_instance_id: u32,
-    /// \[out\] MIG compute instance ID for NVML event-bit data, or `NVML_COMPUTE_INSTANCE_ID_ANY` when not applicable.
+    /// MIG compute instance ID for NVML event-bit data, or [`sys::NVML_COMPUTE_INSTANCE_ID_ANY`] when not applicable.
     pub compute_instance_id: u32,
-    /// \[out\] `nvmlOperationalEventSeverity_t` value for structured events. May contain newer severity values not named in this header. `NVML_OPERATIONAL_EVENT_SEVERITY_ALL` for NVML event-bit events.
+    /// [`OperationalEventSeverity`] value for structured events. May contain newer severity values not named in this header. [`OperationalEventSeverity::ALL`] for NVML event-bit events.
     pub severity: u32,
-    /// \[out\] Source-defined structured event category identifier. 0 for NVML event-bit events.
+    /// Source-defined structured event category identifier. 0 for NVML event-bit events.
     pub category_id: u32,
-    /// \[out\] Source-module-defined event code. Interpret with `sourceModule`. 0 for NVML event-bit events.
+    /// Source-module-defined event code. Interpret with `sourceModule`. 0 for NVML event-bit events.
     pub module_event_code: u32,
-    /// \[out\] Structured event scope identifier. 0 for NVML event-bit events.
+    /// Structured event scope identifier. 0 for NVML event-bit events.
     pub scope: u32,
-    /// \[out\] Structured event originator identifier. 0 for NVML event-bit events.
+    /// Structured event originator identifier. 0 for NVML event-bit events.
     pub originator: u32,
-    /// \[out\] Structured event module instance identifier. 0 for NVML event-bit events.
+    /// Structured event module instance identifier. 0 for NVML event-bit events.
     pub module_instance: u32,
-    /// \[out\] Structured event chiplet identifier. 0 for NVML event-bit events.
+    /// Structured event chiplet identifier. 0 for NVML event-bit events.
     pub chiplet_id: u32,
-    /// \[out\] `nvmlGpuOperationalEventLogLevel_t` value for structured GPU Operational Events. May contain newer log-level values not named in this header. `NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ALL` for NVML event-bit events.
+    /// [`GpuOperationalEventLogLevel`] value for structured GPU Operational Events. May contain newer log-level values not named in this header. [`GpuOperationalEventLogLevel::ALL`] for NVML event-bit events.
     pub log_level: u32,
-    /// \[out\] Bitmask of `NVML_OPERATIONAL_EVENT_ATTR_`* values for structured events. May contain newer bits not named in this header. 0 for NVML event-bit events.
+    /// Bitmask of `NVML_OPERATIONAL_EVENT_ATTR_`* values for structured events. May contain newer bits not named in this header. 0 for NVML event-bit events.
     pub attributes: u32,
-    /// \[out\] Associated CPER record size in bytes. 0 when unavailable.
+    /// Associated CPER record size in bytes. 0 when unavailable.
     pub group_cper_size: u32,
-    /// \[out\] Bitmask of `NVML_OPERATIONAL_EVENT_GROUP_ATTR_`* values for structured events. May contain newer bits not named in this header. 0 for NVML event-bit events.
+    /// Bitmask of `NVML_OPERATIONAL_EVENT_GROUP_ATTR_`* values for structured events. May contain newer bits not named in this header. 0 for NVML event-bit events.
     pub group_attributes: u32,
-    /// \[out\] Total number of events in the structured event group. 0 for NVML event-bit events.
+    /// Total number of events in the structured event group. 0 for NVML event-bit events.
     pub group_size: u8,
-    /// \[out\] Zero-based index within the structured event group. 0 for NVML event-bit events.
+    /// Zero-based index within the structured event group. 0 for NVML event-bit events.
     pub group_index: u8,
 }
-impl EventSetWait {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlEventSetWait_v3_t {
+impl crate::raw::FromRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
+    fn from_raw(r: &sys::nvmlEventSetWait_v3_t) -> Self {
+        #[allow(clippy::needless_update)]
+        EventSetWait {
+            timeout_ms: r.timeoutMs,
+            data_type: r.dataType,
+            uuid: ffi::string_from(&r.uuid),
+            source_module: ffi::string_from(&r.sourceModule),
+            event_type: r.eventType,
+            event_data: r.eventData,
+            group_cursor: r.groupCursor,
+            instance_id: r.instanceId,
+            timestamp_usec: r.timestampUsec,
+            trace_id: r.traceId,
+            gpu_instance_id: r.gpuInstanceId,
+            compute_instance_id: r.computeInstanceId,
+            severity: r.severity,
+            category_id: r.categoryId,
+            module_event_code: r.moduleEventCode,
+            scope: r.scope,
+            originator: r.originator,
+            module_instance: r.moduleInstance,
+            chiplet_id: r.chipletId,
+            log_level: r.logLevel,
+            attributes: r.attributes,
+            group_cper_size: r.groupCperSize,
+            group_attributes: r.groupAttributes,
+            group_size: r.groupSize,
+            group_index: r.groupIndex,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlEventSetWait_v3_t> for EventSetWait {
+    fn to_raw(&self) -> sys::nvmlEventSetWait_v3_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlEventSetWait_v3_t::default();
         r.timeoutMs = self.timeout_ms;
@@ -189,37 +224,6 @@ impl EventSetWait {
         r.groupSize = self.group_size;
         r.groupIndex = self.group_index;
         r
-    }
-}
-impl From<&sys::nvmlEventSetWait_v3_t> for EventSetWait {
-    fn from(r: &sys::nvmlEventSetWait_v3_t) -> Self {
-        EventSetWait {
-            timeout_ms: r.timeoutMs,
-            data_type: r.dataType,
-            uuid: ffi::string_from(&r.uuid),
-            source_module: ffi::string_from(&r.sourceModule),
-            event_type: r.eventType,
-            event_data: r.eventData,
-            group_cursor: r.groupCursor,
-            instance_id: r.instanceId,
-            timestamp_usec: r.timestampUsec,
-            trace_id: r.traceId,
-            gpu_instance_id: r.gpuInstanceId,
-            compute_instance_id: r.computeInstanceId,
-            severity: r.severity,
-            category_id: r.categoryId,
-            module_event_code: r.moduleEventCode,
-            scope: r.scope,
-            originator: r.originator,
-            module_instance: r.moduleInstance,
-            chiplet_id: r.chipletId,
-            log_level: r.logLevel,
-            attributes: r.attributes,
-            group_cper_size: r.groupCperSize,
-            group_attributes: r.groupAttributes,
-            group_size: r.groupSize,
-            group_index: r.groupIndex,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -257,41 +261,46 @@ impl serde::Serialize for EventSetWait {
     }
 }
 /// Configuration for registering structured GPU Operational Events with
-/// `nvmlEventSetRegisterGpuOperationalEvents_v1`.
+/// [`EventSet::register_gpu_operational_events`].
 ///
 /// Initialize the structure to zero and then set `uuid` to select the target GPU. Default values
 /// register new device-wide events with log-level and severity filters disabled.
 ///
 /// The safe form of `nvmlGpuOperationalEventConfig_v1_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_st")]
 #[doc(alias = "nvmlGpuOperationalEventConfig_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GpuOperationalEventConfig {
-    /// \[in\] Target GPU UUID string. Must be a NULL-terminated "GPU-..." UUID.
+    /// Target GPU UUID string. Must be a NULL-terminated "GPU-..." UUID.
     pub uuid: String,
-    /// \[in\] `nvmlGpuOperationalEventLogLevel_t` value for the minimum GPU Operational Event log level. `NVML_GPU_OPERATIONAL_EVENT_LOG_LEVEL_ALL` means no filter.
+    /// [`GpuOperationalEventLogLevel`] value for the minimum GPU Operational Event log level. [`GpuOperationalEventLogLevel::ALL`] means no filter.
     pub min_log_level: u32,
-    /// \[in\] `nvmlOperationalEventSeverity_t` value for the minimum Operational Event severity threshold. `NVML_OPERATIONAL_EVENT_SEVERITY_ALL` means no filter.
+    /// [`OperationalEventSeverity`] value for the minimum Operational Event severity threshold. [`OperationalEventSeverity::ALL`] means no filter.
     pub min_severity: u32,
 }
-impl GpuOperationalEventConfig {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGpuOperationalEventConfig_v1_st {
+impl crate::raw::FromRaw<sys::nvmlGpuOperationalEventConfig_v1_st>
+for GpuOperationalEventConfig {
+    fn from_raw(r: &sys::nvmlGpuOperationalEventConfig_v1_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GpuOperationalEventConfig {
+            uuid: ffi::string_from(&r.uuid),
+            min_log_level: r.minLogLevel,
+            min_severity: r.minSeverity,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGpuOperationalEventConfig_v1_st>
+for GpuOperationalEventConfig {
+    fn to_raw(&self) -> sys::nvmlGpuOperationalEventConfig_v1_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGpuOperationalEventConfig_v1_st::default();
         ffi::set_string(&mut r.uuid, &self.uuid);
         r.minLogLevel = self.min_log_level;
         r.minSeverity = self.min_severity;
         r
-    }
-}
-impl From<&sys::nvmlGpuOperationalEventConfig_v1_st> for GpuOperationalEventConfig {
-    fn from(r: &sys::nvmlGpuOperationalEventConfig_v1_st) -> Self {
-        GpuOperationalEventConfig {
-            uuid: ffi::string_from(&r.uuid),
-            min_log_level: r.minLogLevel,
-            min_severity: r.minSeverity,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -308,27 +317,30 @@ impl serde::Serialize for GpuOperationalEventConfig {
 }
 ///
 /// The safe form of `nvmlMask255_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlMask255_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Mask255 {
     pub mask: Vec<u32>,
 }
-impl Mask255 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlMask255_t {
+impl crate::raw::FromRaw<sys::nvmlMask255_t> for Mask255 {
+    fn from_raw(r: &sys::nvmlMask255_t) -> Self {
+        #[allow(clippy::needless_update)]
+        Mask255 {
+            mask: r.mask.iter().map(|x| (*x)).collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlMask255_t> for Mask255 {
+    fn to_raw(&self) -> sys::nvmlMask255_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlMask255_t::default();
         for (d, s) in r.mask.iter_mut().zip(self.mask.iter()) {
             *d = (*s);
         }
         r
-    }
-}
-impl From<&sys::nvmlMask255_t> for Mask255 {
-    fn from(r: &sys::nvmlMask255_t) -> Self {
-        Mask255 {
-            mask: r.mask.iter().map(|x| (*x)).collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -344,7 +356,7 @@ impl serde::Serialize for Mask255 {
 impl<'n> Device<'n> {
     /// Get device capabilities
     ///
-    /// See `nvmlDeviceCapabilities_v1_t` for more information on the struct.
+    /// See [`DeviceCapabilities`] for more information on the struct.
     ///
     /// Returns GPU's capabilities.
     ///
@@ -352,11 +364,11 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `counters` is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the provided version is invalid/unsupported
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::ArgumentVersionMismatch`] if the provided version is invalid/unsupported
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetCapabilities")]
@@ -368,6 +380,6 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_caps)))?;
-        Ok(DeviceCapabilities::from(&c_caps))
+        Ok(<DeviceCapabilities as crate::raw::FromRaw<_>>::from_raw(&c_caps))
     }
 }

@@ -58,12 +58,12 @@ impl<'n> Unit<'n> {
     ///
     /// This operation takes effect immediately.
     ///
-    /// &lt;b&gt;Current S-Class products don't provide unique LEDs for each unit. As such, both front
-    /// and back LEDs will be toggled in unison regardless of which unit is specified with this command.&lt;/b&gt;
+    /// \<b\>Current S-Class products don't provide unique LEDs for each unit. As such, both front
+    /// and back LEDs will be toggled in unison regardless of which unit is specified with this command.\</b\>
     ///
-    /// See `nvmlLedColor_t` for available colors.
+    /// See [`LedColor`] for available colors.
     ///
-    /// See also: nvmlUnitGetLedState()
+    /// See also: [`Unit::led_state`]()
     ///
     /// # Arguments
     ///
@@ -74,7 +74,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unit` or `color` is invalid
+    /// - [`Error::InvalidArgument`] if the unit or `color` is invalid
     /// - [`Error::NotSupported`] if this is not an S-class product
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] on any unexpected error

@@ -55,7 +55,7 @@ impl Nvml {
     ///
     /// For S-class products.
     ///
-    /// Valid indices are derived from the `unitCount` returned by `nvmlUnitGetCount`().
+    /// Valid indices are derived from the `unitCount` returned by [`Nvml::unit_count`]().
     /// For example, if `unitCount` is 2 the valid indices are 0 and 1, corresponding to UNIT 0 and UNIT 1.
     ///
     /// The order in which NVML enumerates units has no guarantees of consistency between reboots.
@@ -64,14 +64,14 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `index`: The index of the target unit, &gt;= 0 and &lt; `unitCount`
+    /// * `index`: The index of the target unit, \>= 0 and \< `unitCount`
     ///
     /// Calls `nvmlUnitGetHandleByIndex`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `index` is invalid or `unit` is NULL
+    /// - [`Error::InvalidArgument`] if `index` is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetHandleByIndex` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetHandleByIndex")]
@@ -93,7 +93,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unitCount` is NULL
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetCount` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetCount")]
@@ -119,8 +118,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `deviceCount` indicates that the `devices` array is too small
-    /// - [`Error::InvalidArgument`] if `unit` is invalid, either of `deviceCount` or `devices` is NULL
+    /// - [`Error::InvalidArgument`] if the unit is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetDevices` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -153,7 +151,7 @@ impl<'n> Unit<'n> {
     ///
     /// For S-class products.
     ///
-    /// See `nvmlUnitFanSpeeds_t` for details on available fan speed info.
+    /// See [`UnitFanSpeeds`] for details on available fan speed info.
     ///
     /// Returns the fan speed information.
     ///
@@ -162,7 +160,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unit` is invalid or `fanSpeeds` is NULL
+    /// - [`Error::InvalidArgument`] if the unit is invalid
     /// - [`Error::NotSupported`] if this is not an S-class product
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetFanSpeedInfo` (a driver older than the function)
@@ -172,15 +170,15 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetFanSpeedInfo()?;
         let mut c_fan_speeds: sys::nvmlUnitFanSpeeds_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_fan_speeds)))?;
-        Ok(UnitFanSpeeds::from(&c_fan_speeds))
+        Ok(<UnitFanSpeeds as crate::raw::FromRaw<_>>::from_raw(&c_fan_speeds))
     }
     /// Retrieves the LED state associated with this unit.
     ///
     /// For S-class products.
     ///
-    /// See `nvmlLedState_t` for details on allowed states.
+    /// See [`LedState`] for details on allowed states.
     ///
-    /// See also: nvmlUnitSetLedState()
+    /// See also: [`Unit::set_led_state`]()
     ///
     /// Returns the current LED state.
     ///
@@ -189,7 +187,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unit` is invalid or `state` is NULL
+    /// - [`Error::InvalidArgument`] if the unit is invalid
     /// - [`Error::NotSupported`] if this is not an S-class product
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetLedState` (a driver older than the function)
@@ -199,13 +197,13 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetLedState()?;
         let mut c_state: sys::nvmlLedState_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_state)))?;
-        Ok(LedState::from(&c_state))
+        Ok(<LedState as crate::raw::FromRaw<_>>::from_raw(&c_state))
     }
     /// Retrieves the PSU stats for the unit.
     ///
     /// For S-class products.
     ///
-    /// See `nvmlPSUInfo_t` for details on available PSU info.
+    /// See [`PSUInfo`] for details on available PSU info.
     ///
     /// Returns the PSU information.
     ///
@@ -214,7 +212,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unit` is invalid or `psu` is NULL
+    /// - [`Error::InvalidArgument`] if the unit is invalid
     /// - [`Error::NotSupported`] if this is not an S-class product
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetPsuInfo` (a driver older than the function)
@@ -224,7 +222,7 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetPsuInfo()?;
         let mut c_psu: sys::nvmlPSUInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_psu)))?;
-        Ok(PSUInfo::from(&c_psu))
+        Ok(<PSUInfo as crate::raw::FromRaw<_>>::from_raw(&c_psu))
     }
     /// Retrieves the temperature readings for the unit, in degrees C.
     ///
@@ -244,7 +242,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unit` or `type` is invalid or `temp` is NULL
+    /// - [`Error::InvalidArgument`] if the unit or `r#type` is invalid
     /// - [`Error::NotSupported`] if this is not an S-class product
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetTemperature` (a driver older than the function)
@@ -260,7 +258,7 @@ impl<'n> Unit<'n> {
     ///
     /// For S-class products.
     ///
-    /// See `nvmlUnitInfo_t` for details on available unit info.
+    /// See [`UnitInfo`] for details on available unit info.
     ///
     /// Returns the unit information.
     ///
@@ -269,7 +267,7 @@ impl<'n> Unit<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `unit` is invalid or `info` is NULL
+    /// - [`Error::InvalidArgument`] if the unit is invalid
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlUnitGetUnitInfo` (a driver older than the function)
     #[doc(alias = "nvmlUnitGetUnitInfo")]
     #[inline]
@@ -277,6 +275,6 @@ impl<'n> Unit<'n> {
         let sym = self.nvml.lib().nvmlUnitGetUnitInfo()?;
         let mut c_info: sys::nvmlUnitInfo_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_info)))?;
-        Ok(UnitInfo::from(&c_info))
+        Ok(<UnitInfo as crate::raw::FromRaw<_>>::from_raw(&c_info))
     }
 }

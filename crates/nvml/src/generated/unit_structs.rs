@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlFanState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct FanState(pub sys::nvmlFanState_enum);
+pub struct FanState(pub u32);
 impl FanState {
     /// Fan is working properly
     ///
@@ -77,6 +77,19 @@ impl FanState {
     }
 }
 open_newtype!(FanState(u32), signed);
+impl core::fmt::Display for FanState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_FAN_NORMAL => "Normal",
+                sys::NVML_FAN_FAILED => "Failed",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Led color enum.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`LedColor::name`]).
@@ -84,7 +97,7 @@ open_newtype!(FanState(u32), signed);
 #[doc(alias = "nvmlLedColor_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct LedColor(pub sys::nvmlLedColor_enum);
+pub struct LedColor(pub u32);
 impl LedColor {
     /// GREEN, indicates good health
     ///
@@ -104,32 +117,48 @@ impl LedColor {
     }
 }
 open_newtype!(LedColor(u32), signed);
+impl core::fmt::Display for LedColor {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_LED_COLOR_GREEN => "Green",
+                sys::NVML_LED_COLOR_AMBER => "Amber",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Description of HWBC entry
 ///
 /// The safe form of `nvmlHwbcEntry_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlHwbcEntry_st")]
 #[doc(alias = "nvmlHwbcEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct HwbcEntry {
     pub hwbc_id: u32,
     pub firmware_version: String,
 }
-impl HwbcEntry {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlHwbcEntry_st {
+impl crate::raw::FromRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {
+    fn from_raw(r: &sys::nvmlHwbcEntry_st) -> Self {
+        #[allow(clippy::needless_update)]
+        HwbcEntry {
+            hwbc_id: r.hwbcId,
+            firmware_version: ffi::string_from(&r.firmwareVersion),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlHwbcEntry_st> for HwbcEntry {
+    fn to_raw(&self) -> sys::nvmlHwbcEntry_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlHwbcEntry_st::default();
         r.hwbcId = self.hwbc_id;
         ffi::set_string(&mut r.firmwareVersion, &self.firmware_version);
         r
-    }
-}
-impl From<&sys::nvmlHwbcEntry_st> for HwbcEntry {
-    fn from(r: &sys::nvmlHwbcEntry_st) -> Self {
-        HwbcEntry {
-            hwbc_id: r.hwbcId,
-            firmware_version: ffi::string_from(&r.firmwareVersion),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -146,31 +175,34 @@ impl serde::Serialize for HwbcEntry {
 /// LED states for an S-class unit.
 ///
 /// The safe form of `nvmlLedState_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlLedState_st")]
 #[doc(alias = "nvmlLedState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct LedState {
     /// If amber, a text description of the cause
     pub cause: String,
     /// GREEN or AMBER
     pub color: LedColor,
 }
-impl LedState {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlLedState_st {
+impl crate::raw::FromRaw<sys::nvmlLedState_st> for LedState {
+    fn from_raw(r: &sys::nvmlLedState_st) -> Self {
+        #[allow(clippy::needless_update)]
+        LedState {
+            cause: ffi::string_from(&r.cause),
+            color: LedColor(r.color),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlLedState_st> for LedState {
+    fn to_raw(&self) -> sys::nvmlLedState_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlLedState_st::default();
         ffi::set_string(&mut r.cause, &self.cause);
         r.color = self.color.0;
         r
-    }
-}
-impl From<&sys::nvmlLedState_st> for LedState {
-    fn from(r: &sys::nvmlLedState_st) -> Self {
-        LedState {
-            cause: ffi::string_from(&r.cause),
-            color: LedColor(r.color),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -199,9 +231,11 @@ impl serde::Serialize for LedState {
 /// - Short pin transition
 ///
 /// The safe form of `nvmlPSUInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlPSUInfo_st")]
 #[doc(alias = "nvmlPSUInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct PSUInfo {
     /// The power supply state
     pub state: String,
@@ -212,9 +246,20 @@ pub struct PSUInfo {
     /// PSU power draw (W)
     pub power: u32,
 }
-impl PSUInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlPSUInfo_st {
+impl crate::raw::FromRaw<sys::nvmlPSUInfo_st> for PSUInfo {
+    fn from_raw(r: &sys::nvmlPSUInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        PSUInfo {
+            state: ffi::string_from(&r.state),
+            current: r.current,
+            voltage: r.voltage,
+            power: r.power,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlPSUInfo_st> for PSUInfo {
+    fn to_raw(&self) -> sys::nvmlPSUInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlPSUInfo_st::default();
         ffi::set_string(&mut r.state, &self.state);
@@ -222,16 +267,6 @@ impl PSUInfo {
         r.voltage = self.voltage;
         r.power = self.power;
         r
-    }
-}
-impl From<&sys::nvmlPSUInfo_st> for PSUInfo {
-    fn from(r: &sys::nvmlPSUInfo_st) -> Self {
-        PSUInfo {
-            state: ffi::string_from(&r.state),
-            current: r.current,
-            voltage: r.voltage,
-            power: r.power,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -250,31 +285,34 @@ impl serde::Serialize for PSUInfo {
 /// Fan speed reading for a single fan in an S-class unit.
 ///
 /// The safe form of `nvmlUnitFanInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlUnitFanInfo_st")]
 #[doc(alias = "nvmlUnitFanInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct UnitFanInfo {
     /// Fan speed (RPM)
     pub speed: u32,
     /// Flag that indicates whether fan is working properly
     pub state: FanState,
 }
-impl UnitFanInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlUnitFanInfo_st {
+impl crate::raw::FromRaw<sys::nvmlUnitFanInfo_st> for UnitFanInfo {
+    fn from_raw(r: &sys::nvmlUnitFanInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        UnitFanInfo {
+            speed: r.speed,
+            state: FanState(r.state),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlUnitFanInfo_st> for UnitFanInfo {
+    fn to_raw(&self) -> sys::nvmlUnitFanInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUnitFanInfo_st::default();
         r.speed = self.speed;
         r.state = self.state.0;
         r
-    }
-}
-impl From<&sys::nvmlUnitFanInfo_st> for UnitFanInfo {
-    fn from(r: &sys::nvmlUnitFanInfo_st) -> Self {
-        UnitFanInfo {
-            speed: r.speed,
-            state: FanState(r.state),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -291,33 +329,41 @@ impl serde::Serialize for UnitFanInfo {
 /// Fan speed readings for an entire S-class unit.
 ///
 /// The safe form of `nvmlUnitFanSpeeds_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlUnitFanSpeeds_st")]
 #[doc(alias = "nvmlUnitFanSpeeds_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct UnitFanSpeeds {
     /// Fan speed data for each fan
     pub fans: Vec<UnitFanInfo>,
     /// Number of fans in unit
     pub count: u32,
 }
-impl UnitFanSpeeds {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlUnitFanSpeeds_st {
+impl crate::raw::FromRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
+    fn from_raw(r: &sys::nvmlUnitFanSpeeds_st) -> Self {
+        #[allow(clippy::needless_update)]
+        UnitFanSpeeds {
+            fans: r
+                .fans
+                .iter()
+                .take(r.count as usize)
+                .map(|x| <UnitFanInfo as crate::raw::FromRaw<_>>::from_raw(&(*x)))
+                .collect(),
+            count: r.count,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
+    fn to_raw(&self) -> sys::nvmlUnitFanSpeeds_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUnitFanSpeeds_st::default();
         for (d, s) in r.fans.iter_mut().zip(self.fans.iter()) {
-            *d = (*s).to_raw();
+            *d = crate::raw::ToRaw::to_raw(&(*s));
         }
         r.count = self.count;
         r
-    }
-}
-impl From<&sys::nvmlUnitFanSpeeds_st> for UnitFanSpeeds {
-    fn from(r: &sys::nvmlUnitFanSpeeds_st) -> Self {
-        UnitFanSpeeds {
-            fans: r.fans.iter().map(|x| UnitFanInfo::from(&(*x))).collect(),
-            count: r.count,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -334,9 +380,11 @@ impl serde::Serialize for UnitFanSpeeds {
 /// Static S-class unit info.
 ///
 /// The safe form of `nvmlUnitInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlUnitInfo_st")]
 #[doc(alias = "nvmlUnitInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct UnitInfo {
     /// Product name
     pub name: String,
@@ -347,9 +395,20 @@ pub struct UnitInfo {
     /// Firmware version
     pub firmware_version: String,
 }
-impl UnitInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlUnitInfo_st {
+impl crate::raw::FromRaw<sys::nvmlUnitInfo_st> for UnitInfo {
+    fn from_raw(r: &sys::nvmlUnitInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        UnitInfo {
+            name: ffi::string_from(&r.name),
+            id: ffi::string_from(&r.id),
+            serial: ffi::string_from(&r.serial),
+            firmware_version: ffi::string_from(&r.firmwareVersion),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlUnitInfo_st> for UnitInfo {
+    fn to_raw(&self) -> sys::nvmlUnitInfo_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlUnitInfo_st::default();
         ffi::set_string(&mut r.name, &self.name);
@@ -357,16 +416,6 @@ impl UnitInfo {
         ffi::set_string(&mut r.serial, &self.serial);
         ffi::set_string(&mut r.firmwareVersion, &self.firmware_version);
         r
-    }
-}
-impl From<&sys::nvmlUnitInfo_st> for UnitInfo {
-    fn from(r: &sys::nvmlUnitInfo_st) -> Self {
-        UnitInfo {
-            name: ffi::string_from(&r.name),
-            id: ffi::string_from(&r.id),
-            serial: ffi::string_from(&r.serial),
-            firmware_version: ffi::string_from(&r.firmwareVersion),
-        }
     }
 }
 #[cfg(feature = "serde")]

@@ -62,9 +62,9 @@ impl<'n> Device<'n> {
     /// the samples were recorded. Individual utilization values are returned as "unsigned int" values.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilizationSamples` set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance
+    /// `utilizationSamples` set to NULL. The function will return [`Error::InsufficientSize`], with the current vGPU instance
     /// count in `vgpuProcessSamplesCount`. The caller should allocate a buffer of size
-    /// vgpuProcessSamplesCount * sizeof(nvmlVgpuProcessUtilizationSample_t). Invoke the function again with
+    /// vgpuProcessSamplesCount * sizeof([`VgpuProcessUtilizationSample`]). Invoke the function again with
     /// the allocated buffer passed in `utilizationSamples`, and `vgpuProcessSamplesCount` set to the number of entries the
     /// buffer is sized for.
     ///
@@ -80,17 +80,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetVgpuProcessUtilization`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `vgpuProcessSamplesCount` or a sample count of 0 is passed with a non-NULL `utilizationSamples`
-    /// - [`Error::InsufficientSize`] if supplied `vgpuProcessSamplesCount` is too small to return samples for all vGPU instances currently executing on the device
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessUtilization` (a driver older than the function)
@@ -99,7 +98,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_process_utilization(
         &self,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<VgpuProcessUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuProcessUtilization()?;
         let ((mut c_utilization_samples), n) = ffi::fill_counted(
@@ -110,8 +109,8 @@ impl<'n> Device<'n> {
                     sys::nvmlVgpuProcessUtilizationSample_st,
                 > = vec![Default::default(); capacity as usize];
                 let code = call!(
-                    sym(self.raw, last_seen_time_stamp, count, ffi::ptr_or_null(& mut
-                    c_utilization_samples))
+                    sym(self.raw, last_seen_time_stamp.unwrap_or(0), count,
+                    ffi::ptr_or_null(& mut c_utilization_samples))
                 );
                 (code, (c_utilization_samples))
             },
@@ -120,7 +119,9 @@ impl<'n> Device<'n> {
             c_utilization_samples
                 .iter()
                 .take(n)
-                .map(|e| VgpuProcessUtilizationSample::from(&(*e)))
+                .map(|e| <VgpuProcessUtilizationSample as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -132,13 +133,13 @@ impl<'n> Device<'n> {
     /// on a device. Utilization values are returned as an array of utilization sample structures in the caller-supplied buffer
     /// pointed at by `utilizationSamples`. One utilization sample structure is returned per vGPU instance, and includes the
     /// CPU timestamp at which the samples were recorded. Individual utilization values are returned as "unsigned int" values
-    /// in nvmlValue_t unions. The function sets the caller-supplied `sampleValType` to NVML_VALUE_TYPE_UNSIGNED_INT to
+    /// in nvmlValue_t unions. The function sets the caller-supplied `sampleValType` to [`ValueType::UNSIGNED_INT`] to
     /// indicate the returned value type.
     ///
     /// To read utilization values, first determine the size of buffer required to hold the samples by invoking the function with
-    /// `utilizationSamples` set to NULL. The function will return NVML_ERROR_INSUFFICIENT_SIZE, with the current vGPU instance
+    /// `utilizationSamples` set to NULL. The function will return [`Error::InsufficientSize`], with the current vGPU instance
     /// count in `vgpuInstanceSamplesCount`, or NVML_SUCCESS if the current vGPU instance count is zero. The caller should allocate
-    /// a buffer of size vgpuInstanceSamplesCount * sizeof(nvmlVgpuInstanceUtilizationSample_t). Invoke the function again with
+    /// a buffer of size vgpuInstanceSamplesCount * sizeof([`VgpuInstanceUtilizationSample`]). Invoke the function again with
     /// the allocated buffer passed in `utilizationSamples`, and `vgpuInstanceSamplesCount` set to the number of entries the
     /// buffer is sized for.
     ///
@@ -154,17 +155,16 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp.
+    /// * `last_seen_time_stamp`: Return only samples with timestamp greater than lastSeenTimeStamp. `None` passes the header's `0` (see above).
     ///
     /// Calls `nvmlDeviceGetVgpuUtilization`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `vgpuInstanceSamplesCount` or `sampleValType` is NULL, or a sample count of 0 is passed with a non-NULL `utilizationSamples`
-    /// - [`Error::InsufficientSize`] if supplied `vgpuInstanceSamplesCount` is too small to return samples for all vGPU instances currently executing on the device
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuUtilization` (a driver older than the function)
@@ -173,7 +173,7 @@ impl<'n> Device<'n> {
     #[inline]
     pub fn vgpu_utilization(
         &self,
-        last_seen_time_stamp: u64,
+        last_seen_time_stamp: Option<u64>,
     ) -> Result<Vec<VgpuInstanceUtilizationSample>, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuUtilization()?;
         let mut c_sample_val_type: sys::nvmlValueType_enum = Default::default();
@@ -185,8 +185,9 @@ impl<'n> Device<'n> {
                     sys::nvmlVgpuInstanceUtilizationSample_st,
                 > = vec![Default::default(); capacity as usize];
                 let code = call!(
-                    sym(self.raw, last_seen_time_stamp, & mut c_sample_val_type, count,
-                    ffi::ptr_or_null(& mut c_utilization_samples))
+                    sym(self.raw, last_seen_time_stamp.unwrap_or(0), & mut
+                    c_sample_val_type, count, ffi::ptr_or_null(& mut
+                    c_utilization_samples))
                 );
                 (code, (c_utilization_samples))
             },
@@ -195,7 +196,7 @@ impl<'n> Device<'n> {
             c_utilization_samples
                 .iter()
                 .take(n)
-                .map(|e| VgpuInstanceUtilizationSample::from_raw(
+                .map(|e| VgpuInstanceUtilizationSample::from_raw_typed(
                     &(*e),
                     ValueType(c_sample_val_type as _),
                 ))
@@ -215,19 +216,19 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mode` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::NotSupported`] if the vGPU doesn't support this feature
     /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingMode` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingMode")]
     #[inline]
-    pub fn accounting_mode(&self) -> Result<EnableState, Error> {
+    pub fn accounting_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingMode()?;
         let mut c_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_mode)))?;
-        Ok(EnableState(c_mode))
+        Ok(c_mode != 0)
     }
     /// Queries list of processes running on vGPU that can be queried for accounting stats. The list of processes
     /// returned can be in running or terminated state.
@@ -235,13 +236,13 @@ impl<'n> VgpuInstance<'n> {
     /// For Maxwell ™ or newer fully supported devices.
     ///
     /// To just query the maximum number of processes that can be queried, call this function with *count = 0 and
-    /// pids=NULL. The return code will be NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if list is empty.
+    /// pids=NULL. The return code will be [`Error::InsufficientSize`], or NVML_SUCCESS if list is empty.
     ///
-    /// For more details see `nvmlVgpuInstanceGetAccountingStats`.
+    /// For more details see [`VgpuInstance::accounting_stats`].
     ///
     /// **Note:** In case of PID collision some processes might not be accessible before the circular buffer is full.
     ///
-    /// See also: nvmlVgpuInstanceGetAccountingPids
+    /// See also: [`VgpuInstance::accounting_pids`]
     ///
     /// Returns list of process ids.
     ///
@@ -250,10 +251,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `count` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
-    /// - [`Error::InsufficientSize`] if `count` is too small (\\a count is set to expected value)
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingPids` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -278,15 +278,15 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// Accounting stats capture GPU utilization and other statistics across the lifetime of a process, and
     /// can be queried during life time of the process or after its termination.
-    /// The time field in `nvmlAccountingStats_t` is reported as 0 during the lifetime of the process and
+    /// The time field in [`AccountingStats`] is reported as 0 during the lifetime of the process and
     /// updated to actual running time after its termination.
     /// Accounting stats are kept in a circular buffer, newly created processes overwrite information about old
     /// processes.
     ///
-    /// See `nvmlAccountingStats_t` for description of each returned metric.
-    /// List of processes that can be queried can be retrieved from `nvmlVgpuInstanceGetAccountingPids`.
+    /// See [`AccountingStats`] for description of each returned metric.
+    /// List of processes that can be queried can be retrieved from [`VgpuInstance::accounting_pids`].
     ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    /// **Note:** Accounting Mode needs to be on. See [`VgpuInstance::accounting_mode`].
     ///
     /// **Note:** Only compute and graphics applications stats can be queried. Monitoring applications stats can't be
     /// queried since they don't contribute to GPU utilization.
@@ -304,25 +304,25 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `stats` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system or `stats` is not found
-    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetAccountingStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetAccountingStats")]
     #[inline]
-    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStatsV1, Error> {
+    pub fn accounting_stats(&self, pid: u32) -> Result<AccountingStats, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetAccountingStats()?;
         let mut c_stats: sys::nvmlAccountingStats_st = Default::default();
         ffi::check(call!(sym(self.raw, pid, & mut c_stats)))?;
-        Ok(AccountingStatsV1::from(&c_stats))
+        Ok(<AccountingStats as crate::raw::FromRaw<_>>::from_raw(&c_stats))
     }
     /// Clears accounting information of the vGPU instance that have already terminated.
     ///
     /// For Maxwell ™ or newer fully supported devices.
     /// Requires root/admin permissions.
     ///
-    /// **Note:** Accounting Mode needs to be on. See `nvmlVgpuInstanceGetAccountingMode`.
+    /// **Note:** Accounting Mode needs to be on. See [`VgpuInstance::accounting_mode`].
     ///
     /// **Note:** Only compute and graphics applications stats are reported and can be cleared since monitoring applications
     /// stats don't contribute to GPU utilization.
@@ -332,9 +332,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is invalid
+    /// - [`Error::InvalidArgument`] if the vGPU instance is invalid
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature or accounting mode is disabled
+    /// - [`Error::NotSupported`] if the vGPU doesn't support this feature, or accounting mode is disabled
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceClearAccountingPids` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceClearAccountingPids")]
@@ -354,8 +354,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `licenseInfo` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseInfo_v2` nor an older version of it (a driver older than the function)
@@ -371,7 +371,11 @@ impl<'n> VgpuInstance<'n> {
             match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
-                Ok(VgpuLicenseInfo::from(&c_license_info))
+                Ok(
+                    <VgpuLicenseInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_license_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -381,8 +385,37 @@ impl<'n> VgpuInstance<'n> {
             match (|| -> Result<VgpuLicenseInfo, Error> {
                 let mut c_license_info: sys::nvmlVgpuLicenseInfo_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_license_info)))?;
-                Ok(VgpuLicenseInfo::from(&c_license_info))
+                Ok(
+                    <VgpuLicenseInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_license_info),
+                )
             })() {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::accounting_pids`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlVgpuInstanceGetAccountingPids`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::accounting_pids`]'s.
+    #[doc(alias = "nvmlVgpuInstanceGetAccountingPids")]
+    #[inline]
+    pub fn accounting_pid_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetAccountingPids"),
+        );
+        if let Ok(sym) = lib.nvmlVgpuInstanceGetAccountingPids() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<u32>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
             }

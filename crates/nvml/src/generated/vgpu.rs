@@ -51,7 +51,8 @@ use crate::{Error, Nvml};
 use super::handles::*;
 use super::*;
 /// What `nvmlVgpuTypeGetDeviceID` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct DeviceId {
     /// Device ID and vendor ID of the device contained in single 32 bit value
     pub device_id: u64,
@@ -69,11 +70,12 @@ impl serde::Serialize for DeviceId {
     }
 }
 /// What `nvmlVgpuTypeGetResolution` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Resolution {
-    /// Pointer to maximum number of pixels in X dimension
+    /// Maximum number of pixels in X dimension
     pub xdim: u32,
-    /// Pointer to maximum number of pixels in Y dimension
+    /// Maximum number of pixels in Y dimension
     pub ydim: u32,
 }
 #[cfg(feature = "serde")]
@@ -87,11 +89,12 @@ impl serde::Serialize for Resolution {
     }
 }
 /// What `nvmlVgpuInstanceGetVmID` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VmId {
-    /// Pointer to caller-supplied buffer to hold VM ID
+    /// Caller-supplied buffer to hold VM ID
     pub vm_id: String,
-    /// Pointer to hold VM ID type
+    /// Hold VM ID type
     pub vm_id_type: VgpuVmIdType,
 }
 #[cfg(feature = "serde")]
@@ -107,7 +110,7 @@ impl serde::Serialize for VmId {
 impl Nvml {
     /// Retrieve the requested vGPU driver capability.
     ///
-    /// Refer to the `nvmlVgpuDriverCapability_t` structure for the specific capabilities that can be queried.
+    /// Refer to the [`VgpuDriverCapability`] structure for the specific capabilities that can be queried.
     /// The return value in `capResult` should be treated as a boolean, with a non-zero value indicating that the capability
     /// is supported.
     ///
@@ -117,15 +120,15 @@ impl Nvml {
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlVgpuDriverCapability_t` to be queried
+    /// * `capability`: Specifies the [`VgpuDriverCapability`] to be queried
     ///
     /// Calls `nvmlGetVgpuDriverCapabilities`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `capability` is invalid, or `capResult` is NULL
-    /// - [`Error::NotSupported`] the API is not supported in current state or `devices` not in vGPU mode
+    /// - [`Error::InvalidArgument`] if `capability` is invalid
+    /// - [`Error::NotSupported`] the API is not supported in current state
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuDriverCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuDriverCapabilities")]
@@ -151,11 +154,11 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `pMaxInstance` is NULL or `pMaxInstance`-&gt;vgpuTypeId is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or non-MIG vGPU type
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pMaxInstance` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if `vgpu_type_id` is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or non-MIG vGPU type
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerGpuInstance` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerGpuInstance")]
     #[inline]
@@ -164,16 +167,20 @@ impl Nvml {
         vgpu_type_id: u32,
     ) -> Result<u32, Error> {
         let sym = self.lib().nvmlVgpuTypeGetMaxInstancesPerGpuInstance()?;
-        let mut c_p_max_instance = sys::nvmlVgpuTypeMaxInstance_v1_t {
-            version: sys::nvmlVgpuTypeMaxInstance_v1 as _,
-            ..VgpuTypeMaxInstance {
-                vgpu_type_id: vgpu_type_id,
-                ..Default::default()
-            }
-                .to_raw()
+        let mut c_p_max_instance = {
+            let r: sys::nvmlVgpuTypeMaxInstance_v1_t = crate::raw::ToRaw::to_raw(
+                &VgpuTypeMaxInstance {
+                    vgpu_type_id: vgpu_type_id,
+                    ..Default::default()
+                },
+            );
+            r
         };
         ffi::check(call!(sym(& mut c_p_max_instance)))?;
-        Ok(VgpuTypeMaxInstance::from(&c_p_max_instance).max_instance_per_gi)
+        Ok(
+            <VgpuTypeMaxInstance as crate::raw::FromRaw<_>>::from_raw(&c_p_max_instance)
+                .max_instance_per_gi,
+        )
     }
 }
 impl<'n> Device<'n> {
@@ -184,9 +191,9 @@ impl<'n> Device<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU instance array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuInstance_t array required in `vgpuCount`.
+    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuInstance_t array required in `vgpuCount`.
     /// To query the number of active vGPU instances, call this function with *vgpuCount = 0.  The code will return
-    /// NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU Types are supported.
+    /// [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU Types are supported.
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -197,8 +204,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `vgpuCount` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetActiveVgpus` (a driver older than the function)
@@ -239,9 +245,9 @@ impl<'n> Device<'n> {
     /// list will be restricted to whatever vGPU type is already running on the device.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU type array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
+    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
     /// To query the number of vGPU types that can be created for the GPU, call this function with *vgpuCount = 0.
-    /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are creatable.
+    /// The code will return [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU types are creatable.
     ///
     /// Returns caller-supplied array in which to return list of vGPU types.
     ///
@@ -249,8 +255,6 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
-    /// - [`Error::InvalidArgument`] if `vgpuCount` is NULL
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetCreatableVgpus` (a driver older than the function)
@@ -295,9 +299,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
-    /// - [`Error::ResetRequired`] If setting `pSchedulerState` failed with fatal error, reboot is required to overcome from this error.
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode or if any vGPU instance currently exists on the `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ResetRequired`] if setting `p_scheduler_state` failed with fatal error, or reboot is required to overcome from this error
+    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the the device
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState_v2")]
@@ -307,7 +311,12 @@ impl<'n> Device<'n> {
         p_scheduler_state: &VgpuSchedulerState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        let mut c_p_scheduler_state = {
+            let r: sys::nvmlVgpuSchedulerState_v2_t = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler_state),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
@@ -318,9 +327,9 @@ impl<'n> Device<'n> {
     /// is used to return the number of vGPU types written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the vGPU type array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
+    /// [`Error::InsufficientSize`], with the element count of nvmlVgpuTypeId_t array required in `vgpuCount`.
     /// To query the number of vGPU types supported for the GPU, call this function with *vgpuCount = 0.
-    /// The code will return NVML_ERROR_INSUFFICIENT_SIZE, or NVML_SUCCESS if no vGPU types are supported.
+    /// The code will return [`Error::InsufficientSize`], or NVML_SUCCESS if no vGPU types are supported.
     ///
     /// Returns caller-supplied array in which to return list of vGPU types.
     ///
@@ -328,8 +337,7 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] `vgpuTypeIds` buffer is too small, array element count is returned in `vgpuCount`
-    /// - [`Error::InvalidArgument`] if `vgpuCount` is NULL or `device` is invalid
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if vGPU is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSupportedVgpus` (a driver older than the function)
@@ -361,7 +369,7 @@ impl<'n> Device<'n> {
     }
     /// Retrieve the requested vGPU capability for GPU.
     ///
-    /// Refer to the `nvmlDeviceVgpuCapability_t` structure for the specific capabilities that can be queried.
+    /// Refer to the [`DeviceVgpuCapability`] structure for the specific capabilities that can be queried.
     /// The return value in `capResult` reports a non-zero value indicating that the capability
     /// is supported, and also reports the capability's data based on the queried capability.
     ///
@@ -371,15 +379,15 @@ impl<'n> Device<'n> {
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlDeviceVgpuCapability_t` to be queried
+    /// * `capability`: Specifies the [`DeviceVgpuCapability`] to be queried
     ///
     /// Calls `nvmlDeviceGetVgpuCapabilities`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, or `capability` is invalid, or `capResult` is NULL
-    /// - [`Error::NotSupported`] the API is not supported in current state or `device` not in vGPU mode
+    /// - [`Error::InvalidArgument`] if the device is invalid, or or `capability` is invalid
+    /// - [`Error::NotSupported`] the API is not supported in current state, or the device not in vGPU mode
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuCapabilities")]
@@ -395,7 +403,7 @@ impl<'n> Device<'n> {
     }
     /// Returns the vGPU Software scheduler logs for the device.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
-    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
@@ -409,8 +417,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerLogInfo` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog_v2")]
@@ -420,16 +428,24 @@ impl<'n> Device<'n> {
         engine_id: u32,
     ) -> Result<VgpuSchedulerLogInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog_v2()?;
-        let mut c_p_scheduler_log_info = VgpuSchedulerLogInfo {
-            engine_id: engine_id,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_p_scheduler_log_info = {
+            let r: sys::nvmlVgpuSchedulerLogInfo_v2_t = crate::raw::ToRaw::to_raw(
+                &VgpuSchedulerLogInfo {
+                    engine_id: engine_id,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-        Ok(VgpuSchedulerLogInfo::from(&c_p_scheduler_log_info))
+        Ok(
+            <VgpuSchedulerLogInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_scheduler_log_info),
+        )
     }
     /// Returns the vGPU scheduler state.
-    /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
+    /// The information returned in [`VgpuSchedulerStateInfo`] is not relevant if the BEST EFFORT policy is set.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -441,8 +457,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerStateInfo` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState_v2")]
@@ -452,13 +468,21 @@ impl<'n> Device<'n> {
         engine_id: u32,
     ) -> Result<VgpuSchedulerStateInfo, Error> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state_info = VgpuSchedulerStateInfo {
-            engine_id: engine_id,
-            ..Default::default()
-        }
-            .to_raw();
+        let mut c_p_scheduler_state_info = {
+            let r: sys::nvmlVgpuSchedulerStateInfo_v2_t = crate::raw::ToRaw::to_raw(
+                &VgpuSchedulerStateInfo {
+                    engine_id: engine_id,
+                    ..Default::default()
+                },
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-        Ok(VgpuSchedulerStateInfo::from(&c_p_scheduler_state_info))
+        Ok(
+            <VgpuSchedulerStateInfo as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_scheduler_state_info),
+        )
     }
     /// Retrieve the maximum number of vGPU instances creatable on a device for given vGPU type
     ///
@@ -475,7 +499,7 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid or is not supported on target device, or `vgpuInstanceCount` is NULL
+    /// - [`Error::InvalidArgument`] if `vgpu_type_id` is invalid, or is not supported on target device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstances` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstances")]
@@ -489,6 +513,75 @@ impl<'n> Device<'n> {
         ffi::check(call!(sym(self.raw, vgpu_type_id.raw, & mut c_vgpu_instance_count)))?;
         Ok(c_vgpu_instance_count)
     }
+    ///  The length of the list [`Self::active_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetActiveVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::active_vgpus`]'s.
+    #[doc(alias = "nvmlDeviceGetActiveVgpus")]
+    #[inline]
+    pub fn active_vgpu_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetActiveVgpus"));
+        if let Ok(sym) = lib.nvmlDeviceGetActiveVgpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlVgpuInstance_t>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::creatable_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetCreatableVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::creatable_vgpus`]'s.
+    #[doc(alias = "nvmlDeviceGetCreatableVgpus")]
+    #[inline]
+    pub fn creatable_vgpu_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetCreatableVgpus"));
+        if let Ok(sym) = lib.nvmlDeviceGetCreatableVgpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::supported_vgpus`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlDeviceGetSupportedVgpus`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::supported_vgpus`]'s.
+    #[doc(alias = "nvmlDeviceGetSupportedVgpus")]
+    #[inline]
+    pub fn supported_vgpu_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(Some("nvmlDeviceGetSupportedVgpus"));
+        if let Ok(sym) = lib.nvmlDeviceGetSupportedVgpus() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlVgpuTypeId_t>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }
 impl<'n> GpuInstance<'n> {
     /// Enable or disable vGPU heterogeneous mode for the GPU instance.
@@ -496,25 +589,23 @@ impl<'n> GpuInstance<'n> {
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
     /// API would return an appropriate error code upon unsuccessful activation. For example, the heterogeneous mode
-    /// set will fail with error `NVML_ERROR_IN_USE` if any vGPU instance is active within the GPU instance.
+    /// set will fail with error [`Error::InUse`] if any vGPU instance is active within the GPU instance.
     /// The caller of this API is expected to shutdown the vGPU VMs and retry setting the `mode`.
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-&gt;mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
-    /// set the correct version number to set the vGPU heterogeneous mode.
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
     ///
     /// # Arguments
     ///
-    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
+    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of [`VgpuHeterogeneousMode`]
     ///
     /// Calls `nvmlGpuInstanceSetVgpuHeterogeneousMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid or GPU Instance Id is invalid
-    /// - [`Error::InUse`] If the `gpuInstance` is in use
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::InUse`] if the the GPU instance is in use
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
+    /// - [`Error::ArgumentVersionMismatch`] if the version of `p_heterogeneous_mode` is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuHeterogeneousMode")]
@@ -524,16 +615,18 @@ impl<'n> GpuInstance<'n> {
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuHeterogeneousMode()?;
-        let mut c_p_heterogeneous_mode = sys::nvmlVgpuHeterogeneousMode_v1_t {
-            version: sys::nvmlVgpuHeterogeneousMode_v1 as _,
-            ..(*p_heterogeneous_mode).to_raw()
+        let mut c_p_heterogeneous_mode = {
+            let r: sys::nvmlVgpuHeterogeneousMode_v1_t = crate::raw::ToRaw::to_raw(
+                &(*p_heterogeneous_mode),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & c_p_heterogeneous_mode)))?;
         Ok(())
     }
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
     ///
@@ -541,15 +634,15 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler_state`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_v2_t
+    /// * `p_scheduler_state`: Pointer to the caller-provided structure of [`VgpuSchedulerState`]
     ///
     /// Calls `nvmlGpuInstanceSetVgpuSchedulerState_v2`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerState` is NULL or GPU Instance Id is invalid
-    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] if setting the state failed with fatal error, or reboot is required
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or if any vGPU instance exists
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState_v2` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState_v2")]
@@ -559,34 +652,39 @@ impl<'n> GpuInstance<'n> {
         p_scheduler_state: &VgpuSchedulerState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState_v2()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        let mut c_p_scheduler_state = {
+            let r: sys::nvmlVgpuSchedulerState_v2_t = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler_state),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlGpuInstanceSetVgpuSchedulerState_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`GpuInstance::set_vgpu_scheduler_state`] instead
     ///
     /// Set vGPU scheduler state for the given GPU instance
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// Scheduler state and params will be allowed to set only when no VM is running within the GPU instance.
-    /// In `nvmlVgpuSchedulerState_t`, IFF enableARRMode is enabled then provide the avgFactor and frequency
+    /// In [`VgpuSchedulerState`], IFF enableARRMode is enabled then provide the avgFactor and frequency
     /// as input. If enableARRMode is disabled then provide timeslice as input.
     ///
     /// The scheduler state change won't persist across module load/unload and GPU Instance creation/deletion.
     ///
     /// # Arguments
     ///
-    /// * `p_scheduler`: Pointer to the caller-provided structure of nvmlVgpuSchedulerState_t
+    /// * `p_scheduler`: Pointer to the caller-provided structure of [`VgpuSchedulerState`]
     ///
     /// Calls `nvmlGpuInstanceSetVgpuSchedulerState`.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pScheduler` is NULL or GPU Instance Id is invalid
-    /// - [`Error::ResetRequired`] If setting the state failed with fatal error, reboot is required
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or if any vGPU instance exists
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pScheduler` is invalid
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::ResetRequired`] if setting the state failed with fatal error, or reboot is required
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or if any vGPU instance exists
+    /// - [`Error::ArgumentVersionMismatch`] if the version of `p_scheduler` is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceSetVgpuSchedulerState")]
@@ -597,38 +695,38 @@ impl<'n> GpuInstance<'n> {
     #[inline]
     pub fn set_vgpu_scheduler_state_legacy(
         &self,
-        p_scheduler: &VgpuSchedulerStateV1,
-    ) -> Result<VgpuSchedulerStateV1, Error> {
+        p_scheduler: &VgpuSchedulerState,
+    ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlGpuInstanceSetVgpuSchedulerState()?;
-        let mut c_p_scheduler = sys::nvmlVgpuSchedulerState_v1_t {
-            version: sys::nvmlVgpuSchedulerState_v1 as _,
-            ..(*p_scheduler).to_raw()
+        let mut c_p_scheduler = {
+            let r: sys::nvmlVgpuSchedulerState_v1_t = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler)))?;
-        Ok(VgpuSchedulerStateV1::from(&c_p_scheduler))
+        Ok(())
     }
     /// Get the vGPU heterogeneous mode for the GPU instance.
     ///
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-&gt;mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
-    /// set the correct version number to retrieve the vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
+    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
+    /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
-    /// Returns caller-provided structure of nvmlVgpuHeterogeneousMode_t.
+    /// Returns caller-provided structure of [`VgpuHeterogeneousMode`].
     ///
     /// Calls `nvmlGpuInstanceGetVgpuHeterogeneousMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pHeterogeneousMode` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or not in MIG mode
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or not in MIG mode
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuHeterogeneousMode")]
     #[inline]
@@ -639,15 +737,19 @@ impl<'n> GpuInstance<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
-        Ok(VgpuHeterogeneousMode::from(&c_p_heterogeneous_mode))
+        Ok(
+            <VgpuHeterogeneousMode as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_heterogeneous_mode),
+        )
     }
     /// Returns the vGPU scheduler logs for the given GPU instance.
     /// `pSchedulerLogInfo` points to a caller-allocated structure to contain the logs. The number of elements returned will
-    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// # Arguments
     ///
@@ -657,9 +759,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerLogInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerLog_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerLog_v2")]
@@ -675,13 +777,21 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog_v2() {
             match (|| -> Result<VgpuSchedulerLogInfo, Error> {
-                let mut c_p_scheduler_log_info = VgpuSchedulerLogInfo {
-                    engine_id: engine_id,
-                    ..Default::default()
-                }
-                    .to_raw();
+                let mut c_p_scheduler_log_info = {
+                    let r: sys::nvmlVgpuSchedulerLogInfo_v2_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerLogInfo {
+                            engine_id: engine_id,
+                            ..Default::default()
+                        },
+                    );
+                    r
+                };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok(VgpuSchedulerLogInfo::from(&c_p_scheduler_log_info))
+                Ok(
+                    <VgpuSchedulerLogInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_log_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -689,46 +799,21 @@ impl<'n> GpuInstance<'n> {
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerLog() {
             match (|| -> Result<VgpuSchedulerLogInfo, Error> {
-                let mut c_p_scheduler_log_info = sys::nvmlVgpuSchedulerLogInfo_v1_t {
-                    version: sys::nvmlVgpuSchedulerLogInfo_v1 as _,
-                    ..{
-                        let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1 {
-                            engine_id: VgpuSchedulerLogInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .engine_id
-                                .clone(),
-                            scheduler_policy: VgpuSchedulerLogInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .scheduler_policy
-                                .clone(),
-                            entries_count: VgpuSchedulerLogInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .entries_count
-                                .clone(),
+                let mut c_p_scheduler_log_info = {
+                    let r: sys::nvmlVgpuSchedulerLogInfo_v1_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerLogInfo {
+                            engine_id: engine_id,
                             ..Default::default()
-                        };
-                        o
-                    }
-                        .to_raw()
+                        },
+                    );
+                    r
                 };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log_info)))?;
-                Ok({
-                    let o: VgpuSchedulerLogInfoV1 = VgpuSchedulerLogInfoV1::from(
-                        &c_p_scheduler_log_info,
-                    );
-                    VgpuSchedulerLogInfo {
-                        engine_id: o.engine_id.clone(),
-                        scheduler_policy: o.scheduler_policy.clone(),
-                        entries_count: o.entries_count.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <VgpuSchedulerLogInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_log_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -737,9 +822,9 @@ impl<'n> GpuInstance<'n> {
         Err(missing)
     }
     /// Returns the vGPU scheduler state for the given GPU instance.
-    /// The information returned in `nvmlVgpuSchedulerStateInfo_v2_t` is not relevant if the BEST EFFORT policy is set.
+    /// The information returned in [`VgpuSchedulerStateInfo`] is not relevant if the BEST EFFORT policy is set.
     ///
-    /// For Blackwell &tm GB20x; or newer fully supported devices.
+    /// For Blackwell ™ GB20x; or newer fully supported devices.
     ///
     /// # Arguments
     ///
@@ -749,9 +834,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pSchedulerStateInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if invalid, or GPU Instance Id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuSchedulerState_v2` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlGpuInstanceGetVgpuSchedulerState_v2")]
@@ -767,13 +852,21 @@ impl<'n> GpuInstance<'n> {
         );
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState_v2() {
             match (|| -> Result<VgpuSchedulerStateInfo, Error> {
-                let mut c_p_scheduler_state_info = VgpuSchedulerStateInfo {
-                    engine_id: engine_id,
-                    ..Default::default()
-                }
-                    .to_raw();
+                let mut c_p_scheduler_state_info = {
+                    let r: sys::nvmlVgpuSchedulerStateInfo_v2_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerStateInfo {
+                            engine_id: engine_id,
+                            ..Default::default()
+                        },
+                    );
+                    r
+                };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok(VgpuSchedulerStateInfo::from(&c_p_scheduler_state_info))
+                Ok(
+                    <VgpuSchedulerStateInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_state_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -781,39 +874,21 @@ impl<'n> GpuInstance<'n> {
         }
         if let Ok(sym) = lib.nvmlGpuInstanceGetVgpuSchedulerState() {
             match (|| -> Result<VgpuSchedulerStateInfo, Error> {
-                let mut c_p_scheduler_state_info = sys::nvmlVgpuSchedulerStateInfo_v1_t {
-                    version: sys::nvmlVgpuSchedulerStateInfo_v1 as _,
-                    ..{
-                        let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1 {
-                            engine_id: VgpuSchedulerStateInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .engine_id
-                                .clone(),
-                            scheduler_policy: VgpuSchedulerStateInfo {
-                                engine_id: engine_id,
-                                ..Default::default()
-                            }
-                                .scheduler_policy
-                                .clone(),
+                let mut c_p_scheduler_state_info = {
+                    let r: sys::nvmlVgpuSchedulerStateInfo_v1_t = crate::raw::ToRaw::to_raw(
+                        &VgpuSchedulerStateInfo {
+                            engine_id: engine_id,
                             ..Default::default()
-                        };
-                        o
-                    }
-                        .to_raw()
+                        },
+                    );
+                    r
                 };
                 ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state_info)))?;
-                Ok({
-                    let o: VgpuSchedulerStateInfoV1 = VgpuSchedulerStateInfoV1::from(
-                        &c_p_scheduler_state_info,
-                    );
-                    VgpuSchedulerStateInfo {
-                        engine_id: o.engine_id.clone(),
-                        scheduler_policy: o.scheduler_policy.clone(),
-                        ..Default::default()
-                    }
-                })
+                Ok(
+                    <VgpuSchedulerStateInfo as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_scheduler_state_info),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -832,18 +907,18 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mode` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::NotSupported`] if the vGPU doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEccMode` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEccMode")]
     #[inline]
-    pub fn ecc_mode(&self) -> Result<EnableState, Error> {
+    pub fn ecc_mode(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetEccMode()?;
         let mut c_ecc_mode: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_ecc_mode)))?;
-        Ok(EnableState(c_ecc_mode))
+        Ok(c_ecc_mode != 0)
     }
     /// Retrieve the encoder capacity of a vGPU instance, as a percentage of maximum encoder capacity with valid values in the range 0-100.
     ///
@@ -856,8 +931,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `encoderQueryType` is invalid
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderCapacity")]
@@ -875,7 +950,7 @@ impl<'n> VgpuInstance<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlEncoderSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`EncoderSessionInfo`] array required in `sessionCount`.
     /// To query the number of active encoder sessions, call this function with *sessionCount = 0. The code will return
     /// NVML_SUCCESS with number of active encoder sessions updated in *sessionCount.
     ///
@@ -888,9 +963,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
-    /// - [`Error::InvalidArgument`] if `sessionCount` is NULL, or `vgpuInstance` is 0.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if or the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -915,7 +989,7 @@ impl<'n> VgpuInstance<'n> {
             c_session_info
                 .iter()
                 .take(n)
-                .map(|e| EncoderSessionInfo::from(&(*e)))
+                .map(|e| <EncoderSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -928,8 +1002,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `sessionCount` , or `averageFps` or `averageLatency` is NULL or `vgpuInstance` is 0.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetEncoderStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetEncoderStats")]
@@ -964,8 +1038,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `fbUsage` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFbUsage` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFbUsage")]
@@ -983,7 +1057,7 @@ impl<'n> VgpuInstance<'n> {
     /// written to the buffer.
     ///
     /// If the supplied buffer is not large enough to accommodate the active session array, the function returns
-    /// NVML_ERROR_INSUFFICIENT_SIZE, with the element count of nvmlFBCSessionInfo_t array required in `sessionCount`.
+    /// [`Error::InsufficientSize`], with the element count of [`FBCSessionInfo`] array required in `sessionCount`.
     /// To query the number of active FBC sessions, call this function with *sessionCount = 0.  The code will return
     /// NVML_SUCCESS with number of active FBC sessions updated in *sessionCount.
     ///
@@ -999,9 +1073,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `sessionCount` is NULL.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `sessionCount` is too small, array element count is returned in `sessionCount`
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCSessions` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -1026,7 +1099,7 @@ impl<'n> VgpuInstance<'n> {
             c_session_info
                 .iter()
                 .take(n)
-                .map(|e| FBCSessionInfo::from(&(*e)))
+                .map(|e| <FBCSessionInfo as crate::raw::FromRaw<_>>::from_raw(&(*e)))
                 .collect::<Vec<_>>(),
         )
     }
@@ -1034,15 +1107,15 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns nvmlFBCStats_t structure containing NvFBC stats.
+    /// Returns [`FBCStats`] structure containing NvFBC stats.
     ///
     /// Calls `nvmlVgpuInstanceGetFBCStats`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `fbcStats` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFBCStats` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFBCStats")]
@@ -1051,7 +1124,7 @@ impl<'n> VgpuInstance<'n> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetFBCStats()?;
         let mut c_fbc_stats: sys::nvmlFBCStats_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_fbc_stats)))?;
-        Ok(FBCStats::from(&c_fbc_stats))
+        Ok(<FBCStats as crate::raw::FromRaw<_>>::from_raw(&c_fbc_stats))
     }
     /// Retrieve the frame rate limit set for the vGPU instance.
     ///
@@ -1067,8 +1140,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// - [`Error::NotSupported`] if frame rate limiter is turned off for the vGPU type
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `frameRateLimit` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetFrameRateLimit` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetFrameRateLimit")]
@@ -1080,7 +1153,7 @@ impl<'n> VgpuInstance<'n> {
         Ok(c_frame_rate_limit)
     }
     /// Retrieve the GPU Instance ID for the given vGPU Instance.
-    /// The API will return a valid GPU Instance ID for MIG backed vGPU Instance, else INVALID_GPU_INSTANCE_ID is returned.
+    /// The API will return a valid GPU Instance ID for MIG backed vGPU Instance, else [`sys::INVALID_GPU_INSTANCE_ID`] is returned.
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1091,8 +1164,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `gpuInstanceId` is NULL.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuInstanceId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetGpuInstanceId")]
@@ -1114,10 +1187,9 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `vgpuPciId` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::DriverNotLoaded`] if NVIDIA driver is not running on the vGPU instance
-    /// - [`Error::InsufficientSize`] if `length` is too small, `length` is set to required length
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetGpuPciId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetGpuPciId")]
@@ -1129,7 +1201,7 @@ impl<'n> VgpuInstance<'n> {
         ffi::check(call!(sym(self.raw, c_vgpu_pci_id.as_mut_ptr(), & mut c_length)))?;
         Ok(ffi::string_from(&c_vgpu_pci_id))
     }
-    /// **Deprecated:** Use `nvmlVgpuInstanceGetLicenseInfo_v2`.
+    /// **Deprecated:** Use [`VgpuInstance::license_info`].
     ///
     /// Retrieve the current licensing state of the vGPU instance.
     ///
@@ -1144,8 +1216,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `licensed` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetLicenseStatus` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetLicenseStatus")]
@@ -1153,18 +1225,18 @@ impl<'n> VgpuInstance<'n> {
         note = "Use `nvmlVgpuInstanceGetLicenseInfo_v2`. (`VgpuInstance::license_info`)"
     )]
     #[inline]
-    pub fn license_status(&self) -> Result<u32, Error> {
+    pub fn license_status(&self) -> Result<bool, Error> {
         let sym = self.nvml.lib().nvmlVgpuInstanceGetLicenseStatus()?;
         let mut c_licensed: u32 = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_licensed)))?;
-        Ok(c_licensed)
+        Ok(c_licensed != 0)
     }
     /// Retrieve the MDEV UUID of a vGPU instance.
     ///
     /// The MDEV UUID is a globally unique identifier of the mdev device assigned to the VM, and is returned as a 5-part hexadecimal string,
     /// not exceeding 80 characters in length (including the NULL terminator).
     /// MDEV UUID is displayed only on KVM platform.
-    /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
@@ -1176,9 +1248,8 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NotSupported`] on any hypervisor other than KVM
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `mdevUuid` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMdevUUID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetMdevUUID")]
@@ -1202,8 +1273,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `encoderCapacity` is out of range of 0-100.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0, or or `encoder_capacity` is out of range of 0-100
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceSetEncoderCapacity` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceSetEncoderCapacity")]
@@ -1226,8 +1297,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `vgpuTypeId` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetType` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetType")]
@@ -1242,7 +1313,7 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// The UUID is a globally unique identifier associated with the vGPU, and is returned as a 5-part hexadecimal string,
     /// not exceeding 80 characters in length (including the NULL terminator).
-    /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1253,9 +1324,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0, or `uuid` is NULL
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetUUID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetUUID")]
@@ -1270,9 +1340,9 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// The version is returned as an alphanumeric string in the caller-supplied buffer `version`. The length of the version
     /// string will not exceed 80 characters in length (including the NUL terminator).
-    /// See `NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`.
+    /// See [`sys::NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE`].
     ///
-    /// nvmlVgpuInstanceGetVmDriverVersion() may be called at any time for a vGPU instance. The guest VM driver version is
+    /// [`VgpuInstance::vm_driver_version`]() may be called at any time for a vGPU instance. The guest VM driver version is
     /// returned as "Not Available" if no NVIDIA driver is installed in the VM, or the VM has not yet booted to the point where the
     /// NVIDIA driver is loaded and initialized.
     ///
@@ -1285,9 +1355,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuInstance` is 0
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `length` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmDriverVersion` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmDriverVersion")]
@@ -1301,7 +1370,7 @@ impl<'n> VgpuInstance<'n> {
     /// Retrieve the VM ID associated with a vGPU instance.
     ///
     /// The VM ID is returned as a string, not exceeding 80 characters in length (including the NUL terminator).
-    /// See `NVML_DEVICE_UUID_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_UUID_BUFFER_SIZE`].
     ///
     /// The format of the VM ID varies by platform, and is indicated by the type identifier returned in `vmIdType`.
     ///
@@ -1312,9 +1381,8 @@ impl<'n> VgpuInstance<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vmId` or `vmIdType` is NULL, or `vgpuInstance` is 0
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if or the vGPU instance is 0
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetVmID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetVmID")]
@@ -1331,21 +1399,72 @@ impl<'n> VgpuInstance<'n> {
             vm_id_type: VgpuVmIdType(c_vm_id_type),
         })
     }
+    ///  The length of the list [`Self::encoder_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlVgpuInstanceGetEncoderSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::encoder_sessions`]'s.
+    #[doc(alias = "nvmlVgpuInstanceGetEncoderSessions")]
+    #[inline]
+    pub fn encoder_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetEncoderSessions"),
+        );
+        if let Ok(sym) = lib.nvmlVgpuInstanceGetEncoderSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlEncoderSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
+    ///  The length of the list [`Self::fbc_sessions`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.
+    ///
+    /// Calls `nvmlVgpuInstanceGetFBCSessions`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::fbc_sessions`]'s.
+    #[doc(alias = "nvmlVgpuInstanceGetFBCSessions")]
+    #[inline]
+    pub fn fbc_session_count(&self) -> Result<u32, Error> {
+        let lib = self.nvml.lib();
+        let mut missing = Error::FunctionNotFound(
+            Some("nvmlVgpuInstanceGetFBCSessions"),
+        );
+        if let Ok(sym) = lib.nvmlVgpuInstanceGetFBCSessions() {
+            match ffi::count_of(
+                0 + core::mem::size_of::<sys::nvmlFBCSessionInfo_st>(),
+                |count| call!(sym(self.raw, count, core::ptr::null_mut())),
+            ) {
+                Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                result => return result,
+            }
+        }
+        Err(missing)
+    }
 }
 impl<'n> VgpuTypeId<'n> {
     /// Retrieve the BAR1 info for given vGPU type.
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns vGPU type BAR1 information structure `nvmlVgpuTypeBar1Info_t`.
+    /// Returns vGPU type BAR1 information structure [`VgpuTypeBar1Info`].
     ///
     /// Calls `nvmlVgpuTypeGetBAR1Info`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `bar1Info` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetBAR1Info` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetBAR1Info")]
     #[inline]
@@ -1356,9 +1475,9 @@ impl<'n> VgpuTypeId<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_bar1_info)))?;
-        Ok(VgpuTypeBar1Info::from(&c_bar1_info))
+        Ok(<VgpuTypeBar1Info as crate::raw::FromRaw<_>>::from_raw(&c_bar1_info))
     }
-    /// Retrieve the requested capability for a given vGPU type. Refer to the `nvmlVgpuCapability_t` structure
+    /// Retrieve the requested capability for a given vGPU type. Refer to the [`VgpuCapability`] structure
     /// for the specific capabilities that can be queried. The return value in `capResult` should be treated as
     /// a boolean, with a non-zero value indicating that the capability is supported.
     ///
@@ -1368,14 +1487,14 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlVgpuCapability_t` to be queried
+    /// * `capability`: Specifies the [`VgpuCapability`] to be queried
     ///
     /// Calls `nvmlVgpuTypeGetCapabilities`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `capability` is invalid, or `capResult` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or or `capability` is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetCapabilities")]
@@ -1387,7 +1506,7 @@ impl<'n> VgpuTypeId<'n> {
         Ok(c_cap_result != 0)
     }
     /// Retrieve the class of a vGPU type. It will not exceed 64 characters in length (including the NUL terminator).
-    /// See `NVML_DEVICE_NAME_BUFFER_SIZE`.
+    /// See [`sys::NVML_DEVICE_NAME_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1397,8 +1516,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuTypeClass` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetClass` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetClass")]
@@ -1419,7 +1537,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `deviceId` or `subsystemID` are NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetDeviceID` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetDeviceID")]
@@ -1446,7 +1564,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// - [`Error::NotSupported`] if frame rate limiter is turned off for the vGPU type
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `frameRateLimit` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFrameRateLimit` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFrameRateLimit")]
@@ -1468,7 +1586,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `fbSize` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFramebufferSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFramebufferSize")]
@@ -1480,7 +1598,7 @@ impl<'n> VgpuTypeId<'n> {
         Ok(c_fb_size)
     }
     /// Retrieve the GPU Instance Profile ID for the given vGPU type ID.
-    /// The API will return a valid GPU Instance Profile ID for the MIG capable vGPU types, else INVALID_GPU_INSTANCE_PROFILE_ID is
+    /// The API will return a valid GPU Instance Profile ID for the MIG capable vGPU types, else [`sys::INVALID_GPU_INSTANCE_PROFILE_ID`] is
     /// returned.
     ///
     /// For Kepler ™ or newer fully supported devices.
@@ -1491,8 +1609,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] if `device` is not in vGPU Host virtualization mode
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `gpuInstanceProfileId` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGpuInstanceProfileId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetGpuInstanceProfileId")]
@@ -1506,11 +1623,11 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve license requirements for a vGPU type
     ///
     /// The license type and version required to run the specified vGPU type is returned as an alphanumeric string, in the form
-    /// "&lt;license name&gt;,&lt;version&gt;", for example "GRID-Virtual-PC,2.0". If a vGPU is runnable with* more than one type of license,
+    /// "\<license name\>,\<version\>", for example "GRID-Virtual-PC,2.0". If a vGPU is runnable with* more than one type of license,
     /// the licenses are delimited by a semicolon, for example "GRID-Virtual-PC,2.0;GRID-Virtual-WS,2.0;GRID-Virtual-WS-Ext,2.0".
     ///
     /// The total length of the returned string will not exceed 128 characters, including the NUL terminator.
-    /// See `NVML_GRID_LICENSE_BUFFER_SIZE`.
+    /// See [`sys::NVML_GRID_LICENSE_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1521,8 +1638,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuTypeLicenseString` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetLicense` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetLicense")]
@@ -1546,7 +1662,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `vgpuInstanceCountPerVm` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetMaxInstancesPerVm` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetMaxInstancesPerVm")]
@@ -1560,7 +1676,7 @@ impl<'n> VgpuTypeId<'n> {
     /// Retrieve the vGPU type name.
     ///
     /// The name is an alphanumeric string that denotes a particular vGPU, e.g. GRID M60-2Q. It will not
-    /// exceed 64 characters in length (including the NUL terminator).  See `NVML_DEVICE_NAME_BUFFER_SIZE`.
+    /// exceed 64 characters in length (including the NUL terminator).  See [`sys::NVML_DEVICE_NAME_BUFFER_SIZE`].
     ///
     /// For Kepler ™ or newer fully supported devices.
     ///
@@ -1570,8 +1686,7 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `name` is NULL
-    /// - [`Error::InsufficientSize`] if `size` is too small
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetName` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetName")]
@@ -1594,7 +1709,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `numDisplayHeads` is NULL
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetNumDisplayHeads` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetNumDisplayHeads")]
@@ -1618,7 +1733,7 @@ impl<'n> VgpuTypeId<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `vgpuTypeId` is invalid, or `xdim` or `ydim` are NULL, or `displayIndex` is out of range.
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid, or or `display_index` is out of range
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetResolution` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetResolution")]

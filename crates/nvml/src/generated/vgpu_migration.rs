@@ -57,9 +57,7 @@ use super::*;
 #[doc(alias = "nvmlVgpuPgpuCompatibilityLimitCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuPgpuCompatibilityLimitCode(
-    pub sys::nvmlVgpuPgpuCompatibilityLimitCode_enum,
-);
+pub struct VgpuPgpuCompatibilityLimitCode(pub u32);
 impl VgpuPgpuCompatibilityLimitCode {
     /// Compatibility is not limited.
     ///
@@ -104,6 +102,22 @@ impl VgpuPgpuCompatibilityLimitCode {
     }
 }
 open_newtype!(VgpuPgpuCompatibilityLimitCode(u32), signed);
+impl core::fmt::Display for VgpuPgpuCompatibilityLimitCode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_NONE => "None",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_HOST_DRIVER => "Host Driver",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_GUEST_DRIVER => "Guest Driver",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_GPU => "GPU",
+                sys::NVML_VGPU_COMPATIBILITY_LIMIT_OTHER => "Other",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU VM compatibility codes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmCompatibility::name`]).
@@ -111,7 +125,7 @@ open_newtype!(VgpuPgpuCompatibilityLimitCode(u32), signed);
 #[doc(alias = "nvmlVgpuVmCompatibility_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmCompatibility(pub sys::nvmlVgpuVmCompatibility_enum);
+pub struct VgpuVmCompatibility(pub u32);
 impl VgpuVmCompatibility {
     /// vGPU is not runnable
     ///
@@ -156,12 +170,30 @@ impl VgpuVmCompatibility {
     }
 }
 open_newtype!(VgpuVmCompatibility(u32), signed);
+impl core::fmt::Display for VgpuVmCompatibility {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_VM_COMPATIBILITY_NONE => "None",
+                sys::NVML_VGPU_VM_COMPATIBILITY_COLD => "Cold",
+                sys::NVML_VGPU_VM_COMPATIBILITY_HIBERNATE => "Hibernate",
+                sys::NVML_VGPU_VM_COMPATIBILITY_SLEEP => "Sleep",
+                sys::NVML_VGPU_VM_COMPATIBILITY_LIVE => "Live",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU metadata structure.
 ///
 /// The safe form of `nvmlVgpuMetadata_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuMetadata_st")]
 #[doc(alias = "nvmlVgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuMetadata {
     /// Current version of the structure
     pub version: u32,
@@ -173,20 +205,34 @@ pub struct VgpuMetadata {
     pub guest_driver_version: String,
     /// Version of driver installed in host
     pub host_driver_version: String,
-    /// Reserved for internal use
-    pub reserved: Vec<u32>,
-    /// vGPU virtualization capabilities bitfield
+    /// VGPU virtualization capabilities bitfield
     pub vgpu_virtualization_caps: u32,
-    /// vGPU version of guest driver
+    /// VGPU version of guest driver
     pub guest_vgpu_version: u32,
     /// Size of opaque data field in bytes
     pub opaque_data_size: u32,
     /// Opaque data
     pub opaque_data: String,
 }
-impl VgpuMetadata {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuMetadata_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
+    fn from_raw(r: &sys::nvmlVgpuMetadata_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuMetadata {
+            version: r.version,
+            revision: r.revision,
+            guest_info_state: VgpuGuestInfoState(r.guestInfoState),
+            guest_driver_version: ffi::string_from(&r.guestDriverVersion),
+            host_driver_version: ffi::string_from(&r.hostDriverVersion),
+            vgpu_virtualization_caps: r.vgpuVirtualizationCaps,
+            guest_vgpu_version: r.guestVgpuVersion,
+            opaque_data_size: r.opaqueDataSize,
+            opaque_data: ffi::string_from(&r.opaqueData),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuMetadata_st> for VgpuMetadata {
+    fn to_raw(&self) -> sys::nvmlVgpuMetadata_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuMetadata_st::default();
         r.version = self.version;
@@ -194,9 +240,6 @@ impl VgpuMetadata {
         r.guestInfoState = self.guest_info_state.0;
         ffi::set_string(&mut r.guestDriverVersion, &self.guest_driver_version);
         ffi::set_string(&mut r.hostDriverVersion, &self.host_driver_version);
-        for (d, s) in r.reserved.iter_mut().zip(self.reserved.iter()) {
-            *d = (*s);
-        }
         r.vgpuVirtualizationCaps = self.vgpu_virtualization_caps;
         r.guestVgpuVersion = self.guest_vgpu_version;
         r.opaqueDataSize = self.opaque_data_size;
@@ -204,34 +247,17 @@ impl VgpuMetadata {
         r
     }
 }
-impl From<&sys::nvmlVgpuMetadata_st> for VgpuMetadata {
-    fn from(r: &sys::nvmlVgpuMetadata_st) -> Self {
-        VgpuMetadata {
-            version: r.version,
-            revision: r.revision,
-            guest_info_state: VgpuGuestInfoState(r.guestInfoState),
-            guest_driver_version: ffi::string_from(&r.guestDriverVersion),
-            host_driver_version: ffi::string_from(&r.hostDriverVersion),
-            reserved: r.reserved.iter().map(|x| (*x)).collect(),
-            vgpu_virtualization_caps: r.vgpuVirtualizationCaps,
-            guest_vgpu_version: r.guestVgpuVersion,
-            opaque_data_size: r.opaqueDataSize,
-            opaque_data: ffi::string_from(&r.opaqueData),
-        }
-    }
-}
 #[cfg(feature = "serde")]
 impl serde::Serialize for VgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuMetadata_st", 10)?;
+        let mut st = s.serialize_struct("nvmlVgpuMetadata_st", 9)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
         st.serialize_field("guestInfoState", &self.guest_info_state)?;
         st.serialize_field("guestDriverVersion", &self.guest_driver_version)?;
         st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
-        st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("vgpuVirtualizationCaps", &self.vgpu_virtualization_caps)?;
         st.serialize_field("guestVgpuVersion", &self.guest_vgpu_version)?;
         st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
@@ -242,33 +268,36 @@ impl serde::Serialize for VgpuMetadata {
 /// vGPU-pGPU compatibility structure
 ///
 /// The safe form of `nvmlVgpuPgpuCompatibility_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuPgpuCompatibility_st")]
 #[doc(alias = "nvmlVgpuPgpuCompatibility_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuPgpuCompatibility {
-    /// Compatibility of vGPU VM. See `nvmlVgpuVmCompatibility_t`
+    /// Compatibility of vGPU VM. See [`VgpuVmCompatibility`]
     pub vgpu_vm_compatibility: VgpuVmCompatibility,
-    /// Limiting factor for vGPU-pGPU compatibility. See `nvmlVgpuPgpuCompatibilityLimitCode_t`
+    /// Limiting factor for vGPU-pGPU compatibility. See [`VgpuPgpuCompatibilityLimitCode`]
     pub compatibility_limit_code: VgpuPgpuCompatibilityLimitCode,
 }
-impl VgpuPgpuCompatibility {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuPgpuCompatibility_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuPgpuCompatibility_st::default();
-        r.vgpuVmCompatibility = self.vgpu_vm_compatibility.0;
-        r.compatibilityLimitCode = self.compatibility_limit_code.0;
-        r
-    }
-}
-impl From<&sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
-    fn from(r: &sys::nvmlVgpuPgpuCompatibility_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
+    fn from_raw(r: &sys::nvmlVgpuPgpuCompatibility_st) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuPgpuCompatibility {
             vgpu_vm_compatibility: VgpuVmCompatibility(r.vgpuVmCompatibility),
             compatibility_limit_code: VgpuPgpuCompatibilityLimitCode(
                 r.compatibilityLimitCode,
             ),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuPgpuCompatibility_st> for VgpuPgpuCompatibility {
+    fn to_raw(&self) -> sys::nvmlVgpuPgpuCompatibility_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuPgpuCompatibility_st::default();
+        r.vgpuVmCompatibility = self.vgpu_vm_compatibility.0;
+        r.compatibilityLimitCode = self.compatibility_limit_code.0;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -285,9 +314,11 @@ impl serde::Serialize for VgpuPgpuCompatibility {
 /// Physical GPU metadata structure
 ///
 /// The safe form of `nvmlVgpuPgpuMetadata_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuPgpuMetadata_st")]
 #[doc(alias = "nvmlVgpuPgpuMetadata_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuPgpuMetadata {
     /// Current version of the structure
     pub version: u32,
@@ -297,45 +328,44 @@ pub struct VgpuPgpuMetadata {
     pub host_driver_version: String,
     /// Pgpu virtualization capabilities bitfield
     pub pgpu_virtualization_caps: u32,
-    /// Reserved for internal use
-    pub reserved: Vec<u32>,
-    /// vGPU version range supported by host driver
+    /// VGPU version range supported by host driver
     pub host_supported_vgpu_range: VgpuVersion,
     /// Size of opaque data field in bytes
     pub opaque_data_size: u32,
     /// Opaque data
     pub opaque_data: String,
 }
-impl VgpuPgpuMetadata {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuPgpuMetadata_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
+    fn from_raw(r: &sys::nvmlVgpuPgpuMetadata_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuPgpuMetadata {
+            version: r.version,
+            revision: r.revision,
+            host_driver_version: ffi::string_from(&r.hostDriverVersion),
+            pgpu_virtualization_caps: r.pgpuVirtualizationCaps,
+            host_supported_vgpu_range: <VgpuVersion as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.hostSupportedVgpuRange),
+            opaque_data_size: r.opaqueDataSize,
+            opaque_data: ffi::string_from(&r.opaqueData),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
+    fn to_raw(&self) -> sys::nvmlVgpuPgpuMetadata_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPgpuMetadata_st::default();
         r.version = self.version;
         r.revision = self.revision;
         ffi::set_string(&mut r.hostDriverVersion, &self.host_driver_version);
         r.pgpuVirtualizationCaps = self.pgpu_virtualization_caps;
-        for (d, s) in r.reserved.iter_mut().zip(self.reserved.iter()) {
-            *d = (*s);
-        }
-        r.hostSupportedVgpuRange = self.host_supported_vgpu_range.to_raw();
+        r.hostSupportedVgpuRange = crate::raw::ToRaw::to_raw(
+            &self.host_supported_vgpu_range,
+        );
         r.opaqueDataSize = self.opaque_data_size;
         ffi::set_string(&mut r.opaqueData, &self.opaque_data);
         r
-    }
-}
-impl From<&sys::nvmlVgpuPgpuMetadata_st> for VgpuPgpuMetadata {
-    fn from(r: &sys::nvmlVgpuPgpuMetadata_st) -> Self {
-        VgpuPgpuMetadata {
-            version: r.version,
-            revision: r.revision,
-            host_driver_version: ffi::string_from(&r.hostDriverVersion),
-            pgpu_virtualization_caps: r.pgpuVirtualizationCaps,
-            reserved: r.reserved.iter().map(|x| (*x)).collect(),
-            host_supported_vgpu_range: VgpuVersion::from(&r.hostSupportedVgpuRange),
-            opaque_data_size: r.opaqueDataSize,
-            opaque_data: ffi::string_from(&r.opaqueData),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -343,12 +373,11 @@ impl serde::Serialize for VgpuPgpuMetadata {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuPgpuMetadata_st", 8)?;
+        let mut st = s.serialize_struct("nvmlVgpuPgpuMetadata_st", 7)?;
         st.serialize_field("version", &self.version)?;
         st.serialize_field("revision", &self.revision)?;
         st.serialize_field("hostDriverVersion", &self.host_driver_version)?;
         st.serialize_field("pgpuVirtualizationCaps", &self.pgpu_virtualization_caps)?;
-        st.serialize_field("reserved", &self.reserved)?;
         st.serialize_field("hostSupportedVgpuRange", &self.host_supported_vgpu_range)?;
         st.serialize_field("opaqueDataSize", &self.opaque_data_size)?;
         st.serialize_field("opaqueData", &self.opaque_data)?;
@@ -358,31 +387,34 @@ impl serde::Serialize for VgpuPgpuMetadata {
 /// Structure representing range of vGPU versions.
 ///
 /// The safe form of `nvmlVgpuVersion_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuVersion_st")]
 #[doc(alias = "nvmlVgpuVersion_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuVersion {
     /// Minimum vGPU version.
     pub min_version: u32,
     /// Maximum vGPU version.
     pub max_version: u32,
 }
-impl VgpuVersion {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuVersion_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
+    fn from_raw(r: &sys::nvmlVgpuVersion_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuVersion {
+            min_version: r.minVersion,
+            max_version: r.maxVersion,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuVersion_st> for VgpuVersion {
+    fn to_raw(&self) -> sys::nvmlVgpuVersion_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuVersion_st::default();
         r.minVersion = self.min_version;
         r.maxVersion = self.max_version;
         r
-    }
-}
-impl From<&sys::nvmlVgpuVersion_st> for VgpuVersion {
-    fn from(r: &sys::nvmlVgpuVersion_st) -> Self {
-        VgpuVersion {
-            min_version: r.minVersion,
-            max_version: r.maxVersion,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -397,11 +429,12 @@ impl serde::Serialize for VgpuVersion {
     }
 }
 /// What `nvmlGetVgpuVersion` answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuVersionInfo {
-    /// Pointer to the structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
+    /// The structure in which the preset range of vGPU versions supported by the NVIDIA vGPU Manager is written
     pub supported: VgpuVersion,
-    /// Pointer to the structure in which the range of supported vGPU versions set by an administrator is written
+    /// The structure in which the range of supported vGPU versions set by an administrator is written
     pub current: VgpuVersion,
 }
 #[cfg(feature = "serde")]
@@ -419,9 +452,9 @@ impl Nvml {
     ///
     /// This function configures the NVIDIA vGPU Manager with a range of supported vGPU versions set by an administrator. This range must be a subset of the
     /// preset range that the NVIDIA vGPU Manager supports. The custom range set by an administrator takes precedence over the preset range and is advertised to
-    /// the guest VM for negotiating the vGPU version. See `nvmlGetVgpuVersion` for details of how to query the preset range of versions supported.
+    /// the guest VM for negotiating the vGPU version. See [`Nvml::vgpu_version`] for details of how to query the preset range of versions supported.
     ///
-    /// This function takes a pointer to vGPU version range structure `nvmlVgpuVersion_t` as input to override the preset vGPU version range that the NVIDIA vGPU Manager supports.
+    /// This function takes a pointer to vGPU version range structure [`VgpuVersion`] as input to override the preset vGPU version range that the NVIDIA vGPU Manager supports.
     ///
     /// After host system reboot or driver reload, the range of supported versions reverts to the range that is preset for the NVIDIA vGPU Manager.
     ///
@@ -439,24 +472,27 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] The API is not supported.
-    /// - [`Error::InUse`] The range was not overridden because a VM is running on the host.
-    /// - [`Error::InvalidArgument`] The `vgpuVersion` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager or if `vgpuVersion` is NULL.
+    /// - [`Error::NotSupported`] The API is not supported
+    /// - [`Error::InUse`] The range was not overridden because a VM is running on the host
+    /// - [`Error::InvalidArgument`] The `vgpu_version` parameter specifies a range that is outside the range supported by the NVIDIA vGPU Manager
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlSetVgpuVersion")]
     #[inline]
     pub fn set_vgpu_version(&self, vgpu_version: &VgpuVersion) -> Result<(), Error> {
         let sym = self.lib().nvmlSetVgpuVersion()?;
-        let mut c_vgpu_version = (*vgpu_version).to_raw();
+        let mut c_vgpu_version = {
+            let r: sys::nvmlVgpuVersion_st = crate::raw::ToRaw::to_raw(&(*vgpu_version));
+            r
+        };
         ffi::check(call!(sym(& mut c_vgpu_version)))?;
         Ok(())
     }
     /// Query the ranges of supported vGPU versions.
     ///
     /// This function gets the linear range of supported vGPU versions that is preset for the NVIDIA vGPU Manager and the range set by an administrator.
-    /// If the preset range has not been overridden by `nvmlSetVgpuVersion`, both ranges are the same.
+    /// If the preset range has not been overridden by [`Nvml::set_vgpu_version`], both ranges are the same.
     ///
-    /// The caller passes pointers to the following `nvmlVgpuVersion_t` structures, into which the NVIDIA vGPU Manager writes the ranges:
+    /// The caller passes pointers to the following [`VgpuVersion`] structures, into which the NVIDIA vGPU Manager writes the ranges:
     /// 1. `supported` structure that represents the preset range of vGPU versions supported by the NVIDIA vGPU Manager.
     /// 2. `current` structure that represents the range of supported vGPU versions set by an administrator. By default, this range is the same as the preset range.
     ///
@@ -464,9 +500,8 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::NotSupported`] The API is not supported.
-    /// - [`Error::InvalidArgument`] The `supported` parameter or the `current` parameter is NULL.
-    /// - [`Error::Unknown`] An error occurred while the data was being fetched.
+    /// - [`Error::NotSupported`] The API is not supported
+    /// - [`Error::Unknown`] An error occurred while the data was being fetched
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuVersion` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuVersion")]
     #[inline]
@@ -476,13 +511,13 @@ impl Nvml {
         let mut c_current: sys::nvmlVgpuVersion_st = Default::default();
         ffi::check(call!(sym(& mut c_supported, & mut c_current)))?;
         Ok(VgpuVersionInfo {
-            supported: VgpuVersion::from(&c_supported),
-            current: VgpuVersion::from(&c_current),
+            supported: <VgpuVersion as crate::raw::FromRaw<_>>::from_raw(&c_supported),
+            current: <VgpuVersion as crate::raw::FromRaw<_>>::from_raw(&c_current),
         })
     }
 }
 impl<'n> Device<'n> {
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceSetVgpuSchedulerState_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::set_vgpu_scheduler_state`] instead
     ///
     /// Sets the vGPU scheduler state.
     ///
@@ -490,7 +525,7 @@ impl<'n> Device<'n> {
     ///
     /// The scheduler state change won't persist across module load/unload.
     /// Scheduler state and params will be allowed to set only when no VM is running.
-    /// In `nvmlVgpuSchedulerSetState_t`, IFF enableARRMode is enabled then
+    /// In [`VgpuSchedulerSetState`], IFF enableARRMode is enabled then
     /// provide avgFactorForARR and frequency as input. If enableARRMode is disabled
     /// then provide timeslice as input.
     ///
@@ -502,9 +537,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
-    /// - [`Error::ResetRequired`] If setting `pSchedulerState` failed with fatal error, reboot is required to overcome from this error.
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode or if any vGPU instance currently exists on the `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::ResetRequired`] if setting `p_scheduler_state` failed with fatal error, or reboot is required to overcome from this error
+    /// - [`Error::NotSupported`] if MIG is enabled, the device not in vGPU host mode, or if any vGPU instance currently exists on the the device
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuSchedulerState")]
@@ -518,15 +553,20 @@ impl<'n> Device<'n> {
         p_scheduler_state: &VgpuSchedulerSetState,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuSchedulerState()?;
-        let mut c_p_scheduler_state = (*p_scheduler_state).to_raw();
+        let mut c_p_scheduler_state = {
+            let r: sys::nvmlVgpuSchedulerSetState_st = crate::raw::ToRaw::to_raw(
+                &(*p_scheduler_state),
+            );
+            r
+        };
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
         Ok(())
     }
     /// Returns the vGPU scheduler capabilities.
-    /// The list of supported vGPU schedulers returned in `nvmlVgpuSchedulerCapabilities_t` is from
+    /// The list of supported vGPU schedulers returned in [`VgpuSchedulerCapabilities`] is from
     /// the NVML_VGPU_SCHEDULER_POLICY_*. This list enumerates the supported scheduler policies
     /// if the engine is Graphics type.
-    /// The other values in `nvmlVgpuSchedulerCapabilities_t` are also applicable if the engine is
+    /// The other values in [`VgpuSchedulerCapabilities`] are also applicable if the engine is
     /// Graphics type. For other engine types, it is BEST EFFORT policy.
     /// If ARR is supported and enabled, scheduling frequency and averaging factor are applicable
     /// else timeSlice is applicable.
@@ -539,8 +579,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pCapabilities` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] The API is not supported in current state or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] The API is not supported in current state, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerCapabilities")]
@@ -551,13 +591,17 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerCapabilities()?;
         let mut c_p_capabilities: sys::nvmlVgpuSchedulerCapabilities_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_capabilities)))?;
-        Ok(VgpuSchedulerCapabilities::from(&c_p_capabilities))
+        Ok(
+            <VgpuSchedulerCapabilities as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_capabilities),
+        )
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerLog_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::vgpu_scheduler_log`] instead
     ///
     /// Returns the vGPU Software scheduler logs.
     /// `pSchedulerLog` points to a caller-allocated structure to contain the logs. The number of elements returned will
-    /// never exceed `NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`.
+    /// never exceed [`sys::NVML_SCHEDULER_SW_MAX_LOG_ENTRIES`].
     ///
     /// To get the entire logs, call the function atleast 5 times a second.
     ///
@@ -569,8 +613,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerLog` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerLog` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerLog")]
@@ -583,12 +627,12 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerLog()?;
         let mut c_p_scheduler_log: sys::nvmlVgpuSchedulerLog_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_log)))?;
-        Ok(VgpuSchedulerLog::from(&c_p_scheduler_log))
+        Ok(<VgpuSchedulerLog as crate::raw::FromRaw<_>>::from_raw(&c_p_scheduler_log))
     }
-    /// **Deprecated:** Will be deprecated in a future release. Use `nvmlDeviceGetVgpuSchedulerState_v2` instead
+    /// **Deprecated:** Will be deprecated in a future release. Use [`Device::vgpu_scheduler_state`] instead
     ///
     /// Returns the vGPU scheduler state.
-    /// The information returned in `nvmlVgpuSchedulerGetState_t` is not relevant if the BEST EFFORT policy is set.
+    /// The information returned in [`VgpuSchedulerGetState`] is not relevant if the BEST EFFORT policy is set.
     ///
     /// For Pascal ™ or newer fully supported devices.
     ///
@@ -598,8 +642,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `pSchedulerState` is NULL or `device` is invalid
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` not in vGPU host mode
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device not in vGPU host mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuSchedulerState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuSchedulerState")]
@@ -612,6 +656,10 @@ impl<'n> Device<'n> {
         let sym = self.nvml.lib().nvmlDeviceGetVgpuSchedulerState()?;
         let mut c_p_scheduler_state: sys::nvmlVgpuSchedulerGetState_st = Default::default();
         ffi::check(call!(sym(self.raw, & mut c_p_scheduler_state)))?;
-        Ok(VgpuSchedulerGetState::from(&c_p_scheduler_state))
+        Ok(
+            <VgpuSchedulerGetState as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_scheduler_state),
+        )
     }
 }

@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlDeviceGpuRecoveryAction_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceGpuRecoveryAction(pub sys::nvmlDeviceGpuRecoveryAction_s);
+pub struct DeviceGpuRecoveryAction(pub u32);
 impl DeviceGpuRecoveryAction {
     /// No action needed
     ///
@@ -125,50 +125,76 @@ impl DeviceGpuRecoveryAction {
     }
 }
 open_newtype!(DeviceGpuRecoveryAction(u32), signed);
+impl core::fmt::Display for DeviceGpuRecoveryAction {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_RECOVERY_ACTION_NONE => "None",
+                sys::NVML_GPU_RECOVERY_ACTION_GPU_RESET => "GPU Reset",
+                sys::NVML_GPU_RECOVERY_ACTION_NODE_REBOOT => "Node Reboot",
+                sys::NVML_GPU_RECOVERY_ACTION_DRAIN_P2P => "Drain P2P",
+                sys::NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET => "Drain And Reset",
+                sys::NVML_GPU_RECOVERY_ACTION_RECOVER_IMEX_DOMAIN => {
+                    "Recover Imex Domain"
+                }
+                sys::NVML_GPU_RECOVERY_ACTION_BUS_RESET => "BUS Reset",
+                sys::NVML_GPU_RECOVERY_ACTION_SYSTEM_REBOOT => "System Reboot",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Structure containing vGPU software licensable feature information
 ///
 /// The safe form of `nvmlGridLicensableFeature_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGridLicensableFeature_st")]
 #[doc(alias = "nvmlGridLicensableFeature_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GridLicensableFeature {
     /// Licensed feature code
     pub feature_code: GridLicenseFeatureCode,
     /// Non-zero if feature is currently licensed, otherwise zero
-    pub feature_state: u32,
+    pub feature_state: bool,
     /// Deprecated.
     pub license_info: String,
     /// Product name of feature
     pub product_name: String,
     /// Non-zero if feature is enabled, otherwise zero
-    pub feature_enabled: u32,
+    pub feature_enabled: bool,
     /// License expiry structure containing date and time
     pub license_expiry: GridLicenseExpiry,
 }
-impl GridLicensableFeature {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGridLicensableFeature_st {
+impl crate::raw::FromRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
+    fn from_raw(r: &sys::nvmlGridLicensableFeature_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GridLicensableFeature {
+            feature_code: GridLicenseFeatureCode(r.featureCode),
+            feature_state: r.featureState != 0,
+            license_info: ffi::string_from(&r.licenseInfo),
+            product_name: ffi::string_from(&r.productName),
+            feature_enabled: r.featureEnabled != 0,
+            license_expiry: <GridLicenseExpiry as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.licenseExpiry),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
+    fn to_raw(&self) -> sys::nvmlGridLicensableFeature_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicensableFeature_st::default();
         r.featureCode = self.feature_code.0;
-        r.featureState = self.feature_state;
+        r.featureState = self.feature_state as _;
         ffi::set_string(&mut r.licenseInfo, &self.license_info);
         ffi::set_string(&mut r.productName, &self.product_name);
-        r.featureEnabled = self.feature_enabled;
-        r.licenseExpiry = self.license_expiry.to_raw();
+        r.featureEnabled = self.feature_enabled as _;
+        r.licenseExpiry = crate::raw::ToRaw::to_raw(&self.license_expiry);
         r
-    }
-}
-impl From<&sys::nvmlGridLicensableFeature_st> for GridLicensableFeature {
-    fn from(r: &sys::nvmlGridLicensableFeature_st) -> Self {
-        GridLicensableFeature {
-            feature_code: GridLicenseFeatureCode(r.featureCode),
-            feature_state: r.featureState,
-            license_info: ffi::string_from(&r.licenseInfo),
-            product_name: ffi::string_from(&r.productName),
-            feature_enabled: r.featureEnabled,
-            license_expiry: GridLicenseExpiry::from(&r.licenseExpiry),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -189,45 +215,51 @@ impl serde::Serialize for GridLicensableFeature {
 /// Structure to store vGPU software licensable features
 ///
 /// The safe form of `nvmlGridLicensableFeatures_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGridLicensableFeatures_st")]
 #[doc(alias = "nvmlGridLicensableFeatures_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GridLicensableFeatures {
     /// Non-zero if vGPU Software Licensing is supported on the system, otherwise zero
-    pub is_grid_license_supported: i32,
+    pub is_grid_license_supported: bool,
     /// Entries returned in `gridLicensableFeatures` array
     pub licensable_features_count: u32,
     /// Array of vGPU software licensable features.
     pub grid_licensable_features: Vec<GridLicensableFeature>,
 }
-impl GridLicensableFeatures {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGridLicensableFeatures_st {
+impl crate::raw::FromRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
+    fn from_raw(r: &sys::nvmlGridLicensableFeatures_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GridLicensableFeatures {
+            is_grid_license_supported: r.isGridLicenseSupported != 0,
+            licensable_features_count: r.licensableFeaturesCount,
+            grid_licensable_features: r
+                .gridLicensableFeatures
+                .iter()
+                .take(r.licensableFeaturesCount as usize)
+                .map(|x| <GridLicensableFeature as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
+    fn to_raw(&self) -> sys::nvmlGridLicensableFeatures_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicensableFeatures_st::default();
-        r.isGridLicenseSupported = self.is_grid_license_supported;
+        r.isGridLicenseSupported = self.is_grid_license_supported as _;
         r.licensableFeaturesCount = self.licensable_features_count;
         for (d, s) in r
             .gridLicensableFeatures
             .iter_mut()
             .zip(self.grid_licensable_features.iter())
         {
-            *d = (*s).to_raw();
+            *d = crate::raw::ToRaw::to_raw(&(*s));
         }
         r
-    }
-}
-impl From<&sys::nvmlGridLicensableFeatures_st> for GridLicensableFeatures {
-    fn from(r: &sys::nvmlGridLicensableFeatures_st) -> Self {
-        GridLicensableFeatures {
-            is_grid_license_supported: r.isGridLicenseSupported,
-            licensable_features_count: r.licensableFeaturesCount,
-            grid_licensable_features: r
-                .gridLicensableFeatures
-                .iter()
-                .map(|x| GridLicensableFeature::from(&(*x)))
-                .collect(),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -245,9 +277,11 @@ impl serde::Serialize for GridLicensableFeatures {
 /// Structure to store license expiry date and time values
 ///
 /// The safe form of `nvmlGridLicenseExpiry_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlGridLicenseExpiry_st")]
 #[doc(alias = "nvmlGridLicenseExpiry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct GridLicenseExpiry {
     /// Year value of license expiry
     pub year: u32,
@@ -264,9 +298,23 @@ pub struct GridLicenseExpiry {
     /// License expiry status
     pub status: u8,
 }
-impl GridLicenseExpiry {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlGridLicenseExpiry_st {
+impl crate::raw::FromRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
+    fn from_raw(r: &sys::nvmlGridLicenseExpiry_st) -> Self {
+        #[allow(clippy::needless_update)]
+        GridLicenseExpiry {
+            year: r.year,
+            month: r.month,
+            day: r.day,
+            hour: r.hour,
+            min: r.min,
+            sec: r.sec,
+            status: r.status,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
+    fn to_raw(&self) -> sys::nvmlGridLicenseExpiry_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlGridLicenseExpiry_st::default();
         r.year = self.year;
@@ -277,19 +325,6 @@ impl GridLicenseExpiry {
         r.sec = self.sec;
         r.status = self.status;
         r
-    }
-}
-impl From<&sys::nvmlGridLicenseExpiry_st> for GridLicenseExpiry {
-    fn from(r: &sys::nvmlGridLicenseExpiry_st) -> Self {
-        GridLicenseExpiry {
-            year: r.year,
-            month: r.month,
-            day: r.day,
-            hour: r.hour,
-            min: r.min,
-            sec: r.sec,
-            status: r.status,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -311,30 +346,31 @@ impl serde::Serialize for GridLicenseExpiry {
 /// Structure to store the vGPU heterogeneous mode of device -- version 1
 ///
 /// The safe form of `nvmlVgpuHeterogeneousMode_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuHeterogeneousMode_t")]
 #[doc(alias = "nvmlVgpuHeterogeneousMode_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuHeterogeneousMode {
     /// The vGPU heterogeneous mode
     pub mode: u32,
 }
-impl VgpuHeterogeneousMode {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuHeterogeneousMode_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuHeterogeneousMode_v1_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
+    fn from_raw(r: &sys::nvmlVgpuHeterogeneousMode_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuHeterogeneousMode {
+            mode: r.mode,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
+    fn to_raw(&self) -> sys::nvmlVgpuHeterogeneousMode_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuHeterogeneousMode_v1_t::default();
         r.version = sys::nvmlVgpuHeterogeneousMode_v1 as _;
         r.mode = self.mode;
         r
-    }
-}
-impl From<&sys::nvmlVgpuHeterogeneousMode_v1_t> for VgpuHeterogeneousMode {
-    fn from(r: &sys::nvmlVgpuHeterogeneousMode_v1_t) -> Self {
-        VgpuHeterogeneousMode {
-            mode: r.mode,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -350,12 +386,14 @@ impl serde::Serialize for VgpuHeterogeneousMode {
 /// Structure to store Utilization Value and vgpuInstance Info -- Version 1
 ///
 /// The safe form of `nvmlVgpuInstanceUtilizationInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuInstanceUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuInstanceUtilizationInfo {
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// SM (3D/Compute) Util Value
     ///
@@ -383,8 +421,28 @@ pub struct VgpuInstanceUtilizationInfo {
     pub ofa_util: crate::Value,
 }
 impl VgpuInstanceUtilizationInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationInfo_v1_t {
+    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds the array).
+    pub(crate) fn from_raw_typed(
+        r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t,
+        value_type: ValueType,
+    ) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuInstanceUtilizationInfo {
+            time_stamp: r.timeStamp,
+            vgpu_instance: r.vgpuInstance,
+            sm_util: crate::Value::from_raw(value_type, &r.smUtil),
+            mem_util: crate::Value::from_raw(value_type, &r.memUtil),
+            enc_util: crate::Value::from_raw(value_type, &r.encUtil),
+            dec_util: crate::Value::from_raw(value_type, &r.decUtil),
+            jpg_util: crate::Value::from_raw(value_type, &r.jpgUtil),
+            ofa_util: crate::Value::from_raw(value_type, &r.ofaUtil),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuInstanceUtilizationInfo_v1_t>
+for VgpuInstanceUtilizationInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuInstanceUtilizationInfo_v1_t::default();
         r.timeStamp = self.time_stamp;
@@ -396,24 +454,6 @@ impl VgpuInstanceUtilizationInfo {
         r.jpgUtil = self.jpg_util.to_raw();
         r.ofaUtil = self.ofa_util.to_raw();
         r
-    }
-}
-impl VgpuInstanceUtilizationInfo {
-    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` of the `nvmlVgpuInstancesUtilizationInfo_v1_t` that holds the array).
-    pub fn from_raw(
-        r: &sys::nvmlVgpuInstanceUtilizationInfo_v1_t,
-        value_type: ValueType,
-    ) -> Self {
-        VgpuInstanceUtilizationInfo {
-            time_stamp: r.timeStamp,
-            vgpu_instance: r.vgpuInstance,
-            sm_util: crate::Value::from_raw(value_type, &r.smUtil),
-            mem_util: crate::Value::from_raw(value_type, &r.memUtil),
-            enc_util: crate::Value::from_raw(value_type, &r.encUtil),
-            dec_util: crate::Value::from_raw(value_type, &r.decUtil),
-            jpg_util: crate::Value::from_raw(value_type, &r.jpgUtil),
-            ofa_util: crate::Value::from_raw(value_type, &r.ofaUtil),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -436,11 +476,13 @@ impl serde::Serialize for VgpuInstanceUtilizationInfo {
 /// Structure to store Utilization Value and vgpuInstance
 ///
 /// The safe form of `nvmlVgpuInstanceUtilizationSample_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuInstanceUtilizationSample_st")]
 #[doc(alias = "nvmlVgpuInstanceUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuInstanceUtilizationSample {
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
@@ -462,8 +504,26 @@ pub struct VgpuInstanceUtilizationSample {
     pub dec_util: crate::Value,
 }
 impl VgpuInstanceUtilizationSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationSample_st {
+    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with the array).
+    pub(crate) fn from_raw_typed(
+        r: &sys::nvmlVgpuInstanceUtilizationSample_st,
+        value_type: ValueType,
+    ) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuInstanceUtilizationSample {
+            vgpu_instance: r.vgpuInstance,
+            time_stamp: r.timeStamp,
+            sm_util: crate::Value::from_raw(value_type, &r.smUtil),
+            mem_util: crate::Value::from_raw(value_type, &r.memUtil),
+            enc_util: crate::Value::from_raw(value_type, &r.encUtil),
+            dec_util: crate::Value::from_raw(value_type, &r.decUtil),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuInstanceUtilizationSample_st>
+for VgpuInstanceUtilizationSample {
+    fn to_raw(&self) -> sys::nvmlVgpuInstanceUtilizationSample_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuInstanceUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
@@ -473,22 +533,6 @@ impl VgpuInstanceUtilizationSample {
         r.encUtil = self.enc_util.to_raw();
         r.decUtil = self.dec_util.to_raw();
         r
-    }
-}
-impl VgpuInstanceUtilizationSample {
-    /// Reads `r`, its `nvmlValue_t`s as `value_type` names them (the `sampleValType` that `nvmlDeviceGetVgpuUtilization` returns with the array).
-    pub fn from_raw(
-        r: &sys::nvmlVgpuInstanceUtilizationSample_st,
-        value_type: ValueType,
-    ) -> Self {
-        VgpuInstanceUtilizationSample {
-            vgpu_instance: r.vgpuInstance,
-            time_stamp: r.timeStamp,
-            sm_util: crate::Value::from_raw(value_type, &r.smUtil),
-            mem_util: crate::Value::from_raw(value_type, &r.memUtil),
-            enc_util: crate::Value::from_raw(value_type, &r.encUtil),
-            dec_util: crate::Value::from_raw(value_type, &r.decUtil),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -509,9 +553,11 @@ impl serde::Serialize for VgpuInstanceUtilizationSample {
 /// Structure to store the vGPU license expiry details
 ///
 /// The safe form of `nvmlVgpuLicenseExpiry_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuLicenseExpiry_st")]
 #[doc(alias = "nvmlVgpuLicenseExpiry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuLicenseExpiry {
     /// Year of license expiry
     pub year: u32,
@@ -528,9 +574,23 @@ pub struct VgpuLicenseExpiry {
     /// License expiry status
     pub status: u8,
 }
-impl VgpuLicenseExpiry {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuLicenseExpiry_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
+    fn from_raw(r: &sys::nvmlVgpuLicenseExpiry_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuLicenseExpiry {
+            year: r.year,
+            month: r.month,
+            day: r.day,
+            hour: r.hour,
+            min: r.min,
+            sec: r.sec,
+            status: r.status,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
+    fn to_raw(&self) -> sys::nvmlVgpuLicenseExpiry_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuLicenseExpiry_st::default();
         r.year = self.year;
@@ -541,19 +601,6 @@ impl VgpuLicenseExpiry {
         r.sec = self.sec;
         r.status = self.status;
         r
-    }
-}
-impl From<&sys::nvmlVgpuLicenseExpiry_st> for VgpuLicenseExpiry {
-    fn from(r: &sys::nvmlVgpuLicenseExpiry_st) -> Self {
-        VgpuLicenseExpiry {
-            year: r.year,
-            month: r.month,
-            day: r.day,
-            hour: r.hour,
-            min: r.min,
-            sec: r.sec,
-            status: r.status,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -574,35 +621,40 @@ impl serde::Serialize for VgpuLicenseExpiry {
 }
 ///
 /// The safe form of `nvmlVgpuLicenseInfo_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuLicenseInfo_st")]
 #[doc(alias = "nvmlVgpuLicenseInfo_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuLicenseInfo {
     /// License status
-    pub is_licensed: u8,
+    pub is_licensed: bool,
     /// License expiry information
     pub license_expiry: VgpuLicenseExpiry,
     /// Current license state
     pub current_state: u32,
 }
-impl VgpuLicenseInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuLicenseInfo_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuLicenseInfo_st::default();
-        r.isLicensed = self.is_licensed;
-        r.licenseExpiry = self.license_expiry.to_raw();
-        r.currentState = self.current_state;
-        r
+impl crate::raw::FromRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
+    fn from_raw(r: &sys::nvmlVgpuLicenseInfo_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuLicenseInfo {
+            is_licensed: r.isLicensed != 0,
+            license_expiry: <VgpuLicenseExpiry as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&r.licenseExpiry),
+            current_state: r.currentState,
+            ..Default::default()
+        }
     }
 }
-impl From<&sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
-    fn from(r: &sys::nvmlVgpuLicenseInfo_st) -> Self {
-        VgpuLicenseInfo {
-            is_licensed: r.isLicensed,
-            license_expiry: VgpuLicenseExpiry::from(&r.licenseExpiry),
-            current_state: r.currentState,
-        }
+impl crate::raw::ToRaw<sys::nvmlVgpuLicenseInfo_st> for VgpuLicenseInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuLicenseInfo_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuLicenseInfo_st::default();
+        r.isLicensed = self.is_licensed as _;
+        r.licenseExpiry = crate::raw::ToRaw::to_raw(&self.license_expiry);
+        r.currentState = self.current_state;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -620,30 +672,31 @@ impl serde::Serialize for VgpuLicenseInfo {
 /// Structure to store the placement ID of vGPU instance -- version 1
 ///
 /// The safe form of `nvmlVgpuPlacementId_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuPlacementId_t")]
 #[doc(alias = "nvmlVgpuPlacementId_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuPlacementId {
     /// Placement ID of the active vGPU instance
     pub placement_id: u32,
 }
-impl VgpuPlacementId {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuPlacementId_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuPlacementId_v1_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
+    fn from_raw(r: &sys::nvmlVgpuPlacementId_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuPlacementId {
+            placement_id: r.placementId,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
+    fn to_raw(&self) -> sys::nvmlVgpuPlacementId_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuPlacementId_v1_t::default();
         r.version = sys::nvmlVgpuPlacementId_v1 as _;
         r.placementId = self.placement_id;
         r
-    }
-}
-impl From<&sys::nvmlVgpuPlacementId_v1_t> for VgpuPlacementId {
-    fn from(r: &sys::nvmlVgpuPlacementId_v1_t) -> Self {
-        VgpuPlacementId {
-            placement_id: r.placementId,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -659,14 +712,16 @@ impl serde::Serialize for VgpuPlacementId {
 /// Structure to store Utilization Value, vgpuInstance and subprocess information for process running on vGPU instance -- version 1
 ///
 /// The safe form of `nvmlVgpuProcessUtilizationInfo_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuProcessUtilizationInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuProcessUtilizationInfo {
     /// Name of process running within the vGPU VM
     pub process_name: String,
     /// CPU Timestamp in microseconds
     pub time_stamp: u64,
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// PID of process running within the vGPU VM
     pub pid: u32,
@@ -683,9 +738,28 @@ pub struct VgpuProcessUtilizationInfo {
     /// Ofa Util Value
     pub ofa_util: u32,
 }
-impl VgpuProcessUtilizationInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationInfo_v1_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuProcessUtilizationInfo_v1_t>
+for VgpuProcessUtilizationInfo {
+    fn from_raw(r: &sys::nvmlVgpuProcessUtilizationInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuProcessUtilizationInfo {
+            process_name: ffi::string_from(&r.processName),
+            time_stamp: r.timeStamp,
+            vgpu_instance: r.vgpuInstance,
+            pid: r.pid,
+            sm_util: r.smUtil,
+            mem_util: r.memUtil,
+            enc_util: r.encUtil,
+            dec_util: r.decUtil,
+            jpg_util: r.jpgUtil,
+            ofa_util: r.ofaUtil,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuProcessUtilizationInfo_v1_t>
+for VgpuProcessUtilizationInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationInfo_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuProcessUtilizationInfo_v1_t::default();
         ffi::set_string(&mut r.processName, &self.process_name);
@@ -699,22 +773,6 @@ impl VgpuProcessUtilizationInfo {
         r.jpgUtil = self.jpg_util;
         r.ofaUtil = self.ofa_util;
         r
-    }
-}
-impl From<&sys::nvmlVgpuProcessUtilizationInfo_v1_t> for VgpuProcessUtilizationInfo {
-    fn from(r: &sys::nvmlVgpuProcessUtilizationInfo_v1_t) -> Self {
-        VgpuProcessUtilizationInfo {
-            process_name: ffi::string_from(&r.processName),
-            time_stamp: r.timeStamp,
-            vgpu_instance: r.vgpuInstance,
-            pid: r.pid,
-            sm_util: r.smUtil,
-            mem_util: r.memUtil,
-            enc_util: r.encUtil,
-            dec_util: r.decUtil,
-            jpg_util: r.jpgUtil,
-            ofa_util: r.ofaUtil,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -739,11 +797,13 @@ impl serde::Serialize for VgpuProcessUtilizationInfo {
 /// Structure to store Utilization Value, vgpuInstance and subprocess information
 ///
 /// The safe form of `nvmlVgpuProcessUtilizationSample_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuProcessUtilizationSample_st")]
 #[doc(alias = "nvmlVgpuProcessUtilizationSample_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuProcessUtilizationSample {
-    /// vGPU Instance
+    /// VGPU Instance
     pub vgpu_instance: u32,
     /// PID of process running within the vGPU VM
     pub pid: u32,
@@ -760,9 +820,26 @@ pub struct VgpuProcessUtilizationSample {
     /// Decoder Util Value
     pub dec_util: u32,
 }
-impl VgpuProcessUtilizationSample {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationSample_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuProcessUtilizationSample_st>
+for VgpuProcessUtilizationSample {
+    fn from_raw(r: &sys::nvmlVgpuProcessUtilizationSample_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuProcessUtilizationSample {
+            vgpu_instance: r.vgpuInstance,
+            pid: r.pid,
+            process_name: ffi::string_from(&r.processName),
+            time_stamp: r.timeStamp,
+            sm_util: r.smUtil,
+            mem_util: r.memUtil,
+            enc_util: r.encUtil,
+            dec_util: r.decUtil,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuProcessUtilizationSample_st>
+for VgpuProcessUtilizationSample {
+    fn to_raw(&self) -> sys::nvmlVgpuProcessUtilizationSample_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuProcessUtilizationSample_st::default();
         r.vgpuInstance = self.vgpu_instance;
@@ -774,20 +851,6 @@ impl VgpuProcessUtilizationSample {
         r.encUtil = self.enc_util;
         r.decUtil = self.dec_util;
         r
-    }
-}
-impl From<&sys::nvmlVgpuProcessUtilizationSample_st> for VgpuProcessUtilizationSample {
-    fn from(r: &sys::nvmlVgpuProcessUtilizationSample_st) -> Self {
-        VgpuProcessUtilizationSample {
-            vgpu_instance: r.vgpuInstance,
-            pid: r.pid,
-            process_name: ffi::string_from(&r.processName),
-            time_stamp: r.timeStamp,
-            sm_util: r.smUtil,
-            mem_util: r.memUtil,
-            enc_util: r.encUtil,
-            dec_util: r.decUtil,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -810,28 +873,31 @@ impl serde::Serialize for VgpuProcessUtilizationSample {
 /// Structure to store the information of vGPU runtime state -- version 1
 ///
 /// The safe form of `nvmlVgpuRuntimeState_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuRuntimeState_t")]
 #[doc(alias = "nvmlVgpuRuntimeState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuRuntimeState {
-    /// OUT: The runtime state size of the vGPU instance
+    /// The runtime state size of the vGPU instance
     pub size: u64,
 }
-impl VgpuRuntimeState {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuRuntimeState_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuRuntimeState_v1_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
+    fn from_raw(r: &sys::nvmlVgpuRuntimeState_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuRuntimeState {
+            size: r.size,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
+    fn to_raw(&self) -> sys::nvmlVgpuRuntimeState_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuRuntimeState_v1_t::default();
         r.version = sys::nvmlVgpuRuntimeState_v1 as _;
         r.size = self.size;
         r
-    }
-}
-impl From<&sys::nvmlVgpuRuntimeState_v1_t> for VgpuRuntimeState {
-    fn from(r: &sys::nvmlVgpuRuntimeState_v1_t) -> Self {
-        VgpuRuntimeState { size: r.size }
     }
 }
 #[cfg(feature = "serde")]
@@ -847,9 +913,11 @@ impl serde::Serialize for VgpuRuntimeState {
 /// Structure to store the vGPU scheduler capabilities
 ///
 /// The safe form of `nvmlVgpuSchedulerCapabilities_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerCapabilities_st")]
 #[doc(alias = "nvmlVgpuSchedulerCapabilities_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerCapabilities {
     /// List the supported vGPU schedulers on the device
     pub supported_schedulers: Vec<u32>,
@@ -858,7 +926,7 @@ pub struct VgpuSchedulerCapabilities {
     /// Minimum timeslice value in ns
     pub min_timeslice: u32,
     /// Flag to check Adaptive Round Robin mode enabled/disabled.
-    pub is_arr_mode_supported: u32,
+    pub is_arr_mode_supported: bool,
     /// Maximum frequency for Adaptive Round Robin mode
     pub max_frequency_for_arr: u32,
     /// Minimum frequency for Adaptive Round Robin mode
@@ -868,9 +936,26 @@ pub struct VgpuSchedulerCapabilities {
     /// Minimum averaging factor for Adaptive Round Robin mode
     pub min_avg_factor_for_arr: u32,
 }
-impl VgpuSchedulerCapabilities {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerCapabilities_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerCapabilities_st>
+for VgpuSchedulerCapabilities {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerCapabilities_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerCapabilities {
+            supported_schedulers: r.supportedSchedulers.iter().map(|x| (*x)).collect(),
+            max_timeslice: r.maxTimeslice,
+            min_timeslice: r.minTimeslice,
+            is_arr_mode_supported: r.isArrModeSupported != 0,
+            max_frequency_for_arr: r.maxFrequencyForARR,
+            min_frequency_for_arr: r.minFrequencyForARR,
+            max_avg_factor_for_arr: r.maxAvgFactorForARR,
+            min_avg_factor_for_arr: r.minAvgFactorForARR,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerCapabilities_st>
+for VgpuSchedulerCapabilities {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerCapabilities_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerCapabilities_st::default();
         for (d, s) in r
@@ -882,26 +967,12 @@ impl VgpuSchedulerCapabilities {
         }
         r.maxTimeslice = self.max_timeslice;
         r.minTimeslice = self.min_timeslice;
-        r.isArrModeSupported = self.is_arr_mode_supported;
+        r.isArrModeSupported = self.is_arr_mode_supported as _;
         r.maxFrequencyForARR = self.max_frequency_for_arr;
         r.minFrequencyForARR = self.min_frequency_for_arr;
         r.maxAvgFactorForARR = self.max_avg_factor_for_arr;
         r.minAvgFactorForARR = self.min_avg_factor_for_arr;
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerCapabilities_st> for VgpuSchedulerCapabilities {
-    fn from(r: &sys::nvmlVgpuSchedulerCapabilities_st) -> Self {
-        VgpuSchedulerCapabilities {
-            supported_schedulers: r.supportedSchedulers.iter().map(|x| (*x)).collect(),
-            max_timeslice: r.maxTimeslice,
-            min_timeslice: r.minTimeslice,
-            is_arr_mode_supported: r.isArrModeSupported,
-            max_frequency_for_arr: r.maxFrequencyForARR,
-            min_frequency_for_arr: r.minFrequencyForARR,
-            max_avg_factor_for_arr: r.maxAvgFactorForARR,
-            min_avg_factor_for_arr: r.minAvgFactorForARR,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -924,38 +995,41 @@ impl serde::Serialize for VgpuSchedulerCapabilities {
 /// Structure to store the vGPU scheduler state
 ///
 /// The safe form of `nvmlVgpuSchedulerGetState_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerGetState_st")]
 #[doc(alias = "nvmlVgpuSchedulerGetState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerGetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Read as its `arrMode` says.
     pub scheduler_params: VgpuSchedulerParams,
 }
-impl VgpuSchedulerGetState {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerGetState_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerGetState_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerGetState {
+            scheduler_policy: r.schedulerPolicy,
+            scheduler_params: VgpuSchedulerParams::from_raw_tagged(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerGetState_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerGetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
         {
-            let (tag, u) = self.scheduler_params.to_raw();
+            let (tag, u) = self.scheduler_params.to_raw_tagged();
             r.arrMode = tag as _;
             r.schedulerParams = u;
         }
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerGetState_st> for VgpuSchedulerGetState {
-    fn from(r: &sys::nvmlVgpuSchedulerGetState_st) -> Self {
-        VgpuSchedulerGetState {
-            scheduler_policy: r.schedulerPolicy,
-            scheduler_params: VgpuSchedulerParams::from_raw(
-                r.arrMode as u32,
-                &r.schedulerParams,
-            ),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -972,11 +1046,14 @@ impl serde::Serialize for VgpuSchedulerGetState {
 }
 /// Structure to store the state and logs of a software runlist
 ///
-/// The safe form of `nvmlVgpuSchedulerLogEntries_st`.
+/// The safe form of `nvmlVgpuSchedulerLogEntry_v2_t` and of its older layouts `nvmlVgpuSchedulerLogEntries_st`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlVgpuSchedulerLogEntry_v2_t")]
 #[doc(alias = "nvmlVgpuSchedulerLogEntries_st")]
 #[doc(alias = "nvmlVgpuSchedulerLogEntry_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogEntryV1 {
+#[non_exhaustive]
+pub struct VgpuSchedulerLogEntry {
     /// Timestamp in ns when this software runlist was preeempted
     pub timestamp: u64,
     /// Total time in ns this software runlist has run
@@ -989,75 +1066,26 @@ pub struct VgpuSchedulerLogEntryV1 {
     pub target_time_slice: u64,
     /// Preemption time in ns for this SW runlist
     pub cumulative_preemption_time: u64,
+    /// Current weight of this SW runlist
+    pub weight: u32,
 }
-impl VgpuSchedulerLogEntryV1 {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntries_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuSchedulerLogEntries_st::default();
-        r.timestamp = self.timestamp;
-        r.timeRunTotal = self.time_run_total;
-        r.timeRun = self.time_run;
-        r.swRunlistId = self.sw_runlist_id;
-        r.targetTimeSlice = self.target_time_slice;
-        r.cumulativePreemptionTime = self.cumulative_preemption_time;
-        r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntryV1 {
-    fn from(r: &sys::nvmlVgpuSchedulerLogEntries_st) -> Self {
-        VgpuSchedulerLogEntryV1 {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerLogEntry_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
             time_run: r.timeRun,
             sw_runlist_id: r.swRunlistId,
             target_time_slice: r.targetTimeSlice,
             cumulative_preemption_time: r.cumulativePreemptionTime,
+            weight: r.weight,
+            ..Default::default()
         }
     }
 }
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerLogEntryV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogEntries_st", 6)?;
-        st.serialize_field("timestamp", &self.timestamp)?;
-        st.serialize_field("timeRunTotal", &self.time_run_total)?;
-        st.serialize_field("timeRun", &self.time_run)?;
-        st.serialize_field("swRunlistId", &self.sw_runlist_id)?;
-        st.serialize_field("targetTimeSlice", &self.target_time_slice)?;
-        st.serialize_field(
-            "cumulativePreemptionTime",
-            &self.cumulative_preemption_time,
-        )?;
-        st.end()
-    }
-}
-/// Structure to store the state and logs of a software runlist
-///
-/// The safe form of `nvmlVgpuSchedulerLogEntry_v2_t`.
-#[doc(alias = "nvmlVgpuSchedulerLogEntry_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogEntry {
-    /// OUT: Timestamp in ns when this software runlist was preeempted
-    pub timestamp: u64,
-    /// OUT: Total time in ns this software runlist has run
-    pub time_run_total: u64,
-    /// OUT: Time in ns this software runlist ran before preemption
-    pub time_run: u64,
-    /// OUT: Software runlist Id
-    pub sw_runlist_id: u32,
-    /// OUT: The actual timeslice after deduction
-    pub target_time_slice: u64,
-    /// OUT: Preemption time in ns for this SW runlist
-    pub cumulative_preemption_time: u64,
-    /// OUT: Current weight of this SW runlist
-    pub weight: u32,
-}
-impl VgpuSchedulerLogEntry {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntry_v2_t {
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntry_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerLogEntry_v2_t::default();
         r.timestamp = self.timestamp;
@@ -1070,8 +1098,9 @@ impl VgpuSchedulerLogEntry {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
-    fn from(r: &sys::nvmlVgpuSchedulerLogEntry_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerLogEntries_st) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuSchedulerLogEntry {
             timestamp: r.timestamp,
             time_run_total: r.timeRunTotal,
@@ -1079,8 +1108,21 @@ impl From<&sys::nvmlVgpuSchedulerLogEntry_v2_t> for VgpuSchedulerLogEntry {
             sw_runlist_id: r.swRunlistId,
             target_time_slice: r.targetTimeSlice,
             cumulative_preemption_time: r.cumulativePreemptionTime,
-            weight: r.weight,
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogEntries_st> for VgpuSchedulerLogEntry {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogEntries_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuSchedulerLogEntries_st::default();
+        r.timestamp = self.timestamp;
+        r.timeRunTotal = self.time_run_total;
+        r.timeRun = self.time_run;
+        r.swRunlistId = self.sw_runlist_id;
+        r.targetTimeSlice = self.target_time_slice;
+        r.cumulativePreemptionTime = self.cumulative_preemption_time;
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1102,118 +1144,38 @@ impl serde::Serialize for VgpuSchedulerLogEntry {
         st.end()
     }
 }
-/// Structure to store vGPU scheduler log information -- Version 1
+/// Structure to store vGPU scheduler log information
 ///
-/// The safe form of `nvmlVgpuSchedulerLogInfo_v1_t`.
+/// The safe form of `nvmlVgpuSchedulerLogInfo_v2_t` and of its older layouts `nvmlVgpuSchedulerLogInfo_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlVgpuSchedulerLogInfo_v2_t")]
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_t")]
 #[doc(alias = "nvmlVgpuSchedulerLogInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogInfoV1 {
-    /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
+#[non_exhaustive]
+pub struct VgpuSchedulerLogInfo {
+    /// Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
-    /// OUT: Scheduler policy
+    /// Scheduler policy
     pub scheduler_policy: u32,
-    /// OUT: vGPU Scheduler Parameters
+    /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
+    pub avg_factor: u32,
+    /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
+    pub timeslice: u32,
+    /// Count of log entries fetched
+    pub entries_count: u32,
+    /// Structure to store the state and logs of a software runlist
+    pub log_entries: Vec<VgpuSchedulerLogEntry>,
+    /// VGPU Scheduler Parameters
     ///
     /// Read as its `arrMode` says.
+    ///
+    /// Only the older layout `nvmlVgpuSchedulerLogInfo_v1_t` has this field: a driver that answers with that layout fills it.
     pub scheduler_params: VgpuSchedulerParams,
-    /// OUT: Count of log entries fetched
-    pub entries_count: u32,
-    /// OUT: Structure to store the state and logs of a software runlist
-    pub log_entries: Vec<VgpuSchedulerLogEntryV1>,
 }
-impl VgpuSchedulerLogInfoV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuSchedulerLogInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
-        r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
-        r.engineId = self.engine_id;
-        r.schedulerPolicy = self.scheduler_policy;
-        {
-            let (tag, u) = self.scheduler_params.to_raw();
-            r.arrMode = tag as _;
-            r.schedulerParams = u;
-        }
-        r.entriesCount = self.entries_count;
-        for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfoV1 {
-    fn from(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
-        VgpuSchedulerLogInfoV1 {
-            engine_id: r.engineId,
-            scheduler_policy: r.schedulerPolicy,
-            scheduler_params: VgpuSchedulerParams::from_raw(
-                r.arrMode as u32,
-                &r.schedulerParams,
-            ),
-            entries_count: r.entriesCount,
-            log_entries: r
-                .logEntries
-                .iter()
-                .map(|x| VgpuSchedulerLogEntryV1::from(&(*x)))
-                .collect(),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerLogInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v1_t", 6)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
-        st.serialize_field("entriesCount", &self.entries_count)?;
-        st.serialize_field("logEntries", &self.log_entries)?;
-        st.end()
-    }
-}
-/// Structure to store vGPU scheduler log information
-///
-/// The safe form of `nvmlVgpuSchedulerLogInfo_v2_t`.
-#[doc(alias = "nvmlVgpuSchedulerLogInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerLogInfo {
-    /// IN: Engine whose software runlist log entries are fetched. One of One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
-    /// OUT: Scheduler policy
-    pub scheduler_policy: u32,
-    /// OUT: Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
-    pub avg_factor: u32,
-    /// OUT: The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
-    pub timeslice: u32,
-    /// OUT: Count of log entries fetched
-    pub entries_count: u32,
-    /// OUT: Structure to store the state and logs of a software runlist
-    pub log_entries: Vec<VgpuSchedulerLogEntry>,
-}
-impl VgpuSchedulerLogInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuSchedulerLogInfo_v2_t::default();
-        r.engineId = self.engine_id;
-        r.schedulerPolicy = self.scheduler_policy;
-        r.avgFactor = self.avg_factor;
-        r.timeslice = self.timeslice;
-        r.entriesCount = self.entries_count;
-        for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
-    fn from(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuSchedulerLogInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
@@ -1223,9 +1185,70 @@ impl From<&sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
             log_entries: r
                 .logEntries
                 .iter()
-                .map(|x| VgpuSchedulerLogEntry::from(&(*x)))
+                .take(r.entriesCount as usize)
+                .map(|x| <VgpuSchedulerLogEntry as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v2_t> for VgpuSchedulerLogInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v2_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuSchedulerLogInfo_v2_t::default();
+        r.engineId = self.engine_id;
+        r.schedulerPolicy = self.scheduler_policy;
+        r.avgFactor = self.avg_factor;
+        r.timeslice = self.timeslice;
+        r.entriesCount = self.entries_count;
+        for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
+    }
+}
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfo {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerLogInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerLogInfo {
+            engine_id: r.engineId,
+            scheduler_policy: r.schedulerPolicy,
+            entries_count: r.entriesCount,
+            log_entries: r
+                .logEntries
+                .iter()
+                .take(r.entriesCount as usize)
+                .map(|x| <VgpuSchedulerLogEntry as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
+                .collect(),
+            scheduler_params: VgpuSchedulerParams::from_raw_tagged(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLogInfo_v1_t> for VgpuSchedulerLogInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerLogInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuSchedulerLogInfo_v1_t::default();
+        r.version = sys::nvmlVgpuSchedulerLogInfo_v1 as _;
+        r.engineId = self.engine_id;
+        r.schedulerPolicy = self.scheduler_policy;
+        {
+            let (tag, u) = self.scheduler_params.to_raw_tagged();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
+        r.entriesCount = self.entries_count;
+        for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1233,22 +1256,25 @@ impl serde::Serialize for VgpuSchedulerLogInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v2_t", 6)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerLogInfo_v2_t", 7)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("avgFactor", &self.avg_factor)?;
         st.serialize_field("timeslice", &self.timeslice)?;
         st.serialize_field("entriesCount", &self.entries_count)?;
         st.serialize_field("logEntries", &self.log_entries)?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
 /// Structure to store a vGPU software scheduler log
 ///
 /// The safe form of `nvmlVgpuSchedulerLog_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerLog_st")]
 #[doc(alias = "nvmlVgpuSchedulerLog_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerLog {
     /// Engine whose software runlist log entries are fetched
     pub engine_id: u32,
@@ -1258,33 +1284,15 @@ pub struct VgpuSchedulerLog {
     pub scheduler_params: VgpuSchedulerParams,
     /// Count of log entries fetched
     pub entries_count: u32,
-    pub log_entries: Vec<VgpuSchedulerLogEntryV1>,
+    pub log_entries: Vec<VgpuSchedulerLogEntry>,
 }
-impl VgpuSchedulerLog {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerLog_st {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuSchedulerLog_st::default();
-        r.engineId = self.engine_id;
-        r.schedulerPolicy = self.scheduler_policy;
-        {
-            let (tag, u) = self.scheduler_params.to_raw();
-            r.arrMode = tag as _;
-            r.schedulerParams = u;
-        }
-        r.entriesCount = self.entries_count;
-        for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
-            *d = (*s).to_raw();
-        }
-        r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
-    fn from(r: &sys::nvmlVgpuSchedulerLog_st) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerLog_st) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuSchedulerLog {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            scheduler_params: VgpuSchedulerParams::from_raw(
+            scheduler_params: VgpuSchedulerParams::from_raw_tagged(
                 r.arrMode as u32,
                 &r.schedulerParams,
             ),
@@ -1292,9 +1300,31 @@ impl From<&sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
             log_entries: r
                 .logEntries
                 .iter()
-                .map(|x| VgpuSchedulerLogEntryV1::from(&(*x)))
+                .take(r.entriesCount as usize)
+                .map(|x| <VgpuSchedulerLogEntry as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&(*x)))
                 .collect(),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerLog_st> for VgpuSchedulerLog {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerLog_st {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuSchedulerLog_st::default();
+        r.engineId = self.engine_id;
+        r.schedulerPolicy = self.scheduler_policy;
+        {
+            let (tag, u) = self.scheduler_params.to_raw_tagged();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
+        r.entriesCount = self.entries_count;
+        for (d, s) in r.logEntries.iter_mut().zip(self.log_entries.iter()) {
+            *d = crate::raw::ToRaw::to_raw(&(*s));
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1314,27 +1344,31 @@ impl serde::Serialize for VgpuSchedulerLog {
 }
 ///
 /// The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedData`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerParams_t_vgpuSchedData")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerParamsVgpuSchedData {
     /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
     pub timeslice: u32,
 }
-impl VgpuSchedulerParamsVgpuSchedData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedData {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
+for VgpuSchedulerParamsVgpuSchedData {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedData) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerParamsVgpuSchedData {
+            timeslice: r.timeslice,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
+for VgpuSchedulerParamsVgpuSchedData {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedData {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerParams_t_vgpuSchedData::default();
         r.timeslice = self.timeslice;
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerParams_t_vgpuSchedData>
-for VgpuSchedulerParamsVgpuSchedData {
-    fn from(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedData) -> Self {
-        VgpuSchedulerParamsVgpuSchedData {
-            timeslice: r.timeslice,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1349,31 +1383,35 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedData {
 }
 ///
 /// The safe form of `nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerParamsVgpuSchedDataWithARR {
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
     pub avg_factor: u32,
     /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
     pub timeslice: u32,
 }
-impl VgpuSchedulerParamsVgpuSchedDataWithARR {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
+for VgpuSchedulerParamsVgpuSchedDataWithARR {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerParamsVgpuSchedDataWithARR {
+            avg_factor: r.avgFactor,
+            timeslice: r.timeslice,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
+for VgpuSchedulerParamsVgpuSchedDataWithARR {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR::default();
         r.avgFactor = self.avg_factor;
         r.timeslice = self.timeslice;
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR>
-for VgpuSchedulerParamsVgpuSchedDataWithARR {
-    fn from(r: &sys::nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR) -> Self {
-        VgpuSchedulerParamsVgpuSchedDataWithARR {
-            avg_factor: r.avgFactor,
-            timeslice: r.timeslice,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1390,27 +1428,31 @@ impl serde::Serialize for VgpuSchedulerParamsVgpuSchedDataWithARR {
 }
 ///
 /// The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedData`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerSetParams_t_vgpuSchedData")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerSetParamsVgpuSchedData {
     /// The timeslice in ns(Nanoseconds) for each software run list as configured, or the default value if unspecified or set to 0.
     pub timeslice: u32,
 }
-impl VgpuSchedulerSetParamsVgpuSchedData {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
+for VgpuSchedulerSetParamsVgpuSchedData {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerSetParamsVgpuSchedData {
+            timeslice: r.timeslice,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
+for VgpuSchedulerSetParamsVgpuSchedData {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData::default();
         r.timeslice = self.timeslice;
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData>
-for VgpuSchedulerSetParamsVgpuSchedData {
-    fn from(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedData) -> Self {
-        VgpuSchedulerSetParamsVgpuSchedData {
-            timeslice: r.timeslice,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1426,31 +1468,35 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedData {
 }
 ///
 /// The safe form of `nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerSetParamsVgpuSchedDataWithARR {
     /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub avg_factor: u32,
     /// Frequency for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub frequency: u32,
 }
-impl VgpuSchedulerSetParamsVgpuSchedDataWithARR {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
+for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerSetParamsVgpuSchedDataWithARR {
+            avg_factor: r.avgFactor,
+            frequency: r.frequency,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
+for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR::default();
         r.avgFactor = self.avg_factor;
         r.frequency = self.frequency;
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR>
-for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
-    fn from(r: &sys::nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR) -> Self {
-        VgpuSchedulerSetParamsVgpuSchedDataWithARR {
-            avg_factor: r.avgFactor,
-            frequency: r.frequency,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1468,38 +1514,41 @@ impl serde::Serialize for VgpuSchedulerSetParamsVgpuSchedDataWithARR {
 /// Structure to set the vGPU scheduler state
 ///
 /// The safe form of `nvmlVgpuSchedulerSetState_st`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerSetState_st")]
 #[doc(alias = "nvmlVgpuSchedulerSetState_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerSetState {
     /// Scheduler policy
     pub scheduler_policy: u32,
     /// Read as its `enableARRMode` says.
     pub scheduler_params: VgpuSchedulerSetParams,
 }
-impl VgpuSchedulerSetState {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetState_st {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerSetState_st) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerSetState {
+            scheduler_policy: r.schedulerPolicy,
+            scheduler_params: VgpuSchedulerSetParams::from_raw_tagged(
+                r.enableARRMode as u32,
+                &r.schedulerParams,
+            ),
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerSetState_st {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerSetState_st::default();
         r.schedulerPolicy = self.scheduler_policy;
         {
-            let (tag, u) = self.scheduler_params.to_raw();
+            let (tag, u) = self.scheduler_params.to_raw_tagged();
             r.enableARRMode = tag as _;
             r.schedulerParams = u;
         }
         r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerSetState_st> for VgpuSchedulerSetState {
-    fn from(r: &sys::nvmlVgpuSchedulerSetState_st) -> Self {
-        VgpuSchedulerSetState {
-            scheduler_policy: r.schedulerPolicy,
-            scheduler_params: VgpuSchedulerSetParams::from_raw(
-                r.enableARRMode as u32,
-                &r.schedulerParams,
-            ),
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1514,83 +1563,46 @@ impl serde::Serialize for VgpuSchedulerSetState {
         st.end()
     }
 }
-/// Structure to store vGPU scheduler state information -- Version 1
+/// Structure to store vGPU scheduler state information
 ///
-/// The safe form of `nvmlVgpuSchedulerStateInfo_v1_t`.
+/// The safe form of `nvmlVgpuSchedulerStateInfo_v2_t` and of its older layouts `nvmlVgpuSchedulerStateInfo_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
+#[doc(alias = "nvmlVgpuSchedulerStateInfo_v2_t")]
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_t")]
 #[doc(alias = "nvmlVgpuSchedulerStateInfo_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerStateInfoV1 {
-    /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
+#[non_exhaustive]
+pub struct VgpuSchedulerStateInfo {
+    /// Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
-    /// OUT: Scheduler policy
+    /// Scheduler policy
     pub scheduler_policy: u32,
-    /// OUT: vGPU Scheduler Parameters
+    /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
+    pub avg_factor: u32,
+    /// The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
+    pub timeslice: u32,
+    /// VGPU Scheduler Parameters
     ///
     /// Read as its `arrMode` says.
+    ///
+    /// Only the older layout `nvmlVgpuSchedulerStateInfo_v1_t` has this field: a driver that answers with that layout fills it.
     pub scheduler_params: VgpuSchedulerParams,
 }
-impl VgpuSchedulerStateInfoV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuSchedulerStateInfo_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
-        r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
-        r.engineId = self.engine_id;
-        r.schedulerPolicy = self.scheduler_policy;
-        {
-            let (tag, u) = self.scheduler_params.to_raw();
-            r.arrMode = tag as _;
-            r.schedulerParams = u;
-        }
-        r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerStateInfoV1 {
-    fn from(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
-        VgpuSchedulerStateInfoV1 {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t>
+for VgpuSchedulerStateInfo {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerStateInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            scheduler_params: VgpuSchedulerParams::from_raw(
-                r.arrMode as u32,
-                &r.schedulerParams,
-            ),
+            avg_factor: r.avgFactor,
+            timeslice: r.timeslice,
+            ..Default::default()
         }
     }
 }
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerStateInfoV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v1_t", 4)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("arrMode", &self.scheduler_params.tag())?;
-        st.serialize_field("schedulerParams", &self.scheduler_params)?;
-        st.end()
-    }
-}
-/// Structure to store vGPU scheduler state information
-///
-/// The safe form of `nvmlVgpuSchedulerStateInfo_v2_t`.
-#[doc(alias = "nvmlVgpuSchedulerStateInfo_v2_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerStateInfo {
-    /// IN:  Engine whose software scheduler state info is fetched. One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
-    /// OUT: Scheduler policy
-    pub scheduler_policy: u32,
-    /// OUT: Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 when there is no active scheduling
-    pub avg_factor: u32,
-    /// OUT: The timeslice in ns for each software run list as configured, or the default value otherwise. 0 when there is no active scheduling
-    pub timeslice: u32,
-}
-impl VgpuSchedulerStateInfo {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerStateInfo_v2_t::default();
         r.engineId = self.engine_id;
@@ -1600,14 +1612,34 @@ impl VgpuSchedulerStateInfo {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerStateInfo_v2_t> for VgpuSchedulerStateInfo {
-    fn from(r: &sys::nvmlVgpuSchedulerStateInfo_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t>
+for VgpuSchedulerStateInfo {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerStateInfo_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuSchedulerStateInfo {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            avg_factor: r.avgFactor,
-            timeslice: r.timeslice,
+            scheduler_params: VgpuSchedulerParams::from_raw_tagged(
+                r.arrMode as u32,
+                &r.schedulerParams,
+            ),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerStateInfo_v1_t> for VgpuSchedulerStateInfo {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerStateInfo_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuSchedulerStateInfo_v1_t::default();
+        r.version = sys::nvmlVgpuSchedulerStateInfo_v1 as _;
+        r.engineId = self.engine_id;
+        r.schedulerPolicy = self.scheduler_policy;
+        {
+            let (tag, u) = self.scheduler_params.to_raw_tagged();
+            r.arrMode = tag as _;
+            r.schedulerParams = u;
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1615,91 +1647,54 @@ impl serde::Serialize for VgpuSchedulerStateInfo {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v2_t", 4)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerStateInfo_v2_t", 5)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("avgFactor", &self.avg_factor)?;
         st.serialize_field("timeslice", &self.timeslice)?;
-        st.end()
-    }
-}
-/// Structure to set vGPU scheduler state information -- version 1
-///
-/// The safe form of `nvmlVgpuSchedulerState_v1_t`.
-#[doc(alias = "nvmlVgpuSchedulerState_t")]
-#[doc(alias = "nvmlVgpuSchedulerState_v1_t")]
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct VgpuSchedulerStateV1 {
-    /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
-    pub engine_id: u32,
-    /// IN: Scheduler policy
-    pub scheduler_policy: u32,
-    /// IN: vGPU Scheduler Parameters
-    ///
-    /// Read as its `enableARRMode` says.
-    pub scheduler_params: VgpuSchedulerSetParams,
-}
-impl VgpuSchedulerStateV1 {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuSchedulerState_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v1_t {
-        #[allow(unused_mut)]
-        let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
-        r.version = sys::nvmlVgpuSchedulerState_v1 as _;
-        r.engineId = self.engine_id;
-        r.schedulerPolicy = self.scheduler_policy;
-        {
-            let (tag, u) = self.scheduler_params.to_raw();
-            r.enableARRMode = tag as _;
-            r.schedulerParams = u;
-        }
-        r
-    }
-}
-impl From<&sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerStateV1 {
-    fn from(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
-        VgpuSchedulerStateV1 {
-            engine_id: r.engineId,
-            scheduler_policy: r.schedulerPolicy,
-            scheduler_params: VgpuSchedulerSetParams::from_raw(
-                r.enableARRMode as u32,
-                &r.schedulerParams,
-            ),
-        }
-    }
-}
-#[cfg(feature = "serde")]
-impl serde::Serialize for VgpuSchedulerStateV1 {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v1_t", 4)?;
-        st.serialize_field("engineId", &self.engine_id)?;
-        st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
-        st.serialize_field("enableARRMode", &self.scheduler_params.tag())?;
         st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
 /// Structure to set vGPU scheduler state information
 ///
-/// The safe form of `nvmlVgpuSchedulerState_v2_t`.
+/// The safe form of `nvmlVgpuSchedulerState_v2_t` and of its older layouts `nvmlVgpuSchedulerState_v1_t`: each converts into this type (`raw::FromRaw`).
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuSchedulerState_v2_t")]
+#[doc(alias = "nvmlVgpuSchedulerState_t")]
+#[doc(alias = "nvmlVgpuSchedulerState_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuSchedulerState {
-    /// IN: One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
+    /// One of NVML_VGPU_SCHEDULER_ENGINE_TYPE_*.
     pub engine_id: u32,
-    /// IN: Scheduler policy
+    /// Scheduler policy
     pub scheduler_policy: u32,
-    /// IN: Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
+    /// Average factor in compensating the timeslice for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub avg_factor: u32,
-    /// IN: Frequency for Adaptive Round Robin mode. 0 or unspecified uses default.
+    /// Frequency for Adaptive Round Robin mode. 0 or unspecified uses default.
     pub frequency: u32,
+    /// VGPU Scheduler Parameters
+    ///
+    /// Read as its `enableARRMode` says.
+    ///
+    /// Only the older layout `nvmlVgpuSchedulerState_v1_t` has this field: a driver that answers with that layout fills it.
+    pub scheduler_params: VgpuSchedulerSetParams,
 }
-impl VgpuSchedulerState {
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuSchedulerState {
+            engine_id: r.engineId,
+            scheduler_policy: r.schedulerPolicy,
+            avg_factor: r.avgFactor,
+            frequency: r.frequency,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v2_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuSchedulerState_v2_t::default();
         r.engineId = self.engine_id;
@@ -1709,14 +1704,33 @@ impl VgpuSchedulerState {
         r
     }
 }
-impl From<&sys::nvmlVgpuSchedulerState_v2_t> for VgpuSchedulerState {
-    fn from(r: &sys::nvmlVgpuSchedulerState_v2_t) -> Self {
+impl crate::raw::FromRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState {
+    fn from_raw(r: &sys::nvmlVgpuSchedulerState_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
         VgpuSchedulerState {
             engine_id: r.engineId,
             scheduler_policy: r.schedulerPolicy,
-            avg_factor: r.avgFactor,
-            frequency: r.frequency,
+            scheduler_params: VgpuSchedulerSetParams::from_raw_tagged(
+                r.enableARRMode as u32,
+                &r.schedulerParams,
+            ),
+            ..Default::default()
         }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuSchedulerState_v1_t> for VgpuSchedulerState {
+    fn to_raw(&self) -> sys::nvmlVgpuSchedulerState_v1_t {
+        #[allow(unused_mut)]
+        let mut r = sys::nvmlVgpuSchedulerState_v1_t::default();
+        r.version = sys::nvmlVgpuSchedulerState_v1 as _;
+        r.engineId = self.engine_id;
+        r.schedulerPolicy = self.scheduler_policy;
+        {
+            let (tag, u) = self.scheduler_params.to_raw_tagged();
+            r.enableARRMode = tag as _;
+            r.schedulerParams = u;
+        }
+        r
     }
 }
 #[cfg(feature = "serde")]
@@ -1724,41 +1738,43 @@ impl serde::Serialize for VgpuSchedulerState {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         #[allow(unused_mut)]
-        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v2_t", 4)?;
+        let mut st = s.serialize_struct("nvmlVgpuSchedulerState_v2_t", 5)?;
         st.serialize_field("engineId", &self.engine_id)?;
         st.serialize_field("schedulerPolicy", &self.scheduler_policy)?;
         st.serialize_field("avgFactor", &self.avg_factor)?;
         st.serialize_field("frequency", &self.frequency)?;
+        st.serialize_field("schedulerParams", &self.scheduler_params)?;
         st.end()
     }
 }
 /// Structure to store BAR1 size information of vGPU type -- Version 1
 ///
 /// The safe form of `nvmlVgpuTypeBar1Info_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuTypeBar1Info_t")]
 #[doc(alias = "nvmlVgpuTypeBar1Info_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuTypeBar1Info {
     /// BAR1 size in megabytes
     pub bar1_size: u64,
 }
-impl VgpuTypeBar1Info {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuTypeBar1Info_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuTypeBar1Info_v1_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
+    fn from_raw(r: &sys::nvmlVgpuTypeBar1Info_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuTypeBar1Info {
+            bar1_size: r.bar1Size,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
+    fn to_raw(&self) -> sys::nvmlVgpuTypeBar1Info_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeBar1Info_v1_t::default();
         r.version = sys::nvmlVgpuTypeBar1Info_v1 as _;
         r.bar1Size = self.bar1_size;
         r
-    }
-}
-impl From<&sys::nvmlVgpuTypeBar1Info_v1_t> for VgpuTypeBar1Info {
-    fn from(r: &sys::nvmlVgpuTypeBar1Info_v1_t) -> Self {
-        VgpuTypeBar1Info {
-            bar1_size: r.bar1Size,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1774,34 +1790,35 @@ impl serde::Serialize for VgpuTypeBar1Info {
 /// Structure to store the maximum number of possible vGPU type IDs -- version 1
 ///
 /// The safe form of `nvmlVgpuTypeMaxInstance_v1_t`.
+/// Build one with `Default::default()` and set its fields: new fields come with new headers.
 #[doc(alias = "nvmlVgpuTypeMaxInstance_t")]
 #[doc(alias = "nvmlVgpuTypeMaxInstance_v1_t")]
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct VgpuTypeMaxInstance {
-    /// IN: Handle to vGPU type
+    /// Handle to vGPU type
     pub vgpu_type_id: u32,
-    /// OUT: Maximum number of vGPU instances per GPU instance
+    /// Maximum number of vGPU instances per GPU instance
     pub max_instance_per_gi: u32,
 }
-impl VgpuTypeMaxInstance {
-    /// The `version` value this layout is used with.
-    pub const VERSION: u32 = sys::nvmlVgpuTypeMaxInstance_v1 as u32;
-    /// The raw layout of these values (strings cut to fit, longer lists truncated).
-    pub fn to_raw(&self) -> sys::nvmlVgpuTypeMaxInstance_v1_t {
+impl crate::raw::FromRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
+    fn from_raw(r: &sys::nvmlVgpuTypeMaxInstance_v1_t) -> Self {
+        #[allow(clippy::needless_update)]
+        VgpuTypeMaxInstance {
+            vgpu_type_id: r.vgpuTypeId,
+            max_instance_per_gi: r.maxInstancePerGI,
+            ..Default::default()
+        }
+    }
+}
+impl crate::raw::ToRaw<sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
+    fn to_raw(&self) -> sys::nvmlVgpuTypeMaxInstance_v1_t {
         #[allow(unused_mut)]
         let mut r = sys::nvmlVgpuTypeMaxInstance_v1_t::default();
         r.version = sys::nvmlVgpuTypeMaxInstance_v1 as _;
         r.vgpuTypeId = self.vgpu_type_id;
         r.maxInstancePerGI = self.max_instance_per_gi;
         r
-    }
-}
-impl From<&sys::nvmlVgpuTypeMaxInstance_v1_t> for VgpuTypeMaxInstance {
-    fn from(r: &sys::nvmlVgpuTypeMaxInstance_v1_t) -> Self {
-        VgpuTypeMaxInstance {
-            vgpu_type_id: r.vgpuTypeId,
-            max_instance_per_gi: r.maxInstancePerGI,
-        }
     }
 }
 #[cfg(feature = "serde")]
@@ -1820,6 +1837,7 @@ impl serde::Serialize for VgpuTypeMaxInstance {
 /// Read through its tag: `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects [`VgpuSchedulerParams::VgpuSchedData`], `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects [`VgpuSchedulerParams::VgpuSchedDataWithArr`]; any other tag is [`VgpuSchedulerParams::Unknown`], which keeps the union's bytes.
 #[doc(alias = "nvmlVgpuSchedulerParams_t")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum VgpuSchedulerParams {
     /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
     #[doc(alias = "vgpuSchedData")]
@@ -1833,19 +1851,22 @@ pub enum VgpuSchedulerParams {
 }
 impl VgpuSchedulerParams {
     /// Reads `raw` as the member `tag` selects.
-    pub fn from_raw(tag: u32, raw: &sys::nvmlVgpuSchedulerParams_t) -> Self {
+    pub(crate) fn from_raw_tagged(
+        tag: u32,
+        raw: &sys::nvmlVgpuSchedulerParams_t,
+    ) -> Self {
         if tag == sys::NVML_VGPU_SCHEDULER_ARR_DISABLE as u32 {
             return VgpuSchedulerParams::VgpuSchedData(
-                VgpuSchedulerParamsVgpuSchedData::from(
-                    &union_member!(* raw, vgpuSchedData),
-                ),
+                <VgpuSchedulerParamsVgpuSchedData as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&union_member!(* raw, vgpuSchedData)),
             );
         }
         if tag == sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32 {
             return VgpuSchedulerParams::VgpuSchedDataWithArr(
-                VgpuSchedulerParamsVgpuSchedDataWithARR::from(
-                    &union_member!(* raw, vgpuSchedDataWithARR),
-                ),
+                <VgpuSchedulerParamsVgpuSchedDataWithARR as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&union_member!(* raw, vgpuSchedDataWithARR)),
             );
         }
         VgpuSchedulerParams::Unknown {
@@ -1867,15 +1888,15 @@ impl VgpuSchedulerParams {
     }
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
-    pub fn to_raw(&self) -> (u32, sys::nvmlVgpuSchedulerParams_t) {
+    pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlVgpuSchedulerParams_t) {
         #[allow(unused_mut)]
         let mut u = sys::nvmlVgpuSchedulerParams_t::default();
         match self {
             VgpuSchedulerParams::VgpuSchedData(v) => {
-                u.vgpuSchedData = (*v).to_raw();
+                u.vgpuSchedData = crate::raw::ToRaw::to_raw(&(*v));
             }
             VgpuSchedulerParams::VgpuSchedDataWithArr(v) => {
-                u.vgpuSchedDataWithARR = (*v).to_raw();
+                u.vgpuSchedDataWithARR = crate::raw::ToRaw::to_raw(&(*v));
             }
             VgpuSchedulerParams::Unknown { bytes, .. } => {
                 u = union_with_bytes!(sys::nvmlVgpuSchedulerParams_t, bytes);
@@ -1887,7 +1908,7 @@ impl VgpuSchedulerParams {
 impl Default for VgpuSchedulerParams {
     /// What a zeroed C record holds: the union read as tag 0 says.
     fn default() -> Self {
-        VgpuSchedulerParams::from_raw(0, &Default::default())
+        VgpuSchedulerParams::from_raw_tagged(0, &Default::default())
     }
 }
 /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.
@@ -1920,6 +1941,7 @@ impl serde::Serialize for VgpuSchedulerParams {
 /// Read through its tag: `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects [`VgpuSchedulerSetParams::VgpuSchedData`], `NVML_VGPU_SCHEDULER_ARR_ENABLE` selects [`VgpuSchedulerSetParams::VgpuSchedDataWithArr`]; any other tag is [`VgpuSchedulerSetParams::Unknown`], which keeps the union's bytes.
 #[doc(alias = "nvmlVgpuSchedulerSetParams_t")]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum VgpuSchedulerSetParams {
     /// The member `vgpuSchedData`, which the tag `NVML_VGPU_SCHEDULER_ARR_DISABLE` selects.
     #[doc(alias = "vgpuSchedData")]
@@ -1933,19 +1955,22 @@ pub enum VgpuSchedulerSetParams {
 }
 impl VgpuSchedulerSetParams {
     /// Reads `raw` as the member `tag` selects.
-    pub fn from_raw(tag: u32, raw: &sys::nvmlVgpuSchedulerSetParams_t) -> Self {
+    pub(crate) fn from_raw_tagged(
+        tag: u32,
+        raw: &sys::nvmlVgpuSchedulerSetParams_t,
+    ) -> Self {
         if tag == sys::NVML_VGPU_SCHEDULER_ARR_DISABLE as u32 {
             return VgpuSchedulerSetParams::VgpuSchedData(
-                VgpuSchedulerSetParamsVgpuSchedData::from(
-                    &union_member!(* raw, vgpuSchedData),
-                ),
+                <VgpuSchedulerSetParamsVgpuSchedData as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&union_member!(* raw, vgpuSchedData)),
             );
         }
         if tag == sys::NVML_VGPU_SCHEDULER_ARR_ENABLE as u32 {
             return VgpuSchedulerSetParams::VgpuSchedDataWithArr(
-                VgpuSchedulerSetParamsVgpuSchedDataWithARR::from(
-                    &union_member!(* raw, vgpuSchedDataWithARR),
-                ),
+                <VgpuSchedulerSetParamsVgpuSchedDataWithARR as crate::raw::FromRaw<
+                    _,
+                >>::from_raw(&union_member!(* raw, vgpuSchedDataWithARR)),
             );
         }
         VgpuSchedulerSetParams::Unknown {
@@ -1967,15 +1992,15 @@ impl VgpuSchedulerSetParams {
     }
     /// The tag and the union with the value in the member the tag selects (strings cut
     /// to fit, longer lists truncated; an unknown tag's bytes as they were).
-    pub fn to_raw(&self) -> (u32, sys::nvmlVgpuSchedulerSetParams_t) {
+    pub(crate) fn to_raw_tagged(&self) -> (u32, sys::nvmlVgpuSchedulerSetParams_t) {
         #[allow(unused_mut)]
         let mut u = sys::nvmlVgpuSchedulerSetParams_t::default();
         match self {
             VgpuSchedulerSetParams::VgpuSchedData(v) => {
-                u.vgpuSchedData = (*v).to_raw();
+                u.vgpuSchedData = crate::raw::ToRaw::to_raw(&(*v));
             }
             VgpuSchedulerSetParams::VgpuSchedDataWithArr(v) => {
-                u.vgpuSchedDataWithARR = (*v).to_raw();
+                u.vgpuSchedDataWithARR = crate::raw::ToRaw::to_raw(&(*v));
             }
             VgpuSchedulerSetParams::Unknown { bytes, .. } => {
                 u = union_with_bytes!(sys::nvmlVgpuSchedulerSetParams_t, bytes);
@@ -1987,7 +2012,7 @@ impl VgpuSchedulerSetParams {
 impl Default for VgpuSchedulerSetParams {
     /// What a zeroed C record holds: the union read as tag 0 says.
     fn default() -> Self {
-        VgpuSchedulerSetParams::from_raw(0, &Default::default())
+        VgpuSchedulerSetParams::from_raw_tagged(0, &Default::default())
     }
 }
 /// The member the tag selects, as `{member: value}`; an unknown tag as `{tag, bytes}`.

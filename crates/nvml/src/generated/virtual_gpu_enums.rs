@@ -57,7 +57,7 @@ use super::*;
 #[doc(alias = "nvmlDeviceVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct DeviceVgpuCapability(pub sys::nvmlDeviceVgpuCapability_enum);
+pub struct DeviceVgpuCapability(pub u32);
 impl DeviceVgpuCapability {
     /// Query whether the fractional vGPU profiles on this GPU can be used in multi-vGPU configurations
     ///
@@ -182,6 +182,49 @@ impl DeviceVgpuCapability {
     }
 }
 open_newtype!(DeviceVgpuCapability(u32), signed);
+impl core::fmt::Display for DeviceVgpuCapability {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU => {
+                    "Fractional Multi vGPU"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES => {
+                    "Heterogeneous Timeslice Profiles"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES => {
+                    "Heterogeneous Timeslice Sizes"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW => {
+                    "Read Device Buffer BW"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW => {
+                    "Write Device Buffer BW"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING => "Device Streaming",
+                sys::NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU => "Mini Quarter GPU",
+                sys::NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU => {
+                    "Compute Media Engine GPU"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_WARM_UPDATE => "Warm Update",
+                sys::NVML_DEVICE_VGPU_CAP_HOMOGENEOUS_PLACEMENTS => {
+                    "Homogeneous Placements"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_SUPPORTED => {
+                    "MIG Timeslicing Supported"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_ENABLED => {
+                    "MIG Timeslicing Enabled"
+                }
+                sys::NVML_DEVICE_VGPU_CAP_UVM_STUN => "UVM Stun",
+                sys::NVML_DEVICE_VGPU_CAP_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// GPU virtualization mode types.
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GpuVirtualizationMode::name`]).
@@ -189,7 +232,7 @@ open_newtype!(DeviceVgpuCapability(u32), signed);
 #[doc(alias = "nvmlGpuVirtualizationMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GpuVirtualizationMode(pub sys::nvmlGpuVirtualizationMode);
+pub struct GpuVirtualizationMode(pub u32);
 impl GpuVirtualizationMode {
     /// Represents Bare Metal GPU
     ///
@@ -234,13 +277,29 @@ impl GpuVirtualizationMode {
     }
 }
 open_newtype!(GpuVirtualizationMode(u32), signed);
+impl core::fmt::Display for GpuVirtualizationMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GPU_VIRTUALIZATION_MODE_NONE => "None",
+                sys::NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH => "Passthrough",
+                sys::NVML_GPU_VIRTUALIZATION_MODE_VGPU => "vGPU",
+                sys::NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU => "Host vGPU",
+                sys::NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA => "Host Vsga",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU software licensable features
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`GridLicenseFeatureCode::name`]).
 #[doc(alias = "nvmlGridLicenseFeatureCode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct GridLicenseFeatureCode(pub sys::nvmlGridLicenseFeatureCode_t);
+pub struct GridLicenseFeatureCode(pub u32);
 impl GridLicenseFeatureCode {
     /// Unknown
     ///
@@ -298,6 +357,23 @@ impl GridLicenseFeatureCode {
     }
 }
 open_newtype!(GridLicenseFeatureCode(u32), signed);
+impl core::fmt::Display for GridLicenseFeatureCode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_GRID_LICENSE_FEATURE_CODE_UNKNOWN => "Unknown",
+                sys::NVML_GRID_LICENSE_FEATURE_CODE_VGPU => "vGPU",
+                sys::NVML_GRID_LICENSE_FEATURE_CODE_NVIDIA_RTX => "NVIDIA RTX",
+                sys::NVML_GRID_LICENSE_FEATURE_CODE_GAMING => "Gaming",
+                sys::NVML_GRID_LICENSE_FEATURE_CODE_COMPUTE => "Compute",
+                sys::NVML_GRID_LICENSE_FEATURE_CODE_VGAMEDEV => "vGameDev",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Host vGPU modes
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`HostVgpuMode::name`]).
@@ -305,7 +381,7 @@ open_newtype!(GridLicenseFeatureCode(u32), signed);
 #[doc(alias = "nvmlHostVgpuMode_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct HostVgpuMode(pub sys::nvmlHostVgpuMode_enum);
+pub struct HostVgpuMode(pub u32);
 impl HostVgpuMode {
     /// Non SR-IOV mode
     ///
@@ -325,6 +401,19 @@ impl HostVgpuMode {
     }
 }
 open_newtype!(HostVgpuMode(u32), signed);
+impl core::fmt::Display for HostVgpuMode {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_HOST_VGPU_MODE_NON_SRIOV => "NON Sriov",
+                sys::NVML_HOST_VGPU_MODE_SRIOV => "Sriov",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuCapability::name`]).
@@ -332,7 +421,7 @@ open_newtype!(HostVgpuMode(u32), signed);
 #[doc(alias = "nvmlVgpuCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuCapability(pub sys::nvmlVgpuCapability_enum);
+pub struct VgpuCapability(pub u32);
 impl VgpuCapability {
     /// P2P over NVLink is supported
     ///
@@ -377,6 +466,23 @@ impl VgpuCapability {
     }
 }
 open_newtype!(VgpuCapability(u32), signed);
+impl core::fmt::Display for VgpuCapability {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_CAP_NVLINK_P2P => "NVLink P2P",
+                sys::NVML_VGPU_CAP_GPUDIRECT => "Gpudirect",
+                sys::NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE => "Multi vGPU Exclusive",
+                sys::NVML_VGPU_CAP_EXCLUSIVE_TYPE => "Exclusive Type",
+                sys::NVML_VGPU_CAP_EXCLUSIVE_SIZE => "Exclusive Size",
+                sys::NVML_VGPU_CAP_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU driver queryable capabilities
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuDriverCapability::name`]).
@@ -384,7 +490,7 @@ open_newtype!(VgpuCapability(u32), signed);
 #[doc(alias = "nvmlVgpuDriverCapability_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuDriverCapability(pub sys::nvmlVgpuDriverCapability_enum);
+pub struct VgpuDriverCapability(pub u32);
 impl VgpuDriverCapability {
     /// Supports mixing of different vGPU profiles within one guest VM
     ///
@@ -416,6 +522,22 @@ impl VgpuDriverCapability {
     }
 }
 open_newtype!(VgpuDriverCapability(u32), signed);
+impl core::fmt::Display for VgpuDriverCapability {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU => {
+                    "Heterogeneous Multi vGPU"
+                }
+                sys::NVML_VGPU_DRIVER_CAP_WARM_UPDATE => "Warm Update",
+                sys::NVML_VGPU_DRIVER_CAP_COUNT => "Count",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// vGPU GUEST info state
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuGuestInfoState::name`]).
@@ -423,7 +545,7 @@ open_newtype!(VgpuDriverCapability(u32), signed);
 #[doc(alias = "nvmlVgpuGuestInfoState_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuGuestInfoState(pub sys::nvmlVgpuGuestInfoState_enum);
+pub struct VgpuGuestInfoState(pub u32);
 impl VgpuGuestInfoState {
     /// Guest-dependent fields uninitialized
     ///
@@ -449,6 +571,19 @@ impl VgpuGuestInfoState {
     }
 }
 open_newtype!(VgpuGuestInfoState(u32), signed);
+impl core::fmt::Display for VgpuGuestInfoState {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_INSTANCE_GUEST_INFO_STATE_UNINITIALIZED => "Uninitialized",
+                sys::NVML_VGPU_INSTANCE_GUEST_INFO_STATE_INITIALIZED => "Initialized",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}
 /// Types of VM identifiers
 ///
 ///A C enum as an open newtype: a value newer than the header is kept as is (see [`VgpuVmIdType::name`]).
@@ -456,7 +591,7 @@ open_newtype!(VgpuGuestInfoState(u32), signed);
 #[doc(alias = "nvmlVgpuVmIdType_t")]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 #[repr(transparent)]
-pub struct VgpuVmIdType(pub sys::nvmlVgpuVmIdType);
+pub struct VgpuVmIdType(pub u32);
 impl VgpuVmIdType {
     /// VM ID represents DOMAIN ID
     ///
@@ -476,3 +611,16 @@ impl VgpuVmIdType {
     }
 }
 open_newtype!(VgpuVmIdType(u32), signed);
+impl core::fmt::Display for VgpuVmIdType {
+    /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+    /// writes it; a value the header does not define, as its number.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(
+            match self.0 {
+                sys::NVML_VGPU_VM_ID_DOMAIN_ID => "Domain ID",
+                sys::NVML_VGPU_VM_ID_UUID => "UUID",
+                other => return write!(f, "{other}"),
+            },
+        )
+    }
+}

@@ -62,7 +62,6 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `pGridLicensableFeatures` is NULL
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetGridLicensableFeatures_v4` nor an older version of it (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetGridLicensableFeatures_v4")]
@@ -79,7 +78,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -89,7 +92,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -99,7 +106,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -109,7 +120,11 @@ impl<'n> Device<'n> {
             match (|| -> Result<GridLicensableFeatures, Error> {
                 let mut c_p_grid_licensable_features: sys::nvmlGridLicensableFeatures_st = Default::default();
                 ffi::check(call!(sym(self.raw, & mut c_p_grid_licensable_features)))?;
-                Ok(GridLicensableFeatures::from(&c_p_grid_licensable_features))
+                Ok(
+                    <GridLicensableFeatures as crate::raw::FromRaw<
+                        _,
+                    >>::from_raw(&c_p_grid_licensable_features),
+                )
             })() {
                 Err(e @ Error::FunctionNotFound(_)) => missing = e,
                 result => return result,
@@ -129,8 +144,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` handle is 0 or `pVgpuMode` is NULL
-    /// - [`Error::NotSupported`] if `device` doesn't support this feature.
+    /// - [`Error::InvalidArgument`] if the device handle is 0
+    /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] if any unexpected error occurred
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetHostVgpuMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetHostVgpuMode")]
@@ -143,21 +158,21 @@ impl<'n> Device<'n> {
     }
     /// Set the desirable vGPU capability of a device
     ///
-    /// Refer to the `nvmlDeviceVgpuCapability_t` structure for the specific capabilities that can be set.
-    /// See `nvmlEnableState_t` for available state.
+    /// Refer to the [`DeviceVgpuCapability`] structure for the specific capabilities that can be set.
+    /// See [`EnableState`] for available state.
     ///
     /// # Arguments
     ///
-    /// * `capability`: Specifies the `nvmlDeviceVgpuCapability_t` to be set
+    /// * `capability`: Specifies the [`DeviceVgpuCapability`] to be set
     /// * `state`: The target capability mode
     ///
     /// Calls `nvmlDeviceSetVgpuCapabilities`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, or `capability` is invalid, or `state` is invalid
-    /// - [`Error::NotSupported`] The API is not supported in current state, or `device` not in vGPU mode
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid, or `capability` is invalid, or or `state` is invalid
+    /// - [`Error::NotSupported`] The API is not supported in current state, or or the device not in vGPU mode
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuCapabilities` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuCapabilities")]
@@ -165,10 +180,10 @@ impl<'n> Device<'n> {
     pub fn set_vgpu_capabilities(
         &self,
         capability: DeviceVgpuCapability,
-        state: EnableState,
+        state: bool,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuCapabilities()?;
-        ffi::check(call!(sym(self.raw, capability.0, state.0)))?;
+        ffi::check(call!(sym(self.raw, capability.0, state as _)))?;
         Ok(())
     }
     /// Enable or disable vGPU heterogeneous mode for the device.
@@ -176,28 +191,25 @@ impl<'n> Device<'n> {
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
     /// API would return an appropriate error code upon unsuccessful activation. For example, the heterogeneous mode
-    /// set will fail with error `NVML_ERROR_IN_USE` if any vGPU instance is active on the device. The caller of this API
+    /// set will fail with error [`Error::InUse`] if any vGPU instance is active on the device. The caller of this API
     /// is expected to shutdown the vGPU VMs and retry setting the `mode`.
     /// On KVM platform, setting heterogeneous mode is allowed, if no MDEV device is created on the device, else will fail
-    /// with same error `NVML_ERROR_IN_USE`.
-    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-&gt;mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
-    /// set the correct version number to set the vGPU heterogeneous mode.
+    /// with same error [`Error::InUse`].
+    /// On successful return, the function updates the vGPU heterogeneous mode with the user provided `pHeterogeneousMode`-\>mode.
     ///
     /// # Arguments
     ///
-    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of nvmlVgpuHeterogeneousMode_t
+    /// * `p_heterogeneous_mode`: Pointer to the caller-provided structure of [`VgpuHeterogeneousMode`]
     ///
     /// Calls `nvmlDeviceSetVgpuHeterogeneousMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` or `pHeterogeneousMode` is NULL or `pHeterogeneousMode`-&gt;mode is invalid
-    /// - [`Error::InUse`] If the `device` is in use
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` doesn't support this feature
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InUse`] if the the device is in use
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device doesn't support this feature
+    /// - [`Error::ArgumentVersionMismatch`] if the version of `p_heterogeneous_mode` is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVgpuHeterogeneousMode")]
@@ -207,9 +219,11 @@ impl<'n> Device<'n> {
         p_heterogeneous_mode: &VgpuHeterogeneousMode,
     ) -> Result<(), Error> {
         let sym = self.nvml.lib().nvmlDeviceSetVgpuHeterogeneousMode()?;
-        let mut c_p_heterogeneous_mode = sys::nvmlVgpuHeterogeneousMode_v1_t {
-            version: sys::nvmlVgpuHeterogeneousMode_v1 as _,
-            ..(*p_heterogeneous_mode).to_raw()
+        let mut c_p_heterogeneous_mode = {
+            let r: sys::nvmlVgpuHeterogeneousMode_v1_t = crate::raw::ToRaw::to_raw(
+                &(*p_heterogeneous_mode),
+            );
+            r
         };
         ffi::check(call!(sym(self.raw, & c_p_heterogeneous_mode)))?;
         Ok(())
@@ -227,10 +241,10 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `virtualMode` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if setting of virtualization mode is not supported.
-    /// - [`Error::NoPermission`] if setting of virtualization mode is not allowed for this client.
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if setting of virtualization mode is not supported
+    /// - [`Error::NoPermission`] if setting of virtualization mode is not allowed for this client
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceSetVirtualizationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceSetVirtualizationMode")]
     #[inline]
@@ -257,9 +271,9 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or null
-    /// - [`Error::NotSupported`] The API is not supported in current state, or `device` not in vGPU mode
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid, or null
+    /// - [`Error::NotSupported`] The API is not supported in current state, or or the device not in vGPU mode
     /// - [`Error::NoPermission`] The user doesn't have permission to perform this operation
     /// - [`Error::Unknown`] On any unexpected error during GSP reset operation
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceVgpuForceGspUnload` (a driver older than the function)
@@ -274,22 +288,20 @@ impl<'n> Device<'n> {
     ///
     /// When in heterogeneous mode, a vGPU can concurrently host timesliced vGPUs with differing framebuffer sizes.
     ///
-    /// On successful return, the function returns `pHeterogeneousMode`-&gt;mode with the current vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;version is the version number of the structure nvmlVgpuHeterogeneousMode_t, the caller should
-    /// set the correct version number to retrieve the vGPU heterogeneous mode.
-    /// `pHeterogeneousMode`-&gt;mode can either be `NVML_FEATURE_ENABLED` or `NVML_FEATURE_DISABLED`.
+    /// On successful return, the function returns `pHeterogeneousMode`-\>mode with the current vGPU heterogeneous mode.
+    /// `pHeterogeneousMode`-\>mode can either be [`EnableState::ENABLED`] or [`EnableState::DISABLED`].
     ///
-    /// Returns caller-provided structure of nvmlVgpuHeterogeneousMode_t.
+    /// Returns caller-provided structure of [`VgpuHeterogeneousMode`].
     ///
     /// Calls `nvmlDeviceGetVgpuHeterogeneousMode`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid or `pHeterogeneousMode` is NULL
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` doesn't support this feature
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pHeterogeneousMode` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device doesn't support this feature
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuHeterogeneousMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVgpuHeterogeneousMode")]
     #[inline]
@@ -300,7 +312,11 @@ impl<'n> Device<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_heterogeneous_mode)))?;
-        Ok(VgpuHeterogeneousMode::from(&c_p_heterogeneous_mode))
+        Ok(
+            <VgpuHeterogeneousMode as crate::raw::FromRaw<
+                _,
+            >>::from_raw(&c_p_heterogeneous_mode),
+        )
     }
     /// This method is used to get the virtualization mode corresponding to the GPU.
     ///
@@ -313,8 +329,8 @@ impl<'n> Device<'n> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `pVirtualMode` is NULL
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVirtualizationMode` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetVirtualizationMode")]
@@ -329,21 +345,19 @@ impl<'n> Device<'n> {
 impl<'n> VgpuInstance<'n> {
     /// Query the placement ID of active vGPU instance.
     ///
-    /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `pPlacement`-&gt;placementId
-    /// else NVML_INVALID_VGPU_PLACEMENT_ID is returned.
-    /// `pPlacement`-&gt;version is the version number of the structure nvmlVgpuPlacementId_t, the caller should
-    /// set the correct version number to get placement id of the vGPU instance `vgpuInstance`.
+    /// When in vGPU heterogeneous mode, this function returns a valid placement ID as `pPlacement`-\>placementId
+    /// else [`sys::NVML_INVALID_VGPU_PLACEMENT_ID`] is returned.
     ///
-    /// Returns vGPU placement ID structure `nvmlVgpuPlacementId_t`.
+    /// Returns vGPU placement ID structure [`VgpuPlacementId`].
     ///
     /// Calls `nvmlVgpuInstanceGetPlacementId`.
     ///
     /// # Errors
     ///
-    /// - [`Error::NotFound`] If `vgpuInstance` does not match a valid active vGPU instance
-    /// - [`Error::InvalidArgument`] If `vgpuInstance` is invalid or `pPlacement` is NULL
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacement` is invalid
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance
+    /// - [`Error::InvalidArgument`] if the vGPU instance is invalid
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetPlacementId` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetPlacementId")]
     #[inline]
@@ -354,7 +368,7 @@ impl<'n> VgpuInstance<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_placement)))?;
-        Ok(VgpuPlacementId::from(&c_p_placement))
+        Ok(<VgpuPlacementId as crate::raw::FromRaw<_>>::from_raw(&c_p_placement))
     }
     /// Retrieve the currently used runtime state size of the vGPU instance
     ///
@@ -363,17 +377,17 @@ impl<'n> VgpuInstance<'n> {
     ///
     /// For Maxwell ™ or newer fully supported devices.
     ///
-    /// Returns vGPU runtime state's structure `nvmlVgpuRuntimeState_t`.
+    /// Returns vGPU runtime state's structure [`VgpuRuntimeState`].
     ///
     /// Calls `nvmlVgpuInstanceGetRuntimeStateSize`.
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `vgpuInstance` is invalid, or `pState` is NULL
-    /// - [`Error::NotFound`] If `vgpuInstance` does not match a valid active vGPU instance on the system
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pState` is invalid
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the vGPU instance is invalid
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] On any unexpected error
+    /// - [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetRuntimeStateSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuInstanceGetRuntimeStateSize")]
     #[inline]
@@ -384,7 +398,7 @@ impl<'n> VgpuInstance<'n> {
             ..Default::default()
         };
         ffi::check(call!(sym(self.raw, & mut c_p_state)))?;
-        Ok(VgpuRuntimeState::from(&c_p_state))
+        Ok(<VgpuRuntimeState as crate::raw::FromRaw<_>>::from_raw(&c_p_state))
     }
 }
 impl<'n> VgpuTypeId<'n> {
@@ -396,8 +410,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `vgpuTypeId` is invalid, or `fbReservation` is NULL
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetFbReservation` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetFbReservation")]
@@ -416,8 +430,8 @@ impl<'n> VgpuTypeId<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `vgpuTypeId` is invalid, or `gspHeapSize` is NULL
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the vGPU type is invalid
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuTypeGetGspHeapSize` (a driver older than the function)
     #[doc(alias = "nvmlVgpuTypeGetGspHeapSize")]

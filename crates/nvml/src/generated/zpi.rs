@@ -74,7 +74,7 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `pciInfo` is invalid
+    /// - [`Error::InvalidArgument`] if `pci_info` is invalid
     /// - [`Error::NotSupported`] if the operating system does not support this feature
     /// - [`Error::OperatingSystem`] if the operating system is denying this feature
     /// - [`Error::NoPermission`] if the calling process has insufficient permissions to perform operation
@@ -84,7 +84,10 @@ impl Nvml {
     #[inline]
     pub fn device_discover_gpus(&self, pci_info: &PciInfo) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceDiscoverGpus()?;
-        let mut c_pci_info = (*pci_info).to_raw();
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
         ffi::check(call!(sym(& mut c_pci_info)))?;
         Ok(())
     }
@@ -100,14 +103,14 @@ impl Nvml {
     /// # Arguments
     ///
     /// * `pci_info`: The PCI address of the GPU drain state to be modified
-    /// * `new_state`: The drain state that should be entered, see `nvmlEnableState_t`
+    /// * `new_state`: The drain state that should be entered, see [`EnableState`]
     ///
     /// Calls `nvmlDeviceModifyDrainState`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `nvmlIndex` or `newState` is invalid
+    /// - [`Error::InvalidArgument`] if `new_state` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::NoPermission`] if the calling process has insufficient permissions to perform operation
     /// - [`Error::InUse`] if the device has persistence mode turned on
@@ -118,11 +121,14 @@ impl Nvml {
     pub fn device_modify_drain_state(
         &self,
         pci_info: &PciInfo,
-        new_state: EnableState,
+        new_state: bool,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceModifyDrainState()?;
-        let mut c_pci_info = (*pci_info).to_raw();
-        ffi::check(call!(sym(& mut c_pci_info, new_state.0)))?;
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
+        ffi::check(call!(sym(& mut c_pci_info, new_state as _)))?;
         Ok(())
     }
     /// Query the drain state of a GPU.  This method is used to check if a GPU is in a currently draining
@@ -132,7 +138,7 @@ impl Nvml {
     /// For Pascal ™ or newer fully supported devices.
     /// Some Kepler devices supported.
     ///
-    /// Returns the current drain state for this GPU, see `nvmlEnableState_t`.
+    /// Returns the current drain state for this GPU, see [`EnableState`].
     ///
     /// # Arguments
     ///
@@ -143,26 +149,25 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `nvmlIndex` or `currentState` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceQueryDrainState` (a driver older than the function)
     #[doc(alias = "nvmlDeviceQueryDrainState")]
     #[inline]
-    pub fn device_query_drain_state(
-        &self,
-        pci_info: &PciInfo,
-    ) -> Result<EnableState, Error> {
+    pub fn device_query_drain_state(&self, pci_info: &PciInfo) -> Result<bool, Error> {
         let sym = self.lib().nvmlDeviceQueryDrainState()?;
-        let mut c_pci_info = (*pci_info).to_raw();
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
         let mut c_current_state: sys::nvmlEnableState_enum = Default::default();
         ffi::check(call!(sym(& mut c_pci_info, & mut c_current_state)))?;
-        Ok(EnableState(c_current_state))
+        Ok(c_current_state != 0)
     }
     /// This method will remove the specified GPU from the view of both NVML and the NVIDIA kernel driver
     /// as long as no other processes are attached. If other processes are attached, this call will return
-    /// NVML_ERROR_IN_USE and the GPU will be returned to its original "draining" state. Note: the
-    /// only situation where a process can still be attached after nvmlDeviceModifyDrainState() is called
+    /// [`Error::InUse`] and the GPU will be returned to its original "draining" state. Note: the
+    /// only situation where a process can still be attached after [`Nvml::device_modify_drain_state`]() is called
     /// to initiate the draining state is if that process was using, and is still using, a GPU before the
     /// call was made. Also note, persistence mode counts as an attachment to the GPU thus it must be disabled
     /// prior to this call.
@@ -179,17 +184,16 @@ impl Nvml {
     /// # Arguments
     ///
     /// * `pci_info`: The PCI address of the GPU to be removed
-    /// * `gpu_state`: Whether the GPU is to be removed, from the OS see `nvmlDetachGpuState_t`
-    /// * `link_state`: Requested upstream PCIe link state, see `nvmlPcieLinkState_t`
+    /// * `gpu_state`: Whether the GPU is to be removed, from the OS see [`DetachGpuState`]
+    /// * `link_state`: Requested upstream PCIe link state, see [`PcieLinkState`]
     ///
     /// Calls `nvmlDeviceRemoveGpu_v2`.
     ///
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `nvmlIndex` is invalid
     /// - [`Error::NotSupported`] if the device doesn't support this feature
-    /// - [`Error::InUse`] if the device is still in use and cannot be removed
+    /// - [`Error::InUse`] if the device is still in use, or cannot be removed
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceRemoveGpu_v2` (a driver older than the function)
     #[doc(alias = "nvmlDeviceRemoveGpu_v2")]
     #[inline]
@@ -200,7 +204,10 @@ impl Nvml {
         link_state: PcieLinkState,
     ) -> Result<(), Error> {
         let sym = self.lib().nvmlDeviceRemoveGpu_v2()?;
-        let mut c_pci_info = (*pci_info).to_raw();
+        let mut c_pci_info = {
+            let r: sys::nvmlPciInfo_st = crate::raw::ToRaw::to_raw(&(*pci_info));
+            r
+        };
         ffi::check(call!(sym(& mut c_pci_info, gpu_state.0, link_state.0)))?;
         Ok(())
     }

@@ -6,6 +6,7 @@ use std::ffi::{c_uint, c_ulonglong};
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::{FromRaw, ToRaw};
 use crate::{Device, EccSramUniqueUncorrectedErrorEntry, Error, NvlinkTelemetrySampleType, PRMCounter};
 
 /// The memory limits of a device inside a cgroup.
@@ -44,10 +45,10 @@ impl Device<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `errorCounts`->entryCount is NULL
-    /// - [`Error::NotSupported`] if the device does not support this feature or ECC mods is not enabled
-    /// - [`Error::InsufficientSize`] if the allocated error entry array is not big enough
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature, or ECC mods is not enabled
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -63,7 +64,7 @@ impl Device<'_> {
             |r| r.entryCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntry::from).collect())
+        Ok(list.iter().map(EccSramUniqueUncorrectedErrorEntry::from_raw).collect())
     }
 
     /// Reads PRM counters: each request gives `counter_id` and `in_data`; the result is the
@@ -73,7 +74,7 @@ impl Device<'_> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `counterList` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NoPermission`] if user does not have permission to perform this operation
     /// - [`Error::NotSupported`] if this feature is not supported by the device
     /// - [`Error::Unknown`] on any other error
@@ -81,11 +82,11 @@ impl Device<'_> {
     #[doc(alias = "nvmlDeviceReadPRMCounters_v1")]
     pub fn read_prm_counters(&self, requests: &[PRMCounter]) -> Result<Vec<PRMCounter>, Error> {
         let sym = self.nvml.lib().nvmlDeviceReadPRMCounters_v1()?;
-        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(PRMCounter::to_raw).collect();
+        let mut raw: Vec<sys::nvmlPRMCounter_v1_t> = requests.iter().map(ToRaw::to_raw).collect();
         let mut list =
             sys::nvmlPRMCounterList_v1_t { numCounters: ffi::length(raw.len(), 1)?, counters: raw.as_mut_ptr() };
         ffi::check(call!(sym(self.raw, &mut list)))?;
-        Ok(raw.iter().map(PRMCounter::from).collect())
+        Ok(raw.iter().map(PRMCounter::from_raw).collect())
     }
 
     /// The memory limits set for the cgroup at `namespace` (full sysfs path of its file),
@@ -96,7 +97,7 @@ impl Device<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `device` is invalid or `limits` is NULL
+    /// - [`Error::InvalidArgument`] if the device is invalid
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::NotFound`] if the limits were not found for this device and cgroup
     /// - [`Error::OperatingSystem`] if the cgroup path cannot be opened
@@ -122,7 +123,7 @@ impl Device<'_> {
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `limits` is NULL, the softLimit exceeds the hardLimit, or a limit exceeds total device memory
+    /// - [`Error::InvalidArgument`] if the device is invalid, the softLimit exceeds the hardLimit, or a limit exceeds total device memory
     /// - [`Error::NotSupported`] if the device does not support this feature
     /// - [`Error::OperatingSystem`] if the cgroup path cannot be opened
     /// - [`Error::Unknown`] on any unexpected error
@@ -142,16 +143,17 @@ impl Device<'_> {
     /// Recent NVLink telemetry samples for each (link, sample type) request, as many as the
     /// driver keeps for each.
     ///
-    /// Calls `nvmlDeviceGetNvLinkTelemetrySamples_v1` twice: once with every slot's
-    /// `sampleCount` 0 to learn how many samples each supports, once to fetch them. A slot
-    /// that fails has its own error; the call as a whole fails only when the library does.
+    /// Calls `nvmlDeviceGetNvLinkTelemetrySamples_v1` twice: once with no room for samples, to
+    /// learn how many samples each request has, once to fetch them. A request that fails has
+    /// its own error; the call as a whole fails only when the library does.
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If any required pointer is NULL, a given enum value is out of range, a slot's `linkId` is out of range, a slot's `sampleCount` is non-zero with a NULL `samples` pointer, or a slot's `sampleCount` is greater than the supported `sampleCount` for the given link.
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible.
-    /// - [`Error::NotSupported`] If the given device does not support this API.
-    /// - [`Error::Unknown`] On any unexpected error.
+    /// - [`Error::InvalidArgument`] if a request's [`NvlinkTelemetryRequest::sample_type`] or
+    ///   [`NvlinkTelemetryRequest::link_id`] is out of range
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if the given device does not support this API
+    /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetNvLinkTelemetrySamples_v1` (a driver older than the function)
     #[doc(alias = "nvmlDeviceGetNvLinkTelemetrySamples_v1")]
     pub fn nvlink_telemetry_samples(&self, requests: &[NvlinkTelemetryRequest]) -> Result<Vec<NvlinkTelemetry>, Error> {

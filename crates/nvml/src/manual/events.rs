@@ -21,7 +21,7 @@ impl Device<'_> {
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
     /// - [`Error::InvalidArgument`] if the device or `set` is invalid
     /// - [`Error::NotSupported`] if the platform does not support events
-    /// - [`Error::GpuIsLost`] if the GPU has fallen off the bus or is otherwise inaccessible
+    /// - [`Error::GpuIsLost`] if the GPU has fallen off the bus, or is otherwise inaccessible
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no
     ///   `nvmlDeviceGetSupportedEventTypes` or `nvmlDeviceRegisterEvents`
@@ -44,10 +44,10 @@ impl EventSet<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if arguments are invalid or `params`->index is out of range
+    /// - [`Error::InvalidArgument`] if arguments are invalid
     /// - [`Error::NotFound`] if no event has been returned by `nvmlEventSetWait_v3`
-    /// - [`Error::InsufficientSize`] if `params`->data is NULL or too small for a non-empty payload
-    /// - [`Error::NotSupported`] if this API is not available on the platform or driver
+    /// - [`Error::InsufficientSize`] if the payload keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if this API is not available on the platform, or driver
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlEventSetGetContextData_v1` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has

@@ -4,6 +4,7 @@
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{Device, Error, FieldId, FieldValue};
 
 impl Device<'_> {
@@ -28,7 +29,7 @@ impl Device<'_> {
     ///
     /// The call as a whole: [`Error::InvalidArgument`] if the device is invalid,
     /// [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetFieldValues`,
-    /// [`Error::InvalidArgument`] for more ids than a C `int` counts. Per field:
+    /// [`Error::InvalidArgument`] for more than 2³¹ − 1 ids. Per field:
     /// [`Error::FieldNotInDriver`] for a field the running driver does not have, else the
     /// library's answer for it.
     #[doc(alias = "nvmlDeviceGetFieldValues")]
@@ -71,10 +72,11 @@ impl Device<'_> {
                 if let Some(e) = Error::from_code(r.nvmlReturn) {
                     return Err(e);
                 }
-                let mut v = FieldValue::from(r);
-                // The driver's number back to this crate's; the id asked for when it names no
-                // field of this crate's header.
-                v.field_id = FieldId(numbering.from_driver(r.fieldId).unwrap_or(id.0));
+                let mut v = FieldValue::from_raw(r);
+                // The id asked for, not the one in the driver's answer: the header lists the
+                // record's outputs (value, valueType, timestamp, latencyUsec, nvmlReturn), and a
+                // library that clears the record before filling it answers no id at all.
+                v.field_id = id;
                 Ok(v)
             })
             .collect())

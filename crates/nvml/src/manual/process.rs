@@ -3,6 +3,7 @@
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{Device, Error, ProcessDetail, ProcessMode, ProcessUtilizationInfo};
 
 impl Device<'_> {
@@ -15,11 +16,10 @@ impl Device<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InsufficientSize`] if `plist`->numprocArrayEntries indicates that the `plist`->procArray is too small `plist`->numprocArrayEntries will contain minimal amount of space necessary for the call to complete
     /// - [`Error::NoPermission`] if the user doesn't have permission to perform this operation
-    /// - [`Error::InvalidArgument`] if `device` is invalid, `plist` is NULL, `plist`->version is invalid, `plist`->mode is invalid,
-    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotSupported`] if this query is not supported by `device`
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotSupported`] if this query is not supported by the device
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetRunningProcessDetailList` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -36,7 +36,7 @@ impl Device<'_> {
             |r| r.numProcArrayEntries,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(ProcessDetail::from).collect())
+        Ok(list.iter().map(ProcessDetail::from_raw).collect())
     }
 
     /// Per-process utilisation (SM, memory, encoder, decoder, JPEG, OFA) from the samples
@@ -47,13 +47,12 @@ impl Device<'_> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, or `procesesUtilInfo` is NULL
-    /// - [`Error::NotSupported`] If the device does not support this feature
-    /// - [`Error::NotFound`] If sample entries are not found
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `procesesUtilInfo` is invalid
-    /// - [`Error::InsufficientSize`] If `procesesUtilInfo`->procUtilArray is NULL, or the buffer size of procesesUtilInfo->procUtilArray is too small. The caller should check the minimul array size from the returned procesesUtilInfo->processSamplesCount, and call the function again with a buffer no smaller than procesesUtilInfo->processSamplesCount * sizeof(nvmlProcessUtilizationInfo_t)
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if the device does not support this feature
+    /// - [`Error::NotFound`] if sample entries are not found
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetProcessesUtilizationInfo` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -70,6 +69,6 @@ impl Device<'_> {
             |r| r.processSamplesCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(ProcessUtilizationInfo::from).collect())
+        Ok(list.iter().map(ProcessUtilizationInfo::from_raw).collect())
     }
 }

@@ -6,6 +6,7 @@ use std::ffi::c_uchar;
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{Error, Nvml, SystemEventData, SystemEventSet, SystemEventTypes};
 
 impl Nvml {
@@ -17,8 +18,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if `branchInfo` is NULL
-    /// - [`Error::InsufficientSize`] if `length` is too small
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetDriverBranch` (a driver older than the function)
     #[doc(alias = "nvmlSystemGetDriverBranch")]
@@ -39,7 +38,6 @@ impl Nvml {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if request is NULL
     /// - [`Error::ArgumentVersionMismatch`] for unsupported version
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemEventSetCreate` (a driver older than the function)
@@ -64,12 +62,10 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] The library has not been successfully initialized.
-    /// - [`Error::InvalidArgument`] `cper` is NULL, or `buffer` is NULL while `bufferSize` is non-zero.
-    /// - [`Error::NotSupported`] The feature is not supported on this system.
-    /// - [`Error::InsufficientSize`] Buffer too small; `bufferSize` set to required size.
-    /// - [`Error::NoPermission`] Insufficient privileges.
-    /// - [`Error::Unknown`] An unexpected error occurred.
+    /// - [`Error::Uninitialized`] The library has not been successfully initialized
+    /// - [`Error::NotSupported`] The feature is not supported on this system
+    /// - [`Error::NoPermission`] Insufficient privileges
+    /// - [`Error::Unknown`] An unexpected error occurred
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemGetCPER_v1` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
     #[doc(alias = "nvmlSystemGetCPER_v1")]
@@ -138,7 +134,6 @@ impl SystemEventSet<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if request is NULL
     /// - [`Error::ArgumentVersionMismatch`] for unsupported version
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemRegisterEvents` (a driver older than the function)
@@ -161,7 +156,6 @@ impl SystemEventSet<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if request is NULL
     /// - [`Error::ArgumentVersionMismatch`] for unsupported version
     /// - [`Error::Timeout`] if no event notification after timeoutms
     /// - [`Error::Unknown`] on any unexpected error
@@ -180,7 +174,7 @@ impl SystemEventSet<'_> {
         };
         ffi::check(call!(sym(&mut r)))?;
         data.truncate(r.numEvent as usize);
-        Ok(data.iter().map(SystemEventData::from).collect())
+        Ok(data.iter().map(SystemEventData::from_raw).collect())
     }
 
     /// Frees the set now and returns the library's answer (dropping it frees it too, without
@@ -191,7 +185,6 @@ impl SystemEventSet<'_> {
     /// # Errors
     ///
     /// - [`Error::Uninitialized`] if the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] if request is NULL
     /// - [`Error::ArgumentVersionMismatch`] for unsupported version
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlSystemEventSetFree` (a driver older than the function)

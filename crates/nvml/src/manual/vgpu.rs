@@ -6,6 +6,7 @@ use std::ffi::c_char;
 use nvml_sys as sys;
 
 use crate::ffi;
+use crate::raw::FromRaw;
 use crate::{
     Device, Error, GpuInstance, Nvml, ValueType, VgpuInstance, VgpuInstanceUtilizationInfo, VgpuMetadata,
     VgpuPgpuCompatibility, VgpuPgpuMetadata, VgpuProcessUtilizationInfo, VgpuTypeId,
@@ -73,12 +74,11 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` or `vgpuTypeId` is invalid or `pPlacementList` is NULL
-    /// - [`Error::NotSupported`] If `device` or `vgpuTypeId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacementList` is invalid
-    /// - [`Error::InsufficientSize`] If the buffer is small, element count is returned in `pPlacementList`->count
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `vgpu_type` is invalid
+    /// - [`Error::NotSupported`] if the device or `vgpu_type` is not supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeSupportedPlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -99,11 +99,10 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` or `vgpuTypeId` is invalid or `pPlacementList` is NULL
-    /// - [`Error::NotSupported`] If MIG is enabled or `device` or `vgpuTypeId` isn't supported
-    /// - [`Error::NoPermission`] If user doesn't have permission to perform the operation
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pPlacementList` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device or `vgpu_type` is invalid
+    /// - [`Error::NotSupported`] if MIG is enabled, or the device or `vgpu_type` is not supported
+    /// - [`Error::NoPermission`] if user doesn't have permission to perform the operation
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuTypeCreatablePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -125,13 +124,12 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, `vgpuUtilInfo` is NULL, or `vgpuUtilInfo`->vgpuInstanceCount is 0
-    /// - [`Error::NotSupported`] If vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `vgpuUtilInfo` is invalid
-    /// - [`Error::InsufficientSize`] If `vgpuUtilInfo`->vgpuUtilArray is NULL, or the buffer size of vgpuUtilInfo->vgpuInstanceCount is too small. The caller should check the current vGPU instance count from the returned vgpuUtilInfo->vgpuInstanceCount, and call the function again with a buffer of size vgpuUtilInfo->vgpuInstanceCount * sizeof(nvmlVgpuInstanceUtilizationInfo_t)
-    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuInstancesUtilizationInfo` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -157,7 +155,7 @@ impl<'n> Device<'n> {
                 code
             },
         )?;
-        Ok(list.iter().map(|s| VgpuInstanceUtilizationInfo::from_raw(s, value_type)).collect())
+        Ok(list.iter().map(|s| VgpuInstanceUtilizationInfo::from_raw_typed(s, value_type)).collect())
     }
 
     /// Utilisation of the processes running inside the device's vGPU instances, from the
@@ -167,13 +165,12 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `device` is invalid, or `vgpuProcUtilInfo` is null
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `vgpuProcUtilInfo` is invalid
-    /// - [`Error::InsufficientSize`] If `vgpuProcUtilInfo`->vgpuProcUtilArray is null, or supplied `vgpuProcUtilInfo`->vgpuProcessCount is too small to return samples for all processes on vGPU instances currently executing on the device. The caller should check the current processes count from the returned `vgpuProcUtilInfo`->vgpuProcessCount, and call the function again with a buffer of size vgpuProcUtilInfo->vgpuProcessCount * sizeof(nvmlVgpuProcessUtilizationSample_t)
-    /// - [`Error::NotSupported`] If vGPU is not supported by the device
-    /// - [`Error::GpuIsLost`] If the target GPU has fallen off the bus or is otherwise inaccessible
-    /// - [`Error::NotFound`] If sample entries are not found
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the device is invalid
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if vGPU is not supported by the device
+    /// - [`Error::GpuIsLost`] if the target GPU has fallen off the bus, or is otherwise inaccessible
+    /// - [`Error::NotFound`] if sample entries are not found
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuProcessesUtilizationInfo` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -193,7 +190,7 @@ impl<'n> Device<'n> {
             |r| r.vgpuProcessCount,
             |r| call!(sym(self.raw, r)),
         )?;
-        Ok(list.iter().map(VgpuProcessUtilizationInfo::from).collect())
+        Ok(list.iter().map(VgpuProcessUtilizationInfo::from_raw).collect())
     }
 
     /// The properties of the physical GPU as an ASCII string, for vGPU migration
@@ -203,9 +200,8 @@ impl<'n> Device<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] `pgpuMetadata` buffer is too small, required size is returned in `bufferSize`
-    /// - [`Error::InvalidArgument`] If `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
-    /// - [`Error::NotSupported`] If vGPU is not supported by the system
+    /// - [`Error::InsufficientSize`] if the metadata keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if vGPU is not supported by the system
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetPgpuMetadataString` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -224,11 +220,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pVgpuInstanceInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::InsufficientSize`] `pVgpuInstanceInfo`->vgpuTypeIds buffer is too small, array element count is returned in `pVgpuInstanceInfo`->vgpuCount
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pVgpuInstanceInfo` is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetActiveVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -253,11 +247,9 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pVgpus` is NULL or GPU Instance Id is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU
-    /// - [`Error::InsufficientSize`] If `pVgpus`->vgpuTypeIds buffer is small
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pVgpus` is invalid
+    /// - [`Error::Uninitialized`] if library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
+    /// - [`Error::NotSupported`] if not on a vGPU host, or an unsupported GPU
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetCreatableVgpus` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -283,11 +275,10 @@ impl<'n> GpuInstance<'n> {
     ///
     /// # Errors
     ///
-    /// - [`Error::Uninitialized`] If the library has not been successfully initialized
-    /// - [`Error::InvalidArgument`] If `gpuInstance` is NULL or invalid, or `pCreatablePlacementInfo` is NULL or GPU Instance Id is invalid
-    /// - [`Error::InsufficientSize`] If the buffer is small, element count is returned in `pCreatablePlacementInfo`->count
-    /// - [`Error::ArgumentVersionMismatch`] If the version of `pCreatablePlacementInfo` is invalid
-    /// - [`Error::NotSupported`] If not on a vGPU host or an unsupported GPU or vGPU heterogeneous mode is not enabled
+    /// - [`Error::Uninitialized`] if the library has not been successfully initialized
+    /// - [`Error::InvalidArgument`] if the GPU instance or its id is invalid
+    /// - [`Error::InsufficientSize`] if the list keeps growing while it is fetched
+    /// - [`Error::NotSupported`] if not on a vGPU host, an unsupported GPU, or vGPU heterogeneous mode is not enabled
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGpuInstanceGetVgpuTypeCreatablePlacements` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -342,14 +333,14 @@ impl<T> MetadataBlob<T> {
 impl VgpuMetadataBlob {
     /// The fixed part: versions, guest state, driver versions.
     pub fn record(&self) -> VgpuMetadata {
-        VgpuMetadata::from(&ffi::record_prefix::<sys::nvmlVgpuMetadata_t>(&self.bytes))
+        VgpuMetadata::from_raw(&ffi::record_prefix::<sys::nvmlVgpuMetadata_t>(&self.bytes))
     }
 }
 
 impl PgpuMetadataBlob {
     /// The fixed part: versions, host driver version, supported vGPU range.
     pub fn record(&self) -> VgpuPgpuMetadata {
-        VgpuPgpuMetadata::from(&ffi::record_prefix::<sys::nvmlVgpuPgpuMetadata_t>(&self.bytes))
+        VgpuPgpuMetadata::from_raw(&ffi::record_prefix::<sys::nvmlVgpuPgpuMetadata_t>(&self.bytes))
     }
 }
 
@@ -360,8 +351,7 @@ impl Device<'_> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] pgpuMetadata buffer is too small, required size is returned in `bufferSize`
-    /// - [`Error::InvalidArgument`] if `bufferSize` is NULL or `device` is invalid; if `pgpuMetadata` is NULL and the value of `bufferSize` is not 0.
+    /// - [`Error::InsufficientSize`] if the metadata keeps growing while it is fetched
     /// - [`Error::NotSupported`] vGPU is not supported by the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlDeviceGetVgpuMetadata` (a driver older than the function)
@@ -381,9 +371,8 @@ impl VgpuInstance<'_> {
     ///
     /// # Errors
     ///
-    /// - [`Error::InsufficientSize`] vgpuMetadata buffer is too small, required size is returned in `bufferSize`
-    /// - [`Error::InvalidArgument`] if `bufferSize` is NULL or `vgpuInstance` is 0; if `vgpuMetadata` is NULL and the value of `bufferSize` is not 0.
-    /// - [`Error::NotFound`] if `vgpuInstance` does not match a valid active vGPU instance on the system
+    /// - [`Error::InsufficientSize`] if the metadata keeps growing while it is fetched
+    /// - [`Error::NotFound`] if the vGPU instance does not match a valid active vGPU instance on the system
     /// - [`Error::Unknown`] on any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlVgpuInstanceGetMetadata` (a driver older than the function)
     /// - [`Error::Implausible`] if the library answers a count no real list has
@@ -403,7 +392,7 @@ impl Nvml {
     ///
     /// # Errors
     ///
-    /// - [`Error::InvalidArgument`] If `vgpuMetadata` or `pgpuMetadata` or `bufferSize` are NULL
+    /// - [`Error::InvalidArgument`] if `vgpu` or `pgpu` is not metadata the library reads
     /// - [`Error::Unknown`] On any unexpected error
     /// - [`Error::FunctionNotFound`] if the loaded library has no `nvmlGetVgpuCompatibility` (a driver older than the function)
     #[doc(alias = "nvmlGetVgpuCompatibility")]
@@ -419,6 +408,6 @@ impl Nvml {
         p.resize(p.len().max(std::mem::size_of::<sys::nvmlVgpuPgpuMetadata_t>().div_ceil(8)), 0);
         let mut out = sys::nvmlVgpuPgpuCompatibility_t::default();
         ffi::check(call!(sym(v.as_mut_ptr().cast(), p.as_mut_ptr().cast(), &mut out)))?;
-        Ok(VgpuPgpuCompatibility::from(&out))
+        Ok(VgpuPgpuCompatibility::from_raw(&out))
     }
 }

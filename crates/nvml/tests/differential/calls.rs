@@ -277,7 +277,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlUnitGetCount", |c, o, a| c.nvml.unit_count().map(j)),
     e!("nvmlGetExcludedDeviceCount", |c, o, a| c.nvml.excluded_device_count().map(j)),
     e!("nvmlGetExcludedDeviceInfoByIndex", |c, o, a| c.nvml.excluded_device_info_by_index(a.u("index")).map(j)),
-    e!("nvmlGetVgpuVersion", |c, o, a| c.nvml.vgpu_version().map(|VgpuVersionInfo { supported: s, current: r }| json!([[s.min_version, s.max_version], [r.min_version, r.max_version]]))),
+    e!("nvmlGetVgpuVersion", |c, o, a| c.nvml.vgpu_version().map(|VgpuVersionInfo { supported: s, current: r, .. }| json!([[s.min_version, s.max_version], [r.min_version, r.max_version]]))),
     e!("nvmlGetVgpuDriverCapabilities", |c, o, a| c.nvml.vgpu_driver_capabilities(VgpuDriverCapability(a.u("capability"))).map(|v| j(v as u32))),
     e!("nvmlSystemGetTopologyGpuSet", |c, o, a| c.nvml.topology_gpu_set(a.u("cpu")).map(dtoks)),
     e!("nvmlSystemGetConfComputeGpusReadyState", |c, o, a| c.nvml.conf_compute_gpus_ready_state().map(|v| j(v as u32))),
@@ -317,7 +317,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetInforomVersion", |c, o, a| c.dev(o)?.inforom_version(InforomObject(a.u("object"))).map(j)),
     e!("nvmlDeviceGetInforomConfigurationChecksum", |c, o, a| c.dev(o)?.inforom_configuration_checksum().map(j)),
     e!("nvmlDeviceGetGspFirmwareVersion", |c, o, a| c.dev(o)?.gsp_firmware_version().map(j)),
-    e!("nvmlDeviceGetGspFirmwareMode", |c, o, a| c.dev(o)?.gsp_firmware_mode().map(|GspFirmwareMode { is_enabled: x, default_mode: y }| json!([x as u32, y as u32]))),
+    e!("nvmlDeviceGetGspFirmwareMode", |c, o, a| c.dev(o)?.gsp_firmware_mode().map(|GspFirmwareMode { is_enabled: x, default_mode: y, .. }| json!([x as u32, y as u32]))),
     e!("nvmlDeviceGetIndex", |c, o, a| c.dev(o)?.index().map(j)),
     e!("nvmlDeviceGetMinorNumber", |c, o, a| c.dev(o)?.minor_number().map(j)),
     e!("nvmlDeviceGetModuleId", |c, o, a| c.dev(o)?.module_id().map(j)),
@@ -334,7 +334,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetPcieSpeed", |c, o, a| c.dev(o)?.pcie_speed().map(j)),
     e!("nvmlDeviceGetAdaptiveClockInfoStatus", |c, o, a| c.dev(o)?.adaptive_clock_info_status().map(j)),
     e!("nvmlDeviceGetNumaNodeId", |c, o, a| c.dev(o)?.numa_node_id().map(j)),
-    e!("nvmlDeviceGetCudaComputeCapability", |c, o, a| c.dev(o)?.cuda_compute_capability().map(|CudaComputeCapability { major: x, minor: y }| json!([x, y]))),
+    e!("nvmlDeviceGetCudaComputeCapability", |c, o, a| c.dev(o)?.cuda_compute_capability().map(|CudaComputeCapability { major: x, minor: y, .. }| json!([x, y]))),
     // pynvml returns the record's `str`.
     e!("nvmlDeviceGetPerformanceModes", |c, o, a| c.dev(o)?.performance_modes().map(|v| j(v.str))),
     e!("nvmlDeviceGetCurrentClockFreqs", |c, o, a| c.dev(o)?.current_clock_freqs().map(|v| j(v.str))),
@@ -363,21 +363,21 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetDefaultApplicationsClock", |c, o, a| c.dev(o)?.default_applications_clock(ClockType(a.u("type"))).map(j)),
     e!("nvmlDeviceGetMaxCustomerBoostClock", |c, o, a| c.dev(o)?.max_customer_boost_clock(ClockType(a.u("type"))).map(j)),
     e!("nvmlDeviceGetClock", |c, o, a| c.dev(o)?.clock(ClockType(a.u("type")), ClockId(a.u("id"))).map(j)),
-    e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_p_state(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|MinMaxClockOfPState { min_clock_m_hz: x, max_clock_m_hz: y }| json!([x, y]))),
+    e!("nvmlDeviceGetMinMaxClockOfPState", |c, o, a| c.dev(o)?.min_max_clock_of_p_state(ClockType(a.u("type")), Pstates(a.u("pstate"))).map(|MinMaxClockOfPState { min_clock_m_hz: x, max_clock_m_hz: y, .. }| json!([x, y]))),
     e!("nvmlDeviceGetClockOffsets", |c, o, a| c.dev(o)?.clock_offsets(ClockType(a.u("type")), Pstates(a.u("pstate")))
         .map(|v| fix(j(v), &[("type", lk!(ClockType)), ("pstate", lk!(Pstates))]))),
     e!("nvmlDeviceGetSupportedMemoryClocks", |c, o, a| c.dev(o)?.supported_memory_clocks().map(j)),
     e!("nvmlDeviceGetSupportedGraphicsClocks", |c, o, a| c.dev(o)?.supported_graphics_clocks(a.u("memory")).map(j)),
-    e!("nvmlDeviceGetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.auto_boosted_clocks_enabled().map(|AutoBoostedClocksEnabled { is_enabled: x, default_is_enabled: y }| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.auto_boosted_clocks_enabled().map(|AutoBoostedClocksEnabled { is_enabled: x, default_is_enabled: y, .. }| json!([x as u32, y as u32]))),
     e!("nvmlDeviceGetClkMonStatus", |c, o, a| c.dev(o)?.clk_mon_status().map(j)),
     e!("nvmlDeviceGetGpcClkVfOffset", |c, o, a| c.dev(o)?.gpc_clk_vf_offset().map(j)),
     e!("nvmlDeviceGetMemClkVfOffset", |c, o, a| c.dev(o)?.mem_clk_vf_offset().map(j)),
-    e!("nvmlDeviceGetGpcClkMinMaxVfOffset", |c, o, a| c.dev(o)?.gpc_clk_min_max_vf_offset().map(|GpcClkMinMaxVfOffset { min_offset: x, max_offset: y }| json!([x, y]))),
-    e!("nvmlDeviceGetMemClkMinMaxVfOffset", |c, o, a| c.dev(o)?.mem_clk_min_max_vf_offset().map(|MemClkMinMaxVfOffset { min_offset: x, max_offset: y }| json!([x, y]))),
-    e!("nvmlDeviceGetSupportedClocksEventReasons", |c, o, a| c.dev(o)?.supported_clocks_event_reasons().map(|v| j(v.bits()))),
-    e!("nvmlDeviceGetSupportedClocksThrottleReasons", |c, o, a| c.dev(o)?.supported_clocks_throttle_reasons().map(|v| j(v.bits()))),
-    e!("nvmlDeviceGetCurrentClocksEventReasons", |c, o, a| c.dev(o)?.current_clocks_event_reasons().map(|v| j(v.bits()))),
-    e!("nvmlDeviceGetCurrentClocksThrottleReasons", |c, o, a| c.dev(o)?.current_clocks_throttle_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetGpcClkMinMaxVfOffset", |c, o, a| c.dev(o)?.gpc_clk_min_max_vf_offset().map(|GpcClkMinMaxVfOffset { min_offset: x, max_offset: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetMemClkMinMaxVfOffset", |c, o, a| c.dev(o)?.mem_clk_min_max_vf_offset().map(|MemClkMinMaxVfOffset { min_offset: x, max_offset: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetSupportedClocksEventReasons", newest, |c, o, a| c.dev(o)?.supported_clocks_event_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetSupportedClocksThrottleReasons", faults &["nvmlDeviceGetSupportedClocksEventReasons"], |c, o, a| c.dev(o)?.supported_clocks_event_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetCurrentClocksEventReasons", newest, |c, o, a| c.dev(o)?.current_clocks_event_reasons().map(|v| j(v.bits()))),
+    e!("nvmlDeviceGetCurrentClocksThrottleReasons", faults &["nvmlDeviceGetCurrentClocksEventReasons"], |c, o, a| c.dev(o)?.current_clocks_event_reasons().map(|v| j(v.bits()))),
     e!("nvmlDeviceGetDynamicPstatesInfo", |c, o, a| c.dev(o)?.dynamic_pstates_info().map(j)),
     // Both pass room for NVML_MAX_GPU_PERF_PSTATES entries and drop NVML_PSTATE_UNKNOWN ones.
     e!("nvmlDeviceGetSupportedPerformanceStates", |c, o, a| c.dev(o)?.supported_performance_states().map(|v| json!(v.into_iter().map(|p| p.0).collect::<Vec<_>>()))),
@@ -392,7 +392,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetFanControlPolicy_v2", |c, o, a| c.dev(o)?.fan_control_policy(a.u("fan")).map(j)),
     // pynvml returns the record's `speed`.
     e!("nvmlDeviceGetFanSpeedRPM", |c, o, a| c.dev(o)?.fan_speed_rpm(a.u("fan")).map(j)),
-    e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y }| json!([x, y]))),
+    e!("nvmlDeviceGetMinMaxFanSpeed", |c, o, a| c.dev(o)?.min_max_fan_speed().map(|MinMaxFanSpeed { min_speed: x, max_speed: y, .. }| json!([x, y]))),
     // pynvml returns [signalType, target].
     e!("nvmlDeviceGetCoolerInfo", |c, o, a| c.dev(o)?.cooler_info(a.u("index")).map(|v| json!([v.signal_type.0, v.target.0]))),
     e!("nvmlDeviceGetTemperature", faults &["nvmlDeviceGetTemperatureV"], |c, o, a| c.dev(o)?.temperature(TemperatureSensors(a.u("sensor"))).map(j)),
@@ -405,9 +405,9 @@ pub static TABLE: &[Entry] = &[
         .map(|v| fix(j(v), &[("controller", lk!(ThermalController)), ("target", lk!(ThermalTarget))]))),
 
     // Power.
-    e!("nvmlDeviceGetPowerManagementMode", |c, o, a| c.dev(o)?.power_management_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetPowerManagementMode", |c, o, a| c.dev(o)?.power_management_mode().map(|v| j(v as u32))),
     e!("nvmlDeviceGetPowerManagementLimit", |c, o, a| c.dev(o)?.power_management_limit().map(j)),
-    e!("nvmlDeviceGetPowerManagementLimitConstraints", |c, o, a| c.dev(o)?.power_management_limit_constraints().map(|PowerManagementLimitConstraints { min_limit: x, max_limit: y }| json!([x, y]))),
+    e!("nvmlDeviceGetPowerManagementLimitConstraints", |c, o, a| c.dev(o)?.power_management_limit_constraints().map(|PowerManagementLimitConstraints { min_limit: x, max_limit: y, .. }| json!([x, y]))),
     e!("nvmlDeviceGetPowerManagementDefaultLimit", |c, o, a| c.dev(o)?.power_management_default_limit().map(j)),
     e!("nvmlDeviceGetEnforcedPowerLimit", |c, o, a| c.dev(o)?.enforced_power_limit().map(j)),
     e!("nvmlDeviceGetPowerUsage", |c, o, a| c.dev(o)?.power_usage().map(j)),
@@ -418,15 +418,15 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMemoryInfo_v2", newest, |c, o, a| c.dev(o)?.memory_info().map(j)),
     e!("nvmlDeviceGetMemoryInfo", faults &["nvmlDeviceGetMemoryInfo_v2"], |c, o, a| c.dev(o)?.memory_info().map(j)),
     e!("nvmlDeviceGetBAR1MemoryInfo", |c, o, a| c.dev(o)?.bar1_memory_info().map(j)),
-    e!("nvmlDeviceGetEccMode", |c, o, a| c.dev(o)?.ecc_mode().map(|EccMode { current: x, pending: y }| json!([x.0, y.0]))),
-    e!("nvmlDeviceGetDefaultEccMode", |c, o, a| c.dev(o)?.default_ecc_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetEccMode", |c, o, a| c.dev(o)?.ecc_mode().map(|EccMode { current: x, pending: y, .. }| json!([x as u32, y as u32]))),
+    e!("nvmlDeviceGetDefaultEccMode", |c, o, a| c.dev(o)?.default_ecc_mode().map(|v| j(v as u32))),
     e!("nvmlDeviceGetTotalEccErrors", |c, o, a| c.dev(o)?.total_ecc_errors(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter"))).map(j)),
     e!("nvmlDeviceGetDetailedEccErrors", |c, o, a| c.dev(o)?.detailed_ecc_errors(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter"))).map(j)),
     e!("nvmlDeviceGetMemoryErrorCounter", |c, o, a| c.dev(o)?.memory_error_counter(MemoryErrorType(a.u("error")), EccCounterType(a.u("counter")), MemoryLocation(a.u("location"))).map(j)),
     e!("nvmlDeviceGetRetiredPages", |c, o, a| c.dev(o)?.retired_pages(PageRetirementCause(a.u("cause"))).map(j)),
-    e!("nvmlDeviceGetRetiredPages_v2", |c, o, a| c.dev(o)?.retired_pages_with_timestamps(PageRetirementCause(a.u("cause"))).map(|RetiredPagesWithTimestamps { addresses: p, timestamps: t }| json!({"addresses": p, "timestamps": t}))),
-    e!("nvmlDeviceGetRetiredPagesPendingStatus", |c, o, a| c.dev(o)?.retired_pages_pending_status().map(|v| j(v.0))),
-    e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|RemappedRows { corr_rows: w, unc_rows: x, is_pending: y, failure_occurred: z }| json!([w, x, y as u32, z as u32]))),
+    e!("nvmlDeviceGetRetiredPages_v2", |c, o, a| c.dev(o)?.retired_pages_with_timestamps(PageRetirementCause(a.u("cause"))).map(|RetiredPagesWithTimestamps { addresses: p, timestamps: t, .. }| json!({"addresses": p, "timestamps": t}))),
+    e!("nvmlDeviceGetRetiredPagesPendingStatus", |c, o, a| c.dev(o)?.retired_pages_pending_status().map(|v| j(v as u32))),
+    e!("nvmlDeviceGetRemappedRows", |c, o, a| c.dev(o)?.remapped_rows().map(|RemappedRows { corr_rows: w, unc_rows: x, is_pending: y, failure_occurred: z, .. }| json!([w, x, y as u32, z as u32]))),
     e!("nvmlDeviceGetRemappedRows_v2", |c, o, a| c.dev(o)?.remapped_rows_detailed().map(j)),
     e!("nvmlDeviceGetRowRemapperHistogram", |c, o, a| c.dev(o)?.row_remapper_histogram().map(j)),
     e!("nvmlDeviceGetBankRemapperStatus_v1", |c, o, a| c.dev(o)?.bank_remapper_status().map(j)),
@@ -437,27 +437,27 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetConfComputeGpuCertificate", |c, o, a| c.dev(o)?.conf_compute_gpu_certificate().map(j)),
     e!("nvmlDeviceGetConfComputeGpuAttestationReport", |c, o, a| c.dev(o)?.conf_compute_gpu_attestation_report((0..32).collect()).map(j)),
     // pynvml returns [current.encryptionState, pending.encryptionState].
-    e!("nvmlDeviceGetDramEncryptionMode", |c, o, a| c.dev(o)?.dram_encryption_mode().map(|DramEncryptionMode { current: x, pending: y }| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetDramEncryptionMode", |c, o, a| c.dev(o)?.dram_encryption_mode().map(|DramEncryptionMode { current: x, pending: y, .. }| json!([x as u32, y as u32]))),
 
     // Modes.
-    e!("nvmlDeviceGetDisplayMode", |c, o, a| c.dev(o)?.display_mode().map(|v| j(v.0))),
-    e!("nvmlDeviceGetDisplayActive", |c, o, a| c.dev(o)?.display_active().map(|v| j(v.0))),
-    e!("nvmlDeviceGetPersistenceMode", |c, o, a| c.dev(o)?.persistence_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetDisplayMode", |c, o, a| c.dev(o)?.display_mode().map(|v| j(v as u32))),
+    e!("nvmlDeviceGetDisplayActive", |c, o, a| c.dev(o)?.display_active().map(|v| j(v as u32))),
+    e!("nvmlDeviceGetPersistenceMode", |c, o, a| c.dev(o)?.persistence_mode().map(|v| j(v as u32))),
     e!("nvmlDeviceGetComputeMode", |c, o, a| c.dev(o)?.compute_mode().map(|v| j(v.0))),
-    e!("nvmlDeviceGetGpuOperationMode", |c, o, a| c.dev(o)?.gpu_operation_mode().map(|GpuOperationModeInfo { current: x, pending: y }| json!([x.0, y.0]))),
-    e!("nvmlDeviceGetDriverModel_v2", newest, |c, o, a| c.dev(o)?.driver_model().map(|DriverModelInfo { current: x, pending: y }| json!([x.0, y.0]))),
-    e!("nvmlDeviceGetDriverModel", faults &["nvmlDeviceGetDriverModel_v2"], |c, o, a| c.dev(o)?.driver_model().map(|DriverModelInfo { current: x, pending: y }| json!([x.0, y.0]))),
-    e!("nvmlDeviceGetAccountingMode", |c, o, a| c.dev(o)?.accounting_mode().map(|v| j(v.0))),
+    e!("nvmlDeviceGetGpuOperationMode", |c, o, a| c.dev(o)?.gpu_operation_mode().map(|GpuOperationModeInfo { current: x, pending: y, .. }| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetDriverModel_v2", newest, |c, o, a| c.dev(o)?.driver_model().map(|DriverModelInfo { current: x, pending: y, .. }| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetDriverModel", faults &["nvmlDeviceGetDriverModel_v2"], |c, o, a| c.dev(o)?.driver_model().map(|DriverModelInfo { current: x, pending: y, .. }| json!([x.0, y.0]))),
+    e!("nvmlDeviceGetAccountingMode", |c, o, a| c.dev(o)?.accounting_mode().map(|v| j(v as u32))),
     e!("nvmlDeviceGetAccountingBufferSize", |c, o, a| c.dev(o)?.accounting_buffer_size().map(j)),
     e!("nvmlDeviceGetAccountingPids", |c, o, a| c.dev(o)?.accounting_pids().map(j)),
     e!("nvmlDeviceGetAccountingStats", faults &["nvmlDeviceGetAccountingStats_v2"], |c, o, a| c.dev(o)?.accounting_stats(a.u("pid")).map(j)),
     e!("nvmlDeviceGetAccountingStats_v2", newest, |c, o, a| c.dev(o)?.accounting_stats(a.u("pid")).map(j)),
-    e!("nvmlDeviceGetAPIRestriction", |c, o, a| c.dev(o)?.api_restriction(RestrictedAPI(a.u("api"))).map(|v| j(v.0))),
+    e!("nvmlDeviceGetAPIRestriction", |c, o, a| c.dev(o)?.api_restriction(RestrictedAPI(a.u("api"))).map(|v| j(v as u32))),
     e!("nvmlDeviceGetVirtualizationMode", |c, o, a| c.dev(o)?.virtualization_mode().map(|v| j(v.0))),
     e!("nvmlDeviceGetHostVgpuMode", |c, o, a| c.dev(o)?.host_vgpu_mode().map(|v| j(v.0))),
     // pynvml returns the record's `mode`.
     e!("nvmlDeviceGetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.vgpu_heterogeneous_mode().map(|v| j(v.mode))),
-    e!("nvmlDeviceGetMigMode", |c, o, a| c.dev(o)?.mig_mode().map(|MigMode { current_mode: x, pending_mode: y }| json!([x as u32, y as u32]))),
+    e!("nvmlDeviceGetMigMode", |c, o, a| c.dev(o)?.mig_mode().map(|MigMode { current_mode: x, pending_mode: y, .. }| json!([x as u32, y as u32]))),
     e!("nvmlDeviceIsMigDeviceHandle", |c, o, a| c.dev(o)?.is_mig_device_handle().map(|v| j(v as u32))),
     e!("nvmlDeviceGetGpuInstanceId", |c, o, a| c.dev(o)?.gpu_instance_id().map(j)),
     e!("nvmlDeviceGetComputeInstanceId", |c, o, a| c.dev(o)?.compute_instance_id().map(j)),
@@ -472,7 +472,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetHostname_v1", |c, o, a| c.dev(o)?.hostname().map(|v| j(v.value))),
     e!("nvmlDeviceGetUnrepairableMemoryFlag_v1", |c, o, a| c.dev(o)?.unrepairable_memory_flag().map(|v| j(v.b_unrepairable_memory))),
     e!("nvmlDeviceGetBBXTimeData_v1", |c, o, a| c.dev(o)?.bbx_time_data().map(j)),
-    e!("nvmlDeviceGetLastBBXFlushTime", |c, o, a| c.dev(o)?.last_bbx_flush_time().map(|LastBbxFlushTime { timestamp: x, duration_us: y }| json!([x, y]))),
+    e!("nvmlDeviceGetLastBBXFlushTime", |c, o, a| c.dev(o)?.last_bbx_flush_time().map(|LastBbxFlushTime { timestamp: x, duration_us: y, .. }| json!([x, y]))),
     e!("nvmlDeviceGetAdaptiveTgpModeInfo_v1", |c, o, a| c.dev(o)?.adaptive_tgp_mode_info().map(|v| fix(j(v), &[
         ("inBandEnableRequest", lk!(EnableState)), ("featureAllowedByAdmin", lk!(EnableState)),
         ("adminOverrideEnabled", lk!(EnableState)), ("enablementStatus", lk!(EnableState))]))),
@@ -487,13 +487,13 @@ pub static TABLE: &[Entry] = &[
 
     // Utilisation and processes.
     e!("nvmlDeviceGetUtilizationRates", |c, o, a| c.dev(o)?.utilization_rates().map(j)),
-    e!("nvmlDeviceGetEncoderUtilization", |c, o, a| c.dev(o)?.encoder_utilization().map(|EncoderUtilization { utilization: x, sampling_period_us: y }| json!([x, y]))),
-    e!("nvmlDeviceGetDecoderUtilization", |c, o, a| c.dev(o)?.decoder_utilization().map(|DecoderUtilization { utilization: x, sampling_period_us: y }| json!([x, y]))),
-    e!("nvmlDeviceGetJpgUtilization", |c, o, a| c.dev(o)?.jpg_utilization().map(|JpgUtilization { utilization: x, sampling_period_us: y }| json!([x, y]))),
-    e!("nvmlDeviceGetOfaUtilization", |c, o, a| c.dev(o)?.ofa_utilization().map(|OfaUtilization { utilization: x, sampling_period_us: y }| json!([x, y]))),
+    e!("nvmlDeviceGetEncoderUtilization", |c, o, a| c.dev(o)?.encoder_utilization().map(|EncoderUtilization { utilization: x, sampling_period_us: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetDecoderUtilization", |c, o, a| c.dev(o)?.decoder_utilization().map(|DecoderUtilization { utilization: x, sampling_period_us: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetJpgUtilization", |c, o, a| c.dev(o)?.jpg_utilization().map(|JpgUtilization { utilization: x, sampling_period_us: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetOfaUtilization", |c, o, a| c.dev(o)?.ofa_utilization().map(|OfaUtilization { utilization: x, sampling_period_us: y, .. }| json!([x, y]))),
     e!("nvmlDeviceGetEncoderCapacity", |c, o, a| c.dev(o)?.encoder_capacity(EncoderType(a.u("query"))).map(j)),
     // The header's three out-parameters: sessionCount, averageFps, averageLatency.
-    e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|EncoderStats { session_count: x, average_fps: y, average_latency: z }| json!([x, y, z]))),
+    e!("nvmlDeviceGetEncoderStats", |c, o, a| c.dev(o)?.encoder_stats().map(|EncoderStats { session_count: x, average_fps: y, average_latency: z, .. }| json!([x, y, z]))),
     e!("nvmlDeviceGetEncoderSessions", |c, o, a| c.dev(o)?.encoder_sessions().map(|v| fix(j(v), &[("codecType", lk!(EncoderType))]))),
     e!("nvmlDeviceGetFBCStats", |c, o, a| c.dev(o)?.fbc_stats().map(j)),
     e!("nvmlDeviceGetFBCSessions", |c, o, a| c.dev(o)?.fbc_sessions().map(|v| fix(j(v), &[("sessionType", lk!(FBCSessionType))]))),
@@ -504,9 +504,9 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMPSComputeRunningProcesses_v3", newest, |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
     e!("nvmlDeviceGetMPSComputeRunningProcesses_v2", faults &["nvmlDeviceGetMPSComputeRunningProcesses_v3"], |c, o, a| c.dev(o)?.mps_compute_running_processes().map(j)),
     e!("nvmlDeviceGetRunningProcessDetailList", |c, o, a| c.dev(o)?.running_process_detail_list(ProcessMode(a.u("mode"))).map(j)),
-    e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetProcessUtilization", |c, o, a| c.dev(o)?.process_utilization(Some(a.u64("since"))).map(j)),
     e!("nvmlDeviceGetProcessesUtilizationInfo", |c, o, a| c.dev(o)?.processes_utilization_info(a.u64("since")).map(j)),
-    e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), a.u64("since"))
+    e!("nvmlDeviceGetSamples", |c, o, a| c.dev(o)?.samples(SamplingType(a.u("type")), Some(a.u64("since")))
         // The samples' type: what each value was read as (none for no sample, as pynvml_dump.py says).
         .map(|v| json!([v.first().map(|s| s.sample_value.value_type().0), v.iter().map(|s| json!({"timeStamp": s.time_stamp, "sampleValue": j(s.sample_value)})).collect::<Vec<_>>()]))),
     e!("nvmlDeviceGetViolationStatus", |c, o, a| c.dev(o)?.violation_status(PerfPolicyType(a.u("policy"))).map(j)),
@@ -528,16 +528,16 @@ pub static TABLE: &[Entry] = &[
             J::Array(v.iter().zip(&raw).map(|(f, &r)| field_json(FieldId(r), &driver_ids(f, r))).collect())
         })
     }),
-    e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nv_link_state(a.u("link")).map(|v| j(v.0))),
-    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nv_link_version(a.u("link")).map(j)),
-    e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nv_link_remote_pci_info(a.u("link")).map(j)),
-    e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nv_link_remote_device_type(a.u("link")).map(|v| j(v.0))),
-    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nv_link_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),
-    e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nv_link_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
-    e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nv_link_utilization_control(a.u("link"), a.u("counter"))
+    e!("nvmlDeviceGetNvLinkState", |c, o, a| c.dev(o)?.nvlink_state(a.u("link")).map(|v| j(v as u32))),
+    e!("nvmlDeviceGetNvLinkVersion", |c, o, a| c.dev(o)?.nvlink_version(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkRemotePciInfo_v2", newest, |c, o, a| c.dev(o)?.nvlink_remote_pci_info(a.u("link")).map(j)),
+    e!("nvmlDeviceGetNvLinkRemoteDeviceType", |c, o, a| c.dev(o)?.nvlink_remote_device_type(a.u("link")).map(|v| j(v.0))),
+    e!("nvmlDeviceGetNvLinkCapability", |c, o, a| c.dev(o)?.nvlink_capability(a.u("link"), NvLinkCapability(a.u("capability"))).map(|v| j(v as u32))),
+    e!("nvmlDeviceGetNvLinkErrorCounter", |c, o, a| c.dev(o)?.nvlink_error_counter(a.u("link"), NvLinkErrorCounter(a.u("counter"))).map(j)),
+    e!("nvmlDeviceGetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.nvlink_utilization_control(a.u("link"), a.u("counter"))
         .map(|v| fix(j(v), &[("units", lk!(NvLinkUtilizationCountUnits)), ("pktfilter", lk!(NvLinkUtilizationCountPktTypes))]))),
-    e!("nvmlDeviceGetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|NvLinkUtilizationCounter { rxcounter: x, txcounter: y }| json!([x, y]))),
-    e!("nvmlDeviceGetNvLinkInfo", faults &["nvmlDeviceGetNvLinkInfo_v3"], |c, o, a| c.dev(o)?.nv_link_info().map(j)),
+    e!("nvmlDeviceGetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.nvlink_utilization_counter(a.u("link"), a.u("counter")).map(|NvlinkUtilizationCounter { rxcounter: x, txcounter: y, .. }| json!([x, y]))),
+    e!("nvmlDeviceGetNvLinkInfo", faults &["nvmlDeviceGetNvLinkInfo_v3"], |c, o, a| c.dev(o)?.nvlink_info().map(j)),
     e!("nvmlDeviceGetNvlinkSupportedBwModes", |c, o, a| c.dev(o)?.nvlink_supported_bw_modes().map(j)),
     e!("nvmlDeviceGetNvlinkBwMode", |c, o, a| c.dev(o)?.nvlink_bw_mode().map(j)),
 
@@ -595,10 +595,10 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetPgpuMetadataString", |c, o, a| c.dev(o)?.pgpu_metadata_string().map(j)),
     e!("nvmlDeviceGetVgpuMetadata", |c, o, a| c.dev(o)?.vgpu_metadata().map(|v| j(v.record()))),
     // pynvml returns the samples without their value type.
-    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(a.u64("since")).map(|v|
+    e!("nvmlDeviceGetVgpuUtilization", |c, o, a| c.dev(o)?.vgpu_utilization(Some(a.u64("since"))).map(|v|
         J::Array(v.iter().map(|s| json!({"vgpuInstance": s.vgpu_instance, "timeStamp": s.time_stamp, "smUtil": j(s.sm_util),
             "memUtil": j(s.mem_util), "encUtil": j(s.enc_util), "decUtil": j(s.dec_util)})).collect()))),
-    e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(a.u64("since")).map(j)),
+    e!("nvmlDeviceGetVgpuProcessUtilization", |c, o, a| c.dev(o)?.vgpu_process_utilization(Some(a.u64("since"))).map(j)),
     e!("nvmlDeviceGetVgpuInstancesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_instances_utilization_info(a.u64("since")).map(j)),
     e!("nvmlDeviceGetVgpuProcessesUtilizationInfo", |c, o, a| c.dev(o)?.vgpu_processes_utilization_info(a.u64("since")).map(j)),
     e!("nvmlVgpuTypeGetMaxInstances", |c, o, a| c.dev(o)?.vgpu_type_get_max_instances(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
@@ -609,10 +609,10 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuTypeGetClass", |c, o, a| c.vtype(o).class().map(j)),
     e!("nvmlVgpuTypeGetName", |c, o, a| c.vtype(o).name().map(j)),
     e!("nvmlVgpuTypeGetGpuInstanceProfileId", |c, o, a| c.vtype(o).gpu_instance_profile_id().map(j)),
-    e!("nvmlVgpuTypeGetDeviceID", |c, o, a| c.vtype(o).device_id().map(|DeviceId { device_id: x, subsystem_id: y }| json!([x, y]))),
+    e!("nvmlVgpuTypeGetDeviceID", |c, o, a| c.vtype(o).device_id().map(|DeviceId { device_id: x, subsystem_id: y, .. }| json!([x, y]))),
     e!("nvmlVgpuTypeGetFramebufferSize", |c, o, a| c.vtype(o).framebuffer_size().map(j)),
     e!("nvmlVgpuTypeGetNumDisplayHeads", |c, o, a| c.vtype(o).num_display_heads().map(j)),
-    e!("nvmlVgpuTypeGetResolution", |c, o, a| c.vtype(o).resolution(a.u("display")).map(|Resolution { xdim: x, ydim: y }| json!([x, y]))),
+    e!("nvmlVgpuTypeGetResolution", |c, o, a| c.vtype(o).resolution(a.u("display")).map(|Resolution { xdim: x, ydim: y, .. }| json!([x, y]))),
     e!("nvmlVgpuTypeGetLicense", |c, o, a| c.vtype(o).license().map(j)),
     e!("nvmlVgpuTypeGetFrameRateLimit", |c, o, a| c.vtype(o).frame_rate_limit().map(j)),
     e!("nvmlVgpuTypeGetGspHeapSize", |c, o, a| c.vtype(o).gsp_heap_size().map(j)),
@@ -626,16 +626,16 @@ pub static TABLE: &[Entry] = &[
     // vGPU instances.
     e!("nvmlVgpuInstanceGetUUID", |c, o, a| c.vgpu(o).uuid().map(j)),
     e!("nvmlVgpuInstanceGetMdevUUID", |c, o, a| c.vgpu(o).mdev_uuid().map(j)),
-    e!("nvmlVgpuInstanceGetVmID", |c, o, a| c.vgpu(o).vm_id().map(|VmId { vm_id: s, vm_id_type: t }| json!([s, t.0]))),
+    e!("nvmlVgpuInstanceGetVmID", |c, o, a| c.vgpu(o).vm_id().map(|VmId { vm_id: s, vm_id_type: t, .. }| json!([s, t.0]))),
     e!("nvmlVgpuInstanceGetVmDriverVersion", |c, o, a| c.vgpu(o).vm_driver_version().map(j)),
     e!("nvmlVgpuInstanceGetFbUsage", |c, o, a| c.vgpu(o).fb_usage().map(j)),
     e!("nvmlVgpuInstanceGetLicenseStatus", |c, o, a| c.vgpu(o).license_status().map(j)),
     e!("nvmlVgpuInstanceGetLicenseInfo_v2", newest, |c, o, a| c.vgpu(o).license_info().map(j)),
     e!("nvmlVgpuInstanceGetType", |c, o, a| c.vgpu(o).r#type().map(|t| j(t.as_raw()))),
     e!("nvmlVgpuInstanceGetFrameRateLimit", |c, o, a| c.vgpu(o).frame_rate_limit().map(j)),
-    e!("nvmlVgpuInstanceGetEccMode", |c, o, a| c.vgpu(o).ecc_mode().map(|v| j(v.0))),
+    e!("nvmlVgpuInstanceGetEccMode", |c, o, a| c.vgpu(o).ecc_mode().map(|v| j(v as u32))),
     e!("nvmlVgpuInstanceGetEncoderCapacity", |c, o, a| c.vgpu(o).encoder_capacity().map(j)),
-    e!("nvmlVgpuInstanceGetEncoderStats", |c, o, a| c.vgpu(o).encoder_stats().map(|EncoderStats { session_count: x, average_fps: y, average_latency: z }| json!([x, y, z]))),
+    e!("nvmlVgpuInstanceGetEncoderStats", |c, o, a| c.vgpu(o).encoder_stats().map(|EncoderStats { session_count: x, average_fps: y, average_latency: z, .. }| json!([x, y, z]))),
     e!("nvmlVgpuInstanceGetEncoderSessions", |c, o, a| c.vgpu(o).encoder_sessions().map(j)),
     e!("nvmlVgpuInstanceGetFBCStats", |c, o, a| c.vgpu(o).fbc_stats().map(j)),
     e!("nvmlVgpuInstanceGetFBCSessions", |c, o, a| c.vgpu(o).fbc_sessions().map(j)),
@@ -644,7 +644,7 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlVgpuInstanceGetPlacementId", |c, o, a| c.vgpu(o).placement_id().map(|v| j(v.placement_id))),
     e!("nvmlVgpuInstanceGetRuntimeStateSize", |c, o, a| c.vgpu(o).runtime_state_size().map(j)),
     e!("nvmlVgpuInstanceGetMetadata", |c, o, a| c.vgpu(o).metadata().map(|v| fix(j(v.record()), &[("guestInfoState", lk!(VgpuGuestInfoState))]))),
-    e!("nvmlVgpuInstanceGetAccountingMode", |c, o, a| c.vgpu(o).accounting_mode().map(|v| j(v.0))),
+    e!("nvmlVgpuInstanceGetAccountingMode", |c, o, a| c.vgpu(o).accounting_mode().map(|v| j(v as u32))),
     e!("nvmlVgpuInstanceGetAccountingPids", |c, o, a| c.vgpu(o).accounting_pids().map(j)),
     e!("nvmlVgpuInstanceGetAccountingStats", |c, o, a| c.vgpu(o).accounting_stats(a.u("pid")).map(j)),
 
@@ -662,12 +662,12 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceGetMemoryLimits_v1", |c, o, a| c.dev(o)?.memory_limits(a.s("namespace")).map(j)),
     e!("nvmlDeviceReadPRMCounters_v1", |c, o, a| {
         let req: Vec<PRMCounter> = a.list("counters").into_iter()
-            .map(|id| PRMCounter { counter_id: id, in_data: PRMCounterInput { local_port: a.u("port") }, ..Default::default() }).collect();
+            .map(|id| { let mut r = PRMCounter::default(); r.counter_id = id; r.in_data.local_port = a.u("port"); r }).collect();
         c.dev(o)?.read_prm_counters(&req).map(|v| J::Array(v.iter().map(|x| { let cv = &x.counter_value; json!({"counterId": x.counter_id,
             "status": cv.status.0, "outputType": cv.output_value.value_type().0, "outputValue": if cv.status == Return::SUCCESS { j(cv.output_value) } else { J::Null }}) }).collect()))
     }),
     // The method takes no input: it sends an empty request (dataSize 0), as pynvml does here.
-    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm(&PRMTLV { data_size: a.u("dataSize"), ..Default::default() }).map(j)),
+    e!("nvmlDeviceReadWritePRM_v1", |c, o, a| c.dev(o)?.read_write_prm(&{ let mut v = PRMTLV::default(); v.data_size = a.u("dataSize"); v }).map(j)),
     e!("nvmlSystemGetCPER_v1", |c, o, a| {
         let mut cursor = CperCursor::new(a.u("mask"), None);
         let mut out = Vec::new();
@@ -679,8 +679,7 @@ pub static TABLE: &[Entry] = &[
     }),
 
     // Operational events of an event set.
-    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events(&GpuOperationalEventConfig {
-        uuid: a.s("uuid").to_string(), min_log_level: a.u("minLogLevel"), min_severity: a.u("minSeverity") })).map(|_| J::Null)),
+    e!("nvmlEventSetRegisterGpuOperationalEvents_v1", |c, o, a| c.with_event_set(o, |s| s.register_gpu_operational_events(&{ let mut v = GpuOperationalEventConfig::default(); v.uuid = a.s("uuid").to_string(); v.min_log_level = a.u("minLogLevel"); v.min_severity = a.u("minSeverity"); v })).map(|_| J::Null)),
     e!("nvmlEventSetWait_v3", |c, o, a| c.with_event_set(o, |s| s.wait_structured(a.u("timeout"))).map(j)),
     e!("nvmlEventSetGetContextCount_v1", |c, o, a| c.with_event_set(o, |s| s.context_count()).map(j)),
     e!("nvmlEventSetGetContextInfo_v1", |c, o, a| c.with_event_set(o, |s| s.context_info(a.u("index"))).map(j)),
@@ -690,15 +689,14 @@ pub static TABLE: &[Entry] = &[
     // Setters and other calls that change state (each compared by its answer; the getters
     // that read back what they changed are compared after them).
     e!("nvmlSystemSetConfComputeGpusReadyState", |c, o, a| c.nvml.set_conf_compute_gpus_ready_state(a.u("state") != 0).map(|_| J::Null)),
-    e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&ConfComputeSetKeyRotationThresholdInfo {
-        max_attacker_advantage: a.u64("maxAttackerAdvantage") }).map(|_| J::Null)),
+    e!("nvmlSystemSetConfComputeKeyRotationThresholdInfo", |c, o, a| c.nvml.set_conf_compute_key_rotation_threshold_info(&{ let mut v = ConfComputeSetKeyRotationThresholdInfo::default(); v.max_attacker_advantage = a.u64("maxAttackerAdvantage"); v }).map(|_| J::Null)),
     e!("nvmlSystemSetNvlinkBwMode", |c, o, a| c.nvml.set_nvlink_bw_mode(a.u("mode")).map(|_| J::Null)),
-    e!("nvmlDeviceSetPersistenceMode", |c, o, a| c.dev(o)?.set_persistence_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetPersistenceMode", |c, o, a| c.dev(o)?.set_persistence_mode(a.u("mode") != 0).map(|_| J::Null)),
     e!("nvmlDeviceSetComputeMode", |c, o, a| c.dev(o)?.set_compute_mode(ComputeMode(a.u("mode"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetEccMode", |c, o, a| c.dev(o)?.set_ecc_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetEccMode", |c, o, a| c.dev(o)?.set_ecc_mode(a.u("mode") != 0).map(|_| J::Null)),
     e!("nvmlDeviceClearEccErrorCounts", |c, o, a| c.dev(o)?.clear_ecc_error_counts(EccCounterType(a.u("counter"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.set_auto_boosted_clocks_enabled(EnableState(a.u("enabled"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetDefaultAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.set_default_auto_boosted_clocks_enabled(EnableState(a.u("enabled")), a.u("flags")).map(|_| J::Null)),
+    e!("nvmlDeviceSetAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.set_auto_boosted_clocks_enabled(a.u("enabled") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceSetDefaultAutoBoostedClocksEnabled", |c, o, a| c.dev(o)?.set_default_auto_boosted_clocks_enabled(a.u("enabled") != 0, a.u("flags")).map(|_| J::Null)),
     e!("nvmlDeviceSetGpuLockedClocks", |c, o, a| c.dev(o)?.set_gpu_locked_clocks(a.u("min"), a.u("max")).map(|_| J::Null)),
     e!("nvmlDeviceResetGpuLockedClocks", |c, o, a| c.dev(o)?.reset_gpu_locked_clocks().map(|_| J::Null)),
     e!("nvmlDeviceSetMemoryLockedClocks", |c, o, a| c.dev(o)?.set_memory_locked_clocks(a.u("min"), a.u("max")).map(|_| J::Null)),
@@ -706,12 +704,11 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetApplicationsClocks", |c, o, a| c.dev(o)?.set_applications_clocks(a.u("memory"), a.u("graphics")).map(|_| J::Null)),
     e!("nvmlDeviceResetApplicationsClocks", |c, o, a| c.dev(o)?.reset_applications_clocks().map(|_| J::Null)),
     e!("nvmlDeviceSetPowerManagementLimit", |c, o, a| c.dev(o)?.set_power_management_limit(a.u("limit")).map(|_| J::Null)),
-    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_of_scope(&PowerValue {
-        power_scope: a.u("scope") as u8, power_value_mw: a.u("limit") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerManagementLimit_v2", |c, o, a| c.dev(o)?.set_power_management_limit_of_scope(&{ let mut v = PowerValue::default(); v.power_scope = a.u("scope") as u8; v.power_value_mw = a.u("limit"); v }).map(|_| J::Null)),
     e!("nvmlDeviceSetGpuOperationMode", |c, o, a| c.dev(o)?.set_gpu_operation_mode(GpuOperationMode(a.u("mode"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetAccountingMode", |c, o, a| c.dev(o)?.set_accounting_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetAccountingMode", |c, o, a| c.dev(o)?.set_accounting_mode(a.u("mode") != 0).map(|_| J::Null)),
     e!("nvmlDeviceClearAccountingPids", |c, o, a| c.dev(o)?.clear_accounting_pids().map(|_| J::Null)),
-    e!("nvmlDeviceSetAPIRestriction", |c, o, a| c.dev(o)?.set_api_restriction(RestrictedAPI(a.u("api")), EnableState(a.u("restricted"))).map(|_| J::Null)),
+    e!("nvmlDeviceSetAPIRestriction", |c, o, a| c.dev(o)?.set_api_restriction(RestrictedAPI(a.u("api")), a.u("restricted") != 0).map(|_| J::Null)),
     // The method has no parameter for the temperature to set (`temp` is read as an output).
     e!("nvmlDeviceSetTemperatureThreshold", |c, o, a| c.dev(o)?.set_temperature_threshold(TemperatureThresholds(a.u("threshold")), a.get_i32("temp")).map(|_| J::Null)),
     e!("nvmlDeviceSetDefaultFanSpeed_v2", |c, o, a| c.dev(o)?.set_default_fan_speed(a.u("fan")).map(|_| J::Null)),
@@ -722,62 +719,57 @@ pub static TABLE: &[Entry] = &[
     e!("nvmlDeviceSetGpcClkVfOffset", |c, o, a| c.dev(o)?.set_gpc_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
     e!("nvmlDeviceSetMemClkVfOffset", |c, o, a| c.dev(o)?.set_mem_clk_vf_offset(a.get_i32("offset")).map(|_| J::Null)),
     e!("nvmlDeviceSetVirtualizationMode", |c, o, a| c.dev(o)?.set_virtualization_mode(GpuVirtualizationMode(a.u("mode"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuCapabilities", |c, o, a| c.dev(o)?.set_vgpu_capabilities(DeviceVgpuCapability(a.u("capability")), EnableState(a.u("state"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode") }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuCapabilities", |c, o, a| c.dev(o)?.set_vgpu_capabilities(DeviceVgpuCapability(a.u("capability")), a.u("state") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuHeterogeneousMode", |c, o, a| c.dev(o)?.set_vgpu_heterogeneous_mode(&{ let mut v = VgpuHeterogeneousMode::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
     e!("nvmlDeviceValidateInforom", |c, o, a| c.dev(o)?.validate_inforom().map(|_| J::Null)),
     e!("nvmlDeviceSetConfComputeUnprotectedMemSize", |c, o, a| c.dev(o)?.set_conf_compute_unprotected_mem_size(a.u64("sizeKiB")).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nv_link_device_low_power_threshold(&NvLinkPowerThres { low_pwr_threshold: a.u("threshold") }).map(|_| J::Null)),
-    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state")).map(|_| J::Null)),
-    e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(EnableState(a.u("mode"))).map(|_| J::Null)),
-    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&Hostname { value: a.s("hostname").to_string() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&DramEncryptionInfo { encryption_state: EnableState(a.u("mode")) }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvLinkDeviceLowPowerThreshold", |c, o, a| c.dev(o)?.set_nvlink_device_low_power_threshold(&{ let mut v = NvLinkPowerThres::default(); v.low_pwr_threshold = a.u("threshold"); v }).map(|_| J::Null)),
+    e!("nvmlGpmSetStreamingEnabled", |c, o, a| c.dev(o)?.gpm_set_streaming_enabled(a.u("state") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceSetAdaptiveTgpMode_v1", |c, o, a| c.dev(o)?.set_adaptive_tgp_mode(a.u("mode") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceSetHostname_v1", |c, o, a| c.dev(o)?.set_hostname(&{ let mut v = Hostname::default(); v.value = a.s("hostname").to_string(); v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetDramEncryptionMode", |c, o, a| c.dev(o)?.set_dram_encryption_mode(&{ let mut v = DramEncryptionInfo::default(); v.encryption_state = a.u("mode") != 0; v }).map(|_| J::Null)),
     e!("nvmlDeviceSetMemoryLimits_v1", |c, o, a| c.dev(o)?.set_memory_limits(a.s("namespace"), &MemoryLimits { soft_limit: a.u64("soft"), hard_limit: a.u64("hard"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nv_link_error_counters(a.u("link")).map(|_| J::Null)),
-    e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nv_link_utilization_counter(a.u("link"), a.u("counter"), EnableState(a.u("freeze"))).map(|_| J::Null)),
-    e!("nvmlDeviceResetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.reset_nv_link_utilization_counter(a.u("link"), a.u("counter")).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nv_link_utilization_control(a.u("link"), a.u("counter"),
-        &NvLinkUtilizationControl { units: NvLinkUtilizationCountUnits(a.u("units")), pktfilter: NvLinkUtilizationCountPktTypes(a.u("pktfilter")) }, a.u("reset")).map(|_| J::Null)),
-    e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| FieldValue { field_id: FieldId(id), ..Default::default() }).collect::<Vec<_>>())
+    e!("nvmlDeviceResetNvLinkErrorCounters", |c, o, a| c.dev(o)?.reset_nvlink_error_counters(a.u("link")).map(|_| J::Null)),
+    e!("nvmlDeviceFreezeNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.freeze_nvlink_utilization_counter(a.u("link"), a.u("counter"), a.u("freeze") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceResetNvLinkUtilizationCounter", |c, o, a| c.dev(o)?.reset_nvlink_utilization_counter(a.u("link"), a.u("counter")).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvLinkUtilizationControl", |c, o, a| c.dev(o)?.set_nvlink_utilization_control(a.u("link"), a.u("counter"),
+        &{ let mut v = NvLinkUtilizationControl::default(); v.units = NvLinkUtilizationCountUnits(a.u("units")); v.pktfilter = NvLinkUtilizationCountPktTypes(a.u("pktfilter")); v }, a.u("reset") != 0).map(|_| J::Null)),
+    e!("nvmlDeviceClearFieldValues", |c, o, a| c.dev(o)?.clear_field_values(&a.list("fieldIds").into_iter().map(|id| { let mut v = FieldValue::default(); v.field_id = FieldId(id); v }).collect::<Vec<_>>())
         .map(|v| J::Array(v.iter().map(|f| field_json(f.field_id, &Error::from_code(f.nvml_return.0).map_or(Ok(f.clone()), Err))).collect()))),
-    e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v.0))),
-    e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, EnableState(a.u("state"))).map(|_| J::Null)),
+    e!("nvmlDeviceQueryDrainState", |c, o, a| c.nvml.device_query_drain_state(&c.dev(o)?.pci_info()?).map(|v| j(v as u32))),
+    e!("nvmlDeviceModifyDrainState", |c, o, a| c.nvml.device_modify_drain_state(&c.dev(o)?.pci_info()?, a.u("state") != 0).map(|_| J::Null)),
     e!("nvmlDeviceDiscoverGpus", |c, o, a| c.nvml.device_discover_gpus(&c.dev(o)?.pci_info()?).map(|_| J::Null)),
     e!("nvmlDeviceSetMigMode", |c, o, a| c.dev(o)?.set_mig_mode(a.u("mode") != 0).map(|v| j(v.0))),
     e!("nvmlDeviceCreateGpuInstance", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance(a.u("profileId"))?)),
     e!("nvmlGpuInstanceCreateComputeInstance", |c, o, a| citok(&c.gi(o)?.create_compute_instance(a.u("profileId"))?)),
     e!("nvmlComputeInstanceDestroy", |c, o, a| c.ci(o)?.destroy().map(|_| J::Null)),
     e!("nvmlGpuInstanceDestroy", |c, o, a| c.gi(o)?.destroy().map(|_| J::Null)),
-    e!("nvmlDeviceSetClockOffsets", |c, o, a| c.dev(o)?.set_clock_offsets(&ClockOffset { r#type: ClockType(a.u("type")), pstate: Pstates(a.u("pstate")),
-        clock_offset_m_hz: a.get_i32("offset"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&DevicePowerMizerModes { mode: a.u("mode"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetClockOffsets", |c, o, a| c.dev(o)?.set_clock_offsets(&{ let mut v = ClockOffset::default(); v.r#type = ClockType(a.u("type")); v.pstate = Pstates(a.u("pstate")); v.clock_offset_m_hz = a.get_i32("offset"); v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetPowerMizerMode_v1", |c, o, a| c.dev(o)?.set_power_mizer_mode(&{ let mut v = DevicePowerMizerModes::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
     e!("nvmlDeviceSetDriverModel", |c, o, a| c.dev(o)?.set_driver_model(DriverModel(a.u("model")), a.u("flags")).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_legacy(&VgpuSchedulerSetState { scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&VgpuSchedulerState { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state_legacy(&{ let mut v = VgpuSchedulerSetState::default(); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetVgpuSchedulerState_v2", |c, o, a| c.dev(o)?.set_vgpu_scheduler_state(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = a.u("engine"); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
     e!("nvmlDeviceVgpuForceGspUnload", |c, o, a| c.dev(o)?.vgpu_force_gsp_unload().map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileSetRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_set_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
     e!("nvmlDeviceWorkloadPowerProfileClearRequestedProfiles", |c, o, a| c.dev(o)?.workload_power_profile_clear_requested_profiles(&requested_profiles(a.u("mask0"))).map(|_| J::Null)),
-    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles(&WorkloadPowerProfileUpdateProfiles {
-        operation: PowerProfileOperation(a.u("operation")), update_profiles_mask: mask255(a.u("mask0")) }).map(|_| J::Null)),
-    e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&PowerSmoothingProfile {
-        profile_id: a.u("profile"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDevicePowerSmoothingUpdatePresetProfileParam", |c, o, a| c.dev(o)?.power_smoothing_update_preset_profile_param(&PowerSmoothingProfile {
-        profile_id: a.u("profile"), param_id: a.u("param"), value: a.f64("value") }).map(|_| J::Null)),
-    e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&PowerSmoothingState {
-        state: EnableState(a.u("state")) }).map(|_| J::Null)),
-    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&RusdSettings { poll_mask: a.u64("pollMask") }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&NvlinkSetBwMode { b_set_best: a.u("best"), bw_mode: a.u("mode") as u8 }).map(|_| J::Null)),
-    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(a.u("best"), a.u("mode")).map(j)),
-    e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&VgpuVersion { min_version: a.u("min"), max_version: a.u("max") }).map(|_| J::Null)),
+    e!("nvmlDeviceWorkloadPowerProfileUpdateProfiles_v1", |c, o, a| c.dev(o)?.workload_power_profile_update_profiles(&{ let mut v = WorkloadPowerProfileUpdateProfiles::default(); v.operation = PowerProfileOperation(a.u("operation")); v.update_profiles_mask = mask255(a.u("mask0")); v }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingActivatePresetProfile", |c, o, a| c.dev(o)?.power_smoothing_activate_preset_profile(&{ let mut v = PowerSmoothingProfile::default(); v.profile_id = a.u("profile"); v }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingUpdatePresetProfileParam", |c, o, a| c.dev(o)?.power_smoothing_update_preset_profile_param(&{ let mut v = PowerSmoothingProfile::default(); v.profile_id = a.u("profile"); v.param_id = a.u("param"); v.value = a.f64("value"); v }).map(|_| J::Null)),
+    e!("nvmlDevicePowerSmoothingSetState", |c, o, a| c.dev(o)?.power_smoothing_set_state(&{ let mut v = PowerSmoothingState::default(); v.state = a.u("state") != 0; v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetRusdSettings_v1", |c, o, a| c.dev(o)?.set_rusd_settings(&{ let mut v = RusdSettings::default(); v.poll_mask = a.u64("pollMask"); v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwMode", |c, o, a| c.dev(o)?.set_nvlink_bw_mode(&{ let mut v = NvlinkSetBwMode::default(); v.b_set_best = a.u("best") != 0; v.bw_mode = a.u("mode") as u8; v }).map(|_| J::Null)),
+    e!("nvmlDeviceSetNvlinkBwModeAsync_v1", |c, o, a| c.dev(o)?.set_nvlink_bw_mode_async(a.u("best") != 0, a.u("mode")).map(j)),
+    e!("nvmlSetVgpuVersion", |c, o, a| c.nvml.set_vgpu_version(&{ let mut v = VgpuVersion::default(); v.min_version = a.u("min"); v.max_version = a.u("max"); v }).map(|_| J::Null)),
     e!("nvmlVgpuInstanceClearAccountingPids", |c, o, a| c.vgpu(o).clear_accounting_pids().map(|_| J::Null)),
     e!("nvmlVgpuInstanceSetEncoderCapacity", |c, o, a| c.vgpu(o).set_encoder_capacity(a.u("capacity")).map(|_| J::Null)),
     e!("nvmlGpuInstanceGetVgpuSchedulerState", faults &["nvmlGpuInstanceGetVgpuSchedulerState_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_state(a.u("engine")).map(j)),
     e!("nvmlGpuInstanceGetVgpuSchedulerLog", faults &["nvmlGpuInstanceGetVgpuSchedulerLog_v2"], |c, o, a| c.gi(o)?.vgpu_scheduler_log(a.u("engine")).map(j)),
     e!("nvmlGpuInstanceGetVgpuTypeCreatablePlacements", |c, o, a| c.gi(o)?.vgpu_type_creatable_placements(&VgpuTypeId::from_id(&c.nvml, a.u("type"))).map(j)),
-    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&VgpuHeterogeneousMode { mode: a.u("mode") }).map(|_| J::Null)),
-    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_legacy(&VgpuSchedulerStateV1 { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&VgpuSchedulerState { engine_id: a.u("engine"), scheduler_policy: a.u("policy"), ..Default::default() }).map(|_| J::Null)),
-    e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &GpuInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
-    e!("nvmlGpuInstanceCreateComputeInstanceWithPlacement", |c, o, a| citok(&c.gi(o)?.create_compute_instance_with_placement(a.u("profileId"), &ComputeInstancePlacement { start: a.u("start"), size: a.u("size") })?)),
+    e!("nvmlGpuInstanceSetVgpuHeterogeneousMode", |c, o, a| c.gi(o)?.set_vgpu_heterogeneous_mode(&{ let mut v = VgpuHeterogeneousMode::default(); v.mode = a.u("mode"); v }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state_legacy(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = a.u("engine"); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
+    e!("nvmlGpuInstanceSetVgpuSchedulerState_v2", |c, o, a| c.gi(o)?.set_vgpu_scheduler_state(&{ let mut v = VgpuSchedulerState::default(); v.engine_id = a.u("engine"); v.scheduler_policy = a.u("policy"); v }).map(|_| J::Null)),
+    e!("nvmlDeviceCreateGpuInstanceWithPlacement", |c, o, a| gitok(&c.dev(o)?.create_gpu_instance_with_placement(a.u("profileId"), &{ let mut v = GpuInstancePlacement::default(); v.start = a.u("start"); v.size = a.u("size"); v })?)),
+    e!("nvmlGpuInstanceCreateComputeInstanceWithPlacement", |c, o, a| citok(&c.gi(o)?.create_compute_instance_with_placement(a.u("profileId"), &{ let mut v = ComputeInstancePlacement::default(); v.start = a.u("start"); v.size = a.u("size"); v })?)),
     e!("nvmlEventSetGetContextData_v1", |c, o, a| c.with_event_set(o, |s| s.context_data(a.u("index"))).map(j)),
     e!("nvmlDeviceGetNvLinkTelemetrySamples_v1", |c, o, a| c.dev(o)?.nvlink_telemetry_samples(&[NvlinkTelemetryRequest { link_id: a.u("link"), sample_type: NvlinkTelemetrySampleType(a.u("type")) }])
         .map(|v| J::Array(v.iter().map(|t| json!({"linkId": t.request.link_id, "sampleType": t.request.sample_type.0,
@@ -788,16 +780,26 @@ pub static TABLE: &[Entry] = &[
 fn mask255(word0: u32) -> Mask255 {
     let mut mask = vec![0; 8];
     mask[0] = word0;
-    Mask255 { mask }
+    {
+        let mut v = Mask255::default();
+        v.mask = mask;
+        v
+    }
 }
 
 fn requested_profiles(word0: u32) -> WorkloadPowerProfileRequestedProfiles {
-    WorkloadPowerProfileRequestedProfiles { requested_profiles_mask: mask255(word0) }
+    {
+        let mut v = WorkloadPowerProfileRequestedProfiles::default();
+        v.requested_profiles_mask = mask255(word0);
+        v
+    }
 }
 
 /// An `nvmlUUID_v1_t` holding `uuid` in ASCII form, under the `type` pynvml passed.
 fn uuid_v1(uuid: &str, kind: u32) -> UUID {
-    let ascii = UuidValue::Str(uuid.to_string());
-    let (tag, raw) = ascii.to_raw();
-    UUID { value: if kind == tag { ascii } else { UuidValue::from_raw(kind, &raw) } }
+    let mut ascii = UUID::default();
+    ascii.value = UuidValue::Str(uuid.to_string());
+    let mut raw: nvml::sys::nvmlUUID_v1_t = nvml::raw::ToRaw::to_raw(&ascii);
+    raw.r#type = kind as _;
+    nvml::raw::FromRaw::from_raw(&raw)
 }

@@ -120,6 +120,21 @@ fn topology_pynvml_calls_again_with_a_zero_count() {
                 "pynvml probes, then passes a zero-length array: {got}"
             );
             assert_eq!(got["err"], json!(2), "and reports INVALID_ARGUMENT: {got}");
+            // The same with the GPUs near a CPU, on the recording of an H200 (16 CPUs), whose
+            // driver answered pynvml INVALID_ARGUMENT for CPU 63 (`crates/nvml-mock/tests/real/`).
+            let got = spy("h200", "n.nvmlSystemGetTopologyGpuSet(63)");
+            let set: Vec<&J> = got["calls"]
+                .as_array()
+                .expect("calls")
+                .iter()
+                .filter(|c| c["fn"] == "nvmlSystemGetTopologyGpuSet")
+                .collect();
+            assert_eq!(
+                set.iter().map(|c| c["args"][2].clone()).collect::<Vec<_>>(),
+                [json!("NULL"), json!("array[0]")],
+                "pynvml probes, then passes a zero-length array: {got}"
+            );
+            assert_eq!(got["err"], json!(2), "and reports INVALID_ARGUMENT: {got}");
         }
     }
     if !in_child("proofs::topology_pynvml_calls_again_with_a_zero_count", &[("NVML_MOCK_PROFILE", "a100")]) {

@@ -363,8 +363,8 @@ fn int_ty(t: &Ty) -> Option<VTy> {
 /// A selector's type: an integer, an enum, flags or an id.
 fn selector_ty(b: &Bindings, v: &Val) -> Option<VTy> {
     match v {
+        Val::Enum(e) | Val::Bool(Ty::Named(e)) => Some(VTy::Enum(e.clone())),
         Val::Scalar(t) | Val::Bool(t) => int_ty(t),
-        Val::Enum(e) => Some(VTy::Enum(e.clone())),
         Val::Flags(..) => Some(VTy::Flags),
         Val::Handle(h) if b.ids.contains_key(h) => Some(VTy::Int { signed: false, bits: 32 }),
         _ => None,
@@ -374,8 +374,8 @@ fn selector_ty(b: &Bindings, v: &Val) -> Option<VTy> {
 fn val_ty(b: &Bindings, v: &Val) -> Option<VTy> {
     let m = &b.model;
     let t = match v {
+        Val::Enum(e) | Val::Bool(Ty::Named(e)) => VTy::Enum(e.clone()),
         Val::Scalar(t) | Val::Bool(t) => int_ty(t)?,
-        Val::Enum(e) => VTy::Enum(e.clone()),
         Val::Flags(..) => VTy::Flags,
         Val::Handle(h) if b.ids.contains_key(h) => VTy::Int { signed: false, bits: 32 },
         Val::Record(r) => VTy::Record(r.clone()),
@@ -612,6 +612,8 @@ pub fn tables(b: &Bindings, plan: &Plan) -> (ByArea, TokenStream) {
         /// `(function, [(version, constant)])`: every function that takes a versioned record,
         /// with the versions of that record's layouts a caller may set: the layout of the
         /// function's prototype first, then the others newest first. Sorted by function.
+        // The constants are `c_uint` or `c_int`, by the header's spelling.
+        #[allow(clippy::unnecessary_cast)]
         pub static VERSIONED: [(&str, &[(u32, &str)]); #versioned_count] = [#(#versioned),*];
     };
     (out, facts)
@@ -894,7 +896,17 @@ fn writer(b: &Bindings, r: &Reading) -> TokenStream {
         match o {
             Out::Value { param, ty: VTy::Record(rec), rust, version, inout } => {
                 let p = ident(param);
-                let newest = record_write(m, &p, &c_ty(rust), rec, &builder_name(rec), version.as_deref(), *inout, &i);
+                // The newest layout through the caller's pointer, cast where the parameter's
+                // type is an older layout of the family (the header's `..._v2_t *info` of a
+                // function that takes v3 too).
+                let newest = if matches!(m.resolve_typedef(rust), Ty::Named(n) if n == rec) {
+                    record_write(m, &p, &c_ty(rust), rec, &builder_name(rec), version.as_deref(), *inout, &i)
+                } else {
+                    let (q, rt) = (ident("newest"), ident(rec));
+                    let body =
+                        record_write(m, &q, &quote!(#rt), rec, &builder_name(rec), version.as_deref(), *inout, &i);
+                    quote!({ let #q = #p as *mut #rt; #body })
+                };
                 let all = if version.is_some() { layouts(b, rec) } else { Vec::new() };
                 if all.len() < 2 {
                     return newest;

@@ -87,6 +87,8 @@ pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
         #![allow(clippy::unnecessary_cast)]
         // A capture reads deprecated functions too: drivers still export and answer them.
         #![allow(deprecated)]
+        // A reader sets the fields a call needs on a zeroed record.
+        #![allow(clippy::field_reassign_with_default)]
 
         use core::ffi::*;
         use core::ptr::null_mut;
@@ -95,7 +97,7 @@ pub fn prelude(_: &[TokenStream], _: bool) -> TokenStream {
         use super::*;
         use super::super::super::answer::{Object, Val};
         use super::super::super::ffi::{call, union_member};
-        use super::super::super::reading::{c_string, selector, trimmed, without_version, Cx, Mode};
+        use super::super::super::reading::{array_ptr, c_string, selector, trimmed, without_version, Cx, Mode};
     }
 }
 
@@ -178,10 +180,20 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
                 args.push(quote!(#pn));
             }
             Role::Out(_) | Role::InOut(_) => {
-                let Some(index) = out_index(r, &p.name) else { return None };
+                let index = out_index(r, &p.name)?;
                 let Out::Value { ty, rust, version, .. } = &r.outs[index] else { return None };
                 let o = ident(&format!("o_{index}"));
                 let rt = c_ty(rust);
+                // The local is of the layout read: the newest of the family where the
+                // parameter's type is an older one (the header's `..._v2_t *info` of a function
+                // that takes v3 too), passed through a cast.
+                let (local, at) = match ty {
+                    VTy::Record(rec) if !matches!(m.resolve_typedef(rust), Ty::Named(n) if n == rec) => {
+                        let rec = ident(rec);
+                        (quote!(#rec), quote!(&mut #o as *mut #rec as *mut #rt))
+                    }
+                    _ => (rt.clone(), quote!(&mut #o)),
+                };
                 let ptr = ident(&format!("p_{index}"));
                 let set_version = match (ty, version) {
                     (VTy::Record(_), Some(v)) => {
@@ -201,11 +213,13 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
                     },
                 );
                 let set_inputs: Vec<TokenStream> = set_inputs.collect();
+                // The first output is NULL in the `Null` mode.
+                let null_or = if null { quote!(if cx.mode == Mode::Null { null_mut() } else { #at }) } else { at };
                 locals.push(quote! {
-                    let mut #o: #rt = Default::default();
+                    let mut #o: #local = Default::default();
                     #(#set_inputs)*
                     #set_version
-                    let #ptr: *mut #rt = if #null && cx.mode == Mode::Null { null_mut() } else { &mut #o };
+                    let #ptr: *mut #rt = #null_or;
                 });
                 args.push(quote!(#ptr));
                 // A versioned record alone: older layouts after a refused version.
@@ -245,7 +259,7 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
                 }
             }
             Role::StrBuf { size } => {
-                let Some(index) = out_index(r, &p.name) else { return None };
+                let index = out_index(r, &p.name)?;
                 let Out::Str { len, .. } = &r.outs[index] else { return None };
                 let n = match len {
                     StrLen::Fixed(n) => *n,
@@ -280,18 +294,24 @@ fn reader(b: &Bindings, r: &Reading) -> Option<TokenStream> {
                     Probe::Capacity(n) => *n,
                     _ => 0,
                 };
-                let start = Literal::usize_unsuffixed(start as usize);
                 let (a, et) = (ident(&array), c_ty(&elem));
+                let items = if start == 0 {
+                    quote!(Vec::new())
+                } else {
+                    let n = Literal::usize_unsuffixed(start as usize);
+                    quote!(vec![Default::default(); #n])
+                };
+                let start = Literal::usize_unsuffixed(start as usize);
                 locals.push(quote! {
                     let mut #pn: #pt = #start as #pt;
-                    let mut #a: Vec<#et> = vec![Default::default(); #start];
+                    let mut #a: Vec<#et> = #items;
                 });
                 args.push(quote!(&mut #pn));
                 list = Some((pn.clone(), a));
             }
             Role::Array { .. } => {
                 let a = ident(&p.name);
-                args.push(quote!(if #a.is_empty() { null_mut() } else { #a.as_mut_ptr() }));
+                args.push(quote!(array_ptr(&mut #a)));
             }
             _ => return None,
         }

@@ -43,7 +43,7 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
                     vals.push(quote!(#a));
                     continue;
                 }
-                Arg::Value(_) | Arg::Field { .. } => quote!(Default::default()),
+                Arg::Value(_) | Arg::Optional(_) | Arg::Field { .. } => quote!(Default::default()),
                 Arg::Ref(_) => quote!(&Default::default()),
                 Arg::Str => quote!(""),
                 Arg::Slice(_) => quote!(&[Default::default()]),
@@ -61,7 +61,15 @@ pub fn exercise(b: &Bindings, plan: &Plan) -> TokenStream {
                 (format!("{ty}::{}", m.name), quote!(s))
             }
         };
-        wrap_lets(&lets, &label, &receiver, &name, &vals)
+        // The method that counts its list, if it has one, first.
+        let taken: std::collections::BTreeSet<&str> =
+            plan.methods.iter().filter(|o| o.owner == m.owner).map(|o| o.name.as_str()).collect();
+        let count = super::methods::count_method_name(m, &plan.record_io, &taken).map(|c| {
+            let label = format!("{}::{c}", label.rsplit_once("::").map_or(label.as_str(), |(owner, _)| owner));
+            wrap_lets(&lets, &label, &receiver, &ident(&c), &vals)
+        });
+        let call = wrap_lets(&lets, &label, &receiver, &name, &vals);
+        quote!(#count #call)
     });
     quote! {
         #![allow(deprecated, clippy::all)]

@@ -6,9 +6,9 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use super::types::{error_variant, field_conv, scalar};
-use super::Names;
+use super::{rustdoc, Names};
 use crate::emit::{doc, ident, ByArea};
-use crate::model::{Function, Record, Ty};
+use crate::model::{Function, Ty};
 use crate::plan::inout::{Across, Maps, RecordIo};
 use crate::plan::{Call, Method, Owner, ParamPlan, Plan, Probe, Role, Val};
 use crate::rules::areas::Area;
@@ -34,7 +34,9 @@ pub fn methods(b: &Bindings, plan: &Plan, names: &Names, out: &mut ByArea) {
     }
     for ((area, owner), ms) in by_area {
         let g = Gen { b, names, owner, io: &plan.record_io, layouts: &plan.older_layouts };
-        let items = ms.iter().map(|m| g.method(m));
+        let taken: std::collections::BTreeSet<&str> =
+            plan.methods.iter().filter(|m| &m.owner == owner).map(|m| m.name.as_str()).collect();
+        let items = ms.iter().map(|m| g.method(m)).chain(ms.iter().filter_map(|m| g.count_method(m, &taken)));
         let block = match owner {
             Owner::Nvml => quote!(impl Nvml { #(#items)* }),
             Owner::Handle(h) => {
@@ -128,6 +130,10 @@ impl Gen<'_> {
     /// The C type of a value, for locals.
     fn raw_ty(&self, v: &Val) -> TokenStream {
         match v {
+            Val::Bool(Ty::Named(n)) => {
+                let t = format_ident!("{n}");
+                quote!(sys::#t)
+            }
             Val::Scalar(t) | Val::Flags(_, t) | Val::Bool(t) => scalar(t),
             Val::Enum(n) | Val::Record(n) | Val::Raw(n) | Val::Handle(n) => {
                 let t = format_ident!("{n}");
@@ -159,13 +165,11 @@ impl Gen<'_> {
             Val::Enum(_) => quote!(#x.0),
             Val::Handle(_) => quote!(#x.raw),
             Val::Flags(..) => quote!(#x.bits() as _),
-            Val::Record(n) => match self.b.struct_versions.get(n) {
-                Some(c) => {
-                    let (c, t) = (format_ident!("{c}"), format_ident!("{n}"));
-                    quote!(sys::#t { version: sys::#c as _, ..#x.to_raw() })
-                }
-                None => quote!(#x.to_raw()),
-            },
+            // The layout's `version` is filled in by `to_raw`.
+            Val::Record(n) => {
+                let t = format_ident!("{n}");
+                quote!({ let r: sys::#t = crate::raw::ToRaw::to_raw(&#x); r })
+            }
         }
     }
 
@@ -193,90 +197,15 @@ impl Gen<'_> {
         }
     }
 
-    /// `new` built from the fields of `old` that have the same name and type.
+    /// `x`, a safe value of record `old`'s family, as the family of record `new` (the same
+    /// type: a member of a versioned family converts into the newest layout's).
     fn convert(&self, old: &str, new: &str, x: TokenStream) -> TokenStream {
-        let m = &self.b.model;
-        let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
-        let (ot, nt) = (self.names.ty(old), self.names.ty(new));
-        let (fields, from): (Vec<_>, Vec<_>) = self.shared_fields(o, n).into_iter().unzip();
-        // Fields the old layout lacks that an `absent_fields` rule gives a value.
-        let absent =
-            n.fields.iter().filter(|f| !fields.contains(&super::types::field_ident(&f.name))).filter_map(|f| {
-                let (constant, value) = self.b.absent_fields.get(&format!("{new}.{}", f.name))?;
-                let v = match constant {
-                    Some(c) => {
-                        let c = format_ident!("{c}");
-                        quote!(sys::#c as _)
-                    }
-                    None => {
-                        // Suffixed: an unsuffixed literal would be an `i32` before the cast.
-                        let v = Literal::u64_suffixed(*value);
-                        quote!(#v as _)
-                    }
-                };
-                let fi = super::types::field_ident(&f.name);
-                // A field that is an `Option` has `None` for the value that means none.
-                let v = match crate::plan::sentinel(m, f) {
-                    Some(none) if none == *value => quote!(None),
-                    Some(_) => quote!(Some(#v)),
-                    None => v,
-                };
-                Some(quote!(#fi: #v,))
-            });
-        let lists = self.list_entries(o, n);
-        quote!({ let o: #ot = #x; #nt { #(#fields: o.#from.clone(),)* #(#absent)* #(#lists)* ..Default::default() } })
-    }
-
-    /// The fields of `new` that a `list_fields` rule fills from a field of `old`: the list with
-    /// the one entry the rule makes, and its count.
-    fn list_entries(&self, old: &Record, new: &Record) -> Vec<TokenStream> {
-        let m = &self.b.model;
-        let mut out = Vec::new();
-        for (key, rule) in &self.b.list_fields {
-            let Some(field) = key.strip_prefix(&format!("{}.", new.name)) else { continue };
-            if !old.fields.iter().any(|f| f.name == rule.from) {
-                continue;
-            }
-            let Some(elem) = m.array_record(new, field) else { continue };
-            let et = self.names.ty(&elem.name);
-            let from = super::types::field_ident(&rule.from);
-            let members = rule.entry.iter().map(|(member, value)| {
-                let mi = super::types::field_ident(member);
-                if *value == rule.from {
-                    quote!(#mi: o.#from as _)
-                } else {
-                    let c = format_ident!("{value}");
-                    quote!(#mi: sys::#c as _)
-                }
-            });
-            let (fi, ci) = (super::types::field_ident(field), super::types::field_ident(&rule.count));
-            out.push(quote!(#fi: vec![#et { #(#members,)* ..Default::default() }], #ci: 1,));
+        if self.names.same_family(old, new) {
+            x
+        } else {
+            let msg = format!("generator bug: `{old}` and `{new}` are records of two families");
+            quote!(compile_error!(#msg))
         }
-        out
-    }
-
-    /// The fields of record `to` that `from` has too, as `(to's field, from's field)`: the same
-    /// name, or a name a `former_names` rule gives, and the same safe type, in `to`'s order
-    /// (`version` aside: each layout has its own).
-    fn shared_fields(&self, from: &Record, to: &Record) -> Vec<(proc_macro2::Ident, proc_macro2::Ident)> {
-        let m = &self.b.model;
-        let safe_ty = |f: &crate::model::Field| {
-            (field_conv(self.b, self.names, &f.ty, None).ty.to_string(), crate::plan::sentinel(m, f).is_some())
-        };
-        let former = |r: &Record, f: &str| self.b.former_names.get(&format!("{}.{f}", r.name)).cloned();
-        let same = |t: &crate::model::Field, g: &crate::model::Field| {
-            g.name == t.name
-                || former(to, &t.name).as_deref() == Some(g.name.as_str())
-                || former(from, &g.name).as_deref() == Some(t.name.as_str())
-        };
-        to.fields
-            .iter()
-            .filter(|f| f.name != "version")
-            .filter_map(|f| {
-                let g = from.fields.iter().find(|g| same(f, g) && safe_ty(g) == safe_ty(f))?;
-                Some((super::types::field_ident(&f.name), super::types::field_ident(&g.name)))
-            })
-            .collect()
     }
 
     fn method(&self, m: &Method) -> TokenStream {
@@ -294,6 +223,10 @@ impl Gen<'_> {
                         quote!(&#t<'_>)
                     }
                     Arg::Value(v) => self.rust_ty(v, &lt),
+                    Arg::Optional(v) => {
+                        let t = self.rust_ty(v, &lt);
+                        quote!(Option<#t>)
+                    }
                     Arg::Ref(v) => {
                         let t = self.rust_ty(v, &lt);
                         quote!(&#t)
@@ -407,6 +340,94 @@ impl Gen<'_> {
         }
     }
 
+    /// For a method that fetches a list by the count + array protocol, a method that asks only
+    /// for its length, as the header's size query does (NULL arrays and a count of 0):
+    /// `compute_running_processes` → `compute_running_process_count`. `None` where the library
+    /// refuses NULL arrays, for a list with other outputs, or when the name is taken.
+    fn count_method(&self, m: &Method, taken: &std::collections::BTreeSet<&str>) -> Option<TokenStream> {
+        let name = count_method_name(m, self.io, taken)?;
+        let head = &m.calls[0];
+        let lt = self.lifetime();
+        let mut decls = Vec::new();
+        for (c, arg) in args(head, self.io) {
+            let pn = ident(&snake(c));
+            let t = match arg {
+                Arg::Value(v) => self.rust_ty(v, &lt),
+                Arg::Handle(h) => {
+                    let t = format_ident!("{}", self.b.handle_type(h).unwrap_or(h));
+                    quote!(&#t<'_>)
+                }
+                _ => return None,
+            };
+            decls.push(quote!(#pn: #t));
+        }
+        // The library's answer for each member of the family, newest first.
+        let elem = |c: &Call| -> Option<TokenStream> {
+            let sizes: Vec<TokenStream> = c
+                .params
+                .iter()
+                .filter_map(|p| match &p.role {
+                    Role::Array { val, .. } => {
+                        let t = self.raw_ty(val);
+                        Some(quote!(core::mem::size_of::<#t>()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            Some(quote!(0 #(+ #sizes)*))
+        };
+        let call_args = |c: &Call| -> Option<Vec<TokenStream>> {
+            c.params
+                .iter()
+                .zip(&head.params)
+                .map(|(p, hp)| {
+                    let pn = ident(&snake(&hp.name));
+                    Some(match (&p.role, &hp.role) {
+                        (Role::SelfHandle, _) => quote!(self.raw),
+                        (Role::In(v), Role::In(hv)) => self.input(v, hv, quote!(#pn)),
+                        (Role::Count { .. }, _) => quote!(count),
+                        (Role::Array { .. }, _) => quote!(core::ptr::null_mut()),
+                        _ => return None,
+                    })
+                })
+                .collect()
+        };
+        let lib = self.lib();
+        let mut tries = Vec::new();
+        for c in &m.calls {
+            let (sym, a, bytes) = (ident(&c.symbol), call_args(c)?, elem(c)?);
+            tries.push(quote! {
+                if let Ok(sym) = lib.#sym() {
+                    match ffi::count_of(#bytes, |count| call!(sym(#(#a),*))) {
+                        Err(e @ Error::FunctionNotFound(_)) => missing = e,
+                        result => return result,
+                    }
+                }
+            });
+        }
+        let first = &head.symbol;
+        let doc = format!(
+            " The length of the list [`Self::{}`] answers, asked of the library alone (its size query: NULL arrays and a count of 0), without fetching the list.\n\n Calls `{first}`{}.\n\n # Errors\n\n As [`Self::{}`]'s.",
+            m.name,
+            if m.calls.len() > 1 { " or an older version of it" } else { "" },
+            m.name
+        );
+        let docs = doc::lines(&doc.replace("\n ", "\n"));
+        let aliases = m.calls.iter().map(|c| c.symbol.as_str()).map(|a| quote!(#[doc(alias = #a)]));
+        let name = ident(&name);
+        Some(quote! {
+            #docs
+            #(#aliases)*
+            #[inline]
+            pub fn #name(&self, #(#decls),*) -> Result<u32, Error> {
+                let lib = #lib;
+                let mut missing = Error::FunctionNotFound(Some(#first));
+                #(#tries)*
+                Err(missing)
+            }
+        })
+    }
+
     /// The safe type of an output parameter.
     fn output_ty(&self, role: &Role, lt: &TokenStream) -> TokenStream {
         match role {
@@ -435,6 +456,9 @@ impl Gen<'_> {
             let msg = format!("generator bug: no field {record}.{field}");
             return quote!(compile_error!(#msg));
         };
+        if self.b.boolean_field(record, field) {
+            return quote!(bool);
+        }
         let flags = self.b.flags_of_field(record, field);
         let t = field_conv(self.b, self.names, &f.ty, flags.as_deref()).ty;
         match crate::plan::sentinel(&self.b.model, f) {
@@ -483,7 +507,11 @@ impl Gen<'_> {
         let outputs: Vec<&ParamPlan> = m.calls[0].outputs().collect();
         let fields = outputs.iter().map(|p| {
             let (fname, t) = (ident(&snake(&p.name)), self.output_ty(&p.role, &lt));
-            let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&d.text)).unwrap_or_default();
+            let docs = f.docs.param(&p.name).map(|d| doc::inline_text(&rustdoc::as_value(&d.text))).unwrap_or_default();
+            let mut docs = self.names.links.apply(&docs);
+            if let Role::Out(Val::Bool(_)) = &p.role {
+                docs = rustdoc::yes_no_as_bool(&docs);
+            }
             let docs = doc::lines(if docs.is_empty() { &p.name } else { &docs });
             quote!(#docs pub #fname: #t)
         });
@@ -502,7 +530,8 @@ impl Gen<'_> {
         let what = doc::lines(&format!("What {} answers.", methods.join(" or ")));
         quote! {
             #what
-            #[derive(Debug, Clone, #derive_eq)]
+            #[derive(Debug, Clone, #derive_eq Default)]
+            #[non_exhaustive]
             pub struct #ty { #(#fields,)* }
 
             #[cfg(feature = "serde")]
@@ -517,10 +546,54 @@ impl Gen<'_> {
         }
     }
 
+    /// How the `@return` conditions of a method's function name its C parameters in Rust: the
+    /// handle it is called on, its arguments; the others are none of the caller's concern.
+    fn params(&self, m: &Method) -> rustdoc::Params {
+        let head = &m.calls[0];
+        let mut rust: BTreeMap<String, Option<String>> = head.params.iter().map(|p| (p.name.clone(), None)).collect();
+        for p in &head.params {
+            if matches!(p.role, Role::SelfHandle | Role::SelfConsumed) {
+                if let Owner::Handle(h) = self.owner {
+                    rust.insert(
+                        p.name.clone(),
+                        Some(rustdoc::Params::handle_phrase(self.b.handle_type(h).unwrap_or(h))),
+                    );
+                }
+            }
+        }
+        for (c, arg) in args(head, self.io) {
+            let rust_name = format!("`{}`", ident(&snake(c)));
+            match arg {
+                // An in/out record's input field: `record->field` in the header's text.
+                Arg::Field { record, .. } => {
+                    for p in
+                        head.params.iter().filter(|p| matches!(&p.role, Role::InOut(Val::Record(r)) if r == record))
+                    {
+                        rust.insert(format!("{}->{c}", p.name), Some(rust_name.clone()));
+                    }
+                }
+                _ => {
+                    rust.insert(c.to_string(), Some(rust_name));
+                }
+            }
+        }
+        rustdoc::Params { rust }
+    }
+
     /// The method's description: the function's comment without its C parameters and return
-    /// codes, then the method's arguments by their Rust names.
+    /// codes and without what only a C caller does (fill a record's `version`, the C examples),
+    /// its C names as links to the Rust items, then the method's arguments by their Rust names.
     fn docs(&self, m: &Method, f: &Function) -> TokenStream {
-        let mut text = f.doc.as_deref().map(doc::description).unwrap_or_default();
+        // "Versioned wrapper around \\ref nvmlX that accepts a versioned record": the method is
+        // that family's, so it reads as the older member's description.
+        let wrapped = f.doc.as_deref().and_then(|d| d.trim_start().strip_prefix("Versioned wrapper around \\ref "));
+        let described = wrapped
+            .and_then(|rest| rest.split_whitespace().next())
+            .filter(|older| m.calls.iter().any(|c| c.symbol == *older))
+            .and_then(|older| self.b.model.functions.get(older))
+            .unwrap_or(f);
+        let text = described.doc.as_deref().map(doc::description).unwrap_or_default();
+        let mut text = self.names.links.apply(&rustdoc::without_c_usage(&text));
         let described: Vec<String> = args(&m.calls[0], self.io)
             .into_iter()
             .filter_map(|(c, arg)| {
@@ -531,15 +604,21 @@ impl Gen<'_> {
                     }
                     _ => f.docs.param(c)?.text.clone(),
                 };
-                let text = doc::inline_text(&text);
+                let mut text = self.names.links.apply(&doc::inline_text(&text));
+                if let Arg::Optional(_) = arg {
+                    text.push_str(" `None` passes the header's `0` (see above).");
+                }
                 (!text.trim().is_empty()).then(|| format!("* `{}`: {text}", snake(c)))
             })
             .collect();
         if let Some(returns) = self.returns_doc(m, f) {
-            text.push_str(&format!("\n\n{returns}"));
+            text.push_str(&format!("\n\n{}", self.names.links.apply(&returns)));
         }
         if !described.is_empty() {
             text.push_str(&format!("\n\n# Arguments\n\n{}", described.join("\n")));
+        }
+        if m.calls[0].params.iter().any(|p| matches!(&p.role, Role::In(Val::Bool(_)) | Role::Out(Val::Bool(_)))) {
+            text = rustdoc::yes_no_as_bool(&text);
         }
         doc::lines(&text)
     }
@@ -600,10 +679,26 @@ impl Gen<'_> {
     /// errors of the binding itself.
     fn errors(&self, m: &Method, f: &Function) -> String {
         let mut lines = vec!["# Errors".to_string(), String::new()];
+        let params = self.params(m);
         for r in &f.docs.returns {
             let Some(v) = error_variant(&self.b.model, &r.code) else { continue };
-            let when = doc::inline_text(&r.when);
+            // What a Rust caller can cause or meet: no NULL pointer, no parameter the method
+            // does not take (a condition with nothing else is left out).
+            let when =
+                if r.when.trim().is_empty() { Some(String::new()) } else { rustdoc::condition(&r.when, &params) };
+            let Some(when) = when else { continue };
+            let when = self.names.links.apply(&when);
             lines.push(if when.is_empty() { format!("- [`Error::{v}`]") } else { format!("- [`Error::{v}`] {when}") });
+        }
+        // A record of several layouts: the method tries each the header declares.
+        let versioned = m.calls[0].params.iter().any(|p| match p.role.val() {
+            Some(Val::Record(r)) => self.b.struct_versions.contains_key(r),
+            _ => false,
+        });
+        if versioned && !lines.iter().any(|l| l.contains("Error::ArgumentVersionMismatch")) {
+            lines.push(
+                "- [`Error::ArgumentVersionMismatch`] if the library knows none of the record layouts the header declares".to_string(),
+            );
         }
         let newest = &m.calls[0].symbol;
         lines.push(format!(
@@ -750,7 +845,17 @@ impl Gen<'_> {
         match (&p.role, &hp.role) {
             (Role::SelfHandle, _) => part.arg = quote!(self.raw),
             (Role::SelfConsumed, _) => part.arg = quote!(this_raw),
-            (Role::In(v), Role::In(hv)) => part.arg = self.input(v, hv, quote!(#pn)),
+            (Role::In(v), Role::In(hv)) => {
+                // `None` for the value the header says stands for none.
+                let given = match hp.none {
+                    Some(none) => {
+                        let none = Literal::u64_unsuffixed(none);
+                        quote!(#pn.unwrap_or(#none))
+                    }
+                    None => quote!(#pn),
+                };
+                part.arg = self.input(v, hv, given)
+            }
             (Role::InStr, _) => {
                 part.pre = quote!(let #local = ffi::cstring(#pn)?;);
                 part.arg = quote!(#local.as_ptr());
@@ -771,7 +876,7 @@ impl Gen<'_> {
                 };
                 let value = self.input(v, hv, given);
                 part.pre = quote!(let mut #local = #value;);
-                part.arg = self.record_arg(v, &local, cx);
+                part.arg = self.record_arg(v, &p.ty, &local, cx);
                 let out = self.output(v, hv, quote!(#local));
                 part.post = Some(match hv {
                     Val::Record(r) => self.inout_result(r, out),
@@ -781,7 +886,7 @@ impl Gen<'_> {
             (Role::Out(v), Role::Out(hv)) => {
                 let (t, init) = (self.raw_ty(v), self.raw_init(v));
                 part.pre = quote!(let mut #local: #t = #init;);
-                part.arg = self.record_arg(v, &local, cx);
+                part.arg = self.record_arg(v, &p.ty, &local, cx);
                 part.post = (!p.types_another).then(|| self.output(v, hv, quote!(#local)));
             }
             (Role::StrBuf { size }, _) => {
@@ -873,9 +978,18 @@ impl Gen<'_> {
 
     /// `&mut local` for an out- or in/out value; an older record layout is cast to the
     /// pointer type the symbol's signature names (the library reads its `version` field).
-    fn record_arg(&self, v: &Val, local: &proc_macro2::Ident, cx: &CallCx) -> TokenStream {
+    fn record_arg(&self, v: &Val, c_ty: &Ty, local: &proc_macro2::Ident, cx: &CallCx) -> TokenStream {
+        // The layout the signature names, when the call sends another (a newer one the
+        // function accepts "or later", or an older one on a retry).
+        let named = match self.b.model.resolve_typedef(c_ty) {
+            Ty::Pointer { pointee, .. } => match self.b.model.resolve_typedef(pointee) {
+                Ty::Named(n) => Some(n.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
         match v {
-            Val::Record(_) if cx.cast_records => {
+            Val::Record(r) if cx.cast_records || named.as_deref().is_some_and(|n| n != r) => {
                 let t = self.raw_ty(v);
                 quote!((&mut #local as *mut #t).cast())
             }
@@ -926,11 +1040,7 @@ impl Gen<'_> {
     /// A C input from safe `x`: of `v`'s type, converting from the head's record type `hv`.
     fn input(&self, v: &Val, hv: &Val, x: TokenStream) -> TokenStream {
         match (v, hv) {
-            (Val::Record(o), Val::Record(n)) if o != n => {
-                let ot = self.names.ty(o);
-                let conv = self.convert_back(o, n, x);
-                self.to_c(v, quote!({ let o: #ot = #conv; o }))
-            }
+            (Val::Record(o), Val::Record(n)) if o != n => self.to_c(v, self.convert(n, o, x)),
             _ => self.to_c(v, x),
         }
     }
@@ -943,14 +1053,53 @@ impl Gen<'_> {
             _ => safe,
         }
     }
+}
 
-    /// An older record `old` built from the head's record `new`.
-    fn convert_back(&self, old: &str, new: &str, x: TokenStream) -> TokenStream {
-        let m = &self.b.model;
-        let (Some(o), Some(n)) = (m.records.get(old), m.records.get(new)) else { return x };
-        let ot = self.names.ty(old);
-        let (fields, from): (Vec<_>, Vec<_>) = self.shared_fields(n, o).into_iter().unzip();
-        quote!(#ot { #(#fields: #x.#from.clone(),)* ..Default::default() })
+/// The name of the method that counts the list method `m` fetches (see
+/// `Gen::count_method`), when it has one: one count with a size query, one output, arguments
+/// by value only, and a name no method of its owner (`taken`) has.
+pub fn count_method_name(
+    m: &Method,
+    io: &BTreeMap<String, RecordIo>,
+    taken: &std::collections::BTreeSet<&str>,
+) -> Option<String> {
+    let head = &m.calls[0];
+    let counts = head
+        .params
+        .iter()
+        .filter(|p| matches!(p.role, Role::Count { probe: Probe::Null | Probe::NullSizeError }))
+        .count();
+    let arrays = head.params.iter().any(|p| matches!(p.role, Role::Array { .. }));
+    let by_value = args(head, io).iter().all(|(_, a)| matches!(a, Arg::Value(_) | Arg::Handle(_)));
+    let same_shape = m.calls.iter().all(|c| c.params.len() == head.params.len());
+    if counts != 1 || head.outputs().count() != 1 || !arrays || !by_value || !same_shape {
+        return None;
+    }
+    let name = count_name(&m.name);
+    (!taken.contains(name.as_str())).then_some(name)
+}
+
+/// The name of the method that counts what method `list` fetches: its last word singular
+/// and `_count` after it (`compute_running_processes` → `compute_running_process_count`).
+fn count_name(list: &str) -> String {
+    let (init, last) = list.rsplit_once('_').map_or(("", list), |(i, l)| (i, l));
+    let singular = if let Some(stem) = last.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if let Some(stem) =
+        last.strip_suffix("sses").or_else(|| last.strip_suffix("ches")).or_else(|| last.strip_suffix("shes"))
+    {
+        format!("{stem}{}", &last[stem.len()..last.len() - 2])
+    } else if let Some(stem) = last.strip_suffix("es").filter(|s| s.ends_with("ss") || s.ends_with('x')) {
+        stem.to_string()
+    } else if let Some(stem) = last.strip_suffix('s').filter(|s| !s.ends_with('s')) {
+        stem.to_string()
+    } else {
+        last.to_string()
+    };
+    if init.is_empty() {
+        format!("{singular}_count")
+    } else {
+        format!("{init}_{singular}_count")
     }
 }
 
@@ -960,6 +1109,8 @@ pub enum Arg<'a> {
     Handle(&'a str),
     /// By value.
     Value(&'a Val),
+    /// By value, `None` for the value the header says stands for none.
+    Optional(&'a Val),
     /// By reference.
     Ref(&'a Val),
     /// `&str`.
@@ -989,6 +1140,7 @@ pub fn args<'a>(head: &'a Call, io: &'a BTreeMap<String, RecordIo>) -> Vec<(&'a 
                 }
             }
             let arg = match &p.role {
+                Role::In(v) if p.none.is_some() => Arg::Optional(v),
                 Role::In(Val::Handle(h)) | Role::InPtr(Val::Handle(h)) => Arg::Handle(h),
                 Role::In(v) | Role::InPtr(v @ (Val::Scalar(_) | Val::Enum(_) | Val::Flags(..) | Val::Bool(_))) => {
                     Arg::Value(v)

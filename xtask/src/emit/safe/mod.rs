@@ -13,6 +13,8 @@
 mod exercise;
 mod methods;
 mod readings;
+mod records;
+mod rustdoc;
 mod types;
 
 use std::collections::BTreeMap;
@@ -74,6 +76,12 @@ pub struct Names {
     pub records: std::collections::BTreeSet<String>,
     /// Every symbol a method calls → that method, as `Type::method`.
     pub methods: BTreeMap<String, String>,
+    /// Record families (the plan's): the newest layout → every layout, newest first.
+    pub families: BTreeMap<String, Vec<String>>,
+    /// Every layout of a family → the family's newest layout.
+    heads: BTreeMap<String, String>,
+    /// The Rust item of each C name, for the docs.
+    pub links: rustdoc::Links,
 }
 
 impl Names {
@@ -88,7 +96,31 @@ impl Names {
                 methods.insert(c.symbol.clone(), format!("{owner}::{}", m.name));
             }
         }
-        Names { types: plan.type_names.clone(), records: plan.records.clone(), methods }
+        let heads = plan
+            .families
+            .iter()
+            .flat_map(|(head, layouts)| layouts.iter().map(move |l| (l.clone(), head.clone())))
+            .collect();
+        let mut names = Names {
+            types: plan.type_names.clone(),
+            records: plan.records.clone(),
+            methods,
+            families: plan.families.clone(),
+            heads,
+            links: rustdoc::Links::empty(),
+        };
+        names.links = rustdoc::Links::new(b, &names);
+        names
+    }
+
+    /// The newest layout of the family `record` belongs to, if it has several layouts.
+    pub fn family_of(&self, record: &str) -> Option<&str> {
+        self.heads.get(record).map(String::as_str)
+    }
+
+    /// Whether two records share a family (and so a safe type).
+    pub fn same_family(&self, a: &str, b: &str) -> bool {
+        a == b || self.family_of(a).is_some_and(|h| self.family_of(b) == Some(h))
     }
 
     /// The safe type of an enum or record, by model name.

@@ -69,7 +69,15 @@ fn val(b: &Bindings, plan: &Plan, v: &Val) -> String {
     match v {
         Val::Scalar(t) => scalar(t),
         Val::Bool(_) => "bool".to_string(),
-        Val::Enum(n) | Val::Record(n) => plan.type_names.get(n).cloned().unwrap_or_else(|| n.clone()),
+        Val::Enum(n) => plan.type_names.get(n).cloned().unwrap_or_else(|| n.clone()),
+        // A record of several layouts: the one the call passes.
+        Val::Record(n) => {
+            let ty = plan.type_names.get(n).cloned().unwrap_or_else(|| n.clone());
+            match plan.families.values().any(|layouts| layouts.contains(n)) {
+                true => format!("{ty} (layout {n})"),
+                false => ty,
+            }
+        }
         Val::Handle(h) => b.handle_type(h).unwrap_or(h).to_string(),
         Val::Flags(n, _) => n.clone(),
         Val::Raw(n) => format!("raw {n}"),

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use super::records::doc_with_note;
 use super::Names;
 use crate::emit::{doc, ident, ByArea};
 use crate::model::{ConstValue, Model, Record, RecordKind, Ty};
@@ -73,7 +74,9 @@ pub fn error(b: &Bindings) -> TokenStream {
         if !seen.insert(k.value.as_i128()) {
             continue;
         }
-        let v = format_ident!("{}", error_variant(&b.model, &k.name).unwrap_or_default());
+        // A code of NVML_SUCCESS's value has no variant.
+        let Some(v) = error_variant(&b.model, &k.name) else { continue };
+        let v = format_ident!("{v}");
         let c = format_ident!("{}", k.name);
         let docs = doc::attrs(k.doc.as_deref());
         let text = k.doc.as_deref().map(|d| doc::to_markdown(d).replace('\n', " ")).unwrap_or_else(|| k.name.clone());
@@ -162,7 +165,13 @@ pub fn types(b: &Bindings, names: &Names, out: &mut ByArea) {
         out.push(b.area(&rule.prefix, line), item);
     }
     for r in names.records.iter().filter_map(|r| m.records.get(r)) {
-        out.push(b.area(&r.name, r.line), record(b, r, names));
+        // One struct per family, in the area of its newest layout.
+        let layouts: Vec<&Record> = match names.family_of(&r.name) {
+            Some(head) if head != r.name => continue,
+            Some(_) => names.families[&r.name].iter().filter_map(|l| m.records.get(l)).collect(),
+            None => vec![r],
+        };
+        out.push(b.area(&r.name, r.line), super::records::family(b, names, &layouts));
     }
     for (name, rule) in &b.tagged_unions {
         let Some(u) = m.records.get(&rule.union) else { continue };
@@ -186,7 +195,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
         let (v, c, m) = (format_ident!("{}", camel(&snake(member))), format_ident!("{constant}"), ident(member));
         let payload = field_conv(b, names, &f.ty, None).ty;
         let which = format!(" The member `{member}`, which the tag `{constant}` selects.");
-        let docs = doc_with_note(f.doc.as_deref(), &which);
+        let docs = doc_with_note(names, f.doc.as_deref(), &which);
         variants.push(quote!(#docs #[doc(alias = #member)] #v(#payload)));
         let read = from_raw(b, names, &f.ty, None, quote!(union_member!(*raw, #m)));
         reads.push(quote!(if tag == sys::#c as u32 { return #ty::#v(#read); }));
@@ -216,13 +225,14 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
         let fields = rule.fields.keys().filter_map(|k| k.split_once('.'));
         fields.filter_map(|(r, f)| b.model.records.get(r)?.fields.iter().find(|g| g.name == f)?.doc.as_deref()).next()
     };
-    let union_docs = doc_with_note(u.doc.as_deref().or_else(field_doc), &note);
+    let union_docs = doc_with_note(names, u.doc.as_deref().or_else(field_doc), &note);
     let aliases = doc_aliases(&b.model, &u.name);
     let derive_eq = union_eq(b, names, rule).then(|| quote!(PartialEq,));
     quote! {
         #union_docs
         #(#aliases)*
         #[derive(Debug, Clone, #derive_eq)]
+        #[non_exhaustive]
         pub enum #ty {
             #(#variants,)*
             /// A tag for which nvml.h names no member (or one newer than the header): the tag and
@@ -232,7 +242,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
 
         impl #ty {
             /// Reads `raw` as the member `tag` selects.
-            pub fn from_raw(tag: u32, raw: &sys::#raw) -> Self {
+            pub(crate) fn from_raw_tagged(tag: u32, raw: &sys::#raw) -> Self {
                 #(#reads)*
                 #ty::Unknown { tag, bytes: union_bytes!(*raw) }
             }
@@ -247,7 +257,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
 
             /// The tag and the union with the value in the member the tag selects (strings cut
             /// to fit, longer lists truncated; an unknown tag's bytes as they were).
-            pub fn to_raw(&self) -> (u32, sys::#raw) {
+            pub(crate) fn to_raw_tagged(&self) -> (u32, sys::#raw) {
                 #[allow(unused_mut)]
                 let mut u = sys::#raw::default();
                 match self {
@@ -261,7 +271,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
         impl Default for #ty {
             /// What a zeroed C record holds: the union read as tag 0 says.
             fn default() -> Self {
-                #ty::from_raw(0, &Default::default())
+                #ty::from_raw_tagged(0, &Default::default())
             }
         }
 
@@ -285,7 +295,7 @@ fn tagged_union(b: &Bindings, names: &Names, name: &str, rule: &UnionRule, u: &R
 }
 
 /// `#[doc(alias)]`s for every C name of a type: its name, its tag, and the typedefs of it.
-fn doc_aliases(m: &Model, name: &str) -> Vec<TokenStream> {
+pub(super) fn doc_aliases(m: &Model, name: &str) -> Vec<TokenStream> {
     let mut names: BTreeSet<&str> = BTreeSet::from([name]);
     names.extend(m.records.get(name).and_then(|r| r.tag.as_deref()));
     names.extend(m.enums.get(name).and_then(|e| e.tag.as_deref()));
@@ -298,18 +308,20 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
     let aliases = doc_aliases(m, &e.name);
     let repr = scalar(&e.repr);
     let docs = doc::attrs(e.doc.as_deref());
-    let raw = format_ident!("{}", e.name);
     let cnames: Vec<&str> = e.constants.iter().map(|k| k.name.as_str()).collect();
     let rust_names = constant_names(&cnames);
     let mut consts = Vec::new();
     let mut arms = Vec::new();
     let mut seen = BTreeSet::new();
+    let mut labels = Vec::new();
     for (k, rn) in e.constants.iter().zip(&rust_names) {
         let (kn, c, kdocs) = (format_ident!("{rn}"), format_ident!("{}", k.name), doc::attrs(k.doc.as_deref()));
         let cdoc = format!("`{}`", k.name);
         consts.push(quote!(#kdocs #[doc = ""] #[doc = #cdoc] pub const #kn: #name = #name(sys::#c);));
         if seen.insert(k.value.as_i128()) {
             arms.push(quote!(sys::#c => Some(#rn)));
+            let label = human(rn);
+            labels.push(quote!(sys::#c => #label));
         }
     }
     let note =
@@ -321,7 +333,7 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
         #(#aliases)*
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
         #[repr(transparent)]
-        pub struct #name(pub sys::#raw);
+        pub struct #name(pub #repr);
 
         impl #name {
             #(#consts)*
@@ -336,6 +348,17 @@ fn open_enum(m: &Model, e: &crate::model::Enum, names: &Names) -> TokenStream {
         }
 
         open_newtype!(#name(#repr), signed);
+
+        impl core::fmt::Display for #name {
+            /// The value's name in words (`Exclusive Process`, `NVIDIA RTX`), as `nvidia-smi`
+            /// writes it; a value the header does not define, as its number.
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(match self.0 {
+                    #(#labels,)*
+                    other => return write!(f, "{other}"),
+                })
+            }
+        }
     }
 }
 
@@ -344,10 +367,21 @@ fn flags(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
     let with_prefix =
         |p: &str| prefixed_constants(m, p, rule).into_iter().filter(|(_, v, _, _)| *v != 0).collect::<Vec<_>>();
     let mut bits = with_prefix(prefix);
-    // An alias prefix contributes the values the main prefix does not name.
+    // An alias prefix contributes the names the main prefix does not have (its bits spelled
+    // otherwise, and its own names of the same bits: an older header spells every bit with the
+    // alias, so each of its names stays a name of the type).
+    let short_of = |n: &str| {
+        std::iter::once(prefix)
+            .chain(rule.aliases.iter().map(String::as_str))
+            .find_map(|p| n.strip_prefix(p))
+            .unwrap_or(n)
+            .to_string()
+    };
     for alias in &rule.aliases {
-        let extra: Vec<_> =
-            with_prefix(alias).into_iter().filter(|(_, v, _, _)| !bits.iter().any(|b| b.1 == *v)).collect();
+        let extra: Vec<_> = with_prefix(alias)
+            .into_iter()
+            .filter(|(n, _, _, _)| !bits.iter().any(|b| short_of(b.0) == short_of(n)))
+            .collect();
         bits.extend(extra);
     }
     bits.sort_by_key(|(n, v, _, _)| (*v, *n));
@@ -413,12 +447,19 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         quote!(#docs #[doc = ""] #[doc = #cdoc] pub const #k: #ty = #ty(sys::#c as #repr);)
     });
     let mut seen = BTreeSet::new();
-    let arms: Vec<TokenStream> = values
+    let firsts: Vec<&(&str, i128, Option<&str>)> = values.iter().filter(|(_, v, _)| seen.insert(*v)).collect();
+    let arms: Vec<TokenStream> = firsts
         .iter()
-        .filter(|(_, v, _)| seen.insert(*v))
         .map(|(n, v, _)| {
             let (lit, k) = (Literal::u64_unsuffixed(*v as u64), short(n));
             quote!(#lit => Some(#k))
+        })
+        .collect();
+    let labels: Vec<TokenStream> = firsts
+        .iter()
+        .map(|(n, v, _)| {
+            let (lit, label) = (Literal::u64_unsuffixed(*v as u64), human(&short(n)));
+            quote!(#lit => #label)
         })
         .collect();
     let d = format!(
@@ -457,7 +498,64 @@ fn values(m: &Model, name: &str, rule: &FlagsRule) -> TokenStream {
         }
 
         open_newtype!(#ty(#repr), unsigned);
+
+        impl core::fmt::Display for #ty {
+            /// The value's name in words (`Hopper`, `PCIe`); a value the header does not
+            /// define, as its number.
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(match self.0 {
+                    #(#labels,)*
+                    other => return write!(f, "{other}"),
+                })
+            }
+        }
     }
+}
+
+/// A constant's name in words, as `nvidia-smi` prints such values: `EXCLUSIVE_PROCESS` →
+/// `Exclusive Process`, `NVIDIA_RTX` → `NVIDIA RTX`, `HOPPER` → `Hopper`, `P0` → `P0`. Words of
+/// three letters or fewer and words with digits are abbreviations and keep their capitals;
+/// the names NVIDIA spells otherwise are spelled so.
+pub(super) fn human(constant: &str) -> String {
+    let special = |w: &str| -> Option<&'static str> {
+        Some(match w {
+            "GEFORCE" => "GeForce",
+            "VGPU" => "vGPU",
+            "VAPPS" => "vApps",
+            "VPC" => "vPC",
+            "VCS" => "vCS",
+            "VWS" => "vWS",
+            "VGAMING" => "vGaming",
+            "VGAMEDEV" => "vGameDev",
+            "PCIE" => "PCIe",
+            "NVLINK" => "NVLink",
+            _ => return None,
+        })
+    };
+    // Abbreviations longer than three letters; words of three letters or fewer are ones but
+    // for these English words.
+    // A performance state is `P0`, as nvidia-smi writes it.
+    if let Some(n) = constant.strip_prefix("PSTATE_").filter(|n| n.chars().all(|c| c.is_ascii_digit())) {
+        return format!("P{n}");
+    }
+    let abbreviations = ["NVIDIA", "TITAN", "GRID", "SRAM", "DRAM", "BAR1", "WDDM", "MCDM", "UUID", "NUMA", "HBM3"];
+    let words =
+        ["OFF", "ON", "LOW", "MAX", "MIN", "ALL", "NEW", "OLD", "SET", "ANY", "AND", "FOR", "NOT", "ONE", "TWO"];
+    constant
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(|w| match special(w) {
+            Some(s) => s.to_string(),
+            None if abbreviations.contains(&w) || w.chars().any(|c| c.is_ascii_digit()) => w.to_string(),
+            None if w.len() <= 3 && !words.contains(&w) => w.to_string(),
+            None => {
+                let lower = w.to_ascii_lowercase();
+                let mut c = lower.chars();
+                c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How a record field crosses: its safe type, and expressions to convert.
@@ -530,7 +628,7 @@ pub fn from_raw(b: &Bindings, names: &Names, t: &Ty, flags: Option<&str>, src: T
         }
         Ty::Named(n) if names.records.contains(n) => {
             let ty = names.ty(n);
-            quote!(#ty::from(&#src))
+            quote!(<#ty as crate::raw::FromRaw<_>>::from_raw(&#src))
         }
         _ => src,
     }
@@ -554,9 +652,9 @@ pub fn record_of(
     match param {
         Some(p) => {
             let l = local(p);
-            quote!(#ty::from_raw(&#x, ValueType(#l as _)))
+            quote!(#ty::from_raw_typed(&#x, ValueType(#l as _)))
         }
-        None => quote!(#ty::from(&#x)),
+        None => quote!(<#ty as crate::raw::FromRaw<_>>::from_raw(&#x)),
     }
 }
 
@@ -580,7 +678,7 @@ pub fn to_raw(b: &Bindings, names: &Names, t: &Ty, flags: bool, dst: TokenStream
             quote!(for (d, s) in #dst.iter_mut().zip(#src.iter()) { #inner })
         }
         Ty::Named(n) if m.enums.contains_key(n) => quote!(#dst = #src.0;),
-        Ty::Named(n) if names.records.contains(n) => quote!(#dst = #src.to_raw();),
+        Ty::Named(n) if names.records.contains(n) => quote!(#dst = crate::raw::ToRaw::to_raw(&#src);),
         _ => quote!(#dst = #src;),
     }
 }
@@ -600,211 +698,8 @@ pub(super) fn holds_union(m: &Model, name: &str) -> bool {
     walk(m, &Ty::Named(name.to_string()), 0)
 }
 
-/// A record's safe struct, `From<&raw>` and `to_raw`.
-fn record(b: &Bindings, r: &Record, names: &Names) -> TokenStream {
-    let name = names.ty(&r.name);
-    let raw = format_ident!("{}", r.name);
-    let docs = doc::attrs(r.doc.as_deref());
-    let mut fields = Vec::new();
-    let mut froms = Vec::new();
-    let mut tos = Vec::new();
-    let mut ser = Vec::new();
-    let mut eq = true;
-    // A `tagged_values` rule: the union field becomes a typed `Value`; a type field beside it
-    // goes, and a type kept elsewhere (an output of the function, a field of the record that
-    // points to the array) is passed to `from_raw`, which replaces `From`.
-    let tagged: Vec<(&str, &ValueTag)> =
-        b.tagged_values.iter().filter_map(|(k, tag)| Some((k.strip_prefix(&format!("{}.", r.name))?, tag))).collect();
-    let external = tagged.iter().find(|(_, t)| t.field().is_none()).map(|(_, t)| *t);
-    // A `tagged_unions` rule: the union field becomes the rule's enum and its tag field goes.
-    let unions = union_fields(b, &r.name);
-    let byte_unions: Vec<(&str, &str)> = b
-        .byte_unions
-        .iter()
-        .filter_map(|(k, name)| Some((k.strip_prefix(&format!("{}.", r.name))?, name.as_str())))
-        .collect();
-    // A layout whose version constant is known fills its `version` itself: the field is not
-    // part of the safe record.
-    let version_const = b.struct_versions.get(&r.name).map(|c| format_ident!("{c}"));
-    for f in &r.fields {
-        let fname = field_ident(&f.name);
-        if tagged.iter().any(|(_, tag)| tag.field() == Some(f.name.as_str())) {
-            continue;
-        }
-        // A union's tag is the enum's: serialised in its place, as the C record has it.
-        if let Some((union_field, tag, _)) = unions.iter().find(|(_, tag, _)| *tag == f.name) {
-            let uf = field_ident(union_field);
-            ser.push(quote!(st.serialize_field(#tag, &self.#uf.tag())?;));
-            continue;
-        }
-        if let (Some(c), "version") = (&version_const, f.name.as_str()) {
-            tos.push(quote!(r.version = sys::#c as _;));
-            continue;
-        }
-        let fdocs = doc::attrs(f.doc.as_deref());
-        let c = ident(&f.name);
-        let key = f.name.clone();
-        if let Some((_, tag)) = tagged.iter().find(|(v, _)| *v == f.name) {
-            let (value_type, tdoc) = match tag {
-                ValueTag::Field(t) => {
-                    let t = ident(t);
-                    tos.push(quote!(r.#c = self.#fname.to_raw(); r.#t = self.#fname.value_type().0;));
-                    (quote!(ValueType(r.#t)), format!(" Read as its `{t}` says."))
-                }
-                ValueTag::Param { function, param } => {
-                    tos.push(quote!(r.#c = self.#fname.to_raw();));
-                    (quote!(value_type), format!(" Read as the `{param}` that `{function}` returns with it says."))
-                }
-                ValueTag::Outer { record, field } => {
-                    tos.push(quote!(r.#c = self.#fname.to_raw();));
-                    (quote!(value_type), format!(" Read as the `{field}` of the `{record}` that holds it says."))
-                }
-            };
-            let docs = doc_with_note(f.doc.as_deref(), &tdoc);
-            fields.push(quote!(#docs pub #fname: crate::Value));
-            froms.push(quote!(#fname: crate::Value::from_raw(#value_type, &r.#c)));
-            ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
-            continue;
-        }
-        if let Some((_, tag, enum_name)) = unions.iter().find(|(v, _, _)| *v == f.name) {
-            let (t, e) = (ident(tag), format_ident!("{enum_name}"));
-            let tdoc = format!(" Read as its `{tag}` says.");
-            let docs = doc_with_note(f.doc.as_deref(), &tdoc);
-            fields.push(quote!(#docs pub #fname: #e));
-            froms.push(quote!(#fname: #e::from_raw(r.#t as u32, &r.#c)));
-            tos.push(quote!({ let (tag, u) = self.#fname.to_raw(); r.#t = tag as _; r.#c = u; }));
-            ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
-            eq &= b.tagged_unions.get(*enum_name).is_some_and(|rule| union_eq(b, names, rule));
-            continue;
-        }
-        let union = crate::rules::union_of(&b.model, &f.ty);
-        if let (Some((_, name)), Some(u)) = (byte_unions.iter().find(|(v, _)| *v == f.name), union) {
-            let members: Vec<String> = u.fields.iter().map(|g| format!("`{}`", g.name)).collect();
-            let (fname, raw) = (ident(name), format_ident!("{}", u.name));
-            let bdoc = format!(
-                " The bytes of the union of {}: byte arrays of one size, which the call's direction picks.",
-                members.join(" and ")
-            );
-            let docs = doc_with_note(f.doc.as_deref(), &bdoc);
-            fields.push(quote!(#docs pub #fname: Vec<u8>));
-            froms.push(quote!(#fname: union_bytes!(r.#c)));
-            tos.push(quote!(r.#c = union_with_bytes!(sys::#raw, &self.#fname);));
-            ser.push(quote!(st.serialize_field(#name, &self.#fname)?;));
-            continue;
-        }
-        let flags = b.flags_of_field(&r.name, &f.name);
-        let conv = field_conv(b, names, &f.ty, flags.as_deref());
-        eq &= conv.eq;
-        let ty = conv.ty;
-        let src = quote!(r.#c);
-        let from = from_raw(b, names, &f.ty, flags.as_deref(), src);
-        // A value the header says stands for "none" is `None`.
-        match crate::plan::sentinel(&b.model, f) {
-            Some(none) => {
-                let none = Literal::u64_unsuffixed(none);
-                let ndoc = format!(" `None` where nvml.h has `{none}` for no value.");
-                fields.push(quote!(#fdocs #[doc = ""] #[doc = #ndoc] pub #fname: Option<#ty>));
-                froms.push(quote!(#fname: Some(#from).filter(|v| *v != #none)));
-                tos.push(quote!(r.#c = self.#fname.unwrap_or(#none);));
-            }
-            None => {
-                fields.push(quote!(#fdocs pub #fname: #ty));
-                froms.push(quote!(#fname: #from));
-                tos.push(to_raw(b, names, &f.ty, flags.is_some(), quote!(r.#c), quote!(self.#fname)));
-            }
-        }
-        if conv.serde {
-            ser.push(quote!(st.serialize_field(#key, &self.#fname)?;));
-        }
-    }
-    let derive_eq = eq.then(|| quote!(PartialEq,));
-    let n_ser = Literal::usize_unsuffixed(ser.len());
-    let cname = r.name.clone();
-    let version = b.struct_versions.get(&r.name).map(|c| {
-        let c = format_ident!("{c}");
-        quote! {
-            /// The `version` value this layout is used with.
-            pub const VERSION: u32 = sys::#c as u32;
-        }
-    });
-    let from = match external {
-        // The values' type is not in the record: the caller passes it.
-        Some(tag) => {
-            let whence = match tag {
-                ValueTag::Param { function, param } => {
-                    format!("the `{param}` that `{function}` returns with the array")
-                }
-                ValueTag::Outer { record, field } => format!("the `{field}` of the `{record}` that holds the array"),
-                ValueTag::Field(f) => format!("`{f}`"),
-            };
-            let d = format!(" Reads `r`, its `nvmlValue_t`s as `value_type` names them ({whence}).");
-            quote! {
-                impl #name {
-                    #[doc = #d]
-                    pub fn from_raw(r: &sys::#raw, value_type: ValueType) -> Self {
-                        #name { #(#froms,)* }
-                    }
-                }
-            }
-        }
-        None => quote! {
-            impl From<&sys::#raw> for #name {
-                fn from(r: &sys::#raw) -> Self {
-                    #name { #(#froms,)* }
-                }
-            }
-        },
-    };
-    let conv_doc = format!(" The safe form of `{}`.", r.name);
-    let aliases = doc_aliases(&b.model, &r.name);
-    quote! {
-        #docs
-        #[doc = ""]
-        #[doc = #conv_doc]
-        #(#aliases)*
-        #[derive(Debug, Clone, #derive_eq Default)]
-        pub struct #name { #(#fields,)* }
-
-        impl #name {
-            #version
-
-            /// The raw layout of these values (strings cut to fit, longer lists truncated).
-            pub fn to_raw(&self) -> sys::#raw {
-                #[allow(unused_mut)]
-                let mut r = sys::#raw::default();
-                #(#tos)*
-                r
-            }
-        }
-
-        #from
-
-        #[cfg(feature = "serde")]
-        impl serde::Serialize for #name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                use serde::ser::SerializeStruct;
-                #[allow(unused_mut)]
-                let mut st = s.serialize_struct(#cname, #n_ser)?;
-                #(#ser)*
-                st.end()
-            }
-        }
-    }
-}
-
-/// A field's documentation followed by a note of the binding's, as paragraphs of their own.
-fn doc_with_note(d: Option<&str>, note: &str) -> TokenStream {
-    match d {
-        Some(d) => {
-            let d = doc::attrs(Some(d));
-            quote!(#d #[doc = ""] #[doc = #note])
-        }
-        None => quote!(#[doc = #note]),
-    }
-}
-
 /// The `tagged_unions` rules of a record's fields: `(field, tag field, enum name)`.
-fn union_fields<'b>(b: &'b Bindings, record: &str) -> Vec<(&'b str, &'b str, &'b str)> {
+pub(super) fn union_fields<'b>(b: &'b Bindings, record: &str) -> Vec<(&'b str, &'b str, &'b str)> {
     b.tagged_unions
         .iter()
         .flat_map(|(name, rule)| rule.fields.iter().map(move |(k, tag)| (k, tag, name)))
@@ -813,7 +708,7 @@ fn union_fields<'b>(b: &'b Bindings, record: &str) -> Vec<(&'b str, &'b str, &'b
 }
 
 /// Whether a `tagged_unions` rule's enum implements `PartialEq`: its members' safe types do.
-fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
+pub(super) fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
     let Some(u) = b.model.records.get(&rule.union) else { return false };
     u.fields
         .iter()
@@ -824,4 +719,41 @@ fn union_eq(b: &Bindings, names: &Names, rule: &UnionRule) -> bool {
 /// The safe field name of a C field.
 pub fn field_ident(c: &str) -> proc_macro2::Ident {
     ident(&snake(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human;
+
+    #[test]
+    fn constants_in_words() {
+        let words: Vec<String> = [
+            "EXCLUSIVE_PROCESS",
+            "NVIDIA_RTX",
+            "GEFORCE_RTX",
+            "HOPPER",
+            "PSTATE_3",
+            "TX_BYTES",
+            "PCIE",
+            "NVIDIA_VAPPS",
+            "ENABLED",
+        ]
+        .iter()
+        .map(|c| human(c))
+        .collect();
+        assert_eq!(
+            words,
+            [
+                "Exclusive Process",
+                "NVIDIA RTX",
+                "GeForce RTX",
+                "Hopper",
+                "P3",
+                "TX Bytes",
+                "PCIe",
+                "NVIDIA vApps",
+                "Enabled"
+            ]
+        );
+    }
 }

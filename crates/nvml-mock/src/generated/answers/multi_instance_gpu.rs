@@ -184,30 +184,59 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV<A: Answer + ?Sized>(
     if info.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = record_layout(
+    let layout_0 = match record_layout(
         a,
         info as *const c_uint,
-        &[(nvmlGpuInstanceProfileInfo_v2 as c_uint, "nvmlGpuInstanceProfileInfo_v2")],
+        &[
+            (nvmlGpuInstanceProfileInfo_v3 as c_uint, "nvmlGpuInstanceProfileInfo_v3"),
+            (nvmlGpuInstanceProfileInfo_v2 as c_uint, "nvmlGpuInstanceProfileInfo_v2"),
+        ],
     ) {
-        return e;
-    }
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlDeviceGetGpuInstanceProfileInfoByIdV",
         Object::Device(device),
         &[profileId as i64],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlGpuInstanceProfileInfo_v2_t = super::super::super::ffi::get(
-                    info,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlGpuInstanceProfileInfo_v2_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let newest = info as *mut nvmlGpuInstanceProfileInfo_v3_st;
+                    {
+                        let mut x: nvmlGpuInstanceProfileInfo_v3_st = super::super::super::ffi::get(
+                            newest,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlGpuInstanceProfileInfo_v3_st::default();
+                            x.version = version;
+                        }
+                        x.version = nvmlGpuInstanceProfileInfo_v3 as _;
+                        fill_nvmlGpuInstanceProfileInfo_v3_st(&v[0], &mut x);
+                        put(newest, x)?;
+                    }
                 }
-                x.version = nvmlGpuInstanceProfileInfo_v2 as _;
-                fill_nvmlGpuInstanceProfileInfo_v2_st(&v[0], &mut x);
-                put(info, x)?;
+                1 => {
+                    let older = info as *mut nvmlGpuInstanceProfileInfo_v2_st;
+                    {
+                        let mut x: nvmlGpuInstanceProfileInfo_v2_st = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlGpuInstanceProfileInfo_v2_st::default();
+                            x.version = version;
+                        }
+                        x.version = nvmlGpuInstanceProfileInfo_v2 as _;
+                        fill_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+                            &v[0],
+                            &mut x,
+                        );
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },
@@ -224,30 +253,59 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV<A: Answer + ?Sized>(
     if info.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = record_layout(
+    let layout_0 = match record_layout(
         a,
         info as *const c_uint,
-        &[(nvmlGpuInstanceProfileInfo_v2 as c_uint, "nvmlGpuInstanceProfileInfo_v2")],
+        &[
+            (nvmlGpuInstanceProfileInfo_v3 as c_uint, "nvmlGpuInstanceProfileInfo_v3"),
+            (nvmlGpuInstanceProfileInfo_v2 as c_uint, "nvmlGpuInstanceProfileInfo_v2"),
+        ],
     ) {
-        return e;
-    }
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlDeviceGetGpuInstanceProfileInfoV",
         Object::Device(device),
         &[profile as i64],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlGpuInstanceProfileInfo_v2_t = super::super::super::ffi::get(
-                    info,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlGpuInstanceProfileInfo_v2_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let newest = info as *mut nvmlGpuInstanceProfileInfo_v3_st;
+                    {
+                        let mut x: nvmlGpuInstanceProfileInfo_v3_st = super::super::super::ffi::get(
+                            newest,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlGpuInstanceProfileInfo_v3_st::default();
+                            x.version = version;
+                        }
+                        x.version = nvmlGpuInstanceProfileInfo_v3 as _;
+                        fill_nvmlGpuInstanceProfileInfo_v3_st(&v[0], &mut x);
+                        put(newest, x)?;
+                    }
                 }
-                x.version = nvmlGpuInstanceProfileInfo_v2 as _;
-                fill_nvmlGpuInstanceProfileInfo_v2_st(&v[0], &mut x);
-                put(info, x)?;
+                1 => {
+                    let older = info as *mut nvmlGpuInstanceProfileInfo_v2_st;
+                    {
+                        let mut x: nvmlGpuInstanceProfileInfo_v2_st = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlGpuInstanceProfileInfo_v2_st::default();
+                            x.version = version;
+                        }
+                        x.version = nvmlGpuInstanceProfileInfo_v2 as _;
+                        fill_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+                            &v[0],
+                            &mut x,
+                        );
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },
@@ -417,35 +475,62 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV<A: Answer + ?Sized>(
     if info.is_null() {
         return NVML_ERROR_INVALID_ARGUMENT;
     }
-    if let Err(e) = record_layout(
+    let layout_0 = match record_layout(
         a,
         info as *const c_uint,
         &[
+            (
+                nvmlComputeInstanceProfileInfo_v3 as c_uint,
+                "nvmlComputeInstanceProfileInfo_v3",
+            ),
             (
                 nvmlComputeInstanceProfileInfo_v2 as c_uint,
                 "nvmlComputeInstanceProfileInfo_v2",
             ),
         ],
     ) {
-        return e;
-    }
+        Ok(layout) => layout,
+        Err(e) => return e,
+    };
     a.answer(
         "nvmlGpuInstanceGetComputeInstanceProfileInfoV",
         Object::GpuInstance(gpuInstance),
         &[profile as i64, engProfile as i64],
         &mut |v: &[Val]| {
-            {
-                let mut x: nvmlComputeInstanceProfileInfo_v2_t = super::super::super::ffi::get(
-                    info,
-                )?;
-                {
-                    let version = x.version;
-                    x = nvmlComputeInstanceProfileInfo_v2_t::default();
-                    x.version = version;
+            match layout_0 {
+                0 => {
+                    let newest = info as *mut nvmlComputeInstanceProfileInfo_v3_st;
+                    {
+                        let mut x: nvmlComputeInstanceProfileInfo_v3_st = super::super::super::ffi::get(
+                            newest,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlComputeInstanceProfileInfo_v3_st::default();
+                            x.version = version;
+                        }
+                        x.version = nvmlComputeInstanceProfileInfo_v3 as _;
+                        fill_nvmlComputeInstanceProfileInfo_v3_st(&v[0], &mut x);
+                        put(newest, x)?;
+                    }
                 }
-                x.version = nvmlComputeInstanceProfileInfo_v2 as _;
-                fill_nvmlComputeInstanceProfileInfo_v2_st(&v[0], &mut x);
-                put(info, x)?;
+                1 => {
+                    let older = info as *mut nvmlComputeInstanceProfileInfo_v2_st;
+                    {
+                        let mut x: nvmlComputeInstanceProfileInfo_v2_st = super::super::super::ffi::get(
+                            older,
+                        )?;
+                        {
+                            let version = x.version;
+                            x = nvmlComputeInstanceProfileInfo_v2_st::default();
+                            x.version = version;
+                        }
+                        x.version = nvmlComputeInstanceProfileInfo_v2 as _;
+                        fill_nvmlComputeInstanceProfileInfo_v2_st(&v[0], &mut x);
+                        put(older, x)?;
+                    }
+                }
+                _ => return Err(NVML_ERROR_UNKNOWN),
             }
             Ok(())
         },
@@ -562,6 +647,49 @@ pub(crate) fn fill_nvmlComputeInstanceProfileInfo_v2_st(
         out.name = chars(x);
     }
 }
+/// Sets the fields of `nvmlComputeInstanceProfileInfo_v3_st` that its value gives.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlComputeInstanceProfileInfo_v3_st(
+    v: &Val,
+    out: &mut nvmlComputeInstanceProfileInfo_v3_st,
+) {
+    if let Some(x) = v.get("version") {
+        out.version = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("id") {
+        out.id = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sliceCount") {
+        out.sliceCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("instanceCount") {
+        out.instanceCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("multiprocessorCount") {
+        out.multiprocessorCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedCopyEngineCount") {
+        out.sharedCopyEngineCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedDecoderCount") {
+        out.sharedDecoderCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedEncoderCount") {
+        out.sharedEncoderCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedJpegCount") {
+        out.sharedJpegCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("sharedOfaCount") {
+        out.sharedOfaCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("name") {
+        out.name = chars(x);
+    }
+    if let Some(x) = v.get("capabilities") {
+        out.capabilities = x.uint() as c_uint;
+    }
+}
 /// Sets the fields of `nvmlGpuInstancePlacement_st` that its value gives.
 #[allow(unused_variables)]
 pub(crate) fn fill_nvmlGpuInstancePlacement_st(
@@ -615,11 +743,11 @@ pub(crate) fn fill_nvmlGpuInstanceProfileInfo_st(
         out.memorySizeMB = x.uint() as c_ulonglong;
     }
 }
-/// Sets the fields of `nvmlGpuInstanceProfileInfo_v2_st` that its value gives.
+/// Sets the fields of `nvmlGpuInstanceProfileInfo_v3_st` that its value gives.
 #[allow(unused_variables)]
-pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v2_st(
+pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v3_st(
     v: &Val,
-    out: &mut nvmlGpuInstanceProfileInfo_v2_st,
+    out: &mut nvmlGpuInstanceProfileInfo_v3_st,
 ) {
     if let Some(x) = v.get("version") {
         out.version = x.uint() as c_uint;
@@ -627,8 +755,48 @@ pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v2_st(
     if let Some(x) = v.get("id") {
         out.id = x.uint() as c_uint;
     }
-    if let Some(x) = v.get("isP2pSupported") {
-        out.isP2pSupported = x.uint() as c_uint;
+    if let Some(x) = v.get("sliceCount") {
+        out.sliceCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("instanceCount") {
+        out.instanceCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("multiprocessorCount") {
+        out.multiprocessorCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("copyEngineCount") {
+        out.copyEngineCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("decoderCount") {
+        out.decoderCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("encoderCount") {
+        out.encoderCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("jpegCount") {
+        out.jpegCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("ofaCount") {
+        out.ofaCount = x.uint() as c_uint;
+    }
+    if let Some(x) = v.get("memorySizeMB") {
+        out.memorySizeMB = x.uint() as c_ulonglong;
+    }
+    if let Some(x) = v.get("name") {
+        out.name = chars(x);
+    }
+    if let Some(x) = v.get("capabilities") {
+        out.capabilities = x.uint() as c_uint;
+    }
+}
+/// Sets the fields of the older layout `nvmlGpuInstanceProfileInfo_v2_st` from a value of `nvmlGpuInstanceProfileInfo_v3_st`.
+#[allow(unused_variables)]
+pub(crate) fn fill_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+    v: &Val,
+    out: &mut nvmlGpuInstanceProfileInfo_v2_st,
+) {
+    if let Some(x) = v.get("id") {
+        out.id = x.uint() as c_uint;
     }
     if let Some(x) = v.get("sliceCount") {
         out.sliceCount = x.uint() as c_uint;

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetAccountingBufferSize` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlDeviceGetAccountingBufferSize(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -88,7 +85,7 @@ pub fn nvmlDeviceGetAccountingMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,13 +110,10 @@ pub fn nvmlDeviceGetAccountingPids(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut count: c_uint = 0 as c_uint;
-    let mut pids: Vec<c_uint> = vec![Default::default(); 0];
+    let mut pids: Vec<c_uint> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut count, if pids.is_empty() { null_mut() } else { pids
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut count, array_ptr(& mut pids)));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && pids.is_empty());
@@ -164,7 +158,7 @@ pub fn nvmlDeviceGetAccountingStats(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let pid = selector(s, 0) as c_uint;
     let mut o_0: nvmlAccountingStats_t = Default::default();
-    let p_0: *mut nvmlAccountingStats_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlAccountingStats_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -190,7 +184,7 @@ pub fn nvmlDeviceGetAccountingStats_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlAccountingStats_v2_t = Default::default();
     o_0.pid = selector(s, 0) as _;
-    let p_0: *mut nvmlAccountingStats_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlAccountingStats_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetAddressingMode` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -68,7 +69,7 @@ pub fn nvmlDeviceGetAddressingMode(
     } else {
         nvmlDeviceAddressingMode_v1 as _
     };
-    let p_0: *mut nvmlDeviceAddressingMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDeviceAddressingMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -96,11 +97,7 @@ pub fn nvmlDeviceGetNumaNodeId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -126,7 +123,7 @@ pub fn nvmlDeviceGetRepairStatus(
     } else {
         nvmlRepairStatus_v1 as _
     };
-    let p_0: *mut nvmlRepairStatus_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlRepairStatus_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -154,7 +151,7 @@ pub fn nvmlDeviceGetUnrepairableMemoryFlag_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlUnrepairableMemoryStatus_v1_t = Default::default();
-    let p_0: *mut nvmlUnrepairableMemoryStatus_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlUnrepairableMemoryStatus_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetAPIRestriction` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -64,7 +65,7 @@ pub fn nvmlDeviceGetAPIRestriction(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let apiType = selector(s, 0) as nvmlRestrictedAPI_t;
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -89,7 +90,7 @@ pub fn nvmlDeviceGetBBXTimeData_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlBBXTimeData_v1_t = Default::default();
-    let p_0: *mut nvmlBBXTimeData_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlBBXTimeData_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -114,7 +115,7 @@ pub fn nvmlDeviceGetComputeMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlComputeMode_t = Default::default();
-    let p_0: *mut nvmlComputeMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlComputeMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -139,9 +140,7 @@ pub fn nvmlDeviceGetConfComputeGpuAttestationReport(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlConfComputeGpuAttestationReport_t = Default::default();
-    let p_0: *mut nvmlConfComputeGpuAttestationReport_t = if true
-        && cx.mode == Mode::Null
-    {
+    let p_0: *mut nvmlConfComputeGpuAttestationReport_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -166,7 +165,7 @@ pub fn nvmlDeviceGetConfComputeGpuCertificate(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlConfComputeGpuCertificate_t = Default::default();
-    let p_0: *mut nvmlConfComputeGpuCertificate_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlConfComputeGpuCertificate_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -191,7 +190,7 @@ pub fn nvmlDeviceGetConfComputeMemSizeInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlConfComputeMemSizeInfo_t = Default::default();
-    let p_0: *mut nvmlConfComputeMemSizeInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlConfComputeMemSizeInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -216,7 +215,7 @@ pub fn nvmlDeviceGetConfComputeProtectedMemoryUsage(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlMemory_t = Default::default();
-    let p_0: *mut nvmlMemory_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlMemory_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -241,7 +240,7 @@ pub fn nvmlDeviceGetDisplayActive(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -266,7 +265,7 @@ pub fn nvmlDeviceGetDisplayMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -291,17 +290,13 @@ pub fn nvmlDeviceGetDriverModel(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlDriverModel_t = Default::default();
-    let p_0: *mut nvmlDriverModel_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDriverModel_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: nvmlDriverModel_t = Default::default();
-    let p_1: *mut nvmlDriverModel_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlDriverModel_t = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -323,17 +318,13 @@ pub fn nvmlDeviceGetDriverModel_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlDriverModel_t = Default::default();
-    let p_0: *mut nvmlDriverModel_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDriverModel_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: nvmlDriverModel_t = Default::default();
-    let p_1: *mut nvmlDriverModel_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlDriverModel_t = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -355,17 +346,13 @@ pub fn nvmlDeviceGetGpuOperationMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGpuOperationMode_t = Default::default();
-    let p_0: *mut nvmlGpuOperationMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuOperationMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: nvmlGpuOperationMode_t = Default::default();
-    let p_1: *mut nvmlGpuOperationMode_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlGpuOperationMode_t = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -387,17 +374,9 @@ pub fn nvmlDeviceGetGspFirmwareMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -439,17 +418,13 @@ pub fn nvmlDeviceGetLastBBXFlushTime(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: c_ulong = Default::default();
-    let p_1: *mut c_ulong = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_ulong = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -471,7 +446,7 @@ pub fn nvmlDeviceGetPersistenceMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -496,7 +471,7 @@ pub fn nvmlSystemGetConfComputeCapabilities(
     };
     let _ = object;
     let mut o_0: nvmlConfComputeSystemCaps_t = Default::default();
-    let p_0: *mut nvmlConfComputeSystemCaps_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlConfComputeSystemCaps_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -521,11 +496,7 @@ pub fn nvmlSystemGetConfComputeGpusReadyState(
     };
     let _ = object;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -551,8 +522,7 @@ pub fn nvmlSystemGetConfComputeKeyRotationThresholdInfo(
     } else {
         nvmlConfComputeGetKeyRotationThresholdInfo_v1 as _
     };
-    let p_0: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t = if true
-        && cx.mode == Mode::Null
+    let p_0: *mut nvmlConfComputeGetKeyRotationThresholdInfo_t = if cx.mode == Mode::Null
     {
         null_mut()
     } else {
@@ -586,7 +556,7 @@ pub fn nvmlSystemGetConfComputeSettings(
     } else {
         nvmlSystemConfComputeSettings_v1 as _
     };
-    let p_0: *mut nvmlSystemConfComputeSettings_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlSystemConfComputeSettings_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -619,7 +589,7 @@ pub fn nvmlSystemGetConfComputeSettings_v2(
     } else {
         nvmlSystemConfComputeSettings_v2 as _
     };
-    let p_0: *mut nvmlSystemConfComputeSettings_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlSystemConfComputeSettings_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -667,7 +637,7 @@ pub fn nvmlSystemGetConfComputeState(
     };
     let _ = object;
     let mut o_0: nvmlConfComputeSystemState_t = Default::default();
-    let p_0: *mut nvmlConfComputeSystemState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlConfComputeSystemState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

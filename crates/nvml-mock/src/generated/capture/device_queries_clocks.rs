@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetAdaptiveClockInfoStatus` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlDeviceGetAdaptiveClockInfoStatus(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -89,11 +86,7 @@ pub fn nvmlDeviceGetApplicationsClock(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let clockType = selector(s, 0) as nvmlClockType_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, clockType, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -114,17 +107,13 @@ pub fn nvmlDeviceGetAutoBoostedClocksEnabled(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: nvmlEnableState_t = Default::default();
-    let p_1: *mut nvmlEnableState_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlEnableState_t = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -146,7 +135,7 @@ pub fn nvmlDeviceGetClkMonStatus(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlClkMonStatus_t = Default::default();
-    let p_0: *mut nvmlClkMonStatus_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlClkMonStatus_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -173,11 +162,7 @@ pub fn nvmlDeviceGetClock(
     let clockType = selector(s, 0) as nvmlClockType_t;
     let clockId = selector(s, 1) as nvmlClockId_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, clockType, clockId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -199,11 +184,7 @@ pub fn nvmlDeviceGetClockInfo(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let r#type = selector(s, 0) as nvmlClockType_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, r#type, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -231,7 +212,7 @@ pub fn nvmlDeviceGetClockOffsets(
     } else {
         nvmlClockOffset_v1 as _
     };
-    let p_0: *mut nvmlClockOffset_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlClockOffset_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -264,7 +245,7 @@ pub fn nvmlDeviceGetCurrentClockFreqs(
     } else {
         nvmlDeviceCurrentClockFreqs_v1 as _
     };
-    let p_0: *mut nvmlDeviceCurrentClockFreqs_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDeviceCurrentClockFreqs_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -292,7 +273,7 @@ pub fn nvmlDeviceGetCurrentClocksEventReasons(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -317,7 +298,7 @@ pub fn nvmlDeviceGetCurrentClocksThrottleReasons(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -343,11 +324,7 @@ pub fn nvmlDeviceGetDefaultApplicationsClock(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let clockType = selector(s, 0) as nvmlClockType_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, clockType, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -368,7 +345,7 @@ pub fn nvmlDeviceGetDynamicPstatesInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGpuDynamicPstatesInfo_t = Default::default();
-    let p_0: *mut nvmlGpuDynamicPstatesInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuDynamicPstatesInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -393,17 +370,9 @@ pub fn nvmlDeviceGetGpcClkMinMaxVfOffset(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_int = Default::default();
-    let p_1: *mut c_int = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_int = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -425,11 +394,7 @@ pub fn nvmlDeviceGetGpcClkVfOffset(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -451,11 +416,7 @@ pub fn nvmlDeviceGetMaxClockInfo(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let r#type = selector(s, 0) as nvmlClockType_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, r#type, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -477,11 +438,7 @@ pub fn nvmlDeviceGetMaxCustomerBoostClock(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let clockType = selector(s, 0) as nvmlClockType_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, clockType, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -502,17 +459,9 @@ pub fn nvmlDeviceGetMemClkMinMaxVfOffset(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_int = Default::default();
-    let p_1: *mut c_int = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_int = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -534,11 +483,7 @@ pub fn nvmlDeviceGetMemClkVfOffset(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -561,17 +506,9 @@ pub fn nvmlDeviceGetMinMaxClockOfPState(
     let r#type = selector(s, 0) as nvmlClockType_t;
     let pstate = selector(s, 1) as nvmlPstates_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, r#type, pstate, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -598,7 +535,7 @@ pub fn nvmlDeviceGetPerformanceModes(
     } else {
         nvmlDevicePerfModes_v1 as _
     };
-    let p_0: *mut nvmlDevicePerfModes_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDevicePerfModes_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -626,7 +563,7 @@ pub fn nvmlDeviceGetPerformanceState(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPstates_t = Default::default();
-    let p_0: *mut nvmlPstates_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPstates_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -651,7 +588,7 @@ pub fn nvmlDeviceGetSupportedClocksEventReasons(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -676,7 +613,7 @@ pub fn nvmlDeviceGetSupportedClocksThrottleReasons(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -702,12 +639,11 @@ pub fn nvmlDeviceGetSupportedGraphicsClocks(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let memoryClockMHz = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut clocksMHz: Vec<c_uint> = vec![Default::default(); 0];
+    let mut clocksMHz: Vec<c_uint> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(device, memoryClockMHz, & mut count, if clocksMHz.is_empty() { null_mut() }
-            else { clocksMHz.as_mut_ptr() })
+            f(device, memoryClockMHz, & mut count, array_ptr(& mut clocksMHz))
         );
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -754,13 +690,10 @@ pub fn nvmlDeviceGetSupportedMemoryClocks(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut count: c_uint = 0 as c_uint;
-    let mut clocksMHz: Vec<c_uint> = vec![Default::default(); 0];
+    let mut clocksMHz: Vec<c_uint> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut count, if clocksMHz.is_empty() { null_mut() } else {
-            clocksMHz.as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut count, array_ptr(& mut clocksMHz)));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && clocksMHz.is_empty());
@@ -807,7 +740,7 @@ pub fn nvmlDeviceGetViolationStatus(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let perfPolicyType = selector(s, 0) as nvmlPerfPolicyType_t;
     let mut o_0: nvmlViolationTime_t = Default::default();
-    let p_0: *mut nvmlViolationTime_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlViolationTime_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

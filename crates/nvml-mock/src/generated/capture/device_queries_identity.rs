@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetArchitecture` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,7 +64,7 @@ pub fn nvmlDeviceGetArchitecture(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlDeviceArchitecture_t = Default::default();
-    let p_0: *mut nvmlDeviceArchitecture_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDeviceArchitecture_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetAttributes(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlDeviceAttributes_t = Default::default();
-    let p_0: *mut nvmlDeviceAttributes_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDeviceAttributes_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,7 +114,7 @@ pub fn nvmlDeviceGetAttributes_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlDeviceAttributes_t = Default::default();
-    let p_0: *mut nvmlDeviceAttributes_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDeviceAttributes_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -138,11 +139,7 @@ pub fn nvmlDeviceGetBoardId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -184,7 +181,7 @@ pub fn nvmlDeviceGetBrand(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlBrandType_t = Default::default();
-    let p_0: *mut nvmlBrandType_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlBrandType_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -209,11 +206,7 @@ pub fn nvmlDeviceGetCount(
     };
     let _ = object;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -234,11 +227,7 @@ pub fn nvmlDeviceGetCount_v2(
     };
     let _ = object;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -259,17 +248,9 @@ pub fn nvmlDeviceGetCudaComputeCapability(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_int = Default::default();
-    let p_1: *mut c_int = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_int = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -291,7 +272,7 @@ pub fn nvmlDeviceGetGpuUptime_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGpuUptime_v1_t = Default::default();
-    let p_0: *mut nvmlGpuUptime_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuUptime_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -316,7 +297,7 @@ pub fn nvmlDeviceGetHostname_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlHostname_v1_t = Default::default();
-    let p_0: *mut nvmlHostname_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlHostname_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -341,11 +322,7 @@ pub fn nvmlDeviceGetIndex(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -366,11 +343,7 @@ pub fn nvmlDeviceGetInforomConfigurationChecksum(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -434,11 +407,7 @@ pub fn nvmlDeviceGetMinorNumber(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -459,11 +428,7 @@ pub fn nvmlDeviceGetModuleId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -484,11 +449,7 @@ pub fn nvmlDeviceGetMultiGpuBoard(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -530,11 +491,7 @@ pub fn nvmlDeviceGetNumGpuCores(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -556,11 +513,7 @@ pub fn nvmlDeviceGetPdi(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPdi_t = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion { 0 } else { nvmlPdi_v1 as _ };
-    let p_0: *mut nvmlPdi_t = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut nvmlPdi_t = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -586,7 +539,7 @@ pub fn nvmlDeviceGetPlatformInfo(
     } else {
         nvmlPlatformInfo_v2 as _
     };
-    let p_0: *mut nvmlPlatformInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPlatformInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

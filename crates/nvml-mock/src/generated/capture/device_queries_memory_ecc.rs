@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetBAR1MemoryInfo` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,7 +64,7 @@ pub fn nvmlDeviceGetBAR1MemoryInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlBAR1Memory_t = Default::default();
-    let p_0: *mut nvmlBAR1Memory_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlBAR1Memory_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetBankRemapperStatus_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEccBankRemapperStatus_v1_t = Default::default();
-    let p_0: *mut nvmlEccBankRemapperStatus_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEccBankRemapperStatus_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,7 +114,7 @@ pub fn nvmlDeviceGetDefaultEccMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -140,7 +141,7 @@ pub fn nvmlDeviceGetDetailedEccErrors(
     let errorType = selector(s, 0) as nvmlMemoryErrorType_t;
     let counterType = selector(s, 1) as nvmlEccCounterType_t;
     let mut o_0: nvmlEccErrorCounts_t = Default::default();
-    let p_0: *mut nvmlEccErrorCounts_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEccErrorCounts_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -170,7 +171,7 @@ pub fn nvmlDeviceGetDramEncryptionMode(
     } else {
         nvmlDramEncryptionInfo_v1 as _
     };
-    let p_0: *mut nvmlDramEncryptionInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDramEncryptionInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -181,11 +182,7 @@ pub fn nvmlDeviceGetDramEncryptionMode(
     } else {
         nvmlDramEncryptionInfo_v1 as _
     };
-    let p_1: *mut nvmlDramEncryptionInfo_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlDramEncryptionInfo_t = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -213,17 +210,13 @@ pub fn nvmlDeviceGetEccMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: nvmlEnableState_t = Default::default();
-    let p_1: *mut nvmlEnableState_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlEnableState_t = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -245,11 +238,7 @@ pub fn nvmlDeviceGetMemoryBusWidth(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -273,7 +262,7 @@ pub fn nvmlDeviceGetMemoryErrorCounter(
     let counterType = selector(s, 1) as nvmlEccCounterType_t;
     let locationType = selector(s, 2) as nvmlMemoryLocation_t;
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -298,7 +287,7 @@ pub fn nvmlDeviceGetMemoryInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlMemory_t = Default::default();
-    let p_0: *mut nvmlMemory_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlMemory_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -324,7 +313,7 @@ pub fn nvmlDeviceGetMemoryInfo_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlMemory_v2_t = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion { 0 } else { nvmlMemory_v2 as _ };
-    let p_0: *mut nvmlMemory_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlMemory_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -349,29 +338,13 @@ pub fn nvmlDeviceGetRemappedRows(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let mut o_2: c_uint = Default::default();
-    let p_2: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_2
-    };
+    let p_2: *mut c_uint = &mut o_2;
     let mut o_3: c_uint = Default::default();
-    let p_3: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_3
-    };
+    let p_3: *mut c_uint = &mut o_3;
     let code = call!(f(device, p_0, p_1, p_2, p_3));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -395,7 +368,7 @@ pub fn nvmlDeviceGetRemappedRows_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlRemappedRowsInfo_v2_t = Default::default();
-    let p_0: *mut nvmlRemappedRowsInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlRemappedRowsInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -421,13 +394,10 @@ pub fn nvmlDeviceGetRetiredPages(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let cause = selector(s, 0) as nvmlPageRetirementCause_t;
     let mut pageCount: c_uint = 0 as c_uint;
-    let mut addresses: Vec<c_ulonglong> = vec![Default::default(); 0];
+    let mut addresses: Vec<c_ulonglong> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, cause, & mut pageCount, if addresses.is_empty() { null_mut() } else
-            { addresses.as_mut_ptr() })
-        );
+        let code = call!(f(device, cause, & mut pageCount, array_ptr(& mut addresses)));
         let need = pageCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && addresses.is_empty());
@@ -473,7 +443,7 @@ pub fn nvmlDeviceGetRetiredPagesPendingStatus(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -498,7 +468,7 @@ pub fn nvmlDeviceGetRowRemapperHistogram(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlRowRemapperHistogramValues_t = Default::default();
-    let p_0: *mut nvmlRowRemapperHistogramValues_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlRowRemapperHistogramValues_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -528,7 +498,7 @@ pub fn nvmlDeviceGetSramEccErrorStatus(
     } else {
         nvmlEccSramErrorStatus_v1 as _
     };
-    let p_0: *mut nvmlEccSramErrorStatus_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEccSramErrorStatus_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -558,7 +528,7 @@ pub fn nvmlDeviceGetTotalEccErrors(
     let errorType = selector(s, 0) as nvmlMemoryErrorType_t;
     let counterType = selector(s, 1) as nvmlEccCounterType_t;
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetBridgeChipInfo` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,7 +64,7 @@ pub fn nvmlDeviceGetBridgeChipInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlBridgeChipHierarchy_t = Default::default();
-    let p_0: *mut nvmlBridgeChipHierarchy_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlBridgeChipHierarchy_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetBusType(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlBusType_t = Default::default();
-    let p_0: *mut nvmlBusType_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlBusType_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,7 +114,7 @@ pub fn nvmlDeviceGetC2cModeInfoV(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlC2cModeInfo_v1_t = Default::default();
-    let p_0: *mut nvmlC2cModeInfo_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlC2cModeInfo_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -138,11 +139,7 @@ pub fn nvmlDeviceGetCurrPcieLinkGeneration(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -163,11 +160,7 @@ pub fn nvmlDeviceGetCurrPcieLinkWidth(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -188,7 +181,7 @@ pub fn nvmlDeviceGetGpuFabricInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGpuFabricInfo_t = Default::default();
-    let p_0: *mut nvmlGpuFabricInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuFabricInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -218,7 +211,7 @@ pub fn nvmlDeviceGetGpuFabricInfoV(
     } else {
         nvmlGpuFabricInfo_v3 as _
     };
-    let p_0: *mut nvmlGpuFabricInfoV_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuFabricInfoV_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -266,7 +259,7 @@ pub fn nvmlDeviceGetGpuFabricInfo_v4(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGpuFabricInfo_v4_t = Default::default();
-    let p_0: *mut nvmlGpuFabricInfo_v4_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuFabricInfo_v4_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -291,11 +284,7 @@ pub fn nvmlDeviceGetGpuMaxPcieLinkGeneration(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -316,11 +305,7 @@ pub fn nvmlDeviceGetIrqNum(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -341,11 +326,7 @@ pub fn nvmlDeviceGetMaxPcieLinkGeneration(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -366,11 +347,7 @@ pub fn nvmlDeviceGetMaxPcieLinkWidth(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -391,7 +368,7 @@ pub fn nvmlDeviceGetPciInfo(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPciInfo_t = Default::default();
-    let p_0: *mut nvmlPciInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPciInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -417,7 +394,7 @@ pub fn nvmlDeviceGetPciInfoExt(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPciInfoExt_t = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion { 0 } else { nvmlPciInfoExt_v1 as _ };
-    let p_0: *mut nvmlPciInfoExt_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPciInfoExt_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -442,7 +419,7 @@ pub fn nvmlDeviceGetPciInfo_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPciInfo_t = Default::default();
-    let p_0: *mut nvmlPciInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPciInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -467,7 +444,7 @@ pub fn nvmlDeviceGetPciInfo_v3(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPciInfo_t = Default::default();
-    let p_0: *mut nvmlPciInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPciInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -492,11 +469,7 @@ pub fn nvmlDeviceGetPcieLinkMaxSpeed(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -517,11 +490,7 @@ pub fn nvmlDeviceGetPcieReplayCounter(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -542,11 +511,7 @@ pub fn nvmlDeviceGetPcieSpeed(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -568,11 +533,7 @@ pub fn nvmlDeviceGetPcieThroughput(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let counter = selector(s, 0) as nvmlPcieUtilCounter_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, counter, p_0));
     if code != NVML_SUCCESS {
         return Err(code);

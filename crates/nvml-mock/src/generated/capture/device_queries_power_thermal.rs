@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetAdaptiveTgpModeInfo_v1` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,7 +64,7 @@ pub fn nvmlDeviceGetAdaptiveTgpModeInfo_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlAdaptiveTgpModeInfo_v1_t = Default::default();
-    let p_0: *mut nvmlAdaptiveTgpModeInfo_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlAdaptiveTgpModeInfo_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -90,7 +91,7 @@ pub fn nvmlDeviceGetCoolerInfo(
     let mut o_0: nvmlCoolerInfo_t = Default::default();
     o_0.index = selector(s, 0) as _;
     o_0.version = if cx.mode == Mode::WrongVersion { 0 } else { nvmlCoolerInfo_v1 as _ };
-    let p_0: *mut nvmlCoolerInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlCoolerInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -115,11 +116,7 @@ pub fn nvmlDeviceGetEnforcedPowerLimit(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -141,7 +138,7 @@ pub fn nvmlDeviceGetFanControlPolicy_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let fan = selector(s, 0) as c_uint;
     let mut o_0: nvmlFanControlPolicy_t = Default::default();
-    let p_0: *mut nvmlFanControlPolicy_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlFanControlPolicy_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -166,11 +163,7 @@ pub fn nvmlDeviceGetFanSpeed(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -197,7 +190,7 @@ pub fn nvmlDeviceGetFanSpeedRPM(
     } else {
         nvmlFanSpeedInfo_v1 as _
     };
-    let p_0: *mut nvmlFanSpeedInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlFanSpeedInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -226,11 +219,7 @@ pub fn nvmlDeviceGetFanSpeed_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let fan = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, fan, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -256,7 +245,7 @@ pub fn nvmlDeviceGetMarginTemperature(
     } else {
         nvmlMarginTemperature_v1 as _
     };
-    let p_0: *mut nvmlMarginTemperature_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlMarginTemperature_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -284,17 +273,9 @@ pub fn nvmlDeviceGetMinMaxFanSpeed(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -316,11 +297,7 @@ pub fn nvmlDeviceGetNumFans(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -341,11 +318,7 @@ pub fn nvmlDeviceGetPowerManagementDefaultLimit(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -366,11 +339,7 @@ pub fn nvmlDeviceGetPowerManagementLimit(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -391,17 +360,9 @@ pub fn nvmlDeviceGetPowerManagementLimitConstraints(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -423,7 +384,7 @@ pub fn nvmlDeviceGetPowerManagementMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -448,7 +409,7 @@ pub fn nvmlDeviceGetPowerMizerMode_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlDevicePowerMizerModes_v1_t = Default::default();
-    let p_0: *mut nvmlDevicePowerMizerModes_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlDevicePowerMizerModes_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -473,7 +434,7 @@ pub fn nvmlDeviceGetPowerSource(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPowerSource_t = Default::default();
-    let p_0: *mut nvmlPowerSource_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPowerSource_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -498,7 +459,7 @@ pub fn nvmlDeviceGetPowerState(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPstates_t = Default::default();
-    let p_0: *mut nvmlPstates_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPstates_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -523,11 +484,7 @@ pub fn nvmlDeviceGetPowerUsage(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -549,11 +506,7 @@ pub fn nvmlDeviceGetTargetFanSpeed(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let fan = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, fan, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -575,11 +528,7 @@ pub fn nvmlDeviceGetTemperature(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let sensorType = selector(s, 0) as nvmlTemperatureSensors_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, sensorType, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -601,11 +550,7 @@ pub fn nvmlDeviceGetTemperatureThreshold(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let thresholdType = selector(s, 0) as nvmlTemperatureThresholds_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, thresholdType, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -632,7 +577,7 @@ pub fn nvmlDeviceGetTemperatureV(
     } else {
         nvmlTemperature_v1 as _
     };
-    let p_0: *mut nvmlTemperature_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlTemperature_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -661,7 +606,7 @@ pub fn nvmlDeviceGetThermalSettings(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let sensorIndex = selector(s, 0) as c_uint;
     let mut o_0: nvmlGpuThermalSettings_t = Default::default();
-    let p_0: *mut nvmlGpuThermalSettings_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuThermalSettings_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -686,7 +631,7 @@ pub fn nvmlDeviceGetTotalEnergyConsumption(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

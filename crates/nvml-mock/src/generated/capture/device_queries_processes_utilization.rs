@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetComputeRunningProcesses` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,13 +64,10 @@ pub fn nvmlDeviceGetComputeRunningProcesses(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_v1_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_v1_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -115,13 +113,10 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_v2_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_v2_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -167,13 +162,10 @@ pub fn nvmlDeviceGetComputeRunningProcesses_v3(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -219,17 +211,9 @@ pub fn nvmlDeviceGetDecoderUtilization(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -252,11 +236,7 @@ pub fn nvmlDeviceGetEncoderCapacity(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let encoderQueryType = selector(s, 0) as nvmlEncoderType_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, encoderQueryType, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -277,13 +257,10 @@ pub fn nvmlDeviceGetEncoderSessions(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut sessionCount: c_uint = 0 as c_uint;
-    let mut sessionInfos: Vec<nvmlEncoderSessionInfo_t> = vec![Default::default(); 0];
+    let mut sessionInfos: Vec<nvmlEncoderSessionInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut sessionCount, if sessionInfos.is_empty() { null_mut() } else
-            { sessionInfos.as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut sessionCount, array_ptr(& mut sessionInfos)));
         let need = sessionCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && sessionInfos.is_empty());
@@ -329,23 +306,11 @@ pub fn nvmlDeviceGetEncoderStats(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let mut o_2: c_uint = Default::default();
-    let p_2: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_2
-    };
+    let p_2: *mut c_uint = &mut o_2;
     let code = call!(f(device, p_0, p_1, p_2));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -368,17 +333,9 @@ pub fn nvmlDeviceGetEncoderUtilization(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -400,13 +357,10 @@ pub fn nvmlDeviceGetFBCSessions(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut sessionCount: c_uint = 0 as c_uint;
-    let mut sessionInfo: Vec<nvmlFBCSessionInfo_t> = vec![Default::default(); 0];
+    let mut sessionInfo: Vec<nvmlFBCSessionInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut sessionCount, if sessionInfo.is_empty() { null_mut() } else {
-            sessionInfo.as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut sessionCount, array_ptr(& mut sessionInfo)));
         let need = sessionCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && sessionInfo.is_empty());
@@ -452,7 +406,7 @@ pub fn nvmlDeviceGetFBCStats(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlFBCStats_t = Default::default();
-    let p_0: *mut nvmlFBCStats_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlFBCStats_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -477,13 +431,10 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_v1_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_v1_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -529,13 +480,10 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_v2_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_v2_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -581,13 +529,10 @@ pub fn nvmlDeviceGetGraphicsRunningProcesses_v3(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -633,17 +578,9 @@ pub fn nvmlDeviceGetJpgUtilization(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -665,13 +602,10 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_v1_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_v1_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -717,13 +651,10 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_v2_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_v2_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -769,13 +700,10 @@ pub fn nvmlDeviceGetMPSComputeRunningProcesses_v3(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut infoCount: c_uint = 0 as c_uint;
-    let mut infos: Vec<nvmlProcessInfo_t> = vec![Default::default(); 0];
+    let mut infos: Vec<nvmlProcessInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut infoCount, if infos.is_empty() { null_mut() } else { infos
-            .as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut infoCount, array_ptr(& mut infos)));
         let need = infoCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && infos.is_empty());
@@ -821,17 +749,9 @@ pub fn nvmlDeviceGetOfaUtilization(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -853,15 +773,13 @@ pub fn nvmlDeviceGetProcessUtilization(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut processSamplesCount: c_uint = 0 as c_uint;
-    let mut utilization: Vec<nvmlProcessUtilizationSample_t> = vec![
-        Default::default(); 0
-    ];
+    let mut utilization: Vec<nvmlProcessUtilizationSample_t> = Vec::new();
     let lastSeenTimeStamp = selector(s, 0) as c_ulonglong;
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(device, if utilization.is_empty() { null_mut() } else { utilization
-            .as_mut_ptr() }, & mut processSamplesCount, lastSeenTimeStamp)
+            f(device, array_ptr(& mut utilization), & mut processSamplesCount,
+            lastSeenTimeStamp)
         );
         let need = processSamplesCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -910,7 +828,7 @@ pub fn nvmlDeviceGetSamples(
     let r#type = selector(s, 0) as nvmlSamplingType_t;
     let lastSeenTimeStamp = selector(s, 1) as c_ulonglong;
     let mut o_0: nvmlValueType_t = Default::default();
-    let p_0: *mut nvmlValueType_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlValueType_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -920,8 +838,8 @@ pub fn nvmlDeviceGetSamples(
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(device, r#type, lastSeenTimeStamp, p_0, & mut sampleCount, if samples
-            .is_empty() { null_mut() } else { samples.as_mut_ptr() })
+            f(device, r#type, lastSeenTimeStamp, p_0, & mut sampleCount, array_ptr(& mut
+            samples))
         );
         let need = sampleCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -969,7 +887,7 @@ pub fn nvmlDeviceGetUtilizationRates(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlUtilization_t = Default::default();
-    let p_0: *mut nvmlUtilization_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlUtilization_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -994,7 +912,7 @@ pub fn nvmlDevicePerfMetricsGetSamples_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPerfMetricsSamples_v1_t = Default::default();
-    let p_0: *mut nvmlPerfMetricsSamples_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPerfMetricsSamples_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

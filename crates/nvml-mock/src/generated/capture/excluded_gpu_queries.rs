@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlGetExcludedDeviceCount` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlGetExcludedDeviceCount(
     };
     let _ = object;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -89,7 +86,7 @@ pub fn nvmlGetExcludedDeviceInfoByIndex(
     let _ = object;
     let index = selector(s, 0) as c_uint;
     let mut o_0: nvmlExcludedDeviceInfo_t = Default::default();
-    let p_0: *mut nvmlExcludedDeviceInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlExcludedDeviceInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetComputeInstanceId` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlDeviceGetComputeInstanceId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -88,11 +85,7 @@ pub fn nvmlDeviceGetGpuInstanceId(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -114,13 +107,10 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut placements: Vec<nvmlGpuInstancePlacement_t> = vec![Default::default(); 0];
+    let mut placements: Vec<nvmlGpuInstancePlacement_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, profileId, if placements.is_empty() { null_mut() } else {
-            placements.as_mut_ptr() }, & mut count)
-        );
+        let code = call!(f(device, profileId, array_ptr(& mut placements), & mut count));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && placements.is_empty());
@@ -167,13 +157,10 @@ pub fn nvmlDeviceGetGpuInstancePossiblePlacements_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut placements: Vec<nvmlGpuInstancePlacement_t> = vec![Default::default(); 0];
+    let mut placements: Vec<nvmlGpuInstancePlacement_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, profileId, if placements.is_empty() { null_mut() } else {
-            placements.as_mut_ptr() }, & mut count)
-        );
+        let code = call!(f(device, profileId, array_ptr(& mut placements), & mut count));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && placements.is_empty());
@@ -220,7 +207,7 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfo(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profile = selector(s, 0) as c_uint;
     let mut o_0: nvmlGpuInstanceProfileInfo_t = Default::default();
-    let p_0: *mut nvmlGpuInstanceProfileInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuInstanceProfileInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -245,24 +232,49 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoByIdV(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
-    let mut o_0: nvmlGpuInstanceProfileInfo_v2_t = Default::default();
+    let mut o_0: nvmlGpuInstanceProfileInfo_v3_st = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion {
         0
     } else {
-        nvmlGpuInstanceProfileInfo_v2 as _
+        nvmlGpuInstanceProfileInfo_v3 as _
     };
-    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
-        &mut o_0
+        &mut o_0 as *mut nvmlGpuInstanceProfileInfo_v3_st
+            as *mut nvmlGpuInstanceProfileInfo_v2_t
     };
-    let code = call!(f(device, profileId, p_0));
+    let mut value: Option<Val> = None;
+    let mut code = call!(f(device, profileId, p_0));
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        cx.refused.insert("nvmlGpuInstanceProfileInfo_v3");
+    }
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        let mut older: nvmlGpuInstanceProfileInfo_v2_st = Default::default();
+        older.version = nvmlGpuInstanceProfileInfo_v2 as _;
+        code = call!(
+            f(device, profileId, & mut older as * mut nvmlGpuInstanceProfileInfo_v2_st as
+            * mut nvmlGpuInstanceProfileInfo_v2_t)
+        );
+        if code == NVML_SUCCESS {
+            value = Some(
+                read_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+                    &older,
+                ),
+            );
+        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+            cx.refused.insert("nvmlGpuInstanceProfileInfo_v2");
+        }
+    }
     if code != NVML_SUCCESS {
         return Err(code);
     }
     let v_0 = without_version(
-        read_nvmlGpuInstanceProfileInfo_v2_st(&o_0),
-        nvmlGpuInstanceProfileInfo_v2 as u32,
+        match value.take() {
+            Some(v) => v,
+            None => read_nvmlGpuInstanceProfileInfo_v3_st(&o_0),
+        },
+        nvmlGpuInstanceProfileInfo_v3 as u32,
     );
     Ok(vec![v_0])
 }
@@ -279,24 +291,49 @@ pub fn nvmlDeviceGetGpuInstanceProfileInfoV(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profile = selector(s, 0) as c_uint;
-    let mut o_0: nvmlGpuInstanceProfileInfo_v2_t = Default::default();
+    let mut o_0: nvmlGpuInstanceProfileInfo_v3_st = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion {
         0
     } else {
-        nvmlGpuInstanceProfileInfo_v2 as _
+        nvmlGpuInstanceProfileInfo_v3 as _
     };
-    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuInstanceProfileInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
-        &mut o_0
+        &mut o_0 as *mut nvmlGpuInstanceProfileInfo_v3_st
+            as *mut nvmlGpuInstanceProfileInfo_v2_t
     };
-    let code = call!(f(device, profile, p_0));
+    let mut value: Option<Val> = None;
+    let mut code = call!(f(device, profile, p_0));
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        cx.refused.insert("nvmlGpuInstanceProfileInfo_v3");
+    }
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        let mut older: nvmlGpuInstanceProfileInfo_v2_st = Default::default();
+        older.version = nvmlGpuInstanceProfileInfo_v2 as _;
+        code = call!(
+            f(device, profile, & mut older as * mut nvmlGpuInstanceProfileInfo_v2_st as *
+            mut nvmlGpuInstanceProfileInfo_v2_t)
+        );
+        if code == NVML_SUCCESS {
+            value = Some(
+                read_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+                    &older,
+                ),
+            );
+        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+            cx.refused.insert("nvmlGpuInstanceProfileInfo_v2");
+        }
+    }
     if code != NVML_SUCCESS {
         return Err(code);
     }
     let v_0 = without_version(
-        read_nvmlGpuInstanceProfileInfo_v2_st(&o_0),
-        nvmlGpuInstanceProfileInfo_v2 as u32,
+        match value.take() {
+            Some(v) => v,
+            None => read_nvmlGpuInstanceProfileInfo_v3_st(&o_0),
+        },
+        nvmlGpuInstanceProfileInfo_v3 as u32,
     );
     Ok(vec![v_0])
 }
@@ -314,11 +351,7 @@ pub fn nvmlDeviceGetGpuInstanceRemainingCapacity(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let profileId = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, profileId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -339,11 +372,7 @@ pub fn nvmlDeviceGetMaxMigDeviceCount(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -364,17 +393,9 @@ pub fn nvmlDeviceGetMigMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(device, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -396,11 +417,7 @@ pub fn nvmlDeviceIsMigDeviceHandle(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -424,14 +441,11 @@ pub fn nvmlGpuInstanceGetComputeInstancePossiblePlacements(
     };
     let profileId = selector(s, 0) as c_uint;
     let mut count: c_uint = 0 as c_uint;
-    let mut placements: Vec<nvmlComputeInstancePlacement_t> = vec![
-        Default::default(); 0
-    ];
+    let mut placements: Vec<nvmlComputeInstancePlacement_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(gpuInstance, profileId, if placements.is_empty() { null_mut() } else {
-            placements.as_mut_ptr() }, & mut count)
+            f(gpuInstance, profileId, array_ptr(& mut placements), & mut count)
         );
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -482,7 +496,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfo(
     let profile = selector(s, 0) as c_uint;
     let engProfile = selector(s, 1) as c_uint;
     let mut o_0: nvmlComputeInstanceProfileInfo_t = Default::default();
-    let p_0: *mut nvmlComputeInstanceProfileInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlComputeInstanceProfileInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -510,25 +524,46 @@ pub fn nvmlGpuInstanceGetComputeInstanceProfileInfoV(
     };
     let profile = selector(s, 0) as c_uint;
     let engProfile = selector(s, 1) as c_uint;
-    let mut o_0: nvmlComputeInstanceProfileInfo_v2_t = Default::default();
+    let mut o_0: nvmlComputeInstanceProfileInfo_v3_st = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion {
         0
     } else {
-        nvmlComputeInstanceProfileInfo_v2 as _
+        nvmlComputeInstanceProfileInfo_v3 as _
     };
-    let p_0: *mut nvmlComputeInstanceProfileInfo_v2_t = if true && cx.mode == Mode::Null
-    {
+    let p_0: *mut nvmlComputeInstanceProfileInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
-        &mut o_0
+        &mut o_0 as *mut nvmlComputeInstanceProfileInfo_v3_st
+            as *mut nvmlComputeInstanceProfileInfo_v2_t
     };
-    let code = call!(f(gpuInstance, profile, engProfile, p_0));
+    let mut value: Option<Val> = None;
+    let mut code = call!(f(gpuInstance, profile, engProfile, p_0));
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        cx.refused.insert("nvmlComputeInstanceProfileInfo_v3");
+    }
+    if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH && cx.mode == Mode::Read {
+        let mut older: nvmlComputeInstanceProfileInfo_v2_st = Default::default();
+        older.version = nvmlComputeInstanceProfileInfo_v2 as _;
+        code = call!(
+            f(gpuInstance, profile, engProfile, & mut older as * mut
+            nvmlComputeInstanceProfileInfo_v2_st as * mut
+            nvmlComputeInstanceProfileInfo_v2_t)
+        );
+        if code == NVML_SUCCESS {
+            value = Some(read_nvmlComputeInstanceProfileInfo_v2_st(&older));
+        } else if code == NVML_ERROR_ARGUMENT_VERSION_MISMATCH {
+            cx.refused.insert("nvmlComputeInstanceProfileInfo_v2");
+        }
+    }
     if code != NVML_SUCCESS {
         return Err(code);
     }
     let v_0 = without_version(
-        read_nvmlComputeInstanceProfileInfo_v2_st(&o_0),
-        nvmlComputeInstanceProfileInfo_v2 as u32,
+        match value.take() {
+            Some(v) => v,
+            None => read_nvmlComputeInstanceProfileInfo_v3_st(&o_0),
+        },
+        nvmlComputeInstanceProfileInfo_v3 as u32,
     );
     Ok(vec![v_0])
 }
@@ -548,11 +583,7 @@ pub fn nvmlGpuInstanceGetComputeInstanceRemainingCapacity(
     };
     let profileId = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(gpuInstance, profileId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -585,9 +616,9 @@ pub(crate) fn read_nvmlComputeInstanceProfileInfo_st(
     out.insert("sharedOfaCount", Val::Int(x.sharedOfaCount as i128));
     Val::Record(out)
 }
-/// The value of a `nvmlComputeInstanceProfileInfo_v2_st`.
-pub(crate) fn read_nvmlComputeInstanceProfileInfo_v2_st(
-    x: &nvmlComputeInstanceProfileInfo_v2_st,
+/// The value of a `nvmlComputeInstanceProfileInfo_v3_st`.
+pub(crate) fn read_nvmlComputeInstanceProfileInfo_v3_st(
+    x: &nvmlComputeInstanceProfileInfo_v3_st,
 ) -> Val {
     let mut out = BTreeMap::new();
     out.insert("version", Val::Int(x.version as i128));
@@ -601,6 +632,7 @@ pub(crate) fn read_nvmlComputeInstanceProfileInfo_v2_st(
     out.insert("sharedJpegCount", Val::Int(x.sharedJpegCount as i128));
     out.insert("sharedOfaCount", Val::Int(x.sharedOfaCount as i128));
     out.insert("name", Val::Str(c_string(&x.name)));
+    out.insert("capabilities", Val::Int(x.capabilities as i128));
     Val::Record(out)
 }
 /// The value of a `nvmlGpuInstancePlacement_st`.
@@ -628,14 +660,50 @@ pub(crate) fn read_nvmlGpuInstanceProfileInfo_st(
     out.insert("memorySizeMB", Val::Int(x.memorySizeMB as i128));
     Val::Record(out)
 }
-/// The value of a `nvmlGpuInstanceProfileInfo_v2_st`.
-pub(crate) fn read_nvmlGpuInstanceProfileInfo_v2_st(
-    x: &nvmlGpuInstanceProfileInfo_v2_st,
+/// The value of a `nvmlGpuInstanceProfileInfo_v3_st`.
+pub(crate) fn read_nvmlGpuInstanceProfileInfo_v3_st(
+    x: &nvmlGpuInstanceProfileInfo_v3_st,
 ) -> Val {
     let mut out = BTreeMap::new();
     out.insert("version", Val::Int(x.version as i128));
     out.insert("id", Val::Int(x.id as i128));
-    out.insert("isP2pSupported", Val::Int(x.isP2pSupported as i128));
+    out.insert("sliceCount", Val::Int(x.sliceCount as i128));
+    out.insert("instanceCount", Val::Int(x.instanceCount as i128));
+    out.insert("multiprocessorCount", Val::Int(x.multiprocessorCount as i128));
+    out.insert("copyEngineCount", Val::Int(x.copyEngineCount as i128));
+    out.insert("decoderCount", Val::Int(x.decoderCount as i128));
+    out.insert("encoderCount", Val::Int(x.encoderCount as i128));
+    out.insert("jpegCount", Val::Int(x.jpegCount as i128));
+    out.insert("ofaCount", Val::Int(x.ofaCount as i128));
+    out.insert("memorySizeMB", Val::Int(x.memorySizeMB as i128));
+    out.insert("name", Val::Str(c_string(&x.name)));
+    out.insert("capabilities", Val::Int(x.capabilities as i128));
+    Val::Record(out)
+}
+/// The value of a `nvmlComputeInstanceProfileInfo_v2_st`.
+pub(crate) fn read_nvmlComputeInstanceProfileInfo_v2_st(
+    x: &nvmlComputeInstanceProfileInfo_v2_st,
+) -> Val {
+    let mut out = BTreeMap::new();
+    out.insert("version", Val::Int(x.version as i128));
+    out.insert("id", Val::Int(x.id as i128));
+    out.insert("sliceCount", Val::Int(x.sliceCount as i128));
+    out.insert("instanceCount", Val::Int(x.instanceCount as i128));
+    out.insert("multiprocessorCount", Val::Int(x.multiprocessorCount as i128));
+    out.insert("sharedCopyEngineCount", Val::Int(x.sharedCopyEngineCount as i128));
+    out.insert("sharedDecoderCount", Val::Int(x.sharedDecoderCount as i128));
+    out.insert("sharedEncoderCount", Val::Int(x.sharedEncoderCount as i128));
+    out.insert("sharedJpegCount", Val::Int(x.sharedJpegCount as i128));
+    out.insert("sharedOfaCount", Val::Int(x.sharedOfaCount as i128));
+    out.insert("name", Val::Str(c_string(&x.name)));
+    Val::Record(out)
+}
+/// The value of an older `nvmlGpuInstanceProfileInfo_v2_st`, by the field names of `nvmlGpuInstanceProfileInfo_v3_st`.
+pub(crate) fn read_nvmlGpuInstanceProfileInfo_v2_st_as_nvmlGpuInstanceProfileInfo_v3_st(
+    x: &nvmlGpuInstanceProfileInfo_v2_st,
+) -> Val {
+    let mut out = BTreeMap::new();
+    out.insert("id", Val::Int(x.id as i128));
     out.insert("sliceCount", Val::Int(x.sliceCount as i128));
     out.insert("instanceCount", Val::Int(x.instanceCount as i128));
     out.insert("multiprocessorCount", Val::Int(x.multiprocessorCount as i128));

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetNvLinkCapability` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -65,11 +66,7 @@ pub fn nvmlDeviceGetNvLinkCapability(
     let link = selector(s, 0) as c_uint;
     let capability = selector(s, 1) as nvmlNvLinkCapability_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, link, capability, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -92,7 +89,7 @@ pub fn nvmlDeviceGetNvLinkErrorCounter(
     let link = selector(s, 0) as c_uint;
     let counter = selector(s, 1) as nvmlNvLinkErrorCounter_t;
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -118,7 +115,7 @@ pub fn nvmlDeviceGetNvLinkInfo(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlNvLinkInfo_t = Default::default();
     o_0.version = if cx.mode == Mode::WrongVersion { 0 } else { nvmlNvLinkInfo_v2 as _ };
-    let p_0: *mut nvmlNvLinkInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvLinkInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -165,7 +162,7 @@ pub fn nvmlDeviceGetNvLinkInfo_v3(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlNvLinkInfo_v3_t = Default::default();
-    let p_0: *mut nvmlNvLinkInfo_v3_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvLinkInfo_v3_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -191,7 +188,7 @@ pub fn nvmlDeviceGetNvLinkRemoteDeviceType(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let link = selector(s, 0) as c_uint;
     let mut o_0: nvmlIntNvLinkDeviceType_t = Default::default();
-    let p_0: *mut nvmlIntNvLinkDeviceType_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlIntNvLinkDeviceType_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -217,7 +214,7 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let link = selector(s, 0) as c_uint;
     let mut o_0: nvmlPciInfo_t = Default::default();
-    let p_0: *mut nvmlPciInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPciInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -243,7 +240,7 @@ pub fn nvmlDeviceGetNvLinkRemotePciInfo_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let link = selector(s, 0) as c_uint;
     let mut o_0: nvmlPciInfo_t = Default::default();
-    let p_0: *mut nvmlPciInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPciInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -269,7 +266,7 @@ pub fn nvmlDeviceGetNvLinkState(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let link = selector(s, 0) as c_uint;
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -296,7 +293,7 @@ pub fn nvmlDeviceGetNvLinkUtilizationControl(
     let link = selector(s, 0) as c_uint;
     let counter = selector(s, 1) as c_uint;
     let mut o_0: nvmlNvLinkUtilizationControl_t = Default::default();
-    let p_0: *mut nvmlNvLinkUtilizationControl_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvLinkUtilizationControl_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -323,17 +320,13 @@ pub fn nvmlDeviceGetNvLinkUtilizationCounter(
     let link = selector(s, 0) as c_uint;
     let counter = selector(s, 1) as c_uint;
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: c_ulonglong = Default::default();
-    let p_1: *mut c_ulonglong = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_ulonglong = &mut o_1;
     let code = call!(f(device, link, counter, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -356,11 +349,7 @@ pub fn nvmlDeviceGetNvLinkVersion(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let link = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, link, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -386,7 +375,7 @@ pub fn nvmlDeviceGetNvlinkBwMode(
     } else {
         nvmlNvlinkGetBwMode_v1 as _
     };
-    let p_0: *mut nvmlNvlinkGetBwMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvlinkGetBwMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -414,7 +403,7 @@ pub fn nvmlDeviceGetNvlinkNvlePrivateInfo_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlNvlinkNvlePrivateInfo_v1_t = Default::default();
-    let p_0: *mut nvmlNvlinkNvlePrivateInfo_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvlinkNvlePrivateInfo_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -439,7 +428,7 @@ pub fn nvmlDeviceGetNvlinkRemapTableInfo_v1(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlNvlinkGetRemapTableInfo_v1_t = Default::default();
-    let p_0: *mut nvmlNvlinkGetRemapTableInfo_v1_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvlinkGetRemapTableInfo_v1_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -469,7 +458,7 @@ pub fn nvmlDeviceGetNvlinkSupportedBwModes(
     } else {
         nvmlNvlinkSupportedBwModes_v1 as _
     };
-    let p_0: *mut nvmlNvlinkSupportedBwModes_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlNvlinkSupportedBwModes_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -497,11 +486,7 @@ pub fn nvmlSystemGetNvlinkBwMode(
     };
     let _ = object;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);

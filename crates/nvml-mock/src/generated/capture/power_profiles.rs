@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceWorkloadPowerProfileGetCurrentProfiles` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -68,9 +69,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(
     } else {
         nvmlWorkloadPowerProfileCurrentProfiles_v1 as _
     };
-    let p_0: *mut nvmlWorkloadPowerProfileCurrentProfiles_t = if true
-        && cx.mode == Mode::Null
-    {
+    let p_0: *mut nvmlWorkloadPowerProfileCurrentProfiles_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -103,9 +102,7 @@ pub fn nvmlDeviceWorkloadPowerProfileGetProfilesInfo(
     } else {
         nvmlWorkloadPowerProfileProfilesInfo_v1 as _
     };
-    let p_0: *mut nvmlWorkloadPowerProfileProfilesInfo_t = if true
-        && cx.mode == Mode::Null
-    {
+    let p_0: *mut nvmlWorkloadPowerProfileProfilesInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlSystemGetCudaDriverVersion` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlSystemGetCudaDriverVersion(
     };
     let _ = object;
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -88,11 +85,7 @@ pub fn nvmlSystemGetCudaDriverVersion_v2(
     };
     let _ = object;
     let mut o_0: c_int = Default::default();
-    let p_0: *mut c_int = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_int = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -137,10 +130,7 @@ pub fn nvmlSystemGetHicVersion(
     let mut hwbcEntries: Vec<nvmlHwbcEntry_t> = vec![Default::default(); 32];
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(& mut hwbcCount, if hwbcEntries.is_empty() { null_mut() } else {
-            hwbcEntries.as_mut_ptr() })
-        );
+        let code = call!(f(& mut hwbcCount, array_ptr(& mut hwbcEntries)));
         let need = hwbcCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && hwbcEntries.is_empty());

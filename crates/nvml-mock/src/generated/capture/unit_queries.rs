@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlUnitGetCount` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,11 +64,7 @@ pub fn nvmlUnitGetCount(
     };
     let _ = object;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -88,7 +85,7 @@ pub fn nvmlUnitGetFanSpeedInfo(
     };
     let Object::Unit(unit) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlUnitFanSpeeds_t = Default::default();
-    let p_0: *mut nvmlUnitFanSpeeds_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlUnitFanSpeeds_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,7 +110,7 @@ pub fn nvmlUnitGetLedState(
     };
     let Object::Unit(unit) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlLedState_t = Default::default();
-    let p_0: *mut nvmlLedState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlLedState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -138,7 +135,7 @@ pub fn nvmlUnitGetPsuInfo(
     };
     let Object::Unit(unit) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlPSUInfo_t = Default::default();
-    let p_0: *mut nvmlPSUInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlPSUInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -164,11 +161,7 @@ pub fn nvmlUnitGetTemperature(
     let Object::Unit(unit) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let r#type = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(unit, r#type, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -189,7 +182,7 @@ pub fn nvmlUnitGetUnitInfo(
     };
     let Object::Unit(unit) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlUnitInfo_t = Default::default();
-    let p_0: *mut nvmlUnitInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlUnitInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetVgpuProcessUtilization` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -64,15 +65,12 @@ pub fn nvmlDeviceGetVgpuProcessUtilization(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let lastSeenTimeStamp = selector(s, 0) as c_ulonglong;
     let mut vgpuProcessSamplesCount: c_uint = 0 as c_uint;
-    let mut utilizationSamples: Vec<nvmlVgpuProcessUtilizationSample_t> = vec![
-        Default::default(); 0
-    ];
+    let mut utilizationSamples: Vec<nvmlVgpuProcessUtilizationSample_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(device, lastSeenTimeStamp, & mut vgpuProcessSamplesCount, if
-            utilizationSamples.is_empty() { null_mut() } else { utilizationSamples
-            .as_mut_ptr() })
+            f(device, lastSeenTimeStamp, & mut vgpuProcessSamplesCount, array_ptr(& mut
+            utilizationSamples))
         );
         let need = vgpuProcessSamplesCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -122,21 +120,18 @@ pub fn nvmlDeviceGetVgpuUtilization(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let lastSeenTimeStamp = selector(s, 0) as c_ulonglong;
     let mut o_0: nvmlValueType_t = Default::default();
-    let p_0: *mut nvmlValueType_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlValueType_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut vgpuInstanceSamplesCount: c_uint = 0 as c_uint;
-    let mut utilizationSamples: Vec<nvmlVgpuInstanceUtilizationSample_t> = vec![
-        Default::default(); 0
-    ];
+    let mut utilizationSamples: Vec<nvmlVgpuInstanceUtilizationSample_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(device, lastSeenTimeStamp, p_0, & mut vgpuInstanceSamplesCount, if
-            utilizationSamples.is_empty() { null_mut() } else { utilizationSamples
-            .as_mut_ptr() })
+            f(device, lastSeenTimeStamp, p_0, & mut vgpuInstanceSamplesCount, array_ptr(&
+            mut utilizationSamples))
         );
         let need = vgpuInstanceSamplesCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -188,7 +183,7 @@ pub fn nvmlVgpuInstanceGetAccountingMode(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -215,13 +210,10 @@ pub fn nvmlVgpuInstanceGetAccountingPids(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut count: c_uint = 0 as c_uint;
-    let mut pids: Vec<c_uint> = vec![Default::default(); 0];
+    let mut pids: Vec<c_uint> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(vgpuInstance, & mut count, if pids.is_empty() { null_mut() } else { pids
-            .as_mut_ptr() })
-        );
+        let code = call!(f(vgpuInstance, & mut count, array_ptr(& mut pids)));
         let need = count as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && pids.is_empty());
@@ -268,7 +260,7 @@ pub fn nvmlVgpuInstanceGetAccountingStats(
     };
     let pid = selector(s, 0) as c_uint;
     let mut o_0: nvmlAccountingStats_t = Default::default();
-    let p_0: *mut nvmlAccountingStats_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlAccountingStats_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -295,7 +287,7 @@ pub fn nvmlVgpuInstanceGetLicenseInfo(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: nvmlVgpuLicenseInfo_t = Default::default();
-    let p_0: *mut nvmlVgpuLicenseInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuLicenseInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -322,7 +314,7 @@ pub fn nvmlVgpuInstanceGetLicenseInfo_v2(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: nvmlVgpuLicenseInfo_t = Default::default();
-    let p_0: *mut nvmlVgpuLicenseInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuLicenseInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

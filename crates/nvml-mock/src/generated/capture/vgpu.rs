@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetActiveVgpus` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,13 +64,10 @@ pub fn nvmlDeviceGetActiveVgpus(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut vgpuCount: c_uint = 0 as c_uint;
-    let mut vgpuInstances: Vec<nvmlVgpuInstance_t> = vec![Default::default(); 0];
+    let mut vgpuInstances: Vec<nvmlVgpuInstance_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut vgpuCount, if vgpuInstances.is_empty() { null_mut() } else {
-            vgpuInstances.as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut vgpuCount, array_ptr(& mut vgpuInstances)));
         let need = vgpuCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && vgpuInstances.is_empty());
@@ -115,13 +113,10 @@ pub fn nvmlDeviceGetCreatableVgpus(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut vgpuCount: c_uint = 0 as c_uint;
-    let mut vgpuTypeIds: Vec<nvmlVgpuTypeId_t> = vec![Default::default(); 0];
+    let mut vgpuTypeIds: Vec<nvmlVgpuTypeId_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut vgpuCount, if vgpuTypeIds.is_empty() { null_mut() } else {
-            vgpuTypeIds.as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut vgpuCount, array_ptr(& mut vgpuTypeIds)));
         let need = vgpuCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && vgpuTypeIds.is_empty());
@@ -167,13 +162,10 @@ pub fn nvmlDeviceGetSupportedVgpus(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut vgpuCount: c_uint = 0 as c_uint;
-    let mut vgpuTypeIds: Vec<nvmlVgpuTypeId_t> = vec![Default::default(); 0];
+    let mut vgpuTypeIds: Vec<nvmlVgpuTypeId_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
-        let code = call!(
-            f(device, & mut vgpuCount, if vgpuTypeIds.is_empty() { null_mut() } else {
-            vgpuTypeIds.as_mut_ptr() })
-        );
+        let code = call!(f(device, & mut vgpuCount, array_ptr(& mut vgpuTypeIds)));
         let need = vgpuCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
             || (code == NVML_SUCCESS && vgpuTypeIds.is_empty());
@@ -220,11 +212,7 @@ pub fn nvmlDeviceGetVgpuCapabilities(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let capability = selector(s, 0) as nvmlDeviceVgpuCapability_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, capability, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -246,7 +234,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
     o_0.engineId = selector(s, 0) as _;
-    let p_0: *mut nvmlVgpuSchedulerLogInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerLogInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -272,7 +260,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState_v2(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
     o_0.engineId = selector(s, 0) as _;
-    let p_0: *mut nvmlVgpuSchedulerStateInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerStateInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -298,11 +286,7 @@ pub fn nvmlGetVgpuDriverCapabilities(
     let _ = object;
     let capability = selector(s, 0) as nvmlVgpuDriverCapability_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(capability, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -330,7 +314,7 @@ pub fn nvmlGpuInstanceGetVgpuHeterogeneousMode(
     } else {
         nvmlVgpuHeterogeneousMode_v1 as _
     };
-    let p_0: *mut nvmlVgpuHeterogeneousMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuHeterogeneousMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -365,7 +349,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog(
     } else {
         nvmlVgpuSchedulerLogInfo_v1 as _
     };
-    let p_0: *mut nvmlVgpuSchedulerLogInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerLogInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -396,7 +380,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerLog_v2(
     };
     let mut o_0: nvmlVgpuSchedulerLogInfo_v2_t = Default::default();
     o_0.engineId = selector(s, 0) as _;
-    let p_0: *mut nvmlVgpuSchedulerLogInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerLogInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -428,7 +412,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState(
     } else {
         nvmlVgpuSchedulerStateInfo_v1 as _
     };
-    let p_0: *mut nvmlVgpuSchedulerStateInfo_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerStateInfo_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -459,7 +443,7 @@ pub fn nvmlGpuInstanceGetVgpuSchedulerState_v2(
     };
     let mut o_0: nvmlVgpuSchedulerStateInfo_v2_t = Default::default();
     o_0.engineId = selector(s, 0) as _;
-    let p_0: *mut nvmlVgpuSchedulerStateInfo_v2_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerStateInfo_v2_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -486,7 +470,7 @@ pub fn nvmlVgpuInstanceGetEccMode(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: nvmlEnableState_t = Default::default();
-    let p_0: *mut nvmlEnableState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlEnableState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -513,11 +497,7 @@ pub fn nvmlVgpuInstanceGetEncoderCapacity(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuInstance, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -540,12 +520,11 @@ pub fn nvmlVgpuInstanceGetEncoderSessions(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut sessionCount: c_uint = 0 as c_uint;
-    let mut sessionInfo: Vec<nvmlEncoderSessionInfo_t> = vec![Default::default(); 0];
+    let mut sessionInfo: Vec<nvmlEncoderSessionInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(vgpuInstance, & mut sessionCount, if sessionInfo.is_empty() { null_mut() }
-            else { sessionInfo.as_mut_ptr() })
+            f(vgpuInstance, & mut sessionCount, array_ptr(& mut sessionInfo))
         );
         let need = sessionCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -594,23 +573,11 @@ pub fn nvmlVgpuInstanceGetEncoderStats(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let mut o_2: c_uint = Default::default();
-    let p_2: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_2
-    };
+    let p_2: *mut c_uint = &mut o_2;
     let code = call!(f(vgpuInstance, p_0, p_1, p_2));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -635,12 +602,11 @@ pub fn nvmlVgpuInstanceGetFBCSessions(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut sessionCount: c_uint = 0 as c_uint;
-    let mut sessionInfo: Vec<nvmlFBCSessionInfo_t> = vec![Default::default(); 0];
+    let mut sessionInfo: Vec<nvmlFBCSessionInfo_t> = Vec::new();
     let mut tries = 0;
     let code = loop {
         let code = call!(
-            f(vgpuInstance, & mut sessionCount, if sessionInfo.is_empty() { null_mut() }
-            else { sessionInfo.as_mut_ptr() })
+            f(vgpuInstance, & mut sessionCount, array_ptr(& mut sessionInfo))
         );
         let need = sessionCount as usize;
         let grow = code == NVML_ERROR_INSUFFICIENT_SIZE
@@ -689,7 +655,7 @@ pub fn nvmlVgpuInstanceGetFBCStats(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: nvmlFBCStats_t = Default::default();
-    let p_0: *mut nvmlFBCStats_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlFBCStats_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -716,7 +682,7 @@ pub fn nvmlVgpuInstanceGetFbUsage(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -743,11 +709,7 @@ pub fn nvmlVgpuInstanceGetFrameRateLimit(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuInstance, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -770,11 +732,7 @@ pub fn nvmlVgpuInstanceGetGpuInstanceId(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuInstance, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -820,11 +778,7 @@ pub fn nvmlVgpuInstanceGetLicenseStatus(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuInstance, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -870,7 +824,7 @@ pub fn nvmlVgpuInstanceGetType(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: nvmlVgpuTypeId_t = Default::default();
-    let p_0: *mut nvmlVgpuTypeId_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuTypeId_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -945,7 +899,7 @@ pub fn nvmlVgpuInstanceGetVmID(
     let mut o_0 = vec![0 as c_char; 4096];
     let size = 4096 as c_uint;
     let mut o_1: nvmlVgpuVmIdType_t = Default::default();
-    let p_1: *mut nvmlVgpuVmIdType_t = if true && cx.mode == Mode::Null {
+    let p_1: *mut nvmlVgpuVmIdType_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_1
@@ -978,7 +932,7 @@ pub fn nvmlVgpuTypeGetBAR1Info(
     } else {
         nvmlVgpuTypeBar1Info_v1 as _
     };
-    let p_0: *mut nvmlVgpuTypeBar1Info_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuTypeBar1Info_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -1009,11 +963,7 @@ pub fn nvmlVgpuTypeGetCapabilities(
     };
     let capability = selector(s, 0) as nvmlVgpuCapability_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuTypeId, capability, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1059,17 +1009,13 @@ pub fn nvmlVgpuTypeGetDeviceID(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: c_ulonglong = Default::default();
-    let p_1: *mut c_ulonglong = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_ulonglong = &mut o_1;
     let code = call!(f(vgpuTypeId, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1093,11 +1039,7 @@ pub fn nvmlVgpuTypeGetFrameRateLimit(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuTypeId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1120,7 +1062,7 @@ pub fn nvmlVgpuTypeGetFramebufferSize(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -1147,11 +1089,7 @@ pub fn nvmlVgpuTypeGetGpuInstanceProfileId(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuTypeId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1196,11 +1134,7 @@ pub fn nvmlVgpuTypeGetMaxInstances(
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let vgpuTypeId = selector(s, 0) as nvmlVgpuTypeId_t;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(device, vgpuTypeId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1227,7 +1161,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerGpuInstance(
     } else {
         nvmlVgpuTypeMaxInstance_v1 as _
     };
-    let p_0: *mut nvmlVgpuTypeMaxInstance_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuTypeMaxInstance_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -1257,11 +1191,7 @@ pub fn nvmlVgpuTypeGetMaxInstancesPerVm(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuTypeId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1307,11 +1237,7 @@ pub fn nvmlVgpuTypeGetNumDisplayHeads(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let code = call!(f(vgpuTypeId, p_0));
     if code != NVML_SUCCESS {
         return Err(code);
@@ -1335,17 +1261,9 @@ pub fn nvmlVgpuTypeGetResolution(
     };
     let displayIndex = selector(s, 0) as c_uint;
     let mut o_0: c_uint = Default::default();
-    let p_0: *mut c_uint = if true && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_0
-    };
+    let p_0: *mut c_uint = if cx.mode == Mode::Null { null_mut() } else { &mut o_0 };
     let mut o_1: c_uint = Default::default();
-    let p_1: *mut c_uint = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut c_uint = &mut o_1;
     let code = call!(f(vgpuTypeId, displayIndex, p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);

@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetVgpuSchedulerCapabilities` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,7 +64,7 @@ pub fn nvmlDeviceGetVgpuSchedulerCapabilities(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlVgpuSchedulerCapabilities_t = Default::default();
-    let p_0: *mut nvmlVgpuSchedulerCapabilities_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerCapabilities_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetVgpuSchedulerLog(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlVgpuSchedulerLog_t = Default::default();
-    let p_0: *mut nvmlVgpuSchedulerLog_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerLog_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,7 +114,7 @@ pub fn nvmlDeviceGetVgpuSchedulerState(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlVgpuSchedulerGetState_t = Default::default();
-    let p_0: *mut nvmlVgpuSchedulerGetState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuSchedulerGetState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -138,17 +139,13 @@ pub fn nvmlGetVgpuVersion(
     };
     let _ = object;
     let mut o_0: nvmlVgpuVersion_t = Default::default();
-    let p_0: *mut nvmlVgpuVersion_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuVersion_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
     };
     let mut o_1: nvmlVgpuVersion_t = Default::default();
-    let p_1: *mut nvmlVgpuVersion_t = if false && cx.mode == Mode::Null {
-        null_mut()
-    } else {
-        &mut o_1
-    };
+    let p_1: *mut nvmlVgpuVersion_t = &mut o_1;
     let code = call!(f(p_0, p_1));
     if code != NVML_SUCCESS {
         return Err(code);

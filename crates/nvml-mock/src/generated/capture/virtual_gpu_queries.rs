@@ -40,6 +40,7 @@
 #![allow(unused_imports)]
 #![allow(clippy::unnecessary_cast)]
 #![allow(deprecated)]
+#![allow(clippy::field_reassign_with_default)]
 use core::ffi::*;
 use core::ptr::null_mut;
 use std::collections::BTreeMap;
@@ -48,7 +49,7 @@ use super::*;
 use super::super::super::answer::{Object, Val};
 use super::super::super::ffi::{call, union_member};
 use super::super::super::reading::{
-    c_string, selector, trimmed, without_version, Cx, Mode,
+    array_ptr, c_string, selector, trimmed, without_version, Cx, Mode,
 };
 /// Reads `nvmlDeviceGetGridLicensableFeatures` through the library: its values, or the code it answers.
 #[allow(unused_mut, unused_variables, non_snake_case, clippy::too_many_arguments)]
@@ -63,7 +64,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGridLicensableFeatures_t = Default::default();
-    let p_0: *mut nvmlGridLicensableFeatures_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGridLicensableFeatures_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -88,7 +89,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v2(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGridLicensableFeatures_t = Default::default();
-    let p_0: *mut nvmlGridLicensableFeatures_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGridLicensableFeatures_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -113,7 +114,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v3(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGridLicensableFeatures_t = Default::default();
-    let p_0: *mut nvmlGridLicensableFeatures_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGridLicensableFeatures_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -138,7 +139,7 @@ pub fn nvmlDeviceGetGridLicensableFeatures_v4(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGridLicensableFeatures_t = Default::default();
-    let p_0: *mut nvmlGridLicensableFeatures_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGridLicensableFeatures_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -163,7 +164,7 @@ pub fn nvmlDeviceGetHostVgpuMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlHostVgpuMode_t = Default::default();
-    let p_0: *mut nvmlHostVgpuMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlHostVgpuMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -193,7 +194,7 @@ pub fn nvmlDeviceGetVgpuHeterogeneousMode(
     } else {
         nvmlVgpuHeterogeneousMode_v1 as _
     };
-    let p_0: *mut nvmlVgpuHeterogeneousMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuHeterogeneousMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -221,7 +222,7 @@ pub fn nvmlDeviceGetVirtualizationMode(
     };
     let Object::Device(device) = object else { return Err(NVML_ERROR_INVALID_ARGUMENT) };
     let mut o_0: nvmlGpuVirtualizationMode_t = Default::default();
-    let p_0: *mut nvmlGpuVirtualizationMode_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlGpuVirtualizationMode_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -253,7 +254,7 @@ pub fn nvmlVgpuInstanceGetPlacementId(
     } else {
         nvmlVgpuPlacementId_v1 as _
     };
-    let p_0: *mut nvmlVgpuPlacementId_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuPlacementId_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -288,7 +289,7 @@ pub fn nvmlVgpuInstanceGetRuntimeStateSize(
     } else {
         nvmlVgpuRuntimeState_v1 as _
     };
-    let p_0: *mut nvmlVgpuRuntimeState_t = if true && cx.mode == Mode::Null {
+    let p_0: *mut nvmlVgpuRuntimeState_t = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -318,7 +319,7 @@ pub fn nvmlVgpuTypeGetFbReservation(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0
@@ -345,7 +346,7 @@ pub fn nvmlVgpuTypeGetGspHeapSize(
         return Err(NVML_ERROR_INVALID_ARGUMENT)
     };
     let mut o_0: c_ulonglong = Default::default();
-    let p_0: *mut c_ulonglong = if true && cx.mode == Mode::Null {
+    let p_0: *mut c_ulonglong = if cx.mode == Mode::Null {
         null_mut()
     } else {
         &mut o_0

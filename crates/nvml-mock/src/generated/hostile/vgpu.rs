@@ -209,9 +209,7 @@ impl VgpuApi for Hostile {
         gpuInstance: nvmlGpuInstance_t,
         pScheduler: *mut nvmlVgpuSchedulerState_t,
     ) -> nvmlReturn_t {
-        let code = self.code();
-        self.value(pScheduler);
-        code
+        self.code()
     }
     fn nvmlGpuInstanceSetVgpuSchedulerState_v2(
         &self,

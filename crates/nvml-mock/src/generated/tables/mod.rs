@@ -1558,6 +1558,7 @@ pub static HAND_SELECTORS: [(&str, &[Field]); 65usize] = [
 /// `(function, [(version, constant)])`: every function that takes a versioned record,
 /// with the versions of that record's layouts a caller may set: the layout of the
 /// function's prototype first, then the others newest first. Sorted by function.
+#[allow(clippy::unnecessary_cast)]
 pub static VERSIONED: [(&str, &[(u32, &str)]); 68usize] = [
     (
         "nvmlDeviceGetAddressingMode",

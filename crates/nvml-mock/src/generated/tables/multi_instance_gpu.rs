@@ -141,7 +141,7 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         outputs: &[
             Output {
                 name: "info",
-                ty: T::Record("nvmlGpuInstanceProfileInfo_v2_st"),
+                ty: T::Record("nvmlGpuInstanceProfileInfo_v3_st"),
                 shape: Shape::Value,
             },
         ],
@@ -160,7 +160,7 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         outputs: &[
             Output {
                 name: "info",
-                ty: T::Record("nvmlGpuInstanceProfileInfo_v2_st"),
+                ty: T::Record("nvmlGpuInstanceProfileInfo_v3_st"),
                 shape: Shape::Value,
             },
         ],
@@ -291,7 +291,7 @@ pub static FUNCTIONS: [FunctionSchema; 15usize] = [
         outputs: &[
             Output {
                 name: "info",
-                ty: T::Record("nvmlComputeInstanceProfileInfo_v2_st"),
+                ty: T::Record("nvmlComputeInstanceProfileInfo_v3_st"),
                 shape: Shape::Value,
             },
         ],
@@ -376,7 +376,7 @@ pub static RECORDS: [RecordSchema; 6usize] = [
         ],
     },
     RecordSchema {
-        name: "nvmlComputeInstanceProfileInfo_v2_st",
+        name: "nvmlComputeInstanceProfileInfo_v3_st",
         union: false,
         fields: &[
             Field {
@@ -422,6 +422,10 @@ pub static RECORDS: [RecordSchema; 6usize] = [
             Field {
                 name: "name",
                 ty: T::Chars(96),
+            },
+            Field {
+                name: "capabilities",
+                ty: T::Int { signed: false, bits: 32 },
             },
         ],
     },
@@ -490,7 +494,7 @@ pub static RECORDS: [RecordSchema; 6usize] = [
         ],
     },
     RecordSchema {
-        name: "nvmlGpuInstanceProfileInfo_v2_st",
+        name: "nvmlGpuInstanceProfileInfo_v3_st",
         union: false,
         fields: &[
             Field {
@@ -499,10 +503,6 @@ pub static RECORDS: [RecordSchema; 6usize] = [
             },
             Field {
                 name: "id",
-                ty: T::Int { signed: false, bits: 32 },
-            },
-            Field {
-                name: "isP2pSupported",
                 ty: T::Int { signed: false, bits: 32 },
             },
             Field {
@@ -544,6 +544,10 @@ pub static RECORDS: [RecordSchema; 6usize] = [
             Field {
                 name: "name",
                 ty: T::Chars(96),
+            },
+            Field {
+                name: "capabilities",
+                ty: T::Int { signed: false, bits: 32 },
             },
         ],
     },
